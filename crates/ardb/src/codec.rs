@@ -1,0 +1,257 @@
+//! [`ArdbCodec`]: the [`Codec`] implementation tying the modules together.
+//!
+//! Every record of a namespace lives in the namespace's column family, in
+//! `ardb.comparator` order: a key's `META` record, then its element records
+//! by type (hash fields 4, list items 6, set members 8, score index 10,
+//! zset members 11), then the next user key.
+
+use redcodec_codec::{
+    Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
+    Layout, ListModel, Meta, MetaLookup, Namespaces, Place, Record, ScoreIndex, SubId, SubKind,
+    SubOwner, SubValue, TtlResolution, VersionWidth,
+};
+
+use crate::keys::{self, key_type, ParsedKey};
+use crate::{elements, gc, layout, meta, ArdbOptions, OptionsError};
+
+/// Ardb's default `range-delete-min-size` (`config.hpp`, `ardb.conf`).
+pub const RANGE_DELETE_MIN_SIZE: u64 = 100;
+
+/// The largest expiry: Ardb stores it as a signed 64-bit varint.
+const MAX_EXPIRE_MS: u64 = i64::MAX as u64;
+
+/// The lower bound of every range over a whole family: the key `00`
+/// (empty user key, no type), which sorts before every other key.
+pub const FAMILY_LOWER: &[u8] = &[0x00];
+
+/// The upper bound of every range over a whole family: the empty key, which
+/// `ardb.comparator` places after every other key.
+pub const FAMILY_UPPER: &[u8] = &[];
+
+/// The Ardb format (RocksDB engine) for one namespace.
+#[derive(Clone, Debug)]
+pub struct ArdbCodec {
+    namespace: Vec<u8>,
+    layout: Layout,
+    capabilities: Capabilities,
+}
+
+impl ArdbCodec {
+    /// A codec for `opts`; fails for a namespace redcodec cannot open as a
+    /// column family (see [`OptionsError`]).
+    pub fn new(opts: ArdbOptions) -> Result<ArdbCodec, OptionsError> {
+        let name = layout::intern(crate::check_namespace(&opts.namespace)?);
+        let capabilities = Capabilities {
+            meta_lookup: MetaLookup::Shared,
+            ttl: TtlResolution::Millis,
+            max_expire_ms: MAX_EXPIRE_MS,
+            version_width: VersionWidth::None,
+            collection_key_limit: None,
+            delete: DeleteModel::RemoveElements {
+                min_size: RANGE_DELETE_MIN_SIZE,
+            },
+            keeps_empty_meta: &[],
+            list_model: ListModel::Sparse,
+            score_index: ScoreIndex::Exact,
+            score_limit: None,
+            namespaces: Namespaces::ColumnFamily,
+        };
+        Ok(ArdbCodec {
+            namespace: opts.namespace,
+            layout: layout::layout(name),
+            capabilities,
+        })
+    }
+
+    /// The namespace (the name of its column family).
+    pub fn namespace(&self) -> &[u8] {
+        &self.namespace
+    }
+
+    /// Every record of `key`, as Ardb's `DEL` range-deletes it:
+    /// `[enc(META, key), enc(END, key))`, covering types 1–30.
+    pub fn key_range(&self, key: &[u8]) -> KeyRange {
+        KeyRange {
+            place: layout::NAMESPACE,
+            lower: keys::meta_key(key),
+            upper: keys::end_key(key),
+        }
+    }
+
+    /// Every record of the namespace family: `[00, "")`.
+    pub fn family_range(&self) -> KeyRange {
+        KeyRange {
+            place: layout::NAMESPACE,
+            lower: FAMILY_LOWER.to_vec(),
+            upper: FAMILY_UPPER.to_vec(),
+        }
+    }
+}
+
+impl Default for ArdbCodec {
+    /// The default namespace `"0"`.
+    fn default() -> Self {
+        ArdbCodec::new(ArdbOptions::default()).expect("the default namespace is valid")
+    }
+}
+
+impl Codec for ArdbCodec {
+    fn name(&self) -> &'static str {
+        "ardb"
+    }
+
+    fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    fn capabilities(&self) -> &Capabilities {
+        &self.capabilities
+    }
+
+    /// Ardb has no versions.
+    fn next_version(&self, _now_us: u64, _counter: u64, _previous: Option<u64>) -> u64 {
+        0
+    }
+
+    /// `version` is ignored: Ardb stores none, and decoded metadata has 0.
+    fn new_meta(&self, data_type: DataType, _version: u64) -> Meta {
+        meta::new_meta(data_type)
+    }
+
+    fn meta_record(&self, key: &[u8], data_type: DataType) -> Result<Record, EncodeError> {
+        // The key's length is a varuint32.
+        if u32::try_from(key.len()).is_err() {
+            return Err(EncodeError::KeyTooLong {
+                format: "ardb",
+                type_name: data_type.redis_name(),
+                len: key.len(),
+                max: u32::MAX as usize,
+            });
+        }
+        Ok(Record {
+            place: layout::NAMESPACE,
+            key: keys::meta_key(key),
+        })
+    }
+
+    fn encode_meta(&self, meta: &Meta) -> Result<Vec<u8>, EncodeError> {
+        meta::encode(meta)
+    }
+
+    fn decode_meta(&self, _data_type: DataType, raw: &[u8]) -> Result<Meta, DecodeError> {
+        meta::decode(raw)
+    }
+
+    fn meta_ranges(&self) -> Vec<(KeyRange, Option<DataType>)> {
+        vec![(self.family_range(), None)]
+    }
+
+    fn decode_meta_key(&self, place: Place, raw: &[u8]) -> Result<Option<Vec<u8>>, DecodeError> {
+        if place != layout::NAMESPACE {
+            return Ok(None);
+        }
+        let key = ParsedKey::parse(raw)?;
+        Ok((key.ty == Some(key_type::META)).then(|| key.user_key.to_vec()))
+    }
+
+    fn flush_ranges(&self) -> Vec<KeyRange> {
+        vec![self.family_range()]
+    }
+
+    fn sub_place(&self, _kind: SubKind) -> Place {
+        layout::NAMESPACE
+    }
+
+    fn sub_key(&self, kind: SubKind, key: &[u8], _meta: &Meta, id: &SubId) -> Vec<u8> {
+        elements::sub_key(kind, key, id)
+    }
+
+    fn sub_range(&self, kind: SubKind, key: &[u8], _meta: &Meta) -> KeyRange {
+        let (lower, upper) = elements::sub_bounds(kind, key);
+        KeyRange {
+            place: layout::NAMESPACE,
+            lower,
+            upper,
+        }
+    }
+
+    fn decode_sub_key(
+        &self,
+        kind: SubKind,
+        key: &[u8],
+        _meta: &Meta,
+        raw: &[u8],
+    ) -> Result<SubId, DecodeError> {
+        elements::decode_sub_key(kind, key, raw)
+    }
+
+    fn encode_sub_value(&self, kind: SubKind, _meta: &Meta, value: &SubValue) -> Vec<u8> {
+        elements::encode_value(kind, value)
+    }
+
+    fn decode_sub_value(
+        &self,
+        kind: SubKind,
+        _meta: &Meta,
+        raw: &[u8],
+    ) -> Result<SubValue, DecodeError> {
+        elements::decode_value(kind, raw)
+    }
+
+    fn gc_meta(&self, _place: Place, _key: &[u8], value: &[u8], _now_ms: u64) -> GcDecision {
+        gc::compaction_filter(value)
+    }
+
+    /// No family has the `SubKeys` rule: elements are not judged by owner.
+    fn gc_sub_owner(&self, _place: Place, _key: &[u8]) -> Option<SubOwner> {
+        None
+    }
+
+    fn gc_sub(&self, _owner: &SubOwner, _meta: Option<&[u8]>, _now_ms: u64) -> GcDecision {
+        GcDecision::Keep
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::comparator::compare_keys;
+    use std::cmp::Ordering;
+
+    #[test]
+    fn capabilities() {
+        let c = ArdbCodec::default();
+        let caps = c.capabilities();
+        assert_eq!(caps.meta_lookup, MetaLookup::Shared);
+        assert_eq!(caps.ttl, TtlResolution::Millis);
+        assert_eq!(caps.version_width, VersionWidth::None);
+        assert_eq!(caps.delete, DeleteModel::RemoveElements { min_size: 100 });
+        assert!(caps.keeps_empty_meta.is_empty());
+        assert_eq!(caps.list_model, ListModel::Sparse);
+        assert_eq!(caps.score_index, ScoreIndex::Exact);
+        assert_eq!(caps.namespaces, Namespaces::ColumnFamily);
+        assert_eq!(caps.collection_key_limit, None);
+        assert_eq!(caps.score_limit, None);
+        assert_eq!(c.name(), "ardb");
+        assert_eq!(c.next_version(1, 2, Some(3)), 0);
+        assert_eq!(c.namespace(), b"0");
+    }
+
+    #[test]
+    fn family_range_covers_every_key() {
+        let c = ArdbCodec::default();
+        let r = c.family_range();
+        for k in [
+            vec![0u8],
+            keys::meta_key(b""),
+            keys::end_key(&[0xFF; 100]),
+            vec![0x80],
+            vec![0xFF, 0xFF],
+        ] {
+            assert_ne!(compare_keys(&r.lower, &k), Ordering::Greater);
+            assert_eq!(compare_keys(&k, &r.upper), Ordering::Less);
+        }
+        assert_eq!(c.flush_ranges(), vec![r.clone()]);
+        assert_eq!(c.meta_ranges(), vec![(r, None)]);
+    }
+}

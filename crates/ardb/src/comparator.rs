@@ -1,0 +1,262 @@
+//! §4 of `formats-spec/ardb.md`: `ardb.comparator` (`compare_keys`,
+//! `src/db/engine.cpp`, called with `has_ns = false` on RocksDB).
+//!
+//! 1. Compare the **raw user-key bytes** (memcmp, then the shorter first);
+//!    the length prefix is not compared bytewise.
+//! 2. A missing type byte sorts first; then type bytes as unsigned numbers.
+//! 3. Two `META` keys of the same user key are equal: bytes after the type
+//!    are ignored.
+//! 4. Element counts, then elements pairwise by [`crate::primitives::Data::compare`].
+//!
+//! Ardb aborts on a key it cannot decode. This comparator never panics:
+//! a key that does not parse ([`ParsedKey::parse`]) sorts **after** every
+//! well-formed key, malformed keys among themselves bytewise, and the empty
+//! key after everything (redcodec uses it as the upper bound of a whole
+//! column family). This keeps the order total.
+//!
+//! Ardb's quirks are kept: int elements compare by wrapping subtraction (not
+//! transitive for ints more than 2^63 apart), `-0.0 == 0.0`, and an int
+//! equal to a float compares equal.
+
+use std::cmp::Ordering;
+
+use redcodec_codec::ComparatorSpec;
+
+use crate::keys::{key_type, ParsedKey};
+
+/// The name RocksDB records in the MANIFEST of every column family.
+pub const NAME: &str = "ardb.comparator";
+
+/// The comparator, as a layout names it.
+pub const SPEC: ComparatorSpec = ComparatorSpec {
+    name: NAME,
+    compare: compare_keys,
+};
+
+/// The total order of encoded keys.
+pub fn compare_keys(a: &[u8], b: &[u8]) -> Ordering {
+    match (ParsedKey::parse(a), ParsedKey::parse(b)) {
+        (Ok(x), Ok(y)) => compare_parsed(&x, &y),
+        (Ok(_), Err(_)) => Ordering::Less,
+        (Err(_), Ok(_)) => Ordering::Greater,
+        (Err(_), Err(_)) => compare_malformed(a, b),
+    }
+}
+
+/// Ardb's `compare_keys` on two decoded keys.
+pub fn compare_parsed(a: &ParsedKey<'_>, b: &ParsedKey<'_>) -> Ordering {
+    let by_key = a.user_key.cmp(b.user_key);
+    if by_key != Ordering::Equal {
+        return by_key;
+    }
+    // None (no type byte) sorts before every type.
+    let by_type = a.ty.cmp(&b.ty);
+    if by_type != Ordering::Equal || a.ty == Some(key_type::META) {
+        return by_type;
+    }
+    let by_count = a.count.cmp(&b.count);
+    if by_count != Ordering::Equal {
+        return by_count;
+    }
+    for (x, y) in a.elements().zip(b.elements()) {
+        let c = x.compare(&y);
+        if c != Ordering::Equal {
+            return c;
+        }
+    }
+    Ordering::Equal
+}
+
+/// Order among keys that do not parse: bytewise, with the empty key last.
+fn compare_malformed(a: &[u8], b: &[u8]) -> Ordering {
+    match (a.is_empty(), b.is_empty()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        (false, false) => a.cmp(b),
+    }
+}
+
+/// Whether `key` parses (and so sorts by Ardb's rules).
+pub fn is_well_formed(key: &[u8]) -> bool {
+    ParsedKey::parse(key).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::{encode, end_key, meta_key, seek_key};
+    use crate::primitives::Data;
+
+    fn field(k: &[u8], d: Data<'_>) -> Vec<u8> {
+        encode(k, key_type::HASH_FIELD, &[d])
+    }
+
+    fn list(k: &[u8], d: Data<'_>) -> Vec<u8> {
+        encode(k, key_type::LIST_ELEMENT, &[d])
+    }
+
+    fn zsort(k: &[u8], s: f64, m: &[u8]) -> Vec<u8> {
+        encode(k, key_type::ZSET_SORT, &[Data::Float(s), Data::Str(m)])
+    }
+
+    /// §4's order: `META a` < `HASH_FIELD a -3` < `a 9` < `a 10` < `a "09"`
+    /// < `a "1a"` < `LIST a -2` < `a 0.5` < `a 1` < `ZSORT a (-1,z)` <
+    /// `(2,b)` < `(2,x)` < `(10,a)` < `END a` < `META aa` < `META b`.
+    fn reference_order() -> Vec<Vec<u8>> {
+        vec![
+            meta_key(b"a"),
+            field(b"a", Data::Int(-3)),
+            field(b"a", Data::Int(9)),
+            field(b"a", Data::Int(10)),
+            field(b"a", Data::Str(b"09")),
+            field(b"a", Data::Str(b"1a")),
+            list(b"a", Data::Int(-2)),
+            list(b"a", Data::Float(0.5)),
+            list(b"a", Data::Int(1)),
+            zsort(b"a", -1.0, b"z"),
+            zsort(b"a", 2.0, b"b"),
+            zsort(b"a", 2.0, b"x"),
+            zsort(b"a", 10.0, b"a"),
+            end_key(b"a"),
+            meta_key(b"aa"),
+            meta_key(b"b"),
+        ]
+    }
+
+    #[test]
+    fn full_reference_order() {
+        let want = reference_order();
+        for (i, a) in want.iter().enumerate() {
+            for (j, b) in want.iter().enumerate() {
+                assert_eq!(compare_keys(a, b), i.cmp(&j), "{i} vs {j}");
+            }
+        }
+        // Sorting any permutation gives the reference order back.
+        let mut keys = want.clone();
+        keys.reverse();
+        keys.rotate_left(5);
+        keys.sort_by(|a, b| compare_keys(a, b));
+        assert_eq!(keys, want);
+    }
+
+    #[test]
+    fn bytewise_order_differs() {
+        // Bytewise puts META b (01 62 ..) before META aa (02 61 61 ..).
+        let (b, aa) = (meta_key(b"b"), meta_key(b"aa"));
+        assert!(b < aa);
+        assert_eq!(compare_keys(&b, &aa), Ordering::Greater);
+        // Bytewise puts LIST 1 (.. 01 02) before LIST -2 (.. 01 03).
+        let (one, minus_two) = (list(b"l", Data::Int(1)), list(b"l", Data::Int(-2)));
+        assert!(one < minus_two);
+        assert_eq!(compare_keys(&one, &minus_two), Ordering::Greater);
+        // Ints before strings although their tag (01) is lower anyway; floats
+        // (tag 02) interleave with ints numerically.
+        assert_eq!(
+            compare_keys(&list(b"l", Data::Float(0.5)), &list(b"l", Data::Int(1))),
+            Ordering::Less
+        );
+        assert!(list(b"l", Data::Float(0.5)) > list(b"l", Data::Int(1)));
+    }
+
+    #[test]
+    fn meta_ignores_trailing_bytes_and_quirks_hold() {
+        let mut garbage = meta_key(b"k");
+        garbage.extend_from_slice(&[0xFF, 0x00]);
+        assert_eq!(compare_keys(&meta_key(b"k"), &garbage), Ordering::Equal);
+        // Non-minimal length prefix compares by the decoded user key.
+        assert_eq!(
+            compare_keys(&[0x81, 0x00, b'k', 1, 0], &meta_key(b"k")),
+            Ordering::Equal
+        );
+        assert_eq!(
+            compare_keys(&zsort(b"z", -0.0, b"m"), &zsort(b"z", 0.0, b"m")),
+            Ordering::Equal
+        );
+        assert_eq!(
+            compare_keys(&list(b"l", Data::Int(i64::MIN)), &list(b"l", Data::Int(1))),
+            Ordering::Greater
+        );
+        // A missing type sorts first, a missing count is 0.
+        assert_eq!(compare_keys(&[1, b'k'], &meta_key(b"k")), Ordering::Less);
+        assert_eq!(
+            compare_keys(&[1, b'k', 4], &seek_key(b"k", key_type::HASH_FIELD)),
+            Ordering::Less
+        );
+    }
+
+    #[test]
+    fn seek_keys_bound_their_type() {
+        let lo = seek_key(b"a", key_type::HASH_FIELD);
+        let hi = encode(b"a", key_type::HASH_FIELD + 1, &[]);
+        for k in &reference_order()[1..6] {
+            assert_eq!(compare_keys(&lo, k), Ordering::Less);
+            assert_eq!(compare_keys(k, &hi), Ordering::Less);
+        }
+        assert_eq!(compare_keys(&meta_key(b"a"), &lo), Ordering::Less);
+        let lo = seek_key(b"a", key_type::ZSET_SORT);
+        assert_eq!(
+            compare_keys(&lo, &zsort(b"a", f64::NEG_INFINITY, b"")),
+            Ordering::Less
+        );
+    }
+
+    #[test]
+    fn malformed_keys_sort_last_and_empty_key_is_the_maximum() {
+        let good = [meta_key(b""), meta_key(&[0xFF; 40]), end_key(&[0xFF; 300])];
+        let bad = [
+            vec![0x80],
+            vec![0x05, b'a'],
+            vec![1, b'a', 4, 1],
+            vec![0xFF],
+        ];
+        for g in &good {
+            for b in &bad {
+                assert_eq!(compare_keys(g, b), Ordering::Less);
+                assert_eq!(compare_keys(b, g), Ordering::Greater);
+            }
+            assert_eq!(compare_keys(g, b""), Ordering::Less);
+            assert_eq!(compare_keys(&[0x00], g), Ordering::Less);
+        }
+        for b in &bad {
+            assert_eq!(compare_keys(b, b""), Ordering::Less);
+            assert_eq!(compare_keys(b"", b), Ordering::Greater);
+        }
+        assert_eq!(compare_keys(&[0x80], &[0xFF]), Ordering::Less);
+        assert_eq!(compare_keys(b"", b""), Ordering::Equal);
+        assert!(!is_well_formed(b""));
+        assert!(is_well_formed(&[0]));
+    }
+
+    #[test]
+    fn order_is_antisymmetric_and_transitive_on_mixed_keys() {
+        let mut keys = reference_order();
+        keys.extend([
+            vec![],
+            vec![0],
+            vec![0x80],
+            vec![1, b'a', 4, 200],
+            meta_key(b""),
+            seek_key(b"a", key_type::ZSET_SORT),
+            encode(
+                b"a",
+                key_type::TTL_SORT,
+                &[Data::Int(5), Data::Str(b"0"), Data::Str(b"k")],
+            ),
+            encode(b"a", 0, &[]),
+            vec![1, b'a', 6],
+        ]);
+        for a in &keys {
+            for b in &keys {
+                assert_eq!(compare_keys(a, b), compare_keys(b, a).reverse());
+                for c in &keys {
+                    if compare_keys(a, b) != Ordering::Greater
+                        && compare_keys(b, c) != Ordering::Greater
+                    {
+                        assert_ne!(compare_keys(a, c), Ordering::Greater);
+                    }
+                }
+            }
+        }
+    }
+}

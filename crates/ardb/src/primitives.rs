@@ -1,0 +1,449 @@
+//! §0 of `formats-spec/ardb.md`: the building blocks of every Ardb key and
+//! value.
+//!
+//! - **varuint32 / varuint64**: LEB128, low 7 bits first, `0x80` = another
+//!   byte follows (`WriteVarUInt32/64`, `src/common/buffer/buffer_helper.cpp`).
+//! - **varint64**: zigzag `(n << 1) ^ (n >> 63)`, then LEB128.
+//! - **`Data`** (`src/types.{hpp,cpp}`): a tagged scalar.
+//!
+//! ```text
+//! nil     00
+//! int64   01 varint64(n)
+//! float64 02 varint64(bits of the double read as an int64)
+//! string  04 varuint32(len) bytes        (decode also accepts tag 03)
+//! ```
+//!
+//! - **Try int encoding** (`Data::SetString(str, true)`): a string that Redis'
+//!   `string2ll` accepts, at most 21 bytes long, is stored as an int64.
+
+use std::cmp::Ordering;
+
+use redcodec_codec::{DecodeError, Reader};
+
+/// `Data` tags (`enum DataEncoding`; 0 is nil).
+pub mod tag {
+    /// No value.
+    pub const NIL: u8 = 0;
+    /// `E_INT64`.
+    pub const INT64: u8 = 1;
+    /// `E_FLOAT64`.
+    pub const FLOAT64: u8 = 2;
+    /// `E_CSTR`: accepted on decode, never written.
+    pub const CSTR: u8 = 3;
+    /// `E_SDS`: every string is written with this tag.
+    pub const SDS: u8 = 4;
+}
+
+/// Longest string `string2ll` is tried on (`LONG_STR_SIZE`).
+pub const MAX_INT_STRING_LEN: usize = 21;
+
+/// Zigzag: small magnitudes of either sign become small unsigned numbers.
+pub fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+/// The inverse of [`zigzag`].
+pub fn unzigzag(u: u64) -> i64 {
+    ((u >> 1) as i64) ^ -((u & 1) as i64)
+}
+
+/// Appends the LEB128 bytes of `v`.
+pub fn put_varuint64(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Appends the LEB128 bytes of `v`.
+pub fn put_varuint32(out: &mut Vec<u8>, v: u32) {
+    put_varuint64(out, u64::from(v));
+}
+
+/// Appends the zigzag LEB128 bytes of `v`.
+pub fn put_varint64(out: &mut Vec<u8>, v: i64) {
+    put_varuint64(out, zigzag(v));
+}
+
+/// Reads LEB128 of at most `max_bytes` bytes whose value fits `bits` bits.
+fn read_leb(r: &mut Reader<'_>, max_bytes: u32, bits: u32) -> Result<u64, DecodeError> {
+    let mut value = 0u64;
+    for i in 0..max_bytes {
+        let byte = r.u8()?;
+        let payload = u64::from(byte & 0x7F);
+        let shift = 7 * i;
+        // Bits that would land at or beyond `bits` make the number too large.
+        if shift + 7 > bits && payload >> (bits - shift) != 0 {
+            return Err(r.invalid(format!("varint overflows {bits} bits")));
+        }
+        value |= payload << shift;
+        if byte & 0x80 == 0 {
+            return Ok(value);
+        }
+    }
+    Err(r.invalid(format!("varint longer than {max_bytes} bytes")))
+}
+
+/// Reads a varuint32 (at most 5 bytes, value below 2^32).
+pub fn read_varuint32(r: &mut Reader<'_>) -> Result<u32, DecodeError> {
+    // read_leb guarantees the value fits 32 bits.
+    read_leb(r, 5, 32).map(|v| v as u32)
+}
+
+/// Reads a varuint64 (at most 10 bytes, value below 2^64).
+pub fn read_varuint64(r: &mut Reader<'_>) -> Result<u64, DecodeError> {
+    read_leb(r, 10, 64)
+}
+
+/// Reads a zigzag varint64.
+pub fn read_varint64(r: &mut Reader<'_>) -> Result<i64, DecodeError> {
+    read_varuint64(r).map(unzigzag)
+}
+
+/// Redis `string2ll`: the integer a canonical decimal spells. Rejects the
+/// empty string, `+`, leading zeros, `-0`, anything else but digits, values
+/// outside `i64`, and strings longer than 21 bytes.
+pub fn string2ll(s: &[u8]) -> Option<i64> {
+    if s.is_empty() || s.len() > MAX_INT_STRING_LEN {
+        return None;
+    }
+    if s == b"0" {
+        return Some(0);
+    }
+    let (negative, digits) = match s.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, s),
+    };
+    match digits.first() {
+        Some(b'1'..=b'9') => {}
+        _ => return None,
+    }
+    let mut v: u64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+    }
+    if negative {
+        // i64::MIN's magnitude is one more than i64::MAX.
+        if v > i64::MAX as u64 + 1 {
+            return None;
+        }
+        Some((v as i64).wrapping_neg())
+    } else {
+        i64::try_from(v).ok()
+    }
+}
+
+/// The decimal text of a double stored in a value: the shortest text that
+/// reads back as the same double (`inf`, `-inf`, `NaN` for the specials).
+/// The reference does not say how Ardb prints a float64 value; this is
+/// redcodec's choice.
+pub fn format_float(f: f64) -> String {
+    format!("{f}")
+}
+
+/// The double `s` spells if [`format_float`] of it gives back exactly `s`.
+pub fn float_text(s: &[u8]) -> Option<f64> {
+    let text = std::str::from_utf8(s).ok()?;
+    let f: f64 = text.parse().ok()?;
+    (format_float(f) == text).then_some(f)
+}
+
+/// Ardb's tagged scalar, borrowing string bytes from the record.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Data<'a> {
+    /// Tag 0.
+    Nil,
+    /// Tag 1.
+    Int(i64),
+    /// Tag 2.
+    Float(f64),
+    /// Tag 4 (or 3 on decode).
+    Str(&'a [u8]),
+}
+
+impl<'a> Data<'a> {
+    /// A value, hash field or set member: an int64 when `string2ll` accepts
+    /// it, else a string (`SetString(str, true)`).
+    pub fn try_int(s: &'a [u8]) -> Data<'a> {
+        match string2ll(s) {
+            Some(i) => Data::Int(i),
+            None => Data::Str(s),
+        }
+    }
+
+    /// Appends the encoding. A string longer than `u32::MAX` bytes (beyond
+    /// Redis' 512 MB limit) has its length saturated, which no decoder accepts.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        match *self {
+            Data::Nil => out.push(tag::NIL),
+            Data::Int(i) => {
+                out.push(tag::INT64);
+                put_varint64(out, i);
+            }
+            Data::Float(f) => {
+                out.push(tag::FLOAT64);
+                put_varint64(out, f.to_bits() as i64);
+            }
+            Data::Str(s) => {
+                out.push(tag::SDS);
+                put_varuint32(out, u32::try_from(s.len()).unwrap_or(u32::MAX));
+                out.extend_from_slice(s);
+            }
+        }
+    }
+
+    /// The encoding as a new vector.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.encode(&mut out);
+        out
+    }
+
+    /// Reads one `Data`.
+    pub fn decode(r: &mut Reader<'a>) -> Result<Data<'a>, DecodeError> {
+        match r.u8()? {
+            tag::NIL => Ok(Data::Nil),
+            tag::INT64 => Ok(Data::Int(read_varint64(r)?)),
+            tag::FLOAT64 => Ok(Data::Float(f64::from_bits(read_varint64(r)? as u64))),
+            tag::CSTR | tag::SDS => {
+                let len = read_varuint32(r)?;
+                let len = usize::try_from(len).map_err(|_| r.invalid("string too long"))?;
+                Ok(Data::Str(r.take(len)?))
+            }
+            other => Err(r.invalid(format!("unknown Data tag {other:#04x}"))),
+        }
+    }
+
+    /// Whether the scalar is an int64 or a float64.
+    pub fn is_number(&self) -> bool {
+        matches!(self, Data::Int(_) | Data::Float(_))
+    }
+
+    /// The number as a double (ints converted, possibly losing precision).
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Data::Int(i) => Some(i as f64),
+            Data::Float(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// The bytes a value, field or member stands for: an int64 as its
+    /// canonical decimal, a float64 as [`format_float`], a string as itself.
+    /// `None` for nil.
+    pub fn to_value_bytes(&self) -> Option<Vec<u8>> {
+        match *self {
+            Data::Nil => None,
+            Data::Int(i) => Some(i.to_string().into_bytes()),
+            Data::Float(f) => Some(format_float(f).into_bytes()),
+            Data::Str(s) => Some(s.to_vec()),
+        }
+    }
+
+    /// `Data::Compare(other, alpha_cmp = false)`:
+    ///
+    /// - nil before everything else;
+    /// - int vs int: the sign of `a − b` computed in wrapping int64
+    ///   arithmetic (so `i64::MIN` compares *greater* than 1);
+    /// - a float involved: compared as doubles (`-0.0 == 0.0`; an int beyond
+    ///   2^53 loses precision). NaN, which Ardb never stores, is placed after
+    ///   every other number and equal to itself (redcodec's choice);
+    /// - every number before every string;
+    /// - strings: memcmp, then the shorter first.
+    pub fn compare(&self, other: &Data<'_>) -> Ordering {
+        match (self, other) {
+            (Data::Nil, Data::Nil) => Ordering::Equal,
+            (Data::Nil, _) => Ordering::Less,
+            (_, Data::Nil) => Ordering::Greater,
+            (Data::Int(a), Data::Int(b)) => a.wrapping_sub(*b).cmp(&0),
+            (Data::Str(a), Data::Str(b)) => a.cmp(b),
+            (Data::Str(_), _) => Ordering::Greater,
+            (_, Data::Str(_)) => Ordering::Less,
+            _ => {
+                // Both are numbers and at least one is a float.
+                let (a, b) = (self.as_f64().unwrap_or(0.0), other.as_f64().unwrap_or(0.0));
+                match (a.is_nan(), b.is_nan()) {
+                    (true, true) => Ordering::Equal,
+                    (true, false) => Ordering::Greater,
+                    (false, true) => Ordering::Less,
+                    (false, false) => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex(b: &[u8]) -> String {
+        b.iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn decode(bytes: &[u8]) -> Result<Data<'_>, DecodeError> {
+        let mut r = Reader::new("test", bytes);
+        let d = Data::decode(&mut r)?;
+        r.finish()?;
+        Ok(d)
+    }
+
+    #[test]
+    fn reference_data_bytes() {
+        assert_eq!(hex(&Data::Nil.to_bytes()), "00");
+        assert_eq!(hex(&Data::Int(123).to_bytes()), "01 f6 01");
+        assert_eq!(hex(&Data::Int(5).to_bytes()), "01 0a");
+        assert_eq!(hex(&Data::Float(0.0).to_bytes()), "02 00");
+        assert_eq!(
+            hex(&Data::Float(1.5).to_bytes()),
+            "02 80 80 80 80 80 80 80 f8 7f"
+        );
+        assert_eq!(
+            hex(&Data::Float(-1.0).to_bytes()),
+            "02 ff ff ff ff ff ff ff 8f 80 01"
+        );
+        assert_eq!(
+            hex(&Data::Float(-0.0).to_bytes()),
+            "02 ff ff ff ff ff ff ff ff ff 01"
+        );
+        assert_eq!(hex(&Data::Str(b"bar").to_bytes()), "04 03 62 61 72");
+    }
+
+    #[test]
+    fn data_round_trips() {
+        let cases = [
+            Data::Nil,
+            Data::Int(0),
+            Data::Int(-1),
+            Data::Int(i64::MIN),
+            Data::Int(i64::MAX),
+            Data::Float(1.5),
+            Data::Float(f64::NEG_INFINITY),
+            Data::Float(5e-324),
+            Data::Str(b""),
+            Data::Str(&[0xFF; 200]),
+        ];
+        for d in cases {
+            let bytes = d.to_bytes();
+            let back = decode(&bytes).unwrap();
+            match (d, back) {
+                (Data::Float(a), Data::Float(b)) => assert_eq!(a.to_bits(), b.to_bits()),
+                _ => assert_eq!(back, d),
+            }
+        }
+        let bytes = Data::Float(-0.0).to_bytes();
+        let back = decode(&bytes).unwrap();
+        assert!(matches!(back, Data::Float(f) if f.to_bits() == (-0.0f64).to_bits()));
+    }
+
+    #[test]
+    fn cstr_tag_decodes_and_bad_tags_fail() {
+        assert_eq!(decode(&[3, 2, b'h', b'i']), Ok(Data::Str(b"hi")));
+        assert!(decode(&[5, 0]).is_err());
+        assert!(decode(&[4, 3, b'h']).is_err());
+        assert!(decode(&[1]).is_err());
+    }
+
+    #[test]
+    fn varint_limits() {
+        let mut out = Vec::new();
+        put_varuint64(&mut out, u64::MAX);
+        assert_eq!(hex(&out), "ff ff ff ff ff ff ff ff ff 01");
+        assert_eq!(
+            read_varuint64(&mut Reader::new("t", &out)).unwrap(),
+            u64::MAX
+        );
+        // An 11th byte, or a 10th byte above 1, overflows.
+        assert!(read_varuint64(&mut Reader::new("t", &[0xFF; 10])).is_err());
+        let mut bad = out.clone();
+        bad[9] = 0x02;
+        assert!(read_varuint64(&mut Reader::new("t", &bad)).is_err());
+        let mut out = Vec::new();
+        put_varuint32(&mut out, u32::MAX);
+        assert_eq!(hex(&out), "ff ff ff ff 0f");
+        assert_eq!(
+            read_varuint32(&mut Reader::new("t", &out)).unwrap(),
+            u32::MAX
+        );
+        assert!(read_varuint32(&mut Reader::new("t", &[0xFF, 0xFF, 0xFF, 0xFF, 0x1F])).is_err());
+        assert!(read_varuint32(&mut Reader::new("t", &[0x80])).is_err());
+        for v in [0i64, 1, -1, 63, -64, 64, i64::MIN, i64::MAX] {
+            let mut out = Vec::new();
+            put_varint64(&mut out, v);
+            assert_eq!(read_varint64(&mut Reader::new("t", &out)).unwrap(), v);
+            assert_eq!(unzigzag(zigzag(v)), v);
+        }
+    }
+
+    #[test]
+    fn string2ll_rules() {
+        assert_eq!(string2ll(b"0"), Some(0));
+        assert_eq!(string2ll(b"123"), Some(123));
+        assert_eq!(string2ll(b"-5"), Some(-5));
+        assert_eq!(string2ll(b"9223372036854775807"), Some(i64::MAX));
+        assert_eq!(string2ll(b"-9223372036854775808"), Some(i64::MIN));
+        for bad in [
+            &b""[..],
+            b"-",
+            b"-0",
+            b"+1",
+            b"01",
+            b"00",
+            b" 1",
+            b"1 ",
+            b"1a",
+            b"1.0",
+            b"9223372036854775808",
+            b"-9223372036854775809",
+            b"99999999999999999999999",
+        ] {
+            assert_eq!(string2ll(bad), None, "{:?}", String::from_utf8_lossy(bad));
+        }
+        assert_eq!(Data::try_int(b"123"), Data::Int(123));
+        assert_eq!(Data::try_int(b"0123"), Data::Str(b"0123"));
+    }
+
+    #[test]
+    fn value_bytes_round_trip_through_try_int() {
+        for s in [&b"123"[..], b"-7", b"0", b"007", b"abc", b"", b"1e3"] {
+            assert_eq!(Data::try_int(s).to_value_bytes().unwrap(), s);
+        }
+        assert_eq!(Data::Float(3.5).to_value_bytes().unwrap(), b"3.5");
+        assert_eq!(Data::Float(3.0).to_value_bytes().unwrap(), b"3");
+        assert_eq!(Data::Nil.to_value_bytes(), None);
+        assert_eq!(float_text(b"3.5"), Some(3.5));
+        assert_eq!(float_text(b"3.50"), None);
+        assert_eq!(float_text(b"inf"), Some(f64::INFINITY));
+        assert_eq!(float_text(b"x"), None);
+    }
+
+    #[test]
+    fn compare_rules() {
+        use Ordering::*;
+        assert_eq!(Data::Nil.compare(&Data::Int(i64::MIN)), Less);
+        assert_eq!(Data::Nil.compare(&Data::Nil), Equal);
+        assert_eq!(Data::Int(9).compare(&Data::Int(10)), Less);
+        // Wrapping subtraction: i64::MIN - 1 = i64::MAX > 0.
+        assert_eq!(Data::Int(i64::MIN).compare(&Data::Int(1)), Greater);
+        assert_eq!(Data::Int(i64::MIN).compare(&Data::Int(0)), Less);
+        assert_eq!(Data::Float(-0.0).compare(&Data::Float(0.0)), Equal);
+        assert_eq!(Data::Int(0).compare(&Data::Float(0.5)), Less);
+        assert_eq!(Data::Float(1.0).compare(&Data::Int(1)), Equal);
+        assert_eq!(Data::Int(i64::MAX).compare(&Data::Str(b"")), Less);
+        assert_eq!(Data::Str(b"09").compare(&Data::Str(b"1a")), Less);
+        assert_eq!(Data::Str(b"a").compare(&Data::Str(b"ab")), Less);
+        assert_eq!(Data::Float(f64::NAN).compare(&Data::Float(f64::NAN)), Equal);
+        assert_eq!(
+            Data::Float(f64::NAN).compare(&Data::Float(f64::INFINITY)),
+            Greater
+        );
+        assert_eq!(Data::Float(f64::NAN).compare(&Data::Str(b"")), Less);
+    }
+}

@@ -1,0 +1,182 @@
+//! No decoder and no comparison panics: every prefix of valid records,
+//! every single-byte corruption of them, and deterministic random bytes go
+//! through every decoding entry point and through `ardb.comparator`, which
+//! must also stay antisymmetric on them. Errors are fine, panics are not.
+
+use std::cmp::Ordering;
+
+use redcodec_ardb::comparator::compare_keys;
+use redcodec_ardb::gc::expired_meta_key;
+use redcodec_ardb::ArdbCodec;
+use redcodec_codec::{
+    Codec, DataType, ListBounds, Meta, SparseIndex, SubId, SubKind, SubOwner, SubValue,
+};
+
+const KINDS: [SubKind; 5] = [
+    SubKind::HashField,
+    SubKind::SetMember,
+    SubKind::ZSetMember,
+    SubKind::ZSetScore,
+    SubKind::ListItem,
+];
+
+fn metas(c: &ArdbCodec) -> Vec<Meta> {
+    let mut out = Vec::new();
+    for data_type in DataType::ALL {
+        for variant in [0, 1, 2] {
+            let mut m = c.new_meta(data_type, 0);
+            m.variant = variant;
+            m.expire_ms = 1_700_000_000_000;
+            m.size = 2;
+            if data_type == DataType::String {
+                m.value = if variant == 2 {
+                    b"2.5".to_vec()
+                } else {
+                    b"-42".to_vec()
+                };
+            }
+            if data_type == DataType::List {
+                m.list = ListBounds::Sparse {
+                    min: SparseIndex::Int(-5),
+                    max: SparseIndex::Float(7.5),
+                    sequential: variant == 0,
+                };
+            }
+            out.push(m);
+        }
+    }
+    out
+}
+
+/// Anchors the comparator checks: well-formed keys of every shape.
+fn anchors(c: &ArdbCodec) -> Vec<Vec<u8>> {
+    let meta = c.new_meta(DataType::Hash, 0);
+    let mut out = vec![
+        Vec::new(),
+        vec![0],
+        c.meta_record(b"k", DataType::Hash).unwrap().key,
+        c.key_range(b"k").upper,
+    ];
+    for kind in KINDS {
+        let r = c.sub_range(kind, b"k", &meta);
+        out.push(r.lower);
+        out.push(r.upper);
+    }
+    out
+}
+
+/// Feeds `bytes` to every decoder of `c` and compares it with `anchors`.
+fn feed(c: &ArdbCodec, meta: &Meta, anchors: &[Vec<u8>], bytes: &[u8]) {
+    for t in DataType::ALL {
+        let _ = c.decode_meta(t, bytes);
+    }
+    for place in c.layout().places() {
+        let _ = c.decode_meta_key(place, bytes);
+        let _ = c.gc_meta(place, bytes, bytes, 1_700_000_000_000);
+        if let Some(owner) = c.gc_sub_owner(place, bytes) {
+            let _ = c.gc_sub(&owner, Some(bytes), 1_700_000_000_000);
+        }
+    }
+    let owner = SubOwner {
+        meta: c.meta_record(b"k", DataType::Hash).unwrap(),
+        version: 0,
+    };
+    let _ = c.gc_sub(&owner, Some(bytes), 0);
+    let _ = expired_meta_key(bytes, bytes, u64::MAX);
+    for kind in KINDS {
+        let _ = c.decode_sub_key(kind, b"k", meta, bytes);
+        let _ = c.decode_sub_value(kind, meta, bytes);
+    }
+    for a in anchors {
+        let ab = compare_keys(a, bytes);
+        assert_eq!(
+            ab,
+            compare_keys(bytes, a).reverse(),
+            "{a:02x?} vs {bytes:02x?}"
+        );
+    }
+    assert_eq!(compare_keys(bytes, bytes), Ordering::Equal);
+}
+
+fn valid_records(c: &ArdbCodec) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for m in metas(c) {
+        out.push(c.encode_meta(&m).unwrap());
+        out.push(c.meta_record(b"k", m.data_type).unwrap().key);
+        let ids = [
+            (SubKind::HashField, SubId::Name(b"field".to_vec())),
+            (SubKind::HashField, SubId::Name(b"-300".to_vec())),
+            (SubKind::SetMember, SubId::Name(b"m".to_vec())),
+            (SubKind::ZSetMember, SubId::Name(b"m".to_vec())),
+            (
+                SubKind::ZSetScore,
+                SubId::Scored {
+                    score: -2.25,
+                    member: b"m".to_vec(),
+                },
+            ),
+            (SubKind::ListItem, SubId::Sparse(SparseIndex::Int(6))),
+            (SubKind::ListItem, SubId::Sparse(SparseIndex::Float(0.5))),
+        ];
+        for (kind, id) in ids {
+            out.push(c.sub_key(kind, b"k", &m, &id));
+        }
+        out.push(c.encode_sub_value(SubKind::ZSetMember, &m, &SubValue::Score(3.0)));
+        out.push(c.encode_sub_value(SubKind::HashField, &m, &SubValue::Bytes(b"12345".to_vec())));
+    }
+    out
+}
+
+#[test]
+fn prefixes_and_corruptions_of_valid_records() {
+    let c = ArdbCodec::default();
+    let meta = c.new_meta(DataType::Hash, 0);
+    let anchors = anchors(&c);
+    for record in valid_records(&c) {
+        for end in 0..=record.len() {
+            feed(&c, &meta, &anchors, &record[..end]);
+        }
+        for i in 0..record.len() {
+            for flip in [0x01u8, 0x80, 0xFF] {
+                let mut bad = record.clone();
+                bad[i] ^= flip;
+                feed(&c, &meta, &anchors, &bad);
+            }
+        }
+    }
+}
+
+#[test]
+fn random_bytes() {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let c = ArdbCodec::default();
+    let anchors = anchors(&c);
+    let mut previous: Vec<Vec<u8>> = Vec::new();
+    for round in 0..20_000 {
+        let len = (next() % 48) as usize;
+        let mut bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        // Often start like a real key or value.
+        match round % 4 {
+            0 => {
+                let mut k = vec![1, b'k', (next() % 32) as u8, (next() % 4) as u8];
+                k.extend_from_slice(&bytes);
+                bytes = k;
+            }
+            1 if !bytes.is_empty() => bytes[0] = [2u8, 3, 5, 7, 9][round % 5],
+            _ => {}
+        }
+        let meta = c.new_meta(DataType::ALL[round % 5], 0);
+        feed(&c, &meta, &anchors, &bytes);
+        // Antisymmetry among random keys too.
+        for p in previous.iter().rev().take(8) {
+            assert_eq!(compare_keys(p, &bytes), compare_keys(&bytes, p).reverse());
+        }
+        previous.push(bytes);
+    }
+}

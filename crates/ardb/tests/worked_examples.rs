@@ -1,0 +1,480 @@
+//! The worked examples of `formats-spec/ardb.md` (the reference's §9, whose
+//! hex was produced by Ardb's own code), byte for byte, and round trips of
+//! every record kind through the public [`Codec`] interface.
+
+use std::cmp::Ordering;
+
+use redcodec_ardb::comparator::compare_keys;
+use redcodec_ardb::meta::{VARIANT_FLOAT_VALUE, VARIANT_SIZE_UNKNOWN};
+use redcodec_ardb::{ArdbCodec, ArdbOptions};
+use redcodec_codec::{
+    Codec, DataType, DecodeError, GcDecision, KeyRange, ListBounds, Meta, Place, SparseIndex,
+    SubId, SubKind, SubValue,
+};
+
+const NS: Place = Place::new(0, 1);
+
+fn unhex(s: &str) -> Vec<u8> {
+    let s: String = s.split_whitespace().collect();
+    assert!(s.len().is_multiple_of(2), "odd hex {s}");
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+fn codec() -> ArdbCodec {
+    ArdbCodec::default()
+}
+
+/// Whether `key` lies in `range` by the range's family comparator.
+fn contains(c: &ArdbCodec, range: &KeyRange, key: &[u8]) -> bool {
+    let cmp = c
+        .layout()
+        .cf(range.place)
+        .comparator
+        .expect("every ardb family has a comparator")
+        .compare;
+    cmp(&range.lower, key) != Ordering::Greater && cmp(key, &range.upper) == Ordering::Less
+}
+
+#[test]
+fn layout_is_one_instance_with_the_namespace_family() {
+    let c = codec();
+    let l = c.layout();
+    assert_eq!(l.instances.len(), 1);
+    assert_eq!(l.instances[0].dir, "rocksdb");
+    let names: Vec<_> = l.instances[0]
+        .column_families
+        .iter()
+        .map(|f| f.name)
+        .collect();
+    assert_eq!(names, ["default", "0"]);
+    assert!(l.instances[0]
+        .column_families
+        .iter()
+        .all(|f| f.comparator.is_some_and(|c| c.name == "ardb.comparator")));
+    let other = ArdbCodec::new(ArdbOptions {
+        namespace: b"tenant".to_vec(),
+    })
+    .unwrap();
+    assert_eq!(other.layout().cf(NS).name, "tenant");
+    // The bytes do not depend on the namespace.
+    assert_eq!(
+        other.meta_record(b"foo", DataType::String).unwrap(),
+        codec().meta_record(b"foo", DataType::String).unwrap()
+    );
+}
+
+#[test]
+fn set_foo_bar() {
+    let c = codec();
+    let rec = c.meta_record(b"foo", DataType::String).unwrap();
+    assert_eq!(rec.place, NS);
+    assert_eq!(rec.key, unhex("03 66 6f 6f 01 00"));
+    let meta = Meta::string(b"bar".to_vec(), 0);
+    let value = c.encode_meta(&meta).unwrap();
+    assert_eq!(value, unhex("02 00 00 01 04 03 62 61 72"));
+    assert_eq!(c.decode_meta(DataType::Hash, &value).unwrap(), meta);
+    assert_eq!(
+        c.decode_meta_key(rec.place, &rec.key),
+        Ok(Some(b"foo".to_vec()))
+    );
+}
+
+#[test]
+fn set_n_123_is_int_encoded() {
+    let c = codec();
+    let meta = Meta::string(b"123".to_vec(), 0);
+    let value = c.encode_meta(&meta).unwrap();
+    assert_eq!(value, unhex("02 00 00 01 01 f6 01"));
+    assert_eq!(c.decode_meta(DataType::String, &value).unwrap(), meta);
+    // Not canonical: stays a string.
+    let meta = Meta::string(b"0123".to_vec(), 0);
+    assert_eq!(
+        c.encode_meta(&meta).unwrap(),
+        unhex("02 00 00 01 04 04 30 31 32 33")
+    );
+}
+
+#[test]
+fn set_foo_bar_with_ttl() {
+    let c = codec();
+    let meta = Meta::string(b"bar".to_vec(), 1_700_000_000_000);
+    let value = c.encode_meta(&meta).unwrap();
+    assert_eq!(value, unhex("02 00 80 a0 ab fe f9 62 01 04 03 62 61 72"));
+    assert_eq!(c.decode_meta(DataType::String, &value).unwrap(), meta);
+}
+
+#[test]
+fn hset_h_f_v() {
+    let c = codec();
+    let rec = c.meta_record(b"h", DataType::Hash).unwrap();
+    assert_eq!(rec.key, unhex("01 68 01 00"));
+    let mut meta = c.new_meta(DataType::Hash, c.next_version(0, 0, None));
+    meta.size = 1;
+    // Compat mode, new hash: size 1 (zigzag 02).
+    let value = c.encode_meta(&meta).unwrap();
+    assert_eq!(value, unhex("03 00 00 02 00"));
+    assert_eq!(c.decode_meta(DataType::Hash, &value).unwrap(), meta);
+    // Non-compat mode (and any later compat HSET): size -1.
+    let unknown = c
+        .decode_meta(DataType::Hash, &unhex("03 00 00 01 00"))
+        .unwrap();
+    assert_eq!((unknown.size, unknown.variant), (0, VARIANT_SIZE_UNKNOWN));
+    assert_eq!(c.encode_meta(&unknown).unwrap(), unhex("03 00 00 01 00"));
+
+    let id = SubId::Name(b"f".to_vec());
+    let key = c.sub_key(SubKind::HashField, b"h", &meta, &id);
+    assert_eq!(c.sub_place(SubKind::HashField), NS);
+    assert_eq!(key, unhex("01 68 04 01 04 01 66"));
+    let value = c.encode_sub_value(SubKind::HashField, &meta, &SubValue::Bytes(b"v".to_vec()));
+    assert_eq!(value, unhex("04 01 04 01 76"));
+    assert_eq!(
+        c.decode_sub_key(SubKind::HashField, b"h", &meta, &key),
+        Ok(id)
+    );
+    assert_eq!(
+        c.decode_sub_value(SubKind::HashField, &meta, &value),
+        Ok(SubValue::Bytes(b"v".to_vec()))
+    );
+    let range = c.sub_range(SubKind::HashField, b"h", &meta);
+    assert_eq!(range.lower, unhex("01 68 04 01 00"));
+    assert_eq!(range.upper, unhex("01 68 05 00"));
+    assert!(contains(&c, &range, &key));
+    assert!(!contains(&c, &range, &rec.key));
+    assert_eq!(c.decode_meta_key(NS, &key), Ok(None));
+
+    // DEL of a big hash: one range delete over [META h, END h).
+    let all = c.key_range(b"h");
+    assert_eq!(all.lower, unhex("01 68 01 00"));
+    assert_eq!(all.upper, unhex("01 68 1f 00"));
+    assert!(contains(&c, &all, &rec.key) && contains(&c, &all, &key));
+}
+
+#[test]
+fn rpush_l_a() {
+    let c = codec();
+    let mut meta = c.new_meta(DataType::List, 0);
+    assert_eq!(
+        meta.list,
+        ListBounds::Sparse {
+            min: SparseIndex::Int(0),
+            max: SparseIndex::Int(0),
+            sequential: true
+        }
+    );
+    meta.size = 1;
+    let value = c.encode_meta(&meta).unwrap();
+    assert_eq!(value, unhex("05 00 00 02 01 02 01 00 01 00"));
+    assert_eq!(c.decode_meta(DataType::List, &value).unwrap(), meta);
+    let id = SubId::Sparse(SparseIndex::Int(0));
+    let key = c.sub_key(SubKind::ListItem, b"l", &meta, &id);
+    assert_eq!(key, unhex("01 6c 06 01 01 00"));
+    let value = c.encode_sub_value(SubKind::ListItem, &meta, &SubValue::Bytes(b"a".to_vec()));
+    assert_eq!(value, unhex("06 01 04 01 61"));
+    assert_eq!(
+        c.decode_sub_key(SubKind::ListItem, b"l", &meta, &key),
+        Ok(id)
+    );
+    assert_eq!(
+        c.decode_sub_value(SubKind::ListItem, &meta, &value),
+        Ok(SubValue::Bytes(b"a".to_vec()))
+    );
+}
+
+#[test]
+fn zadd_z_1_5_m() {
+    let c = codec();
+    let mut meta = c.new_meta(DataType::ZSet, 0);
+    meta.size = 1;
+    // Ardb writes `02 <min member> <max member>`; redcodec cannot carry them.
+    assert_eq!(c.encode_meta(&meta).unwrap(), unhex("09 00 00 02 00"));
+    let ardb_meta = unhex("09 00 00 02 02 04 01 6d 04 01 6d");
+    assert_eq!(c.decode_meta(DataType::ZSet, &ardb_meta).unwrap(), meta);
+
+    let member = SubId::Name(b"m".to_vec());
+    let score_key = c.sub_key(SubKind::ZSetMember, b"z", &meta, &member);
+    assert_eq!(score_key, unhex("01 7a 0b 01 04 01 6d"));
+    let score_value = c.encode_sub_value(SubKind::ZSetMember, &meta, &SubValue::Score(1.5));
+    assert_eq!(score_value, unhex("0b 01 02 80 80 80 80 80 80 80 f8 7f"));
+    assert_eq!(
+        c.decode_sub_value(SubKind::ZSetMember, &meta, &score_value),
+        Ok(SubValue::Score(1.5))
+    );
+    assert_eq!(
+        c.decode_sub_key(SubKind::ZSetMember, b"z", &meta, &score_key),
+        Ok(member)
+    );
+
+    let scored = SubId::Scored {
+        score: 1.5,
+        member: b"m".to_vec(),
+    };
+    let sort_key = c.sub_key(SubKind::ZSetScore, b"z", &meta, &scored);
+    assert_eq!(
+        sort_key,
+        unhex("01 7a 0a 02 02 80 80 80 80 80 80 80 f8 7f 04 01 6d")
+    );
+    assert_eq!(
+        c.encode_sub_value(SubKind::ZSetScore, &meta, &SubValue::Empty),
+        unhex("0a 00")
+    );
+    assert_eq!(
+        c.decode_sub_key(SubKind::ZSetScore, b"z", &meta, &sort_key),
+        Ok(scored)
+    );
+    // The score index range starts at Ardb's pre-sized seek key.
+    let range = c.sub_range(SubKind::ZSetScore, b"z", &meta);
+    assert_eq!(range.lower, unhex("01 7a 0a 02 00 00"));
+    assert_eq!(range.upper, unhex("01 7a 0b 00"));
+    assert!(contains(&c, &range, &sort_key));
+    assert!(!contains(&c, &range, &score_key));
+    // A seek key with an empty member sorts at or before every member of
+    // its score and after every lower score.
+    let seek = c.sub_key(
+        SubKind::ZSetScore,
+        b"z",
+        &meta,
+        &SubId::Scored {
+            score: 1.5,
+            member: Vec::new(),
+        },
+    );
+    assert_eq!(compare_keys(&seek, &sort_key), Ordering::Less);
+    let lower_score = c.sub_key(
+        SubKind::ZSetScore,
+        b"z",
+        &meta,
+        &SubId::Scored {
+            score: 1.0,
+            member: b"zzz".to_vec(),
+        },
+    );
+    assert_eq!(compare_keys(&lower_score, &seek), Ordering::Less);
+}
+
+#[test]
+fn sadd_s_5() {
+    let c = codec();
+    let meta = c.new_meta(DataType::Set, 0);
+    let key = c.sub_key(SubKind::SetMember, b"s", &meta, &SubId::Name(b"5".to_vec()));
+    assert_eq!(key, unhex("01 73 08 01 01 0a"));
+    assert_eq!(
+        c.encode_sub_value(SubKind::SetMember, &meta, &SubValue::Empty),
+        unhex("08 00")
+    );
+    assert_eq!(
+        c.decode_sub_key(SubKind::SetMember, b"s", &meta, &key),
+        Ok(SubId::Name(b"5".to_vec()))
+    );
+    // Compat-mode set meta (size 1, min = max = 5).
+    let ardb_meta = unhex("07 00 00 02 02 01 0a 01 0a");
+    let decoded = c.decode_meta(DataType::Set, &ardb_meta).unwrap();
+    assert_eq!((decoded.data_type, decoded.size), (DataType::Set, 1));
+    assert_eq!(c.encode_meta(&decoded).unwrap(), unhex("07 00 00 02 00"));
+    // Non-compat SADD: size -1, no min/max.
+    let non_compat = c
+        .decode_meta(DataType::Set, &unhex("07 00 00 01 00"))
+        .unwrap();
+    assert_eq!(non_compat.variant, VARIANT_SIZE_UNKNOWN);
+}
+
+#[test]
+fn records_ardb_writes_but_redcodec_does_not_read() {
+    let c = codec();
+    // APPEND merge operand ("x", op 100).
+    assert_eq!(
+        c.decode_meta(DataType::String, &unhex("1e 64 00 01 04 01 78")),
+        Err(DecodeError::UnknownType {
+            record: "ardb metadata value",
+            tag: 0x1e
+        })
+    );
+    // Stream metadata.
+    assert!(matches!(
+        c.decode_meta(DataType::String, &unhex("0c 00 00 00 00")),
+        Err(DecodeError::UnknownType { tag: 12, .. })
+    ));
+    // A TTL_SORT key (other engines' __TTL_DB__) is ordered, but is not a key.
+    let ttl_key = unhex("00 1d 03 01 80 a0 ab fe f9 62 04 01 30 04 01 6b");
+    assert!(redcodec_ardb::comparator::is_well_formed(&ttl_key));
+    assert_eq!(c.decode_meta_key(NS, &ttl_key), Ok(None));
+    assert!(c.decode_meta_key(NS, &unhex("05 61")).is_err());
+    assert_eq!(
+        c.decode_meta_key(Place::new(0, 0), &unhex("01 61 01 00")),
+        Ok(None)
+    );
+}
+
+#[test]
+fn float_values_written_by_incrbyfloat() {
+    let c = codec();
+    // 02 00 00 01 02 <varint of the bits of 2.5>
+    let raw = unhex("02 00 00 01 02 80 80 80 80 80 80 80 84 80 01");
+    let meta = c.decode_meta(DataType::String, &raw).unwrap();
+    assert_eq!(meta.value, b"2.5");
+    assert_eq!(meta.variant, VARIANT_FLOAT_VALUE);
+    assert_eq!(c.encode_meta(&meta).unwrap(), raw);
+}
+
+#[test]
+fn sparse_list_items_sort_numerically() {
+    let c = codec();
+    let meta = c.new_meta(DataType::List, 0);
+    let at = |i| c.sub_key(SubKind::ListItem, b"l", &meta, &SubId::Sparse(i));
+    let order = [
+        at(SparseIndex::Int(i64::MIN + 1)),
+        at(SparseIndex::Int(-2)),
+        at(SparseIndex::Float(-1.5)),
+        at(SparseIndex::Int(-1)),
+        at(SparseIndex::Float(-0.5)),
+        at(SparseIndex::Int(0)),
+        at(SparseIndex::Float(0.25)),
+        at(SparseIndex::Int(1)),
+        at(SparseIndex::Int(1 << 40)),
+    ];
+    for w in order.windows(2) {
+        assert_eq!(compare_keys(&w[0], &w[1]), Ordering::Less);
+    }
+    let range = c.sub_range(SubKind::ListItem, b"l", &meta);
+    assert!(order.iter().all(|k| contains(&c, &range, k)));
+    assert_eq!(
+        c.decode_sub_key(SubKind::ListItem, b"l", &meta, &order[2]),
+        Ok(SubId::Sparse(SparseIndex::Float(-1.5)))
+    );
+}
+
+#[test]
+fn round_trips_of_every_record_kind() {
+    let c = codec();
+    for data_type in DataType::ALL {
+        let mut meta = c.new_meta(data_type, 0);
+        meta.expire_ms = 1_700_000_123_456;
+        if data_type == DataType::String {
+            meta.value = b"payload\0\xff".to_vec();
+        } else {
+            meta.size = 3;
+        }
+        if data_type == DataType::List {
+            meta.list = ListBounds::Sparse {
+                min: SparseIndex::Int(-4),
+                max: SparseIndex::Float(2.5),
+                sequential: false,
+            };
+        }
+        let raw = c.encode_meta(&meta).unwrap();
+        assert_eq!(c.decode_meta(DataType::String, &raw).unwrap(), meta);
+    }
+    let key: &[u8] = b"key\0\xff";
+    let meta = c.new_meta(DataType::ZSet, 0);
+    let cases = [
+        (
+            SubKind::HashField,
+            SubId::Name(b"-12".to_vec()),
+            SubValue::Bytes(b"v\xff".to_vec()),
+        ),
+        (
+            SubKind::HashField,
+            SubId::Name(b"f\0".to_vec()),
+            SubValue::Bytes(b"9223372036854775807".to_vec()),
+        ),
+        (SubKind::SetMember, SubId::Name(Vec::new()), SubValue::Empty),
+        (
+            SubKind::ZSetMember,
+            SubId::Name(b"7".to_vec()),
+            SubValue::Score(-0.0),
+        ),
+        (
+            SubKind::ZSetScore,
+            SubId::Scored {
+                score: f64::NEG_INFINITY,
+                member: b"".to_vec(),
+            },
+            SubValue::Empty,
+        ),
+        (
+            SubKind::ListItem,
+            SubId::Sparse(SparseIndex::Float(-0.75)),
+            SubValue::Bytes(Vec::new()),
+        ),
+    ];
+    let whole = c.key_range(key);
+    for (kind, id, value) in cases {
+        let raw_key = c.sub_key(kind, key, &meta, &id);
+        let range = c.sub_range(kind, key, &meta);
+        assert_eq!(range.place, c.sub_place(kind));
+        assert!(contains(&c, &range, &raw_key), "{kind:?}");
+        assert!(contains(&c, &whole, &raw_key), "{kind:?}");
+        // No other kind's range holds it.
+        for other in [
+            SubKind::HashField,
+            SubKind::SetMember,
+            SubKind::ZSetMember,
+            SubKind::ZSetScore,
+            SubKind::ListItem,
+        ] {
+            if other != kind {
+                assert!(!contains(&c, &c.sub_range(other, key, &meta), &raw_key));
+            }
+        }
+        let decoded = c.decode_sub_key(kind, key, &meta, &raw_key).unwrap();
+        match (&decoded, &id) {
+            (
+                SubId::Scored {
+                    score: a,
+                    member: m,
+                },
+                SubId::Scored {
+                    score: b,
+                    member: n,
+                },
+            ) => assert!(a.to_bits() == b.to_bits() && m == n),
+            _ => assert_eq!(decoded, id),
+        }
+        let raw_value = c.encode_sub_value(kind, &meta, &value);
+        match (c.decode_sub_value(kind, &meta, &raw_value).unwrap(), &value) {
+            (SubValue::Score(a), SubValue::Score(b)) => assert_eq!(a.to_bits(), b.to_bits()),
+            (got, want) => assert_eq!(&got, want),
+        }
+        assert!(c.decode_sub_key(kind, b"key", &meta, &raw_key).is_err());
+        assert_eq!(c.decode_meta_key(NS, &raw_key), Ok(None));
+        assert_eq!(c.gc_sub_owner(NS, &raw_key), None);
+    }
+    // Neighbouring user keys are outside the key's range.
+    for neighbour in [&b"key\0"[..], b"key\0\xff\0", b"kez", b""] {
+        let m = c.meta_record(neighbour, DataType::Hash).unwrap().key;
+        assert!(!contains(&c, &whole, &m));
+    }
+}
+
+#[test]
+fn gc_rules_through_the_codec() {
+    let c = codec();
+    let now = 1_700_000_000_000u64;
+    let rec = c.meta_record(b"s", DataType::Set).unwrap();
+    let mut meta = c.new_meta(DataType::Set, 0);
+    meta.size = 2;
+    meta.expire_ms = now - 1;
+    let expired = c.encode_meta(&meta).unwrap();
+    // Ardb keeps expired metadata (its cron deletes the key).
+    assert_eq!(c.gc_meta(NS, &rec.key, &expired, now), GcDecision::Keep);
+    assert_eq!(c.gc_meta(NS, &rec.key, b"", now), GcDecision::Drop);
+    let sub = c.sub_key(SubKind::SetMember, b"s", &meta, &SubId::Name(b"m".to_vec()));
+    assert_eq!(c.gc_meta(NS, &sub, b"\x08\x00", now), GcDecision::Keep);
+    assert_eq!(c.gc_meta(NS, &sub, b"", now), GcDecision::Drop);
+    assert_eq!(c.gc_sub_owner(NS, &sub), None);
+    assert_eq!(
+        redcodec_ardb::gc::expired_meta_key(&rec.key, &expired, now),
+        Some(&b"s"[..])
+    );
+}
+
+#[test]
+fn keys_longer_than_a_varuint32_are_refused_only_past_4_gib() {
+    let c = codec();
+    assert!(c.meta_record(&[b'k'; 70_000], DataType::Hash).is_ok());
+    let rec = c.meta_record(&[b'k'; 300], DataType::List).unwrap();
+    assert_eq!(&rec.key[..2], &[0xac, 0x02]);
+    assert_eq!(c.decode_meta_key(NS, &rec.key), Ok(Some(vec![b'k'; 300])));
+}

@@ -1,0 +1,488 @@
+//! The worked examples of `formats-spec/blackwidow.md` (the reference's
+//! part C, T = 1700000000), byte for byte, through the public [`Codec`]
+//! interface; plus round trips of every record kind.
+
+use std::cmp::Ordering::{Equal, Greater, Less};
+
+use redcodec_blackwidow::comparator::{lists_data_key_compare, zsets_score_key_compare};
+use redcodec_blackwidow::{layout, BlackwidowCodec};
+use redcodec_codec::{
+    Codec, DataType, GcDecision, ListBounds, Meta, Place, SubId, SubKind, SubValue,
+};
+
+/// 1700000000 s = 0x6553F100, LE `00 f1 53 65`.
+const T: u64 = 1_700_000_000;
+const T_US: u64 = T * 1_000_000;
+const T_MS: u64 = T * 1_000;
+
+fn unhex(s: &str) -> Vec<u8> {
+    let s: String = s.split_whitespace().collect();
+    assert!(s.len().is_multiple_of(2), "odd hex {s}");
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+fn codec() -> BlackwidowCodec {
+    BlackwidowCodec::default()
+}
+
+fn cf_name(c: &BlackwidowCodec, place: Place) -> (&'static str, &'static str) {
+    (
+        c.layout().instances[place.instance].dir,
+        c.layout().cf(place).name,
+    )
+}
+
+/// The metadata of a new collection at T after one element was added.
+fn one_element(c: &BlackwidowCodec, ty: DataType) -> Meta {
+    let mut meta = c.new_meta(ty, c.next_version(T_US, 0, None));
+    meta.size = 1;
+    meta
+}
+
+#[test]
+fn version_at_the_reference_clock() {
+    let c = codec();
+    assert_eq!(c.next_version(T_US, 0, None), T);
+    assert_eq!(c.next_version(T_US, 12345, Some(T)), T + 1);
+    assert_eq!(c.next_version(T_US + 5_000_000, 0, Some(T + 1)), T + 5);
+}
+
+#[test]
+fn set_foo_bar() {
+    let c = codec();
+    let rec = c.meta_record(b"foo", DataType::String).unwrap();
+    assert_eq!(cf_name(&c, rec.place), ("strings", "default"));
+    assert_eq!(rec.key, unhex("66 6f 6f"));
+    let meta = Meta::string(b"bar".to_vec(), 0);
+    let value = c.encode_meta(&meta).unwrap();
+    assert_eq!(value, unhex("62 61 72 00 00 00 00"));
+    assert_eq!(c.decode_meta(DataType::String, &value).unwrap(), meta);
+    assert_eq!(
+        c.decode_meta_key(rec.place, &rec.key),
+        Ok(Some(b"foo".to_vec()))
+    );
+}
+
+#[test]
+fn setex_foo_100_bar() {
+    let c = codec();
+    let meta = Meta::string(b"bar".to_vec(), (T + 100) * 1000);
+    let value = c.encode_meta(&meta).unwrap();
+    assert_eq!(value, unhex("62 61 72 64 f1 53 65"));
+    assert_eq!(c.decode_meta(DataType::String, &value).unwrap(), meta);
+    let rec = c.meta_record(b"foo", DataType::String).unwrap();
+    assert_eq!(
+        c.gc_meta(rec.place, &rec.key, &value, (T + 100) * 1000),
+        GcDecision::Keep
+    );
+    assert_eq!(
+        c.gc_meta(rec.place, &rec.key, &value, (T + 101) * 1000),
+        GcDecision::Drop
+    );
+}
+
+#[test]
+fn hset_h_f_v() {
+    let c = codec();
+    let meta = one_element(&c, DataType::Hash);
+    let rec = c.meta_record(b"h", DataType::Hash).unwrap();
+    assert_eq!(cf_name(&c, rec.place), ("hashes", "default"));
+    assert_eq!(rec.key, unhex("68"));
+    let meta_bytes = c.encode_meta(&meta).unwrap();
+    assert_eq!(meta_bytes, unhex("01 00 00 00 00 f1 53 65 00 00 00 00"));
+    assert_eq!(c.decode_meta(DataType::Hash, &meta_bytes).unwrap(), meta);
+
+    let place = c.sub_place(SubKind::HashField);
+    assert_eq!(cf_name(&c, place), ("hashes", "data_cf"));
+    let id = SubId::Name(b"f".to_vec());
+    let key = c.sub_key(SubKind::HashField, b"h", &meta, &id);
+    assert_eq!(key, unhex("01 00 00 00 68 00 f1 53 65 66"));
+    let value = c.encode_sub_value(SubKind::HashField, &meta, &SubValue::Bytes(b"v".to_vec()));
+    assert_eq!(value, unhex("76"));
+    assert_eq!(
+        c.decode_sub_key(SubKind::HashField, b"h", &meta, &key),
+        Ok(id)
+    );
+    assert_eq!(
+        c.decode_sub_value(SubKind::HashField, &meta, &value),
+        Ok(SubValue::Bytes(b"v".to_vec()))
+    );
+    let range = c.sub_range(SubKind::HashField, b"h", &meta);
+    assert_eq!(range.place, place);
+    assert_eq!(range.lower, unhex("01 00 00 00 68 00 f1 53 65"));
+    assert_eq!(range.upper, unhex("01 00 00 00 68 00 f1 53 66"));
+    assert!(range.lower <= key && key < range.upper);
+
+    // GC: the data key's owner is the meta record, at version T.
+    let owner = c.gc_sub_owner(place, &key).unwrap();
+    assert_eq!(owner.meta, rec);
+    assert_eq!(owner.version, T);
+    assert_eq!(c.gc_sub(&owner, Some(&meta_bytes), T_MS), GcDecision::Keep);
+    assert_eq!(c.gc_sub(&owner, None, T_MS), GcDecision::Drop);
+    assert_eq!(
+        c.gc_meta(rec.place, &rec.key, &meta_bytes, T_MS),
+        GcDecision::Keep
+    );
+}
+
+#[test]
+fn del_h_resets_the_meta() {
+    // DEL in the same second: count 0, timestamp 0, version T + 1.
+    let c = codec();
+    let old = one_element(&c, DataType::Hash);
+    let fresh = c.new_meta(DataType::Hash, c.next_version(T_US, 0, Some(old.version)));
+    let bytes = c.encode_meta(&fresh).unwrap();
+    assert_eq!(bytes, unhex("00 00 00 00 01 f1 53 65 00 00 00 00"));
+    let rec = c.meta_record(b"h", DataType::Hash).unwrap();
+    // The old field is garbage now; the reset meta stays while its version
+    // is not older than the clock.
+    let old_key = c.sub_key(SubKind::HashField, b"h", &old, &SubId::Name(b"f".to_vec()));
+    let owner = c.gc_sub_owner(rec.place, &old_key);
+    assert!(owner.is_none(), "meta places hold no data keys");
+    let owner = c
+        .gc_sub_owner(c.sub_place(SubKind::HashField), &old_key)
+        .unwrap();
+    assert_eq!(c.gc_sub(&owner, Some(&bytes), T_MS), GcDecision::Drop);
+    assert_eq!(
+        c.gc_meta(rec.place, &rec.key, &bytes, T_MS),
+        GcDecision::Keep
+    );
+    assert_eq!(
+        c.gc_meta(rec.place, &rec.key, &bytes, (T + 2) * 1000),
+        GcDecision::Drop
+    );
+}
+
+#[test]
+fn zadd_z_1_5_m() {
+    let c = codec();
+    let meta = one_element(&c, DataType::ZSet);
+    let rec = c.meta_record(b"z", DataType::ZSet).unwrap();
+    assert_eq!(cf_name(&c, rec.place), ("zsets", "default"));
+    assert_eq!(
+        c.encode_meta(&meta).unwrap(),
+        unhex("01 00 00 00 00 f1 53 65 00 00 00 00")
+    );
+
+    let member = SubId::Name(b"m".to_vec());
+    let member_key = c.sub_key(SubKind::ZSetMember, b"z", &meta, &member);
+    assert_eq!(
+        cf_name(&c, c.sub_place(SubKind::ZSetMember)),
+        ("zsets", "data_cf")
+    );
+    assert_eq!(member_key, unhex("01 00 00 00 7a 00 f1 53 65 6d"));
+    let value = c.encode_sub_value(SubKind::ZSetMember, &meta, &SubValue::Score(1.5));
+    assert_eq!(value, unhex("00 00 00 00 00 00 f8 3f"));
+    assert_eq!(
+        c.decode_sub_value(SubKind::ZSetMember, &meta, &value),
+        Ok(SubValue::Score(1.5))
+    );
+    assert_eq!(
+        c.decode_sub_key(SubKind::ZSetMember, b"z", &meta, &member_key),
+        Ok(member)
+    );
+
+    let scored = SubId::Scored {
+        score: 1.5,
+        member: b"m".to_vec(),
+    };
+    let score_key = c.sub_key(SubKind::ZSetScore, b"z", &meta, &scored);
+    assert_eq!(
+        cf_name(&c, c.sub_place(SubKind::ZSetScore)),
+        ("zsets", "score_cf")
+    );
+    assert_eq!(
+        score_key,
+        unhex("01 00 00 00 7a 00 f1 53 65 00 00 00 00 00 00 f8 3f 6d")
+    );
+    assert!(c
+        .encode_sub_value(SubKind::ZSetScore, &meta, &SubValue::Empty)
+        .is_empty());
+    assert_eq!(
+        c.decode_sub_key(SubKind::ZSetScore, b"z", &meta, &score_key),
+        Ok(scored)
+    );
+    let range = c.sub_range(SubKind::ZSetScore, b"z", &meta);
+    assert_eq!(
+        range.lower,
+        unhex("01 00 00 00 7a 00 f1 53 65 00 00 00 00 00 00 f0 ff")
+    );
+    assert_eq!(
+        range.upper,
+        unhex("01 00 00 00 7a 00 f1 53 66 00 00 00 00 00 00 f0 ff")
+    );
+    assert_eq!(zsets_score_key_compare(&range.lower, &score_key), Less);
+    assert_eq!(zsets_score_key_compare(&score_key, &range.upper), Less);
+}
+
+#[test]
+fn rpush_l_a() {
+    let c = codec();
+    let mut meta = c.new_meta(DataType::List, c.next_version(T_US, 0, None));
+    let ListBounds::Array { head, tail } = meta.list else {
+        panic!("array list expected");
+    };
+    assert_eq!((head, tail), (1 << 63, 1 << 63));
+    // RPUSH writes at tail, then tail += 1.
+    let item = SubId::Index(tail);
+    meta.list = ListBounds::Array {
+        head,
+        tail: tail + 1,
+    };
+    meta.size = 1;
+    let rec = c.meta_record(b"l", DataType::List).unwrap();
+    assert_eq!(cf_name(&c, rec.place), ("lists", "default"));
+    let bytes = c.encode_meta(&meta).unwrap();
+    assert_eq!(
+        bytes,
+        unhex(
+            "01 00 00 00 00 00 00 00  00 f1 53 65  00 00 00 00
+             ff ff ff ff ff ff ff 7f  01 00 00 00 00 00 00 80"
+        )
+    );
+    assert_eq!(c.decode_meta(DataType::List, &bytes).unwrap(), meta);
+
+    let key = c.sub_key(SubKind::ListItem, b"l", &meta, &item);
+    assert_eq!(
+        cf_name(&c, c.sub_place(SubKind::ListItem)),
+        ("lists", "data_cf")
+    );
+    assert_eq!(
+        key,
+        unhex("01 00 00 00 6c 00 f1 53 65 00 00 00 00 00 00 00 80")
+    );
+    let value = c.encode_sub_value(SubKind::ListItem, &meta, &SubValue::Bytes(b"a".to_vec()));
+    assert_eq!(value, unhex("61"));
+    assert_eq!(
+        c.decode_sub_key(SubKind::ListItem, b"l", &meta, &key),
+        Ok(item)
+    );
+    let range = c.sub_range(SubKind::ListItem, b"l", &meta);
+    assert_eq!(range.lower, unhex("01 00 00 00 6c 00 f1 53 65"));
+    assert_eq!(range.upper, unhex("01 00 00 00 6c 01 f1 53 65"));
+    assert_eq!(lists_data_key_compare(&range.lower, &key), Less);
+    assert_eq!(lists_data_key_compare(&key, &range.upper), Less);
+    let owner = c.gc_sub_owner(range.place, &key).unwrap();
+    assert_eq!(owner.meta, rec);
+    assert_eq!(c.gc_sub(&owner, Some(&bytes), T_MS), GcDecision::Keep);
+}
+
+#[test]
+fn list_items_sort_by_index_around_2_pow_63() {
+    let c = codec();
+    let meta = c.new_meta(DataType::List, 0x6553_F1FF);
+    let at = |i| c.sub_key(SubKind::ListItem, b"l", &meta, &SubId::Index(i));
+    let order = [
+        0,
+        1,
+        255,
+        256,
+        (1 << 63) - 1,
+        1 << 63,
+        (1 << 63) + 1,
+        u64::MAX,
+    ];
+    for w in order.windows(2) {
+        assert_eq!(lists_data_key_compare(&at(w[0]), &at(w[1])), Less);
+    }
+    let range = c.sub_range(SubKind::ListItem, b"l", &meta);
+    for i in order {
+        assert_ne!(lists_data_key_compare(&range.lower, &at(i)), Greater);
+        assert_eq!(lists_data_key_compare(&at(i), &range.upper), Less);
+    }
+    // Seek keys for an index are the item keys themselves.
+    assert_eq!(lists_data_key_compare(&at(5), &at(5)), Equal);
+}
+
+#[test]
+fn score_seek_keys() {
+    let c = codec();
+    let meta = one_element(&c, DataType::ZSet);
+    let key = |score: f64, member: &[u8]| {
+        c.sub_key(
+            SubKind::ZSetScore,
+            b"z",
+            &meta,
+            &SubId::Scored {
+                score,
+                member: member.to_vec(),
+            },
+        )
+    };
+    let seek = key(-1.5, b"");
+    assert_eq!(zsets_score_key_compare(&seek, &key(-1.5, b"\0")), Less);
+    assert_eq!(zsets_score_key_compare(&key(-2.0, &[0xFF; 5]), &seek), Less);
+    assert_eq!(
+        zsets_score_key_compare(&key(-1.5, b"a"), &key(-1.0, b"")),
+        Less
+    );
+    assert_eq!(
+        zsets_score_key_compare(&key(-1.0, b"z"), &key(1.0, b"a")),
+        Less
+    );
+}
+
+#[test]
+fn round_trips_of_every_record_kind() {
+    let c = codec();
+    for data_type in DataType::ALL {
+        let mut meta = c.new_meta(data_type, 0xFFFF_FFFF);
+        meta.expire_ms = 1_700_000_123_000;
+        if data_type == DataType::String {
+            meta.value = b"payload\0\xff".to_vec();
+        } else {
+            meta.size = 3;
+        }
+        if data_type == DataType::List {
+            meta.list = ListBounds::Array {
+                head: (1 << 63) - 4,
+                tail: (1 << 63) - 1,
+            };
+        }
+        let raw = c.encode_meta(&meta).unwrap();
+        if data_type == DataType::String {
+            meta.version = 0;
+        }
+        assert_eq!(c.decode_meta(data_type, &raw).unwrap(), meta);
+        assert_eq!(
+            c.meta_record(b"k", data_type).unwrap().place,
+            layout::meta_place(data_type)
+        );
+    }
+    let key: &[u8] = b"{tag}key\0\xff";
+    for version in [0x6553_F1FFu64, 0xFFFF_FFFF, 0x7FFF_FFFF, 0] {
+        let meta = c.new_meta(DataType::ZSet, version);
+        let cases = [
+            (
+                SubKind::HashField,
+                SubId::Name(b"f\0".to_vec()),
+                SubValue::Bytes(b"v\xff".to_vec()),
+            ),
+            (SubKind::SetMember, SubId::Name(Vec::new()), SubValue::Empty),
+            (
+                SubKind::ZSetMember,
+                SubId::Name(b"m".to_vec()),
+                SubValue::Score(-0.0),
+            ),
+            (
+                SubKind::ZSetScore,
+                SubId::Scored {
+                    score: f64::NEG_INFINITY,
+                    member: b"".to_vec(),
+                },
+                SubValue::Empty,
+            ),
+            (
+                SubKind::ZSetScore,
+                SubId::Scored {
+                    score: f64::MAX,
+                    member: vec![0xFF; 10],
+                },
+                SubValue::Empty,
+            ),
+            (
+                SubKind::ListItem,
+                SubId::Index(u64::MAX),
+                SubValue::Bytes(Vec::new()),
+            ),
+        ];
+        for (kind, id, value) in cases {
+            let raw_key = c.sub_key(kind, key, &meta, &id);
+            let range = c.sub_range(kind, key, &meta);
+            assert_eq!(range.place, c.sub_place(kind));
+            let cmp = match kind {
+                SubKind::ListItem => lists_data_key_compare,
+                SubKind::ZSetScore => zsets_score_key_compare,
+                _ => |a: &[u8], b: &[u8]| a.cmp(b),
+            };
+            assert_ne!(
+                cmp(&range.lower, &raw_key),
+                Greater,
+                "{kind:?} {version:#x}"
+            );
+            assert_eq!(cmp(&raw_key, &range.upper), Less, "{kind:?} {version:#x}");
+            let decoded = c.decode_sub_key(kind, key, &meta, &raw_key).unwrap();
+            match (&decoded, &id) {
+                (
+                    SubId::Scored {
+                        score: a,
+                        member: m,
+                    },
+                    SubId::Scored {
+                        score: b,
+                        member: n,
+                    },
+                ) => assert!(a.to_bits() == b.to_bits() && m == n),
+                _ => assert_eq!(decoded, id),
+            }
+            let raw_value = c.encode_sub_value(kind, &meta, &value);
+            match (c.decode_sub_value(kind, &meta, &raw_value).unwrap(), &value) {
+                (SubValue::Score(a), SubValue::Score(b)) => assert_eq!(a.to_bits(), b.to_bits()),
+                (got, want) => assert_eq!(&got, want),
+            }
+            // Another version or key is rejected.
+            let mut other = meta.clone();
+            other.version = version ^ 1;
+            assert!(c.decode_sub_key(kind, key, &other, &raw_key).is_err());
+            assert!(c.decode_sub_key(kind, b"key", &meta, &raw_key).is_err());
+            let owner = c.gc_sub_owner(range.place, &raw_key).unwrap();
+            assert_eq!(owner.meta.place, Place::new(range.place.instance, 0));
+            assert_eq!(owner.meta.key, key);
+            assert_eq!(owner.version, version);
+        }
+    }
+}
+
+#[test]
+fn gc_rules_through_the_codec() {
+    let c = codec();
+    let rec = c.meta_record(b"s", DataType::Set).unwrap();
+    let mut meta = c.new_meta(DataType::Set, T - 10);
+    meta.size = 2;
+    let live = c.encode_meta(&meta).unwrap();
+    assert_eq!(
+        c.gc_meta(rec.place, &rec.key, &live, T_MS),
+        GcDecision::Keep
+    );
+    meta.size = 0;
+    let empty = c.encode_meta(&meta).unwrap();
+    assert_eq!(
+        c.gc_meta(rec.place, &rec.key, &empty, T_MS),
+        GcDecision::Drop
+    );
+    meta.size = 2;
+    meta.expire_ms = T_MS - 1000;
+    let expired = c.encode_meta(&meta).unwrap();
+    assert_eq!(
+        c.gc_meta(rec.place, &rec.key, &expired, T_MS),
+        GcDecision::Drop
+    );
+    // Within the same second, not yet expired (seconds resolution).
+    assert_eq!(
+        c.gc_meta(rec.place, &rec.key, &expired, T_MS - 1),
+        GcDecision::Keep
+    );
+    assert_eq!(
+        c.gc_meta(rec.place, &rec.key, b"\x01", T_MS),
+        GcDecision::Keep
+    );
+
+    let sub = c.sub_key(SubKind::SetMember, b"s", &meta, &SubId::Name(b"m".to_vec()));
+    let owner = c
+        .gc_sub_owner(c.sub_place(SubKind::SetMember), &sub)
+        .unwrap();
+    assert_eq!(owner.meta, rec);
+    assert_eq!(c.gc_sub(&owner, Some(&live), T_MS), GcDecision::Keep);
+    // No grace period: expired metadata drops its data at once.
+    assert_eq!(c.gc_sub(&owner, Some(&expired), T_MS), GcDecision::Drop);
+    let newer = c.encode_meta(&c.new_meta(DataType::Set, T - 9)).unwrap();
+    assert_eq!(c.gc_sub(&owner, Some(&newer), T_MS), GcDecision::Drop);
+    let older = c.encode_meta(&c.new_meta(DataType::Set, T - 11)).unwrap();
+    assert_eq!(c.gc_sub(&owner, Some(&older), T_MS), GcDecision::Keep);
+    assert_eq!(c.gc_sub(&owner, None, T_MS), GcDecision::Drop);
+    assert_eq!(c.gc_sub(&owner, Some(b"\x01"), T_MS), GcDecision::Keep);
+    assert_eq!(c.gc_sub_owner(rec.place, &sub), None);
+}

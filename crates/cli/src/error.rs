@@ -1,0 +1,27 @@
+//! Errors of the command line.
+
+use redcodec_engine::EngineError;
+use redcodec_formats::FormatError;
+use thiserror::Error;
+
+/// Why a `redcodec` command failed.
+#[derive(Debug, Error)]
+pub enum CliError {
+    /// A format name or its options.
+    #[error("{0}")]
+    Format(#[from] FormatError),
+    /// The store could not be opened or read.
+    #[error("{0}")]
+    Engine(#[from] EngineError),
+    /// Reading input or writing output.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// A command line of the input could not be parsed.
+    #[error("line {line}: {message}")]
+    Input {
+        /// 1-based input line.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+}

@@ -1,0 +1,55 @@
+//! `redcodec`: run Redis commands on a store of any format, and dump the
+//! exact bytes it holds.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod dump;
+mod error;
+mod exec;
+mod store_args;
+
+use store_args::StoreArgs;
+
+/// Redis data types on RocksDB, in the on-disk format of your choice.
+#[derive(Parser)]
+#[command(name = "redcodec", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run one command (after `--`), or commands from stdin one per line
+    /// with redis-cli quoting; print each reply as `redis-cli --no-raw` does.
+    Exec {
+        #[command(flatten)]
+        store: StoreArgs,
+        /// The command and its arguments.
+        #[arg(last = true)]
+        command: Vec<String>,
+    },
+    /// Print every stored pair as `<instance>\t<column family>\t<key hex>\t<value hex>`,
+    /// in layout order and each column family's own order.
+    Dump {
+        #[command(flatten)]
+        store: StoreArgs,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Exec { store, command } => exec::run(&store, &command),
+        Command::Dump { store } => dump::run(&store),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("redcodec: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

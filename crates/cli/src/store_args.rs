@@ -1,0 +1,54 @@
+//! The options every command that opens a store shares.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::Args;
+use redcodec_engine::{Clock, Engine, EngineOptions, ManualClock, OpenMode, SystemClock};
+use redcodec_formats::{AnyCodec, Format, FormatOptions};
+
+use crate::error::CliError;
+
+/// Which store, in which format, on which clock.
+#[derive(Args, Debug, Clone)]
+pub struct StoreArgs {
+    /// Format name: kvrocks.
+    #[arg(long)]
+    pub format: String,
+    /// Store directory.
+    #[arg(long)]
+    pub dir: PathBuf,
+    /// Freeze time at this unix time in milliseconds; version counters start
+    /// at 0, so the bytes written are reproducible.
+    #[arg(long, value_name = "MS")]
+    pub fixed_clock: Option<u64>,
+    /// Namespace, for formats that have them (kvrocks default: __namespace).
+    #[arg(long)]
+    pub namespace: Option<String>,
+    /// Cluster mode, for formats that have it (kvrocks: slot in every key).
+    #[arg(long)]
+    pub cluster: bool,
+}
+
+impl StoreArgs {
+    /// The codec these options name.
+    pub fn codec(&self) -> Result<AnyCodec, CliError> {
+        let format: Format = self.format.parse()?;
+        let options = FormatOptions {
+            namespace: self.namespace.as_ref().map(|n| n.as_bytes().to_vec()),
+            cluster: self.cluster,
+        };
+        Ok(format.codec(&options)?)
+    }
+
+    /// Opens the engine.
+    pub fn open(&self, mode: OpenMode) -> Result<Engine<AnyCodec>, CliError> {
+        let codec = self.codec()?;
+        let clock: Arc<dyn Clock> = match self.fixed_clock {
+            Some(ms) => Arc::new(ManualClock::at_ms(ms)),
+            None => Arc::new(SystemClock),
+        };
+        let options = EngineOptions { clock, mode };
+        Ok(Engine::open(codec, &self.dir, options)?)
+    }
+}

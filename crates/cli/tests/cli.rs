@@ -1,0 +1,164 @@
+//! The `redcodec` binary as a user runs it.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn redcodec(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_redcodec"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("binary finishes")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn store_args<'a>(dir: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "--format",
+        "kvrocks",
+        "--dir",
+        dir.to_str().expect("utf-8 path"),
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+#[test]
+fn exec_then_dump_shows_the_worked_example() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec!["exec"];
+    args.extend(store_args(dir.path(), &["--fixed-clock", "1700000000000"]));
+    let out = redcodec(&args, "SET foo bar\nHSET h f v\n");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "OK\n(integer) 1\n");
+
+    let mut args = vec!["dump"];
+    args.extend(store_args(dir.path(), &[]));
+    let out = redcodec(&args, "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "db\tdefault\t0b5f5f6e616d6573706163650000000168305120c0f200000066\t76\n\
+         db\tmetadata\t0b5f5f6e616d657370616365666f6f\t810000000000000000626172\n\
+         db\tmetadata\t0b5f5f6e616d65737061636568\t820000000000000000305120c0f20000000000000000000001\n"
+    );
+}
+
+#[test]
+fn exec_reads_redis_cli_quoting_and_prints_like_redis_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec!["exec"];
+    args.extend(store_args(dir.path(), &[]));
+    let script = "RPUSH \"l\\x00\" \"a b\" '\\x41'\nLRANGE \"l\\x00\" 0 -1\nGET\nINCR nope x\nHGET missing f\n\n";
+    let out = redcodec(&args, script);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "(integer) 2\n1) \"a b\"\n2) \"\\\\x41\"\n\
+         (error) ERR wrong number of arguments for 'get' command\n\
+         (error) ERR wrong number of arguments for 'incr' command\n(nil)\n"
+    );
+}
+
+#[test]
+fn exec_runs_one_command_after_double_dash() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec!["exec"];
+    args.extend(store_args(dir.path(), &["--", "ECHO", "hi there"]));
+    let out = redcodec(&args, "");
+    assert!(out.status.success());
+    assert_eq!(text(&out.stdout), "\"hi there\"\n");
+}
+
+#[test]
+fn cluster_mode_writes_the_slot() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec!["exec"];
+    args.extend(store_args(
+        dir.path(),
+        &["--cluster", "--", "SET", "foo", "bar"],
+    ));
+    assert!(redcodec(&args, "").status.success());
+    let mut args = vec!["dump"];
+    args.extend(store_args(dir.path(), &["--cluster"]));
+    let out = redcodec(&args, "");
+    assert_eq!(
+        text(&out.stdout),
+        "db\tmetadata\t0b5f5f6e616d6573706163652f96666f6f\t810000000000000000626172\n"
+    );
+}
+
+#[test]
+fn bad_input_is_one_clear_error_line_and_a_failing_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec![
+                "exec",
+                "--format",
+                "pika9",
+                "--dir",
+                dir.path().to_str().unwrap(),
+            ],
+            "unknown format 'pika9' (known formats: kvrocks)",
+        ),
+        (
+            vec![
+                "dump",
+                "--format",
+                "kvrocks",
+                "--dir",
+                dir.path().to_str().unwrap(),
+            ],
+            "holds no kvrocks store",
+        ),
+    ];
+    for (args, message) in cases {
+        let out = redcodec(&args, "");
+        assert!(!out.status.success(), "{args:?} succeeded");
+        let err = text(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(message), "{err}");
+    }
+}
+
+#[test]
+fn a_directory_holding_other_files_is_refused_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+    let mut args = vec!["exec"];
+    args.extend(store_args(dir.path(), &["--", "SET", "a", "b"]));
+    let out = redcodec(&args, "");
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("is not empty and holds no kvrocks store"));
+    let entries: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(entries.len(), 1);
+}
+
+#[test]
+fn a_bad_quoted_line_names_its_line_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec!["exec"];
+    args.extend(store_args(dir.path(), &[]));
+    let out = redcodec(&args, "PING\nSET \"unclosed\n");
+    assert!(!out.status.success());
+    assert_eq!(text(&out.stdout), "PONG\n");
+    assert!(
+        text(&out.stderr).contains("line 2"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -1,0 +1,126 @@
+//! The closed list of behaviours in which formats differ. The engine branches
+//! on these, never on a format's name.
+
+use crate::DataType;
+
+/// Where a key's metadata is found.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MetaLookup {
+    /// One metadata place for every type; the record names the type, and the
+    /// format itself keeps one type per key.
+    Shared,
+    /// One metadata place per type; the engine probes all of them and
+    /// enforces one type per key.
+    PerType,
+}
+
+/// The precision of stored expiry times.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TtlResolution {
+    /// Milliseconds.
+    Millis,
+    /// Whole seconds.
+    Seconds,
+}
+
+/// The width of the version stamped on element records.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum VersionWidth {
+    /// No versions: deleting a collection removes its elements.
+    None,
+    /// 32-bit versions.
+    Bits32,
+    /// 64-bit versions.
+    Bits64,
+}
+
+/// How `DEL` of a collection is carried out.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DeleteModel {
+    /// Delete the metadata record; stale elements are collected by compaction.
+    DropMeta,
+    /// Rewrite the metadata as empty with a new version; stale elements are
+    /// collected by compaction.
+    ResetMeta,
+    /// Remove the elements: a range delete over the key's records when the
+    /// collection has at least `min_size` elements, otherwise one by one.
+    RemoveElements {
+        /// Smallest size deleted by range.
+        min_size: u64,
+    },
+}
+
+/// How list elements are addressed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ListModel {
+    /// Consecutive integer indexes `[head, tail)`.
+    Array {
+        /// Which side an insert or removal in the middle moves.
+        shift: ListShift,
+    },
+    /// Doubly linked nodes with never-reused sequence numbers.
+    Linked,
+    /// Numeric indexes, fractional after LINSERT.
+    Sparse,
+}
+
+/// For array lists: how LINSERT and LREM choose the elements to move.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ListShift {
+    /// Move the part on the shorter side; on a tie move the head side.
+    ShorterSideHeadOnTie,
+}
+
+/// How the sorted-set score index orders scores.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum ScoreIndex {
+    /// The index holds the exact score.
+    Exact,
+    /// The index holds the score rounded to `decimals` places; exact scores
+    /// live only in the member records.
+    Rounded {
+        /// Decimal places kept.
+        decimals: u32,
+    },
+}
+
+/// How namespaces are kept apart.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Namespaces {
+    /// No namespaces.
+    None,
+    /// A name prefix on every key, optionally followed by a cluster slot.
+    Prefix {
+        /// Whether keys carry a cluster slot.
+        slots: bool,
+    },
+    /// One column family per namespace.
+    ColumnFamily,
+}
+
+/// Everything a format declares about its behaviour.
+#[derive(Clone, Debug)]
+pub struct Capabilities {
+    /// Where metadata is found.
+    pub meta_lookup: MetaLookup,
+    /// Expiry precision.
+    pub ttl: TtlResolution,
+    /// Largest storable absolute expiry, in unix milliseconds.
+    pub max_expire_ms: u64,
+    /// Element-record version width.
+    pub version_width: VersionWidth,
+    /// Longest key of each collection type, if limited.
+    pub collection_key_limit: Option<usize>,
+    /// `DEL` of a collection.
+    pub delete: DeleteModel,
+    /// Types whose metadata is kept with size 0 when the last element goes.
+    pub keeps_empty_meta: &'static [DataType],
+    /// List addressing.
+    pub list_model: ListModel,
+    /// Score index precision.
+    pub score_index: ScoreIndex,
+    /// Smallest and largest storable score, if limited.
+    pub score_limit: Option<(f64, f64)>,
+    /// Namespaces.
+    pub namespaces: Namespaces,
+}

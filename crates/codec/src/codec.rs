@@ -1,0 +1,170 @@
+//! The [`Codec`] trait: everything the engine asks of a format.
+
+use crate::{
+    Capabilities, DataType, DecodeError, EncodeError, KeyRange, Layout, Meta, Place, Record, SubId,
+    SubKind, SubValue,
+};
+
+/// What a compaction filter does with one record.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum GcDecision {
+    /// Keep the record.
+    Keep,
+    /// Drop the record.
+    Drop,
+}
+
+/// The metadata record an element record belongs to, parsed from the
+/// element's key for garbage collection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubOwner {
+    /// The owner's metadata record.
+    pub meta: Record,
+    /// The version stamped in the element's key (0 if the key has none).
+    pub version: u64,
+}
+
+/// Expands to `$callback! { <the Codec trait definition> }`.
+///
+/// The trait is written once, here. `enum_dispatch` must see a trait's
+/// definition in the crate that declares the dispatching enum, so the crate
+/// holding the run-time format enum registers these same tokens. The
+/// definition names the model's types unqualified (`Meta`, `Layout`, …):
+/// a crate expanding it imports them, as this module does.
+#[macro_export]
+macro_rules! codec_trait_tokens {
+    ($callback:ident) => {
+        $callback! {
+            /// One on-disk format: its layout, its declared capabilities, and the
+            /// encoding of every record. Implementations are pure byte functions.
+            pub trait Codec: Send + Sync + 'static {
+                /// The format's name as the command line spells it.
+                fn name(&self) -> &'static str;
+
+                /// Instances, column families, comparators and GC rules.
+                fn layout(&self) -> &Layout;
+
+                /// The behaviours the engine adapts to.
+                fn capabilities(&self) -> &Capabilities;
+
+                /// The next version for a key whose previous version was
+                /// `previous`, at `now_us` (unix microseconds), with the engine's
+                /// running `counter`.
+                fn next_version(&self, now_us: u64, counter: u64, previous: Option<u64>) -> u64;
+
+                /// Fresh metadata for a new key of type `data_type` with `version`.
+                fn new_meta(&self, data_type: DataType, version: u64) -> Meta;
+
+                /// The metadata record of `key`. With [`crate::MetaLookup::Shared`]
+                /// `data_type` is ignored; with `PerType` it picks the place.
+                fn meta_record(
+                    &self,
+                    key: &[u8],
+                    data_type: DataType,
+                ) -> Result<Record, EncodeError>;
+
+                /// The metadata value bytes.
+                fn encode_meta(&self, meta: &Meta) -> Result<Vec<u8>, EncodeError>;
+
+                /// Decodes metadata read from the place of `data_type` (which
+                /// shared-place formats ignore: the bytes name the type).
+                fn decode_meta(
+                    &self,
+                    data_type: DataType,
+                    raw: &[u8],
+                ) -> Result<Meta, DecodeError>;
+
+                /// Ranges holding every metadata record, with the type of each
+                /// place for per-type formats (`None` for a shared place).
+                fn meta_ranges(&self) -> Vec<(KeyRange, Option<DataType>)>;
+
+                /// The user key of a metadata record found in a
+                /// [`Codec::meta_ranges`] range, or `None` for a record that is
+                /// not a key's metadata (format bookkeeping).
+                fn decode_meta_key(
+                    &self,
+                    place: Place,
+                    raw: &[u8],
+                ) -> Result<Option<Vec<u8>>, DecodeError>;
+
+                /// Ranges holding every record of this store's keyspace (its
+                /// namespace, where it has one), for FLUSHDB/FLUSHALL.
+                fn flush_ranges(&self) -> Vec<KeyRange>;
+
+                /// Where element records of `kind` live.
+                fn sub_place(&self, kind: SubKind) -> Place;
+
+                /// The key of one element record of `key` (whose metadata is `meta`).
+                fn sub_key(
+                    &self,
+                    kind: SubKind,
+                    key: &[u8],
+                    meta: &Meta,
+                    id: &SubId,
+                ) -> Vec<u8>;
+
+                /// The range holding every element record of `kind` of `key`.
+                fn sub_range(
+                    &self,
+                    kind: SubKind,
+                    key: &[u8],
+                    meta: &Meta,
+                ) -> KeyRange;
+
+                /// Decodes the identity of an element record found in
+                /// [`Codec::sub_range`].
+                fn decode_sub_key(
+                    &self,
+                    kind: SubKind,
+                    key: &[u8],
+                    meta: &Meta,
+                    raw: &[u8],
+                ) -> Result<SubId, DecodeError>;
+
+                /// The value bytes of an element record.
+                fn encode_sub_value(
+                    &self,
+                    kind: SubKind,
+                    meta: &Meta,
+                    value: &SubValue,
+                ) -> Vec<u8>;
+
+                /// Decodes an element record's value.
+                fn decode_sub_value(
+                    &self,
+                    kind: SubKind,
+                    meta: &Meta,
+                    raw: &[u8],
+                ) -> Result<SubValue, DecodeError>;
+
+                /// Compaction rule for a metadata record.
+                fn gc_meta(
+                    &self,
+                    place: Place,
+                    key: &[u8],
+                    value: &[u8],
+                    now_ms: u64,
+                ) -> GcDecision;
+
+                /// The owner of an element record, or `None` if `key` is not an
+                /// element record (it is then kept).
+                fn gc_sub_owner(&self, place: Place, key: &[u8]) -> Option<SubOwner>;
+
+                /// Compaction rule for an element record whose owner is `owner`
+                /// and whose owner's metadata bytes are `meta` (`None`: missing).
+                fn gc_sub(
+                    &self,
+                    owner: &SubOwner,
+                    meta: Option<&[u8]>,
+                    now_ms: u64,
+                ) -> GcDecision;
+            }
+        }
+    };
+}
+
+macro_rules! define_codec_trait {
+    ($($trait:tt)*) => { $($trait)* };
+}
+
+codec_trait_tokens!(define_codec_trait);

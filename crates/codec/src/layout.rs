@@ -1,0 +1,112 @@
+//! Where a format's records live: instances (one RocksDB each), their column
+//! families, the comparator and garbage-collection rule of each family.
+
+use std::cmp::Ordering;
+
+/// A key comparator a column family is opened with.
+#[derive(Copy, Clone)]
+pub struct ComparatorSpec {
+    /// The name RocksDB records in the MANIFEST; must match the real system's.
+    pub name: &'static str,
+    /// The total order over encoded keys.
+    pub compare: fn(&[u8], &[u8]) -> Ordering,
+}
+
+impl std::fmt::Debug for ComparatorSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// Which garbage-collection rule a column family's compaction filter applies.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum GcRule {
+    /// No filter: keep every record.
+    KeepAll,
+    /// Metadata records: drop by [`crate::Codec::gc_meta`].
+    Metadata,
+    /// Element records: drop by [`crate::Codec::gc_sub`] after looking up
+    /// their owner's metadata.
+    SubKeys,
+    /// Drop every record (replication-only families).
+    DropAll,
+}
+
+/// One column family of an instance.
+#[derive(Clone, Debug)]
+pub struct CfSpec {
+    /// Column family name (`default` for RocksDB's default family).
+    pub name: &'static str,
+    /// Custom comparator, or `None` for RocksDB's bytewise order.
+    pub comparator: Option<ComparatorSpec>,
+    /// Compaction-filter rule.
+    pub gc: GcRule,
+}
+
+/// One RocksDB instance of a layout.
+#[derive(Clone, Debug)]
+pub struct InstanceSpec {
+    /// Directory relative to the store directory.
+    pub dir: &'static str,
+    /// Column families in the order the real system opens them.
+    pub column_families: Vec<CfSpec>,
+}
+
+/// A format's whole on-disk layout.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// Instances in the order the real system opens them.
+    pub instances: Vec<InstanceSpec>,
+}
+
+impl Layout {
+    /// The column family at `place`.
+    pub fn cf(&self, place: Place) -> &CfSpec {
+        &self.instances[place.instance].column_families[place.cf]
+    }
+
+    /// Every place of the layout, instances and families in layout order.
+    pub fn places(&self) -> impl Iterator<Item = Place> + '_ {
+        self.instances.iter().enumerate().flat_map(|(i, inst)| {
+            (0..inst.column_families.len()).map(move |cf| Place { instance: i, cf })
+        })
+    }
+}
+
+/// A column family of a layout: indexes into [`Layout::instances`] and that
+/// instance's [`InstanceSpec::column_families`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Place {
+    /// Instance index.
+    pub instance: usize,
+    /// Column family index within the instance.
+    pub cf: usize,
+}
+
+impl Place {
+    /// A place from its two indexes.
+    pub const fn new(instance: usize, cf: usize) -> Place {
+        Place { instance, cf }
+    }
+}
+
+/// An encoded key and where it lives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// The column family.
+    pub place: Place,
+    /// The encoded key.
+    pub key: Vec<u8>,
+}
+
+/// A half-open range of encoded keys in one column family, ordered by that
+/// family's comparator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyRange {
+    /// The column family.
+    pub place: Place,
+    /// Inclusive lower bound.
+    pub lower: Vec<u8>,
+    /// Exclusive upper bound.
+    pub upper: Vec<u8>,
+}

@@ -1,0 +1,23 @@
+//! The shared vocabulary of redcodec: the logical Redis data model, the
+//! description of an on-disk layout, the capabilities a format declares, and
+//! the [`Codec`] trait every format implements.
+//!
+//! This crate is pure: no RocksDB, no I/O. A format crate turns logical
+//! records into bytes and back; the engine decides what to write.
+
+mod caps;
+mod codec;
+mod error;
+mod layout;
+mod model;
+pub mod reader;
+
+pub use caps::{
+    Capabilities, DeleteModel, ListModel, ListShift, MetaLookup, Namespaces, ScoreIndex,
+    TtlResolution, VersionWidth,
+};
+pub use codec::{Codec, GcDecision, SubOwner};
+pub use error::{DecodeError, EncodeError};
+pub use layout::{CfSpec, ComparatorSpec, GcRule, InstanceSpec, KeyRange, Layout, Place, Record};
+pub use model::{DataType, ListBounds, Meta, SparseIndex, SubId, SubKind, SubValue};
+pub use reader::Reader;

@@ -1,0 +1,204 @@
+//! The logical model every format stores: a metadata record per key plus
+//! records per element.
+
+/// The five Redis data types redcodec stores.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DataType {
+    /// A string value.
+    String,
+    /// Field → value.
+    Hash,
+    /// An ordered sequence of values.
+    List,
+    /// Unordered unique members.
+    Set,
+    /// Members ordered by an exact `f64` score.
+    ZSet,
+}
+
+impl DataType {
+    /// Every type, in the order formats with one metadata place per type probe them.
+    pub const ALL: [DataType; 5] = [
+        DataType::String,
+        DataType::Hash,
+        DataType::Set,
+        DataType::List,
+        DataType::ZSet,
+    ];
+
+    /// The name Redis' `TYPE` command gives.
+    pub fn redis_name(self) -> &'static str {
+        match self {
+            DataType::String => "string",
+            DataType::Hash => "hash",
+            DataType::List => "list",
+            DataType::Set => "set",
+            DataType::ZSet => "zset",
+        }
+    }
+
+    /// Parses a `TYPE` name as `SCAN ... TYPE` accepts it (case-insensitive).
+    pub fn from_redis_name(name: &[u8]) -> Option<DataType> {
+        let lower = name.to_ascii_lowercase();
+        DataType::ALL
+            .into_iter()
+            .find(|t| t.redis_name().as_bytes() == lower.as_slice())
+    }
+
+    /// Whether values of this type are collections of element records.
+    pub fn is_collection(self) -> bool {
+        self != DataType::String
+    }
+}
+
+/// Where a list's elements sit, in the model the format declares
+/// (see [`crate::ListModel`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ListBounds {
+    /// Not a list.
+    None,
+    /// Array model: elements at the integer indexes `[head, tail)`.
+    Array {
+        /// Index of the first element.
+        head: u64,
+        /// One past the index of the last element.
+        tail: u64,
+    },
+    /// Doubly linked nodes: sequence numbers of the first and last node, and
+    /// the next unused sequence number. `0` is the null link.
+    Linked {
+        /// Sequence number of the first node (0 when empty).
+        left: i64,
+        /// Sequence number of the last node (0 when empty).
+        right: i64,
+        /// Next sequence number to hand out; never reused.
+        next_seq: i64,
+    },
+    /// Sparse numeric index: the lowest and highest element index, and
+    /// whether indexes are still consecutive integers.
+    Sparse {
+        /// Lowest index in use.
+        min: SparseIndex,
+        /// Highest index in use.
+        max: SparseIndex,
+        /// True while `min..=max` are consecutive integers.
+        sequential: bool,
+    },
+}
+
+/// A sparse list index: an integer, or a float after an insert between two
+/// neighbours.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum SparseIndex {
+    /// An integer index.
+    Int(i64),
+    /// A fractional index.
+    Float(f64),
+}
+
+/// The metadata of one key, in logical units.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Meta {
+    /// The key's type.
+    pub data_type: DataType,
+    /// Absolute expiry in unix milliseconds; 0 means no expiry.
+    pub expire_ms: u64,
+    /// Version stamped on the key's element records (0 where a format has none).
+    pub version: u64,
+    /// Number of elements (0 for strings).
+    pub size: u64,
+    /// List positions (lists only).
+    pub list: ListBounds,
+    /// The string payload (strings only).
+    pub value: Vec<u8>,
+    /// A format-specific encoding variant read from disk and kept when the
+    /// record is rewritten (Kvrocks: the legacy 32-bit common-field layout).
+    pub variant: u8,
+}
+
+impl Meta {
+    /// Metadata of a string key.
+    pub fn string(value: Vec<u8>, expire_ms: u64) -> Meta {
+        Meta {
+            data_type: DataType::String,
+            expire_ms,
+            version: 0,
+            size: 0,
+            list: ListBounds::None,
+            value,
+            variant: 0,
+        }
+    }
+
+    /// Whether the key has expired at `now_ms`: as in Redis, a key is
+    /// still live at the very millisecond it expires.
+    pub fn expired_at(&self, now_ms: u64) -> bool {
+        self.expire_ms != 0 && self.expire_ms < now_ms
+    }
+}
+
+/// The kinds of element record.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SubKind {
+    /// Hash field → value.
+    HashField,
+    /// Set member → nothing.
+    SetMember,
+    /// Sorted-set member → score.
+    ZSetMember,
+    /// Sorted-set score index: (score, member) → nothing.
+    ZSetScore,
+    /// List element at a position → value.
+    ListItem,
+}
+
+/// What identifies an element record inside its key.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SubId {
+    /// A hash field, set member or sorted-set member.
+    Name(Vec<u8>),
+    /// A score-index entry. For a format with a lossy score index the decoded
+    /// score is the indexed (rounded) one.
+    Scored {
+        /// The score.
+        score: f64,
+        /// The member.
+        member: Vec<u8>,
+    },
+    /// A list position in the array model.
+    Index(u64),
+    /// A list node in the linked model.
+    Seq(i64),
+    /// A list position in the sparse model.
+    Sparse(SparseIndex),
+}
+
+/// The logical value of an element record.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SubValue {
+    /// No value (set members, score-index entries).
+    Empty,
+    /// A byte string (hash values, array or sparse list elements).
+    Bytes(Vec<u8>),
+    /// A sorted-set member's exact score.
+    Score(f64),
+    /// A linked-list node.
+    Node {
+        /// Previous node's sequence number (0: none).
+        prev: i64,
+        /// Next node's sequence number (0: none).
+        next: i64,
+        /// The element.
+        value: Vec<u8>,
+    },
+}
+
+impl SubValue {
+    /// The bytes of a `Bytes` or `Node` value.
+    pub fn into_bytes(self) -> Option<Vec<u8>> {
+        match self {
+            SubValue::Bytes(v) | SubValue::Node { value: v, .. } => Some(v),
+            _ => None,
+        }
+    }
+}

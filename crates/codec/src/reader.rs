@@ -1,0 +1,161 @@
+//! A bounds-checked cursor over record bytes: every read returns a
+//! [`DecodeError`] instead of panicking.
+
+use byteorder::{BigEndian, ByteOrder, LittleEndian};
+
+use crate::DecodeError;
+
+/// Reads fields from a record, front to back.
+#[derive(Clone, Debug)]
+pub struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    record: &'static str,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader over `buf`; `record` names the record in errors.
+    pub fn new(record: &'static str, buf: &'a [u8]) -> Reader<'a> {
+        Reader {
+            buf,
+            pos: 0,
+            record,
+        }
+    }
+
+    /// Bytes not read yet.
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    /// Current offset.
+    pub fn offset(&self) -> usize {
+        self.pos
+    }
+
+    /// Takes the next `n` bytes.
+    pub fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+        if self.remaining() < n {
+            return Err(DecodeError::Truncated {
+                record: self.record,
+                offset: self.pos,
+                needed: n,
+                available: self.remaining(),
+            });
+        }
+        let out = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(out)
+    }
+
+    /// Takes everything left.
+    pub fn rest(&mut self) -> &'a [u8] {
+        let out = &self.buf[self.pos..];
+        self.pos = self.buf.len();
+        out
+    }
+
+    /// Takes everything left but the last `n` bytes, which stay unread.
+    pub fn all_but(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+        let len = self
+            .remaining()
+            .checked_sub(n)
+            .ok_or(DecodeError::Truncated {
+                record: self.record,
+                offset: self.pos,
+                needed: n,
+                available: self.remaining(),
+            })?;
+        self.take(len)
+    }
+
+    /// One byte.
+    pub fn u8(&mut self) -> Result<u8, DecodeError> {
+        Ok(self.take(1)?[0])
+    }
+
+    /// Big-endian u16.
+    pub fn u16_be(&mut self) -> Result<u16, DecodeError> {
+        Ok(BigEndian::read_u16(self.take(2)?))
+    }
+
+    /// Big-endian u32.
+    pub fn u32_be(&mut self) -> Result<u32, DecodeError> {
+        Ok(BigEndian::read_u32(self.take(4)?))
+    }
+
+    /// Big-endian u64.
+    pub fn u64_be(&mut self) -> Result<u64, DecodeError> {
+        Ok(BigEndian::read_u64(self.take(8)?))
+    }
+
+    /// Little-endian u32.
+    pub fn u32_le(&mut self) -> Result<u32, DecodeError> {
+        Ok(LittleEndian::read_u32(self.take(4)?))
+    }
+
+    /// Little-endian i32.
+    pub fn i32_le(&mut self) -> Result<i32, DecodeError> {
+        Ok(LittleEndian::read_i32(self.take(4)?))
+    }
+
+    /// Little-endian u64.
+    pub fn u64_le(&mut self) -> Result<u64, DecodeError> {
+        Ok(LittleEndian::read_u64(self.take(8)?))
+    }
+
+    /// Little-endian i64.
+    pub fn i64_le(&mut self) -> Result<i64, DecodeError> {
+        Ok(LittleEndian::read_i64(self.take(8)?))
+    }
+
+    /// Little-endian IEEE-754 double.
+    pub fn f64_le(&mut self) -> Result<f64, DecodeError> {
+        Ok(LittleEndian::read_f64(self.take(8)?))
+    }
+
+    /// Fails unless every byte was read.
+    pub fn finish(&self) -> Result<(), DecodeError> {
+        if self.remaining() == 0 {
+            Ok(())
+        } else {
+            Err(self.invalid(format!("{} trailing bytes", self.remaining())))
+        }
+    }
+
+    /// An [`DecodeError::Invalid`] for this record.
+    pub fn invalid(&self, reason: impl Into<String>) -> DecodeError {
+        DecodeError::Invalid {
+            record: self.record,
+            reason: reason.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_fields_in_order_and_reports_truncation() {
+        let bytes = [0x01, 0x00, 0x02, 0xff];
+        let mut r = Reader::new("test record", &bytes);
+        assert_eq!(r.u8().unwrap(), 1);
+        assert_eq!(r.u16_be().unwrap(), 2);
+        let err = r.u32_le().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "corrupt test record: needs 4 more bytes at offset 3, has 1"
+        );
+        assert_eq!(r.rest(), &[0xff]);
+        r.finish().unwrap();
+    }
+
+    #[test]
+    fn all_but_keeps_a_suffix() {
+        let mut r = Reader::new("v", b"abcdef");
+        assert_eq!(r.all_but(2).unwrap(), b"abcd");
+        assert_eq!(r.rest(), b"ef");
+        assert!(Reader::new("v", b"a").all_but(2).is_err());
+    }
+}

@@ -1,0 +1,19 @@
+//! The conformance suite: scenario files of commands and the replies Redis
+//! gives, run on every format and on a real `redis-server`.
+//!
+//! - [`scenario`] parses the files (grammar in `scenarios/README.md`);
+//! - [`expect`] matches a reply against its expected text;
+//! - [`target`] runs commands on an engine of any format or on real Redis;
+//! - [`runner`] runs a corpus on a target and reports every difference;
+//! - [`model`] is the in-memory reference model the property tests compare with.
+
+pub mod expect;
+pub mod model;
+pub mod runner;
+pub mod scenario;
+pub mod target;
+
+/// The directory holding the scenario files.
+pub fn corpus_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios")
+}

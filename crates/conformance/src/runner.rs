@@ -1,0 +1,100 @@
+//! Runs scenarios on a target and collects every difference.
+
+use std::fmt;
+
+use redcodec_engine::Reply;
+
+use crate::expect::matches;
+use crate::scenario::{Scenario, Step};
+use crate::target::{Target, TargetError};
+
+/// A reply that differs from the scenario.
+#[derive(Debug, Clone)]
+pub struct Mismatch {
+    /// Target name (format or `redis`).
+    pub target: String,
+    /// Scenario file.
+    pub file: String,
+    /// Line of the command.
+    pub line: usize,
+    /// Case name.
+    pub case: String,
+    /// The command as written.
+    pub command: String,
+    /// Expected reply text.
+    pub expected: String,
+    /// Actual reply text.
+    pub actual: String,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{}:{} [{}] case '{}': > {}",
+            self.file, self.line, self.target, self.case, self.command
+        )?;
+        writeln!(f, "  expected:")?;
+        for l in self.expected.lines() {
+            writeln!(f, "    {l}")?;
+        }
+        writeln!(f, "  actual:")?;
+        for l in self.actual.lines() {
+            writeln!(f, "    {l}")?;
+        }
+        Ok(())
+    }
+}
+
+/// What a run of a corpus on one target found.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Commands compared.
+    pub commands: usize,
+    /// Cases run.
+    pub cases: usize,
+    /// Every difference.
+    pub mismatches: Vec<Mismatch>,
+}
+
+/// Runs every case of `scenarios` on `target`, flushing before each case.
+pub fn run(target: &mut dyn Target, scenarios: &[Scenario]) -> Result<Report, TargetError> {
+    let mut report = Report::default();
+    let flush = vec![b"FLUSHALL".to_vec()];
+    for scenario in scenarios {
+        for case in &scenario.cases {
+            report.cases += 1;
+            let reply = target.execute(&flush)?;
+            if reply != Reply::ok() {
+                return Err(TargetError::Protocol(format!("FLUSHALL replied {reply}")));
+            }
+            for step in &case.steps {
+                match step {
+                    Step::Sleep(ms) => target.advance_ms(*ms),
+                    Step::Command {
+                        line,
+                        text,
+                        args,
+                        expected,
+                        mode,
+                    } => {
+                        report.commands += 1;
+                        let actual = target.execute(args)?;
+                        if !matches(&actual, expected, *mode, args) {
+                            report.mismatches.push(Mismatch {
+                                target: target.name(),
+                                file: scenario.file.clone(),
+                                line: *line,
+                                case: case.name.clone(),
+                                command: text.clone(),
+                                expected: expected.join("\n"),
+                                actual: actual.to_cli_string(),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(report)
+}

@@ -1,0 +1,203 @@
+//! Where scenarios run: an engine of any format on a manual clock, or a
+//! real `redis-server` started on a free loopback port.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use redcodec_engine::{Engine, EngineOptions, ManualClock, Reply};
+use redcodec_formats::{AnyCodec, Format, FormatOptions};
+use redis_protocol::resp2::decode::decode;
+use redis_protocol::resp2::encode::encode;
+use redis_protocol::resp2::types::{OwnedFrame, Resp2Frame};
+use thiserror::Error;
+
+/// A target that cannot be started or reached.
+#[derive(Debug, Error)]
+pub enum TargetError {
+    /// Starting or opening the target failed.
+    #[error("cannot start {target}: {message}")]
+    Start {
+        /// Which target.
+        target: String,
+        /// Why.
+        message: String,
+    },
+    /// Talking to the target failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The target sent bytes that are not RESP2.
+    #[error("protocol error: {0}")]
+    Protocol(String),
+}
+
+/// Something that runs commands and whose clock a scenario can move.
+pub trait Target {
+    /// A name for messages (a format name, or `redis`).
+    fn name(&self) -> String;
+    /// Runs one command.
+    fn execute(&mut self, args: &[Vec<u8>]) -> Result<Reply, TargetError>;
+    /// Lets `ms` milliseconds pass.
+    fn advance_ms(&mut self, ms: u64);
+}
+
+/// An engine of one format in a temporary directory, on a manual clock.
+pub struct EngineTarget {
+    engine: Engine<AnyCodec>,
+    clock: Arc<ManualClock>,
+    format: Format,
+    _dir: tempfile::TempDir,
+}
+
+impl EngineTarget {
+    /// A fresh store of `format` with default options, at a fixed time.
+    pub fn new(format: Format) -> Result<EngineTarget, TargetError> {
+        let start = |message: String| TargetError::Start {
+            target: format.to_string(),
+            message,
+        };
+        let dir = tempfile::tempdir().map_err(|e| start(e.to_string()))?;
+        let clock = Arc::new(ManualClock::at_ms(1_700_000_000_000));
+        let codec = format
+            .codec(&FormatOptions::default())
+            .map_err(|e| start(e.to_string()))?;
+        let engine = Engine::open(codec, dir.path(), EngineOptions::with_clock(clock.clone()))
+            .map_err(|e| start(e.to_string()))?;
+        Ok(EngineTarget {
+            engine,
+            clock,
+            format,
+            _dir: dir,
+        })
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> &Engine<AnyCodec> {
+        &self.engine
+    }
+}
+
+impl Target for EngineTarget {
+    fn name(&self) -> String {
+        self.format.to_string()
+    }
+
+    fn execute(&mut self, args: &[Vec<u8>]) -> Result<Reply, TargetError> {
+        Ok(self.engine.execute(args))
+    }
+
+    fn advance_ms(&mut self, ms: u64) {
+        self.clock.advance_ms(ms);
+    }
+}
+
+/// A real `redis-server` child process on a loopback port, stopped on drop.
+pub struct RedisServer {
+    child: Child,
+    conn: TcpStream,
+    buf: Vec<u8>,
+}
+
+impl RedisServer {
+    /// Starts `redis-server` (from PATH) with persistence off.
+    pub fn start() -> Result<RedisServer, TargetError> {
+        let start = |message: String| TargetError::Start {
+            target: "redis-server".into(),
+            message,
+        };
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| start(e.to_string()))?
+            .port();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| start(format!("{e} (is redis-server installed?)")))?;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let conn = loop {
+            match TcpStream::connect(("127.0.0.1", port)) {
+                Ok(c) => break c,
+                Err(_) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                Err(e) => return Err(start(format!("no answer on port {port}: {e}"))),
+            }
+        };
+        conn.set_read_timeout(Some(Duration::from_secs(30)))?;
+        let mut server = RedisServer {
+            child,
+            conn,
+            buf: Vec::new(),
+        };
+        // The port may accept before the server is ready to answer.
+        while Instant::now() < deadline {
+            if let Ok(Reply::Status(s)) = server.execute(&[b"PING".to_vec()]) {
+                if s == "PONG" {
+                    return Ok(server);
+                }
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Err(start("the server never answered PING".into()))
+    }
+
+    fn read_frame(&mut self) -> Result<OwnedFrame, TargetError> {
+        loop {
+            match decode(&self.buf) {
+                Ok(Some((frame, used))) => {
+                    self.buf.drain(..used);
+                    return Ok(frame);
+                }
+                Ok(None) => {}
+                Err(e) => return Err(TargetError::Protocol(e.to_string())),
+            }
+            let mut chunk = [0u8; 64 * 1024];
+            let n = self.conn.read(&mut chunk)?;
+            if n == 0 {
+                return Err(TargetError::Protocol("connection closed".into()));
+            }
+            self.buf.extend_from_slice(&chunk[..n]);
+        }
+    }
+}
+
+impl Target for RedisServer {
+    fn name(&self) -> String {
+        "redis".into()
+    }
+
+    fn execute(&mut self, args: &[Vec<u8>]) -> Result<Reply, TargetError> {
+        let frame = OwnedFrame::Array(args.iter().cloned().map(OwnedFrame::BulkString).collect());
+        let mut out = vec![0u8; frame.encode_len(false)];
+        encode(&mut out, &frame, false).map_err(|e| TargetError::Protocol(e.to_string()))?;
+        self.conn.write_all(&out)?;
+        Ok(to_reply(self.read_frame()?))
+    }
+
+    fn advance_ms(&mut self, ms: u64) {
+        std::thread::sleep(Duration::from_millis(ms));
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn to_reply(frame: OwnedFrame) -> Reply {
+    match frame {
+        OwnedFrame::SimpleString(s) => Reply::Status(String::from_utf8_lossy(&s).into_owned()),
+        OwnedFrame::Error(e) => Reply::Error(e),
+        OwnedFrame::Integer(i) => Reply::Integer(i),
+        OwnedFrame::BulkString(b) => Reply::Bulk(b),
+        OwnedFrame::Array(items) => Reply::Array(items.into_iter().map(to_reply).collect()),
+        OwnedFrame::Null => Reply::Nil,
+    }
+}

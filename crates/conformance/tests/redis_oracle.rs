@@ -1,0 +1,40 @@
+//! The corpus against a real redis-server: the expected replies must be
+//! what Redis itself gives, so the corpus cannot drift from Redis.
+//!
+//! Needs `redis-server` on PATH. Without it the test is skipped, unless
+//! `REDCODEC_REQUIRE_REDIS=1` (set by `.ci/run`), where it fails.
+
+use redcodec_conformance::{corpus_dir, runner, scenario, target::RedisServer};
+
+#[test]
+fn corpus_matches_real_redis() {
+    let required = std::env::var("REDCODEC_REQUIRE_REDIS").is_ok_and(|v| v == "1");
+    let mut server = match RedisServer::start() {
+        Ok(s) => s,
+        Err(e) if !required => {
+            eprintln!("SKIPPED: {e}");
+            return;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    let scenarios = scenario::load_dir(&corpus_dir()).expect("corpus parses");
+    let report = runner::run(&mut server, &scenarios).expect("run completes");
+    println!(
+        "redis: {} cases, {} commands, {} mismatches",
+        report.cases,
+        report.commands,
+        report.mismatches.len()
+    );
+    if !report.mismatches.is_empty() {
+        let shown: String = report
+            .mismatches
+            .iter()
+            .take(40)
+            .map(|m| m.to_string())
+            .collect();
+        panic!(
+            "{} expected replies differ from real Redis:\n{shown}",
+            report.mismatches.len()
+        );
+    }
+}

@@ -1,0 +1,689 @@
+//! Hash commands. Each field is one `HashField` record named by the field,
+//! holding the value's bytes.
+
+use std::collections::HashMap;
+
+use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
+
+use super::is;
+use super::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
+use super::sets::{distinct, random_count_arg, random_pick, random_record, record_name, Rng};
+use crate::dispatch::{Keys, Table};
+use crate::error::{CmdError, CmdResult};
+use crate::keyspace::{corrupt, Ctx};
+use crate::long_double::LongDouble;
+use crate::number::{int_arg, parse_i64};
+use crate::reply::Reply;
+
+const KIND: SubKind = SubKind::HashField;
+
+pub fn register<C: Codec>(t: &mut Table<C>) {
+    t.add("hset", -4, Keys::First, hset);
+    t.add("hsetnx", 4, Keys::First, hsetnx);
+    t.add("hget", 3, Keys::First, hget);
+    t.add("hmget", -3, Keys::First, hmget);
+    t.add("hmset", -4, Keys::First, hmset);
+    t.add("hdel", -3, Keys::First, hdel);
+    t.add("hlen", 2, Keys::First, hlen);
+    t.add("hexists", 3, Keys::First, hexists);
+    t.add("hgetall", 2, Keys::First, hgetall);
+    t.add("hkeys", 2, Keys::First, hkeys);
+    t.add("hvals", 2, Keys::First, hvals);
+    t.add("hincrby", 4, Keys::First, hincrby);
+    t.add("hincrbyfloat", 4, Keys::First, hincrbyfloat);
+    t.add("hstrlen", 3, Keys::First, hstrlen);
+    t.add("hscan", -3, Keys::First, hscan);
+    t.add("hrandfield", -2, Keys::First, hrandfield);
+}
+
+// ---------------------------------------------------------------------------
+// Reading and writing fields
+
+/// Every field and value of the hash at `key` (RENAME, migration), in the
+/// codec's record order.
+pub(crate) fn read_all<C: Codec>(
+    ctx: &Ctx<'_, C>,
+    key: &[u8],
+    meta: &Meta,
+) -> CmdResult<Vec<(Vec<u8>, Vec<u8>)>> {
+    ctx.subs(KIND, key, meta, None, false)
+        .map(|record| record.and_then(|(id, value)| decode_pair(key, id, value)))
+        .collect()
+}
+
+/// Queues `pairs` as the records of the fresh hash `meta` at `key` and sets
+/// its size (a repeated field counts once; its last value wins). Does not
+/// write the metadata.
+pub(crate) fn write_all<C: Codec>(
+    ctx: &mut Ctx<'_, C>,
+    key: &[u8],
+    meta: &mut Meta,
+    pairs: &[(Vec<u8>, Vec<u8>)],
+) -> CmdResult<()> {
+    let pairs: Vec<(&[u8], &[u8])> = pairs
+        .iter()
+        .map(|(f, v)| (f.as_slice(), v.as_slice()))
+        .collect();
+    let pairs = last_wins(&pairs);
+    for (field, value) in &pairs {
+        put_value(ctx, key, meta, field, value);
+    }
+    meta.size = pairs.len() as u64;
+    Ok(())
+}
+
+fn field_id(field: &[u8]) -> SubId {
+    SubId::Name(field.to_vec())
+}
+
+/// The bytes of a field's value record.
+fn value_bytes(key: &[u8], value: SubValue) -> CmdResult<Vec<u8>> {
+    match value {
+        SubValue::Bytes(bytes) => Ok(bytes),
+        other => Err(corrupt(key, format!("unexpected hash value {other:?}"))),
+    }
+}
+
+/// A decoded field record as (field, value).
+fn decode_pair(key: &[u8], id: SubId, value: SubValue) -> CmdResult<(Vec<u8>, Vec<u8>)> {
+    Ok((record_name(key, id)?, value_bytes(key, value)?))
+}
+
+/// The live hash at `key`; WRONGTYPE for another type.
+fn read<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8]) -> CmdResult<Option<Meta>> {
+    ctx.typed(key, DataType::Hash)
+}
+
+/// The value of `field` in the hash `meta` at `key`. A fresh hash (size 0)
+/// has no fields, whatever stale records a version-less format still holds
+/// under its key.
+fn get_value<C: Codec>(
+    ctx: &Ctx<'_, C>,
+    key: &[u8],
+    meta: &Meta,
+    field: &[u8],
+) -> CmdResult<Option<Vec<u8>>> {
+    if meta.size == 0 {
+        return Ok(None);
+    }
+    ctx.sub_get(KIND, key, meta, &field_id(field))?
+        .map(|value| value_bytes(key, value))
+        .transpose()
+}
+
+/// The value of `field` in the hash at `key`, if both exist.
+fn lookup<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8], field: &[u8]) -> CmdResult<Option<Vec<u8>>> {
+    match read(ctx, key)? {
+        Some(meta) => get_value(ctx, key, &meta, field),
+        None => Ok(None),
+    }
+}
+
+fn put_value<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], meta: &Meta, field: &[u8], value: &[u8]) {
+    ctx.sub_put(
+        KIND,
+        key,
+        meta,
+        &field_id(field),
+        &SubValue::Bytes(value.to_vec()),
+    );
+}
+
+/// Queues `field` = `value`; a new field (`existed` false) grows the hash
+/// and its metadata is saved.
+fn set_field<C: Codec>(
+    ctx: &mut Ctx<'_, C>,
+    key: &[u8],
+    meta: &mut Meta,
+    field: &[u8],
+    value: &[u8],
+    existed: bool,
+) -> CmdResult<()> {
+    put_value(ctx, key, meta, field, value);
+    if !existed {
+        meta.size += 1;
+        ctx.save(key, meta)?;
+    }
+    Ok(())
+}
+
+/// Field–value pairs with each field once, holding its last value, in
+/// first-seen order.
+fn last_wins<'a>(pairs: &[(&'a [u8], &'a [u8])]) -> Vec<(&'a [u8], &'a [u8])> {
+    let mut slot: HashMap<&[u8], usize> = HashMap::new();
+    let mut out: Vec<(&[u8], &[u8])> = Vec::new();
+    for &(field, value) in pairs {
+        match slot.get(field) {
+            Some(&i) => out[i].1 = value,
+            None => {
+                slot.insert(field, out.len());
+                out.push((field, value));
+            }
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// Commands
+
+/// HSET / HMSET key field value [field value ...]: returns the number of
+/// new fields.
+fn set_pairs<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]], cmd: &str) -> CmdResult<u64> {
+    if !a.len().is_multiple_of(2) {
+        return Err(CmdError::WrongArity(cmd.into()));
+    }
+    let key = a[1];
+    let pairs: Vec<(&[u8], &[u8])> = a[2..].chunks(2).map(|p| (p[0], p[1])).collect();
+    let mut meta = ctx.typed_or_create(key, DataType::Hash)?;
+    let mut added = 0;
+    for (field, value) in last_wins(&pairs) {
+        if get_value(ctx, key, &meta, field)?.is_none() {
+            added += 1;
+        }
+        put_value(ctx, key, &meta, field, value);
+    }
+    if added > 0 {
+        meta.size += added;
+        ctx.save(key, &meta)?;
+    }
+    Ok(added)
+}
+
+fn hset<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    Ok(Reply::Integer(set_pairs(ctx, a, "hset")? as i64))
+}
+
+fn hmset<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    set_pairs(ctx, a, "hmset")?;
+    Ok(Reply::ok())
+}
+
+fn hsetnx<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let (key, field) = (a[1], a[2]);
+    let mut meta = ctx.typed_or_create(key, DataType::Hash)?;
+    if get_value(ctx, key, &meta, field)?.is_some() {
+        return Ok(Reply::Integer(0));
+    }
+    set_field(ctx, key, &mut meta, field, a[3], false)?;
+    Ok(Reply::Integer(1))
+}
+
+fn hget<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    Ok(Reply::opt_bulk(lookup(ctx, a[1], a[2])?))
+}
+
+fn hmget<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let key = a[1];
+    let meta = read(ctx, key)?;
+    let mut out = Vec::with_capacity(a.len() - 2);
+    for field in &a[2..] {
+        let value = match &meta {
+            Some(meta) => get_value(ctx, key, meta, field)?,
+            None => None,
+        };
+        out.push(Reply::opt_bulk(value));
+    }
+    Ok(Reply::Array(out))
+}
+
+fn hdel<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let key = a[1];
+    let Some(mut meta) = read(ctx, key)? else {
+        return Ok(Reply::Integer(0));
+    };
+    let mut removed = 0;
+    for field in distinct(a[2..].iter().copied()) {
+        if get_value(ctx, key, &meta, field)?.is_some() {
+            ctx.sub_del(KIND, key, &meta, &field_id(field));
+            removed += 1;
+        }
+    }
+    if removed > 0 {
+        meta.size = meta.size.saturating_sub(removed);
+        ctx.save(key, &meta)?;
+    }
+    Ok(Reply::Integer(removed as i64))
+}
+
+fn hlen<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    Ok(Reply::Integer(
+        read(ctx, a[1])?.map_or(0, |m| m.size as i64),
+    ))
+}
+
+fn hexists<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    Ok(Reply::Integer(i64::from(
+        lookup(ctx, a[1], a[2])?.is_some(),
+    )))
+}
+
+fn hstrlen<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    Ok(Reply::Integer(
+        lookup(ctx, a[1], a[2])?.map_or(0, |v| v.len() as i64),
+    ))
+}
+
+/// Every pair of the hash at `key` (none when missing).
+fn all_pairs<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8]) -> CmdResult<Vec<(Vec<u8>, Vec<u8>)>> {
+    match read(ctx, key)? {
+        Some(meta) => read_all(ctx, key, &meta),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// Pairs as a flat reply: field, value, field, value…, or only the fields.
+fn pairs_reply(pairs: Vec<(Vec<u8>, Vec<u8>)>, with_values: bool) -> Reply {
+    let mut out = Vec::with_capacity(pairs.len() * if with_values { 2 } else { 1 });
+    for (field, value) in pairs {
+        out.push(Reply::Bulk(field));
+        if with_values {
+            out.push(Reply::Bulk(value));
+        }
+    }
+    Reply::Array(out)
+}
+
+fn hgetall<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    Ok(pairs_reply(all_pairs(ctx, a[1])?, true))
+}
+
+fn hkeys<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    Ok(pairs_reply(all_pairs(ctx, a[1])?, false))
+}
+
+fn hvals<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    Ok(Reply::bulks(
+        all_pairs(ctx, a[1])?.into_iter().map(|(_, v)| v),
+    ))
+}
+
+/// Replaces the value of `field` with `update(current)` (`None`: no such
+/// field), creating the hash or field as needed; returns the new value.
+fn update_field<C: Codec>(
+    ctx: &mut Ctx<'_, C>,
+    key: &[u8],
+    field: &[u8],
+    update: impl FnOnce(Option<&[u8]>) -> CmdResult<Vec<u8>>,
+) -> CmdResult<Vec<u8>> {
+    let mut meta = ctx.typed_or_create(key, DataType::Hash)?;
+    let current = get_value(ctx, key, &meta, field)?;
+    let next = update(current.as_deref())?;
+    set_field(ctx, key, &mut meta, field, &next, current.is_some())?;
+    Ok(next)
+}
+
+fn hincrby<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let by = int_arg(a[3])?;
+    let next = update_field(ctx, a[1], a[2], |current| {
+        let current = match current {
+            Some(text) => parse_i64(text)
+                .ok_or_else(|| CmdError::other("ERR hash value is not an integer"))?,
+            None => 0,
+        };
+        let next = current
+            .checked_add(by)
+            .ok_or_else(|| CmdError::other("ERR increment or decrement would overflow"))?;
+        Ok(next.to_string().into_bytes())
+    })?;
+    // The text was just printed from an i64.
+    Ok(Reply::Integer(parse_i64(&next).unwrap_or_default()))
+}
+
+fn hincrbyfloat<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let by = LongDouble::parse(a[3]).ok_or(CmdError::NotFloat)?;
+    if by.is_infinite() {
+        return Err(CmdError::other("ERR value is NaN or Infinity"));
+    }
+    let next = update_field(ctx, a[1], a[2], |current| {
+        let current = match current {
+            Some(text) => LongDouble::parse(text)
+                .ok_or_else(|| CmdError::other("ERR hash value is not a float"))?,
+            None => LongDouble::ZERO,
+        };
+        let next = current
+            .plus(by)
+            .map_err(|_| CmdError::other("ERR increment would produce NaN or Infinity"))?;
+        Ok(next.to_redis_string().into_bytes())
+    })?;
+    Ok(Reply::Bulk(next))
+}
+
+fn hscan<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let key = a[1];
+    let cursor = parse_cursor(a[2])?;
+    let Some(meta) = read(ctx, key)? else {
+        return Ok(empty_scan_reply());
+    };
+    let opts = ScanOptions::parse(&a[3..], false)?;
+    let (next, page) = scan_page(ctx.subs(KIND, key, &meta, None, false), cursor, opts.count)?;
+    let mut items = Vec::new();
+    for (id, value) in page {
+        let (field, value) = decode_pair(key, id, value)?;
+        if opts.matches(&field) {
+            items.push(Reply::Bulk(field));
+            items.push(Reply::Bulk(value));
+        }
+    }
+    Ok(scan_reply(next, items))
+}
+
+/// HRANDFIELD key [count [WITHVALUES]]
+fn hrandfield<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let key = a[1];
+    if a.len() == 2 {
+        let Some(meta) = read(ctx, key)? else {
+            return Ok(Reply::Nil);
+        };
+        let (id, _) = random_record(ctx, KIND, key, &meta)?;
+        return Ok(Reply::Bulk(record_name(key, id)?));
+    }
+    let count = random_count_arg(a[2])?;
+    let with_values = match a.len() {
+        3 => false,
+        4 if is(a[3], "withvalues") => true,
+        _ => return Err(CmdError::Syntax),
+    };
+    // Redis refuses counts whose doubled reply length would overflow.
+    if with_values && !(-i64::MAX / 2..=i64::MAX / 2).contains(&count) {
+        return Err(CmdError::other("ERR value is out of range"));
+    }
+    let Some(meta) = read(ctx, key)?.filter(|_| count != 0) else {
+        return Ok(Reply::Array(Vec::new()));
+    };
+    let pairs = read_all(ctx, key, &meta)?;
+    let picked = random_pick(&mut Rng::new(ctx.now_ms), pairs, count)?;
+    Ok(pairs_reply(picked, with_values))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cmd::testkit::TestEngine;
+    use crate::reply::Reply;
+
+    const WRONG: &str = "(error) WRONGTYPE Operation against a key holding the wrong kind of value";
+
+    /// The items of an array reply, rendered and sorted.
+    fn sorted(reply: Reply) -> Vec<String> {
+        let Reply::Array(items) = reply else {
+            panic!("not an array: {reply:?}")
+        };
+        let mut out: Vec<String> = items.into_iter().map(|r| r.to_cli_string()).collect();
+        out.sort();
+        out
+    }
+
+    fn quoted(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| format!("\"{s}\"")).collect()
+    }
+
+    /// The items of an array reply as (field, value) pairs, sorted.
+    fn sorted_pairs(reply: Reply) -> Vec<(String, String)> {
+        let Reply::Array(items) = reply else {
+            panic!("not an array: {reply:?}")
+        };
+        let mut out: Vec<(String, String)> = items
+            .chunks(2)
+            .map(|p| (p[0].to_cli_string(), p[1].to_cli_string()))
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn set_get_and_delete() {
+        let t = TestEngine::new();
+        assert_eq!(t.cli("HSET h a 1 b 2 a 3"), "(integer) 2");
+        assert_eq!(t.cli("HGET h a"), "\"3\"");
+        assert_eq!(t.cli("HSET h a 4 c 5"), "(integer) 1");
+        assert_eq!(t.cli("HLEN h"), "(integer) 3");
+        assert_eq!(
+            t.cli("HSET h a"),
+            "(error) ERR wrong number of arguments for 'hset' command"
+        );
+        assert_eq!(
+            t.cli("HSET h a 1 b"),
+            "(error) ERR wrong number of arguments for 'hset' command"
+        );
+        assert_eq!(
+            t.cli("HMSET h x 1 y"),
+            "(error) ERR wrong number of arguments for 'hmset' command"
+        );
+        assert_eq!(t.cli("HMSET h d 6"), "OK");
+        assert_eq!(t.cli("HSETNX h a 9"), "(integer) 0");
+        assert_eq!(t.cli("HSETNX h e 7"), "(integer) 1");
+        assert_eq!(t.cli("HSETNX new f v"), "(integer) 1");
+        assert_eq!(t.cli("HGET h zz"), "(nil)");
+        assert_eq!(t.cli("HGET nokey a"), "(nil)");
+        assert_eq!(t.cli("HMGET h a zz c"), "1) \"4\"\n2) (nil)\n3) \"5\"");
+        assert_eq!(t.cli("HMGET nokey a b"), "1) (nil)\n2) (nil)");
+        assert_eq!(t.cli("HEXISTS h a"), "(integer) 1");
+        assert_eq!(t.cli("HEXISTS h zz"), "(integer) 0");
+        assert_eq!(t.cli("HSTRLEN h a"), "(integer) 1");
+        assert_eq!(t.cli("HSTRLEN h zz"), "(integer) 0");
+        assert_eq!(t.cli("HSTRLEN nokey a"), "(integer) 0");
+        assert_eq!(
+            sorted_pairs(t.run("HGETALL h")),
+            [("a", "4"), ("b", "2"), ("c", "5"), ("d", "6"), ("e", "7")]
+                .iter()
+                .map(|(f, v)| (format!("\"{f}\""), format!("\"{v}\"")))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(sorted(t.run("HKEYS h")), quoted(&["a", "b", "c", "d", "e"]));
+        assert_eq!(sorted(t.run("HVALS h")), quoted(&["2", "4", "5", "6", "7"]));
+        assert_eq!(t.cli("HGETALL nokey"), "(empty array)");
+        assert_eq!(t.cli("HDEL h a a zz"), "(integer) 1");
+        assert_eq!(t.cli("HDEL nokey a"), "(integer) 0");
+        assert_eq!(t.cli("HDEL h b c d e"), "(integer) 4");
+        assert_eq!(t.cli("EXISTS h"), "(integer) 0");
+        assert_eq!(t.cli("HLEN h"), "(integer) 0");
+        assert_eq!(t.cli("HSET h z 1"), "(integer) 1");
+        assert_eq!(t.cli("HGETALL h"), "1) \"z\"\n2) \"1\"");
+    }
+
+    #[test]
+    fn wrong_types_are_refused() {
+        let t = TestEngine::new();
+        t.run("SET str v");
+        for cmd in [
+            "HSET str a 1",
+            "HMSET str a 1",
+            "HSETNX str a 1",
+            "HGET str a",
+            "HMGET str a",
+            "HDEL str a",
+            "HLEN str",
+            "HEXISTS str a",
+            "HGETALL str",
+            "HKEYS str",
+            "HVALS str",
+            "HINCRBY str a 1",
+            "HINCRBYFLOAT str a 1",
+            "HSTRLEN str a",
+            "HSCAN str 0",
+            "HRANDFIELD str",
+            "HRANDFIELD str 0",
+        ] {
+            assert_eq!(t.cli(cmd), WRONG, "{cmd}");
+        }
+        // Arguments are checked before the key.
+        assert_eq!(
+            t.cli("HINCRBY str a x"),
+            "(error) ERR value is not an integer or out of range"
+        );
+        assert_eq!(
+            t.cli("HINCRBYFLOAT str a x"),
+            "(error) ERR value is not a valid float"
+        );
+        assert_eq!(t.cli("HSCAN str x"), "(error) ERR invalid cursor");
+        assert_eq!(t.cli("GET str"), "\"v\"");
+    }
+
+    #[test]
+    fn increments() {
+        let t = TestEngine::new();
+        assert_eq!(t.cli("HINCRBY h n 5"), "(integer) 5");
+        assert_eq!(t.cli("HINCRBY h n -7"), "(integer) -2");
+        assert_eq!(t.cli("HLEN h"), "(integer) 1");
+        assert_eq!(
+            t.cli("HINCRBY h n x"),
+            "(error) ERR value is not an integer or out of range"
+        );
+        t.run("HSET h big 9223372036854775807 s abc sp \" 1\"");
+        assert_eq!(
+            t.cli("HINCRBY h big 1"),
+            "(error) ERR increment or decrement would overflow"
+        );
+        assert_eq!(
+            t.cli("HINCRBY h s 1"),
+            "(error) ERR hash value is not an integer"
+        );
+        assert_eq!(
+            t.cli("HINCRBY h sp 1"),
+            "(error) ERR hash value is not an integer"
+        );
+        assert_eq!(
+            t.cli("HINCRBYFLOAT h s 1"),
+            "(error) ERR hash value is not a float"
+        );
+        assert_eq!(
+            t.cli("HINCRBYFLOAT h sp 1"),
+            "(error) ERR hash value is not a float"
+        );
+        assert_eq!(
+            t.cli("HINCRBYFLOAT h n abc"),
+            "(error) ERR value is not a valid float"
+        );
+        assert_eq!(
+            t.cli("HINCRBYFLOAT h n inf"),
+            "(error) ERR value is NaN or Infinity"
+        );
+        t.run("HSET h fl 10.5 i inf");
+        assert_eq!(t.cli("HINCRBYFLOAT h fl 0.1"), "\"10.6\"");
+        assert_eq!(t.cli("HGET h fl"), "\"10.6\"");
+        assert_eq!(
+            t.cli("HINCRBYFLOAT h i 1"),
+            "(error) ERR increment would produce NaN or Infinity"
+        );
+        assert_eq!(t.cli("HINCRBYFLOAT h f2 5e3"), "\"5000\"");
+        assert_eq!(t.cli("HINCRBYFLOAT h f3 1e20"), "\"100000000000000000000\"");
+        assert_eq!(t.cli("HINCRBYFLOAT h f4 0.0000001"), "\"0.0000001\"");
+        assert_eq!(t.cli("HINCRBYFLOAT h n 2.5"), "\"0.5\"");
+        assert_eq!(t.cli("HGET h n"), "\"0.5\"");
+        assert_eq!(
+            t.cli("HINCRBY h n 1"),
+            "(error) ERR hash value is not an integer"
+        );
+        assert_eq!(t.cli("HLEN h"), "(integer) 9");
+    }
+
+    #[test]
+    fn random_fields_follow_redis_counts() {
+        let t = TestEngine::new();
+        assert_eq!(t.cli("HRANDFIELD nokey"), "(nil)");
+        assert_eq!(t.cli("HRANDFIELD nokey 2"), "(empty array)");
+        assert_eq!(t.cli("HRANDFIELD nokey -2 WITHVALUES"), "(empty array)");
+        t.run("HSET h a 1 b 2 c 3");
+        assert_eq!(t.cli("HRANDFIELD h 0"), "(empty array)");
+        assert_eq!(
+            t.cli("HRANDFIELD h x"),
+            "(error) ERR value is not an integer or out of range"
+        );
+        assert_eq!(
+            t.cli("HRANDFIELD h 1 withvalue"),
+            "(error) ERR syntax error"
+        );
+        assert_eq!(
+            t.cli("HRANDFIELD h 1 withvalues x"),
+            "(error) ERR syntax error"
+        );
+        assert_eq!(
+            t.cli("HRANDFIELD h -9223372036854775808"),
+            "(error) ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+        );
+        assert_eq!(
+            t.cli("HRANDFIELD h -4611686018427387904 WITHVALUES"),
+            "(error) ERR value is out of range"
+        );
+        assert_eq!(
+            t.cli("HRANDFIELD h 9223372036854775807 withvalues"),
+            "(error) ERR value is out of range"
+        );
+        assert_eq!(
+            sorted(t.run("HRANDFIELD h 9223372036854775807")),
+            quoted(&["a", "b", "c"])
+        );
+        let one = t.cli("HRANDFIELD h");
+        assert!(["\"a\"", "\"b\"", "\"c\""].contains(&one.as_str()), "{one}");
+        let pairs = sorted_pairs(t.run("HRANDFIELD h 2 WITHVALUES"));
+        assert_eq!(pairs.len(), 2);
+        assert_ne!(pairs[0].0, pairs[1].0);
+        for (f, v) in &pairs {
+            assert_eq!(t.cli(&format!("HGET h {}", f.trim_matches('"'))), *v);
+        }
+        let Reply::Array(repeated) = t.run("HRANDFIELD h -10 WITHVALUES") else {
+            panic!("array")
+        };
+        assert_eq!(repeated.len(), 20);
+        let Reply::Array(repeated) = t.run("HRANDFIELD h -7") else {
+            panic!("array")
+        };
+        assert_eq!(repeated.len(), 7);
+    }
+
+    #[test]
+    fn hscan_pages_through_a_big_hash() {
+        let t = TestEngine::new();
+        for chunk in (0..500).collect::<Vec<_>>().chunks(50) {
+            let args: Vec<String> = chunk.iter().map(|i| format!("f{i} v{i}")).collect();
+            t.run(&format!("HSET big {}", args.join(" ")));
+        }
+        assert_eq!(t.cli("HLEN big"), "(integer) 500");
+        let mut cursor = "0".to_string();
+        let mut fields = Vec::new();
+        loop {
+            let Reply::Array(parts) = t.run(&format!("HSCAN big {cursor}")) else {
+                panic!("array")
+            };
+            let (Reply::Bulk(next), Reply::Array(items)) = (&parts[0], &parts[1]) else {
+                panic!("scan reply")
+            };
+            assert!(items.len() <= 20);
+            for pair in items.chunks(2) {
+                let (f, v) = (pair[0].to_cli_string(), pair[1].to_cli_string());
+                assert_eq!(f[2..], v[2..]);
+                fields.push(f);
+            }
+            cursor = String::from_utf8(next.clone()).expect("utf8");
+            if cursor == "0" {
+                break;
+            }
+        }
+        fields.sort();
+        fields.dedup();
+        assert_eq!(fields.len(), 500);
+        let Reply::Array(parts) = t.run("HSCAN big 0 MATCH f4?9 COUNT 1000") else {
+            panic!("array")
+        };
+        assert_eq!(
+            sorted_pairs(parts[1].clone()).len(),
+            10,
+            "f409, f419, …, f499"
+        );
+        assert_eq!(t.cli("HSCAN nokey 0"), "1) \"0\"\n2) (empty array)");
+        assert_eq!(t.cli("HSCAN big 0 NOVALUES"), "(error) ERR syntax error");
+        assert_eq!(t.cli("HSCAN big 0 COUNT -1"), "(error) ERR syntax error");
+    }
+
+    #[test]
+    fn binary_fields_and_values_round_trip() {
+        let t = TestEngine::new();
+        assert_eq!(
+            t.cli("HSET h \"\\x00\\xff\" \"\" \"\" \"\\r\\n\""),
+            "(integer) 2"
+        );
+        assert_eq!(t.cli("HGET h \"\\x00\\xff\""), "\"\"");
+        assert_eq!(t.cli("HGET h \"\""), "\"\\r\\n\"");
+        assert_eq!(t.cli("HSTRLEN h \"\""), "(integer) 2");
+    }
+}

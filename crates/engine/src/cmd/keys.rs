@@ -1,0 +1,217 @@
+//! Keyspace commands on named keys: DEL, UNLINK, EXISTS, TYPE, the EXPIRE
+//! family, TTL, PTTL, PERSIST, RENAME, RENAMENX.
+
+use redcodec_codec::Codec;
+
+use super::is;
+use crate::dispatch::{Keys, Table};
+use crate::error::{CmdError, CmdResult};
+use crate::keyspace::Ctx;
+use crate::number::int_arg;
+use crate::reply::Reply;
+use crate::value::{read_value, write_value};
+
+pub fn register<C: Codec>(t: &mut Table<C>) {
+    t.add("del", -2, Keys::All, del);
+    t.add("unlink", -2, Keys::All, del);
+    t.add("exists", -2, Keys::All, exists);
+    t.add("type", 2, Keys::First, type_of);
+    t.add("expire", -3, Keys::First, expire);
+    t.add("pexpire", -3, Keys::First, pexpire);
+    t.add("expireat", -3, Keys::First, expireat);
+    t.add("pexpireat", -3, Keys::First, pexpireat);
+    t.add("ttl", 2, Keys::First, ttl);
+    t.add("pttl", 2, Keys::First, pttl);
+    t.add("persist", 2, Keys::First, persist);
+    t.add("rename", 3, Keys::FirstTwo, rename);
+    t.add("renamenx", 3, Keys::FirstTwo, renamenx);
+}
+
+fn del<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let mut seen: Vec<&[u8]> = Vec::new();
+    let mut removed = 0;
+    for &key in &a[1..] {
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        if let Some(meta) = ctx.live(key)? {
+            ctx.remove_key(key, &meta)?;
+            removed += 1;
+        }
+    }
+    Ok(Reply::Integer(removed))
+}
+
+fn exists<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let mut n = 0;
+    for key in &a[1..] {
+        if ctx.live(key)?.is_some() {
+            n += 1;
+        }
+    }
+    Ok(Reply::Integer(n))
+}
+
+fn type_of<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let name = ctx.live(a[1])?.map_or("none", |m| m.data_type.redis_name());
+    Ok(Reply::Status(name.into()))
+}
+
+/// The conditions of EXPIRE's NX / XX / GT / LT options.
+#[derive(Default)]
+struct Condition {
+    nx: bool,
+    xx: bool,
+    gt: bool,
+    lt: bool,
+}
+
+impl Condition {
+    fn parse(opts: &[&[u8]]) -> CmdResult<Condition> {
+        let mut c = Condition::default();
+        for opt in opts {
+            match () {
+                _ if is(opt, "nx") => c.nx = true,
+                _ if is(opt, "xx") => c.xx = true,
+                _ if is(opt, "gt") => c.gt = true,
+                _ if is(opt, "lt") => c.lt = true,
+                _ => {
+                    return Err(CmdError::other(format!(
+                        "ERR Unsupported option {}",
+                        String::from_utf8_lossy(opt)
+                    )))
+                }
+            }
+        }
+        if c.nx && (c.xx || c.gt || c.lt) {
+            return Err(CmdError::other(
+                "ERR NX and XX, GT or LT options at the same time are not compatible",
+            ));
+        }
+        if c.gt && c.lt {
+            return Err(CmdError::other(
+                "ERR GT and LT options at the same time are not compatible",
+            ));
+        }
+        Ok(c)
+    }
+
+    /// Whether a key whose current expiry is `current` (0: none) may get `new`.
+    fn allows(&self, current: u64, new: u64) -> bool {
+        let persistent = current == 0;
+        !((self.nx && !persistent)
+            || (self.xx && persistent)
+            || (self.gt && (persistent || new <= current))
+            || (self.lt && !persistent && new >= current))
+    }
+}
+
+/// The EXPIRE family: `unit_ms` is 1000 for seconds, `relative` adds now.
+fn expire_generic<C: Codec>(
+    ctx: &mut Ctx<'_, C>,
+    a: &[&[u8]],
+    unit_ms: i64,
+    relative: bool,
+) -> CmdResult<Reply> {
+    let n = int_arg(a[2])?;
+    let cond = Condition::parse(&a[3..])?;
+    let invalid = || {
+        CmdError::other(format!(
+            "ERR invalid expire time in '{}' command",
+            String::from_utf8_lossy(a[0]).to_ascii_lowercase()
+        ))
+    };
+    let mut at = n.checked_mul(unit_ms).ok_or_else(invalid)?;
+    if relative {
+        at = at.checked_add(ctx.now_ms as i64).ok_or_else(invalid)?;
+    }
+    let Some(mut meta) = ctx.live(a[1])? else {
+        return Ok(Reply::Integer(0));
+    };
+    let at = at.max(0) as u64;
+    if !cond.allows(meta.expire_ms, at) {
+        return Ok(Reply::Integer(0));
+    }
+    if at <= ctx.now_ms {
+        ctx.remove_key(a[1], &meta)?;
+    } else {
+        ctx.set_expire(&mut meta, at)?;
+        ctx.put_meta(a[1], &meta)?;
+    }
+    Ok(Reply::Integer(1))
+}
+
+fn expire<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    expire_generic(ctx, a, 1000, true)
+}
+
+fn pexpire<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    expire_generic(ctx, a, 1, true)
+}
+
+fn expireat<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    expire_generic(ctx, a, 1000, false)
+}
+
+fn pexpireat<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    expire_generic(ctx, a, 1, false)
+}
+
+/// Remaining time to live in ms: -2 missing, -1 no expiry.
+fn remaining_ms<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8]) -> CmdResult<i64> {
+    Ok(match ctx.live(key)? {
+        None => -2,
+        Some(m) if m.expire_ms == 0 => -1,
+        Some(m) => m.expire_ms.saturating_sub(ctx.now_ms) as i64,
+    })
+}
+
+fn ttl<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let ms = remaining_ms(ctx, a[1])?;
+    Ok(Reply::Integer(if ms < 0 { ms } else { (ms + 500) / 1000 }))
+}
+
+fn pttl<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    Ok(Reply::Integer(remaining_ms(ctx, a[1])?))
+}
+
+fn persist<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    match ctx.live(a[1])? {
+        Some(mut meta) if meta.expire_ms != 0 => {
+            meta.expire_ms = 0;
+            ctx.put_meta(a[1], &meta)?;
+            Ok(Reply::Integer(1))
+        }
+        _ => Ok(Reply::Integer(0)),
+    }
+}
+
+/// Moves the value of `a[1]` to `a[2]`; with `only_new` the destination
+/// must not exist. Returns whether it moved.
+fn rename_generic<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]], only_new: bool) -> CmdResult<bool> {
+    let (src, dst) = (a[1], a[2]);
+    let Some(meta) = ctx.live(src)? else {
+        return Err(CmdError::NoSuchKey);
+    };
+    if src == dst {
+        return Ok(!only_new);
+    }
+    let view = ctx.view(dst)?;
+    if only_new && view.live.is_some() {
+        return Ok(false);
+    }
+    let value = read_value(ctx, src, &meta)?;
+    ctx.remove_key(src, &meta)?;
+    write_value(ctx, dst, &view, &value, meta.expire_ms)?;
+    Ok(true)
+}
+
+fn rename<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    rename_generic(ctx, a, false)?;
+    Ok(Reply::ok())
+}
+
+fn renamenx<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    Ok(Reply::Integer(i64::from(rename_generic(ctx, a, true)?)))
+}

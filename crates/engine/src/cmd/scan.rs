@@ -1,0 +1,80 @@
+//! Commands over the whole keyspace: KEYS, SCAN, DBSIZE.
+
+use redcodec_codec::{Codec, DataType};
+
+use super::scan_args::{glob_match, parse_cursor, scan_reply, ScanOptions};
+use crate::dispatch::{Keys, Table};
+use crate::error::CmdResult;
+use crate::keyspace::Ctx;
+use crate::reply::Reply;
+use crate::walk::KeyWalk;
+
+pub fn register<C: Codec>(t: &mut Table<C>) {
+    t.add("keys", 2, Keys::None, keys);
+    t.add("scan", -2, Keys::None, scan);
+    t.add("dbsize", 1, Keys::None, dbsize);
+}
+
+fn keys<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let mut out = Vec::new();
+    let mut walk = KeyWalk::new(ctx, None);
+    while let Some((key, _)) = walk.next()? {
+        if glob_match(a[1], &key) {
+            out.push(key);
+        }
+    }
+    Ok(Reply::bulks(out))
+}
+
+fn dbsize<C: Codec>(ctx: &mut Ctx<'_, C>, _a: &[&[u8]]) -> CmdResult<Reply> {
+    let mut n = 0;
+    let mut walk = KeyWalk::new(ctx, None);
+    while walk.next()?.is_some() {
+        n += 1;
+    }
+    Ok(Reply::Integer(n))
+}
+
+/// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]. Cursors are
+/// numbers the engine maps to the last key returned; `0` starts and ends.
+fn scan<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let cursor = parse_cursor(a[1])?;
+    let opts = ScanOptions::parse(&a[2..], true)?;
+    let type_filter = opts.type_name.map(DataType::from_redis_name);
+    let after = if cursor == 0 {
+        None
+    } else {
+        match ctx.engine().cursors.lock().position(cursor) {
+            Some(p) => Some(p),
+            None => return Ok(keys_reply(0, Vec::new())),
+        }
+    };
+    let mut walk = KeyWalk::new(ctx, after.as_deref());
+    let mut visited = 0u64;
+    let mut out = Vec::new();
+    let mut last = None;
+    while visited < opts.count {
+        let Some((key, meta)) = walk.next()? else {
+            return Ok(keys_reply(0, out));
+        };
+        visited += 1;
+        let type_ok = match type_filter {
+            None => true,
+            Some(t) => meta.as_ref().is_some_and(|m| Some(m.data_type) == t),
+        };
+        if type_ok && opts.matches(&key) {
+            out.push(key.clone());
+        }
+        last = Some(key);
+    }
+    // Report completion now if nothing is left, as Redis does.
+    if walk.next()?.is_none() {
+        return Ok(keys_reply(0, out));
+    }
+    let next = ctx.engine().cursors.lock().issue(last.unwrap_or_default());
+    Ok(keys_reply(next, out))
+}
+
+fn keys_reply(cursor: u64, keys: Vec<Vec<u8>>) -> Reply {
+    scan_reply(cursor, keys.into_iter().map(Reply::Bulk).collect())
+}

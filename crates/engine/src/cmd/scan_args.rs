@@ -1,0 +1,393 @@
+//! What the SCAN family shares: the cursor and option parsing of SCAN,
+//! HSCAN, SSCAN and ZSCAN, Redis' glob matching (`stringmatchlen`), the
+//! paging of an element scan, and the two-item reply.
+//!
+//! Element scans (HSCAN, SSCAN, ZSCAN) use a simple cursor: the decimal
+//! number of element records already visited, an offset into the order in
+//! which [`Ctx::subs`](crate::keyspace::Ctx::subs) returns them. `0` starts a
+//! scan and the reply cursor `0` ends it. The usual pattern is:
+//!
+//! ```ignore
+//! let cursor = parse_cursor(a[2])?;            // before the key is read
+//! let Some(meta) = ctx.typed(key, ty)? else { return Ok(empty_scan_reply()) };
+//! let opts = ScanOptions::parse(&a[3..], false)?; // after the type check
+//! let (next, page) = scan_page(ctx.subs(kind, key, &meta, None, false), cursor, opts.count)?;
+//! // keep the records whose name `opts.matches(..)`, then `scan_reply(next, items)`
+//! ```
+
+use super::is;
+use crate::error::{CmdError, CmdResult};
+use crate::number::int_arg;
+use crate::reply::Reply;
+
+/// Elements visited per call when COUNT is not given.
+pub(crate) const DEFAULT_COUNT: u64 = 10;
+
+/// Parses a scan cursor as Redis' `parseScanCursorOrReply` does with
+/// `strtoul`: an optional `+` or `-` (a negative number wraps around
+/// modulo 2^64), decimal digits, nothing else; the empty string is cursor 0;
+/// parsing stops at a NUL byte as C does. A leading space, any other byte,
+/// or a number beyond 2^64 - 1 is `ERR invalid cursor`.
+pub(crate) fn parse_cursor(arg: &[u8]) -> CmdResult<u64> {
+    let invalid = || CmdError::other("ERR invalid cursor");
+    let text = arg.split(|&b| b == 0).next().unwrap_or_default();
+    if text.is_empty() {
+        return Ok(0);
+    }
+    let (negative, digits) = match text[0] {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return Err(invalid());
+    }
+    let mut value: u64 = 0;
+    for &d in digits {
+        value = value
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(u64::from(d - b'0')))
+            .ok_or_else(invalid)?;
+    }
+    Ok(if negative {
+        value.wrapping_neg()
+    } else {
+        value
+    })
+}
+
+/// The options after the cursor of a SCAN-family command.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ScanOptions<'a> {
+    /// The MATCH pattern; `None` when absent or `*` (everything matches).
+    pub(crate) pattern: Option<&'a [u8]>,
+    /// The COUNT hint (at least 1; [`DEFAULT_COUNT`] when absent).
+    pub(crate) count: u64,
+    /// The TYPE argument as given (keyspace SCAN only), not yet checked
+    /// against the type names.
+    pub(crate) type_name: Option<&'a [u8]>,
+}
+
+impl<'a> ScanOptions<'a> {
+    /// Parses `[MATCH pattern] [COUNT count] [TYPE type]` in any order, a
+    /// later option replacing an earlier one, as Redis' `scanGenericCommand`
+    /// does. `TYPE` is accepted only when `allow_type` (keyspace SCAN).
+    /// Errors: an unknown option or one without its value is
+    /// `ERR syntax error`; a COUNT that is not an integer is `ERR value is
+    /// not an integer or out of range`, and one below 1 `ERR syntax error`.
+    pub(crate) fn parse(args: &[&'a [u8]], allow_type: bool) -> CmdResult<ScanOptions<'a>> {
+        let mut opts = ScanOptions {
+            pattern: None,
+            count: DEFAULT_COUNT,
+            type_name: None,
+        };
+        let mut rest = args;
+        while let [opt, value, tail @ ..] = rest {
+            if is(opt, "count") {
+                let count = int_arg(value)?;
+                if count < 1 {
+                    return Err(CmdError::Syntax);
+                }
+                opts.count = count as u64;
+            } else if is(opt, "match") {
+                opts.pattern = Some(*value).filter(|p| *p != b"*");
+            } else if is(opt, "type") && allow_type {
+                opts.type_name = Some(*value);
+            } else {
+                return Err(CmdError::Syntax);
+            }
+            rest = tail;
+        }
+        if rest.is_empty() {
+            Ok(opts)
+        } else {
+            Err(CmdError::Syntax)
+        }
+    }
+
+    /// Whether `name` passes the MATCH filter.
+    pub(crate) fn matches(&self, name: &[u8]) -> bool {
+        self.pattern.is_none_or(|p| glob_match(p, name))
+    }
+}
+
+/// One page of an element scan: skips the `cursor` records already visited,
+/// takes up to `count` more, and returns them with the cursor of the next
+/// call — `0` when nothing is left after them.
+pub(crate) fn scan_page<T>(
+    records: impl Iterator<Item = CmdResult<T>>,
+    cursor: u64,
+    count: u64,
+) -> CmdResult<(u64, Vec<T>)> {
+    let mut records = records.skip(usize::try_from(cursor).unwrap_or(usize::MAX));
+    let mut page = Vec::new();
+    while (page.len() as u64) < count {
+        match records.next() {
+            Some(record) => page.push(record?),
+            None => return Ok((0, page)),
+        }
+    }
+    if records.next().transpose()?.is_none() {
+        return Ok((0, page));
+    }
+    Ok((cursor.saturating_add(count), page))
+}
+
+/// The reply of a SCAN-family command: the next cursor and the items.
+pub(crate) fn scan_reply(cursor: u64, items: Vec<Reply>) -> Reply {
+    Reply::Array(vec![Reply::bulk(cursor.to_string()), Reply::Array(items)])
+}
+
+/// The reply for a scan of a missing key (`0` and no items).
+pub(crate) fn empty_scan_reply() -> Reply {
+    scan_reply(0, Vec::new())
+}
+
+/// Redis' glob matching (`stringmatchlen`, case-sensitive): `*` any run of
+/// bytes, `?` any one byte, `[abc]` a set, `[^abc]` its complement, `[a-z]` a
+/// range (bounds in either order, compared as C's signed `char`), `\x` the
+/// byte `x` literally (also inside a set). An unclosed `[` set ends at the
+/// end of the pattern.
+///
+/// A pattern of exactly `*` matches everything, including the empty
+/// string: both Redis callers (KEYS, SCAN MATCH) short-cut it that way,
+/// whereas `stringmatchlen("*", "")` alone is false.
+pub(crate) fn glob_match(pattern: &[u8], s: &[u8]) -> bool {
+    if pattern == b"*" {
+        return true;
+    }
+    let mut give_up = false;
+    match_from(pattern, s, &mut give_up)
+}
+
+/// The recursive body of [`glob_match`]. `give_up` is set once the rest of
+/// the pattern after a `*` matched nowhere in the rest of the string: no
+/// earlier `*` can help then, so the search stops (Redis' fix against
+/// exponential patterns; the result is unchanged).
+fn match_from(mut p: &[u8], mut s: &[u8], give_up: &mut bool) -> bool {
+    while let (Some(&pc), Some(&sc)) = (p.first(), s.first()) {
+        match pc {
+            b'*' => {
+                while p.get(1) == Some(&b'*') {
+                    p = &p[1..];
+                }
+                if p.len() == 1 {
+                    return true;
+                }
+                while !s.is_empty() {
+                    if match_from(&p[1..], s, give_up) {
+                        return true;
+                    }
+                    if *give_up {
+                        return false;
+                    }
+                    s = &s[1..];
+                }
+                *give_up = true;
+                return false;
+            }
+            b'?' => {}
+            b'[' => {
+                let (matched, rest) = match_set(&p[1..], sc);
+                if !matched {
+                    return false;
+                }
+                // `rest` starts at the closing `]` (or is empty); the common
+                // step below moves past it.
+                p = rest;
+            }
+            b'\\' if p.len() >= 2 => {
+                p = &p[1..];
+                if p[0] != sc {
+                    return false;
+                }
+            }
+            _ => {
+                if pc != sc {
+                    return false;
+                }
+            }
+        }
+        s = &s[1..];
+        p = p.get(1..).unwrap_or_default();
+        if s.is_empty() {
+            while p.first() == Some(&b'*') {
+                p = &p[1..];
+            }
+            break;
+        }
+    }
+    p.is_empty() && s.is_empty()
+}
+
+/// Matches byte `c` against the set starting after a `[`. Returns whether
+/// it matched and the pattern from the set's closing `]` on (empty when the
+/// set is not closed).
+fn match_set(mut p: &[u8], c: u8) -> (bool, &[u8]) {
+    let negate = p.first() == Some(&b'^');
+    if negate {
+        p = &p[1..];
+    }
+    let mut matched = false;
+    loop {
+        match p {
+            [] => break,
+            [b'\\', escaped, ..] => {
+                matched |= *escaped == c;
+                p = &p[2..];
+            }
+            [b']', ..] => break,
+            [lo, b'-', hi, ..] => {
+                // C compares plain (signed) chars here.
+                let (lo, hi, c) = (signed(*lo), signed(*hi), signed(c));
+                matched |= lo.min(hi) <= c && c <= lo.max(hi);
+                p = &p[3..];
+            }
+            [literal, ..] => {
+                matched |= *literal == c;
+                p = &p[1..];
+            }
+        }
+    }
+    (matched != negate, p)
+}
+
+/// A byte as C's signed `char`.
+fn signed(b: u8) -> i8 {
+    b as i8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn glob_matches_like_stringmatchlen() {
+        let yes: &[(&[u8], &[u8])] = &[
+            (b"*", b""),
+            (b"*", b"anything"),
+            (b"", b""),
+            (b"h?llo", b"hello"),
+            (b"h*llo", b"hllo"),
+            (b"h*llo", b"heeeello"),
+            (b"h[ae]llo", b"hallo"),
+            (b"h[^e]llo", b"hallo"),
+            (b"h[a-b]llo", b"hbllo"),
+            (b"h[b-a]llo", b"hallo"),
+            (b"h\\*llo", b"h*llo"),
+            (b"h[\\]]llo", b"h]llo"),
+            (b"a**b", b"ab"),
+            (b"a*", b"a"),
+            (b"*a*b*", b"xxaxxbxx"),
+            (b"[abc", b"a"),
+            (b"ab\\", b"ab\\"),
+            // `[a-]` is the range from ']' to 'a'.
+            (b"[a-]", b"^"),
+            (b"\x00*", b"\x00\xff"),
+            (b"[\\", b"\\"),
+            (b"[^", b"x"),
+            (b"[^]", b"]"),
+        ];
+        for (p, s) in yes {
+            assert!(glob_match(p, s), "{p:?} should match {s:?}");
+        }
+        let no: &[(&[u8], &[u8])] = &[
+            (b"", b"a"),
+            (b"**", b""),
+            (b"?", b""),
+            (b"h?llo", b"hllo"),
+            (b"h[ae]llo", b"hillo"),
+            (b"h[^e]llo", b"hello"),
+            (b"h[a-b]llo", b"hcllo"),
+            (b"h\\*llo", b"hello"),
+            (b"a*b", b"abc"),
+            (b"abc", b"ab"),
+            (b"ab", b"abc"),
+            (b"[abc", b"d"),
+            (b"[a-]", b"-"),
+            (b"[", b"["),
+            (b"[]", b"]"),
+            (b"[]a]", b"a"),
+            // Bytes above 0x7f are negative chars: 'b' is not in [a-\xff].
+            (b"[a-\xff]", b"b"),
+        ];
+        for (p, s) in no {
+            assert!(!glob_match(p, s), "{p:?} should not match {s:?}");
+        }
+        // Checked on Redis 7.0: `[a-\xff]` is the range -1..=97 of signed chars.
+        for s in [&b"A"[..], b"-", b"^", b"\xff"] {
+            assert!(glob_match(b"[a-\xff]", s), "{s:?}");
+        }
+        assert!(!glob_match(b"[a-\xff]", b"\x80"));
+    }
+
+    #[test]
+    fn glob_gives_up_quickly_on_hopeless_patterns() {
+        let pattern = b"a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b";
+        let s = [b'a'; 200];
+        assert!(!glob_match(pattern, &s));
+    }
+
+    #[test]
+    fn cursors_parse_like_strtoul() {
+        assert_eq!(parse_cursor(b"0").ok(), Some(0));
+        assert_eq!(parse_cursor(b"").ok(), Some(0));
+        assert_eq!(parse_cursor(b"+7").ok(), Some(7));
+        assert_eq!(parse_cursor(b"007").ok(), Some(7));
+        assert_eq!(parse_cursor(b"-1").ok(), Some(u64::MAX));
+        assert_eq!(parse_cursor(b"18446744073709551615").ok(), Some(u64::MAX));
+        assert_eq!(parse_cursor(b"12\x00junk").ok(), Some(12));
+        for bad in [
+            &b"x"[..],
+            b" 1",
+            b"1 ",
+            b"-",
+            b"+",
+            b"18446744073709551616",
+            b"1.0",
+        ] {
+            let err = parse_cursor(bad).expect_err("invalid");
+            assert_eq!(err.to_string(), "ERR invalid cursor");
+        }
+    }
+
+    #[test]
+    fn options_parse_like_scan_generic_command() {
+        let args: Vec<&[u8]> = vec![b"MATCH", b"a*", b"count", b"5", b"match", b"b*"];
+        let opts = ScanOptions::parse(&args, false).expect("valid");
+        assert_eq!(opts.pattern, Some(&b"b*"[..]));
+        assert_eq!(opts.count, 5);
+        let star = ScanOptions::parse(&[&b"match"[..], b"*"], false).expect("valid");
+        assert_eq!(star.pattern, None);
+        assert!(star.matches(b""));
+        let typed = ScanOptions::parse(&[&b"TYPE"[..], b"hash"], true).expect("valid");
+        assert_eq!(typed.type_name, Some(&b"hash"[..]));
+        let error = |args: &[&[u8]]| {
+            ScanOptions::parse(args, false)
+                .expect_err("bad")
+                .to_string()
+        };
+        assert_eq!(error(&[b"type", b"set"]), "ERR syntax error");
+        assert_eq!(error(&[b"count", b"0"]), "ERR syntax error");
+        assert_eq!(error(&[b"count", b"-1"]), "ERR syntax error");
+        assert_eq!(
+            error(&[b"count", b"x"]),
+            "ERR value is not an integer or out of range"
+        );
+        assert_eq!(error(&[b"match"]), "ERR syntax error");
+        assert_eq!(error(&[b"novalues"]), "ERR syntax error");
+    }
+
+    #[test]
+    fn pages_report_the_next_offset_or_zero() {
+        let items = |n: u32| (0..n).map(Ok::<u32, CmdError>);
+        let (next, page) = scan_page(items(25), 0, 10).expect("page");
+        assert_eq!((next, page.len()), (10, 10));
+        let (next, page) = scan_page(items(25), 20, 10).expect("page");
+        assert_eq!((next, page), (0, vec![20, 21, 22, 23, 24]));
+        let (next, page) = scan_page(items(20), 10, 10).expect("page");
+        assert_eq!((next, page.len()), (0, 10));
+        let (next, page) = scan_page(items(5), u64::MAX, 10).expect("page");
+        assert_eq!((next, page.len()), (0, 0));
+    }
+}

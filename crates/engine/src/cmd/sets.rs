@@ -1,0 +1,858 @@
+//! Set commands. Each member is one `SetMember` record named by the member,
+//! with no value.
+//!
+//! Also home of what the collection families share for random picks
+//! (SPOP, SRANDMEMBER, HRANDFIELD, ZRANDMEMBER): [`Rng`], [`random_count_arg`],
+//! [`random_pick`] and [`random_record`], and of [`record_name`] and
+//! [`distinct`].
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
+
+use super::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
+use crate::dispatch::{Keys, Table};
+use crate::error::{CmdError, CmdResult};
+use crate::keyspace::{corrupt, Ctx};
+use crate::number::parse_i64;
+use crate::reply::Reply;
+
+const KIND: SubKind = SubKind::SetMember;
+
+pub fn register<C: Codec>(t: &mut Table<C>) {
+    t.add("sadd", -3, Keys::First, sadd);
+    t.add("srem", -3, Keys::First, srem);
+    t.add("scard", 2, Keys::First, scard);
+    t.add("sismember", 3, Keys::First, sismember);
+    t.add("smismember", -3, Keys::First, smismember);
+    t.add("smembers", 2, Keys::First, smembers);
+    t.add("spop", -2, Keys::First, spop);
+    t.add("srandmember", -2, Keys::First, srandmember);
+    t.add("smove", 4, Keys::FirstTwo, smove);
+    t.add("sinter", -2, Keys::All, sinter);
+    t.add("sunion", -2, Keys::All, sunion);
+    t.add("sdiff", -2, Keys::All, sdiff);
+    t.add("sinterstore", -3, Keys::All, sinterstore);
+    t.add("sunionstore", -3, Keys::All, sunionstore);
+    t.add("sdiffstore", -3, Keys::All, sdiffstore);
+    t.add("sscan", -3, Keys::First, sscan);
+}
+
+// ---------------------------------------------------------------------------
+// Reading and writing members
+
+/// Every member of the set at `key` (RENAME, migration), in the codec's
+/// record order.
+pub(crate) fn read_all<C: Codec>(
+    ctx: &Ctx<'_, C>,
+    key: &[u8],
+    meta: &Meta,
+) -> CmdResult<Vec<Vec<u8>>> {
+    ctx.subs(KIND, key, meta, None, false)
+        .map(|record| record.and_then(|(id, _)| record_name(key, id)))
+        .collect()
+}
+
+/// Queues `members` as the records of the fresh set `meta` at `key` and sets
+/// its size (duplicates count once). Does not write the metadata.
+pub(crate) fn write_all<C: Codec>(
+    ctx: &mut Ctx<'_, C>,
+    key: &[u8],
+    meta: &mut Meta,
+    members: &[Vec<u8>],
+) -> CmdResult<()> {
+    let unique = distinct(members.iter().map(Vec::as_slice));
+    for member in &unique {
+        ctx.sub_put(KIND, key, meta, &member_id(member), &SubValue::Empty);
+    }
+    meta.size = unique.len() as u64;
+    Ok(())
+}
+
+/// The name of a hash-field, set-member or zset-member record.
+pub(crate) fn record_name(key: &[u8], id: SubId) -> CmdResult<Vec<u8>> {
+    match id {
+        SubId::Name(name) => Ok(name),
+        other => Err(corrupt(key, format!("unexpected element id {other:?}"))),
+    }
+}
+
+/// The items in first-seen order, each once.
+pub(crate) fn distinct<'a>(items: impl IntoIterator<Item = &'a [u8]>) -> Vec<&'a [u8]> {
+    let mut seen = HashSet::new();
+    items
+        .into_iter()
+        .filter(|item| seen.insert(*item))
+        .collect()
+}
+
+fn member_id(member: &[u8]) -> SubId {
+    SubId::Name(member.to_vec())
+}
+
+/// Whether `member` belongs to the set `meta` at `key`. A fresh set (size
+/// 0) has no members, whatever stale records a version-less format still
+/// holds under its key.
+fn is_member<C: Codec>(
+    ctx: &Ctx<'_, C>,
+    key: &[u8],
+    meta: &Meta,
+    member: &[u8],
+) -> CmdResult<bool> {
+    if meta.size == 0 {
+        return Ok(false);
+    }
+    Ok(ctx.sub_get(KIND, key, meta, &member_id(member))?.is_some())
+}
+
+/// The live set at `key`; WRONGTYPE for another type.
+fn read<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8]) -> CmdResult<Option<Meta>> {
+    ctx.typed(key, DataType::Set)
+}
+
+/// Queues the removal of `members` (present, distinct) from the set and
+/// saves it (removed when emptied).
+fn remove_members<C: Codec>(
+    ctx: &mut Ctx<'_, C>,
+    key: &[u8],
+    meta: &mut Meta,
+    members: &[Vec<u8>],
+) -> CmdResult<()> {
+    for member in members {
+        ctx.sub_del(KIND, key, meta, &member_id(member));
+    }
+    meta.size = meta.size.saturating_sub(members.len() as u64);
+    ctx.save(key, meta)
+}
+
+// ---------------------------------------------------------------------------
+// Single-key commands
+
+fn sadd<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let key = a[1];
+    let mut meta = ctx.typed_or_create(key, DataType::Set)?;
+    let mut added = 0;
+    for member in distinct(a[2..].iter().copied()) {
+        if !is_member(ctx, key, &meta, member)? {
+            ctx.sub_put(KIND, key, &meta, &member_id(member), &SubValue::Empty);
+            added += 1;
+        }
+    }
+    if added > 0 {
+        meta.size += added;
+        ctx.save(key, &meta)?;
+    }
+    Ok(Reply::Integer(added as i64))
+}
+
+fn srem<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let key = a[1];
+    let Some(mut meta) = read(ctx, key)? else {
+        return Ok(Reply::Integer(0));
+    };
+    let mut present = Vec::new();
+    for member in distinct(a[2..].iter().copied()) {
+        if is_member(ctx, key, &meta, member)? {
+            present.push(member.to_vec());
+        }
+    }
+    if !present.is_empty() {
+        remove_members(ctx, key, &mut meta, &present)?;
+    }
+    Ok(Reply::Integer(present.len() as i64))
+}
+
+fn scard<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    Ok(Reply::Integer(
+        read(ctx, a[1])?.map_or(0, |m| m.size as i64),
+    ))
+}
+
+/// `1` / `0` for each of `members`, all `0` for a missing set.
+fn membership<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8], members: &[&[u8]]) -> CmdResult<Vec<Reply>> {
+    let meta = read(ctx, key)?;
+    members
+        .iter()
+        .map(|member| {
+            let found = match &meta {
+                Some(meta) => is_member(ctx, key, meta, member)?,
+                None => false,
+            };
+            Ok(Reply::Integer(i64::from(found)))
+        })
+        .collect()
+}
+
+fn sismember<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let mut replies = membership(ctx, a[1], &a[2..3])?;
+    Ok(replies.pop().unwrap_or(Reply::Integer(0)))
+}
+
+fn smismember<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    Ok(Reply::Array(membership(ctx, a[1], &a[2..])?))
+}
+
+fn smembers<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let members = match read(ctx, a[1])? {
+        Some(meta) => read_all(ctx, a[1], &meta)?,
+        None => Vec::new(),
+    };
+    Ok(Reply::bulks(members))
+}
+
+/// SPOP key [count]
+fn spop<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    match a.len() {
+        2 => spop_one(ctx, a[1]),
+        3 => spop_count(ctx, a[1], a[2]),
+        _ => Err(CmdError::Syntax),
+    }
+}
+
+fn spop_one<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8]) -> CmdResult<Reply> {
+    let Some(mut meta) = read(ctx, key)? else {
+        return Ok(Reply::Nil);
+    };
+    let (id, _) = random_record(ctx, KIND, key, &meta)?;
+    let member = record_name(key, id)?;
+    remove_members(ctx, key, &mut meta, std::slice::from_ref(&member))?;
+    Ok(Reply::bulk(member))
+}
+
+fn spop_count<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], count: &[u8]) -> CmdResult<Reply> {
+    // SPOP reads its count as Redis' getPositiveLong, one message for all.
+    let count = parse_i64(count)
+        .filter(|n| *n >= 0)
+        .ok_or_else(|| CmdError::other("ERR value is out of range, must be positive"))?;
+    let Some(mut meta) = read(ctx, key)? else {
+        return Ok(Reply::Array(Vec::new()));
+    };
+    if count == 0 {
+        return Ok(Reply::Array(Vec::new()));
+    }
+    let members = read_all(ctx, key, &meta)?;
+    if count as u64 >= meta.size {
+        ctx.remove_key(key, &meta)?;
+        return Ok(Reply::bulks(members));
+    }
+    let popped = random_pick(&mut Rng::new(ctx.now_ms), members, count)?;
+    remove_members(ctx, key, &mut meta, &popped)?;
+    Ok(Reply::bulks(popped))
+}
+
+/// SRANDMEMBER key [count]
+fn srandmember<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let key = a[1];
+    match a.len() {
+        2 => {
+            let Some(meta) = read(ctx, key)? else {
+                return Ok(Reply::Nil);
+            };
+            let (id, _) = random_record(ctx, KIND, key, &meta)?;
+            Ok(Reply::bulk(record_name(key, id)?))
+        }
+        3 => {
+            let count = random_count_arg(a[2])?;
+            let Some(meta) = read(ctx, key)?.filter(|_| count != 0) else {
+                return Ok(Reply::Array(Vec::new()));
+            };
+            let members = read_all(ctx, key, &meta)?;
+            Ok(Reply::bulks(random_pick(
+                &mut Rng::new(ctx.now_ms),
+                members,
+                count,
+            )?))
+        }
+        _ => Err(CmdError::Syntax),
+    }
+}
+
+fn sscan<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let key = a[1];
+    let cursor = parse_cursor(a[2])?;
+    let Some(meta) = read(ctx, key)? else {
+        return Ok(empty_scan_reply());
+    };
+    let opts = ScanOptions::parse(&a[3..], false)?;
+    let (next, page) = scan_page(ctx.subs(KIND, key, &meta, None, false), cursor, opts.count)?;
+    let mut items = Vec::new();
+    for (id, _) in page {
+        let member = record_name(key, id)?;
+        if opts.matches(&member) {
+            items.push(Reply::bulk(member));
+        }
+    }
+    Ok(scan_reply(next, items))
+}
+
+// ---------------------------------------------------------------------------
+// Multi-key commands
+
+fn smove<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let (src, dst, member) = (a[1], a[2], a[3]);
+    // Redis checks both types before looking at the member.
+    let src_meta = read(ctx, src)?;
+    read(ctx, dst)?;
+    let Some(mut src_meta) = src_meta else {
+        return Ok(Reply::Integer(0));
+    };
+    if !is_member(ctx, src, &src_meta, member)? {
+        return Ok(Reply::Integer(0));
+    }
+    if src == dst {
+        return Ok(Reply::Integer(1));
+    }
+    remove_members(ctx, src, &mut src_meta, &[member.to_vec()])?;
+    let mut dst_meta = ctx.typed_or_create(dst, DataType::Set)?;
+    if !is_member(ctx, dst, &dst_meta, member)? {
+        ctx.sub_put(KIND, dst, &dst_meta, &member_id(member), &SubValue::Empty);
+        dst_meta.size += 1;
+        ctx.save(dst, &dst_meta)?;
+    }
+    Ok(Reply::Integer(1))
+}
+
+/// The three set algebra operations.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum SetOp {
+    Inter,
+    Union,
+    Diff,
+}
+
+/// The result of `op` over the sets at `keys` (a missing key is an empty
+/// set). Every key is type-checked first, as Redis does.
+fn combine<C: Codec>(ctx: &Ctx<'_, C>, op: SetOp, keys: &[&[u8]]) -> CmdResult<Vec<Vec<u8>>> {
+    let mut sets = Vec::with_capacity(keys.len());
+    for &key in keys {
+        sets.push((key, read(ctx, key)?));
+    }
+    match op {
+        SetOp::Inter => intersect(ctx, sets),
+        SetOp::Union => unite(ctx, &sets),
+        SetOp::Diff => subtract(ctx, sets),
+    }
+}
+
+/// Members common to every set: the smallest set's members, filtered by
+/// each other set.
+fn intersect<C: Codec>(
+    ctx: &Ctx<'_, C>,
+    sets: Vec<(&[u8], Option<Meta>)>,
+) -> CmdResult<Vec<Vec<u8>>> {
+    let Some(mut sets) = sets
+        .into_iter()
+        .map(|(key, meta)| meta.map(|m| (key, m)))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Ok(Vec::new());
+    };
+    sets.sort_by_key(|(_, meta)| meta.size);
+    let Some(((first_key, first), rest)) = sets.split_first() else {
+        return Ok(Vec::new());
+    };
+    let mut members = read_all(ctx, first_key, first)?;
+    for (key, meta) in rest {
+        members = filter_members(ctx, key, meta, members, true)?;
+    }
+    Ok(members)
+}
+
+/// Members of any set, each once, in first-seen order.
+fn unite<C: Codec>(ctx: &Ctx<'_, C>, sets: &[(&[u8], Option<Meta>)]) -> CmdResult<Vec<Vec<u8>>> {
+    let mut seen = HashSet::new();
+    let mut members = Vec::new();
+    for (key, meta) in sets {
+        let Some(meta) = meta else { continue };
+        for member in read_all(ctx, key, meta)? {
+            if seen.insert(member.clone()) {
+                members.push(member);
+            }
+        }
+    }
+    Ok(members)
+}
+
+/// Members of the first set that are in none of the others.
+fn subtract<C: Codec>(
+    ctx: &Ctx<'_, C>,
+    sets: Vec<(&[u8], Option<Meta>)>,
+) -> CmdResult<Vec<Vec<u8>>> {
+    let mut sets = sets.into_iter();
+    let Some((first_key, Some(first))) = sets.next() else {
+        return Ok(Vec::new());
+    };
+    let mut members = read_all(ctx, first_key, &first)?;
+    for (key, meta) in sets {
+        if members.is_empty() {
+            break;
+        }
+        if let Some(meta) = meta {
+            members = filter_members(ctx, key, &meta, members, false)?;
+        }
+    }
+    Ok(members)
+}
+
+/// Keeps the candidates that are members of the set at `key` (`keep_members`)
+/// or that are not. Reads the whole set when it is no larger than the
+/// candidates, else looks each candidate up.
+fn filter_members<C: Codec>(
+    ctx: &Ctx<'_, C>,
+    key: &[u8],
+    meta: &Meta,
+    candidates: Vec<Vec<u8>>,
+    keep_members: bool,
+) -> CmdResult<Vec<Vec<u8>>> {
+    if meta.size <= candidates.len() as u64 {
+        let all: HashSet<Vec<u8>> = read_all(ctx, key, meta)?.into_iter().collect();
+        return Ok(candidates
+            .into_iter()
+            .filter(|c| all.contains(c) == keep_members)
+            .collect());
+    }
+    let mut kept = Vec::new();
+    for candidate in candidates {
+        if is_member(ctx, key, meta, &candidate)? == keep_members {
+            kept.push(candidate);
+        }
+    }
+    Ok(kept)
+}
+
+fn sinter<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    Ok(Reply::bulks(combine(ctx, SetOp::Inter, &a[1..])?))
+}
+
+fn sunion<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    Ok(Reply::bulks(combine(ctx, SetOp::Union, &a[1..])?))
+}
+
+fn sdiff<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    Ok(Reply::bulks(combine(ctx, SetOp::Diff, &a[1..])?))
+}
+
+/// S*STORE destination key...: the result replaces the destination whatever
+/// it held; an empty result deletes it. Replies with the result's size.
+fn store<C: Codec>(ctx: &mut Ctx<'_, C>, op: SetOp, a: &[&[u8]]) -> CmdResult<Reply> {
+    let dest = a[1];
+    let members = combine(ctx, op, &a[2..])?;
+    let view = ctx.view(dest)?;
+    if members.is_empty() {
+        if let Some(live) = &view.live {
+            ctx.remove_key(dest, live)?;
+        }
+        return Ok(Reply::Integer(0));
+    }
+    let mut meta = ctx.create(dest, DataType::Set, &view)?;
+    write_all(ctx, dest, &mut meta, &members)?;
+    ctx.save(dest, &meta)?;
+    Ok(Reply::Integer(meta.size as i64))
+}
+
+fn sinterstore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    store(ctx, SetOp::Inter, a)
+}
+
+fn sunionstore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    store(ctx, SetOp::Union, a)
+}
+
+fn sdiffstore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    store(ctx, SetOp::Diff, a)
+}
+
+// ---------------------------------------------------------------------------
+// Random picks, shared with HRANDFIELD and ZRANDMEMBER
+
+/// Most elements a random pick with repetitions may return. Redis has no
+/// limit and would try to build a reply of up to 2^63 elements; past this
+/// bound the engine answers `ERR value is out of range` instead.
+pub(crate) const MAX_RANDOM_REPEATS: u64 = 1 << 24;
+
+/// Picks made so far by this process, mixed into every seed so commands
+/// run at the same millisecond still draw differently.
+static DRAWS: AtomicU64 = AtomicU64::new(0);
+
+/// A small xorshift64* generator: random enough for SPOP and friends,
+/// cheap to seed per command.
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    /// A generator seeded from the command's time and a process-wide counter.
+    pub(crate) fn new(now_ms: u64) -> Rng {
+        let draw = DRAWS.fetch_add(1, Ordering::Relaxed);
+        // splitmix64 of the mixed inputs: a well spread, non-zero state.
+        let mut z = now_ms ^ draw.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        Rng((z ^ (z >> 31)) | 1)
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number in `0..n` (`n` > 0; 0 when `n` is 0).
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
+        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
+    }
+}
+
+/// Parses the count of SRANDMEMBER / HRANDFIELD / ZRANDMEMBER: an integer
+/// in `-i64::MAX..=i64::MAX`, with Redis' two error texts.
+pub(crate) fn random_count_arg(arg: &[u8]) -> CmdResult<i64> {
+    let n = parse_i64(arg).ok_or(CmdError::NotInteger)?;
+    if n == i64::MIN {
+        return Err(CmdError::other(format!(
+            "ERR value is out of range, value must between {} and {}",
+            -i64::MAX,
+            i64::MAX
+        )));
+    }
+    Ok(n)
+}
+
+/// Redis' rules for a random pick of `count` among `items`: a positive
+/// count picks distinct items, all of them (in their order) when `count`
+/// is at least their number; a negative count picks `-count` items that
+/// may repeat; zero picks nothing.
+pub(crate) fn random_pick<T: Clone>(
+    rng: &mut Rng,
+    mut items: Vec<T>,
+    count: i64,
+) -> CmdResult<Vec<T>> {
+    if items.is_empty() || count == 0 {
+        return Ok(Vec::new());
+    }
+    let len = items.len() as u64;
+    if count < 0 {
+        let picks = count.unsigned_abs();
+        if picks > MAX_RANDOM_REPEATS {
+            return Err(CmdError::other("ERR value is out of range"));
+        }
+        return Ok((0..picks)
+            .map(|_| items[rng.below(len) as usize].clone())
+            .collect());
+    }
+    let picks = count as u64;
+    if picks >= len {
+        return Ok(items);
+    }
+    // Partial Fisher–Yates: the first `picks` slots become a uniform sample.
+    for i in 0..picks {
+        let j = i + rng.below(len - i);
+        items.swap(i as usize, j as usize);
+    }
+    items.truncate(picks as usize);
+    Ok(items)
+}
+
+/// One uniformly chosen element record of `kind` of the live collection
+/// `meta` at `key`.
+pub(crate) fn random_record<C: Codec>(
+    ctx: &Ctx<'_, C>,
+    kind: SubKind,
+    key: &[u8],
+    meta: &Meta,
+) -> CmdResult<(SubId, SubValue)> {
+    let index = Rng::new(ctx.now_ms).below(meta.size);
+    let index = usize::try_from(index).unwrap_or(0);
+    let chosen = match ctx.subs(kind, key, meta, None, false).nth(index) {
+        Some(record) => record?,
+        // The size overstates the records: take the first one.
+        None => match ctx.subs(kind, key, meta, None, false).next() {
+            Some(record) => record?,
+            None => return Err(corrupt(key, "a collection without elements")),
+        },
+    };
+    Ok(chosen)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::testkit::TestEngine;
+
+    /// The members of an array reply, sorted.
+    fn sorted(reply: Reply) -> Vec<String> {
+        let Reply::Array(items) = reply else {
+            panic!("not an array: {reply:?}")
+        };
+        let mut out: Vec<String> = items.into_iter().map(|r| r.to_cli_string()).collect();
+        out.sort();
+        out
+    }
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| format!("\"{s}\"")).collect()
+    }
+
+    #[test]
+    fn add_remove_and_membership() {
+        let t = TestEngine::new();
+        assert_eq!(t.cli("SADD s a b a c"), "(integer) 3");
+        assert_eq!(t.cli("SADD s c d"), "(integer) 1");
+        assert_eq!(t.cli("SCARD s"), "(integer) 4");
+        assert_eq!(t.cli("SISMEMBER s a"), "(integer) 1");
+        assert_eq!(t.cli("SISMEMBER s z"), "(integer) 0");
+        assert_eq!(t.cli("SISMEMBER nokey z"), "(integer) 0");
+        assert_eq!(
+            t.cli("SMISMEMBER s a z d"),
+            "1) (integer) 1\n2) (integer) 0\n3) (integer) 1"
+        );
+        assert_eq!(t.cli("SMISMEMBER nokey a"), "1) (integer) 0");
+        assert_eq!(sorted(t.run("SMEMBERS s")), strings(&["a", "b", "c", "d"]));
+        assert_eq!(t.cli("SREM s a a z"), "(integer) 1");
+        assert_eq!(t.cli("SREM nokey a"), "(integer) 0");
+        assert_eq!(t.cli("SREM s b c d"), "(integer) 3");
+        assert_eq!(t.cli("EXISTS s"), "(integer) 0");
+        assert_eq!(t.cli("SMEMBERS s"), "(empty array)");
+        assert_eq!(t.cli("SCARD s"), "(integer) 0");
+        assert_eq!(t.cli("SADD s x"), "(integer) 1");
+        assert_eq!(t.cli("SMEMBERS s"), "1) \"x\"");
+    }
+
+    #[test]
+    fn wrong_types_are_refused() {
+        let t = TestEngine::new();
+        t.run("SET str v");
+        t.run("SADD s a");
+        const WRONG: &str =
+            "(error) WRONGTYPE Operation against a key holding the wrong kind of value";
+        for cmd in [
+            "SADD str a",
+            "SREM str a",
+            "SCARD str",
+            "SISMEMBER str a",
+            "SMISMEMBER str a",
+            "SMEMBERS str",
+            "SPOP str",
+            "SPOP str 0",
+            "SRANDMEMBER str",
+            "SRANDMEMBER str 0",
+            "SMOVE str s a",
+            "SMOVE s str a",
+            "SMOVE nokey str a",
+            "SINTER nokey str",
+            "SUNION s str",
+            "SDIFF nokey str",
+            "SINTERSTORE d nokey str",
+            "SSCAN str 0",
+            "SSCAN str 0 COUNT 0",
+        ] {
+            assert_eq!(t.cli(cmd), WRONG, "{cmd}");
+        }
+        assert_eq!(t.cli("GET str"), "\"v\"");
+    }
+
+    #[test]
+    fn pop_and_random_follow_redis_counts() {
+        let t = TestEngine::new();
+        assert_eq!(t.cli("SPOP nokey"), "(nil)");
+        assert_eq!(t.cli("SPOP nokey 2"), "(empty array)");
+        assert_eq!(t.cli("SRANDMEMBER nokey"), "(nil)");
+        assert_eq!(t.cli("SRANDMEMBER nokey -3"), "(empty array)");
+        t.run("SADD s a b c d e");
+        assert_eq!(t.cli("SPOP s 0"), "(empty array)");
+        let positive = "(error) ERR value is out of range, must be positive";
+        assert_eq!(t.cli("SPOP s -1"), positive);
+        assert_eq!(t.cli("SPOP s x"), positive);
+        assert_eq!(t.cli("SPOP s 1 2"), "(error) ERR syntax error");
+        assert_eq!(t.cli("SRANDMEMBER s 1 2"), "(error) ERR syntax error");
+        assert_eq!(
+            t.cli("SRANDMEMBER s x"),
+            "(error) ERR value is not an integer or out of range"
+        );
+        assert_eq!(
+            t.cli("SRANDMEMBER s -9223372036854775808"),
+            "(error) ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+        );
+        assert_eq!(t.cli("SRANDMEMBER s 0"), "(empty array)");
+        assert_eq!(
+            sorted(t.run("SRANDMEMBER s 10")),
+            strings(&["a", "b", "c", "d", "e"])
+        );
+        let three = sorted(t.run("SRANDMEMBER s 3"));
+        assert_eq!(three.len(), 3);
+        assert!(
+            three.windows(2).all(|w| w[0] != w[1]),
+            "distinct: {three:?}"
+        );
+        let Reply::Array(repeated) = t.run("SRANDMEMBER s -20") else {
+            panic!("array expected")
+        };
+        assert_eq!(repeated.len(), 20);
+        assert!(t.run("SRANDMEMBER s").to_cli_string().len() == 3);
+        assert_eq!(t.cli("SCARD s"), "(integer) 5");
+
+        let popped = sorted(t.run("SPOP s 2"));
+        assert_eq!(popped.len(), 2);
+        assert_eq!(t.cli("SCARD s"), "(integer) 3");
+        for member in &popped {
+            let name = member.trim_matches('"');
+            assert_eq!(t.cli(&format!("SISMEMBER s {name}")), "(integer) 0");
+        }
+        let one = t.run("SPOP s");
+        assert!(matches!(one, Reply::Bulk(_)));
+        assert_eq!(t.cli("SCARD s"), "(integer) 2");
+        assert_eq!(sorted(t.run("SPOP s 5")).len(), 2);
+        assert_eq!(t.cli("EXISTS s"), "(integer) 0");
+        t.run("SADD one m");
+        assert_eq!(t.cli("SPOP one"), "\"m\"");
+        assert_eq!(t.cli("EXISTS one"), "(integer) 0");
+    }
+
+    #[test]
+    fn huge_repeat_counts_fail_cleanly() {
+        let t = TestEngine::new();
+        t.run("SADD s a");
+        assert_eq!(
+            t.cli("SRANDMEMBER s -9223372036854775807"),
+            "(error) ERR value is out of range"
+        );
+        assert_eq!(t.cli("SRANDMEMBER s 9223372036854775807"), "1) \"a\"");
+        assert_eq!(t.cli("SPOP s 9223372036854775807"), "1) \"a\"");
+    }
+
+    #[test]
+    fn smove_moves_once() {
+        let t = TestEngine::new();
+        t.run("SADD src a b");
+        t.run("SADD dst b");
+        assert_eq!(t.cli("SMOVE src dst zz"), "(integer) 0");
+        assert_eq!(t.cli("SMOVE nokey dst a"), "(integer) 0");
+        assert_eq!(t.cli("SMOVE src src a"), "(integer) 1");
+        assert_eq!(t.cli("SMOVE src src zz"), "(integer) 0");
+        assert_eq!(t.cli("SMOVE src dst b"), "(integer) 1");
+        assert_eq!(t.cli("SCARD dst"), "(integer) 1");
+        assert_eq!(t.cli("SMOVE src new a"), "(integer) 1");
+        assert_eq!(t.cli("EXISTS src"), "(integer) 0");
+        assert_eq!(t.cli("SMEMBERS new"), "1) \"a\"");
+    }
+
+    #[test]
+    fn algebra_and_store() {
+        let t = TestEngine::new();
+        t.run("SADD s1 a b c");
+        t.run("SADD s2 b c d");
+        t.run("SADD s3 c d e");
+        assert_eq!(sorted(t.run("SINTER s1 s2")), strings(&["b", "c"]));
+        assert_eq!(sorted(t.run("SINTER s1 s2 s3")), strings(&["c"]));
+        assert_eq!(t.cli("SINTER s1 nokey"), "(empty array)");
+        assert_eq!(
+            sorted(t.run("SUNION s1 nokey s3")),
+            strings(&["a", "b", "c", "d", "e"])
+        );
+        assert_eq!(sorted(t.run("SDIFF s1 s2")), strings(&["a"]));
+        assert_eq!(sorted(t.run("SDIFF s1 nokey")), strings(&["a", "b", "c"]));
+        assert_eq!(t.cli("SDIFF nokey s1"), "(empty array)");
+        assert_eq!(t.cli("SDIFF s1 s1"), "(empty array)");
+
+        assert_eq!(t.cli("SUNIONSTORE d s1 s2"), "(integer) 4");
+        assert_eq!(sorted(t.run("SMEMBERS d")), strings(&["a", "b", "c", "d"]));
+        // The destination is replaced, not merged.
+        assert_eq!(t.cli("SINTERSTORE d s1 s3"), "(integer) 1");
+        assert_eq!(t.cli("SMEMBERS d"), "1) \"c\"");
+        // A destination that is also a source.
+        assert_eq!(t.cli("SDIFFSTORE s1 s1 s2"), "(integer) 1");
+        assert_eq!(t.cli("SMEMBERS s1"), "1) \"a\"");
+        // Any type is replaced; an empty result deletes.
+        t.run("SET str x");
+        t.run("EXPIRE d 100");
+        assert_eq!(t.cli("SUNIONSTORE str s2"), "(integer) 3");
+        assert_eq!(t.cli("TYPE str"), "set");
+        assert_eq!(t.cli("SUNIONSTORE d s2"), "(integer) 3");
+        assert_eq!(t.cli("TTL d"), "(integer) -1");
+        assert_eq!(t.cli("SINTERSTORE str nokey s2"), "(integer) 0");
+        assert_eq!(t.cli("EXISTS str"), "(integer) 0");
+        assert_eq!(t.cli("SDIFFSTORE none nokey"), "(integer) 0");
+        assert_eq!(t.cli("EXISTS none"), "(integer) 0");
+    }
+
+    #[test]
+    fn sscan_pages_through_a_big_set() {
+        let t = TestEngine::new();
+        let members: Vec<String> = (0..1000).map(|i| format!("m{i}")).collect();
+        for chunk in members.chunks(100) {
+            t.run(&format!("SADD big {}", chunk.join(" ")));
+        }
+        assert_eq!(t.cli("SCARD big"), "(integer) 1000");
+        let mut seen = Vec::new();
+        let mut cursor = "0".to_string();
+        let mut calls = 0;
+        loop {
+            let reply = t.run(&format!("SSCAN big {cursor} COUNT 70"));
+            let Reply::Array(parts) = reply else {
+                panic!("array")
+            };
+            let (Reply::Bulk(next), Reply::Array(items)) = (&parts[0], &parts[1]) else {
+                panic!("scan reply")
+            };
+            assert!(items.len() <= 70);
+            seen.extend(items.iter().map(|r| r.to_cli_string()));
+            cursor = String::from_utf8(next.clone()).expect("utf8");
+            calls += 1;
+            if cursor == "0" {
+                break;
+            }
+        }
+        assert_eq!(calls, 15);
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), 1000);
+        let matched = sorted(match t.run("SSCAN big 0 MATCH m99? COUNT 1000") {
+            Reply::Array(parts) => parts[1].clone(),
+            other => other,
+        });
+        assert_eq!(
+            matched,
+            strings(&[
+                "m990", "m991", "m992", "m993", "m994", "m995", "m996", "m997", "m998", "m999"
+            ])
+        );
+        assert_eq!(t.cli("SSCAN big 9999"), "1) \"0\"\n2) (empty array)");
+        assert_eq!(t.cli("SSCAN nokey 0 COUNT 0"), "1) \"0\"\n2) (empty array)");
+        assert_eq!(t.cli("SSCAN big x"), "(error) ERR invalid cursor");
+        assert_eq!(t.cli("SSCAN big 0 COUNT 0"), "(error) ERR syntax error");
+        assert_eq!(t.cli("SSCAN big 0 TYPE set"), "(error) ERR syntax error");
+        assert_eq!(
+            t.cli("SSCAN big 0 COUNT x"),
+            "(error) ERR value is not an integer or out of range"
+        );
+        assert_eq!(t.cli("SMOVE big other m5"), "(integer) 1");
+        assert_eq!(t.cli("SPOP big 2000").lines().count(), 999);
+        assert_eq!(t.cli("EXISTS big"), "(integer) 0");
+    }
+
+    #[test]
+    fn random_picks_obey_counts() {
+        let mut rng = Rng::new(7);
+        let items: Vec<u32> = (0..10).collect();
+        assert_eq!(random_pick(&mut rng, items.clone(), 0).ok(), Some(vec![]));
+        assert_eq!(
+            random_pick(&mut rng, Vec::<u32>::new(), -5).ok(),
+            Some(vec![])
+        );
+        let mut some = random_pick(&mut rng, items.clone(), 4).expect("pick");
+        some.sort_unstable();
+        some.dedup();
+        assert_eq!(some.len(), 4);
+        assert_eq!(
+            random_pick(&mut rng, items.clone(), 10).ok(),
+            Some(items.clone())
+        );
+        let repeated = random_pick(&mut rng, vec![1u8], -3).expect("pick");
+        assert_eq!(repeated, vec![1, 1, 1]);
+        for n in 1..50 {
+            assert!(rng.below(n) < n);
+        }
+    }
+}

@@ -1,0 +1,475 @@
+//! String commands.
+
+use redcodec_codec::{Codec, DataType, Meta};
+
+use super::is;
+use crate::dispatch::{Keys, Table};
+use crate::error::{CmdError, CmdResult};
+use crate::keyspace::{Ctx, KeyView};
+use crate::long_double::LongDouble;
+use crate::number::{int_arg, parse_i64};
+use crate::reply::Reply;
+
+/// Largest string Redis accepts (proto-max-bulk-len).
+const MAX_STRING: u64 = 512 * 1024 * 1024;
+
+pub fn register<C: Codec>(t: &mut Table<C>) {
+    t.add("get", 2, Keys::First, get);
+    t.add("set", -3, Keys::First, set);
+    t.add("setnx", 3, Keys::First, setnx);
+    t.add("setex", 4, Keys::First, setex);
+    t.add("psetex", 4, Keys::First, psetex);
+    t.add("mget", -2, Keys::All, mget);
+    t.add("mset", -3, Keys::Every(2), mset);
+    t.add("msetnx", -3, Keys::Every(2), msetnx);
+    t.add("getset", 3, Keys::First, getset);
+    t.add("getdel", 2, Keys::First, getdel);
+    t.add("getex", -2, Keys::First, getex);
+    t.add("append", 3, Keys::First, append);
+    t.add("strlen", 2, Keys::First, strlen);
+    t.add("incr", 2, Keys::First, incr);
+    t.add("decr", 2, Keys::First, decr);
+    t.add("incrby", 3, Keys::First, incrby);
+    t.add("decrby", 3, Keys::First, decrby);
+    t.add("incrbyfloat", 3, Keys::First, incrbyfloat);
+    t.add("getrange", 4, Keys::First, getrange);
+    t.add("setrange", 4, Keys::First, setrange);
+}
+
+/// The live string at `key`, WRONGTYPE for another type.
+fn read<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8]) -> CmdResult<Option<Meta>> {
+    ctx.typed(key, DataType::String)
+}
+
+/// Queues `value` as the new string at `key` with absolute expiry
+/// `expire_ms` (0: none), replacing whatever `view` shows there.
+fn write<C: Codec>(
+    ctx: &mut Ctx<'_, C>,
+    key: &[u8],
+    view: &KeyView,
+    value: Vec<u8>,
+    expire_ms: u64,
+) -> CmdResult<()> {
+    let mut meta = ctx.create(key, DataType::String, view)?;
+    meta.value = value;
+    ctx.set_expire(&mut meta, expire_ms)?;
+    ctx.put_meta(key, &meta)
+}
+
+/// Rewrites the value of a live string, keeping its expiry.
+fn rewrite<C: Codec>(
+    ctx: &mut Ctx<'_, C>,
+    key: &[u8],
+    mut meta: Meta,
+    value: Vec<u8>,
+) -> CmdResult<()> {
+    meta.value = value;
+    ctx.put_meta(key, &meta)
+}
+
+fn get<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    Ok(Reply::opt_bulk(read(ctx, a[1])?.map(|m| m.value)))
+}
+
+/// An expiry option of SET / GETEX.
+enum Expiry {
+    Keep,
+    Clear,
+    At(u64),
+}
+
+/// Parses `EX s | PX ms | EXAT s | PXAT ms` at `a[i]` (`a[i+1]` the number)
+/// into an absolute time in ms; `cmd` names the command in errors.
+fn expiry_at(now_ms: u64, unit: &[u8], n: &[u8], cmd: &str) -> CmdResult<u64> {
+    let v = int_arg(n)?;
+    let invalid = || CmdError::other(format!("ERR invalid expire time in '{cmd}' command"));
+    if v <= 0 {
+        return Err(invalid());
+    }
+    let ms = if is(unit, "ex") || is(unit, "exat") {
+        v.checked_mul(1000).ok_or_else(invalid)?
+    } else {
+        v
+    };
+    let at = if is(unit, "ex") || is(unit, "px") {
+        ms.checked_add(now_ms as i64).ok_or_else(invalid)?
+    } else {
+        ms
+    };
+    Ok(at as u64)
+}
+
+/// SET's options, parsed as Redis' `parseExtendedStringArgumentsOrReply`:
+/// an option conflicts with the others of its group but may repeat itself
+/// (the last value wins), and numbers are checked after the whole syntax.
+struct SetOptions<'a> {
+    nx: bool,
+    xx: bool,
+    get: bool,
+    keep_ttl: bool,
+    /// The expiry option and its number, as given.
+    expiry: Option<(&'a [u8], &'a [u8])>,
+}
+
+impl<'a> SetOptions<'a> {
+    fn parse(opts: &[&'a [u8]]) -> CmdResult<SetOptions<'a>> {
+        let mut o = SetOptions {
+            nx: false,
+            xx: false,
+            get: false,
+            keep_ttl: false,
+            expiry: None,
+        };
+        let mut i = 0;
+        while i < opts.len() {
+            let opt = opts[i];
+            let unit = ["ex", "px", "exat", "pxat"]
+                .into_iter()
+                .find(|u| is(opt, u));
+            let same_unit =
+                |e: &Option<(&[u8], &[u8])>| e.is_none_or(|(u, _)| u.eq_ignore_ascii_case(opt));
+            if is(opt, "nx") && !o.xx {
+                o.nx = true;
+            } else if is(opt, "xx") && !o.nx {
+                o.xx = true;
+            } else if is(opt, "get") {
+                o.get = true;
+            } else if is(opt, "keepttl") && o.expiry.is_none() {
+                o.keep_ttl = true;
+            } else if unit.is_some() && !o.keep_ttl && same_unit(&o.expiry) && i + 1 < opts.len() {
+                o.expiry = Some((opt, opts[i + 1]));
+                i += 1;
+            } else {
+                return Err(CmdError::Syntax);
+            }
+            i += 1;
+        }
+        Ok(o)
+    }
+}
+
+fn set<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let (key, value) = (a[1], a[2]);
+    let opts = SetOptions::parse(&a[3..])?;
+    let (nx, xx, get) = (opts.nx, opts.xx, opts.get);
+    let expiry = match opts.expiry {
+        Some((unit, n)) => Expiry::At(expiry_at(ctx.now_ms, unit, n, "set")?),
+        None if opts.keep_ttl => Expiry::Keep,
+        None => Expiry::Clear,
+    };
+    let view = ctx.view(key)?;
+    let old = match &view.live {
+        Some(m) if m.data_type == DataType::String => Some(m.value.clone()),
+        Some(_) if get => return Err(CmdError::WrongType),
+        _ => None,
+    };
+    let exists = view.live.is_some();
+    let reply_skip = if get {
+        Reply::opt_bulk(old.clone())
+    } else {
+        Reply::Nil
+    };
+    if (nx && exists) || (xx && !exists) {
+        return Ok(reply_skip);
+    }
+    let expire_ms = match expiry {
+        Expiry::Clear => 0,
+        Expiry::At(t) => t,
+        Expiry::Keep => view.live.as_ref().map_or(0, |m| m.expire_ms),
+    };
+    if expire_ms != 0 && expire_ms <= ctx.now_ms {
+        // Already expired: Redis deletes the key instead of storing it.
+        if let Some(live) = &view.live {
+            ctx.remove_key(key, live)?;
+        }
+    } else {
+        write(ctx, key, &view, value.to_vec(), expire_ms)?;
+    }
+    Ok(if get {
+        Reply::opt_bulk(old)
+    } else {
+        Reply::ok()
+    })
+}
+
+fn setnx<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let view = ctx.view(a[1])?;
+    if view.live.is_some() {
+        return Ok(Reply::Integer(0));
+    }
+    write(ctx, a[1], &view, a[2].to_vec(), 0)?;
+    Ok(Reply::Integer(1))
+}
+
+fn setex_with<C: Codec>(
+    ctx: &mut Ctx<'_, C>,
+    a: &[&[u8]],
+    unit: &str,
+    cmd: &str,
+) -> CmdResult<Reply> {
+    let at = expiry_at(ctx.now_ms, unit.as_bytes(), a[2], cmd)?;
+    let view = ctx.view(a[1])?;
+    write(ctx, a[1], &view, a[3].to_vec(), at)?;
+    Ok(Reply::ok())
+}
+
+fn setex<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    setex_with(ctx, a, "ex", "setex")
+}
+
+fn psetex<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    setex_with(ctx, a, "px", "psetex")
+}
+
+fn mget<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let mut out = Vec::with_capacity(a.len() - 1);
+    for key in &a[1..] {
+        let value = match ctx.live(key)? {
+            Some(m) if m.data_type == DataType::String => Some(m.value),
+            _ => None,
+        };
+        out.push(Reply::opt_bulk(value));
+    }
+    Ok(Reply::Array(out))
+}
+
+fn mset_pairs<'a>(a: &[&'a [u8]], cmd: &str) -> CmdResult<Vec<(&'a [u8], &'a [u8])>> {
+    if a.len().is_multiple_of(2) {
+        return Err(CmdError::WrongArity(cmd.into()));
+    }
+    // The last write of a key wins, as in Redis.
+    let mut pairs: Vec<(&[u8], &[u8])> = Vec::new();
+    for p in a[1..].chunks(2) {
+        pairs.retain(|(k, _)| *k != p[0]);
+        pairs.push((p[0], p[1]));
+    }
+    Ok(pairs)
+}
+
+fn mset<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    for (k, v) in mset_pairs(a, "mset")? {
+        let view = ctx.view(k)?;
+        write(ctx, k, &view, v.to_vec(), 0)?;
+    }
+    Ok(Reply::ok())
+}
+
+fn msetnx<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let pairs = mset_pairs(a, "msetnx")?;
+    for (k, _) in &pairs {
+        if ctx.live(k)?.is_some() {
+            return Ok(Reply::Integer(0));
+        }
+    }
+    for (k, v) in pairs {
+        let view = ctx.view(k)?;
+        write(ctx, k, &view, v.to_vec(), 0)?;
+    }
+    Ok(Reply::Integer(1))
+}
+
+fn getset<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let view = ctx.view(a[1])?;
+    let old = match &view.live {
+        Some(m) if m.data_type == DataType::String => Some(m.value.clone()),
+        Some(_) => return Err(CmdError::WrongType),
+        None => None,
+    };
+    write(ctx, a[1], &view, a[2].to_vec(), 0)?;
+    Ok(Reply::opt_bulk(old))
+}
+
+fn getdel<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    match read(ctx, a[1])? {
+        Some(m) => {
+            ctx.remove_key(a[1], &m)?;
+            Ok(Reply::bulk(m.value))
+        }
+        None => Ok(Reply::Nil),
+    }
+}
+
+fn getex<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let mut expiry = Expiry::Keep;
+    let mut i = 2;
+    while i < a.len() {
+        let opt = a[i];
+        if is(opt, "persist") && matches!(expiry, Expiry::Keep) {
+            expiry = Expiry::Clear;
+            i += 1;
+        } else if ["ex", "px", "exat", "pxat"].iter().any(|o| is(opt, o))
+            && matches!(expiry, Expiry::Keep)
+            && i + 1 < a.len()
+        {
+            expiry = Expiry::At(expiry_at(ctx.now_ms, opt, a[i + 1], "getex")?);
+            i += 2;
+        } else {
+            return Err(CmdError::Syntax);
+        }
+    }
+    let Some(mut meta) = read(ctx, a[1])? else {
+        return Ok(Reply::Nil);
+    };
+    let value = meta.value.clone();
+    match expiry {
+        Expiry::Keep => {}
+        Expiry::Clear => {
+            if meta.expire_ms != 0 {
+                meta.expire_ms = 0;
+                ctx.put_meta(a[1], &meta)?;
+            }
+        }
+        Expiry::At(t) if t <= ctx.now_ms => ctx.remove_key(a[1], &meta)?,
+        Expiry::At(t) => {
+            ctx.set_expire(&mut meta, t)?;
+            ctx.put_meta(a[1], &meta)?;
+        }
+    }
+    Ok(Reply::bulk(value))
+}
+
+fn check_size(len: u64) -> CmdResult<()> {
+    if len > MAX_STRING {
+        return Err(CmdError::other(
+            "ERR string exceeds maximum allowed size (proto-max-bulk-len)",
+        ));
+    }
+    Ok(())
+}
+
+fn append<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let view = ctx.view(a[1])?;
+    match view.live.clone() {
+        Some(m) if m.data_type != DataType::String => Err(CmdError::WrongType),
+        Some(m) => {
+            check_size(m.value.len() as u64 + a[2].len() as u64)?;
+            let mut value = m.value.clone();
+            value.extend_from_slice(a[2]);
+            let len = value.len();
+            rewrite(ctx, a[1], m, value)?;
+            Ok(Reply::Integer(len as i64))
+        }
+        None => {
+            write(ctx, a[1], &view, a[2].to_vec(), 0)?;
+            Ok(Reply::Integer(a[2].len() as i64))
+        }
+    }
+}
+
+fn strlen<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    Ok(Reply::Integer(
+        read(ctx, a[1])?.map_or(0, |m| m.value.len() as i64),
+    ))
+}
+
+/// Adds `by` to the integer at `key`.
+fn incr_by<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], by: i64) -> CmdResult<Reply> {
+    let view = ctx.view(key)?;
+    let current = match &view.live {
+        Some(m) if m.data_type != DataType::String => return Err(CmdError::WrongType),
+        Some(m) => parse_i64(&m.value).ok_or(CmdError::NotInteger)?,
+        None => 0,
+    };
+    let next = current
+        .checked_add(by)
+        .ok_or_else(|| CmdError::other("ERR increment or decrement would overflow"))?;
+    let value = next.to_string().into_bytes();
+    match view.live.clone() {
+        Some(m) => rewrite(ctx, key, m, value)?,
+        None => write(ctx, key, &view, value, 0)?,
+    }
+    Ok(Reply::Integer(next))
+}
+
+fn incr<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    incr_by(ctx, a[1], 1)
+}
+
+fn decr<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    incr_by(ctx, a[1], -1)
+}
+
+fn incrby<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let by = int_arg(a[2])?;
+    incr_by(ctx, a[1], by)
+}
+
+fn decrby<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let by = int_arg(a[2])?;
+    let by = by
+        .checked_neg()
+        .ok_or_else(|| CmdError::other("ERR decrement would overflow"))?;
+    incr_by(ctx, a[1], by)
+}
+
+fn incrbyfloat<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let view = ctx.view(a[1])?;
+    let current = match &view.live {
+        Some(m) if m.data_type != DataType::String => return Err(CmdError::WrongType),
+        Some(m) => LongDouble::parse(&m.value).ok_or(CmdError::NotFloat)?,
+        None => LongDouble::ZERO,
+    };
+    let by = LongDouble::parse(a[2]).ok_or(CmdError::NotFloat)?;
+    let next = current
+        .plus(by)
+        .map_err(|_| CmdError::other("ERR increment would produce NaN or Infinity"))?;
+    let text = next.to_redis_string();
+    match view.live.clone() {
+        Some(m) => rewrite(ctx, a[1], m, text.clone().into_bytes())?,
+        None => write(ctx, a[1], &view, text.clone().into_bytes(), 0)?,
+    }
+    Ok(Reply::bulk(text))
+}
+
+fn getrange<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let (mut start, mut end) = (int_arg(a[2])?, int_arg(a[3])?);
+    let value = read(ctx, a[1])?.map(|m| m.value).unwrap_or_default();
+    let len = value.len() as i64;
+    if start < 0 && end < 0 && start > end {
+        return Ok(Reply::bulk(Vec::new()));
+    }
+    if start < 0 {
+        start += len;
+    }
+    if end < 0 {
+        end += len;
+    }
+    start = start.max(0);
+    end = end.max(0);
+    if end >= len {
+        end = len - 1;
+    }
+    if len == 0 || start > end {
+        return Ok(Reply::bulk(Vec::new()));
+    }
+    Ok(Reply::bulk(value[start as usize..=end as usize].to_vec()))
+}
+
+fn setrange<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let offset = int_arg(a[2])?;
+    if offset < 0 {
+        return Err(CmdError::other("ERR offset is out of range"));
+    }
+    let piece = a[3];
+    let view = ctx.view(a[1])?;
+    let live = match &view.live {
+        Some(m) if m.data_type != DataType::String => return Err(CmdError::WrongType),
+        other => other.clone(),
+    };
+    if piece.is_empty() {
+        return Ok(Reply::Integer(live.map_or(0, |m| m.value.len() as i64)));
+    }
+    check_size(offset as u64 + piece.len() as u64)?;
+    let mut value = live.as_ref().map(|m| m.value.clone()).unwrap_or_default();
+    let end = offset as usize + piece.len();
+    if value.len() < end {
+        value.resize(end, 0);
+    }
+    value[offset as usize..end].copy_from_slice(piece);
+    let len = value.len() as i64;
+    match live {
+        Some(m) => rewrite(ctx, a[1], m, value)?,
+        None => write(ctx, a[1], &view, value, 0)?,
+    }
+    Ok(Reply::Integer(len))
+}

@@ -1,0 +1,325 @@
+//! Reading ranges: ZRANGE and its older forms, ZCOUNT, ZLEXCOUNT, ZRANK,
+//! ZREVRANK, ZSCAN — and the walks by rank, score and member name that the
+//! removing commands share.
+
+use redcodec_codec::{Codec, Meta, ScoreIndex};
+
+use super::bounds::{Interval, LexRange, ScoreRange};
+use super::order::{range_walk, walk, Entry, Start, Window};
+use super::{entries_reply, is, zset};
+use crate::cmd::resolve_range;
+use crate::cmd::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
+use crate::error::{CmdError, CmdResult};
+use crate::keyspace::Ctx;
+use crate::number::{format_score, int_arg};
+use crate::reply::Reply;
+
+/// The entries at ranks `first..=last` counted in the walk's direction
+/// (resolved and within the set), in that direction. A range nearer the
+/// far end is read from there.
+pub(super) fn by_rank<C: Codec>(
+    ctx: &Ctx<'_, C>,
+    key: &[u8],
+    meta: &Meta,
+    (first, last): (u64, u64),
+    reverse: bool,
+) -> CmdResult<Vec<Entry>> {
+    let wanted = usize::try_from(last - first + 1).unwrap_or(usize::MAX);
+    let from_far_end = meta.size.saturating_sub(1).saturating_sub(last);
+    let (skip, backward) = if from_far_end < first {
+        (from_far_end, !reverse)
+    } else {
+        (first, reverse)
+    };
+    let mut entries = walk(ctx, key, meta, Start::Edge, backward)
+        .skip(usize::try_from(skip).unwrap_or(usize::MAX))
+        .take(wanted)
+        .collect::<CmdResult<Vec<_>>>()?;
+    if backward != reverse {
+        entries.reverse();
+    }
+    Ok(entries)
+}
+
+/// Walks the entries whose scores are in `range`, Redis' way (see
+/// [`range_walk`]), seeking to the range's start.
+pub(super) fn score_walk<C: Codec>(
+    ctx: &Ctx<'_, C>,
+    key: &[u8],
+    meta: &Meta,
+    range: &ScoreRange,
+    reverse: bool,
+    window: Window,
+    emit: impl FnMut(Entry),
+) -> CmdResult<()> {
+    if range.is_empty() {
+        return Ok(());
+    }
+    let start = if reverse {
+        range.max.value
+    } else {
+        range.min.value
+    };
+    let entries = walk(ctx, key, meta, Start::Score(start), reverse);
+    range_walk(entries, range, reverse, window, emit)
+}
+
+/// Walks the entries whose members are in `range`, as Redis does on its
+/// compact encoding (`zzlFirstInLexRange` and on): nothing when the first
+/// entry is above the maximum or the last below the minimum; else from the
+/// first entry at or past the range's start. The range is meaningful when
+/// all scores are equal; then, with an exact index, the walk seeks to the
+/// bound's member instead of reading from the edge.
+pub(super) fn lex_walk<C: Codec>(
+    ctx: &Ctx<'_, C>,
+    key: &[u8],
+    meta: &Meta,
+    range: &LexRange,
+    reverse: bool,
+    window: Window,
+    emit: impl FnMut(Entry),
+) -> CmdResult<()> {
+    if range.is_empty() {
+        return Ok(());
+    }
+    let edge = |backward| {
+        walk(ctx, key, meta, Start::Edge, backward)
+            .next()
+            .transpose()
+    };
+    let (Some(first), Some(last)) = (edge(false)?, edge(true)?) else {
+        return Ok(());
+    };
+    if !range.reaches_min(&last) || !range.within_max(&first) {
+        return Ok(());
+    }
+    let bound = if reverse { &range.max } else { &range.min };
+    let uniform = first.score.to_bits() == last.score.to_bits();
+    let start = match bound.member() {
+        Some(member) if uniform && ctx.caps().score_index == ScoreIndex::Exact => {
+            Start::Entry(first.score, member)
+        }
+        _ => Start::Edge,
+    };
+    range_walk(
+        walk(ctx, key, meta, start, reverse),
+        range,
+        reverse,
+        window,
+        emit,
+    )
+}
+
+/// How ZRANGE selects entries.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum By {
+    Rank,
+    Score,
+    Lex,
+}
+
+/// A parsed ZRANGE-family request.
+struct RangeRequest<'a> {
+    by: By,
+    reverse: bool,
+    withscores: bool,
+    /// `LIMIT offset count` as given; count -1 when absent.
+    offset: i64,
+    count: i64,
+    /// The two range arguments, minimum first (swapped for reverse
+    /// score and lex ranges, which Redis takes as max then min).
+    min: &'a [u8],
+    max: &'a [u8],
+}
+
+/// Parses `key min max [options]` as `zrangeGenericCommand` does. `by` and
+/// `reverse` are fixed by the older commands (ZRANGEBYSCORE, ZREVRANGE…),
+/// which then do not accept the option that would set them.
+fn parse_range<'a>(
+    a: &[&'a [u8]],
+    by: Option<By>,
+    reverse: Option<bool>,
+) -> CmdResult<RangeRequest<'a>> {
+    let (mut by_opt, mut reverse_opt) = (by, reverse);
+    let (mut withscores, mut offset, mut count) = (false, 0, -1);
+    let mut i = 4;
+    while let Some(opt) = a.get(i) {
+        let left = a.len() - i - 1;
+        if is(opt, "withscores") {
+            withscores = true;
+        } else if is(opt, "limit") && left >= 2 {
+            offset = int_arg(a[i + 1])?;
+            count = int_arg(a[i + 2])?;
+            i += 2;
+        } else if reverse.is_none() && reverse_opt.is_none() && is(opt, "rev") {
+            reverse_opt = Some(true);
+        } else if by.is_none() && by_opt.is_none() && is(opt, "bylex") {
+            by_opt = Some(By::Lex);
+        } else if by.is_none() && by_opt.is_none() && is(opt, "byscore") {
+            by_opt = Some(By::Score);
+        } else {
+            return Err(CmdError::Syntax);
+        }
+        i += 1;
+    }
+    let by = by_opt.unwrap_or(By::Rank);
+    let reverse = reverse_opt.unwrap_or(false);
+    if count != -1 && by == By::Rank {
+        return Err(CmdError::other(
+            "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX",
+        ));
+    }
+    if withscores && by == By::Lex {
+        return Err(CmdError::other(
+            "ERR syntax error, WITHSCORES not supported in combination with BYLEX",
+        ));
+    }
+    let (min, max) = if reverse && by != By::Rank {
+        (a[3], a[2])
+    } else {
+        (a[2], a[3])
+    };
+    Ok(RangeRequest {
+        by,
+        reverse,
+        withscores,
+        offset,
+        count,
+        min,
+        max,
+    })
+}
+
+/// A range, parsed before the key is read.
+enum Parsed {
+    Rank(i64, i64),
+    Score(ScoreRange),
+    Lex(LexRange),
+}
+
+/// The ZRANGE family.
+fn zrange_generic<C: Codec>(
+    ctx: &mut Ctx<'_, C>,
+    a: &[&[u8]],
+    by: Option<By>,
+    reverse: Option<bool>,
+) -> CmdResult<Reply> {
+    let req = parse_range(a, by, reverse)?;
+    let parsed = match req.by {
+        By::Rank => Parsed::Rank(int_arg(req.min)?, int_arg(req.max)?),
+        By::Score => Parsed::Score(ScoreRange::parse(req.min, req.max)?),
+        By::Lex => Parsed::Lex(LexRange::parse(req.min, req.max)?),
+    };
+    let key = a[1];
+    let Some(meta) = zset(ctx, key)? else {
+        return Ok(Reply::Array(Vec::new()));
+    };
+    let mut entries = Vec::new();
+    // A negative offset skips everything, as in Redis.
+    let window = (req.offset >= 0).then(|| Window {
+        offset: req.offset as u64,
+        count: u64::try_from(req.count).ok(),
+    });
+    match (parsed, window) {
+        (Parsed::Rank(start, stop), _) => {
+            if let Some(ranks) = resolve_range(start, stop, meta.size) {
+                entries = by_rank(ctx, key, &meta, ranks, req.reverse)?;
+            }
+        }
+        (_, None) => {}
+        (Parsed::Score(range), Some(window)) => {
+            score_walk(ctx, key, &meta, &range, req.reverse, window, |e| {
+                entries.push(e)
+            })?;
+        }
+        (Parsed::Lex(range), Some(window)) => {
+            lex_walk(ctx, key, &meta, &range, req.reverse, window, |e| {
+                entries.push(e)
+            })?;
+        }
+    }
+    Ok(entries_reply(entries, req.withscores))
+}
+
+pub(super) fn zrange<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    zrange_generic(ctx, a, None, None)
+}
+
+pub(super) fn zrevrange<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    zrange_generic(ctx, a, Some(By::Rank), Some(true))
+}
+
+pub(super) fn zrangebyscore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    zrange_generic(ctx, a, Some(By::Score), Some(false))
+}
+
+pub(super) fn zrevrangebyscore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    zrange_generic(ctx, a, Some(By::Score), Some(true))
+}
+
+pub(super) fn zrangebylex<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    zrange_generic(ctx, a, Some(By::Lex), Some(false))
+}
+
+pub(super) fn zrevrangebylex<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    zrange_generic(ctx, a, Some(By::Lex), Some(true))
+}
+
+pub(super) fn zcount<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let range = ScoreRange::parse(a[2], a[3])?;
+    let mut n = 0;
+    if let Some(meta) = zset(ctx, a[1])? {
+        score_walk(ctx, a[1], &meta, &range, false, Window::ALL, |_| n += 1)?;
+    }
+    Ok(Reply::Integer(n))
+}
+
+pub(super) fn zlexcount<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let range = LexRange::parse(a[2], a[3])?;
+    let mut n = 0;
+    if let Some(meta) = zset(ctx, a[1])? {
+        lex_walk(ctx, a[1], &meta, &range, false, Window::ALL, |_| n += 1)?;
+    }
+    Ok(Reply::Integer(n))
+}
+
+/// ZRANK and ZREVRANK: the member's position in the walk's direction.
+fn rank<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]], reverse: bool) -> CmdResult<Reply> {
+    let (key, member) = (a[1], a[2]);
+    let Some(meta) = zset(ctx, key)? else {
+        return Ok(Reply::Nil);
+    };
+    for (position, entry) in walk(ctx, key, &meta, Start::Edge, reverse).enumerate() {
+        if entry?.member == member {
+            return Ok(Reply::Integer(position as i64));
+        }
+    }
+    Ok(Reply::Nil)
+}
+
+pub(super) fn zrank<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    rank(ctx, a, false)
+}
+
+pub(super) fn zrevrank<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    rank(ctx, a, true)
+}
+
+/// ZSCAN: pages through the set in Redis order; the cursor counts the
+/// entries already visited.
+pub(super) fn zscan<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let key = a[1];
+    let cursor = parse_cursor(a[2])?;
+    let Some(meta) = zset(ctx, key)? else {
+        return Ok(empty_scan_reply());
+    };
+    let opts = ScanOptions::parse(&a[3..], false)?;
+    let entries = walk(ctx, key, &meta, Start::Edge, false);
+    let (next, page) = scan_page(entries, cursor, opts.count)?;
+    let items = page
+        .into_iter()
+        .filter(|e| opts.matches(&e.member))
+        .flat_map(|e| [Reply::Bulk(e.member), Reply::bulk(format_score(e.score))])
+        .collect();
+    Ok(scan_reply(next, items))
+}

@@ -1,0 +1,117 @@
+//! Removing ranges: ZREMRANGEBYRANK, ZREMRANGEBYSCORE, ZREMRANGEBYLEX,
+//! ZPOPMIN, ZPOPMAX.
+
+use redcodec_codec::{Codec, Meta};
+
+use super::bounds::{LexRange, ScoreRange};
+use super::order::{walk, Entry, Start, Window};
+use super::range::{by_rank, lex_walk, score_walk};
+use super::write::del_member;
+use super::{entries_reply, zset};
+use crate::cmd::resolve_range;
+use crate::error::{CmdError, CmdResult};
+use crate::keyspace::Ctx;
+use crate::number::parse_i64;
+use crate::reply::Reply;
+
+/// Queues the removal of `entries` from the set and its new size.
+fn remove_entries<C: Codec>(
+    ctx: &mut Ctx<'_, C>,
+    key: &[u8],
+    mut meta: Meta,
+    entries: &[Entry],
+) -> CmdResult<()> {
+    if entries.is_empty() {
+        return Ok(());
+    }
+    for e in entries {
+        del_member(ctx, key, &meta, &e.member, e.score);
+    }
+    meta.size = meta.size.saturating_sub(entries.len() as u64);
+    ctx.save(key, &meta)
+}
+
+/// A range to remove, parsed before the key is read.
+enum Doomed {
+    Rank(i64, i64),
+    Score(ScoreRange),
+    Lex(LexRange),
+}
+
+/// The ZREMRANGEBY* commands: reads the range, then removes it.
+fn remove_range<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], doomed: Doomed) -> CmdResult<Reply> {
+    let Some(meta) = zset(ctx, key)? else {
+        return Ok(Reply::Integer(0));
+    };
+    let mut entries = Vec::new();
+    match doomed {
+        Doomed::Rank(start, stop) => {
+            if let Some(ranks) = resolve_range(start, stop, meta.size) {
+                entries = by_rank(ctx, key, &meta, ranks, false)?;
+            }
+        }
+        Doomed::Score(range) => {
+            score_walk(ctx, key, &meta, &range, false, Window::ALL, |e| {
+                entries.push(e)
+            })?;
+        }
+        Doomed::Lex(range) => {
+            lex_walk(ctx, key, &meta, &range, false, Window::ALL, |e| {
+                entries.push(e)
+            })?;
+        }
+    }
+    remove_entries(ctx, key, meta, &entries)?;
+    Ok(Reply::Integer(entries.len() as i64))
+}
+
+pub(super) fn zremrangebyrank<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let start = crate::number::int_arg(a[2])?;
+    let stop = crate::number::int_arg(a[3])?;
+    remove_range(ctx, a[1], Doomed::Rank(start, stop))
+}
+
+pub(super) fn zremrangebyscore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let range = ScoreRange::parse(a[2], a[3])?;
+    remove_range(ctx, a[1], Doomed::Score(range))
+}
+
+pub(super) fn zremrangebylex<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let range = LexRange::parse(a[2], a[3])?;
+    remove_range(ctx, a[1], Doomed::Lex(range))
+}
+
+/// ZPOPMIN / ZPOPMAX's count: a non-negative integer, with the one error
+/// Redis gives for anything else.
+fn pop_count(arg: &[u8]) -> CmdResult<u64> {
+    parse_i64(arg)
+        .and_then(|n| u64::try_from(n).ok())
+        .ok_or_else(|| CmdError::other("ERR value is out of range, must be positive"))
+}
+
+/// ZPOPMIN and ZPOPMAX: removes and returns up to `count` entries from one
+/// end.
+fn pop<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]], from_max: bool) -> CmdResult<Reply> {
+    let count = match a.len() {
+        2 => 1,
+        3 => pop_count(a[2])?,
+        _ => return Err(CmdError::Syntax),
+    };
+    let key = a[1];
+    let Some(meta) = zset(ctx, key)? else {
+        return Ok(Reply::Array(Vec::new()));
+    };
+    let entries = walk(ctx, key, &meta, Start::Edge, from_max)
+        .take(usize::try_from(count).unwrap_or(usize::MAX))
+        .collect::<CmdResult<Vec<_>>>()?;
+    remove_entries(ctx, key, meta, &entries)?;
+    Ok(entries_reply(entries, true))
+}
+
+pub(super) fn zpopmin<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    pop(ctx, a, false)
+}
+
+pub(super) fn zpopmax<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    pop(ctx, a, true)
+}

@@ -1,0 +1,296 @@
+//! ZUNIONSTORE and ZINTERSTORE.
+
+use std::collections::HashMap;
+
+use redcodec_codec::{Codec, DataType, Meta};
+
+use super::float::score_arg;
+use super::{is, read_all, write_all, Members};
+use crate::cmd::sets;
+use crate::error::{CmdError, CmdResult};
+use crate::keyspace::Ctx;
+use crate::number::int_arg;
+use crate::reply::Reply;
+
+/// Union or intersection.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum SetOp {
+    Union,
+    Inter,
+}
+
+impl SetOp {
+    fn name(self) -> &'static str {
+        match self {
+            SetOp::Union => "zunionstore",
+            SetOp::Inter => "zinterstore",
+        }
+    }
+}
+
+/// How scores of the same member combine.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Aggregate {
+    Sum,
+    Min,
+    Max,
+}
+
+impl Aggregate {
+    /// `zunionInterAggregate`: a NaN sum (inf + -inf) is 0; MIN and MAX
+    /// keep the current value against a NaN.
+    fn apply(self, target: &mut f64, value: f64) {
+        match self {
+            Aggregate::Sum => {
+                *target += value;
+                if target.is_nan() {
+                    *target = 0.0;
+                }
+            }
+            Aggregate::Min => {
+                if value < *target {
+                    *target = value;
+                }
+            }
+            Aggregate::Max => {
+                if value > *target {
+                    *target = value;
+                }
+            }
+        }
+    }
+}
+
+/// One input: its members with scores (a set's members score 1) and its
+/// weight.
+struct Source {
+    members: Members,
+    weight: f64,
+}
+
+impl Source {
+    /// A member's weighted score; a NaN product (inf × 0) is 0.
+    fn weighted(&self, score: f64) -> f64 {
+        let value = score * self.weight;
+        if value.is_nan() {
+            0.0
+        } else {
+            value
+        }
+    }
+}
+
+/// Parses `WEIGHTS w…` and `AGGREGATE SUM|MIN|MAX` after the keys, as
+/// `zunionInterDiffGenericCommand` does, into `sources`' weights.
+fn parse_options(args: &[&[u8]], weights: &mut [f64]) -> CmdResult<Aggregate> {
+    let mut aggregate = Aggregate::Sum;
+    let mut i = 0;
+    while let Some(opt) = args.get(i) {
+        let left = args.len() - i;
+        if is(opt, "weights") && left > weights.len() {
+            for (w, arg) in weights.iter_mut().zip(&args[i + 1..]) {
+                *w = score_arg(arg)
+                    .ok_or_else(|| CmdError::other("ERR weight value is not a float"))?;
+            }
+            i += 1 + weights.len();
+        } else if is(opt, "aggregate") && left >= 2 {
+            let name = args[i + 1];
+            aggregate = match () {
+                _ if is(name, "sum") => Aggregate::Sum,
+                _ if is(name, "min") => Aggregate::Min,
+                _ if is(name, "max") => Aggregate::Max,
+                _ => return Err(CmdError::Syntax),
+            };
+            i += 2;
+        } else {
+            return Err(CmdError::Syntax);
+        }
+    }
+    Ok(aggregate)
+}
+
+/// The members of every source, in argument order; a missing key is an
+/// empty source. WRONGTYPE for anything but sorted sets and sets.
+fn read_sources<C: Codec>(ctx: &Ctx<'_, C>, keys: &[&[u8]]) -> CmdResult<Vec<Members>> {
+    let metas = keys
+        .iter()
+        .map(|key| match ctx.live(key)? {
+            Some(m) if !matches!(m.data_type, DataType::ZSet | DataType::Set) => {
+                Err(CmdError::WrongType)
+            }
+            meta => Ok(meta),
+        })
+        .collect::<CmdResult<Vec<Option<Meta>>>>()?;
+    keys.iter()
+        .zip(&metas)
+        .map(|(key, meta)| match meta {
+            None => Ok(Vec::new()),
+            Some(m) if m.data_type == DataType::Set => Ok(sets::read_all(ctx, key, m)?
+                .into_iter()
+                .map(|member| (member, 1.0))
+                .collect()),
+            Some(m) => read_all(ctx, key, m),
+        })
+        .collect()
+}
+
+/// Combines the sources as Redis does: smallest first (a stable sort, as
+/// glibc's qsort is), so that sums add up in the same order.
+fn combine(op: SetOp, mut sources: Vec<Source>, aggregate: Aggregate) -> Members {
+    sources.sort_by_key(|s| s.members.len());
+    match op {
+        SetOp::Union => union(&sources, aggregate),
+        SetOp::Inter => inter(&sources, aggregate),
+    }
+}
+
+fn union(sources: &[Source], aggregate: Aggregate) -> Members {
+    let mut order: Vec<&[u8]> = Vec::new();
+    let mut scores: HashMap<&[u8], f64> = HashMap::new();
+    for source in sources {
+        for (member, score) in &source.members {
+            let value = source.weighted(*score);
+            match scores.get_mut(member.as_slice()) {
+                Some(target) => aggregate.apply(target, value),
+                None => {
+                    order.push(member);
+                    scores.insert(member, value);
+                }
+            }
+        }
+    }
+    order
+        .into_iter()
+        .map(|m| (m.to_vec(), scores.get(m).copied().unwrap_or(0.0)))
+        .collect()
+}
+
+fn inter(sources: &[Source], aggregate: Aggregate) -> Members {
+    let Some((smallest, others)) = sources.split_first() else {
+        return Vec::new();
+    };
+    let lookups: Vec<HashMap<&[u8], f64>> = others
+        .iter()
+        .map(|s| s.members.iter().map(|(m, v)| (m.as_slice(), *v)).collect())
+        .collect();
+    let mut out = Vec::new();
+    'members: for (member, score) in &smallest.members {
+        let mut total = smallest.weighted(*score);
+        for (source, lookup) in others.iter().zip(&lookups) {
+            let Some(score) = lookup.get(member.as_slice()) else {
+                continue 'members;
+            };
+            aggregate.apply(&mut total, score * source.weight);
+        }
+        out.push((member.clone(), total));
+    }
+    out
+}
+
+/// ZUNIONSTORE and ZINTERSTORE: `dest numkeys key… [WEIGHTS w…]
+/// [AGGREGATE SUM|MIN|MAX]`. The destination is replaced (an empty result
+/// removes it).
+fn store<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]], op: SetOp) -> CmdResult<Reply> {
+    let dest = a[1];
+    let numkeys = int_arg(a[2])?;
+    if numkeys < 1 {
+        return Err(CmdError::other(format!(
+            "ERR at least 1 input key is needed for '{}' command",
+            op.name()
+        )));
+    }
+    let rest = &a[3..];
+    let numkeys = usize::try_from(numkeys).unwrap_or(usize::MAX);
+    if numkeys > rest.len() {
+        return Err(CmdError::Syntax);
+    }
+    let (keys, options) = rest.split_at(numkeys);
+    let members = read_sources(ctx, keys)?;
+    let mut weights = vec![1.0; numkeys];
+    let aggregate = parse_options(options, &mut weights)?;
+    let sources = members
+        .into_iter()
+        .zip(weights)
+        .map(|(members, weight)| Source { members, weight })
+        .collect();
+    let result = combine(op, sources, aggregate);
+    let view = ctx.view(dest)?;
+    if result.is_empty() {
+        if let Some(live) = &view.live {
+            ctx.remove_key(dest, live)?;
+        }
+        return Ok(Reply::Integer(0));
+    }
+    let mut meta = ctx.create(dest, DataType::ZSet, &view)?;
+    write_all(ctx, dest, &mut meta, &result)?;
+    ctx.save(dest, &meta)?;
+    Ok(Reply::Integer(meta.size as i64))
+}
+
+pub(super) fn zunionstore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    store(ctx, a, SetOp::Union)
+}
+
+pub(super) fn zinterstore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+    store(ctx, a, SetOp::Inter)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(members: &[(&str, f64)], weight: f64) -> Source {
+        Source {
+            members: members
+                .iter()
+                .map(|(m, s)| (m.as_bytes().to_vec(), *s))
+                .collect(),
+            weight,
+        }
+    }
+
+    fn sorted(mut v: Members) -> Vec<(String, f64)> {
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v.into_iter()
+            .map(|(m, s)| (String::from_utf8_lossy(&m).into_owned(), s))
+            .collect()
+    }
+
+    #[test]
+    fn infinities_combine_like_redis() {
+        let plus = source(&[("x", f64::INFINITY)], 1.0);
+        let minus = source(&[("x", f64::NEG_INFINITY)], 1.0);
+        let out = combine(SetOp::Union, vec![plus, minus], Aggregate::Sum);
+        assert_eq!(sorted(out), [("x".to_string(), 0.0)]);
+        let zero_weight = source(&[("x", f64::INFINITY), ("y", 2.0)], 0.0);
+        let out = combine(SetOp::Union, vec![zero_weight], Aggregate::Sum);
+        assert_eq!(
+            sorted(out),
+            [("x".to_string(), 0.0), ("y".to_string(), 0.0)]
+        );
+    }
+
+    #[test]
+    fn intersections_keep_common_members() {
+        let a = source(&[("x", 1.0), ("y", 2.0), ("z", 3.0)], 2.0);
+        let b = source(&[("y", 5.0), ("z", 1.0)], 1.0);
+        let sum = combine(SetOp::Inter, vec![a, b], Aggregate::Sum);
+        assert_eq!(
+            sorted(sum),
+            [("y".to_string(), 9.0), ("z".to_string(), 7.0)]
+        );
+        let a = source(&[("y", 2.0), ("z", 3.0)], 1.0);
+        let b = source(&[("y", 5.0), ("z", 1.0)], 1.0);
+        let max = combine(SetOp::Inter, vec![a, b], Aggregate::Min);
+        assert_eq!(
+            sorted(max),
+            [("y".to_string(), 2.0), ("z".to_string(), 1.0)]
+        );
+        let empty = combine(
+            SetOp::Inter,
+            vec![source(&[], 1.0), source(&[("y", 1.0)], 1.0)],
+            Aggregate::Sum,
+        );
+        assert!(empty.is_empty());
+    }
+}

@@ -1,0 +1,89 @@
+//! Engine errors, and the Redis reply text each one becomes.
+
+use redcodec_codec::{DecodeError, EncodeError};
+use thiserror::Error;
+
+/// Failures of the storage layer.
+#[derive(Debug, Error)]
+pub enum EngineError {
+    /// RocksDB reported an error.
+    #[error("storage error: {0}")]
+    Storage(#[from] rocksdb::Error),
+    /// Stored bytes do not decode.
+    #[error("{0}")]
+    Corrupt(#[from] DecodeError),
+    /// A value the format cannot store.
+    #[error("{0}")]
+    Unrepresentable(#[from] EncodeError),
+    /// The directory cannot be opened as a store of this format.
+    #[error("{0}")]
+    Open(String),
+    /// Writing output failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Why a command failed; each variant renders as Redis' exact error text.
+#[derive(Debug, Error)]
+pub enum CmdError {
+    /// `WRONGTYPE ...`
+    #[error("WRONGTYPE Operation against a key holding the wrong kind of value")]
+    WrongType,
+    /// Wrong arity for the named command (lower-case name).
+    #[error("ERR wrong number of arguments for '{0}' command")]
+    WrongArity(String),
+    /// Unknown command.
+    #[error("ERR unknown command '{name}', with args beginning with: {args}")]
+    UnknownCommand {
+        /// The command name as sent.
+        name: String,
+        /// The first arguments, quoted as Redis quotes them.
+        args: String,
+    },
+    /// `ERR syntax error`
+    #[error("ERR syntax error")]
+    Syntax,
+    /// `ERR value is not an integer or out of range`
+    #[error("ERR value is not an integer or out of range")]
+    NotInteger,
+    /// `ERR value is not a valid float`
+    #[error("ERR value is not a valid float")]
+    NotFloat,
+    /// `ERR no such key`
+    #[error("ERR no such key")]
+    NoSuchKey,
+    /// Any other error with its complete Redis text.
+    #[error("{0}")]
+    Other(String),
+    /// A storage failure, reported with an `ERR` prefix.
+    #[error("ERR {0}")]
+    Engine(#[from] EngineError),
+}
+
+impl CmdError {
+    /// An error with a literal Redis text.
+    pub fn other(text: impl Into<String>) -> CmdError {
+        CmdError::Other(text.into())
+    }
+}
+
+impl From<rocksdb::Error> for CmdError {
+    fn from(e: rocksdb::Error) -> Self {
+        CmdError::Engine(EngineError::Storage(e))
+    }
+}
+
+impl From<DecodeError> for CmdError {
+    fn from(e: DecodeError) -> Self {
+        CmdError::Engine(EngineError::Corrupt(e))
+    }
+}
+
+impl From<EncodeError> for CmdError {
+    fn from(e: EncodeError) -> Self {
+        CmdError::Engine(EngineError::Unrepresentable(e))
+    }
+}
+
+/// Result of a command step.
+pub type CmdResult<T> = Result<T, CmdError>;

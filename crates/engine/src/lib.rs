@@ -1,0 +1,29 @@
+//! Redis semantics over RocksDB, written once and generic over a
+//! [`redcodec_codec::Codec`].
+//!
+//! [`Engine::execute`] takes a command as its arguments and returns the
+//! [`Reply`] Redis 7 would give; [`clock`] makes time injectable so the bytes
+//! a run writes can be reproduced exactly.
+
+pub mod clock;
+mod cmd;
+pub mod cmdline;
+pub mod dispatch;
+mod engine;
+pub mod error;
+mod gc;
+pub mod keyspace;
+mod locks;
+pub mod long_double;
+pub mod number;
+pub mod reply;
+pub mod store;
+pub mod typed;
+pub mod value;
+mod walk;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use engine::{Engine, EngineOptions};
+pub use error::{CmdError, EngineError};
+pub use reply::Reply;
+pub use store::{OpenMode, Store};

@@ -1,0 +1,155 @@
+//! The formats redcodec can run, chosen at run time by name.
+//!
+//! [`AnyCodec`] is an enum over every format crate, dispatched to the
+//! [`Codec`] trait with `enum_dispatch`: the engine is generic over the
+//! codec, and `Engine<AnyCodec>` runs whichever format a user names.
+
+use std::fmt;
+use std::str::FromStr;
+
+use enum_dispatch::enum_dispatch;
+pub use redcodec_codec::Codec;
+// The types the Codec trait's methods name, for the generated impl.
+use redcodec_codec::{
+    Capabilities, DataType, DecodeError, EncodeError, GcDecision, KeyRange, Layout, Meta, Place,
+    Record, SubId, SubKind, SubOwner, SubValue,
+};
+use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
+use thiserror::Error;
+
+/// `enum_dispatch` needs to see the trait's definition in this crate: the
+/// codec crate hands its tokens over (see `codec_trait_tokens!`), and this
+/// private copy registers them. The impl it generates is for the real
+/// [`Codec`] trait imported above.
+mod registration {
+    #![allow(dead_code, missing_docs)]
+    use super::enum_dispatch;
+    use redcodec_codec::{
+        Capabilities, DataType, DecodeError, EncodeError, GcDecision, KeyRange, Layout, Meta,
+        Place, Record, SubId, SubKind, SubOwner, SubValue,
+    };
+
+    macro_rules! register {
+        ($($trait:tt)*) => {
+            #[enum_dispatch]
+            $($trait)*
+        };
+    }
+    redcodec_codec::codec_trait_tokens!(register);
+}
+
+/// A codec of any format.
+#[enum_dispatch(Codec)]
+#[derive(Clone, Debug)]
+pub enum AnyCodec {
+    /// Apache Kvrocks.
+    Kvrocks(KvrocksCodec),
+}
+
+/// The formats, by name.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Apache Kvrocks (namespaced, optionally slotted).
+    Kvrocks,
+}
+
+impl Format {
+    /// Every format that can be run.
+    pub const ALL: &'static [Format] = &[Format::Kvrocks];
+
+    /// The name the command line uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Kvrocks => "kvrocks",
+        }
+    }
+
+    /// A codec of this format with `options`.
+    pub fn codec(self, options: &FormatOptions) -> Result<AnyCodec, FormatError> {
+        match self {
+            Format::Kvrocks => {
+                let mut opts = KvrocksOptions::default();
+                if let Some(ns) = &options.namespace {
+                    opts.namespace = ns.clone();
+                }
+                opts.cluster = options.cluster;
+                KvrocksCodec::new(opts)
+                    .map(AnyCodec::from)
+                    .map_err(|e| FormatError::Options(e.to_string()))
+            }
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Format {
+    type Err = FormatError;
+
+    fn from_str(s: &str) -> Result<Format, FormatError> {
+        Format::ALL
+            .iter()
+            .copied()
+            .find(|f| f.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| FormatError::Unknown {
+                name: s.to_string(),
+                known: Format::ALL
+                    .iter()
+                    .map(|f| f.name())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+}
+
+/// Options that some formats take.
+#[derive(Clone, Debug, Default)]
+pub struct FormatOptions {
+    /// Namespace (Kvrocks: the key prefix; default `__namespace`).
+    pub namespace: Option<Vec<u8>>,
+    /// Cluster mode (Kvrocks: a slot in every key).
+    pub cluster: bool,
+}
+
+/// A format that cannot be chosen.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum FormatError {
+    /// No format has this name.
+    #[error("unknown format '{name}' (known formats: {known})")]
+    Unknown {
+        /// The name given.
+        name: String,
+        /// The names that exist.
+        known: String,
+    },
+    /// The format rejects the options.
+    #[error("{0}")]
+    Options(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_are_chosen_by_name() {
+        assert_eq!("kvrocks".parse::<Format>().unwrap(), Format::Kvrocks);
+        assert_eq!("KVROCKS".parse::<Format>().unwrap(), Format::Kvrocks);
+        let err = "pika9".parse::<Format>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown format 'pika9' (known formats: kvrocks)"
+        );
+    }
+
+    #[test]
+    fn any_codec_dispatches_to_the_format() {
+        let codec = Format::Kvrocks.codec(&FormatOptions::default()).unwrap();
+        assert_eq!(codec.name(), "kvrocks");
+        assert_eq!(codec.layout().instances[0].dir, "db");
+    }
+}

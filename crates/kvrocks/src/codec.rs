@@ -1,0 +1,353 @@
+//! [`KvrocksCodec`]: the [`Codec`] implementation tying the modules together.
+//!
+//! Where records live and what their sub bytes and values are:
+//!
+//! | kind | family | sub bytes | value |
+//! |---|---|---|---|
+//! | hash field | `default` | field | raw value |
+//! | set member | `default` | member | empty |
+//! | zset member | `default` | member | 8-byte encoded score |
+//! | zset score index | `zset_score` | 8-byte encoded score ‖ member | empty |
+//! | list item | `default` | index u64 BE | raw value |
+
+use redcodec_codec::{
+    Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
+    Layout, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Reader, Record, ScoreIndex,
+    SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
+};
+
+use crate::keys::{successor, KeyScheme};
+use crate::{gc, layout, meta, score, version, KvrocksOptions, OptionsError};
+
+/// Types whose metadata Kvrocks rewrites with size 0 when the last element
+/// is removed: `HDEL` (`Hash::Delete`) and `ZREM` (`ZSet::Remove`) do;
+/// `SREM` and list pops delete the metadata record.
+const KEEPS_EMPTY_META: &[DataType] = &[DataType::Hash, DataType::ZSet];
+
+/// The largest expiry redcodec writes: Kvrocks computes expiry times in
+/// signed 64-bit milliseconds. Legacy (32-bit) records hold less; encoding
+/// a later expiry into one is an [`EncodeError`].
+const MAX_EXPIRE_MS: u64 = i64::MAX as u64;
+
+/// The Kvrocks format for one namespace, standalone or cluster mode.
+#[derive(Clone, Debug)]
+pub struct KvrocksCodec {
+    keys: KeyScheme,
+    layout: Layout,
+    capabilities: Capabilities,
+}
+
+impl KvrocksCodec {
+    /// A codec for `opts`; fails for a namespace Kvrocks could not store.
+    pub fn new(opts: KvrocksOptions) -> Result<KvrocksCodec, OptionsError> {
+        let keys = KeyScheme::new(&opts.namespace, opts.cluster)?;
+        let capabilities = Capabilities {
+            meta_lookup: MetaLookup::Shared,
+            ttl: TtlResolution::Millis,
+            max_expire_ms: MAX_EXPIRE_MS,
+            version_width: VersionWidth::Bits64,
+            collection_key_limit: None,
+            delete: DeleteModel::DropMeta,
+            keeps_empty_meta: KEEPS_EMPTY_META,
+            list_model: ListModel::Array {
+                shift: ListShift::ShorterSideHeadOnTie,
+            },
+            score_index: ScoreIndex::Exact,
+            score_limit: None,
+            namespaces: Namespaces::Prefix {
+                slots: opts.cluster,
+            },
+        };
+        Ok(KvrocksCodec {
+            keys,
+            layout: layout::layout(),
+            capabilities,
+        })
+    }
+
+    /// The key encoding in use (namespace and cluster mode).
+    pub fn keys(&self) -> &KeyScheme {
+        &self.keys
+    }
+}
+
+impl Default for KvrocksCodec {
+    /// The default namespace `__namespace`, standalone mode.
+    fn default() -> Self {
+        KvrocksCodec::new(KvrocksOptions::default()).expect("the default namespace is valid")
+    }
+}
+
+/// The sub bytes of an element id.
+fn sub_bytes(kind: SubKind, id: &SubId) -> Vec<u8> {
+    debug_assert!(
+        matches!(
+            (kind, id),
+            (
+                SubKind::HashField | SubKind::SetMember | SubKind::ZSetMember,
+                SubId::Name(_)
+            ) | (SubKind::ZSetScore, SubId::Scored { .. })
+                | (SubKind::ListItem, SubId::Index(_))
+        ),
+        "kvrocks: {id:?} is not an id of {kind:?}"
+    );
+    match id {
+        SubId::Name(name) => name.clone(),
+        SubId::Scored { score: s, member } => {
+            let mut out = score::to_bytes(*s).to_vec();
+            out.extend_from_slice(member);
+            out
+        }
+        SubId::Index(i) => i.to_be_bytes().to_vec(),
+        // Not Kvrocks ids; encoded as their integer so that nothing panics.
+        SubId::Seq(i) => i.to_be_bytes().to_vec(),
+        SubId::Sparse(redcodec_codec::SparseIndex::Int(i)) => i.to_be_bytes().to_vec(),
+        SubId::Sparse(redcodec_codec::SparseIndex::Float(f)) => score::to_bytes(*f).to_vec(),
+    }
+}
+
+/// Reads an 8-byte encoded score; NaN is never stored by Kvrocks.
+fn read_score(r: &mut Reader<'_>) -> Result<f64, DecodeError> {
+    let mut bytes = [0; 8];
+    bytes.copy_from_slice(r.take(8)?);
+    let s = score::from_bytes(bytes);
+    if s.is_nan() {
+        return Err(r.invalid("score is NaN"));
+    }
+    Ok(s)
+}
+
+impl Codec for KvrocksCodec {
+    fn name(&self) -> &'static str {
+        "kvrocks"
+    }
+
+    fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    fn capabilities(&self) -> &Capabilities {
+        &self.capabilities
+    }
+
+    fn next_version(&self, now_us: u64, counter: u64, _previous: Option<u64>) -> u64 {
+        version::next_version(now_us, counter)
+    }
+
+    fn new_meta(&self, data_type: DataType, version: u64) -> Meta {
+        meta::new_meta(data_type, version)
+    }
+
+    fn meta_record(&self, key: &[u8], data_type: DataType) -> Result<Record, EncodeError> {
+        // Subkeys hold the user key's length in a u32.
+        if data_type.is_collection() && u32::try_from(key.len()).is_err() {
+            return Err(EncodeError::KeyTooLong {
+                format: "kvrocks",
+                type_name: data_type.redis_name(),
+                len: key.len(),
+                max: u32::MAX as usize,
+            });
+        }
+        Ok(Record {
+            place: layout::METADATA,
+            key: self.keys.ns_key(key),
+        })
+    }
+
+    fn encode_meta(&self, meta: &Meta) -> Result<Vec<u8>, EncodeError> {
+        meta::encode(meta)
+    }
+
+    fn decode_meta(&self, _data_type: DataType, raw: &[u8]) -> Result<Meta, DecodeError> {
+        meta::decode(raw)
+    }
+
+    fn meta_ranges(&self) -> Vec<(KeyRange, Option<DataType>)> {
+        let lower = self.keys.namespace_prefix().to_vec();
+        // KeyScheme::new guarantees the prefix has a successor.
+        let upper = successor(&lower).unwrap_or_default();
+        vec![(
+            KeyRange {
+                place: layout::METADATA,
+                lower,
+                upper,
+            },
+            None,
+        )]
+    }
+
+    fn decode_meta_key(&self, place: Place, raw: &[u8]) -> Result<Option<Vec<u8>>, DecodeError> {
+        if place != layout::METADATA {
+            return Ok(None);
+        }
+        Ok(self.keys.user_key_of(raw)?.map(<[u8]>::to_vec))
+    }
+
+    fn flush_ranges(&self) -> Vec<KeyRange> {
+        // Kvrocks' FLUSHDB range-deletes only the metadata family and leaves
+        // subkeys to compaction; covering the subkey families too reaches the
+        // state Kvrocks reaches after compaction.
+        let lower = self.keys.namespace_prefix().to_vec();
+        let upper = successor(&lower).unwrap_or_default();
+        [
+            layout::METADATA,
+            layout::DEFAULT,
+            layout::ZSET_SCORE,
+            layout::STREAM,
+        ]
+        .into_iter()
+        .map(|place| KeyRange {
+            place,
+            lower: lower.clone(),
+            upper: upper.clone(),
+        })
+        .collect()
+    }
+
+    fn sub_place(&self, kind: SubKind) -> Place {
+        match kind {
+            SubKind::ZSetScore => layout::ZSET_SCORE,
+            SubKind::HashField | SubKind::SetMember | SubKind::ZSetMember | SubKind::ListItem => {
+                layout::DEFAULT
+            }
+        }
+    }
+
+    fn sub_key(&self, kind: SubKind, key: &[u8], meta: &Meta, id: &SubId) -> Vec<u8> {
+        self.keys.sub_key(key, meta.version, &sub_bytes(kind, id))
+    }
+
+    fn sub_range(&self, kind: SubKind, key: &[u8], meta: &Meta) -> KeyRange {
+        let (lower, upper) = self.keys.sub_bounds(key, meta.version);
+        KeyRange {
+            place: self.sub_place(kind),
+            lower,
+            upper,
+        }
+    }
+
+    fn decode_sub_key(
+        &self,
+        kind: SubKind,
+        key: &[u8],
+        meta: &Meta,
+        raw: &[u8],
+    ) -> Result<SubId, DecodeError> {
+        let sub = self.keys.strip_sub_prefix(key, meta.version, raw)?;
+        let mut r = Reader::new("kvrocks subkey", sub);
+        let id = match kind {
+            SubKind::HashField | SubKind::SetMember | SubKind::ZSetMember => {
+                SubId::Name(r.rest().to_vec())
+            }
+            SubKind::ZSetScore => {
+                let score = read_score(&mut r)?;
+                SubId::Scored {
+                    score,
+                    member: r.rest().to_vec(),
+                }
+            }
+            SubKind::ListItem => SubId::Index(r.u64_be()?),
+        };
+        r.finish()?;
+        Ok(id)
+    }
+
+    fn encode_sub_value(&self, kind: SubKind, _meta: &Meta, value: &SubValue) -> Vec<u8> {
+        match kind {
+            SubKind::SetMember | SubKind::ZSetScore => Vec::new(),
+            SubKind::HashField | SubKind::ZSetMember | SubKind::ListItem => match value {
+                SubValue::Score(s) => score::to_bytes(*s).to_vec(),
+                SubValue::Bytes(b) | SubValue::Node { value: b, .. } => b.clone(),
+                SubValue::Empty => Vec::new(),
+            },
+        }
+    }
+
+    fn decode_sub_value(
+        &self,
+        kind: SubKind,
+        _meta: &Meta,
+        raw: &[u8],
+    ) -> Result<SubValue, DecodeError> {
+        Ok(match kind {
+            // Kvrocks never reads these values; whatever is stored is ignored.
+            SubKind::SetMember | SubKind::ZSetScore => SubValue::Empty,
+            SubKind::HashField | SubKind::ListItem => SubValue::Bytes(raw.to_vec()),
+            SubKind::ZSetMember => {
+                let mut r = Reader::new("kvrocks zset member value", raw);
+                let s = read_score(&mut r)?;
+                r.finish()?;
+                SubValue::Score(s)
+            }
+        })
+    }
+
+    fn gc_meta(&self, _place: Place, _key: &[u8], value: &[u8], now_ms: u64) -> GcDecision {
+        gc::metadata_filter(value, now_ms)
+    }
+
+    fn gc_sub_owner(&self, place: Place, key: &[u8]) -> Option<SubOwner> {
+        gc::subkey_owner(place, key, self.keys.cluster())
+    }
+
+    fn gc_sub(&self, owner: &SubOwner, meta: Option<&[u8]>, now_ms: u64) -> GcDecision {
+        gc::subkey_filter(owner.version, meta, now_ms)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_long_namespaces() {
+        let opts = KvrocksOptions {
+            namespace: vec![b'n'; 256],
+            cluster: false,
+        };
+        assert_eq!(
+            KvrocksCodec::new(opts).unwrap_err(),
+            OptionsError::NamespaceTooLong { len: 256 }
+        );
+    }
+
+    #[test]
+    fn capabilities_follow_cluster_mode() {
+        let c = KvrocksCodec::new(KvrocksOptions {
+            cluster: true,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(
+            c.capabilities().namespaces,
+            Namespaces::Prefix { slots: true }
+        );
+        let d = KvrocksCodec::default();
+        assert_eq!(
+            d.capabilities().namespaces,
+            Namespaces::Prefix { slots: false }
+        );
+        assert_eq!(
+            d.capabilities().keeps_empty_meta,
+            &[DataType::Hash, DataType::ZSet]
+        );
+        assert_eq!(d.name(), "kvrocks");
+    }
+
+    #[test]
+    fn meta_range_is_the_namespace() {
+        let c = KvrocksCodec::default();
+        let ranges = c.meta_ranges();
+        assert_eq!(ranges.len(), 1);
+        let (range, ty) = &ranges[0];
+        assert_eq!(*ty, None);
+        assert_eq!(range.place, layout::METADATA);
+        assert_eq!(range.lower, b"\x0b__namespace");
+        assert_eq!(range.upper, b"\x0b__namespacf");
+        let flush = c.flush_ranges();
+        assert_eq!(flush.len(), 4);
+        assert!(flush
+            .iter()
+            .all(|r| r.lower == range.lower && r.upper == range.upper));
+    }
+}

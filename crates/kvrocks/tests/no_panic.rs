@@ -1,0 +1,162 @@
+//! No decoder panics: every prefix of valid records, every single-byte
+//! corruption of them, and deterministic random bytes go through every
+//! decoding entry point; errors are fine, panics are not.
+
+use redcodec_codec::{Codec, DataType, ListBounds, Meta, Place, SubId, SubKind, SubOwner};
+use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
+
+const KINDS: [SubKind; 5] = [
+    SubKind::HashField,
+    SubKind::SetMember,
+    SubKind::ZSetMember,
+    SubKind::ZSetScore,
+    SubKind::ListItem,
+];
+
+fn codecs() -> Vec<KvrocksCodec> {
+    [false, true]
+        .into_iter()
+        .flat_map(|cluster| {
+            [b"__namespace".to_vec(), Vec::new(), vec![0xFF; 3]]
+                .into_iter()
+                .map(move |namespace| {
+                    KvrocksCodec::new(KvrocksOptions { namespace, cluster }).unwrap()
+                })
+        })
+        .collect()
+}
+
+fn metas(c: &KvrocksCodec) -> Vec<Meta> {
+    let mut out = Vec::new();
+    for data_type in DataType::ALL {
+        for variant in [0, 1] {
+            let mut m = c.new_meta(data_type, 0x3051_20C0_F200_0000);
+            m.variant = variant;
+            m.expire_ms = 1_700_000_000_000;
+            m.size = 2;
+            if data_type == DataType::String {
+                m.value = b"bar".to_vec();
+            }
+            if data_type == DataType::List {
+                m.list = ListBounds::Array { head: 5, tail: 7 };
+            }
+            out.push(m);
+        }
+    }
+    out
+}
+
+/// Feeds `bytes` to every decoder of `c`.
+fn feed(c: &KvrocksCodec, meta: &Meta, bytes: &[u8]) {
+    for t in DataType::ALL {
+        let _ = c.decode_meta(t, bytes);
+    }
+    for place in c.layout().places() {
+        let _ = c.decode_meta_key(place, bytes);
+        let _ = c.gc_meta(place, bytes, bytes, 1_700_000_000_000);
+        if let Some(owner) = c.gc_sub_owner(place, bytes) {
+            let _ = c.gc_sub(&owner, Some(bytes), 1_700_000_000_000);
+        }
+    }
+    let owner = SubOwner {
+        meta: c.meta_record(b"k", DataType::Hash).unwrap(),
+        version: meta.version,
+    };
+    let _ = c.gc_sub(&owner, Some(bytes), 0);
+    let _ = c.gc_sub(&owner, Some(bytes), u64::MAX);
+    for kind in KINDS {
+        let _ = c.decode_sub_key(kind, b"k", meta, bytes);
+        let _ = c.decode_sub_value(kind, meta, bytes);
+    }
+}
+
+fn valid_records(c: &KvrocksCodec) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for m in metas(c) {
+        out.push(c.encode_meta(&m).unwrap());
+        out.push(c.meta_record(b"k", m.data_type).unwrap().key);
+        let ids = [
+            (SubKind::HashField, SubId::Name(b"field".to_vec())),
+            (SubKind::SetMember, SubId::Name(b"m".to_vec())),
+            (SubKind::ZSetMember, SubId::Name(b"m".to_vec())),
+            (
+                SubKind::ZSetScore,
+                SubId::Scored {
+                    score: -2.25,
+                    member: b"m".to_vec(),
+                },
+            ),
+            (SubKind::ListItem, SubId::Index(6)),
+        ];
+        for (kind, id) in ids {
+            out.push(c.sub_key(kind, b"k", &m, &id));
+        }
+        out.push(c.encode_sub_value(
+            SubKind::ZSetMember,
+            &m,
+            &redcodec_codec::SubValue::Score(3.0),
+        ));
+    }
+    out
+}
+
+#[test]
+fn prefixes_and_corruptions_of_valid_records() {
+    for c in codecs() {
+        let meta = c.new_meta(DataType::Hash, 0x3051_20C0_F200_0000);
+        for record in valid_records(&c) {
+            for end in 0..=record.len() {
+                feed(&c, &meta, &record[..end]);
+            }
+            for i in 0..record.len() {
+                for flip in [0x01u8, 0x80, 0xFF] {
+                    let mut bad = record.clone();
+                    bad[i] ^= flip;
+                    feed(&c, &meta, &bad);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn random_bytes() {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let codecs = codecs();
+    for round in 0..20_000 {
+        let c = &codecs[round % codecs.len()];
+        let len = (next() % 64) as usize;
+        let mut bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        // Often start with a plausible flags byte or namespace prefix.
+        match round % 4 {
+            0 if !bytes.is_empty() => bytes[0] = 0x80 | (bytes[0] & 0x0F),
+            1 => {
+                let mut p = c.meta_ranges()[0].0.lower.clone();
+                p.extend_from_slice(&bytes);
+                bytes = p;
+            }
+            _ => {}
+        }
+        let meta = c.new_meta(DataType::ALL[round % 5], next());
+        feed(c, &meta, &bytes);
+    }
+}
+
+#[test]
+fn places_outside_the_layout_are_not_owners() {
+    let c = KvrocksCodec::default();
+    assert_eq!(
+        c.gc_sub_owner(Place::new(3, 0), b"\x00\x00\x00\x00\x00"),
+        None
+    );
+    assert_eq!(
+        c.decode_meta_key(Place::new(9, 9), b"\x0b__namespacek"),
+        Ok(None)
+    );
+}

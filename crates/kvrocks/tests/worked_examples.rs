@@ -1,0 +1,422 @@
+//! The worked examples of `formats-spec/kvrocks.md`, byte for byte, and round
+//! trips of every record kind through the public [`Codec`] interface.
+
+use redcodec_codec::{Codec, DataType, GcDecision, ListBounds, Meta, SubId, SubKind, SubValue};
+use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
+
+/// `(1700000000000000 µs << 11) + 0`.
+const V: u64 = 0x3051_20C0_F200_0000;
+
+fn unhex(s: &str) -> Vec<u8> {
+    let s: String = s.split_whitespace().collect();
+    assert!(s.len().is_multiple_of(2), "odd hex {s}");
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+fn standalone() -> KvrocksCodec {
+    KvrocksCodec::default()
+}
+
+fn cluster() -> KvrocksCodec {
+    KvrocksCodec::new(KvrocksOptions {
+        cluster: true,
+        ..KvrocksOptions::default()
+    })
+    .unwrap()
+}
+
+const NS: &str = "0b 5f5f6e616d657370616365";
+
+#[test]
+fn version_at_the_reference_clock() {
+    let c = standalone();
+    assert_eq!(c.next_version(1_700_000_000_000_000, 0, None), V);
+    assert_eq!(c.next_version(1_700_000_000_000_000, 2048, Some(1)), V);
+}
+
+#[test]
+fn set_foo_bar() {
+    let c = standalone();
+    let rec = c.meta_record(b"foo", DataType::String).unwrap();
+    assert_eq!(rec.place, redcodec_codec::Place::new(0, 1));
+    assert_eq!(c.layout().cf(rec.place).name, "metadata");
+    assert_eq!(rec.key, unhex(&format!("{NS} 666f6f")));
+    let meta = Meta::string(b"bar".to_vec(), 0);
+    let value = c.encode_meta(&meta).unwrap();
+    assert_eq!(value, unhex("81 0000000000000000 626172"));
+    assert_eq!(c.decode_meta(DataType::Hash, &value).unwrap(), meta);
+    assert_eq!(
+        c.decode_meta_key(rec.place, &rec.key),
+        Ok(Some(b"foo".to_vec()))
+    );
+}
+
+#[test]
+fn legacy_set_foo_bar() {
+    let c = standalone();
+    let raw = unhex("01 00000000 626172");
+    let meta = c.decode_meta(DataType::String, &raw).unwrap();
+    assert_eq!(meta.data_type, DataType::String);
+    assert_eq!(meta.value, b"bar");
+    assert_eq!(meta.variant, 1);
+    assert_eq!(c.encode_meta(&meta).unwrap(), raw);
+}
+
+#[test]
+fn legacy_hash_metadata() {
+    let c = standalone();
+    // Hash, expires at 1700000000 s, version V, 1 field.
+    let raw = unhex("02 6553f100 305120c0f2000000 00000001");
+    let meta = c.decode_meta(DataType::Hash, &raw).unwrap();
+    assert_eq!(meta.data_type, DataType::Hash);
+    assert_eq!(meta.expire_ms, 1_700_000_000_000);
+    assert_eq!(meta.version, V);
+    assert_eq!(meta.size, 1);
+    assert_eq!(meta.variant, 1);
+    assert_eq!(c.encode_meta(&meta).unwrap(), raw);
+    // Expiry is rounded to seconds on re-encoding.
+    let mut later = meta;
+    later.expire_ms = 1_700_000_000_999;
+    assert_eq!(
+        c.encode_meta(&later).unwrap(),
+        unhex("02 6553f101 305120c0f2000000 00000001")
+    );
+}
+
+#[test]
+fn hset_h_f_v() {
+    let c = standalone();
+    let mut meta = c.new_meta(DataType::Hash, V);
+    meta.size = 1;
+    let rec = c.meta_record(b"h", DataType::Hash).unwrap();
+    assert_eq!(rec.key, unhex(&format!("{NS} 68")));
+    assert_eq!(
+        c.encode_meta(&meta).unwrap(),
+        unhex("82 0000000000000000 305120c0f2000000 0000000000000001")
+    );
+    let id = SubId::Name(b"f".to_vec());
+    let key = c.sub_key(SubKind::HashField, b"h", &meta, &id);
+    assert_eq!(
+        c.sub_place(SubKind::HashField),
+        redcodec_codec::Place::new(0, 0)
+    );
+    assert_eq!(key, unhex(&format!("{NS} 00000001 68 305120c0f2000000 66")));
+    let value = c.encode_sub_value(SubKind::HashField, &meta, &SubValue::Bytes(b"v".to_vec()));
+    assert_eq!(value, b"v");
+    assert_eq!(
+        c.decode_sub_key(SubKind::HashField, b"h", &meta, &key),
+        Ok(id)
+    );
+    assert_eq!(
+        c.decode_sub_value(SubKind::HashField, &meta, &value),
+        Ok(SubValue::Bytes(b"v".to_vec()))
+    );
+    let range = c.sub_range(SubKind::HashField, b"h", &meta);
+    assert!(range.lower <= key && key < range.upper);
+    assert_eq!(
+        range.upper,
+        unhex(&format!("{NS} 00000001 68 305120c0f2000001"))
+    );
+
+    // The subkey's owner is the metadata record, at version V.
+    let owner = c.gc_sub_owner(range.place, &key).unwrap();
+    assert_eq!(owner.meta, rec);
+    assert_eq!(owner.version, V);
+    let meta_bytes = c.encode_meta(&meta).unwrap();
+    assert_eq!(
+        c.gc_sub(&owner, Some(&meta_bytes), 1_700_000_000_000),
+        GcDecision::Keep
+    );
+    assert_eq!(c.gc_sub(&owner, None, 1_700_000_000_000), GcDecision::Drop);
+    assert_eq!(
+        c.gc_meta(rec.place, &rec.key, &meta_bytes, 1_700_000_000_000),
+        GcDecision::Keep
+    );
+}
+
+#[test]
+fn cluster_mode_slots() {
+    let c = cluster();
+    let rec = c.meta_record(b"foo", DataType::String).unwrap();
+    assert_eq!(rec.key, unhex(&format!("{NS} 2f96 666f6f")));
+    assert_eq!(
+        c.decode_meta_key(rec.place, &rec.key),
+        Ok(Some(b"foo".to_vec()))
+    );
+    let mut meta = c.new_meta(DataType::Hash, V);
+    meta.size = 1;
+    assert_eq!(
+        c.meta_record(b"h", DataType::Hash).unwrap().key,
+        unhex(&format!("{NS} 2dae 68"))
+    );
+    let key = c.sub_key(SubKind::HashField, b"h", &meta, &SubId::Name(b"f".to_vec()));
+    assert_eq!(
+        key,
+        unhex(&format!("{NS} 2dae 00000001 68 305120c0f2000000 66"))
+    );
+    let owner = c
+        .gc_sub_owner(c.sub_place(SubKind::HashField), &key)
+        .unwrap();
+    assert_eq!(owner.meta.key, unhex(&format!("{NS} 2dae 68")));
+    // ZADD z 1.5 m: slot("z") = 8157 = 0x1fdd.
+    let scored = SubId::Scored {
+        score: 1.5,
+        member: b"m".to_vec(),
+    };
+    assert_eq!(
+        c.sub_key(SubKind::ZSetScore, b"z", &meta, &scored),
+        unhex(&format!(
+            "{NS} 1fdd 00000001 7a 305120c0f2000000 bff8000000000000 6d"
+        ))
+    );
+    // A standalone codec does not read cluster keys as its own.
+    assert!(standalone()
+        .decode_meta_key(rec.place, &rec.key)
+        .unwrap()
+        .is_some_and(|k| k != b"foo"));
+}
+
+#[test]
+fn zadd_z_1_5_m() {
+    let c = standalone();
+    let mut meta = c.new_meta(DataType::ZSet, V);
+    meta.size = 1;
+    assert_eq!(
+        c.encode_meta(&meta).unwrap(),
+        unhex("85 0000000000000000 305120c0f2000000 0000000000000001")
+    );
+    let scored = SubId::Scored {
+        score: 1.5,
+        member: b"m".to_vec(),
+    };
+    let score_key = c.sub_key(SubKind::ZSetScore, b"z", &meta, &scored);
+    assert_eq!(
+        c.layout().cf(c.sub_place(SubKind::ZSetScore)).name,
+        "zset_score"
+    );
+    assert_eq!(
+        score_key,
+        unhex(&format!(
+            "{NS} 00000001 7a 305120c0f2000000 bff8000000000000 6d"
+        ))
+    );
+    assert!(c
+        .encode_sub_value(SubKind::ZSetScore, &meta, &SubValue::Empty)
+        .is_empty());
+    assert_eq!(
+        c.decode_sub_key(SubKind::ZSetScore, b"z", &meta, &score_key),
+        Ok(scored)
+    );
+
+    let member = SubId::Name(b"m".to_vec());
+    let member_key = c.sub_key(SubKind::ZSetMember, b"z", &meta, &member);
+    assert_eq!(
+        c.layout().cf(c.sub_place(SubKind::ZSetMember)).name,
+        "default"
+    );
+    assert_eq!(
+        member_key,
+        unhex(&format!("{NS} 00000001 7a 305120c0f2000000 6d"))
+    );
+    let value = c.encode_sub_value(SubKind::ZSetMember, &meta, &SubValue::Score(1.5));
+    assert_eq!(value, unhex("bff8000000000000"));
+    assert_eq!(
+        c.decode_sub_value(SubKind::ZSetMember, &meta, &value),
+        Ok(SubValue::Score(1.5))
+    );
+    assert!(c
+        .decode_sub_value(SubKind::ZSetMember, &meta, &value[..7])
+        .is_err());
+    assert!(c
+        .decode_sub_value(SubKind::ZSetMember, &meta, &unhex("bff800000000000000"))
+        .is_err());
+}
+
+#[test]
+fn round_trips_of_every_record_kind() {
+    for c in [standalone(), cluster()] {
+        for data_type in DataType::ALL {
+            for variant in [0u8, 1] {
+                let mut meta = c.new_meta(data_type, V + 3);
+                meta.variant = variant;
+                meta.expire_ms = 1_700_000_123_000;
+                if data_type == DataType::String {
+                    meta.value = b"payload\0\xff".to_vec();
+                } else {
+                    meta.size = 3;
+                }
+                if data_type == DataType::List {
+                    meta.list = ListBounds::Array {
+                        head: (1 << 63) - 4,
+                        tail: (1 << 63) - 1,
+                    };
+                }
+                let raw = c.encode_meta(&meta).unwrap();
+                assert_eq!(c.decode_meta(DataType::String, &raw).unwrap(), meta);
+            }
+        }
+        let key: &[u8] = b"{tag}key\0\xff";
+        let meta = c.new_meta(DataType::ZSet, u64::MAX);
+        let cases = [
+            (
+                SubKind::HashField,
+                SubId::Name(b"f\0".to_vec()),
+                SubValue::Bytes(b"v\xff".to_vec()),
+            ),
+            (SubKind::SetMember, SubId::Name(Vec::new()), SubValue::Empty),
+            (
+                SubKind::ZSetMember,
+                SubId::Name(b"m".to_vec()),
+                SubValue::Score(-0.0),
+            ),
+            (
+                SubKind::ZSetScore,
+                SubId::Scored {
+                    score: f64::NEG_INFINITY,
+                    member: b"".to_vec(),
+                },
+                SubValue::Empty,
+            ),
+            (
+                SubKind::ListItem,
+                SubId::Index(u64::MAX / 2),
+                SubValue::Bytes(Vec::new()),
+            ),
+        ];
+        for (kind, id, value) in cases {
+            let raw_key = c.sub_key(kind, key, &meta, &id);
+            let range = c.sub_range(kind, key, &meta);
+            assert_eq!(range.place, c.sub_place(kind));
+            assert!(range.lower <= raw_key && raw_key < range.upper, "{kind:?}");
+            let decoded = c.decode_sub_key(kind, key, &meta, &raw_key).unwrap();
+            match (&decoded, &id) {
+                (
+                    SubId::Scored {
+                        score: a,
+                        member: m,
+                    },
+                    SubId::Scored {
+                        score: b,
+                        member: n,
+                    },
+                ) => assert!(a.to_bits() == b.to_bits() && m == n),
+                _ => assert_eq!(decoded, id),
+            }
+            let raw_value = c.encode_sub_value(kind, &meta, &value);
+            match (c.decode_sub_value(kind, &meta, &raw_value).unwrap(), &value) {
+                (SubValue::Score(a), SubValue::Score(b)) => assert_eq!(a.to_bits(), b.to_bits()),
+                (got, want) => assert_eq!(&got, want),
+            }
+            // Another version or key is rejected.
+            let mut other = meta.clone();
+            other.version = 1;
+            assert!(c.decode_sub_key(kind, key, &other, &raw_key).is_err());
+            assert!(c.decode_sub_key(kind, b"key", &meta, &raw_key).is_err());
+            let owner = c.gc_sub_owner(range.place, &raw_key).unwrap();
+            assert_eq!(owner.meta, c.meta_record(key, DataType::ZSet).unwrap());
+            assert_eq!(owner.version, u64::MAX);
+        }
+    }
+}
+
+#[test]
+fn list_items_sort_by_index() {
+    let c = standalone();
+    let meta = c.new_meta(DataType::List, V);
+    let ListBounds::Array { head, tail } = meta.list else {
+        panic!("array list expected");
+    };
+    assert_eq!((head, tail), (0x7FFF_FFFF_FFFF_FFFF, 0x7FFF_FFFF_FFFF_FFFF));
+    let at = |i| c.sub_key(SubKind::ListItem, b"l", &meta, &SubId::Index(i));
+    assert!(at(head - 1) < at(head) && at(head) < at(tail + 1));
+    assert!(c
+        .decode_sub_key(
+            SubKind::ListItem,
+            b"l",
+            &meta,
+            &[at(head), vec![0]].concat()
+        )
+        .is_err());
+}
+
+#[test]
+fn meta_keys_of_other_namespaces_are_skipped() {
+    let c = standalone();
+    let other = KvrocksCodec::new(KvrocksOptions {
+        namespace: b"tenant".to_vec(),
+        cluster: false,
+    })
+    .unwrap();
+    let rec = other.meta_record(b"k", DataType::Set).unwrap();
+    assert_eq!(rec.key, b"\x06tenantk");
+    assert_eq!(c.decode_meta_key(rec.place, &rec.key), Ok(None));
+    assert_eq!(
+        other.decode_meta_key(rec.place, &rec.key),
+        Ok(Some(b"k".to_vec()))
+    );
+    // Subkeys of any namespace find their owner.
+    let meta = other.new_meta(DataType::Set, 5);
+    let sub = other.sub_key(SubKind::SetMember, b"k", &meta, &SubId::Name(b"m".to_vec()));
+    assert_eq!(
+        c.gc_sub_owner(c.sub_place(SubKind::SetMember), &sub)
+            .unwrap()
+            .meta,
+        rec
+    );
+}
+
+#[test]
+fn gc_rules_through_the_codec() {
+    let c = standalone();
+    let now = 1_700_000_000_000u64;
+    let rec = c.meta_record(b"s", DataType::Set).unwrap();
+    let mut meta = c.new_meta(DataType::Set, V);
+    meta.size = 2;
+    let live = c.encode_meta(&meta).unwrap();
+    assert_eq!(c.gc_meta(rec.place, &rec.key, &live, now), GcDecision::Keep);
+    meta.size = 0;
+    let empty = c.encode_meta(&meta).unwrap();
+    assert_eq!(
+        c.gc_meta(rec.place, &rec.key, &empty, now),
+        GcDecision::Drop
+    );
+    meta.size = 2;
+    meta.expire_ms = now - 1;
+    let expired = c.encode_meta(&meta).unwrap();
+    assert_eq!(
+        c.gc_meta(rec.place, &rec.key, &expired, now),
+        GcDecision::Drop
+    );
+    assert_eq!(
+        c.gc_meta(rec.place, &rec.key, b"\x84", now),
+        GcDecision::Keep
+    );
+    // An empty string never expires by size.
+    let string = c.encode_meta(&Meta::string(Vec::new(), 0)).unwrap();
+    assert_eq!(
+        c.gc_meta(rec.place, &rec.key, &string, now),
+        GcDecision::Keep
+    );
+
+    let sub = c.sub_key(SubKind::SetMember, b"s", &meta, &SubId::Name(b"m".to_vec()));
+    let owner = c
+        .gc_sub_owner(c.sub_place(SubKind::SetMember), &sub)
+        .unwrap();
+    assert_eq!(c.gc_sub(&owner, Some(&live), now), GcDecision::Keep);
+    assert_eq!(c.gc_sub(&owner, Some(&expired), now), GcDecision::Keep);
+    assert_eq!(
+        c.gc_sub(&owner, Some(&expired), now + 300_000),
+        GcDecision::Drop
+    );
+    assert_eq!(c.gc_sub(&owner, Some(&string), now), GcDecision::Drop);
+    let mut newer = c.new_meta(DataType::Set, V + 1);
+    newer.size = 1;
+    let newer = c.encode_meta(&newer).unwrap();
+    assert_eq!(c.gc_sub(&owner, Some(&newer), now), GcDecision::Drop);
+    assert_eq!(c.gc_sub(&owner, Some(b"\x84\0"), now), GcDecision::Keep);
+    assert_eq!(c.gc_sub(&owner, None, now), GcDecision::Drop);
+    assert_eq!(c.gc_sub_owner(rec.place, &sub), None);
+}

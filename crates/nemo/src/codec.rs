@@ -1,0 +1,344 @@
+//! [`NemoCodec`]: the [`Codec`] implementation tying the modules together,
+//! plus the inherent methods for what the trait cannot express yet
+//! (`formats-spec/nemo.md` §9):
+//!
+//! - [`NemoCodec::bootstrap_records`]: the separator records nemo writes on
+//!   every open;
+//! - [`NemoCodec::element_is_current`]: whether an element record belongs
+//!   to the current version of its key (the version is in the value, so
+//!   [`Codec::sub_range`] also holds records of older versions);
+//! - [`NemoCodec::gc_record`]: the whole compaction filter for one record,
+//!   value included, for families that hold metadata and elements.
+
+use redcodec_codec::{
+    Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
+    Layout, ListModel, Meta, MetaLookup, Namespaces, Place, Record, ScoreIndex, SubId, SubKind,
+    SubOwner, SubValue, TtlResolution, VersionWidth,
+};
+
+use crate::keys::{self, unbounded_upper};
+use crate::suffix::MAX_EXPIRE_MS;
+use crate::{elements, gc, layout, meta, score, version, FORMAT};
+
+/// Types whose metadata nemo rewrites with length 0 when the last element
+/// goes: `HDEL`, `SREM`, `ZREM` (through `IncrHLen`/`IncrSSize`/`IncrZLen`),
+/// and list pops and `LTRIM`. `LREM` alone deletes an emptied list's
+/// metadata.
+const KEEPS_EMPTY_META: &[DataType] = &[
+    DataType::Hash,
+    DataType::List,
+    DataType::Set,
+    DataType::ZSet,
+];
+
+/// The nemo format of Pika 2.x. It has no options: nemo has no namespaces
+/// and no cluster mode.
+#[derive(Clone, Debug)]
+pub struct NemoCodec {
+    layout: Layout,
+    capabilities: Capabilities,
+}
+
+impl NemoCodec {
+    /// The codec.
+    pub fn new() -> NemoCodec {
+        NemoCodec {
+            layout: layout::layout(),
+            capabilities: Capabilities {
+                meta_lookup: MetaLookup::PerType,
+                ttl: TtlResolution::Seconds,
+                max_expire_ms: MAX_EXPIRE_MS,
+                version_width: VersionWidth::Bits32,
+                collection_key_limit: Some(keys::MAX_COLLECTION_KEY),
+                delete: DeleteModel::ResetMeta,
+                keeps_empty_meta: KEEPS_EMPTY_META,
+                list_model: ListModel::Linked,
+                score_index: ScoreIndex::Rounded {
+                    decimals: score::DECIMALS,
+                },
+                score_limit: Some((score::MIN_SCORE, score::MAX_SCORE)),
+                namespaces: Namespaces::None,
+            },
+        }
+    }
+
+    /// The records nemo writes on every open, before serving commands:
+    /// the separators `h`, `l`, `y`, `z`, `s`, each an empty value with a
+    /// zero suffix. `(place, key, value)`.
+    pub fn bootstrap_records(&self) -> Vec<(Place, Vec<u8>, Vec<u8>)> {
+        layout::bootstrap_records()
+    }
+
+    /// Whether the element value `raw` read under `meta` belongs to the
+    /// key's current version. A record for which this is false is absent
+    /// for nemo: skipped by scans, not found by point reads, and a write
+    /// over it adds a new element.
+    pub fn element_is_current(&self, meta: &Meta, raw: &[u8]) -> bool {
+        elements::is_current(meta, raw)
+    }
+
+    /// nemo's compaction filter for one record of the family at `place`:
+    /// a decision, or the owner whose metadata decides it (then call
+    /// [`Codec::gc_sub`] with it). Unlike [`Codec::gc_sub_owner`] the
+    /// owner carries the element's real version, read from `value`.
+    pub fn gc_record(&self, place: Place, key: &[u8], value: &[u8], now_ms: u64) -> gc::Verdict {
+        gc::judge(place, key, value, now_ms)
+    }
+}
+
+impl Default for NemoCodec {
+    fn default() -> Self {
+        NemoCodec::new()
+    }
+}
+
+/// The range of metadata keys with `tag`: `[tag, tag + 1)`.
+fn tag_range(place: Place, tag: u8) -> KeyRange {
+    KeyRange {
+        place,
+        lower: vec![tag],
+        upper: vec![tag + 1],
+    }
+}
+
+impl Codec for NemoCodec {
+    fn name(&self) -> &'static str {
+        FORMAT
+    }
+
+    fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    fn capabilities(&self) -> &Capabilities {
+        &self.capabilities
+    }
+
+    fn next_version(&self, now_us: u64, _counter: u64, previous: Option<u64>) -> u64 {
+        version::next_version(now_us, previous)
+    }
+
+    fn new_meta(&self, data_type: DataType, version: u64) -> Meta {
+        meta::new_meta(data_type, version)
+    }
+
+    fn meta_record(&self, key: &[u8], data_type: DataType) -> Result<Record, EncodeError> {
+        keys::check_collection_key(key, data_type)?;
+        Ok(Record {
+            place: layout::place_of(data_type),
+            key: keys::meta_key(data_type, key),
+        })
+    }
+
+    fn encode_meta(&self, meta: &Meta) -> Result<Vec<u8>, EncodeError> {
+        meta::encode(meta)
+    }
+
+    fn decode_meta(&self, data_type: DataType, raw: &[u8]) -> Result<Meta, DecodeError> {
+        meta::decode(data_type, raw)
+    }
+
+    fn meta_ranges(&self) -> Vec<(KeyRange, Option<DataType>)> {
+        DataType::ALL
+            .into_iter()
+            .map(|t| {
+                let place = layout::place_of(t);
+                let range = match keys::meta_tag(t) {
+                    Some(tag) => tag_range(place, tag),
+                    None => KeyRange {
+                        place,
+                        lower: Vec::new(),
+                        upper: unbounded_upper(),
+                    },
+                };
+                (range, Some(t))
+            })
+            .collect()
+    }
+
+    fn decode_meta_key(&self, place: Place, raw: &[u8]) -> Result<Option<Vec<u8>>, DecodeError> {
+        Ok(keys::user_key_of_meta(place, raw)?.map(<[u8]>::to_vec))
+    }
+
+    fn flush_ranges(&self) -> Vec<KeyRange> {
+        // Everything but the separators, which nemo rewrites on every open
+        // anyway: the state after Pika's FLUSHALL and a restart.
+        let mut out = vec![KeyRange {
+            place: layout::KV,
+            lower: Vec::new(),
+            upper: unbounded_upper(),
+        }];
+        for place in [layout::HASH, layout::LIST, layout::ZSET, layout::SET] {
+            // Separators of one instance are listed in key order.
+            let mut lower = Vec::new();
+            for &(_, sep) in layout::SEPARATORS.iter().filter(|(p, _)| *p == place) {
+                out.push(KeyRange {
+                    place,
+                    lower,
+                    upper: vec![sep],
+                });
+                lower = vec![sep, 0];
+            }
+            out.push(KeyRange {
+                place,
+                lower,
+                upper: unbounded_upper(),
+            });
+        }
+        out
+    }
+
+    fn sub_place(&self, kind: SubKind) -> Place {
+        elements::place_of(kind)
+    }
+
+    fn sub_key(&self, kind: SubKind, key: &[u8], _meta: &Meta, id: &SubId) -> Vec<u8> {
+        elements::key(kind, key, id)
+    }
+
+    fn sub_range(&self, kind: SubKind, key: &[u8], _meta: &Meta) -> KeyRange {
+        elements::range(kind, key)
+    }
+
+    fn decode_sub_key(
+        &self,
+        kind: SubKind,
+        key: &[u8],
+        _meta: &Meta,
+        raw: &[u8],
+    ) -> Result<SubId, DecodeError> {
+        elements::decode_id(kind, key, raw)
+    }
+
+    fn encode_sub_value(&self, kind: SubKind, meta: &Meta, value: &SubValue) -> Vec<u8> {
+        elements::encode_value(kind, meta, value)
+    }
+
+    fn decode_sub_value(
+        &self,
+        kind: SubKind,
+        _meta: &Meta,
+        raw: &[u8],
+    ) -> Result<SubValue, DecodeError> {
+        elements::decode_value(kind, raw)
+    }
+
+    /// The `kv` rule for strings, the metadata rule for metadata keys;
+    /// separators are kept, values shorter than the suffix dropped. An
+    /// element record is kept here: its rule needs its owner.
+    fn gc_meta(&self, place: Place, key: &[u8], value: &[u8], now_ms: u64) -> GcDecision {
+        match gc::judge(place, key, value, now_ms) {
+            gc::Verdict::Decided(d) => d,
+            gc::Verdict::Element(_) => GcDecision::Keep,
+        }
+    }
+
+    /// The owner of an element key. The element's version is in its value,
+    /// which this method does not see: the owner's version is
+    /// [`gc::VERSION_UNKNOWN`], so [`Codec::gc_sub`] drops the element only
+    /// when its owner is missing or expired, never for an older version.
+    fn gc_sub_owner(&self, place: Place, key: &[u8]) -> Option<SubOwner> {
+        gc::owner_of_key(place, key)
+    }
+
+    fn gc_sub(&self, owner: &SubOwner, meta: Option<&[u8]>, now_ms: u64) -> GcDecision {
+        gc::element(owner.version, meta, now_ms)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::successor;
+
+    #[test]
+    fn capabilities() {
+        let c = NemoCodec::default();
+        let caps = c.capabilities();
+        assert_eq!(c.name(), "nemo");
+        assert_eq!(caps.meta_lookup, MetaLookup::PerType);
+        assert_eq!(caps.ttl, TtlResolution::Seconds);
+        assert_eq!(caps.max_expire_ms, 2_147_483_647_000);
+        assert_eq!(caps.version_width, VersionWidth::Bits32);
+        assert_eq!(caps.collection_key_limit, Some(254));
+        assert_eq!(caps.delete, DeleteModel::ResetMeta);
+        assert_eq!(caps.list_model, ListModel::Linked);
+        assert_eq!(caps.score_index, ScoreIndex::Rounded { decimals: 5 });
+        assert_eq!(caps.score_limit, Some((-1e13, 1e13)));
+        assert_eq!(caps.namespaces, Namespaces::None);
+        assert_eq!(caps.keeps_empty_meta.len(), 4);
+        assert!(!caps.keeps_empty_meta.contains(&DataType::String));
+    }
+
+    #[test]
+    fn meta_ranges_per_type() {
+        let c = NemoCodec::new();
+        let ranges = c.meta_ranges();
+        assert_eq!(ranges.len(), 5);
+        for (range, ty) in &ranges {
+            let ty = ty.expect("per-type places");
+            assert_eq!(range.place, layout::place_of(ty));
+            let rec = c.meta_record(b"key", ty).unwrap();
+            assert!(range.lower <= rec.key && rec.key < range.upper, "{ty:?}");
+            // No element key or separator lies in a metadata range.
+            if ty.is_collection() {
+                for &(place, sep) in &layout::SEPARATORS {
+                    if place == range.place {
+                        assert!(vec![sep] >= range.upper);
+                    }
+                }
+            }
+        }
+        let hash = &ranges
+            .iter()
+            .find(|r| r.1 == Some(DataType::Hash))
+            .unwrap()
+            .0;
+        assert_eq!(
+            (hash.lower.as_slice(), hash.upper.as_slice()),
+            (&b"H"[..], &b"I"[..])
+        );
+    }
+
+    #[test]
+    fn flush_ranges_spare_only_the_separators() {
+        let c = NemoCodec::new();
+        let ranges = c.flush_ranges();
+        let covered = |place: Place, key: &[u8]| {
+            ranges
+                .iter()
+                .any(|r| r.place == place && r.lower.as_slice() <= key && key < r.upper.as_slice())
+        };
+        for (place, key, _) in c.bootstrap_records() {
+            assert!(!covered(place, &key), "{key:?}");
+        }
+        assert!(covered(layout::KV, b""));
+        assert!(covered(layout::KV, &[0xFF; 200]));
+        for (place, probe) in [
+            (layout::HASH, &b"Hk"[..]),
+            (layout::HASH, b"h\x01k=f"),
+            (layout::HASH, b"g"),
+            (layout::HASH, b"i"),
+            (layout::LIST, b"l\x00"),
+            (layout::ZSET, b"y\x01z"),
+            (layout::ZSET, b"yz"),
+            (layout::ZSET, b"z\x01zm"),
+            (layout::ZSET, b"Zz"),
+            (layout::SET, b"s\x01sm"),
+            (layout::SET, b"\x00"),
+        ] {
+            assert!(covered(place, probe), "{place:?} {probe:?}");
+        }
+        assert!(ranges.iter().all(|r| r.lower < r.upper));
+        assert_eq!(ranges.len(), 1 + 2 + 2 + 3 + 2);
+    }
+
+    #[test]
+    fn successor_exists_for_every_tag_range() {
+        for t in DataType::ALL {
+            if let Some(tag) = keys::meta_tag(t) {
+                assert_eq!(successor(&[tag]), Some(vec![tag + 1]));
+            }
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! No decoder panics: every prefix of valid records, every single-byte
+//! corruption of them, and deterministic random bytes go through every
+//! decoding and garbage-collection entry point; errors are fine, panics are
+//! not.
+
+use redcodec_codec::{
+    Codec, DataType, ListBounds, Meta, Place, SubId, SubKind, SubOwner, SubValue,
+};
+use redcodec_nemo::NemoCodec;
+
+const KINDS: [SubKind; 5] = [
+    SubKind::HashField,
+    SubKind::SetMember,
+    SubKind::ZSetMember,
+    SubKind::ZSetScore,
+    SubKind::ListItem,
+];
+
+const T: u64 = 1_700_000_000;
+
+fn metas(c: &NemoCodec) -> Vec<Meta> {
+    DataType::ALL
+        .into_iter()
+        .map(|data_type| {
+            let mut m = c.new_meta(data_type, T);
+            m.expire_ms = (T + 100) * 1000;
+            if data_type == DataType::String {
+                m.value = b"bar".to_vec();
+            } else {
+                m.size = 2;
+            }
+            if data_type == DataType::List {
+                m.list = ListBounds::Linked {
+                    left: 1,
+                    right: 2,
+                    next_seq: 3,
+                };
+            }
+            m
+        })
+        .collect()
+}
+
+/// Feeds `bytes` to every decoder of `c`, as keys and as values.
+fn feed(c: &NemoCodec, meta: &Meta, bytes: &[u8]) {
+    for t in DataType::ALL {
+        let _ = c.decode_meta(t, bytes);
+    }
+    let mut places: Vec<Place> = c.layout().places().collect();
+    places.push(Place::new(5, 0));
+    places.push(Place::new(1, 1));
+    for place in places {
+        let _ = c.decode_meta_key(place, bytes);
+        for now in [0, T * 1000, u64::MAX] {
+            let _ = c.gc_meta(place, bytes, bytes, now);
+            let _ = c.gc_meta(place, bytes, &[0; 16], now);
+            let _ = c.gc_record(place, bytes, bytes, now);
+            if let Some(owner) = c.gc_sub_owner(place, bytes) {
+                let _ = c.gc_sub(&owner, Some(bytes), now);
+            }
+        }
+    }
+    for version in [0, T, u64::from(u32::MAX), u64::MAX] {
+        let owner = SubOwner {
+            meta: c.meta_record(b"k", DataType::Hash).unwrap(),
+            version,
+        };
+        let _ = c.gc_sub(&owner, Some(bytes), T * 1000);
+        let _ = c.gc_sub(&owner, Some(bytes), u64::MAX);
+    }
+    for kind in KINDS {
+        let _ = c.decode_sub_key(kind, b"k", meta, bytes);
+        let _ = c.decode_sub_value(kind, meta, bytes);
+    }
+    let _ = c.element_is_current(meta, bytes);
+}
+
+fn valid_records(c: &NemoCodec) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for m in metas(c) {
+        out.push(c.encode_meta(&m).unwrap());
+        out.push(c.meta_record(b"k", m.data_type).unwrap().key);
+        let ids = [
+            (SubKind::HashField, SubId::Name(b"field".to_vec())),
+            (SubKind::SetMember, SubId::Name(b"m".to_vec())),
+            (SubKind::ZSetMember, SubId::Name(b"m".to_vec())),
+            (
+                SubKind::ZSetScore,
+                SubId::Scored {
+                    score: -2.25,
+                    member: b"m".to_vec(),
+                },
+            ),
+            (SubKind::ListItem, SubId::Seq(6)),
+        ];
+        for (kind, id) in ids {
+            out.push(c.sub_key(kind, b"k", &m, &id));
+        }
+        out.push(c.encode_sub_value(SubKind::ZSetMember, &m, &SubValue::Score(3.0)));
+        out.push(c.encode_sub_value(
+            SubKind::ListItem,
+            &m,
+            &SubValue::Node {
+                prev: 1,
+                next: 0,
+                value: b"v".to_vec(),
+            },
+        ));
+    }
+    for (_, key, value) in c.bootstrap_records() {
+        out.push(key);
+        out.push(value);
+    }
+    out
+}
+
+#[test]
+fn prefixes_and_corruptions_of_valid_records() {
+    let c = NemoCodec::default();
+    for meta in metas(&c) {
+        for record in valid_records(&c) {
+            for end in 0..=record.len() {
+                feed(&c, &meta, &record[..end]);
+            }
+            for i in 0..record.len() {
+                for flip in [0x01u8, 0x80, 0xFF] {
+                    let mut bad = record.clone();
+                    bad[i] ^= flip;
+                    feed(&c, &meta, &bad);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn random_bytes() {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let c = NemoCodec::default();
+    let tags = b"HhLlSsZzyk\0";
+    for round in 0..20_000 {
+        let len = (next() % 64) as usize;
+        let mut bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        // Often start like a real key: a tag, then a plausible length byte.
+        if round % 2 == 0 && bytes.len() >= 2 {
+            bytes[0] = tags[(next() % tags.len() as u64) as usize];
+            bytes[1] %= 8;
+        }
+        let mut meta = c.new_meta(DataType::ALL[round % 5], next());
+        meta.expire_ms = next();
+        meta.size = next();
+        feed(&c, &meta, &bytes);
+        // Encoders of out-of-range metadata return errors, not panics.
+        let _ = c.encode_meta(&meta);
+        for kind in KINDS {
+            let _ = c.encode_sub_value(kind, &meta, &SubValue::Score(f64::from_bits(next())));
+        }
+        let _ = c.sub_key(
+            SubKind::ZSetScore,
+            &bytes,
+            &meta,
+            &SubId::Scored {
+                score: f64::from_bits(next()),
+                member: Vec::new(),
+            },
+        );
+    }
+}

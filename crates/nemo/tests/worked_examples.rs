@@ -1,0 +1,500 @@
+//! The worked examples of `formats-spec/nemo.md` (part C of the Pika
+//! reference), byte for byte, and round trips of every record kind through
+//! the public [`Codec`] interface. The clock is `T = 1700000000` s
+//! (`00 f1 53 65` little-endian).
+
+use redcodec_codec::{
+    Codec, DataType, EncodeError, GcDecision, ListBounds, Meta, Place, SubId, SubKind, SubValue,
+};
+use redcodec_nemo::{gc, layout, NemoCodec};
+
+const T: u64 = 1_700_000_000;
+const NOW_US: u64 = T * 1_000_000;
+const NOW_MS: u64 = T * 1000;
+
+fn unhex(s: &str) -> Vec<u8> {
+    let s: String = s.split_whitespace().collect();
+    assert!(s.len().is_multiple_of(2), "odd hex {s}");
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+fn codec() -> NemoCodec {
+    NemoCodec::default()
+}
+
+fn instance_dir(c: &NemoCodec, place: Place) -> &'static str {
+    assert_eq!(c.layout().cf(place).name, "default");
+    c.layout().instances[place.instance].dir
+}
+
+#[test]
+fn set_foo_bar() {
+    let c = codec();
+    let rec = c.meta_record(b"foo", DataType::String).unwrap();
+    assert_eq!(instance_dir(&c, rec.place), "kv");
+    assert_eq!(rec.key, unhex("66 6f 6f"));
+    let meta = Meta::string(b"bar".to_vec(), 0);
+    let value = c.encode_meta(&meta).unwrap();
+    assert_eq!(value, unhex("62 61 72 00000000 00000000"));
+    assert_eq!(c.decode_meta(DataType::String, &value).unwrap(), meta);
+    assert_eq!(
+        c.decode_meta_key(rec.place, &rec.key),
+        Ok(Some(b"foo".to_vec()))
+    );
+    // String keys have no length limit, and may be empty.
+    assert!(c.meta_record(&[b'k'; 1000], DataType::String).is_ok());
+    assert_eq!(c.meta_record(b"", DataType::String).unwrap().key, b"");
+}
+
+#[test]
+fn setex_foo_100_bar() {
+    // nemo's Put(k, v, 100) at T stores T + 100 - 1: the engine passes the
+    // expiry accordingly.
+    let c = codec();
+    let meta = Meta::string(b"bar".to_vec(), (T + 99) * 1000);
+    let value = c.encode_meta(&meta).unwrap();
+    assert_eq!(value, unhex("62 61 72 00000000 63f15365"));
+    assert_eq!(c.decode_meta(DataType::String, &value).unwrap(), meta);
+    // The kv compaction rule: live through second T+99, dropped after.
+    let key = c.meta_record(b"foo", DataType::String).unwrap();
+    assert_eq!(
+        c.gc_meta(key.place, &key.key, &value, (T + 99) * 1000 + 999),
+        GcDecision::Keep
+    );
+    assert_eq!(
+        c.gc_meta(key.place, &key.key, &value, (T + 100) * 1000),
+        GcDecision::Drop
+    );
+}
+
+#[test]
+fn hset_h_f_v() {
+    let c = codec();
+    let version = c.next_version(NOW_US, 0, None);
+    assert_eq!(version, T);
+    let mut meta = c.new_meta(DataType::Hash, version);
+    meta.size = 1;
+
+    let field = c.sub_key(SubKind::HashField, b"h", &meta, &SubId::Name(b"f".to_vec()));
+    assert_eq!(instance_dir(&c, c.sub_place(SubKind::HashField)), "hash");
+    assert_eq!(field, unhex("68 01 68 3d 66"));
+    let value = c.encode_sub_value(SubKind::HashField, &meta, &SubValue::Bytes(b"v".to_vec()));
+    assert_eq!(value, unhex("76 00f15365 00000000"));
+
+    let rec = c.meta_record(b"h", DataType::Hash).unwrap();
+    assert_eq!(rec.place, c.sub_place(SubKind::HashField));
+    assert_eq!(rec.key, unhex("48 68"));
+    let meta_value = c.encode_meta(&meta).unwrap();
+    assert_eq!(meta_value, unhex("0100000000000000 00f15365 00000000"));
+    assert_eq!(c.decode_meta(DataType::Hash, &meta_value).unwrap(), meta);
+
+    // The separator "h" already exists.
+    let seps = c.bootstrap_records();
+    assert!(seps.contains(&(rec.place, unhex("68"), unhex("00000000 00000000"))));
+    assert_eq!(c.decode_meta_key(rec.place, b"h"), Ok(None));
+    assert_eq!(c.decode_meta_key(rec.place, &field), Ok(None));
+    assert_eq!(
+        c.decode_meta_key(rec.place, &rec.key),
+        Ok(Some(b"h".to_vec()))
+    );
+
+    // Decoding back, and the range of the key's fields.
+    assert_eq!(
+        c.decode_sub_key(SubKind::HashField, b"h", &meta, &field),
+        Ok(SubId::Name(b"f".to_vec()))
+    );
+    assert_eq!(
+        c.decode_sub_value(SubKind::HashField, &meta, &value),
+        Ok(SubValue::Bytes(b"v".to_vec()))
+    );
+    let range = c.sub_range(SubKind::HashField, b"h", &meta);
+    assert_eq!(range.lower, unhex("68 01 68 3d"));
+    assert_eq!(range.upper, unhex("68 01 68 3e"));
+    assert!(range.lower <= field && field < range.upper);
+    assert!(c.element_is_current(&meta, &value));
+
+    // Compaction: the field's owner is the metadata record.
+    let owner = c.gc_sub_owner(range.place, &field).unwrap();
+    assert_eq!(owner.meta, rec);
+    assert_eq!(
+        c.gc_sub(&owner, Some(&meta_value), NOW_MS),
+        GcDecision::Keep
+    );
+    assert_eq!(c.gc_sub(&owner, None, NOW_MS), GcDecision::Drop);
+    assert_eq!(
+        c.gc_meta(rec.place, &rec.key, &meta_value, NOW_MS),
+        GcDecision::Keep
+    );
+    assert_eq!(
+        c.gc_meta(rec.place, b"h", &seps[0].2, NOW_MS),
+        GcDecision::Keep
+    );
+    match c.gc_record(range.place, &field, &value, NOW_MS) {
+        gc::Verdict::Element(o) => {
+            assert_eq!(o.meta, rec);
+            assert_eq!(o.version, T);
+        }
+        other => panic!("element expected, got {other:?}"),
+    }
+}
+
+#[test]
+fn lpush_l_a() {
+    let c = codec();
+    let mut meta = c.new_meta(DataType::List, T);
+    assert_eq!(
+        meta.list,
+        ListBounds::Linked {
+            left: 0,
+            right: 0,
+            next_seq: 1
+        }
+    );
+    // The first push takes seq 1 and links nothing.
+    meta.size = 1;
+    meta.list = ListBounds::Linked {
+        left: 1,
+        right: 1,
+        next_seq: 2,
+    };
+    let rec = c.meta_record(b"l", DataType::List).unwrap();
+    assert_eq!(instance_dir(&c, rec.place), "list");
+    assert_eq!(rec.key, unhex("4c 6c"));
+    let meta_value = c.encode_meta(&meta).unwrap();
+    assert_eq!(
+        meta_value,
+        unhex(
+            "0100000000000000 0100000000000000 0100000000000000 0200000000000000
+             00f15365 00000000"
+        )
+    );
+    assert_eq!(c.decode_meta(DataType::List, &meta_value).unwrap(), meta);
+
+    let node = c.sub_key(SubKind::ListItem, b"l", &meta, &SubId::Seq(1));
+    assert_eq!(c.sub_place(SubKind::ListItem), rec.place);
+    assert_eq!(node, unhex("6c 01 6c 0100000000000000"));
+    let item = SubValue::Node {
+        prev: 0,
+        next: 0,
+        value: b"a".to_vec(),
+    };
+    let value = c.encode_sub_value(SubKind::ListItem, &meta, &item);
+    assert_eq!(
+        value,
+        unhex("0000000000000000 0000000000000000 61 00f15365 00000000")
+    );
+    assert_eq!(
+        c.decode_sub_value(SubKind::ListItem, &meta, &value),
+        Ok(item)
+    );
+    assert_eq!(
+        c.decode_sub_key(SubKind::ListItem, b"l", &meta, &node),
+        Ok(SubId::Seq(1))
+    );
+    let range = c.sub_range(SubKind::ListItem, b"l", &meta);
+    for seq in [1, 2, 255, 256, i64::MAX, -1] {
+        let k = c.sub_key(SubKind::ListItem, b"l", &meta, &SubId::Seq(seq));
+        assert!(range.lower <= k && k < range.upper, "{seq}");
+    }
+}
+
+#[test]
+fn score_keys() {
+    let c = codec();
+    let mut meta = c.new_meta(DataType::ZSet, T);
+    meta.size = 1;
+    for (score, bytes) in [
+        (1.5, "0de0b6b3a76649f0"),
+        (-1.5, "0de0b6b3a761b610"),
+        (0.0, "0de0b6b3a7640000"),
+    ] {
+        let id = SubId::Scored {
+            score,
+            member: b"m".to_vec(),
+        };
+        let key = c.sub_key(SubKind::ZSetScore, b"z", &meta, &id);
+        assert_eq!(key, unhex(&format!("79 01 7a {bytes} 6d")));
+        assert_eq!(
+            c.decode_sub_key(SubKind::ZSetScore, b"z", &meta, &key),
+            Ok(id)
+        );
+        let value = c.encode_sub_value(SubKind::ZSetScore, &meta, &SubValue::Empty);
+        assert_eq!(value, unhex("00f15365 00000000"));
+    }
+}
+
+#[test]
+fn zadd_z_1_5_m() {
+    let c = codec();
+    let mut meta = c.new_meta(DataType::ZSet, T);
+    meta.size = 1;
+    let rec = c.meta_record(b"z", DataType::ZSet).unwrap();
+    assert_eq!(instance_dir(&c, rec.place), "zset");
+    assert_eq!(rec.key, unhex("5a 7a"));
+    assert_eq!(
+        c.encode_meta(&meta).unwrap(),
+        unhex("0100000000000000 00f15365 00000000")
+    );
+    let member = c.sub_key(
+        SubKind::ZSetMember,
+        b"z",
+        &meta,
+        &SubId::Name(b"m".to_vec()),
+    );
+    assert_eq!(member, unhex("7a 01 7a 6d"));
+    let value = c.encode_sub_value(SubKind::ZSetMember, &meta, &SubValue::Score(1.5));
+    assert_eq!(value, unhex("000000000000f83f 00f15365 00000000"));
+    assert_eq!(
+        c.decode_sub_value(SubKind::ZSetMember, &meta, &value),
+        Ok(SubValue::Score(1.5))
+    );
+    // The member record keeps the exact double; the index rounds it.
+    let exact = 0.123456789;
+    let value = c.encode_sub_value(SubKind::ZSetMember, &meta, &SubValue::Score(exact));
+    assert_eq!(
+        c.decode_sub_value(SubKind::ZSetMember, &meta, &value),
+        Ok(SubValue::Score(exact))
+    );
+    let key = c.sub_key(
+        SubKind::ZSetScore,
+        b"z",
+        &meta,
+        &SubId::Scored {
+            score: exact,
+            member: b"m".to_vec(),
+        },
+    );
+    assert_eq!(
+        c.decode_sub_key(SubKind::ZSetScore, b"z", &meta, &key),
+        Ok(SubId::Scored {
+            score: 0.12346,
+            member: b"m".to_vec()
+        })
+    );
+    // A seek key with an empty member sorts before every member of its score.
+    let seek = c.sub_key(
+        SubKind::ZSetScore,
+        b"z",
+        &meta,
+        &SubId::Scored {
+            score: exact,
+            member: Vec::new(),
+        },
+    );
+    assert!(seek < key);
+    // The separators "y" and "z" sort before every record of the zset instance.
+    for sep in [b"y", b"z"] {
+        assert!(c
+            .bootstrap_records()
+            .iter()
+            .any(|(p, k, _)| *p == rec.place && k == sep));
+    }
+}
+
+#[test]
+fn del_then_recreate_hides_old_elements() {
+    let c = codec();
+    let mut old = c.new_meta(DataType::Set, T - 50);
+    old.size = 1;
+    let member = SubId::Name(b"m".to_vec());
+    let old_value = c.encode_sub_value(SubKind::SetMember, &old, &SubValue::Empty);
+    // DEL at T: PutWithKeyVersion gives now.
+    let del = c.new_meta(DataType::Set, c.next_version(NOW_US, 0, Some(old.version)));
+    assert_eq!(del.version, T);
+    let del_value = c.encode_meta(&del).unwrap();
+    assert_eq!(del_value, unhex("0000000000000000 00f15365 00000000"));
+    // The old member is still in the key's range but no longer current.
+    let key = c.sub_key(SubKind::SetMember, b"s", &del, &member);
+    let range = c.sub_range(SubKind::SetMember, b"s", &del);
+    assert!(range.lower <= key && key < range.upper);
+    assert!(!c.element_is_current(&del, &old_value));
+    // A second DEL in the same second: old + 1.
+    assert_eq!(c.next_version(NOW_US, 0, Some(T)), T + 1);
+    // Compaction: the empty meta stays while its version is now, then goes.
+    let rec = c.meta_record(b"s", DataType::Set).unwrap();
+    assert_eq!(
+        c.gc_meta(rec.place, &rec.key, &del_value, NOW_MS),
+        GcDecision::Keep
+    );
+    assert_eq!(
+        c.gc_meta(rec.place, &rec.key, &del_value, NOW_MS + 1000),
+        GcDecision::Drop
+    );
+    // The old member: dropped for its version with gc_record, kept by the
+    // trait path (which cannot see the version) while its owner lives.
+    let gc::Verdict::Element(owner) = c.gc_record(range.place, &key, &old_value, NOW_MS) else {
+        panic!("element expected");
+    };
+    assert_eq!(c.gc_sub(&owner, Some(&del_value), NOW_MS), GcDecision::Drop);
+    let blind = c.gc_sub_owner(range.place, &key).unwrap();
+    assert_eq!(blind.meta, owner.meta);
+    assert_eq!(c.gc_sub(&blind, Some(&del_value), NOW_MS), GcDecision::Keep);
+    assert_eq!(c.gc_sub(&blind, None, NOW_MS), GcDecision::Drop);
+}
+
+#[test]
+fn expiry_is_stamped_on_elements() {
+    let c = codec();
+    let mut meta = c.new_meta(DataType::Hash, T);
+    meta.size = 1;
+    meta.expire_ms = (T + 9) * 1000;
+    let value = c.encode_sub_value(SubKind::HashField, &meta, &SubValue::Bytes(Vec::new()));
+    assert_eq!(value, unhex("00f15365 09f15365"));
+    let meta_value = c.encode_meta(&meta).unwrap();
+    let owner = c
+        .gc_sub_owner(layout::HASH, &unhex("68 01 68 3d 66"))
+        .unwrap();
+    assert_eq!(
+        c.gc_sub(&owner, Some(&meta_value), (T + 9) * 1000 + 999),
+        GcDecision::Keep
+    );
+    assert_eq!(
+        c.gc_sub(&owner, Some(&meta_value), (T + 10) * 1000),
+        GcDecision::Drop
+    );
+    assert!(c
+        .encode_meta(&Meta {
+            expire_ms: (i32::MAX as u64 + 1) * 1000,
+            ..meta
+        })
+        .is_err());
+}
+
+#[test]
+fn collection_key_limit() {
+    let c = codec();
+    for t in [
+        DataType::Hash,
+        DataType::List,
+        DataType::Set,
+        DataType::ZSet,
+    ] {
+        let rec = c.meta_record(&[b'k'; 254], t).unwrap();
+        assert_eq!(rec.key.len(), 255);
+        assert_eq!(
+            c.meta_record(&[b'k'; 255], t),
+            Err(EncodeError::KeyTooLong {
+                format: "nemo",
+                type_name: t.redis_name(),
+                len: 255,
+                max: 254
+            })
+        );
+        assert!(c.meta_record(b"", t).is_err());
+    }
+    let meta = c.new_meta(DataType::Set, 1);
+    let key = c.sub_key(
+        SubKind::SetMember,
+        &[b'k'; 254],
+        &meta,
+        &SubId::Name(b"m".to_vec()),
+    );
+    assert_eq!(key[1], 254);
+}
+
+#[test]
+fn round_trips_of_every_record_kind() {
+    let c = codec();
+    for data_type in DataType::ALL {
+        let mut meta = c.new_meta(data_type, u64::from(u32::MAX));
+        meta.expire_ms = 1_700_000_123_000;
+        if data_type == DataType::String {
+            meta.value = b"payload\0\xff".to_vec();
+            meta.version = 0;
+        } else {
+            meta.size = 3;
+        }
+        if data_type == DataType::List {
+            meta.list = ListBounds::Linked {
+                left: 7,
+                right: -2,
+                next_seq: i64::MAX,
+            };
+        }
+        let raw = c.encode_meta(&meta).unwrap();
+        assert_eq!(
+            c.decode_meta(data_type, &raw).unwrap(),
+            meta,
+            "{data_type:?}"
+        );
+    }
+    let key: &[u8] = b"key\0\xff=";
+    let meta = c.new_meta(DataType::ZSet, 42);
+    let cases = [
+        (
+            SubKind::HashField,
+            SubId::Name(b"f=\0".to_vec()),
+            SubValue::Bytes(b"v\xff".to_vec()),
+        ),
+        (SubKind::SetMember, SubId::Name(Vec::new()), SubValue::Empty),
+        (
+            SubKind::ZSetMember,
+            SubId::Name(b"m".to_vec()),
+            SubValue::Score(-0.0),
+        ),
+        (
+            SubKind::ZSetScore,
+            SubId::Scored {
+                score: -12.25,
+                member: b"".to_vec(),
+            },
+            SubValue::Empty,
+        ),
+        (
+            SubKind::ListItem,
+            SubId::Seq(i64::MIN),
+            SubValue::Node {
+                prev: -1,
+                next: i64::MAX,
+                value: Vec::new(),
+            },
+        ),
+    ];
+    for (kind, id, value) in cases {
+        let raw_key = c.sub_key(kind, key, &meta, &id);
+        let range = c.sub_range(kind, key, &meta);
+        assert_eq!(range.place, c.sub_place(kind));
+        assert!(range.lower <= raw_key && raw_key < range.upper, "{kind:?}");
+        let decoded = c.decode_sub_key(kind, key, &meta, &raw_key).unwrap();
+        assert_eq!(decoded, id, "{kind:?}");
+        let raw_value = c.encode_sub_value(kind, &meta, &value);
+        match (c.decode_sub_value(kind, &meta, &raw_value).unwrap(), &value) {
+            (SubValue::Score(a), SubValue::Score(b)) => assert_eq!(a.to_bits(), b.to_bits()),
+            (got, want) => assert_eq!(&got, want),
+        }
+        assert!(c.element_is_current(&meta, &raw_value));
+        // Another key is rejected.
+        assert!(c.decode_sub_key(kind, b"key", &meta, &raw_key).is_err());
+        let owner = c.gc_sub_owner(range.place, &raw_key).unwrap();
+        assert_eq!(owner.meta, c.meta_record(key, meta_type(kind)).unwrap());
+    }
+}
+
+fn meta_type(kind: SubKind) -> DataType {
+    match kind {
+        SubKind::HashField => DataType::Hash,
+        SubKind::SetMember => DataType::Set,
+        SubKind::ZSetMember | SubKind::ZSetScore => DataType::ZSet,
+        SubKind::ListItem => DataType::List,
+    }
+}
+
+#[test]
+fn keys_of_equal_length_do_not_mix() {
+    let c = codec();
+    let meta = c.new_meta(DataType::Hash, 1);
+    let a = c.sub_range(SubKind::HashField, b"ab", &meta);
+    let longer = c.sub_key(
+        SubKind::HashField,
+        b"ab=",
+        &meta,
+        &SubId::Name(b"x".to_vec()),
+    );
+    let other = c.sub_key(SubKind::HashField, b"ac", &meta, &SubId::Name(Vec::new()));
+    for k in [longer, other] {
+        assert!(!(a.lower <= k && k < a.upper));
+    }
+}
