@@ -43,12 +43,10 @@ impl BlackwidowCodec {
                 collection_key_limit: None,
                 delete: DeleteModel::ResetMeta,
                 keeps_empty_meta: KEEPS_EMPTY_META,
-                // Blackwidow's LREM matches this rule; its LINSERT does not
-                // (it moves the half the pivot lies in, see
-                // formats-spec/blackwidow.md §4.3). Stand-in until the
-                // codec crate has a variant for it.
+                // LINSERT moves the half the pivot lies in; LREM moves the
+                // shorter side (formats-spec/blackwidow.md §4.3).
                 list_model: ListModel::Array {
-                    shift: ListShift::ShorterSideHeadOnTie,
+                    shift: ListShift::PivotHalfHeadOnTie,
                 },
                 score_index: ScoreIndex::Exact,
                 score_limit: None,

@@ -1,10 +1,11 @@
-//! `redcodec`: run Redis commands on a store of any format, and dump the
-//! exact bytes it holds.
+//! `redcodec`: run Redis commands on a store of any format, dump the exact
+//! bytes it holds, and compare the formats.
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod compare;
 mod dump;
 mod error;
 mod exec;
@@ -37,6 +38,10 @@ enum Command {
         #[command(flatten)]
         store: StoreArgs,
     },
+    /// Run a standard workload on every chosen format and on raw RocksDB,
+    /// in temporary stores; print one table per metric and write CSV, JSON
+    /// and SVG charts into `--out`.
+    Compare(compare::CompareArgs),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +49,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Exec { store, command } => exec::run(&store, &command),
         Command::Dump { store } => dump::run(&store),
+        Command::Compare(args) => compare::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -58,6 +58,61 @@ fn exec_then_dump_shows_the_worked_example() {
 }
 
 #[test]
+fn blackwidow_exec_then_dump_shows_the_bytes_of_pika_part_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().expect("utf-8 path");
+    let args = [
+        "exec",
+        "--format",
+        "blackwidow",
+        "--dir",
+        d,
+        "--fixed-clock",
+        "1700000000000",
+    ];
+    let out = redcodec(&args, "SET foo bar\nHSET h f v\nZADD z 1.5 m\nRPUSH l a\n");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "OK\n(integer) 1\n(integer) 1\n(integer) 1\n"
+    );
+
+    let out = redcodec(&["dump", "--format", "blackwidow", "--dir", d], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "strings\tdefault\t666f6f\t62617200000000\n\
+         hashes\tdefault\t68\t0100000000f1536500000000\n\
+         hashes\tdata_cf\t010000006800f1536566\t76\n\
+         lists\tdefault\t6c\t010000000000000000f1536500000000ffffffffffffff7f0100000000000080\n\
+         lists\tdata_cf\t010000006c00f153650000000000000080\t61\n\
+         zsets\tdefault\t7a\t0100000000f1536500000000\n\
+         zsets\tdata_cf\t010000007a00f153656d\t000000000000f83f\n\
+         zsets\tscore_cf\t010000007a00f15365000000000000f83f6d\t\n"
+    );
+
+    // The format has no namespaces: asking for one is a clear error.
+    let out = redcodec(
+        &[
+            "exec",
+            "--format",
+            "blackwidow",
+            "--dir",
+            d,
+            "--namespace",
+            "x",
+        ],
+        "PING\n",
+    );
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("blackwidow format has no namespaces"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
 fn exec_reads_redis_cli_quoting_and_prints_like_redis_cli() {
     let dir = tempfile::tempdir().unwrap();
     let mut args = vec!["exec"];
@@ -113,7 +168,7 @@ fn bad_input_is_one_clear_error_line_and_a_failing_status() {
                 "--dir",
                 dir.path().to_str().unwrap(),
             ],
-            "unknown format 'pika9' (known formats: kvrocks)",
+            "unknown format 'pika9' (known formats: kvrocks, blackwidow)",
         ),
         (
             vec![

@@ -68,7 +68,16 @@ pub enum ListModel {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ListShift {
     /// Move the part on the shorter side; on a tie move the head side.
+    /// LINSERT compares the two sides of the gap the new element goes into
+    /// (Kvrocks); LREM compares the elements each side would move.
     ShorterSideHeadOnTie,
+    /// LINSERT moves the head side when the elements *before the pivot* are
+    /// no more than those after it, whether the insert is BEFORE or AFTER
+    /// the pivot (blackwidow: `pivot <= left + (right - left) / 2`). The
+    /// moved part is still the one on that side of the gap, so with AFTER
+    /// the pivot itself moves down. LREM behaves as
+    /// [`ListShift::ShorterSideHeadOnTie`].
+    PivotHalfHeadOnTie,
 }
 
 /// How the sorted-set score index orders scores.

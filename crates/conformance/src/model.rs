@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+use redcodec_codec::TtlResolution;
 use redcodec_engine::number::{format_score, parse_i64};
 use redcodec_engine::Reply;
 
@@ -31,15 +32,34 @@ struct Entry {
 pub struct Model {
     keys: BTreeMap<Vec<u8>, Entry>,
     now_ms: u64,
+    /// Expiries are stored in multiples of this many ms (1: Redis).
+    expiry_unit_ms: u64,
 }
 
 impl Model {
-    /// An empty model whose clock reads `now_ms`.
+    /// An empty model of Redis (millisecond expiries) whose clock reads
+    /// `now_ms`.
     pub fn new(now_ms: u64) -> Model {
+        Model::with_ttl_resolution(now_ms, TtlResolution::Millis)
+    }
+
+    /// An empty model whose expiries have the resolution a format declares:
+    /// with [`TtlResolution::Seconds`] an absolute expiry is rounded up to a
+    /// whole second, as the engine stores it (`Ctx::set_expire`).
+    pub fn with_ttl_resolution(now_ms: u64, ttl: TtlResolution) -> Model {
         Model {
             keys: BTreeMap::new(),
             now_ms,
+            expiry_unit_ms: match ttl {
+                TtlResolution::Millis => 1,
+                TtlResolution::Seconds => 1000,
+            },
         }
+    }
+
+    /// The absolute expiry stored for one requested at `at_ms`.
+    fn stored_expiry(&self, at_ms: u64) -> u64 {
+        at_ms.div_ceil(self.expiry_unit_ms) * self.expiry_unit_ms
     }
 
     /// Lets time pass.
@@ -125,7 +145,7 @@ impl Model {
             },
             "SET" => {
                 let expire = match a.get(3) {
-                    Some(_) => self.now_ms + int(&a[4]) as u64,
+                    Some(_) => self.stored_expiry(self.now_ms + int(&a[4]) as u64),
                     None => 0,
                 };
                 self.keys.insert(
@@ -173,7 +193,7 @@ impl Model {
             ),
             "PEXPIRE" => {
                 let ms = int(&a[2]);
-                let now = self.now_ms;
+                let at = self.stored_expiry(self.now_ms.saturating_add_signed(ms));
                 match self.live(k) {
                     None => Reply::Integer(0),
                     Some(_) if ms <= 0 => {
@@ -181,7 +201,7 @@ impl Model {
                         Reply::Integer(1)
                     }
                     Some(e) => {
-                        e.expire_ms = now + ms as u64;
+                        e.expire_ms = at;
                         Reply::Integer(1)
                     }
                 }

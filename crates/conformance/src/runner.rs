@@ -5,7 +5,7 @@ use std::fmt;
 use redcodec_engine::Reply;
 
 use crate::expect::matches;
-use crate::scenario::{Scenario, Step};
+use crate::scenario::{Requirement, Scenario, Step};
 use crate::target::{Target, TargetError};
 
 /// A reply that differs from the scenario.
@@ -53,21 +53,34 @@ pub struct Report {
     pub commands: usize,
     /// Cases run.
     pub cases: usize,
+    /// Cases skipped because the target lacks a capability they
+    /// `@requires`: (file, case, the first missing requirement).
+    pub skipped: Vec<(String, String, Requirement)>,
     /// Every difference.
     pub mismatches: Vec<Mismatch>,
 }
 
-/// Runs every case of `scenarios` on `target`, flushing before each case.
+/// Runs every case of `scenarios` on `target`, flushing before each case
+/// and skipping (and counting) the cases that `@requires` a capability the
+/// target lacks.
 pub fn run(target: &mut dyn Target, scenarios: &[Scenario]) -> Result<Report, TargetError> {
     let mut report = Report::default();
     let flush = vec![b"FLUSHALL".to_vec()];
+    let caps = target.expiry_caps();
     for scenario in scenarios {
         for case in &scenario.cases {
+            if let Some(&missing) = case.requires.iter().find(|r| !r.met_by(&caps)) {
+                report
+                    .skipped
+                    .push((scenario.file.clone(), case.name.clone(), missing));
+                continue;
+            }
             report.cases += 1;
             let reply = target.execute(&flush)?;
             if reply != Reply::ok() {
                 return Err(TargetError::Protocol(format!("FLUSHALL replied {reply}")));
             }
+            target.begin_case();
             for step in &case.steps {
                 match step {
                     Step::Sleep(ms) => target.advance_ms(*ms),

@@ -2,8 +2,86 @@
 
 use std::path::Path;
 
+use redcodec_codec::TtlResolution;
 use redcodec_engine::cmdline::split_args;
 use thiserror::Error;
+
+/// The latest expiry a format with 32-bit second timestamps stores:
+/// `i32::MAX` seconds (2038-01-19T03:14:07Z), in ms.
+pub const I32_SECONDS_MAX_MS: u64 = i32::MAX as u64 * 1000;
+
+/// The farthest absolute time the corpus uses: 10^11 s (year 5138), in ms.
+pub const FAR_FUTURE_MS: u64 = 100_000_000_000_000;
+
+/// What a target declares about expiry, for `@requires` (see
+/// `scenarios/README.md`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ExpiryCaps {
+    /// Precision of stored expiries.
+    pub ttl: TtlResolution,
+    /// Latest storable absolute expiry, in unix ms.
+    pub max_expire_ms: u64,
+}
+
+impl ExpiryCaps {
+    /// Real Redis: milliseconds, 64-bit expiries.
+    pub const REDIS: ExpiryCaps = ExpiryCaps {
+        ttl: TtlResolution::Millis,
+        max_expire_ms: i64::MAX as u64,
+    };
+}
+
+/// A capability a case depends on: `@requires NAME=VALUE`. A target
+/// lacking it skips the case (and counts it as skipped).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Requirement {
+    /// `ttl=ms`: expiries are stored to the millisecond.
+    TtlMillis,
+    /// `ttl=s`: expiries are stored in whole seconds (the engine rounds the
+    /// absolute expiry up to a whole second).
+    TtlSeconds,
+    /// `expire=far`: absolute expiries up to 10^11 s (year 5138) are storable.
+    FarExpiry,
+    /// `expire=i32s`: the latest storable expiry is `i32::MAX` seconds
+    /// (2038-01-19T03:14:07Z); later ones are refused with an error.
+    I32SecondsExpiry,
+}
+
+impl Requirement {
+    /// Every requirement, as written after `@requires`.
+    pub const ALL: [(&'static str, Requirement); 4] = [
+        ("ttl=ms", Requirement::TtlMillis),
+        ("ttl=s", Requirement::TtlSeconds),
+        ("expire=far", Requirement::FarExpiry),
+        ("expire=i32s", Requirement::I32SecondsExpiry),
+    ];
+
+    /// Parses the word after `@requires`.
+    pub fn parse(word: &str) -> Option<Requirement> {
+        Requirement::ALL
+            .iter()
+            .find(|(name, _)| *name == word)
+            .map(|&(_, r)| r)
+    }
+
+    /// The word as written.
+    pub fn name(self) -> &'static str {
+        Requirement::ALL
+            .iter()
+            .find(|(_, r)| *r == self)
+            .map_or("?", |(name, _)| name)
+    }
+
+    /// Whether a target with `caps` has this capability.
+    pub fn met_by(self, caps: &ExpiryCaps) -> bool {
+        match self {
+            Requirement::TtlMillis => caps.ttl == TtlResolution::Millis,
+            Requirement::TtlSeconds => caps.ttl == TtlResolution::Seconds,
+            Requirement::FarExpiry => caps.max_expire_ms >= FAR_FUTURE_MS,
+            Requirement::I32SecondsExpiry => caps.max_expire_ms == I32_SECONDS_MAX_MS,
+        }
+    }
+}
 
 /// A parsed scenario file.
 #[derive(Debug, Clone)]
@@ -21,6 +99,9 @@ pub struct Case {
     pub name: String,
     /// Line of its `===` header.
     pub line: usize,
+    /// Capabilities the case depends on (`@requires`); a target lacking
+    /// one skips the case.
+    pub requires: Vec<Requirement>,
     /// Its steps in order.
     pub steps: Vec<Step>,
 }
@@ -83,6 +164,7 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, ParseError> {
             cases.push(Case {
                 name: name.trim().to_string(),
                 line: line_no,
+                requires: Vec::new(),
                 steps: Vec::new(),
             });
             continue;
@@ -99,6 +181,21 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, ParseError> {
                 .parse()
                 .map_err(|_| err(line_no, format!("bad @sleep: {line}")))?;
             case.steps.push(Step::Sleep(ms));
+        } else if let Some(word) = line.strip_prefix("@requires ") {
+            if !case.steps.is_empty() {
+                return Err(err(
+                    line_no,
+                    "@requires must come before the case's first command".into(),
+                ));
+            }
+            let req = Requirement::parse(word.trim()).ok_or_else(|| {
+                let known: Vec<&str> = Requirement::ALL.iter().map(|(n, _)| *n).collect();
+                err(
+                    line_no,
+                    format!("unknown requirement: {line} (known: {})", known.join(", ")),
+                )
+            })?;
+            case.requires.push(req);
         } else if line.starts_with('@') {
             return Err(err(line_no, format!("unknown directive: {line}")));
         } else if let Some((cmd, mode)) = line
@@ -204,6 +301,31 @@ mod tests {
             }
         ));
         assert!(matches!(s.cases[0].steps[2], Step::Sleep(150)));
+        assert!(s.cases[0].requires.is_empty());
+    }
+
+    #[test]
+    fn parses_requirements() {
+        let text = "=== one\n@requires ttl=s\n@requires expire=i32s\n> GET a\n(nil)\n";
+        let s = parse("t.txt", text).unwrap();
+        assert_eq!(
+            s.cases[0].requires,
+            vec![Requirement::TtlSeconds, Requirement::I32SecondsExpiry]
+        );
+        assert!(parse("t", "=== x\n@requires ttl=us\n> GET a\n(nil)\n").is_err());
+        assert!(parse("t", "=== x\n> GET a\n(nil)\n@requires ttl=ms\n").is_err());
+        let redis = ExpiryCaps::REDIS;
+        assert!(Requirement::TtlMillis.met_by(&redis));
+        assert!(Requirement::FarExpiry.met_by(&redis));
+        assert!(!Requirement::TtlSeconds.met_by(&redis));
+        assert!(!Requirement::I32SecondsExpiry.met_by(&redis));
+        let seconds = ExpiryCaps {
+            ttl: TtlResolution::Seconds,
+            max_expire_ms: I32_SECONDS_MAX_MS,
+        };
+        assert!(Requirement::TtlSeconds.met_by(&seconds));
+        assert!(Requirement::I32SecondsExpiry.met_by(&seconds));
+        assert!(!Requirement::FarExpiry.met_by(&seconds));
     }
 
     #[test]

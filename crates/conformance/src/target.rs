@@ -14,6 +14,12 @@ use redis_protocol::resp2::encode::encode;
 use redis_protocol::resp2::types::{OwnedFrame, Resp2Frame};
 use thiserror::Error;
 
+use crate::scenario::ExpiryCaps;
+
+/// The time an engine target starts at, and returns to before every case:
+/// 2023-11-14T22:13:20.000Z, a whole second.
+pub const START_MS: u64 = 1_700_000_000_000;
+
 /// A target that cannot be started or reached.
 #[derive(Debug, Error)]
 pub enum TargetError {
@@ -41,6 +47,12 @@ pub trait Target {
     fn execute(&mut self, args: &[Vec<u8>]) -> Result<Reply, TargetError>;
     /// Lets `ms` milliseconds pass.
     fn advance_ms(&mut self, ms: u64);
+    /// What the target declares about expiry, for `@requires`.
+    fn expiry_caps(&self) -> ExpiryCaps;
+    /// Called before each case, after the store is emptied. A target on a
+    /// manual clock sets it back to [`START_MS`], so that every case starts
+    /// at the same instant (a whole second) whatever ran before it.
+    fn begin_case(&mut self) {}
 }
 
 /// An engine of one format in a temporary directory, on a manual clock.
@@ -59,7 +71,7 @@ impl EngineTarget {
             message,
         };
         let dir = tempfile::tempdir().map_err(|e| start(e.to_string()))?;
-        let clock = Arc::new(ManualClock::at_ms(1_700_000_000_000));
+        let clock = Arc::new(ManualClock::at_ms(START_MS));
         let codec = format
             .codec(&FormatOptions::default())
             .map_err(|e| start(e.to_string()))?;
@@ -90,6 +102,18 @@ impl Target for EngineTarget {
 
     fn advance_ms(&mut self, ms: u64) {
         self.clock.advance_ms(ms);
+    }
+
+    fn expiry_caps(&self) -> ExpiryCaps {
+        let caps = self.engine.capabilities();
+        ExpiryCaps {
+            ttl: caps.ttl,
+            max_expire_ms: caps.max_expire_ms,
+        }
+    }
+
+    fn begin_case(&mut self) {
+        self.clock.set_ms(START_MS);
     }
 }
 
@@ -181,6 +205,10 @@ impl Target for RedisServer {
 
     fn advance_ms(&mut self, ms: u64) {
         std::thread::sleep(Duration::from_millis(ms));
+    }
+
+    fn expiry_caps(&self) -> ExpiryCaps {
+        ExpiryCaps::REDIS
     }
 }
 

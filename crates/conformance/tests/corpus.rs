@@ -1,5 +1,7 @@
 //! Every scenario of the corpus, on every format: one reply that differs
 //! from Redis fails the run and names file, line, format, expected, actual.
+//! Cases that `@requires` a capability a format does not declare are
+//! skipped on it and counted; every case runs on at least one format.
 
 use redcodec_conformance::{corpus_dir, runner, scenario, target::EngineTarget};
 use redcodec_formats::Format;
@@ -13,17 +15,44 @@ fn corpus_passes_on_every_format() {
         corpus_dir()
     );
     let mut failures = Vec::new();
+    let total: usize = scenarios.iter().map(|s| s.cases.len()).sum();
+    let mut ran_somewhere = std::collections::HashSet::new();
     for &format in Format::ALL {
         let mut target = EngineTarget::new(format).expect("store opens");
         let report = runner::run(&mut target, &scenarios).expect("run completes");
         println!(
-            "{format}: {} cases, {} commands, {} mismatches",
+            "{format}: {} cases, {} commands, {} mismatches, {} skipped",
             report.cases,
             report.commands,
-            report.mismatches.len()
+            report.mismatches.len(),
+            report.skipped.len()
         );
+        assert_eq!(report.cases + report.skipped.len(), total);
+        let skipped: std::collections::HashSet<_> = report
+            .skipped
+            .iter()
+            .map(|(file, case, _)| (file.clone(), case.clone()))
+            .collect();
+        for (file, case, req) in &report.skipped {
+            println!(
+                "  {format}: skipped {file} '{case}' (@requires {})",
+                req.name()
+            );
+        }
+        for s in &scenarios {
+            for c in &s.cases {
+                if !skipped.contains(&(s.file.clone(), c.name.clone())) {
+                    ran_somewhere.insert((s.file.clone(), c.name.clone()));
+                }
+            }
+        }
         failures.extend(report.mismatches);
     }
+    assert_eq!(
+        ran_somewhere.len(),
+        total,
+        "some cases run on no format (a @requires no format meets)"
+    );
     if !failures.is_empty() {
         let shown: String = failures.iter().take(40).map(|m| m.to_string()).collect();
         panic!("{} replies differ from Redis:\n{shown}", failures.len());

@@ -154,7 +154,9 @@ fn unordered(name: &str) -> bool {
 fn agree(target: &mut EngineTarget, steps: &[Step]) -> Result<(), TestCaseError> {
     let flushed = target.execute(&[b"FLUSHALL".to_vec()]);
     prop_assert!(flushed.is_ok(), "FLUSHALL failed");
-    let mut model = Model::new(target.engine().now_ms());
+    // The model stores expiries at the resolution the format declares.
+    let mut model =
+        Model::with_ttl_resolution(target.engine().now_ms(), target.engine().capabilities().ttl);
     for (i, step) in steps.iter().enumerate() {
         match step {
             Step::Sleep(ms) => {

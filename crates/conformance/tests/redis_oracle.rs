@@ -4,6 +4,7 @@
 //! Needs `redis-server` on PATH. Without it the test is skipped, unless
 //! `REDCODEC_REQUIRE_REDIS=1` (set by `.ci/run`), where it fails.
 
+use redcodec_conformance::scenario::Requirement;
 use redcodec_conformance::{corpus_dir, runner, scenario, target::RedisServer};
 
 #[test]
@@ -20,11 +21,22 @@ fn corpus_matches_real_redis() {
     let scenarios = scenario::load_dir(&corpus_dir()).expect("corpus parses");
     let report = runner::run(&mut server, &scenarios).expect("run completes");
     println!(
-        "redis: {} cases, {} commands, {} mismatches",
+        "redis: {} cases, {} commands, {} mismatches, {} skipped",
         report.cases,
         report.commands,
-        report.mismatches.len()
+        report.mismatches.len(),
+        report.skipped.len()
     );
+    // Only cases for formats that store coarser or shorter expiries than
+    // Redis may be skipped here (see scenarios/README.md, `@requires`).
+    for (file, case, req) in &report.skipped {
+        println!("  skipped {file} '{case}' (@requires {})", req.name());
+        assert!(
+            matches!(req, Requirement::TtlSeconds | Requirement::I32SecondsExpiry),
+            "{file} '{case}': real Redis must meet @requires {}",
+            req.name()
+        );
+    }
     if !report.mismatches.is_empty() {
         let shown: String = report
             .mismatches

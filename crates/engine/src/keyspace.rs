@@ -227,18 +227,27 @@ impl<'e, C: Codec> Ctx<'e, C> {
     }
 
     /// Sets the absolute expiry (unix ms; 0 clears it) in `meta`, rounded to
-    /// the format's resolution. Expiries the format cannot hold are errors.
+    /// the format's resolution. Expiries the format cannot hold are errors,
+    /// raised before anything is written: a command that fails here leaves
+    /// the store as it was (its batch is never committed).
+    ///
+    /// With [`TtlResolution::Seconds`] the absolute expiry is rounded **up**
+    /// to a whole second: `stored = ceil(expire_ms / 1000) * 1000`. A key
+    /// never expires before Redis would have expired it, and at most 999 ms
+    /// after; an expiry already on a whole second is kept exactly. The
+    /// rounding applies to every way of setting an expiry (EXPIRE, PEXPIRE,
+    /// EXPIREAT, PEXPIREAT, SET EX/PX/EXAT/PXAT, SETEX, PSETEX, GETEX);
+    /// TTL and PTTL then report the stored expiry minus the current time in
+    /// ms (TTL rounding that to the nearest second, as Redis does). A key is
+    /// live up to and including the millisecond of its stored expiry.
     pub fn set_expire(&self, meta: &mut Meta, expire_ms: u64) -> CmdResult<()> {
-        let stored = match self.caps().ttl {
-            TtlResolution::Millis => expire_ms,
-            // Whole seconds, rounded up: a key never expires before Redis
-            // would have expired it.
-            TtlResolution::Seconds => expire_ms.div_ceil(1000).saturating_mul(1000),
-        };
-        if stored > self.caps().max_expire_ms {
+        let stored = stored_expiry(self.caps().ttl, expire_ms);
+        let max = self.caps().max_expire_ms;
+        if stored > max {
             return Err(CmdError::other(format!(
-                "ERR expire time {expire_ms} ms is beyond what the {} format can store",
-                self.codec().name()
+                "ERR expire time {expire_ms} ms is past the latest this format stores \
+                 ({max} ms, {})",
+                iso_utc(max)
             )));
         }
         meta.expire_ms = stored;
@@ -341,6 +350,37 @@ impl<C: Codec> Iterator for SubIter<'_, '_, C> {
     }
 }
 
+/// The absolute expiry stored for `expire_ms` at resolution `ttl`: itself
+/// in milliseconds, rounded up to a whole second in seconds.
+pub fn stored_expiry(ttl: TtlResolution, expire_ms: u64) -> u64 {
+    match ttl {
+        TtlResolution::Millis => expire_ms,
+        TtlResolution::Seconds => expire_ms.div_ceil(1000).saturating_mul(1000),
+    }
+}
+
+/// `ms` (unix milliseconds) as `YYYY-MM-DDTHH:MM:SSZ`, for messages.
+fn iso_utc(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
 /// The element kinds a type stores.
 pub fn kinds_of(ty: DataType) -> &'static [SubKind] {
     match ty {
@@ -358,4 +398,26 @@ pub fn corrupt(key: &[u8], e: impl std::fmt::Display) -> CmdError {
         "ERR data under key {} is unreadable: {e}",
         quote_bytes(key)
     ))
+}
+
+#[cfg(test)]
+mod expiry_tests {
+    use super::*;
+
+    #[test]
+    fn seconds_round_up_and_whole_seconds_stay() {
+        let s = TtlResolution::Seconds;
+        assert_eq!(stored_expiry(s, 1_700_000_000_000), 1_700_000_000_000);
+        assert_eq!(stored_expiry(s, 1_700_000_000_001), 1_700_000_001_000);
+        assert_eq!(stored_expiry(s, 1_700_000_000_999), 1_700_000_001_000);
+        assert_eq!(stored_expiry(TtlResolution::Millis, 7), 7);
+    }
+
+    #[test]
+    fn dates_print_in_utc() {
+        assert_eq!(iso_utc(2_147_483_647_000), "2038-01-19T03:14:07Z");
+        assert_eq!(iso_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(iso_utc(1_700_000_000_000), "2023-11-14T22:13:20Z");
+        assert_eq!(iso_utc(951_782_400_000), "2000-02-29T00:00:00Z");
+    }
 }

@@ -10,6 +10,7 @@ use std::str::FromStr;
 use enum_dispatch::enum_dispatch;
 pub use redcodec_codec::Codec;
 // The types the Codec trait's methods name, for the generated impl.
+use redcodec_blackwidow::BlackwidowCodec;
 use redcodec_codec::{
     Capabilities, DataType, DecodeError, EncodeError, GcDecision, KeyRange, Layout, Meta, Place,
     Record, SubId, SubKind, SubOwner, SubValue,
@@ -44,6 +45,8 @@ mod registration {
 pub enum AnyCodec {
     /// Apache Kvrocks.
     Kvrocks(KvrocksCodec),
+    /// Pika 3.x blackwidow.
+    Blackwidow(BlackwidowCodec),
 }
 
 /// The formats, by name.
@@ -51,16 +54,19 @@ pub enum AnyCodec {
 pub enum Format {
     /// Apache Kvrocks (namespaced, optionally slotted).
     Kvrocks,
+    /// Pika 3.x blackwidow (five instances, second-resolution expiry).
+    Blackwidow,
 }
 
 impl Format {
     /// Every format that can be run.
-    pub const ALL: &'static [Format] = &[Format::Kvrocks];
+    pub const ALL: &'static [Format] = &[Format::Kvrocks, Format::Blackwidow];
 
     /// The name the command line uses.
     pub fn name(self) -> &'static str {
         match self {
             Format::Kvrocks => "kvrocks",
+            Format::Blackwidow => "blackwidow",
         }
     }
 
@@ -76,6 +82,14 @@ impl Format {
                 KvrocksCodec::new(opts)
                     .map(AnyCodec::from)
                     .map_err(|e| FormatError::Options(e.to_string()))
+            }
+            Format::Blackwidow => {
+                if options.namespace.is_some() || options.cluster {
+                    return Err(FormatError::Options(
+                        "the blackwidow format has no namespaces and no cluster mode".into(),
+                    ));
+                }
+                Ok(AnyCodec::from(BlackwidowCodec::new()))
             }
         }
     }
@@ -142,7 +156,7 @@ mod tests {
         let err = "pika9".parse::<Format>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown format 'pika9' (known formats: kvrocks)"
+            "unknown format 'pika9' (known formats: kvrocks, blackwidow)"
         );
     }
 
@@ -151,5 +165,9 @@ mod tests {
         let codec = Format::Kvrocks.codec(&FormatOptions::default()).unwrap();
         assert_eq!(codec.name(), "kvrocks");
         assert_eq!(codec.layout().instances[0].dir, "db");
+        let codec = Format::Blackwidow.codec(&FormatOptions::default()).unwrap();
+        assert_eq!(codec.name(), "blackwidow");
+        assert_eq!(codec.layout().instances.len(), 5);
+        assert_eq!("blackwidow".parse::<Format>().unwrap(), Format::Blackwidow);
     }
 }

@@ -131,7 +131,17 @@ fn del<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], meta: &Meta, index: u64) {
 /// elements each side would move.
 fn shifts_head_side(shift: ListShift, head_side: u64, tail_side: u64) -> bool {
     match shift {
-        ListShift::ShorterSideHeadOnTie => head_side <= tail_side,
+        ListShift::ShorterSideHeadOnTie | ListShift::PivotHalfHeadOnTie => head_side <= tail_side,
+    }
+}
+
+/// Whether LINSERT at the gap before index `gap` (next to the pivot at
+/// `pivot`) in `[head, tail)` moves the head side down.
+fn insert_moves_head_side(shift: ListShift, head: u64, tail: u64, pivot: u64, gap: u64) -> bool {
+    match shift {
+        ListShift::ShorterSideHeadOnTie => shifts_head_side(shift, gap - head, tail - gap),
+        // Elements before the pivot against elements after it.
+        ListShift::PivotHalfHeadOnTie => pivot - head <= tail - 1 - pivot,
     }
 }
 
@@ -299,7 +309,7 @@ pub(super) fn insert<C: Codec>(
         return Ok(false);
     };
     let gap = if before { pivot_index } else { pivot_index + 1 };
-    if shifts_head_side(shift, gap - head, tail - gap) {
+    if insert_moves_head_side(shift, head, tail, pivot_index, gap) {
         let new_head = head.checked_sub(1).ok_or_else(index_space_exhausted)?;
         move_by_one(ctx, key, meta, head, gap - head, true)?;
         put(ctx, key, meta, gap - 1, value);
@@ -416,4 +426,48 @@ pub(super) fn trim<C: Codec>(
     }
     set_bounds(meta, new_head, new_tail);
     Ok(())
+}
+
+#[cfg(test)]
+mod shift_tests {
+    use super::*;
+
+    const KV: ListShift = ListShift::ShorterSideHeadOnTie;
+    const BW: ListShift = ListShift::PivotHalfHeadOnTie;
+
+    #[test]
+    fn linsert_side_rules_differ_as_the_blackwidow_spec_says() {
+        // [x, P, y] at 10..13, LINSERT AFTER P (pivot 11, gap 12):
+        // blackwidow moves x, P down; Kvrocks moves y up.
+        assert!(insert_moves_head_side(BW, 10, 13, 11, 12));
+        assert!(!insert_moves_head_side(KV, 10, 13, 11, 12));
+        // [x, P] at 10..12, LINSERT BEFORE P (pivot 11, gap 11):
+        // blackwidow moves P up; Kvrocks moves x down.
+        assert!(!insert_moves_head_side(BW, 10, 12, 11, 11));
+        assert!(insert_moves_head_side(KV, 10, 12, 11, 11));
+        // Blackwidow: BEFORE and AFTER choose alike; a tie moves the head.
+        for gap in [12, 13] {
+            assert!(insert_moves_head_side(BW, 10, 15, 12, gap));
+        }
+        assert!(!insert_moves_head_side(BW, 10, 14, 12, 12));
+    }
+
+    #[test]
+    fn blackwidow_rule_is_its_mid_comparison() {
+        // pivot <= left + (right - left) / 2 with left = head - 1, right = tail.
+        for n in 1u64..12 {
+            let (head, tail) = (100, 100 + n);
+            for pivot in head..tail {
+                let (left, right) = (head - 1, tail);
+                let mid = left + (right - left) / 2;
+                for gap in [pivot, pivot + 1] {
+                    assert_eq!(
+                        insert_moves_head_side(BW, head, tail, pivot, gap),
+                        pivot <= mid,
+                        "n {n} pivot {pivot}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -1,0 +1,164 @@
+//! One format through the workload, the space and write-amplification
+//! measurements, and the DEL of a big hash.
+
+use std::time::{Duration, Instant};
+
+use redcodec_codec::{Codec, DataType, DeleteModel, VersionWidth};
+use redcodec_engine::store::Batch;
+use redcodec_engine::{Engine, EngineOptions, Reply};
+use redcodec_formats::{AnyCodec, Format, FormatOptions};
+
+use super::measure::{sst_bytes_written, Space, WriteAmp};
+use super::workload::{fill_hash, run_engine, Sizes, Timing};
+use crate::error::CliError;
+
+/// Everything measured on one format.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct FormatResult {
+    /// Format name.
+    pub format: String,
+    /// Whether element records carry versions (DEL may then be constant-time).
+    pub version_based: bool,
+    /// One timing per workload step.
+    pub timings: Vec<Timing>,
+    /// Space after a full compaction.
+    pub space: Space,
+    /// Write amplification.
+    pub write_amp: WriteAmp,
+    /// DEL of a small and of a big hash.
+    pub del: Vec<DelResult>,
+}
+
+/// DEL of one hash.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct DelResult {
+    /// Fields of the hash.
+    pub fields: u64,
+    /// Median time of one DEL, in seconds.
+    pub seconds: f64,
+    /// DELs timed (the hash's metadata is put back between them on formats
+    /// that delete by dropping or resetting metadata; otherwise 1).
+    pub samples: u64,
+    /// Records in the store before the DEL.
+    pub records_before: u64,
+    /// Records left after the DEL and a full compaction.
+    pub records_left: u64,
+    /// Of those, whether the hash's metadata record is one (formats whose
+    /// DEL rewrites metadata as empty keep it).
+    pub meta_left: bool,
+    /// SST bytes after the DEL and a full compaction.
+    pub sst_bytes_left: u64,
+}
+
+impl DelResult {
+    /// Element records of the deleted hash still stored after compaction.
+    pub fn elements_left(&self) -> u64 {
+        self.records_left - u64::from(self.meta_left)
+    }
+}
+
+fn open(format: Format, dir: &std::path::Path) -> Result<Engine<AnyCodec>, CliError> {
+    let codec = format.codec(&FormatOptions::default())?;
+    Ok(Engine::open(codec, dir, EngineOptions::default())?)
+}
+
+fn count_records(engine: &Engine<AnyCodec>) -> Result<u64, CliError> {
+    let mut n = 0u64;
+    engine.store().for_each_pair(|_, _, _| {
+        n += 1;
+        Ok(())
+    })?;
+    Ok(n)
+}
+
+/// Runs the workload on `format`; `progress(step)` names each step as it starts.
+pub fn run(
+    format: Format,
+    sizes: &Sizes,
+    mut progress: impl FnMut(&str),
+) -> Result<FormatResult, CliError> {
+    let dir = tempfile::tempdir()?;
+    let engine = open(format, dir.path())?;
+    let version_based = engine.capabilities().version_width != VersionWidth::None;
+    let (timings, written) = run_engine(&engine, sizes, &mut progress)?;
+    progress("compaction");
+    engine.store().flush()?;
+    engine.compact()?;
+    let space = Space::new(
+        written.elements,
+        engine
+            .store()
+            .property_sum("rocksdb.total-sst-files-size")?,
+        count_records(&engine)?,
+    );
+    drop(engine);
+    let write_amp = WriteAmp::new(written.logical_bytes, sst_bytes_written(dir.path())?);
+    let mut del = Vec::new();
+    let mut del_sizes = vec![sizes.big_hash.min(1000), sizes.big_hash];
+    del_sizes.dedup();
+    for fields in del_sizes {
+        progress(&format!("DEL of a {fields}-field hash"));
+        del.push(del_hash(format, fields, sizes)?);
+    }
+    Ok(FormatResult {
+        format: format.name().to_string(),
+        version_based,
+        timings,
+        space,
+        write_amp,
+        del,
+    })
+}
+
+fn del_hash(format: Format, fields: usize, sizes: &Sizes) -> Result<DelResult, CliError> {
+    let dir = tempfile::tempdir()?;
+    let engine = open(format, dir.path())?;
+    let key = b"big".to_vec();
+    fill_hash(&engine, &key, fields, &sizes.value())?;
+    engine.store().flush()?;
+    let records_before = count_records(&engine)?;
+    let record = engine
+        .codec()
+        .meta_record(&key, DataType::Hash)
+        .map_err(|e| super::fail(format!("metadata record of the big hash: {e}")))?;
+    let saved = engine
+        .store()
+        .get(record.place, &record.key)?
+        .ok_or_else(|| super::fail("the big hash has no metadata record".into()))?;
+    let restorable = !matches!(
+        engine.capabilities().delete,
+        DeleteModel::RemoveElements { .. }
+    );
+    let samples = if restorable { 7 } else { 1 };
+    let mut times = Vec::with_capacity(samples);
+    for n in 0..samples {
+        let started = Instant::now();
+        let reply = engine.execute(&[b"DEL".to_vec(), key.clone()]);
+        times.push(started.elapsed());
+        if reply != Reply::Integer(1) {
+            return Err(super::fail(format!("DEL of the big hash replied {reply}")));
+        }
+        if n + 1 < samples {
+            let mut restore = Batch::default();
+            restore.put(record.place, record.key.clone(), saved.clone());
+            engine.store().write(restore)?;
+        }
+    }
+    times.sort();
+    let median: Duration = times[times.len() / 2];
+    engine.compact()?;
+    let records_left = count_records(&engine)?;
+    let meta_left = engine.store().get(record.place, &record.key)?.is_some();
+    let sst_bytes_left = engine
+        .store()
+        .property_sum("rocksdb.total-sst-files-size")?;
+    Ok(DelResult {
+        fields: fields as u64,
+        seconds: median.as_secs_f64(),
+        samples: samples as u64,
+        records_before,
+        records_left,
+        meta_left,
+        sst_bytes_left,
+    })
+}

@@ -1,0 +1,88 @@
+//! The raw RocksDB baseline: a plain `rocksdb::DB` with default options (as
+//! the engine opens its instances, without comparators or compaction
+//! filters), written and read with the keys and values of the SET and GET
+//! steps.
+
+use std::path::Path;
+use std::time::Instant;
+
+use rocksdb::{BottommostLevelCompaction, CompactOptions, Options, DB};
+
+use super::measure::{sst_bytes_written, Space, WriteAmp};
+use super::workload::{shuffled, string_key, Kind, Sizes, Timing};
+use crate::error::CliError;
+
+/// What the baseline measured.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RawResult {
+    /// `put` of `keys` new keys.
+    pub put: Timing,
+    /// `get` of every key.
+    pub get: Timing,
+    /// Space after a full compaction.
+    pub space: Space,
+    /// Write amplification.
+    pub write_amp: WriteAmp,
+}
+
+fn db_err(e: rocksdb::Error) -> CliError {
+    super::fail(format!("raw rocksdb: {e}"))
+}
+
+/// Runs the baseline in `dir` (empty).
+pub fn run(dir: &Path, sizes: &Sizes) -> Result<RawResult, CliError> {
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    let db = DB::open(&opts, dir).map_err(db_err)?;
+    let value = sizes.value();
+    let keys: Vec<Vec<u8>> = (0..sizes.keys).map(string_key).collect();
+    let started = Instant::now();
+    for key in &keys {
+        db.put(key, &value).map_err(db_err)?;
+    }
+    let put = Timing::new(
+        "put",
+        Kind::Write,
+        keys.len() as u64,
+        started.elapsed().as_secs_f64(),
+    );
+    let order: Vec<usize> = shuffled(keys.len()).collect();
+    let started = Instant::now();
+    for &i in &order {
+        let found = db.get(&keys[i]).map_err(db_err)?;
+        if found.is_none() {
+            return Err(super::fail("raw rocksdb: a written key is missing".into()));
+        }
+    }
+    let get = Timing::new(
+        "get",
+        Kind::Read,
+        keys.len() as u64,
+        started.elapsed().as_secs_f64(),
+    );
+    db.flush().map_err(db_err)?;
+    let mut copts = CompactOptions::default();
+    copts.set_bottommost_level_compaction(BottommostLevelCompaction::Force);
+    db.compact_range_opt(None::<&[u8]>, None::<&[u8]>, &copts);
+    let sst_bytes = db
+        .property_int_value("rocksdb.total-sst-files-size")
+        .map_err(db_err)?
+        .unwrap_or(0);
+    let mut records = 0u64;
+    let mut it = db.raw_iterator();
+    it.seek_to_first();
+    while it.valid() {
+        records += 1;
+        it.next();
+    }
+    it.status().map_err(db_err)?;
+    drop(it);
+    drop(db);
+    let logical_bytes = keys.iter().map(|k| (k.len() + value.len()) as u64).sum();
+    Ok(RawResult {
+        put,
+        get,
+        space: Space::new(keys.len() as u64, sst_bytes, records),
+        write_amp: WriteAmp::new(logical_bytes, sst_bytes_written(dir)?),
+    })
+}

@@ -1,0 +1,407 @@
+//! The standard workload: which commands are timed, with which arguments,
+//! and how a format's engine is driven through it.
+
+use std::time::Instant;
+
+use redcodec_engine::{Engine, Reply};
+use redcodec_formats::AnyCodec;
+
+use crate::error::CliError;
+
+/// The size of a run.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct Sizes {
+    /// Number of string keys, and of elements written by each collection write command.
+    pub keys: usize,
+    /// Elements per collection (hash, list, set, sorted set).
+    pub elements: usize,
+    /// Bytes of every string value, hash value and list element.
+    pub value_size: usize,
+    /// Fields of the big hash whose DEL is timed.
+    pub big_hash: usize,
+}
+
+impl Sizes {
+    /// How many collections of each type the workload writes.
+    pub fn collections(&self) -> usize {
+        self.keys.div_ceil(self.elements.max(1)).max(1)
+    }
+
+    /// The value every write stores.
+    pub fn value(&self) -> Vec<u8> {
+        (0..self.value_size)
+            .map(|i| b'a' + (i % 26) as u8)
+            .collect()
+    }
+}
+
+/// Whether a command writes or reads: its raw RocksDB reference is a put or a get.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Compared with raw RocksDB put.
+    Write,
+    /// Compared with raw RocksDB get.
+    Read,
+}
+
+/// One timed command of the workload.
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    /// The command's name, as in the tables.
+    pub name: &'static str,
+    /// What exactly is timed.
+    pub what: &'static str,
+    /// Write or read.
+    pub kind: Kind,
+    /// Operations run: `keys / divisor`.
+    pub divisor: usize,
+}
+
+/// The timed commands, in the order they run (each one's data is the next one's input).
+pub const STEPS: &[Step] = &[
+    Step {
+        name: "SET",
+        what: "SET of a new string key",
+        kind: Kind::Write,
+        divisor: 1,
+    },
+    Step {
+        name: "GET",
+        what: "GET of an existing string key",
+        kind: Kind::Read,
+        divisor: 1,
+    },
+    Step {
+        name: "HSET",
+        what: "HSET of a new field in an existing hash",
+        kind: Kind::Write,
+        divisor: 1,
+    },
+    Step {
+        name: "HGET",
+        what: "HGET of an existing field",
+        kind: Kind::Read,
+        divisor: 1,
+    },
+    Step {
+        name: "LPUSH",
+        what: "LPUSH of one element",
+        kind: Kind::Write,
+        divisor: 1,
+    },
+    Step {
+        name: "LINDEX",
+        what: "LINDEX of the middle element of a list",
+        kind: Kind::Read,
+        divisor: 1,
+    },
+    Step {
+        name: "LRANGE",
+        what: "LRANGE 0 99",
+        kind: Kind::Read,
+        divisor: 10,
+    },
+    Step {
+        name: "SADD",
+        what: "SADD of a new member",
+        kind: Kind::Write,
+        divisor: 1,
+    },
+    Step {
+        name: "SISMEMBER",
+        what: "SISMEMBER of an existing member",
+        kind: Kind::Read,
+        divisor: 1,
+    },
+    Step {
+        name: "ZADD",
+        what: "ZADD of a new member",
+        kind: Kind::Write,
+        divisor: 1,
+    },
+    Step {
+        name: "ZRANGEBYSCORE",
+        what: "ZRANGEBYSCORE over 100 members",
+        kind: Kind::Read,
+        divisor: 10,
+    },
+    Step {
+        name: "ZRANK",
+        what: "ZRANK of an existing member",
+        kind: Kind::Read,
+        divisor: 10,
+    },
+    Step {
+        name: "EXPIRE",
+        what: "EXPIRE of an existing string key",
+        kind: Kind::Write,
+        divisor: 1,
+    },
+];
+
+/// One command's timing.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Timing {
+    /// Command name.
+    pub command: String,
+    /// Write or read.
+    pub kind: Kind,
+    /// Operations run.
+    pub ops: u64,
+    /// Wall time of all of them.
+    pub seconds: f64,
+    /// Operations per second.
+    pub ops_per_sec: f64,
+}
+
+impl Timing {
+    /// A timing of `ops` operations in `seconds`.
+    pub fn new(command: &str, kind: Kind, ops: u64, seconds: f64) -> Timing {
+        Timing {
+            command: command.to_string(),
+            kind,
+            ops,
+            seconds,
+            ops_per_sec: ops as f64 / seconds.max(1e-9),
+        }
+    }
+
+    /// Operations per second.
+    pub fn ops_per_sec(&self) -> f64 {
+        self.ops_per_sec
+    }
+}
+
+/// What a run wrote, in the user's terms.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct Written {
+    /// Elements written: strings, hash fields, list elements, set and sorted-set members.
+    pub elements: u64,
+    /// Bytes of the arguments of every write (keys, fields, members, values, scores as text).
+    pub logical_bytes: u64,
+}
+
+/// A visiting order of `0..n` that is not sequential (a stride coprime with `n`).
+pub fn shuffled(n: usize) -> impl Iterator<Item = usize> {
+    let stride = [7919usize, 104_729, 1_299_709]
+        .into_iter()
+        .find(|&p| gcd(p, n) == 1)
+        .unwrap_or(1);
+    (0..n).map(move |i| (i * stride) % n.max(1))
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// The string key `i`.
+pub fn string_key(i: usize) -> Vec<u8> {
+    format!("s:{i:08}").into_bytes()
+}
+
+fn coll_key(prefix: &str, k: usize) -> Vec<u8> {
+    format!("{prefix}:{k:06}").into_bytes()
+}
+
+fn member(i: usize) -> Vec<u8> {
+    format!("m:{i:08}").into_bytes()
+}
+
+/// The argument vectors of step `step` (untimed to build).
+fn step_args(step: &Step, sizes: &Sizes, value: &[u8]) -> Vec<Vec<Vec<u8>>> {
+    let n = sizes.keys;
+    let c = sizes.collections();
+    // Every collection holds `n / c` or `n / c + 1` elements.
+    let per = (n / c).max(1);
+    let ops = (n / step.divisor).max(1);
+    let b = |s: &str| s.as_bytes().to_vec();
+    let mut out = Vec::with_capacity(ops);
+    match step.name {
+        "SET" => {
+            for i in 0..ops {
+                out.push(vec![b("SET"), string_key(i), value.to_vec()]);
+            }
+        }
+        "GET" => {
+            for i in shuffled(ops) {
+                out.push(vec![b("GET"), string_key(i)]);
+            }
+        }
+        "HSET" => {
+            for i in 0..ops {
+                out.push(vec![
+                    b("HSET"),
+                    coll_key("h", i % c),
+                    member(i),
+                    value.to_vec(),
+                ]);
+            }
+        }
+        "HGET" => {
+            for i in shuffled(ops) {
+                out.push(vec![b("HGET"), coll_key("h", i % c), member(i)]);
+            }
+        }
+        "LPUSH" => {
+            for i in 0..ops {
+                out.push(vec![b("LPUSH"), coll_key("l", i % c), value.to_vec()]);
+            }
+        }
+        "LINDEX" => {
+            for i in shuffled(ops) {
+                out.push(vec![
+                    b("LINDEX"),
+                    coll_key("l", i % c),
+                    (per / 2).to_string().into_bytes(),
+                ]);
+            }
+        }
+        "LRANGE" => {
+            for i in shuffled(ops) {
+                out.push(vec![b("LRANGE"), coll_key("l", i % c), b("0"), b("99")]);
+            }
+        }
+        "SADD" => {
+            for i in 0..ops {
+                out.push(vec![b("SADD"), coll_key("st", i % c), member(i)]);
+            }
+        }
+        "SISMEMBER" => {
+            for i in shuffled(ops) {
+                out.push(vec![b("SISMEMBER"), coll_key("st", i % c), member(i)]);
+            }
+        }
+        "ZADD" => {
+            for i in 0..ops {
+                out.push(vec![
+                    b("ZADD"),
+                    coll_key("z", i % c),
+                    (i / c).to_string().into_bytes(),
+                    member(i),
+                ]);
+            }
+        }
+        "ZRANGEBYSCORE" => {
+            let span = per.saturating_sub(99).max(1);
+            for (j, i) in shuffled(ops).enumerate() {
+                let from = (j * 37) % span;
+                out.push(vec![
+                    b("ZRANGEBYSCORE"),
+                    coll_key("z", i % c),
+                    from.to_string().into_bytes(),
+                    (from + 99).to_string().into_bytes(),
+                ]);
+            }
+        }
+        "ZRANK" => {
+            for i in shuffled(ops) {
+                out.push(vec![b("ZRANK"), coll_key("z", i % c), member(i)]);
+            }
+        }
+        "EXPIRE" => {
+            for i in shuffled(ops) {
+                out.push(vec![b("EXPIRE"), string_key(i), b("1000000")]);
+            }
+        }
+        other => unreachable!("no arguments for {other}"),
+    }
+    out
+}
+
+/// Commands run before the timed ones, untimed: one seed field in every
+/// hash, so that the timed HSETs add fields to existing hashes.
+fn setup_args(sizes: &Sizes, value: &[u8]) -> Vec<Vec<Vec<u8>>> {
+    (0..sizes.collections())
+        .map(|k| {
+            vec![
+                b"HSET".to_vec(),
+                coll_key("h", k),
+                b"seed".to_vec(),
+                value.to_vec(),
+            ]
+        })
+        .collect()
+}
+
+fn run_all(engine: &Engine<AnyCodec>, all: &[Vec<Vec<u8>>]) -> Result<(), CliError> {
+    for args in all {
+        check(engine.execute(args), args)?;
+    }
+    Ok(())
+}
+
+fn check(reply: Reply, args: &[Vec<u8>]) -> Result<(), CliError> {
+    if let Reply::Error(e) = reply {
+        return Err(super::fail(format!(
+            "{} failed: {e}",
+            String::from_utf8_lossy(&args[0])
+        )));
+    }
+    Ok(())
+}
+
+fn count_written(all: &[Vec<Vec<u8>>], written: &mut Written) {
+    for args in all {
+        written.elements += 1;
+        written.logical_bytes += args[1..].iter().map(|a| a.len() as u64).sum::<u64>();
+    }
+}
+
+/// Runs every step on `engine`; `progress(step name)` is called before each.
+pub fn run_engine(
+    engine: &Engine<AnyCodec>,
+    sizes: &Sizes,
+    mut progress: impl FnMut(&str),
+) -> Result<(Vec<Timing>, Written), CliError> {
+    let value = sizes.value();
+    let mut written = Written::default();
+    let mut timings = Vec::with_capacity(STEPS.len());
+    for step in STEPS {
+        progress(step.name);
+        if step.name == "HSET" {
+            let seeds = setup_args(sizes, &value);
+            run_all(engine, &seeds)?;
+            count_written(&seeds, &mut written);
+        }
+        let all = step_args(step, sizes, &value);
+        let started = Instant::now();
+        for args in &all {
+            let reply = engine.execute(args);
+            if reply.is_error() {
+                check(reply, args)?;
+            }
+        }
+        let seconds = started.elapsed().as_secs_f64();
+        if step.kind == Kind::Write && step.name != "EXPIRE" {
+            count_written(&all, &mut written);
+        }
+        timings.push(Timing::new(step.name, step.kind, all.len() as u64, seconds));
+    }
+    Ok((timings, written))
+}
+
+/// Writes a hash of `fields` fields under `key`, 1,000 fields per HSET.
+pub fn fill_hash(
+    engine: &Engine<AnyCodec>,
+    key: &[u8],
+    fields: usize,
+    value: &[u8],
+) -> Result<(), CliError> {
+    let mut start = 0;
+    while start < fields {
+        let end = (start + 1000).min(fields);
+        let mut args: Vec<Vec<u8>> = vec![b"HSET".to_vec(), key.to_vec()];
+        for i in start..end {
+            args.push(format!("field:{i:08}").into_bytes());
+            args.push(value.to_vec());
+        }
+        check(engine.execute(&args), &args)?;
+        start = end;
+    }
+    Ok(())
+}
