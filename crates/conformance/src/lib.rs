@@ -5,8 +5,10 @@
 //! - [`expect`] matches a reply against its expected text;
 //! - [`target`] runs commands on an engine of any format or on real Redis;
 //! - [`runner`] runs a corpus on a target and reports every difference;
+//! - [`compat`] renders the commands × formats compatibility table;
 //! - [`model`] is the in-memory reference model the property tests compare with.
 
+pub mod compat;
 pub mod expect;
 pub mod model;
 pub mod runner;

@@ -3,7 +3,7 @@
 //! Cases that `@requires` a capability a format does not declare are
 //! skipped on it and counted; every case runs on at least one format.
 
-use redcodec_conformance::{corpus_dir, runner, scenario, target::EngineTarget};
+use redcodec_conformance::{compat, corpus_dir, runner, scenario, target::EngineTarget};
 use redcodec_formats::Format;
 
 #[test]
@@ -17,6 +17,7 @@ fn corpus_passes_on_every_format() {
     let mut failures = Vec::new();
     let total: usize = scenarios.iter().map(|s| s.cases.len()).sum();
     let mut ran_somewhere = std::collections::HashSet::new();
+    let mut runs = Vec::new();
     for &format in Format::ALL {
         let mut target = EngineTarget::new(format).expect("store opens");
         let report = runner::run(&mut target, &scenarios).expect("run completes");
@@ -46,8 +47,10 @@ fn corpus_passes_on_every_format() {
                 }
             }
         }
-        failures.extend(report.mismatches);
+        failures.extend(report.mismatches.clone());
+        runs.push((format.to_string(), report));
     }
+    check_compat_table(&scenarios, &runs);
     assert_eq!(
         ran_somewhere.len(),
         total,
@@ -57,4 +60,22 @@ fn corpus_passes_on_every_format() {
         let shown: String = failures.iter().take(40).map(|m| m.to_string()).collect();
         panic!("{} replies differ from Redis:\n{shown}", failures.len());
     }
+}
+
+/// The table in formats-spec/README.md must be the one this run generates;
+/// `REDCODEC_UPDATE_COMPAT=1` rewrites it.
+fn check_compat_table(scenarios: &[scenario::Scenario], runs: &[(String, runner::Report)]) {
+    let path = corpus_dir().join("../../../formats-spec/README.md");
+    let doc = std::fs::read_to_string(&path).expect("formats-spec/README.md");
+    let table = compat::table(scenarios, runs);
+    let updated = compat::splice(&doc, &table).expect("compat markers in formats-spec/README.md");
+    if std::env::var("REDCODEC_UPDATE_COMPAT").is_ok_and(|v| v == "1") {
+        std::fs::write(&path, updated).expect("write formats-spec/README.md");
+        return;
+    }
+    assert!(
+        updated == doc,
+        "formats-spec/README.md's compatibility table is stale: run \
+         REDCODEC_UPDATE_COMPAT=1 cargo test --release --workspace --test corpus"
+    );
 }
