@@ -2,11 +2,13 @@
 //! and the function that runs it.
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 use redcodec_codec::Codec;
 
 use crate::cmd;
 use crate::error::{CmdError, CmdResult};
+use crate::fnv::FnvHasher;
 use crate::keyspace::Ctx;
 use crate::reply::Reply;
 
@@ -90,11 +92,44 @@ impl<C: Codec> Table<C> {
     }
 }
 
-/// Every command, by lower-case name.
-pub fn command_table<C: Codec>() -> HashMap<&'static str, CommandSpec<C>> {
-    let mut t = Table(HashMap::new());
-    cmd::register(&mut t);
-    t.0
+/// Longest command name the table holds; longer names are unknown.
+const MAX_NAME: usize = 32;
+
+/// Every command, by lower-case name, looked up without allocating.
+pub struct CommandTable<C: Codec>(
+    HashMap<&'static str, CommandSpec<C>, BuildHasherDefault<FnvHasher>>,
+);
+
+impl<C: Codec> CommandTable<C> {
+    /// The table of every command the engine implements.
+    pub fn new() -> CommandTable<C> {
+        let mut t = Table(HashMap::new());
+        cmd::register(&mut t);
+        debug_assert!(t.0.keys().all(|name| name.len() <= MAX_NAME));
+        CommandTable(t.0.into_iter().collect())
+    }
+
+    /// The command named `name`, in any letter case, with its lower-case
+    /// name.
+    pub fn get(&self, name: &[u8]) -> Option<(&'static str, &CommandSpec<C>)> {
+        if name.len() > MAX_NAME {
+            return None;
+        }
+        let mut buf = [0u8; MAX_NAME];
+        let lower = &mut buf[..name.len()];
+        lower.copy_from_slice(name);
+        lower.make_ascii_lowercase();
+        let lower = std::str::from_utf8(lower).ok()?;
+        self.0
+            .get_key_value(lower)
+            .map(|(name, spec)| (*name, spec))
+    }
+}
+
+impl<C: Codec> Default for CommandTable<C> {
+    fn default() -> Self {
+        CommandTable::new()
+    }
 }
 
 /// Redis' reply to an unknown command.

@@ -10,7 +10,7 @@ use parking_lot::Mutex;
 use redcodec_codec::{Capabilities, Codec};
 
 use crate::clock::{Clock, SystemClock};
-use crate::dispatch::{self, CommandSpec};
+use crate::dispatch::{self, CommandTable, Keys};
 use crate::error::{CmdError, EngineError};
 use crate::keyspace::Ctx;
 use crate::locks::LockTable;
@@ -54,7 +54,7 @@ pub struct Engine<C: Codec> {
     counter: AtomicU64,
     pub(crate) locks: LockTable,
     pub(crate) cursors: Mutex<CursorTable>,
-    commands: HashMap<&'static str, CommandSpec<C>>,
+    commands: CommandTable<C>,
 }
 
 /// SCAN cursors handed to clients, mapped to the position they stand for.
@@ -93,7 +93,7 @@ impl<C: Codec> Engine<C> {
             counter: AtomicU64::new(0),
             locks: LockTable::default(),
             cursors: Mutex::new(CursorTable::default()),
-            commands: dispatch::command_table(),
+            commands: CommandTable::new(),
         })
     }
 
@@ -132,8 +132,19 @@ impl<C: Codec> Engine<C> {
     /// Runs one command given as its arguments (name first) and returns
     /// Redis' reply. Errors, including storage errors, become error replies.
     pub fn execute<A: AsRef<[u8]>>(&self, args: &[A]) -> Reply {
-        let args: Vec<&[u8]> = args.iter().map(AsRef::as_ref).collect();
-        match self.run(&args) {
+        // Most commands have few arguments: borrow them on the stack.
+        const INLINE: usize = 8;
+        let outcome = if args.len() <= INLINE {
+            let mut inline: [&[u8]; INLINE] = [&[]; INLINE];
+            for (slot, arg) in inline.iter_mut().zip(args) {
+                *slot = arg.as_ref();
+            }
+            self.run(&inline[..args.len()])
+        } else {
+            let args: Vec<&[u8]> = args.iter().map(AsRef::as_ref).collect();
+            self.run(&args)
+        };
+        match outcome {
             Ok(reply) => reply,
             Err(e) => Reply::Error(e.to_string()),
         }
@@ -143,15 +154,15 @@ impl<C: Codec> Engine<C> {
         let Some(name) = args.first() else {
             return Err(CmdError::other("ERR empty command"));
         };
-        let lower = String::from_utf8_lossy(name).to_ascii_lowercase();
-        let Some(spec) = self.commands.get(lower.as_str()) else {
+        let Some((lower, spec)) = self.commands.get(name) else {
             return Err(dispatch::unknown_command(args));
         };
         if !spec.arity_ok(args.len()) {
-            return Err(CmdError::WrongArity(lower));
+            return Err(CmdError::WrongArity(lower.to_string()));
         }
         let _held = match spec.keys {
-            dispatch::Keys::Everything => self.locks.lock_all(),
+            Keys::Everything => self.locks.lock_all(),
+            Keys::First if args.len() > 1 => self.locks.lock_key(args[1]),
             ref keys => self.locks.lock_keys(&keys.of(args)),
         };
         let mut ctx = Ctx::new(self);

@@ -2,6 +2,8 @@
 //! applies Redis' key rules (expiry, one type per key, WRONGTYPE), and
 //! queues every write of the command in one batch.
 
+use std::cell::Cell;
+
 use redcodec_codec::{
     Capabilities, Codec, DataType, DeleteModel, Meta, MetaLookup, SubId, SubKind, SubValue,
     TtlResolution, VersionWidth,
@@ -24,8 +26,10 @@ pub struct KeyView {
 /// One command's view of the engine and its pending writes.
 pub struct Ctx<'e, C: Codec> {
     pub(crate) eng: &'e Engine<C>,
-    /// The command's time, read once: every check in a command agrees.
-    pub now_ms: u64,
+    /// The command's time, read from the clock on first use and then kept:
+    /// every check in a command agrees. Commands that never need the time
+    /// (a read of a key without expiry) never read the clock.
+    now_ms: Cell<Option<u64>>,
     batch: Batch,
 }
 
@@ -33,8 +37,20 @@ impl<'e, C: Codec> Ctx<'e, C> {
     pub(crate) fn new(eng: &'e Engine<C>) -> Ctx<'e, C> {
         Ctx {
             eng,
-            now_ms: eng.clock.now_ms(),
+            now_ms: Cell::new(None),
             batch: Batch::default(),
+        }
+    }
+
+    /// The command's time in unix milliseconds (the same on every call).
+    pub fn now_ms(&self) -> u64 {
+        match self.now_ms.get() {
+            Some(now) => now,
+            None => {
+                let now = self.eng.clock.now_ms();
+                self.now_ms.set(Some(now));
+                now
+            }
         }
     }
 
@@ -67,7 +83,8 @@ impl<'e, C: Codec> Ctx<'e, C> {
     }
 
     pub(crate) fn is_live(&self, meta: &Meta) -> bool {
-        !meta.expired_at(self.now_ms) && (meta.data_type == DataType::String || meta.size > 0)
+        let unexpired = meta.expire_ms == 0 || !meta.expired_at(self.now_ms());
+        unexpired && (meta.data_type == DataType::String || meta.size > 0)
     }
 
     /// Reads every metadata record of `key`.
@@ -82,13 +99,13 @@ impl<'e, C: Codec> Ctx<'e, C> {
             let Ok(record) = self.codec().meta_record(key, ty) else {
                 continue;
             };
-            let Some(raw) = self.eng.store.get(record.place, &record.key)? else {
+            let decoded = self.eng.store.get_with(record.place, &record.key, |raw| {
+                self.codec().decode_meta(ty, raw)
+            })?;
+            let Some(decoded) = decoded else {
                 continue;
             };
-            let meta = self
-                .codec()
-                .decode_meta(ty, &raw)
-                .map_err(|e| corrupt(key, e))?;
+            let meta = decoded.map_err(|e| corrupt(key, e))?;
             if self.is_live(&meta) && view.live.is_none() {
                 view.live = Some(meta);
             } else {
@@ -96,6 +113,19 @@ impl<'e, C: Codec> Ctx<'e, C> {
             }
         }
         Ok(view)
+    }
+
+    /// What [`Ctx::create`] needs to know to overwrite `key` with a string,
+    /// whatever it holds. Where one shared metadata record decides a key and
+    /// element records carry versions, writing the new metadata record is the
+    /// whole replacement (old elements are orphaned and collected by
+    /// compaction), so nothing is read. Otherwise this is [`Ctx::view`].
+    pub fn view_for_overwrite(&self, key: &[u8]) -> CmdResult<KeyView> {
+        let caps = self.caps();
+        if caps.meta_lookup == MetaLookup::Shared && caps.version_width != VersionWidth::None {
+            return Ok(KeyView::default());
+        }
+        self.view(key)
     }
 
     /// The live metadata of `key`, of any type.
@@ -128,7 +158,11 @@ impl<'e, C: Codec> Ctx<'e, C> {
     /// whatever is there (the caller has checked types). Queues the removal
     /// of anything the new value's records would not overwrite.
     pub fn create(&mut self, key: &[u8], ty: DataType, view: &KeyView) -> CmdResult<Meta> {
-        self.codec().meta_record(key, ty)?;
+        // A key the format cannot store fails here, before any element is
+        // queued. (A string is checked by the `put_meta` that follows.)
+        if ty != DataType::String {
+            self.codec().meta_record(key, ty)?;
+        }
         if let Some(live) = &view.live {
             let other_place =
                 self.caps().meta_lookup == MetaLookup::PerType && live.data_type != ty;
@@ -264,14 +298,10 @@ impl<'e, C: Codec> Ctx<'e, C> {
     ) -> CmdResult<Option<SubValue>> {
         let place = self.codec().sub_place(kind);
         let raw_key = self.codec().sub_key(kind, key, meta, id);
-        match self.eng.store.get(place, &raw_key)? {
-            None => Ok(None),
-            Some(raw) => Ok(Some(
-                self.codec()
-                    .decode_sub_value(kind, meta, &raw)
-                    .map_err(|e| corrupt(key, e))?,
-            )),
-        }
+        let decoded = self.eng.store.get_with(place, &raw_key, |raw| {
+            self.codec().decode_sub_value(kind, meta, raw)
+        })?;
+        decoded.transpose().map_err(|e| corrupt(key, e))
     }
 
     /// Queues an element record write.

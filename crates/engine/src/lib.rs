@@ -11,6 +11,7 @@ pub mod cmdline;
 pub mod dispatch;
 mod engine;
 pub mod error;
+mod fnv;
 mod gc;
 pub mod keyspace;
 mod locks;

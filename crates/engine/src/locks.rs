@@ -1,10 +1,10 @@
 //! Per-key locks: commands on the same key serialize; commands on different
 //! keys run in parallel. Keys hash onto a fixed set of stripes, and a
 //! command locks its stripes in ascending order, so two multi-key commands
-//! cannot deadlock. Keyspace-wide commands (FLUSHALL) take the whole table.
-
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
+//! cannot deadlock. Commands without keys (KEYS, SCAN, DBSIZE) share the
+//! keyspace lock; keyspace-wide commands (FLUSHALL) take it exclusively and
+//! then every stripe, in the same ascending order. A keyed command takes
+//! only its stripes: one lock on the common path.
 
 use parking_lot::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -18,13 +18,17 @@ pub struct LockTable {
 
 /// Held locks; released on drop.
 pub enum Held<'a> {
-    /// Shared keyspace lock plus the stripes of the command's keys.
-    Keys(
-        #[allow(dead_code)] RwLockReadGuard<'a, ()>,
+    /// The stripe of the command's one key.
+    One(#[allow(dead_code)] MutexGuard<'a, ()>),
+    /// The stripes of the command's keys.
+    Keys(#[allow(dead_code)] Vec<MutexGuard<'a, ()>>),
+    /// The keyspace, shared with other keyless commands.
+    Keyspace(#[allow(dead_code)] RwLockReadGuard<'a, ()>),
+    /// The whole keyspace and every stripe, exclusively.
+    All(
+        #[allow(dead_code)] RwLockWriteGuard<'a, ()>,
         #[allow(dead_code)] Vec<MutexGuard<'a, ()>>,
     ),
-    /// The whole keyspace, exclusively.
-    All(#[allow(dead_code)] RwLockWriteGuard<'a, ()>),
 }
 
 impl Default for LockTable {
@@ -37,26 +41,35 @@ impl Default for LockTable {
 }
 
 impl LockTable {
-    /// Locks the stripes of `keys`.
+    /// Locks the stripe of one key (the common case, without allocating).
+    pub fn lock_key(&self, key: &[u8]) -> Held<'_> {
+        Held::One(self.stripes[stripe(key)].lock())
+    }
+
+    /// Locks the stripes of `keys`; with no keys, shares the keyspace lock.
     pub fn lock_keys<'a>(&'a self, keys: &[&[u8]]) -> Held<'a> {
-        let shared = self.keyspace.read();
-        let mut idx: Vec<usize> = keys.iter().map(|k| stripe(k)).collect();
-        idx.sort_unstable();
-        idx.dedup();
-        let guards = idx.into_iter().map(|i| self.stripes[i].lock()).collect();
-        Held::Keys(shared, guards)
+        match keys {
+            [] => Held::Keyspace(self.keyspace.read()),
+            [key] => self.lock_key(key),
+            _ => {
+                let mut idx: Vec<usize> = keys.iter().map(|k| stripe(k)).collect();
+                idx.sort_unstable();
+                idx.dedup();
+                Held::Keys(idx.into_iter().map(|i| self.stripes[i].lock()).collect())
+            }
+        }
     }
 
     /// Locks the whole keyspace.
     pub fn lock_all(&self) -> Held<'_> {
-        Held::All(self.keyspace.write())
+        let keyspace = self.keyspace.write();
+        Held::All(keyspace, self.stripes.iter().map(|m| m.lock()).collect())
     }
 }
 
+/// The stripe of `key`.
 fn stripe(key: &[u8]) -> usize {
-    let mut h = DefaultHasher::new();
-    key.hash(&mut h);
-    (h.finish() as usize) % STRIPES
+    (crate::fnv::hash(key) % STRIPES as u64) as usize
 }
 
 #[cfg(test)]
@@ -83,6 +96,42 @@ mod tests {
                         let _held = table.lock_keys(&keys);
                         assert_eq!(inside.fetch_add(1, Ordering::SeqCst), 0);
                         inside.fetch_sub(1, Ordering::SeqCst);
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+    }
+
+    #[test]
+    fn lock_all_excludes_keyed_and_keyless_holders() {
+        let table = Arc::new(LockTable::default());
+        let all_inside = Arc::new(AtomicUsize::new(0));
+        let others_inside = Arc::new(AtomicUsize::new(0));
+        let threads: Vec<_> = (0..4)
+            .map(|t| {
+                let (table, all_inside, others_inside) =
+                    (table.clone(), all_inside.clone(), others_inside.clone());
+                std::thread::spawn(move || {
+                    for i in 0..300usize {
+                        if (i + t) % 10 == 0 {
+                            let _held = table.lock_all();
+                            all_inside.fetch_add(1, Ordering::SeqCst);
+                            assert_eq!(others_inside.load(Ordering::SeqCst), 0);
+                            all_inside.fetch_sub(1, Ordering::SeqCst);
+                            continue;
+                        }
+                        let key = format!("k{t}:{i}").into_bytes();
+                        let _held = match i % 3 {
+                            0 => table.lock_key(&key),
+                            1 => table.lock_keys(&[]),
+                            _ => table.lock_keys(&[&key, b"shared"]),
+                        };
+                        others_inside.fetch_add(1, Ordering::SeqCst);
+                        assert_eq!(all_inside.load(Ordering::SeqCst), 0);
+                        others_inside.fetch_sub(1, Ordering::SeqCst);
                     }
                 })
             })

@@ -135,6 +135,17 @@ impl Store {
         Ok(db.get_cf(cf, key)?)
     }
 
+    /// Reads one record and hands its bytes, in place, to `read` (no copy).
+    pub fn get_with<T>(
+        &self,
+        place: Place,
+        key: &[u8],
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> Result<Option<T>, EngineError> {
+        let (db, cf) = self.cf(place);
+        Ok(db.get_pinned_cf(cf, key)?.map(|bytes| read(&bytes)))
+    }
+
     /// Reads several records at once.
     pub fn get_many(&self, records: &[Record]) -> Result<Vec<Option<Vec<u8>>>, EngineError> {
         records.iter().map(|r| self.get(r.place, &r.key)).collect()
@@ -163,16 +174,21 @@ impl Store {
 
     /// Applies a batch: one atomic RocksDB write per instance it touches.
     pub fn write(&self, batch: Batch) -> Result<(), EngineError> {
+        if let [(place, _)] = batch.pending.as_slice() {
+            let instance = place.instance;
+            let mut wb = WriteBatch::default();
+            for (place, op) in batch.pending {
+                add_op(&mut wb, self.cf(place).1, op);
+            }
+            self.instances[instance].db.write(wb)?;
+            return Ok(());
+        }
         let mut per_instance: Vec<Option<WriteBatch>> =
             (0..self.instances.len()).map(|_| None).collect();
         for (place, op) in batch.pending {
             let (_, cf) = self.cf(place);
             let wb = per_instance[place.instance].get_or_insert_with(WriteBatch::default);
-            match op {
-                Op::Put(k, v) => wb.put_cf(cf, k, v),
-                Op::Delete(k) => wb.delete_cf(cf, k),
-                Op::DeleteRange(a, b) => wb.delete_range_cf(cf, a, b),
-            }
+            add_op(wb, cf, op);
         }
         for (inst, wb) in self.instances.iter().zip(per_instance) {
             if let Some(wb) = wb {
@@ -270,6 +286,15 @@ pub fn hex(bytes: &[u8]) -> String {
         let _ = write!(s, "{b:02x}");
     }
     s
+}
+
+/// Adds one queued operation to a RocksDB write batch.
+fn add_op(wb: &mut WriteBatch, cf: &rocksdb::ColumnFamily, op: Op) {
+    match op {
+        Op::Put(k, v) => wb.put_cf(cf, k, v),
+        Op::Delete(k) => wb.delete_cf(cf, k),
+        Op::DeleteRange(a, b) => wb.delete_range_cf(cf, a, b),
+    }
 }
 
 fn cf_handle<'a>(db: &'a DB, name: &str) -> &'a rocksdb::ColumnFamily {

@@ -45,7 +45,7 @@ impl<C: Codec> Engine<C> {
         let _held = self.locks.lock_keys(&[key]);
         let mut ctx = Ctx::new(self);
         let view = ctx.view(key)?;
-        if expire_ms != 0 && expire_ms <= ctx.now_ms {
+        if expire_ms != 0 && expire_ms <= ctx.now_ms() {
             if let Some(live) = &view.live {
                 ctx.remove_key(key, live)?;
             }

@@ -150,6 +150,9 @@ fn set_field<C: Codec>(
 /// Field–value pairs with each field once, holding its last value, in
 /// first-seen order.
 fn last_wins<'a>(pairs: &[(&'a [u8], &'a [u8])]) -> Vec<(&'a [u8], &'a [u8])> {
+    if pairs.len() == 1 {
+        return pairs.to_vec();
+    }
     let mut slot: HashMap<&[u8], usize> = HashMap::new();
     let mut out: Vec<(&[u8], &[u8])> = Vec::new();
     for &(field, value) in pairs {
@@ -392,7 +395,7 @@ fn hrandfield<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
         return Ok(Reply::Array(Vec::new()));
     };
     let pairs = read_all(ctx, key, &meta)?;
-    let picked = random_pick(&mut Rng::new(ctx.now_ms), pairs, count)?;
+    let picked = random_pick(&mut Rng::new(ctx.now_ms()), pairs, count)?;
     Ok(pairs_reply(picked, with_values))
 }
 

@@ -124,7 +124,7 @@ fn expire_generic<C: Codec>(
     };
     let mut at = n.checked_mul(unit_ms).ok_or_else(invalid)?;
     if relative {
-        at = at.checked_add(ctx.now_ms as i64).ok_or_else(invalid)?;
+        at = at.checked_add(ctx.now_ms() as i64).ok_or_else(invalid)?;
     }
     let Some(mut meta) = ctx.live(a[1])? else {
         return Ok(Reply::Integer(0));
@@ -133,7 +133,7 @@ fn expire_generic<C: Codec>(
     if !cond.allows(meta.expire_ms, at) {
         return Ok(Reply::Integer(0));
     }
-    if at <= ctx.now_ms {
+    if at <= ctx.now_ms() {
         ctx.remove_key(a[1], &meta)?;
     } else {
         ctx.set_expire(&mut meta, at)?;
@@ -163,7 +163,7 @@ fn remaining_ms<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8]) -> CmdResult<i64> {
     Ok(match ctx.live(key)? {
         None => -2,
         Some(m) if m.expire_ms == 0 => -1,
-        Some(m) => m.expire_ms.saturating_sub(ctx.now_ms) as i64,
+        Some(m) => m.expire_ms.saturating_sub(ctx.now_ms()) as i64,
     })
 }
 

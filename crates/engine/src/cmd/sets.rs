@@ -236,7 +236,7 @@ fn spop_count<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], count: &[u8]) -> CmdRe
         ctx.remove_key(key, &meta)?;
         return Ok(Reply::bulks(members));
     }
-    let popped = random_pick(&mut Rng::new(ctx.now_ms), members, count)?;
+    let popped = random_pick(&mut Rng::new(ctx.now_ms()), members, count)?;
     remove_members(ctx, key, &mut meta, &popped)?;
     Ok(Reply::bulks(popped))
 }
@@ -259,7 +259,7 @@ fn srandmember<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> 
             };
             let members = read_all(ctx, key, &meta)?;
             Ok(Reply::bulks(random_pick(
-                &mut Rng::new(ctx.now_ms),
+                &mut Rng::new(ctx.now_ms()),
                 members,
                 count,
             )?))
@@ -563,7 +563,7 @@ pub(crate) fn random_record<C: Codec>(
     key: &[u8],
     meta: &Meta,
 ) -> CmdResult<(SubId, SubValue)> {
-    let index = Rng::new(ctx.now_ms).below(meta.size);
+    let index = Rng::new(ctx.now_ms()).below(meta.size);
     let index = usize::try_from(index).unwrap_or(0);
     let chosen = match ctx.subs(kind, key, meta, None, false).nth(index) {
         Some(record) => record?,

@@ -153,11 +153,17 @@ fn set<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     let opts = SetOptions::parse(&a[3..])?;
     let (nx, xx, get) = (opts.nx, opts.xx, opts.get);
     let expiry = match opts.expiry {
-        Some((unit, n)) => Expiry::At(expiry_at(ctx.now_ms, unit, n, "set")?),
+        Some((unit, n)) => Expiry::At(expiry_at(ctx.now_ms(), unit, n, "set")?),
         None if opts.keep_ttl => Expiry::Keep,
         None => Expiry::Clear,
     };
-    let view = ctx.view(key)?;
+    let reads_old = nx || xx || get || matches!(expiry, Expiry::Keep);
+    let expires_at_once = matches!(expiry, Expiry::At(t) if t <= ctx.now_ms());
+    let view = if reads_old || expires_at_once {
+        ctx.view(key)?
+    } else {
+        ctx.view_for_overwrite(key)?
+    };
     let old = match &view.live {
         Some(m) if m.data_type == DataType::String => Some(m.value.clone()),
         Some(_) if get => return Err(CmdError::WrongType),
@@ -177,7 +183,7 @@ fn set<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
         Expiry::At(t) => t,
         Expiry::Keep => view.live.as_ref().map_or(0, |m| m.expire_ms),
     };
-    if expire_ms != 0 && expire_ms <= ctx.now_ms {
+    if expire_ms != 0 && expire_ms <= ctx.now_ms() {
         // Already expired: Redis deletes the key instead of storing it.
         if let Some(live) = &view.live {
             ctx.remove_key(key, live)?;
@@ -207,8 +213,8 @@ fn setex_with<C: Codec>(
     unit: &str,
     cmd: &str,
 ) -> CmdResult<Reply> {
-    let at = expiry_at(ctx.now_ms, unit.as_bytes(), a[2], cmd)?;
-    let view = ctx.view(a[1])?;
+    let at = expiry_at(ctx.now_ms(), unit.as_bytes(), a[2], cmd)?;
+    let view = ctx.view_for_overwrite(a[1])?;
     write(ctx, a[1], &view, a[3].to_vec(), at)?;
     Ok(Reply::ok())
 }
@@ -248,7 +254,7 @@ fn mset_pairs<'a>(a: &[&'a [u8]], cmd: &str) -> CmdResult<Vec<(&'a [u8], &'a [u8
 
 fn mset<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     for (k, v) in mset_pairs(a, "mset")? {
-        let view = ctx.view(k)?;
+        let view = ctx.view_for_overwrite(k)?;
         write(ctx, k, &view, v.to_vec(), 0)?;
     }
     Ok(Reply::ok())
@@ -301,7 +307,7 @@ fn getex<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
             && matches!(expiry, Expiry::Keep)
             && i + 1 < a.len()
         {
-            expiry = Expiry::At(expiry_at(ctx.now_ms, opt, a[i + 1], "getex")?);
+            expiry = Expiry::At(expiry_at(ctx.now_ms(), opt, a[i + 1], "getex")?);
             i += 2;
         } else {
             return Err(CmdError::Syntax);
@@ -319,7 +325,7 @@ fn getex<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
                 ctx.put_meta(a[1], &meta)?;
             }
         }
-        Expiry::At(t) if t <= ctx.now_ms => ctx.remove_key(a[1], &meta)?,
+        Expiry::At(t) if t <= ctx.now_ms() => ctx.remove_key(a[1], &meta)?,
         Expiry::At(t) => {
             ctx.set_expire(&mut meta, t)?;
             ctx.put_meta(a[1], &meta)?;
