@@ -355,6 +355,22 @@ fn csv_field(s: &str) -> String {
     }
 }
 
+/// The files a report writes into one directory, in writing order.
+struct CsvFiles<'a> {
+    dir: &'a Path,
+    written: Vec<std::path::PathBuf>,
+}
+
+impl CsvFiles<'_> {
+    /// Writes `name` with one header line and one line per row.
+    fn write(&mut self, name: &str, header: &[&str], rows: &[Vec<String>]) -> Result<(), CliError> {
+        let path = self.dir.join(name);
+        write_csv(&path, header, rows)?;
+        self.written.push(path);
+        Ok(())
+    }
+}
+
 fn write_csv(path: &Path, header: &[&str], rows: &[Vec<String>]) -> Result<(), CliError> {
     let mut text = header.join(",");
     text.push('\n');
@@ -378,12 +394,15 @@ fn opt<T: ToString>(v: Option<T>) -> String {
 /// Writes `report.json`, `ops.csv`, `space.csv`, `write_amp.csv`, `del.csv`
 /// and `goals.csv` into `dir`; returns the files written.
 pub fn write_files(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf>, CliError> {
-    let mut files = Vec::new();
+    let mut csv = CsvFiles {
+        dir,
+        written: Vec::new(),
+    };
     let json = dir.join("report.json");
     let text =
         serde_json::to_string_pretty(report).map_err(|e| super::fail(format!("JSON: {e}")))?;
     std::fs::write(&json, text + "\n")?;
-    files.push(json);
+    csv.written.push(json);
 
     let mut rows = Vec::new();
     for f in &report.formats {
@@ -406,9 +425,8 @@ pub fn write_files(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf
             ]);
         }
     }
-    let path = dir.join("ops.csv");
-    write_csv(
-        &path,
+    csv.write(
+        "ops.csv",
         &[
             "format",
             "command",
@@ -422,7 +440,6 @@ pub fn write_files(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf
         ],
         &rows,
     )?;
-    files.push(path);
 
     let space = |name: &str, s: &super::measure::Space| {
         vec![
@@ -440,9 +457,8 @@ pub fn write_files(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf
         .map(|f| space(&f.format, &f.space))
         .collect();
     rows.push(space("raw", &report.raw.space));
-    let path = dir.join("space.csv");
-    write_csv(
-        &path,
+    csv.write(
+        "space.csv",
         &[
             "store",
             "elements",
@@ -453,7 +469,6 @@ pub fn write_files(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf
         ],
         &rows,
     )?;
-    files.push(path);
 
     let amp = |name: &str, w: &super::measure::WriteAmp| {
         vec![
@@ -469,9 +484,8 @@ pub fn write_files(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf
         .map(|f| amp(&f.format, &f.write_amp))
         .collect();
     rows.push(amp("raw", &report.raw.write_amp));
-    let path = dir.join("write_amp.csv");
-    write_csv(
-        &path,
+    csv.write(
+        "write_amp.csv",
         &[
             "store",
             "logical_bytes",
@@ -480,7 +494,6 @@ pub fn write_files(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf
         ],
         &rows,
     )?;
-    files.push(path);
 
     let rows: Vec<Vec<String>> = report
         .formats
@@ -501,9 +514,8 @@ pub fn write_files(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf
             })
         })
         .collect();
-    let path = dir.join("del.csv");
-    write_csv(
-        &path,
+    csv.write(
+        "del.csv",
         &[
             "format",
             "fields",
@@ -517,15 +529,12 @@ pub fn write_files(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf
         ],
         &rows,
     )?;
-    files.push(path);
 
     let rows: Vec<Vec<String>> = report
         .goals
         .iter()
         .map(|g| vec![g.goal.clone(), g.measured.clone(), g.met.to_string()])
         .collect();
-    let path = dir.join("goals.csv");
-    write_csv(&path, &["goal", "measured", "met"], &rows)?;
-    files.push(path);
-    Ok(files)
+    csv.write("goals.csv", &["goal", "measured", "met"], &rows)?;
+    Ok(csv.written)
 }
