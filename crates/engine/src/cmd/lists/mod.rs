@@ -4,6 +4,8 @@
 
 mod array;
 mod linked;
+#[cfg(test)]
+mod linked_tests;
 mod model;
 #[cfg(test)]
 mod tests;
