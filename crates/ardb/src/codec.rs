@@ -7,8 +7,8 @@
 
 use redcodec_codec::{
     Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
-    Layout, ListModel, Meta, MetaLookup, Namespaces, Place, Record, ScoreIndex, SubId, SubKind,
-    SubOwner, SubValue, TtlResolution, VersionWidth,
+    Layout, ListModel, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry, ScoreIndex,
+    SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
 };
 
 use crate::keys::{self, key_type, ParsedKey};
@@ -55,6 +55,7 @@ impl ArdbCodec {
             score_index: ScoreIndex::Exact,
             score_limit: None,
             namespaces: Namespaces::ColumnFamily,
+            relative_expiry: RelativeExpiry::Exact,
         };
         Ok(ArdbCodec {
             namespace: opts.namespace,
@@ -203,7 +204,7 @@ impl Codec for ArdbCodec {
     }
 
     /// No family has the `SubKeys` rule: elements are not judged by owner.
-    fn gc_sub_owner(&self, _place: Place, _key: &[u8]) -> Option<SubOwner> {
+    fn gc_sub_owner(&self, _place: Place, _key: &[u8], _value: &[u8]) -> Option<SubOwner> {
         None
     }
 

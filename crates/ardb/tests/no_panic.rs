@@ -73,7 +73,7 @@ fn feed(c: &ArdbCodec, meta: &Meta, anchors: &[Vec<u8>], bytes: &[u8]) {
     for place in c.layout().places() {
         let _ = c.decode_meta_key(place, bytes);
         let _ = c.gc_meta(place, bytes, bytes, 1_700_000_000_000);
-        if let Some(owner) = c.gc_sub_owner(place, bytes) {
+        if let Some(owner) = c.gc_sub_owner(place, bytes, bytes) {
             let _ = c.gc_sub(&owner, Some(bytes), 1_700_000_000_000);
         }
     }

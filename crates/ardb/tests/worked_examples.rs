@@ -439,7 +439,7 @@ fn round_trips_of_every_record_kind() {
         }
         assert!(c.decode_sub_key(kind, b"key", &meta, &raw_key).is_err());
         assert_eq!(c.decode_meta_key(NS, &raw_key), Ok(None));
-        assert_eq!(c.gc_sub_owner(NS, &raw_key), None);
+        assert_eq!(c.gc_sub_owner(NS, &raw_key, &[]), None);
     }
     // Neighbouring user keys are outside the key's range.
     for neighbour in [&b"key\0"[..], b"key\0\xff\0", b"kez", b""] {
@@ -463,7 +463,7 @@ fn gc_rules_through_the_codec() {
     let sub = c.sub_key(SubKind::SetMember, b"s", &meta, &SubId::Name(b"m".to_vec()));
     assert_eq!(c.gc_meta(NS, &sub, b"\x08\x00", now), GcDecision::Keep);
     assert_eq!(c.gc_meta(NS, &sub, b"", now), GcDecision::Drop);
-    assert_eq!(c.gc_sub_owner(NS, &sub), None);
+    assert_eq!(c.gc_sub_owner(NS, &sub, &[]), None);
     assert_eq!(
         redcodec_ardb::gc::expired_meta_key(&rec.key, &expired, now),
         Some(&b"s"[..])

@@ -3,8 +3,8 @@
 
 use redcodec_codec::{
     Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
-    Layout, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Record, ScoreIndex, SubId,
-    SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
+    Layout, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry,
+    ScoreIndex, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
 };
 
 use crate::{elements, gc, keys, layout, meta, version, TOP_KEY};
@@ -51,6 +51,7 @@ impl BlackwidowCodec {
                 score_index: ScoreIndex::Exact,
                 score_limit: None,
                 namespaces: Namespaces::None,
+                relative_expiry: RelativeExpiry::Exact,
             },
         }
     }
@@ -211,7 +212,7 @@ impl Codec for BlackwidowCodec {
         gc::filter_meta_place(place, value, version::now_secs_from_ms(now_ms))
     }
 
-    fn gc_sub_owner(&self, place: Place, key: &[u8]) -> Option<SubOwner> {
+    fn gc_sub_owner(&self, place: Place, key: &[u8], _value: &[u8]) -> Option<SubOwner> {
         gc::data_owner(place, key)
     }
 

@@ -51,7 +51,7 @@ fn feed(c: &BlackwidowCodec, meta: &Meta, bytes: &[u8], other: &[u8]) {
     {
         let _ = c.decode_meta_key(place, bytes);
         let _ = c.gc_meta(place, bytes, bytes, NOW_MS);
-        if let Some(owner) = c.gc_sub_owner(place, bytes) {
+        if let Some(owner) = c.gc_sub_owner(place, bytes, bytes) {
             let _ = c.gc_sub(&owner, Some(bytes), NOW_MS);
             let _ = c.gc_sub(&owner, None, u64::MAX);
         }

@@ -117,7 +117,7 @@ fn hset_h_f_v() {
     assert!(range.lower <= key && key < range.upper);
 
     // GC: the data key's owner is the meta record, at version T.
-    let owner = c.gc_sub_owner(place, &key).unwrap();
+    let owner = c.gc_sub_owner(place, &key, &[]).unwrap();
     assert_eq!(owner.meta, rec);
     assert_eq!(owner.version, T);
     assert_eq!(c.gc_sub(&owner, Some(&meta_bytes), T_MS), GcDecision::Keep);
@@ -140,10 +140,10 @@ fn del_h_resets_the_meta() {
     // The old field is garbage now; the reset meta stays while its version
     // is not older than the clock.
     let old_key = c.sub_key(SubKind::HashField, b"h", &old, &SubId::Name(b"f".to_vec()));
-    let owner = c.gc_sub_owner(rec.place, &old_key);
+    let owner = c.gc_sub_owner(rec.place, &old_key, &[]);
     assert!(owner.is_none(), "meta places hold no data keys");
     let owner = c
-        .gc_sub_owner(c.sub_place(SubKind::HashField), &old_key)
+        .gc_sub_owner(c.sub_place(SubKind::HashField), &old_key, &[])
         .unwrap();
     assert_eq!(c.gc_sub(&owner, Some(&bytes), T_MS), GcDecision::Drop);
     assert_eq!(
@@ -265,7 +265,7 @@ fn rpush_l_a() {
     assert_eq!(range.upper, unhex("01 00 00 00 6c 01 f1 53 65"));
     assert_eq!(lists_data_key_compare(&range.lower, &key), Less);
     assert_eq!(lists_data_key_compare(&key, &range.upper), Less);
-    let owner = c.gc_sub_owner(range.place, &key).unwrap();
+    let owner = c.gc_sub_owner(range.place, &key, &[]).unwrap();
     assert_eq!(owner.meta, rec);
     assert_eq!(c.gc_sub(&owner, Some(&bytes), T_MS), GcDecision::Keep);
 }
@@ -428,7 +428,7 @@ fn round_trips_of_every_record_kind() {
             other.version = version ^ 1;
             assert!(c.decode_sub_key(kind, key, &other, &raw_key).is_err());
             assert!(c.decode_sub_key(kind, b"key", &meta, &raw_key).is_err());
-            let owner = c.gc_sub_owner(range.place, &raw_key).unwrap();
+            let owner = c.gc_sub_owner(range.place, &raw_key, &[]).unwrap();
             assert_eq!(owner.meta.place, Place::new(range.place.instance, 0));
             assert_eq!(owner.meta.key, key);
             assert_eq!(owner.version, version);
@@ -472,7 +472,7 @@ fn gc_rules_through_the_codec() {
 
     let sub = c.sub_key(SubKind::SetMember, b"s", &meta, &SubId::Name(b"m".to_vec()));
     let owner = c
-        .gc_sub_owner(c.sub_place(SubKind::SetMember), &sub)
+        .gc_sub_owner(c.sub_place(SubKind::SetMember), &sub, &[])
         .unwrap();
     assert_eq!(owner.meta, rec);
     assert_eq!(c.gc_sub(&owner, Some(&live), T_MS), GcDecision::Keep);
@@ -484,5 +484,5 @@ fn gc_rules_through_the_codec() {
     assert_eq!(c.gc_sub(&owner, Some(&older), T_MS), GcDecision::Keep);
     assert_eq!(c.gc_sub(&owner, None, T_MS), GcDecision::Drop);
     assert_eq!(c.gc_sub(&owner, Some(b"\x01"), T_MS), GcDecision::Keep);
-    assert_eq!(c.gc_sub_owner(rec.place, &sub), None);
+    assert_eq!(c.gc_sub_owner(rec.place, &sub, &[]), None);
 }

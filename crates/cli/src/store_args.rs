@@ -12,7 +12,7 @@ use crate::error::CliError;
 /// Which store, in which format, on which clock.
 #[derive(Args, Debug, Clone)]
 pub struct StoreArgs {
-    /// Format name: kvrocks.
+    /// Format name: kvrocks, blackwidow or nemo.
     #[arg(long)]
     pub format: String,
     /// Store directory.

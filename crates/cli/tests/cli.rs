@@ -113,6 +113,50 @@ fn blackwidow_exec_then_dump_shows_the_bytes_of_pika_part_c() {
 }
 
 #[test]
+fn nemo_exec_then_dump_shows_the_bytes_of_pika_part_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().expect("utf-8 path");
+    let args = [
+        "exec",
+        "--format",
+        "nemo",
+        "--dir",
+        d,
+        "--fixed-clock",
+        "1700000000000",
+    ];
+    let out = redcodec(&args, "SET foo bar\nHSET h f v\nZADD z 1.5 m\nLPUSH l a\n");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "OK\n(integer) 1\n(integer) 1\n(integer) 1\n"
+    );
+
+    let out = redcodec(&["dump", "--format", "nemo", "--dir", d], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Part C of the Pika reference, plus the five separators nemo writes
+    // on every open (`h`, `l`, `y`, `z`, `s`: empty value, zero suffix).
+    assert_eq!(
+        text(&out.stdout),
+        "kv\tdefault\t666f6f\t6261720000000000000000\n\
+         hash\tdefault\t4868\t010000000000000000f1536500000000\n\
+         hash\tdefault\t68\t0000000000000000\n\
+         hash\tdefault\t6801683d66\t7600f1536500000000\n\
+         list\tdefault\t4c6c\t0100000000000000010000000000000001000000000000000200000000000000\
+         00f1536500000000\n\
+         list\tdefault\t6c\t0000000000000000\n\
+         list\tdefault\t6c016c0100000000000000\t\
+         000000000000000000000000000000006100f1536500000000\n\
+         zset\tdefault\t5a7a\t010000000000000000f1536500000000\n\
+         zset\tdefault\t79\t0000000000000000\n\
+         zset\tdefault\t79017a0de0b6b3a76649f06d\t00f1536500000000\n\
+         zset\tdefault\t7a\t0000000000000000\n\
+         zset\tdefault\t7a017a6d\t000000000000f83f00f1536500000000\n\
+         set\tdefault\t73\t0000000000000000\n"
+    );
+}
+
+#[test]
 fn exec_reads_redis_cli_quoting_and_prints_like_redis_cli() {
     let dir = tempfile::tempdir().unwrap();
     let mut args = vec!["exec"];
@@ -168,7 +212,7 @@ fn bad_input_is_one_clear_error_line_and_a_failing_status() {
                 "--dir",
                 dir.path().to_str().unwrap(),
             ],
-            "unknown format 'pika9' (known formats: kvrocks, blackwidow)",
+            "unknown format 'pika9' (known formats: kvrocks, blackwidow, nemo)",
         ),
         (
             vec![

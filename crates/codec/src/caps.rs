@@ -132,4 +132,25 @@ pub struct Capabilities {
     pub score_limit: Option<(f64, f64)>,
     /// Namespaces.
     pub namespaces: Namespaces,
+    /// How expiries given relative to now (`EXPIRE`, `SETEX`, `SET EX`, …)
+    /// are stored.
+    pub relative_expiry: RelativeExpiry,
+}
+
+/// How an expiry given relative to now is stored, and what a stored
+/// whole-second expiry means.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RelativeExpiry {
+    /// A relative expiry becomes the absolute time `now + ttl`, stored at
+    /// the format's [`TtlResolution`] like any absolute expiry.
+    Exact,
+    /// Whole seconds, counted the way Pika's nemo counts them: a stored
+    /// second `s` keeps the key live **through** second `s` (it is stale
+    /// once `now_s > s`; the codec decodes `s` as `s * 1000 + 999` ms), and
+    /// a relative TTL of `ttl_s` seconds is stored as
+    /// `s = now_s + ttl_s - 1` with `now_s` truncated to whole seconds
+    /// (a TTL in milliseconds counts as `ceil(ttl_ms / 1000)` seconds). An
+    /// absolute expiry is stored as the second that holds it,
+    /// `s = floor(expire_ms / 1000)`.
+    SecondsMinusOne,
 }

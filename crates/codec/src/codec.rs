@@ -20,7 +20,8 @@ pub enum GcDecision {
 pub struct SubOwner {
     /// The owner's metadata record.
     pub meta: Record,
-    /// The version stamped in the element's key (0 if the key has none).
+    /// The version stamped in the element's key or value (0 if it has
+    /// none).
     pub version: u64,
 }
 
@@ -146,9 +147,12 @@ macro_rules! codec_trait_tokens {
                     now_ms: u64,
                 ) -> GcDecision;
 
-                /// The owner of an element record, or `None` if `key` is not an
-                /// element record (it is then kept).
-                fn gc_sub_owner(&self, place: Place, key: &[u8]) -> Option<SubOwner>;
+                /// The owner of the element record `key` (whose stored value is
+                /// `value`), or `None` if it is not an element record: it is
+                /// then kept, or, in a [`crate::GcRule::MetaAndSubKeys`]
+                /// family, judged by [`Codec::gc_meta`].
+                fn gc_sub_owner(&self, place: Place, key: &[u8], value: &[u8])
+                    -> Option<SubOwner>;
 
                 /// Compaction rule for an element record whose owner is `owner`
                 /// and whose owner's metadata bytes are `meta` (`None`: missing).
@@ -158,6 +162,31 @@ macro_rules! codec_trait_tokens {
                     meta: Option<&[u8]>,
                     now_ms: u64,
                 ) -> GcDecision;
+
+                /// Records the real system writes on every open. The engine
+                /// puts them after opening the layout, before serving
+                /// commands. `(record, value)`; none by default.
+                fn bootstrap_records(&self) -> Vec<(Record, Vec<u8>)> {
+                    Vec::new()
+                }
+
+                /// Whether the element record of `kind` whose stored value is
+                /// `raw_value`, read under `meta`, belongs to the key's
+                /// current version. Formats that keep the version in the
+                /// element's value leave older versions' records in the key's
+                /// [`Codec::sub_range`]; for those this is false and the engine
+                /// treats the record as absent: skipped in scans, `None` in
+                /// point reads, and a write over it adds an element. True by
+                /// default.
+                fn sub_is_current(
+                    &self,
+                    kind: SubKind,
+                    meta: &Meta,
+                    raw_value: &[u8],
+                ) -> bool {
+                    let _ = (kind, meta, raw_value);
+                    true
+                }
             }
         }
     };

@@ -30,6 +30,11 @@ pub enum GcRule {
     SubKeys,
     /// Drop every record (replication-only families).
     DropAll,
+    /// Metadata and element records share the family: the engine asks
+    /// [`crate::Codec::gc_sub_owner`]; a record with an owner is judged by
+    /// [`crate::Codec::gc_sub`] after its owner's metadata is looked up,
+    /// any other record by [`crate::Codec::gc_meta`].
+    MetaAndSubKeys,
 }
 
 /// One column family of an instance.

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use redcodec_codec::TtlResolution;
+use redcodec_codec::{RelativeExpiry, TtlResolution};
 use redcodec_engine::number::{format_score, parse_i64};
 use redcodec_engine::Reply;
 
@@ -34,6 +34,8 @@ pub struct Model {
     now_ms: u64,
     /// Expiries are stored in multiples of this many ms (1: Redis).
     expiry_unit_ms: u64,
+    /// How TTLs (relative expiries) are stored.
+    relative_expiry: RelativeExpiry,
 }
 
 impl Model {
@@ -47,6 +49,15 @@ impl Model {
     /// with [`TtlResolution::Seconds`] an absolute expiry is rounded up to a
     /// whole second, as the engine stores it (`Ctx::set_expire`).
     pub fn with_ttl_resolution(now_ms: u64, ttl: TtlResolution) -> Model {
+        Model::with_expiry_rules(now_ms, ttl, RelativeExpiry::Exact)
+    }
+
+    /// An empty model storing expiries as a format declares them: with
+    /// [`RelativeExpiry::SecondsMinusOne`] a TTL of `ttl_ms` set at
+    /// `now_ms` keeps the key live through the last millisecond of second
+    /// `now_ms / 1000 + ceil(ttl_ms / 1000) - 1`, as the engine stores it
+    /// (`stored_expiry_at`).
+    pub fn with_expiry_rules(now_ms: u64, ttl: TtlResolution, relative: RelativeExpiry) -> Model {
         Model {
             keys: BTreeMap::new(),
             now_ms,
@@ -54,12 +65,21 @@ impl Model {
                 TtlResolution::Millis => 1,
                 TtlResolution::Seconds => 1000,
             },
+            relative_expiry: relative,
         }
     }
 
-    /// The absolute expiry stored for one requested at `at_ms`.
-    fn stored_expiry(&self, at_ms: u64) -> u64 {
-        at_ms.div_ceil(self.expiry_unit_ms) * self.expiry_unit_ms
+    /// The absolute expiry stored for a TTL of `ttl_ms` (> 0) set now.
+    fn stored_expiry(&self, ttl_ms: u64) -> u64 {
+        match self.relative_expiry {
+            RelativeExpiry::Exact => {
+                let at_ms = self.now_ms + ttl_ms;
+                at_ms.div_ceil(self.expiry_unit_ms) * self.expiry_unit_ms
+            }
+            RelativeExpiry::SecondsMinusOne => {
+                (self.now_ms / 1000 + ttl_ms.div_ceil(1000) - 1) * 1000 + 999
+            }
+        }
     }
 
     /// Lets time pass.
@@ -145,7 +165,7 @@ impl Model {
             },
             "SET" => {
                 let expire = match a.get(3) {
-                    Some(_) => self.stored_expiry(self.now_ms + int(&a[4]) as u64),
+                    Some(_) => self.stored_expiry(int(&a[4]) as u64),
                     None => 0,
                 };
                 self.keys.insert(
@@ -193,7 +213,7 @@ impl Model {
             ),
             "PEXPIRE" => {
                 let ms = int(&a[2]);
-                let at = self.stored_expiry(self.now_ms.saturating_add_signed(ms));
+                let at = self.stored_expiry(ms.max(1) as u64);
                 match self.live(k) {
                     None => Reply::Integer(0),
                     Some(_) if ms <= 0 => {

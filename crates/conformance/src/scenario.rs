@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use redcodec_codec::TtlResolution;
+use redcodec_codec::{RelativeExpiry, TtlResolution};
 use redcodec_engine::cmdline::split_args;
 use thiserror::Error;
 
@@ -13,21 +13,33 @@ pub const I32_SECONDS_MAX_MS: u64 = i32::MAX as u64 * 1000;
 /// The farthest absolute time the corpus uses: 10^11 s (year 5138), in ms.
 pub const FAR_FUTURE_MS: u64 = 100_000_000_000_000;
 
-/// What a target declares about expiry, for `@requires` (see
-/// `scenarios/README.md`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+/// The score limit of formats that refuse scores beyond ±10^13 (nemo).
+pub const SCORE_LIMIT_1E13: (f64, f64) = (-1e13, 1e13);
+
+/// What a target declares about expiry and about the limits of what it
+/// stores, for `@requires` (see `scenarios/README.md`).
+#[derive(Copy, Clone, Debug, PartialEq)]
 pub struct ExpiryCaps {
     /// Precision of stored expiries.
     pub ttl: TtlResolution,
     /// Latest storable absolute expiry, in unix ms.
     pub max_expire_ms: u64,
+    /// How expiries given relative to now are stored.
+    pub relative_expiry: RelativeExpiry,
+    /// Smallest and largest storable score, if limited.
+    pub score_limit: Option<(f64, f64)>,
+    /// Longest hash, list, set and sorted-set key, if limited.
+    pub collection_key_limit: Option<usize>,
 }
 
 impl ExpiryCaps {
-    /// Real Redis: milliseconds, 64-bit expiries.
+    /// Real Redis: milliseconds, 64-bit expiries, any score, any key.
     pub const REDIS: ExpiryCaps = ExpiryCaps {
         ttl: TtlResolution::Millis,
         max_expire_ms: i64::MAX as u64,
+        relative_expiry: RelativeExpiry::Exact,
+        score_limit: None,
+        collection_key_limit: None,
     };
 }
 
@@ -40,20 +52,38 @@ pub enum Requirement {
     /// `ttl=s`: expiries are stored in whole seconds (the engine rounds the
     /// absolute expiry up to a whole second).
     TtlSeconds,
+    /// `ttl=s-1`: expiries are stored in whole seconds that keep the key
+    /// live through their last millisecond, relative TTLs as
+    /// `now_s + ttl_s - 1` ([`RelativeExpiry::SecondsMinusOne`], nemo).
+    TtlSecondsMinusOne,
     /// `expire=far`: absolute expiries up to 10^11 s (year 5138) are storable.
     FarExpiry,
     /// `expire=i32s`: the latest storable expiry is `i32::MAX` seconds
     /// (2038-01-19T03:14:07Z); later ones are refused with an error.
     I32SecondsExpiry,
+    /// `score=any`: every double is a storable score, ±inf included.
+    AnyScore,
+    /// `score=1e13`: scores beyond ±10^13 are refused with an error.
+    Score1e13,
+    /// `keys=any`: collection keys of any length, the empty key included.
+    AnyKeys,
+    /// `keys=254`: hash, list, set and sorted-set keys hold 1 to 254 bytes;
+    /// others are refused with an error.
+    Keys254,
 }
 
 impl Requirement {
     /// Every requirement, as written after `@requires`.
-    pub const ALL: [(&'static str, Requirement); 4] = [
+    pub const ALL: [(&'static str, Requirement); 9] = [
         ("ttl=ms", Requirement::TtlMillis),
         ("ttl=s", Requirement::TtlSeconds),
+        ("ttl=s-1", Requirement::TtlSecondsMinusOne),
         ("expire=far", Requirement::FarExpiry),
         ("expire=i32s", Requirement::I32SecondsExpiry),
+        ("score=any", Requirement::AnyScore),
+        ("score=1e13", Requirement::Score1e13),
+        ("keys=any", Requirement::AnyKeys),
+        ("keys=254", Requirement::Keys254),
     ];
 
     /// Parses the word after `@requires`.
@@ -76,9 +106,19 @@ impl Requirement {
     pub fn met_by(self, caps: &ExpiryCaps) -> bool {
         match self {
             Requirement::TtlMillis => caps.ttl == TtlResolution::Millis,
-            Requirement::TtlSeconds => caps.ttl == TtlResolution::Seconds,
+            Requirement::TtlSeconds => {
+                caps.ttl == TtlResolution::Seconds && caps.relative_expiry == RelativeExpiry::Exact
+            }
+            Requirement::TtlSecondsMinusOne => {
+                caps.ttl == TtlResolution::Seconds
+                    && caps.relative_expiry == RelativeExpiry::SecondsMinusOne
+            }
             Requirement::FarExpiry => caps.max_expire_ms >= FAR_FUTURE_MS,
             Requirement::I32SecondsExpiry => caps.max_expire_ms == I32_SECONDS_MAX_MS,
+            Requirement::AnyScore => caps.score_limit.is_none(),
+            Requirement::Score1e13 => caps.score_limit == Some(SCORE_LIMIT_1E13),
+            Requirement::AnyKeys => caps.collection_key_limit.is_none(),
+            Requirement::Keys254 => caps.collection_key_limit == Some(254),
         }
     }
 }
@@ -319,13 +359,36 @@ mod tests {
         assert!(Requirement::FarExpiry.met_by(&redis));
         assert!(!Requirement::TtlSeconds.met_by(&redis));
         assert!(!Requirement::I32SecondsExpiry.met_by(&redis));
+        assert!(Requirement::AnyScore.met_by(&redis));
+        assert!(Requirement::AnyKeys.met_by(&redis));
+        assert!(!Requirement::Score1e13.met_by(&redis));
+        assert!(!Requirement::Keys254.met_by(&redis));
+        assert!(!Requirement::TtlSecondsMinusOne.met_by(&redis));
         let seconds = ExpiryCaps {
             ttl: TtlResolution::Seconds,
             max_expire_ms: I32_SECONDS_MAX_MS,
+            ..ExpiryCaps::REDIS
         };
         assert!(Requirement::TtlSeconds.met_by(&seconds));
+        assert!(!Requirement::TtlSecondsMinusOne.met_by(&seconds));
         assert!(Requirement::I32SecondsExpiry.met_by(&seconds));
         assert!(!Requirement::FarExpiry.met_by(&seconds));
+        let nemo = ExpiryCaps {
+            relative_expiry: RelativeExpiry::SecondsMinusOne,
+            score_limit: Some(SCORE_LIMIT_1E13),
+            collection_key_limit: Some(254),
+            ..seconds
+        };
+        assert!(!Requirement::TtlSeconds.met_by(&nemo));
+        assert!(Requirement::TtlSecondsMinusOne.met_by(&nemo));
+        assert!(Requirement::Score1e13.met_by(&nemo));
+        assert!(Requirement::Keys254.met_by(&nemo));
+        assert!(!Requirement::AnyScore.met_by(&nemo));
+        assert!(!Requirement::AnyKeys.met_by(&nemo));
+        assert_eq!(
+            Requirement::parse("ttl=s-1"),
+            Some(Requirement::TtlSecondsMinusOne)
+        );
     }
 
     #[test]

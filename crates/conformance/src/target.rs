@@ -109,6 +109,9 @@ impl Target for EngineTarget {
         ExpiryCaps {
             ttl: caps.ttl,
             max_expire_ms: caps.max_expire_ms,
+            relative_expiry: caps.relative_expiry,
+            score_limit: caps.score_limit,
+            collection_key_limit: caps.collection_key_limit,
         }
     }
 

@@ -155,8 +155,9 @@ fn agree(target: &mut EngineTarget, steps: &[Step]) -> Result<(), TestCaseError>
     let flushed = target.execute(&[b"FLUSHALL".to_vec()]);
     prop_assert!(flushed.is_ok(), "FLUSHALL failed");
     // The model stores expiries at the resolution the format declares.
+    let caps = target.engine().capabilities();
     let mut model =
-        Model::with_ttl_resolution(target.engine().now_ms(), target.engine().capabilities().ttl);
+        Model::with_expiry_rules(target.engine().now_ms(), caps.ttl, caps.relative_expiry);
     for (i, step) in steps.iter().enumerate() {
         match step {
             Step::Sleep(ms) => {

@@ -86,6 +86,7 @@ impl<C: Codec> Engine<C> {
     pub fn open(codec: C, dir: &Path, options: EngineOptions) -> Result<Engine<C>, EngineError> {
         let codec = Arc::new(codec);
         let store = Store::open(codec.clone(), options.clock.clone(), dir, options.mode)?;
+        store.write_bootstrap(codec.bootstrap_records())?;
         Ok(Engine {
             codec,
             store,

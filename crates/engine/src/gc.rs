@@ -95,6 +95,15 @@ impl<C: Codec> Filter<C> {
         meta
     }
 
+    /// The decision for an element record of `owner`: kept when its
+    /// owner's metadata cannot be read.
+    fn judge_element(&mut self, owner: &SubOwner) -> GcDecision {
+        match self.owner_meta(owner) {
+            Err(()) => GcDecision::Keep,
+            Ok(meta) => self.codec.gc_sub(owner, meta.as_deref(), self.now_ms),
+        }
+    }
+
     fn read_meta(&self, owner: &SubOwner) -> OwnerMeta {
         if owner.meta.place.instance != self.place.instance {
             return Err(());
@@ -112,12 +121,13 @@ impl<C: Codec> CompactionFilter for Filter<C> {
             GcRule::KeepAll => GcDecision::Keep,
             GcRule::DropAll => GcDecision::Drop,
             GcRule::Metadata => self.codec.gc_meta(self.place, key, value, self.now_ms),
-            GcRule::SubKeys => match self.codec.gc_sub_owner(self.place, key) {
+            GcRule::SubKeys => match self.codec.gc_sub_owner(self.place, key, value) {
                 None => GcDecision::Keep,
-                Some(owner) => match self.owner_meta(&owner) {
-                    Err(()) => GcDecision::Keep,
-                    Ok(meta) => self.codec.gc_sub(&owner, meta.as_deref(), self.now_ms),
-                },
+                Some(owner) => self.judge_element(&owner),
+            },
+            GcRule::MetaAndSubKeys => match self.codec.gc_sub_owner(self.place, key, value) {
+                None => self.codec.gc_meta(self.place, key, value, self.now_ms),
+                Some(owner) => self.judge_element(&owner),
             },
         };
         match decision {

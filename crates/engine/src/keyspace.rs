@@ -5,8 +5,8 @@
 use std::cell::Cell;
 
 use redcodec_codec::{
-    Capabilities, Codec, DataType, DeleteModel, Meta, MetaLookup, SubId, SubKind, SubValue,
-    TtlResolution, VersionWidth,
+    Capabilities, Codec, DataType, DeleteModel, Meta, MetaLookup, RelativeExpiry, SubId, SubKind,
+    SubValue, TtlResolution, VersionWidth,
 };
 
 use crate::engine::Engine;
@@ -274,10 +274,29 @@ impl<'e, C: Codec> Ctx<'e, C> {
     /// TTL and PTTL then report the stored expiry minus the current time in
     /// ms (TTL rounding that to the nearest second, as Redis does). A key is
     /// live up to and including the millisecond of its stored expiry.
+    ///
+    /// A format declaring [`RelativeExpiry::SecondsMinusOne`] stores
+    /// whole seconds it keeps a key live through: an absolute expiry is
+    /// stored as the second that holds it, and an expiry given relative to
+    /// now (see [`Ctx::set_expire_at`]) as `now_s + ttl_s - 1`; see
+    /// [`stored_expiry_at`].
     pub fn set_expire(&self, meta: &mut Meta, expire_ms: u64) -> CmdResult<()> {
-        let stored = stored_expiry(self.caps().ttl, expire_ms);
+        self.set_expire_at(meta, ExpireAt::absolute(expire_ms))
+    }
+
+    /// [`Ctx::set_expire`] for an expiry that may have been given relative
+    /// to the command's time.
+    pub fn set_expire_at(&self, meta: &mut Meta, expire: ExpireAt) -> CmdResult<()> {
+        let expire_ms = expire.ms;
+        let stored = stored_expiry_at(self.caps(), self.now_ms(), expire);
         let max = self.caps().max_expire_ms;
-        if stored > max {
+        // Stored seconds lived through end after `max`: the limit applies
+        // to the expiry asked for.
+        let checked = match self.caps().relative_expiry {
+            RelativeExpiry::Exact => stored,
+            RelativeExpiry::SecondsMinusOne => expire_ms,
+        };
+        if checked > max {
             return Err(CmdError::other(format!(
                 "ERR expire time {expire_ms} ms is past the latest this format stores \
                  ({max} ms, {})",
@@ -288,7 +307,8 @@ impl<'e, C: Codec> Ctx<'e, C> {
         Ok(())
     }
 
-    /// Reads one element record.
+    /// Reads one element record: `None` when it is missing, or when it
+    /// belongs to an older version of the key ([`Codec::sub_is_current`]).
     pub fn sub_get(
         &self,
         kind: SubKind,
@@ -299,9 +319,12 @@ impl<'e, C: Codec> Ctx<'e, C> {
         let place = self.codec().sub_place(kind);
         let raw_key = self.codec().sub_key(kind, key, meta, id);
         let decoded = self.eng.store.get_with(place, &raw_key, |raw| {
-            self.codec().decode_sub_value(kind, meta, raw)
+            if !self.codec().sub_is_current(kind, meta, raw) {
+                return None;
+            }
+            Some(self.codec().decode_sub_value(kind, meta, raw))
         })?;
-        decoded.transpose().map_err(|e| corrupt(key, e))
+        decoded.flatten().transpose().map_err(|e| corrupt(key, e))
     }
 
     /// Queues an element record write.
@@ -327,7 +350,8 @@ impl<'e, C: Codec> Ctx<'e, C> {
     }
 
     /// Iterates the element records of `kind`, forward or backward, from the
-    /// start (or from `from`, inclusive).
+    /// start (or from `from`, inclusive). Records of older versions of the
+    /// key ([`Codec::sub_is_current`]) are skipped.
     pub fn subs<'k>(
         &self,
         kind: SubKind,
@@ -362,10 +386,15 @@ impl<C: Codec> Iterator for SubIter<'_, '_, C> {
     type Item = CmdResult<(SubId, SubValue)>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let (k, v) = match self.it.next() {
-            Ok(Some(pair)) => pair,
-            Ok(None) => return None,
-            Err(e) => return Some(Err(e.into())),
+        let (k, v) = loop {
+            match self.it.next() {
+                Ok(Some((k, v))) if self.codec.sub_is_current(self.kind, self.meta, &v) => {
+                    break (k, v)
+                }
+                Ok(Some(_)) => {}
+                Ok(None) => return None,
+                Err(e) => return Some(Err(e.into())),
+            }
         };
         let decoded = self
             .codec
@@ -377,6 +406,69 @@ impl<C: Codec> Iterator for SubIter<'_, '_, C> {
             })
             .map_err(|e| corrupt(self.key, e));
         Some(decoded)
+    }
+}
+
+/// An expiry as a command gives it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ExpireAt {
+    /// Absolute unix milliseconds (for a relative expiry, the command's
+    /// time plus the TTL); 0: no expiry.
+    pub ms: u64,
+    /// Whether the command gave it relative to now (`EX`, `PX`, `EXPIRE`,
+    /// `PEXPIRE`, `SETEX`, `PSETEX`).
+    pub relative: bool,
+}
+
+impl ExpireAt {
+    /// An absolute expiry (0: none).
+    pub fn absolute(ms: u64) -> ExpireAt {
+        ExpireAt {
+            ms,
+            relative: false,
+        }
+    }
+
+    /// An expiry given as a TTL: `ms` is the command's time plus the TTL.
+    pub fn relative(ms: u64) -> ExpireAt {
+        ExpireAt { ms, relative: true }
+    }
+}
+
+impl From<u64> for ExpireAt {
+    fn from(ms: u64) -> ExpireAt {
+        ExpireAt::absolute(ms)
+    }
+}
+
+/// The expiry a format with capabilities `caps` stores for `expire` set at
+/// `now_ms` (0 stays 0):
+///
+/// - [`RelativeExpiry::Exact`]: [`stored_expiry`] of the absolute time;
+/// - [`RelativeExpiry::SecondsMinusOne`]: the stored second `s` keeps the
+///   key live through its last millisecond, `s * 1000 + 999`. An absolute
+///   expiry is stored in the second that holds it, `s = floor(ms / 1000)`:
+///   the key never expires before Redis would expire it, and at most
+///   999 ms after. A relative one is stored as nemo stores it,
+///   `s = floor(now_ms / 1000) + ceil(ttl_ms / 1000) - 1`: a TTL given at
+///   a whole second expires 1 ms before Redis would expire it (Redis keeps
+///   the key through the millisecond `now + ttl`), one given later in a
+///   second up to a second earlier.
+pub fn stored_expiry_at(caps: &Capabilities, now_ms: u64, expire: ExpireAt) -> u64 {
+    if expire.ms == 0 {
+        return 0;
+    }
+    match caps.relative_expiry {
+        RelativeExpiry::Exact => stored_expiry(caps.ttl, expire.ms),
+        RelativeExpiry::SecondsMinusOne => {
+            let second = if expire.relative {
+                let ttl_s = expire.ms.saturating_sub(now_ms).div_ceil(1000);
+                (now_ms / 1000).saturating_add(ttl_s).saturating_sub(1)
+            } else {
+                expire.ms / 1000
+            };
+            second.saturating_mul(1000).saturating_add(999)
+        }
     }
 }
 
@@ -441,6 +533,56 @@ mod expiry_tests {
         assert_eq!(stored_expiry(s, 1_700_000_000_001), 1_700_000_001_000);
         assert_eq!(stored_expiry(s, 1_700_000_000_999), 1_700_000_001_000);
         assert_eq!(stored_expiry(TtlResolution::Millis, 7), 7);
+    }
+
+    #[test]
+    fn seconds_minus_one_lives_through_the_stored_second() {
+        let mut caps = seconds_caps();
+        caps.relative_expiry = RelativeExpiry::SecondsMinusOne;
+        let t = 1_700_000_000_000;
+        let at = |now, e| stored_expiry_at(&caps, now, e);
+        // EXPIRE k 100 at a whole second: second T+99, lived through.
+        assert_eq!(at(t, ExpireAt::relative(t + 100_000)), t + 99_999);
+        // Later in the second: now is truncated, as nemo does.
+        assert_eq!(at(t + 700, ExpireAt::relative(t + 100_700)), t + 99_999);
+        // A TTL in ms counts as whole seconds, rounded up.
+        assert_eq!(at(t, ExpireAt::relative(t + 100)), t + 999);
+        assert_eq!(at(t + 950, ExpireAt::relative(t + 2_950)), t + 1_999);
+        // Absolute: the second that holds the instant.
+        assert_eq!(at(t, ExpireAt::absolute(t + 5_000)), t + 5_999);
+        assert_eq!(at(t, ExpireAt::absolute(t + 5_001)), t + 5_999);
+        assert_eq!(at(t, ExpireAt::absolute(0)), 0);
+        assert_eq!(at(t, ExpireAt::relative(0)), 0);
+        let exact = seconds_caps();
+        assert_eq!(
+            stored_expiry_at(&exact, t, ExpireAt::relative(t + 100)),
+            t + 1000
+        );
+        assert_eq!(
+            stored_expiry_at(&exact, t, ExpireAt::absolute(t + 5_001)),
+            t + 6_000
+        );
+    }
+
+    /// Capabilities of a whole-second format.
+    fn seconds_caps() -> Capabilities {
+        use redcodec_codec::{ListModel, ListShift, Namespaces, ScoreIndex};
+        Capabilities {
+            meta_lookup: MetaLookup::PerType,
+            ttl: TtlResolution::Seconds,
+            max_expire_ms: i32::MAX as u64 * 1000,
+            version_width: VersionWidth::Bits32,
+            collection_key_limit: None,
+            delete: DeleteModel::ResetMeta,
+            keeps_empty_meta: &[],
+            list_model: ListModel::Array {
+                shift: ListShift::ShorterSideHeadOnTie,
+            },
+            score_index: ScoreIndex::Exact,
+            score_limit: None,
+            namespaces: Namespaces::None,
+            relative_expiry: RelativeExpiry::Exact,
+        }
     }
 
     #[test]

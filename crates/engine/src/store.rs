@@ -198,6 +198,19 @@ impl Store {
         Ok(())
     }
 
+    /// Puts the records the format writes on every open
+    /// ([`Codec::bootstrap_records`]), in one batch per instance.
+    pub fn write_bootstrap(&self, records: Vec<(Record, Vec<u8>)>) -> Result<(), EngineError> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        let mut batch = Batch::default();
+        for (record, value) in records {
+            batch.put(record.place, record.key, value);
+        }
+        self.write(batch)
+    }
+
     /// Flushes memtables and compacts every column family fully, so that
     /// compaction filters see every record.
     pub fn compact_all(&self) -> Result<(), EngineError> {

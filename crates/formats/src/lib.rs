@@ -16,6 +16,7 @@ use redcodec_codec::{
     Record, SubId, SubKind, SubOwner, SubValue,
 };
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
+use redcodec_nemo::NemoCodec;
 use thiserror::Error;
 
 /// `enum_dispatch` needs to see the trait's definition in this crate: the
@@ -47,6 +48,8 @@ pub enum AnyCodec {
     Kvrocks(KvrocksCodec),
     /// Pika 3.x blackwidow.
     Blackwidow(BlackwidowCodec),
+    /// Pika 2.x nemo.
+    Nemo(NemoCodec),
 }
 
 /// The formats, by name.
@@ -56,17 +59,20 @@ pub enum Format {
     Kvrocks,
     /// Pika 3.x blackwidow (five instances, second-resolution expiry).
     Blackwidow,
+    /// Pika 2.x nemo (five instances, linked lists, 5-decimal score index).
+    Nemo,
 }
 
 impl Format {
     /// Every format that can be run.
-    pub const ALL: &'static [Format] = &[Format::Kvrocks, Format::Blackwidow];
+    pub const ALL: &'static [Format] = &[Format::Kvrocks, Format::Blackwidow, Format::Nemo];
 
     /// The name the command line uses.
     pub fn name(self) -> &'static str {
         match self {
             Format::Kvrocks => "kvrocks",
             Format::Blackwidow => "blackwidow",
+            Format::Nemo => "nemo",
         }
     }
 
@@ -90,6 +96,14 @@ impl Format {
                     ));
                 }
                 Ok(AnyCodec::from(BlackwidowCodec::new()))
+            }
+            Format::Nemo => {
+                if options.namespace.is_some() || options.cluster {
+                    return Err(FormatError::Options(
+                        "the nemo format has no namespaces and no cluster mode".into(),
+                    ));
+                }
+                Ok(AnyCodec::from(NemoCodec::new()))
             }
         }
     }
@@ -156,7 +170,7 @@ mod tests {
         let err = "pika9".parse::<Format>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown format 'pika9' (known formats: kvrocks, blackwidow)"
+            "unknown format 'pika9' (known formats: kvrocks, blackwidow, nemo)"
         );
     }
 
@@ -169,5 +183,15 @@ mod tests {
         assert_eq!(codec.name(), "blackwidow");
         assert_eq!(codec.layout().instances.len(), 5);
         assert_eq!("blackwidow".parse::<Format>().unwrap(), Format::Blackwidow);
+        let codec = Format::Nemo.codec(&FormatOptions::default()).unwrap();
+        assert_eq!(codec.name(), "nemo");
+        assert_eq!(codec.layout().instances[0].dir, "kv");
+        assert_eq!(codec.bootstrap_records().len(), 5);
+        assert_eq!("Nemo".parse::<Format>().unwrap(), Format::Nemo);
+        let cluster = FormatOptions {
+            cluster: true,
+            ..FormatOptions::default()
+        };
+        assert!(Format::Nemo.codec(&cluster).is_err());
     }
 }

@@ -12,8 +12,8 @@
 
 use redcodec_codec::{
     Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
-    Layout, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Reader, Record, ScoreIndex,
-    SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
+    Layout, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Reader, Record,
+    RelativeExpiry, ScoreIndex, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
 };
 
 use crate::keys::{successor, KeyScheme};
@@ -57,6 +57,7 @@ impl KvrocksCodec {
             namespaces: Namespaces::Prefix {
                 slots: opts.cluster,
             },
+            relative_expiry: RelativeExpiry::Exact,
         };
         Ok(KvrocksCodec {
             keys,
@@ -286,7 +287,7 @@ impl Codec for KvrocksCodec {
         gc::metadata_filter(value, now_ms)
     }
 
-    fn gc_sub_owner(&self, place: Place, key: &[u8]) -> Option<SubOwner> {
+    fn gc_sub_owner(&self, place: Place, key: &[u8], _value: &[u8]) -> Option<SubOwner> {
         gc::subkey_owner(place, key, self.keys.cluster())
     }
 

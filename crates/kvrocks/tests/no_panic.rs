@@ -54,7 +54,7 @@ fn feed(c: &KvrocksCodec, meta: &Meta, bytes: &[u8]) {
     for place in c.layout().places() {
         let _ = c.decode_meta_key(place, bytes);
         let _ = c.gc_meta(place, bytes, bytes, 1_700_000_000_000);
-        if let Some(owner) = c.gc_sub_owner(place, bytes) {
+        if let Some(owner) = c.gc_sub_owner(place, bytes, bytes) {
             let _ = c.gc_sub(&owner, Some(bytes), 1_700_000_000_000);
         }
     }
@@ -152,7 +152,7 @@ fn random_bytes() {
 fn places_outside_the_layout_are_not_owners() {
     let c = KvrocksCodec::default();
     assert_eq!(
-        c.gc_sub_owner(Place::new(3, 0), b"\x00\x00\x00\x00\x00"),
+        c.gc_sub_owner(Place::new(3, 0), b"\x00\x00\x00\x00\x00", &[]),
         None
     );
     assert_eq!(

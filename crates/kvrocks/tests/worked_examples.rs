@@ -122,7 +122,7 @@ fn hset_h_f_v() {
     );
 
     // The subkey's owner is the metadata record, at version V.
-    let owner = c.gc_sub_owner(range.place, &key).unwrap();
+    let owner = c.gc_sub_owner(range.place, &key, &[]).unwrap();
     assert_eq!(owner.meta, rec);
     assert_eq!(owner.version, V);
     let meta_bytes = c.encode_meta(&meta).unwrap();
@@ -158,7 +158,7 @@ fn cluster_mode_slots() {
         unhex(&format!("{NS} 2dae 00000001 68 305120c0f2000000 66"))
     );
     let owner = c
-        .gc_sub_owner(c.sub_place(SubKind::HashField), &key)
+        .gc_sub_owner(c.sub_place(SubKind::HashField), &key, &[])
         .unwrap();
     assert_eq!(owner.meta.key, unhex(&format!("{NS} 2dae 68")));
     // ZADD z 1.5 m: slot("z") = 8157 = 0x1fdd.
@@ -315,7 +315,7 @@ fn round_trips_of_every_record_kind() {
             other.version = 1;
             assert!(c.decode_sub_key(kind, key, &other, &raw_key).is_err());
             assert!(c.decode_sub_key(kind, b"key", &meta, &raw_key).is_err());
-            let owner = c.gc_sub_owner(range.place, &raw_key).unwrap();
+            let owner = c.gc_sub_owner(range.place, &raw_key, &[]).unwrap();
             assert_eq!(owner.meta, c.meta_record(key, DataType::ZSet).unwrap());
             assert_eq!(owner.version, u64::MAX);
         }
@@ -361,7 +361,7 @@ fn meta_keys_of_other_namespaces_are_skipped() {
     let meta = other.new_meta(DataType::Set, 5);
     let sub = other.sub_key(SubKind::SetMember, b"k", &meta, &SubId::Name(b"m".to_vec()));
     assert_eq!(
-        c.gc_sub_owner(c.sub_place(SubKind::SetMember), &sub)
+        c.gc_sub_owner(c.sub_place(SubKind::SetMember), &sub, &[])
             .unwrap()
             .meta,
         rec
@@ -403,7 +403,7 @@ fn gc_rules_through_the_codec() {
 
     let sub = c.sub_key(SubKind::SetMember, b"s", &meta, &SubId::Name(b"m".to_vec()));
     let owner = c
-        .gc_sub_owner(c.sub_place(SubKind::SetMember), &sub)
+        .gc_sub_owner(c.sub_place(SubKind::SetMember), &sub, &[])
         .unwrap();
     assert_eq!(c.gc_sub(&owner, Some(&live), now), GcDecision::Keep);
     assert_eq!(c.gc_sub(&owner, Some(&expired), now), GcDecision::Keep);
@@ -418,5 +418,5 @@ fn gc_rules_through_the_codec() {
     assert_eq!(c.gc_sub(&owner, Some(&newer), now), GcDecision::Drop);
     assert_eq!(c.gc_sub(&owner, Some(b"\x84\0"), now), GcDecision::Keep);
     assert_eq!(c.gc_sub(&owner, None, now), GcDecision::Drop);
-    assert_eq!(c.gc_sub_owner(rec.place, &sub), None);
+    assert_eq!(c.gc_sub_owner(rec.place, &sub, &[]), None);
 }

@@ -1,19 +1,24 @@
-//! [`NemoCodec`]: the [`Codec`] implementation tying the modules together,
-//! plus the inherent methods for what the trait cannot express yet
-//! (`formats-spec/nemo.md` §9):
+//! [`NemoCodec`]: the [`Codec`] implementation tying the modules together
+//! (`formats-spec/nemo.md` §9 lists what nemo needs of the trait):
 //!
-//! - [`NemoCodec::bootstrap_records`]: the separator records nemo writes on
+//! - [`Codec::bootstrap_records`]: the separator records nemo writes on
 //!   every open;
-//! - [`NemoCodec::element_is_current`]: whether an element record belongs
-//!   to the current version of its key (the version is in the value, so
+//! - [`Codec::sub_is_current`]: whether an element record belongs to the
+//!   current version of its key (the version is in the value, so
 //!   [`Codec::sub_range`] also holds records of older versions);
-//! - [`NemoCodec::gc_record`]: the whole compaction filter for one record,
-//!   value included, for families that hold metadata and elements.
+//! - [`Codec::gc_sub_owner`] reads the element's version from its value,
+//!   and the collection instances use [`GcRule::MetaAndSubKeys`]: the whole
+//!   compaction filter, for families that hold metadata and elements
+//!   ([`NemoCodec::gc_record`] is the same filter as one call);
+//! - [`RelativeExpiry::SecondsMinusOne`]: relative TTLs are stored as
+//!   `now_s + ttl_s - 1`, and a stored second is lived through.
+//!
+//! [`GcRule::MetaAndSubKeys`]: redcodec_codec::GcRule::MetaAndSubKeys
 
 use redcodec_codec::{
     Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
-    Layout, ListModel, Meta, MetaLookup, Namespaces, Place, Record, ScoreIndex, SubId, SubKind,
-    SubOwner, SubValue, TtlResolution, VersionWidth,
+    Layout, ListModel, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry, ScoreIndex,
+    SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
 };
 
 use crate::keys::{self, unbounded_upper};
@@ -58,29 +63,15 @@ impl NemoCodec {
                 },
                 score_limit: Some((score::MIN_SCORE, score::MAX_SCORE)),
                 namespaces: Namespaces::None,
+                relative_expiry: RelativeExpiry::SecondsMinusOne,
             },
         }
     }
 
-    /// The records nemo writes on every open, before serving commands:
-    /// the separators `h`, `l`, `y`, `z`, `s`, each an empty value with a
-    /// zero suffix. `(place, key, value)`.
-    pub fn bootstrap_records(&self) -> Vec<(Place, Vec<u8>, Vec<u8>)> {
-        layout::bootstrap_records()
-    }
-
-    /// Whether the element value `raw` read under `meta` belongs to the
-    /// key's current version. A record for which this is false is absent
-    /// for nemo: skipped by scans, not found by point reads, and a write
-    /// over it adds a new element.
-    pub fn element_is_current(&self, meta: &Meta, raw: &[u8]) -> bool {
-        elements::is_current(meta, raw)
-    }
-
     /// nemo's compaction filter for one record of the family at `place`:
     /// a decision, or the owner whose metadata decides it (then call
-    /// [`Codec::gc_sub`] with it). Unlike [`Codec::gc_sub_owner`] the
-    /// owner carries the element's real version, read from `value`.
+    /// [`Codec::gc_sub`] with it). [`Codec::gc_sub_owner`] and
+    /// [`Codec::gc_meta`] are the two halves of this one call.
     pub fn gc_record(&self, place: Place, key: &[u8], value: &[u8], now_ms: u64) -> gc::Verdict {
         gc::judge(place, key, value, now_ms)
     }
@@ -233,16 +224,35 @@ impl Codec for NemoCodec {
         }
     }
 
-    /// The owner of an element key. The element's version is in its value,
-    /// which this method does not see: the owner's version is
-    /// [`gc::VERSION_UNKNOWN`], so [`Codec::gc_sub`] drops the element only
-    /// when its owner is missing or expired, never for an older version.
-    fn gc_sub_owner(&self, place: Place, key: &[u8]) -> Option<SubOwner> {
-        gc::owner_of_key(place, key)
+    /// The owner of an element record, with the element's version read
+    /// from its value; `None` for metadata records, separators, values
+    /// shorter than the suffix and keys too short to hold their user key
+    /// (which [`Codec::gc_meta`] then judges).
+    fn gc_sub_owner(&self, place: Place, key: &[u8], value: &[u8]) -> Option<SubOwner> {
+        // The verdict does not depend on the time when it names an owner.
+        match gc::judge(place, key, value, 0) {
+            gc::Verdict::Element(owner) => Some(owner),
+            gc::Verdict::Decided(_) => None,
+        }
     }
 
     fn gc_sub(&self, owner: &SubOwner, meta: Option<&[u8]>, now_ms: u64) -> GcDecision {
         gc::element(owner.version, meta, now_ms)
+    }
+
+    /// The separators `h`, `l`, `y`, `z`, `s`, each an empty value with a
+    /// zero suffix, which nemo writes on every open.
+    fn bootstrap_records(&self) -> Vec<(Record, Vec<u8>)> {
+        layout::bootstrap_records()
+            .into_iter()
+            .map(|(place, key, value)| (Record { place, key }, value))
+            .collect()
+    }
+
+    /// [`elements::is_current`]: the element's version (in its value) is
+    /// at least the metadata's.
+    fn sub_is_current(&self, _kind: SubKind, meta: &Meta, raw_value: &[u8]) -> bool {
+        elements::is_current(meta, raw_value)
     }
 }
 
@@ -266,6 +276,7 @@ mod tests {
         assert_eq!(caps.score_index, ScoreIndex::Rounded { decimals: 5 });
         assert_eq!(caps.score_limit, Some((-1e13, 1e13)));
         assert_eq!(caps.namespaces, Namespaces::None);
+        assert_eq!(caps.relative_expiry, RelativeExpiry::SecondsMinusOne);
         assert_eq!(caps.keeps_empty_meta.len(), 4);
         assert!(!caps.keeps_empty_meta.contains(&DataType::String));
     }
@@ -309,8 +320,8 @@ mod tests {
                 .iter()
                 .any(|r| r.place == place && r.lower.as_slice() <= key && key < r.upper.as_slice())
         };
-        for (place, key, _) in c.bootstrap_records() {
-            assert!(!covered(place, &key), "{key:?}");
+        for (record, _) in c.bootstrap_records() {
+            assert!(!covered(record.place, &record.key), "{record:?}");
         }
         assert!(covered(layout::KV, b""));
         assert!(covered(layout::KV, &[0xFF; 200]));

@@ -17,8 +17,11 @@
 //!    the metadata is stale (`ts > 0 && ts < now`); else keep.
 //!
 //! [`judge`] runs steps 1–4 and names the owner for step 5; [`element`]
-//! runs step 5 once the owner's metadata is read. The Codec trait splits
-//! these between `gc_meta` and `gc_sub_owner`/`gc_sub`; see `codec`.
+//! runs step 5 once the owner's metadata is read. The collection instances
+//! use `GcRule::MetaAndSubKeys`: the engine asks `gc_sub_owner` (the owner
+//! [`judge`] names, with the element's version read from its value), then
+//! `gc_sub` ([`element`]) for elements and `gc_meta` (steps 1–4) for
+//! everything else; see `codec`.
 
 use redcodec_codec::{GcDecision, Place, Record, SubOwner};
 
@@ -111,28 +114,9 @@ fn owner(place: Place, prefix: u8, key: &[u8], version: u32) -> Option<SubOwner>
     })
 }
 
-/// The owner of an element key found at `place`, without its version (the
-/// version is in the value): [`SubOwner::version`] is then
-/// [`VERSION_UNKNOWN`], which [`element`] never finds older than the
-/// metadata. `None` for metadata keys, separators, keys too short to hold
-/// their user key, and places without elements.
-pub fn owner_of_key(place: Place, key: &[u8]) -> Option<SubOwner> {
-    let prefix = layout::type_of(place).and_then(keys::meta_tag)?;
-    let &first = key.first()?;
-    if first == prefix || key.len() <= 1 {
-        return None;
-    }
-    let mut owner = owner(place, prefix, key, 0)?;
-    owner.version = VERSION_UNKNOWN;
-    Some(owner)
-}
-
-/// [`SubOwner::version`] of an element whose version was not read.
-pub const VERSION_UNKNOWN: u64 = u64::MAX;
-
-/// Step 5: an element of version `version` (a `u32`, or
-/// [`VERSION_UNKNOWN`]) whose owner's metadata value is `meta`
-/// (`None`: missing), at `now_ms`.
+/// Step 5: an element of version `version` (a `u32`; a larger value is
+/// never found older than the metadata) whose owner's metadata value is
+/// `meta` (`None`: missing), at `now_ms`.
 pub fn element(version: u64, meta: Option<&[u8]>, now_ms: u64) -> GcDecision {
     let now_s = i64::try_from(now_ms / 1000).unwrap_or(i64::MAX);
     let Some(raw) = meta else {
@@ -242,28 +226,26 @@ mod tests {
         assert_eq!(element(v, Some(&meta_value(0, T, 0)), NOW), Keep);
         assert_eq!(element(v, None, NOW), Drop);
         assert_eq!(element(v, Some(&[0; 7]), NOW), Keep);
-        // Without the element's version only missing or stale owners drop.
-        assert_eq!(
-            element(VERSION_UNKNOWN, Some(&meta_value(1, T + 1, 0)), NOW),
-            Keep
-        );
-        assert_eq!(
-            element(VERSION_UNKNOWN, Some(&meta_value(1, T, T - 1)), NOW),
-            Drop
-        );
+        // A version beyond u32 is never older: only missing or stale owners drop.
+        assert_eq!(element(u64::MAX, Some(&meta_value(1, T + 1, 0)), NOW), Keep);
+        assert_eq!(element(u64::MAX, Some(&meta_value(1, T, T - 1)), NOW), Drop);
     }
 
     #[test]
     fn owners_from_keys() {
-        let o = owner_of_key(layout::ZSET, b"y\x02zz\0\0\0\0\0\0\0\0m").unwrap();
+        let owner_of = |place, key: &[u8]| match judge(place, key, &value(b"", T, 0), NOW) {
+            Verdict::Element(o) => Some(o),
+            Verdict::Decided(_) => None,
+        };
+        let o = owner_of(layout::ZSET, b"y\x02zz\0\0\0\0\0\0\0\0m").unwrap();
         assert_eq!(o.meta.key, b"Zzz");
-        assert_eq!(o.version, VERSION_UNKNOWN);
-        let o = owner_of_key(layout::LIST, b"l\x01l\x01\0\0\0\0\0\0\0").unwrap();
+        assert_eq!(o.version, T as u64);
+        let o = owner_of(layout::LIST, b"l\x01l\x01\0\0\0\0\0\0\0").unwrap();
         assert_eq!(o.meta.key, b"Ll");
-        assert_eq!(owner_of_key(layout::ZSET, b"Zz"), None);
-        assert_eq!(owner_of_key(layout::ZSET, b"z"), None);
-        assert_eq!(owner_of_key(layout::ZSET, b"z\x09a"), None);
-        assert_eq!(owner_of_key(layout::KV, b"s\x01ab"), None);
-        assert_eq!(owner_of_key(Place::new(1, 1), b"h\x01k=f"), None);
+        assert_eq!(owner_of(layout::ZSET, b"Zz"), None);
+        assert_eq!(owner_of(layout::ZSET, b"z"), None);
+        assert_eq!(owner_of(layout::ZSET, b"z\x09a"), None);
+        assert_eq!(owner_of(layout::KV, b"s\x01ab"), None);
+        assert_eq!(owner_of(Place::new(1, 1), b"h\x01k=f"), None);
     }
 }

@@ -68,9 +68,19 @@ pub fn meta_tag_of_place(place: Place) -> Option<u8> {
     layout::type_of(place).and_then(meta_tag)
 }
 
-/// Refuses a collection key nemo cannot store: empty, or 255 bytes or more.
+/// Refuses a collection key nemo cannot store: 255 bytes or more
+/// ([`EncodeError::KeyTooLong`]), or empty ([`EncodeError::OutOfRange`],
+/// "hash key length 0 … (1 to 254 bytes)").
 pub fn check_collection_key(key: &[u8], data_type: DataType) -> Result<(), EncodeError> {
-    if data_type.is_collection() && (key.is_empty() || key.len() > MAX_COLLECTION_KEY) {
+    if data_type.is_collection() && key.is_empty() {
+        return Err(EncodeError::OutOfRange {
+            format: FORMAT,
+            what: key_length_name(data_type),
+            value: "0".into(),
+            range: format!("1 to {MAX_COLLECTION_KEY} bytes"),
+        });
+    }
+    if data_type.is_collection() && key.len() > MAX_COLLECTION_KEY {
         return Err(EncodeError::KeyTooLong {
             format: FORMAT,
             type_name: data_type.redis_name(),
@@ -79,6 +89,17 @@ pub fn check_collection_key(key: &[u8], data_type: DataType) -> Result<(), Encod
         });
     }
     Ok(())
+}
+
+/// "hash key length" and so on, for errors.
+fn key_length_name(data_type: DataType) -> &'static str {
+    match data_type {
+        DataType::String => "string key length",
+        DataType::Hash => "hash key length",
+        DataType::List => "list key length",
+        DataType::Set => "set key length",
+        DataType::ZSet => "zset key length",
+    }
 }
 
 /// The metadata key of `key`: the raw key for strings, `tag ‖ key` otherwise.
@@ -210,7 +231,14 @@ mod tests {
                     max: 254
                 }
             );
-            assert!(check_collection_key(b"", t).is_err());
+            let empty = check_collection_key(b"", t).unwrap_err();
+            assert_eq!(
+                empty.to_string(),
+                format!(
+                    "{} key length 0 is out of range for the nemo format (1 to 254 bytes)",
+                    t.redis_name()
+                )
+            );
         }
         assert!(check_collection_key(&[b'k'; 1000], DataType::String).is_ok());
         assert!(check_collection_key(b"", DataType::String).is_ok());

@@ -44,9 +44,8 @@ pub const SEPARATORS: [(Place, u8); 5] = [
 /// The whole layout.
 ///
 /// The `kv` family holds only strings and uses the metadata rule. Each
-/// collection family holds metadata *and* element records; until the engine
-/// can apply both rules to one family it uses the element rule, so that
-/// stale elements are collected and metadata is kept (see `gc`).
+/// collection family holds metadata *and* element records, and uses
+/// [`GcRule::MetaAndSubKeys`]: nemo's whole filter (see `gc`).
 pub fn layout() -> Layout {
     let instance = |dir, gc| InstanceSpec {
         dir,
@@ -59,10 +58,10 @@ pub fn layout() -> Layout {
     Layout {
         instances: vec![
             instance(DIRS[0], GcRule::Metadata),
-            instance(DIRS[1], GcRule::SubKeys),
-            instance(DIRS[2], GcRule::SubKeys),
-            instance(DIRS[3], GcRule::SubKeys),
-            instance(DIRS[4], GcRule::SubKeys),
+            instance(DIRS[1], GcRule::MetaAndSubKeys),
+            instance(DIRS[2], GcRule::MetaAndSubKeys),
+            instance(DIRS[3], GcRule::MetaAndSubKeys),
+            instance(DIRS[4], GcRule::MetaAndSubKeys),
         ],
     }
 }
@@ -119,7 +118,7 @@ mod tests {
             assert!(inst.column_families[0].comparator.is_none());
         }
         assert_eq!(l.cf(KV).gc, GcRule::Metadata);
-        assert_eq!(l.cf(ZSET).gc, GcRule::SubKeys);
+        assert_eq!(l.cf(ZSET).gc, GcRule::MetaAndSubKeys);
         assert_eq!(l.places().count(), 5);
         for t in DataType::ALL {
             assert_eq!(type_of(place_of(t)), Some(t));

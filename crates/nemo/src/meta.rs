@@ -154,7 +154,7 @@ mod tests {
         let m = Meta::string(b"bar".to_vec(), 0);
         assert_eq!(hex(&encode(&m).unwrap()), "6261720000000000000000");
         assert_eq!(decode(DataType::String, &encode(&m).unwrap()).unwrap(), m);
-        let empty = Meta::string(Vec::new(), (T + 5) * 1000);
+        let empty = Meta::string(Vec::new(), (T + 5) * 1000 + 999);
         let raw = encode(&empty).unwrap();
         assert_eq!(raw.len(), 8);
         assert_eq!(decode(DataType::String, &raw).unwrap(), empty);
@@ -165,7 +165,7 @@ mod tests {
     fn default_meta() {
         let mut m = new_meta(DataType::Set, T);
         m.size = 3;
-        m.expire_ms = (T + 10) * 1000;
+        m.expire_ms = (T + 10) * 1000 + 999;
         let raw = encode(&m).unwrap();
         assert_eq!(hex(&raw), "030000000000000000f153650af15365");
         assert_eq!(decode(DataType::Set, &raw).unwrap(), m);

@@ -10,9 +10,12 @@
 //! record is stale when `timestamp != 0 && timestamp < now` (seconds), so a
 //! key is still live during the second its timestamp names.
 //!
-//! In redcodec's model the timestamp is [`Meta::expire_ms`] / 1000 (the
-//! engine rounds to whole seconds before encoding) and decodes to
-//! `timestamp * 1000`.
+//! In redcodec's model the timestamp is `floor(`[`Meta::expire_ms`]` / 1000)`
+//! and decodes to `timestamp * 1000 + 999`: the last millisecond of the
+//! second it names, so that the engine's rule (a key is live up to and
+//! including its expiry millisecond) is exactly nemo's (live while
+//! `now_s <= timestamp`). This is what
+//! [`redcodec_codec::RelativeExpiry::SecondsMinusOne`] declares.
 
 use redcodec_codec::{DecodeError, EncodeError, Meta, Reader};
 
@@ -21,7 +24,9 @@ use crate::FORMAT;
 /// Bytes of the suffix: `kVersionLength + kTSLength`.
 pub const SUFFIX_LEN: usize = 8;
 
-/// The largest storable expiry, in unix milliseconds: `i32::MAX` seconds.
+/// The latest absolute expiry redcodec accepts, in unix milliseconds: the
+/// start of second `i32::MAX` (2038-01-19T03:14:07Z). It is stored as that
+/// second, which keeps the key live through its last millisecond.
 pub const MAX_EXPIRE_MS: u64 = i32::MAX as u64 * 1000;
 
 /// The version and timestamp ending a value.
@@ -97,9 +102,10 @@ impl Suffix {
     }
 }
 
-/// The stored timestamp of an absolute expiry in unix milliseconds:
-/// `expire_ms / 1000`, except that a nonzero expiry below one second stays
-/// nonzero (second 1). Beyond `i32::MAX` seconds is an error.
+/// The stored timestamp of an absolute expiry in unix milliseconds: the
+/// second that holds it, `expire_ms / 1000`, except that a nonzero expiry
+/// below one second stays nonzero (second 1). Beyond `i32::MAX` seconds is
+/// an error.
 pub fn timestamp_of(expire_ms: u64) -> Result<i32, EncodeError> {
     let secs = match expire_ms {
         0 => 0,
@@ -114,16 +120,22 @@ pub fn timestamp_of(expire_ms: u64) -> Result<i32, EncodeError> {
     })
 }
 
-/// [`Meta::expire_ms`] of a stored timestamp: 0 stays 0, a positive
-/// timestamp is `ts * 1000`. nemo never writes a negative timestamp; its
-/// `Get` treats one as stale, so it decodes to second 1 (long expired).
+/// [`Meta::expire_ms`] of a stored timestamp: 0 stays 0; a positive
+/// timestamp `ts` is the last millisecond of second `ts`,
+/// `ts * 1000 + 999`, since nemo keeps a key live through the second its
+/// timestamp names (stale once `ts < now_s`). nemo never writes a negative
+/// timestamp; its `Get` treats one as stale, so it decodes to the end of
+/// second 1 (long expired).
 pub fn expire_ms_of(timestamp: i32) -> u64 {
     match timestamp {
         0 => 0,
-        t if t < 0 => 1000,
-        t => t as u64 * 1000,
+        t if t < 0 => LAST_MS_OF_SECOND_ONE,
+        t => t as u64 * 1000 + 999,
     }
 }
+
+/// The decoded expiry of a negative timestamp: second 1, lived through.
+const LAST_MS_OF_SECOND_ONE: u64 = 1999;
 
 #[cfg(test)]
 mod tests {
@@ -141,7 +153,7 @@ mod tests {
         let (payload, s) = Suffix::split("t", &out).unwrap();
         assert_eq!(payload, b"v");
         assert_eq!(s.version, 0x6553_F100);
-        assert_eq!(s.expire_ms(), 0x6553_F163 * 1000);
+        assert_eq!(s.expire_ms(), 0x6553_F163 * 1000 + 999);
         assert!(Suffix::split("t", &out[..7]).is_err());
         assert_eq!(Suffix::peek(&[0; 8]), Some(Suffix::ZERO));
         assert_eq!(Suffix::peek(&[0; 7]), None);
@@ -156,8 +168,13 @@ mod tests {
         assert_eq!(timestamp_of(MAX_EXPIRE_MS), Ok(i32::MAX));
         assert!(timestamp_of(MAX_EXPIRE_MS + 1000).is_err());
         assert_eq!(expire_ms_of(0), 0);
-        assert_eq!(expire_ms_of(-5), 1000);
-        assert_eq!(expire_ms_of(i32::MAX), MAX_EXPIRE_MS);
+        assert_eq!(expire_ms_of(-5), 1999);
+        assert_eq!(expire_ms_of(1_700_000_099), 1_700_000_099_999);
+        assert_eq!(expire_ms_of(i32::MAX), MAX_EXPIRE_MS + 999);
+        // Decoding then encoding gives the same second back.
+        for ts in [1, 1_700_000_099, i32::MAX] {
+            assert_eq!(timestamp_of(expire_ms_of(ts)), Ok(ts));
+        }
     }
 
     #[test]

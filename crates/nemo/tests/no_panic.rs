@@ -55,7 +55,7 @@ fn feed(c: &NemoCodec, meta: &Meta, bytes: &[u8]) {
             let _ = c.gc_meta(place, bytes, bytes, now);
             let _ = c.gc_meta(place, bytes, &[0; 16], now);
             let _ = c.gc_record(place, bytes, bytes, now);
-            if let Some(owner) = c.gc_sub_owner(place, bytes) {
+            if let Some(owner) = c.gc_sub_owner(place, bytes, bytes) {
                 let _ = c.gc_sub(&owner, Some(bytes), now);
             }
         }
@@ -72,7 +72,9 @@ fn feed(c: &NemoCodec, meta: &Meta, bytes: &[u8]) {
         let _ = c.decode_sub_key(kind, b"k", meta, bytes);
         let _ = c.decode_sub_value(kind, meta, bytes);
     }
-    let _ = c.element_is_current(meta, bytes);
+    for kind in KINDS {
+        let _ = c.sub_is_current(kind, meta, bytes);
+    }
 }
 
 fn valid_records(c: &NemoCodec) -> Vec<Vec<u8>> {
@@ -107,8 +109,8 @@ fn valid_records(c: &NemoCodec) -> Vec<Vec<u8>> {
             },
         ));
     }
-    for (_, key, value) in c.bootstrap_records() {
-        out.push(key);
+    for (record, value) in c.bootstrap_records() {
+        out.push(record.key);
         out.push(value);
     }
     out

@@ -51,10 +51,10 @@ fn set_foo_bar() {
 
 #[test]
 fn setex_foo_100_bar() {
-    // nemo's Put(k, v, 100) at T stores T + 100 - 1: the engine passes the
-    // expiry accordingly.
+    // nemo's Put(k, v, 100) at T stores T + 100 - 1, and keeps the key live
+    // through that second: it decodes as its last millisecond.
     let c = codec();
-    let meta = Meta::string(b"bar".to_vec(), (T + 99) * 1000);
+    let meta = Meta::string(b"bar".to_vec(), (T + 99) * 1000 + 999);
     let value = c.encode_meta(&meta).unwrap();
     assert_eq!(value, unhex("62 61 72 00000000 63f15365"));
     assert_eq!(c.decode_meta(DataType::String, &value).unwrap(), meta);
@@ -93,7 +93,11 @@ fn hset_h_f_v() {
 
     // The separator "h" already exists.
     let seps = c.bootstrap_records();
-    assert!(seps.contains(&(rec.place, unhex("68"), unhex("00000000 00000000"))));
+    let sep = redcodec_codec::Record {
+        place: rec.place,
+        key: unhex("68"),
+    };
+    assert!(seps.contains(&(sep, unhex("00000000 00000000"))));
     assert_eq!(c.decode_meta_key(rec.place, b"h"), Ok(None));
     assert_eq!(c.decode_meta_key(rec.place, &field), Ok(None));
     assert_eq!(
@@ -114,10 +118,11 @@ fn hset_h_f_v() {
     assert_eq!(range.lower, unhex("68 01 68 3d"));
     assert_eq!(range.upper, unhex("68 01 68 3e"));
     assert!(range.lower <= field && field < range.upper);
-    assert!(c.element_is_current(&meta, &value));
+    assert!(c.sub_is_current(SubKind::HashField, &meta, &value));
 
     // Compaction: the field's owner is the metadata record.
-    let owner = c.gc_sub_owner(range.place, &field).unwrap();
+    let owner = c.gc_sub_owner(range.place, &field, &value).unwrap();
+    assert_eq!(owner.version, T);
     assert_eq!(owner.meta, rec);
     assert_eq!(
         c.gc_sub(&owner, Some(&meta_value), NOW_MS),
@@ -129,7 +134,7 @@ fn hset_h_f_v() {
         GcDecision::Keep
     );
     assert_eq!(
-        c.gc_meta(rec.place, b"h", &seps[0].2, NOW_MS),
+        c.gc_meta(rec.place, b"h", &seps[0].1, NOW_MS),
         GcDecision::Keep
     );
     match c.gc_record(range.place, &field, &value, NOW_MS) {
@@ -290,7 +295,7 @@ fn zadd_z_1_5_m() {
         assert!(c
             .bootstrap_records()
             .iter()
-            .any(|(p, k, _)| *p == rec.place && k == sep));
+            .any(|(r, _)| r.place == rec.place && r.key == sep));
     }
 }
 
@@ -310,7 +315,7 @@ fn del_then_recreate_hides_old_elements() {
     let key = c.sub_key(SubKind::SetMember, b"s", &del, &member);
     let range = c.sub_range(SubKind::SetMember, b"s", &del);
     assert!(range.lower <= key && key < range.upper);
-    assert!(!c.element_is_current(&del, &old_value));
+    assert!(!c.sub_is_current(SubKind::SetMember, &del, &old_value));
     // A second DEL in the same second: old + 1.
     assert_eq!(c.next_version(NOW_US, 0, Some(T)), T + 1);
     // Compaction: the empty meta stays while its version is now, then goes.
@@ -323,16 +328,26 @@ fn del_then_recreate_hides_old_elements() {
         c.gc_meta(rec.place, &rec.key, &del_value, NOW_MS + 1000),
         GcDecision::Drop
     );
-    // The old member: dropped for its version with gc_record, kept by the
-    // trait path (which cannot see the version) while its owner lives.
+    // The old member: dropped for its version, read from its value; the
+    // trait path and gc_record agree.
     let gc::Verdict::Element(owner) = c.gc_record(range.place, &key, &old_value, NOW_MS) else {
         panic!("element expected");
     };
     assert_eq!(c.gc_sub(&owner, Some(&del_value), NOW_MS), GcDecision::Drop);
-    let blind = c.gc_sub_owner(range.place, &key).unwrap();
-    assert_eq!(blind.meta, owner.meta);
-    assert_eq!(c.gc_sub(&blind, Some(&del_value), NOW_MS), GcDecision::Keep);
-    assert_eq!(c.gc_sub(&blind, None, NOW_MS), GcDecision::Drop);
+    let same = c.gc_sub_owner(range.place, &key, &old_value).unwrap();
+    assert_eq!(same, owner);
+    assert_eq!(same.version, T - 50);
+    assert_eq!(c.gc_sub(&same, None, NOW_MS), GcDecision::Drop);
+    // A member written under the new version is kept.
+    let new_value = c.encode_sub_value(SubKind::SetMember, &del, &SubValue::Empty);
+    let current = c.gc_sub_owner(range.place, &key, &new_value).unwrap();
+    assert_eq!(
+        c.gc_sub(&current, Some(&del_value), NOW_MS),
+        GcDecision::Keep
+    );
+    // Metadata and separators have no owner: gc_meta judges them.
+    assert_eq!(c.gc_sub_owner(rec.place, &rec.key, &del_value), None);
+    assert_eq!(c.gc_sub_owner(rec.place, b"s", &[0; 8]), None);
 }
 
 #[test]
@@ -345,7 +360,7 @@ fn expiry_is_stamped_on_elements() {
     assert_eq!(value, unhex("00f15365 09f15365"));
     let meta_value = c.encode_meta(&meta).unwrap();
     let owner = c
-        .gc_sub_owner(layout::HASH, &unhex("68 01 68 3d 66"))
+        .gc_sub_owner(layout::HASH, &unhex("68 01 68 3d 66"), &value)
         .unwrap();
     assert_eq!(
         c.gc_sub(&owner, Some(&meta_value), (T + 9) * 1000 + 999),
@@ -400,7 +415,7 @@ fn round_trips_of_every_record_kind() {
     let c = codec();
     for data_type in DataType::ALL {
         let mut meta = c.new_meta(data_type, u64::from(u32::MAX));
-        meta.expire_ms = 1_700_000_123_000;
+        meta.expire_ms = 1_700_000_123_999;
         if data_type == DataType::String {
             meta.value = b"payload\0\xff".to_vec();
             meta.version = 0;
@@ -465,10 +480,10 @@ fn round_trips_of_every_record_kind() {
             (SubValue::Score(a), SubValue::Score(b)) => assert_eq!(a.to_bits(), b.to_bits()),
             (got, want) => assert_eq!(&got, want),
         }
-        assert!(c.element_is_current(&meta, &raw_value));
+        assert!(c.sub_is_current(kind, &meta, &raw_value));
         // Another key is rejected.
         assert!(c.decode_sub_key(kind, b"key", &meta, &raw_key).is_err());
-        let owner = c.gc_sub_owner(range.place, &raw_key).unwrap();
+        let owner = c.gc_sub_owner(range.place, &raw_key, &raw_value).unwrap();
         assert_eq!(owner.meta, c.meta_record(key, meta_type(kind)).unwrap());
     }
 }

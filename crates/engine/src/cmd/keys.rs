@@ -6,7 +6,7 @@ use redcodec_codec::Codec;
 use super::is;
 use crate::dispatch::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
-use crate::keyspace::Ctx;
+use crate::keyspace::{Ctx, ExpireAt};
 use crate::number::int_arg;
 use crate::reply::Reply;
 use crate::value::{read_value, write_value};
@@ -123,6 +123,11 @@ fn expire_generic<C: Codec>(
         ))
     };
     let mut at = n.checked_mul(unit_ms).ok_or_else(invalid)?;
+    let given = if relative {
+        ExpireAt::relative
+    } else {
+        ExpireAt::absolute
+    };
     if relative {
         at = at.checked_add(ctx.now_ms() as i64).ok_or_else(invalid)?;
     }
@@ -136,7 +141,7 @@ fn expire_generic<C: Codec>(
     if at <= ctx.now_ms() {
         ctx.remove_key(a[1], &meta)?;
     } else {
-        ctx.set_expire(&mut meta, at)?;
+        ctx.set_expire_at(&mut meta, given(at))?;
         ctx.put_meta(a[1], &meta)?;
     }
     Ok(Reply::Integer(1))

@@ -5,7 +5,7 @@ use redcodec_codec::{Codec, DataType, Meta};
 use super::is;
 use crate::dispatch::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
-use crate::keyspace::{Ctx, KeyView};
+use crate::keyspace::{Ctx, ExpireAt, KeyView};
 use crate::long_double::LongDouble;
 use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
@@ -41,18 +41,19 @@ fn read<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8]) -> CmdResult<Option<Meta>> {
     ctx.typed(key, DataType::String)
 }
 
-/// Queues `value` as the new string at `key` with absolute expiry
-/// `expire_ms` (0: none), replacing whatever `view` shows there.
+/// Queues `value` as the new string at `key` with expiry `expire` (an
+/// absolute time in ms, 0: none, or an [`ExpireAt`]), replacing whatever
+/// `view` shows there.
 fn write<C: Codec>(
     ctx: &mut Ctx<'_, C>,
     key: &[u8],
     view: &KeyView,
     value: Vec<u8>,
-    expire_ms: u64,
+    expire: impl Into<ExpireAt>,
 ) -> CmdResult<()> {
     let mut meta = ctx.create(key, DataType::String, view)?;
     meta.value = value;
-    ctx.set_expire(&mut meta, expire_ms)?;
+    ctx.set_expire_at(&mut meta, expire.into())?;
     ctx.put_meta(key, &meta)
 }
 
@@ -75,12 +76,13 @@ fn get<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
 enum Expiry {
     Keep,
     Clear,
-    At(u64),
+    At(ExpireAt),
 }
 
 /// Parses `EX s | PX ms | EXAT s | PXAT ms` at `a[i]` (`a[i+1]` the number)
-/// into an absolute time in ms; `cmd` names the command in errors.
-fn expiry_at(now_ms: u64, unit: &[u8], n: &[u8], cmd: &str) -> CmdResult<u64> {
+/// into an absolute time in ms, relative for `EX`/`PX`; `cmd` names the
+/// command in errors.
+fn expiry_at(now_ms: u64, unit: &[u8], n: &[u8], cmd: &str) -> CmdResult<ExpireAt> {
     let v = int_arg(n)?;
     let invalid = || CmdError::other(format!("ERR invalid expire time in '{cmd}' command"));
     if v <= 0 {
@@ -91,12 +93,12 @@ fn expiry_at(now_ms: u64, unit: &[u8], n: &[u8], cmd: &str) -> CmdResult<u64> {
     } else {
         v
     };
-    let at = if is(unit, "ex") || is(unit, "px") {
-        ms.checked_add(now_ms as i64).ok_or_else(invalid)?
+    if is(unit, "ex") || is(unit, "px") {
+        let at = ms.checked_add(now_ms as i64).ok_or_else(invalid)?;
+        Ok(ExpireAt::relative(at as u64))
     } else {
-        ms
-    };
-    Ok(at as u64)
+        Ok(ExpireAt::absolute(ms as u64))
+    }
 }
 
 /// SET's options, parsed as Redis' `parseExtendedStringArgumentsOrReply`:
@@ -158,7 +160,7 @@ fn set<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
         None => Expiry::Clear,
     };
     let reads_old = nx || xx || get || matches!(expiry, Expiry::Keep);
-    let expires_at_once = matches!(expiry, Expiry::At(t) if t <= ctx.now_ms());
+    let expires_at_once = matches!(expiry, Expiry::At(t) if t.ms <= ctx.now_ms());
     let view = if reads_old || expires_at_once {
         ctx.view(key)?
     } else {
@@ -178,18 +180,18 @@ fn set<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     if (nx && exists) || (xx && !exists) {
         return Ok(reply_skip);
     }
-    let expire_ms = match expiry {
-        Expiry::Clear => 0,
+    let expire = match expiry {
+        Expiry::Clear => ExpireAt::absolute(0),
         Expiry::At(t) => t,
-        Expiry::Keep => view.live.as_ref().map_or(0, |m| m.expire_ms),
+        Expiry::Keep => ExpireAt::absolute(view.live.as_ref().map_or(0, |m| m.expire_ms)),
     };
-    if expire_ms != 0 && expire_ms <= ctx.now_ms() {
+    if expire.ms != 0 && expire.ms <= ctx.now_ms() {
         // Already expired: Redis deletes the key instead of storing it.
         if let Some(live) = &view.live {
             ctx.remove_key(key, live)?;
         }
     } else {
-        write(ctx, key, &view, value.to_vec(), expire_ms)?;
+        write(ctx, key, &view, value.to_vec(), expire)?;
     }
     Ok(if get {
         Reply::opt_bulk(old)
@@ -325,9 +327,9 @@ fn getex<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
                 ctx.put_meta(a[1], &meta)?;
             }
         }
-        Expiry::At(t) if t <= ctx.now_ms() => ctx.remove_key(a[1], &meta)?,
+        Expiry::At(t) if t.ms <= ctx.now_ms() => ctx.remove_key(a[1], &meta)?,
         Expiry::At(t) => {
-            ctx.set_expire(&mut meta, t)?;
+            ctx.set_expire_at(&mut meta, t)?;
             ctx.put_meta(a[1], &meta)?;
         }
     }

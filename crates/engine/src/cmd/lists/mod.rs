@@ -1,8 +1,11 @@
 //! List commands. Each command is written once against [`Model`], the
 //! list operations of the format's declared list model; the models live in
-//! sibling modules ([`array`] today).
+//! sibling modules ([`array`], [`linked`]).
 
 mod array;
+mod linked;
+#[cfg(test)]
+mod linked_tests;
 mod model;
 #[cfg(test)]
 mod tests;
@@ -444,8 +447,7 @@ fn rotate<C: Codec>(
         };
         return Ok(Reply::Bulk(model.get(ctx, key, &meta, pos)?));
     }
-    let popped = model.pop(ctx, key, &mut meta, from, 1)?;
-    model.push(ctx, key, &mut meta, to, &popped)?;
+    let moved = model.rotate(ctx, key, &mut meta, from, to)?;
     ctx.save(key, &meta)?;
-    Ok(Reply::opt_bulk(popped.into_iter().next()))
+    Ok(Reply::Bulk(moved))
 }

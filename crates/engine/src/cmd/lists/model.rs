@@ -15,7 +15,7 @@
 
 use redcodec_codec::{Codec, ListModel, ListShift, Meta};
 
-use super::array;
+use super::{array, linked};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 
@@ -33,6 +33,8 @@ pub(super) enum Side {
 pub(super) enum Model {
     /// Consecutive integer indexes; `ListShift` picks the side that moves.
     Array(ListShift),
+    /// Doubly linked nodes with never-reused sequence numbers.
+    Linked,
 }
 
 impl Model {
@@ -41,9 +43,8 @@ impl Model {
     pub(super) fn of<C: Codec>(ctx: &Ctx<'_, C>) -> CmdResult<Model> {
         match ctx.caps().list_model {
             ListModel::Array { shift } => Ok(Model::Array(shift)),
-            ListModel::Linked | ListModel::Sparse => {
-                Err(CmdError::other("ERR list model not supported yet"))
-            }
+            ListModel::Linked => Ok(Model::Linked),
+            ListModel::Sparse => Err(CmdError::other("ERR list model not supported yet")),
         }
     }
 
@@ -57,6 +58,7 @@ impl Model {
     ) -> CmdResult<Vec<u8>> {
         match self {
             Model::Array(_) => array::get(ctx, key, meta, pos),
+            Model::Linked => linked::get(ctx, key, meta, pos),
         }
     }
 
@@ -71,6 +73,7 @@ impl Model {
     ) -> CmdResult<Vec<Vec<u8>>> {
         match self {
             Model::Array(_) => array::range(ctx, key, meta, start, stop),
+            Model::Linked => linked::range(ctx, key, meta, start, stop),
         }
     }
 
@@ -86,6 +89,7 @@ impl Model {
     ) -> CmdResult<()> {
         match self {
             Model::Array(_) => array::visit(ctx, key, meta, from, visit),
+            Model::Linked => linked::visit(ctx, key, meta, from, visit),
         }
     }
 
@@ -101,6 +105,7 @@ impl Model {
     ) -> CmdResult<()> {
         match self {
             Model::Array(_) => array::push(ctx, key, meta, side, values),
+            Model::Linked => linked::push(ctx, key, meta, side, values),
         }
     }
 
@@ -115,6 +120,7 @@ impl Model {
     ) -> CmdResult<Vec<Vec<u8>>> {
         match self {
             Model::Array(_) => array::pop(ctx, key, meta, side, n),
+            Model::Linked => linked::pop(ctx, key, meta, side, n),
         }
     }
 
@@ -129,6 +135,7 @@ impl Model {
     ) -> CmdResult<()> {
         match self {
             Model::Array(_) => array::set(ctx, key, meta, pos, value),
+            Model::Linked => linked::set(ctx, key, meta, pos, value),
         }
     }
 
@@ -145,6 +152,7 @@ impl Model {
     ) -> CmdResult<bool> {
         match self {
             Model::Array(shift) => array::insert(ctx, key, meta, shift, pivot, before, value),
+            Model::Linked => linked::insert(ctx, key, meta, pivot, before, value),
         }
     }
 
@@ -162,6 +170,30 @@ impl Model {
     ) -> CmdResult<u64> {
         match self {
             Model::Array(shift) => array::remove(ctx, key, meta, shift, count, value),
+            Model::Linked => linked::remove(ctx, key, meta, count, value),
+        }
+    }
+
+    /// Moves the element at the `from` end to the `to` end (the other one)
+    /// of a list of two or more elements; returns it.
+    pub(super) fn rotate<C: Codec>(
+        self,
+        ctx: &mut Ctx<'_, C>,
+        key: &[u8],
+        meta: &mut Meta,
+        from: Side,
+        to: Side,
+    ) -> CmdResult<Vec<u8>> {
+        match self {
+            // Array pops and pushes touch different indexes.
+            Model::Array(_) => {
+                let popped = self.pop(ctx, key, meta, from, 1)?;
+                self.push(ctx, key, meta, to, &popped)?;
+                Ok(popped.into_iter().next().unwrap_or_default())
+            }
+            // The popped node's neighbour may be the pushed node's
+            // neighbour: one chain relinks both.
+            Model::Linked => linked::rotate(ctx, key, meta, from, to),
         }
     }
 
@@ -176,6 +208,7 @@ impl Model {
     ) -> CmdResult<()> {
         match self {
             Model::Array(_) => array::trim(ctx, key, meta, start, stop),
+            Model::Linked => linked::trim(ctx, key, meta, start, stop),
         }
     }
 }

@@ -29,6 +29,8 @@ mod setops;
 mod write;
 
 #[cfg(test)]
+mod nemo_tests;
+#[cfg(test)]
 mod tests;
 
 use order::{walk, Entry, Start};

@@ -103,8 +103,14 @@ fn seek_id(index: ScoreIndex, start: Start<'_>, reverse: bool) -> Option<SubId> 
         }
         (ScoreIndex::Rounded { decimals }, Start::Score(s)) => {
             // Two rounding steps: whatever way the format rounds, the
-            // rounded score of `s` is on this side of the seek key.
-            let margin = 2.0 * 10f64.powi(-i32::try_from(decimals).unwrap_or(i32::MAX));
+            // rounded score of `s` is on this side of the seek key. Where
+            // a double's precision is coarser than the step (|s| above
+            // about 10^11 for 5 decimals), `s ± step` is `s` itself: four
+            // units in the last place more move the seek key off `s`'s
+            // own rounded score.
+            let step = 10f64.powi(-i32::try_from(decimals).unwrap_or(i32::MAX));
+            let ulp = s.abs().next_up() - s.abs();
+            let margin = 2.0 * step + 4.0 * ulp;
             let widened = if reverse { s + margin } else { s - margin };
             widened.is_finite().then(|| scored(widened, b""))
         }
@@ -444,11 +450,27 @@ mod tests {
         );
         assert_eq!(seek_id(exact, Start::Score(f64::INFINITY), true), None);
         let lossy = ScoreIndex::Rounded { decimals: 5 };
+        let ulp_of_one = 1.0f64.next_up() - 1.0;
         assert_eq!(
             seek_id(lossy, Start::Score(1.0), false),
-            id(1.0 - 2.0 * 10f64.powi(-5))
+            id(1.0 - (2.0 * 10f64.powi(-5) + 4.0 * ulp_of_one))
         );
         assert_eq!(seek_id(lossy, Start::Score(f64::NEG_INFINITY), false), None);
+        // Where doubles are coarser than the step, the seek still moves
+        // past the bound's own rounded score (5 decimals, as nemo rounds).
+        let index = |x: f64| (x * 1e5).round() as i64;
+        for s in [1e13, 5e12, 123456789012.345, -1e13, 3e11] {
+            let Some(SubId::Scored { score: up, .. }) = seek_id(lossy, Start::Score(s), true)
+            else {
+                panic!("a seek for {s}");
+            };
+            assert!(index(up) > index(s), "{s} -> {up}");
+            let Some(SubId::Scored { score: down, .. }) = seek_id(lossy, Start::Score(s), false)
+            else {
+                panic!("a seek for {s}");
+            };
+            assert!(index(down) < index(s), "{s} -> {down}");
+        }
         assert_eq!(seek_id(lossy, Start::Entry(1.0, b"m"), false), None);
     }
 }

@@ -593,8 +593,8 @@ mod lossy {
         fn gc_meta(&self, place: Place, key: &[u8], value: &[u8], now_ms: u64) -> GcDecision {
             self.inner.gc_meta(place, key, value, now_ms)
         }
-        fn gc_sub_owner(&self, place: Place, key: &[u8]) -> Option<SubOwner> {
-            self.inner.gc_sub_owner(place, key)
+        fn gc_sub_owner(&self, place: Place, key: &[u8], value: &[u8]) -> Option<SubOwner> {
+            self.inner.gc_sub_owner(place, key, value)
         }
         fn gc_sub(&self, owner: &SubOwner, meta: Option<&[u8]>, now_ms: u64) -> GcDecision {
             self.inner.gc_sub(owner, meta, now_ms)
