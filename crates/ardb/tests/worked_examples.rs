@@ -146,7 +146,7 @@ fn hset_h_f_v() {
     assert_eq!(c.decode_meta_key(NS, &key), Ok(None));
 
     // DEL of a big hash: one range delete over [META h, END h).
-    let all = c.key_range(b"h");
+    let all = c.key_range(b"h").expect("ardb deletes by range");
     assert_eq!(all.lower, unhex("01 68 01 00"));
     assert_eq!(all.upper, unhex("01 68 1f 00"));
     assert!(contains(&c, &all, &rec.key) && contains(&c, &all, &key));
@@ -399,7 +399,7 @@ fn round_trips_of_every_record_kind() {
             SubValue::Bytes(Vec::new()),
         ),
     ];
-    let whole = c.key_range(key);
+    let whole = c.key_range(key).expect("ardb deletes by range");
     for (kind, id, value) in cases {
         let raw_key = c.sub_key(kind, key, &meta, &id);
         let range = c.sub_range(kind, key, &meta);

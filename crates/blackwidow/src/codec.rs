@@ -51,6 +51,7 @@ impl BlackwidowCodec {
                 score_index: ScoreIndex::Exact,
                 score_limit: None,
                 namespaces: Namespaces::None,
+                active_expiry: None,
             },
         }
     }

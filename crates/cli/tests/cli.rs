@@ -168,7 +168,7 @@ fn bad_input_is_one_clear_error_line_and_a_failing_status() {
                 "--dir",
                 dir.path().to_str().unwrap(),
             ],
-            "unknown format 'pika9' (known formats: kvrocks, blackwidow)",
+            "unknown format 'pika9' (known formats: kvrocks, blackwidow, ardb)",
         ),
         (
             vec![

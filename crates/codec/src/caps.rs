@@ -132,4 +132,18 @@ pub struct Capabilities {
     pub score_limit: Option<(f64, f64)>,
     /// Namespaces.
     pub namespaces: Namespaces,
+    /// Whether the engine deletes expired keys in the background, and how
+    /// often (`None`: expired keys are only hidden, and collected by
+    /// compaction filters).
+    pub active_expiry: Option<ActiveExpiry>,
+}
+
+/// Active expiry: the compaction filter reports expired keys
+/// ([`crate::Codec::gc_expired_key`]) instead of dropping them, and a
+/// periodic task of the engine deletes every reported key that is still
+/// expired when the task runs (Ardb's compaction filter and cron task).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ActiveExpiry {
+    /// How often the task runs, in milliseconds.
+    pub period_ms: u64,
 }

@@ -7,7 +7,7 @@ use redcodec_codec::{
     TtlResolution, VersionWidth,
 };
 
-use crate::engine::Engine;
+use crate::engine::EngineCore;
 use crate::error::{CmdError, CmdResult};
 use crate::reply::quote_bytes;
 use crate::store::{Batch, StoreIter};
@@ -23,14 +23,14 @@ pub struct KeyView {
 
 /// One command's view of the engine and its pending writes.
 pub struct Ctx<'e, C: Codec> {
-    pub(crate) eng: &'e Engine<C>,
+    pub(crate) eng: &'e EngineCore<C>,
     /// The command's time, read once: every check in a command agrees.
     pub now_ms: u64,
     batch: Batch,
 }
 
 impl<'e, C: Codec> Ctx<'e, C> {
-    pub(crate) fn new(eng: &'e Engine<C>) -> Ctx<'e, C> {
+    pub(crate) fn new(eng: &'e EngineCore<C>) -> Ctx<'e, C> {
         Ctx {
             eng,
             now_ms: eng.clock.now_ms(),
@@ -49,7 +49,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
     }
 
     /// The engine.
-    pub fn engine(&self) -> &'e Engine<C> {
+    pub fn engine(&self) -> &'e EngineCore<C> {
         self.eng
     }
 
@@ -85,10 +85,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
             let Some(raw) = self.eng.store.get(record.place, &record.key)? else {
                 continue;
             };
-            let meta = self
-                .codec()
-                .decode_meta(ty, &raw)
-                .map_err(|e| corrupt(key, e))?;
+            let meta = self.decode_meta(key, ty, &raw)?;
             if self.is_live(&meta) && view.live.is_none() {
                 view.live = Some(meta);
             } else {
@@ -96,6 +93,45 @@ impl<'e, C: Codec> Ctx<'e, C> {
             }
         }
         Ok(view)
+    }
+
+    /// Decodes the metadata of `key` read from the place of `ty`. When the
+    /// format stored no element count ([`Codec::size_unknown`]), the
+    /// elements are counted, so `size` is exact for every command.
+    pub fn decode_meta(&self, key: &[u8], ty: DataType, raw: &[u8]) -> CmdResult<Meta> {
+        let mut meta = self
+            .codec()
+            .decode_meta(ty, raw)
+            .map_err(|e| corrupt(key, e))?;
+        if meta.data_type.is_collection() && self.codec().size_unknown(&meta) {
+            meta.size = self.count_elements(key, &meta)?;
+        }
+        Ok(meta)
+    }
+
+    /// The number of elements of a collection, counted in its records.
+    fn count_elements(&self, key: &[u8], meta: &Meta) -> CmdResult<u64> {
+        let Some(&kind) = kinds_of(meta.data_type).first() else {
+            return Ok(0);
+        };
+        let range = self.codec().sub_range(kind, key, meta);
+        let mut it = self.eng.store.scan(&range, None, false);
+        let mut n = 0u64;
+        while it.next()?.is_some() {
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Whether a collection is deleted with range deletes: the format
+    /// deletes that way from `min_size` elements, or its size is unknown.
+    fn deletes_by_range(&self, meta: &Meta) -> bool {
+        match self.caps().delete {
+            DeleteModel::RemoveElements { min_size } => {
+                meta.size >= min_size || self.codec().size_unknown(meta)
+            }
+            _ => false,
+        }
     }
 
     /// The live metadata of `key`, of any type.
@@ -196,10 +232,21 @@ impl<'e, C: Codec> Ctx<'e, C> {
                 let value = self.codec().encode_meta(&fresh)?;
                 self.batch.put(record.place, record.key, value);
             }
-            DeleteModel::RemoveElements { .. } => {
-                self.clear_elements(key, meta)?;
-                self.batch.delete(record.place, record.key);
-            }
+            DeleteModel::RemoveElements { .. } => match self.codec().key_range(key) {
+                // One range holds the whole key: delete it at once, or
+                // record by record.
+                Some(range) if self.deletes_by_range(meta) => self.batch.delete_range(&range),
+                Some(range) => {
+                    let mut it = self.eng.store.scan(&range, None, false);
+                    while let Some((k, _)) = it.next()? {
+                        self.batch.delete(range.place, k);
+                    }
+                }
+                None => {
+                    self.clear_elements(key, meta)?;
+                    self.batch.delete(record.place, record.key);
+                }
+            },
         }
         Ok(())
     }
@@ -208,10 +255,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
     /// range when the format deletes large collections that way, else one
     /// by one.
     pub fn clear_elements(&mut self, key: &[u8], meta: &Meta) -> CmdResult<()> {
-        let by_range = match self.caps().delete {
-            DeleteModel::RemoveElements { min_size } => meta.size >= min_size,
-            _ => false,
-        };
+        let by_range = self.deletes_by_range(meta);
         for &kind in kinds_of(meta.data_type) {
             let range = self.codec().sub_range(kind, key, meta);
             if by_range {

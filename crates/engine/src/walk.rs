@@ -100,8 +100,7 @@ impl<'c, 'e, C: Codec> KeyWalk<'c, 'e, C> {
             let decoded = if self.lanes.len() == 1 {
                 let (place_type, value) = value_of_single.unwrap_or((None, Vec::new()));
                 self.ctx
-                    .codec()
-                    .decode_meta(place_type.unwrap_or(DataType::String), &value)
+                    .decode_meta(&min, place_type.unwrap_or(DataType::String), &value)
                     .map(|meta| self.ctx.is_live(&meta).then_some(meta))
                     .map_err(|_| ())
             } else {

@@ -10,10 +10,11 @@ use std::str::FromStr;
 use enum_dispatch::enum_dispatch;
 pub use redcodec_codec::Codec;
 // The types the Codec trait's methods name, for the generated impl.
+use redcodec_ardb::{ArdbCodec, ArdbOptions};
 use redcodec_blackwidow::BlackwidowCodec;
 use redcodec_codec::{
-    Capabilities, DataType, DecodeError, EncodeError, GcDecision, KeyRange, Layout, Meta, Place,
-    Record, SubId, SubKind, SubOwner, SubValue,
+    Capabilities, ComparatorSpec, DataType, DecodeError, EncodeError, GcDecision, KeyRange, Layout,
+    Meta, Place, Record, SubId, SubKind, SubOwner, SubValue,
 };
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
 use thiserror::Error;
@@ -26,8 +27,8 @@ mod registration {
     #![allow(dead_code, missing_docs)]
     use super::enum_dispatch;
     use redcodec_codec::{
-        Capabilities, DataType, DecodeError, EncodeError, GcDecision, KeyRange, Layout, Meta,
-        Place, Record, SubId, SubKind, SubOwner, SubValue,
+        Capabilities, ComparatorSpec, DataType, DecodeError, EncodeError, GcDecision, KeyRange,
+        Layout, Meta, Place, Record, SubId, SubKind, SubOwner, SubValue,
     };
 
     macro_rules! register {
@@ -47,6 +48,8 @@ pub enum AnyCodec {
     Kvrocks(KvrocksCodec),
     /// Pika 3.x blackwidow.
     Blackwidow(BlackwidowCodec),
+    /// Ardb (RocksDB engine).
+    Ardb(ArdbCodec),
 }
 
 /// The formats, by name.
@@ -56,17 +59,20 @@ pub enum Format {
     Kvrocks,
     /// Pika 3.x blackwidow (five instances, second-resolution expiry).
     Blackwidow,
+    /// Ardb (one column family per namespace, `ardb.comparator`).
+    Ardb,
 }
 
 impl Format {
     /// Every format that can be run.
-    pub const ALL: &'static [Format] = &[Format::Kvrocks, Format::Blackwidow];
+    pub const ALL: &'static [Format] = &[Format::Kvrocks, Format::Blackwidow, Format::Ardb];
 
     /// The name the command line uses.
     pub fn name(self) -> &'static str {
         match self {
             Format::Kvrocks => "kvrocks",
             Format::Blackwidow => "blackwidow",
+            Format::Ardb => "ardb",
         }
     }
 
@@ -90,6 +96,20 @@ impl Format {
                     ));
                 }
                 Ok(AnyCodec::from(BlackwidowCodec::new()))
+            }
+            Format::Ardb => {
+                if options.cluster {
+                    return Err(FormatError::Options(
+                        "the ardb format has no cluster mode".into(),
+                    ));
+                }
+                let mut opts = ArdbOptions::default();
+                if let Some(ns) = &options.namespace {
+                    opts.namespace = ns.clone();
+                }
+                ArdbCodec::new(opts)
+                    .map(AnyCodec::from)
+                    .map_err(|e| FormatError::Options(e.to_string()))
             }
         }
     }
@@ -123,7 +143,8 @@ impl FromStr for Format {
 /// Options that some formats take.
 #[derive(Clone, Debug, Default)]
 pub struct FormatOptions {
-    /// Namespace (Kvrocks: the key prefix; default `__namespace`).
+    /// Namespace (Kvrocks: the key prefix, default `__namespace`; Ardb: the
+    /// column family, default `0`).
     pub namespace: Option<Vec<u8>>,
     /// Cluster mode (Kvrocks: a slot in every key).
     pub cluster: bool,
@@ -156,7 +177,7 @@ mod tests {
         let err = "pika9".parse::<Format>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown format 'pika9' (known formats: kvrocks, blackwidow)"
+            "unknown format 'pika9' (known formats: kvrocks, blackwidow, ardb)"
         );
     }
 
@@ -169,5 +190,22 @@ mod tests {
         assert_eq!(codec.name(), "blackwidow");
         assert_eq!(codec.layout().instances.len(), 5);
         assert_eq!("blackwidow".parse::<Format>().unwrap(), Format::Blackwidow);
+        let codec = Format::Ardb.codec(&FormatOptions::default()).unwrap();
+        assert_eq!(codec.name(), "ardb");
+        assert_eq!(codec.layout().instances[0].dir, "rocksdb");
+        let named = FormatOptions {
+            namespace: Some(b"tenant".to_vec()),
+            cluster: false,
+        };
+        let codec = Format::Ardb.codec(&named).unwrap();
+        assert_eq!(
+            codec.layout().instances[0].column_families[1].name,
+            "tenant"
+        );
+        let cluster = FormatOptions {
+            namespace: None,
+            cluster: true,
+        };
+        assert!(Format::Ardb.codec(&cluster).is_err());
     }
 }

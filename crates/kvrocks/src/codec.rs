@@ -57,6 +57,7 @@ impl KvrocksCodec {
             namespaces: Namespaces::Prefix {
                 slots: opts.cluster,
             },
+            active_expiry: None,
         };
         Ok(KvrocksCodec {
             keys,

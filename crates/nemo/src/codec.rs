@@ -58,6 +58,7 @@ impl NemoCodec {
                 },
                 score_limit: Some((score::MIN_SCORE, score::MAX_SCORE)),
                 namespaces: Namespaces::None,
+                active_expiry: None,
             },
         }
     }

@@ -15,7 +15,7 @@
 
 use redcodec_codec::{Codec, ListModel, ListShift, Meta};
 
-use super::array;
+use super::{array, sparse};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 
@@ -33,6 +33,8 @@ pub(super) enum Side {
 pub(super) enum Model {
     /// Consecutive integer indexes; `ListShift` picks the side that moves.
     Array(ListShift),
+    /// Numeric indexes, fractional after LINSERT.
+    Sparse,
 }
 
 impl Model {
@@ -41,9 +43,8 @@ impl Model {
     pub(super) fn of<C: Codec>(ctx: &Ctx<'_, C>) -> CmdResult<Model> {
         match ctx.caps().list_model {
             ListModel::Array { shift } => Ok(Model::Array(shift)),
-            ListModel::Linked | ListModel::Sparse => {
-                Err(CmdError::other("ERR list model not supported yet"))
-            }
+            ListModel::Sparse => Ok(Model::Sparse),
+            ListModel::Linked => Err(CmdError::other("ERR list model not supported yet")),
         }
     }
 
@@ -57,6 +58,7 @@ impl Model {
     ) -> CmdResult<Vec<u8>> {
         match self {
             Model::Array(_) => array::get(ctx, key, meta, pos),
+            Model::Sparse => sparse::get(ctx, key, meta, pos),
         }
     }
 
@@ -71,6 +73,7 @@ impl Model {
     ) -> CmdResult<Vec<Vec<u8>>> {
         match self {
             Model::Array(_) => array::range(ctx, key, meta, start, stop),
+            Model::Sparse => sparse::range(ctx, key, meta, start, stop),
         }
     }
 
@@ -86,6 +89,7 @@ impl Model {
     ) -> CmdResult<()> {
         match self {
             Model::Array(_) => array::visit(ctx, key, meta, from, visit),
+            Model::Sparse => sparse::visit(ctx, key, meta, from, visit),
         }
     }
 
@@ -101,6 +105,7 @@ impl Model {
     ) -> CmdResult<()> {
         match self {
             Model::Array(_) => array::push(ctx, key, meta, side, values),
+            Model::Sparse => sparse::push(ctx, key, meta, side, values),
         }
     }
 
@@ -115,6 +120,7 @@ impl Model {
     ) -> CmdResult<Vec<Vec<u8>>> {
         match self {
             Model::Array(_) => array::pop(ctx, key, meta, side, n),
+            Model::Sparse => sparse::pop(ctx, key, meta, side, n),
         }
     }
 
@@ -129,6 +135,7 @@ impl Model {
     ) -> CmdResult<()> {
         match self {
             Model::Array(_) => array::set(ctx, key, meta, pos, value),
+            Model::Sparse => sparse::set(ctx, key, meta, pos, value),
         }
     }
 
@@ -145,6 +152,7 @@ impl Model {
     ) -> CmdResult<bool> {
         match self {
             Model::Array(shift) => array::insert(ctx, key, meta, shift, pivot, before, value),
+            Model::Sparse => sparse::insert(ctx, key, meta, pivot, before, value),
         }
     }
 
@@ -162,6 +170,7 @@ impl Model {
     ) -> CmdResult<u64> {
         match self {
             Model::Array(shift) => array::remove(ctx, key, meta, shift, count, value),
+            Model::Sparse => sparse::remove(ctx, key, meta, count, value),
         }
     }
 
@@ -176,6 +185,7 @@ impl Model {
     ) -> CmdResult<()> {
         match self {
             Model::Array(_) => array::trim(ctx, key, meta, start, stop),
+            Model::Sparse => sparse::trim(ctx, key, meta, start, stop),
         }
     }
 }
