@@ -208,6 +208,11 @@ impl Codec for ArdbCodec {
         GcDecision::Keep
     }
 
+    /// Widens the min/max members ([`meta::widen_bounds`]).
+    fn note_member(&self, meta: &mut Meta, member: &[u8]) {
+        meta::widen_bounds(meta, member);
+    }
+
     /// Set by decoding a stored size of −1 ([`meta::VARIANT_SIZE_UNKNOWN`]).
     fn size_unknown(&self, meta: &Meta) -> bool {
         meta.data_type.is_collection() && meta.variant & meta::VARIANT_SIZE_UNKNOWN != 0

@@ -211,6 +211,11 @@ macro_rules! codec_trait_tokens {
                 fn other_families(&self, _instance: usize) -> Option<ComparatorSpec> {
                     None
                 }
+
+                /// Records that `member` was just written into the set or
+                /// sorted set `meta` (Ardb widens the lowest and highest
+                /// member kept in [`Meta::bounds`]). Default: nothing.
+                fn note_member(&self, _meta: &mut Meta, _member: &[u8]) {}
             }
         }
     };
