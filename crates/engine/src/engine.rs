@@ -129,9 +129,17 @@ impl<C: Codec> Engine<C> {
     }
 
     /// Whether the active-expiry task runs (the format declares
-    /// [`Capabilities::active_expiry`]).
+    /// [`Capabilities::active_expiry`], and it was not stopped).
     pub fn has_expiry_task(&self) -> bool {
         self.expiry.is_some()
+    }
+
+    /// Stops the active-expiry task and waits for it to finish. Expired
+    /// keys stay hidden; reported keys are then deleted only by explicit
+    /// [`EngineCore::expire_reported_keys`] passes (tests that drive the
+    /// passes themselves call this right after opening).
+    pub fn stop_expiry_task(&mut self) {
+        self.expiry = None;
     }
 }
 

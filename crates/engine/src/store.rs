@@ -361,6 +361,15 @@ impl Store {
         &self.instances[index].others
     }
 
+    /// A RocksDB property of the family at `place` as text (`None`: the
+    /// property is unknown, or the family does not exist yet).
+    pub fn property(&self, place: Place, name: &str) -> Result<Option<String>, EngineError> {
+        match self.cf(place) {
+            (db, Some(cf)) => Ok(db.property_value_cf(&cf, name)?),
+            (_, None) => Ok(None),
+        }
+    }
+
     /// An integer RocksDB property summed over every column family.
     pub fn property_sum(&self, name: &str) -> Result<u64, EngineError> {
         let mut total = 0u64;
@@ -487,6 +496,19 @@ pub struct StoreIter<'a> {
 }
 
 impl StoreIter<'_> {
+    /// Moves to `key`: the next pair is the first at or after it (before
+    /// it or at it, for a reverse iterator), within the range.
+    pub fn seek(&mut self, key: &[u8]) {
+        if let Some(it) = self.it.as_mut() {
+            if self.reverse {
+                it.seek_for_prev(key);
+            } else {
+                it.seek(key);
+            }
+            self.started = false;
+        }
+    }
+
     /// The next pair, or `None` at the end of the range.
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Result<Option<Pair>, EngineError> {
