@@ -113,3 +113,31 @@ fn dropping_the_engine_stops_the_task_and_releases_the_store() {
     let second = open().expect("second open");
     assert_eq!(second.execute(&["GET", "k"]).to_cli_string(), "\"v\"");
 }
+
+#[test]
+fn an_expired_collection_recreated_with_its_own_type_starts_empty() {
+    let f = Fixture::new(Format::Ardb);
+    for line in [
+        "ZADD z -1 m",
+        "SADD s a b",
+        "HSET h f v",
+        "RPUSH l a b",
+        "PEXPIRE z 10",
+        "PEXPIRE s 10",
+        "PEXPIRE h 10",
+        "PEXPIRE l 10",
+    ] {
+        assert!(!f.run(line).is_error(), "{line}");
+    }
+    f.clock.advance_ms(20);
+    // Nothing of the old values shows through.
+    assert_eq!(f.run("ZINCRBY z 0.5 m").to_cli_string(), "\"0.5\"");
+    assert_eq!(f.run("SADD s a").to_cli_string(), "(integer) 1");
+    assert_eq!(f.run("SCARD s").to_cli_string(), "(integer) 1");
+    assert_eq!(f.run("HSET h f w").to_cli_string(), "(integer) 1");
+    assert_eq!(f.run("HLEN h").to_cli_string(), "(integer) 1");
+    assert_eq!(f.run("RPUSH l c").to_cli_string(), "(integer) 1");
+    assert_eq!(f.run("LRANGE l 0 -1").to_cli_string(), "1) \"c\"");
+    // Only the new records are stored.
+    assert_eq!(records(&f), 2 + 2 + 3 + 2);
+}

@@ -174,11 +174,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
             }
         }
         if self.caps().version_width == VersionWidth::None {
-            for dead in &view.dead {
-                if dead.data_type.is_collection() {
-                    self.clear_elements(key, dead)?;
-                }
-            }
+            self.remove_dead_now(key, view)?;
         }
         if ty == DataType::String {
             return Ok(Meta::string(Vec::new(), 0));
@@ -191,6 +187,27 @@ impl<'e, C: Codec> Ctx<'e, C> {
             .map(|m| m.version)
             .max();
         Ok(self.codec().new_meta(ty, self.eng.next_version(previous)))
+    }
+
+    /// Without versions, the records of an expired collection would still
+    /// be read as the new value's by the rest of the command (a member
+    /// "already there", an old score). They are deleted at once, in their
+    /// own write, the way Ardb deletes an expired key it meets
+    /// (`CheckMeta`). The key was already invisible, so the command's
+    /// visible effect stays one atomic batch.
+    fn remove_dead_now(&mut self, key: &[u8], view: &KeyView) -> CmdResult<()> {
+        let pending = std::mem::take(&mut self.batch);
+        let removed = view
+            .dead
+            .iter()
+            .filter(|dead| dead.data_type.is_collection())
+            .try_for_each(|dead| self.remove_key(key, dead));
+        let cleanup = std::mem::replace(&mut self.batch, pending);
+        removed?;
+        if !cleanup.is_empty() {
+            self.eng.store.write(cleanup)?;
+        }
+        Ok(())
     }
 
     /// Queues a metadata write.
