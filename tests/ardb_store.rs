@@ -321,3 +321,59 @@ fn key_walks_step_over_the_element_records() {
     }
     assert_eq!(seen.len(), 7, "{seen:?}");
 }
+
+#[test]
+fn scard_and_zcard_count_sets_and_zsets_of_unknown_size() {
+    let f = Fixture::new(Format::Ardb);
+    let codec = f.engine.codec();
+    // Non-compat SADD / ZADD metas: size −1, no min/max members.
+    let set_meta = [0x07, 0x00, 0x00, 0x01, 0x00];
+    let zset_meta = [0x09, 0x00, 0x00, 0x01, 0x00];
+    let set = codec.decode_meta(DataType::Set, &set_meta).unwrap();
+    let zset = codec.decode_meta(DataType::ZSet, &zset_meta).unwrap();
+    let mut pairs = vec![
+        (
+            codec.meta_record(b"s", DataType::Set).unwrap().key,
+            set_meta.to_vec(),
+        ),
+        (
+            codec.meta_record(b"z", DataType::ZSet).unwrap().key,
+            zset_meta.to_vec(),
+        ),
+    ];
+    for m in ["a", "7", "b"] {
+        let id = SubId::Name(m.as_bytes().to_vec());
+        pairs.push((
+            codec.sub_key(SubKind::SetMember, b"s", &set, &id),
+            codec.encode_sub_value(SubKind::SetMember, &set, &SubValue::Empty),
+        ));
+    }
+    for (m, score) in [("x", 1.0), ("y", 2.5)] {
+        let id = SubId::Name(m.as_bytes().to_vec());
+        pairs.push((
+            codec.sub_key(SubKind::ZSetMember, b"z", &zset, &id),
+            codec.encode_sub_value(SubKind::ZSetMember, &zset, &SubValue::Score(score)),
+        ));
+        let scored = SubId::Scored {
+            score,
+            member: m.as_bytes().to_vec(),
+        };
+        pairs.push((
+            codec.sub_key(SubKind::ZSetScore, b"z", &zset, &scored),
+            codec.encode_sub_value(SubKind::ZSetScore, &zset, &SubValue::Empty),
+        ));
+    }
+    put_raw(&f, &pairs);
+    assert_eq!(f.run("SCARD s").to_cli_string(), "(integer) 3");
+    assert_eq!(f.run("ZCARD z").to_cli_string(), "(integer) 2");
+    assert_eq!(f.run("DBSIZE").to_cli_string(), "(integer) 2");
+    assert_eq!(f.run("SREM s 7").to_cli_string(), "(integer) 1");
+    assert_eq!(f.run("SCARD s").to_cli_string(), "(integer) 2");
+    assert_eq!(
+        f.run("ZRANGE z 0 -1 WITHSCORES").to_cli_string(),
+        "1) \"x\"\n2) \"1\"\n3) \"y\"\n4) \"2.5\""
+    );
+    // A set with members but no stored bounds gets none from one SADD.
+    assert_eq!(f.run("SADD s c").to_cli_string(), "(integer) 1");
+    assert!(f.dump().contains("rocksdb\t0\t01730100\t0700000100\n"));
+}
