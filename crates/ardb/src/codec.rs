@@ -6,16 +6,21 @@
 //! zset members 11), then the next user key.
 
 use redcodec_codec::{
-    Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
-    Layout, ListModel, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry, ScoreIndex,
-    SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
+    ActiveExpiry, Capabilities, Codec, ComparatorSpec, DataType, DecodeError, DeleteModel,
+    EncodeError, GcDecision, KeyRange, Layout, ListModel, Meta, MetaLookup, Namespaces, Place,
+    Record, RelativeExpiry, ScoreIndex, SubId, SubKind, SubOwner, SubValue, TtlResolution,
+    VersionWidth,
 };
 
 use crate::keys::{self, key_type, ParsedKey};
-use crate::{elements, gc, layout, meta, ArdbOptions, OptionsError};
+use crate::{comparator, elements, gc, layout, meta, ArdbOptions, OptionsError};
 
 /// Ardb's default `range-delete-min-size` (`config.hpp`, `ardb.conf`).
 pub const RANGE_DELETE_MIN_SIZE: u64 = 100;
+
+/// How often Ardb's cron task deletes the expired keys its compaction
+/// filter collected (`SlowCronTask`, `src/cron.cpp`).
+pub const EXPIRY_PERIOD_MS: u64 = 1000;
 
 /// The largest expiry: Ardb stores it as a signed 64-bit varint.
 const MAX_EXPIRE_MS: u64 = i64::MAX as u64;
@@ -56,6 +61,9 @@ impl ArdbCodec {
             score_limit: None,
             namespaces: Namespaces::ColumnFamily,
             relative_expiry: RelativeExpiry::Exact,
+            active_expiry: Some(ActiveExpiry {
+                period_ms: EXPIRY_PERIOD_MS,
+            }),
         };
         Ok(ArdbCodec {
             namespace: opts.namespace,
@@ -67,16 +75,6 @@ impl ArdbCodec {
     /// The namespace (the name of its column family).
     pub fn namespace(&self) -> &[u8] {
         &self.namespace
-    }
-
-    /// Every record of `key`, as Ardb's `DEL` range-deletes it:
-    /// `[enc(META, key), enc(END, key))`, covering types 1–30.
-    pub fn key_range(&self, key: &[u8]) -> KeyRange {
-        KeyRange {
-            place: layout::NAMESPACE,
-            lower: keys::meta_key(key),
-            upper: keys::end_key(key),
-        }
     }
 
     /// Every record of the namespace family: `[00, "")`.
@@ -211,6 +209,53 @@ impl Codec for ArdbCodec {
     fn gc_sub(&self, _owner: &SubOwner, _meta: Option<&[u8]>, _now_ms: u64) -> GcDecision {
         GcDecision::Keep
     }
+
+    /// Widens the min/max members ([`meta::widen_bounds`]).
+    fn note_member(&self, meta: &mut Meta, member: &[u8]) {
+        meta::widen_bounds(meta, member);
+    }
+
+    /// Set by decoding a stored size of −1 ([`meta::VARIANT_SIZE_UNKNOWN`]).
+    fn size_unknown(&self, meta: &Meta) -> bool {
+        meta.data_type.is_collection() && meta.variant & meta::VARIANT_SIZE_UNKNOWN != 0
+    }
+
+    /// Every record of `key`, as Ardb's `DEL` range-deletes it:
+    /// `[enc(META, key), enc(END, key))`, covering types 1–30.
+    fn key_range(&self, key: &[u8]) -> Option<KeyRange> {
+        Some(KeyRange {
+            place: layout::NAMESPACE,
+            lower: keys::meta_key(key),
+            upper: keys::end_key(key),
+        })
+    }
+
+    /// The key Ardb's compaction filter hands to `AddExpiredKey`
+    /// ([`gc::expired_meta_key`]).
+    fn gc_expired_key(
+        &self,
+        place: Place,
+        key: &[u8],
+        value: &[u8],
+        now_ms: u64,
+    ) -> Option<Vec<u8>> {
+        if place != layout::NAMESPACE {
+            return None;
+        }
+        gc::expired_meta_key(key, value, now_ms).map(<[u8]>::to_vec)
+    }
+
+    /// The namespace's family is created on the first write (Ardb's
+    /// `create_if_notexist`); `default` exists from the start.
+    fn created_on_first_write(&self, place: Place) -> bool {
+        place == layout::NAMESPACE
+    }
+
+    /// The other namespaces of the store: opened with `ardb.comparator`,
+    /// as RocksDB requires, and otherwise left alone.
+    fn other_families(&self, _instance: usize) -> Option<ComparatorSpec> {
+        Some(comparator::SPEC)
+    }
 }
 
 #[cfg(test)]
@@ -233,6 +278,7 @@ mod tests {
         assert_eq!(caps.namespaces, Namespaces::ColumnFamily);
         assert_eq!(caps.collection_key_limit, None);
         assert_eq!(caps.score_limit, None);
+        assert_eq!(caps.active_expiry, Some(ActiveExpiry { period_ms: 1000 }));
         assert_eq!(c.name(), "ardb");
         assert_eq!(c.next_version(1, 2, Some(3)), 0);
         assert_eq!(c.namespace(), b"0");
@@ -254,5 +300,29 @@ mod tests {
         }
         assert_eq!(c.flush_ranges(), vec![r.clone()]);
         assert_eq!(c.meta_ranges(), vec![(r, None)]);
+    }
+
+    #[test]
+    fn engine_hooks() {
+        let c = ArdbCodec::default();
+        let mut hash = c.new_meta(DataType::Hash, 0);
+        assert!(!c.size_unknown(&hash));
+        hash.variant = meta::VARIANT_SIZE_UNKNOWN;
+        assert!(c.size_unknown(&hash));
+        let range = c.key_range(b"h").unwrap();
+        assert_eq!(range.lower, [0x01, b'h', 0x01, 0x00]);
+        assert_eq!(range.upper, [0x01, b'h', 0x1f, 0x00]);
+        assert!(c.created_on_first_write(layout::NAMESPACE));
+        assert!(!c.created_on_first_write(layout::DEFAULT));
+        assert_eq!(c.other_families(0).map(|s| s.name), Some("ardb.comparator"));
+        // ttl 1 ms: expired now, reported for the namespace family only.
+        let expired = [0x03, 0x00, 0x02, 0x02, 0x00];
+        let key = keys::meta_key(b"h");
+        assert_eq!(
+            c.gc_expired_key(layout::NAMESPACE, &key, &expired, 2),
+            Some(b"h".to_vec())
+        );
+        assert_eq!(c.gc_expired_key(layout::DEFAULT, &key, &expired, 2), None);
+        assert_eq!(c.gc_expired_key(layout::NAMESPACE, &key, &expired, 1), None);
     }
 }

@@ -8,11 +8,15 @@
 //!    are ignored.
 //! 4. Element counts, then elements pairwise by [`crate::primitives::Data::compare`].
 //!
-//! Ardb aborts on a key it cannot decode. This comparator never panics:
-//! a key that does not parse ([`ParsedKey::parse`]) sorts **after** every
-//! well-formed key, malformed keys among themselves bytewise, and the empty
-//! key after everything (redcodec uses it as the upper bound of a whole
-//! column family). This keeps the order total.
+//! Ardb aborts on a key it cannot decode. This comparator never panics,
+//! and keeps the order total:
+//! - a key whose length prefix and user key do not parse sorts **after**
+//!   every other key; such keys compare bytewise among themselves, and the
+//!   empty key comes last of all (redcodec uses it as the upper bound of a
+//!   whole column family);
+//! - a key whose user key parses but whose rest does not
+//!   ([`ParsedKey::parse`]) sorts after every well-formed key **of the same
+//!   user key**, bytewise among such keys.
 //!
 //! Ardb's quirks are kept: int elements compare by wrapping subtraction (not
 //! transitive for ints more than 2^63 apart), `-0.0 == 0.0`, and an int
@@ -20,9 +24,10 @@
 
 use std::cmp::Ordering;
 
-use redcodec_codec::ComparatorSpec;
+use redcodec_codec::{ComparatorSpec, Reader};
 
-use crate::keys::{key_type, ParsedKey};
+use crate::keys::{key_type, ParsedKey, MAX_ELEMENTS};
+use crate::primitives::{read_varuint32, Data};
 
 /// The name RocksDB records in the MANIFEST of every column family.
 pub const NAME: &str = "ardb.comparator";
@@ -34,12 +39,98 @@ pub const SPEC: ComparatorSpec = ComparatorSpec {
 };
 
 /// The total order of encoded keys.
+///
+/// The user keys are compared first, from the length prefix alone; the
+/// rest of both keys is parsed only when they are equal, which is rare
+/// among the keys one comparison sees (a memtable or a block search).
 pub fn compare_keys(a: &[u8], b: &[u8]) -> Ordering {
-    match (ParsedKey::parse(a), ParsedKey::parse(b)) {
-        (Ok(x), Ok(y)) => compare_parsed(&x, &y),
-        (Ok(_), Err(_)) => Ordering::Less,
-        (Err(_), Ok(_)) => Ordering::Greater,
-        (Err(_), Err(_)) => compare_malformed(a, b),
+    match (user_key_of(a), user_key_of(b)) {
+        (Some(x), Some(y)) => {
+            let by_key = x.cmp(y);
+            if by_key != Ordering::Equal {
+                return by_key;
+            }
+            compare_tails(a, b)
+        }
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => compare_malformed(a, b),
+    }
+}
+
+/// The user key of an encoded key (its varuint32 length and bytes) and
+/// the bytes after it, or `None` when even the user key does not parse
+/// (as [`ParsedKey::parse`] reads it).
+fn split_user_key(raw: &[u8]) -> Option<(&[u8], &[u8])> {
+    let mut r = Reader::new("ardb key", raw);
+    let len = read_varuint32(&mut r).ok()?;
+    let user_key = r.take(usize::try_from(len).ok()?).ok()?;
+    Some((user_key, r.rest()))
+}
+
+fn user_key_of(raw: &[u8]) -> Option<&[u8]> {
+    split_user_key(raw).map(|(k, _)| k)
+}
+
+/// What follows the user key, as [`ParsedKey::parse`] reads it: the type
+/// (`None`: absent), the element count (0 when absent, and for `META`) and
+/// the element bytes; `None` for a count above 127.
+fn tail_head(rest: &[u8]) -> Option<(Option<u8>, u8, &[u8])> {
+    let Some((&ty, rest)) = rest.split_first() else {
+        return Some((None, 0, &[]));
+    };
+    if ty == key_type::META {
+        return Some((Some(ty), 0, &[]));
+    }
+    match rest.split_first() {
+        None => Some((Some(ty), 0, &[])),
+        Some((&count, _)) if count > MAX_ELEMENTS => None,
+        Some((&count, elements)) => Some((Some(ty), count, elements)),
+    }
+}
+
+/// Two keys whose user keys are equal: [`compare_parsed`]'s order, with
+/// every element decoded once (compared while both keys still agree, then
+/// only validated). A key whose rest does not parse sorts after the
+/// well-formed ones; two such keys compare bytewise.
+fn compare_tails(a: &[u8], b: &[u8]) -> Ordering {
+    let rest = |k| split_user_key(k).map_or(&[][..], |(_, r)| r);
+    let (ha, hb) = (tail_head(rest(a)), tail_head(rest(b)));
+    let mut order = match (ha, hb) {
+        (Some((ta, ca, _)), Some((tb, cb, _))) => {
+            let by_type = ta.cmp(&tb);
+            if by_type != Ordering::Equal || ta == Some(key_type::META) {
+                by_type
+            } else {
+                ca.cmp(&cb)
+            }
+        }
+        _ => Ordering::Equal,
+    };
+    let (mut a_ok, mut b_ok) = (ha.is_some(), hb.is_some());
+    let (ca, cb) = (ha.map_or(0, |h| h.1), hb.map_or(0, |h| h.1));
+    let mut ra = Reader::new("ardb key element", ha.map_or(&[][..], |h| h.2));
+    let mut rb = Reader::new("ardb key element", hb.map_or(&[][..], |h| h.2));
+    fn next<'a>(r: &mut Reader<'a>, ok: &mut bool, i: u8, count: u8) -> Option<Data<'a>> {
+        if i >= count || !*ok {
+            return None;
+        }
+        let decoded = Data::decode(r).ok();
+        *ok = decoded.is_some();
+        decoded
+    }
+    for i in 0..ca.max(cb) {
+        let x = next(&mut ra, &mut a_ok, i, ca);
+        let y = next(&mut rb, &mut b_ok, i, cb);
+        if let (Ordering::Equal, Some(x), Some(y)) = (order, x, y) {
+            order = x.compare(&y);
+        }
+    }
+    match (a_ok, b_ok) {
+        (true, true) => order,
+        (true, false) => Ordering::Less,
+        (false, true) => Ordering::Greater,
+        (false, false) => a.cmp(b),
     }
 }
 
@@ -204,12 +295,7 @@ mod tests {
     #[test]
     fn malformed_keys_sort_last_and_empty_key_is_the_maximum() {
         let good = [meta_key(b""), meta_key(&[0xFF; 40]), end_key(&[0xFF; 300])];
-        let bad = [
-            vec![0x80],
-            vec![0x05, b'a'],
-            vec![1, b'a', 4, 1],
-            vec![0xFF],
-        ];
+        let bad = [vec![0x80], vec![0x05, b'a'], vec![0xFF]];
         for g in &good {
             for b in &bad {
                 assert_eq!(compare_keys(g, b), Ordering::Less);
@@ -224,8 +310,45 @@ mod tests {
         }
         assert_eq!(compare_keys(&[0x80], &[0xFF]), Ordering::Less);
         assert_eq!(compare_keys(b"", b""), Ordering::Equal);
+        // A good user key with a malformed rest: after that user key's
+        // well-formed keys, before the next user key.
+        let truncated = vec![1, b'a', 4, 1];
+        for a_key in [
+            meta_key(b"a"),
+            end_key(b"a"),
+            seek_key(b"a", key_type::ZSET_SORT),
+        ] {
+            assert_eq!(compare_keys(&a_key, &truncated), Ordering::Less);
+            assert_eq!(compare_keys(&truncated, &a_key), Ordering::Greater);
+        }
+        assert_eq!(compare_keys(&truncated, &meta_key(b"aa")), Ordering::Less);
+        assert_eq!(compare_keys(&truncated, &[1, b'a', 4, 2]), Ordering::Less);
         assert!(!is_well_formed(b""));
         assert!(is_well_formed(&[0]));
+    }
+
+    #[test]
+    fn the_fast_path_agrees_with_the_parsed_comparison() {
+        let mut keys = reference_order();
+        keys.extend([
+            vec![0],
+            encode(b"a", key_type::ZSET_SORT, &[Data::Float(2.0)]),
+            encode(b"a", key_type::ZSET_SORT, &[Data::Int(2), Data::Str(b"")]),
+            encode(b"a", key_type::HASH_FIELD, &[Data::Nil]),
+            encode(b"a", key_type::HASH_FIELD, &[]),
+            vec![1, b'a', 4],
+            vec![1, b'a'],
+        ]);
+        for a in &keys {
+            for b in &keys {
+                let (x, y) = (ParsedKey::parse(a).unwrap(), ParsedKey::parse(b).unwrap());
+                assert_eq!(
+                    compare_keys(a, b),
+                    compare_parsed(&x, &y),
+                    "{a:02x?} {b:02x?}"
+                );
+            }
+        }
     }
 
     #[test]

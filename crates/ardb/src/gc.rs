@@ -7,7 +7,7 @@
 //!   key to an in-memory set (`AddExpiredKey`), and a cron task
 //!   (`ScanExpiredKeys`, every second) re-reads each such key and deletes it
 //!   if it is still expired. [`expired_meta_key`] gives that key; running the
-//!   deletion is the engine's job.
+//!   deletion is the engine's job (`Capabilities::active_expiry`).
 //! - Element records are never judged by their owner: nothing is dropped
 //!   for belonging to a deleted or expired key (Ardb deletes elements with
 //!   the key).

@@ -26,7 +26,7 @@ pub mod layout;
 pub mod meta;
 pub mod primitives;
 
-pub use codec::{ArdbCodec, FAMILY_LOWER, FAMILY_UPPER, RANGE_DELETE_MIN_SIZE};
+pub use codec::{ArdbCodec, EXPIRY_PERIOD_MS, FAMILY_LOWER, FAMILY_UPPER, RANGE_DELETE_MIN_SIZE};
 
 use thiserror::Error;
 

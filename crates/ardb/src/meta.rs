@@ -10,11 +10,12 @@
 //! string  02 00 ttl 01 <value Data>
 //! hash    03 00 ttl size 00
 //! list    05 00 ttl size seq 02 <min index> <max index>
-//! set     07 00 ttl size 02 <min member> <max member>   (Ardb, compat mode)
-//!         07 00 ttl size 00                            (written by redcodec)
-//! zset    09 00 ttl size 02 <min member> <max member>   (Ardb)
-//!         09 00 ttl size 00                            (written by redcodec)
+//! set     07 00 ttl size 02 <min member> <max member>   (redis-compatible mode)
+//!         07 00 ttl size 00                            (no bounds: non-compat SADD)
+//! zset    09 00 ttl size 02 <min member> <max member>
 //! ```
+//!
+//! Set and zset min/max members live in [`Meta::bounds`].
 //!
 //! [`Meta::variant`] bits: [`VARIANT_SIZE_UNKNOWN`] (collections: the stored
 //! size is −1) and [`VARIANT_FLOAT_VALUE`] (strings: the value is a float64).
@@ -86,6 +87,7 @@ pub fn new_meta(data_type: DataType) -> Meta {
         },
         value: Vec::new(),
         variant: 0,
+        bounds: None,
     }
 }
 
@@ -169,12 +171,58 @@ pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
         out.push(2);
         index_data(min).encode(&mut out);
         index_data(max).encode(&mut out);
+    } else if let Some((min, max)) = bounds_of(meta) {
+        // Set and zset: the lowest and highest member.
+        out.push(2);
+        member_data(meta.data_type, min).encode(&mut out);
+        member_data(meta.data_type, max).encode(&mut out);
     } else {
-        // Hash: Ardb writes no elements. Set and zset: Ardb's min/max
-        // members cannot be carried by `Meta`; none are written.
+        // Hash: Ardb writes no elements; a set or zset without bounds.
         out.push(0);
     }
     Ok(out)
+}
+
+/// The stored min/max members of a set or zset, if it has them.
+fn bounds_of(meta: &Meta) -> Option<(&[u8], &[u8])> {
+    match (&meta.bounds, meta.data_type) {
+        (Some((min, max)), DataType::Set | DataType::ZSet) => Some((min, max)),
+        _ => None,
+    }
+}
+
+/// A member as its `Data`: set members are int-encoded when canonical
+/// (`SetSetMember`), zset members always strings (`SetZSetMember`).
+pub fn member_data(data_type: DataType, member: &[u8]) -> Data<'_> {
+    if data_type == DataType::Set {
+        Data::try_int(member)
+    } else {
+        Data::Str(member)
+    }
+}
+
+/// Widens the min/max members of the set or zset `meta` to hold `member`
+/// (`ValueObject::SetMinMaxData`), in `Data` order (sets: integers first,
+/// numerically) or bytewise (zsets). A collection that has elements but no
+/// stored bounds keeps none: one member alone would not bound the others.
+pub fn widen_bounds(meta: &mut Meta, member: &[u8]) {
+    let data_type = meta.data_type;
+    if !matches!(data_type, DataType::Set | DataType::ZSet) {
+        return;
+    }
+    let before = |a: &[u8], b: &[u8]| member_data(data_type, a).compare(&member_data(data_type, b));
+    match &mut meta.bounds {
+        None if meta.size == 0 => meta.bounds = Some((member.to_vec(), member.to_vec())),
+        None => {}
+        Some((min, max)) => {
+            if before(member, min).is_lt() {
+                *min = member.to_vec();
+            }
+            if before(member, max).is_gt() {
+                *max = member.to_vec();
+            }
+        }
+    }
 }
 
 /// The fields every metadata value starts with.
@@ -284,9 +332,14 @@ pub fn decode(raw: &[u8]) -> Result<Meta, DecodeError> {
                 sequential,
             };
         }
-        // Hash elements (none in practice) and set/zset min/max members are
-        // validated above and not kept.
-        DataType::Hash | DataType::Set | DataType::ZSet => {}
+        // Set and zset: the min/max members, when both are there.
+        DataType::Set | DataType::ZSet => {
+            if let [min, max] = elements.as_slice() {
+                meta.bounds = min.to_value_bytes().zip(max.to_value_bytes());
+            }
+        }
+        // Hash elements (none in practice) are validated above, not kept.
+        DataType::Hash => {}
     }
     Ok(meta)
 }
@@ -378,14 +431,60 @@ mod tests {
         };
         assert_eq!(decode(&encode(&l).unwrap()).unwrap(), l);
 
-        // Ardb's compat-mode set and zset metas with min/max members decode;
-        // redcodec writes them without.
+        // Set and zset metas keep their min/max members; set members are
+        // int-encoded when canonical, zset members never.
         let s = decode(&unhex("07 00 00 04 02 01 0a 04 01 78")).unwrap();
         assert_eq!((s.data_type, s.size), (DataType::Set, 2));
-        assert_eq!(hex(&encode(&s).unwrap()), "07 00 00 04 00");
+        assert_eq!(s.bounds, Some((b"5".to_vec(), b"x".to_vec())));
+        assert_eq!(hex(&encode(&s).unwrap()), "07 00 00 04 02 01 0a 04 01 78");
         let z = decode(&unhex("09 00 00 02 02 04 01 6d 04 01 6d")).unwrap();
         assert_eq!((z.data_type, z.size), (DataType::ZSet, 1));
-        assert_eq!(hex(&encode(&z).unwrap()), "09 00 00 02 00");
+        assert_eq!(z.bounds, Some((b"m".to_vec(), b"m".to_vec())));
+        assert_eq!(
+            hex(&encode(&z).unwrap()),
+            "09 00 00 02 02 04 01 6d 04 01 6d"
+        );
+        let mut z5 = new_meta(DataType::ZSet);
+        z5.size = 1;
+        z5.bounds = Some((b"5".to_vec(), b"5".to_vec()));
+        assert_eq!(
+            hex(&encode(&z5).unwrap()),
+            "09 00 00 02 02 04 01 35 04 01 35"
+        );
+        // Without min/max (non-compat SADD): none kept, none written.
+        let bare = decode(&unhex("07 00 00 01 00")).unwrap();
+        assert_eq!(bare.bounds, None);
+        assert_eq!(hex(&encode(&bare).unwrap()), "07 00 00 01 00");
+        // A hash never writes bounds.
+        let mut h = new_meta(DataType::Hash);
+        h.bounds = Some((b"a".to_vec(), b"b".to_vec()));
+        assert_eq!(hex(&encode(&h).unwrap()), "03 00 00 00 00");
+    }
+
+    #[test]
+    fn bounds_widen_in_member_order() {
+        let mut s = new_meta(DataType::Set);
+        for (m, size) in [(&b"b"[..], 0), (b"10", 1), (b"9", 2), (b"a", 3), (b"c", 4)] {
+            s.size = size;
+            widen_bounds(&mut s, m);
+        }
+        // Integers before strings, numerically: 9 < 10 < "a".
+        assert_eq!(s.bounds, Some((b"9".to_vec(), b"c".to_vec())));
+        let mut z = new_meta(DataType::ZSet);
+        for (m, size) in [(&b"b"[..], 0), (b"10", 1), (b"9", 2), (b"bb", 3)] {
+            z.size = size;
+            widen_bounds(&mut z, m);
+        }
+        // Bytewise: "10" < "9" < "b" < "bb".
+        assert_eq!(z.bounds, Some((b"10".to_vec(), b"bb".to_vec())));
+        // Unknown bounds of a set that has members stay unknown.
+        let mut old = new_meta(DataType::Set);
+        old.size = 3;
+        widen_bounds(&mut old, b"x");
+        assert_eq!(old.bounds, None);
+        let mut h = new_meta(DataType::Hash);
+        widen_bounds(&mut h, b"x");
+        assert_eq!(h.bounds, None);
     }
 
     #[test]

@@ -66,11 +66,27 @@ pub fn put_varint64(out: &mut Vec<u8>, v: i64) {
     put_varuint64(out, zigzag(v));
 }
 
-/// Reads LEB128 of at most `max_bytes` bytes whose value fits `bits` bits.
+/// Reads LEB128 of at most `max_bytes` bytes whose value fits `bits` bits
+/// (`bits` ≥ 7). A one-byte number, the common case in keys, is read inline.
+#[inline]
 fn read_leb(r: &mut Reader<'_>, max_bytes: u32, bits: u32) -> Result<u64, DecodeError> {
+    let first = r.u8()?;
+    if first & 0x80 == 0 {
+        return Ok(u64::from(first));
+    }
+    read_leb_tail(r, first, max_bytes, bits)
+}
+
+/// [`read_leb`] after a first byte with its continuation bit set.
+fn read_leb_tail(
+    r: &mut Reader<'_>,
+    first: u8,
+    max_bytes: u32,
+    bits: u32,
+) -> Result<u64, DecodeError> {
     let mut value = 0u64;
     for i in 0..max_bytes {
-        let byte = r.u8()?;
+        let byte = if i == 0 { first } else { r.u8()? };
         let payload = u64::from(byte & 0x7F);
         let shift = 7 * i;
         // Bits that would land at or beyond `bits` make the number too large.

@@ -55,7 +55,7 @@ fn anchors(c: &ArdbCodec) -> Vec<Vec<u8>> {
         Vec::new(),
         vec![0],
         c.meta_record(b"k", DataType::Hash).unwrap().key,
-        c.key_range(b"k").upper,
+        c.key_range(b"k").expect("ardb deletes by range").upper,
     ];
     for kind in KINDS {
         let r = c.sub_range(kind, b"k", &meta);

@@ -52,6 +52,7 @@ impl BlackwidowCodec {
                 score_limit: None,
                 namespaces: Namespaces::None,
                 relative_expiry: RelativeExpiry::Exact,
+                active_expiry: None,
             },
         }
     }

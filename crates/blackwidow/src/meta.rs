@@ -204,6 +204,7 @@ pub fn new_meta(data_type: DataType, version: u64) -> Meta {
         },
         value: Vec::new(),
         variant: 0,
+        bounds: None,
     }
 }
 
@@ -235,6 +236,7 @@ pub fn decode(data_type: DataType, raw: &[u8]) -> Result<Meta, DecodeError> {
                 list: ListBounds::None,
                 value: Vec::new(),
                 variant: 0,
+                bounds: None,
             })
         }
         DataType::List => {
@@ -250,6 +252,7 @@ pub fn decode(data_type: DataType, raw: &[u8]) -> Result<Meta, DecodeError> {
                 },
                 value: Vec::new(),
                 variant: 0,
+                bounds: None,
             })
         }
     }

@@ -12,7 +12,7 @@ use crate::error::CliError;
 /// Which store, in which format, on which clock.
 #[derive(Args, Debug, Clone)]
 pub struct StoreArgs {
-    /// Format name: kvrocks, blackwidow or nemo.
+    /// Format name: kvrocks, blackwidow, nemo or ardb.
     #[arg(long)]
     pub format: String,
     /// Store directory.
@@ -22,7 +22,8 @@ pub struct StoreArgs {
     /// at 0, so the bytes written are reproducible.
     #[arg(long, value_name = "MS")]
     pub fixed_clock: Option<u64>,
-    /// Namespace, for formats that have them (kvrocks default: __namespace).
+    /// Namespace, for formats that have them (kvrocks: the key prefix,
+    /// default __namespace; ardb: the column family, default 0).
     #[arg(long)]
     pub namespace: Option<String>,
     /// Cluster mode, for formats that have it (kvrocks: slot in every key).

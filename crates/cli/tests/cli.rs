@@ -212,7 +212,7 @@ fn bad_input_is_one_clear_error_line_and_a_failing_status() {
                 "--dir",
                 dir.path().to_str().unwrap(),
             ],
-            "unknown format 'pika9' (known formats: kvrocks, blackwidow, nemo)",
+            "unknown format 'pika9' (known formats: kvrocks, blackwidow, nemo, ardb)",
         ),
         (
             vec![
@@ -260,4 +260,65 @@ fn a_bad_quoted_line_names_its_line_number() {
         "{}",
         text(&out.stderr)
     );
+}
+
+#[test]
+fn ardb_exec_then_dump_shows_the_bytes_of_the_reference_worked_examples() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().expect("utf-8 path");
+    let args = [
+        "exec",
+        "--format",
+        "ardb",
+        "--dir",
+        d,
+        "--fixed-clock",
+        "1700000000000",
+    ];
+    let out = redcodec(&args, "SET foo bar\nHSET h f v\nRPUSH l a\nZADD z 1.5 m\n");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "OK\n(integer) 1\n(integer) 1\n(integer) 1\n"
+    );
+
+    let out = redcodec(&["dump", "--format", "ardb", "--dir", d], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "rocksdb\t0\t03666f6f0100\t020000010403626172\n\
+         rocksdb\t0\t01680100\t0300000200\n\
+         rocksdb\t0\t01680401040166\t0401040176\n\
+         rocksdb\t0\t016c0100\t05000002010201000100\n\
+         rocksdb\t0\t016c06010100\t0601040161\n\
+         rocksdb\t0\t017a0100\t090000020204016d04016d\n\
+         rocksdb\t0\t017a0a020280808080808080f87f04016d\t0a00\n\
+         rocksdb\t0\t017a0b0104016d\t0b010280808080808080f87f\n"
+    );
+
+    // Another namespace is another column family of the same store.
+    let out = redcodec(
+        &[
+            "exec",
+            "--format",
+            "ardb",
+            "--dir",
+            d,
+            "--namespace",
+            "tenant",
+            "--",
+            "SET",
+            "foo",
+            "t",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = redcodec(&["dump", "--format", "ardb", "--dir", d], "");
+    assert!(text(&out.stdout).ends_with("rocksdb\ttenant\t03666f6f0100\t02000001040174\n"));
+
+    // Another format's store is refused.
+    let out = redcodec(&["dump", "--format", "kvrocks", "--dir", d], "");
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("holds no kvrocks store"));
 }

@@ -135,6 +135,10 @@ pub struct Capabilities {
     /// How expiries given relative to now (`EXPIRE`, `SETEX`, `SET EX`, …)
     /// are stored.
     pub relative_expiry: RelativeExpiry,
+    /// Whether the engine deletes expired keys in the background, and how
+    /// often (`None`: expired keys are only hidden, and collected by
+    /// compaction filters).
+    pub active_expiry: Option<ActiveExpiry>,
 }
 
 /// How an expiry given relative to now is stored, and what a stored
@@ -153,4 +157,14 @@ pub enum RelativeExpiry {
     /// absolute expiry is stored as the second that holds it,
     /// `s = floor(expire_ms / 1000)`.
     SecondsMinusOne,
+}
+
+/// Active expiry: the compaction filter reports expired keys
+/// ([`crate::Codec::gc_expired_key`]) instead of dropping them, and a
+/// periodic task of the engine deletes every reported key that is still
+/// expired when the task runs (Ardb's compaction filter and cron task).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ActiveExpiry {
+    /// How often the task runs, in milliseconds.
+    pub period_ms: u64,
 }

@@ -1,8 +1,8 @@
 //! The [`Codec`] trait: everything the engine asks of a format.
 
 use crate::{
-    Capabilities, DataType, DecodeError, EncodeError, KeyRange, Layout, Meta, Place, Record, SubId,
-    SubKind, SubValue,
+    Capabilities, ComparatorSpec, DataType, DecodeError, EncodeError, KeyRange, Layout, Meta,
+    Place, Record, SubId, SubKind, SubValue,
 };
 
 /// What a compaction filter does with one record.
@@ -187,6 +187,63 @@ macro_rules! codec_trait_tokens {
                     let _ = (kind, meta, raw_value);
                     true
                 }
+                // Formats without versions, namespaces as column families,
+                // active expiry (Ardb). Every method has a default that
+                // suits the other formats.
+
+                /// Whether `meta` was stored without its element count
+                /// (Ardb: size −1, "unknown"). The engine then counts the
+                /// elements in [`Codec::sub_range`] to know the size (and
+                /// range-deletes the key on `DEL`); [`Codec::encode_meta`]
+                /// keeps writing the count as unknown.
+                fn size_unknown(&self, _meta: &Meta) -> bool {
+                    false
+                }
+
+                /// One range holding every record of `key`, its metadata
+                /// included, for formats whose `DEL` removes a key with one
+                /// range delete, or by iterating that range (Ardb:
+                /// `[META key, END key)`). `None`: the format has none.
+                fn key_range(&self, _key: &[u8]) -> Option<KeyRange> {
+                    None
+                }
+
+                /// With [`crate::Capabilities::active_expiry`]: the user key
+                /// of a metadata record of `place` that has expired at
+                /// `now_ms`, which the compaction filter keeps but reports
+                /// to the engine's periodic expiry task. `None` for every
+                /// other record.
+                fn gc_expired_key(
+                    &self,
+                    _place: Place,
+                    _key: &[u8],
+                    _value: &[u8],
+                    _now_ms: u64,
+                ) -> Option<Vec<u8>> {
+                    None
+                }
+
+                /// Whether the column family at `place` is created by the
+                /// first write to it rather than when the store is created
+                /// (Ardb creates a namespace's family lazily). Until then it
+                /// reads as empty.
+                fn created_on_first_write(&self, _place: Place) -> bool {
+                    false
+                }
+
+                /// How to open the column families of instance `instance`
+                /// that the layout does not name (Ardb: the other namespaces
+                /// of a store): `Some(comparator)` opens each with that
+                /// comparator and no compaction filter, and never writes to
+                /// it; `None` refuses a store that holds one.
+                fn other_families(&self, _instance: usize) -> Option<ComparatorSpec> {
+                    None
+                }
+
+                /// Records that `member` was just written into the set or
+                /// sorted set `meta` (Ardb widens the lowest and highest
+                /// member kept in [`Meta::bounds`]). Default: nothing.
+                fn note_member(&self, _meta: &mut Meta, _member: &[u8]) {}
             }
         }
     };

@@ -13,8 +13,8 @@ mod model;
 pub mod reader;
 
 pub use caps::{
-    Capabilities, DeleteModel, ListModel, ListShift, MetaLookup, Namespaces, RelativeExpiry,
-    ScoreIndex, TtlResolution, VersionWidth,
+    ActiveExpiry, Capabilities, DeleteModel, ListModel, ListShift, MetaLookup, Namespaces,
+    RelativeExpiry, ScoreIndex, TtlResolution, VersionWidth,
 };
 pub use codec::{Codec, GcDecision, SubOwner};
 pub use error::{DecodeError, EncodeError};

@@ -114,6 +114,11 @@ pub struct Meta {
     /// A format-specific encoding variant read from disk and kept when the
     /// record is rewritten (Kvrocks: the legacy 32-bit common-field layout).
     pub variant: u8,
+    /// Sets and sorted sets, for formats that store them (Ardb): the lowest
+    /// and highest member the collection has held, in the format's member
+    /// order — bounds for a seek, not kept exact on removal. Widened by
+    /// [`crate::Codec::note_member`]; `None`: none stored (or unknown).
+    pub bounds: Option<(Vec<u8>, Vec<u8>)>,
 }
 
 impl Meta {
@@ -127,6 +132,7 @@ impl Meta {
             list: ListBounds::None,
             value,
             variant: 0,
+            bounds: None,
         }
     }
 

@@ -15,6 +15,7 @@ pub struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     /// A reader over `buf`; `record` names the record in errors.
+    #[inline]
     pub fn new(record: &'static str, buf: &'a [u8]) -> Reader<'a> {
         Reader {
             buf,
@@ -24,16 +25,19 @@ impl<'a> Reader<'a> {
     }
 
     /// Bytes not read yet.
+    #[inline]
     pub fn remaining(&self) -> usize {
         self.buf.len() - self.pos
     }
 
     /// Current offset.
+    #[inline]
     pub fn offset(&self) -> usize {
         self.pos
     }
 
     /// Takes the next `n` bytes.
+    #[inline]
     pub fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
         if self.remaining() < n {
             return Err(DecodeError::Truncated {
@@ -49,6 +53,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Takes everything left.
+    #[inline]
     pub fn rest(&mut self) -> &'a [u8] {
         let out = &self.buf[self.pos..];
         self.pos = self.buf.len();
@@ -70,6 +75,7 @@ impl<'a> Reader<'a> {
     }
 
     /// One byte.
+    #[inline]
     pub fn u8(&mut self) -> Result<u8, DecodeError> {
         Ok(self.take(1)?[0])
     }

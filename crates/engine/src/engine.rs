@@ -1,10 +1,13 @@
 //! The [`Engine`]: a store opened in one format, the clock and version
-//! source, the lock table, and the command dispatcher.
+//! source, the lock table, and the command dispatcher ([`EngineCore`]),
+//! plus the background work the format asks for (active expiry).
 
 use std::collections::HashMap;
+use std::ops::Deref;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use parking_lot::Mutex;
 use redcodec_codec::{Capabilities, Codec};
@@ -12,6 +15,7 @@ use redcodec_codec::{Capabilities, Codec};
 use crate::clock::{Clock, SystemClock};
 use crate::dispatch::{self, CommandTable, Keys};
 use crate::error::{CmdError, EngineError};
+use crate::expiry::ExpiryTask;
 use crate::keyspace::Ctx;
 use crate::locks::LockTable;
 use crate::reply::Reply;
@@ -46,8 +50,26 @@ impl EngineOptions {
 }
 
 /// Redis semantics over one store in the format of `C`. Send + Sync: share
-/// it between threads behind an `Arc`.
+/// it between threads behind an `Arc`. Everything it does is in
+/// [`EngineCore`], which it dereferences to; the engine also owns the
+/// background tasks of the format, and stops them when dropped.
 pub struct Engine<C: Codec> {
+    /// Declared first: dropped (stopped and joined) before the core.
+    expiry: Option<ExpiryTask>,
+    core: Arc<EngineCore<C>>,
+}
+
+impl<C: Codec> Deref for Engine<C> {
+    type Target = EngineCore<C>;
+
+    fn deref(&self) -> &EngineCore<C> {
+        &self.core
+    }
+}
+
+/// The store, clock, version source, locks and commands of an [`Engine`],
+/// shared with its background tasks.
+pub struct EngineCore<C: Codec> {
     pub(crate) codec: Arc<C>,
     pub(crate) store: Store,
     pub(crate) clock: Arc<dyn Clock>,
@@ -82,12 +104,13 @@ impl CursorTable {
 }
 
 impl<C: Codec> Engine<C> {
-    /// Opens the store of `codec`'s format in `dir`.
+    /// Opens the store of `codec`'s format in `dir`, and starts the
+    /// background tasks the format declares (active expiry).
     pub fn open(codec: C, dir: &Path, options: EngineOptions) -> Result<Engine<C>, EngineError> {
         let codec = Arc::new(codec);
         let store = Store::open(codec.clone(), options.clock.clone(), dir, options.mode)?;
         store.write_bootstrap(codec.bootstrap_records())?;
-        Ok(Engine {
+        let core = Arc::new(EngineCore {
             codec,
             store,
             clock: options.clock,
@@ -95,9 +118,33 @@ impl<C: Codec> Engine<C> {
             locks: LockTable::default(),
             cursors: Mutex::new(CursorTable::default()),
             commands: CommandTable::new(),
-        })
+        });
+        let expiry = match core.codec.capabilities().active_expiry {
+            Some(active) => Some(
+                ExpiryTask::start(core.clone(), Duration::from_millis(active.period_ms.max(1)))
+                    .map_err(|e| EngineError::Open(format!("cannot start the expiry task: {e}")))?,
+            ),
+            None => None,
+        };
+        Ok(Engine { expiry, core })
     }
 
+    /// Whether the active-expiry task runs (the format declares
+    /// [`Capabilities::active_expiry`], and it was not stopped).
+    pub fn has_expiry_task(&self) -> bool {
+        self.expiry.is_some()
+    }
+
+    /// Stops the active-expiry task and waits for it to finish. Expired
+    /// keys stay hidden; reported keys are then deleted only by explicit
+    /// [`EngineCore::expire_reported_keys`] passes (tests that drive the
+    /// passes themselves call this right after opening).
+    pub fn stop_expiry_task(&mut self) {
+        self.expiry = None;
+    }
+}
+
+impl<C: Codec> EngineCore<C> {
     /// The format.
     pub fn codec(&self) -> &C {
         &self.codec
@@ -128,6 +175,48 @@ impl<C: Codec> Engine<C> {
         let counter = self.counter.fetch_add(1, Ordering::SeqCst);
         self.codec
             .next_version(self.clock.now_us(), counter, previous)
+    }
+
+    /// One pass of active expiry, as the background task runs it every
+    /// period: takes every key the compaction filters reported
+    /// ([`Codec::gc_expired_key`]) and deletes each one whose metadata is
+    /// still expired at the clock's current time, the way `DEL` deletes.
+    /// Returns how many keys were deleted. Keys whose pass fails stay
+    /// reported. Tests call this to drive the task deterministically.
+    pub fn expire_reported_keys(&self) -> Result<usize, CmdError> {
+        let reported = self.store.expired_keys().drain();
+        let mut deleted = 0;
+        let mut failure = None;
+        for key in reported {
+            match self.expire_key(&key) {
+                Ok(true) => deleted += 1,
+                Ok(false) => {}
+                Err(e) => {
+                    self.store.expired_keys().report(key);
+                    failure.get_or_insert(e);
+                }
+            }
+        }
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(deleted),
+        }
+    }
+
+    /// Deletes `key` if its metadata is expired now; whether it did.
+    fn expire_key(&self, key: &[u8]) -> Result<bool, CmdError> {
+        let _held = self.locks.lock_keys(&[key]);
+        let mut ctx = Ctx::new(self);
+        let view = ctx.view(key)?;
+        let mut deleted = false;
+        for meta in &view.dead {
+            if meta.expired_at(ctx.now_ms()) {
+                ctx.remove_key(key, meta)?;
+                deleted = true;
+            }
+        }
+        ctx.commit()?;
+        Ok(deleted)
     }
 
     /// Runs one command given as its arguments (name first) and returns

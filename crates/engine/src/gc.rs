@@ -1,6 +1,9 @@
 //! Compaction filters: RocksDB asks, the codec decides. Metadata records are
 //! judged alone; element records after looking up their owner's metadata in
 //! the same instance (cached per owner for the length of one compaction).
+//! With active expiry, the filter of a metadata family also reports the
+//! expired keys the codec names ([`Codec::gc_expired_key`]) to the
+//! engine's expiry task.
 
 use std::ffi::{CStr, CString};
 use std::sync::{Arc, OnceLock, Weak};
@@ -8,9 +11,10 @@ use std::sync::{Arc, OnceLock, Weak};
 use redcodec_codec::{Codec, GcDecision, GcRule, Place, SubOwner};
 use rocksdb::compaction_filter::{CompactionFilter, Decision};
 use rocksdb::compaction_filter_factory::{CompactionFilterContext, CompactionFilterFactory};
-use rocksdb::DB;
 
 use crate::clock::Clock;
+use crate::expiry::ExpiredKeys;
+use crate::store::Db;
 
 /// Creates one [`Filter`] per compaction of one column family.
 pub(crate) struct FilterFactory<C> {
@@ -18,8 +22,10 @@ pub(crate) struct FilterFactory<C> {
     clock: Arc<dyn Clock>,
     place: Place,
     rule: GcRule,
-    db: Arc<OnceLock<Weak<DB>>>,
+    db: Arc<OnceLock<Weak<Db>>>,
     name: CString,
+    /// Where expired keys are reported, with active expiry.
+    expired: Option<Arc<ExpiredKeys>>,
 }
 
 impl<C: Codec> FilterFactory<C> {
@@ -28,13 +34,16 @@ impl<C: Codec> FilterFactory<C> {
         codec: Arc<C>,
         clock: Arc<dyn Clock>,
         place: Place,
-        db: Arc<OnceLock<Weak<DB>>>,
+        db: Arc<OnceLock<Weak<Db>>>,
+        expired: Arc<ExpiredKeys>,
     ) -> Option<FilterFactory<C>> {
         let cf = codec.layout().cf(place);
         let rule = cf.gc;
         if rule == GcRule::KeepAll {
             return None;
         }
+        let expired = (rule == GcRule::Metadata && codec.capabilities().active_expiry.is_some())
+            .then_some(expired);
         let name = CString::new(format!("redcodec.{}.{}", codec.name(), cf.name))
             .unwrap_or_else(|_| CString::from(c"redcodec.filter"));
         Some(FilterFactory {
@@ -44,6 +53,7 @@ impl<C: Codec> FilterFactory<C> {
             rule,
             db,
             name,
+            expired,
         })
     }
 }
@@ -60,6 +70,7 @@ impl<C: Codec> CompactionFilterFactory for FilterFactory<C> {
             db: self.db.clone(),
             name: self.name.clone(),
             cached: None,
+            expired: self.expired.clone(),
         }
     }
 
@@ -74,9 +85,10 @@ pub(crate) struct Filter<C> {
     now_ms: u64,
     place: Place,
     rule: GcRule,
-    db: Arc<OnceLock<Weak<DB>>>,
+    db: Arc<OnceLock<Weak<Db>>>,
     name: CString,
     cached: Option<(SubOwner, OwnerMeta)>,
+    expired: Option<Arc<ExpiredKeys>>,
 }
 
 /// An owner's metadata bytes (`None`: missing); `Err` when unreadable.
@@ -111,7 +123,7 @@ impl<C: Codec> Filter<C> {
         let db = self.db.get().and_then(Weak::upgrade).ok_or(())?;
         let cf_name = self.codec.layout().cf(owner.meta.place).name;
         let cf = db.cf_handle(cf_name).ok_or(())?;
-        db.get_cf(cf, &owner.meta.key).map_err(|_| ())
+        db.get_cf(&cf, &owner.meta.key).map_err(|_| ())
     }
 }
 
@@ -120,7 +132,17 @@ impl<C: Codec> CompactionFilter for Filter<C> {
         let decision = match self.rule {
             GcRule::KeepAll => GcDecision::Keep,
             GcRule::DropAll => GcDecision::Drop,
-            GcRule::Metadata => self.codec.gc_meta(self.place, key, value, self.now_ms),
+            GcRule::Metadata => {
+                if let Some(expired) = &self.expired {
+                    if let Some(user_key) =
+                        self.codec
+                            .gc_expired_key(self.place, key, value, self.now_ms)
+                    {
+                        expired.report(user_key);
+                    }
+                }
+                self.codec.gc_meta(self.place, key, value, self.now_ms)
+            }
             GcRule::SubKeys => match self.codec.gc_sub_owner(self.place, key, value) {
                 None => GcDecision::Keep,
                 Some(owner) => self.judge_element(&owner),

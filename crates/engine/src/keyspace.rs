@@ -9,7 +9,7 @@ use redcodec_codec::{
     SubValue, TtlResolution, VersionWidth,
 };
 
-use crate::engine::Engine;
+use crate::engine::EngineCore;
 use crate::error::{CmdError, CmdResult};
 use crate::reply::quote_bytes;
 use crate::store::{Batch, StoreIter};
@@ -25,7 +25,7 @@ pub struct KeyView {
 
 /// One command's view of the engine and its pending writes.
 pub struct Ctx<'e, C: Codec> {
-    pub(crate) eng: &'e Engine<C>,
+    pub(crate) eng: &'e EngineCore<C>,
     /// The command's time, read from the clock on first use and then kept:
     /// every check in a command agrees. Commands that never need the time
     /// (a read of a key without expiry) never read the clock.
@@ -34,7 +34,7 @@ pub struct Ctx<'e, C: Codec> {
 }
 
 impl<'e, C: Codec> Ctx<'e, C> {
-    pub(crate) fn new(eng: &'e Engine<C>) -> Ctx<'e, C> {
+    pub(crate) fn new(eng: &'e EngineCore<C>) -> Ctx<'e, C> {
         Ctx {
             eng,
             now_ms: Cell::new(None),
@@ -65,7 +65,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
     }
 
     /// The engine.
-    pub fn engine(&self) -> &'e Engine<C> {
+    pub fn engine(&self) -> &'e EngineCore<C> {
         self.eng
     }
 
@@ -105,7 +105,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
             let Some(decoded) = decoded else {
                 continue;
             };
-            let meta = decoded.map_err(|e| corrupt(key, e))?;
+            let meta = self.counted(key, decoded.map_err(|e| corrupt(key, e))?)?;
             if self.is_live(&meta) && view.live.is_none() {
                 view.live = Some(meta);
             } else {
@@ -126,6 +126,51 @@ impl<'e, C: Codec> Ctx<'e, C> {
             return Ok(KeyView::default());
         }
         self.view(key)
+    }
+
+    /// Decodes the metadata of `key` read from the place of `ty`. When the
+    /// format stored no element count ([`Codec::size_unknown`]), the
+    /// elements are counted, so `size` is exact for every command.
+    pub fn decode_meta(&self, key: &[u8], ty: DataType, raw: &[u8]) -> CmdResult<Meta> {
+        let meta = self
+            .codec()
+            .decode_meta(ty, raw)
+            .map_err(|e| corrupt(key, e))?;
+        self.counted(key, meta)
+    }
+
+    /// `meta` with its exact size: counted in the element records when the
+    /// format stored no count ([`Codec::size_unknown`]).
+    fn counted(&self, key: &[u8], mut meta: Meta) -> CmdResult<Meta> {
+        if meta.data_type.is_collection() && self.codec().size_unknown(&meta) {
+            meta.size = self.count_elements(key, &meta)?;
+        }
+        Ok(meta)
+    }
+
+    /// The number of elements of a collection, counted in its records.
+    fn count_elements(&self, key: &[u8], meta: &Meta) -> CmdResult<u64> {
+        let Some(&kind) = kinds_of(meta.data_type).first() else {
+            return Ok(0);
+        };
+        let range = self.codec().sub_range(kind, key, meta);
+        let mut it = self.eng.store.scan(&range, None, false);
+        let mut n = 0u64;
+        while it.next()?.is_some() {
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Whether a collection is deleted with range deletes: the format
+    /// deletes that way from `min_size` elements, or its size is unknown.
+    fn deletes_by_range(&self, meta: &Meta) -> bool {
+        match self.caps().delete {
+            DeleteModel::RemoveElements { min_size } => {
+                meta.size >= min_size || self.codec().size_unknown(meta)
+            }
+            _ => false,
+        }
     }
 
     /// The live metadata of `key`, of any type.
@@ -172,11 +217,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
             }
         }
         if self.caps().version_width == VersionWidth::None {
-            for dead in &view.dead {
-                if dead.data_type.is_collection() {
-                    self.clear_elements(key, dead)?;
-                }
-            }
+            self.remove_dead_now(key, view)?;
         }
         if ty == DataType::String {
             return Ok(Meta::string(Vec::new(), 0));
@@ -189,6 +230,27 @@ impl<'e, C: Codec> Ctx<'e, C> {
             .map(|m| m.version)
             .max();
         Ok(self.codec().new_meta(ty, self.eng.next_version(previous)))
+    }
+
+    /// Without versions, the records of an expired collection would still
+    /// be read as the new value's by the rest of the command (a member
+    /// "already there", an old score). They are deleted at once, in their
+    /// own write, the way Ardb deletes an expired key it meets
+    /// (`CheckMeta`). The key was already invisible, so the command's
+    /// visible effect stays one atomic batch.
+    fn remove_dead_now(&mut self, key: &[u8], view: &KeyView) -> CmdResult<()> {
+        let pending = std::mem::take(&mut self.batch);
+        let removed = view
+            .dead
+            .iter()
+            .filter(|dead| dead.data_type.is_collection())
+            .try_for_each(|dead| self.remove_key(key, dead));
+        let cleanup = std::mem::replace(&mut self.batch, pending);
+        removed?;
+        if !cleanup.is_empty() {
+            self.eng.store.write(cleanup)?;
+        }
+        Ok(())
     }
 
     /// Queues a metadata write.
@@ -230,10 +292,21 @@ impl<'e, C: Codec> Ctx<'e, C> {
                 let value = self.codec().encode_meta(&fresh)?;
                 self.batch.put(record.place, record.key, value);
             }
-            DeleteModel::RemoveElements { .. } => {
-                self.clear_elements(key, meta)?;
-                self.batch.delete(record.place, record.key);
-            }
+            DeleteModel::RemoveElements { .. } => match self.codec().key_range(key) {
+                // One range holds the whole key: delete it at once, or
+                // record by record.
+                Some(range) if self.deletes_by_range(meta) => self.batch.delete_range(&range),
+                Some(range) => {
+                    let mut it = self.eng.store.scan(&range, None, false);
+                    while let Some((k, _)) = it.next()? {
+                        self.batch.delete(range.place, k);
+                    }
+                }
+                None => {
+                    self.clear_elements(key, meta)?;
+                    self.batch.delete(record.place, record.key);
+                }
+            },
         }
         Ok(())
     }
@@ -242,10 +315,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
     /// range when the format deletes large collections that way, else one
     /// by one.
     pub fn clear_elements(&mut self, key: &[u8], meta: &Meta) -> CmdResult<()> {
-        let by_range = match self.caps().delete {
-            DeleteModel::RemoveElements { min_size } => meta.size >= min_size,
-            _ => false,
-        };
+        let by_range = self.deletes_by_range(meta);
         for &kind in kinds_of(meta.data_type) {
             let range = self.codec().sub_range(kind, key, meta);
             if by_range {
@@ -582,6 +652,7 @@ mod expiry_tests {
             score_limit: None,
             namespaces: Namespaces::None,
             relative_expiry: RelativeExpiry::Exact,
+            active_expiry: None,
         }
     }
 

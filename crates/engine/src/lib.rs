@@ -11,6 +11,7 @@ pub mod cmdline;
 pub mod dispatch;
 mod engine;
 pub mod error;
+pub mod expiry;
 mod fnv;
 mod gc;
 pub mod keyspace;
@@ -24,7 +25,7 @@ pub mod value;
 mod walk;
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use engine::{Engine, EngineOptions};
+pub use engine::{Engine, EngineCore, EngineOptions};
 pub use error::{CmdError, EngineError};
 pub use reply::Reply;
 pub use store::{OpenMode, Store};

@@ -1,22 +1,45 @@
 //! The RocksDB side: opens every instance and column family a layout names,
 //! with its comparator and compaction filter, and offers reads, range scans
 //! and per-instance write batches addressed by [`Place`].
+//!
+//! Two layout behaviours the codec declares are handled here:
+//! - a family [`Codec::created_on_first_write`] is created by the first
+//!   batch that puts a record into it; until then it reads as empty;
+//! - families of an instance that the layout does not name are opened as
+//!   [`Codec::other_families`] says (or the store is refused), never
+//!   written, and listed by [`Store::dump`] after the layout's families.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock, Weak};
 
+use parking_lot::Mutex;
 use redcodec_codec::{Codec, KeyRange, Layout, Place, Record};
-use rocksdb::{ColumnFamilyDescriptor, DBRawIterator, Options, ReadOptions, WriteBatch, DB};
+use rocksdb::{
+    BoundColumnFamily, ColumnFamilyDescriptor, DBRawIteratorWithThreadMode, MultiThreaded, Options,
+    ReadOptions, WriteBatch,
+};
 
 use crate::clock::Clock;
 use crate::error::EngineError;
+use crate::expiry::ExpiredKeys;
 use crate::gc::FilterFactory;
+
+/// The RocksDB handle type: column families can be created while the
+/// database is shared.
+pub(crate) type Db = rocksdb::DBWithThreadMode<MultiThreaded>;
 
 /// One open RocksDB instance.
 struct Instance {
-    db: Arc<DB>,
+    db: Arc<Db>,
     dir: &'static str,
     cfs: Vec<&'static str>,
+    /// The options of each layout family that did not exist at open and is
+    /// created on its first write (by index in the layout). Declared after
+    /// `db`: a family created from them uses the comparator and filter they
+    /// own, so they must outlive the database.
+    lazy: Mutex<Vec<Option<Options>>>,
+    /// Families the layout does not name, in name order.
+    others: Vec<String>,
 }
 
 /// Every instance of a layout, opened.
@@ -24,6 +47,7 @@ pub struct Store {
     layout: Layout,
     instances: Vec<Instance>,
     root: PathBuf,
+    expired: Arc<ExpiredKeys>,
 }
 
 /// Whether [`Store::open`] may create a missing store.
@@ -45,49 +69,67 @@ impl Store {
     ) -> Result<Store, EngineError> {
         let layout = codec.layout().clone();
         check_directory(codec.name(), &layout, dir, mode)?;
+        let expired = Arc::new(ExpiredKeys::default());
         let mut instances = Vec::with_capacity(layout.instances.len());
         for (index, spec) in layout.instances.iter().enumerate() {
             let path = dir.join(spec.dir);
             let mut db_opts = Options::default();
             db_opts.create_if_missing(true);
             db_opts.create_missing_column_families(true);
-            let handle: Arc<OnceLock<Weak<DB>>> = Arc::new(OnceLock::new());
-            let descriptors = spec
-                .column_families
-                .iter()
-                .enumerate()
-                .map(|(cf, cf_spec)| {
-                    let mut opts = Options::default();
-                    if let Some(cmp) = cf_spec.comparator {
-                        opts.set_comparator(cmp.name, Box::new(cmp.compare));
-                    }
-                    let place = Place::new(index, cf);
-                    if let Some(factory) = FilterFactory::for_place(
-                        codec.clone(),
-                        clock.clone(),
-                        place,
-                        handle.clone(),
-                    ) {
-                        opts.set_compaction_filter_factory(factory);
-                    }
-                    ColumnFamilyDescriptor::new(cf_spec.name, opts)
-                })
-                .collect::<Vec<_>>();
+            let handle: Arc<OnceLock<Weak<Db>>> = Arc::new(OnceLock::new());
             let existing = if path.exists() {
-                DB::list_cf(&Options::default(), &path).unwrap_or_default()
+                Db::list_cf(&Options::default(), &path).unwrap_or_default()
             } else {
                 Vec::new()
             };
             let known: Vec<&str> = spec.column_families.iter().map(|c| c.name).collect();
-            if let Some(extra) = existing.iter().find(|n| !known.contains(&n.as_str())) {
-                return Err(EngineError::Open(format!(
-                    "{} holds column family '{extra}', which the {} format does not use: not a {} store",
-                    path.display(),
-                    codec.name(),
-                    codec.name()
-                )));
+            let mut descriptors = Vec::new();
+            let mut lazy = Vec::new();
+            for (cf, cf_spec) in spec.column_families.iter().enumerate() {
+                let mut opts = Options::default();
+                if let Some(cmp) = cf_spec.comparator {
+                    opts.set_comparator(cmp.name, Box::new(cmp.compare));
+                }
+                let place = Place::new(index, cf);
+                if let Some(factory) = FilterFactory::for_place(
+                    codec.clone(),
+                    clock.clone(),
+                    place,
+                    handle.clone(),
+                    expired.clone(),
+                ) {
+                    opts.set_compaction_filter_factory(factory);
+                }
+                let exists = existing.iter().any(|n| n == cf_spec.name);
+                if codec.created_on_first_write(place) && !exists {
+                    lazy.push(Some(opts));
+                } else {
+                    lazy.push(None);
+                    descriptors.push(ColumnFamilyDescriptor::new(cf_spec.name, opts));
+                }
             }
-            let db = DB::open_cf_descriptors(&db_opts, &path, descriptors).map_err(|e| {
+            let mut others: Vec<String> = existing
+                .iter()
+                .filter(|n| !known.contains(&n.as_str()))
+                .cloned()
+                .collect();
+            others.sort();
+            if let Some(extra) = others.first() {
+                let Some(cmp) = codec.other_families(index) else {
+                    return Err(EngineError::Open(format!(
+                        "{} holds column family '{extra}', which the {} format does not use: not a {} store",
+                        path.display(),
+                        codec.name(),
+                        codec.name()
+                    )));
+                };
+                for name in &others {
+                    let mut opts = Options::default();
+                    opts.set_comparator(cmp.name, Box::new(cmp.compare));
+                    descriptors.push(ColumnFamilyDescriptor::new(name, opts));
+                }
+            }
+            let db = Db::open_cf_descriptors(&db_opts, &path, descriptors).map_err(|e| {
                 EngineError::Open(format!(
                     "cannot open {} as a {} store: {e}",
                     path.display(),
@@ -100,12 +142,15 @@ impl Store {
                 db,
                 dir: spec.dir,
                 cfs: known,
+                lazy: Mutex::new(lazy),
+                others,
             });
         }
         Ok(Store {
             layout,
             instances,
             root: dir.to_path_buf(),
+            expired,
         })
     }
 
@@ -119,9 +164,43 @@ impl Store {
         &self.root
     }
 
-    fn cf(&self, place: Place) -> (&DB, &rocksdb::ColumnFamily) {
+    /// The keys that compaction filters reported as expired, for the
+    /// engine's active-expiry task.
+    pub(crate) fn expired_keys(&self) -> &Arc<ExpiredKeys> {
+        &self.expired
+    }
+
+    /// The database of `place` and its family (`None`: a family created on
+    /// first write that does not exist yet).
+    fn cf(&self, place: Place) -> (&Db, Option<Arc<BoundColumnFamily<'_>>>) {
         let inst = &self.instances[place.instance];
-        (&inst.db, cf_handle(&inst.db, inst.cfs[place.cf]))
+        (&inst.db, inst.db.cf_handle(inst.cfs[place.cf]))
+    }
+
+    /// The family of `place`, created now if it is created on first write.
+    fn cf_for_write(&self, place: Place) -> Result<Arc<BoundColumnFamily<'_>>, EngineError> {
+        let inst = &self.instances[place.instance];
+        let name = inst.cfs[place.cf];
+        if let Some(cf) = inst.db.cf_handle(name) {
+            return Ok(cf);
+        }
+        let lazy = inst.lazy.lock();
+        if inst.db.cf_handle(name).is_none() {
+            let opts = lazy[place.cf]
+                .as_ref()
+                .ok_or_else(|| EngineError::Open(format!("column family '{name}' is not open")))?;
+            inst.db.create_cf(name, opts)?;
+        }
+        drop(lazy);
+        inst.db
+            .cf_handle(name)
+            .ok_or_else(|| EngineError::Open(format!("column family '{name}' is not open")))
+    }
+
+    /// Whether the family of `place` exists (a family created on first
+    /// write may not yet).
+    pub fn has_cf(&self, place: Place) -> bool {
+        self.cf(place).1.is_some()
     }
 
     /// The directory of instance `index`, relative to the root.
@@ -132,7 +211,10 @@ impl Store {
     /// Reads one record.
     pub fn get(&self, place: Place, key: &[u8]) -> Result<Option<Vec<u8>>, EngineError> {
         let (db, cf) = self.cf(place);
-        Ok(db.get_cf(cf, key)?)
+        match cf {
+            Some(cf) => Ok(db.get_cf(&cf, key)?),
+            None => Ok(None),
+        }
     }
 
     /// Reads one record and hands its bytes, in place, to `read` (no copy).
@@ -143,7 +225,10 @@ impl Store {
         read: impl FnOnce(&[u8]) -> T,
     ) -> Result<Option<T>, EngineError> {
         let (db, cf) = self.cf(place);
-        Ok(db.get_pinned_cf(cf, key)?.map(|bytes| read(&bytes)))
+        let Some(cf) = cf else {
+            return Ok(None);
+        };
+        Ok(db.get_pinned_cf(&cf, key)?.map(|bytes| read(&bytes)))
     }
 
     /// Reads several records at once.
@@ -155,16 +240,19 @@ impl Store {
     /// backward from its upper end (or from `from`, inclusive).
     pub fn scan(&self, range: &KeyRange, from: Option<&[u8]>, reverse: bool) -> StoreIter<'_> {
         let (db, cf) = self.cf(range.place);
-        let mut opts = ReadOptions::default();
-        opts.set_iterate_lower_bound(range.lower.clone());
-        opts.set_iterate_upper_bound(range.upper.clone());
-        let mut it = db.raw_iterator_cf_opt(cf, opts);
-        match (from, reverse) {
-            (Some(k), false) => it.seek(k),
-            (None, false) => it.seek(&range.lower),
-            (Some(k), true) => it.seek_for_prev(k),
-            (None, true) => it.seek_to_last(),
-        }
+        let it = cf.map(|cf| {
+            let mut opts = ReadOptions::default();
+            opts.set_iterate_lower_bound(range.lower.clone());
+            opts.set_iterate_upper_bound(range.upper.clone());
+            let mut it = db.raw_iterator_cf_opt(&cf, opts);
+            match (from, reverse) {
+                (Some(k), false) => it.seek(k),
+                (None, false) => it.seek(&range.lower),
+                (Some(k), true) => it.seek_for_prev(k),
+                (None, true) => it.seek_to_last(),
+            }
+            it
+        });
         StoreIter {
             it,
             reverse,
@@ -174,21 +262,20 @@ impl Store {
 
     /// Applies a batch: one atomic RocksDB write per instance it touches.
     pub fn write(&self, batch: Batch) -> Result<(), EngineError> {
-        if let [(place, _)] = batch.pending.as_slice() {
-            let instance = place.instance;
-            let mut wb = WriteBatch::default();
-            for (place, op) in batch.pending {
-                add_op(&mut wb, self.cf(place).1, op);
-            }
-            self.instances[instance].db.write(wb)?;
-            return Ok(());
-        }
         let mut per_instance: Vec<Option<WriteBatch>> =
             (0..self.instances.len()).map(|_| None).collect();
         for (place, op) in batch.pending {
-            let (_, cf) = self.cf(place);
+            // Deleting from a family that does not exist yet deletes
+            // nothing; only a put creates it.
+            let cf = match op {
+                Op::Put(..) => self.cf_for_write(place)?,
+                _ => match self.cf(place).1 {
+                    Some(cf) => cf,
+                    None => continue,
+                },
+            };
             let wb = per_instance[place.instance].get_or_insert_with(WriteBatch::default);
-            add_op(wb, cf, op);
+            add_op(wb, &cf, op);
         }
         for (inst, wb) in self.instances.iter().zip(per_instance) {
             if let Some(wb) = wb {
@@ -215,11 +302,13 @@ impl Store {
     /// compaction filters see every record.
     pub fn compact_all(&self) -> Result<(), EngineError> {
         for place in self.layout.places().collect::<Vec<_>>() {
-            let (db, cf) = self.cf(place);
-            db.flush_cf(cf)?;
+            let (db, Some(cf)) = self.cf(place) else {
+                continue;
+            };
+            db.flush_cf(&cf)?;
             let mut opts = rocksdb::CompactOptions::default();
             opts.set_bottommost_level_compaction(rocksdb::BottommostLevelCompaction::Force);
-            db.compact_range_cf_opt(cf, None::<&[u8]>, None::<&[u8]>, &opts);
+            db.compact_range_cf_opt(&cf, None::<&[u8]>, None::<&[u8]>, &opts);
         }
         Ok(())
     }
@@ -227,8 +316,9 @@ impl Store {
     /// Flushes every memtable to disk.
     pub fn flush(&self) -> Result<(), EngineError> {
         for place in self.layout.places().collect::<Vec<_>>() {
-            let (db, cf) = self.cf(place);
-            db.flush_cf(cf)?;
+            if let (db, Some(cf)) = self.cf(place) {
+                db.flush_cf(&cf)?;
+            }
         }
         Ok(())
     }
@@ -240,8 +330,10 @@ impl Store {
         mut visit: impl FnMut(Place, &[u8], &[u8]) -> Result<(), EngineError>,
     ) -> Result<(), EngineError> {
         for place in self.layout.places().collect::<Vec<_>>() {
-            let (db, cf) = self.cf(place);
-            let mut it = db.raw_iterator_cf(cf);
+            let (db, Some(cf)) = self.cf(place) else {
+                continue;
+            };
+            let mut it = db.raw_iterator_cf(&cf);
             it.seek_to_first();
             while let (Some(k), Some(v)) = (it.key(), it.value()) {
                 visit(place, k, v)?;
@@ -253,7 +345,8 @@ impl Store {
     }
 
     /// Writes every stored pair as `<instance>\t<column family>\t<key hex>\t<value hex>`,
-    /// one per line, in [`Store::for_each_pair`] order.
+    /// one per line, in [`Store::for_each_pair`] order; then, per instance,
+    /// the families the layout does not name (in name order).
     pub fn dump(&self, out: &mut dyn std::io::Write) -> Result<(), EngineError> {
         let layout = self.layout.clone();
         self.for_each_pair(|place, key, value| {
@@ -267,15 +360,46 @@ impl Store {
                 hex(value)
             )?;
             Ok(())
-        })
+        })?;
+        for inst in &self.instances {
+            for name in &inst.others {
+                let Some(cf) = inst.db.cf_handle(name) else {
+                    continue;
+                };
+                let mut it = inst.db.raw_iterator_cf(&cf);
+                it.seek_to_first();
+                while let (Some(k), Some(v)) = (it.key(), it.value()) {
+                    writeln!(out, "{}\t{}\t{}\t{}", inst.dir, name, hex(k), hex(v))?;
+                    it.next();
+                }
+                it.status()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The names of the column families of instance `index` that the
+    /// layout does not name (opened as [`Codec::other_families`] says).
+    pub fn other_families(&self, index: usize) -> &[String] {
+        &self.instances[index].others
+    }
+
+    /// A RocksDB property of the family at `place` as text (`None`: the
+    /// property is unknown, or the family does not exist yet).
+    pub fn property(&self, place: Place, name: &str) -> Result<Option<String>, EngineError> {
+        match self.cf(place) {
+            (db, Some(cf)) => Ok(db.property_value_cf(&cf, name)?),
+            (_, None) => Ok(None),
+        }
     }
 
     /// An integer RocksDB property summed over every column family.
     pub fn property_sum(&self, name: &str) -> Result<u64, EngineError> {
         let mut total = 0u64;
         for place in self.layout.places().collect::<Vec<_>>() {
-            let (db, cf) = self.cf(place);
-            total += db.property_int_value_cf(cf, name)?.unwrap_or(0);
+            if let (db, Some(cf)) = self.cf(place) {
+                total += db.property_int_value_cf(&cf, name)?.unwrap_or(0);
+            }
         }
         Ok(total)
     }
@@ -302,17 +426,12 @@ pub fn hex(bytes: &[u8]) -> String {
 }
 
 /// Adds one queued operation to a RocksDB write batch.
-fn add_op(wb: &mut WriteBatch, cf: &rocksdb::ColumnFamily, op: Op) {
+fn add_op(wb: &mut WriteBatch, cf: &Arc<BoundColumnFamily<'_>>, op: Op) {
     match op {
         Op::Put(k, v) => wb.put_cf(cf, k, v),
         Op::Delete(k) => wb.delete_cf(cf, k),
         Op::DeleteRange(a, b) => wb.delete_range_cf(cf, a, b),
     }
-}
-
-fn cf_handle<'a>(db: &'a DB, name: &str) -> &'a rocksdb::ColumnFamily {
-    db.cf_handle(name)
-        .expect("every column family of the layout is opened")
 }
 
 /// Refuses a directory that holds something other than this format's store.
@@ -400,29 +519,46 @@ impl Batch {
 /// A stored key and its value.
 pub type Pair = (Vec<u8>, Vec<u8>);
 
-/// A bounded iterator over one column family.
+/// A bounded iterator over one column family (empty over a family that
+/// does not exist yet).
 pub struct StoreIter<'a> {
-    it: DBRawIterator<'a>,
+    it: Option<DBRawIteratorWithThreadMode<'a, Db>>,
     reverse: bool,
     started: bool,
 }
 
 impl StoreIter<'_> {
+    /// Moves to `key`: the next pair is the first at or after it (before
+    /// it or at it, for a reverse iterator), within the range.
+    pub fn seek(&mut self, key: &[u8]) {
+        if let Some(it) = self.it.as_mut() {
+            if self.reverse {
+                it.seek_for_prev(key);
+            } else {
+                it.seek(key);
+            }
+            self.started = false;
+        }
+    }
+
     /// The next pair, or `None` at the end of the range.
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Result<Option<Pair>, EngineError> {
+        let Some(it) = self.it.as_mut() else {
+            return Ok(None);
+        };
         if self.started {
             if self.reverse {
-                self.it.prev();
+                it.prev();
             } else {
-                self.it.next();
+                it.next();
             }
         }
         self.started = true;
-        match (self.it.key(), self.it.value()) {
+        match (it.key(), it.value()) {
             (Some(k), Some(v)) => Ok(Some((k.to_vec(), v.to_vec()))),
             _ => {
-                self.it.status()?;
+                it.status()?;
                 Ok(None)
             }
         }

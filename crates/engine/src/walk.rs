@@ -14,6 +14,9 @@ struct Lane<'e> {
     place: redcodec_codec::Place,
     /// The next (user key, raw value) of this lane, if any.
     head: Option<(Vec<u8>, Vec<u8>)>,
+    /// The user key of the last metadata record read, whose element
+    /// records may follow it in the same range.
+    owner: Option<Vec<u8>>,
 }
 
 /// Iterator over `(user key, live metadata)`; the metadata is `None` for a
@@ -44,6 +47,7 @@ impl<'c, 'e, C: Codec> KeyWalk<'c, 'e, C> {
                     place_type,
                     place: range.place,
                     head: None,
+                    owner: None,
                 }
             })
             .collect();
@@ -63,10 +67,21 @@ impl<'c, 'e, C: Codec> KeyWalk<'c, 'e, C> {
                     break;
                 };
                 // Records that are not a key's metadata, or whose key bytes
-                // do not parse, are not keys.
+                // do not parse, are not keys. Where a format keeps all of a
+                // key's records in one range next to its metadata, the
+                // first element record met skips the rest of them.
                 let Ok(Some(user_key)) = codec.decode_meta_key(lane.place, &raw_key) else {
+                    let past_owner = lane
+                        .owner
+                        .take()
+                        .and_then(|owner| codec.key_range(&owner))
+                        .filter(|range| range.place == lane.place);
+                    if let Some(range) = past_owner {
+                        lane.it.seek(&range.upper);
+                    }
                     continue;
                 };
+                lane.owner = Some(user_key.clone());
                 if self.after.as_deref() == Some(user_key.as_slice()) {
                     continue;
                 }
@@ -100,8 +115,7 @@ impl<'c, 'e, C: Codec> KeyWalk<'c, 'e, C> {
             let decoded = if self.lanes.len() == 1 {
                 let (place_type, value) = value_of_single.unwrap_or((None, Vec::new()));
                 self.ctx
-                    .codec()
-                    .decode_meta(place_type.unwrap_or(DataType::String), &value)
+                    .decode_meta(&min, place_type.unwrap_or(DataType::String), &value)
                     .map(|meta| self.ctx.is_live(&meta).then_some(meta))
                     .map_err(|_| ())
             } else {

@@ -10,10 +10,11 @@ use std::str::FromStr;
 use enum_dispatch::enum_dispatch;
 pub use redcodec_codec::Codec;
 // The types the Codec trait's methods name, for the generated impl.
+use redcodec_ardb::{ArdbCodec, ArdbOptions};
 use redcodec_blackwidow::BlackwidowCodec;
 use redcodec_codec::{
-    Capabilities, DataType, DecodeError, EncodeError, GcDecision, KeyRange, Layout, Meta, Place,
-    Record, SubId, SubKind, SubOwner, SubValue,
+    Capabilities, ComparatorSpec, DataType, DecodeError, EncodeError, GcDecision, KeyRange, Layout,
+    Meta, Place, Record, SubId, SubKind, SubOwner, SubValue,
 };
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
 use redcodec_nemo::NemoCodec;
@@ -27,8 +28,8 @@ mod registration {
     #![allow(dead_code, missing_docs)]
     use super::enum_dispatch;
     use redcodec_codec::{
-        Capabilities, DataType, DecodeError, EncodeError, GcDecision, KeyRange, Layout, Meta,
-        Place, Record, SubId, SubKind, SubOwner, SubValue,
+        Capabilities, ComparatorSpec, DataType, DecodeError, EncodeError, GcDecision, KeyRange,
+        Layout, Meta, Place, Record, SubId, SubKind, SubOwner, SubValue,
     };
 
     macro_rules! register {
@@ -50,6 +51,8 @@ pub enum AnyCodec {
     Blackwidow(BlackwidowCodec),
     /// Pika 2.x nemo.
     Nemo(NemoCodec),
+    /// Ardb (RocksDB engine).
+    Ardb(ArdbCodec),
 }
 
 /// The formats, by name.
@@ -61,11 +64,18 @@ pub enum Format {
     Blackwidow,
     /// Pika 2.x nemo (five instances, linked lists, 5-decimal score index).
     Nemo,
+    /// Ardb (one column family per namespace, `ardb.comparator`).
+    Ardb,
 }
 
 impl Format {
     /// Every format that can be run.
-    pub const ALL: &'static [Format] = &[Format::Kvrocks, Format::Blackwidow, Format::Nemo];
+    pub const ALL: &'static [Format] = &[
+        Format::Kvrocks,
+        Format::Blackwidow,
+        Format::Nemo,
+        Format::Ardb,
+    ];
 
     /// The name the command line uses.
     pub fn name(self) -> &'static str {
@@ -73,6 +83,7 @@ impl Format {
             Format::Kvrocks => "kvrocks",
             Format::Blackwidow => "blackwidow",
             Format::Nemo => "nemo",
+            Format::Ardb => "ardb",
         }
     }
 
@@ -104,6 +115,20 @@ impl Format {
                     ));
                 }
                 Ok(AnyCodec::from(NemoCodec::new()))
+            }
+            Format::Ardb => {
+                if options.cluster {
+                    return Err(FormatError::Options(
+                        "the ardb format has no cluster mode".into(),
+                    ));
+                }
+                let mut opts = ArdbOptions::default();
+                if let Some(ns) = &options.namespace {
+                    opts.namespace = ns.clone();
+                }
+                ArdbCodec::new(opts)
+                    .map(AnyCodec::from)
+                    .map_err(|e| FormatError::Options(e.to_string()))
             }
         }
     }
@@ -137,7 +162,8 @@ impl FromStr for Format {
 /// Options that some formats take.
 #[derive(Clone, Debug, Default)]
 pub struct FormatOptions {
-    /// Namespace (Kvrocks: the key prefix; default `__namespace`).
+    /// Namespace (Kvrocks: the key prefix, default `__namespace`; Ardb: the
+    /// column family, default `0`).
     pub namespace: Option<Vec<u8>>,
     /// Cluster mode (Kvrocks: a slot in every key).
     pub cluster: bool,
@@ -170,7 +196,7 @@ mod tests {
         let err = "pika9".parse::<Format>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown format 'pika9' (known formats: kvrocks, blackwidow, nemo)"
+            "unknown format 'pika9' (known formats: kvrocks, blackwidow, nemo, ardb)"
         );
     }
 
@@ -193,5 +219,22 @@ mod tests {
             ..FormatOptions::default()
         };
         assert!(Format::Nemo.codec(&cluster).is_err());
+        let codec = Format::Ardb.codec(&FormatOptions::default()).unwrap();
+        assert_eq!(codec.name(), "ardb");
+        assert_eq!(codec.layout().instances[0].dir, "rocksdb");
+        let named = FormatOptions {
+            namespace: Some(b"tenant".to_vec()),
+            cluster: false,
+        };
+        let codec = Format::Ardb.codec(&named).unwrap();
+        assert_eq!(
+            codec.layout().instances[0].column_families[1].name,
+            "tenant"
+        );
+        let cluster = FormatOptions {
+            namespace: None,
+            cluster: true,
+        };
+        assert!(Format::Ardb.codec(&cluster).is_err());
     }
 }

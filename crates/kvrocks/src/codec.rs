@@ -58,6 +58,7 @@ impl KvrocksCodec {
                 slots: opts.cluster,
             },
             relative_expiry: RelativeExpiry::Exact,
+            active_expiry: None,
         };
         Ok(KvrocksCodec {
             keys,

@@ -112,6 +112,7 @@ pub fn new_meta(data_type: DataType, version: u64) -> Meta {
         },
         value: Vec::new(),
         variant: VARIANT_NEW,
+        bounds: None,
     }
 }
 
@@ -217,6 +218,7 @@ pub fn decode(raw: &[u8]) -> Result<Meta, DecodeError> {
         list: ListBounds::None,
         value: Vec::new(),
         variant,
+        bounds: None,
     };
     match data_type {
         DataType::String => meta.value = r.rest().to_vec(),

@@ -64,6 +64,7 @@ impl NemoCodec {
                 score_limit: Some((score::MIN_SCORE, score::MAX_SCORE)),
                 namespaces: Namespaces::None,
                 relative_expiry: RelativeExpiry::SecondsMinusOne,
+                active_expiry: None,
             },
         }
     }

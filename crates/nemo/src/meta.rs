@@ -47,6 +47,7 @@ pub fn new_meta(data_type: DataType, version: u64) -> Meta {
         },
         value: Vec::new(),
         variant: 0,
+        bounds: None,
     }
 }
 

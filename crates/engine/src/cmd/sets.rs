@@ -65,6 +65,7 @@ pub(crate) fn write_all<C: Codec>(
     let unique = distinct(members.iter().map(Vec::as_slice));
     for member in &unique {
         ctx.sub_put(KIND, key, meta, &member_id(member), &SubValue::Empty);
+        ctx.codec().note_member(meta, member);
     }
     meta.size = unique.len() as u64;
     Ok(())
@@ -136,6 +137,7 @@ fn sadd<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     for member in distinct(a[2..].iter().copied()) {
         if !is_member(ctx, key, &meta, member)? {
             ctx.sub_put(KIND, key, &meta, &member_id(member), &SubValue::Empty);
+            ctx.codec().note_member(&mut meta, member);
             added += 1;
         }
     }
@@ -307,6 +309,7 @@ fn smove<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     let mut dst_meta = ctx.typed_or_create(dst, DataType::Set)?;
     if !is_member(ctx, dst, &dst_meta, member)? {
         ctx.sub_put(KIND, dst, &dst_meta, &member_id(member), &SubValue::Empty);
+        ctx.codec().note_member(&mut dst_meta, member);
         dst_meta.size += 1;
         ctx.save(dst, &dst_meta)?;
     }

@@ -1,12 +1,15 @@
 //! List commands. Each command is written once against [`Model`], the
 //! list operations of the format's declared list model; the models live in
-//! sibling modules ([`array`], [`linked`]).
+//! sibling modules ([`array`], [`linked`], [`sparse`]).
 
 mod array;
 mod linked;
 #[cfg(test)]
 mod linked_tests;
 mod model;
+mod sparse;
+#[cfg(test)]
+mod sparse_tests;
 #[cfg(test)]
 mod tests;
 
@@ -248,10 +251,13 @@ fn lrem<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
         return Ok(Reply::Integer(0));
     };
     let len = meta.size;
+    let before = meta.clone();
     let removed = Model::of(ctx)?.remove(ctx, key, &mut meta, count, a[3])?;
     if removed == len {
         ctx.remove_key(key, &meta)?;
-    } else if removed > 0 {
+    } else if removed > 0 || meta != before {
+        // A model may change the metadata even when nothing matched
+        // (the sparse model clears its `sequential` flag, as Ardb does).
         ctx.save(key, &meta)?;
     }
     Ok(Reply::Integer(i64::try_from(removed).unwrap_or(i64::MAX)))

@@ -15,8 +15,8 @@
 
 use redcodec_codec::{Codec, ListModel, ListShift, Meta};
 
-use super::{array, linked};
-use crate::error::{CmdError, CmdResult};
+use super::{array, linked, sparse};
+use crate::error::CmdResult;
 use crate::keyspace::Ctx;
 
 /// An end of a list.
@@ -35,6 +35,8 @@ pub(super) enum Model {
     Array(ListShift),
     /// Doubly linked nodes with never-reused sequence numbers.
     Linked,
+    /// Numeric indexes, fractional after LINSERT.
+    Sparse,
 }
 
 impl Model {
@@ -44,7 +46,7 @@ impl Model {
         match ctx.caps().list_model {
             ListModel::Array { shift } => Ok(Model::Array(shift)),
             ListModel::Linked => Ok(Model::Linked),
-            ListModel::Sparse => Err(CmdError::other("ERR list model not supported yet")),
+            ListModel::Sparse => Ok(Model::Sparse),
         }
     }
 
@@ -59,6 +61,7 @@ impl Model {
         match self {
             Model::Array(_) => array::get(ctx, key, meta, pos),
             Model::Linked => linked::get(ctx, key, meta, pos),
+            Model::Sparse => sparse::get(ctx, key, meta, pos),
         }
     }
 
@@ -74,6 +77,7 @@ impl Model {
         match self {
             Model::Array(_) => array::range(ctx, key, meta, start, stop),
             Model::Linked => linked::range(ctx, key, meta, start, stop),
+            Model::Sparse => sparse::range(ctx, key, meta, start, stop),
         }
     }
 
@@ -90,6 +94,7 @@ impl Model {
         match self {
             Model::Array(_) => array::visit(ctx, key, meta, from, visit),
             Model::Linked => linked::visit(ctx, key, meta, from, visit),
+            Model::Sparse => sparse::visit(ctx, key, meta, from, visit),
         }
     }
 
@@ -106,6 +111,7 @@ impl Model {
         match self {
             Model::Array(_) => array::push(ctx, key, meta, side, values),
             Model::Linked => linked::push(ctx, key, meta, side, values),
+            Model::Sparse => sparse::push(ctx, key, meta, side, values),
         }
     }
 
@@ -121,6 +127,7 @@ impl Model {
         match self {
             Model::Array(_) => array::pop(ctx, key, meta, side, n),
             Model::Linked => linked::pop(ctx, key, meta, side, n),
+            Model::Sparse => sparse::pop(ctx, key, meta, side, n),
         }
     }
 
@@ -136,6 +143,7 @@ impl Model {
         match self {
             Model::Array(_) => array::set(ctx, key, meta, pos, value),
             Model::Linked => linked::set(ctx, key, meta, pos, value),
+            Model::Sparse => sparse::set(ctx, key, meta, pos, value),
         }
     }
 
@@ -153,6 +161,7 @@ impl Model {
         match self {
             Model::Array(shift) => array::insert(ctx, key, meta, shift, pivot, before, value),
             Model::Linked => linked::insert(ctx, key, meta, pivot, before, value),
+            Model::Sparse => sparse::insert(ctx, key, meta, pivot, before, value),
         }
     }
 
@@ -171,6 +180,7 @@ impl Model {
         match self {
             Model::Array(shift) => array::remove(ctx, key, meta, shift, count, value),
             Model::Linked => linked::remove(ctx, key, meta, count, value),
+            Model::Sparse => sparse::remove(ctx, key, meta, count, value),
         }
     }
 
@@ -185,8 +195,8 @@ impl Model {
         to: Side,
     ) -> CmdResult<Vec<u8>> {
         match self {
-            // Array pops and pushes touch different indexes.
-            Model::Array(_) => {
+            // Array and sparse pops and pushes touch different indexes.
+            Model::Array(_) | Model::Sparse => {
                 let popped = self.pop(ctx, key, meta, from, 1)?;
                 self.push(ctx, key, meta, to, &popped)?;
                 Ok(popped.into_iter().next().unwrap_or_default())
@@ -209,6 +219,7 @@ impl Model {
         match self {
             Model::Array(_) => array::trim(ctx, key, meta, start, stop),
             Model::Linked => linked::trim(ctx, key, meta, start, stop),
+            Model::Sparse => sparse::trim(ctx, key, meta, start, stop),
         }
     }
 }

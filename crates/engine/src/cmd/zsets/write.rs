@@ -57,10 +57,11 @@ fn check_score_limit<C: Codec>(ctx: &Ctx<'_, C>, score: f64) -> CmdResult<()> {
 /// Queues the records of `member` with score `new`, replacing the index
 /// record of its previous score `old` if it had one. This is the one place
 /// scores are stored: a score beyond the format's limit is an error here.
+/// The codec is told of the member ([`Codec::note_member`]).
 pub(crate) fn put_member<C: Codec>(
     ctx: &mut Ctx<'_, C>,
     key: &[u8],
-    meta: &Meta,
+    meta: &mut Meta,
     member: &[u8],
     old: Option<f64>,
     new: f64,
@@ -86,6 +87,7 @@ pub(crate) fn put_member<C: Codec>(
         &score_id(member, new),
         &SubValue::Empty,
     );
+    ctx.codec().note_member(meta, member);
     Ok(())
 }
 
