@@ -360,7 +360,7 @@ pub fn stored_expiry(ttl: TtlResolution, expire_ms: u64) -> u64 {
 }
 
 /// `ms` (unix milliseconds) as `YYYY-MM-DDTHH:MM:SSZ`, for messages.
-fn iso_utc(ms: u64) -> String {
+pub(crate) fn iso_utc(ms: u64) -> String {
     let secs = ms / 1000;
     let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
     // Howard Hinnant's civil_from_days.

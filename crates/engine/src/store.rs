@@ -195,6 +195,15 @@ impl Store {
         Ok(())
     }
 
+    /// Writes and syncs every instance's write-ahead log, so every write
+    /// applied so far survives a crash of the machine.
+    pub fn sync_wal(&self) -> Result<(), EngineError> {
+        for inst in &self.instances {
+            inst.db.flush_wal(true)?;
+        }
+        Ok(())
+    }
+
     /// Flushes every memtable to disk.
     pub fn flush(&self) -> Result<(), EngineError> {
         for place in self.layout.places().collect::<Vec<_>>() {

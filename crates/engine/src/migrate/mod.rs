@@ -1,0 +1,270 @@
+//! Migration between formats: every live key of one engine — type, expiry,
+//! every element — copied into an engine of another format, through the
+//! logical model only (never bytes of one format handed to another).
+//!
+//! # How a migration runs
+//!
+//! - **Source.** Live keys are walked in the source's key order; expired
+//!   keys are skipped. A key's elements are read in chunks
+//!   ([`MigrateOptions::batch_elements`] / [`MigrateOptions::batch_bytes`]):
+//!   memory does not grow with a collection's size nor with the store's.
+//!   Lists are read head first, so order is kept; sorted-set scores are
+//!   copied as exact `f64`s.
+//! - **Destination.** Records go into write batches of about the same
+//!   limits: many small keys per batch, or a big key over several. Each
+//!   key is written the way the destination's own commands write it
+//!   (fresh version, the format's list model, score index…), its element
+//!   records first and its metadata last. A big key is therefore **not**
+//!   one atomic write: until its last batch its elements are orphan records
+//!   that no command sees, and the key does not exist. A resumed migration
+//!   deletes such orphans before writing the key again (see below).
+//! - **Expiry** is copied as an absolute time. A destination of
+//!   [`TtlResolution::Seconds`](redcodec_codec::TtlResolution) stores it
+//!   rounded **up** to the whole second (`ceil(ms / 1000) * 1000`), as every
+//!   command of the engine does: the key never expires earlier than in the
+//!   source, at most 999 ms later. [`verify`] compares expiries after the
+//!   same rounding. A key whose rounded expiry has already passed is
+//!   skipped as expired.
+//! - **Unrepresentable keys.** A key the destination's declared
+//!   [`Capabilities`](redcodec_codec::Capabilities) cannot hold (a
+//!   collection key over `collection_key_limit`, an expiry past
+//!   `max_expire_ms`, a score outside `score_limit`) is reported by name
+//!   with the reason. By default ([`OnUnrepresentable::Stop`]) the
+//!   migration stops before writing anything for it — and, when the
+//!   planning pass runs ([`MigrateOptions::plan`]), before writing anything
+//!   at all, listing every such key. With [`OnUnrepresentable::Skip`] it
+//!   goes on and the report lists the skipped keys.
+//! - **Checkpoint and resume.** With [`MigrateOptions::checkpoint`] set, a
+//!   small file records, before every commit, the last key surely written,
+//!   the last key the commit in flight touches, the metadata of a key cut
+//!   between commits, and the destination's version counter. The write-ahead
+//!   logs are synced before the file is replaced, so the file never claims
+//!   more than the disk holds. After an interruption (Ctrl-C, kill, crash)
+//!   a run with [`MigrateOptions::resume`] removes every trace of the keys
+//!   the interrupted commit may have touched, restores the version counter
+//!   and continues after the last key surely written: the result is the
+//!   same as an uninterrupted run's — with a fixed clock and a destination
+//!   that started empty, byte for byte. The file is deleted when the
+//!   migration completes.
+//! - **Destination check.** A destination holding live keys is refused
+//!   unless [`MigrateOptions::merge`] is set (then source keys replace
+//!   destination keys of the same name; others stay).
+//!
+//! Both engines are locked for the whole run: commands on them wait.
+
+mod checkpoint;
+mod digest;
+mod error;
+mod purge;
+mod represent;
+mod run;
+mod sink;
+mod source;
+
+use std::path::{Path, PathBuf};
+
+use redcodec_codec::{Codec, DataType};
+
+use crate::engine::Engine;
+use crate::reply::quote_bytes;
+
+pub use digest::{
+    key_digest, store_digest, verify, Difference, DifferenceKind, KeyDigest, StoreDigest,
+    VerifyOptions, VerifyReport,
+};
+pub use error::MigrateError;
+pub use represent::Unrepresentable;
+
+/// The name of the checkpoint file the command line keeps in the
+/// destination directory.
+pub const CHECKPOINT_FILE: &str = "redcodec-migrate.checkpoint";
+
+/// What to do with a key the destination cannot represent.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum OnUnrepresentable {
+    /// Stop before writing anything for it.
+    Stop,
+    /// Skip it, list it in the report, and go on.
+    Skip,
+}
+
+/// How to migrate.
+#[derive(Clone, Debug)]
+pub struct MigrateOptions {
+    /// Elements per write batch, and per chunk read from a big key.
+    pub batch_elements: usize,
+    /// Logical bytes per write batch and chunk.
+    pub batch_bytes: usize,
+    /// Migrate into a destination that already holds keys.
+    pub merge: bool,
+    /// Keys the destination cannot hold.
+    pub on_unrepresentable: OnUnrepresentable,
+    /// Where to keep the checkpoint; `None`: no checkpoint (an interrupted
+    /// run cannot be resumed).
+    pub checkpoint: Option<PathBuf>,
+    /// Continue the migration the checkpoint records (if there is none,
+    /// start from the beginning).
+    pub resume: bool,
+    /// Walk the source's metadata first: totals for progress, and every
+    /// unrepresentable key found before anything is written.
+    pub plan: bool,
+}
+
+impl Default for MigrateOptions {
+    fn default() -> Self {
+        MigrateOptions {
+            batch_elements: 8192,
+            batch_bytes: 8 << 20,
+            merge: false,
+            on_unrepresentable: OnUnrepresentable::Stop,
+            checkpoint: None,
+            resume: false,
+            plan: true,
+        }
+    }
+}
+
+/// Counts of migrated data.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Keys.
+    pub keys: u64,
+    /// Elements (a string counts as one).
+    pub elements: u64,
+    /// Logical bytes: keys, fields, values, members, 8 per score.
+    pub bytes: u64,
+}
+
+/// What the planning pass found to migrate.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// Already migrated by an interrupted run being resumed.
+    pub done: Tally,
+    /// Live keys left to migrate.
+    pub keys: u64,
+    /// Their elements (a string counts as one).
+    pub elements: u64,
+}
+
+/// A key left out because the destination cannot represent it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skipped {
+    /// The key.
+    pub key: Vec<u8>,
+    /// Its type.
+    pub data_type: DataType,
+    /// Why.
+    pub reason: Unrepresentable,
+}
+
+impl std::fmt::Display for Skipped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", quote_bytes(&self.key), self.reason)
+    }
+}
+
+/// Whether the migration goes on (hooks of [`Observer`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Go on.
+    Continue,
+    /// Stop here, as an interruption would: the checkpoint stays.
+    Stop,
+}
+
+/// Follows a migration: progress, skipped keys, commits. Every method has
+/// a default that does nothing.
+pub trait Observer {
+    /// The planning pass is done (not called without one).
+    fn planned(&mut self, _plan: &Plan) {}
+
+    /// More data was queued; `done` counts everything so far (an
+    /// interrupted run's part included).
+    fn progressed(&mut self, _done: &Tally) {}
+
+    /// A key was skipped as unrepresentable.
+    fn skipped(&mut self, _skipped: &Skipped) {}
+
+    /// The checkpoint for commit number `commit` (1-based, this run) is
+    /// written and the commit is about to be applied.
+    fn before_commit(&mut self, _commit: u64) -> Flow {
+        Flow::Continue
+    }
+
+    /// Commit number `commit` is applied.
+    fn committed(&mut self, _commit: u64) -> Flow {
+        Flow::Continue
+    }
+}
+
+/// An observer that ignores everything.
+pub struct Quiet;
+
+impl Observer for Quiet {}
+
+/// How a migration ended.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every key was migrated (or skipped as reported).
+    Completed,
+    /// An observer stopped it; resume to finish.
+    Stopped,
+}
+
+/// What a migration did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MigrateReport {
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Keys, elements and bytes written, an interrupted run's included.
+    pub migrated: Tally,
+    /// Keys skipped because they had expired.
+    pub expired: u64,
+    /// Keys skipped as unrepresentable.
+    pub skipped: Vec<Skipped>,
+    /// The last key an interrupted run had surely written, when resuming
+    /// (`Some(None)`: resumed before the first key).
+    pub resumed_after: Option<Option<Vec<u8>>>,
+    /// Commits applied by this run.
+    pub commits: u64,
+}
+
+/// Refuses to compare or copy a store with itself.
+fn check_distinct<A: Codec, B: Codec>(
+    src: &Engine<A>,
+    dst: &Engine<B>,
+) -> Result<(), MigrateError> {
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    if canonical(src.store().root()) == canonical(dst.store().root()) {
+        return Err(MigrateError::SameStore);
+    }
+    Ok(())
+}
+
+/// Migrates every live key of `src` into `dst` (see the module docs).
+pub fn migrate<A: Codec, B: Codec>(
+    src: &Engine<A>,
+    dst: &Engine<B>,
+    options: &MigrateOptions,
+    observer: &mut dyn Observer,
+) -> Result<MigrateReport, MigrateError> {
+    check_distinct(src, dst)?;
+    let _src_held = src.locks.lock_all();
+    let _dst_held = dst.locks.lock_all();
+    run::Run::new(src, dst, options, observer).execute()
+}
+
+pub(crate) fn remove_checkpoint(path: &Path) -> Result<(), MigrateError> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(checkpoint_error(path, e.to_string())),
+    }
+}
+
+pub(crate) fn checkpoint_error(path: &Path, reason: String) -> MigrateError {
+    MigrateError::Checkpoint {
+        path: path.display().to_string(),
+        reason,
+    }
+}

@@ -1,0 +1,467 @@
+//! One migration's run: checks or resumes, plans, copies key by key, and
+//! checkpoints before every commit.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use redcodec_codec::{Codec, DataType, Meta};
+
+use super::checkpoint::Checkpoint;
+use super::purge::{delete_elements, purge_key};
+use super::represent::{self, Unrepresentable};
+use super::sink::Sink;
+use super::source::{self, stream_value, Limits};
+use super::{
+    checkpoint_error, remove_checkpoint, Flow, MigrateError, MigrateOptions, MigrateReport,
+    Observer, OnUnrepresentable, Outcome, Plan, Skipped, Tally,
+};
+use crate::engine::Engine;
+use crate::error::{CmdError, EngineError};
+use crate::keyspace::Ctx;
+use crate::reply::quote_bytes;
+use crate::walk::KeyWalk;
+
+/// Unrepresentable keys listed in an error.
+const LISTED: usize = 20;
+
+/// A position in the migration: the last key written, and what had been
+/// done by then.
+#[derive(Clone, Debug, Default)]
+struct Mark {
+    key: Option<Vec<u8>>,
+    counter: u64,
+    tally: Tally,
+    expired: u64,
+    /// Source keys walked (this run) when the mark was set.
+    walked: u64,
+}
+
+/// Why the copy loop ended early.
+enum Halt {
+    Stopped,
+    Failed(MigrateError),
+}
+
+impl From<CmdError> for Halt {
+    fn from(e: CmdError) -> Self {
+        Halt::Failed(e.into())
+    }
+}
+
+impl From<MigrateError> for Halt {
+    fn from(e: MigrateError) -> Self {
+        Halt::Failed(e)
+    }
+}
+
+/// One migration's state.
+pub(super) struct Run<'a, A: Codec, B: Codec> {
+    src: &'a Engine<A>,
+    dst: &'a Engine<B>,
+    options: &'a MigrateOptions,
+    observer: &'a mut dyn Observer,
+    sink: Sink<'a, B>,
+    limits: Limits,
+    merge: bool,
+    /// The last key whose records are all committed.
+    committed: Mark,
+    /// The last key whose records are all queued.
+    last_complete: Mark,
+    /// Running totals (the key in progress included).
+    current: Mark,
+    /// The last key whose records are queued, whole or in part.
+    last_queued: Option<Vec<u8>>,
+    commits: u64,
+    skipped: Vec<Skipped>,
+    skipped_keys: HashSet<Vec<u8>>,
+    resumed_after: Option<Option<Vec<u8>>>,
+}
+
+impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
+    /// A migration of `src` into `dst` (both locked by the caller).
+    pub(super) fn new(
+        src: &'a Engine<A>,
+        dst: &'a Engine<B>,
+        options: &'a MigrateOptions,
+        observer: &'a mut dyn Observer,
+    ) -> Run<'a, A, B> {
+        let limits = Limits {
+            elements: options.batch_elements.max(1),
+            bytes: options.batch_bytes.max(1),
+        };
+        Run {
+            src,
+            dst,
+            options,
+            observer,
+            sink: Sink::new(dst, limits),
+            limits,
+            merge: options.merge,
+            committed: Mark::default(),
+            last_complete: Mark::default(),
+            current: Mark::default(),
+            last_queued: None,
+            commits: 0,
+            skipped: Vec::new(),
+            skipped_keys: HashSet::new(),
+            resumed_after: None,
+        }
+    }
+
+    /// Runs the migration to its end (or to a stop an observer asks for).
+    pub(super) fn execute(mut self) -> Result<MigrateReport, MigrateError> {
+        self.start()?;
+        match self.copy_all() {
+            Ok(()) => {}
+            Err(Halt::Stopped) => return Ok(self.report(Outcome::Stopped)),
+            Err(Halt::Failed(e)) => return Err(e),
+        }
+        if let Some(path) = &self.options.checkpoint {
+            remove_checkpoint(path)?;
+        }
+        Ok(self.report(Outcome::Completed))
+    }
+
+    fn report(&self, outcome: Outcome) -> MigrateReport {
+        let at = match outcome {
+            Outcome::Completed => &self.current,
+            Outcome::Stopped => &self.committed,
+        };
+        MigrateReport {
+            outcome,
+            migrated: at.tally,
+            expired: at.expired,
+            skipped: self.skipped.clone(),
+            resumed_after: self.resumed_after.clone(),
+            commits: self.commits,
+        }
+    }
+
+    /// Checks the destination, or picks up the checkpoint of an
+    /// interrupted run, and plans.
+    fn start(&mut self) -> Result<(), MigrateError> {
+        let existing = match &self.options.checkpoint {
+            Some(path) if path.exists() => Some(path.clone()),
+            _ => None,
+        };
+        match existing {
+            Some(path) if !self.options.resume => Err(MigrateError::CheckpointPresent {
+                path: path.display().to_string(),
+            }),
+            Some(path) => {
+                self.resume_from(&path)?;
+                if self.options.plan {
+                    self.plan()?;
+                }
+                Ok(())
+            }
+            None => {
+                if !self.merge {
+                    let ctx = Ctx::new(self.dst);
+                    if let Some((key, _)) = KeyWalk::new(&ctx, None).next()? {
+                        return Err(MigrateError::DestinationNotEmpty {
+                            key: quote_bytes(&key),
+                        });
+                    }
+                }
+                // Planned before the checkpoint exists: a migration refused
+                // for unrepresentable keys leaves nothing behind.
+                if self.options.plan {
+                    self.plan()?;
+                }
+                let counter = self.dst.version_counter();
+                self.committed.counter = counter;
+                self.last_complete.counter = counter;
+                self.current.counter = counter;
+                self.save_checkpoint(None)
+            }
+        }
+    }
+
+    /// The checkpoint as of now, with `pending` the key cut by the commit
+    /// about to happen.
+    fn checkpoint(&self, pending: Option<&Meta>) -> Result<Checkpoint, MigrateError> {
+        let pending = match pending {
+            Some(meta) => Some((
+                meta.data_type,
+                self.dst.codec().encode_meta(meta).map_err(CmdError::from)?,
+            )),
+            None => None,
+        };
+        Ok(Checkpoint {
+            source_format: self.src.codec().name().to_string(),
+            source_dir: dir_bytes(self.src.store().root()),
+            destination_format: self.dst.codec().name().to_string(),
+            merge: self.merge,
+            done: self.committed.key.clone(),
+            counter: self.committed.counter,
+            through: self.last_queued.clone(),
+            through_count: self.current.walked - self.committed.walked,
+            pending,
+            tally: self.committed.tally,
+            expired: self.committed.expired,
+            skipped: self.skipped.clone(),
+        })
+    }
+
+    fn save_checkpoint(&mut self, pending: Option<&Meta>) -> Result<(), MigrateError> {
+        let Some(path) = &self.options.checkpoint else {
+            return Ok(());
+        };
+        // Everything the checkpoint calls done must be on disk first.
+        self.dst.store().sync_wal()?;
+        self.checkpoint(pending)?
+            .save(path)
+            .map_err(|e| checkpoint_error(path, e.to_string()))
+    }
+
+    /// Loads the checkpoint, removes every trace of the keys the
+    /// interrupted commit may have touched, and continues after `done`.
+    fn resume_from(&mut self, path: &Path) -> Result<(), MigrateError> {
+        let cp = Checkpoint::load(path).map_err(|reason| checkpoint_error(path, reason))?;
+        let mismatch = |what: &str, recorded: &str, now: &str| {
+            checkpoint_error(
+                path,
+                format!("it records a migration with {what} {recorded}, not {now}"),
+            )
+        };
+        let src_name = self.src.codec().name();
+        let dst_name = self.dst.codec().name();
+        if cp.source_format != src_name {
+            return Err(mismatch("source format", &cp.source_format, src_name));
+        }
+        if cp.destination_format != dst_name {
+            return Err(mismatch(
+                "destination format",
+                &cp.destination_format,
+                dst_name,
+            ));
+        }
+        let here = dir_bytes(self.src.store().root());
+        if cp.source_dir != here {
+            return Err(mismatch(
+                "source",
+                &String::from_utf8_lossy(&cp.source_dir),
+                &String::from_utf8_lossy(&here),
+            ));
+        }
+        self.merge = cp.merge;
+        self.purge_in_flight(path, &cp)?;
+        self.dst.set_version_counter(cp.counter);
+        let mark = Mark {
+            key: cp.done.clone(),
+            counter: cp.counter,
+            tally: cp.tally,
+            expired: cp.expired,
+            walked: 0,
+        };
+        self.committed = mark.clone();
+        self.last_complete = mark.clone();
+        self.current = mark;
+        self.skipped_keys = cp.skipped.iter().map(|s| s.key.clone()).collect();
+        self.skipped = cp.skipped;
+        self.resumed_after = Some(cp.done);
+        Ok(())
+    }
+
+    /// Deletes the destination records of the keys after `done` up to
+    /// `through`, and the orphan elements of a key cut between commits.
+    fn purge_in_flight(&mut self, path: &Path, cp: &Checkpoint) -> Result<(), MigrateError> {
+        let dst = self.dst;
+        if let Some((ty, raw)) = &cp.pending {
+            if let Some(key) = &cp.through {
+                let meta = dst.codec().decode_meta(*ty, raw).map_err(|e| {
+                    checkpoint_error(path, format!("pending metadata does not decode: {e}"))
+                })?;
+                delete_elements(dst, key, &meta, self.limits.elements)?;
+            }
+        }
+        let Some(through) = &cp.through else {
+            return Ok(());
+        };
+        let src_ctx = Ctx::new(self.src);
+        let mut walk = KeyWalk::new(&src_ctx, cp.done.as_deref());
+        let mut walked = 0;
+        while walked < cp.through_count {
+            let Some((key, meta)) = walk.next()? else {
+                break;
+            };
+            walked += 1;
+            // A key the destination cannot hold was never written: leave
+            // whatever the destination has under that name.
+            let representable = meta
+                .as_ref()
+                .is_some_and(|m| represent::check_key(dst.codec(), &key, m).is_none());
+            if representable {
+                purge_key(dst, &key, self.limits.elements)?;
+            }
+            if &key == through {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts what is left, and finds unrepresentable keys before anything
+    /// is written.
+    fn plan(&mut self) -> Result<(), MigrateError> {
+        let ctx = Ctx::new(self.src);
+        let codec = self.dst.codec();
+        let mut walk = KeyWalk::new(&ctx, self.committed.key.as_deref());
+        let mut plan = Plan {
+            done: self.committed.tally,
+            ..Plan::default()
+        };
+        let mut found = Vec::new();
+        let mut more = 0u64;
+        while let Some((key, meta)) = walk.next()? {
+            let Some(meta) = meta else { continue };
+            plan.keys += 1;
+            plan.elements += if meta.data_type.is_collection() {
+                meta.size
+            } else {
+                1
+            };
+            if self.options.on_unrepresentable == OnUnrepresentable::Stop {
+                if let Some(reason) = represent::check(&ctx, codec, &key, &meta)? {
+                    if found.len() < LISTED {
+                        found.push(Skipped {
+                            key,
+                            data_type: meta.data_type,
+                            reason,
+                        });
+                    } else {
+                        more += 1;
+                    }
+                }
+            }
+        }
+        if !found.is_empty() {
+            return Err(MigrateError::Unrepresentable {
+                format: self.dst.codec().name().to_string(),
+                keys: found,
+                more,
+            });
+        }
+        self.observer.planned(&plan);
+        Ok(())
+    }
+
+    /// The main loop: every live source key after the resume point.
+    fn copy_all(&mut self) -> Result<(), Halt> {
+        let src_ctx = Ctx::new(self.src);
+        let codec = self.dst.codec();
+        let mut walk = KeyWalk::new(&src_ctx, self.committed.key.as_deref());
+        while let Some((key, meta)) = walk.next()? {
+            self.current.walked += 1;
+            let Some(meta) = meta else {
+                self.commit(None)?;
+                return Err(Halt::Failed(MigrateError::SourceUnreadable {
+                    key: quote_bytes(&key),
+                }));
+            };
+            if let Some(reason) = represent::check(&src_ctx, codec, &key, &meta)? {
+                self.unrepresentable(key, meta.data_type, reason)?;
+                continue;
+            }
+            self.copy_key(&src_ctx, &key, &meta)?;
+            if self.sink.is_full() {
+                self.commit(None)?;
+            }
+        }
+        self.commit(None)?;
+        Ok(())
+    }
+
+    /// Skips or stops on a key the destination cannot hold.
+    fn unrepresentable(
+        &mut self,
+        key: Vec<u8>,
+        data_type: DataType,
+        reason: Unrepresentable,
+    ) -> Result<(), Halt> {
+        let skipped = Skipped {
+            key,
+            data_type,
+            reason,
+        };
+        if self.options.on_unrepresentable == OnUnrepresentable::Stop {
+            // What is queued is written, so a resumed run starts here.
+            self.commit(None)?;
+            return Err(Halt::Failed(MigrateError::Unrepresentable {
+                format: self.dst.codec().name().to_string(),
+                keys: vec![skipped],
+                more: 0,
+            }));
+        }
+        self.observer.skipped(&skipped);
+        if self.skipped_keys.insert(skipped.key.clone()) {
+            self.skipped.push(skipped);
+        }
+        Ok(())
+    }
+
+    /// Copies one key, committing along the way when batches fill up.
+    fn copy_key(&mut self, src_ctx: &Ctx<'_, A>, key: &[u8], meta: &Meta) -> Result<(), Halt> {
+        let begun = match self.sink.begin(key, meta) {
+            Ok(begun) => begun,
+            Err(CmdError::Engine(EngineError::Unrepresentable(e))) => {
+                return self.unrepresentable(
+                    key.to_vec(),
+                    meta.data_type,
+                    Unrepresentable::Refused(e.to_string()),
+                );
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let Some(mut dmeta) = begun else {
+            self.current.expired += 1;
+            return Ok(());
+        };
+        self.last_queued = Some(key.to_vec());
+        self.current.tally.keys += 1;
+        self.current.tally.bytes += key.len() as u64;
+        let limits = self.limits;
+        stream_value(src_ctx, key, meta, limits, |chunk| -> Result<(), Halt> {
+            self.current.tally.elements += source::element_count(&chunk);
+            self.current.tally.bytes += source::byte_count(&chunk);
+            self.sink.append(key, &mut dmeta, chunk)?;
+            self.observer.progressed(&self.current.tally);
+            if self.sink.is_full() {
+                self.commit(Some(&dmeta))?;
+            }
+            Ok(())
+        })?;
+        self.sink.finish(key, &dmeta)?;
+        self.current.key = Some(key.to_vec());
+        self.current.counter = self.dst.version_counter();
+        self.last_complete = self.current.clone();
+        Ok(())
+    }
+
+    /// Checkpoints, then commits the queued batch. `pending` is the
+    /// metadata of a key whose elements this commit only partly holds.
+    fn commit(&mut self, pending: Option<&Meta>) -> Result<(), Halt> {
+        if self.sink.is_empty() {
+            return Ok(());
+        }
+        self.save_checkpoint(pending)?;
+        if self.observer.before_commit(self.commits + 1) == Flow::Stop {
+            self.sink.discard();
+            return Err(Halt::Stopped);
+        }
+        self.sink.commit()?;
+        self.commits += 1;
+        self.committed = self.last_complete.clone();
+        if self.observer.committed(self.commits) == Flow::Stop {
+            return Err(Halt::Stopped);
+        }
+        Ok(())
+    }
+}
+
+/// The bytes of a directory's path, for the checkpoint.
+fn dir_bytes(dir: &Path) -> Vec<u8> {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    dir.to_string_lossy().into_owned().into_bytes()
+}

@@ -1,0 +1,124 @@
+//! The destination side: keys written into write batches through the same
+//! code the commands use ([`Ctx::create`], the families' `write_all`), a
+//! key's element records first and its metadata last.
+//!
+//! A batch holds many small keys, or part of a big one; [`Sink::is_full`]
+//! tells the caller when to commit. Because the metadata of a key is
+//! queued after all of its elements, a key whose elements span several
+//! commits is invisible until its last commit: before that its element
+//! records are orphans, which no command reads (and which a resumed
+//! migration deletes).
+
+use redcodec_codec::{Codec, Meta};
+
+use crate::cmd::{hashes, lists, sets, zsets};
+use crate::engine::Engine;
+use crate::error::CmdResult;
+use crate::keyspace::{stored_expiry, Ctx};
+use crate::value::Value;
+
+use super::source::{byte_count, element_count, Limits};
+
+/// Write batches on the destination engine.
+pub(crate) struct Sink<'d, B: Codec> {
+    dst: &'d Engine<B>,
+    ctx: Ctx<'d, B>,
+    limits: Limits,
+    elements: u64,
+    bytes: u64,
+    records: u64,
+}
+
+impl<'d, B: Codec> Sink<'d, B> {
+    /// An empty batch on `dst`, full at `limits`.
+    pub(crate) fn new(dst: &'d Engine<B>, limits: Limits) -> Sink<'d, B> {
+        Sink {
+            dst,
+            ctx: Ctx::new(dst),
+            limits,
+            elements: 0,
+            bytes: 0,
+            records: 0,
+        }
+    }
+
+    /// Starts `key` with the type and expiry of the source metadata `src`:
+    /// queues the removal of whatever the destination holds under `key`
+    /// that the new value does not overwrite, and returns the new key's
+    /// metadata (not yet queued). `None` if the key's expiry, at the
+    /// destination's resolution, has already passed.
+    pub(crate) fn begin(&mut self, key: &[u8], src: &Meta) -> CmdResult<Option<Meta>> {
+        let ctx = &mut self.ctx;
+        let stored = stored_expiry(ctx.caps().ttl, src.expire_ms);
+        if src.expire_ms != 0 && stored < ctx.now_ms {
+            return Ok(None);
+        }
+        let view = ctx.view(key)?;
+        let mut meta = ctx.create(key, src.data_type, &view)?;
+        ctx.set_expire(&mut meta, src.expire_ms)?;
+        self.records += 1;
+        Ok(Some(meta))
+    }
+
+    /// Queues one chunk of the key's value and grows `meta` accordingly.
+    pub(crate) fn append(&mut self, key: &[u8], meta: &mut Meta, chunk: Value) -> CmdResult<()> {
+        let elements = element_count(&chunk);
+        let bytes = byte_count(&chunk);
+        let ctx = &mut self.ctx;
+        let before = meta.size;
+        match chunk {
+            Value::String(v) => meta.value = v,
+            Value::Hash(pairs) => {
+                hashes::write_all(ctx, key, meta, &pairs)?;
+                meta.size += before;
+            }
+            Value::Set(members) => {
+                sets::write_all(ctx, key, meta, &members)?;
+                meta.size += before;
+            }
+            Value::ZSet(members) => {
+                zsets::write_all(ctx, key, meta, &members)?;
+                meta.size += before;
+            }
+            Value::List(items) => lists::write_all(ctx, key, meta, &items)?,
+        }
+        self.elements += elements;
+        self.bytes += bytes;
+        self.records += elements;
+        Ok(())
+    }
+
+    /// Queues the metadata of the finished key.
+    pub(crate) fn finish(&mut self, key: &[u8], meta: &Meta) -> CmdResult<()> {
+        self.ctx.save(key, meta)
+    }
+
+    /// Whether the batch has reached its limits.
+    pub(crate) fn is_full(&self) -> bool {
+        self.elements >= self.limits.elements as u64 || self.bytes >= self.limits.bytes as u64
+    }
+
+    /// Whether nothing is queued.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.records == 0
+    }
+
+    /// Writes the batch (one atomic write per destination instance) and
+    /// starts the next one.
+    pub(crate) fn commit(&mut self) -> CmdResult<()> {
+        let full = std::mem::replace(&mut self.ctx, Ctx::new(self.dst));
+        full.commit()?;
+        self.elements = 0;
+        self.bytes = 0;
+        self.records = 0;
+        Ok(())
+    }
+
+    /// Drops the batch unwritten.
+    pub(crate) fn discard(&mut self) {
+        self.ctx = Ctx::new(self.dst);
+        self.elements = 0;
+        self.bytes = 0;
+        self.records = 0;
+    }
+}
