@@ -3,6 +3,7 @@
 //! and per-instance write batches addressed by [`Place`].
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 
 use redcodec_codec::{Codec, KeyRange, Layout, Place, Record};
@@ -24,7 +25,12 @@ pub struct Store {
     layout: Layout,
     instances: Vec<Instance>,
     root: PathBuf,
+    /// Whether reads keep the blocks they load in the block cache.
+    fill_cache: AtomicBool,
 }
+
+/// RocksDB's default memtable size, which every column family is opened with.
+const DEFAULT_WRITE_BUFFER: usize = 64 << 20;
 
 /// Whether [`Store::open`] may create a missing store.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -106,6 +112,7 @@ impl Store {
             layout,
             instances,
             root: dir.to_path_buf(),
+            fill_cache: AtomicBool::new(true),
         })
     }
 
@@ -132,7 +139,12 @@ impl Store {
     /// Reads one record.
     pub fn get(&self, place: Place, key: &[u8]) -> Result<Option<Vec<u8>>, EngineError> {
         let (db, cf) = self.cf(place);
-        Ok(db.get_cf(cf, key)?)
+        if self.fill_cache.load(Ordering::Relaxed) {
+            return Ok(db.get_cf(cf, key)?);
+        }
+        let mut opts = ReadOptions::default();
+        opts.fill_cache(false);
+        Ok(db.get_cf_opt(cf, key, &opts)?)
     }
 
     /// Reads several records at once.
@@ -145,6 +157,7 @@ impl Store {
     pub fn scan(&self, range: &KeyRange, from: Option<&[u8]>, reverse: bool) -> StoreIter<'_> {
         let (db, cf) = self.cf(range.place);
         let mut opts = ReadOptions::default();
+        opts.fill_cache(self.fill_cache.load(Ordering::Relaxed));
         opts.set_iterate_lower_bound(range.lower.clone());
         opts.set_iterate_upper_bound(range.upper.clone());
         let mut it = db.raw_iterator_cf_opt(cf, opts);
@@ -200,6 +213,28 @@ impl Store {
     pub fn sync_wal(&self) -> Result<(), EngineError> {
         for inst in &self.instances {
             inst.db.flush_wal(true)?;
+        }
+        Ok(())
+    }
+
+    /// Whether reads keep the blocks they load in the block cache (the
+    /// default). A bulk read of the whole store (migration, verification)
+    /// turns it off, so memory does not grow with the store's size.
+    pub fn set_fill_cache(&self, fill: bool) {
+        self.fill_cache.store(fill, Ordering::Relaxed);
+    }
+
+    /// Limits the memtables of every column family to a share of `budget`
+    /// bytes (at least 4 MiB each; RocksDB keeps up to two per family while
+    /// one is flushed), for a bulk load whose memory must not grow with
+    /// its size; `None` restores the size the store was opened with.
+    pub fn set_memtable_budget(&self, budget: Option<usize>) -> Result<(), EngineError> {
+        let families = self.layout.places().count().max(1);
+        let size = budget.map_or(DEFAULT_WRITE_BUFFER, |b| (b / families).max(4 << 20));
+        let size = size.to_string();
+        for place in self.layout.places().collect::<Vec<_>>() {
+            let (db, cf) = self.cf(place);
+            db.set_options_cf(cf, &[("write_buffer_size", size.as_str())])?;
         }
         Ok(())
     }

@@ -32,6 +32,8 @@ pub(crate) struct Checkpoint {
     pub destination_format: String,
     /// Whether the destination held data to merge with.
     pub merge: bool,
+    /// Whether destination keys are looked up before they are written.
+    pub probe: bool,
     /// The last source key whose records are all written; `None`: none yet.
     pub done: Option<Vec<u8>>,
     /// The destination's version counter right after `done` was written.
@@ -53,8 +55,9 @@ pub(crate) struct Checkpoint {
 }
 
 impl Checkpoint {
-    /// Writes the checkpoint to `path` atomically and durably.
-    pub(crate) fn save(&self, path: &Path) -> std::io::Result<()> {
+    /// Writes the checkpoint to `path` atomically (a new file renamed over
+    /// the old one); with `durable`, synced to disk as well.
+    pub(crate) fn save(&self, path: &Path, durable: bool) -> std::io::Result<()> {
         let mut text = String::new();
         let mut line = |name: &str, value: String| {
             text.push_str(name);
@@ -67,6 +70,7 @@ impl Checkpoint {
         line("source-dir", hex(&self.source_dir));
         line("destination-format", self.destination_format.clone());
         line("merge", u8::from(self.merge).to_string());
+        line("probe", u8::from(self.probe).to_string());
         line("done", opt_hex(self.done.as_deref()));
         line("counter", self.counter.to_string());
         line("through", opt_hex(self.through.as_deref()));
@@ -97,9 +101,14 @@ impl Checkpoint {
         {
             let mut file = std::fs::File::create(&tmp)?;
             file.write_all(text.as_bytes())?;
-            file.sync_all()?;
+            if durable {
+                file.sync_all()?;
+            }
         }
         std::fs::rename(&tmp, path)?;
+        if !durable {
+            return Ok(());
+        }
         if let Some(dir) = path.parent() {
             // Makes the rename itself durable; not every platform can.
             if let Ok(dir) = std::fs::File::open(dir) {
@@ -117,6 +126,7 @@ impl Checkpoint {
             source_dir: Vec::new(),
             destination_format: String::new(),
             merge: false,
+            probe: true,
             done: None,
             counter: 0,
             through: None,
@@ -136,6 +146,7 @@ impl Checkpoint {
                 "source-dir" => cp.source_dir = unhex(value).ok_or_else(|| bad("bad hex"))?,
                 "destination-format" => cp.destination_format = value.to_string(),
                 "merge" => cp.merge = value == "1",
+                "probe" => cp.probe = value == "1",
                 "done" => cp.done = opt_unhex(value).ok_or_else(|| bad("bad hex"))?,
                 "counter" => cp.counter = number(value).ok_or_else(|| bad("bad number"))?,
                 "through" => cp.through = opt_unhex(value).ok_or_else(|| bad("bad hex"))?,
@@ -271,6 +282,7 @@ mod tests {
             source_dir: b"/tmp/a b".to_vec(),
             destination_format: "blackwidow".into(),
             merge: true,
+            probe: false,
             done: Some(b"k\x00\xff".to_vec()),
             counter: 42,
             through: Some(Vec::new()),
@@ -317,7 +329,7 @@ mod tests {
                 },
             ],
         };
-        cp.save(&path).unwrap();
+        cp.save(&path, true).unwrap();
         assert_eq!(Checkpoint::load(&path).unwrap(), cp);
         let fresh = Checkpoint {
             done: None,
@@ -326,7 +338,7 @@ mod tests {
             skipped: Vec::new(),
             ..cp
         };
-        fresh.save(&path).unwrap();
+        fresh.save(&path, false).unwrap();
         assert_eq!(Checkpoint::load(&path).unwrap(), fresh);
         assert!(!path.with_extension("tmp").exists());
     }

@@ -37,10 +37,13 @@
 //! - **Checkpoint and resume.** With [`MigrateOptions::checkpoint`] set, a
 //!   small file records, before every commit, the last key surely written,
 //!   the last key the commit in flight touches, the metadata of a key cut
-//!   between commits, and the destination's version counter. The write-ahead
-//!   logs are synced before the file is replaced, so the file never claims
-//!   more than the disk holds. After an interruption (Ctrl-C, kill, crash)
-//!   a run with [`MigrateOptions::resume`] removes every trace of the keys
+//!   between commits, and the destination's version counter. The file is
+//!   replaced atomically (written aside, then renamed), after the
+//!   destination's previous commits were handed to the operating system, so
+//!   it never claims more than a killed process left behind; with
+//!   [`MigrateOptions::sync`] the write-ahead logs and the file are synced
+//!   to disk first, which extends this to a crash of the machine. After an
+//!   interruption (Ctrl-C, kill) a run with [`MigrateOptions::resume`] removes every trace of the keys
 //!   the interrupted commit may have touched, restores the version counter
 //!   and continues after the last key surely written: the result is the
 //!   same as an uninterrupted run's — with a fixed clock and a destination
@@ -48,7 +51,10 @@
 //!   migration completes.
 //! - **Destination check.** A destination holding live keys is refused
 //!   unless [`MigrateOptions::merge`] is set (then source keys replace
-//!   destination keys of the same name; others stay).
+//!   destination keys of the same name; others stay). Into a destination
+//!   without any metadata record, keys are written without looking up what
+//!   the destination holds under them (there is nothing); otherwise each
+//!   key is looked up first, as a command would.
 //!
 //! Both engines are locked for the whole run: commands on them wait.
 
@@ -56,6 +62,7 @@ mod checkpoint;
 mod digest;
 mod error;
 mod purge;
+mod reader;
 mod represent;
 mod run;
 mod sink;
@@ -108,6 +115,15 @@ pub struct MigrateOptions {
     /// Walk the source's metadata first: totals for progress, and every
     /// unrepresentable key found before anything is written.
     pub plan: bool,
+    /// Memtable memory of the destination during the migration, in bytes,
+    /// shared by its column families (`None`: as opened, 64 MiB per family).
+    pub memtable_budget: Option<usize>,
+    /// Sync the destination's write-ahead logs and the checkpoint to disk
+    /// before every commit, so a resume is exact even after the machine
+    /// crashes. Without it (the default) a resume is exact after the
+    /// process is interrupted or killed, which leaves written data in the
+    /// operating system's hands.
+    pub sync: bool,
 }
 
 impl Default for MigrateOptions {
@@ -120,6 +136,8 @@ impl Default for MigrateOptions {
             checkpoint: None,
             resume: false,
             plan: true,
+            memtable_budget: Some(64 << 20),
+            sync: false,
         }
     }
 }
@@ -227,6 +245,9 @@ pub struct MigrateReport {
     pub resumed_after: Option<Option<Vec<u8>>>,
     /// Commits applied by this run.
     pub commits: u64,
+    /// Whether the destination was merged into (asked for by this run, or
+    /// by the interrupted run it resumed).
+    pub merged: bool,
 }
 
 /// Refuses to compare or copy a store with itself.
@@ -251,7 +272,49 @@ pub fn migrate<A: Codec, B: Codec>(
     check_distinct(src, dst)?;
     let _src_held = src.locks.lock_all();
     let _dst_held = dst.locks.lock_all();
+    let _bulk = BulkMode::enter(src, dst, options.memtable_budget)?;
     run::Run::new(src, dst, options, observer).execute()
+}
+
+/// Both stores set for one pass over everything: reads that do not fill
+/// the block cache, and the destination's memtables within a budget.
+/// Dropping it restores both.
+struct BulkMode<'a, A: Codec, B: Codec> {
+    src: &'a Engine<A>,
+    dst: &'a Engine<B>,
+    budget: bool,
+}
+
+impl<'a, A: Codec, B: Codec> BulkMode<'a, A, B> {
+    fn enter(
+        src: &'a Engine<A>,
+        dst: &'a Engine<B>,
+        memtable_budget: Option<usize>,
+    ) -> Result<BulkMode<'a, A, B>, MigrateError> {
+        src.store().set_fill_cache(false);
+        dst.store().set_fill_cache(false);
+        let mode = BulkMode {
+            src,
+            dst,
+            budget: memtable_budget.is_some(),
+        };
+        if memtable_budget.is_some() {
+            dst.store().set_memtable_budget(memtable_budget)?;
+        }
+        Ok(mode)
+    }
+}
+
+impl<A: Codec, B: Codec> Drop for BulkMode<'_, A, B> {
+    fn drop(&mut self) {
+        self.src.store().set_fill_cache(true);
+        self.dst.store().set_fill_cache(true);
+        if self.budget {
+            // Restoring a size the store already had cannot fail in a way
+            // that matters to the finished migration.
+            let _ = self.dst.store().set_memtable_budget(None);
+        }
+    }
 }
 
 pub(crate) fn remove_checkpoint(path: &Path) -> Result<(), MigrateError> {

@@ -3,14 +3,16 @@
 
 use std::collections::HashSet;
 use std::path::Path;
+use std::sync::mpsc::Receiver;
 
 use redcodec_codec::{Codec, DataType, Meta};
 
 use super::checkpoint::Checkpoint;
 use super::purge::{delete_elements, purge_key};
+use super::reader::{self, Item, Packet};
 use super::represent::{self, Unrepresentable};
 use super::sink::Sink;
-use super::source::{self, stream_value, Limits};
+use super::source::{self, Limits};
 use super::{
     checkpoint_error, remove_checkpoint, Flow, MigrateError, MigrateOptions, MigrateReport,
     Observer, OnUnrepresentable, Outcome, Plan, Skipped, Tally,
@@ -19,10 +21,18 @@ use crate::engine::Engine;
 use crate::error::{CmdError, EngineError};
 use crate::keyspace::Ctx;
 use crate::reply::quote_bytes;
+use crate::value::Value;
 use crate::walk::KeyWalk;
 
 /// Unrepresentable keys listed in an error.
 const LISTED: usize = 20;
+
+/// The most a chunk read from a big key (and a packet from the reader)
+/// holds, below the batch limits.
+const CHUNK: Limits = Limits {
+    elements: 1024,
+    bytes: 1 << 20,
+};
 
 /// A position in the migration: the last key written, and what had been
 /// done by then.
@@ -63,6 +73,8 @@ pub(super) struct Run<'a, A: Codec, B: Codec> {
     sink: Sink<'a, B>,
     limits: Limits,
     merge: bool,
+    /// Whether destination keys are looked up before they are written.
+    probe: bool,
     /// The last key whose records are all committed.
     committed: Mark,
     /// The last key whose records are all queued.
@@ -97,6 +109,7 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
             sink: Sink::new(dst, limits),
             limits,
             merge: options.merge,
+            probe: true,
             committed: Mark::default(),
             last_complete: Mark::default(),
             current: Mark::default(),
@@ -134,7 +147,13 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
             skipped: self.skipped.clone(),
             resumed_after: self.resumed_after.clone(),
             commits: self.commits,
+            merged: self.merge,
         }
+    }
+
+    fn set_probe(&mut self, probe: bool) {
+        self.probe = probe;
+        self.sink.set_probe(probe);
     }
 
     /// Checks the destination, or picks up the checkpoint of an
@@ -164,6 +183,8 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
                         });
                     }
                 }
+                let probe = self.merge || has_metadata(self.dst)?;
+                self.set_probe(probe);
                 // Planned before the checkpoint exists: a migration refused
                 // for unrepresentable keys leaves nothing behind.
                 if self.options.plan {
@@ -193,6 +214,7 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
             source_dir: dir_bytes(self.src.store().root()),
             destination_format: self.dst.codec().name().to_string(),
             merge: self.merge,
+            probe: self.probe,
             done: self.committed.key.clone(),
             counter: self.committed.counter,
             through: self.last_queued.clone(),
@@ -208,10 +230,12 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
         let Some(path) = &self.options.checkpoint else {
             return Ok(());
         };
-        // Everything the checkpoint calls done must be on disk first.
-        self.dst.store().sync_wal()?;
+        if self.options.sync {
+            // Everything the checkpoint calls done must be on disk first.
+            self.dst.store().sync_wal()?;
+        }
         self.checkpoint(pending)?
-            .save(path)
+            .save(path, self.options.sync)
             .map_err(|e| checkpoint_error(path, e.to_string()))
     }
 
@@ -246,6 +270,7 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
             ));
         }
         self.merge = cp.merge;
+        self.set_probe(cp.probe);
         self.purge_in_flight(path, &cp)?;
         self.dst.set_version_counter(cp.counter);
         let mark = Mark {
@@ -347,30 +372,72 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
         Ok(())
     }
 
-    /// The main loop: every live source key after the resume point.
+    /// The main loop: a reader thread walks the source after the resume
+    /// point; this thread writes what it hands over, in order.
     fn copy_all(&mut self) -> Result<(), Halt> {
-        let src_ctx = Ctx::new(self.src);
+        let (tx, rx) = reader::channel();
+        let src = self.src;
         let codec = self.dst.codec();
-        let mut walk = KeyWalk::new(&src_ctx, self.committed.key.as_deref());
-        while let Some((key, meta)) = walk.next()? {
-            self.current.walked += 1;
-            let Some(meta) = meta else {
-                self.commit(None)?;
-                return Err(Halt::Failed(MigrateError::SourceUnreadable {
-                    key: quote_bytes(&key),
-                }));
-            };
-            if let Some(reason) = represent::check(&src_ctx, codec, &key, &meta)? {
-                self.unrepresentable(key, meta.data_type, reason)?;
-                continue;
-            }
-            self.copy_key(&src_ctx, &key, &meta)?;
-            if self.sink.is_full() {
-                self.commit(None)?;
+        let after = self.committed.key.clone();
+        let chunks = Limits {
+            elements: self.limits.elements.min(CHUNK.elements),
+            bytes: self.limits.bytes.min(CHUNK.bytes),
+        };
+        std::thread::scope(|scope| {
+            scope.spawn(move || reader::read(src, codec, after.as_deref(), chunks, tx));
+            // Returning drops the receiver: a reader still sending stops.
+            self.write_all(rx)
+        })
+    }
+
+    /// Writes the reader's items until it is done.
+    fn write_all(&mut self, rx: Receiver<Packet>) -> Result<(), Halt> {
+        // The key being written, and its destination metadata (`None`:
+        // not written, as expired or unrepresentable).
+        let mut open: Option<(Vec<u8>, Option<Meta>)> = None;
+        for packet in rx.iter() {
+            for item in packet? {
+                match item {
+                    Item::Key { key, meta } => {
+                        self.current.walked += 1;
+                        let dmeta = self.begin_key(&key, meta)?;
+                        open = Some((key, dmeta));
+                    }
+                    Item::Chunk(chunk) => {
+                        if let Some((key, Some(dmeta))) = &mut open {
+                            self.append(key, dmeta, chunk)?;
+                            if self.sink.is_full() {
+                                self.commit(Some(dmeta))?;
+                            }
+                        }
+                    }
+                    Item::EndKey => {
+                        if let Some((key, Some(dmeta))) = open.take() {
+                            self.finish_key(key, &dmeta)?;
+                        }
+                        if self.sink.is_full() {
+                            self.commit(None)?;
+                        }
+                    }
+                    Item::Unrepresentable {
+                        key,
+                        data_type,
+                        reason,
+                    } => {
+                        self.current.walked += 1;
+                        self.unrepresentable(key, data_type, reason)?;
+                    }
+                    Item::Unreadable(key) => {
+                        self.current.walked += 1;
+                        self.commit(None)?;
+                        return Err(Halt::Failed(MigrateError::SourceUnreadable {
+                            key: quote_bytes(&key),
+                        }));
+                    }
+                }
             }
         }
-        self.commit(None)?;
-        Ok(())
+        self.commit(None)
     }
 
     /// Skips or stops on a key the destination cannot hold.
@@ -401,39 +468,45 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
         Ok(())
     }
 
-    /// Copies one key, committing along the way when batches fill up.
-    fn copy_key(&mut self, src_ctx: &Ctx<'_, A>, key: &[u8], meta: &Meta) -> Result<(), Halt> {
-        let begun = match self.sink.begin(key, meta) {
-            Ok(begun) => begun,
+    /// Starts writing `key` (source metadata `meta`); a string is queued
+    /// whole. `None` if the key is not written (expired by now at the
+    /// destination's resolution, or refused by the destination's encoder).
+    fn begin_key(&mut self, key: &[u8], meta: Meta) -> Result<Option<Meta>, Halt> {
+        let mut dmeta = match self.sink.begin(key, &meta) {
+            Ok(Some(dmeta)) => dmeta,
+            Ok(None) => {
+                self.current.expired += 1;
+                return Ok(None);
+            }
             Err(CmdError::Engine(EngineError::Unrepresentable(e))) => {
-                return self.unrepresentable(
-                    key.to_vec(),
-                    meta.data_type,
-                    Unrepresentable::Refused(e.to_string()),
-                );
+                let reason = Unrepresentable::Refused(e.to_string());
+                self.unrepresentable(key.to_vec(), meta.data_type, reason)?;
+                return Ok(None);
             }
             Err(e) => return Err(e.into()),
-        };
-        let Some(mut dmeta) = begun else {
-            self.current.expired += 1;
-            return Ok(());
         };
         self.last_queued = Some(key.to_vec());
         self.current.tally.keys += 1;
         self.current.tally.bytes += key.len() as u64;
-        let limits = self.limits;
-        stream_value(src_ctx, key, meta, limits, |chunk| -> Result<(), Halt> {
-            self.current.tally.elements += source::element_count(&chunk);
-            self.current.tally.bytes += source::byte_count(&chunk);
-            self.sink.append(key, &mut dmeta, chunk)?;
-            self.observer.progressed(&self.current.tally);
-            if self.sink.is_full() {
-                self.commit(Some(&dmeta))?;
-            }
-            Ok(())
-        })?;
-        self.sink.finish(key, &dmeta)?;
-        self.current.key = Some(key.to_vec());
+        if meta.data_type == DataType::String {
+            self.append(key, &mut dmeta, Value::String(meta.value))?;
+        }
+        Ok(Some(dmeta))
+    }
+
+    /// Queues a chunk of the key being written.
+    fn append(&mut self, key: &[u8], dmeta: &mut Meta, chunk: Value) -> Result<(), Halt> {
+        self.current.tally.elements += source::element_count(&chunk);
+        self.current.tally.bytes += source::byte_count(&chunk);
+        self.sink.append(key, dmeta, chunk)?;
+        self.observer.progressed(&self.current.tally);
+        Ok(())
+    }
+
+    /// Queues the metadata of the key being written: it is complete.
+    fn finish_key(&mut self, key: Vec<u8>, dmeta: &Meta) -> Result<(), Halt> {
+        self.sink.finish(&key, dmeta)?;
+        self.current.key = Some(key);
         self.current.counter = self.dst.version_counter();
         self.last_complete = self.current.clone();
         Ok(())
@@ -458,6 +531,16 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
         }
         Ok(())
     }
+}
+
+/// Whether `engine` holds any metadata record, live or not.
+fn has_metadata<C: Codec>(engine: &Engine<C>) -> Result<bool, MigrateError> {
+    for (range, _) in engine.codec().meta_ranges() {
+        if engine.store().scan(&range, None, false).next()?.is_some() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// The bytes of a directory's path, for the checkpoint.

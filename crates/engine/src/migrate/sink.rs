@@ -1,6 +1,7 @@
 //! The destination side: keys written into write batches through the same
-//! code the commands use ([`Ctx::create`], the families' `write_all`), a
-//! key's element records first and its metadata last.
+//! code the commands use ([`Ctx::create`], [`Ctx::set_expire`], the list
+//! model's push, the sorted sets' `put_member`), a key's element records
+//! first and its metadata last.
 //!
 //! A batch holds many small keys, or part of a big one; [`Sink::is_full`]
 //! tells the caller when to commit. Because the metadata of a key is
@@ -9,12 +10,12 @@
 //! records are orphans, which no command reads (and which a resumed
 //! migration deletes).
 
-use redcodec_codec::{Codec, Meta};
+use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
 
-use crate::cmd::{hashes, lists, sets, zsets};
+use crate::cmd::{lists, zsets};
 use crate::engine::Engine;
 use crate::error::CmdResult;
-use crate::keyspace::{stored_expiry, Ctx};
+use crate::keyspace::{stored_expiry, Ctx, KeyView};
 use crate::value::Value;
 
 use super::source::{byte_count, element_count, Limits};
@@ -24,6 +25,10 @@ pub(crate) struct Sink<'d, B: Codec> {
     dst: &'d Engine<B>,
     ctx: Ctx<'d, B>,
     limits: Limits,
+    /// Whether the destination may hold records under the keys written
+    /// (merging, or leftovers of expired keys): each key is then looked up
+    /// before it is written. A destination without any metadata skips it.
+    probe: bool,
     elements: u64,
     bytes: u64,
     records: u64,
@@ -36,10 +41,17 @@ impl<'d, B: Codec> Sink<'d, B> {
             dst,
             ctx: Ctx::new(dst),
             limits,
+            probe: true,
             elements: 0,
             bytes: 0,
             records: 0,
         }
+    }
+
+    /// Sets whether keys are looked up in the destination before they are
+    /// written (see the field).
+    pub(crate) fn set_probe(&mut self, probe: bool) {
+        self.probe = probe;
     }
 
     /// Starts `key` with the type and expiry of the source metadata `src`:
@@ -53,7 +65,11 @@ impl<'d, B: Codec> Sink<'d, B> {
         if src.expire_ms != 0 && stored < ctx.now_ms {
             return Ok(None);
         }
-        let view = ctx.view(key)?;
+        let view = if self.probe {
+            ctx.view(key)?
+        } else {
+            KeyView::default()
+        };
         let mut meta = ctx.create(key, src.data_type, &view)?;
         ctx.set_expire(&mut meta, src.expire_ms)?;
         self.records += 1;
@@ -65,21 +81,27 @@ impl<'d, B: Codec> Sink<'d, B> {
         let elements = element_count(&chunk);
         let bytes = byte_count(&chunk);
         let ctx = &mut self.ctx;
-        let before = meta.size;
+        // The source holds each field or member once: no de-duplication,
+        // and records are queued straight from the chunk (a hash field is
+        // a `HashField` record named by the field holding the value, a set
+        // member a `SetMember` record with no value).
         match chunk {
             Value::String(v) => meta.value = v,
             Value::Hash(pairs) => {
-                hashes::write_all(ctx, key, meta, &pairs)?;
-                meta.size += before;
+                meta.size += pairs.len() as u64;
+                for (field, value) in pairs {
+                    let (id, value) = (SubId::Name(field), SubValue::Bytes(value));
+                    ctx.sub_put(SubKind::HashField, key, meta, &id, &value);
+                }
             }
             Value::Set(members) => {
-                sets::write_all(ctx, key, meta, &members)?;
-                meta.size += before;
+                meta.size += members.len() as u64;
+                for member in members {
+                    let id = SubId::Name(member);
+                    ctx.sub_put(SubKind::SetMember, key, meta, &id, &SubValue::Empty);
+                }
             }
-            Value::ZSet(members) => {
-                zsets::write_all(ctx, key, meta, &members)?;
-                meta.size += before;
-            }
+            Value::ZSet(members) => zsets::write_new(ctx, key, meta, &members)?,
             Value::List(items) => lists::write_all(ctx, key, meta, &items)?,
         }
         self.elements += elements;
