@@ -320,6 +320,8 @@ fn migrate_bench_reports_the_ratio_and_peak_memory() {
             "migrate-bench",
             "--elements",
             "2000",
+            "--runs",
+            "1",
             "--from",
             "kvrocks",
             "--to",

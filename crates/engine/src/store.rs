@@ -29,9 +29,6 @@ pub struct Store {
     fill_cache: AtomicBool,
 }
 
-/// RocksDB's default memtable size, which every column family is opened with.
-const DEFAULT_WRITE_BUFFER: usize = 64 << 20;
-
 /// Whether [`Store::open`] may create a missing store.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum OpenMode {
@@ -224,17 +221,22 @@ impl Store {
         self.fill_cache.store(fill, Ordering::Relaxed);
     }
 
-    /// Limits the memtables of every column family to a share of `budget`
-    /// bytes (at least 4 MiB each; RocksDB keeps up to two per family while
-    /// one is flushed), for a bulk load whose memory must not grow with
-    /// its size; `None` restores the size the store was opened with.
-    pub fn set_memtable_budget(&self, budget: Option<usize>) -> Result<(), EngineError> {
-        let families = self.layout.places().count().max(1);
-        let size = budget.map_or(DEFAULT_WRITE_BUFFER, |b| (b / families).max(4 << 20));
-        let size = size.to_string();
+    /// Bytes held by every memtable of the store (active, and immutable
+    /// ones not yet flushed).
+    pub fn memtable_bytes(&self) -> Result<u64, EngineError> {
+        self.property_sum("rocksdb.cur-size-all-mem-tables")
+    }
+
+    /// Asks RocksDB to flush every non-empty memtable in the background
+    /// and returns at once (writes wait only if flushes fall behind).
+    pub fn request_flush(&self) -> Result<(), EngineError> {
+        let mut opts = rocksdb::FlushOptions::default();
+        opts.set_wait(false);
         for place in self.layout.places().collect::<Vec<_>>() {
             let (db, cf) = self.cf(place);
-            db.set_options_cf(cf, &[("write_buffer_size", size.as_str())])?;
+            if db.property_int_value_cf(cf, "rocksdb.cur-size-active-mem-table")? > Some(0) {
+                db.flush_cf_opt(cf, &opts)?;
+            }
         }
         Ok(())
     }

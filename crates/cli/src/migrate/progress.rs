@@ -9,8 +9,9 @@ use redcodec_engine::migrate::{Flow, Observer, Plan, Skipped, Tally};
 
 use super::{human_bytes, thousands};
 
-/// How many progress calls between two message updates (the position is
-/// updated on every call; the message costs a string).
+/// How many progress calls (one per key or chunk) between two updates of
+/// the bar's position, and of its message (which costs a string).
+const POSITION_EVERY: u64 = 16;
 const MESSAGE_EVERY: u64 = 256;
 
 /// The progress bar, as a migration [`Observer`].
@@ -74,8 +75,10 @@ impl Observer for Bar {
     }
 
     fn progressed(&mut self, done: &Tally) {
-        self.bar.set_position(done.elements);
         self.calls += 1;
+        if self.calls % POSITION_EVERY == 1 {
+            self.bar.set_position(done.elements);
+        }
         if self.calls % MESSAGE_EVERY == 1 {
             self.message(done);
         }

@@ -307,7 +307,7 @@ pub fn verify<A: Codec, B: Codec>(
     super::check_distinct(src, dst)?;
     let _src_held = src.locks.lock_all();
     let _dst_held = dst.locks.lock_all();
-    let _bulk = super::BulkMode::enter(src, dst, None)?;
+    let _bulk = super::BulkMode::enter(src, dst);
     let src_ctx = Ctx::new(src);
     let dst_ctx = Ctx::new(dst);
     let ttl = dst.capabilities().ttl;

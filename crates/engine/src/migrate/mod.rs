@@ -115,8 +115,9 @@ pub struct MigrateOptions {
     /// Walk the source's metadata first: totals for progress, and every
     /// unrepresentable key found before anything is written.
     pub plan: bool,
-    /// Memtable memory of the destination during the migration, in bytes,
-    /// shared by its column families (`None`: as opened, 64 MiB per family).
+    /// Most memtable memory of the destination, in bytes: past it, the
+    /// destination's memtables are flushed (in the background) after a
+    /// commit. `None`: RocksDB's own limits (64 MiB per column family).
     pub memtable_budget: Option<usize>,
     /// Sync the destination's write-ahead logs and the checkpoint to disk
     /// before every commit, so a resume is exact even after the machine
@@ -136,7 +137,7 @@ impl Default for MigrateOptions {
             checkpoint: None,
             resume: false,
             plan: true,
-            memtable_budget: Some(64 << 20),
+            memtable_budget: Some(96 << 20),
             sync: false,
         }
     }
@@ -272,36 +273,23 @@ pub fn migrate<A: Codec, B: Codec>(
     check_distinct(src, dst)?;
     let _src_held = src.locks.lock_all();
     let _dst_held = dst.locks.lock_all();
-    let _bulk = BulkMode::enter(src, dst, options.memtable_budget)?;
+    let _bulk = BulkMode::enter(src, dst);
     run::Run::new(src, dst, options, observer).execute()
 }
 
-/// Both stores set for one pass over everything: reads that do not fill
-/// the block cache, and the destination's memtables within a budget.
-/// Dropping it restores both.
+/// Both stores set for one pass over everything: reads do not fill the
+/// block cache (memory would grow with the store). Dropping it restores
+/// them.
 struct BulkMode<'a, A: Codec, B: Codec> {
     src: &'a Engine<A>,
     dst: &'a Engine<B>,
-    budget: bool,
 }
 
 impl<'a, A: Codec, B: Codec> BulkMode<'a, A, B> {
-    fn enter(
-        src: &'a Engine<A>,
-        dst: &'a Engine<B>,
-        memtable_budget: Option<usize>,
-    ) -> Result<BulkMode<'a, A, B>, MigrateError> {
+    fn enter(src: &'a Engine<A>, dst: &'a Engine<B>) -> BulkMode<'a, A, B> {
         src.store().set_fill_cache(false);
         dst.store().set_fill_cache(false);
-        let mode = BulkMode {
-            src,
-            dst,
-            budget: memtable_budget.is_some(),
-        };
-        if memtable_budget.is_some() {
-            dst.store().set_memtable_budget(memtable_budget)?;
-        }
-        Ok(mode)
+        BulkMode { src, dst }
     }
 }
 
@@ -309,11 +297,6 @@ impl<A: Codec, B: Codec> Drop for BulkMode<'_, A, B> {
     fn drop(&mut self) {
         self.src.store().set_fill_cache(true);
         self.dst.store().set_fill_cache(true);
-        if self.budget {
-            // Restoring a size the store already had cannot fail in a way
-            // that matters to the finished migration.
-            let _ = self.dst.store().set_memtable_budget(None);
-        }
     }
 }
 

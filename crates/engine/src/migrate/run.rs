@@ -36,7 +36,7 @@ const CHUNK: Limits = Limits {
 
 /// A position in the migration: the last key written, and what had been
 /// done by then.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 struct Mark {
     key: Option<Vec<u8>>,
     counter: u64,
@@ -44,6 +44,23 @@ struct Mark {
     expired: u64,
     /// Source keys walked (this run) when the mark was set.
     walked: u64,
+}
+
+impl Clone for Mark {
+    fn clone(&self) -> Mark {
+        let mut mark = Mark::default();
+        mark.clone_from(self);
+        mark
+    }
+
+    /// Reuses the key's buffer: marks are copied for every key.
+    fn clone_from(&mut self, other: &Mark) {
+        self.key.clone_from(&other.key);
+        self.counter = other.counter;
+        self.tally = other.tally;
+        self.expired = other.expired;
+        self.walked = other.walked;
+    }
 }
 
 /// Why the copy loop ended early.
@@ -54,6 +71,12 @@ enum Halt {
 
 impl From<CmdError> for Halt {
     fn from(e: CmdError) -> Self {
+        Halt::Failed(e.into())
+    }
+}
+
+impl From<EngineError> for Halt {
+    fn from(e: EngineError) -> Self {
         Halt::Failed(e.into())
     }
 }
@@ -485,7 +508,10 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
             }
             Err(e) => return Err(e.into()),
         };
-        self.last_queued = Some(key.to_vec());
+        // Reuses the buffers: this runs for every key.
+        let last = self.last_queued.get_or_insert_with(Vec::new);
+        last.clear();
+        last.extend_from_slice(key);
         self.current.tally.keys += 1;
         self.current.tally.bytes += key.len() as u64;
         if meta.data_type == DataType::String {
@@ -508,7 +534,7 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
         self.sink.finish(&key, dmeta)?;
         self.current.key = Some(key);
         self.current.counter = self.dst.version_counter();
-        self.last_complete = self.current.clone();
+        self.last_complete.clone_from(&self.current);
         Ok(())
     }
 
@@ -525,7 +551,13 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
         }
         self.sink.commit()?;
         self.commits += 1;
-        self.committed = self.last_complete.clone();
+        if let Some(budget) = self.options.memtable_budget {
+            let store = self.dst.store();
+            if store.memtable_bytes()? > budget as u64 {
+                store.request_flush()?;
+            }
+        }
+        self.committed.clone_from(&self.last_complete);
         if self.observer.committed(self.commits) == Flow::Stop {
             return Err(Halt::Stopped);
         }

@@ -10,7 +10,7 @@
 //! records are orphans, which no command reads (and which a resumed
 //! migration deletes).
 
-use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
+use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
 
 use crate::cmd::{lists, zsets};
 use crate::engine::Engine;
@@ -65,12 +65,17 @@ impl<'d, B: Codec> Sink<'d, B> {
         if src.expire_ms != 0 && stored < ctx.now_ms {
             return Ok(None);
         }
-        let view = if self.probe {
-            ctx.view(key)?
+        let mut meta = if self.probe {
+            let view = ctx.view(key)?;
+            ctx.create(key, src.data_type, &view)?
+        } else if src.data_type == DataType::String {
+            // Nothing to replace, and a string has no version: what
+            // `create` would return (its metadata record is checked when
+            // it is queued).
+            Meta::string(Vec::new(), 0)
         } else {
-            KeyView::default()
+            ctx.create(key, src.data_type, &KeyView::default())?
         };
-        let mut meta = ctx.create(key, src.data_type, &view)?;
         ctx.set_expire(&mut meta, src.expire_ms)?;
         self.records += 1;
         Ok(Some(meta))
