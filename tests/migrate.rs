@@ -372,6 +372,43 @@ fn a_migration_interrupted_twice_still_completes_alike() {
     assert_eq!(dump(&dst), dump(&whole));
 }
 
+/// Runs a full compaction (the formats' garbage collection) of the
+/// destination after some commits: in the middle of big keys.
+struct CompactAfter<'a> {
+    dst: &'a Engine<AnyCodec>,
+    every: u64,
+}
+
+impl Observer for CompactAfter<'_> {
+    fn committed(&mut self, commit: u64) -> Flow {
+        if commit % self.every == 0 {
+            self.dst.compact().expect("compaction");
+        }
+        Flow::Continue
+    }
+}
+
+#[test]
+fn compaction_in_the_middle_of_a_big_key_loses_nothing() {
+    for (a, b) in pairs() {
+        let clock = Arc::new(ManualClock::at_ms(T0_MS));
+        let src_dir = tempfile::tempdir().unwrap();
+        let src = open(a, src_dir.path(), &clock);
+        fill(&src, &clock);
+        let dir = tempfile::tempdir().unwrap();
+        let dst = open(b, dir.path(), &clock);
+        let mut compact = CompactAfter {
+            dst: &dst,
+            every: 3,
+        };
+        migrate::migrate(&src, &dst, &options(None), &mut compact).unwrap();
+        dst.compact().unwrap();
+        let check = migrate::verify(&src, &dst, &VerifyOptions::default()).unwrap();
+        assert!(check.is_equal(), "{a} -> {b}: {:?}", check.listed);
+        assert_eq!(check.matching, LIVE_KEYS);
+    }
+}
+
 /// Keys a source of `a` holds that `b` cannot, built from their declared
 /// capabilities; `(key, reason kind)`.
 fn unrepresentable_keys(src: &Engine<AnyCodec>, b: Format) -> Vec<Vec<u8>> {

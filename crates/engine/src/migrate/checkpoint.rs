@@ -43,8 +43,8 @@ pub(crate) struct Checkpoint {
     /// How many source keys follow `done` up to and including `through`.
     pub through_count: u64,
     /// A key cut between commits: its type and its destination metadata
-    /// (encoded by the destination format), whose element records may be
-    /// on disk without it.
+    /// (encoded by the destination format) as written with the commit in
+    /// flight; a resumed run deletes the element records it names.
     pub pending: Option<(DataType, Vec<u8>)>,
     /// What was migrated up to `done`.
     pub tally: Tally,

@@ -13,11 +13,17 @@
 //! - **Destination.** Records go into write batches of about the same
 //!   limits: many small keys per batch, or a big key over several. Each
 //!   key is written the way the destination's own commands write it
-//!   (fresh version, the format's list model, score index…), its element
-//!   records first and its metadata last. A big key is therefore **not**
-//!   one atomic write: until its last batch its elements are orphan records
-//!   that no command sees, and the key does not exist. A resumed migration
-//!   deletes such orphans before writing the key again (see below).
+//!   (fresh version, the format's list model, score index…), in the
+//!   batch its elements end in, metadata after elements. A big key is
+//!   therefore **not** one atomic write: each batch that cuts it carries
+//!   the metadata of the elements written so far, so until its last batch
+//!   the key exists in a temporary, partial state — a smaller but
+//!   consistent collection. (Elements without their metadata would be
+//!   orphans that the formats' compaction filters collect, so the
+//!   metadata cannot wait for the last batch.) While a migration is
+//!   unfinished its checkpoint sits in the destination directory; a
+//!   resumed migration removes the partial key and writes it again (see
+//!   below), so the temporary state never outlives the job.
 //! - **Expiry** is copied as an absolute time. A destination of
 //!   [`TtlResolution::Seconds`](redcodec_codec::TtlResolution) stores it
 //!   rounded **up** to the whole second (`ceil(ms / 1000) * 1000`), as every

@@ -430,6 +430,10 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
                         if let Some((key, Some(dmeta))) = &mut open {
                             self.append(key, dmeta, chunk)?;
                             if self.sink.is_full() {
+                                // The key is cut here: its metadata so far
+                                // goes with its elements, or compaction
+                                // would collect them as orphans.
+                                self.sink.finish(key, dmeta)?;
                                 self.commit(Some(dmeta))?;
                             }
                         }

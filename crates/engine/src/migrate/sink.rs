@@ -1,14 +1,13 @@
 //! The destination side: keys written into write batches through the same
 //! code the commands use ([`Ctx::create`], [`Ctx::set_expire`], the list
 //! model's push, the sorted sets' `put_member`), a key's element records
-//! first and its metadata last.
+//! first and its metadata after them.
 //!
 //! A batch holds many small keys, or part of a big one; [`Sink::is_full`]
-//! tells the caller when to commit. Because the metadata of a key is
-//! queued after all of its elements, a key whose elements span several
-//! commits is invisible until its last commit: before that its element
-//! records are orphans, which no command reads (and which a resumed
-//! migration deletes).
+//! tells the caller when to commit. A key cut by a commit gets its
+//! metadata so far queued in that batch ([`Sink::finish`] may be called
+//! more than once): element records without their metadata would be
+//! collected by the formats' compaction filters.
 
 use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
 
@@ -115,7 +114,8 @@ impl<'d, B: Codec> Sink<'d, B> {
         Ok(())
     }
 
-    /// Queues the metadata of the finished key.
+    /// Queues the metadata of the key as far as it is written (again at
+    /// every cut, and when it is finished).
     pub(crate) fn finish(&mut self, key: &[u8], meta: &Meta) -> CmdResult<()> {
         self.ctx.save(key, meta)
     }
