@@ -381,7 +381,7 @@ struct CompactAfter<'a> {
 
 impl Observer for CompactAfter<'_> {
     fn committed(&mut self, commit: u64) -> Flow {
-        if commit % self.every == 0 {
+        if commit.is_multiple_of(self.every) {
             self.dst.compact().expect("compaction");
         }
         Flow::Continue
