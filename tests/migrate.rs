@@ -360,7 +360,7 @@ fn a_migration_interrupted_twice_still_completes_alike() {
         memtable_budget: Some(0),
         ..options(Some(dir.path()))
     };
-    for (commit, before) in [(3, false), (2, true), (4, false)] {
+    for (commit, before) in [(2, false), (1, true), (1, false)] {
         let dst = open(b, dir.path(), &clock);
         let mut stop = StopAt { commit, before };
         let r = migrate::migrate(&src, &dst, &opts, &mut stop).unwrap();

@@ -18,6 +18,8 @@ const MESSAGE_EVERY: u64 = 256;
 pub struct Bar {
     bar: ProgressBar,
     total_keys: u64,
+    /// Elements an interrupted run had done (not part of this run's rate).
+    start_elements: u64,
     calls: u64,
     pause_after: Option<u64>,
 }
@@ -37,14 +39,16 @@ impl Bar {
     fn on(bar: ProgressBar, pause_after: Option<u64>) -> Bar {
         bar.set_style(
             ProgressStyle::with_template(
-                "{elapsed_precise} [{bar:30}] {percent:>3}% {human_pos}/{human_len} elements · {msg} · {per_sec} · ETA {eta}",
+                "{elapsed_precise} [{bar:30}] {percent:>3}% {human_pos}/{human_len} elements · {msg} · ETA {eta}",
             )
             .expect("valid template")
             .progress_chars("=> "),
         );
+        bar.set_message("planning");
         Bar {
             bar,
             total_keys: 0,
+            start_elements: 0,
             calls: 0,
             pause_after,
         }
@@ -56,11 +60,14 @@ impl Bar {
     }
 
     fn message(&self, done: &Tally) {
+        let seconds = self.bar.elapsed().as_secs_f64().max(1e-3);
+        let rate = done.elements.saturating_sub(self.start_elements) as f64 / seconds;
         self.bar.set_message(format!(
-            "{}/{} keys · {}",
+            "{}/{} keys · {} · {} elements/s",
             thousands(done.keys),
             thousands(self.total_keys),
-            human_bytes(done.bytes)
+            human_bytes(done.bytes),
+            thousands(rate as u64)
         ));
     }
 }
@@ -68,6 +75,7 @@ impl Bar {
 impl Observer for Bar {
     fn planned(&mut self, plan: &Plan) {
         self.total_keys = plan.done.keys + plan.keys;
+        self.start_elements = plan.done.elements;
         self.bar.set_length(plan.done.elements + plan.elements);
         self.bar.set_position(plan.done.elements);
         self.bar.reset_eta();

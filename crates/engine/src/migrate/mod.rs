@@ -67,6 +67,7 @@
 mod checkpoint;
 mod digest;
 mod error;
+mod plan;
 mod purge;
 mod reader;
 mod represent;

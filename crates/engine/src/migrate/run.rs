@@ -3,11 +3,13 @@
 
 use std::collections::HashSet;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Receiver;
 
 use redcodec_codec::{Codec, DataType, Meta};
 
 use super::checkpoint::Checkpoint;
+use super::plan;
 use super::purge::{delete_elements, purge_key};
 use super::reader::{self, Item, Packet};
 use super::represent::{self, Unrepresentable};
@@ -24,8 +26,9 @@ use crate::reply::quote_bytes;
 use crate::value::Value;
 use crate::walk::KeyWalk;
 
-/// Unrepresentable keys listed in an error.
-const LISTED: usize = 20;
+/// The first batch of a planned run holds this many times the element
+/// limit (and twice the byte limit): the planning pass runs meanwhile.
+const PLAN_SLACK: usize = 8;
 
 /// The most a chunk read from a big key (and a packet from the reader)
 /// holds, below the batch limits.
@@ -98,6 +101,10 @@ pub(super) struct Run<'a, A: Codec, B: Codec> {
     merge: bool,
     /// Whether destination keys are looked up before they are written.
     probe: bool,
+    /// Whether this run started the migration (no checkpoint before it).
+    fresh: bool,
+    /// The planning pass's result, while it runs.
+    plan_rx: Option<Receiver<Result<plan::Found, CmdError>>>,
     /// The last key whose records are all committed.
     committed: Mark,
     /// The last key whose records are all queued.
@@ -133,6 +140,8 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
             limits,
             merge: options.merge,
             probe: true,
+            fresh: false,
+            plan_rx: None,
             committed: Mark::default(),
             last_complete: Mark::default(),
             current: Mark::default(),
@@ -190,13 +199,7 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
             Some(path) if !self.options.resume => Err(MigrateError::CheckpointPresent {
                 path: path.display().to_string(),
             }),
-            Some(path) => {
-                self.resume_from(&path)?;
-                if self.options.plan {
-                    self.plan()?;
-                }
-                Ok(())
-            }
+            Some(path) => self.resume_from(&path),
             None => {
                 if !self.merge {
                     let ctx = Ctx::new(self.dst);
@@ -208,11 +211,7 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
                 }
                 let probe = self.merge || has_metadata(self.dst)?;
                 self.set_probe(probe);
-                // Planned before the checkpoint exists: a migration refused
-                // for unrepresentable keys leaves nothing behind.
-                if self.options.plan {
-                    self.plan()?;
-                }
+                self.fresh = true;
                 let counter = self.dst.version_counter();
                 self.committed.counter = counter;
                 self.last_complete.counter = counter;
@@ -350,51 +349,6 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
         Ok(())
     }
 
-    /// Counts what is left, and finds unrepresentable keys before anything
-    /// is written.
-    fn plan(&mut self) -> Result<(), MigrateError> {
-        let ctx = Ctx::new(self.src);
-        let codec = self.dst.codec();
-        let mut walk = KeyWalk::new(&ctx, self.committed.key.as_deref());
-        let mut plan = Plan {
-            done: self.committed.tally,
-            ..Plan::default()
-        };
-        let mut found = Vec::new();
-        let mut more = 0u64;
-        while let Some((key, meta)) = walk.next()? {
-            let Some(meta) = meta else { continue };
-            plan.keys += 1;
-            plan.elements += if meta.data_type.is_collection() {
-                meta.size
-            } else {
-                1
-            };
-            if self.options.on_unrepresentable == OnUnrepresentable::Stop {
-                if let Some(reason) = represent::check(&ctx, codec, &key, &meta)? {
-                    if found.len() < LISTED {
-                        found.push(Skipped {
-                            key,
-                            data_type: meta.data_type,
-                            reason,
-                        });
-                    } else {
-                        more += 1;
-                    }
-                }
-            }
-        }
-        if !found.is_empty() {
-            return Err(MigrateError::Unrepresentable {
-                format: self.dst.codec().name().to_string(),
-                keys: found,
-                more,
-            });
-        }
-        self.observer.planned(&plan);
-        Ok(())
-    }
-
     /// The main loop: a reader thread walks the source after the resume
     /// point; this thread writes what it hands over, in order.
     fn copy_all(&mut self) -> Result<(), Halt> {
@@ -406,11 +360,70 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
             elements: self.limits.elements.min(CHUNK.elements),
             bytes: self.limits.bytes.min(CHUNK.bytes),
         };
+        let check = self.options.on_unrepresentable == OnUnrepresentable::Stop;
+        let cancel = AtomicBool::new(false);
         std::thread::scope(|scope| {
+            if self.options.plan {
+                let (plan_tx, plan_rx) = std::sync::mpsc::channel();
+                let (after, cancel) = (after.clone(), &cancel);
+                scope.spawn(move || {
+                    let _ = plan_tx.send(plan::walk(src, codec, after.as_deref(), check, cancel));
+                });
+                self.plan_rx = Some(plan_rx);
+            }
             scope.spawn(move || reader::read(src, codec, after.as_deref(), chunks, tx));
             // Returning drops the receiver: a reader still sending stops.
-            self.write_all(rx)
+            let result = self.write_all(rx);
+            cancel.store(true, Ordering::Relaxed);
+            self.plan_rx = None;
+            result
         })
+    }
+
+    /// Waits for the planning pass's result, if one is running. Keys the
+    /// destination cannot represent (stop mode) end the migration here,
+    /// before its first commit: the queued batch is dropped and a fresh
+    /// run's checkpoint removed, so nothing at all is written.
+    fn plan_settled(&mut self) -> Result<(), Halt> {
+        let Some(rx) = self.plan_rx.take() else {
+            return Ok(());
+        };
+        let Ok(found) = rx.recv() else {
+            return Ok(());
+        };
+        let found = found?;
+        if !found.unrepresentable.is_empty() {
+            self.sink.discard();
+            if self.fresh {
+                if let Some(path) = &self.options.checkpoint {
+                    remove_checkpoint(path)?;
+                }
+            }
+            return Err(Halt::Failed(MigrateError::Unrepresentable {
+                format: self.dst.codec().name().to_string(),
+                keys: found.unrepresentable,
+                more: found.more,
+            }));
+        }
+        self.observer.planned(&Plan {
+            done: self.committed.tally,
+            keys: found.keys,
+            elements: found.elements,
+        });
+        Ok(())
+    }
+
+    /// Whether the queued batch should be committed now. With a planning
+    /// pass, the first batch of the run is [`PLAN_SLACK`] times larger:
+    /// the plan runs meanwhile, and the first commit waits for it. (A
+    /// fixed size, not the plan's progress, decides: commits fall at the
+    /// same places in every run.)
+    fn should_commit(&self) -> bool {
+        if self.options.plan && self.commits == 0 {
+            self.sink.is_full_by(PLAN_SLACK)
+        } else {
+            self.sink.is_full()
+        }
     }
 
     /// Writes the reader's items until it is done.
@@ -429,7 +442,7 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
                     Item::Chunk(chunk) => {
                         if let Some((key, Some(dmeta))) = &mut open {
                             self.append(key, dmeta, chunk)?;
-                            if self.sink.is_full() {
+                            if self.should_commit() {
                                 // The key is cut here: its metadata so far
                                 // goes with its elements, or compaction
                                 // would collect them as orphans.
@@ -442,7 +455,7 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
                         if let Some((key, Some(dmeta))) = open.take() {
                             self.finish_key(key, &dmeta)?;
                         }
-                        if self.sink.is_full() {
+                        if self.should_commit() {
                             self.commit(None)?;
                         }
                     }
@@ -545,6 +558,7 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
     /// Checkpoints, then commits the queued batch. `pending` is the
     /// metadata of a key whose elements this commit only partly holds.
     fn commit(&mut self, pending: Option<&Meta>) -> Result<(), Halt> {
+        self.plan_settled()?;
         if self.sink.is_empty() {
             return Ok(());
         }

@@ -125,6 +125,13 @@ impl<'d, B: Codec> Sink<'d, B> {
         self.elements >= self.limits.elements as u64 || self.bytes >= self.limits.bytes as u64
     }
 
+    /// Whether the batch holds `factor` times its element limit, or twice
+    /// its byte limit.
+    pub(crate) fn is_full_by(&self, factor: usize) -> bool {
+        self.elements >= (self.limits.elements * factor) as u64
+            || self.bytes >= (self.limits.bytes * 2) as u64
+    }
+
     /// Whether nothing is queued.
     pub(crate) fn is_empty(&self) -> bool {
         self.records == 0
