@@ -119,8 +119,10 @@ pub struct MigrateOptions {
     /// Continue the migration the checkpoint records (if there is none,
     /// start from the beginning).
     pub resume: bool,
-    /// Walk the source's metadata first: totals for progress, and every
-    /// unrepresentable key found before anything is written.
+    /// Walk the source's metadata in a planning pass (on its own thread,
+    /// while the first batch fills; nothing is committed before it ends):
+    /// totals for progress, and every unrepresentable key found before
+    /// anything is written.
     pub plan: bool,
     /// Most memtable memory of the destination, in bytes: past it, the
     /// destination's memtables are flushed (in the background) after a
