@@ -577,6 +577,34 @@ fn a_destination_holding_data_is_refused_unless_merging() {
 }
 
 #[test]
+fn expired_leftovers_in_the_destination_do_not_leak_into_migrated_keys() {
+    for (a, b) in pairs() {
+        let clock = Arc::new(ManualClock::at_ms(T0_MS));
+        let src_dir = tempfile::tempdir().unwrap();
+        let src = open(a, src_dir.path(), &clock);
+        let dir = tempfile::tempdir().unwrap();
+        let dst = open(b, dir.path(), &clock);
+        // The destination holds only expired keys: not "data", but records.
+        run(&dst, &[b"HSET", b"h", b"old", b"1", b"gone", b"2"]);
+        run(&dst, &[b"RPUSH", b"l", b"old"]);
+        run(&dst, &[b"PEXPIRE", b"h", b"10"]);
+        run(&dst, &[b"PEXPIRE", b"l", b"10"]);
+        clock.advance_ms(2000);
+        run(&src, &[b"HSET", b"h", b"new", b"3"]);
+        run(&src, &[b"SADD", b"l", b"m"]);
+        migrate::migrate(&src, &dst, &options(None), &mut Quiet).unwrap();
+        let check = migrate::verify(&src, &dst, &VerifyOptions::default()).unwrap();
+        assert!(check.is_equal(), "{a} -> {b}: {:?}", check.listed);
+        assert_eq!(
+            dst.execute(&[b"HGETALL".as_slice(), b"h"]).to_string(),
+            "1) \"new\"\n2) \"3\"",
+            "{a} -> {b}"
+        );
+        assert_eq!(dst.execute(&[b"TYPE".as_slice(), b"l"]).to_string(), "set");
+    }
+}
+
+#[test]
 fn verify_reports_every_kind_of_difference() {
     for (a, b) in pairs() {
         let clock = Arc::new(ManualClock::at_ms(T0_MS));
