@@ -1,5 +1,6 @@
 //! Errors of the command line.
 
+use redcodec_engine::migrate::MigrateError;
 use redcodec_engine::EngineError;
 use redcodec_formats::FormatError;
 use thiserror::Error;
@@ -16,6 +17,9 @@ pub enum CliError {
     /// Reading input or writing output.
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    /// A migration or verification failed.
+    #[error("{0}")]
+    Migrate(#[from] MigrateError),
     /// A command line of the input could not be parsed.
     #[error("line {line}: {message}")]
     Input {

@@ -170,6 +170,17 @@ impl<C: Codec> EngineCore<C> {
         self.store.compact_all()
     }
 
+    /// The running counter the next version is computed with (migration
+    /// checkpoints save it so a resumed run hands out the same versions).
+    pub(crate) fn version_counter(&self) -> u64 {
+        self.counter.load(Ordering::SeqCst)
+    }
+
+    /// Restores the running counter saved by [`Engine::version_counter`].
+    pub(crate) fn set_version_counter(&self, counter: u64) {
+        self.counter.store(counter, Ordering::SeqCst);
+    }
+
     /// A fresh version for a key whose previous version was `previous`.
     pub(crate) fn next_version(&self, previous: Option<u64>) -> u64 {
         let counter = self.counter.fetch_add(1, Ordering::SeqCst);

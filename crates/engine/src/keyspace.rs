@@ -388,6 +388,26 @@ impl<'e, C: Codec> Ctx<'e, C> {
     ) -> CmdResult<Option<SubValue>> {
         let place = self.codec().sub_place(kind);
         let raw_key = self.codec().sub_key(kind, key, meta, id);
+        // A record this command already wrote or deleted reads as written:
+        // a command that writes an element and reads it back (a linked list
+        // push after a push, a migration appending chunks) sees its own
+        // writes.
+        if !self.batch.is_empty() {
+            let order = self.eng.store.order(place);
+            if let Some(pending) = self.batch.pending(place, &raw_key, order) {
+                let Some(raw) = pending else {
+                    return Ok(None);
+                };
+                if !self.codec().sub_is_current(kind, meta, raw) {
+                    return Ok(None);
+                }
+                return self
+                    .codec()
+                    .decode_sub_value(kind, meta, raw)
+                    .map(Some)
+                    .map_err(|e| corrupt(key, e));
+            }
+        }
         let decoded = self.eng.store.get_with(place, &raw_key, |raw| {
             if !self.codec().sub_is_current(kind, meta, raw) {
                 return None;
@@ -542,6 +562,27 @@ pub fn stored_expiry_at(caps: &Capabilities, now_ms: u64, expire: ExpireAt) -> u
     }
 }
 
+/// The expiry a store with capabilities `caps` keeps for a key that must
+/// stay live through `expire_ms` (unix ms; 0: none): itself in
+/// milliseconds; rounded up to a whole second by a whole-second format; and
+/// by a format that keeps a key live *through* its stored second
+/// ([`RelativeExpiry::SecondsMinusOne`]), the second before that one, which
+/// it decodes as `ceil(expire_ms / 1000) * 1000 - 1`. The two second-based
+/// rules then differ by exactly 1 ms, the same offset as nemo's
+/// `now + ttl - 1`, so an expiry copied between any two formats and back
+/// is the one it started from at the coarser format's resolution.
+/// Migration writes and compares expiries this way.
+pub fn migrated_expiry(caps: &Capabilities, expire_ms: u64) -> u64 {
+    if expire_ms == 0 {
+        return 0;
+    }
+    let whole_second = stored_expiry(caps.ttl, expire_ms);
+    match (caps.ttl, caps.relative_expiry) {
+        (TtlResolution::Seconds, RelativeExpiry::SecondsMinusOne) => whole_second - 1,
+        _ => whole_second,
+    }
+}
+
 /// The absolute expiry stored for `expire_ms` at resolution `ttl`: itself
 /// in milliseconds, rounded up to a whole second in seconds.
 pub fn stored_expiry(ttl: TtlResolution, expire_ms: u64) -> u64 {
@@ -552,7 +593,7 @@ pub fn stored_expiry(ttl: TtlResolution, expire_ms: u64) -> u64 {
 }
 
 /// `ms` (unix milliseconds) as `YYYY-MM-DDTHH:MM:SSZ`, for messages.
-fn iso_utc(ms: u64) -> String {
+pub(crate) fn iso_utc(ms: u64) -> String {
     let secs = ms / 1000;
     let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
     // Howard Hinnant's civil_from_days.

@@ -17,6 +17,7 @@ mod gc;
 pub mod keyspace;
 mod locks;
 pub mod long_double;
+pub mod migrate;
 pub mod number;
 pub mod reply;
 pub mod store;

@@ -10,6 +10,7 @@
 //!   written, and listed by [`Store::dump`] after the layout's families.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 
 use parking_lot::Mutex;
@@ -48,6 +49,8 @@ pub struct Store {
     instances: Vec<Instance>,
     root: PathBuf,
     expired: Arc<ExpiredKeys>,
+    /// Whether reads keep the blocks they load in the block cache.
+    fill_cache: AtomicBool,
 }
 
 /// Whether [`Store::open`] may create a missing store.
@@ -151,7 +154,18 @@ impl Store {
             instances,
             root: dir.to_path_buf(),
             expired,
+            fill_cache: AtomicBool::new(true),
         })
+    }
+
+    /// The order of the column family at `place`: its comparator, or
+    /// RocksDB's bytewise order.
+    pub fn order(&self, place: Place) -> fn(&[u8], &[u8]) -> std::cmp::Ordering {
+        self.layout.instances[place.instance].column_families[place.cf]
+            .comparator
+            .map_or(<[u8]>::cmp as fn(&[u8], &[u8]) -> std::cmp::Ordering, |c| {
+                c.compare
+            })
     }
 
     /// The layout this store was opened with.
@@ -210,11 +224,7 @@ impl Store {
 
     /// Reads one record.
     pub fn get(&self, place: Place, key: &[u8]) -> Result<Option<Vec<u8>>, EngineError> {
-        let (db, cf) = self.cf(place);
-        match cf {
-            Some(cf) => Ok(db.get_cf(&cf, key)?),
-            None => Ok(None),
-        }
+        self.get_with(place, key, <[u8]>::to_vec)
     }
 
     /// Reads one record and hands its bytes, in place, to `read` (no copy).
@@ -228,7 +238,14 @@ impl Store {
         let Some(cf) = cf else {
             return Ok(None);
         };
-        Ok(db.get_pinned_cf(&cf, key)?.map(|bytes| read(&bytes)))
+        if self.fill_cache.load(Ordering::Relaxed) {
+            return Ok(db.get_pinned_cf(&cf, key)?.map(|bytes| read(&bytes)));
+        }
+        let mut opts = ReadOptions::default();
+        opts.fill_cache(false);
+        Ok(db
+            .get_pinned_cf_opt(&cf, key, &opts)?
+            .map(|bytes| read(&bytes)))
     }
 
     /// Reads several records at once.
@@ -242,6 +259,7 @@ impl Store {
         let (db, cf) = self.cf(range.place);
         let it = cf.map(|cf| {
             let mut opts = ReadOptions::default();
+            opts.fill_cache(self.fill_cache.load(Ordering::Relaxed));
             opts.set_iterate_lower_bound(range.lower.clone());
             opts.set_iterate_upper_bound(range.upper.clone());
             let mut it = db.raw_iterator_cf_opt(&cf, opts);
@@ -309,6 +327,44 @@ impl Store {
             let mut opts = rocksdb::CompactOptions::default();
             opts.set_bottommost_level_compaction(rocksdb::BottommostLevelCompaction::Force);
             db.compact_range_cf_opt(&cf, None::<&[u8]>, None::<&[u8]>, &opts);
+        }
+        Ok(())
+    }
+
+    /// Writes and syncs every instance's write-ahead log, so every write
+    /// applied so far survives a crash of the machine.
+    pub fn sync_wal(&self) -> Result<(), EngineError> {
+        for inst in &self.instances {
+            inst.db.flush_wal(true)?;
+        }
+        Ok(())
+    }
+
+    /// Whether reads keep the blocks they load in the block cache (the
+    /// default). A bulk read of the whole store (migration, verification)
+    /// turns it off, so memory does not grow with the store's size.
+    pub fn set_fill_cache(&self, fill: bool) {
+        self.fill_cache.store(fill, Ordering::Relaxed);
+    }
+
+    /// Bytes held by every memtable of the store (active, and immutable
+    /// ones not yet flushed).
+    pub fn memtable_bytes(&self) -> Result<u64, EngineError> {
+        self.property_sum("rocksdb.cur-size-all-mem-tables")
+    }
+
+    /// Asks RocksDB to flush every non-empty memtable in the background
+    /// and returns at once (writes wait only if flushes fall behind).
+    pub fn request_flush(&self) -> Result<(), EngineError> {
+        let mut opts = rocksdb::FlushOptions::default();
+        opts.set_wait(false);
+        for place in self.layout.places().collect::<Vec<_>>() {
+            let (db, Some(cf)) = self.cf(place) else {
+                continue;
+            };
+            if db.property_int_value_cf(&cf, "rocksdb.cur-size-active-mem-table")? > Some(0) {
+                db.flush_cf_opt(&cf, &opts)?;
+            }
         }
         Ok(())
     }
@@ -513,6 +569,31 @@ impl Batch {
     /// Whether nothing is queued.
     pub fn is_empty(&self) -> bool {
         self.pending.is_empty()
+    }
+
+    /// What the queued writes say about record `key` of `place`, the last
+    /// one first: `Some(Some(value))` put, `Some(None)` deleted (by key, or
+    /// by a range that holds it under `compare`, the family's order),
+    /// `None` not touched.
+    pub fn pending(
+        &self,
+        place: Place,
+        key: &[u8],
+        compare: fn(&[u8], &[u8]) -> std::cmp::Ordering,
+    ) -> Option<Option<&[u8]>> {
+        use std::cmp::Ordering::{Greater, Less};
+        self.pending
+            .iter()
+            .rev()
+            .filter(|(p, _)| *p == place)
+            .find_map(|(_, op)| match op {
+                Op::Put(k, v) if k.as_slice() == key => Some(Some(v.as_slice())),
+                Op::Delete(k) if k.as_slice() == key => Some(None),
+                Op::DeleteRange(a, b) if compare(a, key) != Greater && compare(key, b) == Less => {
+                    Some(None)
+                }
+                _ => None,
+            })
     }
 }
 

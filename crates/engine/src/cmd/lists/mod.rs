@@ -54,6 +54,20 @@ pub(crate) fn read_all<C: Codec>(
     Model::of(ctx)?.range(ctx, key, meta, 0, meta.size - 1)
 }
 
+/// Calls `visit` with each element of the live list `key`, head first,
+/// until it returns `false`; reads as it goes (migration streams lists).
+pub(crate) fn visit_all<C: Codec>(
+    ctx: &Ctx<'_, C>,
+    key: &[u8],
+    meta: &Meta,
+    visit: impl FnMut(&[u8]) -> bool,
+) -> CmdResult<()> {
+    if meta.size == 0 {
+        return Ok(());
+    }
+    Model::of(ctx)?.visit(ctx, key, meta, Side::Left, visit)
+}
+
 /// Appends `values` in order to the fresh list metadata `meta`, as RPUSH
 /// would, updating its size and bounds; the caller saves the metadata.
 pub(crate) fn write_all<C: Codec>(

@@ -114,3 +114,20 @@ pub(crate) fn write_all<C: Codec>(
     meta.size = order.len() as u64;
     Ok(())
 }
+
+/// Queues `members`, none of them already in the sorted set `meta` at
+/// `key` and each given once (a migration copying a sorted set), and grows
+/// its size. Does not write the metadata. Scores beyond the format's limit
+/// are an error.
+pub(crate) fn write_new<C: Codec>(
+    ctx: &mut Ctx<'_, C>,
+    key: &[u8],
+    meta: &mut Meta,
+    members: &[(Vec<u8>, f64)],
+) -> CmdResult<()> {
+    for (member, score) in members {
+        write::put_member(ctx, key, meta, member, None, *score)?;
+    }
+    meta.size += members.len() as u64;
+    Ok(())
+}

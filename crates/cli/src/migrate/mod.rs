@@ -1,0 +1,330 @@
+//! `redcodec migrate` and `redcodec verify`: copy every live key of a store
+//! into a store of another format, and compare two stores key by key.
+//!
+//! - [`progress`]: the progress bar (hidden when stderr is not a
+//!   terminal) and the hidden pause hook the kill test uses;
+//! - [`bench`]: `redcodec migrate-bench`, migration against a raw RocksDB
+//!   write of the same data, with peak memory.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::Args;
+use redcodec_engine::migrate::{
+    self, MigrateError, MigrateOptions, MigrateReport, OnUnrepresentable, Outcome, VerifyOptions,
+    VerifyReport, CHECKPOINT_FILE,
+};
+use redcodec_engine::{Engine, OpenMode};
+use redcodec_formats::AnyCodec;
+
+use crate::error::CliError;
+use crate::store_args::StoreArgs;
+
+pub mod bench;
+mod dataset;
+mod progress;
+
+/// The two stores of a migration or a verification.
+#[derive(Args, Debug, Clone)]
+pub struct PairArgs {
+    /// Format of the source store.
+    #[arg(long, value_name = "FMT")]
+    pub from: String,
+    /// Source store directory (must hold a store of --from).
+    #[arg(long, value_name = "DIR")]
+    pub src: PathBuf,
+    /// Format of the destination store.
+    #[arg(long, value_name = "FMT")]
+    pub to: String,
+    /// Destination store directory.
+    #[arg(long, value_name = "DIR")]
+    pub dst: PathBuf,
+    /// Namespace of the source, for formats that have them.
+    #[arg(long, value_name = "NS")]
+    pub src_namespace: Option<String>,
+    /// Namespace of the destination, for formats that have them.
+    #[arg(long, value_name = "NS")]
+    pub dst_namespace: Option<String>,
+    /// Freeze time at this unix time in milliseconds (expiry decisions and
+    /// the destination's versions are then reproducible).
+    #[arg(long, value_name = "MS")]
+    pub fixed_clock: Option<u64>,
+}
+
+impl PairArgs {
+    fn store(&self, format: &str, dir: &Path, namespace: &Option<String>) -> StoreArgs {
+        StoreArgs {
+            format: format.to_string(),
+            dir: dir.to_path_buf(),
+            fixed_clock: self.fixed_clock,
+            namespace: namespace.clone(),
+            cluster: false,
+        }
+    }
+
+    /// Opens the source, which must exist in the named format.
+    fn open_source(&self) -> Result<Engine<AnyCodec>, CliError> {
+        self.store(&self.from, &self.src, &self.src_namespace)
+            .open(OpenMode::MustExist)
+    }
+
+    /// Opens the destination.
+    fn open_destination(&self, mode: OpenMode) -> Result<Engine<AnyCodec>, CliError> {
+        self.store(&self.to, &self.dst, &self.dst_namespace)
+            .open(mode)
+    }
+}
+
+/// The options of `redcodec migrate`.
+#[derive(Args, Debug, Clone)]
+pub struct MigrateArgs {
+    #[command(flatten)]
+    pub pair: PairArgs,
+    /// Afterwards, compare every key of source and destination (exit
+    /// status 1 on any difference).
+    #[arg(long)]
+    pub verify: bool,
+    /// Continue an interrupted migration (its checkpoint is in the
+    /// destination directory); starts from the beginning if there is none.
+    #[arg(long)]
+    pub resume: bool,
+    /// Migrate into a destination that already holds keys (source keys
+    /// replace destination keys of the same name).
+    #[arg(long)]
+    pub merge: bool,
+    /// Leave out keys the destination format cannot hold and list them,
+    /// instead of stopping.
+    #[arg(long)]
+    pub skip_unrepresentable: bool,
+    /// Elements per write batch (and per chunk read from a big key).
+    #[arg(long, default_value_t = MigrateOptions::default().batch_elements)]
+    pub batch_elements: usize,
+    /// Logical bytes per write batch.
+    #[arg(long, default_value_t = MigrateOptions::default().batch_bytes)]
+    pub batch_bytes: usize,
+    /// Sync the destination and the checkpoint to disk before every
+    /// commit, so --resume is exact even after a machine crash (slower);
+    /// without it, after the process is interrupted or killed.
+    #[arg(long)]
+    pub sync: bool,
+    /// Testing aid: after this many commits, print a line on stderr and
+    /// wait forever (to be killed).
+    #[arg(long, hide = true)]
+    pub pause_after_commits: Option<u64>,
+}
+
+/// The options of `redcodec verify`.
+#[derive(Args, Debug, Clone)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub pair: PairArgs,
+    /// The destination held keys of its own before the migration: keys
+    /// only it has are counted, not reported as differences.
+    #[arg(long)]
+    pub merge: bool,
+}
+
+/// Runs `redcodec migrate`.
+pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
+    let src = args.pair.open_source()?;
+    let dst = args.pair.open_destination(OpenMode::CreateIfMissing)?;
+    let checkpoint = args.pair.dst.join(CHECKPOINT_FILE);
+    let options = MigrateOptions {
+        batch_elements: args.batch_elements,
+        batch_bytes: args.batch_bytes,
+        merge: args.merge,
+        on_unrepresentable: if args.skip_unrepresentable {
+            OnUnrepresentable::Skip
+        } else {
+            OnUnrepresentable::Stop
+        },
+        checkpoint: Some(checkpoint.clone()),
+        resume: args.resume,
+        sync: args.sync,
+        ..MigrateOptions::default()
+    };
+    let mut bar = progress::Bar::new(args.pause_after_commits);
+    let started = Instant::now();
+    let result = migrate::migrate(&src, &dst, &options, &mut bar);
+    bar.finish();
+    let report = result.map_err(|e| explain(e, checkpoint.exists()))?;
+    print_summary(args, &report, started.elapsed().as_secs_f64());
+    if report.outcome == Outcome::Stopped {
+        return Err(fail("migration stopped; rerun with --resume to finish it"));
+    }
+    if args.verify {
+        let verified = migrate::verify(&src, &dst, &verify_options(report.merged))?;
+        return print_verify(&verified);
+    }
+    Ok(())
+}
+
+/// Runs `redcodec verify`.
+pub fn run_verify(args: &VerifyArgs) -> Result<(), CliError> {
+    let src = args.pair.open_source()?;
+    let dst = args.pair.open_destination(OpenMode::MustExist)?;
+    let report = migrate::verify(&src, &dst, &verify_options(args.merge))?;
+    print_verify(&report)
+}
+
+fn verify_options(merge: bool) -> VerifyOptions {
+    VerifyOptions {
+        merge,
+        ..VerifyOptions::default()
+    }
+}
+
+fn fail(message: impl Into<String>) -> CliError {
+    CliError::Io(std::io::Error::other(message.into()))
+}
+
+/// The library's error with what to do next on the command line.
+fn explain(e: MigrateError, checkpoint_kept: bool) -> CliError {
+    let hint = match &e {
+        MigrateError::Unrepresentable { .. } if checkpoint_kept => {
+            "\nrerun with --resume --skip-unrepresentable to go on without them (they are listed at the end)"
+        }
+        MigrateError::Unrepresentable { .. } => {
+            "\nrerun with --skip-unrepresentable to migrate the other keys (these are listed at the end)"
+        }
+        MigrateError::CheckpointPresent { .. } => " (--resume)",
+        MigrateError::DestinationNotEmpty { .. } => " (--merge)",
+        _ => "",
+    };
+    fail(format!("{e}{hint}"))
+}
+
+fn print_summary(args: &MigrateArgs, report: &MigrateReport, seconds: f64) {
+    let m = report.migrated;
+    let verb = match report.outcome {
+        Outcome::Completed => "migrated",
+        Outcome::Stopped => "stopped after migrating",
+    };
+    println!(
+        "{verb} {} keys, {} elements, {} from {} ({}) to {} ({}) in {seconds:.2} s ({} elements/s)",
+        thousands(m.keys),
+        thousands(m.elements),
+        human_bytes(m.bytes),
+        args.pair.from,
+        args.pair.src.display(),
+        args.pair.to,
+        args.pair.dst.display(),
+        thousands((m.elements as f64 / seconds.max(1e-9)) as u64),
+    );
+    if let Some(after) = &report.resumed_after {
+        match after {
+            Some(key) => println!(
+                "resumed after key {}",
+                redcodec_engine::reply::quote_bytes(key)
+            ),
+            None => println!("resumed from the first key"),
+        }
+    }
+    if report.expired > 0 {
+        println!(
+            "{} keys expired during the migration and were not copied",
+            report.expired
+        );
+    }
+    if !report.skipped.is_empty() {
+        println!(
+            "skipped {} keys the {} format cannot hold:",
+            report.skipped.len(),
+            args.pair.to
+        );
+        for s in &report.skipped {
+            println!("  {s}");
+        }
+    }
+}
+
+fn print_verify(report: &VerifyReport) -> Result<(), CliError> {
+    let mut extra = Vec::new();
+    if report.unrepresentable > 0 {
+        extra.push(format!(
+            "{} unrepresentable in the destination",
+            report.unrepresentable
+        ));
+    }
+    if report.destination_only > 0 {
+        extra.push(format!(
+            "{} only in the destination (merged)",
+            report.destination_only
+        ));
+    }
+    let extra = if extra.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", extra.join(", "))
+    };
+    if report.is_equal() {
+        println!(
+            "verify: {} keys compared, all equal{extra}",
+            thousands(report.source_keys)
+        );
+        return Ok(());
+    }
+    println!(
+        "verify: {} keys compared, {} differ{extra}:",
+        thousands(report.source_keys),
+        thousands(report.differences)
+    );
+    for d in &report.listed {
+        println!("  {d}");
+    }
+    if report.differences > report.listed.len() as u64 {
+        println!(
+            "  … and {} more",
+            report.differences - report.listed.len() as u64
+        );
+    }
+    Err(fail(format!(
+        "verify found {} differences",
+        report.differences
+    )))
+}
+
+/// `1234567` as `1,234,567`.
+pub(crate) fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Bytes in B, KiB, MiB or GiB.
+pub(crate) fn human_bytes(n: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < units.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{value:.1} {}", units[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_print_for_people() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(human_bytes(12), "12 B");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(3 << 20), "3.0 MiB");
+    }
+}

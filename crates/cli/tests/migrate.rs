@@ -1,0 +1,356 @@
+//! `redcodec migrate`, `verify` and `migrate-bench` as a user runs them.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+const CLOCK: &str = "1700000000000";
+
+fn redcodec(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_redcodec"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("binary finishes")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+/// Runs `exec` on a store and checks it succeeded.
+fn exec(format: &str, dir: &Path, script: &str) -> String {
+    let out = redcodec(
+        &[
+            "exec",
+            "--format",
+            format,
+            "--dir",
+            path(dir),
+            "--fixed-clock",
+            CLOCK,
+        ],
+        script,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+fn dump(format: &str, dir: &Path) -> String {
+    let out = redcodec(&["dump", "--format", format, "--dir", path(dir)], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// `migrate` arguments from kvrocks `src` to blackwidow `dst`.
+fn migrate_args<'a>(src: &'a Path, dst: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "migrate",
+        "--from",
+        "kvrocks",
+        "--src",
+        path(src),
+        "--to",
+        "blackwidow",
+        "--dst",
+        path(dst),
+        "--fixed-clock",
+        CLOCK,
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// A script with every type and collections of 100 elements.
+fn dataset() -> String {
+    let mut s = String::from("SET s v\nSET ttl x PX 1500\nSADD set a b c\n");
+    let fields: Vec<String> = (0..100).map(|i| format!("f{i} \"\\xff{i}\"")).collect();
+    s.push_str(&format!("HSET h {}\n", fields.join(" ")));
+    let items: Vec<String> = (0..100).map(|i| format!("item{i}")).collect();
+    s.push_str(&format!("RPUSH l {}\n", items.join(" ")));
+    let members: Vec<String> = (0..100).map(|i| format!("{}.25 m{i}", i - 50)).collect();
+    s.push_str(&format!("ZADD z {}\n", members.join(" ")));
+    s
+}
+
+#[test]
+fn migrate_with_verify_then_read_the_destination() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, dst) = (dir.path().join("kv"), dir.path().join("bw"));
+    exec("kvrocks", &src, &dataset());
+    let out = redcodec(&migrate_args(&src, &dst, &["--verify"]), "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.starts_with("migrated 6 keys, 305 elements,"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("verify: 6 keys compared, all equal"),
+        "{stdout}"
+    );
+    // Not a terminal: no progress bar, only the summary.
+    assert_eq!(text(&out.stderr), "");
+    assert!(!dst.join("redcodec-migrate.checkpoint").exists());
+    let replies = exec(
+        "blackwidow",
+        &dst,
+        "HGET h f7\nLINDEX l 99\nZSCORE z m0\nPTTL ttl\n",
+    );
+    // 1500 ms rounds up to the next whole second in blackwidow.
+    assert_eq!(
+        replies,
+        "\"\\xff7\"\n\"item99\"\n\"-50.25\"\n(integer) 2000\n"
+    );
+
+    let out = redcodec(
+        &[
+            "verify",
+            "--from",
+            "kvrocks",
+            "--src",
+            path(&src),
+            "--to",
+            "blackwidow",
+            "--dst",
+            path(&dst),
+            "--fixed-clock",
+            CLOCK,
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    exec("blackwidow", &dst, "HSET h f7 changed\nDEL set\n");
+    let out = redcodec(
+        &[
+            "verify",
+            "--from",
+            "kvrocks",
+            "--src",
+            path(&src),
+            "--to",
+            "blackwidow",
+            "--dst",
+            path(&dst),
+            "--fixed-clock",
+            CLOCK,
+        ],
+        "",
+    );
+    assert!(!out.status.success());
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("6 keys compared, 2 differ"), "{stdout}");
+    assert!(stdout.contains("\"h\": content differs"), "{stdout}");
+    assert!(
+        stdout.contains("\"set\": missing from the destination"),
+        "{stdout}"
+    );
+    assert!(text(&out.stderr).contains("verify found 2 differences"));
+}
+
+#[test]
+fn a_killed_migration_resumes_to_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("kv");
+    exec("kvrocks", &src, &dataset());
+    let batch = ["--batch-elements", "16"];
+
+    let whole = dir.path().join("whole");
+    let out = redcodec(&migrate_args(&src, &whole, &batch), "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let expected = dump("blackwidow", &whole);
+
+    let dst = dir.path().join("killed");
+    let mut args = migrate_args(&src, &dst, &batch);
+    args.extend(["--pause-after-commits", "5"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_redcodec"))
+        .args(&args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    loop {
+        line.clear();
+        let n = stderr.read_line(&mut line).expect("read stderr");
+        assert!(n > 0, "the migration ended before pausing");
+        if line.contains("paused after commit 5") {
+            break;
+        }
+    }
+    // Killed between two commits, as Ctrl-C or kill -9 would.
+    child.kill().expect("kill");
+    child.wait().expect("reaped");
+    assert!(dst.join("redcodec-migrate.checkpoint").exists());
+    assert_ne!(dump("blackwidow", &dst), expected);
+
+    let out = redcodec(&migrate_args(&src, &dst, &batch), "");
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("an interrupted migration is recorded"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let mut resume = batch.to_vec();
+    resume.extend(["--resume", "--verify"]);
+    let out = redcodec(&migrate_args(&src, &dst, &resume), "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    // Commit 5 is in the middle of the list "l"; "h" was written whole.
+    assert!(stdout.contains("resumed after key \"h\""), "{stdout}");
+    assert!(stdout.contains("all equal"), "{stdout}");
+    assert_eq!(dump("blackwidow", &dst), expected);
+    assert!(!dst.join("redcodec-migrate.checkpoint").exists());
+}
+
+#[test]
+fn a_source_that_is_not_of_the_named_format_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("kv");
+    exec("kvrocks", &src, "SET a b\n");
+    let dst = dir.path().join("out");
+    let out = redcodec(
+        &[
+            "migrate",
+            "--from",
+            "blackwidow",
+            "--src",
+            path(&src),
+            "--to",
+            "kvrocks",
+            "--dst",
+            path(&dst),
+        ],
+        "",
+    );
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("holds no blackwidow store"), "{err}");
+    assert!(!dst.exists(), "nothing created for a refused source");
+}
+
+#[test]
+fn a_destination_holding_data_is_refused_unless_merging() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, dst) = (dir.path().join("kv"), dir.path().join("bw"));
+    exec("kvrocks", &src, "SET a from-source\n");
+    exec("blackwidow", &dst, "SET a old\nSET b mine\n");
+    let out = redcodec(&migrate_args(&src, &dst, &[]), "");
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("already holds data"), "{err}");
+    assert!(err.contains("--merge"), "{err}");
+    assert_eq!(exec("blackwidow", &dst, "GET a\n"), "\"old\"\n");
+
+    let out = redcodec(&migrate_args(&src, &dst, &["--merge", "--verify"]), "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("all equal; 1 only in the destination (merged)"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(
+        exec("blackwidow", &dst, "GET a\nGET b\n"),
+        "\"from-source\"\n\"mine\"\n"
+    );
+}
+
+#[test]
+fn unrepresentable_keys_are_named_and_skipped_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, dst) = (dir.path().join("kv"), dir.path().join("bw"));
+    // 2100-01-01: past blackwidow's 32-bit seconds.
+    exec(
+        "kvrocks",
+        &src,
+        "SET a 1\nSET late v PXAT 4102444800000\nSET z 2\n",
+    );
+    let out = redcodec(&migrate_args(&src, &dst, &[]), "");
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("1 key cannot be stored in the blackwidow format"),
+        "{err}"
+    );
+    assert!(
+        err.contains("\"late\": its expiry 2100-01-01T00:00:00Z"),
+        "{err}"
+    );
+    assert!(err.contains("--skip-unrepresentable"), "{err}");
+    assert_eq!(dump("blackwidow", &dst), "", "nothing written");
+
+    let out = redcodec(
+        &migrate_args(&src, &dst, &["--skip-unrepresentable", "--verify"]),
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("migrated 2 keys"), "{stdout}");
+    assert!(
+        stdout
+            .contains("skipped 1 keys the blackwidow format cannot hold:\n  \"late\": its expiry"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("verify: 3 keys compared, all equal; 1 unrepresentable"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn migrate_bench_reports_the_ratio_and_peak_memory() {
+    let out = redcodec(
+        &[
+            "migrate-bench",
+            "--elements",
+            "2000",
+            "--runs",
+            "1",
+            "--from",
+            "kvrocks",
+            "--to",
+            "blackwidow",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let rows: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("| 500 |") || l.starts_with("| 2,000 |"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{stdout}");
+    for row in rows {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        // | elements | raw | migrate | ratio | raw RSS | migrate RSS |
+        assert!(cells[4].ends_with('×'), "{row}");
+        for rss in [cells[5], cells[6]] {
+            let mib: f64 = rss.trim_end_matches(" MiB").parse().expect("a number");
+            assert!(mib > 1.0, "{row}");
+        }
+    }
+    assert!(
+        stdout.contains("goal: migration ≥ 0.5× the raw write rate"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("goal: migration peak RSS < 256 MiB"),
+        "{stdout}"
+    );
+}

@@ -1,0 +1,74 @@
+//! The planning pass: one walk over the source's metadata, on its own
+//! thread while the copy starts, counting what is left to migrate and
+//! finding every key the destination cannot represent. The copy commits
+//! nothing before the plan is in (see `Run::plan_settled`), so a
+//! migration refused for such keys writes nothing at all.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use redcodec_codec::Codec;
+
+use super::represent;
+use super::Skipped;
+use crate::engine::Engine;
+use crate::error::CmdError;
+use crate::keyspace::Ctx;
+use crate::walk::KeyWalk;
+
+/// Unrepresentable keys kept by name (all are counted).
+const LISTED: usize = 20;
+
+/// What the planning pass found.
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    /// Live keys after the resume point.
+    pub keys: u64,
+    /// Their elements (a string counts as one).
+    pub elements: u64,
+    /// The first keys the destination cannot represent (when asked).
+    pub unrepresentable: Vec<Skipped>,
+    /// How many more there are.
+    pub more: u64,
+}
+
+/// Walks the live keys of `src` after `after`; with `check`, judges each
+/// against `destination`. Returns early (with what it has) once `cancel`
+/// is set.
+pub(crate) fn walk<A: Codec, B: Codec>(
+    src: &Engine<A>,
+    destination: &B,
+    after: Option<&[u8]>,
+    check: bool,
+    cancel: &AtomicBool,
+) -> Result<Found, CmdError> {
+    let ctx = Ctx::new(src);
+    let mut walk = KeyWalk::new(&ctx, after);
+    let mut found = Found::default();
+    while let Some((key, meta)) = walk.next()? {
+        if cancel.load(Ordering::Relaxed) {
+            break;
+        }
+        let Some(meta) = meta else { continue };
+        found.keys += 1;
+        found.elements += if meta.data_type.is_collection() {
+            meta.size
+        } else {
+            1
+        };
+        if !check {
+            continue;
+        }
+        if let Some(reason) = represent::check(&ctx, destination, &key, &meta)? {
+            if found.unrepresentable.len() < LISTED {
+                found.unrepresentable.push(Skipped {
+                    key,
+                    data_type: meta.data_type,
+                    reason,
+                });
+            } else {
+                found.more += 1;
+            }
+        }
+    }
+    Ok(found)
+}
