@@ -106,16 +106,7 @@ fn read_run<C: Codec>(
     reverse: bool,
     n: u64,
 ) -> CmdResult<Vec<(u64, Vec<u8>)>> {
-    let items = Items::new(ctx, key, meta, from, reverse)?
-        .take(usize::try_from(n).unwrap_or(usize::MAX))
-        .collect::<CmdResult<Vec<_>>>()?;
-    if items.len() as u64 != n {
-        return Err(corrupt(
-            key,
-            format!("list has {} of {n} elements from index {from}", items.len()),
-        ));
-    }
-    Ok(items)
+    super::model::take_exactly(key, Items::new(ctx, key, meta, from, reverse)?, n)
 }
 
 fn put<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], meta: &Meta, index: u64, value: &[u8]) {

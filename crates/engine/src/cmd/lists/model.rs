@@ -223,3 +223,23 @@ impl Model {
         }
     }
 }
+
+/// Takes exactly `n` elements from `items`, a model's walk over a list's
+/// records: fewer means the records disagree with the list's size, an
+/// "unreadable" error rather than a short reply.
+pub(super) fn take_exactly<T>(
+    key: &[u8],
+    items: impl Iterator<Item = CmdResult<T>>,
+    n: u64,
+) -> CmdResult<Vec<T>> {
+    let run = items
+        .take(usize::try_from(n).unwrap_or(usize::MAX))
+        .collect::<CmdResult<Vec<_>>>()?;
+    if run.len() as u64 != n {
+        return Err(crate::keyspace::corrupt(
+            key,
+            format!("list has {} of the {n} elements it should", run.len()),
+        ));
+    }
+    Ok(run)
+}

@@ -148,23 +148,6 @@ impl<C: Codec> Iterator for Items<'_, '_, C> {
     }
 }
 
-/// Takes exactly `n` items from `items`.
-fn take_exactly<I>(key: &[u8], items: I, n: u64) -> CmdResult<Vec<(SparseIndex, Vec<u8>)>>
-where
-    I: Iterator<Item = CmdResult<(SparseIndex, Vec<u8>)>>,
-{
-    let run = items
-        .take(usize::try_from(n).unwrap_or(usize::MAX))
-        .collect::<CmdResult<Vec<_>>>()?;
-    if run.len() as u64 != n {
-        return Err(corrupt(
-            key,
-            format!("list has {} of the {n} elements it should", run.len()),
-        ));
-    }
-    Ok(run)
-}
-
 fn put<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], meta: &Meta, index: SparseIndex, value: &[u8]) {
     let item = SubValue::Bytes(value.to_vec());
     ctx.sub_put(SubKind::ListItem, key, meta, &SubId::Sparse(index), &item);
@@ -184,12 +167,12 @@ fn window<C: Codec>(
 ) -> CmdResult<Vec<(SparseIndex, Vec<u8>)>> {
     if let Some(base) = direct_base(key, meta)? {
         let from = offset(base, start)?;
-        return take_exactly(key, Items::new(ctx, key, meta, Some(from), false), n);
+        return super::model::take_exactly(key, Items::new(ctx, key, meta, Some(from), false), n);
     }
     // Walk from the nearer end.
     let from_tail = meta.size - start - n;
     if from_tail < start {
-        let mut run = take_exactly(
+        let mut run = super::model::take_exactly(
             key,
             Items::from_side(ctx, key, meta, Side::Right).skip(from_tail as usize),
             n,
@@ -197,7 +180,7 @@ fn window<C: Codec>(
         run.reverse();
         Ok(run)
     } else {
-        take_exactly(
+        super::model::take_exactly(
             key,
             Items::from_side(ctx, key, meta, Side::Left).skip(start as usize),
             n,
@@ -311,7 +294,7 @@ pub(super) fn pop<C: Codec>(
     }
     let (mut min, mut max, sequential) = bounds(key, meta)?;
     // The popped elements, and the one after them (the new bound).
-    let mut run = take_exactly(key, Items::from_side(ctx, key, meta, side), n)?;
+    let mut run = super::model::take_exactly(key, Items::from_side(ctx, key, meta, side), n)?;
     if n < meta.size {
         let mut rest = Items::from_side(ctx, key, meta, side).skip(n as usize);
         let next = rest
@@ -430,7 +413,8 @@ fn renumber_and_insert<C: Codec>(
     before: bool,
     value: &[u8],
 ) -> CmdResult<bool> {
-    let items = take_exactly(key, Items::from_side(ctx, key, meta, Side::Left), meta.size)?;
+    let items =
+        super::model::take_exactly(key, Items::from_side(ctx, key, meta, Side::Left), meta.size)?;
     let mut values = Vec::with_capacity(items.len() + 1);
     let mut inserted = false;
     for (index, v) in &items {
@@ -524,8 +508,9 @@ pub(super) fn trim<C: Codec>(
 ) -> CmdResult<()> {
     let (_, _, sequential) = bounds(key, meta)?;
     let tail_cut = meta.size - 1 - stop;
-    let head = take_exactly(key, Items::from_side(ctx, key, meta, Side::Left), start + 1)?;
-    let tail = take_exactly(
+    let head =
+        super::model::take_exactly(key, Items::from_side(ctx, key, meta, Side::Left), start + 1)?;
+    let tail = super::model::take_exactly(
         key,
         Items::from_side(ctx, key, meta, Side::Right),
         tail_cut + 1,
