@@ -1,12 +1,12 @@
-//! DEL of a hash is constant-time on version-based formats, and on Ardb,
-//! which deletes a hash of 100 fields or more with one range delete: the
-//! time to delete a hash of 1,000 fields and of 1,000,000 fields should be
-//! flat.
+//! DEL of a hash is constant-time on version-based formats: the time to
+//! delete a hash of 1,000 fields and of 1,000,000 fields should be flat.
 //!
 //! Each size is filled once; after every timed DEL the hash's metadata
 //! record is put back (untimed), which restores the hash on formats that
-//! delete by dropping or resetting metadata (on Ardb only the metadata
-//! comes back, and each DEL range-deletes the key again).
+//! delete by dropping or resetting metadata. Ardb, which removes the
+//! elements themselves (one range delete from 100 fields), is not timed
+//! here: restoring its metadata would not restore its fields.
+//! `tests/ardb_store.rs` checks that its DEL is one range delete.
 //!
 //! Run with `cargo bench --bench del_big_hash`.
 
@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use redcodec::codec::{Codec, DataType};
+use redcodec::codec::{Codec, DataType, DeleteModel};
 use redcodec::engine::store::Batch;
 use redcodec::engine::{Engine, EngineOptions, ManualClock};
 use redcodec::formats::{AnyCodec, Format, FormatOptions};
@@ -40,10 +40,19 @@ fn del_big_hash(c: &mut Criterion) {
     group.sample_size(10);
     group.warm_up_time(Duration::from_millis(100));
     for &format in Format::ALL {
+        let codec = format.codec(&FormatOptions::default()).expect("codec");
+        // Each iteration restores the metadata record DEL removed. That
+        // re-creates the hash only where elements outlive their metadata
+        // (versioned formats); a format that deletes the elements
+        // themselves (Ardb's range delete) would be timed on an empty
+        // hash piling up range tombstones, so it is left out here.
+        if matches!(codec.capabilities().delete, DeleteModel::RemoveElements { .. }) {
+            continue;
+        }
         for &fields in &[1_000usize, 10_000, 100_000, 1_000_000] {
             let dir = tempfile::tempdir().expect("tempdir");
             let clock = Arc::new(ManualClock::at_ms(1_700_000_000_000));
-            let codec = format.codec(&FormatOptions::default()).expect("codec");
+            let codec = codec.clone();
             let engine = Engine::open(codec, dir.path(), EngineOptions::with_clock(clock.clone()))
                 .expect("open");
             let key = b"big".to_vec();
