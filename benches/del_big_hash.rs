@@ -46,7 +46,10 @@ fn del_big_hash(c: &mut Criterion) {
         // (versioned formats); a format that deletes the elements
         // themselves (Ardb's range delete) would be timed on an empty
         // hash piling up range tombstones, so it is left out here.
-        if matches!(codec.capabilities().delete, DeleteModel::RemoveElements { .. }) {
+        if matches!(
+            codec.capabilities().delete,
+            DeleteModel::RemoveElements { .. }
+        ) {
             continue;
         }
         for &fields in &[1_000usize, 10_000, 100_000, 1_000_000] {

@@ -234,23 +234,16 @@ impl<'e, C: Codec> Ctx<'e, C> {
 
     /// Without versions, the records of an expired collection would still
     /// be read as the new value's by the rest of the command (a member
-    /// "already there", an old score). They are deleted at once, in their
-    /// own write, the way Ardb deletes an expired key it meets
-    /// (`CheckMeta`). The key was already invisible, so the command's
-    /// visible effect stays one atomic batch.
+    /// "already there", an old score). Their removal is queued first in the
+    /// command's batch, the way Ardb deletes an expired key it meets
+    /// (`CheckMeta`); the command's point reads of elements see the queued
+    /// deletions ([`Ctx::sub_get`]), and a fresh collection is otherwise
+    /// only written, never scanned, by the command that creates it.
     fn remove_dead_now(&mut self, key: &[u8], view: &KeyView) -> CmdResult<()> {
-        let pending = std::mem::take(&mut self.batch);
-        let removed = view
-            .dead
+        view.dead
             .iter()
             .filter(|dead| dead.data_type.is_collection())
-            .try_for_each(|dead| self.remove_key(key, dead));
-        let cleanup = std::mem::replace(&mut self.batch, pending);
-        removed?;
-        if !cleanup.is_empty() {
-            self.eng.store.write(cleanup)?;
-        }
-        Ok(())
+            .try_for_each(|dead| self.remove_key(key, dead))
     }
 
     /// Queues a metadata write.
