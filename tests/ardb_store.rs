@@ -272,6 +272,7 @@ fn dump_refuses_a_missing_store() {
     let options = EngineOptions {
         clock: Arc::new(ManualClock::at_ms(T0_MS)),
         mode: OpenMode::MustExist,
+        compat: None,
     };
     let err = Engine::open(codec, dir.path(), options)
         .err()

@@ -42,6 +42,7 @@ pub fn layout(cf_name: &'static str) -> Layout {
                 cf("default", GcRule::KeepAll),
                 cf(cf_name, GcRule::Metadata),
             ],
+            refused: &[],
         }],
     }
 }

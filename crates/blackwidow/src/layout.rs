@@ -63,6 +63,7 @@ pub fn layout() -> Layout {
     let inst = |dir, column_families| InstanceSpec {
         dir,
         column_families,
+        refused: &[],
     };
     Layout {
         instances: vec![

@@ -20,6 +20,9 @@ pub enum CliError {
     /// A migration or verification failed.
     #[error("{0}")]
     Migrate(#[from] MigrateError),
+    /// `check` found faults in the store (listed on stdout).
+    #[error("check found {0} problem(s) in the store")]
+    Findings(usize),
     /// A command line of the input could not be parsed.
     #[error("line {line}: {message}")]
     Input {
@@ -28,4 +31,10 @@ pub enum CliError {
         /// What is wrong.
         message: String,
     },
+}
+
+impl From<redcodec_engine::store::StoreError> for CliError {
+    fn from(e: redcodec_engine::store::StoreError) -> Self {
+        CliError::Engine(e.into())
+    }
 }

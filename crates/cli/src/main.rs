@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+mod check;
 mod compare;
 mod dump;
 mod error;
@@ -35,13 +36,22 @@ enum Command {
     Exec {
         #[command(flatten)]
         store: StoreArgs,
+        #[command(flatten)]
+        access: exec::ExecAccess,
         /// The command and its arguments.
         #[arg(last = true)]
         command: Vec<String>,
     },
-    /// Print every stored pair as `<instance>\t<column family>\t<key hex>\t<value hex>`,
+    /// Print every stored pair (the store is opened read-only) as `<instance>\t<column family>\t<key hex>\t<value hex>`,
     /// in layout order and each column family's own order.
     Dump {
+        #[command(flatten)]
+        store: StoreArgs,
+    },
+    /// Read a whole store read-only and report every fault: undecodable
+    /// records, counts that disagree with the elements, orphaned
+    /// elements, keys in several types. Exit status 1 on any finding.
+    Check {
         #[command(flatten)]
         store: StoreArgs,
     },
@@ -64,8 +74,13 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Exec { store, command } => exec::run(&store, &command),
+        Command::Exec {
+            store,
+            access,
+            command,
+        } => exec::run(&store, &access, &command),
         Command::Dump { store } => dump::run(&store),
+        Command::Check { store } => check::run(&store),
         Command::Compare(args) => compare::run(&args),
         Command::Migrate(args) => migrate::run(&args),
         Command::Verify(args) => migrate::run_verify(&args),

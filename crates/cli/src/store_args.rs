@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
-use redcodec_engine::{Clock, Engine, EngineOptions, ManualClock, OpenMode, SystemClock};
+use redcodec_engine::{Clock, Compat, Engine, EngineOptions, ManualClock, OpenMode, SystemClock};
 use redcodec_formats::{AnyCodec, Format, FormatOptions};
 
 use crate::error::CliError;
@@ -42,14 +42,23 @@ impl StoreArgs {
         Ok(format.codec(&options)?)
     }
 
-    /// Opens the engine.
-    pub fn open(&self, mode: OpenMode) -> Result<Engine<AnyCodec>, CliError> {
+    /// Opens the engine: read-write (creating the store or not) or
+    /// read-only; written for the release `compat` names, if any.
+    pub fn open(
+        &self,
+        mode: OpenMode,
+        compat: Option<Compat>,
+    ) -> Result<Engine<AnyCodec>, CliError> {
         let codec = self.codec()?;
         let clock: Arc<dyn Clock> = match self.fixed_clock {
             Some(ms) => Arc::new(ManualClock::at_ms(ms)),
             None => Arc::new(SystemClock),
         };
-        let options = EngineOptions { clock, mode };
+        let options = EngineOptions {
+            clock,
+            mode,
+            compat,
+        };
         Ok(Engine::open(codec, &self.dir, options)?)
     }
 }

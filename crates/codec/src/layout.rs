@@ -55,6 +55,9 @@ pub struct InstanceSpec {
     pub dir: &'static str,
     /// Column families in the order the real system opens them.
     pub column_families: Vec<CfSpec>,
+    /// Column families whose presence marks a store of another kind (an
+    /// older release, …), each with the reason the store is refused.
+    pub refused: &'static [(&'static str, &'static str)],
 }
 
 /// A format's whole on-disk layout.

@@ -19,15 +19,19 @@ use crate::expiry::ExpiryTask;
 use crate::keyspace::Ctx;
 use crate::locks::LockTable;
 use crate::reply::Reply;
-use crate::store::{OpenMode, Store};
+use crate::store::{Compat, OpenMode, Store, StoreOptions};
 
 /// How to open an engine.
 #[derive(Clone)]
 pub struct EngineOptions {
     /// Time source for expiry and versions.
     pub clock: Arc<dyn Clock>,
-    /// Whether a missing store may be created.
+    /// Read-write (creating a missing store or not) or read-only. A
+    /// read-only engine writes nothing: no records a format writes on
+    /// open, no active expiry, and every write command fails.
     pub mode: OpenMode,
+    /// Write what this release of the real system opens.
+    pub compat: Option<Compat>,
 }
 
 impl Default for EngineOptions {
@@ -35,11 +39,20 @@ impl Default for EngineOptions {
         EngineOptions {
             clock: Arc::new(SystemClock),
             mode: OpenMode::CreateIfMissing,
+            compat: None,
         }
     }
 }
 
 impl EngineOptions {
+    /// Options that open an existing store read-only.
+    pub fn read_only() -> EngineOptions {
+        EngineOptions {
+            mode: OpenMode::ReadOnly,
+            ..EngineOptions::default()
+        }
+    }
+
     /// Options with a specific clock.
     pub fn with_clock(clock: Arc<dyn Clock>) -> EngineOptions {
         EngineOptions {
@@ -108,8 +121,15 @@ impl<C: Codec> Engine<C> {
     /// background tasks the format declares (active expiry).
     pub fn open(codec: C, dir: &Path, options: EngineOptions) -> Result<Engine<C>, EngineError> {
         let codec = Arc::new(codec);
-        let store = Store::open(codec.clone(), options.clock.clone(), dir, options.mode)?;
-        store.write_bootstrap(codec.bootstrap_records())?;
+        let store_options = StoreOptions {
+            mode: options.mode,
+            compat: options.compat,
+        };
+        let store = Store::open(codec.clone(), options.clock.clone(), dir, store_options)?;
+        let writes = options.mode.writes();
+        if writes {
+            store.write_bootstrap(codec.bootstrap_records())?;
+        }
         let core = Arc::new(EngineCore {
             codec,
             store,
@@ -120,11 +140,11 @@ impl<C: Codec> Engine<C> {
             commands: CommandTable::new(),
         });
         let expiry = match core.codec.capabilities().active_expiry {
-            Some(active) => Some(
+            Some(active) if writes => Some(
                 ExpiryTask::start(core.clone(), Duration::from_millis(active.period_ms.max(1)))
                     .map_err(|e| EngineError::Open(format!("cannot start the expiry task: {e}")))?,
             ),
-            None => None,
+            _ => None,
         };
         Ok(Engine { expiry, core })
     }
@@ -167,7 +187,7 @@ impl<C: Codec> EngineCore<C> {
 
     /// Runs a full compaction of every column family.
     pub fn compact(&self) -> Result<(), EngineError> {
-        self.store.compact_all()
+        Ok(self.store.compact_all()?)
     }
 
     /// The running counter the next version is computed with (migration

@@ -1,14 +1,15 @@
 //! Engine errors, and the Redis reply text each one becomes.
 
 use redcodec_codec::{DecodeError, EncodeError};
+use redcodec_store::StoreError;
 use thiserror::Error;
 
 /// Failures of the storage layer.
 #[derive(Debug, Error)]
 pub enum EngineError {
-    /// RocksDB reported an error.
-    #[error("storage error: {0}")]
-    Storage(#[from] rocksdb::Error),
+    /// The store (RocksDB) reported an error.
+    #[error("{0}")]
+    Store(#[from] StoreError),
     /// Stored bytes do not decode.
     #[error("{0}")]
     Corrupt(#[from] DecodeError),
@@ -67,9 +68,9 @@ impl CmdError {
     }
 }
 
-impl From<rocksdb::Error> for CmdError {
-    fn from(e: rocksdb::Error) -> Self {
-        CmdError::Engine(EngineError::Storage(e))
+impl From<StoreError> for CmdError {
+    fn from(e: StoreError) -> Self {
+        CmdError::Engine(EngineError::Store(e))
     }
 }
 

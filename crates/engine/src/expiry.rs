@@ -1,6 +1,6 @@
 //! Active expiry, for formats that declare
 //! [`redcodec_codec::Capabilities::active_expiry`] (Ardb): compaction
-//! filters report expired keys into [`ExpiredKeys`] instead of dropping
+//! filters report expired keys into [`redcodec_store::ExpiredKeys`] instead of dropping
 //! them, and a background task started with the engine deletes, every
 //! period, each reported key that is still expired.
 //!
@@ -9,7 +9,6 @@
 //! as `DEL`. It stops, and is joined, when the engine is dropped.
 //! [`crate::EngineCore::expire_reported_keys`] runs one pass directly.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -18,34 +17,6 @@ use parking_lot::{Condvar, Mutex};
 use redcodec_codec::Codec;
 
 use crate::engine::EngineCore;
-
-/// The user keys that compaction filters found expired, not yet handled.
-#[derive(Debug, Default)]
-pub struct ExpiredKeys {
-    keys: Mutex<BTreeSet<Vec<u8>>>,
-}
-
-impl ExpiredKeys {
-    /// Adds a key (a compaction filter found its metadata expired).
-    pub fn report(&self, key: Vec<u8>) {
-        self.keys.lock().insert(key);
-    }
-
-    /// Takes every reported key, in key order.
-    pub fn drain(&self) -> Vec<Vec<u8>> {
-        std::mem::take(&mut *self.keys.lock()).into_iter().collect()
-    }
-
-    /// How many keys wait.
-    pub fn len(&self) -> usize {
-        self.keys.lock().len()
-    }
-
-    /// Whether no key waits.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
 
 /// The background thread of active expiry; stopped and joined on drop.
 pub(crate) struct ExpiryTask {
@@ -96,22 +67,5 @@ impl Drop for ExpiryTask {
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reported_keys_drain_once_in_key_order() {
-        let keys = ExpiredKeys::default();
-        assert!(keys.is_empty());
-        keys.report(b"b".to_vec());
-        keys.report(b"a".to_vec());
-        keys.report(b"b".to_vec());
-        assert_eq!(keys.len(), 2);
-        assert_eq!(keys.drain(), vec![b"a".to_vec(), b"b".to_vec()]);
-        assert!(keys.drain().is_empty());
     }
 }

@@ -2,7 +2,7 @@
 //! applies Redis' key rules (expiry, one type per key, WRONGTYPE), and
 //! queues every write of the command in one batch.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use redcodec_codec::{
     Capabilities, Codec, DataType, DeleteModel, Meta, MetaLookup, RelativeExpiry, SubId, SubKind,
@@ -21,7 +21,26 @@ pub struct KeyView {
     pub live: Option<Meta>,
     /// Metadata that is still on disk but expired or empty.
     pub dead: Vec<Meta>,
+    /// Live values of other types under the same key, hidden by the rule
+    /// of [`TYPE_ORDER`] (only in stores the real system wrote: redcodec
+    /// keeps one type per key).
+    pub shadowed: Vec<Meta>,
 }
+
+/// The rule for a key held in several types at once, which Pika's
+/// blackwidow and nemo allow (one metadata place per type): the key's type
+/// is its first live type in this order — the order blackwidow's `TYPE`
+/// probes (`src/blackwidow.cc`, `BlackWidow::Type`). Every command sees
+/// only that value; the others are shadowed, and the first command that
+/// writes the key (or deletes it) removes them in its own batch, so from
+/// then on the key has one type, as in Redis.
+pub const TYPE_ORDER: [DataType; 5] = [
+    DataType::String,
+    DataType::Hash,
+    DataType::List,
+    DataType::ZSet,
+    DataType::Set,
+];
 
 /// One command's view of the engine and its pending writes.
 pub struct Ctx<'e, C: Codec> {
@@ -31,6 +50,9 @@ pub struct Ctx<'e, C: Codec> {
     /// (a read of a key without expiry) never read the clock.
     now_ms: Cell<Option<u64>>,
     batch: Batch,
+    /// Shadowed values met by [`Ctx::view`] (see [`TYPE_ORDER`]), removed
+    /// when the command writes their key.
+    shadowed: RefCell<Vec<(Vec<u8>, Meta)>>,
 }
 
 impl<'e, C: Codec> Ctx<'e, C> {
@@ -39,6 +61,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
             eng,
             now_ms: Cell::new(None),
             batch: Batch::default(),
+            shadowed: RefCell::new(Vec::new()),
         }
     }
 
@@ -91,7 +114,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
     pub fn view(&self, key: &[u8]) -> CmdResult<KeyView> {
         let types: &[DataType] = match self.caps().meta_lookup {
             MetaLookup::Shared => &[DataType::String],
-            MetaLookup::PerType => &DataType::ALL,
+            MetaLookup::PerType => &TYPE_ORDER,
         };
         let mut view = KeyView::default();
         for &ty in types {
@@ -106,13 +129,56 @@ impl<'e, C: Codec> Ctx<'e, C> {
                 continue;
             };
             let meta = self.counted(key, decoded.map_err(|e| corrupt(key, e))?)?;
-            if self.is_live(&meta) && view.live.is_none() {
+            if !self.is_live(&meta) {
+                view.dead.push(meta);
+            } else if view.live.is_none() {
                 view.live = Some(meta);
             } else {
-                view.dead.push(meta);
+                view.shadowed.push(meta);
+            }
+        }
+        if !view.shadowed.is_empty() {
+            let mut met = self.shadowed.borrow_mut();
+            for meta in &view.shadowed {
+                let known = met
+                    .iter()
+                    .any(|(k, m)| k.as_slice() == key && m.data_type == meta.data_type);
+                if !known {
+                    met.push((key.to_vec(), meta.clone()));
+                }
             }
         }
         Ok(view)
+    }
+
+    /// The types of `key` that [`TYPE_ORDER`] shadowed in the reads of
+    /// this context so far (empty for a key held in one type).
+    pub fn shadowed_types(&self, key: &[u8]) -> Vec<DataType> {
+        self.shadowed
+            .borrow()
+            .iter()
+            .filter(|(k, _)| k.as_slice() == key)
+            .map(|(_, m)| m.data_type)
+            .collect()
+    }
+
+    /// Queues the removal of the values of `key` that [`TYPE_ORDER`]
+    /// shadowed, once: the command writes the key.
+    fn drop_shadowed(&mut self, key: &[u8]) -> CmdResult<()> {
+        let taken: Vec<Meta> = {
+            let mut met = self.shadowed.borrow_mut();
+            if met.is_empty() {
+                return Ok(());
+            }
+            let (mine, rest) = std::mem::take(&mut *met)
+                .into_iter()
+                .partition(|(k, _)| k.as_slice() == key);
+            *met = rest;
+            mine.into_iter().map(|(_, m)| m).collect()
+        };
+        taken
+            .iter()
+            .try_for_each(|meta| self.remove_value(key, meta))
     }
 
     /// What [`Ctx::create`] needs to know to overwrite `key` with a string,
@@ -173,6 +239,17 @@ impl<'e, C: Codec> Ctx<'e, C> {
         }
     }
 
+    /// The live metadata of type `ty` under `key`, whether commands see it
+    /// or [`TYPE_ORDER`] shadows it (for `check`).
+    pub fn meta_of_type(&self, key: &[u8], ty: DataType) -> CmdResult<Option<Meta>> {
+        let view = self.view(key)?;
+        Ok(view
+            .live
+            .into_iter()
+            .chain(view.shadowed)
+            .find(|m| m.data_type == ty))
+    }
+
     /// The live metadata of `key`, of any type.
     pub fn live(&self, key: &[u8]) -> CmdResult<Option<Meta>> {
         Ok(self.view(key)?.live)
@@ -193,7 +270,10 @@ impl<'e, C: Codec> Ctx<'e, C> {
     pub fn typed_or_create(&mut self, key: &[u8], ty: DataType) -> CmdResult<Meta> {
         let view = self.view(key)?;
         match &view.live {
-            Some(m) if m.data_type == ty => Ok(m.clone()),
+            Some(m) if m.data_type == ty => {
+                self.drop_shadowed(key)?;
+                Ok(m.clone())
+            }
             Some(_) => Err(CmdError::WrongType),
             None => self.create(key, ty, &view),
         }
@@ -208,6 +288,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
         if ty != DataType::String {
             self.codec().meta_record(key, ty)?;
         }
+        self.drop_shadowed(key)?;
         if let Some(live) = &view.live {
             let other_place =
                 self.caps().meta_lookup == MetaLookup::PerType && live.data_type != ty;
@@ -248,6 +329,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
 
     /// Queues a metadata write.
     pub fn put_meta(&mut self, key: &[u8], meta: &Meta) -> CmdResult<()> {
+        self.drop_shadowed(key)?;
         let record = self.codec().meta_record(key, meta.data_type)?;
         let value = self.codec().encode_meta(meta)?;
         self.batch.put(record.place, record.key, value);
@@ -258,6 +340,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
     /// or removed when it became empty (unless the format keeps empty
     /// metadata for the type).
     pub fn save(&mut self, key: &[u8], meta: &Meta) -> CmdResult<()> {
+        self.drop_shadowed(key)?;
         if meta.data_type.is_collection() && meta.size == 0 {
             if self.caps().keeps_empty_meta.contains(&meta.data_type) {
                 return self.put_meta(key, meta);
@@ -269,8 +352,15 @@ impl<'e, C: Codec> Ctx<'e, C> {
         self.put_meta(key, meta)
     }
 
-    /// Queues the deletion of a key's value, the way the format deletes.
+    /// Queues the deletion of a key's value, the way the format deletes,
+    /// with any value of another type it shadowed ([`TYPE_ORDER`]).
     pub fn remove_key(&mut self, key: &[u8], meta: &Meta) -> CmdResult<()> {
+        self.drop_shadowed(key)?;
+        self.remove_value(key, meta)
+    }
+
+    /// Queues the deletion of one value of `key`, the way the format deletes.
+    fn remove_value(&mut self, key: &[u8], meta: &Meta) -> CmdResult<()> {
         let record = self.codec().meta_record(key, meta.data_type)?;
         if meta.data_type == DataType::String {
             self.batch.delete(record.place, record.key);

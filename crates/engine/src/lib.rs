@@ -5,7 +5,7 @@
 //! [`Reply`] Redis 7 would give; [`clock`] makes time injectable so the bytes
 //! a run writes can be reproduced exactly.
 
-pub mod clock;
+pub mod check;
 mod cmd;
 pub mod cmdline;
 pub mod dispatch;
@@ -13,20 +13,19 @@ mod engine;
 pub mod error;
 pub mod expiry;
 mod fnv;
-mod gc;
 pub mod keyspace;
 mod locks;
 pub mod long_double;
 pub mod migrate;
 pub mod number;
 pub mod reply;
-pub mod store;
 pub mod typed;
 pub mod value;
 mod walk;
 
-pub use clock::{Clock, ManualClock, SystemClock};
 pub use engine::{Engine, EngineCore, EngineOptions};
 pub use error::{CmdError, EngineError};
+pub use redcodec_store as store;
+pub use redcodec_store::clock;
+pub use redcodec_store::{Clock, Compat, ManualClock, OpenMode, Store, StoreOptions, SystemClock};
 pub use reply::Reply;
-pub use store::{OpenMode, Store};

@@ -22,6 +22,10 @@ pub const SEARCH: Place = Place::new(0, 6);
 /// The directory of the instance, as Kvrocks' `db_dir` default names it.
 pub const DIR: &str = "db";
 
+/// Why a store with Kvrocks 1.x's slot families is refused.
+const KVROCKS_1: &str = "a Kvrocks 1.x store (column families slot_metadata and slot, \
+     dropped in Kvrocks 2.0); redcodec reads Kvrocks 2.0 to 2.10 stores";
+
 /// The whole layout.
 pub fn layout() -> Layout {
     let cf = |name, gc| CfSpec {
@@ -44,6 +48,7 @@ pub fn layout() -> Layout {
                 // Kvrocks' SearchFilter is a placeholder that keeps everything.
                 cf("search", GcRule::KeepAll),
             ],
+            refused: &[("slot_metadata", KVROCKS_1), ("slot", KVROCKS_1)],
         }],
     }
 }

@@ -54,6 +54,7 @@ pub fn layout() -> Layout {
             comparator: None,
             gc,
         }],
+        refused: &[],
     };
     Layout {
         instances: vec![

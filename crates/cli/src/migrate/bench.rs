@@ -380,7 +380,7 @@ fn migrate_child(args: &BenchArgs, from: Format, to: Format) -> Result<Measured,
         from.codec(&FormatOptions::default())?,
         src_dir,
         EngineOptions {
-            mode: OpenMode::MustExist,
+            mode: OpenMode::ReadOnly,
             ..EngineOptions::default()
         },
     )?;

@@ -11,10 +11,10 @@ use std::time::Instant;
 
 use clap::Args;
 use redcodec_engine::migrate::{
-    self, MigrateError, MigrateOptions, MigrateReport, OnUnrepresentable, Outcome, VerifyOptions,
-    VerifyReport, CHECKPOINT_FILE,
+    self, MigrateError, MigrateOptions, MigrateReport, OnUnrepresentable, Outcome, TypeConflict,
+    VerifyOptions, VerifyReport, CHECKPOINT_FILE,
 };
-use redcodec_engine::{Engine, OpenMode};
+use redcodec_engine::{Compat, Engine, OpenMode};
 use redcodec_formats::AnyCodec;
 
 use crate::error::CliError;
@@ -62,16 +62,21 @@ impl PairArgs {
         }
     }
 
-    /// Opens the source, which must exist in the named format.
+    /// Opens the source read-only: it must exist in the named format, and
+    /// none of its files changes.
     fn open_source(&self) -> Result<Engine<AnyCodec>, CliError> {
         self.store(&self.from, &self.src, &self.src_namespace)
-            .open(OpenMode::MustExist)
+            .open(OpenMode::ReadOnly, None)
     }
 
     /// Opens the destination.
-    fn open_destination(&self, mode: OpenMode) -> Result<Engine<AnyCodec>, CliError> {
+    fn open_destination(
+        &self,
+        mode: OpenMode,
+        compat: Option<Compat>,
+    ) -> Result<Engine<AnyCodec>, CliError> {
         self.store(&self.to, &self.dst, &self.dst_namespace)
-            .open(mode)
+            .open(mode, compat)
     }
 }
 
@@ -107,6 +112,19 @@ pub struct MigrateArgs {
     /// without it, after the process is interrupted or killed.
     #[arg(long)]
     pub sync: bool,
+    /// What to do with a key the source holds in several types at once
+    /// (Pika's blackwidow and nemo allow it): fail (stop before writing
+    /// anything, naming every such key), skip (leave it out, listed), or
+    /// first (migrate the type commands see: string, hash, list, zset, set
+    /// in that order; listed). Nothing is merged.
+    #[arg(long, value_name = "RULE", default_value = "fail")]
+    pub type_conflict: TypeConflict,
+    /// Write the destination so that this release of the real system opens
+    /// it: kvrocks-2.10, kvrocks-2.5 (--to kvrocks) or pika-3.5 (--to
+    /// blackwidow). Table format 5, CRC32c, the release's compression per
+    /// level and column families; compacted when done.
+    #[arg(long, value_name = "SYSTEM-VERSION")]
+    pub compat: Option<Compat>,
     /// Testing aid: after this many commits, print a line on stderr and
     /// wait forever (to be killed).
     #[arg(long, hide = true)]
@@ -127,7 +145,9 @@ pub struct VerifyArgs {
 /// Runs `redcodec migrate`.
 pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
     let src = args.pair.open_source()?;
-    let dst = args.pair.open_destination(OpenMode::CreateIfMissing)?;
+    let dst = args
+        .pair
+        .open_destination(OpenMode::CreateIfMissing, args.compat)?;
     let checkpoint = args.pair.dst.join(CHECKPOINT_FILE);
     let options = MigrateOptions {
         batch_elements: args.batch_elements,
@@ -141,6 +161,7 @@ pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
         checkpoint: Some(checkpoint.clone()),
         resume: args.resume,
         sync: args.sync,
+        type_conflict: args.type_conflict,
         ..MigrateOptions::default()
     };
     let mut bar = progress::Bar::new(args.pause_after_commits);
@@ -162,7 +183,7 @@ pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
 /// Runs `redcodec verify`.
 pub fn run_verify(args: &VerifyArgs) -> Result<(), CliError> {
     let src = args.pair.open_source()?;
-    let dst = args.pair.open_destination(OpenMode::MustExist)?;
+    let dst = args.pair.open_destination(OpenMode::ReadOnly, None)?;
     let report = migrate::verify(&src, &dst, &verify_options(args.merge))?;
     print_verify(&report)
 }
@@ -233,6 +254,15 @@ fn print_summary(args: &MigrateArgs, report: &MigrateReport, seconds: f64) {
             args.pair.to
         );
         for s in &report.skipped {
+            println!("  {s}");
+        }
+    }
+    if !report.first_of_several.is_empty() {
+        println!(
+            "migrated the first type of {} keys the source holds in several types (--type-conflict first):",
+            report.first_of_several.len()
+        );
+        for s in &report.first_of_several {
             println!("  {s}");
         }
     }

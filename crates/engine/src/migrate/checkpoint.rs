@@ -233,6 +233,10 @@ fn encode_reason(reason: &Unrepresentable) -> String {
             max.to_bits()
         ),
         Unrepresentable::Refused(message) => format!("refused {}", hex(message.as_bytes())),
+        Unrepresentable::SeveralTypes { types } => {
+            let names: Vec<&str> = types.iter().map(|t| t.redis_name()).collect();
+            format!("several-types {}", names.join(","))
+        }
     }
 }
 
@@ -257,6 +261,13 @@ fn decode_skipped(text: &str) -> Option<Skipped> {
             max: float(words.next()?)?,
         },
         "refused" => Unrepresentable::Refused(String::from_utf8(unhex(words.next()?)?).ok()?),
+        "several-types" => Unrepresentable::SeveralTypes {
+            types: words
+                .next()?
+                .split(',')
+                .map(|t| DataType::from_redis_name(t.as_bytes()))
+                .collect::<Option<Vec<_>>>()?,
+        },
         _ => return None,
     };
     if words.next().is_some() {
@@ -326,6 +337,13 @@ mod tests {
                     key: b"r".to_vec(),
                     data_type: DataType::Set,
                     reason: Unrepresentable::Refused("too long: 5 bytes".into()),
+                },
+                Skipped {
+                    key: b"multi".to_vec(),
+                    data_type: DataType::String,
+                    reason: Unrepresentable::SeveralTypes {
+                        types: vec![DataType::String, DataType::Hash],
+                    },
                 },
             ],
         };

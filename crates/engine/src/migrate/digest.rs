@@ -23,7 +23,7 @@ use crate::walk::KeyWalk;
 
 use super::represent;
 use super::source::{stream_value, Limits};
-use super::MigrateError;
+use super::{MigrateError, TypeConflict};
 
 /// Chunks read while digesting.
 const LIMITS: Limits = Limits {
@@ -341,7 +341,7 @@ pub fn verify<A: Codec, B: Codec>(
             }
         };
         let Some(dmeta) = live else {
-            if represent::check(&src_ctx, dst.codec(), &key, &meta)?.is_some() {
+            if represent::check(&src_ctx, dst.codec(), &key, &meta, TypeConflict::Fail)?.is_some() {
                 report.unrepresentable += 1;
             } else {
                 report.differ(difference(key, DifferenceKind::Missing), max);

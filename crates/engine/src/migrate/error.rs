@@ -81,3 +81,9 @@ impl From<EngineError> for MigrateError {
         MigrateError::Store(CmdError::Engine(e))
     }
 }
+
+impl From<redcodec_store::StoreError> for MigrateError {
+    fn from(e: redcodec_store::StoreError) -> Self {
+        MigrateError::Store(CmdError::Engine(EngineError::Store(e)))
+    }
+}

@@ -102,6 +102,36 @@ pub enum OnUnrepresentable {
     Skip,
 }
 
+/// What to do with a key the source holds in several types at once
+/// (Pika's blackwidow and nemo allow it; see
+/// [`crate::keyspace::TYPE_ORDER`]). Nothing is merged.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TypeConflict {
+    /// Stop, naming the key (with the planning pass: before anything is
+    /// written, naming every such key).
+    Fail,
+    /// Leave the key out and list it in the report.
+    Skip,
+    /// Migrate the value commands see (the first type in
+    /// [`crate::keyspace::TYPE_ORDER`]) and list the key in the report.
+    First,
+}
+
+impl std::str::FromStr for TypeConflict {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<TypeConflict, String> {
+        match s {
+            "fail" => Ok(TypeConflict::Fail),
+            "skip" => Ok(TypeConflict::Skip),
+            "first" => Ok(TypeConflict::First),
+            _ => Err(format!(
+                "unknown type-conflict rule '{s}': expected fail, skip or first"
+            )),
+        }
+    }
+}
+
 /// How to migrate.
 #[derive(Clone, Debug)]
 pub struct MigrateOptions {
@@ -113,6 +143,8 @@ pub struct MigrateOptions {
     pub merge: bool,
     /// Keys the destination cannot hold.
     pub on_unrepresentable: OnUnrepresentable,
+    /// Keys the source holds in several types.
+    pub type_conflict: TypeConflict,
     /// Where to keep the checkpoint; `None`: no checkpoint (an interrupted
     /// run cannot be resumed).
     pub checkpoint: Option<PathBuf>,
@@ -143,6 +175,7 @@ impl Default for MigrateOptions {
             batch_bytes: 8 << 20,
             merge: false,
             on_unrepresentable: OnUnrepresentable::Stop,
+            type_conflict: TypeConflict::Fail,
             checkpoint: None,
             resume: false,
             plan: true,
@@ -248,8 +281,12 @@ pub struct MigrateReport {
     pub migrated: Tally,
     /// Keys skipped because they had expired.
     pub expired: u64,
-    /// Keys skipped as unrepresentable.
+    /// Keys skipped as unrepresentable (or held in several types, with
+    /// [`TypeConflict::Skip`]).
     pub skipped: Vec<Skipped>,
+    /// Keys held in several types whose first type was migrated
+    /// ([`TypeConflict::First`]); the reason lists every type.
+    pub first_of_several: Vec<Skipped>,
     /// The last key an interrupted run had surely written, when resuming
     /// (`Some(None)`: resumed before the first key).
     pub resumed_after: Option<Option<Vec<u8>>>,

@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use redcodec_codec::Codec;
 
-use super::represent;
-use super::Skipped;
+use super::represent::{self, Unrepresentable};
+use super::{Skipped, TypeConflict};
 use crate::engine::Engine;
 use crate::error::CmdError;
 use crate::keyspace::Ctx;
@@ -32,13 +32,15 @@ pub(crate) struct Found {
 }
 
 /// Walks the live keys of `src` after `after`; with `check`, judges each
-/// against `destination`. Returns early (with what it has) once `cancel`
+/// against `destination` (and, with [`TypeConflict::Fail`], lists keys
+/// held in several types whatever `check` says). Returns early (with what it has) once `cancel`
 /// is set.
 pub(crate) fn walk<A: Codec, B: Codec>(
     src: &Engine<A>,
     destination: &B,
     after: Option<&[u8]>,
     check: bool,
+    conflicts: TypeConflict,
     cancel: &AtomicBool,
 ) -> Result<Found, CmdError> {
     let ctx = Ctx::new(src);
@@ -55,10 +57,15 @@ pub(crate) fn walk<A: Codec, B: Codec>(
         } else {
             1
         };
-        if !check {
+        if !check && conflicts != TypeConflict::Fail {
             continue;
         }
-        if let Some(reason) = represent::check(&ctx, destination, &key, &meta)? {
+        let found_reason = represent::check(&ctx, destination, &key, &meta, conflicts)?;
+        let stops = |reason: &Unrepresentable| match reason {
+            Unrepresentable::SeveralTypes { .. } => conflicts == TypeConflict::Fail,
+            _ => check,
+        };
+        if let Some(reason) = found_reason.filter(stops) {
             if found.unrepresentable.len() < LISTED {
                 found.unrepresentable.push(Skipped {
                     key,

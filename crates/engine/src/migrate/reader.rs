@@ -12,6 +12,7 @@ use redcodec_codec::{Codec, DataType, Meta};
 
 use super::represent::{self, Unrepresentable};
 use super::source::{byte_count, element_count, stream_value, Limits};
+use super::TypeConflict;
 use crate::engine::Engine;
 use crate::error::CmdError;
 use crate::keyspace::Ctx;
@@ -34,6 +35,8 @@ pub(crate) enum Item {
         key: Vec<u8>,
         /// Its source metadata.
         meta: Meta,
+        /// Other types the source holds it in ([`super::TypeConflict::First`]).
+        shadowed: Vec<DataType>,
     },
     /// Some of the current key's elements.
     Chunk(Value),
@@ -112,6 +115,7 @@ pub(crate) fn read<A: Codec, B: Codec>(
     destination: &B,
     after: Option<&[u8]>,
     limits: Limits,
+    conflicts: TypeConflict,
     tx: SyncSender<Packet>,
 ) {
     let mut packer = Packer {
@@ -121,7 +125,7 @@ pub(crate) fn read<A: Codec, B: Codec>(
         bytes: 0,
         limits,
     };
-    match walk(src, destination, after, &mut packer) {
+    match walk(src, destination, after, conflicts, &mut packer) {
         Ok(()) => {
             let _ = packer.flush();
         }
@@ -156,6 +160,7 @@ fn walk<A: Codec, B: Codec>(
     src: &Engine<A>,
     destination: &B,
     after: Option<&[u8]>,
+    conflicts: TypeConflict,
     packer: &mut Packer,
 ) -> Result<(), Failure> {
     let ctx = Ctx::new(src);
@@ -165,7 +170,7 @@ fn walk<A: Codec, B: Codec>(
             packer.push(Item::Unreadable(key), 0, 0)?;
             return Ok(());
         };
-        if let Some(reason) = represent::check(&ctx, destination, &key, &meta)? {
+        if let Some(reason) = represent::check(&ctx, destination, &key, &meta, conflicts)? {
             let item = Item::Unrepresentable {
                 key,
                 data_type: meta.data_type,
@@ -180,6 +185,7 @@ fn walk<A: Codec, B: Codec>(
             Item::Key {
                 key: key.clone(),
                 meta: meta.clone(),
+                shadowed: ctx.shadowed_types(&key),
             },
             usize::from(!collection),
             key_bytes,

@@ -7,6 +7,7 @@ use std::fmt;
 
 use redcodec_codec::{Capabilities, Codec, DataType, Meta, SubId, SubKind, SubValue};
 
+use super::TypeConflict;
 use crate::error::CmdResult;
 use crate::keyspace::{corrupt, iso_utc, migrated_expiry, Ctx};
 use crate::number::format_score;
@@ -44,6 +45,12 @@ pub enum Unrepresentable {
     },
     /// The format's encoder refused the key (its message).
     Refused(String),
+    /// The source holds the key in several types at once (Pika's
+    /// blackwidow and nemo allow it); [`super::TypeConflict`] decides.
+    SeveralTypes {
+        /// Its live types, the one commands see first.
+        types: Vec<DataType>,
+    },
 }
 
 impl fmt::Display for Unrepresentable {
@@ -78,6 +85,15 @@ impl fmt::Display for Unrepresentable {
                 format_score(*max)
             ),
             Unrepresentable::Refused(message) => write!(f, "the format refuses it: {message}"),
+            Unrepresentable::SeveralTypes { types } => {
+                let names: Vec<&str> = types.iter().map(|t| t.redis_name()).collect();
+                write!(
+                    f,
+                    "the source holds it in several types ({}); --type-conflict first migrates the {}, skip leaves it out",
+                    names.join(", "),
+                    names.first().copied().unwrap_or("first")
+                )
+            }
         }
     }
 }
@@ -123,7 +139,16 @@ pub(crate) fn check<A: Codec, B: Codec>(
     destination: &B,
     key: &[u8],
     meta: &Meta,
+    conflicts: TypeConflict,
 ) -> CmdResult<Option<Unrepresentable>> {
+    if conflicts != TypeConflict::First {
+        let shadowed = source.shadowed_types(key);
+        if !shadowed.is_empty() {
+            let mut types = vec![meta.data_type];
+            types.extend(shadowed);
+            return Ok(Some(Unrepresentable::SeveralTypes { types }));
+        }
+    }
     if let Some(found) = check_key(destination, key, meta) {
         return Ok(Some(found));
     }

@@ -16,7 +16,7 @@ use super::sink::Sink;
 use super::source::{self, Limits};
 use super::{
     remove_checkpoint, Flow, MigrateError, MigrateOptions, MigrateReport, Observer,
-    OnUnrepresentable, Outcome, Plan, Skipped, Tally,
+    OnUnrepresentable, Outcome, Plan, Skipped, Tally, TypeConflict,
 };
 use crate::engine::Engine;
 use crate::error::{CmdError, EngineError};
@@ -81,6 +81,12 @@ impl From<EngineError> for Halt {
     }
 }
 
+impl From<redcodec_store::StoreError> for Halt {
+    fn from(e: redcodec_store::StoreError) -> Self {
+        Halt::Failed(EngineError::from(e).into())
+    }
+}
+
 impl From<MigrateError> for Halt {
     fn from(e: MigrateError) -> Self {
         Halt::Failed(e)
@@ -113,6 +119,7 @@ pub(super) struct Run<'a, A: Codec, B: Codec> {
     commits: u64,
     skipped: Vec<Skipped>,
     skipped_keys: HashSet<Vec<u8>>,
+    first_of_several: Vec<Skipped>,
     resumed_after: Option<Option<Vec<u8>>>,
 }
 
@@ -146,6 +153,7 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
             commits: 0,
             skipped: Vec::new(),
             skipped_keys: HashSet::new(),
+            first_of_several: Vec::new(),
             resumed_after: None,
         }
     }
@@ -174,6 +182,7 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
             migrated: at.tally,
             expired: at.expired,
             skipped: self.skipped.clone(),
+            first_of_several: self.first_of_several.clone(),
             resumed_after: self.resumed_after.clone(),
             commits: self.commits,
             merged: self.merge,
@@ -197,17 +206,25 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
             bytes: self.limits.bytes.min(CHUNK.bytes),
         };
         let check = self.options.on_unrepresentable == OnUnrepresentable::Stop;
+        let conflicts = self.options.type_conflict;
         let cancel = AtomicBool::new(false);
         std::thread::scope(|scope| {
             if self.options.plan {
                 let (plan_tx, plan_rx) = std::sync::mpsc::channel();
                 let (after, cancel) = (after.clone(), &cancel);
                 scope.spawn(move || {
-                    let _ = plan_tx.send(plan::walk(src, codec, after.as_deref(), check, cancel));
+                    let _ = plan_tx.send(plan::walk(
+                        src,
+                        codec,
+                        after.as_deref(),
+                        check,
+                        conflicts,
+                        cancel,
+                    ));
                 });
                 self.plan_rx = Some(plan_rx);
             }
-            scope.spawn(move || reader::read(src, codec, after.as_deref(), chunks, tx));
+            scope.spawn(move || reader::read(src, codec, after.as_deref(), chunks, conflicts, tx));
             // Returning drops the receiver: a reader still sending stops.
             let result = self.write_all(rx);
             cancel.store(true, Ordering::Relaxed);
@@ -270,8 +287,21 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
         for packet in rx.iter() {
             for item in packet? {
                 match item {
-                    Item::Key { key, meta } => {
+                    Item::Key {
+                        key,
+                        meta,
+                        shadowed,
+                    } => {
                         self.current.walked += 1;
+                        if !shadowed.is_empty() {
+                            let mut types = vec![meta.data_type];
+                            types.extend(shadowed);
+                            self.first_of_several.push(Skipped {
+                                key: key.clone(),
+                                data_type: meta.data_type,
+                                reason: Unrepresentable::SeveralTypes { types },
+                            });
+                        }
                         let dmeta = self.begin_key(&key, meta)?;
                         open = Some((key, dmeta));
                     }
@@ -328,7 +358,13 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
             data_type,
             reason,
         };
-        if self.options.on_unrepresentable == OnUnrepresentable::Stop {
+        let stop = match skipped.reason {
+            Unrepresentable::SeveralTypes { .. } => {
+                self.options.type_conflict == TypeConflict::Fail
+            }
+            _ => self.options.on_unrepresentable == OnUnrepresentable::Stop,
+        };
+        if stop {
             // What is queued is written, so a resumed run starts here.
             self.commit(None)?;
             return Err(Halt::Failed(MigrateError::Unrepresentable {

@@ -21,8 +21,9 @@ use rocksdb::{
 };
 
 use crate::clock::Clock;
-use crate::error::EngineError;
-use crate::expiry::ExpiredKeys;
+use crate::compat::Compat;
+use crate::error::StoreError;
+use crate::expired::ExpiredKeys;
 use crate::gc::FilterFactory;
 
 /// The RocksDB handle type: column families can be created while the
@@ -51,15 +52,49 @@ pub struct Store {
     expired: Arc<ExpiredKeys>,
     /// Whether reads keep the blocks they load in the block cache.
     fill_cache: AtomicBool,
+    options: StoreOptions,
+    /// A read-only store's own RocksDB files (secondary instances' LOGs);
+    /// declared after `instances`, so it is removed after they close.
+    _scratch: Option<tempfile::TempDir>,
 }
 
-/// Whether [`Store::open`] may create a missing store.
+/// How [`Store::open`] treats the directory.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum OpenMode {
-    /// Create the store if the directory holds none.
+    /// Read and write; create the store if the directory holds none.
     CreateIfMissing,
-    /// Fail unless the store exists.
+    /// Read and write; fail unless the store exists.
     MustExist,
+    /// Read only; fail unless the store exists. Every instance is a RocksDB
+    /// secondary instance whose own files go to a temporary directory: no
+    /// file of the store is written, its lock is not taken (a running
+    /// server may hold it), and no flush, compaction or compaction filter
+    /// runs. Writes fail with [`StoreError::ReadOnly`].
+    ReadOnly,
+}
+
+impl OpenMode {
+    /// Whether the store may be written.
+    pub fn writes(self) -> bool {
+        self != OpenMode::ReadOnly
+    }
+}
+
+/// Everything [`Store::open`] needs besides the codec, clock and directory.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct StoreOptions {
+    /// Read-write (creating or not) or read-only.
+    pub mode: OpenMode,
+    /// Write what this release of the real system opens (`None`: RocksDB's
+    /// own defaults).
+    pub compat: Option<Compat>,
+}
+
+impl StoreOptions {
+    /// Options with `mode` and no compat target.
+    pub fn new(mode: OpenMode) -> StoreOptions {
+        StoreOptions { mode, compat: None }
+    }
 }
 
 impl Store {
@@ -68,42 +103,78 @@ impl Store {
         codec: Arc<C>,
         clock: Arc<dyn Clock>,
         dir: &Path,
-        mode: OpenMode,
-    ) -> Result<Store, EngineError> {
+        options: StoreOptions,
+    ) -> Result<Store, StoreError> {
         let layout = codec.layout().clone();
-        check_directory(codec.name(), &layout, dir, mode)?;
+        check_directory(codec.name(), &layout, dir, options.mode)?;
+        if let Some(compat) = options.compat {
+            if compat.format() != codec.name() {
+                return Err(StoreError::Open(format!(
+                    "--compat {compat} writes the {} format, not {}",
+                    compat.format(),
+                    codec.name()
+                )));
+            }
+        }
+        let read_only = options.mode == OpenMode::ReadOnly;
+        let scratch = if read_only {
+            Some(tempfile::Builder::new().prefix("redcodec-ro-").tempdir()?)
+        } else {
+            None
+        };
         let expired = Arc::new(ExpiredKeys::default());
         let mut instances = Vec::with_capacity(layout.instances.len());
         for (index, spec) in layout.instances.iter().enumerate() {
             let path = dir.join(spec.dir);
-            let mut db_opts = Options::default();
-            db_opts.create_if_missing(true);
-            db_opts.create_missing_column_families(true);
-            let handle: Arc<OnceLock<Weak<Db>>> = Arc::new(OnceLock::new());
-            let existing = if path.exists() {
-                Db::list_cf(&Options::default(), &path).unwrap_or_default()
+            let existing = if path.join("CURRENT").exists() {
+                Db::list_cf(&Options::default(), &path)
+                    .map_err(|e| StoreError::Open(format!("cannot read {}: {e}", path.display())))?
+            } else if read_only {
+                return Err(StoreError::Open(format!(
+                    "{} holds no RocksDB store: the {} format keeps an instance there",
+                    path.display(),
+                    codec.name()
+                )));
             } else {
                 Vec::new()
             };
+            if let Some((name, why)) = spec
+                .refused
+                .iter()
+                .find(|(name, _)| existing.iter().any(|e| e == name))
+            {
+                return Err(StoreError::Open(format!(
+                    "{} holds column family '{name}': {why}",
+                    path.display()
+                )));
+            }
+            let handle: Arc<OnceLock<Weak<Db>>> = Arc::new(OnceLock::new());
             let known: Vec<&str> = spec.column_families.iter().map(|c| c.name).collect();
             let mut descriptors = Vec::new();
             let mut lazy = Vec::new();
             for (cf, cf_spec) in spec.column_families.iter().enumerate() {
-                let mut opts = Options::default();
+                let exists = existing.iter().any(|n| n == cf_spec.name);
+                let place = Place::new(index, cf);
+                let wanted = options.compat.is_none_or(|c| c.has_family(cf_spec.name));
+                if (read_only || !wanted) && !exists {
+                    lazy.push(None);
+                    continue;
+                }
+                let mut opts = family_options(options.compat);
                 if let Some(cmp) = cf_spec.comparator {
                     opts.set_comparator(cmp.name, Box::new(cmp.compare));
                 }
-                let place = Place::new(index, cf);
-                if let Some(factory) = FilterFactory::for_place(
-                    codec.clone(),
-                    clock.clone(),
-                    place,
-                    handle.clone(),
-                    expired.clone(),
-                ) {
-                    opts.set_compaction_filter_factory(factory);
+                if !read_only {
+                    if let Some(factory) = FilterFactory::for_place(
+                        codec.clone(),
+                        clock.clone(),
+                        place,
+                        handle.clone(),
+                        expired.clone(),
+                    ) {
+                        opts.set_compaction_filter_factory(factory);
+                    }
                 }
-                let exists = existing.iter().any(|n| n == cf_spec.name);
                 if codec.created_on_first_write(place) && !exists {
                     lazy.push(Some(opts));
                 } else {
@@ -119,7 +190,7 @@ impl Store {
             others.sort();
             if let Some(extra) = others.first() {
                 let Some(cmp) = codec.other_families(index) else {
-                    return Err(EngineError::Open(format!(
+                    return Err(StoreError::Open(format!(
                         "{} holds column family '{extra}', which the {} format does not use: not a {} store",
                         path.display(),
                         codec.name(),
@@ -127,13 +198,27 @@ impl Store {
                     )));
                 };
                 for name in &others {
-                    let mut opts = Options::default();
+                    let mut opts = family_options(options.compat);
                     opts.set_comparator(cmp.name, Box::new(cmp.compare));
                     descriptors.push(ColumnFamilyDescriptor::new(name, opts));
                 }
             }
-            let db = Db::open_cf_descriptors(&db_opts, &path, descriptors).map_err(|e| {
-                EngineError::Open(format!(
+            let opened = match &scratch {
+                Some(scratch) => {
+                    let mut db_opts = Options::default();
+                    db_opts.set_max_open_files(-1);
+                    let own = scratch.path().join(spec.dir);
+                    Db::open_cf_descriptors_as_secondary(&db_opts, &path, &own, descriptors)
+                }
+                None => {
+                    let mut db_opts = Options::default();
+                    db_opts.create_if_missing(true);
+                    db_opts.create_missing_column_families(true);
+                    Db::open_cf_descriptors(&db_opts, &path, descriptors)
+                }
+            };
+            let db = opened.map_err(|e| {
+                StoreError::Open(format!(
                     "cannot open {} as a {} store: {e}",
                     path.display(),
                     codec.name()
@@ -155,7 +240,14 @@ impl Store {
             root: dir.to_path_buf(),
             expired,
             fill_cache: AtomicBool::new(true),
+            options,
+            _scratch: scratch,
         })
+    }
+
+    /// The options the store was opened with.
+    pub fn options(&self) -> StoreOptions {
+        self.options
     }
 
     /// The order of the column family at `place`: its comparator, or
@@ -180,7 +272,7 @@ impl Store {
 
     /// The keys that compaction filters reported as expired, for the
     /// engine's active-expiry task.
-    pub(crate) fn expired_keys(&self) -> &Arc<ExpiredKeys> {
+    pub fn expired_keys(&self) -> &Arc<ExpiredKeys> {
         &self.expired
     }
 
@@ -192,7 +284,7 @@ impl Store {
     }
 
     /// The family of `place`, created now if it is created on first write.
-    fn cf_for_write(&self, place: Place) -> Result<Arc<BoundColumnFamily<'_>>, EngineError> {
+    fn cf_for_write(&self, place: Place) -> Result<Arc<BoundColumnFamily<'_>>, StoreError> {
         let inst = &self.instances[place.instance];
         let name = inst.cfs[place.cf];
         if let Some(cf) = inst.db.cf_handle(name) {
@@ -202,13 +294,13 @@ impl Store {
         if inst.db.cf_handle(name).is_none() {
             let opts = lazy[place.cf]
                 .as_ref()
-                .ok_or_else(|| EngineError::Open(format!("column family '{name}' is not open")))?;
+                .ok_or_else(|| StoreError::Open(format!("column family '{name}' is not open")))?;
             inst.db.create_cf(name, opts)?;
         }
         drop(lazy);
         inst.db
             .cf_handle(name)
-            .ok_or_else(|| EngineError::Open(format!("column family '{name}' is not open")))
+            .ok_or_else(|| StoreError::Open(format!("column family '{name}' is not open")))
     }
 
     /// Whether the family of `place` exists (a family created on first
@@ -223,7 +315,7 @@ impl Store {
     }
 
     /// Reads one record.
-    pub fn get(&self, place: Place, key: &[u8]) -> Result<Option<Vec<u8>>, EngineError> {
+    pub fn get(&self, place: Place, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
         self.get_with(place, key, <[u8]>::to_vec)
     }
 
@@ -233,7 +325,7 @@ impl Store {
         place: Place,
         key: &[u8],
         read: impl FnOnce(&[u8]) -> T,
-    ) -> Result<Option<T>, EngineError> {
+    ) -> Result<Option<T>, StoreError> {
         let (db, cf) = self.cf(place);
         let Some(cf) = cf else {
             return Ok(None);
@@ -249,7 +341,7 @@ impl Store {
     }
 
     /// Reads several records at once.
-    pub fn get_many(&self, records: &[Record]) -> Result<Vec<Option<Vec<u8>>>, EngineError> {
+    pub fn get_many(&self, records: &[Record]) -> Result<Vec<Option<Vec<u8>>>, StoreError> {
         records.iter().map(|r| self.get(r.place, &r.key)).collect()
     }
 
@@ -278,8 +370,28 @@ impl Store {
         }
     }
 
+    /// Iterates every record of the family at `place`, in its order.
+    pub fn scan_family(&self, place: Place) -> StoreIter<'_> {
+        let (db, cf) = self.cf(place);
+        let it = cf.map(|cf| {
+            let mut opts = ReadOptions::default();
+            opts.fill_cache(self.fill_cache.load(Ordering::Relaxed));
+            let mut it = db.raw_iterator_cf_opt(&cf, opts);
+            it.seek_to_first();
+            it
+        });
+        StoreIter {
+            it,
+            reverse: false,
+            started: false,
+        }
+    }
+
     /// Applies a batch: one atomic RocksDB write per instance it touches.
-    pub fn write(&self, batch: Batch) -> Result<(), EngineError> {
+    pub fn write(&self, batch: Batch) -> Result<(), StoreError> {
+        if !self.options.mode.writes() {
+            return Err(StoreError::ReadOnly);
+        }
         let mut per_instance: Vec<Option<WriteBatch>> =
             (0..self.instances.len()).map(|_| None).collect();
         for (place, op) in batch.pending {
@@ -305,7 +417,7 @@ impl Store {
 
     /// Puts the records the format writes on every open
     /// ([`Codec::bootstrap_records`]), in one batch per instance.
-    pub fn write_bootstrap(&self, records: Vec<(Record, Vec<u8>)>) -> Result<(), EngineError> {
+    pub fn write_bootstrap(&self, records: Vec<(Record, Vec<u8>)>) -> Result<(), StoreError> {
         if records.is_empty() {
             return Ok(());
         }
@@ -318,7 +430,7 @@ impl Store {
 
     /// Flushes memtables and compacts every column family fully, so that
     /// compaction filters see every record.
-    pub fn compact_all(&self) -> Result<(), EngineError> {
+    pub fn compact_all(&self) -> Result<(), StoreError> {
         for place in self.layout.places().collect::<Vec<_>>() {
             let (db, Some(cf)) = self.cf(place) else {
                 continue;
@@ -333,7 +445,7 @@ impl Store {
 
     /// Writes and syncs every instance's write-ahead log, so every write
     /// applied so far survives a crash of the machine.
-    pub fn sync_wal(&self) -> Result<(), EngineError> {
+    pub fn sync_wal(&self) -> Result<(), StoreError> {
         for inst in &self.instances {
             inst.db.flush_wal(true)?;
         }
@@ -349,13 +461,13 @@ impl Store {
 
     /// Bytes held by every memtable of the store (active, and immutable
     /// ones not yet flushed).
-    pub fn memtable_bytes(&self) -> Result<u64, EngineError> {
+    pub fn memtable_bytes(&self) -> Result<u64, StoreError> {
         self.property_sum("rocksdb.cur-size-all-mem-tables")
     }
 
     /// Asks RocksDB to flush every non-empty memtable in the background
     /// and returns at once (writes wait only if flushes fall behind).
-    pub fn request_flush(&self) -> Result<(), EngineError> {
+    pub fn request_flush(&self) -> Result<(), StoreError> {
         let mut opts = rocksdb::FlushOptions::default();
         opts.set_wait(false);
         for place in self.layout.places().collect::<Vec<_>>() {
@@ -370,7 +482,7 @@ impl Store {
     }
 
     /// Flushes every memtable to disk.
-    pub fn flush(&self) -> Result<(), EngineError> {
+    pub fn flush(&self) -> Result<(), StoreError> {
         for place in self.layout.places().collect::<Vec<_>>() {
             if let (db, Some(cf)) = self.cf(place) {
                 db.flush_cf(&cf)?;
@@ -383,8 +495,8 @@ impl Store {
     /// column families in layout order, pairs in each family's own order.
     pub fn for_each_pair(
         &self,
-        mut visit: impl FnMut(Place, &[u8], &[u8]) -> Result<(), EngineError>,
-    ) -> Result<(), EngineError> {
+        mut visit: impl FnMut(Place, &[u8], &[u8]) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
         for place in self.layout.places().collect::<Vec<_>>() {
             let (db, Some(cf)) = self.cf(place) else {
                 continue;
@@ -403,7 +515,7 @@ impl Store {
     /// Writes every stored pair as `<instance>\t<column family>\t<key hex>\t<value hex>`,
     /// one per line, in [`Store::for_each_pair`] order; then, per instance,
     /// the families the layout does not name (in name order).
-    pub fn dump(&self, out: &mut dyn std::io::Write) -> Result<(), EngineError> {
+    pub fn dump(&self, out: &mut dyn std::io::Write) -> Result<(), StoreError> {
         let layout = self.layout.clone();
         self.for_each_pair(|place, key, value| {
             let inst = &layout.instances[place.instance];
@@ -442,7 +554,7 @@ impl Store {
 
     /// A RocksDB property of the family at `place` as text (`None`: the
     /// property is unknown, or the family does not exist yet).
-    pub fn property(&self, place: Place, name: &str) -> Result<Option<String>, EngineError> {
+    pub fn property(&self, place: Place, name: &str) -> Result<Option<String>, StoreError> {
         match self.cf(place) {
             (db, Some(cf)) => Ok(db.property_value_cf(&cf, name)?),
             (_, None) => Ok(None),
@@ -450,7 +562,7 @@ impl Store {
     }
 
     /// An integer RocksDB property summed over every column family.
-    pub fn property_sum(&self, name: &str) -> Result<u64, EngineError> {
+    pub fn property_sum(&self, name: &str) -> Result<u64, StoreError> {
         let mut total = 0u64;
         for place in self.layout.places().collect::<Vec<_>>() {
             if let (db, Some(cf)) = self.cf(place) {
@@ -463,6 +575,12 @@ impl Store {
 
 impl Drop for Store {
     fn drop(&mut self) {
+        // A store for a real system's release leaves nothing in a WAL that
+        // release might not replay, and its tables in the levels (and so the
+        // compression) the release itself would use.
+        if self.options.compat.is_some() && self.options.mode.writes() {
+            let _ = self.compact_all();
+        }
         // Compaction filters hold weak handles to their instance; stop
         // background work first so none of them outlives the database.
         for inst in &self.instances {
@@ -490,13 +608,23 @@ fn add_op(wb: &mut WriteBatch, cf: &Arc<BoundColumnFamily<'_>>, op: Op) {
     }
 }
 
+/// Options of one column family: RocksDB's defaults, or what `compat`'s
+/// release reads.
+fn family_options(compat: Option<Compat>) -> Options {
+    let mut opts = Options::default();
+    if let Some(compat) = compat {
+        compat.apply(&mut opts);
+    }
+    opts
+}
+
 /// Refuses a directory that holds something other than this format's store.
 fn check_directory(
     format: &str,
     layout: &Layout,
     dir: &Path,
     mode: OpenMode,
-) -> Result<(), EngineError> {
+) -> Result<(), StoreError> {
     let has_instance = layout
         .instances
         .iter()
@@ -504,8 +632,8 @@ fn check_directory(
     if has_instance {
         return Ok(());
     }
-    if mode == OpenMode::MustExist {
-        return Err(EngineError::Open(format!(
+    if mode != OpenMode::CreateIfMissing {
+        return Err(StoreError::Open(format!(
             "{} holds no {format} store (expected {})",
             dir.display(),
             layout
@@ -517,7 +645,7 @@ fn check_directory(
         )));
     }
     if dir.is_file() {
-        return Err(EngineError::Open(format!(
+        return Err(StoreError::Open(format!(
             "{} is a file, not a directory",
             dir.display()
         )));
@@ -526,7 +654,7 @@ fn check_directory(
         .map(|mut entries| entries.next().is_some())
         .unwrap_or(false);
     if occupied {
-        return Err(EngineError::Open(format!(
+        return Err(StoreError::Open(format!(
             "{} is not empty and holds no {format} store; refusing to write into it",
             dir.display()
         )));
@@ -624,7 +752,7 @@ impl StoreIter<'_> {
 
     /// The next pair, or `None` at the end of the range.
     #[allow(clippy::should_implement_trait)]
-    pub fn next(&mut self) -> Result<Option<Pair>, EngineError> {
+    pub fn next(&mut self) -> Result<Option<Pair>, StoreError> {
         let Some(it) = self.it.as_mut() else {
             return Ok(None);
         };

@@ -13,7 +13,7 @@ use rocksdb::compaction_filter::{CompactionFilter, Decision};
 use rocksdb::compaction_filter_factory::{CompactionFilterContext, CompactionFilterFactory};
 
 use crate::clock::Clock;
-use crate::expiry::ExpiredKeys;
+use crate::expired::ExpiredKeys;
 use crate::store::Db;
 
 /// Creates one [`Filter`] per compaction of one column family.

@@ -1,0 +1,453 @@
+//! How stores are opened: read-only beside a running writer, refused when
+//! they belong to another release, written for a real system's release
+//! (`--compat`), and checked for faults (`check`).
+
+use std::path::{Path, PathBuf};
+
+use redcodec_codec::{Codec, DataType, SubId, SubKind, SubValue};
+use redcodec_engine::store::sst::read_sst;
+use redcodec_engine::store::Batch;
+use redcodec_engine::{Engine, EngineOptions, OpenMode};
+use redcodec_formats::{AnyCodec, Format, FormatOptions};
+
+mod common;
+use common::{copy_dir, redcodec, text};
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+fn run(args: &[&str], stdin: &str) -> (bool, String, String) {
+    let out = redcodec(args, stdin);
+    (out.status.success(), text(&out.stdout), text(&out.stderr))
+}
+
+fn codec(format: Format) -> AnyCodec {
+    format.codec(&FormatOptions::default()).expect("codec")
+}
+
+#[test]
+fn a_store_is_read_while_its_writer_holds_the_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine =
+        Engine::open(codec(Format::Kvrocks), dir.path(), EngineOptions::default()).unwrap();
+    engine.execute(&["SET", "greeting", "hello"]);
+    engine.execute(&["RPUSH", "queue", "a", "b"]);
+    // The writer is still open: its LOCK is held, its writes sit in the WAL.
+    let d = path(dir.path());
+    let (ok, stdout, stderr) = run(
+        &["exec", "--read-only", "--format", "kvrocks", "--dir", d],
+        "GET greeting\nLRANGE queue 0 -1\n",
+    );
+    assert!(ok, "{stderr}");
+    assert_eq!(stdout, "\"hello\"\n1) \"a\"\n2) \"b\"\n");
+    let (ok, _, stderr) = run(&["dump", "--format", "kvrocks", "--dir", d], "");
+    assert!(ok, "{stderr}");
+    // And the writer goes on.
+    assert_eq!(engine.execute(&["INCR", "n"]).to_string(), "(integer) 1");
+}
+
+#[test]
+fn a_read_only_open_of_a_missing_store_fails_and_creates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("none");
+    let (ok, _, stderr) = run(&["dump", "--format", "blackwidow", "--dir", path(&d)], "");
+    assert!(!ok);
+    assert!(stderr.contains("holds no blackwidow store"), "{stderr}");
+    assert!(!d.exists());
+}
+
+#[test]
+fn a_kvrocks_1_store_is_refused_naming_its_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let mut opts = rocksdb::Options::default();
+    opts.create_if_missing(true);
+    opts.create_missing_column_families(true);
+    let families = [
+        "default",
+        "metadata",
+        "zset_score",
+        "pubsub",
+        "slot_metadata",
+        "slot",
+    ];
+    drop(rocksdb::DB::open_cf(&opts, &db, families).unwrap());
+    let (ok, _, stderr) = run(
+        &["dump", "--format", "kvrocks", "--dir", path(dir.path())],
+        "",
+    );
+    assert!(!ok);
+    assert!(stderr.contains("Kvrocks 1.x"), "{stderr}");
+}
+
+/// Every SST file of `db` with its level, read through a read-only open
+/// with the comparators `format`'s layout gives the families.
+fn tables(db: &Path, format: Format) -> Vec<(PathBuf, i32)> {
+    let layout = codec(format).layout().clone();
+    let families = rocksdb::DB::list_cf(&rocksdb::Options::default(), db).unwrap();
+    let descriptors = families.iter().map(|name| {
+        let mut opts = rocksdb::Options::default();
+        let instance = db.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let spec = layout
+            .instances
+            .iter()
+            .filter(|i| i.dir == instance)
+            .flat_map(|i| &i.column_families)
+            .find(|cf| cf.name == name.as_str());
+        if let Some(cmp) = spec.and_then(|cf| cf.comparator) {
+            opts.set_comparator(cmp.name, Box::new(cmp.compare));
+        }
+        rocksdb::ColumnFamilyDescriptor::new(name, opts)
+    });
+    let opened = rocksdb::DB::open_cf_descriptors_read_only(
+        &rocksdb::Options::default(),
+        db,
+        descriptors,
+        false,
+    )
+    .unwrap();
+    opened
+        .live_files()
+        .unwrap()
+        .into_iter()
+        .map(|f| (db.join(f.name.trim_start_matches('/')), f.level))
+        .collect()
+}
+
+/// Checks what a `--compat` store holds: its families, and per table the
+/// format version, checksum and the compression of its level: none on L0
+/// and L1, snappy from L2 — counted from the base level where levels are
+/// dynamic (`dynamic`: Kvrocks 2.6+), where a store this small keeps its
+/// tables in L0 and the last level, all uncompressed.
+fn assert_compat_store(db: &Path, format: Format, families: &[&str], dynamic: bool) {
+    let mut found = rocksdb::DB::list_cf(&rocksdb::Options::default(), db).unwrap();
+    found.sort();
+    let mut expected: Vec<String> = families.iter().map(|s| s.to_string()).collect();
+    expected.sort();
+    assert_eq!(found, expected, "{}", db.display());
+    let tables = tables(db, format);
+    assert!(!tables.is_empty(), "{}: no table written", db.display());
+    let base = tables
+        .iter()
+        .map(|t| t.1)
+        .filter(|&l| l > 0)
+        .min()
+        .unwrap_or(1);
+    for (file, level) in tables {
+        let facts = read_sst(&file).unwrap();
+        assert_eq!(facts.format_version, 5, "{}", file.display());
+        assert_eq!(facts.checksum_name(), "kCRC32c", "{}", file.display());
+        let index = match (level, dynamic) {
+            (0, _) => 0,
+            (l, true) => l - base + 1,
+            (l, false) => l,
+        };
+        let compression = if index < 2 { "NoCompression" } else { "Snappy" };
+        assert_eq!(
+            facts.compression,
+            compression,
+            "{} at L{level}",
+            file.display()
+        );
+    }
+}
+
+/// The fixtures' read-time clock (their PROVENANCE.md).
+const CLOCK: &str = "1700000100000";
+
+const SCRIPT: &str =
+    "SET foo bar\nHSET h a 1 b 2 c 3\nZADD z 1.5 m 2 n\nRPUSH l a b c\nSADD s x y\n";
+
+#[test]
+fn compat_stores_are_what_each_release_reads() {
+    let cases: [(&str, &str, &[&str], bool); 2] = [
+        (
+            "kvrocks-2.10",
+            "kvrocks",
+            &[
+                "default",
+                "metadata",
+                "zset_score",
+                "pubsub",
+                "propagate",
+                "stream",
+                "search",
+            ],
+            true,
+        ),
+        (
+            "kvrocks-2.5",
+            "kvrocks",
+            &[
+                "default",
+                "metadata",
+                "zset_score",
+                "pubsub",
+                "propagate",
+                "stream",
+            ],
+            false,
+        ),
+    ];
+    for (compat, format, families, dynamic) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let d = path(dir.path());
+        let (ok, _, stderr) = run(
+            &["exec", "--format", format, "--dir", d, "--compat", compat],
+            SCRIPT,
+        );
+        assert!(ok, "{compat}: {stderr}");
+        assert_compat_store(&dir.path().join("db"), Format::Kvrocks, families, dynamic);
+        let (ok, stdout, _) = run(
+            &[
+                "exec",
+                "--read-only",
+                "--format",
+                format,
+                "--dir",
+                d,
+                "--",
+                "HGETALL",
+                "h",
+            ],
+            "",
+        );
+        assert!(ok);
+        assert_eq!(stdout.lines().count(), 6, "{stdout}");
+    }
+    // Pika 3.5: blackwidow's five instances, each with its own families.
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, _, stderr) = run(
+        &[
+            "exec",
+            "--format",
+            "blackwidow",
+            "--dir",
+            path(dir.path()),
+            "--compat",
+            "pika-3.5",
+        ],
+        SCRIPT,
+    );
+    assert!(ok, "{stderr}");
+    for (instance, families) in [
+        ("strings", &["default"][..]),
+        ("hashes", &["default", "data_cf"]),
+        ("sets", &["default", "member_cf"]),
+        ("lists", &["default", "data_cf"]),
+        ("zsets", &["default", "data_cf", "score_cf"]),
+    ] {
+        assert_compat_store(
+            &dir.path().join(instance),
+            Format::Blackwidow,
+            families,
+            false,
+        );
+    }
+    // A release of another system's format is refused before anything is written.
+    let other = tempfile::tempdir().unwrap();
+    let target = other.path().join("x");
+    let (ok, _, stderr) = run(
+        &[
+            "exec",
+            "--format",
+            "nemo",
+            "--dir",
+            path(&target),
+            "--compat",
+            "kvrocks-2.10",
+            "--",
+            "PING",
+        ],
+        "",
+    );
+    assert!(!ok);
+    assert!(stderr.contains("writes the kvrocks format"), "{stderr}");
+    let (ok, _, stderr) = run(
+        &[
+            "exec",
+            "--format",
+            "ardb",
+            "--dir",
+            path(&target),
+            "--compat",
+            "ardb-0.10",
+            "--",
+            "PING",
+        ],
+        "",
+    );
+    assert!(!ok);
+    assert!(stderr.contains("RocksDB 5.x"), "{stderr}");
+}
+
+#[test]
+fn migrate_writes_a_compat_destination() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("bw");
+    let dst = dir.path().join("kv");
+    let (ok, _, stderr) = run(
+        &["exec", "--format", "blackwidow", "--dir", path(&src)],
+        SCRIPT,
+    );
+    assert!(ok, "{stderr}");
+    let (ok, stdout, stderr) = run(
+        &[
+            "migrate",
+            "--from",
+            "blackwidow",
+            "--src",
+            path(&src),
+            "--to",
+            "kvrocks",
+            "--dst",
+            path(&dst),
+            "--compat",
+            "kvrocks-2.5",
+            "--verify",
+        ],
+        "",
+    );
+    assert!(ok, "{stdout}{stderr}");
+    assert_compat_store(
+        &dst.join("db"),
+        Format::Kvrocks,
+        &[
+            "default",
+            "metadata",
+            "zset_score",
+            "pubsub",
+            "propagate",
+            "stream",
+        ],
+        false,
+    );
+}
+
+/// A copy of the real blackwidow fixture with one fault of each kind.
+fn corrupted_copy(work: &Path) -> PathBuf {
+    let dir = work.join("store");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/blackwidow/snappy-default"),
+        &dir,
+    );
+    let engine = Engine::open(
+        codec(Format::Blackwidow),
+        &dir,
+        EngineOptions {
+            mode: OpenMode::MustExist,
+            ..EngineOptions::default()
+        },
+    )
+    .unwrap();
+    let c = engine.codec();
+    let mut batch = Batch::default();
+    // A wrong count: the hash says one more field than it holds.
+    let record = c.meta_record(b"hash:at", DataType::Hash).unwrap();
+    let raw = engine
+        .store()
+        .get(record.place, &record.key)
+        .unwrap()
+        .unwrap();
+    let mut meta = c.decode_meta(DataType::Hash, &raw).unwrap();
+    meta.size += 1;
+    batch.put(record.place, record.key, c.encode_meta(&meta).unwrap());
+    // An orphan: a field of a hash that has no metadata.
+    let ghost = c.new_meta(DataType::Hash, 1_600_000_000);
+    let id = SubId::Name(b"f".to_vec());
+    let value = SubValue::Bytes(b"v".to_vec());
+    batch.put(
+        c.sub_place(SubKind::HashField),
+        c.sub_key(SubKind::HashField, b"ghost", &ghost, &id),
+        c.encode_sub_value(SubKind::HashField, &ghost, &value),
+    );
+    // A key in two types: the string "str:app" gains a one-field hash.
+    let mut twin = c.new_meta(DataType::Hash, 1_600_000_000);
+    twin.size = 1;
+    let record = c.meta_record(b"str:app", DataType::Hash).unwrap();
+    batch.put(record.place, record.key, c.encode_meta(&twin).unwrap());
+    batch.put(
+        c.sub_place(SubKind::HashField),
+        c.sub_key(SubKind::HashField, b"str:app", &twin, &id),
+        c.encode_sub_value(SubKind::HashField, &twin, &value),
+    );
+    // An undecodable record: a string value shorter than its timestamp.
+    let record = c.meta_record(b"str:at-far", DataType::String).unwrap();
+    batch.put(record.place, record.key, vec![0x01]);
+    engine.store().write(batch).unwrap();
+    dir
+}
+
+#[test]
+fn check_passes_on_real_stores_and_finds_every_planted_fault() {
+    for name in ["snappy-default", "zlib"] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/blackwidow")
+            .join(name);
+        let (ok, stdout, stderr) = run(
+            &[
+                "check",
+                "--format",
+                "blackwidow",
+                "--dir",
+                path(&dir),
+                "--fixed-clock",
+                CLOCK,
+            ],
+            "",
+        );
+        assert!(ok, "{name}: {stdout}{stderr}");
+        assert!(stdout.contains("no findings"), "{stdout}");
+        assert!(!stdout.contains(" 0 element records"), "{stdout}");
+    }
+    let crosstype =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/blackwidow/crosstype");
+    let (ok, stdout, _) = run(
+        &[
+            "check",
+            "--format",
+            "blackwidow",
+            "--dir",
+            path(&crosstype),
+            "--fixed-clock",
+            CLOCK,
+        ],
+        "",
+    );
+    assert!(!ok);
+    assert!(
+        stdout.contains("several-types\t\"multi\"\tstring, hash, list, zset, set"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("several-types\t\"sh\"\tstring, hash, set"),
+        "{stdout}"
+    );
+
+    let work = tempfile::tempdir().unwrap();
+    let dir = corrupted_copy(work.path());
+    let (ok, stdout, _) = run(
+        &[
+            "check",
+            "--format",
+            "blackwidow",
+            "--dir",
+            path(&dir),
+            "--fixed-clock",
+            CLOCK,
+        ],
+        "",
+    );
+    assert!(!ok, "{stdout}");
+    for kind in [
+        "count\t\"hash:at\"",
+        "orphan\thashes/data_cf",
+        "several-types\t\"str:app\"",
+        "undecodable\tstrings/default",
+    ] {
+        assert!(stdout.contains(kind), "no '{kind}' in:\n{stdout}");
+    }
+    assert!(stdout.contains("4 findings"), "{stdout}");
+}
