@@ -1,6 +1,7 @@
 //! `redcodec check`: reads a whole store read-only and reports every
 //! fault: undecodable records, counts that disagree with the elements,
-//! orphaned elements, keys held in several types.
+//! orphaned elements, keys of types redcodec does not model, keys held in
+//! several types.
 
 use std::io::Write;
 
@@ -90,6 +91,10 @@ fn describe(finding: &Finding) -> String {
                 hex(key)
             )
         }
+        Finding::Unmodelled { key, type_name } => format!(
+            "unmodelled\t{}\t{type_name}: a type redcodec does not model (migrate lists it as unrepresentable)",
+            quote_bytes(key)
+        ),
         Finding::SeveralTypes { key, types } => {
             let names: Vec<&str> = types.iter().map(|t| t.redis_name()).collect();
             format!(

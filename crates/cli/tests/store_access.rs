@@ -451,3 +451,91 @@ fn check_passes_on_real_stores_and_finds_every_planted_fault() {
     }
     assert!(stdout.contains("4 findings"), "{stdout}");
 }
+
+#[test]
+fn keys_of_unmodelled_types_are_listed_never_dropped() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("kv");
+    {
+        let engine = Engine::open(codec(Format::Kvrocks), &dir, EngineOptions::default()).unwrap();
+        engine.execute(&["SET", "plain", "v"]);
+        engine.execute(&["HSET", "bits", "f", "v"]);
+        // Kvrocks' type code sits in the low nibble of the flags byte:
+        // turn the hash into a bitmap (6), a type redcodec does not model.
+        let c = engine.codec();
+        let record = c.meta_record(b"bits", DataType::Hash).unwrap();
+        let mut raw = engine
+            .store()
+            .get(record.place, &record.key)
+            .unwrap()
+            .unwrap();
+        raw[0] = (raw[0] & 0xf0) | 6;
+        let mut batch = Batch::default();
+        batch.put(record.place, record.key, raw);
+        engine.store().write(batch).unwrap();
+    }
+    let d = path(&dir);
+    let (ok, stdout, _) = run(&["check", "--format", "kvrocks", "--dir", d], "");
+    assert!(!ok);
+    assert!(stdout.contains("unmodelled\t\"bits\"\tbitmap"), "{stdout}");
+    let (ok, stdout, _) = run(
+        &["exec", "--read-only", "--format", "kvrocks", "--dir", d],
+        "KEYS *\nGET bits\n",
+    );
+    assert!(ok);
+    assert_eq!(
+        stdout,
+        "1) \"bits\"\n2) \"plain\"\n(error) ERR key \"bits\" holds a bitmap, a type redcodec does not model\n"
+    );
+    let dst = work.path().join("bw");
+    let migrate = |extra: &[&str]| {
+        let mut args = vec![
+            "migrate",
+            "--from",
+            "kvrocks",
+            "--src",
+            d,
+            "--to",
+            "blackwidow",
+            "--dst",
+            path(&dst),
+        ];
+        args.extend_from_slice(extra);
+        run(&args, "")
+    };
+    let (ok, _, stderr) = migrate(&[]);
+    assert!(!ok);
+    assert!(stderr.contains("\"bits\": it holds a bitmap"), "{stderr}");
+    let (ok, stdout, stderr) = migrate(&["--skip-unrepresentable", "--verify"]);
+    assert!(ok, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("skipped 1 keys") && stdout.contains("\"bits\""),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_pika_db_path_names_the_stores_below_it() {
+    // Pika 3.1+ keeps a blackwidow store per database below its db-path.
+    let work = tempfile::tempdir().unwrap();
+    let db_path = work.path().join("db");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/blackwidow/zlib"),
+        &db_path.join("db0"),
+    );
+    let (ok, _, stderr) = run(
+        &["dump", "--format", "blackwidow", "--dir", path(&db_path)],
+        "",
+    );
+    assert!(!ok);
+    let db0 = db_path.join("db0");
+    assert!(
+        stderr.contains(&format!(
+            "it holds {} below it: pass one as --dir",
+            db0.display()
+        )),
+        "{stderr}"
+    );
+    let (ok, _, stderr) = run(&["dump", "--format", "blackwidow", "--dir", path(&db0)], "");
+    assert!(ok, "{stderr}");
+}

@@ -25,6 +25,16 @@ pub enum DecodeError {
         /// The tag found.
         tag: u8,
     },
+    /// A type the real system has and redcodec does not model (Kvrocks'
+    /// bitmaps, streams, JSON, …): the record is valid, its value cannot be
+    /// read.
+    #[error("{record} of a {type_name}, a type redcodec does not model")]
+    Unmodelled {
+        /// What was being decoded.
+        record: &'static str,
+        /// The real system's name of the type.
+        type_name: &'static str,
+    },
     /// Any other violation of the format.
     #[error("corrupt {record}: {reason}")]
     Invalid {

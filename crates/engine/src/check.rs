@@ -9,6 +9,8 @@
 //!   whose `DEL` never removes a key's metadata before its elements
 //!   ([`DeleteModel::DropMeta`] formats orphan elements on every `DEL`,
 //!   and compaction collects them: there they are garbage, not a fault);
+//! - keys of types redcodec does not model (Kvrocks' bitmaps, streams,
+//!   JSON, …);
 //! - keys held in several types at once (Pika's blackwidow and nemo allow
 //!   it; see [`crate::keyspace::TYPE_ORDER`]).
 //!
@@ -20,7 +22,7 @@ use std::collections::BTreeMap;
 use redcodec_codec::{Codec, DataType, DeleteModel, GcDecision, Place, SubKind};
 
 use crate::engine::EngineCore;
-use crate::error::CmdResult;
+use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::value::{read_value, Value};
 
@@ -63,6 +65,15 @@ pub enum Finding {
         family: String,
         /// The record's key.
         key: Vec<u8>,
+    },
+    /// A key of a type the real system has and redcodec does not model
+    /// (Kvrocks' bitmaps, streams, JSON, …): it is listed, and `migrate`
+    /// reports it as unrepresentable.
+    Unmodelled {
+        /// The user key.
+        key: Vec<u8>,
+        /// The real system's name of the type.
+        type_name: &'static str,
     },
     /// A key held in several types at once.
     SeveralTypes {
@@ -165,6 +176,9 @@ fn check_metadata<C: Codec>(
                     live.entry(user_key).or_default().push(meta.data_type);
                 }
                 Ok(_) => {}
+                Err(CmdError::Unmodelled { key, type_name }) => {
+                    report.findings.push(Finding::Unmodelled { key, type_name });
+                }
                 Err(e) => report.findings.push(Finding::Undecodable {
                     family: family_name(ctx, range.place),
                     key: raw_key,

@@ -53,6 +53,17 @@ pub enum CmdError {
     /// `ERR no such key`
     #[error("ERR no such key")]
     NoSuchKey,
+    /// The key holds a type redcodec does not model.
+    #[error(
+        "ERR key {} holds a {type_name}, a type redcodec does not model",
+        crate::reply::quote_bytes(key)
+    )]
+    Unmodelled {
+        /// The key.
+        key: Vec<u8>,
+        /// The real system's name of the type.
+        type_name: &'static str,
+    },
     /// Any other error with its complete Redis text.
     #[error("{0}")]
     Other(String),

@@ -128,7 +128,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
             let Some(decoded) = decoded else {
                 continue;
             };
-            let meta = self.counted(key, decoded.map_err(|e| corrupt(key, e))?)?;
+            let meta = self.counted(key, decoded.map_err(|e| undecodable(key, e))?)?;
             if !self.is_live(&meta) {
                 view.dead.push(meta);
             } else if view.live.is_none() {
@@ -201,7 +201,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
         let meta = self
             .codec()
             .decode_meta(ty, raw)
-            .map_err(|e| corrupt(key, e))?;
+            .map_err(|e| undecodable(key, e))?;
         self.counted(key, meta)
     }
 
@@ -709,6 +709,19 @@ pub fn kinds_of(ty: DataType) -> &'static [SubKind] {
 }
 
 /// The error reply for undecodable bytes under `key`.
+/// The error for metadata of `key` that does not decode: a type redcodec
+/// does not model, or corrupt bytes.
+pub fn undecodable(key: &[u8], e: redcodec_codec::DecodeError) -> CmdError {
+    match e {
+        redcodec_codec::DecodeError::Unmodelled { type_name, .. } => CmdError::Unmodelled {
+            key: key.to_vec(),
+            type_name,
+        },
+        e => corrupt(key, e),
+    }
+}
+
+/// The error for bytes under `key` that do not decode.
 pub fn corrupt(key: &[u8], e: impl std::fmt::Display) -> CmdError {
     CmdError::other(format!(
         "ERR data under key {} is unreadable: {e}",

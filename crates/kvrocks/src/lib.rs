@@ -12,7 +12,7 @@
 //! - `codec`: [`KvrocksCodec`], the [`redcodec_codec::Codec`] implementation.
 //!
 //! Only strings, hashes, lists, sets and sorted sets are supported; metadata
-//! of any other Kvrocks type decodes to [`redcodec_codec::DecodeError::UnknownType`].
+//! of any other Kvrocks type decodes to [`redcodec_codec::DecodeError::Unmodelled`].
 
 #![deny(missing_docs)]
 

@@ -69,6 +69,20 @@ pub fn code_of(data_type: DataType) -> u8 {
     }
 }
 
+/// The name of a Kvrocks type redcodec does not model (`RedisType`,
+/// `src/storage/redis_metadata.h`).
+pub fn unmodelled_name(code: u8) -> Option<&'static str> {
+    match code {
+        type_code::BITMAP => Some("bitmap"),
+        type_code::SORTEDINT => Some("sortedint"),
+        type_code::STREAM => Some("stream"),
+        type_code::BLOOM_FILTER => Some("bloom filter"),
+        type_code::JSON => Some("JSON value"),
+        type_code::HYPERLOGLOG => Some("hyperloglog"),
+        _ => None,
+    }
+}
+
 /// The supported type of a Kvrocks type code.
 pub fn type_of(code: u8) -> Option<DataType> {
     match code {
@@ -192,7 +206,8 @@ impl Header {
 
 /// Decodes a metadata value of a supported type.
 ///
-/// The type comes from the flags byte. Other Kvrocks types give
+/// The type comes from the flags byte. Kvrocks' other types give
+/// [`DecodeError::Unmodelled`], codes Kvrocks does not define
 /// [`DecodeError::UnknownType`]; bytes after the fields of a collection's
 /// layout are an error (a newer Kvrocks hash with per-field expiry has them).
 pub fn decode(raw: &[u8]) -> Result<Meta, DecodeError> {
@@ -201,10 +216,22 @@ pub fn decode(raw: &[u8]) -> Result<Meta, DecodeError> {
     if header.flags & UNUSED_FLAGS != 0 {
         return Err(r.invalid(format!("unknown flag bits in {:#04x}", header.flags)));
     }
-    let data_type = type_of(header.type_code()).ok_or(DecodeError::UnknownType {
-        record: RECORD,
-        tag: header.type_code(),
-    })?;
+    let code = header.type_code();
+    let data_type = match (type_of(code), unmodelled_name(code)) {
+        (Some(t), _) => t,
+        (None, Some(type_name)) => {
+            return Err(DecodeError::Unmodelled {
+                record: RECORD,
+                type_name,
+            })
+        }
+        (None, None) => {
+            return Err(DecodeError::UnknownType {
+                record: RECORD,
+                tag: code,
+            })
+        }
+    };
     let variant = if header.flags & FLAG_64BIT != 0 {
         VARIANT_NEW
     } else {
@@ -402,7 +429,15 @@ mod tests {
 
     #[test]
     fn unsupported_types_and_bad_flags() {
-        for code in [0u8, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+        for code in [6u8, 7, 8, 9, 10, 11] {
+            let mut raw = vec![0x80 | code];
+            raw.extend_from_slice(&[0; 40]);
+            assert!(
+                matches!(decode(&raw), Err(DecodeError::Unmodelled { .. })),
+                "{code}"
+            );
+        }
+        for code in [0u8, 12, 13, 14, 15] {
             let mut raw = vec![0x80 | code];
             raw.extend_from_slice(&[0; 40]);
             assert_eq!(

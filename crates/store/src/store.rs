@@ -618,6 +618,38 @@ fn family_options(compat: Option<Compat>) -> Options {
     opts
 }
 
+/// Directories up to two levels below `dir` that hold a store of `layout`
+/// (one of its instances), in name order.
+fn nested_stores(layout: &Layout, dir: &Path) -> Vec<PathBuf> {
+    let holds = |d: &Path| {
+        layout
+            .instances
+            .iter()
+            .any(|i| d.join(i.dir).join("CURRENT").is_file())
+    };
+    let children = |d: &Path| -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = std::fs::read_dir(d)
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.is_dir())
+                    .collect()
+            })
+            .unwrap_or_default();
+        out.sort();
+        out
+    };
+    let mut found = Vec::new();
+    for child in children(dir) {
+        if holds(&child) {
+            found.push(child);
+            continue;
+        }
+        found.extend(children(&child).into_iter().filter(|g| holds(g)));
+    }
+    found
+}
+
 /// Refuses a directory that holds something other than this format's store.
 fn check_directory(
     format: &str,
@@ -633,8 +665,23 @@ fn check_directory(
         return Ok(());
     }
     if mode != OpenMode::CreateIfMissing {
+        let nested = nested_stores(layout, dir);
+        let hint = if nested.is_empty() {
+            String::new()
+        } else {
+            // Pika keeps one store per database (`db/db0`) or partition
+            // (`db/db0/3`) below its db-path.
+            format!(
+                "; it holds {} below it: pass one as --dir",
+                nested
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
         return Err(StoreError::Open(format!(
-            "{} holds no {format} store (expected {})",
+            "{} holds no {format} store (expected {}){hint}",
             dir.display(),
             layout
                 .instances

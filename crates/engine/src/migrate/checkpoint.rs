@@ -92,7 +92,7 @@ impl Checkpoint {
                 format!(
                     "{} {} {}",
                     hex(&skipped.key),
-                    skipped.data_type.redis_name(),
+                    skipped.data_type.map_or("-", DataType::redis_name),
                     encode_reason(&skipped.reason)
                 ),
             );
@@ -237,13 +237,19 @@ fn encode_reason(reason: &Unrepresentable) -> String {
             let names: Vec<&str> = types.iter().map(|t| t.redis_name()).collect();
             format!("several-types {}", names.join(","))
         }
+        Unrepresentable::Unmodelled { type_name } => {
+            format!("unmodelled {}", hex(type_name.as_bytes()))
+        }
     }
 }
 
 fn decode_skipped(text: &str) -> Option<Skipped> {
     let mut words = text.split(' ');
     let key = unhex(words.next()?)?;
-    let data_type = DataType::from_redis_name(words.next()?.as_bytes())?;
+    let data_type = match words.next()? {
+        "-" => None,
+        name => Some(DataType::from_redis_name(name.as_bytes())?),
+    };
     let reason = match words.next()? {
         "key-too-long" => Unrepresentable::KeyTooLong {
             data_type: DataType::from_redis_name(words.next()?.as_bytes())?,
@@ -261,6 +267,9 @@ fn decode_skipped(text: &str) -> Option<Skipped> {
             max: float(words.next()?)?,
         },
         "refused" => Unrepresentable::Refused(String::from_utf8(unhex(words.next()?)?).ok()?),
+        "unmodelled" => Unrepresentable::Unmodelled {
+            type_name: String::from_utf8(unhex(words.next()?)?).ok()?,
+        },
         "several-types" => Unrepresentable::SeveralTypes {
             types: words
                 .next()?
@@ -308,7 +317,7 @@ mod tests {
             skipped: vec![
                 Skipped {
                     key: b"long".to_vec(),
-                    data_type: DataType::Hash,
+                    data_type: Some(DataType::Hash),
                     reason: Unrepresentable::KeyTooLong {
                         data_type: DataType::Hash,
                         len: 300,
@@ -317,7 +326,7 @@ mod tests {
                 },
                 Skipped {
                     key: b"z".to_vec(),
-                    data_type: DataType::ZSet,
+                    data_type: Some(DataType::ZSet),
                     reason: Unrepresentable::ScoreOutOfRange {
                         member: b"m".to_vec(),
                         score: -1e300,
@@ -327,7 +336,7 @@ mod tests {
                 },
                 Skipped {
                     key: b"t".to_vec(),
-                    data_type: DataType::String,
+                    data_type: Some(DataType::String),
                     reason: Unrepresentable::ExpireTooLate {
                         expire_ms: 5,
                         max_ms: 4,
@@ -335,12 +344,19 @@ mod tests {
                 },
                 Skipped {
                     key: b"r".to_vec(),
-                    data_type: DataType::Set,
+                    data_type: Some(DataType::Set),
                     reason: Unrepresentable::Refused("too long: 5 bytes".into()),
                 },
                 Skipped {
+                    key: b"bits".to_vec(),
+                    data_type: None,
+                    reason: Unrepresentable::Unmodelled {
+                        type_name: "bitmap".into(),
+                    },
+                },
+                Skipped {
                     key: b"multi".to_vec(),
-                    data_type: DataType::String,
+                    data_type: Some(DataType::String),
                     reason: Unrepresentable::SeveralTypes {
                         types: vec![DataType::String, DataType::Hash],
                     },

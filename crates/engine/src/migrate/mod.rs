@@ -212,8 +212,8 @@ pub struct Plan {
 pub struct Skipped {
     /// The key.
     pub key: Vec<u8>,
-    /// Its type.
-    pub data_type: DataType,
+    /// Its type (`None`: a type redcodec does not model).
+    pub data_type: Option<DataType>,
     /// Why.
     pub reason: Unrepresentable,
 }

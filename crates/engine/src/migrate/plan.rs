@@ -50,7 +50,23 @@ pub(crate) fn walk<A: Codec, B: Codec>(
         if cancel.load(Ordering::Relaxed) {
             break;
         }
-        let Some(meta) = meta else { continue };
+        let Some(meta) = meta else {
+            if check {
+                if let Some(type_name) = super::reader::unmodelled(&ctx, &key) {
+                    let reason = Unrepresentable::Unmodelled { type_name };
+                    if found.unrepresentable.len() < LISTED {
+                        found.unrepresentable.push(Skipped {
+                            key,
+                            data_type: None,
+                            reason,
+                        });
+                    } else {
+                        found.more += 1;
+                    }
+                }
+            }
+            continue;
+        };
         found.keys += 1;
         found.elements += if meta.data_type.is_collection() {
             meta.size
@@ -69,7 +85,7 @@ pub(crate) fn walk<A: Codec, B: Codec>(
             if found.unrepresentable.len() < LISTED {
                 found.unrepresentable.push(Skipped {
                     key,
-                    data_type: meta.data_type,
+                    data_type: Some(meta.data_type),
                     reason,
                 });
             } else {

@@ -47,7 +47,7 @@ pub(crate) enum Item {
         /// The key.
         key: Vec<u8>,
         /// Its type.
-        data_type: DataType,
+        data_type: Option<DataType>,
         /// Why.
         reason: Unrepresentable,
     },
@@ -167,13 +167,25 @@ fn walk<A: Codec, B: Codec>(
     let mut walk = KeyWalk::new(&ctx, after);
     while let Some((key, meta)) = walk.next()? {
         let Some(meta) = meta else {
+            // A key of a type redcodec does not model is unrepresentable
+            // (listed, or skipped on request); any other undecodable key
+            // stops the migration.
+            if let Some(type_name) = unmodelled(&ctx, &key) {
+                let item = Item::Unrepresentable {
+                    key,
+                    data_type: None,
+                    reason: Unrepresentable::Unmodelled { type_name },
+                };
+                packer.push(item, 0, 0)?;
+                continue;
+            }
             packer.push(Item::Unreadable(key), 0, 0)?;
             return Ok(());
         };
         if let Some(reason) = represent::check(&ctx, destination, &key, &meta, conflicts)? {
             let item = Item::Unrepresentable {
                 key,
-                data_type: meta.data_type,
+                data_type: Some(meta.data_type),
                 reason,
             };
             packer.push(item, 0, 0)?;
@@ -207,4 +219,12 @@ fn walk<A: Codec, B: Codec>(
         packer.push(Item::EndKey, 0, 0)?;
     }
     Ok(())
+}
+
+/// The type name of `key` when it holds a type redcodec does not model.
+pub(crate) fn unmodelled<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8]) -> Option<String> {
+    match ctx.live(key) {
+        Err(CmdError::Unmodelled { type_name, .. }) => Some(type_name.to_string()),
+        _ => None,
+    }
 }

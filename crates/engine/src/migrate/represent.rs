@@ -45,6 +45,12 @@ pub enum Unrepresentable {
     },
     /// The format's encoder refused the key (its message).
     Refused(String),
+    /// The source holds the key in a type redcodec does not model (a
+    /// Kvrocks bitmap, stream, JSON value, …).
+    Unmodelled {
+        /// The real system's name of the type.
+        type_name: String,
+    },
     /// The source holds the key in several types at once (Pika's
     /// blackwidow and nemo allow it); [`super::TypeConflict`] decides.
     SeveralTypes {
@@ -85,6 +91,9 @@ impl fmt::Display for Unrepresentable {
                 format_score(*max)
             ),
             Unrepresentable::Refused(message) => write!(f, "the format refuses it: {message}"),
+            Unrepresentable::Unmodelled { type_name } => {
+                write!(f, "it holds a {type_name}, a type redcodec does not model")
+            }
             Unrepresentable::SeveralTypes { types } => {
                 let names: Vec<&str> = types.iter().map(|t| t.redis_name()).collect();
                 write!(

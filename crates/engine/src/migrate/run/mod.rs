@@ -298,7 +298,7 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
                             types.extend(shadowed);
                             self.first_of_several.push(Skipped {
                                 key: key.clone(),
-                                data_type: meta.data_type,
+                                data_type: Some(meta.data_type),
                                 reason: Unrepresentable::SeveralTypes { types },
                             });
                         }
@@ -350,7 +350,7 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
     fn unrepresentable(
         &mut self,
         key: Vec<u8>,
-        data_type: DataType,
+        data_type: Option<DataType>,
         reason: Unrepresentable,
     ) -> Result<(), Halt> {
         let skipped = Skipped {
@@ -392,7 +392,7 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
             }
             Err(CmdError::Engine(EngineError::Unrepresentable(e))) => {
                 let reason = Unrepresentable::Refused(e.to_string());
-                self.unrepresentable(key.to_vec(), meta.data_type, reason)?;
+                self.unrepresentable(key.to_vec(), Some(meta.data_type), reason)?;
                 return Ok(None);
             }
             Err(e) => return Err(e.into()),
