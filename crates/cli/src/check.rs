@@ -13,17 +13,23 @@ use crate::error::CliError;
 use crate::store_args::StoreArgs;
 
 /// Runs the check and prints its report; fails when anything was found.
+/// Without `--namespace`, every namespace the store holds is checked.
 pub fn run(store: &StoreArgs) -> Result<(), CliError> {
-    let engine = store.open(OpenMode::ReadOnly, None)?;
-    let report = check(&engine).map_err(|e| CliError::Io(std::io::Error::other(e.to_string())))?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    print_report(&mut out, store, &report)?;
+    let mut findings = 0;
+    for args in store.each_namespace()? {
+        let engine = args.open(OpenMode::ReadOnly, None)?;
+        let report =
+            check(&engine).map_err(|e| CliError::Io(std::io::Error::other(e.to_string())))?;
+        print_report(&mut out, &args, &report)?;
+        findings += report.findings.len();
+    }
     out.flush()?;
-    if report.is_clean() {
+    if findings == 0 {
         Ok(())
     } else {
-        Err(CliError::Findings(report.findings.len()))
+        Err(CliError::Findings(findings))
     }
 }
 
@@ -43,9 +49,13 @@ fn print_report(
             store.format
         )?;
     }
+    let namespace = match &store.namespace {
+        Some(ns) => format!(", namespace {}", quote_bytes(ns.as_bytes())),
+        None => String::new(),
+    };
     writeln!(
         out,
-        "{} store {}: {} live keys, {} metadata records, {} element records ({} for compaction to collect); {}",
+        "{} store {}{namespace}: {} live keys, {} metadata records, {} element records ({} for compaction to collect); {}",
         store.format,
         store.dir.display(),
         report.keys,

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
+use redcodec_engine::namespaces::namespaces;
 use redcodec_engine::{Clock, Compat, Engine, EngineOptions, ManualClock, OpenMode, SystemClock};
 use redcodec_formats::{AnyCodec, Format, FormatOptions};
 
@@ -40,6 +41,29 @@ impl StoreArgs {
             cluster: self.cluster,
         };
         Ok(format.codec(&options)?)
+    }
+
+    /// These options once per namespace the store holds (read-only), for
+    /// commands that cover a whole store: just these options when
+    /// `--namespace` is given, when the format has no namespaces, or when
+    /// the store holds none yet.
+    pub fn each_namespace(&self) -> Result<Vec<StoreArgs>, CliError> {
+        if self.namespace.is_some() {
+            return Ok(vec![self.clone()]);
+        }
+        let engine = self.open(OpenMode::ReadOnly, None)?;
+        let found =
+            namespaces(&engine).map_err(|e| CliError::Io(std::io::Error::other(e.to_string())))?;
+        if found.is_empty() {
+            return Ok(vec![self.clone()]);
+        }
+        Ok(found
+            .into_iter()
+            .map(|ns| StoreArgs {
+                namespace: Some(String::from_utf8_lossy(&ns.name).into_owned()),
+                ..self.clone()
+            })
+            .collect())
     }
 
     /// Opens the engine: read-write (creating the store or not) or

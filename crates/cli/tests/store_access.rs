@@ -333,12 +333,15 @@ fn corrupted_copy(work: &Path) -> PathBuf {
             .join("../../tests/fixtures/blackwidow/snappy-default"),
         &dir,
     );
+    // At the fixture's read-time clock, as `check` runs below: the
+    // compactions this read-write open may start collect nothing live.
     let engine = Engine::open(
         codec(Format::Blackwidow),
         &dir,
         EngineOptions {
             mode: OpenMode::MustExist,
-            ..EngineOptions::default()
+            clock: std::sync::Arc::new(redcodec_engine::ManualClock::at_ms(1_700_000_100_000)),
+            compat: None,
         },
     )
     .unwrap();
@@ -354,14 +357,16 @@ fn corrupted_copy(work: &Path) -> PathBuf {
     let mut meta = c.decode_meta(DataType::Hash, &raw).unwrap();
     meta.size += 1;
     batch.put(record.place, record.key, c.encode_meta(&meta).unwrap());
-    // An orphan: a field of a hash that has no metadata.
-    let ghost = c.new_meta(DataType::Hash, 1_600_000_000);
+    // An orphan: a field of the hash at a version newer than its
+    // metadata's, which no read sees and blackwidow's compaction keeps.
+    let mut newer = meta.clone();
+    newer.version += 1;
     let id = SubId::Name(b"f".to_vec());
     let value = SubValue::Bytes(b"v".to_vec());
     batch.put(
         c.sub_place(SubKind::HashField),
-        c.sub_key(SubKind::HashField, b"ghost", &ghost, &id),
-        c.encode_sub_value(SubKind::HashField, &ghost, &value),
+        c.sub_key(SubKind::HashField, b"hash:at", &newer, &id),
+        c.encode_sub_value(SubKind::HashField, &newer, &value),
     );
     // A key in two types: the string "str:app" gains a one-field hash.
     let mut twin = c.new_meta(DataType::Hash, 1_600_000_000);
@@ -538,4 +543,150 @@ fn a_pika_db_path_names_the_stores_below_it() {
     );
     let (ok, _, stderr) = run(&["dump", "--format", "blackwidow", "--dir", path(&db0)], "");
     assert!(ok, "{stderr}");
+}
+
+#[test]
+fn check_covers_every_namespace_of_a_store() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("kv");
+    let d = path(&dir);
+    for (ns, script) in [
+        ("a", "SET k1 v\n"),
+        ("b", "HSET h f v g w\n"),
+        ("__namespace", "SET k v\n"),
+    ] {
+        let (ok, _, stderr) = run(
+            &["exec", "--format", "kvrocks", "--dir", d, "--namespace", ns],
+            script,
+        );
+        assert!(ok, "{stderr}");
+    }
+    let (ok, stdout, _) = run(&["check", "--format", "kvrocks", "--dir", d], "");
+    assert!(ok, "{stdout}");
+    for ns in [
+        "\"a\": 1 live keys",
+        "\"b\": 1 live keys",
+        "\"__namespace\": 1 live keys",
+    ] {
+        assert!(stdout.contains(&format!("namespace {ns}")), "{stdout}");
+    }
+    // A fault in one namespace is found without naming it.
+    {
+        let c = Format::Kvrocks
+            .codec(&FormatOptions {
+                namespace: Some(b"b".to_vec()),
+                ..FormatOptions::default()
+            })
+            .unwrap();
+        let engine = Engine::open(c, &dir, EngineOptions::default()).unwrap();
+        let c = engine.codec();
+        let record = c.meta_record(b"h", DataType::Hash).unwrap();
+        let raw = engine
+            .store()
+            .get(record.place, &record.key)
+            .unwrap()
+            .unwrap();
+        let mut meta = c.decode_meta(DataType::Hash, &raw).unwrap();
+        meta.size = 5;
+        let mut batch = Batch::default();
+        batch.put(record.place, record.key, c.encode_meta(&meta).unwrap());
+        engine.store().write(batch).unwrap();
+    }
+    let (ok, stdout, _) = run(&["check", "--format", "kvrocks", "--dir", d], "");
+    assert!(!ok);
+    assert!(
+        stdout.contains("count\t\"h\"\thash: metadata says 5 elements, 2 found"),
+        "{stdout}"
+    );
+    let (ok, stdout, _) = run(
+        &[
+            "check",
+            "--format",
+            "kvrocks",
+            "--dir",
+            d,
+            "--namespace",
+            "a",
+        ],
+        "",
+    );
+    assert!(ok, "{stdout}");
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+}
+
+#[test]
+fn a_cluster_store_is_not_read_as_a_standalone_one() {
+    let work = tempfile::tempdir().unwrap();
+    let cluster = work.path().join("cluster");
+    let plain = work.path().join("plain");
+    let (ok, _, _) = run(
+        &[
+            "exec",
+            "--format",
+            "kvrocks",
+            "--dir",
+            path(&cluster),
+            "--cluster",
+        ],
+        "SET a 1\nSET b 2\n",
+    );
+    assert!(ok);
+    let (ok, _, _) = run(
+        &["exec", "--format", "kvrocks", "--dir", path(&plain)],
+        "SET a 1\n",
+    );
+    assert!(ok);
+    let (ok, _, stderr) = run(
+        &[
+            "exec",
+            "--read-only",
+            "--format",
+            "kvrocks",
+            "--dir",
+            path(&cluster),
+            "--",
+            "GET",
+            "a",
+        ],
+        "",
+    );
+    assert!(!ok);
+    assert!(
+        stderr.contains("carries a cluster slot (cluster mode)"),
+        "{stderr}"
+    );
+    let (ok, _, stderr) = run(
+        &[
+            "exec",
+            "--read-only",
+            "--format",
+            "kvrocks",
+            "--dir",
+            path(&plain),
+            "--cluster",
+            "--",
+            "GET",
+            "a",
+        ],
+        "",
+    );
+    assert!(!ok);
+    assert!(stderr.contains("not written in cluster mode"), "{stderr}");
+    let (ok, stdout, _) = run(
+        &[
+            "exec",
+            "--read-only",
+            "--format",
+            "kvrocks",
+            "--dir",
+            path(&cluster),
+            "--cluster",
+            "--",
+            "GET",
+            "b",
+        ],
+        "",
+    );
+    assert!(ok);
+    assert_eq!(stdout, "\"2\"\n");
 }

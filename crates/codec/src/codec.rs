@@ -25,6 +25,16 @@ pub struct SubOwner {
     pub version: u64,
 }
 
+/// What one metadata key says of how its store was written, for formats
+/// that keep namespaces (and cluster slots) in their keys.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyShape {
+    /// The namespace the key belongs to.
+    pub namespace: Vec<u8>,
+    /// Whether the key carries a cluster slot that matches its user key.
+    pub slotted: bool,
+}
+
 /// Expands to `$callback! { <the Codec trait definition> }`.
 ///
 /// The trait is written once, here. `enum_dispatch` must see a trait's
@@ -237,6 +247,14 @@ macro_rules! codec_trait_tokens {
                 /// comparator and no compaction filter, and never writes to
                 /// it; `None` refuses a store that holds one.
                 fn other_families(&self, _instance: usize) -> Option<ComparatorSpec> {
+                    None
+                }
+
+                /// The namespace and slot shape of the raw metadata key `raw`
+                /// found at `place`, in any namespace of the store; `None`
+                /// where the format keeps no namespace in its keys (or `raw`
+                /// is not a metadata key).
+                fn key_shape(&self, _place: Place, _raw: &[u8]) -> Option<KeyShape> {
                     None
                 }
 

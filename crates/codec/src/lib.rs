@@ -16,7 +16,7 @@ pub use caps::{
     ActiveExpiry, Capabilities, DeleteModel, ListModel, ListShift, MetaLookup, Namespaces,
     RelativeExpiry, ScoreIndex, TtlResolution, VersionWidth,
 };
-pub use codec::{Codec, GcDecision, SubOwner};
+pub use codec::{Codec, GcDecision, KeyShape, SubOwner};
 pub use error::{DecodeError, EncodeError};
 pub use layout::{CfSpec, ComparatorSpec, GcRule, InstanceSpec, KeyRange, Layout, Place, Record};
 pub use model::{DataType, ListBounds, Meta, SparseIndex, SubId, SubKind, SubValue};

@@ -5,10 +5,11 @@
 //! - records whose bytes do not decode (metadata and element records);
 //! - live collections whose stored element count disagrees with the
 //!   element records that belong to them;
-//! - orphaned element records: no metadata record owns them, in a format
-//!   whose `DEL` never removes a key's metadata before its elements
-//!   ([`DeleteModel::DropMeta`] formats orphan elements on every `DEL`,
-//!   and compaction collects them: there they are garbage, not a fault);
+//! - orphaned element records: records of a version their key's metadata
+//!   does not have (so no read sees them) that the format's compaction
+//!   rule would nevertheless keep for ever. (Elements whose metadata is
+//!   gone are garbage compaction collects: every format's `DEL` or
+//!   metadata compaction leaves such records behind, by design.)
 //! - keys of types redcodec does not model (Kvrocks' bitmaps, streams,
 //!   JSON, …);
 //! - keys held in several types at once (Pika's blackwidow and nemo allow
@@ -19,7 +20,7 @@
 
 use std::collections::BTreeMap;
 
-use redcodec_codec::{Codec, DataType, DeleteModel, GcDecision, Place, SubKind};
+use redcodec_codec::{Codec, DataType, GcDecision, Place, SubKind};
 
 use crate::engine::EngineCore;
 use crate::error::{CmdError, CmdResult};
@@ -59,7 +60,8 @@ pub enum Finding {
         /// What failed.
         error: String,
     },
-    /// An element record with no metadata record.
+    /// An element record no read sees and compaction keeps: its version
+    /// is not its key's.
     Orphan {
         /// `<instance>/<column family>`.
         family: String,
@@ -243,8 +245,8 @@ fn element_count(value: &Value) -> u64 {
 }
 
 /// Reads every element record and asks the format's garbage rule about
-/// it: records of no metadata record are orphans (or garbage, where `DEL`
-/// drops metadata first), records the rule drops are garbage.
+/// it: records the rule drops are garbage; records it keeps must carry
+/// their key's current version, or they are orphans.
 fn check_elements<C: Codec>(ctx: &Ctx<'_, C>, report: &mut CheckReport) -> CmdResult<()> {
     let codec = ctx.codec();
     let store = ctx.engine().store();
@@ -260,7 +262,11 @@ fn check_elements<C: Codec>(ctx: &Ctx<'_, C>, report: &mut CheckReport) -> CmdRe
     .collect();
     places.sort();
     places.dedup();
-    let orphans_are_garbage = codec.capabilities().delete == DeleteModel::DropMeta;
+    let place_types: Vec<(Place, Option<DataType>)> = codec
+        .meta_ranges()
+        .into_iter()
+        .map(|(range, ty)| (range.place, ty))
+        .collect();
     let now = ctx.now_ms();
     for place in places {
         let mut it = store.scan_family(place);
@@ -270,15 +276,25 @@ fn check_elements<C: Codec>(ctx: &Ctx<'_, C>, report: &mut CheckReport) -> CmdRe
             };
             report.element_records += 1;
             let meta = store.get(owner.meta.place, &owner.meta.key)?;
-            if meta.is_none() && !orphans_are_garbage {
+            if codec.gc_sub(&owner, meta.as_deref(), now) == GcDecision::Drop {
+                report.garbage += 1;
+                continue;
+            }
+            let Some(raw) = meta else { continue };
+            let ty = place_types
+                .iter()
+                .find(|(p, _)| *p == owner.meta.place)
+                .and_then(|(_, ty)| *ty)
+                .unwrap_or(DataType::String);
+            // Undecodable metadata is reported by the metadata pass.
+            let Ok(meta) = codec.decode_meta(ty, &raw) else {
+                continue;
+            };
+            if owner.version != 0 && meta.version != owner.version {
                 report.findings.push(Finding::Orphan {
                     family: family_name(ctx, place),
                     key,
                 });
-                continue;
-            }
-            if codec.gc_sub(&owner, meta.as_deref(), now) == GcDecision::Drop {
-                report.garbage += 1;
             }
         }
     }

@@ -127,9 +127,6 @@ impl<C: Codec> Engine<C> {
         };
         let store = Store::open(codec.clone(), options.clock.clone(), dir, store_options)?;
         let writes = options.mode.writes();
-        if writes {
-            store.write_bootstrap(codec.bootstrap_records())?;
-        }
         let core = Arc::new(EngineCore {
             codec,
             store,
@@ -139,6 +136,10 @@ impl<C: Codec> Engine<C> {
             cursors: Mutex::new(CursorTable::default()),
             commands: CommandTable::new(),
         });
+        crate::namespaces::check_slots(&core)?;
+        if writes {
+            core.store.write_bootstrap(core.codec.bootstrap_records())?;
+        }
         let expiry = match core.codec.capabilities().active_expiry {
             Some(active) if writes => Some(
                 ExpiryTask::start(core.clone(), Duration::from_millis(active.period_ms.max(1)))

@@ -17,6 +17,7 @@ pub mod keyspace;
 mod locks;
 pub mod long_double;
 pub mod migrate;
+pub mod namespaces;
 pub mod number;
 pub mod reply;
 pub mod typed;

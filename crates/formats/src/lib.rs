@@ -13,8 +13,8 @@ pub use redcodec_codec::Codec;
 use redcodec_ardb::{ArdbCodec, ArdbOptions};
 use redcodec_blackwidow::BlackwidowCodec;
 use redcodec_codec::{
-    Capabilities, ComparatorSpec, DataType, DecodeError, EncodeError, GcDecision, KeyRange, Layout,
-    Meta, Place, Record, SubId, SubKind, SubOwner, SubValue,
+    Capabilities, ComparatorSpec, DataType, DecodeError, EncodeError, GcDecision, KeyRange,
+    KeyShape, Layout, Meta, Place, Record, SubId, SubKind, SubOwner, SubValue,
 };
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
 use redcodec_nemo::NemoCodec;
@@ -29,7 +29,7 @@ mod registration {
     use super::enum_dispatch;
     use redcodec_codec::{
         Capabilities, ComparatorSpec, DataType, DecodeError, EncodeError, GcDecision, KeyRange,
-        Layout, Meta, Place, Record, SubId, SubKind, SubOwner, SubValue,
+        KeyShape, Layout, Meta, Place, Record, SubId, SubKind, SubOwner, SubValue,
     };
 
     macro_rules! register {

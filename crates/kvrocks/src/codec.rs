@@ -12,7 +12,7 @@
 
 use redcodec_codec::{
     Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
-    Layout, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Reader, Record,
+    KeyShape, Layout, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Reader, Record,
     RelativeExpiry, ScoreIndex, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
 };
 
@@ -183,6 +183,16 @@ impl Codec for KvrocksCodec {
             return Ok(None);
         }
         Ok(self.keys.user_key_of(raw)?.map(<[u8]>::to_vec))
+    }
+
+    fn key_shape(&self, place: Place, raw: &[u8]) -> Option<KeyShape> {
+        if place != layout::METADATA {
+            return None;
+        }
+        KeyScheme::shape_of(raw).map(|(namespace, slotted)| KeyShape {
+            namespace: namespace.to_vec(),
+            slotted,
+        })
     }
 
     fn flush_ranges(&self) -> Vec<KeyRange> {

@@ -1,0 +1,115 @@
+//! The namespaces a store holds, and whether its keys carry the cluster
+//! slots the codec expects — both read from the store, whatever namespace
+//! the engine was opened with.
+//!
+//! Namespaces are found as [`Capabilities::namespaces`] says: in the keys
+//! of the metadata family ([`Namespaces::Prefix`], through
+//! [`Codec::key_shape`]), or as column families
+//! ([`Namespaces::ColumnFamily`]).
+
+use redcodec_codec::{Codec, Namespaces};
+
+use crate::engine::EngineCore;
+use crate::error::{CmdResult, EngineError};
+
+/// One namespace of a store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamespaceInfo {
+    /// Its name.
+    pub name: Vec<u8>,
+    /// Metadata records in it (live or not), where the format keeps
+    /// namespaces in keys; `None` for column-family namespaces.
+    pub meta_records: Option<u64>,
+}
+
+/// Every namespace the store holds, in name order (none for a format
+/// without namespaces).
+pub fn namespaces<C: Codec>(engine: &EngineCore<C>) -> CmdResult<Vec<NamespaceInfo>> {
+    let codec = engine.codec();
+    let store = engine.store();
+    let Some((range, _)) = codec.meta_ranges().into_iter().next() else {
+        return Ok(Vec::new());
+    };
+    let place = range.place;
+    match codec.capabilities().namespaces {
+        Namespaces::None => Ok(Vec::new()),
+        Namespaces::ColumnFamily => {
+            let mut names: Vec<Vec<u8>> = store
+                .other_families(place.instance)
+                .iter()
+                .map(|n| n.as_bytes().to_vec())
+                .collect();
+            if store.has_cf(place) {
+                names.push(store.layout().cf(place).name.as_bytes().to_vec());
+            }
+            names.sort();
+            Ok(names
+                .into_iter()
+                .map(|name| NamespaceInfo {
+                    name,
+                    meta_records: None,
+                })
+                .collect())
+        }
+        Namespaces::Prefix { .. } => {
+            let mut found: Vec<NamespaceInfo> = Vec::new();
+            let mut it = store.scan_family(place);
+            while let Some((key, _)) = it.next()? {
+                let Some(shape) = codec.key_shape(place, &key) else {
+                    continue;
+                };
+                match found.last_mut() {
+                    Some(last) if last.name == shape.namespace => {
+                        if let Some(n) = last.meta_records.as_mut() {
+                            *n += 1;
+                        }
+                    }
+                    _ => found.push(NamespaceInfo {
+                        name: shape.namespace,
+                        meta_records: Some(1),
+                    }),
+                }
+            }
+            Ok(found)
+        }
+    }
+}
+
+/// Metadata keys sampled by [`check_slots`].
+const SAMPLE: usize = 16;
+
+/// Refuses a store whose keys carry cluster slots when the codec expects
+/// none, or the reverse: read with the wrong expectation, every user key
+/// would be off by two bytes. Judged on the first metadata keys of the
+/// engine's namespace; a store without keys passes.
+pub(crate) fn check_slots<C: Codec>(engine: &EngineCore<C>) -> Result<(), EngineError> {
+    let codec = engine.codec();
+    let Namespaces::Prefix { slots } = codec.capabilities().namespaces else {
+        return Ok(());
+    };
+    let Some((range, _)) = codec.meta_ranges().into_iter().next() else {
+        return Ok(());
+    };
+    let mut it = engine.store().scan(&range, None, false);
+    let (mut seen, mut slotted) = (0, 0);
+    while seen < SAMPLE {
+        let Some((key, _)) = it.next()? else { break };
+        let Some(shape) = codec.key_shape(range.place, &key) else {
+            continue;
+        };
+        seen += 1;
+        slotted += usize::from(shape.slotted);
+    }
+    match (slots, seen, slotted) {
+        (_, 0, _) => Ok(()),
+        (false, n, s) if s == n => Err(EngineError::Open(format!(
+            "every key of this {} store carries a cluster slot (cluster mode): open it in cluster mode (--cluster)",
+            codec.name()
+        ))),
+        (true, _, 0) => Err(EngineError::Open(format!(
+            "no key of this {} store carries a cluster slot: it was not written in cluster mode (drop --cluster)",
+            codec.name()
+        ))),
+        _ => Ok(()),
+    }
+}
