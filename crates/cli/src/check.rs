@@ -105,6 +105,10 @@ fn describe(finding: &Finding) -> String {
             "unmodelled\t{}\t{type_name}: a type redcodec does not model (migrate lists it as unrepresentable)",
             quote_bytes(key)
         ),
+        Finding::Foreign { instance, key } => format!(
+            "unmodelled\t{}\t{instance}/: a record of an instance redcodec does not model (migrate lists it as unrepresentable)",
+            quote_bytes(key)
+        ),
         Finding::SeveralTypes { key, types } => {
             let names: Vec<&str> = types.iter().map(|t| t.redis_name()).collect();
             format!(

@@ -690,3 +690,81 @@ fn a_cluster_store_is_not_read_as_a_standalone_one() {
     assert!(ok);
     assert_eq!(stdout, "\"2\"\n");
 }
+
+#[test]
+fn keys_of_an_instance_the_layout_lacks_are_named() {
+    // Pika 3.5 keeps streams in a sixth instance beside blackwidow's five.
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("db0");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/blackwidow/snappy-default"),
+        &dir,
+    );
+    {
+        let mut opts = rocksdb::Options::default();
+        opts.create_if_missing(true);
+        opts.create_missing_column_families(true);
+        let db = rocksdb::DB::open_cf(&opts, dir.join("streams"), ["default", "data_cf"]).unwrap();
+        db.put(b"events", b"stream meta").unwrap();
+    }
+    let d = path(&dir);
+    let (ok, stdout, _) = run(
+        &[
+            "check",
+            "--format",
+            "blackwidow",
+            "--dir",
+            d,
+            "--fixed-clock",
+            CLOCK,
+        ],
+        "",
+    );
+    assert!(!ok);
+    assert!(
+        stdout.contains("unmodelled\t\"events\"\tstreams/"),
+        "{stdout}"
+    );
+    let dst = work.path().join("kv");
+    let args = [
+        "migrate",
+        "--from",
+        "blackwidow",
+        "--src",
+        d,
+        "--to",
+        "kvrocks",
+        "--dst",
+        path(&dst),
+    ];
+    let (ok, _, stderr) = run(&args, "");
+    assert!(!ok);
+    assert!(
+        stderr.contains("\"events\": it holds a record of streams/"),
+        "{stderr}"
+    );
+    let (_, stdout, _) = run(
+        &[
+            "exec",
+            "--read-only",
+            "--format",
+            "kvrocks",
+            "--dir",
+            path(&dst),
+            "--",
+            "DBSIZE",
+        ],
+        "",
+    );
+    assert_eq!(
+        stdout, "(integer) 0\n",
+        "nothing is written before the refusal"
+    );
+    let (ok, stdout, stderr) = run(&[&args[..], &["--skip-unrepresentable"]].concat(), "");
+    assert!(ok, "{stderr}");
+    assert!(
+        stdout.contains("\"events\": it holds a record of streams/"),
+        "{stdout}"
+    );
+}

@@ -12,6 +12,8 @@
 //!   metadata compaction leaves such records behind, by design.)
 //! - keys of types redcodec does not model (Kvrocks' bitmaps, streams,
 //!   JSON, …);
+//! - keys kept in a RocksDB instance the layout does not name (Pika 3.5's
+//!   `streams/`);
 //! - keys held in several types at once (Pika's blackwidow and nemo allow
 //!   it; see [`crate::keyspace::TYPE_ORDER`]).
 //!
@@ -77,6 +79,14 @@ pub enum Finding {
         /// The real system's name of the type.
         type_name: &'static str,
     },
+    /// A record of a RocksDB instance beside the layout's that the layout
+    /// does not name (Pika 3.5's `streams/`): a key redcodec does not model.
+    Foreign {
+        /// The instance's directory.
+        instance: String,
+        /// The record's key (the user key, in blackwidow-style layouts).
+        key: Vec<u8>,
+    },
     /// A key held in several types at once.
     SeveralTypes {
         /// The user key.
@@ -128,6 +138,14 @@ pub fn check<C: Codec>(engine: &EngineCore<C>) -> CmdResult<CheckReport> {
     check_counts(&ctx, &live_types, &mut report)?;
     check_elements(&ctx, &mut report)?;
     let store = engine.store();
+    for instance in redcodec_store::foreign::foreign_instances(store) {
+        for key in redcodec_store::foreign::foreign_keys(store, &instance)? {
+            report.findings.push(Finding::Foreign {
+                instance: instance.clone(),
+                key,
+            });
+        }
+    }
     for (index, inst) in store.layout().instances.iter().enumerate() {
         for family in store.other_families(index) {
             report

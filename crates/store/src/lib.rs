@@ -12,6 +12,8 @@
 //!   per level, column families).
 //! - `gc` holds the compaction filters: RocksDB asks, the codec decides.
 //! - [`clock`] is the injectable time every timestamp comes from.
+//! - [`foreign`] lists the keys of RocksDB stores beside the layout's
+//!   instances that it does not name (Pika 3.5's `streams/`).
 //! - [`sst`] reads what an SST file says about itself (table format,
 //!   checksum, compression).
 
@@ -19,6 +21,7 @@ pub mod clock;
 mod compat;
 mod error;
 mod expired;
+pub mod foreign;
 mod gc;
 pub mod sst;
 mod store;

@@ -40,6 +40,9 @@
 //!   planning pass runs ([`MigrateOptions::plan`]), before writing anything
 //!   at all, listing every such key. With [`OnUnrepresentable::Skip`] it
 //!   goes on and the report lists the skipped keys.
+//! - **Instances the layout does not name** (Pika 3.5's `streams/` beside
+//!   blackwidow's five): their keys are unrepresentable — named, and the
+//!   migration stops before writing unless they are skipped.
 //! - **Checkpoint and resume.** With [`MigrateOptions::checkpoint`] set, a
 //!   small file records, before every commit, the last key surely written,
 //!   the last key the commit in flight touches, the metadata of a key cut
@@ -317,10 +320,46 @@ pub fn migrate<A: Codec, B: Codec>(
     observer: &mut dyn Observer,
 ) -> Result<MigrateReport, MigrateError> {
     check_distinct(src, dst)?;
+    let foreign = foreign_keys(src)?;
+    if !foreign.is_empty() && options.on_unrepresentable == OnUnrepresentable::Stop {
+        let more = foreign.len().saturating_sub(FOREIGN_LISTED) as u64;
+        return Err(MigrateError::Unrepresentable {
+            format: dst.codec().name().to_string(),
+            keys: foreign.into_iter().take(FOREIGN_LISTED).collect(),
+            more,
+        });
+    }
     let _src_held = src.locks.lock_all();
     let _dst_held = dst.locks.lock_all();
     let _bulk = BulkMode::enter(src, dst);
-    run::Run::new(src, dst, options, observer).execute()
+    let mut report = run::Run::new(src, dst, options, observer).execute()?;
+    for skipped in foreign {
+        observer.skipped(&skipped);
+        report.skipped.push(skipped);
+    }
+    Ok(report)
+}
+
+/// Foreign-instance keys named in a refusal (all are counted).
+const FOREIGN_LISTED: usize = 20;
+
+/// The keys of the RocksDB instances beside the source's layout that it
+/// does not name (Pika 3.5's `streams/`): never migrated, always named.
+fn foreign_keys<A: Codec>(src: &Engine<A>) -> Result<Vec<Skipped>, MigrateError> {
+    let store = src.store();
+    let mut out = Vec::new();
+    for instance in redcodec_store::foreign::foreign_instances(store) {
+        for key in redcodec_store::foreign::foreign_keys(store, &instance)? {
+            out.push(Skipped {
+                key,
+                data_type: None,
+                reason: Unrepresentable::Unmodelled {
+                    type_name: format!("record of {instance}/, an instance"),
+                },
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// Both stores set for one pass over everything: reads do not fill the
