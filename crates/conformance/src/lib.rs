@@ -6,13 +6,15 @@
 //! - [`target`] runs commands on an engine of any format or on real Redis;
 //! - [`runner`] runs a corpus on a target and reports every difference;
 //! - [`compat`] renders the commands × formats compatibility table;
-//! - [`model`] is the in-memory reference model the property tests compare with.
+//! - [`model`] is the in-memory reference model the property tests compare with;
+//! - [`skip`] reports a test that cannot run here to the test command's summary.
 
 pub mod compat;
 pub mod expect;
 pub mod model;
 pub mod runner;
 pub mod scenario;
+pub mod skip;
 pub mod target;
 
 /// The directory holding the scenario files.

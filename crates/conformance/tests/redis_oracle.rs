@@ -13,7 +13,7 @@ fn corpus_matches_real_redis() {
     let mut server = match RedisServer::start() {
         Ok(s) => s,
         Err(e) if !required => {
-            eprintln!("SKIPPED: {e}");
+            redcodec_conformance::skip::record("conformance real-Redis oracle", &e.to_string());
             return;
         }
         Err(e) => panic!("{e}"),

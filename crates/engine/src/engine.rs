@@ -156,6 +156,20 @@ impl<C: Codec> Engine<C> {
         self.expiry.is_some()
     }
 
+    /// Wakes the active-expiry task for one pass and waits until a pass
+    /// has completed; `false` when no task runs. The task otherwise runs
+    /// every period of real time; tests drive it with this and a manual
+    /// clock instead of waiting.
+    pub fn tick_expiry_task(&self) -> bool {
+        match &self.expiry {
+            Some(task) => {
+                task.tick();
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Stops the active-expiry task and waits for it to finish. Expired
     /// keys stay hidden; reported keys are then deleted only by explicit
     /// [`EngineCore::expire_reported_keys`] passes (tests that drive the

@@ -18,52 +18,90 @@ use redcodec_codec::Codec;
 
 use crate::engine::EngineCore;
 
+/// What the task and its owner share.
+#[derive(Default)]
+struct State {
+    /// The owner dropped the task.
+    stopped: bool,
+    /// A pass was asked for now ([`ExpiryTask::tick`]).
+    woken: bool,
+    /// A pass is running.
+    running: bool,
+    /// Passes completed so far.
+    passes: u64,
+}
+
 /// The background thread of active expiry; stopped and joined on drop.
 pub(crate) struct ExpiryTask {
-    stop: Arc<(Mutex<bool>, Condvar)>,
+    shared: Arc<(Mutex<State>, Condvar)>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl ExpiryTask {
     /// Starts a thread that runs [`EngineCore::expire_reported_keys`] every
-    /// `period` of real time until the task is dropped.
+    /// `period` of real time, or at once when [`ExpiryTask::tick`] asks,
+    /// until the task is dropped.
     pub(crate) fn start<C: Codec>(
         core: Arc<EngineCore<C>>,
         period: Duration,
     ) -> std::io::Result<ExpiryTask> {
-        let stop = Arc::new((Mutex::new(false), Condvar::new()));
-        let signal = stop.clone();
+        let shared = Arc::new((Mutex::new(State::default()), Condvar::new()));
+        let signal = shared.clone();
         let thread = std::thread::Builder::new()
             .name("redcodec-expiry".into())
             .spawn(move || {
-                let (stopped, wake) = &*signal;
+                let (state, cond) = &*signal;
                 loop {
                     {
-                        let mut stopped = stopped.lock();
-                        if !*stopped {
-                            wake.wait_for(&mut stopped, period);
+                        let mut state = state.lock();
+                        if !state.stopped && !state.woken {
+                            cond.wait_for(&mut state, period);
                         }
-                        if *stopped {
+                        if state.stopped {
                             return;
                         }
+                        state.woken = false;
+                        state.running = true;
                     }
                     // A failed pass leaves the keys it could not handle
                     // reported; the next pass tries again.
                     let _ = core.expire_reported_keys();
+                    {
+                        let mut state = state.lock();
+                        state.running = false;
+                        state.passes += 1;
+                    }
+                    cond.notify_all();
                 }
             })?;
         Ok(ExpiryTask {
-            stop,
+            shared,
             thread: Some(thread),
         })
+    }
+
+    /// Makes the task run one pass now, and returns once a pass has
+    /// completed after this call (whatever the clock: tests drive the task
+    /// with a manual clock and no real-time wait).
+    pub(crate) fn tick(&self) {
+        let (state, cond) = &*self.shared;
+        let mut state = state.lock();
+        // A pass already running may have taken its keys before this call:
+        // wait for the one after it.
+        let target = state.passes + 1 + u64::from(state.running);
+        state.woken = true;
+        cond.notify_all();
+        while state.passes < target && !state.stopped {
+            cond.wait(&mut state);
+        }
     }
 }
 
 impl Drop for ExpiryTask {
     fn drop(&mut self) {
-        let (stopped, wake) = &*self.stop;
-        *stopped.lock() = true;
-        wake.notify_all();
+        let (state, cond) = &*self.shared;
+        state.lock().stopped = true;
+        cond.notify_all();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
