@@ -85,7 +85,7 @@ fn hex_value(b: u8) -> Option<u8> {
 /// Splits `line` into arguments exactly as `redis-cli` (hiredis
 /// `sdssplitargs`) does. See the [module documentation](self) for the rules.
 ///
-/// ```ignore
+/// ```
 /// use redcodec_engine::cmdline::split_args;
 /// assert_eq!(
 ///     split_args(r#"SET "a\x00b" 'it\'s'"#).unwrap(),

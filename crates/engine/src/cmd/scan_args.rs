@@ -7,7 +7,7 @@
 //! which [`Ctx::subs`](crate::keyspace::Ctx::subs) returns them. `0` starts a
 //! scan and the reply cursor `0` ends it. The usual pattern is:
 //!
-//! ```ignore
+//! ```text
 //! let cursor = parse_cursor(a[2])?;            // before the key is read
 //! let Some(meta) = ctx.typed(key, ty)? else { return Ok(empty_scan_reply()) };
 //! let opts = ScanOptions::parse(&a[3..], false)?; // after the type check
