@@ -30,12 +30,11 @@
 //! stops at the first NUL byte of `line`: anything after it is ignored.
 //! Bytes of non-ASCII characters are copied through unchanged.
 
-use std::fmt;
-
 /// Why a command line could not be split.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CmdlineError {
     /// A quoted section was still open at the end of the line.
+    #[error("unbalanced quotes: {quote} opened at byte {offset} is never closed")]
     UnterminatedQuote {
         /// The quote character that was left open (`"` or `'`).
         quote: char,
@@ -44,28 +43,12 @@ pub enum CmdlineError {
     },
     /// A closing quote was directly followed by something other than
     /// whitespace or the end of the line, as in `"foo"bar`.
+    #[error("closing quote at byte {offset} must be followed by a space or the end of the line")]
     CharAfterClosingQuote {
         /// Byte offset of the closing quote in the line.
         offset: usize,
     },
 }
-
-impl fmt::Display for CmdlineError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CmdlineError::UnterminatedQuote { quote, offset } => write!(
-                f,
-                "unbalanced quotes: {quote} opened at byte {offset} is never closed"
-            ),
-            CmdlineError::CharAfterClosingQuote { offset } => write!(
-                f,
-                "closing quote at byte {offset} must be followed by a space or the end of the line"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for CmdlineError {}
 
 /// C `isspace` in the "C" locale.
 fn is_c_space(b: u8) -> bool {

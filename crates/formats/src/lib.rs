@@ -96,39 +96,38 @@ impl Format {
                     opts.namespace = ns.clone();
                 }
                 opts.cluster = options.cluster;
-                KvrocksCodec::new(opts)
-                    .map(AnyCodec::from)
-                    .map_err(|e| FormatError::Options(e.to_string()))
+                Ok(AnyCodec::from(KvrocksCodec::new(opts)?))
             }
             Format::Blackwidow => {
                 if options.namespace.is_some() || options.cluster {
-                    return Err(FormatError::Options(
-                        "the blackwidow format has no namespaces and no cluster mode".into(),
-                    ));
+                    return Err(FormatError::Unsupported {
+                        format: "blackwidow",
+                        what: "no namespaces and no cluster mode",
+                    });
                 }
                 Ok(AnyCodec::from(BlackwidowCodec::new()))
             }
             Format::Nemo => {
                 if options.namespace.is_some() || options.cluster {
-                    return Err(FormatError::Options(
-                        "the nemo format has no namespaces and no cluster mode".into(),
-                    ));
+                    return Err(FormatError::Unsupported {
+                        format: "nemo",
+                        what: "no namespaces and no cluster mode",
+                    });
                 }
                 Ok(AnyCodec::from(NemoCodec::new()))
             }
             Format::Ardb => {
                 if options.cluster {
-                    return Err(FormatError::Options(
-                        "the ardb format has no cluster mode".into(),
-                    ));
+                    return Err(FormatError::Unsupported {
+                        format: "ardb",
+                        what: "no cluster mode",
+                    });
                 }
                 let mut opts = ArdbOptions::default();
                 if let Some(ns) = &options.namespace {
                     opts.namespace = ns.clone();
                 }
-                ArdbCodec::new(opts)
-                    .map(AnyCodec::from)
-                    .map_err(|e| FormatError::Options(e.to_string()))
+                Ok(AnyCodec::from(ArdbCodec::new(opts)?))
             }
         }
     }
@@ -180,9 +179,20 @@ pub enum FormatError {
         /// The names that exist.
         known: String,
     },
-    /// The format rejects the options.
-    #[error("{0}")]
-    Options(String),
+    /// Kvrocks rejects the namespace.
+    #[error(transparent)]
+    Kvrocks(#[from] redcodec_kvrocks::OptionsError),
+    /// Ardb rejects the namespace.
+    #[error(transparent)]
+    Ardb(#[from] redcodec_ardb::OptionsError),
+    /// The format has no such option.
+    #[error("the {format} format has {what}")]
+    Unsupported {
+        /// The format's name.
+        format: &'static str,
+        /// What it lacks (`no namespaces and no cluster mode`, …).
+        what: &'static str,
+    },
 }
 
 #[cfg(test)]
