@@ -6,14 +6,16 @@
 //! - one family per namespace, named by the namespace string (`"0"` unless
 //!   the client `SELECT`s another), created lazily by Ardb on first write.
 //!
-//! Every family is opened with `ardb.comparator`.
+//! Every family is opened with `ardb.comparator` and the merge operator
+//! `ardb.merger` (`RocksDBEngine::Init` sets both on the options of every
+//! family).
 
 use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
 
 use redcodec_codec::{CfSpec, GcRule, InstanceSpec, Layout, Place};
 
-use crate::comparator;
+use crate::{comparator, merge};
 
 /// The directory of the instance.
 pub const DIR: &str = "rocksdb";
@@ -34,6 +36,7 @@ pub fn layout(cf_name: &'static str) -> Layout {
         name,
         comparator: Some(comparator::SPEC),
         gc,
+        merge: Some(merge::SPEC),
     };
     Layout {
         instances: vec![InstanceSpec {
@@ -80,6 +83,7 @@ mod tests {
         assert_eq!(names, ["default", "0"]);
         for cf in &l.instances[0].column_families {
             assert_eq!(cf.comparator.map(|c| c.name), Some("ardb.comparator"));
+            assert_eq!(cf.merge.map(|m| m.name), Some("ardb.merger"));
         }
         assert_eq!(l.cf(DEFAULT).gc, GcRule::KeepAll);
         assert_eq!(l.cf(NAMESPACE).gc, GcRule::Metadata);

@@ -10,6 +10,8 @@
 //! - [`meta`]: `META` values (strings hold their value there);
 //! - [`elements`]: element keys and values of hashes, lists, sets, zsets;
 //! - [`gc`]: the compaction filter;
+//! - [`merge`]: merge operands and `ardb.merger`, the merge operator that
+//!   resolves them;
 //! - `codec`: [`ArdbCodec`], the [`redcodec_codec::Codec`] implementation.
 //!
 //! Only strings, hashes, lists, sets and sorted sets are supported; a
@@ -23,6 +25,7 @@ pub mod elements;
 pub mod gc;
 pub mod keys;
 pub mod layout;
+pub mod merge;
 pub mod meta;
 pub mod primitives;
 

@@ -13,12 +13,14 @@
 //! set     07 00 ttl size 02 <min member> <max member>   (redis-compatible mode)
 //!         07 00 ttl size 00                            (no bounds: non-compat SADD)
 //! zset    09 00 ttl size 02 <min member> <max member>
+//! (empty) a missing key                                 (left by ardb.merger, §14)
 //! ```
 //!
 //! Set and zset min/max members live in [`Meta::bounds`].
 //!
 //! [`Meta::variant`] bits: [`VARIANT_SIZE_UNKNOWN`] (collections: the stored
-//! size is −1) and [`VARIANT_FLOAT_VALUE`] (strings: the value is a float64).
+//! size is −1), [`VARIANT_FLOAT_VALUE`] (strings: the value is a float64)
+//! and [`VARIANT_EMPTY_VALUE`] (the empty value).
 
 use redcodec_codec::{DataType, DecodeError, EncodeError, ListBounds, Meta, Reader, SparseIndex};
 
@@ -38,6 +40,15 @@ pub const VARIANT_SIZE_UNKNOWN: u8 = 1;
 /// the exact text decoding produced (see [`float_text`]), else the usual
 /// int-or-string `Data`.
 pub const VARIANT_FLOAT_VALUE: u8 = 2;
+
+/// [`Meta::variant`] bit: the stored value is empty. Ardb reads an empty
+/// value as a missing key (a value object of type 0); `ardb.merger` leaves
+/// one when no operand applied to a key that had no value, e.g. `EXPIRE`
+/// or `SET … XX` on a missing key (§14). It decodes as an empty hash, which
+/// is never live, so every command sees no key; metadata carrying the bit
+/// is not encoded (an [`EncodeError`]): it is only ever deleted or
+/// replaced.
+pub const VARIANT_EMPTY_VALUE: u8 = 4;
 
 const RECORD: &str = "ardb metadata value";
 const FORMAT: &str = "ardb";
@@ -274,7 +285,14 @@ impl Header {
 
 /// Decodes metadata of a supported type. Streams, element values and merge
 /// operands give [`DecodeError::UnknownType`]; trailing bytes are an error.
+/// The empty value is a missing key ([`VARIANT_EMPTY_VALUE`]).
 pub fn decode(raw: &[u8]) -> Result<Meta, DecodeError> {
+    if raw.is_empty() {
+        return Ok(Meta {
+            variant: VARIANT_EMPTY_VALUE,
+            ..new_meta(DataType::Hash)
+        });
+    }
     let mut r = Reader::new(RECORD, raw);
     let header = Header::read(&mut r)?;
     let data_type = type_of_value(header.ty).ok_or(DecodeError::UnknownType {
@@ -490,7 +508,6 @@ mod tests {
     #[test]
     fn decode_errors() {
         for (raw, what) in [
-            ("", "empty"),
             ("0c 00 00 00 00", "stream"),
             ("1e 64 00 01 04 01 78", "merge operand"),
             ("04 01 04 01 76", "hash field value"),
@@ -514,6 +531,15 @@ mod tests {
                 tag: 12
             })
         );
+    }
+
+    #[test]
+    fn the_empty_value_is_a_missing_key() {
+        let m = decode(b"").unwrap();
+        assert_eq!((m.data_type, m.size, m.expire_ms), (DataType::Hash, 0, 0));
+        assert_eq!(m.variant, VARIANT_EMPTY_VALUE);
+        // Never written back: encoding refuses the bit.
+        assert!(encode(&m).is_err());
     }
 
     #[test]

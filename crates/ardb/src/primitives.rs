@@ -153,12 +153,63 @@ pub fn string2ll(s: &[u8]) -> Option<i64> {
     }
 }
 
-/// The decimal text of a double stored in a value: the shortest text that
-/// reads back as the same double (`inf`, `-inf`, `NaN` for the specials).
-/// The reference does not say how Ardb prints a float64 value; this is
-/// redcodec's choice.
+/// The decimal text of a double stored in a value, as Ardb prints it
+/// (`Data::ToString` → `lf2string`, `src/common/util/string_helper.cpp`):
+/// a whole number strictly between −(2^52 − 1) and 2^52 as an integer
+/// (`-0.0` as `0`), anything else as C's `%.17g` (`0.10000000000000001`,
+/// `1e+17`, `inf`, `-nan`).
 pub fn format_float(f: f64) -> String {
-    format!("{f}")
+    const MIN: f64 = -4_503_599_627_370_495.0;
+    const MAX: f64 = 4_503_599_627_370_496.0;
+    if f > MIN && f < MAX && f == f.trunc() {
+        // In range and whole: the conversion is exact.
+        return (f as i64).to_string();
+    }
+    format_g17(f)
+}
+
+/// glibc's `printf("%.17g", f)`: 17 significant digits, correctly rounded
+/// (Rust's exact formatting rounds ties to even, as glibc does), trailing
+/// zeros dropped; scientific notation when the decimal exponent is below
+/// −4 or above 16, with a sign and at least two exponent digits.
+fn format_g17(f: f64) -> String {
+    if f.is_nan() {
+        return if f.is_sign_negative() { "-nan" } else { "nan" }.to_string();
+    }
+    if f.is_infinite() {
+        return if f < 0.0 { "-inf" } else { "inf" }.to_string();
+    }
+    let scientific = format!("{f:.16e}");
+    let (mantissa, exponent) = scientific
+        .split_once('e')
+        .unwrap_or((scientific.as_str(), "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    if (-4..17).contains(&exponent) {
+        // 0 ≤ 16 − exponent ≤ 20.
+        let decimals = (16 - exponent) as usize;
+        trim_fraction(format!("{f:.decimals$}"))
+    } else {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        format!(
+            "{}e{sign}{:02}",
+            trim_fraction(mantissa.to_string()),
+            exponent.unsigned_abs()
+        )
+    }
+}
+
+/// `%g`'s rule: no trailing zeros after the decimal point, and no point
+/// without digits after it.
+fn trim_fraction(mut s: String) -> String {
+    if s.contains('.') {
+        while s.ends_with('0') {
+            s.pop();
+        }
+        if s.ends_with('.') {
+            s.pop();
+        }
+    }
+    s
 }
 
 /// The double `s` spells if [`format_float`] of it gives back exactly `s`.
@@ -438,6 +489,40 @@ mod tests {
         assert_eq!(float_text(b"3.50"), None);
         assert_eq!(float_text(b"inf"), Some(f64::INFINITY));
         assert_eq!(float_text(b"x"), None);
+        assert_eq!(float_text(b"0.1"), None);
+        assert_eq!(float_text(b"0.10000000000000001"), Some(0.1));
+    }
+
+    #[test]
+    fn floats_print_as_lf2string() {
+        // Whole numbers inside ±2^52 as integers; the rest as %.17g (the
+        // expected texts are glibc's).
+        for (f, text) in [
+            (3.0, "3"),
+            (-0.0, "0"),
+            (-4_503_599_627_370_494.0, "-4503599627370494"),
+            (4_503_599_627_370_495.0, "4503599627370495"),
+            (4_503_599_627_370_496.0, "4503599627370496"),
+            (-4_503_599_627_370_495.0, "-4503599627370495"),
+            (1e17, "1e+17"),
+            (1.5, "1.5"),
+            (-2.5, "-2.5"),
+            (0.1, "0.10000000000000001"),
+            (1.0 / 3.0, "0.33333333333333331"),
+            (0.0001, "0.0001"),
+            (1e-5, "1.0000000000000001e-05"),
+            (1e300, "1.0000000000000001e+300"),
+            (5e-324, "4.9406564584124654e-324"),
+            // Exactly 1e14 + 1/8: a tie at the 17th digit, rounded to even.
+            (1e14 + 0.125, "100000000000000.12"),
+            (123_456_789.123_456_79, "123456789.12345679"),
+            (f64::INFINITY, "inf"),
+            (f64::NEG_INFINITY, "-inf"),
+            (f64::NAN, "nan"),
+            (-f64::NAN, "-nan"),
+        ] {
+            assert_eq!(format_float(f), text, "{f:e}");
+        }
     }
 
     #[test]

@@ -180,3 +180,86 @@ fn random_bytes() {
         previous.push(bytes);
     }
 }
+
+/// Operands of every kind the merge handles.
+fn valid_operands() -> Vec<Vec<u8>> {
+    use redcodec_ardb::merge::{encode_operand, op, Scalar};
+    let s = |v: &str| Scalar::Str(v.as_bytes().to_vec());
+    vec![
+        encode_operand(op::APPEND, &[s("x")]),
+        encode_operand(op::INCR, &[Scalar::Int(1)]),
+        encode_operand(op::DECRBY2, &[Scalar::Int(-7)]),
+        encode_operand(op::INCRBYFLOAT, &[Scalar::Float(1.5)]),
+        encode_operand(op::SETNX, &[Scalar::Int(5)]),
+        encode_operand(op::SETXX, &[s("v")]),
+        encode_operand(op::PSETEX, &[s("v"), Scalar::Int(1_700_000_000_000)]),
+        encode_operand(op::SETRANGE, &[Scalar::Int(3), s("ab")]),
+        encode_operand(op::SETBIT, &[Scalar::Int(9), Scalar::Int(1)]),
+        encode_operand(op::PFADD, &[s("a")]),
+        encode_operand(op::PFADD, &[]),
+        encode_operand(op::PEXPIREAT, &[Scalar::Int(1_700_000_000_000)]),
+        encode_operand(op::HSETNX, &[Scalar::Int(1)]),
+        encode_operand(op::HSET2, &[s("v")]),
+        encode_operand(op::HINCR, &[Scalar::Int(5)]),
+        encode_operand(op::HINCRBYFLOAT, &[Scalar::Float(-0.5)]),
+    ]
+}
+
+/// Runs `ardb.merger` on `bytes` as key, base and operand, beside valid
+/// operands and bases.
+fn feed_merge(bytes: &[u8], keys: &[Vec<u8>], bases: &[Vec<u8>], operands: &[Vec<u8>]) {
+    use redcodec_ardb::merge::full_merge;
+    let _ = full_merge(bytes, Some(bytes), &mut [bytes, bytes].into_iter());
+    for key in keys {
+        let _ = full_merge(key, Some(bytes), &mut operands.iter().map(Vec::as_slice));
+        let _ = full_merge(key, None, &mut [bytes].into_iter());
+        for base in bases {
+            let _ = full_merge(key, Some(base), &mut [bytes, bytes].into_iter());
+        }
+    }
+}
+
+#[test]
+fn merge_never_panics() {
+    let c = ArdbCodec::default();
+    let meta = c.new_meta(DataType::Hash, 0);
+    let keys = vec![
+        c.meta_record(b"k", DataType::String).unwrap().key,
+        c.sub_key(SubKind::HashField, b"k", &meta, &SubId::Name(b"f".to_vec())),
+    ];
+    let mut bases: Vec<Vec<u8>> = metas(&c)
+        .iter()
+        .map(|m| c.encode_meta(m).unwrap())
+        .collect();
+    bases.push(c.encode_sub_value(SubKind::HashField, &meta, &SubValue::Bytes(b"12".to_vec())));
+    let operands = valid_operands();
+    for record in operands.iter().chain(&bases) {
+        for end in 0..=record.len() {
+            feed_merge(&record[..end], &keys, &bases, &operands);
+        }
+        for i in 0..record.len() {
+            for flip in [0x01u8, 0x80, 0xFF] {
+                let mut bad = record.clone();
+                bad[i] ^= flip;
+                feed_merge(&bad, &keys, &bases, &operands);
+            }
+        }
+    }
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for round in 0..5_000 {
+        let len = (next() % 40) as usize;
+        let mut bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        // Often an operand of a known op with random arguments.
+        if round % 2 == 0 {
+            let op = operands[round % operands.len()].clone();
+            bytes.splice(0..0, op[..4].iter().copied());
+        }
+        feed_merge(&bytes, &keys, &bases, &operands);
+    }
+}

@@ -484,3 +484,115 @@ fn keys_longer_than_a_varuint32_are_refused_only_past_4_gib() {
     assert_eq!(&rec.key[..2], &[0xac, 0x02]);
     assert_eq!(c.decode_meta_key(NS, &rec.key), Ok(Some(vec![b'k'; 300])));
 }
+
+/// §14.8: merge operands and what `ardb.merger` makes of them, through the
+/// operator spec the layout declares.
+#[test]
+fn merge_worked_examples() {
+    let c = codec();
+    let merger = c
+        .layout()
+        .cf(NS)
+        .merge
+        .expect("every ardb family has ardb.merger");
+    assert_eq!(merger.name, "ardb.merger");
+    let merge = |key: &[u8], base: Option<&str>, operands: &[&str]| {
+        let base = base.map(unhex);
+        let operands: Vec<Vec<u8>> = operands.iter().map(|o| unhex(o)).collect();
+        (merger.full_merge)(
+            key,
+            base.as_deref(),
+            &mut operands.iter().map(Vec::as_slice),
+        )
+        .expect("merged")
+    };
+    let meta_key = |k: &[u8]| c.meta_record(k, DataType::String).unwrap().key;
+
+    // SET counter 10; INCRBY counter 5; INCR counter; DECRBY counter 2.
+    assert_eq!(meta_key(b"counter"), unhex("07 63 6f 75 6e 74 65 72 01 00"));
+    assert_eq!(
+        merge(
+            &meta_key(b"counter"),
+            Some("02 00 00 01 01 14"),
+            &[
+                "1e 70 00 01 01 0a",
+                "1e 6f 00 01 01 02",
+                "1e 6b 00 01 01 04"
+            ]
+        ),
+        unhex("02 00 00 01 01 1c")
+    );
+    // SET s hello; APPEND s " world".
+    assert_eq!(
+        merge(
+            &meta_key(b"s"),
+            Some("02 00 00 01 04 05 68 65 6c 6c 6f"),
+            &["1e 64 00 01 04 06 20 77 6f 72 6c 64"]
+        ),
+        unhex("02 00 00 01 04 0b 68 65 6c 6c 6f 20 77 6f 72 6c 64")
+    );
+    // EXPIRE e 60 at 1700000000000, on a value and on a missing key.
+    let expire = "1e 37 00 01 01 c0 c9 b2 fe f9 62";
+    let merged = merge(
+        &meta_key(b"e"),
+        Some("02 00 00 01 04 05 76 61 6c 75 65"),
+        &[expire],
+    );
+    assert_eq!(
+        merged,
+        unhex("02 00 c0 c9 b2 fe f9 62 01 04 05 76 61 6c 75 65")
+    );
+    assert_eq!(
+        c.decode_meta(DataType::String, &merged).unwrap().expire_ms,
+        1_700_000_060_000
+    );
+    let missing = merge(&meta_key(b"ghost"), None, &[expire]);
+    assert!(missing.is_empty());
+    let meta = c.decode_meta(DataType::String, &missing).unwrap();
+    assert_eq!((meta.data_type, meta.size), (DataType::Hash, 0));
+    assert!(c.encode_meta(&meta).is_err());
+    // HINCRBY h f 3 on 5.
+    let field = c.sub_key(
+        SubKind::HashField,
+        b"h",
+        &c.new_meta(DataType::Hash, 0),
+        &SubId::Name(b"f".to_vec()),
+    );
+    assert_eq!(field, unhex("01 68 04 01 04 01 66"));
+    let merged = merge(&field, Some("04 01 01 0a"), &["1e 9a 00 01 01 06"]);
+    assert_eq!(merged, unhex("04 01 01 10"));
+    let meta = c.new_meta(DataType::Hash, 0);
+    assert_eq!(
+        c.decode_sub_value(SubKind::HashField, &meta, &merged),
+        Ok(SubValue::Bytes(b"8".to_vec()))
+    );
+    // INCRBYFLOAT fl 0.1 on a missing key: a float64, printed as Ardb does.
+    let merged = merge(
+        &meta_key(b"fl"),
+        None,
+        &["1e 71 00 01 02 b4 e6 cc 99 b3 e6 cc b9 7f"],
+    );
+    assert_eq!(merged, unhex("02 00 00 01 02 b4 e6 cc 99 b3 e6 cc b9 7f"));
+    let meta = c.decode_meta(DataType::String, &merged).unwrap();
+    assert_eq!(meta.value, b"0.10000000000000001");
+    assert_eq!(meta.variant, VARIANT_FLOAT_VALUE);
+    // HSETNX h n new: the field operand, when the field is missing and
+    // when it is present.
+    let n = c.sub_key(
+        SubKind::HashField,
+        b"h",
+        &c.new_meta(DataType::Hash, 0),
+        &SubId::Name(b"n".to_vec()),
+    );
+    assert_eq!(n, unhex("01 68 04 01 04 01 6e"));
+    let hsetnx = "1e a1 00 01 04 03 6e 65 77";
+    assert_eq!(merge(&n, None, &[hsetnx]), unhex("04 01 04 03 6e 65 77"));
+    assert_eq!(
+        merge(&n, Some("04 01 04 01 78"), &[hsetnx]),
+        unhex("04 01 04 01 78")
+    );
+    assert_eq!(
+        merge(&meta_key(b"h"), None, &["1e a1 00 01 01 02"]),
+        unhex("03 00 00 02 00")
+    );
+}

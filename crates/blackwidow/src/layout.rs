@@ -58,6 +58,7 @@ pub fn layout() -> Layout {
         name,
         comparator,
         gc,
+        merge: None,
     };
     let meta = || cf("default", None, GcRule::Metadata);
     let inst = |dir, column_families| InstanceSpec {

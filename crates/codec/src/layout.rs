@@ -18,6 +18,36 @@ impl std::fmt::Debug for ComparatorSpec {
     }
 }
 
+/// The full merge of a [`MergeOperatorSpec`]: the key, its base value
+/// (`None`: there is none) and its merge operands, oldest first, give the
+/// merged value; `None` fails the merge.
+pub type FullMergeFn = fn(
+    key: &[u8],
+    existing: Option<&[u8]>,
+    operands: &mut dyn Iterator<Item = &[u8]>,
+) -> Option<Vec<u8>>;
+
+/// A merge operator a column family is opened with, for a real system
+/// that wrote RocksDB merge operands (Ardb's `ardb.merger`). RocksDB calls
+/// `full_merge` when a read or a compaction meets a key's operands together
+/// with its base value (or the lack of one). Operands are never combined
+/// without their base: there is no partial merge, RocksDB keeps them as
+/// they are. When `full_merge` returns `None`, RocksDB fails the read or
+/// the compaction with `Corruption: Merge operator failed`.
+#[derive(Copy, Clone)]
+pub struct MergeOperatorSpec {
+    /// The operator's name. RocksDB does not record or check it.
+    pub name: &'static str,
+    /// The full merge.
+    pub full_merge: FullMergeFn,
+}
+
+impl std::fmt::Debug for MergeOperatorSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
 /// Which garbage-collection rule a column family's compaction filter applies.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum GcRule {
@@ -46,6 +76,11 @@ pub struct CfSpec {
     pub comparator: Option<ComparatorSpec>,
     /// Compaction-filter rule.
     pub gc: GcRule,
+    /// Merge operator, or `None` for a format that never writes merge
+    /// operands. The families of an instance that the layout does not name
+    /// ([`crate::Codec::other_families`]) are opened with the merge operator
+    /// of the instance's first family that declares one.
+    pub merge: Option<MergeOperatorSpec>,
 }
 
 /// One RocksDB instance of a layout.

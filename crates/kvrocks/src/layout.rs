@@ -32,6 +32,7 @@ pub fn layout() -> Layout {
         name,
         comparator: None,
         gc,
+        merge: None,
     };
     Layout {
         instances: vec![InstanceSpec {

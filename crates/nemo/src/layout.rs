@@ -53,6 +53,7 @@ pub fn layout() -> Layout {
             name: "default",
             comparator: None,
             gc,
+            merge: None,
         }],
         refused: &[],
     };

@@ -14,10 +14,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 
 use parking_lot::Mutex;
-use redcodec_codec::{Codec, KeyRange, Layout, Place, Record};
+use redcodec_codec::{Codec, KeyRange, Layout, MergeOperatorSpec, Place, Record};
 use rocksdb::{
-    BoundColumnFamily, ColumnFamilyDescriptor, DBRawIteratorWithThreadMode, MultiThreaded, Options,
-    ReadOptions, WriteBatch,
+    BoundColumnFamily, ColumnFamilyDescriptor, DBRawIteratorWithThreadMode, MergeOperands,
+    MultiThreaded, Options, ReadOptions, WriteBatch,
 };
 
 use crate::clock::Clock;
@@ -160,7 +160,7 @@ impl Store {
                     lazy.push(None);
                     continue;
                 }
-                let mut opts = family_options(options.compat);
+                let mut opts = family_options(options.compat, cf_spec.merge);
                 if let Some(cmp) = cf_spec.comparator {
                     opts.set_comparator(cmp.name, Box::new(cmp.compare));
                 }
@@ -197,8 +197,9 @@ impl Store {
                         codec.name()
                     )));
                 };
+                let merge = spec.column_families.iter().find_map(|c| c.merge);
                 for name in &others {
-                    let mut opts = family_options(options.compat);
+                    let mut opts = family_options(options.compat, merge);
                     opts.set_comparator(cmp.name, Box::new(cmp.compare));
                     descriptors.push(ColumnFamilyDescriptor::new(name, opts));
                 }
@@ -609,11 +610,24 @@ fn add_op(wb: &mut WriteBatch, cf: &Arc<BoundColumnFamily<'_>>, op: Op) {
 }
 
 /// Options of one column family: RocksDB's defaults, or what `compat`'s
-/// release reads.
-fn family_options(compat: Option<Compat>) -> Options {
+/// release reads, and its merge operator if it has one. Read-write and
+/// read-only opens alike need the operator: RocksDB fails every read of a
+/// key that holds merge operands without it. The partial merge always
+/// declines, so RocksDB keeps operands until it meets their base.
+fn family_options(compat: Option<Compat>, merge: Option<MergeOperatorSpec>) -> Options {
     let mut opts = Options::default();
     if let Some(compat) = compat {
         compat.apply(&mut opts);
+    }
+    if let Some(merge) = merge {
+        let full_merge = merge.full_merge;
+        opts.set_merge_operator(
+            merge.name,
+            move |key: &[u8], existing: Option<&[u8]>, operands: &MergeOperands| {
+                full_merge(key, existing, &mut operands.iter())
+            },
+            |_: &[u8], _: Option<&[u8]>, _: &MergeOperands| None,
+        );
     }
     opts
 }
