@@ -3,17 +3,54 @@
 //! typed forms of the everyday commands. Each goes through the same code as
 //! the command dispatcher: every command is implemented once.
 
-use redcodec_codec::{Codec, DataType};
+use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
 
+use crate::cmd::lists;
 use crate::engine::Engine;
 use crate::error::CmdError;
-use crate::keyspace::Ctx;
+use crate::keyspace::{corrupt, Ctx};
 use crate::reply::Reply;
 use crate::value::{read_value, write_value, Value};
 use crate::walk::KeyWalk;
 
 /// A key and its type (`None` when its metadata is unreadable).
 pub type KeyInfo = (Vec<u8>, Option<DataType>);
+
+/// A live key without its elements: what [`Engine::summary`],
+/// [`Engine::summaries_after`] and [`Engine::read_chunks`] report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeySummary {
+    /// The type commands see.
+    pub data_type: DataType,
+    /// Absolute expiry in unix ms; 0: none.
+    pub expire_ms: u64,
+    /// Elements (1 for a string).
+    pub elements: u64,
+    /// Other live types the store holds the key in, hidden by the rule of
+    /// [`crate::keyspace::TYPE_ORDER`] (only in stores Pika wrote); empty
+    /// for a key of one type.
+    pub shadowed: Vec<DataType>,
+}
+
+impl KeySummary {
+    fn of(meta: &Meta, shadowed: Vec<DataType>) -> KeySummary {
+        KeySummary {
+            data_type: meta.data_type,
+            expire_ms: meta.expire_ms,
+            elements: if meta.data_type.is_collection() {
+                meta.size
+            } else {
+                1
+            },
+            shadowed,
+        }
+    }
+}
+
+/// A key met by [`Engine::summaries_after`]: its summary, or the error its
+/// metadata gives ([`CmdError::Unmodelled`] for a type redcodec does not
+/// model, another error for bytes that do not decode).
+pub type KeyEntry = (Vec<u8>, Result<KeySummary, CmdError>);
 
 /// A key's value with its absolute expiry.
 #[derive(Clone, Debug, PartialEq)]
@@ -69,6 +106,144 @@ impl<C: Codec> Engine<C> {
             }
         }
         Ok(out)
+    }
+
+    /// The summary of `key` (type, expiry, element count, shadowed types)
+    /// if it is live; its elements are not read.
+    pub fn summary(&self, key: &[u8]) -> Result<Option<KeySummary>, CmdError> {
+        let _held = self.locks.lock_keys(&[key]);
+        let ctx = Ctx::new(self);
+        let live = ctx.live(key)?;
+        Ok(live.map(|meta| KeySummary::of(&meta, ctx.shadowed_types(key))))
+    }
+
+    /// Up to `limit` live keys in the store's key order, after `after`
+    /// (exclusive) or from the first, each with its summary or the error
+    /// its metadata gives: a walk that reads no elements.
+    pub fn summaries_after(
+        &self,
+        after: Option<&[u8]>,
+        limit: usize,
+    ) -> Result<Vec<KeyEntry>, CmdError> {
+        let ctx = Ctx::new(self);
+        let mut walk = KeyWalk::new(&ctx, after);
+        let mut out = Vec::new();
+        while out.len() < limit {
+            let Some((key, meta)) = walk.next()? else {
+                break;
+            };
+            let entry = match meta {
+                Some(meta) => Ok(KeySummary::of(&meta, ctx.shadowed_types(&key))),
+                None => Err(match ctx.live(&key) {
+                    Err(e) => e,
+                    Ok(_) => corrupt(&key, "its metadata does not decode"),
+                }),
+            };
+            out.push((key, entry));
+        }
+        Ok(out)
+    }
+
+    /// Reads the live key `key` and hands its value to `sink` in chunks of
+    /// at most `chunk_elements` elements, each a [`Value`] of the key's type
+    /// (a list's chunks in order, head first; a string is one chunk), with
+    /// the key's summary. Memory does not grow with the size of the
+    /// collection. Returns the summary, or `None` if the key is not live
+    /// (`sink` is then never called). A collection holding another number
+    /// of elements than its metadata counts is an error naming the key.
+    pub fn read_chunks<E: From<CmdError>>(
+        &self,
+        key: &[u8],
+        chunk_elements: usize,
+        mut sink: impl FnMut(&KeySummary, Value) -> Result<(), E>,
+    ) -> Result<Option<KeySummary>, E> {
+        let _held = self.locks.lock_keys(&[key]);
+        let ctx = Ctx::new(self);
+        let Some(meta) = ctx.live(key)? else {
+            return Ok(None);
+        };
+        let summary = KeySummary::of(&meta, ctx.shadowed_types(key));
+        let limit = chunk_elements.max(1);
+        let mut chunk = Chunker {
+            value: empty_value(meta.data_type),
+            len: 0,
+            limit,
+            found: 0,
+        };
+        let mut deliver = |value: Value| sink(&summary, value);
+        match meta.data_type {
+            DataType::String => {
+                deliver(Value::String(meta.value.clone()))?;
+                return Ok(Some(summary));
+            }
+            DataType::List => {
+                let mut failed = None;
+                lists::visit_all(&ctx, key, &meta, |item| {
+                    let full = chunk.add(|v| {
+                        if let Value::List(items) = v {
+                            items.push(item.to_vec());
+                        }
+                    });
+                    match full.map(&mut deliver).transpose() {
+                        Ok(_) => true,
+                        Err(e) => {
+                            failed = Some(e);
+                            false
+                        }
+                    }
+                })?;
+                if let Some(e) = failed {
+                    return Err(e);
+                }
+            }
+            DataType::Hash | DataType::Set | DataType::ZSet => {
+                let kind = match meta.data_type {
+                    DataType::Hash => SubKind::HashField,
+                    DataType::Set => SubKind::SetMember,
+                    _ => SubKind::ZSetMember,
+                };
+                for record in ctx.subs(kind, key, &meta, None, false) {
+                    let full =
+                        match (record?, kind) {
+                            ((SubId::Name(f), SubValue::Bytes(v)), SubKind::HashField) => chunk
+                                .add(|c| {
+                                    if let Value::Hash(pairs) = c {
+                                        pairs.push((f, v));
+                                    }
+                                }),
+                            ((SubId::Name(m), _), SubKind::SetMember) => chunk.add(|c| {
+                                if let Value::Set(members) = c {
+                                    members.push(m);
+                                }
+                            }),
+                            ((SubId::Name(m), SubValue::Score(s)), SubKind::ZSetMember) => chunk
+                                .add(|c| {
+                                    if let Value::ZSet(members) = c {
+                                        members.push((m, s));
+                                    }
+                                }),
+                            ((id, value), _) => {
+                                let what = format!("unexpected {kind:?} record {id:?} = {value:?}");
+                                return Err(corrupt(key, what).into());
+                            }
+                        };
+                    if let Some(value) = full {
+                        deliver(value)?;
+                    }
+                }
+            }
+        }
+        if let Some(rest) = chunk.rest() {
+            deliver(rest)?;
+        }
+        if chunk.found != meta.size {
+            let what = format!(
+                "its metadata counts {} elements but {} were found",
+                meta.size, chunk.found
+            );
+            return Err(corrupt(key, what).into());
+        }
+        Ok(Some(summary))
     }
 
     fn call(&self, args: &[&[u8]]) -> Result<Reply, CmdError> {
@@ -168,6 +343,50 @@ impl<C: Codec> Engine<C> {
     }
 }
 
+/// The chunk [`Engine::read_chunks`] fills.
+struct Chunker {
+    value: Value,
+    len: usize,
+    limit: usize,
+    /// Elements added in all.
+    found: u64,
+}
+
+impl Chunker {
+    /// Adds one element with `push`; the full chunk, when this one filled it.
+    fn add(&mut self, push: impl FnOnce(&mut Value)) -> Option<Value> {
+        push(&mut self.value);
+        self.len += 1;
+        self.found += 1;
+        if self.len < self.limit {
+            return None;
+        }
+        self.len = 0;
+        let empty = empty_value(self.value.data_type());
+        Some(std::mem::replace(&mut self.value, empty))
+    }
+
+    /// What is left after the last full chunk, if anything.
+    fn rest(&mut self) -> Option<Value> {
+        (self.len > 0).then(|| {
+            self.len = 0;
+            let empty = empty_value(self.value.data_type());
+            std::mem::replace(&mut self.value, empty)
+        })
+    }
+}
+
+/// A value of type `data_type` without elements.
+fn empty_value(data_type: DataType) -> Value {
+    match data_type {
+        DataType::String => Value::String(Vec::new()),
+        DataType::Hash => Value::Hash(Vec::new()),
+        DataType::List => Value::List(Vec::new()),
+        DataType::Set => Value::Set(Vec::new()),
+        DataType::ZSet => Value::ZSet(Vec::new()),
+    }
+}
+
 fn integer(reply: Reply) -> Result<u64, CmdError> {
     match reply {
         Reply::Integer(n) => Ok(n.max(0) as u64),
@@ -178,6 +397,7 @@ fn integer(reply: Reply) -> Result<u64, CmdError> {
 #[cfg(test)]
 mod tests {
     use crate::cmd::testkit::TestEngine;
+    use crate::error::CmdError;
     use crate::value::Value;
     use redcodec_codec::DataType;
 
@@ -213,6 +433,78 @@ mod tests {
         let keys = e.keys_after(None, 100).unwrap();
         assert_eq!(keys.len(), 5);
         assert_eq!(e.keys_after(Some(b"k2"), 100).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn chunked_reads_and_summaries_give_every_element_once() {
+        let t = TestEngine::new();
+        let e = &t.engine;
+        let items: Vec<Vec<u8>> = (0..25).map(|i| format!("i{i}").into_bytes()).collect();
+        e.write(b"l", &Value::List(items.clone()), 0).unwrap();
+        let pairs: Vec<(Vec<u8>, Vec<u8>)> = (0..7)
+            .map(|i| (format!("f{i}").into_bytes(), vec![i as u8]))
+            .collect();
+        e.write(b"h", &Value::Hash(pairs.clone()), 1_800_000_000_000)
+            .unwrap();
+        e.write(b"z", &Value::ZSet(vec![(b"m".to_vec(), -0.5)]), 0)
+            .unwrap();
+        e.set(b"s", b"v").unwrap();
+
+        let mut chunks = Vec::new();
+        let summary = e
+            .read_chunks(b"l", 10, |s, v| -> Result<(), CmdError> {
+                assert_eq!(s.elements, 25);
+                chunks.push(v);
+                Ok(())
+            })
+            .unwrap()
+            .unwrap();
+        assert_eq!(summary.data_type, DataType::List);
+        let sizes: Vec<usize> = chunks
+            .iter()
+            .map(|c| match c {
+                Value::List(v) => v.len(),
+                _ => 0,
+            })
+            .collect();
+        assert_eq!(sizes, [10, 10, 5]);
+        let joined: Vec<Vec<u8>> = chunks
+            .into_iter()
+            .flat_map(|c| match c {
+                Value::List(v) => v,
+                _ => Vec::new(),
+            })
+            .collect();
+        assert_eq!(joined, items);
+
+        let mut fields = Vec::new();
+        e.read_chunks(b"h", 3, |_, v| -> Result<(), CmdError> {
+            if let Value::Hash(p) = v {
+                fields.extend(p);
+            }
+            Ok(())
+        })
+        .unwrap();
+        fields.sort();
+        assert_eq!(fields, pairs);
+        assert_eq!(
+            e.read_chunks(b"nope", 3, |_, _| -> Result<(), CmdError> { Ok(()) })
+                .unwrap(),
+            None
+        );
+
+        let entries = e.summaries_after(None, 10).unwrap();
+        let names: Vec<&[u8]> = entries.iter().map(|(k, _)| k.as_slice()).collect();
+        assert_eq!(names.len(), 4);
+        let h = entries.iter().find(|(k, _)| k == b"h").unwrap();
+        let h = h.1.as_ref().unwrap();
+        assert_eq!(
+            (h.data_type, h.expire_ms, h.elements),
+            (DataType::Hash, 1_800_000_000_000, 7)
+        );
+        assert!(h.shadowed.is_empty());
+        assert_eq!(e.summary(b"s").unwrap().unwrap().elements, 1);
+        assert_eq!(e.summary(b"nope").unwrap(), None);
     }
 
     #[test]

@@ -3,6 +3,8 @@
 //!
 //! - [`progress`]: the progress bar (hidden when stderr is not a
 //!   terminal) and the hidden pause hook the kill test uses;
+//! - [`network`]: the same with a live server on one side
+//!   (`--to redis://…` or `--from redis://…`);
 //! - [`bench`]: `redcodec migrate-bench`, migration against a raw RocksDB
 //!   write of the same data, with peak memory.
 
@@ -22,23 +24,25 @@ use crate::store_args::StoreArgs;
 
 pub mod bench;
 mod dataset;
+mod network;
 mod progress;
 
 /// The two stores of a migration or a verification.
 #[derive(Args, Debug, Clone)]
 pub struct PairArgs {
-    /// Format of the source store.
-    #[arg(long, value_name = "FMT")]
+    /// Format of the source store, or a server: redis://HOST:PORT[/DB].
+    #[arg(long, value_name = "FMT|URL")]
     pub from: String,
-    /// Source store directory (must hold a store of --from).
+    /// Source store directory (must hold a store of --from); not with a
+    /// server.
     #[arg(long, value_name = "DIR")]
-    pub src: PathBuf,
-    /// Format of the destination store.
-    #[arg(long, value_name = "FMT")]
+    pub src: Option<PathBuf>,
+    /// Format of the destination store, or a server: redis://HOST:PORT[/DB].
+    #[arg(long, value_name = "FMT|URL")]
     pub to: String,
-    /// Destination store directory.
+    /// Destination store directory; not with a server.
     #[arg(long, value_name = "DIR")]
-    pub dst: PathBuf,
+    pub dst: Option<PathBuf>,
     /// Namespace of the source, for formats that have them.
     #[arg(long, value_name = "NS")]
     pub src_namespace: Option<String>,
@@ -52,6 +56,20 @@ pub struct PairArgs {
 }
 
 impl PairArgs {
+    /// The source store's directory (required for a store).
+    fn src_dir(&self) -> Result<&Path, CliError> {
+        self.src
+            .as_deref()
+            .ok_or_else(|| fail("--src DIR is required: the source store's directory"))
+    }
+
+    /// The destination store's directory (required for a store).
+    fn dst_dir(&self) -> Result<&Path, CliError> {
+        self.dst
+            .as_deref()
+            .ok_or_else(|| fail("--dst DIR is required: the destination store's directory"))
+    }
+
     fn store(&self, format: &str, dir: &Path, namespace: &Option<String>) -> StoreArgs {
         StoreArgs {
             format: format.to_string(),
@@ -65,7 +83,7 @@ impl PairArgs {
     /// Opens the source read-only: it must exist in the named format, and
     /// none of its files changes.
     fn open_source(&self) -> Result<Engine<AnyCodec>, CliError> {
-        self.store(&self.from, &self.src, &self.src_namespace)
+        self.store(&self.from, self.src_dir()?, &self.src_namespace)
             .open(OpenMode::ReadOnly, None)
     }
 
@@ -75,7 +93,7 @@ impl PairArgs {
         mode: OpenMode,
         compat: Option<Compat>,
     ) -> Result<Engine<AnyCodec>, CliError> {
-        self.store(&self.to, &self.dst, &self.dst_namespace)
+        self.store(&self.to, self.dst_dir()?, &self.dst_namespace)
             .open(mode, compat)
     }
 }
@@ -90,7 +108,8 @@ pub struct MigrateArgs {
     #[arg(long)]
     pub verify: bool,
     /// Continue an interrupted migration (its checkpoint is in the
-    /// destination directory); starts from the beginning if there is none.
+    /// destination directory, or --checkpoint with a server); starts from
+    /// the beginning if there is none.
     #[arg(long)]
     pub resume: bool,
     /// Migrate into a destination that already holds keys (source keys
@@ -129,6 +148,8 @@ pub struct MigrateArgs {
     /// wait forever (to be killed).
     #[arg(long, hide = true)]
     pub pause_after_commits: Option<u64>,
+    #[command(flatten)]
+    pub network: network::NetworkArgs,
 }
 
 /// The options of `redcodec verify`.
@@ -144,11 +165,19 @@ pub struct VerifyArgs {
 
 /// Runs `redcodec migrate`.
 pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
+    if network::involved(&args.pair) {
+        return network::run(args);
+    }
+    if args.network.checkpoint.is_some() {
+        return Err(fail(
+            "--checkpoint is for a migration with a server (--from or --to redis://…)",
+        ));
+    }
     let src = args.pair.open_source()?;
     let dst = args
         .pair
         .open_destination(OpenMode::CreateIfMissing, args.compat)?;
-    let checkpoint = args.pair.dst.join(CHECKPOINT_FILE);
+    let checkpoint = args.pair.dst_dir()?.join(CHECKPOINT_FILE);
     let options = MigrateOptions {
         batch_elements: args.batch_elements,
         batch_bytes: args.batch_bytes,
@@ -182,6 +211,9 @@ pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
 
 /// Runs `redcodec verify`.
 pub fn run_verify(args: &VerifyArgs) -> Result<(), CliError> {
+    if network::involved(&args.pair) {
+        return network::run_verify(args);
+    }
     let src = args.pair.open_source()?;
     let dst = args.pair.open_destination(OpenMode::ReadOnly, None)?;
     let report = migrate::verify(&src, &dst, &verify_options(args.merge))?;
@@ -227,9 +259,9 @@ fn print_summary(args: &MigrateArgs, report: &MigrateReport, seconds: f64) {
         thousands(m.elements),
         human_bytes(m.bytes),
         args.pair.from,
-        args.pair.src.display(),
+        args.pair.src.as_deref().unwrap_or(Path::new("")).display(),
         args.pair.to,
-        args.pair.dst.display(),
+        args.pair.dst.as_deref().unwrap_or(Path::new("")).display(),
         thousands((m.elements as f64 / seconds.max(1e-9)) as u64),
     );
     if let Some(after) = &report.resumed_after {

@@ -89,36 +89,93 @@ pub(crate) fn digest_live<C: Codec>(
     meta: &Meta,
     rule: &Capabilities,
 ) -> Result<KeyDigest, CmdError> {
-    let mut ordered = Sha256::new();
-    let mut unordered = Multiset::default();
-    let elements = stream_value(ctx, key, meta, LIMITS, |chunk| -> Result<(), CmdError> {
-        match chunk {
-            Value::String(v) => feed(&mut ordered, &v),
-            Value::List(items) => items.iter().for_each(|v| feed(&mut ordered, v)),
-            Value::Hash(pairs) => pairs
-                .iter()
-                .for_each(|(f, v)| unordered.add(element_hash(&[f, v]))),
-            Value::Set(members) => members
-                .iter()
-                .for_each(|m| unordered.add(element_hash(&[m]))),
-            Value::ZSet(members) => members
-                .iter()
-                .for_each(|(m, s)| unordered.add(element_hash(&[m, &s.to_bits().to_le_bytes()]))),
-        }
+    let mut digest = ContentDigest::new(meta.data_type);
+    stream_value(ctx, key, meta, LIMITS, |chunk| -> Result<(), CmdError> {
+        digest.add(&chunk);
         Ok(())
     })?;
-    ordered.update(meta.data_type.redis_name().as_bytes());
-    ordered.update(unordered.bytes());
-    Ok(KeyDigest {
-        data_type: meta.data_type,
-        expire_ms: if meta.expire_ms == 0 {
-            0
-        } else {
-            migrated_expiry(rule, meta.expire_ms)
-        },
-        elements,
-        content: ordered.finalize().into(),
-    })
+    let expire_ms = if meta.expire_ms == 0 {
+        0
+    } else {
+        migrated_expiry(rule, meta.expire_ms)
+    };
+    Ok(digest.finish(expire_ms))
+}
+
+/// A [`KeyDigest`] built chunk by chunk, from a store or from anything
+/// else that yields a key's value in [`Value`] chunks (a Redis server, for
+/// the network migration): SHA-256 over the elements in order for a string
+/// or a list, an order-free sum of per-element hashes for a hash, a set or
+/// a sorted set. Scores are hashed by their exact bits, except the sign of
+/// zero, which Redis does not keep (`ZADD k -0 m` stores 0).
+pub struct ContentDigest {
+    data_type: DataType,
+    ordered: Sha256,
+    unordered: Multiset,
+    elements: u64,
+}
+
+impl ContentDigest {
+    /// An empty digest of a value of type `data_type`.
+    pub fn new(data_type: DataType) -> ContentDigest {
+        ContentDigest {
+            data_type,
+            ordered: Sha256::new(),
+            unordered: Multiset::default(),
+            elements: 0,
+        }
+    }
+
+    /// Adds a chunk of the value (a string counts as one element).
+    pub fn add(&mut self, chunk: &Value) {
+        match chunk {
+            Value::String(v) => {
+                feed(&mut self.ordered, v);
+                self.elements += 1;
+            }
+            Value::List(items) => {
+                items.iter().for_each(|v| feed(&mut self.ordered, v));
+                self.elements += items.len() as u64;
+            }
+            Value::Hash(pairs) => {
+                for (f, v) in pairs {
+                    self.unordered.add(element_hash(&[f, v]));
+                }
+                self.elements += pairs.len() as u64;
+            }
+            Value::Set(members) => {
+                for m in members {
+                    self.unordered.add(element_hash(&[m]));
+                }
+                self.elements += members.len() as u64;
+            }
+            Value::ZSet(members) => {
+                for (m, s) in members {
+                    let s = if *s == 0.0 { 0.0f64 } else { *s };
+                    self.unordered
+                        .add(element_hash(&[m, &s.to_bits().to_le_bytes()]));
+                }
+                self.elements += members.len() as u64;
+            }
+        }
+    }
+
+    /// Elements added so far.
+    pub fn elements(&self) -> u64 {
+        self.elements
+    }
+
+    /// The finished digest, with the absolute expiry `expire_ms` (0: none).
+    pub fn finish(mut self, expire_ms: u64) -> KeyDigest {
+        self.ordered.update(self.data_type.redis_name().as_bytes());
+        self.ordered.update(self.unordered.bytes());
+        KeyDigest {
+            data_type: self.data_type,
+            expire_ms,
+            elements: self.elements,
+            content: self.ordered.finalize().into(),
+        }
+    }
 }
 
 /// The digest of `key` in `engine` with its expiry as a store with

@@ -86,8 +86,8 @@ use crate::engine::Engine;
 use crate::reply::quote_bytes;
 
 pub use digest::{
-    key_digest, store_digest, verify, Difference, DifferenceKind, KeyDigest, StoreDigest,
-    VerifyOptions, VerifyReport,
+    key_digest, store_digest, verify, ContentDigest, Difference, DifferenceKind, KeyDigest,
+    StoreDigest, VerifyOptions, VerifyReport,
 };
 pub use error::MigrateError;
 pub use represent::Unrepresentable;

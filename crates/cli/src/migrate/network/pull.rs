@@ -1,0 +1,286 @@
+//! `migrate --from redis://… --to FMT --dst DIR`: every key of a server
+//! written into a store through the engine. The server is walked with
+//! `SCAN` a page at a time; each page's keys are probed (type, expiry,
+//! size) in two round trips, small values read in one more, big ones in
+//! chunks. A planning pass does the same without reading values, to count
+//! the work and find every key the store cannot hold before anything is
+//! written. After each page the checkpoint records the `SCAN` cursor.
+//!
+//! A key is written as the engine's own commands write it: whole, in one
+//! atomic write ([`Engine::write`]) when it fits one chunk; otherwise its
+//! first chunk replaces what the store held, the others are appended
+//! (`RPUSH`, `HSET`, `SADD`, `ZADD`), and `PEXPIREAT` comes last. Expiries
+//! are stored as the store-to-store migration stores them
+//! ([`migrated_expiry`]).
+
+use std::time::Instant;
+
+use redcodec_engine::keyspace::migrated_expiry;
+use redcodec_engine::migrate::{Observer, Plan, Tally};
+use redcodec_engine::reply::quote_bytes;
+use redcodec_engine::value::Value;
+use redcodec_engine::{Engine, OpenMode, Reply};
+use redcodec_formats::AnyCodec;
+
+use super::checkpoint::{Checkpoint, Position};
+use super::endpoint::Endpoint;
+use super::judge::{Rules, Verdict};
+use super::remote::{self, element_count, Fetched, RemoteKey};
+use super::server::Server;
+use super::{
+    engine_error, fail, refuse_stops, value_bytes, verify, Job, Planned, Report, CHUNK, PAGE,
+};
+use crate::error::CliError;
+use crate::migrate::progress::Bar;
+use crate::migrate::{print_verify, MigrateArgs};
+
+/// Whether probes must read sorted sets' lowest and highest scores.
+fn needs_scores(dst: &Engine<AnyCodec>) -> bool {
+    dst.capabilities().score_limit.is_some()
+}
+
+/// Walks the server from `cursor`: totals, and every key that stops.
+fn plan(
+    server: &mut Server,
+    dst: &Engine<AnyCodec>,
+    mut cursor: u64,
+    rules: &Rules,
+) -> Result<Planned, CliError> {
+    let mut planned = Planned::default();
+    loop {
+        let (next, keys) = server.scan(cursor, PAGE)?;
+        for k in remote::probe(server, keys, needs_scores(dst))? {
+            planned.count(rules.remote_key(&k, dst.capabilities(), dst.codec()), k.len);
+        }
+        cursor = next;
+        if cursor == 0 {
+            return Ok(planned);
+        }
+    }
+}
+
+/// The error for a write the store refused.
+fn store_error(key: &[u8], e: impl std::fmt::Display) -> CliError {
+    fail(format!(
+        "writing key {} into the store: {e}",
+        quote_bytes(key)
+    ))
+}
+
+/// The copy into the store, with its progress.
+struct Puller<'a> {
+    dst: &'a Engine<AnyCodec>,
+    bar: Bar,
+    done: Tally,
+}
+
+impl Puller<'_> {
+    /// Writes `key` (probed as `k`) with its expiry `expire_ms` as the
+    /// store keeps it; `whole`: its value, if read whole. Returns whether
+    /// the key was still there to copy.
+    fn copy_key(
+        &mut self,
+        server: &mut Server,
+        k: &RemoteKey,
+        whole: Option<Value>,
+        expire_ms: u64,
+    ) -> Result<bool, CliError> {
+        let key = k.key.as_slice();
+        if let Some(value) = whole {
+            self.dst
+                .write(key, &value, expire_ms)
+                .map_err(|e| store_error(key, e))?;
+            self.count(&value);
+        } else {
+            let dst = self.dst;
+            let mut first = true;
+            let n = remote::read_chunked(server, k, CHUNK, false, &mut |chunk| {
+                if first {
+                    dst.write(key, &chunk, 0).map_err(|e| store_error(key, e))?;
+                    first = false;
+                } else {
+                    append(dst, key, &chunk).map_err(|e| store_error(key, e))?;
+                }
+                self.count(&chunk);
+                Ok(())
+            })?;
+            if n == 0 {
+                return Ok(false);
+            }
+            if expire_ms != 0 {
+                let at = expire_ms.to_string();
+                match dst.execute(&[b"PEXPIREAT".as_slice(), key, at.as_bytes()]) {
+                    Reply::Integer(_) => {}
+                    other => return Err(store_error(key, format!("PEXPIREAT: {other}"))),
+                }
+            }
+        }
+        self.done.keys += 1;
+        self.done.bytes += key.len() as u64;
+        self.bar.progressed(&self.done);
+        Ok(true)
+    }
+
+    fn count(&mut self, value: &Value) {
+        self.done.elements += element_count(value) as u64;
+        self.done.bytes += value_bytes(value);
+        self.bar.progressed(&self.done);
+    }
+}
+
+/// Appends a chunk of a collection to `key`, as its type's command does.
+fn append(
+    dst: &Engine<AnyCodec>,
+    key: &[u8],
+    chunk: &Value,
+) -> Result<(), redcodec_engine::CmdError> {
+    match chunk {
+        Value::String(v) => dst.set(key, v),
+        Value::Hash(pairs) => {
+            let pairs: Vec<(&[u8], &[u8])> = pairs
+                .iter()
+                .map(|(f, v)| (f.as_slice(), v.as_slice()))
+                .collect();
+            dst.hset(key, &pairs).map(drop)
+        }
+        Value::List(items) => {
+            let items: Vec<&[u8]> = items.iter().map(Vec::as_slice).collect();
+            dst.rpush(key, &items).map(drop)
+        }
+        Value::Set(members) => {
+            let members: Vec<&[u8]> = members.iter().map(Vec::as_slice).collect();
+            dst.sadd(key, &members).map(drop)
+        }
+        Value::ZSet(members) => {
+            let members: Vec<(f64, &[u8])> =
+                members.iter().map(|(m, s)| (*s, m.as_slice())).collect();
+            dst.zadd(key, &members).map(drop)
+        }
+    }
+}
+
+/// Runs the migration of the server at `source` into a store.
+pub fn run(args: &MigrateArgs, source: &Endpoint) -> Result<(), CliError> {
+    let mut server = Server::connect(source)?;
+    let dst_dir = args.pair.dst_dir()?;
+    let dst = args
+        .pair
+        .open_destination(OpenMode::CreateIfMissing, args.compat)?;
+    let to = super::store_description(&args.pair.to, dst_dir);
+    let job = Job::new(args, server.name().to_string(), to, source)?;
+    if job.resumed.is_none() && !args.merge {
+        if let Some((key, _)) = dst.keys_after(None, 1).map_err(engine_error)?.first() {
+            return Err(fail(format!(
+                "the destination already holds data (for example key {}); refusing to migrate into it without --merge",
+                quote_bytes(key)
+            )));
+        }
+    }
+    let (cursor, done) = match &job.resumed {
+        Some(c) => match c.position {
+            Position::Cursor(cursor) => (cursor, c.done),
+            Position::AfterKey(_) => return Err(job.wrong_direction()),
+        },
+        None => (0, Tally::default()),
+    };
+    let planned = plan(&mut server, &dst, cursor, &job.rules)?;
+    refuse_stops(&planned.stops, planned.more, &job.to)?;
+
+    let started = Instant::now();
+    let mut bar = Bar::new(args.pause_after_commits);
+    bar.planned(&Plan {
+        done,
+        keys: planned.keys,
+        elements: planned.elements,
+    });
+    let mut puller = Puller {
+        dst: &dst,
+        bar,
+        done,
+    };
+    let mut report = Report::default();
+    let result = copy(&mut server, &mut puller, cursor, &job, &mut report);
+    puller.bar.finish();
+    result?;
+    report.migrated = puller.done;
+    report.seconds = started.elapsed().as_secs_f64();
+    Checkpoint::remove(&job.checkpoint)?;
+    report.resumed = job
+        .resumed
+        .as_ref()
+        .map(|_| format!("resumed at SCAN cursor {cursor}"));
+    report.print(&job, &format!("the {} format cannot hold", args.pair.to));
+    if args.verify {
+        let verified = verify::server_to_store(&mut server, &dst, job.merge)?;
+        return print_verify(&verified);
+    }
+    Ok(())
+}
+
+fn copy(
+    server: &mut Server,
+    puller: &mut Puller<'_>,
+    mut cursor: u64,
+    job: &Job,
+    report: &mut Report,
+) -> Result<(), CliError> {
+    let dst = puller.dst;
+    let caps = dst.capabilities();
+    let save = |cursor: u64, done: Tally| {
+        if job.sync {
+            dst.store().sync_wal()?;
+        }
+        Checkpoint {
+            from: job.from.clone(),
+            to: job.to.clone(),
+            merge: job.merge,
+            done,
+            position: Position::Cursor(cursor),
+        }
+        .save(&job.checkpoint, job.sync)
+    };
+    save(cursor, puller.done)?;
+    let expiry = |k: &RemoteKey| k.expire.map_or(0, |e| migrated_expiry(caps, e.at_ms));
+    let mut commits = 0;
+    loop {
+        let (next, keys) = server.scan(cursor, PAGE)?;
+        let mut copy = Vec::new();
+        for k in remote::probe(server, keys, needs_scores(dst))? {
+            match job.rules.remote_key(&k, caps, dst.codec()) {
+                Verdict::Copy | Verdict::CopyFirst(_) => {}
+                Verdict::Skip(s) => {
+                    puller.bar.skipped(&s);
+                    report.skipped.push(s);
+                    continue;
+                }
+                Verdict::Stop(s) => {
+                    return Err(fail(format!(
+                        "{s} (the key appeared during the migration; rerun with --resume --skip-unrepresentable)"
+                    )))
+                }
+            }
+            let expire_ms = expiry(&k);
+            if expire_ms != 0 && expire_ms <= dst.now_ms() {
+                report.expired += 1;
+                continue;
+            }
+            copy.push(k);
+        }
+        remote::for_each_value(server, &copy, CHUNK, |server, k, fetched| {
+            match fetched {
+                Fetched::Whole(value) => puller.copy_key(server, k, Some(value), expiry(k)),
+                Fetched::Big => puller.copy_key(server, k, None, expiry(k)),
+                // Gone between the probe and the read: nothing to copy.
+                Fetched::Gone => Ok(false),
+            }
+            .map(drop)
+        })?;
+        cursor = next;
+        save(cursor, puller.done)?;
+        commits += 1;
+        puller.bar.committed(commits);
+        if cursor == 0 {
+            return Ok(());
+        }
+    }
+}

@@ -1,0 +1,267 @@
+//! `--verify` with a server: every key read back through the protocol
+//! (`TYPE`, the expiry, the whole value — `HGETALL`, `LRANGE`, `SMEMBERS`,
+//! `ZRANGE … WITHSCORES`, or `HSCAN`/`SSCAN`/`ZSCAN`/`LRANGE` windows for a
+//! big value) and compared with the store by a digest of its content
+//! ([`super::digest`]); then the destination is walked for keys the source
+//! lacks. Expiries read with `TIME` + `PTTL` (servers without
+//! `PEXPIRETIME`) are equal within [`INEXACT_EXPIRY_MS`].
+
+use std::collections::HashSet;
+
+use redcodec_codec::DataType;
+use redcodec_engine::keyspace::migrated_expiry;
+use redcodec_engine::migrate::{Difference, DifferenceKind, KeyDigest, VerifyReport};
+use redcodec_engine::Engine;
+use redcodec_formats::AnyCodec;
+
+use super::digest::ContentDigest;
+use super::judge::{cannot_hold, Rules, Verdict};
+use super::remote::{self, Fetched, RemoteKey, RemoteType};
+use super::server::{int, Server};
+use super::{engine_error, SinkError, CHUNK, PAGE};
+use crate::error::CliError;
+
+/// How far apart two expiries may be when the server's was read as
+/// `TIME` + `PTTL` (its own rounding to seconds included, for servers
+/// that keep seconds).
+pub const INEXACT_EXPIRY_MS: u64 = 2000;
+
+/// Differences listed (all are counted).
+const LISTED: usize = 100;
+
+fn differ(report: &mut VerifyReport, key: Vec<u8>, kind: DifferenceKind) {
+    report.differences += 1;
+    if report.listed.len() < LISTED {
+        report.listed.push(Difference { key, kind });
+    }
+}
+
+/// Compares two digests of `key`; `inexact`: the server's expiry was read
+/// as `TIME` + `PTTL`.
+fn compare(
+    report: &mut VerifyReport,
+    key: Vec<u8>,
+    source: KeyDigest,
+    mut destination: KeyDigest,
+    inexact: bool,
+) {
+    let (a, b) = (source.expire_ms, destination.expire_ms);
+    if inexact && a != 0 && b != 0 && a.abs_diff(b) <= INEXACT_EXPIRY_MS {
+        destination.expire_ms = a;
+    }
+    if source == destination {
+        report.matching += 1;
+    } else {
+        differ(
+            report,
+            key,
+            DifferenceKind::Differs {
+                source,
+                destination,
+            },
+        );
+    }
+}
+
+/// The digest of a store's key, its expiry as stored; `None` if not live.
+fn store_digest(engine: &Engine<AnyCodec>, key: &[u8]) -> Result<Option<KeyDigest>, CliError> {
+    let mut digest: Option<ContentDigest> = None;
+    let summary = engine
+        .read_chunks(key, CHUNK, |summary, chunk| -> Result<(), SinkError> {
+            digest
+                .get_or_insert_with(|| ContentDigest::new(summary.data_type))
+                .add(&chunk);
+            Ok(())
+        })
+        .map_err(|SinkError(e)| e)?;
+    Ok(summary.zip(digest).map(|(s, d)| d.finish(s.expire_ms)))
+}
+
+/// The digest of a server's key with expiry `expire_ms`, its value as
+/// [`remote::for_each_value`] fetched it; `None` if it is gone. A
+/// collection read by `SCAN` whose count disagrees is read again without
+/// repeats.
+fn server_digest(
+    server: &mut Server,
+    k: &RemoteKey,
+    fetched: Fetched,
+    expire_ms: u64,
+) -> Result<Option<KeyDigest>, CliError> {
+    let t = k.data_type().unwrap_or(DataType::String);
+    match fetched {
+        Fetched::Whole(value) => {
+            let mut d = ContentDigest::new(t);
+            d.add(&value);
+            return Ok(Some(d.finish(expire_ms)));
+        }
+        Fetched::Gone => return Ok(None),
+        Fetched::Big => {}
+    }
+    for distinct in [false, true] {
+        let mut d = ContentDigest::new(t);
+        let n = remote::read_chunked(server, k, CHUNK, distinct, &mut |chunk| {
+            d.add(&chunk);
+            Ok(())
+        })?;
+        if n == 0 {
+            return Ok(None);
+        }
+        let scanned = matches!(t, DataType::Hash | DataType::Set | DataType::ZSet);
+        if !scanned || distinct || d.elements() == k.len {
+            return Ok(Some(d.finish(expire_ms)));
+        }
+    }
+    Ok(None)
+}
+
+/// Compares every live key of the store `src` with the server (after a
+/// migration to it), then lists keys only the server holds (counted
+/// apart with `merge`). Keys `rules` leave out are counted as
+/// unrepresentable.
+pub fn store_to_server(
+    src: &Engine<AnyCodec>,
+    server: &mut Server,
+    rules: &Rules,
+    merge: bool,
+) -> Result<VerifyReport, CliError> {
+    let mut report = VerifyReport::default();
+    let mut after: Option<Vec<u8>> = None;
+    loop {
+        let page = src
+            .summaries_after(after.as_deref(), PAGE)
+            .map_err(engine_error)?;
+        let Some((last, _)) = page.last() else {
+            break;
+        };
+        after = Some(last.clone());
+        let mut keys = Vec::new();
+        for (key, entry) in page {
+            report.source_keys += 1;
+            match rules.source_key(&key, &entry) {
+                Ok(Verdict::Copy | Verdict::CopyFirst(_)) => keys.push(key),
+                Ok(Verdict::Skip(_) | Verdict::Stop(_)) => report.unrepresentable += 1,
+                Err(e) => differ(&mut report, key, DifferenceKind::Unreadable(e.to_string())),
+            }
+        }
+        let probed = remote::probe(server, keys.clone(), false)?;
+        let present: HashSet<&[u8]> = probed.iter().map(|k| k.key.as_slice()).collect();
+        for key in keys.iter().filter(|k| !present.contains(k.as_slice())) {
+            match store_digest(src, key)? {
+                Some(_) => differ(&mut report, key.clone(), DifferenceKind::Missing),
+                None => report.source_keys -= 1, // expired meanwhile
+            }
+        }
+        remote::for_each_value(server, &probed, CHUNK, |server, k, fetched| {
+            let key = k.key.clone();
+            let Some(source) = store_digest(src, &key)? else {
+                report.source_keys -= 1; // expired meanwhile
+                return Ok(());
+            };
+            if let RemoteType::Other(name) = &k.kind {
+                let why = format!("the server holds a {name}");
+                differ(&mut report, key, DifferenceKind::Unreadable(why));
+                return Ok(());
+            }
+            let inexact = k.expire.is_some_and(|e| !e.exact);
+            let expire_ms = k.expire.map_or(0, |e| e.at_ms);
+            match server_digest(server, k, fetched, expire_ms)? {
+                Some(destination) => compare(&mut report, key, source, destination, inexact),
+                None => differ(&mut report, key, DifferenceKind::Missing),
+            }
+            Ok(())
+        })?;
+    }
+    let mut cursor = 0;
+    loop {
+        let (next, keys) = server.scan(cursor, PAGE)?;
+        for key in keys {
+            if let Ok(None) = src.summary(&key) {
+                if merge {
+                    report.destination_only += 1;
+                } else {
+                    differ(&mut report, key, DifferenceKind::Extra);
+                }
+            }
+        }
+        cursor = next;
+        if cursor == 0 {
+            return Ok(report);
+        }
+    }
+}
+
+/// Compares every key of the server with the store `dst` (after a
+/// migration into it), expiries as the store keeps them, then lists keys
+/// only the store holds (counted apart with `merge`). Keys the store
+/// cannot hold are counted as unrepresentable.
+pub fn server_to_store(
+    server: &mut Server,
+    dst: &Engine<AnyCodec>,
+    merge: bool,
+) -> Result<VerifyReport, CliError> {
+    let caps = dst.capabilities();
+    let mut report = VerifyReport::default();
+    let mut cursor = 0;
+    loop {
+        let (next, keys) = server.scan(cursor, PAGE)?;
+        let mut probed = remote::probe(server, keys, caps.score_limit.is_some())?;
+        report.source_keys += probed.len() as u64;
+        probed.retain(|k| {
+            let holds = cannot_hold(k, caps, dst.codec()).is_none();
+            report.unrepresentable += u64::from(!holds);
+            holds
+        });
+        remote::for_each_value(server, &probed, CHUNK, |server, k, fetched| {
+            let expire_ms = k.expire.map_or(0, |e| migrated_expiry(caps, e.at_ms));
+            if expire_ms != 0 && expire_ms <= dst.now_ms() {
+                report.source_keys -= 1; // expired
+                return Ok(());
+            }
+            let inexact = k.expire.is_some_and(|e| !e.exact);
+            let Some(source) = server_digest(server, k, fetched, expire_ms)? else {
+                report.source_keys -= 1; // gone meanwhile
+                return Ok(());
+            };
+            match store_digest(dst, &k.key)? {
+                Some(destination) => {
+                    compare(&mut report, k.key.clone(), source, destination, inexact)
+                }
+                None => differ(&mut report, k.key.clone(), DifferenceKind::Missing),
+            }
+            Ok(())
+        })?;
+        cursor = next;
+        if cursor == 0 {
+            break;
+        }
+    }
+    let mut after: Option<Vec<u8>> = None;
+    loop {
+        let page = dst
+            .keys_after(after.as_deref(), PAGE)
+            .map_err(engine_error)?;
+        let Some((last, _)) = page.last() else {
+            return Ok(report);
+        };
+        after = Some(last.clone());
+        let exists: Vec<redis::Cmd> = page
+            .iter()
+            .map(|(k, _)| {
+                let mut c = redis::cmd("EXISTS");
+                c.arg(k.as_slice());
+                c
+            })
+            .collect();
+        let replies = server.pipeline(&exists)?;
+        for ((key, _), reply) in page.into_iter().zip(replies) {
+            let reply = server.checked(reply, "EXISTS", Some(&key))?;
+            if int(&reply) == Some(0) {
+                if merge {
+                    report.destination_only += 1;
+                } else {
+                    differ(&mut report, key, DifferenceKind::Extra);
+                }
+            }
+        }
+    }
+}
