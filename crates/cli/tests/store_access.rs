@@ -768,3 +768,138 @@ fn keys_of_an_instance_the_layout_lacks_are_named() {
         "{stdout}"
     );
 }
+
+#[test]
+fn every_namespace_migrates_into_its_namesake() {
+    let work = tempfile::tempdir().unwrap();
+    let src = work.path().join("kv");
+    let s = path(&src);
+    for (ns, script) in [
+        ("a", "SET k1 v1\n"),
+        ("b", "RPUSH l x y\n"),
+        ("__namespace", "SET k v\n"),
+    ] {
+        let (ok, _, stderr) = run(
+            &["exec", "--format", "kvrocks", "--dir", s, "--namespace", ns],
+            script,
+        );
+        assert!(ok, "{stderr}");
+    }
+    let dst = work.path().join("ardb");
+    let d = path(&dst);
+    let (ok, stdout, stderr) = run(
+        &[
+            "migrate",
+            "--from",
+            "kvrocks",
+            "--src",
+            s,
+            "--to",
+            "ardb",
+            "--dst",
+            d,
+            "--all-namespaces",
+            "--verify",
+        ],
+        "",
+    );
+    assert!(ok, "{stdout}{stderr}");
+    for ns in ["\"a\"", "\"b\"", "\"__namespace\""] {
+        assert!(stdout.contains(&format!("namespace {ns}:")), "{stdout}");
+    }
+    assert_eq!(stdout.matches("all equal").count(), 3, "{stdout}");
+    let (_, stdout, _) = run(
+        &[
+            "exec",
+            "--read-only",
+            "--format",
+            "ardb",
+            "--dir",
+            d,
+            "--namespace",
+            "b",
+            "--",
+            "LRANGE",
+            "l",
+            "0",
+            "-1",
+        ],
+        "",
+    );
+    assert_eq!(stdout, "1) \"x\"\n2) \"y\"\n");
+    let (ok, stdout, _) = run(
+        &[
+            "verify",
+            "--from",
+            "kvrocks",
+            "--src",
+            s,
+            "--to",
+            "ardb",
+            "--dst",
+            d,
+            "--all-namespaces",
+        ],
+        "",
+    );
+    assert!(ok, "{stdout}");
+    // A format without namespaces takes one at a time.
+    let bw = work.path().join("bw");
+    let (ok, _, stderr) = run(
+        &[
+            "migrate",
+            "--from",
+            "kvrocks",
+            "--src",
+            s,
+            "--to",
+            "blackwidow",
+            "--dst",
+            path(&bw),
+            "--all-namespaces",
+        ],
+        "",
+    );
+    assert!(!ok);
+    assert!(
+        stderr.contains("has no namespaces, and the source holds a, b, __namespace"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_cluster_store_migrates_with_src_cluster() {
+    let work = tempfile::tempdir().unwrap();
+    let src = work.path().join("kv");
+    let (ok, _, _) = run(
+        &[
+            "exec",
+            "--format",
+            "kvrocks",
+            "--dir",
+            path(&src),
+            "--cluster",
+        ],
+        "SET a 1\nHSET h f v\n",
+    );
+    assert!(ok);
+    let dst = work.path().join("bw");
+    let args = [
+        "migrate",
+        "--from",
+        "kvrocks",
+        "--src",
+        path(&src),
+        "--to",
+        "blackwidow",
+        "--dst",
+        path(&dst),
+        "--verify",
+    ];
+    let (ok, _, stderr) = run(&args, "");
+    assert!(!ok);
+    assert!(stderr.contains("cluster mode"), "{stderr}");
+    let (ok, stdout, stderr) = run(&[&args[..], &["--src-cluster"]].concat(), "");
+    assert!(ok, "{stdout}{stderr}");
+    assert!(stdout.contains("2 keys compared, all equal"), "{stdout}");
+}

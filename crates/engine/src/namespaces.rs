@@ -22,7 +22,7 @@ pub struct NamespaceInfo {
     pub meta_records: Option<u64>,
 }
 
-/// Every namespace the store holds, in name order (none for a format
+/// Every namespace the store holds, in the store's order (none for a format
 /// without namespaces).
 pub fn namespaces<C: Codec>(engine: &EngineCore<C>) -> CmdResult<Vec<NamespaceInfo>> {
     let codec = engine.codec();

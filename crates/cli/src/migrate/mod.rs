@@ -14,7 +14,7 @@ use std::time::Instant;
 use clap::Args;
 use redcodec_engine::migrate::{
     self, MigrateError, MigrateOptions, MigrateReport, OnUnrepresentable, Outcome, TypeConflict,
-    VerifyOptions, VerifyReport, CHECKPOINT_FILE,
+    VerifyOptions, VerifyReport,
 };
 use redcodec_engine::{Compat, Engine, OpenMode};
 use redcodec_formats::AnyCodec;
@@ -24,6 +24,7 @@ use crate::store_args::StoreArgs;
 
 pub mod bench;
 mod dataset;
+mod namespaces;
 mod network;
 mod progress;
 
@@ -49,6 +50,16 @@ pub struct PairArgs {
     /// Namespace of the destination, for formats that have them.
     #[arg(long, value_name = "NS")]
     pub dst_namespace: Option<String>,
+    /// Every namespace of the source (Kvrocks, Ardb), each into the
+    /// destination namespace of the same name.
+    #[arg(long, conflicts_with_all = ["src_namespace", "dst_namespace"])]
+    pub all_namespaces: bool,
+    /// The source is a Kvrocks store in cluster mode (a slot in every key).
+    #[arg(long)]
+    pub src_cluster: bool,
+    /// Write the destination in Kvrocks' cluster mode.
+    #[arg(long)]
+    pub dst_cluster: bool,
     /// Freeze time at this unix time in milliseconds (expiry decisions and
     /// the destination's versions are then reproducible).
     #[arg(long, value_name = "MS")]
@@ -70,21 +81,32 @@ impl PairArgs {
             .ok_or_else(|| fail("--dst DIR is required: the destination store's directory"))
     }
 
-    fn store(&self, format: &str, dir: &Path, namespace: &Option<String>) -> StoreArgs {
+    fn store(
+        &self,
+        format: &str,
+        dir: &Path,
+        namespace: &Option<String>,
+        cluster: bool,
+    ) -> StoreArgs {
         StoreArgs {
             format: format.to_string(),
             dir: dir.to_path_buf(),
             fixed_clock: self.fixed_clock,
             namespace: namespace.clone(),
-            cluster: false,
+            cluster,
         }
     }
 
     /// Opens the source read-only: it must exist in the named format, and
     /// none of its files changes.
     fn open_source(&self) -> Result<Engine<AnyCodec>, CliError> {
-        self.store(&self.from, self.src_dir()?, &self.src_namespace)
-            .open(OpenMode::ReadOnly, None)
+        self.store(
+            &self.from,
+            self.src_dir()?,
+            &self.src_namespace,
+            self.src_cluster,
+        )
+        .open(OpenMode::ReadOnly, None)
     }
 
     /// Opens the destination.
@@ -93,8 +115,13 @@ impl PairArgs {
         mode: OpenMode,
         compat: Option<Compat>,
     ) -> Result<Engine<AnyCodec>, CliError> {
-        self.store(&self.to, self.dst_dir()?, &self.dst_namespace)
-            .open(mode, compat)
+        self.store(
+            &self.to,
+            self.dst_dir()?,
+            &self.dst_namespace,
+            self.dst_cluster,
+        )
+        .open(mode, compat)
     }
 }
 
@@ -173,11 +200,36 @@ pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
             "--checkpoint is for a migration with a server (--from or --to redis://…)",
         ));
     }
+    for part in namespaces::parts(&args.pair)? {
+        let checkpoint = part.pair.dst_dir()?.join(part.checkpoint_name());
+        if let Some(ns) = &part.namespace {
+            if args.resume && !checkpoint.exists() && namespaces::destination_holds_keys(&part) {
+                println!("namespace {}: migrated by an earlier run", quote(ns));
+                continue;
+            }
+            println!("namespace {}:", quote(ns));
+        }
+        let args = MigrateArgs {
+            pair: part.pair,
+            ..args.clone()
+        };
+        run_one(&args, &checkpoint)?;
+    }
+    Ok(())
+}
+
+/// The namespace `ns` quoted as Redis quotes keys.
+fn quote(ns: &str) -> String {
+    redcodec_engine::reply::quote_bytes(ns.as_bytes())
+}
+
+/// Migrates one source (namespace) into one destination.
+fn run_one(args: &MigrateArgs, checkpoint: &Path) -> Result<(), CliError> {
     let src = args.pair.open_source()?;
     let dst = args
         .pair
         .open_destination(OpenMode::CreateIfMissing, args.compat)?;
-    let checkpoint = args.pair.dst_dir()?.join(CHECKPOINT_FILE);
+    let checkpoint = checkpoint.to_path_buf();
     let options = MigrateOptions {
         batch_elements: args.batch_elements,
         batch_bytes: args.batch_bytes,
@@ -214,10 +266,19 @@ pub fn run_verify(args: &VerifyArgs) -> Result<(), CliError> {
     if network::involved(&args.pair) {
         return network::run_verify(args);
     }
-    let src = args.pair.open_source()?;
-    let dst = args.pair.open_destination(OpenMode::ReadOnly, None)?;
-    let report = migrate::verify(&src, &dst, &verify_options(args.merge))?;
-    print_verify(&report)
+    let mut failed = None;
+    for part in namespaces::parts(&args.pair)? {
+        if let Some(ns) = &part.namespace {
+            println!("namespace {}:", quote(ns));
+        }
+        let src = part.pair.open_source()?;
+        let dst = part.pair.open_destination(OpenMode::ReadOnly, None)?;
+        let report = migrate::verify(&src, &dst, &verify_options(args.merge))?;
+        if let Err(e) = print_verify(&report) {
+            failed = Some(e);
+        }
+    }
+    failed.map_or(Ok(()), Err)
 }
 
 fn verify_options(merge: bool) -> VerifyOptions {

@@ -60,9 +60,11 @@ pub fn involved(pair: &PairArgs) -> bool {
 /// Runs `redcodec migrate` with a server on one side.
 pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
     let pair = &args.pair;
+    one_namespace(pair)?;
     match (is_url(&pair.from), is_url(&pair.to)) {
         (false, true) => {
             reject(pair.dst.is_some(), "--dst", "--to")?;
+            reject(pair.dst_cluster, "--dst-cluster", "--to")?;
             reject(pair.dst_namespace.is_some(), "--dst-namespace", "--to")?;
             reject(args.compat.is_some(), "--compat", "--to")?;
             push::run(args, &Endpoint::parse(&pair.to)?)
@@ -70,6 +72,7 @@ pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
         (true, false) => {
             reject(pair.src.is_some(), "--src", "--from")?;
             reject(pair.src_namespace.is_some(), "--src-namespace", "--from")?;
+            reject(pair.src_cluster, "--src-cluster", "--from")?;
             pull::run(args, &Endpoint::parse(&pair.from)?)
         }
         _ => Err(both_servers()),
@@ -79,6 +82,7 @@ pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
 /// Runs `redcodec verify` with a server on one side.
 pub fn run_verify(args: &VerifyArgs) -> Result<(), CliError> {
     let pair = &args.pair;
+    one_namespace(pair)?;
     let rules = Rules {
         skip_unrepresentable: false,
         type_conflict: redcodec_engine::migrate::TypeConflict::Fail,
@@ -97,6 +101,16 @@ pub fn run_verify(args: &VerifyArgs) -> Result<(), CliError> {
         _ => return Err(both_servers()),
     };
     print_verify(&report)
+}
+
+/// A job with a server covers one namespace of the store side.
+fn one_namespace(pair: &PairArgs) -> Result<(), CliError> {
+    if pair.all_namespaces {
+        return Err(fail(
+            "--all-namespaces is for two stores: with a server, name one namespace (--src-namespace / --dst-namespace)",
+        ));
+    }
+    Ok(())
 }
 
 fn both_servers() -> CliError {
