@@ -3,8 +3,10 @@
 use std::io::{BufRead, Write};
 
 use clap::Args;
+use redcodec_codec::Namespaces;
 use redcodec_engine::cmdline::split_args;
-use redcodec_engine::{Compat, OpenMode};
+use redcodec_engine::{Compat, Engine, OpenMode, Reply};
+use redcodec_formats::AnyCodec;
 
 use crate::error::CliError;
 use crate::store_args::StoreArgs;
@@ -30,7 +32,7 @@ pub fn run(store: &StoreArgs, access: &ExecAccess, command: &[String]) -> Result
     } else {
         OpenMode::CreateIfMissing
     };
-    let engine = store.open(mode, access.compat)?;
+    let mut engine = store.open(mode, access.compat)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if !command.is_empty() {
@@ -47,9 +49,52 @@ pub fn run(store: &StoreArgs, access: &ExecAccess, command: &[String]) -> Result
         if args.is_empty() {
             continue;
         }
+        if args[0].eq_ignore_ascii_case(b"select") && args.len() == 2 {
+            let (reply, switched) = select(&engine, store, mode, access, &args[1])?;
+            if let Some(switched) = switched {
+                engine = switched;
+            }
+            writeln!(out, "{reply}")?;
+            continue;
+        }
         let reply = engine.execute(&args);
         writeln!(out, "{reply}")?;
     }
     out.flush()?;
     Ok(())
+}
+
+/// `SELECT index`, as the real systems answer it on one connection: Ardb
+/// keeps database `n` in the namespace (column family) `n`, so the store
+/// is reopened there; Kvrocks answers OK and stays in its namespace (it
+/// picks namespaces by AUTH token); a format without namespaces has only
+/// database 0.
+fn select(
+    engine: &Engine<AnyCodec>,
+    store: &StoreArgs,
+    mode: OpenMode,
+    access: &ExecAccess,
+    index: &[u8],
+) -> Result<(Reply, Option<Engine<AnyCodec>>), CliError> {
+    let Some(n) = std::str::from_utf8(index)
+        .ok()
+        .and_then(|s| s.parse::<i64>().ok())
+    else {
+        return Ok((
+            Reply::Error("ERR value is not an integer or out of range".into()),
+            None,
+        ));
+    };
+    match engine.capabilities().namespaces {
+        Namespaces::ColumnFamily if n >= 0 => {
+            let args = StoreArgs {
+                namespace: Some(n.to_string()),
+                ..store.clone()
+            };
+            Ok((Reply::ok(), Some(args.open(mode, access.compat)?)))
+        }
+        Namespaces::Prefix { .. } => Ok((Reply::ok(), None)),
+        Namespaces::None if n == 0 => Ok((Reply::ok(), None)),
+        _ => Ok((Reply::Error("ERR DB index is out of range".into()), None)),
+    }
 }

@@ -146,7 +146,13 @@ pub fn check<C: Codec>(engine: &EngineCore<C>) -> CmdResult<CheckReport> {
             });
         }
     }
+    // Other families of a format that keeps namespaces in families are
+    // its other namespaces, checked on their own.
+    let namespaced = engine.capabilities().namespaces == redcodec_codec::Namespaces::ColumnFamily;
     for (index, inst) in store.layout().instances.iter().enumerate() {
+        if namespaced {
+            break;
+        }
         for family in store.other_families(index) {
             report
                 .other_families

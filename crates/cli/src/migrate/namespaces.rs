@@ -44,6 +44,16 @@ pub fn parts(pair: &PairArgs) -> Result<Vec<Part>, CliError> {
         .into_iter()
         .filter_map(|s| s.namespace)
         .collect();
+    if found.is_empty() {
+        // A format without namespaces, or a store that holds none yet.
+        return Ok(vec![Part {
+            pair: PairArgs {
+                all_namespaces: false,
+                ..pair.clone()
+            },
+            namespace: None,
+        }]);
+    }
     let to: Format = pair.to.parse()?;
     let destination_has_namespaces = to
         .codec(&FormatOptions {
