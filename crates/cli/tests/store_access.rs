@@ -903,3 +903,95 @@ fn a_cluster_store_migrates_with_src_cluster() {
     assert!(ok, "{stdout}{stderr}");
     assert!(stdout.contains("2 keys compared, all equal"), "{stdout}");
 }
+
+/// Debian's `ldb` (package rocksdb-tools, RocksDB 7.8.3), or `None` when it
+/// is not installed and not required (`REDCODEC_REQUIRE_LDB=1`, as CI sets).
+fn older_ldb() -> Option<&'static str> {
+    let found = std::process::Command::new("ldb")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if found {
+        return Some("ldb");
+    }
+    if std::env::var("REDCODEC_REQUIRE_LDB").is_ok_and(|v| v == "1") {
+        panic!("ldb (rocksdb-tools) is required (REDCODEC_REQUIRE_LDB=1)");
+    }
+    redcodec_conformance::skip::record(
+        "compat stores in RocksDB 7.8.3",
+        "ldb is not installed (apt-get install rocksdb-tools)",
+    );
+    None
+}
+
+/// `ldb scan` of one family, as `redcodec dump` lines.
+fn ldb_pairs(ldb: &str, db: &Path, family: &str) -> Vec<String> {
+    let out = std::process::Command::new(ldb)
+        .arg(format!("--db={}", db.display()))
+        .args(["--ignore_unknown_options", "--hex"])
+        .arg(format!("--column_family={family}"))
+        .arg("scan")
+        .output()
+        .unwrap();
+    let listing = text(&out.stdout);
+    assert!(
+        out.status.success(),
+        "ldb scan {family}: {listing}{}",
+        text(&out.stderr)
+    );
+    let instance = db.file_name().unwrap().to_str().unwrap();
+    listing.lines()
+        .filter_map(|l| l.split_once(" : "))
+        .map(|(k, v)| {
+            let hex = |s: &str| s.trim_start_matches("0x").to_ascii_lowercase();
+            format!("{instance}\t{family}\t{}\t{}", hex(k), hex(v))
+        })
+        .collect()
+}
+
+#[test]
+fn compat_stores_open_in_an_older_rocksdb() {
+    // RocksDB 7.8.3 is older than every release --compat serves (Kvrocks
+    // 2.5: 8.3.2, 2.10: 9.3.1; Pika 3.5: 8.1–8.7): reading there means
+    // table format, checksums, compression and MANIFEST are old enough.
+    // (ldb does read the OPTIONS file, which names RocksDB 11's newer
+    // options; the real systems do not read it at open.)
+    let Some(ldb) = older_ldb() else { return };
+    for compat in ["kvrocks-2.10", "kvrocks-2.5"] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = path(dir.path());
+        let (ok, _, stderr) = run(
+            &[
+                "exec", "--format", "kvrocks", "--dir", d, "--compat", compat,
+            ],
+            SCRIPT,
+        );
+        assert!(ok, "{stderr}");
+        let (_, dump, _) = run(&["dump", "--format", "kvrocks", "--dir", d], "");
+        let db = dir.path().join("db");
+        let listed = std::process::Command::new(ldb)
+            .arg(format!("--db={}", db.display()))
+            .arg("list_column_families")
+            .output()
+            .unwrap();
+        assert!(listed.status.success(), "{}", text(&listed.stderr));
+        let families: Vec<String> =
+            rocksdb::DB::list_cf(&rocksdb::Options::default(), &db).unwrap();
+        let mut read = Vec::new();
+        for family in &families {
+            assert!(
+                text(&listed.stdout).contains(family.as_str()),
+                "{compat}: {family}"
+            );
+            read.extend(ldb_pairs(ldb, &db, family));
+        }
+        let mut written: Vec<String> = dump.lines().map(str::to_string).collect();
+        read.sort();
+        written.sort();
+        assert!(!written.is_empty());
+        assert_eq!(
+            read, written,
+            "{compat}: RocksDB 7.8.3 reads every pair redcodec wrote"
+        );
+    }
+}
