@@ -940,7 +940,8 @@ fn ldb_pairs(ldb: &str, db: &Path, family: &str) -> Vec<String> {
         text(&out.stderr)
     );
     let instance = db.file_name().unwrap().to_str().unwrap();
-    listing.lines()
+    listing
+        .lines()
         .filter_map(|l| l.split_once(" : "))
         .map(|(k, v)| {
             let hex = |s: &str| s.trim_start_matches("0x").to_ascii_lowercase();
