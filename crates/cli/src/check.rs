@@ -1,12 +1,15 @@
-//! `redcodec check`: reads a whole store read-only and reports every
-//! fault: undecodable records, counts that disagree with the elements,
+//! `redcodec check`: reads a whole store read-only, says what its tables
+//! are (format, checksum, compression, the oldest RocksDB that reads them)
+//! and reports every fault: undecodable records, counts that disagree with the elements,
 //! orphaned elements, keys of types redcodec does not model, keys held in
 //! several types.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 
 use redcodec_engine::check::{check, CheckReport, Finding};
 use redcodec_engine::reply::quote_bytes;
+use redcodec_engine::store::sst::survey;
 use redcodec_engine::{store::hex, OpenMode};
 
 use crate::error::CliError;
@@ -18,6 +21,7 @@ pub fn run(store: &StoreArgs) -> Result<(), CliError> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut findings = 0;
+    print_tables(&mut out, store)?;
     for args in store.each_namespace()? {
         let engine = args.open(OpenMode::ReadOnly, None)?;
         let report =
@@ -119,4 +123,55 @@ fn describe(finding: &Finding) -> String {
             )
         }
     }
+}
+
+/// One line per instance: how many tables it holds, in which table
+/// formats, checksums and compressions, and the oldest RocksDB that reads
+/// them all (none for a store whose data is still only in its WAL).
+fn print_tables(out: &mut dyn Write, store: &StoreArgs) -> Result<(), CliError> {
+    let engine = store.open(OpenMode::ReadOnly, None)?;
+    let layout = engine.store().layout().clone();
+    for instance in &layout.instances {
+        let dir = store.dir.join(instance.dir);
+        let facts = survey(&dir).map_err(|e| CliError::Io(std::io::Error::other(e)))?;
+        if facts.is_empty() {
+            writeln!(
+                out,
+                "tables\t{}\tnone (the data is in the WAL)",
+                instance.dir
+            )?;
+            continue;
+        }
+        let mut kinds: BTreeMap<(u32, &str, &str), usize> = BTreeMap::new();
+        for f in &facts {
+            *kinds
+                .entry((f.format_version, f.checksum_name(), f.compression.as_str()))
+                .or_default() += 1;
+        }
+        let described: Vec<String> = kinds
+            .iter()
+            .map(|((fv, sum, comp), n)| format!("{n} × format_version {fv}, {sum}, {comp}"))
+            .collect();
+        let oldest = facts
+            .iter()
+            .map(|f| f.readable_since())
+            .collect::<Option<Vec<_>>>()
+            .and_then(|v| v.into_iter().max());
+        let readers = match oldest {
+            Some((major, minor)) => format!("readable by RocksDB {major}.{minor} and later"),
+            None => "a table format this version of redcodec does not know".into(),
+        };
+        let legacy = if facts.iter().any(|f| f.format_version < 2) {
+            "; format_version 0/1 tables need a RocksDB older than 11 to rewrite them"
+        } else {
+            ""
+        };
+        writeln!(
+            out,
+            "tables\t{}\t{} ({readers}{legacy})",
+            instance.dir,
+            described.join("; ")
+        )?;
+    }
+    Ok(())
 }

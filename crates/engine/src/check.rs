@@ -298,6 +298,13 @@ fn check_elements<C: Codec>(ctx: &Ctx<'_, C>, report: &mut CheckReport) -> CmdRe
             let Some(owner) = codec.gc_sub_owner(place, &key, &value) else {
                 continue;
             };
+            // Elements of another namespace are checked with it.
+            if !matches!(
+                codec.decode_meta_key(owner.meta.place, &owner.meta.key),
+                Ok(Some(_))
+            ) {
+                continue;
+            }
             report.element_records += 1;
             let meta = store.get(owner.meta.place, &owner.meta.key)?;
             if codec.gc_sub(&owner, meta.as_deref(), now) == GcDecision::Drop {

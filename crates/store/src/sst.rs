@@ -30,6 +30,26 @@ pub struct SstFacts {
 }
 
 impl SstFacts {
+    /// The oldest RocksDB release (major, minor) that reads this table:
+    /// its format_version (`table.h` of RocksDB 11.8.1: 2 since 3.10, 3
+    /// since 5.15, 4 since 5.16, 5 since 6.6, 6 since 8.6, 7 since 10.4)
+    /// and its checksum (XXH3 since 6.27). `None` for a format_version this
+    /// crate does not know.
+    pub fn readable_since(&self) -> Option<(u32, u32)> {
+        let format = match self.format_version {
+            0 | 1 => (3, 0),
+            2 => (3, 10),
+            3 => (5, 15),
+            4 => (5, 16),
+            5 => (6, 6),
+            6 => (8, 6),
+            7 => (10, 4),
+            _ => return None,
+        };
+        let checksum = if self.checksum == 4 { (6, 27) } else { (3, 0) };
+        Some(format.max(checksum))
+    }
+
     /// The checksum's name, as RocksDB's options spell it.
     pub fn checksum_name(&self) -> &'static str {
         match self.checksum {
@@ -47,6 +67,18 @@ impl SstFacts {
 pub fn read_sst(path: &Path) -> Result<SstFacts, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     parse_sst(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The facts of every SST file in the RocksDB directory `dir`, in file
+/// name order (the files are only read).
+pub fn survey(dir: &Path) -> Result<Vec<SstFacts>, String> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "sst"))
+        .collect();
+    files.sort();
+    files.iter().map(|f| read_sst(f)).collect()
 }
 
 /// Parses the facts out of a whole SST file's bytes.
