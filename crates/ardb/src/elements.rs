@@ -159,13 +159,7 @@ mod tests {
     use super::*;
     use crate::keys::key_type;
     use redcodec_codec::SparseIndex;
-
-    fn hex(b: &[u8]) -> String {
-        b.iter()
-            .map(|x| format!("{x:02x}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
+    use redcodec_testkit::hex;
 
     #[test]
     fn reference_element_records() {

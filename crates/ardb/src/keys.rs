@@ -203,13 +203,7 @@ impl<'a> Iterator for Elements<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn hex(b: &[u8]) -> String {
-        b.iter()
-            .map(|x| format!("{x:02x}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
+    use redcodec_testkit::hex;
 
     #[test]
     fn reference_keys() {

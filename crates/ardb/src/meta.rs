@@ -365,21 +365,7 @@ pub fn decode(raw: &[u8]) -> Result<Meta, DecodeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn hex(b: &[u8]) -> String {
-        b.iter()
-            .map(|x| format!("{x:02x}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-
-    fn unhex(s: &str) -> Vec<u8> {
-        let s: String = s.split_whitespace().collect();
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
-    }
+    use redcodec_testkit::{hex, unhex};
 
     #[test]
     fn strings() {

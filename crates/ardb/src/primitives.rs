@@ -347,13 +347,7 @@ impl<'a> Data<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn hex(b: &[u8]) -> String {
-        b.iter()
-            .map(|x| format!("{x:02x}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
+    use redcodec_testkit::hex;
 
     fn decode(bytes: &[u8]) -> Result<Data<'_>, DecodeError> {
         let mut r = Reader::new("test", bytes);

@@ -8,17 +8,8 @@ use std::cmp::Ordering;
 use redcodec_ardb::comparator::compare_keys;
 use redcodec_ardb::gc::expired_meta_key;
 use redcodec_ardb::ArdbCodec;
-use redcodec_codec::{
-    Codec, DataType, ListBounds, Meta, SparseIndex, SubId, SubKind, SubOwner, SubValue,
-};
-
-const KINDS: [SubKind; 5] = [
-    SubKind::HashField,
-    SubKind::SetMember,
-    SubKind::ZSetMember,
-    SubKind::ZSetScore,
-    SubKind::ListItem,
-];
+use redcodec_codec::{Codec, DataType, ListBounds, Meta, SparseIndex, SubId, SubKind, SubValue};
+use redcodec_testkit::{feed_decoders, prefixes_and_flips, sub_records, XorShift, SUB_KINDS};
 
 fn metas(c: &ArdbCodec) -> Vec<Meta> {
     let mut out = Vec::new();
@@ -57,7 +48,7 @@ fn anchors(c: &ArdbCodec) -> Vec<Vec<u8>> {
         c.meta_record(b"k", DataType::Hash).unwrap().key,
         c.key_range(b"k").expect("ardb deletes by range").upper,
     ];
-    for kind in KINDS {
+    for kind in SUB_KINDS {
         let r = c.sub_range(kind, b"k", &meta);
         out.push(r.lower);
         out.push(r.upper);
@@ -67,26 +58,8 @@ fn anchors(c: &ArdbCodec) -> Vec<Vec<u8>> {
 
 /// Feeds `bytes` to every decoder of `c` and compares it with `anchors`.
 fn feed(c: &ArdbCodec, meta: &Meta, anchors: &[Vec<u8>], bytes: &[u8]) {
-    for t in DataType::ALL {
-        let _ = c.decode_meta(t, bytes);
-    }
-    for place in c.layout().places() {
-        let _ = c.decode_meta_key(place, bytes);
-        let _ = c.gc_meta(place, bytes, bytes, 1_700_000_000_000);
-        if let Some(owner) = c.gc_sub_owner(place, bytes, bytes) {
-            let _ = c.gc_sub(&owner, Some(bytes), 1_700_000_000_000);
-        }
-    }
-    let owner = SubOwner {
-        meta: c.meta_record(b"k", DataType::Hash).unwrap(),
-        version: 0,
-    };
-    let _ = c.gc_sub(&owner, Some(bytes), 0);
+    feed_decoders(c, meta, bytes, &[], &[0, 1_700_000_000_000, u64::MAX]);
     let _ = expired_meta_key(bytes, bytes, u64::MAX);
-    for kind in KINDS {
-        let _ = c.decode_sub_key(kind, b"k", meta, bytes);
-        let _ = c.decode_sub_value(kind, meta, bytes);
-    }
     for a in anchors {
         let ab = compare_keys(a, bytes);
         assert_eq!(
@@ -118,9 +91,7 @@ fn valid_records(c: &ArdbCodec) -> Vec<Vec<u8>> {
             (SubKind::ListItem, SubId::Sparse(SparseIndex::Int(6))),
             (SubKind::ListItem, SubId::Sparse(SparseIndex::Float(0.5))),
         ];
-        for (kind, id) in ids {
-            out.push(c.sub_key(kind, b"k", &m, &id));
-        }
+        out.extend(sub_records(c, &m, &ids));
         out.push(c.encode_sub_value(SubKind::ZSetMember, &m, &SubValue::Score(3.0)));
         out.push(c.encode_sub_value(SubKind::HashField, &m, &SubValue::Bytes(b"12345".to_vec())));
     }
@@ -133,28 +104,14 @@ fn prefixes_and_corruptions_of_valid_records() {
     let meta = c.new_meta(DataType::Hash, 0);
     let anchors = anchors(&c);
     for record in valid_records(&c) {
-        for end in 0..=record.len() {
-            feed(&c, &meta, &anchors, &record[..end]);
-        }
-        for i in 0..record.len() {
-            for flip in [0x01u8, 0x80, 0xFF] {
-                let mut bad = record.clone();
-                bad[i] ^= flip;
-                feed(&c, &meta, &anchors, &bad);
-            }
-        }
+        prefixes_and_flips(&record, |bytes| feed(&c, &meta, &anchors, bytes));
     }
 }
 
 #[test]
 fn random_bytes() {
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = XorShift::new(0x2545_F491_4F6C_DD1D);
+    let mut next = move || rng.next();
     let c = ArdbCodec::default();
     let anchors = anchors(&c);
     let mut previous: Vec<Vec<u8>> = Vec::new();
@@ -234,27 +191,11 @@ fn merge_never_panics() {
     bases.push(c.encode_sub_value(SubKind::HashField, &meta, &SubValue::Bytes(b"12".to_vec())));
     let operands = valid_operands();
     for record in operands.iter().chain(&bases) {
-        for end in 0..=record.len() {
-            feed_merge(&record[..end], &keys, &bases, &operands);
-        }
-        for i in 0..record.len() {
-            for flip in [0x01u8, 0x80, 0xFF] {
-                let mut bad = record.clone();
-                bad[i] ^= flip;
-                feed_merge(&bad, &keys, &bases, &operands);
-            }
-        }
+        prefixes_and_flips(record, |bytes| feed_merge(bytes, &keys, &bases, &operands));
     }
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = XorShift::new(0x9E37_79B9_7F4A_7C15);
     for round in 0..5_000 {
-        let len = (next() % 40) as usize;
-        let mut bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        let mut bytes = rng.bytes(40);
         // Often an operand of a known op with random arguments.
         if round % 2 == 0 {
             let op = operands[round % operands.len()].clone();

@@ -11,17 +11,9 @@ use redcodec_codec::{
     Codec, DataType, DecodeError, GcDecision, KeyRange, ListBounds, Meta, Place, SparseIndex,
     SubId, SubKind, SubValue,
 };
+use redcodec_testkit::unhex;
 
 const NS: Place = Place::new(0, 1);
-
-fn unhex(s: &str) -> Vec<u8> {
-    let s: String = s.split_whitespace().collect();
-    assert!(s.len().is_multiple_of(2), "odd hex {s}");
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
 
 fn codec() -> ArdbCodec {
     ArdbCodec::default()

@@ -312,10 +312,7 @@ fn out_of_range(what: &'static str, value: impl ToString, range: &str) -> Encode
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn hex(b: &[u8]) -> String {
-        b.iter().map(|x| format!("{x:02x}")).collect()
-    }
+    use redcodec_testkit::hex_compact as hex;
 
     #[test]
     fn strings() {

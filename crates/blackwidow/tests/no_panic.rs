@@ -5,17 +5,8 @@
 
 use redcodec_blackwidow::comparator::{lists_data_key_compare, zsets_score_key_compare};
 use redcodec_blackwidow::BlackwidowCodec;
-use redcodec_codec::{
-    Codec, DataType, ListBounds, Meta, Place, SubId, SubKind, SubOwner, SubValue,
-};
-
-const KINDS: [SubKind; 5] = [
-    SubKind::HashField,
-    SubKind::SetMember,
-    SubKind::ZSetMember,
-    SubKind::ZSetScore,
-    SubKind::ListItem,
-];
+use redcodec_codec::{Codec, DataType, ListBounds, Meta, Place, SubId, SubKind, SubValue};
+use redcodec_testkit::{feed_decoders, prefixes_and_flips, sub_records, XorShift};
 
 const NOW_MS: u64 = 1_700_000_000_000;
 
@@ -41,33 +32,8 @@ fn metas(c: &BlackwidowCodec) -> Vec<Meta> {
 
 /// Feeds `bytes` to every decoder of `c`, and compares it with `other`.
 fn feed(c: &BlackwidowCodec, meta: &Meta, bytes: &[u8], other: &[u8]) {
-    for t in DataType::ALL {
-        let _ = c.decode_meta(t, bytes);
-    }
-    for place in c
-        .layout()
-        .places()
-        .chain([Place::new(5, 0), Place::new(0, 3)])
-    {
-        let _ = c.decode_meta_key(place, bytes);
-        let _ = c.gc_meta(place, bytes, bytes, NOW_MS);
-        if let Some(owner) = c.gc_sub_owner(place, bytes, bytes) {
-            let _ = c.gc_sub(&owner, Some(bytes), NOW_MS);
-            let _ = c.gc_sub(&owner, None, u64::MAX);
-        }
-    }
-    for t in DataType::ALL {
-        let owner = SubOwner {
-            meta: c.meta_record(b"k", t).unwrap(),
-            version: meta.version,
-        };
-        let _ = c.gc_sub(&owner, Some(bytes), 0);
-        let _ = c.gc_sub(&owner, Some(bytes), u64::MAX);
-    }
-    for kind in KINDS {
-        let _ = c.decode_sub_key(kind, b"k", meta, bytes);
-        let _ = c.decode_sub_value(kind, meta, bytes);
-    }
+    let outside = [Place::new(5, 0), Place::new(0, 3)];
+    feed_decoders(c, meta, bytes, &outside, &[0, NOW_MS, u64::MAX]);
     for (a, b) in [(bytes, other), (other, bytes), (bytes, bytes)] {
         let _ = lists_data_key_compare(a, b);
         let _ = zsets_score_key_compare(a, b);
@@ -92,12 +58,7 @@ fn valid_records(c: &BlackwidowCodec) -> Vec<Vec<u8>> {
             ),
             (SubKind::ListItem, SubId::Index(6)),
         ];
-        for (kind, id) in ids {
-            out.push(c.sub_key(kind, b"k", &m, &id));
-            let r = c.sub_range(kind, b"k", &m);
-            out.push(r.lower);
-            out.push(r.upper);
-        }
+        out.extend(sub_records(c, &m, &ids));
         out.push(c.encode_sub_value(SubKind::ZSetMember, &m, &SubValue::Score(3.0)));
     }
     out
@@ -110,39 +71,23 @@ fn prefixes_and_corruptions_of_valid_records() {
     for m in metas(&c) {
         for (n, record) in records.iter().enumerate() {
             let other = &records[(n * 7 + 3) % records.len()];
-            for end in 0..=record.len() {
-                feed(&c, &m, &record[..end], other);
-            }
-            for i in 0..record.len() {
-                for flip in [0x01u8, 0x80, 0xFF] {
-                    let mut bad = record.clone();
-                    bad[i] ^= flip;
-                    feed(&c, &m, &bad, other);
-                }
-            }
+            prefixes_and_flips(record, |bytes| feed(&c, &m, bytes, other));
         }
     }
 }
 
 #[test]
 fn random_bytes() {
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = XorShift::new(0x2545_F491_4F6C_DD1D);
     let c = BlackwidowCodec::default();
     let mut previous = Vec::new();
     for round in 0..20_000 {
-        let len = (next() % 48) as usize;
-        let mut bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        let mut bytes = rng.bytes(48);
         // Often start with a plausible small key size.
         if round % 2 == 0 && bytes.len() >= 4 {
-            bytes[..4].copy_from_slice(&((next() % 8) as u32).to_le_bytes());
+            bytes[..4].copy_from_slice(&((rng.next() % 8) as u32).to_le_bytes());
         }
-        let meta = c.new_meta(DataType::ALL[round % 5], next());
+        let meta = c.new_meta(DataType::ALL[round % 5], rng.next());
         feed(&c, &meta, &bytes, &previous);
         previous = bytes;
     }

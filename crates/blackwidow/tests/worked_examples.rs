@@ -9,20 +9,12 @@ use redcodec_blackwidow::{layout, BlackwidowCodec};
 use redcodec_codec::{
     Codec, DataType, GcDecision, ListBounds, Meta, Place, SubId, SubKind, SubValue,
 };
+use redcodec_testkit::unhex;
 
 /// 1700000000 s = 0x6553F100, LE `00 f1 53 65`.
 const T: u64 = 1_700_000_000;
 const T_US: u64 = T * 1_000_000;
 const T_MS: u64 = T * 1_000;
-
-fn unhex(s: &str) -> Vec<u8> {
-    let s: String = s.split_whitespace().collect();
-    assert!(s.len().is_multiple_of(2), "odd hex {s}");
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
 
 fn codec() -> BlackwidowCodec {
     BlackwidowCodec::default()

@@ -332,18 +332,7 @@ fn out_of_range(what: &'static str, value: impl ToString, range: &str) -> Encode
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn hex(b: &[u8]) -> String {
-        b.iter().map(|x| format!("{x:02x}")).collect()
-    }
-
-    fn unhex(s: &str) -> Vec<u8> {
-        let s: String = s.split_whitespace().collect();
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
-    }
+    use redcodec_testkit::{hex_compact as hex, unhex};
 
     #[test]
     fn expire_ms_to_s_rule() {

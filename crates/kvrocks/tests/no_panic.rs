@@ -2,16 +2,9 @@
 //! corruption of them, and deterministic random bytes go through every
 //! decoding entry point; errors are fine, panics are not.
 
-use redcodec_codec::{Codec, DataType, ListBounds, Meta, Place, SubId, SubKind, SubOwner};
+use redcodec_codec::{Codec, DataType, ListBounds, Meta, Place, SubId, SubKind};
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
-
-const KINDS: [SubKind; 5] = [
-    SubKind::HashField,
-    SubKind::SetMember,
-    SubKind::ZSetMember,
-    SubKind::ZSetScore,
-    SubKind::ListItem,
-];
+use redcodec_testkit::{feed_decoders, prefixes_and_flips, sub_records, XorShift};
 
 fn codecs() -> Vec<KvrocksCodec> {
     [false, true]
@@ -48,26 +41,7 @@ fn metas(c: &KvrocksCodec) -> Vec<Meta> {
 
 /// Feeds `bytes` to every decoder of `c`.
 fn feed(c: &KvrocksCodec, meta: &Meta, bytes: &[u8]) {
-    for t in DataType::ALL {
-        let _ = c.decode_meta(t, bytes);
-    }
-    for place in c.layout().places() {
-        let _ = c.decode_meta_key(place, bytes);
-        let _ = c.gc_meta(place, bytes, bytes, 1_700_000_000_000);
-        if let Some(owner) = c.gc_sub_owner(place, bytes, bytes) {
-            let _ = c.gc_sub(&owner, Some(bytes), 1_700_000_000_000);
-        }
-    }
-    let owner = SubOwner {
-        meta: c.meta_record(b"k", DataType::Hash).unwrap(),
-        version: meta.version,
-    };
-    let _ = c.gc_sub(&owner, Some(bytes), 0);
-    let _ = c.gc_sub(&owner, Some(bytes), u64::MAX);
-    for kind in KINDS {
-        let _ = c.decode_sub_key(kind, b"k", meta, bytes);
-        let _ = c.decode_sub_value(kind, meta, bytes);
-    }
+    feed_decoders(c, meta, bytes, &[], &[0, 1_700_000_000_000, u64::MAX]);
 }
 
 fn valid_records(c: &KvrocksCodec) -> Vec<Vec<u8>> {
@@ -88,9 +62,7 @@ fn valid_records(c: &KvrocksCodec) -> Vec<Vec<u8>> {
             ),
             (SubKind::ListItem, SubId::Index(6)),
         ];
-        for (kind, id) in ids {
-            out.push(c.sub_key(kind, b"k", &m, &id));
-        }
+        out.extend(sub_records(c, &m, &ids));
         out.push(c.encode_sub_value(
             SubKind::ZSetMember,
             &m,
@@ -105,34 +77,18 @@ fn prefixes_and_corruptions_of_valid_records() {
     for c in codecs() {
         let meta = c.new_meta(DataType::Hash, 0x3051_20C0_F200_0000);
         for record in valid_records(&c) {
-            for end in 0..=record.len() {
-                feed(&c, &meta, &record[..end]);
-            }
-            for i in 0..record.len() {
-                for flip in [0x01u8, 0x80, 0xFF] {
-                    let mut bad = record.clone();
-                    bad[i] ^= flip;
-                    feed(&c, &meta, &bad);
-                }
-            }
+            prefixes_and_flips(&record, |bytes| feed(&c, &meta, bytes));
         }
     }
 }
 
 #[test]
 fn random_bytes() {
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = XorShift::new(0x2545_F491_4F6C_DD1D);
     let codecs = codecs();
     for round in 0..20_000 {
         let c = &codecs[round % codecs.len()];
-        let len = (next() % 64) as usize;
-        let mut bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        let mut bytes = rng.bytes(64);
         // Often start with a plausible flags byte or namespace prefix.
         match round % 4 {
             0 if !bytes.is_empty() => bytes[0] = 0x80 | (bytes[0] & 0x0F),
@@ -143,7 +99,7 @@ fn random_bytes() {
             }
             _ => {}
         }
-        let meta = c.new_meta(DataType::ALL[round % 5], next());
+        let meta = c.new_meta(DataType::ALL[round % 5], rng.next());
         feed(c, &meta, &bytes);
     }
 }

@@ -3,18 +3,10 @@
 
 use redcodec_codec::{Codec, DataType, GcDecision, ListBounds, Meta, SubId, SubKind, SubValue};
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
+use redcodec_testkit::unhex;
 
 /// `(1700000000000000 µs << 11) + 0`.
 const V: u64 = 0x3051_20C0_F200_0000;
-
-fn unhex(s: &str) -> Vec<u8> {
-    let s: String = s.split_whitespace().collect();
-    assert!(s.len().is_multiple_of(2), "odd hex {s}");
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
 
 fn standalone() -> KvrocksCodec {
     KvrocksCodec::default()

@@ -7,19 +7,11 @@ use redcodec_codec::{
     Codec, DataType, EncodeError, GcDecision, ListBounds, Meta, Place, SubId, SubKind, SubValue,
 };
 use redcodec_nemo::{gc, layout, NemoCodec};
+use redcodec_testkit::unhex;
 
 const T: u64 = 1_700_000_000;
 const NOW_US: u64 = T * 1_000_000;
 const NOW_MS: u64 = T * 1000;
-
-fn unhex(s: &str) -> Vec<u8> {
-    let s: String = s.split_whitespace().collect();
-    assert!(s.len().is_multiple_of(2), "odd hex {s}");
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
 
 fn codec() -> NemoCodec {
     NemoCodec::default()

@@ -1,0 +1,184 @@
+//! Test helpers shared by the format crates, so that each crate's tests
+//! say only what is particular to its format.
+//!
+//! - [`hex`], [`hex_compact`] / [`unhex`]: bytes as hex, as the specs
+//!   write them;
+//! - [`XorShift`]: deterministic pseudo-random bytes;
+//! - [`prefixes_and_flips`]: every prefix and single-byte corruption of a
+//!   valid record;
+//! - [`feed_decoders`]: arbitrary bytes through every decoding entry point
+//!   of a [`Codec`] (errors are fine, panics are not);
+//! - [`sub_records`]: the element keys and key ranges a codec builds.
+
+use redcodec_codec::{Codec, DataType, Meta, Place, SubId, SubKind, SubOwner};
+
+/// Every kind of element record.
+pub const SUB_KINDS: [SubKind; 5] = [
+    SubKind::HashField,
+    SubKind::SetMember,
+    SubKind::ZSetMember,
+    SubKind::ZSetScore,
+    SubKind::ListItem,
+];
+
+/// Bytes as lower-case hex pairs separated by spaces (`"0b 5f 5f"`).
+pub fn hex(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Bytes as lower-case hex with no separator (`"0b5f5f"`).
+pub fn hex_compact(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The bytes of a hex string; white space anywhere is ignored.
+///
+/// # Panics
+/// On an odd number of digits or a character that is not a hex digit: the
+/// strings are the tests' own.
+pub fn unhex(text: &str) -> Vec<u8> {
+    let digits: String = text.split_whitespace().collect();
+    assert!(
+        digits.len().is_multiple_of(2),
+        "odd number of hex digits: {text}"
+    );
+    (0..digits.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).expect("hex digits"))
+        .collect()
+}
+
+/// Marsaglia's xorshift64: the same bytes on every run.
+pub struct XorShift(u64);
+
+impl XorShift {
+    /// A generator from a non-zero `seed`.
+    pub fn new(seed: u64) -> XorShift {
+        XorShift(seed.max(1))
+    }
+
+    /// The next number.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// Up to `max_len - 1` random bytes.
+    pub fn bytes(&mut self, max_len: u64) -> Vec<u8> {
+        let len = self.next() % max_len.max(1);
+        (0..len).map(|_| self.next() as u8).collect()
+    }
+}
+
+/// Calls `feed` with every prefix of `record` (the empty one and the whole
+/// record included) and with every copy of it where one byte is XORed with
+/// 0x01, 0x80 or 0xFF.
+pub fn prefixes_and_flips(record: &[u8], mut feed: impl FnMut(&[u8])) {
+    for end in 0..=record.len() {
+        feed(&record[..end]);
+    }
+    for i in 0..record.len() {
+        for flip in [0x01u8, 0x80, 0xFF] {
+            let mut bad = record.to_vec();
+            bad[i] ^= flip;
+            feed(&bad);
+        }
+    }
+}
+
+/// Feeds `bytes` to every decoding entry point of `c`: metadata of every
+/// type, metadata keys and garbage-collection rules at every place of the
+/// layout and at `extra_places` (places outside it), element keys and
+/// values of every kind under `meta`, at each time of `nows`. Results are
+/// dropped: only a panic fails.
+pub fn feed_decoders<C: Codec>(
+    c: &C,
+    meta: &Meta,
+    bytes: &[u8],
+    extra_places: &[Place],
+    nows: &[u64],
+) {
+    for t in DataType::ALL {
+        let _ = c.decode_meta(t, bytes);
+    }
+    let places: Vec<Place> = c
+        .layout()
+        .places()
+        .chain(extra_places.iter().copied())
+        .collect();
+    for place in places {
+        let _ = c.decode_meta_key(place, bytes);
+        let _ = c.key_shape(place, bytes);
+        for &now in nows {
+            let _ = c.gc_meta(place, bytes, bytes, now);
+            if let Some(owner) = c.gc_sub_owner(place, bytes, bytes) {
+                let _ = c.gc_sub(&owner, Some(bytes), now);
+                let _ = c.gc_sub(&owner, None, now);
+            }
+        }
+    }
+    for t in DataType::ALL {
+        let Ok(record) = c.meta_record(b"k", t) else {
+            continue;
+        };
+        for version in [meta.version, 0, u64::MAX] {
+            let owner = SubOwner {
+                meta: record.clone(),
+                version,
+            };
+            for &now in nows {
+                let _ = c.gc_sub(&owner, Some(bytes), now);
+            }
+        }
+    }
+    for kind in SUB_KINDS {
+        let _ = c.decode_sub_key(kind, b"k", meta, bytes);
+        let _ = c.decode_sub_value(kind, meta, bytes);
+        let _ = c.sub_is_current(kind, meta, bytes);
+    }
+}
+
+/// The element keys `c` builds for `ids` of the key `k` under `meta`, each
+/// followed by the bounds of its kind's range.
+pub fn sub_records<C: Codec>(c: &C, meta: &Meta, ids: &[(SubKind, SubId)]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for (kind, id) in ids {
+        out.push(c.sub_key(*kind, b"k", meta, id));
+        let range = c.sub_range(*kind, b"k", meta);
+        out.push(range.lower);
+        out.push(range.upper);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_round_trips() {
+        assert_eq!(hex(&unhex("0b 5f\n 5F")), "0b 5f 5f");
+        assert_eq!(unhex(""), Vec::<u8>::new());
+    }
+
+    #[test]
+    fn xorshift_repeats() {
+        let (mut a, mut b) = (XorShift::new(7), XorShift::new(7));
+        assert_eq!(a.bytes(64), b.bytes(64));
+        assert_ne!(a.next(), XorShift::new(8).next());
+    }
+
+    #[test]
+    fn prefixes_and_flips_counts() {
+        let mut n = 0;
+        prefixes_and_flips(b"ab", |_| n += 1);
+        assert_eq!(n, 3 + 2 * 3);
+    }
+}
