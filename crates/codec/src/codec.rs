@@ -35,240 +35,175 @@ pub struct KeyShape {
     pub slotted: bool,
 }
 
-/// Expands to `$callback! { <the Codec trait definition> }`.
-///
-/// The trait is written once, here. `enum_dispatch` must see a trait's
-/// definition in the crate that declares the dispatching enum, so the crate
-/// holding the run-time format enum registers these same tokens. The
-/// definition names the model's types unqualified (`Meta`, `Layout`, …):
-/// a crate expanding it imports them, as this module does.
-#[macro_export]
-macro_rules! codec_trait_tokens {
-    ($callback:ident) => {
-        $callback! {
-            /// One on-disk format: its layout, its declared capabilities, and the
-            /// encoding of every record. Implementations are pure byte functions.
-            pub trait Codec: Send + Sync + 'static {
-                /// The format's name as the command line spells it.
-                fn name(&self) -> &'static str;
+/// One on-disk format: its layout, its declared capabilities, and the
+/// encoding of every record. Implementations are pure byte functions.
+pub trait Codec: Send + Sync + 'static {
+    /// The format's name as the command line spells it.
+    fn name(&self) -> &'static str;
 
-                /// Instances, column families, comparators and GC rules.
-                fn layout(&self) -> &Layout;
+    /// Instances, column families, comparators and GC rules.
+    fn layout(&self) -> &Layout;
 
-                /// The behaviours the engine adapts to.
-                fn capabilities(&self) -> &Capabilities;
+    /// The behaviours the engine adapts to.
+    fn capabilities(&self) -> &Capabilities;
 
-                /// The next version for a key whose previous version was
-                /// `previous`, at `now_us` (unix microseconds), with the engine's
-                /// running `counter`.
-                fn next_version(&self, now_us: u64, counter: u64, previous: Option<u64>) -> u64;
+    /// The next version for a key whose previous version was
+    /// `previous`, at `now_us` (unix microseconds), with the engine's
+    /// running `counter`.
+    fn next_version(&self, now_us: u64, counter: u64, previous: Option<u64>) -> u64;
 
-                /// Fresh metadata for a new key of type `data_type` with `version`.
-                fn new_meta(&self, data_type: DataType, version: u64) -> Meta;
+    /// Fresh metadata for a new key of type `data_type` with `version`.
+    fn new_meta(&self, data_type: DataType, version: u64) -> Meta;
 
-                /// The metadata record of `key`. With [`crate::MetaLookup::Shared`]
-                /// `data_type` is ignored; with `PerType` it picks the place.
-                fn meta_record(
-                    &self,
-                    key: &[u8],
-                    data_type: DataType,
-                ) -> Result<Record, EncodeError>;
+    /// The metadata record of `key`. With [`crate::MetaLookup::Shared`]
+    /// `data_type` is ignored; with `PerType` it picks the place.
+    fn meta_record(&self, key: &[u8], data_type: DataType) -> Result<Record, EncodeError>;
 
-                /// The metadata value bytes.
-                fn encode_meta(&self, meta: &Meta) -> Result<Vec<u8>, EncodeError>;
+    /// The metadata value bytes.
+    fn encode_meta(&self, meta: &Meta) -> Result<Vec<u8>, EncodeError>;
 
-                /// Decodes metadata read from the place of `data_type` (which
-                /// shared-place formats ignore: the bytes name the type).
-                fn decode_meta(
-                    &self,
-                    data_type: DataType,
-                    raw: &[u8],
-                ) -> Result<Meta, DecodeError>;
+    /// Decodes metadata read from the place of `data_type` (which
+    /// shared-place formats ignore: the bytes name the type).
+    fn decode_meta(&self, data_type: DataType, raw: &[u8]) -> Result<Meta, DecodeError>;
 
-                /// Ranges holding every metadata record, with the type of each
-                /// place for per-type formats (`None` for a shared place).
-                fn meta_ranges(&self) -> Vec<(KeyRange, Option<DataType>)>;
+    /// Ranges holding every metadata record, with the type of each
+    /// place for per-type formats (`None` for a shared place).
+    fn meta_ranges(&self) -> Vec<(KeyRange, Option<DataType>)>;
 
-                /// The user key of a metadata record found in a
-                /// [`Codec::meta_ranges`] range, or `None` for a record that is
-                /// not a key's metadata (format bookkeeping).
-                fn decode_meta_key(
-                    &self,
-                    place: Place,
-                    raw: &[u8],
-                ) -> Result<Option<Vec<u8>>, DecodeError>;
+    /// The user key of a metadata record found in a
+    /// [`Codec::meta_ranges`] range, or `None` for a record that is
+    /// not a key's metadata (format bookkeeping).
+    fn decode_meta_key(&self, place: Place, raw: &[u8]) -> Result<Option<Vec<u8>>, DecodeError>;
 
-                /// Ranges holding every record of this store's keyspace (its
-                /// namespace, where it has one), for FLUSHDB/FLUSHALL.
-                fn flush_ranges(&self) -> Vec<KeyRange>;
+    /// Ranges holding every record of this store's keyspace (its
+    /// namespace, where it has one), for FLUSHDB/FLUSHALL.
+    fn flush_ranges(&self) -> Vec<KeyRange>;
 
-                /// Where element records of `kind` live.
-                fn sub_place(&self, kind: SubKind) -> Place;
+    /// Where element records of `kind` live.
+    fn sub_place(&self, kind: SubKind) -> Place;
 
-                /// The key of one element record of `key` (whose metadata is `meta`).
-                fn sub_key(
-                    &self,
-                    kind: SubKind,
-                    key: &[u8],
-                    meta: &Meta,
-                    id: &SubId,
-                ) -> Vec<u8>;
+    /// The key of one element record of `key` (whose metadata is `meta`).
+    fn sub_key(&self, kind: SubKind, key: &[u8], meta: &Meta, id: &SubId) -> Vec<u8>;
 
-                /// The range holding every element record of `kind` of `key`.
-                fn sub_range(
-                    &self,
-                    kind: SubKind,
-                    key: &[u8],
-                    meta: &Meta,
-                ) -> KeyRange;
+    /// The range holding every element record of `kind` of `key`.
+    fn sub_range(&self, kind: SubKind, key: &[u8], meta: &Meta) -> KeyRange;
 
-                /// Decodes the identity of an element record found in
-                /// [`Codec::sub_range`].
-                fn decode_sub_key(
-                    &self,
-                    kind: SubKind,
-                    key: &[u8],
-                    meta: &Meta,
-                    raw: &[u8],
-                ) -> Result<SubId, DecodeError>;
+    /// Decodes the identity of an element record found in
+    /// [`Codec::sub_range`].
+    fn decode_sub_key(
+        &self,
+        kind: SubKind,
+        key: &[u8],
+        meta: &Meta,
+        raw: &[u8],
+    ) -> Result<SubId, DecodeError>;
 
-                /// The value bytes of an element record.
-                fn encode_sub_value(
-                    &self,
-                    kind: SubKind,
-                    meta: &Meta,
-                    value: &SubValue,
-                ) -> Vec<u8>;
+    /// The value bytes of an element record.
+    fn encode_sub_value(&self, kind: SubKind, meta: &Meta, value: &SubValue) -> Vec<u8>;
 
-                /// Decodes an element record's value.
-                fn decode_sub_value(
-                    &self,
-                    kind: SubKind,
-                    meta: &Meta,
-                    raw: &[u8],
-                ) -> Result<SubValue, DecodeError>;
+    /// Decodes an element record's value.
+    fn decode_sub_value(
+        &self,
+        kind: SubKind,
+        meta: &Meta,
+        raw: &[u8],
+    ) -> Result<SubValue, DecodeError>;
 
-                /// Compaction rule for a metadata record.
-                fn gc_meta(
-                    &self,
-                    place: Place,
-                    key: &[u8],
-                    value: &[u8],
-                    now_ms: u64,
-                ) -> GcDecision;
+    /// Compaction rule for a metadata record.
+    fn gc_meta(&self, place: Place, key: &[u8], value: &[u8], now_ms: u64) -> GcDecision;
 
-                /// The owner of the element record `key` (whose stored value is
-                /// `value`), or `None` if it is not an element record: it is
-                /// then kept, or, in a [`crate::GcRule::MetaAndSubKeys`]
-                /// family, judged by [`Codec::gc_meta`].
-                fn gc_sub_owner(&self, place: Place, key: &[u8], value: &[u8])
-                    -> Option<SubOwner>;
+    /// The owner of the element record `key` (whose stored value is
+    /// `value`), or `None` if it is not an element record: it is
+    /// then kept, or, in a [`crate::GcRule::MetaAndSubKeys`]
+    /// family, judged by [`Codec::gc_meta`].
+    fn gc_sub_owner(&self, place: Place, key: &[u8], value: &[u8]) -> Option<SubOwner>;
 
-                /// Compaction rule for an element record whose owner is `owner`
-                /// and whose owner's metadata bytes are `meta` (`None`: missing).
-                fn gc_sub(
-                    &self,
-                    owner: &SubOwner,
-                    meta: Option<&[u8]>,
-                    now_ms: u64,
-                ) -> GcDecision;
+    /// Compaction rule for an element record whose owner is `owner`
+    /// and whose owner's metadata bytes are `meta` (`None`: missing).
+    fn gc_sub(&self, owner: &SubOwner, meta: Option<&[u8]>, now_ms: u64) -> GcDecision;
 
-                /// Records the real system writes on every open. The engine
-                /// puts them after opening the layout, before serving
-                /// commands. `(record, value)`; none by default.
-                fn bootstrap_records(&self) -> Vec<(Record, Vec<u8>)> {
-                    Vec::new()
-                }
+    /// Records the real system writes on every open. The engine
+    /// puts them after opening the layout, before serving
+    /// commands. `(record, value)`; none by default.
+    fn bootstrap_records(&self) -> Vec<(Record, Vec<u8>)> {
+        Vec::new()
+    }
 
-                /// Whether the element record of `kind` whose stored value is
-                /// `raw_value`, read under `meta`, belongs to the key's
-                /// current version. Formats that keep the version in the
-                /// element's value leave older versions' records in the key's
-                /// [`Codec::sub_range`]; for those this is false and the engine
-                /// treats the record as absent: skipped in scans, `None` in
-                /// point reads, and a write over it adds an element. True by
-                /// default.
-                fn sub_is_current(
-                    &self,
-                    kind: SubKind,
-                    meta: &Meta,
-                    raw_value: &[u8],
-                ) -> bool {
-                    let _ = (kind, meta, raw_value);
-                    true
-                }
-                // Formats without versions, namespaces as column families,
-                // active expiry (Ardb). Every method has a default that
-                // suits the other formats.
+    /// Whether the element record of `kind` whose stored value is
+    /// `raw_value`, read under `meta`, belongs to the key's
+    /// current version. Formats that keep the version in the
+    /// element's value leave older versions' records in the key's
+    /// [`Codec::sub_range`]; for those this is false and the engine
+    /// treats the record as absent: skipped in scans, `None` in
+    /// point reads, and a write over it adds an element. True by
+    /// default.
+    fn sub_is_current(&self, kind: SubKind, meta: &Meta, raw_value: &[u8]) -> bool {
+        let _ = (kind, meta, raw_value);
+        true
+    }
+    // Formats without versions, namespaces as column families,
+    // active expiry (Ardb). Every method has a default that
+    // suits the other formats.
 
-                /// Whether `meta` was stored without its element count
-                /// (Ardb: size −1, "unknown"). The engine then counts the
-                /// elements in [`Codec::sub_range`] to know the size (and
-                /// range-deletes the key on `DEL`); [`Codec::encode_meta`]
-                /// keeps writing the count as unknown.
-                fn size_unknown(&self, _meta: &Meta) -> bool {
-                    false
-                }
+    /// Whether `meta` was stored without its element count
+    /// (Ardb: size −1, "unknown"). The engine then counts the
+    /// elements in [`Codec::sub_range`] to know the size (and
+    /// range-deletes the key on `DEL`); [`Codec::encode_meta`]
+    /// keeps writing the count as unknown.
+    fn size_unknown(&self, _meta: &Meta) -> bool {
+        false
+    }
 
-                /// One range holding every record of `key`, its metadata
-                /// included, for formats whose `DEL` removes a key with one
-                /// range delete, or by iterating that range (Ardb:
-                /// `[META key, END key)`). `None`: the format has none.
-                fn key_range(&self, _key: &[u8]) -> Option<KeyRange> {
-                    None
-                }
+    /// One range holding every record of `key`, its metadata
+    /// included, for formats whose `DEL` removes a key with one
+    /// range delete, or by iterating that range (Ardb:
+    /// `[META key, END key)`). `None`: the format has none.
+    fn key_range(&self, _key: &[u8]) -> Option<KeyRange> {
+        None
+    }
 
-                /// With [`crate::Capabilities::active_expiry`]: the user key
-                /// of a metadata record of `place` that has expired at
-                /// `now_ms`, which the compaction filter keeps but reports
-                /// to the engine's periodic expiry task. `None` for every
-                /// other record.
-                fn gc_expired_key(
-                    &self,
-                    _place: Place,
-                    _key: &[u8],
-                    _value: &[u8],
-                    _now_ms: u64,
-                ) -> Option<Vec<u8>> {
-                    None
-                }
+    /// With [`crate::Capabilities::active_expiry`]: the user key
+    /// of a metadata record of `place` that has expired at
+    /// `now_ms`, which the compaction filter keeps but reports
+    /// to the engine's periodic expiry task. `None` for every
+    /// other record.
+    fn gc_expired_key(
+        &self,
+        _place: Place,
+        _key: &[u8],
+        _value: &[u8],
+        _now_ms: u64,
+    ) -> Option<Vec<u8>> {
+        None
+    }
 
-                /// Whether the column family at `place` is created by the
-                /// first write to it rather than when the store is created
-                /// (Ardb creates a namespace's family lazily). Until then it
-                /// reads as empty.
-                fn created_on_first_write(&self, _place: Place) -> bool {
-                    false
-                }
+    /// Whether the column family at `place` is created by the
+    /// first write to it rather than when the store is created
+    /// (Ardb creates a namespace's family lazily). Until then it
+    /// reads as empty.
+    fn created_on_first_write(&self, _place: Place) -> bool {
+        false
+    }
 
-                /// How to open the column families of instance `instance`
-                /// that the layout does not name (Ardb: the other namespaces
-                /// of a store): `Some(comparator)` opens each with that
-                /// comparator and no compaction filter, and never writes to
-                /// it; `None` refuses a store that holds one.
-                fn other_families(&self, _instance: usize) -> Option<ComparatorSpec> {
-                    None
-                }
+    /// How to open the column families of instance `instance`
+    /// that the layout does not name (Ardb: the other namespaces
+    /// of a store): `Some(comparator)` opens each with that
+    /// comparator and no compaction filter, and never writes to
+    /// it; `None` refuses a store that holds one.
+    fn other_families(&self, _instance: usize) -> Option<ComparatorSpec> {
+        None
+    }
 
-                /// The namespace and slot shape of the raw metadata key `raw`
-                /// found at `place`, in any namespace of the store; `None`
-                /// where the format keeps no namespace in its keys (or `raw`
-                /// is not a metadata key).
-                fn key_shape(&self, _place: Place, _raw: &[u8]) -> Option<KeyShape> {
-                    None
-                }
+    /// The namespace and slot shape of the raw metadata key `raw`
+    /// found at `place`, in any namespace of the store; `None`
+    /// where the format keeps no namespace in its keys (or `raw`
+    /// is not a metadata key).
+    fn key_shape(&self, _place: Place, _raw: &[u8]) -> Option<KeyShape> {
+        None
+    }
 
-                /// Records that `member` was just written into the set or
-                /// sorted set `meta` (Ardb widens the lowest and highest
-                /// member kept in [`Meta::bounds`]). Default: nothing.
-                fn note_member(&self, _meta: &mut Meta, _member: &[u8]) {}
-            }
-        }
-    };
+    /// Records that `member` was just written into the set or
+    /// sorted set `meta` (Ardb widens the lowest and highest
+    /// member kept in [`Meta::bounds`]). Default: nothing.
+    fn note_member(&self, _meta: &mut Meta, _member: &[u8]) {}
 }
-
-macro_rules! define_codec_trait {
-    ($($trait:tt)*) => { $($trait)* };
-}
-
-codec_trait_tokens!(define_codec_trait);

@@ -1,17 +1,16 @@
 //! The formats redcodec can run, chosen at run time by name.
 //!
-//! [`AnyCodec`] is an enum over every format crate, dispatched to the
-//! [`Codec`] trait with `enum_dispatch`: the engine is generic over the
-//! codec, and `Engine<AnyCodec>` runs whichever format a user names.
+//! [`AnyCodec`] is an enum over every format crate; it implements the
+//! [`Codec`] trait by forwarding each method to the format it holds (one
+//! local macro, `forward!`, lists the methods once). The engine is generic
+//! over the codec, and `Engine<AnyCodec>` runs whichever format a user names.
 
 use std::fmt;
 use std::str::FromStr;
 
-use enum_dispatch::enum_dispatch;
-pub use redcodec_codec::Codec;
-// The types the Codec trait's methods name, for the generated impl.
 use redcodec_ardb::{ArdbCodec, ArdbOptions};
 use redcodec_blackwidow::BlackwidowCodec;
+pub use redcodec_codec::Codec;
 use redcodec_codec::{
     Capabilities, ComparatorSpec, DataType, DecodeError, EncodeError, GcDecision, KeyRange,
     KeyShape, Layout, Meta, Place, Record, SubId, SubKind, SubOwner, SubValue,
@@ -20,29 +19,7 @@ use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
 use redcodec_nemo::NemoCodec;
 use thiserror::Error;
 
-/// `enum_dispatch` needs to see the trait's definition in this crate: the
-/// codec crate hands its tokens over (see `codec_trait_tokens!`), and this
-/// private copy registers them. The impl it generates is for the real
-/// [`Codec`] trait imported above.
-mod registration {
-    #![allow(dead_code, missing_docs)]
-    use super::enum_dispatch;
-    use redcodec_codec::{
-        Capabilities, ComparatorSpec, DataType, DecodeError, EncodeError, GcDecision, KeyRange,
-        KeyShape, Layout, Meta, Place, Record, SubId, SubKind, SubOwner, SubValue,
-    };
-
-    macro_rules! register {
-        ($($trait:tt)*) => {
-            #[enum_dispatch]
-            $($trait)*
-        };
-    }
-    redcodec_codec::codec_trait_tokens!(register);
-}
-
 /// A codec of any format.
-#[enum_dispatch(Codec)]
 #[derive(Clone, Debug)]
 pub enum AnyCodec {
     /// Apache Kvrocks.
@@ -53,6 +30,90 @@ pub enum AnyCodec {
     Nemo(NemoCodec),
     /// Ardb (RocksDB engine).
     Ardb(ArdbCodec),
+}
+
+/// Runs `$body` with `$c` bound to the codec `$any` holds: the one place
+/// that names every format's variant.
+macro_rules! with_codec {
+    ($any:expr, $c:ident => $body:expr) => {
+        match $any {
+            AnyCodec::Kvrocks($c) => $body,
+            AnyCodec::Blackwidow($c) => $body,
+            AnyCodec::Nemo($c) => $body,
+            AnyCodec::Ardb($c) => $body,
+        }
+    };
+}
+
+/// `AnyCodec` from each format's codec.
+macro_rules! from_codec {
+    ($($variant:ident($codec:ty)),*) => {
+        $(
+            impl From<$codec> for AnyCodec {
+                fn from(codec: $codec) -> AnyCodec {
+                    AnyCodec::$variant(codec)
+                }
+            }
+        )*
+    };
+}
+
+from_codec!(
+    Kvrocks(KvrocksCodec),
+    Blackwidow(BlackwidowCodec),
+    Nemo(NemoCodec),
+    Ardb(ArdbCodec)
+);
+
+/// [`Codec`] for `AnyCodec`: every method listed once, forwarded to the
+/// codec the enum holds.
+macro_rules! forward {
+    ($(fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $ret:ty;)*) => {
+        impl Codec for AnyCodec {
+            $(
+                #[inline]
+                fn $name(&self $(, $arg: $ty)*) -> $ret {
+                    with_codec!(self, c => c.$name($($arg),*))
+                }
+            )*
+
+            #[inline]
+            fn note_member(&self, meta: &mut Meta, member: &[u8]) {
+                with_codec!(self, c => c.note_member(meta, member))
+            }
+        }
+    };
+}
+
+forward! {
+    fn name(&self) -> &'static str;
+    fn layout(&self) -> &Layout;
+    fn capabilities(&self) -> &Capabilities;
+    fn next_version(&self, now_us: u64, counter: u64, previous: Option<u64>) -> u64;
+    fn new_meta(&self, data_type: DataType, version: u64) -> Meta;
+    fn meta_record(&self, key: &[u8], data_type: DataType) -> Result<Record, EncodeError>;
+    fn encode_meta(&self, meta: &Meta) -> Result<Vec<u8>, EncodeError>;
+    fn decode_meta(&self, data_type: DataType, raw: &[u8]) -> Result<Meta, DecodeError>;
+    fn meta_ranges(&self) -> Vec<(KeyRange, Option<DataType>)>;
+    fn decode_meta_key(&self, place: Place, raw: &[u8]) -> Result<Option<Vec<u8>>, DecodeError>;
+    fn flush_ranges(&self) -> Vec<KeyRange>;
+    fn sub_place(&self, kind: SubKind) -> Place;
+    fn sub_key(&self, kind: SubKind, key: &[u8], meta: &Meta, id: &SubId) -> Vec<u8>;
+    fn sub_range(&self, kind: SubKind, key: &[u8], meta: &Meta) -> KeyRange;
+    fn decode_sub_key(&self, kind: SubKind, key: &[u8], meta: &Meta, raw: &[u8]) -> Result<SubId, DecodeError>;
+    fn encode_sub_value(&self, kind: SubKind, meta: &Meta, value: &SubValue) -> Vec<u8>;
+    fn decode_sub_value(&self, kind: SubKind, meta: &Meta, raw: &[u8]) -> Result<SubValue, DecodeError>;
+    fn gc_meta(&self, place: Place, key: &[u8], value: &[u8], now_ms: u64) -> GcDecision;
+    fn gc_sub_owner(&self, place: Place, key: &[u8], value: &[u8]) -> Option<SubOwner>;
+    fn gc_sub(&self, owner: &SubOwner, meta: Option<&[u8]>, now_ms: u64) -> GcDecision;
+    fn bootstrap_records(&self) -> Vec<(Record, Vec<u8>)>;
+    fn sub_is_current(&self, kind: SubKind, meta: &Meta, raw_value: &[u8]) -> bool;
+    fn size_unknown(&self, meta: &Meta) -> bool;
+    fn key_range(&self, key: &[u8]) -> Option<KeyRange>;
+    fn gc_expired_key(&self, place: Place, key: &[u8], value: &[u8], now_ms: u64) -> Option<Vec<u8>>;
+    fn created_on_first_write(&self, place: Place) -> bool;
+    fn other_families(&self, instance: usize) -> Option<ComparatorSpec>;
+    fn key_shape(&self, place: Place, raw: &[u8]) -> Option<KeyShape>;
 }
 
 /// The formats, by name.
@@ -198,6 +259,48 @@ pub enum FormatError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every defaulted method a format overrides reaches it through
+    /// `AnyCodec` (a method missing from `forward!` would silently answer
+    /// the trait's default instead).
+    #[test]
+    fn any_codec_forwards_every_overridden_default() {
+        let kv = KvrocksCodec::default();
+        let ardb = ArdbCodec::default();
+        let nemo = NemoCodec::default();
+        let any_kv = AnyCodec::from(kv.clone());
+        let any_ardb = AnyCodec::from(ardb.clone());
+        let any_nemo = AnyCodec::from(nemo.clone());
+        let meta_key = kv.meta_record(b"k", DataType::String).unwrap();
+        assert!(kv.key_shape(meta_key.place, &meta_key.key).is_some());
+        assert_eq!(
+            any_kv.key_shape(meta_key.place, &meta_key.key),
+            kv.key_shape(meta_key.place, &meta_key.key)
+        );
+        assert!(!nemo.bootstrap_records().is_empty());
+        assert_eq!(any_nemo.bootstrap_records(), nemo.bootstrap_records());
+        let ns = ardb.meta_record(b"k", DataType::Set).unwrap().place;
+        assert!(ardb.created_on_first_write(ns));
+        assert!(any_ardb.created_on_first_write(ns));
+        assert!(ardb.other_families(0).is_some());
+        assert!(any_ardb.other_families(0).is_some());
+        assert!(ardb.key_range(b"k").is_some());
+        assert_eq!(any_ardb.key_range(b"k"), ardb.key_range(b"k"));
+        let set = ardb.new_meta(DataType::Set, 0);
+        assert_eq!(any_ardb.size_unknown(&set), ardb.size_unknown(&set));
+        let (mut a, mut b) = (set.clone(), set);
+        ardb.note_member(&mut a, b"m");
+        any_ardb.note_member(&mut b, b"m");
+        assert!(a.bounds.is_some());
+        assert_eq!(a, b);
+        let hash = nemo.new_meta(DataType::Hash, 7);
+        for raw in [&b""[..], b"\x00\x00\x00\x07"] {
+            assert_eq!(
+                any_nemo.sub_is_current(SubKind::HashField, &hash, raw),
+                nemo.sub_is_current(SubKind::HashField, &hash, raw)
+            );
+        }
+    }
 
     #[test]
     fn formats_are_chosen_by_name() {
