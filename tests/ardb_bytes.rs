@@ -10,14 +10,12 @@ use redcodec::formats::Format;
 #[test]
 fn set_hset_rpush_zadd_write_the_bytes_of_the_worked_example() {
     let f = Fixture::new(Format::Ardb);
-    for (line, reply) in [
+    f.expect(&[
         ("SET foo bar", "OK"),
         ("HSET h f v", "(integer) 1"),
         ("RPUSH l a", "(integer) 1"),
         ("ZADD z 1.5 m", "(integer) 1"),
-    ] {
-        assert_eq!(f.run(line).to_cli_string(), reply, "{line}");
-    }
+    ]);
     let dump = f.dump();
     // `<instance>\t<column family>\t<key hex>\t<value hex>`: every record
     // in the family of namespace "0", in `ardb.comparator` order (user key,
@@ -47,9 +45,7 @@ fn set_hset_rpush_zadd_write_the_bytes_of_the_worked_example() {
 #[test]
 fn values_and_members_are_int_encoded_when_canonical() {
     let f = Fixture::new(Format::Ardb);
-    for line in ["SET n 123", "SADD s 5", "HSET h 7 -8", "RPUSH l 09"] {
-        assert!(!f.run(line).is_error(), "{line}");
-    }
+    f.run_ok(&["SET n 123", "SADD s 5", "HSET h 7 -8", "RPUSH l 09"]);
     let dump = f.dump();
     for line in [
         // SET n 123: value 01 f6 01.
@@ -97,7 +93,7 @@ fn ttl_is_absolute_milliseconds() {
 #[test]
 fn fixed_script_dump_snapshot() {
     let f = Fixture::new(Format::Ardb);
-    for line in [
+    f.run_ok(&[
         "SET foo bar",
         "HSET h f v",
         "ZADD z 1.5 m -1.5 n",
@@ -111,9 +107,6 @@ fn fixed_script_dump_snapshot() {
         "LPUSH e only",
         "LPOP e",
         "SET aa 1",
-    ] {
-        let reply = f.run(line);
-        assert!(!reply.is_error(), "{line}: {reply}");
-    }
+    ]);
     insta::assert_snapshot!(f.dump());
 }

@@ -7,17 +7,6 @@ mod common;
 use common::{Fixture, T0_MS};
 use redcodec::formats::Format;
 
-/// Writes a hash `key` with `n` fields in commands of 1,000 fields.
-fn big_hash(f: &Fixture, key: &str, n: usize) {
-    for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
-        let mut line = format!("HSET {key}");
-        for i in chunk {
-            line.push_str(&format!(" field{i} value{i}"));
-        }
-        assert!(!f.run(&line).is_error());
-    }
-}
-
 /// Records in the namespace family `0`, as `redcodec dump` lists them.
 fn records(f: &Fixture) -> usize {
     f.count_in("0")
@@ -34,7 +23,7 @@ fn expired_big_hash(background: bool) -> Fixture {
         f.engine.stop_expiry_task();
         assert!(!f.engine.has_expiry_task());
     }
-    big_hash(&f, "h", 10_000);
+    f.big_hash("h", 10_000);
     assert_eq!(f.run("SET keep v").to_cli_string(), "OK");
     assert_eq!(f.run("PEXPIRE h 1000").to_cli_string(), "(integer) 1");
     assert_eq!(records(&f), 10_002);
@@ -109,7 +98,7 @@ fn dropping_the_engine_stops_the_task_and_releases_the_store() {
 #[test]
 fn an_expired_collection_recreated_with_its_own_type_starts_empty() {
     let f = Fixture::new(Format::Ardb);
-    for line in [
+    f.run_ok(&[
         "ZADD z -1 m",
         "SADD s a b",
         "HSET h f v",
@@ -118,9 +107,7 @@ fn an_expired_collection_recreated_with_its_own_type_starts_empty() {
         "PEXPIRE s 10",
         "PEXPIRE h 10",
         "PEXPIRE l 10",
-    ] {
-        assert!(!f.run(line).is_error(), "{line}");
-    }
+    ]);
     f.clock.advance_ms(20);
     // Nothing of the old values shows through.
     assert_eq!(f.run("ZINCRBY z 0.5 m").to_cli_string(), "\"0.5\"");

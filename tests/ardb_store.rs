@@ -182,20 +182,11 @@ fn deletions(f: &Fixture) -> (u64, u64) {
     (field("# deletions") - ranges, ranges)
 }
 
-/// A hash of `n` fields at `key`.
-fn hash(f: &Fixture, key: &str, n: usize) {
-    let mut line = format!("HSET {key}");
-    for i in 0..n {
-        line.push_str(&format!(" f{i} v{i}"));
-    }
-    assert!(!f.run(&line).is_error());
-}
-
 #[test]
 fn del_uses_one_range_delete_from_100_elements() {
     let f = Fixture::new(Format::Ardb);
-    hash(&f, "big", 100);
-    hash(&f, "small", 99);
+    f.big_hash("big", 100);
+    f.big_hash("small", 99);
     assert_eq!(deletions(&f), (0, 0));
     assert_eq!(f.run("DEL small").to_cli_string(), "(integer) 1");
     // 99 fields and the META record, one by one.
@@ -283,17 +274,15 @@ fn dump_refuses_a_missing_store() {
 #[test]
 fn key_walks_step_over_the_element_records() {
     let f = Fixture::new(Format::Ardb);
-    hash(&f, "b", 500);
-    for line in [
+    f.big_hash("b", 500);
+    f.run_ok(&[
         "SET a 1",
         "RPUSH c x y z",
         "SADD d m",
         "SET e 2",
         "ZADD f 1 m",
-    ] {
-        assert!(!f.run(line).is_error(), "{line}");
-    }
-    hash(&f, "g", 3);
+    ]);
+    f.big_hash("g", 3);
     assert_eq!(f.run("DBSIZE").to_cli_string(), "(integer) 7");
     assert_eq!(
         f.run("KEYS *").to_cli_string().replace('\n', " "),

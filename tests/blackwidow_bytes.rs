@@ -11,14 +11,12 @@ use redcodec::formats::Format;
 #[test]
 fn set_hset_zadd_rpush_write_the_bytes_of_part_c() {
     let f = Fixture::new(Format::Blackwidow);
-    for (line, reply) in [
+    f.expect(&[
         ("SET foo bar", "OK"),
         ("HSET h f v", "(integer) 1"),
         ("ZADD z 1.5 m", "(integer) 1"),
         ("RPUSH l a", "(integer) 1"),
-    ] {
-        assert_eq!(f.run(line).to_cli_string(), reply, "{line}");
-    }
+    ]);
     let dump = f.dump();
     // `<instance>\t<cf>\t<key hex>\t<value hex>`, instances in layout order
     // (strings, hashes, sets, lists, zsets), families in layout order.
@@ -87,7 +85,7 @@ fn del_in_the_same_second_bumps_the_version() {
 #[test]
 fn fixed_script_dump_snapshot() {
     let f = Fixture::new(Format::Blackwidow);
-    for line in [
+    f.run_ok(&[
         "SET foo bar",
         "HSET h f v",
         "ZADD z 1.5 m -1.5 n",
@@ -99,9 +97,6 @@ fn fixed_script_dump_snapshot() {
         "SET \"\\x00\\xff\" bin",
         "LPUSH e only",
         "LPOP e",
-    ] {
-        let reply = f.run(line);
-        assert!(!reply.is_error(), "{line}: {reply}");
-    }
+    ]);
     insta::assert_snapshot!(f.dump());
 }

@@ -30,7 +30,7 @@ fn set_and_hset_write_the_bytes_of_the_worked_example() {
 #[test]
 fn fixed_script_dump_snapshot() {
     let f = Fixture::new(Format::Kvrocks);
-    for line in [
+    f.run_ok(&[
         "SET foo bar",
         "HSET h f v",
         "ZADD z 1.5 m -1.5 n",
@@ -39,9 +39,6 @@ fn fixed_script_dump_snapshot() {
         "SADD s x",
         "PEXPIRE foo 5000",
         "SET \"\\x00\\xff\" bin",
-    ] {
-        let reply = f.run(line);
-        assert!(!reply.is_error(), "{line}: {reply}");
-    }
+    ]);
     insta::assert_snapshot!(f.dump());
 }

@@ -6,22 +6,11 @@ mod common;
 use common::Fixture;
 use redcodec::formats::Format;
 
-/// Writes a hash `key` with `n` fields in commands of 1,000 fields.
-fn big_hash(f: &Fixture, key: &str, n: usize) {
-    for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
-        let mut line = format!("HSET {key}");
-        for i in chunk {
-            line.push_str(&format!(" field{i} value{i}"));
-        }
-        assert!(!f.run(&line).is_error());
-    }
-}
-
 #[test]
 fn deleted_hash_fields_are_gone_after_full_compaction() {
     let f = Fixture::new(Format::Kvrocks);
-    big_hash(&f, "big", 10_000);
-    big_hash(&f, "kept", 10);
+    f.big_hash("big", 10_000);
+    f.big_hash("kept", 10);
     assert_eq!(f.count_in("default"), 10_010);
     assert_eq!(f.run("DEL big").to_cli_string(), "(integer) 1");
     assert_eq!(f.run("HLEN big").to_cli_string(), "(integer) 0");
@@ -38,7 +27,7 @@ fn deleted_hash_fields_are_gone_after_full_compaction() {
 #[test]
 fn hash_overwritten_by_a_string_loses_its_fields() {
     let f = Fixture::new(Format::Kvrocks);
-    big_hash(&f, "h", 100);
+    f.big_hash("h", 100);
     assert_eq!(f.run("SET h now-a-string").to_cli_string(), "OK");
     f.engine.compact().unwrap();
     assert_eq!(f.count_in("default"), 0);
@@ -48,7 +37,7 @@ fn hash_overwritten_by_a_string_loses_its_fields() {
 #[test]
 fn expired_collections_are_collected_after_the_grace_period() {
     let f = Fixture::new(Format::Kvrocks);
-    big_hash(&f, "h", 100);
+    f.big_hash("h", 100);
     assert!(!f.run("ZADD z 1 a 2 b").is_error());
     assert_eq!(f.run("PEXPIRE h 1000").to_cli_string(), "(integer) 1");
     assert_eq!(f.run("PEXPIRE z 1000").to_cli_string(), "(integer) 1");

@@ -33,6 +33,34 @@ impl Fixture {
         self.engine.execute(&args)
     }
 
+    /// Runs each command line and asserts its reply as `redis-cli` prints it.
+    pub fn expect(&self, script: &[(&str, &str)]) {
+        for (line, reply) in script {
+            assert_eq!(self.run(line).to_cli_string(), *reply, "{line}");
+        }
+    }
+
+    /// Runs each command line and asserts that none of them fails.
+    pub fn run_ok(&self, lines: &[&str]) {
+        for line in lines {
+            let reply = self.run(line);
+            assert!(!reply.is_error(), "{line}: {reply}");
+        }
+    }
+
+    /// Writes a hash `key` with `n` fields (`field<i>` = `value<i>`), in
+    /// commands of 1,000 fields.
+    pub fn big_hash(&self, key: &str, n: usize) {
+        for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
+            let mut line = format!("HSET {key}");
+            for i in chunk {
+                line.push_str(&format!(" field{i} value{i}"));
+            }
+            let reply = self.run(&line);
+            assert!(!reply.is_error(), "HSET {key}: {reply}");
+        }
+    }
+
     /// The store's dump, as `redcodec dump` prints it.
     pub fn dump(&self) -> String {
         let mut out = Vec::new();

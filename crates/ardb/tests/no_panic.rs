@@ -9,7 +9,7 @@ use redcodec_ardb::comparator::compare_keys;
 use redcodec_ardb::gc::expired_meta_key;
 use redcodec_ardb::ArdbCodec;
 use redcodec_codec::{Codec, DataType, ListBounds, Meta, SparseIndex, SubId, SubKind, SubValue};
-use redcodec_testkit::{feed_decoders, prefixes_and_flips, sub_records, XorShift, SUB_KINDS};
+use redcodec_testkit::{feed_decoders, prefixes_and_flips, XorShift, SUB_KINDS};
 
 fn metas(c: &ArdbCodec) -> Vec<Meta> {
     let mut out = Vec::new();
@@ -72,28 +72,17 @@ fn feed(c: &ArdbCodec, meta: &Meta, anchors: &[Vec<u8>], bytes: &[u8]) {
 }
 
 fn valid_records(c: &ArdbCodec) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
-    for m in metas(c) {
-        out.push(c.encode_meta(&m).unwrap());
-        out.push(c.meta_record(b"k", m.data_type).unwrap().key);
-        let ids = [
-            (SubKind::HashField, SubId::Name(b"field".to_vec())),
-            (SubKind::HashField, SubId::Name(b"-300".to_vec())),
-            (SubKind::SetMember, SubId::Name(b"m".to_vec())),
-            (SubKind::ZSetMember, SubId::Name(b"m".to_vec())),
-            (
-                SubKind::ZSetScore,
-                SubId::Scored {
-                    score: -2.25,
-                    member: b"m".to_vec(),
-                },
-            ),
+    let metas = metas(c);
+    let mut out = redcodec_testkit::valid_records(
+        c,
+        &metas,
+        &[
             (SubKind::ListItem, SubId::Sparse(SparseIndex::Int(6))),
             (SubKind::ListItem, SubId::Sparse(SparseIndex::Float(0.5))),
-        ];
-        out.extend(sub_records(c, &m, &ids));
-        out.push(c.encode_sub_value(SubKind::ZSetMember, &m, &SubValue::Score(3.0)));
-        out.push(c.encode_sub_value(SubKind::HashField, &m, &SubValue::Bytes(b"12345".to_vec())));
+        ],
+    );
+    for m in &metas {
+        out.push(c.encode_sub_value(SubKind::HashField, m, &SubValue::Bytes(b"12345".to_vec())));
     }
     out
 }

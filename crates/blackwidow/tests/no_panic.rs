@@ -5,8 +5,8 @@
 
 use redcodec_blackwidow::comparator::{lists_data_key_compare, zsets_score_key_compare};
 use redcodec_blackwidow::BlackwidowCodec;
-use redcodec_codec::{Codec, DataType, ListBounds, Meta, Place, SubId, SubKind, SubValue};
-use redcodec_testkit::{feed_decoders, prefixes_and_flips, sub_records, XorShift};
+use redcodec_codec::{Codec, DataType, ListBounds, Meta, Place, SubId, SubKind};
+use redcodec_testkit::{feed_decoders, prefixes_and_flips, XorShift};
 
 const NOW_MS: u64 = 1_700_000_000_000;
 
@@ -41,27 +41,7 @@ fn feed(c: &BlackwidowCodec, meta: &Meta, bytes: &[u8], other: &[u8]) {
 }
 
 fn valid_records(c: &BlackwidowCodec) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
-    for m in metas(c) {
-        out.push(c.encode_meta(&m).unwrap());
-        out.push(c.meta_record(b"k", m.data_type).unwrap().key);
-        let ids = [
-            (SubKind::HashField, SubId::Name(b"field".to_vec())),
-            (SubKind::SetMember, SubId::Name(b"m".to_vec())),
-            (SubKind::ZSetMember, SubId::Name(b"m".to_vec())),
-            (
-                SubKind::ZSetScore,
-                SubId::Scored {
-                    score: -2.25,
-                    member: b"m".to_vec(),
-                },
-            ),
-            (SubKind::ListItem, SubId::Index(6)),
-        ];
-        out.extend(sub_records(c, &m, &ids));
-        out.push(c.encode_sub_value(SubKind::ZSetMember, &m, &SubValue::Score(3.0)));
-    }
-    out
+    redcodec_testkit::valid_records(c, &metas(c), &[(SubKind::ListItem, SubId::Index(6))])
 }
 
 #[test]

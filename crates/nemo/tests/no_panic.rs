@@ -7,7 +7,7 @@ use redcodec_codec::{
     Codec, DataType, ListBounds, Meta, Place, SubId, SubKind, SubOwner, SubValue,
 };
 use redcodec_nemo::NemoCodec;
-use redcodec_testkit::{feed_decoders, prefixes_and_flips, sub_records, XorShift, SUB_KINDS};
+use redcodec_testkit::{feed_decoders, prefixes_and_flips, XorShift, SUB_KINDS};
 
 const T: u64 = 1_700_000_000;
 
@@ -56,28 +56,12 @@ fn feed(c: &NemoCodec, meta: &Meta, bytes: &[u8]) {
 }
 
 fn valid_records(c: &NemoCodec) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
-    for m in metas(c) {
-        out.push(c.encode_meta(&m).unwrap());
-        out.push(c.meta_record(b"k", m.data_type).unwrap().key);
-        let ids = [
-            (SubKind::HashField, SubId::Name(b"field".to_vec())),
-            (SubKind::SetMember, SubId::Name(b"m".to_vec())),
-            (SubKind::ZSetMember, SubId::Name(b"m".to_vec())),
-            (
-                SubKind::ZSetScore,
-                SubId::Scored {
-                    score: -2.25,
-                    member: b"m".to_vec(),
-                },
-            ),
-            (SubKind::ListItem, SubId::Seq(6)),
-        ];
-        out.extend(sub_records(c, &m, &ids));
-        out.push(c.encode_sub_value(SubKind::ZSetMember, &m, &SubValue::Score(3.0)));
+    let metas = metas(c);
+    let mut out = redcodec_testkit::valid_records(c, &metas, &[(SubKind::ListItem, SubId::Seq(6))]);
+    for m in &metas {
         out.push(c.encode_sub_value(
             SubKind::ListItem,
-            &m,
+            m,
             &SubValue::Node {
                 prev: 1,
                 next: 0,

@@ -8,9 +8,12 @@
 //!   valid record;
 //! - [`feed_decoders`]: arbitrary bytes through every decoding entry point
 //!   of a [`Codec`] (errors are fine, panics are not);
-//! - [`sub_records`]: the element keys and key ranges a codec builds.
+//! - [`sub_records`]: the element keys and key ranges a codec builds;
+//! - [`valid_records`]: records of every kind a codec writes;
+//! - [`assert_sub_round_trip`]: an element's key and value read back
+//!   exactly as written.
 
-use redcodec_codec::{Codec, DataType, Meta, Place, SubId, SubKind, SubOwner};
+use redcodec_codec::{Codec, DataType, Meta, Place, SubId, SubKind, SubOwner, SubValue};
 
 /// Every kind of element record.
 pub const SUB_KINDS: [SubKind; 5] = [
@@ -156,6 +159,72 @@ pub fn sub_records<C: Codec>(c: &C, meta: &Meta, ids: &[(SubKind, SubId)]) -> Ve
         out.push(range.upper);
     }
     out
+}
+
+/// Records of every kind `c` writes, for each of `metas`: the metadata
+/// value and key of `k`, the element keys (with their kind's range) of a
+/// hash field `field`, a set member `m`, a sorted-set member `m` scored
+/// -2.25, the format's own `extra` elements (list items, particular
+/// names), and a member's score value.
+pub fn valid_records<C: Codec>(c: &C, metas: &[Meta], extra: &[(SubKind, SubId)]) -> Vec<Vec<u8>> {
+    let mut ids = vec![
+        (SubKind::HashField, SubId::Name(b"field".to_vec())),
+        (SubKind::SetMember, SubId::Name(b"m".to_vec())),
+        (SubKind::ZSetMember, SubId::Name(b"m".to_vec())),
+        (
+            SubKind::ZSetScore,
+            SubId::Scored {
+                score: -2.25,
+                member: b"m".to_vec(),
+            },
+        ),
+    ];
+    ids.extend(extra.iter().cloned());
+    let mut out = Vec::new();
+    for m in metas {
+        out.push(c.encode_meta(m).expect("valid metadata encodes"));
+        out.push(c.meta_record(b"k", m.data_type).expect("meta record").key);
+        out.extend(sub_records(c, m, &ids));
+        out.push(c.encode_sub_value(SubKind::ZSetMember, m, &SubValue::Score(3.0)));
+    }
+    out
+}
+
+/// Encodes the element `id` = `value` of `key` under `meta`, asserts that
+/// both read back bit for bit (scores included: `-0.0` stays `-0.0`) and
+/// that the key does not decode as an element of another user key, and
+/// returns the raw element key and value.
+pub fn assert_sub_round_trip<C: Codec>(
+    c: &C,
+    kind: SubKind,
+    key: &[u8],
+    meta: &Meta,
+    id: &SubId,
+    value: &SubValue,
+) -> (Vec<u8>, Vec<u8>) {
+    let raw_key = c.sub_key(kind, key, meta, id);
+    let decoded = c.decode_sub_key(kind, key, meta, &raw_key).unwrap();
+    match (&decoded, id) {
+        (
+            SubId::Scored {
+                score: a,
+                member: m,
+            },
+            SubId::Scored {
+                score: b,
+                member: n,
+            },
+        ) => assert!(a.to_bits() == b.to_bits() && m == n, "{kind:?}"),
+        _ => assert_eq!(&decoded, id, "{kind:?}"),
+    }
+    let raw_value = c.encode_sub_value(kind, meta, value);
+    match (c.decode_sub_value(kind, meta, &raw_value).unwrap(), value) {
+        (SubValue::Score(a), SubValue::Score(b)) => assert_eq!(a.to_bits(), b.to_bits()),
+        (got, want) => assert_eq!(&got, want, "{kind:?}"),
+    }
+    let other_key: &[u8] = if key == b"key" { b"kez" } else { b"key" };
+    assert!(c.decode_sub_key(kind, other_key, meta, &raw_key).is_err());
+    (raw_key, raw_value)
 }
 
 #[cfg(test)]
