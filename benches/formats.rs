@@ -174,7 +174,7 @@ fn bench_format(
             let reply = engine.execute(&args);
             debug_assert!(!reply.is_error());
             reply
-        })
+        });
     });
 }
 
@@ -198,8 +198,8 @@ fn bench_raw(
             bench.iter(|| {
                 set_counter(&mut key, n);
                 n += 1;
-                db.put(&key, value).expect("put")
-            })
+                db.put(&key, value).expect("put");
+            });
         });
     } else if range {
         group.bench_function(BenchmarkId::new("raw-scan100", size), |bench| {
@@ -214,7 +214,7 @@ fn bench_raw(
                     it.next();
                 }
                 bytes
-            })
+            });
         });
     } else {
         group.bench_function(BenchmarkId::new("raw-get", size), |bench| {
@@ -222,7 +222,7 @@ fn bench_raw(
                 set_counter(&mut read_key, (n * 7919) % KEYS);
                 n += 1;
                 db.get(&read_key).expect("get").expect("present")
-            })
+            });
         });
     }
 }

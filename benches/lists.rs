@@ -117,7 +117,7 @@ fn lists(c: &mut Criterion) {
                     "{format} {group_name} {len}"
                 );
                 group.bench_function(BenchmarkId::new(format.name(), len), |bench| {
-                    bench.iter(|| engine.execute(&args))
+                    bench.iter(|| engine.execute(&args));
                 });
             }
         }

@@ -57,7 +57,9 @@ pub fn intern(name: &str) -> &'static str {
     let names = NAMES.get_or_init(|| Mutex::new(HashSet::new()));
     // A poisoned lock still holds a valid set: the insert below cannot panic
     // half-way.
-    let mut names = names.lock().unwrap_or_else(|e| e.into_inner());
+    let mut names = names
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some(existing) = names.get(name) {
         return existing;
     }

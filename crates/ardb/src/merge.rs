@@ -316,7 +316,7 @@ impl Scalar {
             _ => {
                 let (a, b) = (self.get_float64(), other.get_float64());
                 // Equal, or unordered (a NaN).
-                a.partial_cmp(&b).is_none_or(|o| o.is_eq())
+                a.partial_cmp(&b).is_none_or(std::cmp::Ordering::is_eq)
             }
         }
     }

@@ -452,7 +452,7 @@ fn gc_rules_through_the_codec() {
 #[test]
 fn keys_longer_than_a_varuint32_are_refused_only_past_4_gib() {
     let c = codec();
-    assert!(c.meta_record(&[b'k'; 70_000], DataType::Hash).is_ok());
+    assert!(c.meta_record(&vec![b'k'; 70_000], DataType::Hash).is_ok());
     let rec = c.meta_record(&[b'k'; 300], DataType::List).unwrap();
     assert_eq!(&rec.key[..2], &[0xac, 0x02]);
     assert_eq!(c.decode_meta_key(NS, &rec.key), Ok(Some(vec![b'k'; 300])));

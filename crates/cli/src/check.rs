@@ -154,7 +154,7 @@ fn print_tables(out: &mut dyn Write, store: &StoreArgs) -> Result<(), CliError> 
             .collect();
         let oldest = facts
             .iter()
-            .map(|f| f.readable_since())
+            .map(redcodec_engine::store::sst::SstFacts::readable_since)
             .collect::<Option<Vec<_>>>()
             .and_then(|v| v.into_iter().max());
         let readers = match oldest {

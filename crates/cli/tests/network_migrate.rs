@@ -596,9 +596,9 @@ fn an_interrupted_migration_from_redis_resumes_at_its_cursor() {
             path(&checkpoint),
         ]
         .iter()
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .collect();
-        a.extend(extra.iter().map(|s| s.to_string()));
+        a.extend(extra.iter().map(std::string::ToString::to_string));
         a
     };
     let mut child = Command::new(env!("CARGO_BIN_EXE_redcodec"))
@@ -678,9 +678,9 @@ fn a_target_holding_keys_is_refused_unless_merging() {
             path(&checkpoint),
         ]
         .iter()
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .collect();
-        a.extend(extra.iter().map(|s| s.to_string()));
+        a.extend(extra.iter().map(std::string::ToString::to_string));
         a
     };
     let plain = args(&[]);

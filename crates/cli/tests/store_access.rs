@@ -123,7 +123,10 @@ fn tables(db: &Path, format: Format) -> Vec<(PathBuf, i32)> {
 fn assert_compat_store(db: &Path, format: Format, families: &[&str], dynamic: bool) {
     let mut found = rocksdb::DB::list_cf(&rocksdb::Options::default(), db).unwrap();
     found.sort();
-    let mut expected: Vec<String> = families.iter().map(|s| s.to_string()).collect();
+    let mut expected: Vec<String> = families
+        .iter()
+        .map(std::string::ToString::to_string)
+        .collect();
     expected.sort();
     assert_eq!(found, expected, "{}", db.display());
     let tables = tables(db, format);

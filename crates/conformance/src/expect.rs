@@ -67,7 +67,7 @@ fn unordered(lines: &[&str], expected: &[String], args: &[Vec<u8>]) -> bool {
             return false;
         };
         let got: Vec<String> = std::iter::once(a1)
-            .chain(lines[2..].iter().map(|l| l.to_string()))
+            .chain(lines[2..].iter().map(std::string::ToString::to_string))
             .collect();
         let want: Vec<String> = std::iter::once(e1)
             .chain(expected[2..].iter().cloned())
@@ -78,7 +78,7 @@ fn unordered(lines: &[&str], expected: &[String], args: &[Vec<u8>]) -> bool {
     if !is_array {
         return exact(lines, expected);
     }
-    let got: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let got: Vec<String> = lines.iter().map(std::string::ToString::to_string).collect();
     same_multiset(elements(&got), elements(expected), pairs)
 }
 
@@ -86,7 +86,7 @@ fn unordered(lines: &[&str], expected: &[String], args: &[Vec<u8>]) -> bool {
 fn elements(lines: &[String]) -> Option<Vec<String>> {
     lines
         .iter()
-        .map(|l| index_prefix(l).map(|rest| rest.to_string()))
+        .map(|l| index_prefix(l).map(std::string::ToString::to_string))
         .collect()
 }
 

@@ -258,7 +258,7 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, ParseError> {
         } else {
             match case.steps.last_mut() {
                 Some(Step::Command { expected, .. }) => {
-                    expected.push(line.trim_end_matches([' ', '\t']).to_string())
+                    expected.push(line.trim_end_matches([' ', '\t']).to_string());
                 }
                 _ => return Err(err(line_no, format!("reply without a command: {line}"))),
             }
@@ -331,7 +331,7 @@ mod tests {
                 assert_eq!(*mode, Mode::Exact);
                 assert_eq!(*line, 3);
             }
-            other => panic!("{other:?}"),
+            other @ Step::Sleep(_) => panic!("{other:?}"),
         }
         assert!(matches!(
             s.cases[0].steps[1],

@@ -150,7 +150,7 @@ impl RedisServer {
             match TcpStream::connect(("127.0.0.1", port)) {
                 Ok(c) => break c,
                 Err(_) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(20))
+                    std::thread::sleep(Duration::from_millis(20));
                 }
                 Err(e) => return Err(start(format!("no answer on port {port}: {e}"))),
             }
@@ -183,7 +183,7 @@ impl RedisServer {
                 Ok(None) => {}
                 Err(e) => return Err(TargetError::Protocol(e.to_string())),
             }
-            let mut chunk = [0u8; 64 * 1024];
+            let mut chunk = vec![0u8; 64 * 1024];
             let n = self.conn.read(&mut chunk)?;
             if n == 0 {
                 return Err(TargetError::Protocol("connection closed".into()));

@@ -57,7 +57,11 @@ fn corpus_passes_on_every_format() {
         "some cases run on no format (a @requires no format meets)"
     );
     if !failures.is_empty() {
-        let shown: String = failures.iter().take(40).map(|m| m.to_string()).collect();
+        let shown: String = failures
+            .iter()
+            .take(40)
+            .map(std::string::ToString::to_string)
+            .collect();
         panic!("{} replies differ from Redis:\n{shown}", failures.len());
     }
 }

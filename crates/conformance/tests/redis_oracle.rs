@@ -50,7 +50,7 @@ fn corpus_matches_real_redis() {
             .mismatches
             .iter()
             .take(40)
-            .map(|m| m.to_string())
+            .map(std::string::ToString::to_string)
             .collect();
         panic!(
             "{} expected replies differ from real Redis:\n{shown}",

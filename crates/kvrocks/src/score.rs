@@ -115,7 +115,7 @@ mod tests {
             }
         }
         let mut sorted = values.clone();
-        sorted.sort_by(|a, b| a.total_cmp(b));
+        sorted.sort_by(f64::total_cmp);
         let mut by_bytes = values;
         by_bytes.sort_by_key(|x| to_bytes(*x));
         assert_eq!(

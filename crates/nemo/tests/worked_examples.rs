@@ -134,7 +134,7 @@ fn hset_h_f_v() {
             assert_eq!(o.meta, rec);
             assert_eq!(o.version, T);
         }
-        other => panic!("element expected, got {other:?}"),
+        gc::Verdict::Decided(other) => panic!("element expected, got {other:?}"),
     }
 }
 

@@ -23,8 +23,7 @@ impl Clock for SystemClock {
     fn now_us(&self) -> u64 {
         SystemTime::now()
             .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_micros() as u64)
-            .unwrap_or(0)
+            .map_or(0, |d| d.as_micros() as u64)
     }
 }
 

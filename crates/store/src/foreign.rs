@@ -18,7 +18,7 @@ pub fn foreign_instances(store: &Store) -> Vec<String> {
         return Vec::new();
     };
     let mut found: Vec<String> = entries
-        .filter_map(|e| e.ok())
+        .filter_map(std::result::Result::ok)
         .filter(|e| e.path().join("CURRENT").is_file())
         .filter_map(|e| e.file_name().into_string().ok())
         .filter(|name| !layout.instances.iter().any(|i| i.dir == name.as_str()))

@@ -711,9 +711,7 @@ fn check_directory(
             dir.display()
         )));
     }
-    let occupied = std::fs::read_dir(dir)
-        .map(|mut entries| entries.next().is_some())
-        .unwrap_or(false);
+    let occupied = std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some());
     if occupied {
         return Err(StoreError::Open(format!(
             "{} is not empty and holds no {format} store; refusing to write into it",

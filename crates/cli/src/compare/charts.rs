@@ -136,7 +136,7 @@ pub fn draw(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, CliError> {
         f.timings
             .iter()
             .find(|t| t.command == name)
-            .map_or(0.0, |t| t.ops_per_sec())
+            .map_or(0.0, super::workload::Timing::ops_per_sec)
     };
 
     let mut series: Vec<Series> = report

@@ -106,7 +106,7 @@ pub fn sst_bytes_written(root: &Path) -> Result<Option<u64>, CliError> {
             let Ok(event) = serde_json::from_str::<serde_json::Value>(json) else {
                 return Ok(None);
             };
-            let job = event.get("job").and_then(|j| j.as_u64());
+            let job = event.get("job").and_then(serde_json::Value::as_u64);
             match event.get("event").and_then(|e| e.as_str()) {
                 Some("compaction_started") => {
                     let reason = event.get("compaction_reason").and_then(|r| r.as_str());
@@ -115,7 +115,8 @@ pub fn sst_bytes_written(root: &Path) -> Result<Option<u64>, CliError> {
                     }
                 }
                 Some("table_file_creation") => {
-                    let Some(size) = event.get("file_size").and_then(|s| s.as_u64()) else {
+                    let Some(size) = event.get("file_size").and_then(serde_json::Value::as_u64)
+                    else {
                         return Ok(None);
                     };
                     created.push((job, size));

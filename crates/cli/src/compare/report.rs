@@ -415,7 +415,7 @@ pub fn write_files(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf
             rows.push(vec![
                 f.format.clone(),
                 t.command.clone(),
-                format!("{:?}", kind).to_lowercase(),
+                format!("{kind:?}").to_lowercase(),
                 t.ops.to_string(),
                 format!("{:.6}", t.seconds),
                 format!("{:.1}", t.ops_per_sec()),

@@ -16,7 +16,7 @@ const SMALL: usize = 50;
 const VALUE_SIZE: usize = 16;
 
 fn value(i: usize) -> Vec<u8> {
-    let mut v = format!("{i:0width$}", width = VALUE_SIZE).into_bytes();
+    let mut v = format!("{i:0VALUE_SIZE$}").into_bytes();
     v.truncate(VALUE_SIZE);
     v
 }

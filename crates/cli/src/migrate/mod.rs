@@ -85,14 +85,14 @@ impl PairArgs {
         &self,
         format: &str,
         dir: &Path,
-        namespace: &Option<String>,
+        namespace: Option<&String>,
         cluster: bool,
     ) -> StoreArgs {
         StoreArgs {
             format: format.to_string(),
             dir: dir.to_path_buf(),
             fixed_clock: self.fixed_clock,
-            namespace: namespace.clone(),
+            namespace: namespace.cloned(),
             cluster,
         }
     }
@@ -103,7 +103,7 @@ impl PairArgs {
         self.store(
             &self.from,
             self.src_dir()?,
-            &self.src_namespace,
+            self.src_namespace.as_ref(),
             self.src_cluster,
         )
         .open(OpenMode::ReadOnly, None)
@@ -118,7 +118,7 @@ impl PairArgs {
         self.store(
             &self.to,
             self.dst_dir()?,
-            &self.dst_namespace,
+            self.dst_namespace.as_ref(),
             self.dst_cluster,
         )
         .open(mode, compat)

@@ -38,7 +38,7 @@ pub fn parts(pair: &PairArgs) -> Result<Vec<Part>, CliError> {
             namespace: None,
         }]);
     }
-    let source = pair.store(&pair.from, pair.src_dir()?, &None, pair.src_cluster);
+    let source = pair.store(&pair.from, pair.src_dir()?, None, pair.src_cluster);
     let found: Vec<String> = source
         .each_namespace()?
         .into_iter()

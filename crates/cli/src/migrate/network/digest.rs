@@ -14,7 +14,9 @@ mod tests {
 
     fn digest(chunks: &[Value]) -> KeyDigest {
         let mut d = ContentDigest::new(chunks[0].data_type());
-        chunks.iter().for_each(|c| d.add(c));
+        for c in chunks {
+            d.add(c);
+        }
         d.finish(0)
     }
 

@@ -224,7 +224,7 @@ pub fn server_to_store(
             };
             match store_digest(dst, &k.key)? {
                 Some(destination) => {
-                    compare(&mut report, k.key.clone(), source, destination, inexact)
+                    compare(&mut report, k.key.clone(), source, destination, inexact);
                 }
                 None => differ(&mut report, k.key.clone(), DifferenceKind::Missing),
             }
