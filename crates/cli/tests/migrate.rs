@@ -1,34 +1,15 @@
 //! `redcodec migrate`, `verify` and `migrate-bench` as a user runs them.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 mod common;
-use common::{redcodec, text};
+use common::*;
 
 const CLOCK: &str = "1700000000000";
 
-fn path(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
-
 /// Runs `exec` on a store and checks it succeeded.
 fn exec(format: &str, dir: &Path, script: &str) -> String {
-    let out = redcodec(
-        &[
-            "exec",
-            "--format",
-            format,
-            "--dir",
-            path(dir),
-            "--fixed-clock",
-            CLOCK,
-        ],
-        script,
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    text(&out.stdout)
+    exec_at(CLOCK, format, dir, script)
 }
 
 fn dump(format: &str, dir: &Path) -> String {
@@ -158,26 +139,7 @@ fn a_killed_migration_resumes_to_the_same_bytes() {
     let dst = dir.path().join("killed");
     let mut args = migrate_args(&src, &dst, &batch);
     args.extend(["--pause-after-commits", "5"]);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_redcodec"))
-        .args(&args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("binary runs");
-    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-    let mut line = String::new();
-    loop {
-        line.clear();
-        let n = stderr.read_line(&mut line).expect("read stderr");
-        assert!(n > 0, "the migration ended before pausing");
-        if line.contains("paused after commit 5") {
-            break;
-        }
-    }
-    // Killed between two commits, as Ctrl-C or kill -9 would.
-    child.kill().expect("kill");
-    child.wait().expect("reaped");
+    kill_when_paused(binary().args(&args), 5);
     assert!(dst.join("redcodec-migrate.checkpoint").exists());
     assert_ne!(dump("blackwidow", &dst), expected);
 

@@ -7,14 +7,13 @@
 //! unless `REDCODEC_REQUIRE_REDIS=1` (set by `.ci/run`), where it fails.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{redcodec, text};
+use common::*;
 
 /// Every store is written and read at this fixed time,
 /// 2035-01-01T00:00:00Z: its expiries lie ahead of the server's real
@@ -102,28 +101,6 @@ impl Drop for Redis {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
-
-/// Runs `exec` on a store at `clock` and checks it succeeded.
-fn exec_at(clock: &str, format: &str, dir: &Path, script: &str) -> String {
-    let out = redcodec(
-        &[
-            "exec",
-            "--format",
-            format,
-            "--dir",
-            path(dir),
-            "--fixed-clock",
-            clock,
-        ],
-        script,
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    text(&out.stdout)
 }
 
 fn exec(format: &str, dir: &Path, script: &str) -> String {
@@ -504,7 +481,7 @@ fn an_interrupted_migration_to_redis_resumes_where_it_stopped() {
     let url = server.url(0);
     // Run from the temporary directory: the default checkpoint goes there.
     let run = |extra: &[&str]| -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_redcodec"));
+        let mut c = binary();
         c.current_dir(dir.path())
             .args(["migrate", "--from", "kvrocks", "--src", path(&kv)])
             .args(["--to", &url, "--fixed-clock", CLOCK])
@@ -512,24 +489,7 @@ fn an_interrupted_migration_to_redis_resumes_where_it_stopped() {
             .args(extra);
         c
     };
-    let mut child = run(&["--pause-after-commits", "2"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("binary runs");
-    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-    let mut line = String::new();
-    loop {
-        line.clear();
-        let n = stderr.read_line(&mut line).expect("read stderr");
-        assert!(n > 0, "the migration ended before pausing");
-        if line.contains("paused after commit 2") {
-            break;
-        }
-    }
-    child.kill().expect("kill");
-    child.wait().expect("reaped");
+    kill_when_paused(&mut run(&["--pause-after-commits", "2"]), 2);
 
     let checkpoint = dir.path().join(format!(
         "redcodec-migrate-127.0.0.1-{}-0.checkpoint",
@@ -601,25 +561,7 @@ fn an_interrupted_migration_from_redis_resumes_at_its_cursor() {
         a.extend(extra.iter().map(std::string::ToString::to_string));
         a
     };
-    let mut child = Command::new(env!("CARGO_BIN_EXE_redcodec"))
-        .args(args(&["--pause-after-commits", "1"]))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("binary runs");
-    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-    let mut line = String::new();
-    loop {
-        line.clear();
-        let n = stderr.read_line(&mut line).expect("read stderr");
-        assert!(n > 0, "the migration ended before pausing");
-        if line.contains("paused after commit 1") {
-            break;
-        }
-    }
-    child.kill().expect("kill");
-    child.wait().expect("reaped");
+    kill_when_paused(binary().args(args(&["--pause-after-commits", "1"])), 1);
     assert!(checkpoint.exists());
     let copied = exec("kvrocks", &dst, "DBSIZE\n");
     let copied: u64 = copied

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 mod common;
-use common::{copy_dir, redcodec, text};
+use common::*;
 
 /// The read-time clock of every fixture's read-back (its PROVENANCE.md).
 const READ_CLOCK: &str = "1700000100000";
@@ -96,10 +96,6 @@ fn meta_file(system: &str, name: &str, file: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-fn path(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
-
 /// Every file below `dir` with the SHA-256 of its bytes.
 fn file_hashes(dir: &Path) -> BTreeMap<PathBuf, String> {
     fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, String>) {
@@ -117,12 +113,6 @@ fn file_hashes(dir: &Path) -> BTreeMap<PathBuf, String> {
     let mut out = BTreeMap::new();
     walk(dir, &mut out);
     out
-}
-
-/// Runs `redcodec ARGS`; returns (success, stdout, stderr).
-fn run(args: &[&str], stdin: &str) -> (bool, String, String) {
-    let out = redcodec(args, stdin);
-    (out.status.success(), text(&out.stdout), text(&out.stderr))
 }
 
 fn readback(format: &str, dir: &Path, script: &str) -> String {

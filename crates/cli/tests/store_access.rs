@@ -11,16 +11,7 @@ use redcodec_engine::{Engine, EngineOptions, OpenMode};
 use redcodec_formats::{AnyCodec, Format, FormatOptions};
 
 mod common;
-use common::{copy_dir, redcodec, text};
-
-fn path(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
-
-fn run(args: &[&str], stdin: &str) -> (bool, String, String) {
-    let out = redcodec(args, stdin);
-    (out.status.success(), text(&out.stdout), text(&out.stderr))
-}
+use common::*;
 
 fn codec(format: Format) -> AnyCodec {
     format.codec(&FormatOptions::default()).expect("codec")

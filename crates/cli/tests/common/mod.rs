@@ -41,3 +41,67 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A path as a command-line argument.
+#[allow(dead_code)]
+pub fn path(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+/// Runs `redcodec ARGS`; returns (success, stdout, stderr).
+#[allow(dead_code)]
+pub fn run(args: &[&str], stdin: &str) -> (bool, String, String) {
+    let out = redcodec(args, stdin);
+    (out.status.success(), text(&out.stdout), text(&out.stderr))
+}
+
+/// Runs `exec` on a store at the fixed clock `clock` (ms), checks it
+/// succeeded and returns what it printed.
+#[allow(dead_code)]
+pub fn exec_at(clock: &str, format: &str, dir: &Path, script: &str) -> String {
+    let args = [
+        "exec",
+        "--format",
+        format,
+        "--dir",
+        path(dir),
+        "--fixed-clock",
+        clock,
+    ];
+    let out = redcodec(&args, script);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// The `redcodec` binary as a command to complete.
+#[allow(dead_code)]
+pub fn binary() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_redcodec"))
+}
+
+/// Starts `cmd` (a migration with `--pause-after-commits N`), waits until
+/// it reports the pause after commit `commit`, then kills it between two
+/// commits, as Ctrl-C or `kill -9` would.
+#[allow(dead_code)]
+pub fn kill_when_paused(cmd: &mut Command, commit: u64) {
+    use std::io::{BufRead, BufReader};
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    let pause = format!("paused after commit {commit}");
+    loop {
+        line.clear();
+        let n = stderr.read_line(&mut line).expect("read stderr");
+        assert!(n > 0, "the migration ended before pausing");
+        if line.contains(&pause) {
+            break;
+        }
+    }
+    child.kill().expect("kill");
+    child.wait().expect("reaped");
+}
