@@ -85,8 +85,12 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
                 other => EngineError::Open(other.to_string()),
             })
     });
+    // Commands run on the runtime's threads; some recurse deeply (KEYS
+    // with a pattern of 100,000 `*?`, as Redis' keyspace tests send), so
+    // the threads get a large stack (reserved, touched only as used).
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .thread_stack_size(256 << 20)
         .build()?;
     let format = args.store.format.clone();
     let dir = args.store.dir.display().to_string();

@@ -314,6 +314,63 @@ fn blocked_pops_wake_on_push_in_fifo_order() {
 }
 
 #[test]
+fn blmpop_and_bzmpop_wake_with_up_to_count_elements() {
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start("kvrocks", &dir, &[]);
+    let mut control = server.conn();
+    let mut c = server.conn();
+    let t = std::thread::spawn(move || {
+        redis::cmd("BLMPOP")
+            .arg(0)
+            .arg(2)
+            .arg("a")
+            .arg("b")
+            .arg("LEFT")
+            .arg("COUNT")
+            .arg(2)
+            .query::<Value>(&mut c)
+    });
+    wait_blocked(&mut control, 1);
+    let _: () = control.rpush("b", &["1", "2", "3"]).unwrap();
+    let bulk = |s: &str| Value::BulkString(s.as_bytes().to_vec());
+    assert_eq!(
+        t.join().unwrap().unwrap(),
+        Value::Array(vec![bulk("b"), Value::Array(vec![bulk("1"), bulk("2")])])
+    );
+    let mut c3 = server.conn3();
+    let t = std::thread::spawn(move || {
+        redis::cmd("BZMPOP")
+            .arg(0)
+            .arg(1)
+            .arg("z")
+            .arg("MAX")
+            .query::<Value>(&mut c3)
+    });
+    wait_blocked(&mut control, 1);
+    let _: () = control
+        .zadd_multiple("z", &[(1, "low"), (2, "high")])
+        .unwrap();
+    assert_eq!(
+        t.join().unwrap().unwrap(),
+        Value::Array(vec![
+            bulk("z"),
+            Value::Array(vec![Value::Array(vec![bulk("high"), Value::Double(2.0)])])
+        ])
+    );
+    let e = redis::cmd("BLMPOP")
+        .arg(0)
+        .arg(0)
+        .arg("a")
+        .arg("LEFT")
+        .query::<Value>(&mut control)
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("numkeys should be greater than 0"),
+        "{e}"
+    );
+}
+
+#[test]
 fn blocked_pops_time_out_and_unblock() {
     let (_tmp, dir) = store_dir();
     let server = Serve::start("ardb", &dir, &[]);
@@ -365,6 +422,13 @@ fn blocked_pops_time_out_and_unblock() {
     assert_eq!(n, 1);
     let e = t.join().unwrap().unwrap_err();
     assert!(e.to_string().contains("UNBLOCKED"), "{e}");
+
+    // A client that disconnects while blocked is no longer blocked.
+    let mut raw = server.raw();
+    raw.write_all(b"BLPOP gone 0\r\n").unwrap();
+    wait_blocked(&mut c, 1);
+    drop(raw);
+    wait_blocked(&mut c, 0);
 }
 
 #[test]

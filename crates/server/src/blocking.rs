@@ -36,6 +36,20 @@ pub enum BlockOp {
         /// Lowest score first.
         min: bool,
     },
+    /// BLMPOP: `[key, [element, …]]`, up to `count` elements.
+    MPop {
+        /// From the head.
+        left: bool,
+        /// At most this many.
+        count: i64,
+    },
+    /// BZMPOP: `[key, [[member, score], …]]`, up to `count` members.
+    ZMPop {
+        /// Lowest scores first.
+        min: bool,
+        /// At most this many.
+        count: i64,
+    },
 }
 
 impl BlockOp {
@@ -78,7 +92,37 @@ impl BlockOp {
                     other => Some(other),
                 }
             }
+            BlockOp::MPop { left, count } => {
+                let name: &[u8] = if *left { b"lpop" } else { b"rpop" };
+                let count = count.to_string();
+                match engine.execute(&[name, key, count.as_bytes()]) {
+                    Reply::Array(items) if !items.is_empty() => {
+                        Some(Reply::Array(vec![Reply::bulk(key), Reply::Array(items)]))
+                    }
+                    Reply::Array(_) | Reply::Nil | Reply::NilArray => None,
+                    other => Some(other),
+                }
+            }
+            BlockOp::ZMPop { min, count } => {
+                let name: &[u8] = if *min { b"zpopmin" } else { b"zpopmax" };
+                let count = count.to_string();
+                match engine.execute(&[name, key, count.as_bytes()]) {
+                    Reply::Array(items) if !items.is_empty() => {
+                        let pairs = items.chunks(2).map(|p| Reply::Array(p.to_vec())).collect();
+                        Some(Reply::Array(vec![Reply::bulk(key), Reply::Array(pairs)]))
+                    }
+                    Reply::Array(_) | Reply::Nil | Reply::NilArray => None,
+                    other => Some(other),
+                }
+            }
         }
+    }
+
+    /// Whether an error the non-blocking form gives while serving goes to
+    /// the waiter (BLMOVE into a key of another type) or leaves it
+    /// waiting (the key it waits on now holds another type).
+    fn delivers_errors(&self) -> bool {
+        matches!(self, BlockOp::Move { .. })
     }
 
     /// The keys the non-blocking form writes besides the source.
@@ -247,6 +291,9 @@ impl Waiters {
                 let Some(reply) = waiter.op.try_once(engine, &key) else {
                     break;
                 };
+                if reply.is_error() && !waiter.op.delivers_errors() {
+                    break;
+                }
                 let ok = !reply.is_error();
                 *state = WaitState::Done(reply);
                 drop(state);

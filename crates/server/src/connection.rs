@@ -8,7 +8,7 @@ use std::time::Instant;
 use bytes::{Buf, BytesMut};
 use redcodec_engine::Reply;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::tcp::OwnedWriteHalf;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 
@@ -29,34 +29,41 @@ enum Stop {
     Close,
 }
 
+/// The connection's socket halves and buffers.
+struct Io {
+    rd: OwnedReadHalf,
+    wr: OwnedWriteHalf,
+    /// Bytes read and not yet parsed.
+    buf: BytesMut,
+    /// Replies not yet written.
+    out: BytesMut,
+}
+
 /// Serves one client until it leaves, is killed, or the server stops.
 pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>) {
     let _ = stream.set_nodelay(true);
-    let (mut rd, mut wr) = stream.into_split();
+    let (rd, wr) = stream.into_split();
     let mut session = Session::new(&shared, info.clone());
     let mut shutdown = shared.shutdown.subscribe();
-    let mut buf = BytesMut::with_capacity(16 * 1024);
-    let mut out = BytesMut::with_capacity(16 * 1024);
+    let mut io = Io {
+        rd,
+        wr,
+        buf: BytesMut::with_capacity(16 * 1024),
+        out: BytesMut::with_capacity(16 * 1024),
+    };
     'conn: loop {
         let limits = Limits {
             max_bulk_len: shared.max_bulk_len.load(Ordering::Relaxed),
         };
         loop {
-            match parse_request(&buf, &limits) {
+            match parse_request(&io.buf, &limits) {
                 Ok(Some((request, used))) => {
-                    buf.advance(used);
+                    io.buf.advance(used);
                     if request.args.is_empty() {
                         continue;
                     }
-                    let step = handle(
-                        &shared,
-                        &mut session,
-                        request.args,
-                        &mut out,
-                        &mut wr,
-                        &mut shutdown,
-                    )
-                    .await;
+                    let step =
+                        handle(&shared, &mut session, request.args, &mut io, &mut shutdown).await;
                     if matches!(step, Stop::Close) || session.close {
                         session.close = true;
                         break;
@@ -68,7 +75,7 @@ pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>
                         &Reply::Error(e.reply_text()),
                         Shape::Plain,
                         session.protocol,
-                        &mut out,
+                        &mut io.out,
                     );
                     session.close = true;
                     break;
@@ -82,21 +89,21 @@ pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>
                     &Reply::error(format!("ERR {e}")),
                     Shape::Plain,
                     session.protocol,
-                    &mut out,
+                    &mut io.out,
                 );
             }
         }
-        if !out.is_empty() {
-            if wr.write_all(&out).await.is_err() {
+        if !io.out.is_empty() {
+            if io.wr.write_all(&io.out).await.is_err() {
                 break;
             }
-            out.clear();
+            io.out.clear();
         }
         if session.close || info.killed.load(Ordering::SeqCst) || *shutdown.borrow() {
             break;
         }
         tokio::select! {
-            read = rd.read_buf(&mut buf) => match read {
+            read = io.rd.read_buf(&mut io.buf) => match read {
                 Ok(0) | Err(_) => break 'conn,
                 Ok(_) => {}
             },
@@ -104,7 +111,7 @@ pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>
             _ = info.kill.notified() => break,
         }
     }
-    let _ = wr.shutdown().await;
+    let _ = io.wr.shutdown().await;
     session.unwatch(&shared);
     shared.clients.remove(info.id);
 }
@@ -114,8 +121,7 @@ async fn handle(
     shared: &Shared,
     session: &mut Session,
     args: Vec<Vec<u8>>,
-    out: &mut BytesMut,
-    wr: &mut OwnedWriteHalf,
+    io: &mut Io,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Stop {
     shared.count_command();
@@ -125,7 +131,8 @@ async fn handle(
         live.last_cmd.clone_from(&name);
         live.last_seen = Instant::now();
     }
-    let answer = answer(shared, session, &name, args.clone(), out, wr, shutdown).await;
+    let answer = answer(shared, session, &name, args.clone(), io, shutdown).await;
+    let out = &mut io.out;
     match answer {
         Some(Answer::One(reply)) => {
             if !std::mem::take(&mut session.silent) {
@@ -155,8 +162,7 @@ async fn answer(
     session: &mut Session,
     name: &str,
     args: Vec<Vec<u8>>,
-    out: &mut BytesMut,
-    wr: &mut OwnedWriteHalf,
+    io: &mut Io,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Option<Answer> {
     if !session.authenticated && !matches!(name, "auth" | "hello" | "quit" | "reset") {
@@ -184,11 +190,10 @@ async fn answer(
     }
     match name {
         "exec" => Some(session.exec(shared)),
-        "blpop" | "brpop" | "blmove" | "brpoplpush" | "bzpopmin" | "bzpopmax" => {
-            block(shared, session, name, &args, out, wr, shutdown)
-                .await
-                .map(Answer::One)
-        }
+        "blpop" | "brpop" | "blmove" | "brpoplpush" | "bzpopmin" | "bzpopmax" | "blmpop"
+        | "bzmpop" => block(shared, session, name, &args, io, shutdown)
+            .await
+            .map(Answer::One),
         _ => {
             let access = Access::Shared(&shared.engines);
             Some(Answer::One(run_sync(shared, session, &access, name, &args)))
@@ -203,8 +208,7 @@ async fn block(
     session: &mut Session,
     name: &str,
     args: &[Vec<u8>],
-    out: &mut BytesMut,
-    wr: &mut OwnedWriteHalf,
+    io: &mut Io,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Option<Reply> {
     let request = match block_cmd::parse(name, args) {
@@ -232,11 +236,11 @@ async fn block(
         Blocked::Wait(w) => w,
     };
     // Replies to earlier requests go out before the wait.
-    if !out.is_empty() {
-        if wr.write_all(out).await.is_err() {
+    if !io.out.is_empty() {
+        if io.wr.write_all(&io.out).await.is_err() {
             return None;
         }
-        out.clear();
+        io.out.clear();
     }
     session.info.live.lock().blocked = Some(waiter.clone());
     let mut close = false;
@@ -255,6 +259,12 @@ async fn block(
             _ = sleep => break,
             _ = shutdown.changed() => { close = true; break }
             _ = session.info.kill.notified() => { close = true; break }
+            // Requests sent meanwhile wait in the buffer; a closed
+            // socket ends the wait.
+            read = io.rd.read_buf(&mut io.buf) => if matches!(read, Ok(0) | Err(_)) {
+                close = true;
+                break;
+            },
         }
     }
     session.info.live.lock().blocked = None;

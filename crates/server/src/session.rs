@@ -43,6 +43,10 @@ pub struct Session {
     pub silent: bool,
     /// A write ran since the WAL was last synced for this connection.
     pub wrote: bool,
+    /// Inside EXEC: keys written so far, whose blocked clients are served
+    /// once the whole transaction has run (as Redis serves them after
+    /// the command, not in the middle of it).
+    pub ready_keys: Option<Vec<Vec<u8>>>,
 }
 
 impl Session {
@@ -60,6 +64,7 @@ impl Session {
             close: false,
             silent: false,
             wrote: false,
+            ready_keys: None,
         }
     }
 
@@ -161,11 +166,15 @@ impl Session {
         }
         let access = Access::Held(engine, &ns);
         let mut replies = Vec::with_capacity(queued.len());
+        self.ready_keys = Some(Vec::new());
         for args in &queued {
             let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
             let reply = run_sync(shared, self, &access, &name, args);
             replies.push((reply, shape_of(args, self.protocol)));
         }
+        let ready = self.ready_keys.take().unwrap_or_default();
+        let ready: Vec<&[u8]> = ready.iter().map(Vec::as_slice).collect();
+        shared.waiters.serve(engine, &shared.watch, &ns, &ready);
         Answer::Exec(replies)
     }
 }

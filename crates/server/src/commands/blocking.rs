@@ -48,9 +48,69 @@ fn side(arg: &[u8]) -> Result<&'static str, Reply> {
     }
 }
 
-/// Parses BLPOP BRPOP BLMOVE BRPOPLPUSH BZPOPMIN BZPOPMAX (arity already
-/// checked).
+/// A count or numkeys argument: an integer from 1 up.
+fn positive(arg: &[u8], what: &str) -> Result<i64, Reply> {
+    let n = std::str::from_utf8(arg)
+        .ok()
+        .and_then(|s| s.parse::<i64>().ok())
+        .ok_or_else(|| Reply::error("ERR value is not an integer or out of range"))?;
+    if n < 1 {
+        return Err(Reply::error(format!("ERR {what} should be greater than 0")));
+    }
+    Ok(n)
+}
+
+/// BLMPOP / BZMPOP: `timeout numkeys key… LEFT|RIGHT|MIN|MAX [COUNT n]`,
+/// checked in Redis' order (numkeys, side, COUNT, then the timeout).
+fn parse_mpop(zset: bool, args: &[Vec<u8>]) -> Result<BlockRequest, Reply> {
+    let numkeys = positive(&args[2], "numkeys")?;
+    let side_at = 3usize.saturating_add(numkeys as usize);
+    let Some(side) = args.get(side_at) else {
+        return Err(Reply::error("ERR syntax error"));
+    };
+    let first = if zset {
+        if side.eq_ignore_ascii_case(b"min") {
+            true
+        } else if side.eq_ignore_ascii_case(b"max") {
+            false
+        } else {
+            return Err(Reply::error("ERR syntax error"));
+        }
+    } else {
+        self::side(side)? == "left"
+    };
+    let mut count = None;
+    let mut i = side_at + 1;
+    while i < args.len() {
+        if count.is_none() && args[i].eq_ignore_ascii_case(b"count") && i + 1 < args.len() {
+            count = Some(positive(&args[i + 1], "count")?);
+            i += 2;
+        } else {
+            return Err(Reply::error("ERR syntax error"));
+        }
+    }
+    let count = count.unwrap_or(1);
+    let op = if zset {
+        BlockOp::ZMPop { min: first, count }
+    } else {
+        BlockOp::MPop { left: first, count }
+    };
+    let timeout = parse_timeout(&args[1])?;
+    Ok(BlockRequest {
+        keys: args[3..side_at].to_vec(),
+        op,
+        timeout,
+    })
+}
+
+/// Parses BLPOP BRPOP BLMOVE BRPOPLPUSH BZPOPMIN BZPOPMAX BLMPOP BZMPOP
+/// (arity already checked).
 pub fn parse(name: &str, args: &[Vec<u8>]) -> Result<BlockRequest, Reply> {
+    match name {
+        "blmpop" => return parse_mpop(false, args),
+        "bzmpop" => return parse_mpop(true, args),
+        _ => {}
+    }
     let last = &args[args.len() - 1];
     let many = || args[1..args.len() - 1].to_vec();
     let (keys, op) = match name {
@@ -105,9 +165,12 @@ pub fn non_blocking(
                         written.push(dst);
                     }
                     shared.watch.touch(&ns, &written, false);
-                    shared
-                        .waiters
-                        .serve(engine, &shared.watch, &ns, &written[1..]);
+                    match session.ready_keys.as_mut() {
+                        Some(ready) => ready.extend(written[1..].iter().map(|k| k.to_vec())),
+                        None => shared
+                            .waiters
+                            .serve(engine, &shared.watch, &ns, &written[1..]),
+                    }
                 }
                 return reply;
             }

@@ -24,17 +24,14 @@ fn entries(shared: &Shared) -> Vec<Entry> {
             keys: spec.keys.clone(),
         })
         .collect();
-    for c in SERVER_COMMANDS {
-        let keys = match c.name {
+    for &(name, arity) in SERVER_COMMANDS {
+        let keys = match name {
             "blpop" | "brpop" | "bzpopmin" | "bzpopmax" | "watch" => Keys::All,
             "blmove" | "brpoplpush" => Keys::FirstTwo,
+            "blmpop" | "bzmpop" => Keys::None,
             _ => Keys::None,
         };
-        all.push(Entry {
-            name: c.name,
-            arity: c.arity,
-            keys,
-        });
+        all.push(Entry { name, arity, keys });
     }
     all.sort_by_key(|e| e.name);
     all

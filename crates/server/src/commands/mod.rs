@@ -8,6 +8,7 @@ pub mod config;
 pub mod connection;
 pub mod flags;
 pub mod info;
+pub mod memory;
 
 use redcodec_engine::dispatch::{self, Keys};
 use redcodec_engine::{Engine, Reply};
@@ -17,113 +18,43 @@ use crate::engines::EngineSlot;
 use crate::session::Session;
 use crate::state::Shared;
 
-/// A command the server answers itself: name and Redis arity.
-pub struct ServerCommand {
-    /// Lower-case name.
-    pub name: &'static str,
-    /// Redis arity (`-n`: at least n).
-    pub arity: i32,
-}
-
-/// The server's own commands.
-pub const SERVER_COMMANDS: &[ServerCommand] = &[
-    ServerCommand {
-        name: "auth",
-        arity: -2,
-    },
-    ServerCommand {
-        name: "blmove",
-        arity: 6,
-    },
-    ServerCommand {
-        name: "blpop",
-        arity: -3,
-    },
-    ServerCommand {
-        name: "brpop",
-        arity: -3,
-    },
-    ServerCommand {
-        name: "brpoplpush",
-        arity: 4,
-    },
-    ServerCommand {
-        name: "bzpopmax",
-        arity: -3,
-    },
-    ServerCommand {
-        name: "bzpopmin",
-        arity: -3,
-    },
-    ServerCommand {
-        name: "client",
-        arity: -2,
-    },
-    ServerCommand {
-        name: "command",
-        arity: -1,
-    },
-    ServerCommand {
-        name: "config",
-        arity: -2,
-    },
-    ServerCommand {
-        name: "discard",
-        arity: 1,
-    },
-    ServerCommand {
-        name: "exec",
-        arity: 1,
-    },
-    ServerCommand {
-        name: "function",
-        arity: -2,
-    },
-    ServerCommand {
-        name: "hello",
-        arity: -1,
-    },
-    ServerCommand {
-        name: "info",
-        arity: -1,
-    },
-    ServerCommand {
-        name: "multi",
-        arity: 1,
-    },
-    ServerCommand {
-        name: "quit",
-        arity: -1,
-    },
-    ServerCommand {
-        name: "reset",
-        arity: 1,
-    },
-    ServerCommand {
-        name: "select",
-        arity: 2,
-    },
-    ServerCommand {
-        name: "shutdown",
-        arity: -1,
-    },
-    ServerCommand {
-        name: "time",
-        arity: 1,
-    },
-    ServerCommand {
-        name: "unwatch",
-        arity: 1,
-    },
-    ServerCommand {
-        name: "watch",
-        arity: -2,
-    },
+/// The commands the server answers itself: lower-case name and Redis
+/// arity (`-n`: at least n).
+pub const SERVER_COMMANDS: &[(&str, i32)] = &[
+    ("auth", -2),
+    ("blmove", 6),
+    ("blmpop", -5),
+    ("blpop", -3),
+    ("brpop", -3),
+    ("brpoplpush", 4),
+    ("bzmpop", -5),
+    ("bzpopmax", -3),
+    ("bzpopmin", -3),
+    ("client", -2),
+    ("command", -1),
+    ("config", -2),
+    ("discard", 1),
+    ("exec", 1),
+    ("function", -2),
+    ("hello", -1),
+    ("info", -1),
+    ("memory", -2),
+    ("multi", 1),
+    ("quit", -1),
+    ("reset", 1),
+    ("select", 2),
+    ("shutdown", -1),
+    ("time", 1),
+    ("unwatch", 1),
+    ("watch", -2),
 ];
 
-/// The server command named `name` (lower-case).
-pub fn server_command(name: &str) -> Option<&'static ServerCommand> {
-    SERVER_COMMANDS.iter().find(|c| c.name == name)
+/// The arity of the server command named `name` (lower-case).
+pub fn server_command(name: &str) -> Option<i32> {
+    SERVER_COMMANDS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, arity)| *arity)
 }
 
 /// Whether `argc` arguments fit `arity`.
@@ -140,7 +71,7 @@ pub fn arity_ok(arity: i32, argc: usize) -> bool {
 /// wrong arity, with Redis' texts.
 pub fn check(shared: &Shared, name: &str, args: &[Vec<u8>]) -> Result<(), Reply> {
     let arity = match server_command(name) {
-        Some(c) => c.arity,
+        Some(arity) => arity,
         None => match shared.commands.get(args[0].as_slice()) {
             Some((_, spec)) => spec.arity,
             None => {
@@ -207,7 +138,10 @@ pub fn run_engine(
             let all = spec.keys == Keys::Everything;
             let ns = session.namespace.as_str();
             shared.watch.touch(ns, &keys, all);
-            shared.waiters.serve(engine, &shared.watch, ns, &keys);
+            match session.ready_keys.as_mut() {
+                Some(ready) => ready.extend(keys.iter().map(|k| k.to_vec())),
+                None => shared.waiters.serve(engine, &shared.watch, ns, &keys),
+            }
         }
     }
     reply
@@ -240,13 +174,13 @@ pub fn run_sync(
         "command" => Some(command::command(shared, args)),
         "info" => Some(info::info(shared, session, access, args)),
         "function" => Some(connection::function(args)),
+        "memory" => Some(memory::memory(session, access, args)),
         "multi" => Some(session.multi(shared)),
         "discard" => Some(session.discard(shared)),
         "watch" => Some(session.watch(shared, args)),
         "unwatch" => Some(session.unwatch(shared)),
-        "blpop" | "brpop" | "blmove" | "brpoplpush" | "bzpopmin" | "bzpopmax" => {
-            Some(blocking::non_blocking(shared, session, access, name, args))
-        }
+        "blpop" | "brpop" | "blmove" | "brpoplpush" | "bzpopmin" | "bzpopmax" | "blmpop"
+        | "bzmpop" => Some(blocking::non_blocking(shared, session, access, name, args)),
         _ => None,
     };
     if let Some(reply) = reply {

@@ -72,6 +72,19 @@ pub fn encode(reply: &Reply, shape: Shape, protocol: Protocol, out: &mut BytesMu
             plain(&items[1], protocol, out);
             double(&items[2], protocol, out);
         }
+        (Shape::KeyScoredPairs, Reply::Array(items)) if items.len() == 2 => {
+            header(out, b'*', 2);
+            plain(&items[0], protocol, out);
+            match &items[1] {
+                Reply::Array(pairs) => {
+                    header(out, b'*', pairs.len());
+                    for pair in pairs {
+                        encode(pair, Shape::ScoredFlat, protocol, out);
+                    }
+                }
+                other => plain(other, protocol, out),
+            }
+        }
         (_, r) => plain(r, protocol, out),
     }
 }

@@ -26,6 +26,8 @@ pub enum Shape {
     Pairs,
     /// `[key, m, s]` with the score as a double (BZPOPMIN).
     KeyScored,
+    /// `[key, [[m, s], …]]` with scores as doubles (BZMPOP).
+    KeyScoredPairs,
 }
 
 fn has_word(args: &[Vec<u8>], word: &str) -> bool {
@@ -57,6 +59,7 @@ pub fn shape_of(args: &[Vec<u8>], protocol: Protocol) -> Shape {
         "zpopmin" | "zpopmax" if args.len() > 2 => Shape::ScoredPairs,
         "zpopmin" | "zpopmax" => Shape::ScoredFlat,
         "bzpopmin" | "bzpopmax" => Shape::KeyScored,
+        "bzmpop" => Shape::KeyScoredPairs,
         "hrandfield" if has_word(args, "withvalues") => Shape::Pairs,
         _ => Shape::Plain,
     }
