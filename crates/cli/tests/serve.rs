@@ -199,6 +199,17 @@ fn multi_exec_discard_and_watch_conflicts() {
     let r: (i64,) = redis::pipe().atomic().incr("n", 1).query(&mut a).unwrap();
     assert_eq!(r, (101,), "a write to another key does not abort");
 
+    let _: () = b.sadd("members", "m").unwrap();
+    let _: () = redis::cmd("WATCH").arg("members").query(&mut a).unwrap();
+    let added: i64 = b.sadd("members", "m").unwrap();
+    assert_eq!(added, 0);
+    let r: (i64,) = redis::pipe()
+        .atomic()
+        .scard("members")
+        .query(&mut a)
+        .unwrap();
+    assert_eq!(r, (1,), "a write that changed nothing does not abort");
+
     let _: () = redis::cmd("MULTI").query(&mut a).unwrap();
     let _: () = redis::cmd("SET").arg("d").arg(1).query(&mut a).unwrap();
     let _: () = redis::cmd("DISCARD").query(&mut a).unwrap();

@@ -127,7 +127,7 @@ pub fn run_engine(
     args: &[Vec<u8>],
 ) -> Reply {
     let reply = engine.execute(args);
-    if !reply.is_error() && flags::is_write(name) {
+    if flags::is_write(name) && flags::may_have_changed(name, &reply) {
         session.wrote = true;
         shared
             .dirty
