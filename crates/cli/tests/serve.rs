@@ -572,3 +572,48 @@ fn redis_cli_one_shot_and_resp3() {
     assert_eq!(cli(&["-3", "ZSCORE", "z", "m"]), "2.5\n");
     assert_eq!(cli(&["-3", "GET", "missing"]), "\n");
 }
+
+#[test]
+fn random_bytes_harm_neither_other_clients_nor_data_and_sigint_stops_cleanly() {
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start("kvrocks", &dir, &[]);
+    let mut good = server.conn();
+    let _: () = good.set("kept", "value").unwrap();
+    // A fixed-seed generator: the same bytes every run.
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for round in 0..50 {
+        let mut bytes: Vec<u8> = (0..(next() % 4096) as usize)
+            .map(|_| next() as u8)
+            .collect();
+        // Some rounds start like a request, so deeper parser paths run.
+        let prefix: &[u8] = match round % 3 {
+            0 => b"*3\r\n$3\r\nSET\r\n",
+            1 => b"*",
+            _ => b"",
+        };
+        bytes.splice(0..0, prefix.iter().copied());
+        let mut s = server.raw();
+        let _ = s.write_all(&bytes);
+        // Close our side; the server answers what it can and closes.
+        let _ = s.shutdown(std::net::Shutdown::Write);
+        let _ = read_until_close(&mut s);
+        let v: String = good.get("kept").unwrap();
+        assert_eq!(v, "value", "round {round}");
+    }
+    let pong: String = redis::cmd("PING").query(&mut good).unwrap();
+    assert_eq!(pong, "PONG");
+    drop(good);
+    assert!(
+        server.signal("INT").success(),
+        "SIGINT stops the server cleanly"
+    );
+    let server = Serve::start("kvrocks", &dir, &[]);
+    let v: String = server.conn().get("kept").unwrap();
+    assert_eq!(v, "value");
+}

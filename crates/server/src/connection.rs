@@ -17,7 +17,7 @@ use crate::clients::ClientInfo;
 use crate::commands::{blocking as block_cmd, check, run_sync, Access};
 use crate::config::SyncPolicy;
 use crate::frame::{parse_request, Limits};
-use crate::reply::{encode, shape_of, Shape};
+use crate::reply::{encode, shape_of, Protocol, Shape};
 use crate::session::{Answer, Session};
 use crate::state::Shared;
 
@@ -131,17 +131,15 @@ async fn handle(
         live.last_cmd.clone_from(&name);
         live.last_seen = Instant::now();
     }
-    let answer = answer(shared, session, &name, args.clone(), io, shutdown).await;
+    // The RESP3 shape, worked out before the arguments move on (it is
+    // ignored under RESP2; HELLO may switch protocols on the way).
+    let shape = shape_of(&args, Protocol::Resp3);
+    let answer = answer(shared, session, &name, args, io, shutdown).await;
     let out = &mut io.out;
     match answer {
         Some(Answer::One(reply)) => {
             if !std::mem::take(&mut session.silent) {
-                encode(
-                    &reply,
-                    shape_of(&args, session.protocol),
-                    session.protocol,
-                    out,
-                );
+                encode(&reply, shape, session.protocol, out);
             }
         }
         Some(Answer::Exec(replies)) => {
