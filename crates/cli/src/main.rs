@@ -17,6 +17,7 @@ mod dump;
 mod error;
 mod exec;
 mod migrate;
+mod serve;
 mod store_args;
 
 use store_args::StoreArgs;
@@ -69,6 +70,9 @@ enum Command {
     /// Time a migration against a raw RocksDB write of the same data and
     /// measure its peak memory.
     MigrateBench(migrate::bench::BenchArgs),
+    /// Serve the store to Redis clients (RESP2 and RESP3) until SHUTDOWN,
+    /// SIGTERM or SIGINT; then flush it and close.
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -85,6 +89,7 @@ fn main() -> ExitCode {
         Command::Migrate(args) => migrate::run(&args),
         Command::Verify(args) => migrate::run_verify(&args),
         Command::MigrateBench(args) => migrate::bench::run(&args),
+        Command::Serve(args) => serve::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -76,7 +76,12 @@ fn hex_value(b: u8) -> Option<u8> {
 /// );
 /// ```
 pub fn split_args(line: &str) -> Result<Vec<Vec<u8>>, CmdlineError> {
-    let bytes = line.as_bytes();
+    split_arg_bytes(line.as_bytes())
+}
+
+/// [`split_args`] over bytes that need not be UTF-8 (a server's inline
+/// requests).
+pub fn split_arg_bytes(bytes: &[u8]) -> Result<Vec<Vec<u8>>, CmdlineError> {
     // The C code sees a NUL-terminated string.
     let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
     let s = &bytes[..end];

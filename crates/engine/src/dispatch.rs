@@ -124,6 +124,11 @@ impl<C: Codec> CommandTable<C> {
             .get_key_value(lower)
             .map(|(name, spec)| (*name, spec))
     }
+
+    /// Every command with its lower-case name, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &CommandSpec<C>)> {
+        self.0.iter().map(|(name, spec)| (*name, spec))
+    }
 }
 
 impl<C: Codec> Default for CommandTable<C> {

@@ -1,0 +1,619 @@
+//! `redcodec serve` run as a user runs it, on every format: the `redis`
+//! crate in RESP2 and RESP3, raw TCP for the protocol, redis-cli (the
+//! redis-cli test is reported as skipped without it, unless
+//! `REDCODEC_REQUIRE_REDIS=1`, where it fails).
+
+use std::io::Write;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use redis::{Commands, Value};
+
+mod serve_support;
+use serve_support::{exchange, read_until_close, store_dir, wait_blocked, Serve, FORMATS};
+
+#[test]
+fn every_format_answers_resp2_and_resp3_and_keeps_data_across_sigterm() {
+    for format in FORMATS {
+        let (_tmp, dir) = store_dir();
+        let server = Serve::start(format, &dir, &["--sync", "everysec"]);
+        let mut c = server.conn();
+        let _: () = c.set("greeting", "hello").unwrap();
+        let _: () = c.hset_multiple("h", &[("a", "1"), ("b", "2")]).unwrap();
+        let _: () = c.zadd("z", "m", 1.5).unwrap();
+        let _: () = c.rpush("l", &["x", "y"]).unwrap();
+        let _: () = c.sadd("s", "only").unwrap();
+        let got: String = c.get("greeting").unwrap();
+        assert_eq!(got, "hello", "{format}");
+        let range: Vec<String> = c.lrange("l", 0, -1).unwrap();
+        assert_eq!(range, ["x", "y"], "{format}");
+
+        let mut c3 = server.conn3();
+        let map = redis::cmd("HGETALL")
+            .arg("h")
+            .query::<Value>(&mut c3)
+            .unwrap();
+        let Value::Map(pairs) = map else {
+            panic!("{format}: HGETALL is not a map: {map:?}")
+        };
+        assert_eq!(pairs.len(), 2, "{format}");
+        let score = redis::cmd("ZSCORE")
+            .arg("z")
+            .arg("m")
+            .query::<Value>(&mut c3)
+            .unwrap();
+        assert_eq!(score, Value::Double(1.5), "{format}");
+        let members = redis::cmd("SMEMBERS")
+            .arg("s")
+            .query::<Value>(&mut c3)
+            .unwrap();
+        assert!(
+            matches!(members, Value::Set(ref m) if m.len() == 1),
+            "{format}: {members:?}"
+        );
+        let missing = redis::cmd("GET")
+            .arg("nope")
+            .query::<Value>(&mut c3)
+            .unwrap();
+        assert_eq!(missing, Value::Nil, "{format}");
+        drop((c, c3));
+
+        let status = server.signal("TERM");
+        assert!(status.success(), "{format}: {status:?}");
+        let server = Serve::start(format, &dir, &[]);
+        let mut c = server.conn();
+        let got: String = c.get("greeting").unwrap();
+        assert_eq!(got, "hello", "{format} after restart");
+        let h: Vec<(String, String)> = c.hgetall("h").unwrap();
+        assert_eq!(h.len(), 2, "{format} after restart");
+        let _: () = redis::cmd("SHUTDOWN").query(&mut c).unwrap_or(());
+        assert!(server.wait().success(), "{format}: SHUTDOWN exits cleanly");
+    }
+}
+
+#[test]
+fn hello_replies_redis_map_and_refuses_unknown_versions() {
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start("kvrocks", &dir, &[]);
+    let mut s = server.raw();
+    let expected = b"-NOPROTO unsupported protocol version\r\n";
+    let hello = exchange(&mut s, b"HELLO 4\r\n", expected.len());
+    assert_eq!(hello, expected.to_vec());
+    let mut c = server.conn();
+    let v: Vec<Value> = redis::cmd("HELLO").arg(2).query(&mut c).unwrap();
+    assert_eq!(v.len(), 14);
+    assert_eq!(v[0], Value::BulkString(b"server".to_vec()));
+    assert_eq!(v[3], Value::BulkString(b"7.0.15".to_vec()));
+    assert_eq!(v[5], Value::Int(2));
+}
+
+#[test]
+fn protocol_errors_close_only_the_bad_connection() {
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start("kvrocks", &dir, &[]);
+    let mut good = server.conn();
+    let _: () = good.set("k", "v").unwrap();
+    let cases: [(&[u8], &str); 5] = [
+        (
+            b"*x\r\n",
+            "-ERR Protocol error: invalid multibulk length\r\n",
+        ),
+        (
+            b"*1\r\nfoo\r\n",
+            "-ERR Protocol error: expected '$', got 'f'\r\n",
+        ),
+        (
+            b"*1\r\n$-5\r\n",
+            "-ERR Protocol error: invalid bulk length\r\n",
+        ),
+        (
+            b"*1\r\n$2000000000\r\n",
+            "-ERR Protocol error: invalid bulk length\r\n",
+        ),
+        (
+            b"set k \"unbalanced\r\n",
+            "-ERR Protocol error: unbalanced quotes in request\r\n",
+        ),
+    ];
+    for (bytes, expected) in cases {
+        let mut s = server.raw();
+        // A complete request before the bad one is answered first.
+        s.write_all(b"PING\r\n").unwrap();
+        s.write_all(bytes).unwrap();
+        let got = read_until_close(&mut s);
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            format!("+PONG\r\n{expected}")
+        );
+    }
+    let mut s = server.raw();
+    s.write_all(&vec![b'a'; 70 * 1024]).unwrap();
+    let got = read_until_close(&mut s);
+    assert_eq!(got, b"-ERR Protocol error: too big inline request\r\n");
+    let v: String = good.get("k").unwrap();
+    assert_eq!(v, "v");
+}
+
+#[test]
+fn pipelined_multibulk_and_inline_requests_answer_in_order() {
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start("blackwidow", &dir, &[]);
+    let mut s = server.raw();
+    let mut batch = Vec::new();
+    for i in 0..100 {
+        batch.extend_from_slice(
+            format!(
+                "*3\r\n$3\r\nSET\r\n$2\r\nk{}\r\n$1\r\n{}\r\n",
+                i % 10,
+                i % 10
+            )
+            .as_bytes(),
+        );
+    }
+    batch.extend_from_slice(b"set q \"a b\"\r\nGET q\r\n\r\nPING\r\n");
+    let mut expected = "+OK\r\n".repeat(100);
+    expected.push_str("+OK\r\n$3\r\na b\r\n+PONG\r\n");
+    let got = exchange(&mut s, &batch, expected.len());
+    assert_eq!(String::from_utf8_lossy(&got), expected);
+}
+
+#[test]
+fn multi_exec_discard_and_watch_conflicts() {
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start("kvrocks", &dir, &[]);
+    let mut a = server.conn();
+    let mut b = server.conn();
+    let (x, y): (i64, i64) = redis::pipe()
+        .atomic()
+        .incr("n", 1)
+        .incr("n", 2)
+        .query(&mut a)
+        .unwrap();
+    assert_eq!((x, y), (1, 3));
+
+    let _: () = redis::cmd("MULTI").query(&mut a).unwrap();
+    let e = redis::cmd("NOSUCH").query::<Value>(&mut a).unwrap_err();
+    assert!(e.to_string().contains("unknown command"), "{e}");
+    let e = redis::cmd("EXEC").query::<Value>(&mut a).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("Transaction discarded because of previous errors"),
+        "{e}"
+    );
+
+    let _: () = redis::cmd("WATCH").arg("n").query(&mut a).unwrap();
+    let _: () = b.set("n", 100).unwrap();
+    let _: () = redis::cmd("MULTI").query(&mut a).unwrap();
+    let _: () = redis::cmd("SET").arg("n").arg(0).query(&mut a).unwrap();
+    let r: Value = redis::cmd("EXEC").query(&mut a).unwrap();
+    assert_eq!(
+        r,
+        Value::Nil,
+        "a watched key written by another client aborts EXEC"
+    );
+    let n: i64 = b.get("n").unwrap();
+    assert_eq!(n, 100);
+
+    let _: () = redis::cmd("WATCH").arg("n").query(&mut a).unwrap();
+    let _: () = b.set("other", 1).unwrap();
+    let r: (i64,) = redis::pipe().atomic().incr("n", 1).query(&mut a).unwrap();
+    assert_eq!(r, (101,), "a write to another key does not abort");
+
+    let _: () = b.sadd("members", "m").unwrap();
+    let _: () = redis::cmd("WATCH").arg("members").query(&mut a).unwrap();
+    let added: i64 = b.sadd("members", "m").unwrap();
+    assert_eq!(added, 0);
+    let r: (i64,) = redis::pipe()
+        .atomic()
+        .scard("members")
+        .query(&mut a)
+        .unwrap();
+    assert_eq!(r, (1,), "a write that changed nothing does not abort");
+
+    let _: () = redis::cmd("MULTI").query(&mut a).unwrap();
+    let _: () = redis::cmd("SET").arg("d").arg(1).query(&mut a).unwrap();
+    let _: () = redis::cmd("DISCARD").query(&mut a).unwrap();
+    let exists: bool = b.exists("d").unwrap();
+    assert!(!exists);
+}
+
+#[test]
+fn exec_is_atomic_against_other_clients() {
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start("nemo", &dir, &[]);
+    let writers: Vec<_> = (0..4)
+        .map(|_| {
+            let mut c = server.conn();
+            std::thread::spawn(move || {
+                for _ in 0..200 {
+                    let _: () = redis::pipe()
+                        .atomic()
+                        .incr("a", 1)
+                        .incr("b", 1)
+                        .query(&mut c)
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    let mut reader = server.conn();
+    for _ in 0..200 {
+        let (a, b): (Option<i64>, Option<i64>) = redis::pipe()
+            .atomic()
+            .get("a")
+            .get("b")
+            .query(&mut reader)
+            .unwrap();
+        assert_eq!(a, b, "EXEC saw another EXEC half done");
+    }
+    for w in writers {
+        w.join().unwrap();
+    }
+    let a: i64 = reader.get("a").unwrap();
+    assert_eq!(a, 800);
+}
+
+#[test]
+fn blocked_pops_wake_on_push_in_fifo_order() {
+    for format in FORMATS {
+        let (_tmp, dir) = store_dir();
+        let server = Serve::start(format, &dir, &[]);
+        let mut control = server.conn();
+        let spawn_pop = |cmd: &'static str, args: Vec<&'static str>| {
+            let mut c = server.conn();
+            std::thread::spawn(move || {
+                let mut q = redis::cmd(cmd);
+                for a in args {
+                    q.arg(a);
+                }
+                q.query::<Value>(&mut c).unwrap()
+            })
+        };
+        let first = spawn_pop("BLPOP", vec!["l1", "l2", "0"]);
+        wait_blocked(&mut control, 1);
+        let second = spawn_pop("BRPOP", vec!["l2", "0"]);
+        wait_blocked(&mut control, 2);
+        let _: () = control.rpush("l2", "e1").unwrap();
+        let got = first.join().unwrap();
+        assert_eq!(
+            got,
+            Value::Array(vec![
+                Value::BulkString(b"l2".to_vec()),
+                Value::BulkString(b"e1".to_vec())
+            ]),
+            "{format}"
+        );
+        wait_blocked(&mut control, 1);
+        let _: () = control.rpush("l2", &["e2", "e3"]).unwrap();
+        let got = second.join().unwrap();
+        assert_eq!(
+            got,
+            Value::Array(vec![
+                Value::BulkString(b"l2".to_vec()),
+                Value::BulkString(b"e3".to_vec())
+            ]),
+            "{format}"
+        );
+        let left: Vec<String> = control.lrange("l2", 0, -1).unwrap();
+        assert_eq!(left, ["e2"], "{format}: each element to exactly one waiter");
+
+        let mover = spawn_pop("BLMOVE", vec!["src", "dst", "LEFT", "RIGHT", "0"]);
+        wait_blocked(&mut control, 1);
+        let _: () = control.lpush("src", "m").unwrap();
+        assert_eq!(
+            mover.join().unwrap(),
+            Value::BulkString(b"m".to_vec()),
+            "{format}"
+        );
+        let dst: Vec<String> = control.lrange("dst", 0, -1).unwrap();
+        assert_eq!(dst, ["m"], "{format}");
+
+        let zpop = spawn_pop("BZPOPMIN", vec!["zs", "0"]);
+        wait_blocked(&mut control, 1);
+        let _: () = control.zadd("zs", "low", 1).unwrap();
+        let got = zpop.join().unwrap();
+        assert_eq!(
+            got,
+            Value::Array(vec![
+                Value::BulkString(b"zs".to_vec()),
+                Value::BulkString(b"low".to_vec()),
+                Value::BulkString(b"1".to_vec())
+            ]),
+            "{format}"
+        );
+    }
+}
+
+#[test]
+fn blmpop_and_bzmpop_wake_with_up_to_count_elements() {
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start("kvrocks", &dir, &[]);
+    let mut control = server.conn();
+    let mut c = server.conn();
+    let t = std::thread::spawn(move || {
+        redis::cmd("BLMPOP")
+            .arg(0)
+            .arg(2)
+            .arg("a")
+            .arg("b")
+            .arg("LEFT")
+            .arg("COUNT")
+            .arg(2)
+            .query::<Value>(&mut c)
+    });
+    wait_blocked(&mut control, 1);
+    let _: () = control.rpush("b", &["1", "2", "3"]).unwrap();
+    let bulk = |s: &str| Value::BulkString(s.as_bytes().to_vec());
+    assert_eq!(
+        t.join().unwrap().unwrap(),
+        Value::Array(vec![bulk("b"), Value::Array(vec![bulk("1"), bulk("2")])])
+    );
+    let mut c3 = server.conn3();
+    let t = std::thread::spawn(move || {
+        redis::cmd("BZMPOP")
+            .arg(0)
+            .arg(1)
+            .arg("z")
+            .arg("MAX")
+            .query::<Value>(&mut c3)
+    });
+    wait_blocked(&mut control, 1);
+    let _: () = control
+        .zadd_multiple("z", &[(1, "low"), (2, "high")])
+        .unwrap();
+    assert_eq!(
+        t.join().unwrap().unwrap(),
+        Value::Array(vec![
+            bulk("z"),
+            Value::Array(vec![Value::Array(vec![bulk("high"), Value::Double(2.0)])])
+        ])
+    );
+    let e = redis::cmd("BLMPOP")
+        .arg(0)
+        .arg(0)
+        .arg("a")
+        .arg("LEFT")
+        .query::<Value>(&mut control)
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("numkeys should be greater than 0"),
+        "{e}"
+    );
+}
+
+#[test]
+fn blocked_pops_time_out_and_unblock() {
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start("ardb", &dir, &[]);
+    let mut c = server.conn();
+    let start = Instant::now();
+    let r: Value = redis::cmd("BLPOP")
+        .arg("none")
+        .arg("0.3")
+        .query(&mut c)
+        .unwrap();
+    assert_eq!(r, Value::Nil);
+    assert!(start.elapsed() >= Duration::from_millis(300));
+    let r: Value = redis::cmd("BLMOVE")
+        .arg("none")
+        .arg("d")
+        .arg("LEFT")
+        .arg("LEFT")
+        .arg("0.1")
+        .query(&mut c)
+        .unwrap();
+    assert_eq!(r, Value::Nil);
+    let e = redis::cmd("BLPOP")
+        .arg("x")
+        .arg("-1")
+        .query::<Value>(&mut c)
+        .unwrap_err();
+    assert!(e.to_string().contains("timeout is negative"), "{e}");
+
+    let mut blocked = server.conn();
+    let id: i64 = redis::cmd("CLIENT").arg("ID").query(&mut blocked).unwrap();
+    let t = std::thread::spawn(move || {
+        redis::cmd("BLPOP")
+            .arg("q")
+            .arg("0")
+            .query::<Value>(&mut blocked)
+    });
+    wait_blocked(&mut c, 1);
+    let list: String = redis::cmd("CLIENT").arg("LIST").query(&mut c).unwrap();
+    assert!(
+        list.contains(&format!("id={id} ")) && list.contains("flags=b"),
+        "{list}"
+    );
+    let n: i64 = redis::cmd("CLIENT")
+        .arg("UNBLOCK")
+        .arg(id)
+        .arg("ERROR")
+        .query(&mut c)
+        .unwrap();
+    assert_eq!(n, 1);
+    let e = t.join().unwrap().unwrap_err();
+    assert!(e.to_string().contains("UNBLOCKED"), "{e}");
+
+    // A client that disconnects while blocked is no longer blocked.
+    let mut raw = server.raw();
+    raw.write_all(b"BLPOP gone 0\r\n").unwrap();
+    wait_blocked(&mut c, 1);
+    drop(raw);
+    wait_blocked(&mut c, 0);
+}
+
+#[test]
+fn requirepass_and_kvrocks_namespace_tokens() {
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start(
+        "kvrocks",
+        &dir,
+        &["--requirepass", "admin", "--namespace-token", "tenant=tok1"],
+    );
+    let mut s = server.raw();
+    let expected = b"-NOAUTH Authentication required.\r\n";
+    let got = exchange(&mut s, b"GET k\r\n", expected.len());
+    assert_eq!(got, expected.to_vec());
+    let bad = redis::Client::open(format!("redis://:wrong@{}/", server.addr)).unwrap();
+    assert!(bad.get_connection().is_err());
+    let mut admin = redis::Client::open(format!("redis://:admin@{}/", server.addr))
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let mut tenant = redis::Client::open(format!("redis://:tok1@{}/", server.addr))
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let _: () = admin.set("k", "admin's").unwrap();
+    let v: Option<String> = tenant.get("k").unwrap();
+    assert_eq!(v, None, "a token's namespace does not see the default one");
+    let _: () = tenant.set("k", "tenant's").unwrap();
+    let a: String = admin.get("k").unwrap();
+    let t: String = tenant.get("k").unwrap();
+    assert_eq!((a.as_str(), t.as_str()), ("admin's", "tenant's"));
+}
+
+#[test]
+fn ardb_select_works_in_the_namespace_of_the_index() {
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start("ardb", &dir, &[]);
+    let mut c = server.conn();
+    let mut other = server.conn();
+    let _: () = c.set("k", "db0").unwrap();
+    let _: () = redis::cmd("SELECT").arg(3).query(&mut other).unwrap();
+    let v: Option<String> = other.get("k").unwrap();
+    assert_eq!(v, None);
+    let _: () = other.set("k", "db3").unwrap();
+    let v: String = c.get("k").unwrap();
+    assert_eq!(v, "db0");
+    let v: String = other.get("k").unwrap();
+    assert_eq!(v, "db3");
+
+    let pika = Serve::start("nemo", &store_dir().1, &[]);
+    let mut p = pika.conn();
+    let e = redis::cmd("SELECT").arg(1).query::<()>(&mut p).unwrap_err();
+    assert!(e.to_string().contains("DB index is out of range"), "{e}");
+}
+
+#[test]
+fn config_command_and_info_answer_as_redis() {
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start("kvrocks", &dir, &[]);
+    let mut c = server.conn();
+    let v: Vec<String> = redis::cmd("CONFIG")
+        .arg("GET")
+        .arg("save")
+        .query(&mut c)
+        .unwrap();
+    assert_eq!(v, ["save", ""]);
+    let v: Vec<String> = redis::cmd("CONFIG")
+        .arg("GET")
+        .arg("nonexistent")
+        .query(&mut c)
+        .unwrap();
+    assert!(v.is_empty());
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("list-max-ziplist-size")
+        .arg("5")
+        .query(&mut c)
+        .unwrap();
+    let v: Vec<String> = redis::cmd("CONFIG")
+        .arg("GET")
+        .arg("list-max-ziplist-size")
+        .query(&mut c)
+        .unwrap();
+    assert_eq!(v, ["list-max-ziplist-size", "5"]);
+    let _: () = redis::cmd("FUNCTION").arg("FLUSH").query(&mut c).unwrap();
+    let n: i64 = redis::cmd("COMMAND").arg("COUNT").query(&mut c).unwrap();
+    let names: Vec<String> = redis::cmd("COMMAND").arg("LIST").query(&mut c).unwrap();
+    assert_eq!(n as usize, names.len());
+    assert!(names.iter().any(|n| n == "zadd") && names.iter().any(|n| n == "blpop"));
+    let info: String = redis::cmd("INFO").query(&mut c).unwrap();
+    assert!(
+        info.contains("redis_version:7.0.15") && info.contains("loading:0"),
+        "{info}"
+    );
+    let e = redis::cmd("FOO")
+        .arg("bar")
+        .query::<()>(&mut c)
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("unknown command 'FOO', with args beginning with: 'bar'"),
+        "{e}"
+    );
+}
+
+#[test]
+fn redis_cli_one_shot_and_resp3() {
+    if let Err(e) = Command::new("redis-cli").arg("--version").output() {
+        if std::env::var("REDCODEC_REQUIRE_REDIS").is_ok_and(|v| v == "1") {
+            panic!("redis-cli is required (REDCODEC_REQUIRE_REDIS=1): {e}");
+        }
+        redcodec_conformance::skip::record("redis-cli against serve", &e.to_string());
+        return;
+    }
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start("kvrocks", &dir, &["--sync", "always"]);
+    let cli = |args: &[&str]| {
+        let out = Command::new("redis-cli")
+            .args(["-p", &server.port()])
+            .args(args)
+            .output()
+            .expect("redis-cli is installed");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert_eq!(cli(&["PING"]), "PONG\n");
+    assert_eq!(cli(&["HSET", "h", "f", "v"]), "1\n");
+    assert_eq!(cli(&["-3", "HGETALL", "h"]), "f v\n");
+    assert_eq!(cli(&["-3", "ZADD", "z", "2.5", "m"]), "1\n");
+    assert_eq!(cli(&["-3", "ZSCORE", "z", "m"]), "2.5\n");
+    assert_eq!(cli(&["-3", "GET", "missing"]), "\n");
+}
+
+#[test]
+fn random_bytes_harm_neither_other_clients_nor_data_and_sigint_stops_cleanly() {
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start("kvrocks", &dir, &[]);
+    let mut good = server.conn();
+    let _: () = good.set("kept", "value").unwrap();
+    // A fixed-seed generator: the same bytes every run.
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for round in 0..50 {
+        let mut bytes: Vec<u8> = (0..(next() % 4096) as usize)
+            .map(|_| next() as u8)
+            .collect();
+        // Some rounds start like a request, so deeper parser paths run.
+        let prefix: &[u8] = match round % 3 {
+            0 => b"*3\r\n$3\r\nSET\r\n",
+            1 => b"*",
+            _ => b"",
+        };
+        bytes.splice(0..0, prefix.iter().copied());
+        let mut s = server.raw();
+        let _ = s.write_all(&bytes);
+        // Close our side; the server answers what it can and closes.
+        let _ = s.shutdown(std::net::Shutdown::Write);
+        let _ = read_until_close(&mut s);
+        let v: String = good.get("kept").unwrap();
+        assert_eq!(v, "value", "round {round}");
+    }
+    let pong: String = redis::cmd("PING").query(&mut good).unwrap();
+    assert_eq!(pong, "PONG");
+    drop(good);
+    assert!(
+        server.signal("INT").success(),
+        "SIGINT stops the server cleanly"
+    );
+    let server = Serve::start("kvrocks", &dir, &[]);
+    let v: String = server.conn().get("kept").unwrap();
+    assert_eq!(v, "value");
+}

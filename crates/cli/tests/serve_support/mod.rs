@@ -1,0 +1,145 @@
+//! Starting `redcodec serve` on a fresh store and a free port, and
+//! talking to it with the `redis` crate or raw TCP.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// The four formats.
+#[allow(dead_code)]
+pub const FORMATS: [&str; 4] = ["kvrocks", "blackwidow", "nemo", "ardb"];
+
+/// A running `redcodec serve`, killed on drop if still running.
+pub struct Serve {
+    child: Child,
+    /// `127.0.0.1:port`.
+    pub addr: String,
+}
+
+impl Serve {
+    /// Starts a server on `dir` with extra options; returns once it
+    /// prints that it accepts connections.
+    pub fn start(format: &str, dir: &Path, extra: &[&str]) -> Serve {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_redcodec"))
+            .args(["serve", "--format", format, "--port", "0", "--dir"])
+            .arg(dir)
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("redcodec serve starts");
+        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut line = String::new();
+        out.read_line(&mut line).expect("ready line");
+        let addr = line.trim().rsplit(' ').next().expect("address").to_string();
+        assert!(line.contains("ready to accept connections"), "{line}");
+        // Keep reading stdout so the server never blocks on it.
+        std::thread::spawn(move || {
+            let mut rest = String::new();
+            let _ = out.read_to_string(&mut rest);
+        });
+        Serve { child, addr }
+    }
+
+    /// `redis://addr/` with `query` appended.
+    pub fn url(&self, query: &str) -> String {
+        format!("redis://{}/{query}", self.addr)
+    }
+
+    /// A RESP2 connection.
+    pub fn conn(&self) -> redis::Connection {
+        redis::Client::open(self.url(""))
+            .and_then(|c| c.get_connection())
+            .expect("connects")
+    }
+
+    /// A RESP3 connection (the client sends HELLO 3).
+    #[allow(dead_code)]
+    pub fn conn3(&self) -> redis::Connection {
+        redis::Client::open(self.url("?protocol=resp3"))
+            .and_then(|c| c.get_connection())
+            .expect("connects with RESP3")
+    }
+
+    /// A raw TCP connection.
+    #[allow(dead_code)]
+    pub fn raw(&self) -> TcpStream {
+        let s = TcpStream::connect(&self.addr).expect("tcp connects");
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        s
+    }
+
+    /// The port.
+    #[allow(dead_code)]
+    pub fn port(&self) -> String {
+        self.addr.rsplit(':').next().unwrap().to_string()
+    }
+
+    /// Sends SIGTERM (or SIGINT) and waits for the exit.
+    #[allow(dead_code)]
+    pub fn signal(mut self, name: &str) -> ExitStatus {
+        let status = Command::new("kill")
+            .args([&format!("-{name}"), &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+        self.child.wait().expect("server exits")
+    }
+
+    /// Waits for the server to exit by itself (after SHUTDOWN).
+    #[allow(dead_code)]
+    pub fn wait(mut self) -> ExitStatus {
+        self.child.wait().expect("server exits")
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A fresh store directory.
+pub fn store_dir() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("store");
+    (tmp, dir)
+}
+
+/// Reads from `s` until the peer closes, or `want` bytes arrived.
+#[allow(dead_code)]
+pub fn read_until_close(s: &mut TcpStream) -> Vec<u8> {
+    let mut all = Vec::new();
+    let _ = s.read_to_end(&mut all);
+    all
+}
+
+/// Sends `bytes` and reads until `expected.len()` bytes arrived.
+#[allow(dead_code)]
+pub fn exchange(s: &mut TcpStream, bytes: &[u8], expected_len: usize) -> Vec<u8> {
+    s.write_all(bytes).unwrap();
+    let mut got = vec![0u8; expected_len];
+    s.read_exact(&mut got).unwrap();
+    got
+}
+
+/// Polls INFO until `blocked_clients` is `n` (no time window: a blocked
+/// client stays blocked until served).
+#[allow(dead_code)]
+pub fn wait_blocked(conn: &mut redis::Connection, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let info: String = redis::cmd("INFO").arg("clients").query(conn).unwrap();
+        if info.contains(&format!("blocked_clients:{n}\r\n")) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "never {n} blocked clients: {info}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}

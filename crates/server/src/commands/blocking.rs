@@ -1,0 +1,183 @@
+//! Parsing the blocking pops, and running them without blocking (inside
+//! MULTI, as Redis does).
+
+use std::time::Duration;
+
+use redcodec_engine::Reply;
+
+use super::Access;
+use crate::blocking::BlockOp;
+use crate::session::Session;
+use crate::state::Shared;
+
+/// A parsed blocking command.
+pub struct BlockRequest {
+    /// Keys to wait on, in order.
+    pub keys: Vec<Vec<u8>>,
+    /// What to take.
+    pub op: BlockOp,
+    /// How long to wait; `None`: forever.
+    pub timeout: Option<Duration>,
+}
+
+/// Redis' `getTimeoutFromObjectOrReply` in seconds: `None` for 0.
+fn parse_timeout(arg: &[u8]) -> Result<Option<Duration>, Reply> {
+    let secs = std::str::from_utf8(arg)
+        .ok()
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite())
+        .ok_or_else(|| Reply::error("ERR timeout is not a float or out of range"))?;
+    if secs < 0.0 {
+        return Err(Reply::error("ERR timeout is negative"));
+    }
+    if secs == 0.0 {
+        return Ok(None);
+    }
+    Duration::try_from_secs_f64(secs)
+        .map(Some)
+        .map_err(|_| Reply::error("ERR timeout is out of range"))
+}
+
+fn side(arg: &[u8]) -> Result<&'static str, Reply> {
+    if arg.eq_ignore_ascii_case(b"left") {
+        Ok("left")
+    } else if arg.eq_ignore_ascii_case(b"right") {
+        Ok("right")
+    } else {
+        Err(Reply::error("ERR syntax error"))
+    }
+}
+
+/// A count or numkeys argument: an integer from 1 up.
+fn positive(arg: &[u8], what: &str) -> Result<i64, Reply> {
+    let n = std::str::from_utf8(arg)
+        .ok()
+        .and_then(|s| s.parse::<i64>().ok())
+        .ok_or_else(|| Reply::error("ERR value is not an integer or out of range"))?;
+    if n < 1 {
+        return Err(Reply::error(format!("ERR {what} should be greater than 0")));
+    }
+    Ok(n)
+}
+
+/// BLMPOP / BZMPOP: `timeout numkeys key… LEFT|RIGHT|MIN|MAX [COUNT n]`,
+/// checked in Redis' order (numkeys, side, COUNT, then the timeout).
+fn parse_mpop(zset: bool, args: &[Vec<u8>]) -> Result<BlockRequest, Reply> {
+    let numkeys = positive(&args[2], "numkeys")?;
+    let side_at = 3usize.saturating_add(numkeys as usize);
+    let Some(side) = args.get(side_at) else {
+        return Err(Reply::error("ERR syntax error"));
+    };
+    let first = if zset {
+        if side.eq_ignore_ascii_case(b"min") {
+            true
+        } else if side.eq_ignore_ascii_case(b"max") {
+            false
+        } else {
+            return Err(Reply::error("ERR syntax error"));
+        }
+    } else {
+        self::side(side)? == "left"
+    };
+    let mut count = None;
+    let mut i = side_at + 1;
+    while i < args.len() {
+        if count.is_none() && args[i].eq_ignore_ascii_case(b"count") && i + 1 < args.len() {
+            count = Some(positive(&args[i + 1], "count")?);
+            i += 2;
+        } else {
+            return Err(Reply::error("ERR syntax error"));
+        }
+    }
+    let count = count.unwrap_or(1);
+    let op = if zset {
+        BlockOp::ZMPop { min: first, count }
+    } else {
+        BlockOp::MPop { left: first, count }
+    };
+    let timeout = parse_timeout(&args[1])?;
+    Ok(BlockRequest {
+        keys: args[3..side_at].to_vec(),
+        op,
+        timeout,
+    })
+}
+
+/// Parses BLPOP BRPOP BLMOVE BRPOPLPUSH BZPOPMIN BZPOPMAX BLMPOP BZMPOP
+/// (arity already checked).
+pub fn parse(name: &str, args: &[Vec<u8>]) -> Result<BlockRequest, Reply> {
+    match name {
+        "blmpop" => return parse_mpop(false, args),
+        "bzmpop" => return parse_mpop(true, args),
+        _ => {}
+    }
+    let last = &args[args.len() - 1];
+    let many = || args[1..args.len() - 1].to_vec();
+    let (keys, op) = match name {
+        "blpop" => (many(), BlockOp::Pop { left: true }),
+        "brpop" => (many(), BlockOp::Pop { left: false }),
+        "bzpopmin" => (many(), BlockOp::ZPop { min: true }),
+        "bzpopmax" => (many(), BlockOp::ZPop { min: false }),
+        "blmove" => {
+            let from = side(&args[3])?;
+            let to = side(&args[4])?;
+            let op = BlockOp::Move {
+                dst: args[2].clone(),
+                from,
+                to,
+            };
+            (vec![args[1].clone()], op)
+        }
+        _ => {
+            let op = BlockOp::Move {
+                dst: args[2].clone(),
+                from: "right",
+                to: "left",
+            };
+            (vec![args[1].clone()], op)
+        }
+    };
+    let timeout = parse_timeout(last)?;
+    Ok(BlockRequest { keys, op, timeout })
+}
+
+/// Runs a blocking command once, without waiting: the first key that
+/// holds something answers, else the timeout reply.
+pub fn non_blocking(
+    shared: &Shared,
+    session: &mut Session,
+    access: &Access<'_>,
+    name: &str,
+    args: &[Vec<u8>],
+) -> Reply {
+    let request = match parse(name, args) {
+        Ok(r) => r,
+        Err(e) => return e,
+    };
+    let ns = session.namespace.clone();
+    let outcome = access.with(&ns, |engine| {
+        for key in &request.keys {
+            if let Some(reply) = request.op.try_once(engine, key) {
+                if !reply.is_error() {
+                    session.wrote = true;
+                    let mut written: Vec<&[u8]> = vec![key];
+                    if let BlockOp::Move { dst, .. } = &request.op {
+                        written.push(dst);
+                    }
+                    shared.watch.touch(&ns, &written, false);
+                    match session.ready_keys.as_mut() {
+                        Some(ready) => ready.extend(written[1..].iter().map(|k| k.to_vec())),
+                        None => shared
+                            .waiters
+                            .serve(engine, &shared.watch, &ns, &written[1..]),
+                    }
+                }
+                return reply;
+            }
+        }
+        request.op.timeout_reply()
+    });
+    match outcome {
+        Ok(r) | Err(r) => r,
+    }
+}

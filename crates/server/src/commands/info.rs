@@ -1,0 +1,80 @@
+//! INFO: server, clients, persistence, stats, keyspace.
+
+use std::fmt::Write;
+use std::sync::atomic::Ordering;
+
+use redcodec_engine::Reply;
+
+use super::connection::REDIS_VERSION;
+use super::Access;
+use crate::session::Session;
+use crate::state::Shared;
+
+const DEFAULT: &[&str] = &["server", "clients", "persistence", "stats", "keyspace"];
+
+/// INFO [section …].
+pub fn info(shared: &Shared, session: &Session, access: &Access<'_>, args: &[Vec<u8>]) -> Reply {
+    let asked: Vec<String> = args[1..]
+        .iter()
+        .map(|a| String::from_utf8_lossy(a).to_ascii_lowercase())
+        .collect();
+    let all = asked.is_empty()
+        || asked
+            .iter()
+            .any(|a| matches!(a.as_str(), "all" | "everything" | "default"));
+    let mut sections = Vec::new();
+    for name in DEFAULT {
+        if all || asked.iter().any(|a| a == name) {
+            sections.push(section(shared, session, access, name));
+        }
+    }
+    Reply::Bulk(sections.join("\r\n").into_bytes())
+}
+
+fn section(shared: &Shared, session: &Session, access: &Access<'_>, name: &str) -> String {
+    let mut s = String::new();
+    match name {
+        "server" => {
+            s.push_str("# Server\r\n");
+            let _ = write!(
+                s,
+                "redis_version:{REDIS_VERSION}\r\nredis_mode:standalone\r\nos:{}\r\narch_bits:64\r\nprocess_id:{}\r\ntcp_port:{}\r\nuptime_in_seconds:{}\r\nuptime_in_days:{}\r\nexecutable:redcodec\r\n",
+                std::env::consts::OS,
+                std::process::id(),
+                shared.config.port,
+                shared.started.elapsed().as_secs(),
+                shared.started.elapsed().as_secs() / 86400,
+            );
+        }
+        "clients" => {
+            let _ = write!(
+                s,
+                "# Clients\r\nconnected_clients:{}\r\nblocked_clients:{}\r\ntracking_clients:0\r\nmaxclients:10000\r\n",
+                shared.clients.count(),
+                shared.clients.blocked(),
+            );
+        }
+        "persistence" => {
+            s.push_str("# Persistence\r\nloading:0\r\nasync_loading:0\r\nrdb_changes_since_last_save:0\r\nrdb_bgsave_in_progress:0\r\naof_enabled:0\r\naof_rewrite_in_progress:0\r\n");
+        }
+        "stats" => {
+            let _ = write!(
+                s,
+                "# Stats\r\ntotal_connections_received:{}\r\ntotal_commands_processed:{}\r\ninstantaneous_ops_per_sec:0\r\nrejected_connections:0\r\nexpired_keys:0\r\nevicted_keys:0\r\nkeyspace_hits:0\r\nkeyspace_misses:0\r\n",
+                shared.clients.received.load(Ordering::Relaxed),
+                shared.commands_processed.load(Ordering::Relaxed),
+            );
+        }
+        "keyspace" => {
+            s.push_str("# Keyspace\r\n");
+            let keys = access.with(&session.namespace, |engine| engine.execute(&["dbsize"]));
+            if let Ok(Reply::Integer(n)) = keys {
+                if n > 0 {
+                    let _ = write!(s, "db{}:keys={n},expires=0,avg_ttl=0\r\n", session.db);
+                }
+            }
+        }
+        _ => {}
+    }
+    s
+}

@@ -1,0 +1,195 @@
+//! The commands the server answers itself, and the hand-over of every
+//! other command to the engine.
+
+pub mod blocking;
+pub mod client;
+pub mod command;
+pub mod config;
+pub mod connection;
+pub mod flags;
+pub mod info;
+pub mod memory;
+
+use redcodec_engine::dispatch::{self, Keys};
+use redcodec_engine::{Engine, Reply};
+use redcodec_formats::AnyCodec;
+
+use crate::engines::EngineSlot;
+use crate::session::Session;
+use crate::state::Shared;
+
+/// The commands the server answers itself: lower-case name and Redis
+/// arity (`-n`: at least n).
+pub const SERVER_COMMANDS: &[(&str, i32)] = &[
+    ("auth", -2),
+    ("blmove", 6),
+    ("blmpop", -5),
+    ("blpop", -3),
+    ("brpop", -3),
+    ("brpoplpush", 4),
+    ("bzmpop", -5),
+    ("bzpopmax", -3),
+    ("bzpopmin", -3),
+    ("client", -2),
+    ("command", -1),
+    ("config", -2),
+    ("discard", 1),
+    ("exec", 1),
+    ("function", -2),
+    ("hello", -1),
+    ("info", -1),
+    ("memory", -2),
+    ("multi", 1),
+    ("quit", -1),
+    ("reset", 1),
+    ("select", 2),
+    ("shutdown", -1),
+    ("time", 1),
+    ("unwatch", 1),
+    ("watch", -2),
+];
+
+/// The arity of the server command named `name` (lower-case).
+pub fn server_command(name: &str) -> Option<i32> {
+    SERVER_COMMANDS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, arity)| *arity)
+}
+
+/// Whether `argc` arguments fit `arity`.
+pub fn arity_ok(arity: i32, argc: usize) -> bool {
+    let argc = argc as i32;
+    if arity >= 0 {
+        argc == arity
+    } else {
+        argc >= -arity
+    }
+}
+
+/// Checks a command before running or queueing it: unknown command or
+/// wrong arity, with Redis' texts.
+pub fn check(shared: &Shared, name: &str, args: &[Vec<u8>]) -> Result<(), Reply> {
+    let arity = match server_command(name) {
+        Some(arity) => arity,
+        None => match shared.commands.get(args[0].as_slice()) {
+            Some((_, spec)) => spec.arity,
+            None => {
+                let argv: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+                return Err(Reply::Error(dispatch::unknown_command(&argv).to_string()));
+            }
+        },
+    };
+    if !arity_ok(arity, args.len()) {
+        return Err(Reply::error(format!(
+            "ERR wrong number of arguments for '{name}' command"
+        )));
+    }
+    Ok(())
+}
+
+/// How a command reaches the engine: through the shared slot, or
+/// through an engine already held exclusively (inside EXEC).
+pub enum Access<'a> {
+    /// Take the engine shared for this command.
+    Shared(&'a EngineSlot),
+    /// The engine EXEC holds, and its namespace.
+    Held(&'a Engine<AnyCodec>, &'a str),
+}
+
+impl Access<'_> {
+    /// Runs `f` with the engine in `namespace`.
+    pub fn with<R>(
+        &self,
+        namespace: &str,
+        f: impl FnOnce(&Engine<AnyCodec>) -> R,
+    ) -> Result<R, Reply> {
+        match self {
+            Access::Shared(slot) => {
+                let engine = slot.shared(namespace)?;
+                Ok(f(&engine))
+            }
+            Access::Held(engine, held) if *held == namespace => Ok(f(engine)),
+            Access::Held(..) => Err(Reply::error(
+                "ERR a transaction cannot change namespace after SELECT or AUTH",
+            )),
+        }
+    }
+}
+
+/// Runs a command on the engine; after a write, bumps the WATCH counters
+/// of its keys and serves clients blocked on them.
+pub fn run_engine(
+    shared: &Shared,
+    session: &mut Session,
+    engine: &Engine<AnyCodec>,
+    name: &str,
+    args: &[Vec<u8>],
+) -> Reply {
+    let reply = engine.execute(args);
+    if flags::is_write(name) && flags::may_have_changed(name, &reply) {
+        session.wrote = true;
+        shared
+            .dirty
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some((_, spec)) = shared.commands.get(args[0].as_slice()) {
+            let argv: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+            let keys = spec.keys.of(&argv);
+            let all = spec.keys == Keys::Everything;
+            let ns = session.namespace.as_str();
+            shared.watch.touch(ns, &keys, all);
+            match session.ready_keys.as_mut() {
+                Some(ready) => ready.extend(keys.iter().map(|k| k.to_vec())),
+                None => shared.waiters.serve(engine, &shared.watch, ns, &keys),
+            }
+        }
+    }
+    reply
+}
+
+/// Runs a non-blocking command (anything but EXEC and the blocking pops
+/// outside a transaction).
+pub fn run_sync(
+    shared: &Shared,
+    session: &mut Session,
+    access: &Access<'_>,
+    name: &str,
+    args: &[Vec<u8>],
+) -> Reply {
+    let reply = match name {
+        "ping" => connection::ping(session, args),
+        "echo" => Some(Reply::Bulk(args[1].clone())),
+        "hello" => Some(connection::hello(shared, session, args)),
+        "auth" => Some(connection::auth(shared, session, args)),
+        "select" => Some(connection::select(shared, session, args)),
+        "quit" => {
+            session.close = true;
+            Some(Reply::ok())
+        }
+        "reset" => Some(connection::reset(shared, session)),
+        "time" => Some(connection::time()),
+        "shutdown" => Some(connection::shutdown(shared, session, args)),
+        "client" => Some(client::client(shared, session, args)),
+        "config" => Some(config::config(shared, args)),
+        "command" => Some(command::command(shared, args)),
+        "info" => Some(info::info(shared, session, access, args)),
+        "function" => Some(connection::function(args)),
+        "memory" => Some(memory::memory(session, access, args)),
+        "multi" => Some(session.multi(shared)),
+        "discard" => Some(session.discard(shared)),
+        "watch" => Some(session.watch(shared, args)),
+        "unwatch" => Some(session.unwatch(shared)),
+        "blpop" | "brpop" | "blmove" | "brpoplpush" | "bzpopmin" | "bzpopmax" | "blmpop"
+        | "bzmpop" => Some(blocking::non_blocking(shared, session, access, name, args)),
+        _ => None,
+    };
+    if let Some(reply) = reply {
+        return reply;
+    }
+    let ns = session.namespace.clone();
+    match access.with(&ns, |engine| {
+        run_engine(shared, session, engine, name, args)
+    }) {
+        Ok(reply) | Err(reply) => reply,
+    }
+}

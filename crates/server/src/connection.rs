@@ -1,0 +1,282 @@
+//! One client's loop: read, answer every complete request in the buffer,
+//! write the replies at once, repeat.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::{Buf, BytesMut};
+use redcodec_engine::Reply;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::TcpStream;
+use tokio::sync::watch;
+
+use crate::blocking::{Blocked, WaitState};
+use crate::clients::ClientInfo;
+use crate::commands::{blocking as block_cmd, check, run_sync, Access};
+use crate::config::SyncPolicy;
+use crate::frame::{parse_request, Limits};
+use crate::reply::{encode, shape_of, Protocol, Shape};
+use crate::session::{Answer, Session};
+use crate::state::Shared;
+
+/// Why a connection's loop stops waiting.
+enum Stop {
+    /// Keep going.
+    Continue,
+    /// Close the connection.
+    Close,
+}
+
+/// The connection's socket halves and buffers.
+struct Io {
+    rd: OwnedReadHalf,
+    wr: OwnedWriteHalf,
+    /// Bytes read and not yet parsed.
+    buf: BytesMut,
+    /// Replies not yet written.
+    out: BytesMut,
+}
+
+/// Serves one client until it leaves, is killed, or the server stops.
+pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>) {
+    let _ = stream.set_nodelay(true);
+    let (rd, wr) = stream.into_split();
+    let mut session = Session::new(&shared, info.clone());
+    let mut shutdown = shared.shutdown.subscribe();
+    let mut io = Io {
+        rd,
+        wr,
+        buf: BytesMut::with_capacity(16 * 1024),
+        out: BytesMut::with_capacity(16 * 1024),
+    };
+    'conn: loop {
+        let limits = Limits {
+            max_bulk_len: shared.max_bulk_len.load(Ordering::Relaxed),
+        };
+        loop {
+            match parse_request(&io.buf, &limits) {
+                Ok(Some((request, used))) => {
+                    io.buf.advance(used);
+                    if request.args.is_empty() {
+                        continue;
+                    }
+                    let step =
+                        handle(&shared, &mut session, request.args, &mut io, &mut shutdown).await;
+                    if matches!(step, Stop::Close) || session.close {
+                        session.close = true;
+                        break;
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    encode(
+                        &Reply::Error(e.reply_text()),
+                        Shape::Plain,
+                        session.protocol,
+                        &mut io.out,
+                    );
+                    session.close = true;
+                    break;
+                }
+            }
+        }
+        if session.wrote && shared.config.sync == SyncPolicy::Always {
+            session.wrote = false;
+            if let Err(e) = shared.engines.sync_wal() {
+                encode(
+                    &Reply::error(format!("ERR {e}")),
+                    Shape::Plain,
+                    session.protocol,
+                    &mut io.out,
+                );
+            }
+        }
+        if !io.out.is_empty() {
+            if io.wr.write_all(&io.out).await.is_err() {
+                break;
+            }
+            io.out.clear();
+        }
+        if session.close || info.killed.load(Ordering::SeqCst) || *shutdown.borrow() {
+            break;
+        }
+        tokio::select! {
+            read = io.rd.read_buf(&mut io.buf) => match read {
+                Ok(0) | Err(_) => break 'conn,
+                Ok(_) => {}
+            },
+            _ = shutdown.changed() => break,
+            _ = info.kill.notified() => break,
+        }
+    }
+    let _ = io.wr.shutdown().await;
+    session.unwatch(&shared);
+    shared.clients.remove(info.id);
+}
+
+/// Answers one request into `out`.
+async fn handle(
+    shared: &Shared,
+    session: &mut Session,
+    args: Vec<Vec<u8>>,
+    io: &mut Io,
+    shutdown: &mut watch::Receiver<bool>,
+) -> Stop {
+    shared.count_command();
+    let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
+    {
+        let mut live = session.info.live.lock();
+        live.last_cmd.clone_from(&name);
+        live.last_seen = Instant::now();
+    }
+    // The RESP3 shape, worked out before the arguments move on (it is
+    // ignored under RESP2; HELLO may switch protocols on the way).
+    let shape = shape_of(&args, Protocol::Resp3);
+    let answer = answer(shared, session, &name, args, io, shutdown).await;
+    let out = &mut io.out;
+    match answer {
+        Some(Answer::One(reply)) => {
+            if !std::mem::take(&mut session.silent) {
+                encode(&reply, shape, session.protocol, out);
+            }
+        }
+        Some(Answer::Exec(replies)) => {
+            out.extend_from_slice(format!("*{}\r\n", replies.len()).as_bytes());
+            for (reply, shape) in &replies {
+                encode(reply, *shape, session.protocol, out);
+            }
+        }
+        None => return Stop::Close,
+    }
+    Stop::Continue
+}
+
+/// The answer to one request; `None` when the connection must close at
+/// once (killed or shut down while blocked).
+async fn answer(
+    shared: &Shared,
+    session: &mut Session,
+    name: &str,
+    args: Vec<Vec<u8>>,
+    io: &mut Io,
+    shutdown: &mut watch::Receiver<bool>,
+) -> Option<Answer> {
+    if !session.authenticated && !matches!(name, "auth" | "hello" | "quit" | "reset") {
+        return Some(Answer::One(Reply::error("NOAUTH Authentication required.")));
+    }
+    if session.queued.is_some()
+        && !matches!(
+            name,
+            "exec" | "discard" | "multi" | "watch" | "quit" | "reset"
+        )
+    {
+        return Some(Answer::One(match check(shared, name, &args) {
+            Ok(()) => session.queue(args),
+            Err(e) => {
+                session.queue_failed = true;
+                e
+            }
+        }));
+    }
+    if let Err(e) = check(shared, name, &args) {
+        if session.queued.is_some() {
+            session.queue_failed = true;
+        }
+        return Some(Answer::One(e));
+    }
+    match name {
+        "exec" => Some(session.exec(shared)),
+        "blpop" | "brpop" | "blmove" | "brpoplpush" | "bzpopmin" | "bzpopmax" | "blmpop"
+        | "bzmpop" => block(shared, session, name, &args, io, shutdown)
+            .await
+            .map(Answer::One),
+        _ => {
+            let access = Access::Shared(&shared.engines);
+            Some(Answer::One(run_sync(shared, session, &access, name, &args)))
+        }
+    }
+}
+
+/// A blocking pop: answered at once when a key holds something, else
+/// after a write serves it, its timeout, or CLIENT UNBLOCK.
+async fn block(
+    shared: &Shared,
+    session: &mut Session,
+    name: &str,
+    args: &[Vec<u8>],
+    io: &mut Io,
+    shutdown: &mut watch::Receiver<bool>,
+) -> Option<Reply> {
+    let request = match block_cmd::parse(name, args) {
+        Ok(r) => r,
+        Err(e) => return Some(e),
+    };
+    let deadline = request.timeout.map(|t| tokio::time::Instant::now() + t);
+    let ns = session.namespace.clone();
+    let blocked = {
+        let engine = match shared.engines.shared(&ns) {
+            Ok(e) => e,
+            Err(e) => return Some(e),
+        };
+        shared
+            .waiters
+            .block(&engine, &shared.watch, &ns, request.keys, request.op)
+    };
+    let waiter = match blocked {
+        Blocked::Now(reply) => {
+            if !reply.is_error() {
+                session.wrote = true;
+            }
+            return Some(reply);
+        }
+        Blocked::Wait(w) => w,
+    };
+    // Replies to earlier requests go out before the wait.
+    if !io.out.is_empty() {
+        if io.wr.write_all(&io.out).await.is_err() {
+            return None;
+        }
+        io.out.clear();
+    }
+    session.info.live.lock().blocked = Some(waiter.clone());
+    let mut close = false;
+    loop {
+        if *waiter.state.lock() != WaitState::Waiting {
+            break;
+        }
+        let sleep = async {
+            match deadline {
+                Some(d) => tokio::time::sleep_until(d).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            _ = waiter.wake.notified() => {}
+            _ = sleep => break,
+            _ = shutdown.changed() => { close = true; break }
+            _ = session.info.kill.notified() => { close = true; break }
+            // Requests sent meanwhile wait in the buffer; a closed
+            // socket ends the wait.
+            read = io.rd.read_buf(&mut io.buf) => if matches!(read, Ok(0) | Err(_)) {
+                close = true;
+                break;
+            },
+        }
+    }
+    session.info.live.lock().blocked = None;
+    let state = std::mem::replace(&mut *waiter.state.lock(), WaitState::Abandoned);
+    shared.waiters.remove(&waiter);
+    match state {
+        WaitState::Done(reply) => {
+            session.close |= close;
+            if !reply.is_error() {
+                session.wrote = true;
+            }
+            Some(reply)
+        }
+        _ if close => None,
+        _ => Some(waiter.op.timeout_reply()),
+    }
+}

@@ -1,0 +1,105 @@
+//! The engine the server works on, reopened in another namespace when a
+//! client works there (a store is opened once; a format's namespace is
+//! part of its codec).
+
+use parking_lot::{MappedRwLockReadGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use redcodec_engine::{Engine, EngineError, Reply};
+use redcodec_formats::AnyCodec;
+
+/// Opens the store in a namespace.
+pub type Opener = Box<dyn Fn(&str) -> Result<Engine<AnyCodec>, EngineError> + Send + Sync>;
+
+/// The open engine and its namespace.
+pub struct Active {
+    namespace: String,
+    engine: Option<Engine<AnyCodec>>,
+}
+
+impl Active {
+    /// The engine; `None` once the server has shut down.
+    pub fn engine(&self) -> Option<&Engine<AnyCodec>> {
+        self.engine.as_ref()
+    }
+}
+
+/// The engine behind a read-write lock: commands share it, `EXEC` and
+/// namespace switches hold it exclusively.
+pub struct EngineSlot {
+    active: RwLock<Active>,
+    opener: Opener,
+}
+
+fn closed() -> Reply {
+    Reply::error("ERR the server is shutting down")
+}
+
+impl EngineSlot {
+    /// Opens the engine in `namespace`.
+    pub fn open(opener: Opener, namespace: &str) -> Result<EngineSlot, EngineError> {
+        let engine = opener(namespace)?;
+        Ok(EngineSlot {
+            active: RwLock::new(Active {
+                namespace: namespace.to_string(),
+                engine: Some(engine),
+            }),
+            opener,
+        })
+    }
+
+    /// The engine, shared, in `namespace`.
+    pub fn shared(
+        &self,
+        namespace: &str,
+    ) -> Result<MappedRwLockReadGuard<'_, Engine<AnyCodec>>, Reply> {
+        let guard = self.active.read();
+        let guard = if guard.namespace == namespace {
+            guard
+        } else {
+            drop(guard);
+            RwLockWriteGuard::downgrade(self.exclusive(namespace)?)
+        };
+        RwLockReadGuard::try_map(guard, |a| a.engine.as_ref()).map_err(|_| closed())
+    }
+
+    /// The engine, exclusively, in `namespace`.
+    pub fn exclusive(&self, namespace: &str) -> Result<RwLockWriteGuard<'_, Active>, Reply> {
+        let mut guard = self.active.write();
+        if guard.engine.is_none() {
+            return Err(closed());
+        }
+        if guard.namespace != namespace {
+            guard.engine = None;
+            match (self.opener)(namespace) {
+                Ok(engine) => {
+                    guard.engine = Some(engine);
+                    guard.namespace = namespace.to_string();
+                }
+                Err(e) => {
+                    guard.engine = (self.opener)(&guard.namespace).ok();
+                    return Err(Reply::error(format!("ERR {e}")));
+                }
+            }
+        }
+        Ok(guard)
+    }
+
+    /// Syncs the WAL of the open engine.
+    pub fn sync_wal(&self) -> Result<(), EngineError> {
+        let guard = self.active.read();
+        match &guard.engine {
+            Some(engine) => Ok(engine.store().sync_wal()?),
+            None => Ok(()),
+        }
+    }
+
+    /// Flushes memtables and the WAL, and closes the engine; commands
+    /// then fail.
+    pub fn close(&self) -> Result<(), EngineError> {
+        let mut guard = self.active.write();
+        if let Some(engine) = guard.engine.take() {
+            engine.store().sync_wal()?;
+            engine.store().flush()?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,24 @@
+//! Inline commands: one line of text split with redis-cli's quoting
+//! rules (Redis' `processInlineBuffer`).
+
+use redcodec_engine::cmdline::split_arg_bytes;
+
+use super::{ProtocolError, Request, INLINE_MAX_SIZE};
+
+/// Parses one inline line from the start of `buf`: `Ok(None)` until a
+/// newline arrives, then the request and the bytes it took (the line and
+/// its newline; a `\r` before the newline is dropped).
+pub fn parse_inline(buf: &[u8]) -> Result<Option<(Request, usize)>, ProtocolError> {
+    let Some(newline) = buf.iter().position(|&b| b == b'\n') else {
+        if buf.len() > INLINE_MAX_SIZE {
+            return Err(ProtocolError::TooBigInline);
+        }
+        return Ok(None);
+    };
+    let mut line = &buf[..newline];
+    if let [rest @ .., b'\r'] = line {
+        line = rest;
+    }
+    let args = split_arg_bytes(line).map_err(|_| ProtocolError::UnbalancedQuotes)?;
+    Ok(Some((Request { args }, newline + 1)))
+}

@@ -1,0 +1,72 @@
+//! Requests as clients send them: RESP multibulk arrays or inline lines,
+//! parsed by a pure function over bytes ([`parse::parse_request`]) with
+//! Redis' limits and Redis' `Protocol error: …` texts. No I/O here.
+
+pub mod inline;
+pub mod parse;
+
+pub use parse::parse_request;
+
+/// One command, its name first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// The arguments, the command name first; empty for a blank line or
+    /// an empty multibulk (`*0`), which Redis skips.
+    pub args: Vec<Vec<u8>>,
+}
+
+/// The limits Redis puts on a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// `proto-max-bulk-len`: the longest bulk argument.
+    pub max_bulk_len: i64,
+}
+
+/// Redis' `PROTO_INLINE_MAX_SIZE`: the longest inline line, and the
+/// longest count line of a multibulk.
+pub const INLINE_MAX_SIZE: usize = 64 * 1024;
+
+/// Redis' default `proto-max-bulk-len` (512 MB).
+pub const DEFAULT_MAX_BULK_LEN: i64 = 512 * 1024 * 1024;
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_bulk_len: DEFAULT_MAX_BULK_LEN,
+        }
+    }
+}
+
+/// Why a request is refused; Redis replies `-ERR Protocol error: <text>`
+/// and closes the connection.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ProtocolError {
+    /// An inline line longer than [`INLINE_MAX_SIZE`] without a newline.
+    #[error("too big inline request")]
+    TooBigInline,
+    /// A multibulk count line longer than [`INLINE_MAX_SIZE`].
+    #[error("too big mbulk count string")]
+    TooBigMbulkCount,
+    /// A bulk length line longer than [`INLINE_MAX_SIZE`].
+    #[error("too big bulk count string")]
+    TooBigBulkCount,
+    /// The multibulk count is not an integer or exceeds `INT_MAX`.
+    #[error("invalid multibulk length")]
+    InvalidMultibulkLength,
+    /// An argument of a multibulk does not start with `$`.
+    #[error("expected '$', got '{}'", *.0 as char)]
+    ExpectedDollar(u8),
+    /// A bulk length that is not an integer, negative, or above the limit.
+    #[error("invalid bulk length")]
+    InvalidBulkLength,
+    /// An inline line whose quotes do not balance.
+    #[error("unbalanced quotes in request")]
+    UnbalancedQuotes,
+}
+
+impl ProtocolError {
+    /// The error reply's text, as Redis sends it.
+    pub fn reply_text(&self) -> String {
+        format!("ERR Protocol error: {self}")
+    }
+}

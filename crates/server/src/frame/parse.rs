@@ -1,0 +1,175 @@
+//! The request parser: a pure function from bytes to one request,
+//! following Redis 7.0's `processMultibulkBuffer` and
+//! `processInlineBuffer`.
+
+use super::inline::parse_inline;
+use super::{Limits, ProtocolError, Request, INLINE_MAX_SIZE};
+
+/// Parses the first request of `buf`.
+///
+/// `Ok(None)`: the request is not complete yet (read more bytes).
+/// `Ok(Some((request, consumed)))`: one request, which took the first
+/// `consumed` bytes; an empty `request.args` (a blank inline line, `*0`)
+/// is skipped by the caller, as Redis does. `Err`: the bytes break the
+/// protocol; the caller replies [`ProtocolError::reply_text`] and closes.
+pub fn parse_request(
+    buf: &[u8],
+    limits: &Limits,
+) -> Result<Option<(Request, usize)>, ProtocolError> {
+    match buf.first() {
+        None => Ok(None),
+        Some(b'*') => parse_multibulk(buf, limits),
+        Some(_) => parse_inline(buf),
+    }
+}
+
+/// A `\r`-terminated line starting at `from`: its end (the `\r`), once
+/// the byte after the `\r` has arrived too.
+fn line_end(buf: &[u8], from: usize) -> Option<usize> {
+    let cr = from + buf[from..].iter().position(|&b| b == b'\r')?;
+    (cr + 1 < buf.len()).then_some(cr)
+}
+
+/// Redis' `string2ll`: an optional `-`, digits, no leading zeros, no
+/// other characters, within `i64`.
+fn parse_ll(text: &[u8]) -> Option<i64> {
+    let s = std::str::from_utf8(text).ok()?;
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if digits.len() > 1 && digits.starts_with('0') {
+        return None;
+    }
+    s.parse().ok()
+}
+
+fn parse_multibulk(buf: &[u8], limits: &Limits) -> Result<Option<(Request, usize)>, ProtocolError> {
+    let Some(cr) = line_end(buf, 1) else {
+        if buf.len() > INLINE_MAX_SIZE {
+            return Err(ProtocolError::TooBigMbulkCount);
+        }
+        return Ok(None);
+    };
+    let count = match parse_ll(&buf[1..cr]) {
+        Some(n) if n <= i64::from(i32::MAX) => n,
+        _ => return Err(ProtocolError::InvalidMultibulkLength),
+    };
+    let mut pos = cr + 2;
+    if count <= 0 {
+        return Ok(Some((Request { args: Vec::new() }, pos)));
+    }
+    // Find every argument before copying any: an incomplete request is
+    // parsed again when more bytes arrive.
+    let mut spans = Vec::with_capacity((count as usize).min(1024));
+    for _ in 0..count {
+        if pos >= buf.len() {
+            return Ok(None);
+        }
+        let Some(cr) = line_end(buf, pos) else {
+            if buf.len() - pos > INLINE_MAX_SIZE {
+                return Err(ProtocolError::TooBigBulkCount);
+            }
+            return Ok(None);
+        };
+        if buf[pos] != b'$' {
+            return Err(ProtocolError::ExpectedDollar(buf[pos]));
+        }
+        let len = match parse_ll(&buf[pos + 1..cr]) {
+            Some(n) if n >= 0 && n <= limits.max_bulk_len => n as usize,
+            _ => return Err(ProtocolError::InvalidBulkLength),
+        };
+        let start = cr + 2;
+        let end = start
+            .checked_add(len)
+            .ok_or(ProtocolError::InvalidBulkLength)?;
+        // The payload and its CRLF (not checked, as Redis does not).
+        if end.saturating_add(2) > buf.len() {
+            return Ok(None);
+        }
+        spans.push(start..end);
+        pos = end + 2;
+    }
+    let args = spans.into_iter().map(|r| buf[r].to_vec()).collect();
+    Ok(Some((Request { args }, pos)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Parsed = Option<(Vec<Vec<u8>>, usize)>;
+
+    fn parse(buf: &[u8]) -> Result<Parsed, ProtocolError> {
+        parse_request(buf, &Limits::default()).map(|o| o.map(|(r, n)| (r.args, n)))
+    }
+
+    fn args(list: &[&str]) -> Vec<Vec<u8>> {
+        list.iter().map(|a| a.as_bytes().to_vec()).collect()
+    }
+
+    #[test]
+    fn multibulk_parses_once_complete() {
+        let full = b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\nrest";
+        assert_eq!(parse(full).unwrap(), Some((args(&["GET", "k"]), 20)));
+        for cut in 0..20 {
+            assert_eq!(parse(&full[..cut]).unwrap(), None, "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn inline_lines_use_redis_cli_quoting() {
+        assert_eq!(
+            parse(b"set k \"a b\"\r\n").unwrap(),
+            Some((args(&["set", "k", "a b"]), 13))
+        );
+        assert_eq!(parse(b"PING\n").unwrap(), Some((args(&["PING"]), 5)));
+        assert_eq!(parse(b"\r\n").unwrap(), Some((Vec::new(), 2)));
+        assert_eq!(parse(b"PING").unwrap(), None);
+        assert_eq!(
+            parse(b"set k \"a\r\n"),
+            Err(ProtocolError::UnbalancedQuotes)
+        );
+    }
+
+    #[test]
+    fn bad_input_gets_redis_errors() {
+        let e = |b: &[u8]| parse(b).unwrap_err().reply_text();
+        assert_eq!(e(b"*x\r\n"), "ERR Protocol error: invalid multibulk length");
+        assert_eq!(
+            e(b"*3000000000\r\n"),
+            "ERR Protocol error: invalid multibulk length"
+        );
+        assert_eq!(
+            e(b"*1\r\nfoo\r\n"),
+            "ERR Protocol error: expected '$', got 'f'"
+        );
+        assert_eq!(
+            e(b"*1\r\n$-1\r\n"),
+            "ERR Protocol error: invalid bulk length"
+        );
+        assert_eq!(
+            e(b"*1\r\n$2000000000\r\n"),
+            "ERR Protocol error: invalid bulk length"
+        );
+        let long = vec![b'a'; INLINE_MAX_SIZE + 1];
+        assert_eq!(e(&long), "ERR Protocol error: too big inline request");
+        let mut count = b"*".to_vec();
+        count.extend(vec![b'1'; INLINE_MAX_SIZE + 1]);
+        assert_eq!(e(&count), "ERR Protocol error: too big mbulk count string");
+    }
+
+    #[test]
+    fn empty_multibulk_is_skipped() {
+        assert_eq!(parse(b"*0\r\n").unwrap(), Some((Vec::new(), 4)));
+        assert_eq!(parse(b"*-1\r\n").unwrap(), Some((Vec::new(), 5)));
+    }
+
+    #[test]
+    fn raised_bulk_limit_is_honoured() {
+        let limits = Limits {
+            max_bulk_len: 10_000_000_000,
+        };
+        assert_eq!(parse_request(b"*1\r\n$2000000000\r\n", &limits), Ok(None));
+    }
+}

@@ -1,0 +1,30 @@
+//! `redcodec serve`: a Redis server (RESP2 and RESP3, inline commands,
+//! pipelining, transactions, blocking pops) over a redcodec engine of any
+//! format.
+//!
+//! Layers, from the wire in: [`frame`] parses requests (pure, no I/O);
+//! [`reply`] encodes replies in RESP2 or RESP3; [`connection`] runs one
+//! client's loop; [`session`] and [`commands`] answer what the server
+//! answers itself and hand the rest to the engine; [`state`] holds what
+//! clients share (the engine, WATCH versions, blocked clients, settings);
+//! [`server`] accepts clients and shuts down gracefully.
+
+pub mod blocking;
+pub mod clients;
+pub mod commands;
+pub mod config;
+pub mod connection;
+pub mod engines;
+pub mod error;
+pub mod frame;
+pub mod reply;
+pub mod server;
+pub mod session;
+pub mod settings;
+pub mod state;
+pub mod watch;
+
+pub use config::{ServerConfig, SyncPolicy};
+pub use engines::Opener;
+pub use error::ServerError;
+pub use server::{run, Server};

@@ -1,0 +1,8 @@
+//! Replies on the wire: RESP2 as the engine gives them, RESP3 after
+//! `HELLO 3` with the shapes Redis 7 uses per command ([`shape`]).
+
+pub mod encode;
+pub mod shape;
+
+pub use encode::{encode, Protocol};
+pub use shape::{shape_of, Shape};

@@ -1,0 +1,138 @@
+//! Accepting clients, the WAL sync task, and the graceful shutdown.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use crate::blocking::Waiters;
+use crate::clients::Clients;
+use crate::config::{ServerConfig, SyncPolicy};
+use crate::engines::{EngineSlot, Opener};
+use crate::error::ServerError;
+use crate::settings::Settings;
+use crate::state::Shared;
+use crate::watch::WatchTable;
+
+/// A bound server, not yet serving.
+pub struct Server {
+    shared: Arc<Shared>,
+    listener: TcpListener,
+}
+
+impl Server {
+    /// Opens the engine and binds the listening socket.
+    pub async fn bind(config: ServerConfig, opener: Opener) -> Result<Server, ServerError> {
+        let engines = EngineSlot::open(opener, &config.default_namespace)?;
+        let listener = TcpListener::bind((config.bind.as_str(), config.port)).await?;
+        let settings = Settings::new(
+            listener.local_addr()?.port(),
+            &config.bind,
+            &config.dir,
+            config.sync.name(),
+            config.requirepass.as_deref().unwrap_or(""),
+        );
+        let max_bulk_len = AtomicI64::new(settings.max_bulk_len());
+        let (shutdown, _) = watch::channel(false);
+        let shared = Arc::new(Shared {
+            config,
+            engines,
+            commands: Default::default(),
+            settings: Mutex::new(settings),
+            max_bulk_len,
+            clients: Clients::default(),
+            watch: WatchTable::default(),
+            waiters: Waiters::default(),
+            commands_processed: AtomicU64::new(0),
+            dirty: AtomicBool::new(false),
+            started: Instant::now(),
+            shutdown,
+        });
+        Ok(Server { shared, listener })
+    }
+
+    /// The address it listens on.
+    pub fn local_addr(&self) -> Result<SocketAddr, ServerError> {
+        Ok(self.listener.local_addr()?)
+    }
+
+    /// Serves until SHUTDOWN, SIGTERM or SIGINT: then refuses new
+    /// clients, lets every connection finish the requests it is running,
+    /// flushes the store and closes it.
+    pub async fn serve(self) -> Result<(), ServerError> {
+        let Server { shared, listener } = self;
+        let mut shutdown = shared.shutdown.subscribe();
+        let signals = tokio::spawn(wait_for_signal(shared.clone()));
+        let syncer = (shared.config.sync == SyncPolicy::Everysec)
+            .then(|| tokio::spawn(sync_every_second(shared.clone())));
+        let mut connections = JoinSet::new();
+        loop {
+            tokio::select! {
+                accepted = listener.accept() => {
+                    let Ok((stream, addr)) = accepted else { continue };
+                    let laddr = stream.local_addr().unwrap_or(addr);
+                    let info = shared.clients.add(addr, laddr);
+                    connections.spawn(crate::connection::serve(shared.clone(), stream, info));
+                }
+                Some(_) = connections.join_next(), if !connections.is_empty() => {}
+                _ = shutdown.changed() => break,
+            }
+        }
+        drop(listener);
+        while connections.join_next().await.is_some() {}
+        signals.abort();
+        if let Some(task) = syncer {
+            task.abort();
+        }
+        let closing = shared.clone();
+        tokio::task::spawn_blocking(move || closing.engines.close())
+            .await
+            .map_err(std::io::Error::other)??;
+        Ok(())
+    }
+}
+
+/// Binds and serves until shut down (see [`Server::serve`]); `ready`
+/// gets the bound address once clients can connect.
+pub async fn run(
+    config: ServerConfig,
+    opener: Opener,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<(), ServerError> {
+    let server = Server::bind(config, opener).await?;
+    ready(server.local_addr()?);
+    server.serve().await
+}
+
+async fn wait_for_signal(shared: Arc<Shared>) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        return;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+    shared.begin_shutdown();
+}
+
+/// `--sync everysec`: the WAL reaches the disk once a second when
+/// something was written.
+async fn sync_every_second(shared: Arc<Shared>) {
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tick.tick().await;
+        if shared.dirty.swap(false, Ordering::Relaxed) {
+            let s = shared.clone();
+            let _ = tokio::task::spawn_blocking(move || s.engines.sync_wal()).await;
+        }
+    }
+}

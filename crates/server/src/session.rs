@@ -1,0 +1,180 @@
+//! One connection's state: protocol, authentication, namespace, the
+//! transaction being queued and the keys it watches.
+
+use std::sync::Arc;
+
+use redcodec_engine::Reply;
+
+use crate::clients::ClientInfo;
+use crate::commands::{run_sync, Access};
+use crate::reply::{shape_of, Protocol, Shape};
+use crate::state::Shared;
+use crate::watch::NsKey;
+
+/// What a command answers.
+pub enum Answer {
+    /// One reply.
+    One(Reply),
+    /// EXEC's replies, each with its command's RESP3 shape.
+    Exec(Vec<(Reply, Shape)>),
+}
+
+/// A connection's state.
+pub struct Session {
+    /// The client's entry in the registry.
+    pub info: Arc<ClientInfo>,
+    /// RESP2 or RESP3.
+    pub protocol: Protocol,
+    /// Whether AUTH succeeded (or no password is required).
+    pub authenticated: bool,
+    /// The namespace commands work in.
+    pub namespace: String,
+    /// The database index it selected.
+    pub db: i64,
+    /// Commands queued since MULTI.
+    pub queued: Option<Vec<Vec<Vec<u8>>>>,
+    /// A command failed to queue: EXEC aborts.
+    pub queue_failed: bool,
+    /// Watched keys and their counters when watched.
+    pub watched: Vec<(NsKey, u64)>,
+    /// Close the connection after the replies are written.
+    pub close: bool,
+    /// Write no reply to this command (SHUTDOWN).
+    pub silent: bool,
+    /// A write ran since the WAL was last synced for this connection.
+    pub wrote: bool,
+    /// Inside EXEC: keys written so far, whose blocked clients are served
+    /// once the whole transaction has run (as Redis serves them after
+    /// the command, not in the middle of it).
+    pub ready_keys: Option<Vec<Vec<u8>>>,
+}
+
+impl Session {
+    /// A new connection's state.
+    pub fn new(shared: &Shared, info: Arc<ClientInfo>) -> Session {
+        Session {
+            info,
+            protocol: Protocol::Resp2,
+            authenticated: shared.config.requirepass.is_none(),
+            namespace: shared.config.default_namespace.clone(),
+            db: 0,
+            queued: None,
+            queue_failed: false,
+            watched: Vec::new(),
+            close: false,
+            silent: false,
+            wrote: false,
+            ready_keys: None,
+        }
+    }
+
+    /// Switches the protocol replies are written in.
+    pub fn set_protocol(&mut self, protocol: Protocol) {
+        self.protocol = protocol;
+        self.info.live.lock().resp = protocol.version();
+    }
+
+    /// Records the selected database index.
+    pub fn set_db(&mut self, db: i64) {
+        self.db = db;
+        self.info.live.lock().db = db;
+    }
+
+    /// MULTI.
+    pub fn multi(&mut self, _shared: &Shared) -> Reply {
+        if self.queued.is_some() {
+            return Reply::error("ERR MULTI calls can not be nested");
+        }
+        self.queued = Some(Vec::new());
+        self.queue_failed = false;
+        self.info.live.lock().multi = Some(0);
+        Reply::ok()
+    }
+
+    /// Queues a command inside MULTI.
+    pub fn queue(&mut self, args: Vec<Vec<u8>>) -> Reply {
+        if let Some(q) = self.queued.as_mut() {
+            q.push(args);
+            self.info.live.lock().multi = Some(q.len());
+        }
+        Reply::Status("QUEUED".into())
+    }
+
+    /// DISCARD.
+    pub fn discard(&mut self, shared: &Shared) -> Reply {
+        if self.queued.take().is_none() {
+            return Reply::error("ERR DISCARD without MULTI");
+        }
+        self.queue_failed = false;
+        self.info.live.lock().multi = None;
+        self.unwatch(shared);
+        Reply::ok()
+    }
+
+    /// WATCH key ….
+    pub fn watch(&mut self, shared: &Shared, args: &[Vec<u8>]) -> Reply {
+        if self.queued.is_some() {
+            return Reply::error("ERR WATCH inside MULTI is not allowed");
+        }
+        for key in &args[1..] {
+            let k = (self.namespace.clone(), key.clone());
+            if self.watched.iter().any(|(w, _)| *w == k) {
+                continue;
+            }
+            let version = shared.watch.watch(&k);
+            self.watched.push((k, version));
+        }
+        Reply::ok()
+    }
+
+    /// UNWATCH.
+    pub fn unwatch(&mut self, shared: &Shared) -> Reply {
+        for (k, _) in self.watched.drain(..) {
+            shared.watch.unwatch(&k);
+        }
+        Reply::ok()
+    }
+
+    /// EXEC: every queued command with the engine held exclusively, or a
+    /// null reply when a watched key changed.
+    pub fn exec(&mut self, shared: &Shared) -> Answer {
+        let Some(queued) = self.queued.take() else {
+            return Answer::One(Reply::error("ERR EXEC without MULTI"));
+        };
+        self.info.live.lock().multi = None;
+        if std::mem::take(&mut self.queue_failed) {
+            self.unwatch(shared);
+            return Answer::One(Reply::error(
+                "EXECABORT Transaction discarded because of previous errors.",
+            ));
+        }
+        let ns = self.namespace.clone();
+        let guard = match shared.engines.exclusive(&ns) {
+            Ok(g) => g,
+            Err(e) => return Answer::One(e),
+        };
+        let Some(engine) = guard.engine() else {
+            return Answer::One(Reply::error("ERR the server is shutting down"));
+        };
+        let changed = self
+            .watched
+            .iter()
+            .any(|(k, v)| shared.watch.version(k) != *v);
+        self.unwatch(shared);
+        if changed {
+            return Answer::One(Reply::NilArray);
+        }
+        let access = Access::Held(engine, &ns);
+        let mut replies = Vec::with_capacity(queued.len());
+        self.ready_keys = Some(Vec::new());
+        for args in &queued {
+            let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
+            let reply = run_sync(shared, self, &access, &name, args);
+            replies.push((reply, shape_of(args, self.protocol)));
+        }
+        let ready = self.ready_keys.take().unwrap_or_default();
+        let ready: Vec<&[u8]> = ready.iter().map(Vec::as_slice).collect();
+        shared.waiters.serve(engine, &shared.watch, &ns, &ready);
+        Answer::Exec(replies)
+    }
+}

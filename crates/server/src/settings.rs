@@ -1,0 +1,182 @@
+//! The table of settings `CONFIG GET` and `CONFIG SET` work on.
+
+use std::collections::BTreeMap;
+
+use crate::frame::DEFAULT_MAX_BULK_LEN;
+
+/// Settings by name, with their current values. Settings Redis has but
+/// that change nothing here are kept so clients and tests can set and read
+/// them back.
+pub struct Settings {
+    values: BTreeMap<&'static str, String>,
+}
+
+/// Settings that `CONFIG SET` refuses (they are fixed at start).
+const IMMUTABLE: &[&str] = &[
+    "port",
+    "bind",
+    "dir",
+    "databases",
+    "daemonize",
+    "appendfsync",
+];
+
+impl Settings {
+    /// The table with Redis 7.0's defaults and the server's own values.
+    pub fn new(port: u16, bind: &str, dir: &str, sync: &str, requirepass: &str) -> Settings {
+        let mut values = BTreeMap::new();
+        let mut put = |k: &'static str, v: &str| {
+            values.insert(k, v.to_string());
+        };
+        put("port", &port.to_string());
+        put("bind", bind);
+        put("dir", dir);
+        put("requirepass", requirepass);
+        put("appendfsync", sync);
+        put("appendonly", "no");
+        put("save", "");
+        put("databases", "16");
+        put("daemonize", "no");
+        put("timeout", "0");
+        put("maxclients", "10000");
+        put("maxmemory", "0");
+        put("maxmemory-policy", "noeviction");
+        put("proto-max-bulk-len", &DEFAULT_MAX_BULK_LEN.to_string());
+        put("client-query-buffer-limit", "1073741824");
+        put("list-compress-depth", "0");
+        put("list-max-ziplist-size", "-2");
+        put("list-max-listpack-size", "-2");
+        put("hash-max-ziplist-entries", "128");
+        put("hash-max-ziplist-value", "64");
+        put("hash-max-listpack-entries", "128");
+        put("hash-max-listpack-value", "64");
+        put("set-max-intset-entries", "512");
+        put("zset-max-ziplist-entries", "128");
+        put("zset-max-ziplist-value", "64");
+        put("zset-max-listpack-entries", "128");
+        put("zset-max-listpack-value", "64");
+        put("lazyfree-lazy-user-del", "no");
+        put("lazyfree-lazy-user-flush", "no");
+        put("notify-keyspace-events", "");
+        put("loglevel", "notice");
+        put("slowlog-log-slower-than", "10000");
+        put("latency-tracking", "no");
+        put("lua-time-limit", "5000");
+        put("busy-reply-threshold", "5000");
+        put("active-expire-effort", "1");
+        put("hz", "10");
+        Settings { values }
+    }
+
+    /// `[name, value]` pairs of every setting matching one of `patterns`
+    /// (glob, case-insensitive), in name order.
+    pub fn get(&self, patterns: &[Vec<u8>]) -> Vec<(String, String)> {
+        self.values
+            .iter()
+            .filter(|(name, _)| patterns.iter().any(|p| glob(p, name.as_bytes())))
+            .map(|(n, v)| (n.to_string(), v.clone()))
+            .collect()
+    }
+
+    /// The value of `name`.
+    pub fn value(&self, name: &str) -> Option<&str> {
+        self.values.get(name).map(String::as_str)
+    }
+
+    /// Sets every `(name, value)` pair, or none: the error names the first
+    /// unknown or immutable setting, or a value that does not parse.
+    pub fn set(&mut self, pairs: &[(Vec<u8>, Vec<u8>)]) -> Result<(), String> {
+        let mut checked = Vec::new();
+        for (name, value) in pairs {
+            let lower = String::from_utf8_lossy(name).to_ascii_lowercase();
+            let Some((key, _)) = self.values.get_key_value(lower.as_str()) else {
+                return Err(format!(
+                    "ERR Unknown option or number of arguments for CONFIG SET - '{}'",
+                    String::from_utf8_lossy(name)
+                ));
+            };
+            if IMMUTABLE.contains(key) {
+                return Err(format!(
+                    "ERR CONFIG SET failed (possibly related to argument '{key}') - can't set immutable config"
+                ));
+            }
+            let value = String::from_utf8_lossy(value).into_owned();
+            let value = if *key == "proto-max-bulk-len" || *key == "client-query-buffer-limit" {
+                match parse_memory(&value) {
+                    Some(n) => n.to_string(),
+                    None => {
+                        return Err(format!(
+                            "ERR CONFIG SET failed (possibly related to argument '{key}') - argument must be a memory value"
+                        ))
+                    }
+                }
+            } else {
+                value
+            };
+            checked.push((*key, value));
+        }
+        for (key, value) in checked {
+            self.values.insert(key, value);
+        }
+        Ok(())
+    }
+
+    /// `proto-max-bulk-len` as a number.
+    pub fn max_bulk_len(&self) -> i64 {
+        self.value("proto-max-bulk-len")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(DEFAULT_MAX_BULK_LEN)
+    }
+}
+
+/// Redis' memory values: a number with an optional k, kb, m, mb, g, gb.
+fn parse_memory(text: &str) -> Option<i64> {
+    let lower = text.to_ascii_lowercase();
+    let units: [(&str, i64); 6] = [
+        ("kb", 1024),
+        ("mb", 1024 * 1024),
+        ("gb", 1024 * 1024 * 1024),
+        ("k", 1000),
+        ("m", 1_000_000),
+        ("g", 1_000_000_000),
+    ];
+    for (suffix, factor) in units {
+        if let Some(n) = lower.strip_suffix(suffix) {
+            return n.parse::<i64>().ok()?.checked_mul(factor);
+        }
+    }
+    lower.parse().ok()
+}
+
+/// Glob matching with `*` and `?`, ASCII case-insensitive.
+fn glob(pattern: &[u8], text: &[u8]) -> bool {
+    match pattern.split_first() {
+        None => text.is_empty(),
+        Some((b'*', rest)) => (0..=text.len()).any(|i| glob(rest, &text[i..])),
+        Some((b'?', rest)) => !text.is_empty() && glob(rest, &text[1..]),
+        Some((c, rest)) => {
+            text.first().is_some_and(|t| t.eq_ignore_ascii_case(c)) && glob(rest, &text[1..])
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn get_and_set_follow_redis() {
+        let mut s = Settings::new(6379, "127.0.0.1", "/tmp", "everysec", "");
+        assert_eq!(s.get(&[b"save".to_vec()]), vec![("save".into(), "".into())]);
+        assert!(s.get(&[b"nonexistent".to_vec()]).is_empty());
+        assert_eq!(s.get(&[b"appendfs*".to_vec()])[0].1, "everysec");
+        s.set(&[(b"proto-max-bulk-len".to_vec(), b"10000000000".to_vec())])
+            .unwrap();
+        assert_eq!(s.max_bulk_len(), 10_000_000_000);
+        let e = s.set(&[(b"foo".to_vec(), b"1".to_vec())]).unwrap_err();
+        assert_eq!(
+            e,
+            "ERR Unknown option or number of arguments for CONFIG SET - 'foo'"
+        );
+    }
+}

@@ -1,0 +1,61 @@
+//! What every connection shares.
+
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::time::Instant;
+
+use parking_lot::Mutex;
+use redcodec_engine::dispatch::CommandTable;
+use redcodec_formats::AnyCodec;
+use tokio::sync::watch;
+
+use crate::blocking::Waiters;
+use crate::clients::Clients;
+use crate::config::ServerConfig;
+use crate::engines::EngineSlot;
+use crate::settings::Settings;
+use crate::watch::WatchTable;
+
+/// The server's shared state.
+pub struct Shared {
+    /// How the server was started.
+    pub config: ServerConfig,
+    /// The engine.
+    pub engines: EngineSlot,
+    /// The engine's command table (arity, keys), for COMMAND and MULTI.
+    pub commands: CommandTable<AnyCodec>,
+    /// CONFIG settings.
+    pub settings: Mutex<Settings>,
+    /// `proto-max-bulk-len`, read by every connection's parser.
+    pub max_bulk_len: AtomicI64,
+    /// Connected clients.
+    pub clients: Clients,
+    /// WATCH counters.
+    pub watch: WatchTable,
+    /// Blocked clients.
+    pub waiters: Waiters,
+    /// Commands processed.
+    pub commands_processed: AtomicU64,
+    /// Whether something was written since the WAL was last synced.
+    pub dirty: AtomicBool,
+    /// When the server started.
+    pub started: Instant,
+    /// Set to `true` when the server shuts down.
+    pub shutdown: watch::Sender<bool>,
+}
+
+impl Shared {
+    /// Starts the shutdown: connections finish what they run and close.
+    pub fn begin_shutdown(&self) {
+        self.shutdown.send_replace(true);
+    }
+
+    /// Whether the shutdown has begun.
+    pub fn shutting_down(&self) -> bool {
+        *self.shutdown.borrow()
+    }
+
+    /// Counts one command.
+    pub fn count_command(&self) {
+        self.commands_processed.fetch_add(1, Ordering::Relaxed);
+    }
+}
