@@ -108,7 +108,7 @@ pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>
                 Ok(_) => {}
             },
             _ = shutdown.changed() => break,
-            _ = info.kill.notified() => break,
+            () = info.kill.notified() => break,
         }
     }
     let _ = io.wr.shutdown().await;
@@ -253,10 +253,10 @@ async fn block(
             }
         };
         tokio::select! {
-            _ = waiter.wake.notified() => {}
-            _ = sleep => break,
+            () = waiter.wake.notified() => {}
+            () = sleep => break,
             _ = shutdown.changed() => { close = true; break }
-            _ = session.info.kill.notified() => { close = true; break }
+            () = session.info.kill.notified() => { close = true; break }
             // Requests sent meanwhile wait in the buffer; a closed
             // socket ends the wait.
             read = io.rd.read_buf(&mut io.buf) => if matches!(read, Ok(0) | Err(_)) {

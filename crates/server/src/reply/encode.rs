@@ -35,16 +35,22 @@ pub fn encode(reply: &Reply, shape: Shape, protocol: Protocol, out: &mut BytesMu
         (Shape::Plain, r) => plain(r, protocol, out),
         (Shape::Map, Reply::Array(items)) => {
             header(out, b'%', items.len() / 2);
-            items.iter().for_each(|i| plain(i, protocol, out));
+            for i in items {
+                plain(i, protocol, out);
+            }
         }
         (Shape::Set, Reply::Array(items)) => {
             header(out, b'~', items.len());
-            items.iter().for_each(|i| plain(i, protocol, out));
+            for i in items {
+                plain(i, protocol, out);
+            }
         }
         (Shape::Double, r) => double(r, protocol, out),
         (Shape::Doubles, Reply::Array(items)) => {
             header(out, b'*', items.len());
-            items.iter().for_each(|i| double(i, protocol, out));
+            for i in items {
+                double(i, protocol, out);
+            }
         }
         (Shape::ScoredPairs, Reply::Array(items)) => {
             header(out, b'*', items.len() / 2);
@@ -63,7 +69,9 @@ pub fn encode(reply: &Reply, shape: Shape, protocol: Protocol, out: &mut BytesMu
             header(out, b'*', items.len() / 2);
             for pair in items.chunks(2) {
                 header(out, b'*', pair.len());
-                pair.iter().for_each(|i| plain(i, protocol, out));
+                for i in pair {
+                    plain(i, protocol, out);
+                }
             }
         }
         (Shape::KeyScored, Reply::Array(items)) if items.len() == 3 => {
@@ -143,7 +151,9 @@ fn plain(reply: &Reply, protocol: Protocol, out: &mut BytesMut) {
         },
         Reply::Array(items) => {
             header(out, b'*', items.len());
-            items.iter().for_each(|i| plain(i, protocol, out));
+            for i in items {
+                plain(i, protocol, out);
+            }
         }
     }
 }
