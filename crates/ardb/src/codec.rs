@@ -64,6 +64,7 @@ impl ArdbCodec {
             active_expiry: Some(ActiveExpiry {
                 period_ms: EXPIRY_PERIOD_MS,
             }),
+            string_version: false,
         };
         Ok(ArdbCodec {
             namespace: opts.namespace,
@@ -157,7 +158,7 @@ impl Codec for ArdbCodec {
         vec![self.family_range()]
     }
 
-    fn sub_place(&self, _kind: SubKind) -> Place {
+    fn sub_place(&self, _kind: SubKind, _key: &[u8]) -> Place {
         layout::NAMESPACE
     }
 

@@ -53,6 +53,7 @@ impl BlackwidowCodec {
                 namespaces: Namespaces::None,
                 relative_expiry: RelativeExpiry::Exact,
                 active_expiry: None,
+                string_version: false,
             },
         }
     }
@@ -155,7 +156,7 @@ impl Codec for BlackwidowCodec {
             .collect()
     }
 
-    fn sub_place(&self, kind: SubKind) -> Place {
+    fn sub_place(&self, kind: SubKind, _key: &[u8]) -> Place {
         elements::place(kind)
     }
 

@@ -139,6 +139,13 @@ pub struct Capabilities {
     /// often (`None`: expired keys are only hidden, and collected by
     /// compaction filters).
     pub active_expiry: Option<ActiveExpiry>,
+    /// Whether string values carry a stamp the engine supplies as
+    /// [`crate::Meta::version`] (Pika 4's floyd stores the time a value
+    /// was created, in ms): the engine then gives every string it creates
+    /// a version from [`crate::Codec::next_version`], as it does a new
+    /// collection, and keeps a decoded string's version when it rewrites
+    /// the value. False: strings have version 0.
+    pub string_version: bool,
 }
 
 /// How an expiry given relative to now is stored, and what a stored

@@ -79,8 +79,19 @@ pub trait Codec: Send + Sync + 'static {
     /// namespace, where it has one), for FLUSHDB/FLUSHALL.
     fn flush_ranges(&self) -> Vec<KeyRange>;
 
-    /// Where element records of `kind` live.
-    fn sub_place(&self, kind: SubKind) -> Place;
+    /// Where the element records of `kind` of `key` live. Most formats
+    /// keep every key's elements of a kind in one family; a format that
+    /// spreads keys over several instances by a hash of the key (Pika 4's
+    /// floyd) keeps them in the key's instance.
+    fn sub_place(&self, kind: SubKind, key: &[u8]) -> Place;
+
+    /// Every place element records of `kind` can live in, whatever their
+    /// key (for `check`, which reads them all). By default the one place
+    /// [`Codec::sub_place`] gives, for formats where it does not depend on
+    /// the key.
+    fn sub_places(&self, kind: SubKind) -> Vec<Place> {
+        vec![self.sub_place(kind, b"")]
+    }
 
     /// The key of one element record of `key` (whose metadata is `meta`).
     fn sub_key(&self, kind: SubKind, key: &[u8], meta: &Meta, id: &SubId) -> Vec<u8>;

@@ -282,7 +282,7 @@ fn check_elements<C: Codec>(ctx: &Ctx<'_, C>, report: &mut CheckReport) -> CmdRe
         SubKind::ZSetScore,
     ]
     .into_iter()
-    .map(|kind| codec.sub_place(kind))
+    .flat_map(|kind| codec.sub_places(kind))
     .collect();
     places.sort();
     places.dedup();

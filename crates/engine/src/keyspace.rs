@@ -300,9 +300,6 @@ impl<'e, C: Codec> Ctx<'e, C> {
         if self.caps().version_width == VersionWidth::None {
             self.remove_dead_now(key, view)?;
         }
-        if ty == DataType::String {
-            return Ok(Meta::string(Vec::new(), 0));
-        }
         let previous = view
             .live
             .iter()
@@ -310,6 +307,15 @@ impl<'e, C: Codec> Ctx<'e, C> {
             .filter(|m| m.data_type == ty || self.caps().meta_lookup == MetaLookup::Shared)
             .map(|m| m.version)
             .max();
+        if ty == DataType::String {
+            let mut meta = Meta::string(Vec::new(), 0);
+            // A format that stamps strings (Capabilities::string_version)
+            // gets a version as a new collection does.
+            if self.caps().string_version {
+                meta.version = self.eng.next_version(previous);
+            }
+            return Ok(meta);
+        }
         Ok(self.codec().new_meta(ty, self.eng.next_version(previous)))
     }
 
@@ -469,7 +475,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
         meta: &Meta,
         id: &SubId,
     ) -> CmdResult<Option<SubValue>> {
-        let place = self.codec().sub_place(kind);
+        let place = self.codec().sub_place(kind, key);
         let raw_key = self.codec().sub_key(kind, key, meta, id);
         // A record this command already wrote or deleted reads as written:
         // a command that writes an element and reads it back (a linked list
@@ -509,7 +515,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
         id: &SubId,
         value: &SubValue,
     ) {
-        let place = self.codec().sub_place(kind);
+        let place = self.codec().sub_place(kind, key);
         let raw_key = self.codec().sub_key(kind, key, meta, id);
         let raw_value = self.codec().encode_sub_value(kind, meta, value);
         self.batch.put(place, raw_key, raw_value);
@@ -517,7 +523,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
 
     /// Queues an element record deletion.
     pub fn sub_del(&mut self, kind: SubKind, key: &[u8], meta: &Meta, id: &SubId) {
-        let place = self.codec().sub_place(kind);
+        let place = self.codec().sub_place(kind, key);
         let raw_key = self.codec().sub_key(kind, key, meta, id);
         self.batch.delete(place, raw_key);
     }
@@ -790,6 +796,7 @@ mod expiry_tests {
             namespaces: Namespaces::None,
             relative_expiry: RelativeExpiry::Exact,
             active_expiry: None,
+            string_version: false,
         }
     }
 

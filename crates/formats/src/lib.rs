@@ -97,7 +97,8 @@ forward! {
     fn meta_ranges(&self) -> Vec<(KeyRange, Option<DataType>)>;
     fn decode_meta_key(&self, place: Place, raw: &[u8]) -> Result<Option<Vec<u8>>, DecodeError>;
     fn flush_ranges(&self) -> Vec<KeyRange>;
-    fn sub_place(&self, kind: SubKind) -> Place;
+    fn sub_place(&self, kind: SubKind, key: &[u8]) -> Place;
+    fn sub_places(&self, kind: SubKind) -> Vec<Place>;
     fn sub_key(&self, kind: SubKind, key: &[u8], meta: &Meta, id: &SubId) -> Vec<u8>;
     fn sub_range(&self, kind: SubKind, key: &[u8], meta: &Meta) -> KeyRange;
     fn decode_sub_key(&self, kind: SubKind, key: &[u8], meta: &Meta, raw: &[u8]) -> Result<SubId, DecodeError>;

@@ -59,6 +59,7 @@ impl KvrocksCodec {
             },
             relative_expiry: RelativeExpiry::Exact,
             active_expiry: None,
+            string_version: false,
         };
         Ok(KvrocksCodec {
             keys,
@@ -216,7 +217,7 @@ impl Codec for KvrocksCodec {
         .collect()
     }
 
-    fn sub_place(&self, kind: SubKind) -> Place {
+    fn sub_place(&self, kind: SubKind, _key: &[u8]) -> Place {
         match kind {
             SubKind::ZSetScore => layout::ZSET_SCORE,
             SubKind::HashField | SubKind::SetMember | SubKind::ZSetMember | SubKind::ListItem => {
@@ -232,7 +233,7 @@ impl Codec for KvrocksCodec {
     fn sub_range(&self, kind: SubKind, key: &[u8], meta: &Meta) -> KeyRange {
         let (lower, upper) = self.keys.sub_bounds(key, meta.version);
         KeyRange {
-            place: self.sub_place(kind),
+            place: self.sub_place(kind, key),
             lower,
             upper,
         }

@@ -65,6 +65,7 @@ impl NemoCodec {
                 namespaces: Namespaces::None,
                 relative_expiry: RelativeExpiry::SecondsMinusOne,
                 active_expiry: None,
+                string_version: false,
             },
         }
     }
@@ -180,7 +181,7 @@ impl Codec for NemoCodec {
         out
     }
 
-    fn sub_place(&self, kind: SubKind) -> Place {
+    fn sub_place(&self, kind: SubKind, _key: &[u8]) -> Place {
         elements::place_of(kind)
     }
 

@@ -67,7 +67,7 @@ impl<'d, B: Codec> Sink<'d, B> {
         let mut meta = if self.probe {
             let view = ctx.view(key)?;
             ctx.create(key, src.data_type, &view)?
-        } else if src.data_type == DataType::String {
+        } else if src.data_type == DataType::String && !ctx.caps().string_version {
             // Nothing to replace, and a string has no version: what
             // `create` would return (its metadata record is checked when
             // it is queued).

@@ -561,8 +561,8 @@ mod lossy {
         fn flush_ranges(&self) -> Vec<KeyRange> {
             self.inner.flush_ranges()
         }
-        fn sub_place(&self, kind: SubKind) -> Place {
-            self.inner.sub_place(kind)
+        fn sub_place(&self, kind: SubKind, key: &[u8]) -> Place {
+            self.inner.sub_place(kind, key)
         }
         fn sub_key(&self, kind: SubKind, key: &[u8], meta: &Meta, id: &SubId) -> Vec<u8> {
             self.inner.sub_key(kind, key, meta, &index_id(kind, id))
