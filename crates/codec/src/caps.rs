@@ -1,7 +1,7 @@
 //! The closed list of behaviours in which formats differ. The engine branches
 //! on these, never on a format's name.
 
-use crate::DataType;
+use crate::{DataType, Meta};
 
 /// Where a key's metadata is found.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -146,6 +146,36 @@ pub struct Capabilities {
     /// collection, and keeps a decoded string's version when it rewrites
     /// the value. False: strings have version 0.
     pub string_version: bool,
+    /// Whether collection metadata may be stored without its element
+    /// count, and how a decoded [`Meta`] says so.
+    pub size_unknown: SizeUnknown,
+}
+
+impl Capabilities {
+    /// Whether `meta` was stored without its element count
+    /// ([`SizeUnknown::VariantBit`]). The engine then counts the elements
+    /// in [`crate::Codec::sub_range`] to know the size (and range-deletes
+    /// the key on `DEL`); [`crate::Codec::encode_meta`] keeps writing the
+    /// count as unknown.
+    pub fn size_unknown(&self, meta: &Meta) -> bool {
+        match self.size_unknown {
+            SizeUnknown::Never => false,
+            SizeUnknown::VariantBit(bit) => {
+                meta.data_type.is_collection() && meta.variant & bit != 0
+            }
+        }
+    }
+}
+
+/// Whether a collection's metadata can lack its element count.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SizeUnknown {
+    /// Every collection's metadata holds its element count.
+    Never,
+    /// A collection's metadata may hold "unknown" instead of a count
+    /// (Ardb: size −1); the codec then sets this bit of [`Meta::variant`]
+    /// when it decodes such metadata.
+    VariantBit(u8),
 }
 
 /// How an expiry given relative to now is stored, and what a stored

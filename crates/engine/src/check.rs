@@ -231,7 +231,7 @@ fn check_counts<C: Codec>(
             let Some(meta) = ctx.meta_of_type(key, ty)? else {
                 continue;
             };
-            if !ty.is_collection() || ctx.codec().size_unknown(&meta) {
+            if !ty.is_collection() || ctx.caps().size_unknown(&meta) {
                 continue;
             }
             let found = match read_value(ctx, key, &meta) {

@@ -195,7 +195,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
     }
 
     /// Decodes the metadata of `key` read from the place of `ty`. When the
-    /// format stored no element count ([`Codec::size_unknown`]), the
+    /// format stored no element count ([`Capabilities::size_unknown`]), the
     /// elements are counted, so `size` is exact for every command.
     pub fn decode_meta(&self, key: &[u8], ty: DataType, raw: &[u8]) -> CmdResult<Meta> {
         let meta = self
@@ -206,9 +206,9 @@ impl<'e, C: Codec> Ctx<'e, C> {
     }
 
     /// `meta` with its exact size: counted in the element records when the
-    /// format stored no count ([`Codec::size_unknown`]).
+    /// format stored no count ([`Capabilities::size_unknown`]).
     fn counted(&self, key: &[u8], mut meta: Meta) -> CmdResult<Meta> {
-        if meta.data_type.is_collection() && self.codec().size_unknown(&meta) {
+        if meta.data_type.is_collection() && self.caps().size_unknown(&meta) {
             meta.size = self.count_elements(key, &meta)?;
         }
         Ok(meta)
@@ -233,7 +233,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
     fn deletes_by_range(&self, meta: &Meta) -> bool {
         match self.caps().delete {
             DeleteModel::RemoveElements { min_size } => {
-                meta.size >= min_size || self.codec().size_unknown(meta)
+                meta.size >= min_size || self.caps().size_unknown(meta)
             }
             _ => false,
         }
@@ -797,6 +797,7 @@ mod expiry_tests {
             relative_expiry: RelativeExpiry::Exact,
             active_expiry: None,
             string_version: false,
+            size_unknown: redcodec_codec::SizeUnknown::Never,
         }
     }
 

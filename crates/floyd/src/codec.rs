@@ -4,7 +4,7 @@
 use redcodec_codec::{
     Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
     Layout, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry,
-    ScoreIndex, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
+    ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
 };
 use thiserror::Error;
 
@@ -63,6 +63,10 @@ pub struct FloydCodec {
 }
 
 impl FloydCodec {
+    /// The format's name as the command line spells it
+    /// ([`Codec::name`]).
+    pub const NAME: &'static str = "floyd";
+
     /// The codec for a store of `options`.
     pub fn new(options: FloydOptions) -> Result<FloydCodec, OptionsError> {
         if !(1..=layout::MAX_INSTANCES).contains(&options.instances) {
@@ -93,6 +97,7 @@ impl FloydCodec {
                 relative_expiry: RelativeExpiry::Exact,
                 active_expiry: None,
                 string_version: true,
+                size_unknown: SizeUnknown::Never,
             },
         })
     }
@@ -149,7 +154,7 @@ fn family_range(cf: usize) -> (Vec<u8>, Vec<u8>) {
 
 impl Codec for FloydCodec {
     fn name(&self) -> &'static str {
-        "floyd"
+        Self::NAME
     }
 
     fn layout(&self) -> &Layout {

@@ -50,6 +50,7 @@ pub fn layout(instances: usize) -> Layout {
         comparator,
         gc,
         merge: None,
+        created_on_first_write: false,
     };
     let families = || {
         vec![
@@ -74,6 +75,7 @@ pub fn layout(instances: usize) -> Layout {
                 dir,
                 column_families: families(),
                 refused: &[],
+                other_families: None,
             })
             .collect(),
     }

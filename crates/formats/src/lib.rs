@@ -12,42 +12,28 @@ use redcodec_ardb::{ArdbCodec, ArdbOptions};
 use redcodec_blackwidow::BlackwidowCodec;
 pub use redcodec_codec::Codec;
 use redcodec_codec::{
-    Capabilities, ComparatorSpec, DataType, DecodeError, EncodeError, GcDecision, KeyRange,
-    KeyShape, Layout, Meta, Place, Record, SubId, SubKind, SubOwner, SubValue,
+    Capabilities, DataType, DecodeError, EncodeError, GcDecision, KeyRange, KeyShape, Layout, Meta,
+    Place, Record, SubId, SubKind, SubOwner, SubValue,
 };
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
 use redcodec_nemo::NemoCodec;
 use thiserror::Error;
 
-/// A codec of any format.
-#[derive(Clone, Debug)]
-pub enum AnyCodec {
-    /// Apache Kvrocks.
-    Kvrocks(KvrocksCodec),
-    /// Pika 3.x blackwidow.
-    Blackwidow(BlackwidowCodec),
-    /// Pika 2.x nemo.
-    Nemo(NemoCodec),
-    /// Ardb (RocksDB engine).
-    Ardb(ArdbCodec),
-}
-
-/// Runs `$body` with `$c` bound to the codec `$any` holds: the one place
-/// that names every format's variant.
-macro_rules! with_codec {
-    ($any:expr, $c:ident => $body:expr) => {
-        match $any {
-            AnyCodec::Kvrocks($c) => $body,
-            AnyCodec::Blackwidow($c) => $body,
-            AnyCodec::Nemo($c) => $body,
-            AnyCodec::Ardb($c) => $body,
+/// The registry of formats: one line per format, naming its [`Format`]
+/// variant and its codec type. It defines [`AnyCodec`] (one variant per
+/// format), `From<Codec>` for each codec, [`Format`], [`Format::ALL`] and
+/// [`Format::name`] (the codec's own `NAME`, which its [`Codec::name`]
+/// returns), and `with_codec!`, the one `match` that names every variant.
+/// Adding a format adds one line here and one arm to [`Format::codec`]
+/// (which turns [`FormatOptions`] into that format's options).
+macro_rules! formats {
+    ($d:tt $($(#[$doc:meta])* $variant:ident($codec:ty),)*) => {
+        /// A codec of any format.
+        #[derive(Clone, Debug)]
+        pub enum AnyCodec {
+            $($(#[$doc])* $variant($codec),)*
         }
-    };
-}
 
-/// `AnyCodec` from each format's codec.
-macro_rules! from_codec {
-    ($($variant:ident($codec:ty)),*) => {
         $(
             impl From<$codec> for AnyCodec {
                 fn from(codec: $codec) -> AnyCodec {
@@ -55,15 +41,46 @@ macro_rules! from_codec {
                 }
             }
         )*
+
+        /// Runs `$body` with `$c` bound to the codec `$any` holds.
+        macro_rules! with_codec {
+            ($d any:expr, $d c:ident => $d body:expr) => {
+                match $d any {
+                    $(AnyCodec::$variant($d c) => $d body,)*
+                }
+            };
+        }
+
+        /// The formats, by name.
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum Format {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Format {
+            /// Every format that can be run, in registry order.
+            pub const ALL: &'static [Format] = &[$(Format::$variant,)*];
+
+            /// The name the command line uses: the codec's [`Codec::name`].
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Format::$variant => <$codec>::NAME,)*
+                }
+            }
+        }
     };
 }
 
-from_codec!(
+formats! {$
+    /// Apache Kvrocks (namespaced, optionally slotted).
     Kvrocks(KvrocksCodec),
+    /// Pika 3.x blackwidow (five instances, second-resolution expiry).
     Blackwidow(BlackwidowCodec),
+    /// Pika 2.x nemo (five instances, linked lists, 5-decimal score index).
     Nemo(NemoCodec),
-    Ardb(ArdbCodec)
-);
+    /// Ardb (one column family per namespace, `ardb.comparator`).
+    Ardb(ArdbCodec),
+}
 
 /// [`Codec`] for `AnyCodec`: every method listed once, forwarded to the
 /// codec the enum holds.
@@ -109,46 +126,12 @@ forward! {
     fn gc_sub(&self, owner: &SubOwner, meta: Option<&[u8]>, now_ms: u64) -> GcDecision;
     fn bootstrap_records(&self) -> Vec<(Record, Vec<u8>)>;
     fn sub_is_current(&self, kind: SubKind, meta: &Meta, raw_value: &[u8]) -> bool;
-    fn size_unknown(&self, meta: &Meta) -> bool;
     fn key_range(&self, key: &[u8]) -> Option<KeyRange>;
     fn gc_expired_key(&self, place: Place, key: &[u8], value: &[u8], now_ms: u64) -> Option<Vec<u8>>;
-    fn created_on_first_write(&self, place: Place) -> bool;
-    fn other_families(&self, instance: usize) -> Option<ComparatorSpec>;
     fn key_shape(&self, place: Place, raw: &[u8]) -> Option<KeyShape>;
 }
 
-/// The formats, by name.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Format {
-    /// Apache Kvrocks (namespaced, optionally slotted).
-    Kvrocks,
-    /// Pika 3.x blackwidow (five instances, second-resolution expiry).
-    Blackwidow,
-    /// Pika 2.x nemo (five instances, linked lists, 5-decimal score index).
-    Nemo,
-    /// Ardb (one column family per namespace, `ardb.comparator`).
-    Ardb,
-}
-
 impl Format {
-    /// Every format that can be run.
-    pub const ALL: &'static [Format] = &[
-        Format::Kvrocks,
-        Format::Blackwidow,
-        Format::Nemo,
-        Format::Ardb,
-    ];
-
-    /// The name the command line uses.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Kvrocks => "kvrocks",
-            Format::Blackwidow => "blackwidow",
-            Format::Nemo => "nemo",
-            Format::Ardb => "ardb",
-        }
-    }
-
     /// A codec of this format with `options`.
     pub fn codec(self, options: &FormatOptions) -> Result<AnyCodec, FormatError> {
         match self {
@@ -280,15 +263,9 @@ mod tests {
         );
         assert!(!nemo.bootstrap_records().is_empty());
         assert_eq!(any_nemo.bootstrap_records(), nemo.bootstrap_records());
-        let ns = ardb.meta_record(b"k", DataType::Set).unwrap().place;
-        assert!(ardb.created_on_first_write(ns));
-        assert!(any_ardb.created_on_first_write(ns));
-        assert!(ardb.other_families(0).is_some());
-        assert!(any_ardb.other_families(0).is_some());
         assert!(ardb.key_range(b"k").is_some());
         assert_eq!(any_ardb.key_range(b"k"), ardb.key_range(b"k"));
         let set = ardb.new_meta(DataType::Set, 0);
-        assert_eq!(any_ardb.size_unknown(&set), ardb.size_unknown(&set));
         let (mut a, mut b) = (set.clone(), set);
         ardb.note_member(&mut a, b"m");
         any_ardb.note_member(&mut b, b"m");

@@ -13,7 +13,8 @@
 use redcodec_codec::{
     Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
     KeyShape, Layout, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Reader, Record,
-    RelativeExpiry, ScoreIndex, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
+    RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution,
+    VersionWidth,
 };
 
 use crate::keys::{successor, KeyScheme};
@@ -38,6 +39,10 @@ pub struct KvrocksCodec {
 }
 
 impl KvrocksCodec {
+    /// The format's name as the command line spells it
+    /// ([`Codec::name`]).
+    pub const NAME: &'static str = "kvrocks";
+
     /// A codec for `opts`; fails for a namespace Kvrocks could not store.
     pub fn new(opts: KvrocksOptions) -> Result<KvrocksCodec, OptionsError> {
         let keys = KeyScheme::new(&opts.namespace, opts.cluster)?;
@@ -60,6 +65,7 @@ impl KvrocksCodec {
             relative_expiry: RelativeExpiry::Exact,
             active_expiry: None,
             string_version: false,
+            size_unknown: SizeUnknown::Never,
         };
         Ok(KvrocksCodec {
             keys,
@@ -122,7 +128,7 @@ fn read_score(r: &mut Reader<'_>) -> Result<f64, DecodeError> {
 
 impl Codec for KvrocksCodec {
     fn name(&self) -> &'static str {
-        "kvrocks"
+        Self::NAME
     }
 
     fn layout(&self) -> &Layout {
