@@ -68,6 +68,7 @@ impl ArdbCodec {
                 period_ms: EXPIRY_PERIOD_MS,
             }),
             string_version: false,
+            version_may_repeat: false,
             // A stored size of −1 decodes with this bit set.
             size_unknown: SizeUnknown::VariantBit(meta::VARIANT_SIZE_UNKNOWN),
         };

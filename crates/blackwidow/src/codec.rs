@@ -58,6 +58,7 @@ impl BlackwidowCodec {
                 relative_expiry: RelativeExpiry::Exact,
                 active_expiry: None,
                 string_version: false,
+                version_may_repeat: false,
                 size_unknown: SizeUnknown::Never,
             },
         }

@@ -146,6 +146,14 @@ pub struct Capabilities {
     /// collection, and keeps a decoded string's version when it rewrites
     /// the value. False: strings have version 0.
     pub string_version: bool,
+    /// Whether a key can be created again with a version it held before
+    /// while element records of that version remain: versions come from
+    /// a clock that repeats within a millisecond, and a string replacing a
+    /// collection's one shared metadata record (then `DEL`) leaves no
+    /// trace of the old version (Pika 4's floyd). The engine then takes the
+    /// next version until the new collection's element range is empty.
+    /// False: versions are never reused.
+    pub version_may_repeat: bool,
     /// Whether collection metadata may be stored without its element
     /// count, and how a decoded [`Meta`] says so.
     pub size_unknown: SizeUnknown,

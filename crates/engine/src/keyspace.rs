@@ -316,7 +316,26 @@ impl<'e, C: Codec> Ctx<'e, C> {
             }
             return Ok(meta);
         }
-        Ok(self.codec().new_meta(ty, self.eng.next_version(previous)))
+        let mut meta = self.codec().new_meta(ty, self.eng.next_version(previous));
+        // A version the key held before may still have element records
+        // (Capabilities::version_may_repeat): take the next one.
+        if self.caps().version_may_repeat {
+            while self.has_elements(key, &meta)? {
+                meta = self
+                    .codec()
+                    .new_meta(ty, self.eng.next_version(Some(meta.version)));
+            }
+        }
+        Ok(meta)
+    }
+
+    /// Whether any element record of `meta`'s version of `key` is stored.
+    fn has_elements(&self, key: &[u8], meta: &Meta) -> CmdResult<bool> {
+        let Some(&kind) = kinds_of(meta.data_type).first() else {
+            return Ok(false);
+        };
+        let range = self.codec().sub_range(kind, key, meta);
+        Ok(self.eng.store.scan(&range, None, false).next()?.is_some())
     }
 
     /// Without versions, the records of an expired collection would still
@@ -797,6 +816,7 @@ mod expiry_tests {
             relative_expiry: RelativeExpiry::Exact,
             active_expiry: None,
             string_version: false,
+            version_may_repeat: false,
             size_unknown: redcodec_codec::SizeUnknown::Never,
         }
     }

@@ -97,6 +97,7 @@ impl FloydCodec {
                 relative_expiry: RelativeExpiry::Exact,
                 active_expiry: None,
                 string_version: true,
+                version_may_repeat: true,
                 size_unknown: SizeUnknown::Never,
             },
         })

@@ -15,6 +15,7 @@ use redcodec_codec::{
     Capabilities, DataType, DecodeError, EncodeError, GcDecision, KeyRange, KeyShape, Layout, Meta,
     Place, Record, SubId, SubKind, SubOwner, SubValue,
 };
+use redcodec_floyd::FloydCodec;
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
 use redcodec_nemo::NemoCodec;
 use thiserror::Error;
@@ -80,6 +81,8 @@ formats! {$
     Nemo(NemoCodec),
     /// Ardb (one column family per namespace, `ardb.comparator`).
     Ardb(ArdbCodec),
+    /// Pika 4.x floyd (keys spread over three instances, millisecond times).
+    Floyd(FloydCodec),
 }
 
 /// [`Codec`] for `AnyCodec`: every method listed once, forwarded to the
@@ -173,6 +176,15 @@ impl Format {
                     opts.namespace = ns.clone();
                 }
                 Ok(AnyCodec::from(ArdbCodec::new(opts)?))
+            }
+            Format::Floyd => {
+                if options.namespace.is_some() || options.cluster {
+                    return Err(FormatError::Unsupported {
+                        format: "floyd",
+                        what: "no namespaces and no cluster mode",
+                    });
+                }
+                Ok(AnyCodec::from(FloydCodec::default()))
             }
         }
     }
@@ -271,6 +283,13 @@ mod tests {
         any_ardb.note_member(&mut b, b"m");
         assert!(a.bounds.is_some());
         assert_eq!(a, b);
+        let floyd = FloydCodec::default();
+        let any_floyd = AnyCodec::from(floyd.clone());
+        assert_eq!(floyd.sub_places(SubKind::HashField).len(), 3);
+        assert_eq!(
+            any_floyd.sub_places(SubKind::HashField),
+            floyd.sub_places(SubKind::HashField)
+        );
         let hash = nemo.new_meta(DataType::Hash, 7);
         for raw in [&b""[..], b"\x00\x00\x00\x07"] {
             assert_eq!(
@@ -287,7 +306,7 @@ mod tests {
         let err = "pika9".parse::<Format>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown format 'pika9' (known formats: kvrocks, blackwidow, nemo, ardb)"
+            "unknown format 'pika9' (known formats: kvrocks, blackwidow, nemo, ardb, floyd)"
         );
     }
 

@@ -65,6 +65,7 @@ impl KvrocksCodec {
             relative_expiry: RelativeExpiry::Exact,
             active_expiry: None,
             string_version: false,
+            version_may_repeat: false,
             size_unknown: SizeUnknown::Never,
         };
         Ok(KvrocksCodec {

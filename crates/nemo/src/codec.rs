@@ -70,6 +70,7 @@ impl NemoCodec {
                 relative_expiry: RelativeExpiry::SecondsMinusOne,
                 active_expiry: None,
                 string_version: false,
+                version_may_repeat: false,
                 size_unknown: SizeUnknown::Never,
             },
         }
