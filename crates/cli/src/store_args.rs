@@ -13,7 +13,7 @@ use crate::error::CliError;
 /// Which store, in which format, on which clock.
 #[derive(Args, Debug, Clone)]
 pub struct StoreArgs {
-    /// Format name: kvrocks, blackwidow, nemo or ardb.
+    /// Format name: kvrocks, blackwidow, nemo, ardb or floyd.
     #[arg(long)]
     pub format: String,
     /// Store directory.
