@@ -15,7 +15,7 @@ mod tests;
 
 use redcodec_codec::{Codec, DataType, Meta};
 
-use self::model::{Model, Side};
+use self::model::{ListOps, Model, Side};
 use super::{is, resolve_range};
 use crate::dispatch::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
