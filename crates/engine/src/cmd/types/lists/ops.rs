@@ -1,6 +1,6 @@
 //! The one internal interface every list command goes through: the list
 //! operations, dispatched on the list model the format declares
-//! ([`ListModel`]). Each model is a sibling module implementing
+//! ([`redcodec_codec::ListModel`]). Each model is a sibling module implementing
 //! [`ListOps`] on the same `(ctx, key, meta)` triple; commands never see
 //! indexes, nodes or sequence numbers.
 //!
@@ -13,27 +13,24 @@
 //! - an operation whose result would be an empty list is not called (the
 //!   caller drops the key), except pops, which leave `meta.size == 0`.
 
-use redcodec_codec::{Codec, ListModel, Meta};
+use redcodec_codec::{Codec, Meta};
 
-use super::array::Array;
-use super::linked::Linked;
-use super::sparse::Sparse;
 use crate::error::CmdResult;
 use crate::keyspace::Ctx;
 
 /// An end of a list.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(super) enum Side {
+pub(crate) enum Side {
     /// The head (index 0).
     Left,
     /// The tail (index -1).
     Right,
 }
 
-/// The list operations every model implements ([`Array`], [`Linked`],
-/// [`Sparse`]), each on the same `(ctx, key, meta)` triple and under the
+/// The list operations every model implements (array, linked, sparse,
+/// and [`super::Model`], which forwards to the format's), each on the same `(ctx, key, meta)` triple and under the
 /// contract of this module.
-pub(super) trait ListOps {
+pub(crate) trait ListOps {
     /// The element at position `pos`.
     fn get<C: Codec>(
         &self,
@@ -146,61 +143,6 @@ pub(super) trait ListOps {
         start: u64,
         stop: u64,
     ) -> CmdResult<()>;
-}
-
-/// The list algorithm chosen for the format.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(super) enum Model {
-    /// Consecutive integer indexes; `ListShift` picks the side that moves.
-    Array(Array),
-    /// Doubly linked nodes with never-reused sequence numbers.
-    Linked(Linked),
-    /// Numeric indexes, fractional after LINSERT.
-    Sparse(Sparse),
-}
-
-impl Model {
-    /// The algorithm for the format behind `ctx`. This is the only place
-    /// that knows which list models are implemented.
-    pub(super) fn of<C: Codec>(ctx: &Ctx<'_, C>) -> CmdResult<Model> {
-        Ok(match ctx.caps().list_model {
-            ListModel::Array { shift } => Model::Array(Array { shift }),
-            ListModel::Linked => Model::Linked(Linked),
-            ListModel::Sparse => Model::Sparse(Sparse),
-        })
-    }
-}
-
-/// Forwards one [`ListOps`] call to the model `Model` holds: the one
-/// dispatch point over the list models (statically dispatched, no `dyn`).
-macro_rules! forward {
-    ($(fn $name:ident<$($g:ident: $b:path),*>(&self, $($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
-        impl ListOps for Model {
-            $(
-                #[inline]
-                fn $name<$($g: $b),*>(&self, $($arg: $ty),*) -> $ret {
-                    match self {
-                        Model::Array(m) => m.$name($($arg),*),
-                        Model::Linked(m) => m.$name($($arg),*),
-                        Model::Sparse(m) => m.$name($($arg),*),
-                    }
-                }
-            )*
-        }
-    };
-}
-
-forward! {
-    fn get<C: Codec>(&self, ctx: &Ctx<'_, C>, key: &[u8], meta: &Meta, pos: u64) -> CmdResult<Vec<u8>>;
-    fn range<C: Codec>(&self, ctx: &Ctx<'_, C>, key: &[u8], meta: &Meta, start: u64, stop: u64) -> CmdResult<Vec<Vec<u8>>>;
-    fn visit<C: Codec>(&self, ctx: &Ctx<'_, C>, key: &[u8], meta: &Meta, from: Side, visit: impl FnMut(&[u8]) -> bool) -> CmdResult<()>;
-    fn push<C: Codec, V: AsRef<[u8]>>(&self, ctx: &mut Ctx<'_, C>, key: &[u8], meta: &mut Meta, side: Side, values: &[V]) -> CmdResult<()>;
-    fn pop<C: Codec>(&self, ctx: &mut Ctx<'_, C>, key: &[u8], meta: &mut Meta, side: Side, n: u64) -> CmdResult<Vec<Vec<u8>>>;
-    fn set<C: Codec>(&self, ctx: &mut Ctx<'_, C>, key: &[u8], meta: &Meta, pos: u64, value: &[u8]) -> CmdResult<()>;
-    fn insert<C: Codec>(&self, ctx: &mut Ctx<'_, C>, key: &[u8], meta: &mut Meta, pivot: &[u8], before: bool, value: &[u8]) -> CmdResult<bool>;
-    fn remove<C: Codec>(&self, ctx: &mut Ctx<'_, C>, key: &[u8], meta: &mut Meta, count: i64, value: &[u8]) -> CmdResult<u64>;
-    fn rotate<C: Codec>(&self, ctx: &mut Ctx<'_, C>, key: &[u8], meta: &mut Meta, from: Side, to: Side) -> CmdResult<Vec<u8>>;
-    fn trim<C: Codec>(&self, ctx: &mut Ctx<'_, C>, key: &[u8], meta: &mut Meta, start: u64, stop: u64) -> CmdResult<()>;
 }
 
 /// Takes exactly `n` elements from `items`, a model's walk over a list's

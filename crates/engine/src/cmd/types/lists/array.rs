@@ -10,7 +10,7 @@
 
 use redcodec_codec::{Codec, ListBounds, ListShift, Meta, SubId, SubKind, SubValue};
 
-use super::model::{ListOps, Side};
+use super::ops::{take_exactly, ListOps, Side};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx, SubIter};
 
@@ -106,7 +106,7 @@ fn read_run<C: Codec>(
     reverse: bool,
     n: u64,
 ) -> CmdResult<Vec<(u64, Vec<u8>)>> {
-    super::model::take_exactly(key, Items::new(ctx, key, meta, from, reverse)?, n)
+    take_exactly(key, Items::new(ctx, key, meta, from, reverse)?, n)
 }
 
 fn put<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], meta: &Meta, index: u64, value: &[u8]) {
@@ -225,9 +225,9 @@ fn compact<C: Codec>(
 /// The array model: consecutive integer indexes `[head, tail)`; `shift`
 /// picks the side that moves on LINSERT and LREM.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(super) struct Array {
+pub(crate) struct Array {
     /// Which side an insert or removal in the middle moves.
-    pub(super) shift: ListShift,
+    pub(crate) shift: ListShift,
 }
 
 impl ListOps for Array {

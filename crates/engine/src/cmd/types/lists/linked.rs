@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use redcodec_codec::{Codec, ListBounds, Meta, SubId, SubKind, SubValue};
 
-use super::model::{ListOps, Side};
+use super::ops::{ListOps, Side};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx};
 
@@ -425,7 +425,7 @@ fn pop_into<C: Codec>(
 /// The linked model: doubly linked nodes with never-reused sequence
 /// numbers.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(super) struct Linked;
+pub(crate) struct Linked;
 
 impl ListOps for Linked {
     fn get<C: Codec>(

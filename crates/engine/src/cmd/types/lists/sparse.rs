@@ -26,7 +26,7 @@ use std::cmp::Ordering;
 
 use redcodec_codec::{Codec, ListBounds, Meta, SparseIndex, SubId, SubKind, SubValue};
 
-use super::model::{ListOps, Side};
+use super::ops::{take_exactly, ListOps, Side};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx, SubIter};
 
@@ -167,12 +167,12 @@ fn window<C: Codec>(
 ) -> CmdResult<Vec<(SparseIndex, Vec<u8>)>> {
     if let Some(base) = direct_base(key, meta)? {
         let from = offset(base, start)?;
-        return super::model::take_exactly(key, Items::new(ctx, key, meta, Some(from), false), n);
+        return take_exactly(key, Items::new(ctx, key, meta, Some(from), false), n);
     }
     // Walk from the nearer end.
     let from_tail = meta.size - start - n;
     if from_tail < start {
-        let mut run = super::model::take_exactly(
+        let mut run = take_exactly(
             key,
             Items::from_side(ctx, key, meta, Side::Right).skip(from_tail as usize),
             n,
@@ -180,7 +180,7 @@ fn window<C: Codec>(
         run.reverse();
         Ok(run)
     } else {
-        super::model::take_exactly(
+        take_exactly(
             key,
             Items::from_side(ctx, key, meta, Side::Left).skip(start as usize),
             n,
@@ -238,8 +238,7 @@ fn renumber_and_insert<C: Codec>(
     before: bool,
     value: &[u8],
 ) -> CmdResult<bool> {
-    let items =
-        super::model::take_exactly(key, Items::from_side(ctx, key, meta, Side::Left), meta.size)?;
+    let items = take_exactly(key, Items::from_side(ctx, key, meta, Side::Left), meta.size)?;
     let mut values = Vec::with_capacity(items.len() + 1);
     let mut inserted = false;
     for (index, v) in &items {
@@ -274,7 +273,7 @@ fn renumber_and_insert<C: Codec>(
 
 /// The sparse model: numeric indexes, fractional after LINSERT.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(super) struct Sparse;
+pub(crate) struct Sparse;
 
 impl ListOps for Sparse {
     fn get<C: Codec>(
@@ -375,7 +374,7 @@ impl ListOps for Sparse {
         }
         let (mut min, mut max, sequential) = bounds(key, meta)?;
         // The popped elements, and the one after them (the new bound).
-        let mut run = super::model::take_exactly(key, Items::from_side(ctx, key, meta, side), n)?;
+        let mut run = take_exactly(key, Items::from_side(ctx, key, meta, side), n)?;
         if n < meta.size {
             let mut rest = Items::from_side(ctx, key, meta, side).skip(n as usize);
             let next = rest
@@ -522,12 +521,8 @@ impl ListOps for Sparse {
     ) -> CmdResult<()> {
         let (_, _, sequential) = bounds(key, meta)?;
         let tail_cut = meta.size - 1 - stop;
-        let head = super::model::take_exactly(
-            key,
-            Items::from_side(ctx, key, meta, Side::Left),
-            start + 1,
-        )?;
-        let tail = super::model::take_exactly(
+        let head = take_exactly(key, Items::from_side(ctx, key, meta, Side::Left), start + 1)?;
+        let tail = take_exactly(
             key,
             Items::from_side(ctx, key, meta, Side::Right),
             tail_cut + 1,
