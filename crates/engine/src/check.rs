@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 
 use redcodec_codec::{Codec, DataType, GcDecision, Place, SubKind};
 
-use crate::engine::EngineCore;
+use crate::core::EngineCore;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::value::{read_value, Value};

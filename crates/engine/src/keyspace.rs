@@ -9,7 +9,7 @@ use redcodec_codec::{
     SubValue, TtlResolution, VersionWidth,
 };
 
-use crate::engine::EngineCore;
+use crate::core::EngineCore;
 use crate::error::{CmdError, CmdResult};
 use crate::reply::quote_bytes;
 use crate::store::{Batch, StoreIter};

@@ -5,7 +5,7 @@
 
 use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
 
-use crate::cmd::lists;
+use crate::cmd::types::lists;
 use crate::engine::Engine;
 use crate::error::CmdError;
 use crate::keyspace::{corrupt, Ctx};

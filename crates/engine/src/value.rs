@@ -3,7 +3,7 @@
 
 use redcodec_codec::{Codec, DataType, Meta};
 
-use crate::cmd::{hashes, lists, sets, zsets};
+use crate::cmd::types::{hashes, lists, sets, zsets};
 use crate::error::CmdResult;
 use crate::keyspace::{Ctx, KeyView};
 

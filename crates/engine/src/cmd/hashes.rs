@@ -1,21 +1,22 @@
 //! Hash commands. Each field is one `HashField` record named by the field,
 //! holding the value's bytes.
 
-use std::collections::HashMap;
+use redcodec_codec::{Codec, DataType, Meta};
 
-use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
-
-use super::is;
 use super::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
-use super::sets::{distinct, random_count_arg, random_pick, random_record, record_name, Rng};
-use crate::dispatch::{Keys, Table};
+use crate::cmd::args::distinct;
+use crate::cmd::args::is;
+use crate::cmd::types::hashes::{
+    decode_pair, field_id, last_wins, put_value, read_all, value_bytes, KIND,
+};
+use crate::cmd::types::random::{random_count_arg, random_pick, random_record, Rng};
+use crate::cmd::types::sets::record_name;
+use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
-use crate::keyspace::{corrupt, Ctx};
+use crate::keyspace::Ctx;
 use crate::long_double::LongDouble;
 use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
-
-const KIND: SubKind = SubKind::HashField;
 
 pub fn register<C: Codec>(t: &mut Table<C>) {
     t.add("hset", -4, Keys::First, hset);
@@ -38,56 +39,6 @@ pub fn register<C: Codec>(t: &mut Table<C>) {
 
 // ---------------------------------------------------------------------------
 // Reading and writing fields
-
-/// Every field and value of the hash at `key` (RENAME, migration), in the
-/// codec's record order.
-pub(crate) fn read_all<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    key: &[u8],
-    meta: &Meta,
-) -> CmdResult<Vec<(Vec<u8>, Vec<u8>)>> {
-    ctx.subs(KIND, key, meta, None, false)
-        .map(|record| record.and_then(|(id, value)| decode_pair(key, id, value)))
-        .collect()
-}
-
-/// Queues `pairs` as the records of the fresh hash `meta` at `key` and sets
-/// its size (a repeated field counts once; its last value wins). Does not
-/// write the metadata.
-pub(crate) fn write_all<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    pairs: &[(Vec<u8>, Vec<u8>)],
-) -> CmdResult<()> {
-    let pairs: Vec<(&[u8], &[u8])> = pairs
-        .iter()
-        .map(|(f, v)| (f.as_slice(), v.as_slice()))
-        .collect();
-    let pairs = last_wins(&pairs);
-    for (field, value) in &pairs {
-        put_value(ctx, key, meta, field, value);
-    }
-    meta.size = pairs.len() as u64;
-    Ok(())
-}
-
-fn field_id(field: &[u8]) -> SubId {
-    SubId::Name(field.to_vec())
-}
-
-/// The bytes of a field's value record.
-fn value_bytes(key: &[u8], value: SubValue) -> CmdResult<Vec<u8>> {
-    match value {
-        SubValue::Bytes(bytes) => Ok(bytes),
-        other => Err(corrupt(key, format!("unexpected hash value {other:?}"))),
-    }
-}
-
-/// A decoded field record as (field, value).
-fn decode_pair(key: &[u8], id: SubId, value: SubValue) -> CmdResult<(Vec<u8>, Vec<u8>)> {
-    Ok((record_name(key, id)?, value_bytes(key, value)?))
-}
 
 /// The live hash at `key`; WRONGTYPE for another type.
 fn read<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8]) -> CmdResult<Option<Meta>> {
@@ -119,16 +70,6 @@ fn lookup<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8], field: &[u8]) -> CmdResult<Opt
     }
 }
 
-fn put_value<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], meta: &Meta, field: &[u8], value: &[u8]) {
-    ctx.sub_put(
-        KIND,
-        key,
-        meta,
-        &field_id(field),
-        &SubValue::Bytes(value.to_vec()),
-    );
-}
-
 /// Queues `field` = `value`; a new field (`existed` false) grows the hash
 /// and its metadata is saved.
 fn set_field<C: Codec>(
@@ -145,26 +86,6 @@ fn set_field<C: Codec>(
         ctx.save(key, meta)?;
     }
     Ok(())
-}
-
-/// Field–value pairs with each field once, holding its last value, in
-/// first-seen order.
-fn last_wins<'a>(pairs: &[(&'a [u8], &'a [u8])]) -> Vec<(&'a [u8], &'a [u8])> {
-    if pairs.len() == 1 {
-        return pairs.to_vec();
-    }
-    let mut slot: HashMap<&[u8], usize> = HashMap::new();
-    let mut out: Vec<(&[u8], &[u8])> = Vec::new();
-    for &(field, value) in pairs {
-        match slot.get(field) {
-            Some(&i) => out[i].1 = value,
-            None => {
-                slot.insert(field, out.len());
-                out.push((field, value));
-            }
-        }
-    }
-    out
 }
 
 // ---------------------------------------------------------------------------

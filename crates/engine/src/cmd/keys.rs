@@ -3,8 +3,8 @@
 
 use redcodec_codec::Codec;
 
-use super::is;
-use crate::dispatch::{Keys, Table};
+use crate::cmd::args::is;
+use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{Ctx, ExpireAt};
 use crate::number::int_arg;

@@ -3,7 +3,7 @@
 use redcodec_codec::{Codec, DataType};
 
 use super::scan_args::{glob_match, parse_cursor, scan_reply, ScanOptions};
-use crate::dispatch::{Keys, Table};
+use crate::command::{Keys, Table};
 use crate::error::CmdResult;
 use crate::keyspace::Ctx;
 use crate::reply::Reply;

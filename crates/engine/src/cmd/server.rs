@@ -2,8 +2,8 @@
 
 use redcodec_codec::Codec;
 
-use super::is;
-use crate::dispatch::{Keys, Table};
+use crate::cmd::args::is;
+use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::reply::Reply;

@@ -7,18 +7,18 @@
 //! [`distinct`].
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
+use redcodec_codec::{Codec, DataType, Meta, SubValue};
 
 use super::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
-use crate::dispatch::{Keys, Table};
+use crate::cmd::args::distinct;
+use crate::cmd::types::random::{random_count_arg, random_pick, random_record, Rng};
+use crate::cmd::types::sets::{member_id, read_all, record_name, write_all, KIND};
+use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
-use crate::keyspace::{corrupt, Ctx};
+use crate::keyspace::Ctx;
 use crate::number::parse_i64;
 use crate::reply::Reply;
-
-const KIND: SubKind = SubKind::SetMember;
 
 pub fn register<C: Codec>(t: &mut Table<C>) {
     t.add("sadd", -3, Keys::First, sadd);
@@ -41,56 +41,6 @@ pub fn register<C: Codec>(t: &mut Table<C>) {
 
 // ---------------------------------------------------------------------------
 // Reading and writing members
-
-/// Every member of the set at `key` (RENAME, migration), in the codec's
-/// record order.
-pub(crate) fn read_all<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    key: &[u8],
-    meta: &Meta,
-) -> CmdResult<Vec<Vec<u8>>> {
-    ctx.subs(KIND, key, meta, None, false)
-        .map(|record| record.and_then(|(id, _)| record_name(key, id)))
-        .collect()
-}
-
-/// Queues `members` as the records of the fresh set `meta` at `key` and sets
-/// its size (duplicates count once). Does not write the metadata.
-pub(crate) fn write_all<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    members: &[Vec<u8>],
-) -> CmdResult<()> {
-    let unique = distinct(members.iter().map(Vec::as_slice));
-    for member in &unique {
-        ctx.sub_put(KIND, key, meta, &member_id(member), &SubValue::Empty);
-        ctx.codec().note_member(meta, member);
-    }
-    meta.size = unique.len() as u64;
-    Ok(())
-}
-
-/// The name of a hash-field, set-member or zset-member record.
-pub(crate) fn record_name(key: &[u8], id: SubId) -> CmdResult<Vec<u8>> {
-    match id {
-        SubId::Name(name) => Ok(name),
-        other => Err(corrupt(key, format!("unexpected element id {other:?}"))),
-    }
-}
-
-/// The items in first-seen order, each once.
-pub(crate) fn distinct<'a>(items: impl IntoIterator<Item = &'a [u8]>) -> Vec<&'a [u8]> {
-    let mut seen = HashSet::new();
-    items
-        .into_iter()
-        .filter(|item| seen.insert(*item))
-        .collect()
-}
-
-fn member_id(member: &[u8]) -> SubId {
-    SubId::Name(member.to_vec())
-}
 
 /// Whether `member` belongs to the set `meta` at `key`. A fresh set (size
 /// 0) has no members, whatever stale records a version-less format still
@@ -468,116 +418,6 @@ fn sdiffstore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
 
 // ---------------------------------------------------------------------------
 // Random picks, shared with HRANDFIELD and ZRANDMEMBER
-
-/// Most elements a random pick with repetitions may return. Redis has no
-/// limit and would try to build a reply of up to 2^63 elements; past this
-/// bound the engine answers `ERR value is out of range` instead.
-pub(crate) const MAX_RANDOM_REPEATS: u64 = 1 << 24;
-
-/// Picks made so far by this process, mixed into every seed so commands
-/// run at the same millisecond still draw differently.
-static DRAWS: AtomicU64 = AtomicU64::new(0);
-
-/// A small xorshift64* generator: random enough for SPOP and friends,
-/// cheap to seed per command.
-pub(crate) struct Rng(u64);
-
-impl Rng {
-    /// A generator seeded from the command's time and a process-wide counter.
-    pub(crate) fn new(now_ms: u64) -> Rng {
-        let draw = DRAWS.fetch_add(1, Ordering::Relaxed);
-        // splitmix64 of the mixed inputs: a well spread, non-zero state.
-        let mut z = now_ms ^ draw.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        Rng((z ^ (z >> 31)) | 1)
-    }
-
-    fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// A number in `0..n` (`n` > 0; 0 when `n` is 0).
-    pub(crate) fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
-    }
-}
-
-/// Parses the count of SRANDMEMBER / HRANDFIELD / ZRANDMEMBER: an integer
-/// in `-i64::MAX..=i64::MAX`, with Redis' two error texts.
-pub(crate) fn random_count_arg(arg: &[u8]) -> CmdResult<i64> {
-    let n = parse_i64(arg).ok_or(CmdError::NotInteger)?;
-    if n == i64::MIN {
-        return Err(CmdError::other(format!(
-            "ERR value is out of range, value must between {} and {}",
-            -i64::MAX,
-            i64::MAX
-        )));
-    }
-    Ok(n)
-}
-
-/// Redis' rules for a random pick of `count` among `items`: a positive
-/// count picks distinct items, all of them (in their order) when `count`
-/// is at least their number; a negative count picks `-count` items that
-/// may repeat; zero picks nothing.
-pub(crate) fn random_pick<T: Clone>(
-    rng: &mut Rng,
-    mut items: Vec<T>,
-    count: i64,
-) -> CmdResult<Vec<T>> {
-    if items.is_empty() || count == 0 {
-        return Ok(Vec::new());
-    }
-    let len = items.len() as u64;
-    if count < 0 {
-        let picks = count.unsigned_abs();
-        if picks > MAX_RANDOM_REPEATS {
-            return Err(CmdError::other("ERR value is out of range"));
-        }
-        return Ok((0..picks)
-            .map(|_| items[rng.below(len) as usize].clone())
-            .collect());
-    }
-    let picks = count as u64;
-    if picks >= len {
-        return Ok(items);
-    }
-    // Partial Fisher–Yates: the first `picks` slots become a uniform sample.
-    for i in 0..picks {
-        let j = i + rng.below(len - i);
-        items.swap(i as usize, j as usize);
-    }
-    items.truncate(picks as usize);
-    Ok(items)
-}
-
-/// One uniformly chosen element record of `kind` of the live collection
-/// `meta` at `key`.
-pub(crate) fn random_record<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    kind: SubKind,
-    key: &[u8],
-    meta: &Meta,
-) -> CmdResult<(SubId, SubValue)> {
-    let index = Rng::new(ctx.now_ms()).below(meta.size);
-    let index = usize::try_from(index).unwrap_or(0);
-    let chosen = match ctx.subs(kind, key, meta, None, false).nth(index) {
-        Some(record) => record?,
-        // The size overstates the records: take the first one.
-        None => match ctx.subs(kind, key, meta, None, false).next() {
-            Some(record) => record?,
-            None => return Err(corrupt(key, "a collection without elements")),
-        },
-    };
-    Ok(chosen)
-}
 
 #[cfg(test)]
 mod tests {

@@ -2,8 +2,8 @@
 
 use redcodec_codec::{Codec, DataType, Meta};
 
-use super::is;
-use crate::dispatch::{Keys, Table};
+use crate::cmd::args::is;
+use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{Ctx, ExpireAt, KeyView};
 use crate::long_double::LongDouble;

@@ -11,7 +11,7 @@
 
 use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
 
-use crate::cmd::{lists, zsets};
+use crate::cmd::types::{lists, zsets};
 use crate::engine::Engine;
 use crate::error::CmdResult;
 use crate::keyspace::{migrated_expiry, Ctx, KeyView};

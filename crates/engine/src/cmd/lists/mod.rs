@@ -1,23 +1,15 @@
 //! List commands. Each command is written once against [`Model`], the
-//! list operations of the format's declared list model; the models live in
-//! sibling modules ([`array`], [`linked`], [`sparse`]).
+//! list operations ([`ListOps`]) of the format's declared list model; the
+//! models live in the type layer ([`crate::cmd::types::lists`]).
 
-mod array;
-mod linked;
-#[cfg(test)]
-mod linked_tests;
-mod model;
-mod sparse;
-#[cfg(test)]
-mod sparse_tests;
 #[cfg(test)]
 mod tests;
 
 use redcodec_codec::{Codec, DataType, Meta};
 
-use self::model::{Model, Side};
-use super::{is, resolve_range};
-use crate::dispatch::{Keys, Table};
+use crate::cmd::args::{is, resolve_range};
+use crate::cmd::types::lists::{ListOps, Model, Side};
+use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{int_arg, parse_i64};
@@ -40,43 +32,6 @@ pub fn register<C: Codec>(t: &mut Table<C>) {
     t.add("lpos", -3, Keys::First, lpos);
     t.add("rpoplpush", 3, Keys::FirstTwo, rpoplpush);
     t.add("lmove", 5, Keys::FirstTwo, lmove);
-}
-
-/// Every element of the live list `key`, head first (RENAME, migration).
-pub(crate) fn read_all<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    key: &[u8],
-    meta: &Meta,
-) -> CmdResult<Vec<Vec<u8>>> {
-    if meta.size == 0 {
-        return Ok(Vec::new());
-    }
-    Model::of(ctx)?.range(ctx, key, meta, 0, meta.size - 1)
-}
-
-/// Calls `visit` with each element of the live list `key`, head first,
-/// until it returns `false`; reads as it goes (migration streams lists).
-pub(crate) fn visit_all<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    key: &[u8],
-    meta: &Meta,
-    visit: impl FnMut(&[u8]) -> bool,
-) -> CmdResult<()> {
-    if meta.size == 0 {
-        return Ok(());
-    }
-    Model::of(ctx)?.visit(ctx, key, meta, Side::Left, visit)
-}
-
-/// Appends `values` in order to the fresh list metadata `meta`, as RPUSH
-/// would, updating its size and bounds; the caller saves the metadata.
-pub(crate) fn write_all<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    values: &[Vec<u8>],
-) -> CmdResult<()> {
-    Model::of(ctx)?.push(ctx, key, meta, Side::Right, values)
 }
 
 /// The live list at `key`, WRONGTYPE for another type.

@@ -402,7 +402,7 @@ fn read_all_and_write_all_round_trip() {
     let values = {
         let ctx = Ctx::new(&t.engine);
         let meta = ctx.typed(b"l", DataType::List).unwrap().unwrap();
-        super::read_all(&ctx, b"l", &meta).unwrap()
+        crate::cmd::types::lists::read_all(&ctx, b"l", &meta).unwrap()
     };
     assert_eq!(
         values,
@@ -410,7 +410,7 @@ fn read_all_and_write_all_round_trip() {
     );
     let mut ctx = Ctx::new(&t.engine);
     let mut meta = ctx.typed_or_create(b"copy", DataType::List).unwrap();
-    super::write_all(&mut ctx, b"copy", &mut meta, &values).unwrap();
+    crate::cmd::types::lists::write_all(&mut ctx, b"copy", &mut meta, &values).unwrap();
     assert_eq!(meta.size, 4);
     ctx.save(b"copy", &meta).unwrap();
     ctx.commit().unwrap();

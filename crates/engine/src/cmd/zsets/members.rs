@@ -4,9 +4,10 @@ use std::collections::{HashMap, HashSet};
 
 use redcodec_codec::{Codec, DataType, Meta};
 
-use super::float::score_arg;
-use super::write::{del_member, put_member, score_of};
-use super::{is, zset};
+use super::common::zset;
+use crate::cmd::args::is;
+use crate::cmd::types::zsets::float::score_arg;
+use crate::cmd::types::zsets::write::{del_member, put_member, score_of};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::format_score;

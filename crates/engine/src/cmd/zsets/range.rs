@@ -4,11 +4,12 @@
 
 use redcodec_codec::{Codec, Meta, ScoreIndex};
 
-use super::bounds::{Interval, LexRange, ScoreRange};
-use super::order::{range_walk, walk, Entry, Start, Window};
-use super::{entries_reply, is, zset};
-use crate::cmd::resolve_range;
+use super::common::{entries_reply, zset};
+use crate::cmd::args::is;
+use crate::cmd::args::resolve_range;
 use crate::cmd::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
+use crate::cmd::types::zsets::bounds::{Interval, LexRange, ScoreRange};
+use crate::cmd::types::zsets::order::{range_walk, walk, Entry, Start, Window};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{format_score, int_arg};

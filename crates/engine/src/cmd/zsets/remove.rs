@@ -3,12 +3,12 @@
 
 use redcodec_codec::{Codec, Meta};
 
-use super::bounds::{LexRange, ScoreRange};
-use super::order::{walk, Entry, Start, Window};
+use super::common::{entries_reply, zset};
 use super::range::{by_rank, lex_walk, score_walk};
-use super::write::del_member;
-use super::{entries_reply, zset};
-use crate::cmd::resolve_range;
+use crate::cmd::args::resolve_range;
+use crate::cmd::types::zsets::bounds::{LexRange, ScoreRange};
+use crate::cmd::types::zsets::order::{walk, Entry, Start, Window};
+use crate::cmd::types::zsets::write::del_member;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::parse_i64;

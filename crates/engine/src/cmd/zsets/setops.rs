@@ -4,9 +4,10 @@ use std::collections::HashMap;
 
 use redcodec_codec::{Codec, DataType, Meta};
 
-use super::float::score_arg;
-use super::{is, read_all, write_all, Members};
-use crate::cmd::sets;
+use crate::cmd::args::is;
+use crate::cmd::types::sets;
+use crate::cmd::types::zsets::float::score_arg;
+use crate::cmd::types::zsets::{read_all, write_all, Members};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::int_arg;

@@ -10,7 +10,7 @@
 
 use redcodec_codec::{Codec, ListBounds, ListShift, Meta, SubId, SubKind, SubValue};
 
-use super::model::Side;
+use super::ops::{take_exactly, ListOps, Side};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx, SubIter};
 
@@ -106,7 +106,7 @@ fn read_run<C: Codec>(
     reverse: bool,
     n: u64,
 ) -> CmdResult<Vec<(u64, Vec<u8>)>> {
-    super::model::take_exactly(key, Items::new(ctx, key, meta, from, reverse)?, n)
+    take_exactly(key, Items::new(ctx, key, meta, from, reverse)?, n)
 }
 
 fn put<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], meta: &Meta, index: u64, value: &[u8]) {
@@ -134,119 +134,6 @@ fn insert_moves_head_side(shift: ListShift, head: u64, tail: u64, pivot: u64, ga
         // Elements before the pivot against elements after it.
         ListShift::PivotHalfHeadOnTie => pivot - head <= tail - 1 - pivot,
     }
-}
-
-pub(super) fn get<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    key: &[u8],
-    meta: &Meta,
-    pos: u64,
-) -> CmdResult<Vec<u8>> {
-    let index = index_of(key, meta, pos)?;
-    ctx.sub_get(SubKind::ListItem, key, meta, &SubId::Index(index))?
-        .and_then(SubValue::into_bytes)
-        .ok_or_else(|| corrupt(key, format!("list item {index} is missing")))
-}
-
-pub(super) fn range<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    key: &[u8],
-    meta: &Meta,
-    start: u64,
-    stop: u64,
-) -> CmdResult<Vec<Vec<u8>>> {
-    let from = index_of(key, meta, start)?;
-    let run = read_run(ctx, key, meta, from, false, stop - start + 1)?;
-    Ok(run.into_iter().map(|(_, v)| v).collect())
-}
-
-pub(super) fn visit<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    key: &[u8],
-    meta: &Meta,
-    from: Side,
-    mut visit: impl FnMut(&[u8]) -> bool,
-) -> CmdResult<()> {
-    let (head, tail) = bounds(key, meta)?;
-    if head == tail {
-        return Ok(());
-    }
-    let (start, reverse) = match from {
-        Side::Left => (head, false),
-        Side::Right => (tail - 1, true),
-    };
-    for item in Items::new(ctx, key, meta, start, reverse)? {
-        if !visit(&item?.1) {
-            break;
-        }
-    }
-    Ok(())
-}
-
-pub(super) fn push<C: Codec, V: AsRef<[u8]>>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    side: Side,
-    values: &[V],
-) -> CmdResult<()> {
-    let (head, tail) = bounds(key, meta)?;
-    let n = values.len() as u64;
-    match side {
-        Side::Left => {
-            let new_head = head.checked_sub(n).ok_or_else(index_space_exhausted)?;
-            for (i, value) in values.iter().enumerate() {
-                put(ctx, key, meta, head - 1 - i as u64, value.as_ref());
-            }
-            set_bounds(meta, new_head, tail);
-        }
-        Side::Right => {
-            let new_tail = tail.checked_add(n).ok_or_else(index_space_exhausted)?;
-            for (i, value) in values.iter().enumerate() {
-                put(ctx, key, meta, tail + i as u64, value.as_ref());
-            }
-            set_bounds(meta, head, new_tail);
-        }
-    }
-    Ok(())
-}
-
-pub(super) fn pop<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    side: Side,
-    n: u64,
-) -> CmdResult<Vec<Vec<u8>>> {
-    let (head, tail) = bounds(key, meta)?;
-    let n = n.min(tail - head);
-    if n == 0 {
-        return Ok(Vec::new());
-    }
-    let run = match side {
-        Side::Left => read_run(ctx, key, meta, head, false, n)?,
-        Side::Right => read_run(ctx, key, meta, tail - 1, true, n)?,
-    };
-    for (index, _) in &run {
-        del(ctx, key, meta, *index);
-    }
-    match side {
-        Side::Left => set_bounds(meta, head + n, tail),
-        Side::Right => set_bounds(meta, head, tail - n),
-    }
-    Ok(run.into_iter().map(|(_, v)| v).collect())
-}
-
-pub(super) fn set<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &Meta,
-    pos: u64,
-    value: &[u8],
-) -> CmdResult<()> {
-    let index = index_of(key, meta, pos)?;
-    put(ctx, key, meta, index, value);
-    Ok(())
 }
 
 /// The index of the first element equal to `value`, from the head.
@@ -281,37 +168,6 @@ fn move_by_one<C: Codec>(
         put(ctx, key, meta, to, &value);
     }
     Ok(())
-}
-
-/// LINSERT: the new element goes into the gap before index `gap` (the
-/// pivot's index, or the one after it for AFTER). The side of the gap
-/// chosen by `shift` moves one index outward to make room.
-pub(super) fn insert<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    shift: ListShift,
-    pivot: &[u8],
-    before: bool,
-    value: &[u8],
-) -> CmdResult<bool> {
-    let (head, tail) = bounds(key, meta)?;
-    let Some(pivot_index) = find_first(ctx, key, meta, pivot)? else {
-        return Ok(false);
-    };
-    let gap = if before { pivot_index } else { pivot_index + 1 };
-    if insert_moves_head_side(shift, head, tail, pivot_index, gap) {
-        let new_head = head.checked_sub(1).ok_or_else(index_space_exhausted)?;
-        move_by_one(ctx, key, meta, head, gap - head, true)?;
-        put(ctx, key, meta, gap - 1, value);
-        set_bounds(meta, new_head, tail);
-    } else {
-        let new_tail = tail.checked_add(1).ok_or_else(index_space_exhausted)?;
-        move_by_one(ctx, key, meta, gap, tail - gap, false)?;
-        put(ctx, key, meta, gap, value);
-        set_bounds(meta, head, new_tail);
-    }
-    Ok(true)
 }
 
 /// The indexes of up to `limit` elements equal to `value` (0: no limit),
@@ -366,57 +222,220 @@ fn compact<C: Codec>(
     Ok(())
 }
 
-/// LREM: removes the matching elements, then closes the holes by moving
-/// the elements of the side chosen by `shift`: towards the tail when the
-/// head side (head up to the highest match) moves, else towards the head;
-/// the freed indexes at that end are deleted.
-pub(super) fn remove<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    shift: ListShift,
-    count: i64,
-    value: &[u8],
-) -> CmdResult<u64> {
-    let (head, tail) = bounds(key, meta)?;
-    let doomed = matching_indexes(ctx, key, meta, value, count < 0, count.unsigned_abs())?;
-    let n = doomed.len() as u64;
-    let (Some(&min), Some(&max)) = (doomed.first(), doomed.last()) else {
-        return Ok(0);
-    };
-    if n == tail - head {
-        return Ok(n);
-    }
-    if shifts_head_side(shift, max - head, tail - 1 - min) {
-        compact(ctx, key, meta, &doomed, max, true)?;
-        for index in head..head + n {
-            del(ctx, key, meta, index);
-        }
-        set_bounds(meta, head + n, tail);
-    } else {
-        compact(ctx, key, meta, &doomed, min, false)?;
-        for index in tail - n..tail {
-            del(ctx, key, meta, index);
-        }
-        set_bounds(meta, head, tail - n);
-    }
-    Ok(n)
+/// The array model: consecutive integer indexes `[head, tail)`; `shift`
+/// picks the side that moves on LINSERT and LREM.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Array {
+    /// Which side an insert or removal in the middle moves.
+    pub(crate) shift: ListShift,
 }
 
-pub(super) fn trim<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    start: u64,
-    stop: u64,
-) -> CmdResult<()> {
-    let (head, tail) = bounds(key, meta)?;
-    let (new_head, new_tail) = (head + start, head + stop + 1);
-    for index in (head..new_head).chain(new_tail..tail) {
-        del(ctx, key, meta, index);
+impl ListOps for Array {
+    fn get<C: Codec>(
+        &self,
+        ctx: &Ctx<'_, C>,
+        key: &[u8],
+        meta: &Meta,
+        pos: u64,
+    ) -> CmdResult<Vec<u8>> {
+        let index = index_of(key, meta, pos)?;
+        ctx.sub_get(SubKind::ListItem, key, meta, &SubId::Index(index))?
+            .and_then(SubValue::into_bytes)
+            .ok_or_else(|| corrupt(key, format!("list item {index} is missing")))
     }
-    set_bounds(meta, new_head, new_tail);
-    Ok(())
+
+    fn range<C: Codec>(
+        &self,
+        ctx: &Ctx<'_, C>,
+        key: &[u8],
+        meta: &Meta,
+        start: u64,
+        stop: u64,
+    ) -> CmdResult<Vec<Vec<u8>>> {
+        let from = index_of(key, meta, start)?;
+        let run = read_run(ctx, key, meta, from, false, stop - start + 1)?;
+        Ok(run.into_iter().map(|(_, v)| v).collect())
+    }
+
+    fn visit<C: Codec>(
+        &self,
+        ctx: &Ctx<'_, C>,
+        key: &[u8],
+        meta: &Meta,
+        from: Side,
+        mut visit: impl FnMut(&[u8]) -> bool,
+    ) -> CmdResult<()> {
+        let (head, tail) = bounds(key, meta)?;
+        if head == tail {
+            return Ok(());
+        }
+        let (start, reverse) = match from {
+            Side::Left => (head, false),
+            Side::Right => (tail - 1, true),
+        };
+        for item in Items::new(ctx, key, meta, start, reverse)? {
+            if !visit(&item?.1) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn push<C: Codec, V: AsRef<[u8]>>(
+        &self,
+        ctx: &mut Ctx<'_, C>,
+        key: &[u8],
+        meta: &mut Meta,
+        side: Side,
+        values: &[V],
+    ) -> CmdResult<()> {
+        let (head, tail) = bounds(key, meta)?;
+        let n = values.len() as u64;
+        match side {
+            Side::Left => {
+                let new_head = head.checked_sub(n).ok_or_else(index_space_exhausted)?;
+                for (i, value) in values.iter().enumerate() {
+                    put(ctx, key, meta, head - 1 - i as u64, value.as_ref());
+                }
+                set_bounds(meta, new_head, tail);
+            }
+            Side::Right => {
+                let new_tail = tail.checked_add(n).ok_or_else(index_space_exhausted)?;
+                for (i, value) in values.iter().enumerate() {
+                    put(ctx, key, meta, tail + i as u64, value.as_ref());
+                }
+                set_bounds(meta, head, new_tail);
+            }
+        }
+        Ok(())
+    }
+
+    fn pop<C: Codec>(
+        &self,
+        ctx: &mut Ctx<'_, C>,
+        key: &[u8],
+        meta: &mut Meta,
+        side: Side,
+        n: u64,
+    ) -> CmdResult<Vec<Vec<u8>>> {
+        let (head, tail) = bounds(key, meta)?;
+        let n = n.min(tail - head);
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let run = match side {
+            Side::Left => read_run(ctx, key, meta, head, false, n)?,
+            Side::Right => read_run(ctx, key, meta, tail - 1, true, n)?,
+        };
+        for (index, _) in &run {
+            del(ctx, key, meta, *index);
+        }
+        match side {
+            Side::Left => set_bounds(meta, head + n, tail),
+            Side::Right => set_bounds(meta, head, tail - n),
+        }
+        Ok(run.into_iter().map(|(_, v)| v).collect())
+    }
+
+    fn set<C: Codec>(
+        &self,
+        ctx: &mut Ctx<'_, C>,
+        key: &[u8],
+        meta: &Meta,
+        pos: u64,
+        value: &[u8],
+    ) -> CmdResult<()> {
+        let index = index_of(key, meta, pos)?;
+        put(ctx, key, meta, index, value);
+        Ok(())
+    }
+
+    /// LINSERT: the new element goes into the gap before index `gap` (the
+    /// pivot's index, or the one after it for AFTER). The side of the gap
+    /// chosen by `shift` moves one index outward to make room.
+    fn insert<C: Codec>(
+        &self,
+        ctx: &mut Ctx<'_, C>,
+        key: &[u8],
+        meta: &mut Meta,
+        pivot: &[u8],
+        before: bool,
+        value: &[u8],
+    ) -> CmdResult<bool> {
+        let shift = self.shift;
+        let (head, tail) = bounds(key, meta)?;
+        let Some(pivot_index) = find_first(ctx, key, meta, pivot)? else {
+            return Ok(false);
+        };
+        let gap = if before { pivot_index } else { pivot_index + 1 };
+        if insert_moves_head_side(shift, head, tail, pivot_index, gap) {
+            let new_head = head.checked_sub(1).ok_or_else(index_space_exhausted)?;
+            move_by_one(ctx, key, meta, head, gap - head, true)?;
+            put(ctx, key, meta, gap - 1, value);
+            set_bounds(meta, new_head, tail);
+        } else {
+            let new_tail = tail.checked_add(1).ok_or_else(index_space_exhausted)?;
+            move_by_one(ctx, key, meta, gap, tail - gap, false)?;
+            put(ctx, key, meta, gap, value);
+            set_bounds(meta, head, new_tail);
+        }
+        Ok(true)
+    }
+
+    /// LREM: removes the matching elements, then closes the holes by moving
+    /// the elements of the side chosen by `shift`: towards the tail when the
+    /// head side (head up to the highest match) moves, else towards the head;
+    /// the freed indexes at that end are deleted.
+    fn remove<C: Codec>(
+        &self,
+        ctx: &mut Ctx<'_, C>,
+        key: &[u8],
+        meta: &mut Meta,
+        count: i64,
+        value: &[u8],
+    ) -> CmdResult<u64> {
+        let shift = self.shift;
+        let (head, tail) = bounds(key, meta)?;
+        let doomed = matching_indexes(ctx, key, meta, value, count < 0, count.unsigned_abs())?;
+        let n = doomed.len() as u64;
+        let (Some(&min), Some(&max)) = (doomed.first(), doomed.last()) else {
+            return Ok(0);
+        };
+        if n == tail - head {
+            return Ok(n);
+        }
+        if shifts_head_side(shift, max - head, tail - 1 - min) {
+            compact(ctx, key, meta, &doomed, max, true)?;
+            for index in head..head + n {
+                del(ctx, key, meta, index);
+            }
+            set_bounds(meta, head + n, tail);
+        } else {
+            compact(ctx, key, meta, &doomed, min, false)?;
+            for index in tail - n..tail {
+                del(ctx, key, meta, index);
+            }
+            set_bounds(meta, head, tail - n);
+        }
+        Ok(n)
+    }
+
+    fn trim<C: Codec>(
+        &self,
+        ctx: &mut Ctx<'_, C>,
+        key: &[u8],
+        meta: &mut Meta,
+        start: u64,
+        stop: u64,
+    ) -> CmdResult<()> {
+        let (head, tail) = bounds(key, meta)?;
+        let (new_head, new_tail) = (head + start, head + stop + 1);
+        for index in (head..new_head).chain(new_tail..tail) {
+            del(ctx, key, meta, index);
+        }
+        set_bounds(meta, new_head, new_tail);
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -19,18 +19,10 @@ use std::collections::VecDeque;
 use redcodec_codec::{Codec, Meta, ScoreIndex, SubId, SubKind};
 
 use super::bounds::Interval;
+pub(crate) use super::entry::Entry;
 use super::write::score_of;
 use crate::error::CmdResult;
 use crate::keyspace::{corrupt, Ctx, SubIter};
-
-/// A sorted-set member with its exact score.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Entry {
-    /// The member.
-    pub(crate) member: Vec<u8>,
-    /// Its exact score.
-    pub(crate) score: f64,
-}
 
 /// Redis' order of sorted-set entries: by score, then by member bytes.
 pub(crate) fn redis_order(a: &Entry, b: &Entry) -> Ordering {

@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use redcodec_codec::{Codec, ListBounds, Meta, SubId, SubKind, SubValue};
 
-use super::model::Side;
+use super::ops::{ListOps, Side};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx};
 
@@ -369,71 +369,6 @@ impl<C: Codec> Iterator for Walk<'_, '_, '_, C> {
     }
 }
 
-pub(super) fn get<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    key: &[u8],
-    meta: &Meta,
-    pos: u64,
-) -> CmdResult<Vec<u8>> {
-    let from_right = meta.size - 1 - pos;
-    let (from, skip) = if from_right < pos {
-        (Side::Right, from_right)
-    } else {
-        (Side::Left, pos)
-    };
-    let mut walk = Walk::new(ctx, key, meta, from)?;
-    walk.pass(skip)?;
-    match walk.next_node()? {
-        Some((_, node)) => Ok(node.value),
-        None => Err(corrupt(key, format!("list has no element {pos}"))),
-    }
-}
-
-pub(super) fn range<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    key: &[u8],
-    meta: &Meta,
-    start: u64,
-    stop: u64,
-) -> CmdResult<Vec<Vec<u8>>> {
-    let n = stop - start + 1;
-    let after = meta.size - 1 - stop;
-    // Walk in from the end nearer to the window.
-    let (from, skip) = if after < start {
-        (Side::Right, after)
-    } else {
-        (Side::Left, start)
-    };
-    let mut walk = Walk::new(ctx, key, meta, from)?;
-    walk.pass(skip)?;
-    let mut out = Vec::with_capacity(usize::try_from(n).unwrap_or(0).min(1 << 16));
-    for _ in 0..n {
-        match walk.next_node()? {
-            Some((_, node)) => out.push(node.value),
-            None => return Err(corrupt(key, format!("list has no element {stop}"))),
-        }
-    }
-    if from == Side::Right {
-        out.reverse();
-    }
-    Ok(out)
-}
-
-pub(super) fn visit<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    key: &[u8],
-    meta: &Meta,
-    from: Side,
-    mut visit: impl FnMut(&[u8]) -> bool,
-) -> CmdResult<()> {
-    for item in Walk::new(ctx, key, meta, from)? {
-        if !visit(&item?.1.value) {
-            break;
-        }
-    }
-    Ok(())
-}
-
 /// Links a new node holding `value` at the `side` end.
 fn push_one<C: Codec>(
     ctx: &Ctx<'_, C>,
@@ -456,23 +391,6 @@ fn push_one<C: Codec>(
     // On an empty list the new node is the other end too.
     chain.link_toward(ctx, meta, bounds, old_end, side, seq)?;
     bounds.set_end(side, seq);
-    Ok(())
-}
-
-pub(super) fn push<C: Codec, V: AsRef<[u8]>>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    side: Side,
-    values: &[V],
-) -> CmdResult<()> {
-    let mut bounds = Bounds::of(key, meta)?;
-    let mut chain = Chain::new(key);
-    for value in values {
-        push_one(ctx, meta, &mut chain, &mut bounds, side, value.as_ref())?;
-    }
-    bounds.store(meta, meta.size + values.len() as u64);
-    chain.write(ctx, meta);
     Ok(())
 }
 
@@ -504,157 +422,256 @@ fn pop_into<C: Codec>(
     Ok(out)
 }
 
-pub(super) fn pop<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    side: Side,
-    n: u64,
-) -> CmdResult<Vec<Vec<u8>>> {
-    let mut bounds = Bounds::of(key, meta)?;
-    let n = n.min(meta.size);
-    let mut chain = Chain::new(key);
-    let values = pop_into(ctx, key, meta, &mut chain, &mut bounds, side, n)?;
-    bounds.store(meta, meta.size - n);
-    chain.write(ctx, meta);
-    Ok(values)
-}
+/// The linked model: doubly linked nodes with never-reused sequence
+/// numbers.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Linked;
 
-/// LMOVE of a list of two or more elements onto itself: one element from
-/// the `from` end to the `to` end (the other one), relinked in one chain.
-pub(super) fn rotate<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    from: Side,
-    to: Side,
-) -> CmdResult<Vec<u8>> {
-    let mut bounds = Bounds::of(key, meta)?;
-    let mut chain = Chain::new(key);
-    let mut popped = pop_into(ctx, key, meta, &mut chain, &mut bounds, from, 1)?;
-    let value = popped.pop().unwrap_or_default();
-    push_one(ctx, meta, &mut chain, &mut bounds, to, &value)?;
-    bounds.store(meta, meta.size);
-    chain.write(ctx, meta);
-    Ok(value)
-}
-
-pub(super) fn set<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &Meta,
-    pos: u64,
-    value: &[u8],
-) -> CmdResult<()> {
-    let from_right = meta.size - 1 - pos;
-    let (from, skip) = if from_right < pos {
-        (Side::Right, from_right)
-    } else {
-        (Side::Left, pos)
-    };
-    let mut walk = Walk::new(ctx, key, meta, from)?;
-    walk.pass(skip)?;
-    let Some((seq, mut node)) = walk.next_node()? else {
-        return Err(corrupt(key, format!("list has no element {pos}")));
-    };
-    node.value = value.to_vec();
-    let mut chain = Chain::new(key);
-    chain.put(seq, node);
-    chain.write(ctx, meta);
-    Ok(())
-}
-
-pub(super) fn insert<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    pivot: &[u8],
-    before: bool,
-    value: &[u8],
-) -> CmdResult<bool> {
-    let mut found = None;
-    for item in Walk::new(ctx, key, meta, Side::Left)? {
-        let (seq, node) = item?;
-        if node.value == pivot {
-            found = Some((seq, node));
-            break;
+impl ListOps for Linked {
+    fn get<C: Codec>(
+        &self,
+        ctx: &Ctx<'_, C>,
+        key: &[u8],
+        meta: &Meta,
+        pos: u64,
+    ) -> CmdResult<Vec<u8>> {
+        let from_right = meta.size - 1 - pos;
+        let (from, skip) = if from_right < pos {
+            (Side::Right, from_right)
+        } else {
+            (Side::Left, pos)
+        };
+        let mut walk = Walk::new(ctx, key, meta, from)?;
+        walk.pass(skip)?;
+        match walk.next_node()? {
+            Some((_, node)) => Ok(node.value),
+            None => Err(corrupt(key, format!("list has no element {pos}"))),
         }
     }
-    let Some((pivot_seq, pivot_node)) = found else {
-        return Ok(false);
-    };
-    let mut bounds = Bounds::of(key, meta)?;
-    let mut chain = Chain::new(key);
-    let seq = bounds.take_seq()?;
-    let (prev, next) = if before {
-        (pivot_node.prev, pivot_seq)
-    } else {
-        (pivot_seq, pivot_node.next)
-    };
-    chain.nodes.insert(pivot_seq, pivot_node);
-    chain.put(
-        seq,
-        Node {
-            prev,
-            next,
-            value: value.to_vec(),
-        },
-    );
-    chain.link_toward(ctx, meta, &mut bounds, prev, Side::Right, seq)?;
-    chain.link_toward(ctx, meta, &mut bounds, next, Side::Left, seq)?;
-    bounds.store(meta, meta.size + 1);
-    chain.write(ctx, meta);
-    Ok(true)
-}
 
-pub(super) fn remove<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    count: i64,
-    value: &[u8],
-) -> CmdResult<u64> {
-    let from = if count < 0 { Side::Right } else { Side::Left };
-    let limit = count.unsigned_abs();
-    let mut doomed = Vec::new();
-    for item in Walk::new(ctx, key, meta, from)? {
-        let (seq, node) = item?;
-        if node.value == value {
-            doomed.push((seq, node));
-            if doomed.len() as u64 == limit {
+    fn range<C: Codec>(
+        &self,
+        ctx: &Ctx<'_, C>,
+        key: &[u8],
+        meta: &Meta,
+        start: u64,
+        stop: u64,
+    ) -> CmdResult<Vec<Vec<u8>>> {
+        let n = stop - start + 1;
+        let after = meta.size - 1 - stop;
+        // Walk in from the end nearer to the window.
+        let (from, skip) = if after < start {
+            (Side::Right, after)
+        } else {
+            (Side::Left, start)
+        };
+        let mut walk = Walk::new(ctx, key, meta, from)?;
+        walk.pass(skip)?;
+        let mut out = Vec::with_capacity(usize::try_from(n).unwrap_or(0).min(1 << 16));
+        for _ in 0..n {
+            match walk.next_node()? {
+                Some((_, node)) => out.push(node.value),
+                None => return Err(corrupt(key, format!("list has no element {stop}"))),
+            }
+        }
+        if from == Side::Right {
+            out.reverse();
+        }
+        Ok(out)
+    }
+
+    fn visit<C: Codec>(
+        &self,
+        ctx: &Ctx<'_, C>,
+        key: &[u8],
+        meta: &Meta,
+        from: Side,
+        mut visit: impl FnMut(&[u8]) -> bool,
+    ) -> CmdResult<()> {
+        for item in Walk::new(ctx, key, meta, from)? {
+            if !visit(&item?.1.value) {
                 break;
             }
         }
+        Ok(())
     }
-    let n = doomed.len() as u64;
-    if n == 0 || n == meta.size {
-        return Ok(n);
-    }
-    let mut bounds = Bounds::of(key, meta)?;
-    let mut chain = Chain::new(key);
-    let seqs: Vec<i64> = doomed.iter().map(|(seq, _)| *seq).collect();
-    chain.nodes.extend(doomed);
-    for seq in seqs {
-        chain.unlink(ctx, meta, &mut bounds, seq)?;
-    }
-    bounds.store(meta, meta.size - n);
-    chain.write(ctx, meta);
-    Ok(n)
-}
 
-pub(super) fn trim<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    start: u64,
-    stop: u64,
-) -> CmdResult<()> {
-    let mut bounds = Bounds::of(key, meta)?;
-    let mut chain = Chain::new(key);
-    let after = meta.size - 1 - stop;
-    pop_into(ctx, key, meta, &mut chain, &mut bounds, Side::Left, start)?;
-    pop_into(ctx, key, meta, &mut chain, &mut bounds, Side::Right, after)?;
-    bounds.store(meta, stop - start + 1);
-    chain.write(ctx, meta);
-    Ok(())
+    fn push<C: Codec, V: AsRef<[u8]>>(
+        &self,
+        ctx: &mut Ctx<'_, C>,
+        key: &[u8],
+        meta: &mut Meta,
+        side: Side,
+        values: &[V],
+    ) -> CmdResult<()> {
+        let mut bounds = Bounds::of(key, meta)?;
+        let mut chain = Chain::new(key);
+        for value in values {
+            push_one(ctx, meta, &mut chain, &mut bounds, side, value.as_ref())?;
+        }
+        bounds.store(meta, meta.size + values.len() as u64);
+        chain.write(ctx, meta);
+        Ok(())
+    }
+
+    fn pop<C: Codec>(
+        &self,
+        ctx: &mut Ctx<'_, C>,
+        key: &[u8],
+        meta: &mut Meta,
+        side: Side,
+        n: u64,
+    ) -> CmdResult<Vec<Vec<u8>>> {
+        let mut bounds = Bounds::of(key, meta)?;
+        let n = n.min(meta.size);
+        let mut chain = Chain::new(key);
+        let values = pop_into(ctx, key, meta, &mut chain, &mut bounds, side, n)?;
+        bounds.store(meta, meta.size - n);
+        chain.write(ctx, meta);
+        Ok(values)
+    }
+
+    /// LMOVE of a list of two or more elements onto itself: one element from
+    /// the `from` end to the `to` end (the other one), relinked in one chain.
+    fn rotate<C: Codec>(
+        &self,
+        ctx: &mut Ctx<'_, C>,
+        key: &[u8],
+        meta: &mut Meta,
+        from: Side,
+        to: Side,
+    ) -> CmdResult<Vec<u8>> {
+        let mut bounds = Bounds::of(key, meta)?;
+        let mut chain = Chain::new(key);
+        let mut popped = pop_into(ctx, key, meta, &mut chain, &mut bounds, from, 1)?;
+        let value = popped.pop().unwrap_or_default();
+        push_one(ctx, meta, &mut chain, &mut bounds, to, &value)?;
+        bounds.store(meta, meta.size);
+        chain.write(ctx, meta);
+        Ok(value)
+    }
+
+    fn set<C: Codec>(
+        &self,
+        ctx: &mut Ctx<'_, C>,
+        key: &[u8],
+        meta: &Meta,
+        pos: u64,
+        value: &[u8],
+    ) -> CmdResult<()> {
+        let from_right = meta.size - 1 - pos;
+        let (from, skip) = if from_right < pos {
+            (Side::Right, from_right)
+        } else {
+            (Side::Left, pos)
+        };
+        let mut walk = Walk::new(ctx, key, meta, from)?;
+        walk.pass(skip)?;
+        let Some((seq, mut node)) = walk.next_node()? else {
+            return Err(corrupt(key, format!("list has no element {pos}")));
+        };
+        node.value = value.to_vec();
+        let mut chain = Chain::new(key);
+        chain.put(seq, node);
+        chain.write(ctx, meta);
+        Ok(())
+    }
+
+    fn insert<C: Codec>(
+        &self,
+        ctx: &mut Ctx<'_, C>,
+        key: &[u8],
+        meta: &mut Meta,
+        pivot: &[u8],
+        before: bool,
+        value: &[u8],
+    ) -> CmdResult<bool> {
+        let mut found = None;
+        for item in Walk::new(ctx, key, meta, Side::Left)? {
+            let (seq, node) = item?;
+            if node.value == pivot {
+                found = Some((seq, node));
+                break;
+            }
+        }
+        let Some((pivot_seq, pivot_node)) = found else {
+            return Ok(false);
+        };
+        let mut bounds = Bounds::of(key, meta)?;
+        let mut chain = Chain::new(key);
+        let seq = bounds.take_seq()?;
+        let (prev, next) = if before {
+            (pivot_node.prev, pivot_seq)
+        } else {
+            (pivot_seq, pivot_node.next)
+        };
+        chain.nodes.insert(pivot_seq, pivot_node);
+        chain.put(
+            seq,
+            Node {
+                prev,
+                next,
+                value: value.to_vec(),
+            },
+        );
+        chain.link_toward(ctx, meta, &mut bounds, prev, Side::Right, seq)?;
+        chain.link_toward(ctx, meta, &mut bounds, next, Side::Left, seq)?;
+        bounds.store(meta, meta.size + 1);
+        chain.write(ctx, meta);
+        Ok(true)
+    }
+
+    fn remove<C: Codec>(
+        &self,
+        ctx: &mut Ctx<'_, C>,
+        key: &[u8],
+        meta: &mut Meta,
+        count: i64,
+        value: &[u8],
+    ) -> CmdResult<u64> {
+        let from = if count < 0 { Side::Right } else { Side::Left };
+        let limit = count.unsigned_abs();
+        let mut doomed = Vec::new();
+        for item in Walk::new(ctx, key, meta, from)? {
+            let (seq, node) = item?;
+            if node.value == value {
+                doomed.push((seq, node));
+                if doomed.len() as u64 == limit {
+                    break;
+                }
+            }
+        }
+        let n = doomed.len() as u64;
+        if n == 0 || n == meta.size {
+            return Ok(n);
+        }
+        let mut bounds = Bounds::of(key, meta)?;
+        let mut chain = Chain::new(key);
+        let seqs: Vec<i64> = doomed.iter().map(|(seq, _)| *seq).collect();
+        chain.nodes.extend(doomed);
+        for seq in seqs {
+            chain.unlink(ctx, meta, &mut bounds, seq)?;
+        }
+        bounds.store(meta, meta.size - n);
+        chain.write(ctx, meta);
+        Ok(n)
+    }
+
+    fn trim<C: Codec>(
+        &self,
+        ctx: &mut Ctx<'_, C>,
+        key: &[u8],
+        meta: &mut Meta,
+        start: u64,
+        stop: u64,
+    ) -> CmdResult<()> {
+        let mut bounds = Bounds::of(key, meta)?;
+        let mut chain = Chain::new(key);
+        let after = meta.size - 1 - stop;
+        pop_into(ctx, key, meta, &mut chain, &mut bounds, Side::Left, start)?;
+        pop_into(ctx, key, meta, &mut chain, &mut bounds, Side::Right, after)?;
+        bounds.store(meta, stop - start + 1);
+        chain.write(ctx, meta);
+        Ok(())
+    }
 }

@@ -1,8 +1,8 @@
 //! Score ranges (`ZRANGEBYSCORE`, `ZCOUNT`, …) and lexicographic ranges
 //! (`ZRANGEBYLEX`, `ZLEXCOUNT`, …) as Redis parses and tests them.
 
+use super::entry::Entry;
 use super::float::bound_value;
-use super::order::Entry;
 use crate::error::{CmdError, CmdResult};
 
 /// A range of sorted-set entries: the tests a walk needs.

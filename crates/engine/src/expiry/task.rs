@@ -1,22 +1,12 @@
-//! Active expiry, for formats that declare
-//! [`redcodec_codec::Capabilities::active_expiry`] (Ardb): compaction
-//! filters report expired keys into [`redcodec_store::ExpiredKeys`] instead of dropping
-//! them, and a background task started with the engine deletes, every
-//! period, each reported key that is still expired.
-//!
-//! The task decides with the engine's clock (so a manual clock drives it),
-//! takes the key's lock like any command, and deletes through the same path
-//! as `DEL`. It stops, and is joined, when the engine is dropped.
-//! [`crate::EngineCore::expire_reported_keys`] runs one pass directly.
+//! The task side of active expiry: a background thread that runs a pass
+//! every period of real time, or at once when asked, until dropped. It
+//! knows nothing of the engine: the engine hands it the pass to run.
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use parking_lot::{Condvar, Mutex};
-use redcodec_codec::Codec;
-
-use crate::engine::EngineCore;
 
 /// What the task and its owner share.
 #[derive(Default)]
@@ -38,12 +28,11 @@ pub(crate) struct ExpiryTask {
 }
 
 impl ExpiryTask {
-    /// Starts a thread that runs [`EngineCore::expire_reported_keys`] every
-    /// `period` of real time, or at once when [`ExpiryTask::tick`] asks,
-    /// until the task is dropped.
-    pub(crate) fn start<C: Codec>(
-        core: Arc<EngineCore<C>>,
+    /// Starts a thread that runs `pass` every `period` of real time, or at
+    /// once when [`ExpiryTask::tick`] asks, until the task is dropped.
+    pub(crate) fn start(
         period: Duration,
+        pass: impl Fn() + Send + 'static,
     ) -> std::io::Result<ExpiryTask> {
         let shared = Arc::new((Mutex::new(State::default()), Condvar::new()));
         let signal = shared.clone();
@@ -63,9 +52,7 @@ impl ExpiryTask {
                         state.woken = false;
                         state.running = true;
                     }
-                    // A failed pass leaves the keys it could not handle
-                    // reported; the next pass tries again.
-                    let _ = core.expire_reported_keys();
+                    pass();
                     {
                         let mut state = state.lock();
                         state.running = false;

@@ -26,7 +26,7 @@ use std::cmp::Ordering;
 
 use redcodec_codec::{Codec, ListBounds, Meta, SparseIndex, SubId, SubKind, SubValue};
 
-use super::model::Side;
+use super::ops::{take_exactly, ListOps, Side};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx, SubIter};
 
@@ -167,12 +167,12 @@ fn window<C: Codec>(
 ) -> CmdResult<Vec<(SparseIndex, Vec<u8>)>> {
     if let Some(base) = direct_base(key, meta)? {
         let from = offset(base, start)?;
-        return super::model::take_exactly(key, Items::new(ctx, key, meta, Some(from), false), n);
+        return take_exactly(key, Items::new(ctx, key, meta, Some(from), false), n);
     }
     // Walk from the nearer end.
     let from_tail = meta.size - start - n;
     if from_tail < start {
-        let mut run = super::model::take_exactly(
+        let mut run = take_exactly(
             key,
             Items::from_side(ctx, key, meta, Side::Right).skip(from_tail as usize),
             n,
@@ -180,7 +180,7 @@ fn window<C: Codec>(
         run.reverse();
         Ok(run)
     } else {
-        super::model::take_exactly(
+        take_exactly(
             key,
             Items::from_side(ctx, key, meta, Side::Left).skip(start as usize),
             n,
@@ -199,131 +199,6 @@ fn index_at<C: Codec>(
         return offset(base, pos);
     }
     Ok(window(ctx, key, meta, pos, 1)?[0].0)
-}
-
-pub(super) fn get<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    key: &[u8],
-    meta: &Meta,
-    pos: u64,
-) -> CmdResult<Vec<u8>> {
-    if let Some(base) = direct_base(key, meta)? {
-        let index = offset(base, pos)?;
-        return ctx
-            .sub_get(SubKind::ListItem, key, meta, &SubId::Sparse(index))?
-            .and_then(SubValue::into_bytes)
-            .ok_or_else(|| corrupt(key, format!("list item {index:?} is missing")));
-    }
-    Ok(window(ctx, key, meta, pos, 1)?.remove(0).1)
-}
-
-pub(super) fn range<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    key: &[u8],
-    meta: &Meta,
-    start: u64,
-    stop: u64,
-) -> CmdResult<Vec<Vec<u8>>> {
-    let run = window(ctx, key, meta, start, stop - start + 1)?;
-    Ok(run.into_iter().map(|(_, v)| v).collect())
-}
-
-pub(super) fn visit<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    key: &[u8],
-    meta: &Meta,
-    from: Side,
-    mut visit: impl FnMut(&[u8]) -> bool,
-) -> CmdResult<()> {
-    for item in Items::from_side(ctx, key, meta, from) {
-        if !visit(&item?.1) {
-            break;
-        }
-    }
-    Ok(())
-}
-
-pub(super) fn push<C: Codec, V: AsRef<[u8]>>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    side: Side,
-    values: &[V],
-) -> CmdResult<()> {
-    let (mut min, mut max, sequential) = bounds(key, meta)?;
-    for value in values {
-        let index = if meta.size == 0 {
-            min = SparseIndex::Int(0);
-            max = SparseIndex::Int(0);
-            0
-        } else {
-            match side {
-                Side::Left => {
-                    let index = truncate(min)
-                        .checked_sub(1)
-                        .ok_or_else(index_space_exhausted)?;
-                    min = SparseIndex::Int(index);
-                    index
-                }
-                Side::Right => {
-                    let index = truncate(max)
-                        .checked_add(1)
-                        .ok_or_else(index_space_exhausted)?;
-                    max = SparseIndex::Int(index);
-                    index
-                }
-            }
-        };
-        put(ctx, key, meta, SparseIndex::Int(index), value.as_ref());
-        meta.size += 1;
-    }
-    set_bounds(meta, min, max, sequential);
-    Ok(())
-}
-
-pub(super) fn pop<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    side: Side,
-    n: u64,
-) -> CmdResult<Vec<Vec<u8>>> {
-    let n = n.min(meta.size);
-    if n == 0 {
-        return Ok(Vec::new());
-    }
-    let (mut min, mut max, sequential) = bounds(key, meta)?;
-    // The popped elements, and the one after them (the new bound).
-    let mut run = super::model::take_exactly(key, Items::from_side(ctx, key, meta, side), n)?;
-    if n < meta.size {
-        let mut rest = Items::from_side(ctx, key, meta, side).skip(n as usize);
-        let next = rest
-            .next()
-            .transpose()?
-            .ok_or_else(|| corrupt(key, "list has fewer elements than its size"))?;
-        match side {
-            Side::Left => min = next.0,
-            Side::Right => max = next.0,
-        }
-    }
-    for (index, _) in &run {
-        del(ctx, key, meta, *index);
-    }
-    meta.size -= n;
-    set_bounds(meta, min, max, sequential);
-    Ok(run.drain(..).map(|(_, v)| v).collect())
-}
-
-pub(super) fn set<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &Meta,
-    pos: u64,
-    value: &[u8],
-) -> CmdResult<()> {
-    let index = index_at(ctx, key, meta, pos)?;
-    put(ctx, key, meta, index, value);
-    Ok(())
 }
 
 /// Where LINSERT puts its element: the midpoint of the pivot and its
@@ -352,56 +227,6 @@ fn insert_index(pivot: SparseIndex, neighbour: Option<SparseIndex>, before: bool
     (index.is_finite() && beyond_pivot && within_limit).then_some(index)
 }
 
-pub(super) fn insert<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    pivot: &[u8],
-    before: bool,
-    value: &[u8],
-) -> CmdResult<bool> {
-    let (min, max, _) = bounds(key, meta)?;
-    // The pivot (first match from the head) and its neighbours.
-    let mut previous = None;
-    let mut found = None;
-    let mut items = Items::from_side(ctx, key, meta, Side::Left);
-    for item in items.by_ref() {
-        let (index, v) = item?;
-        if v == pivot {
-            found = Some(index);
-            break;
-        }
-        previous = Some(index);
-    }
-    let Some(pivot_index) = found else {
-        return Ok(false);
-    };
-    let neighbour = if before {
-        previous
-    } else {
-        items.next().transpose()?.map(|(i, _)| i)
-    };
-    drop(items);
-    let Some(index) = insert_index(pivot_index, neighbour, before) else {
-        return renumber_and_insert(ctx, key, meta, pivot, before, value);
-    };
-    let index = SparseIndex::Float(index);
-    put(ctx, key, meta, index, value);
-    meta.size += 1;
-    let min = if compare(index, min) == Ordering::Less {
-        index
-    } else {
-        min
-    };
-    let max = if compare(index, max) == Ordering::Greater {
-        index
-    } else {
-        max
-    };
-    set_bounds(meta, min, max, false);
-    Ok(true)
-}
-
 /// LINSERT where no index is left between the pivot and its neighbour:
 /// rewrites the list at the integer indexes `0..=size` with the new
 /// element in place.
@@ -413,8 +238,7 @@ fn renumber_and_insert<C: Codec>(
     before: bool,
     value: &[u8],
 ) -> CmdResult<bool> {
-    let items =
-        super::model::take_exactly(key, Items::from_side(ctx, key, meta, Side::Left), meta.size)?;
+    let items = take_exactly(key, Items::from_side(ctx, key, meta, Side::Left), meta.size)?;
     let mut values = Vec::with_capacity(items.len() + 1);
     let mut inserted = false;
     for (index, v) in &items {
@@ -447,82 +271,271 @@ fn renumber_and_insert<C: Codec>(
     Ok(inserted)
 }
 
-/// LREM: deletes the matches, scanning from the head (`count >= 0`) or
-/// the tail, and moves the bounds to the first and last survivors. The
-/// list is no longer sequential afterwards, even when nothing matched.
-pub(super) fn remove<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    count: i64,
-    value: &[u8],
-) -> CmdResult<u64> {
-    let (mut min, mut max, _) = bounds(key, meta)?;
-    let limit = match count.unsigned_abs() {
-        0 => u64::MAX,
-        n => n,
-    };
-    let from = if count < 0 { Side::Right } else { Side::Left };
-    let mut doomed = Vec::new();
-    for item in Items::from_side(ctx, key, meta, from) {
-        let (index, v) = item?;
-        if v == value {
-            doomed.push(index);
-            if doomed.len() as u64 == limit {
+/// The sparse model: numeric indexes, fractional after LINSERT.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Sparse;
+
+impl ListOps for Sparse {
+    fn get<C: Codec>(
+        &self,
+        ctx: &Ctx<'_, C>,
+        key: &[u8],
+        meta: &Meta,
+        pos: u64,
+    ) -> CmdResult<Vec<u8>> {
+        if let Some(base) = direct_base(key, meta)? {
+            let index = offset(base, pos)?;
+            return ctx
+                .sub_get(SubKind::ListItem, key, meta, &SubId::Sparse(index))?
+                .and_then(SubValue::into_bytes)
+                .ok_or_else(|| corrupt(key, format!("list item {index:?} is missing")));
+        }
+        Ok(window(ctx, key, meta, pos, 1)?.remove(0).1)
+    }
+
+    fn range<C: Codec>(
+        &self,
+        ctx: &Ctx<'_, C>,
+        key: &[u8],
+        meta: &Meta,
+        start: u64,
+        stop: u64,
+    ) -> CmdResult<Vec<Vec<u8>>> {
+        let run = window(ctx, key, meta, start, stop - start + 1)?;
+        Ok(run.into_iter().map(|(_, v)| v).collect())
+    }
+
+    fn visit<C: Codec>(
+        &self,
+        ctx: &Ctx<'_, C>,
+        key: &[u8],
+        meta: &Meta,
+        from: Side,
+        mut visit: impl FnMut(&[u8]) -> bool,
+    ) -> CmdResult<()> {
+        for item in Items::from_side(ctx, key, meta, from) {
+            if !visit(&item?.1) {
                 break;
             }
         }
+        Ok(())
     }
-    let n = doomed.len() as u64;
-    if n == meta.size {
-        return Ok(n);
-    }
-    if n > 0 {
-        let is_doomed = |i: &SparseIndex| doomed.iter().any(|d| compare(*d, *i).is_eq());
-        let survivor = |side| -> CmdResult<SparseIndex> {
-            for item in Items::from_side(ctx, key, meta, side) {
-                let (index, _) = item?;
-                if !is_doomed(&index) {
-                    return Ok(index);
+
+    fn push<C: Codec, V: AsRef<[u8]>>(
+        &self,
+        ctx: &mut Ctx<'_, C>,
+        key: &[u8],
+        meta: &mut Meta,
+        side: Side,
+        values: &[V],
+    ) -> CmdResult<()> {
+        let (mut min, mut max, sequential) = bounds(key, meta)?;
+        for value in values {
+            let index = if meta.size == 0 {
+                min = SparseIndex::Int(0);
+                max = SparseIndex::Int(0);
+                0
+            } else {
+                match side {
+                    Side::Left => {
+                        let index = truncate(min)
+                            .checked_sub(1)
+                            .ok_or_else(index_space_exhausted)?;
+                        min = SparseIndex::Int(index);
+                        index
+                    }
+                    Side::Right => {
+                        let index = truncate(max)
+                            .checked_add(1)
+                            .ok_or_else(index_space_exhausted)?;
+                        max = SparseIndex::Int(index);
+                        index
+                    }
                 }
+            };
+            put(ctx, key, meta, SparseIndex::Int(index), value.as_ref());
+            meta.size += 1;
+        }
+        set_bounds(meta, min, max, sequential);
+        Ok(())
+    }
+
+    fn pop<C: Codec>(
+        &self,
+        ctx: &mut Ctx<'_, C>,
+        key: &[u8],
+        meta: &mut Meta,
+        side: Side,
+        n: u64,
+    ) -> CmdResult<Vec<Vec<u8>>> {
+        let n = n.min(meta.size);
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let (mut min, mut max, sequential) = bounds(key, meta)?;
+        // The popped elements, and the one after them (the new bound).
+        let mut run = take_exactly(key, Items::from_side(ctx, key, meta, side), n)?;
+        if n < meta.size {
+            let mut rest = Items::from_side(ctx, key, meta, side).skip(n as usize);
+            let next = rest
+                .next()
+                .transpose()?
+                .ok_or_else(|| corrupt(key, "list has fewer elements than its size"))?;
+            match side {
+                Side::Left => min = next.0,
+                Side::Right => max = next.0,
             }
-            Err(corrupt(key, "list has fewer elements than its size"))
-        };
-        min = survivor(Side::Left)?;
-        max = survivor(Side::Right)?;
-        for index in &doomed {
+        }
+        for (index, _) in &run {
             del(ctx, key, meta, *index);
         }
+        meta.size -= n;
+        set_bounds(meta, min, max, sequential);
+        Ok(run.drain(..).map(|(_, v)| v).collect())
     }
-    meta.size -= n;
-    set_bounds(meta, min, max, false);
-    Ok(n)
-}
 
-pub(super) fn trim<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    start: u64,
-    stop: u64,
-) -> CmdResult<()> {
-    let (_, _, sequential) = bounds(key, meta)?;
-    let tail_cut = meta.size - 1 - stop;
-    let head =
-        super::model::take_exactly(key, Items::from_side(ctx, key, meta, Side::Left), start + 1)?;
-    let tail = super::model::take_exactly(
-        key,
-        Items::from_side(ctx, key, meta, Side::Right),
-        tail_cut + 1,
-    )?;
-    let (min, max) = (head[start as usize].0, tail[tail_cut as usize].0);
-    for (index, _) in head[..start as usize]
-        .iter()
-        .chain(&tail[..tail_cut as usize])
-    {
-        del(ctx, key, meta, *index);
+    fn set<C: Codec>(
+        &self,
+        ctx: &mut Ctx<'_, C>,
+        key: &[u8],
+        meta: &Meta,
+        pos: u64,
+        value: &[u8],
+    ) -> CmdResult<()> {
+        let index = index_at(ctx, key, meta, pos)?;
+        put(ctx, key, meta, index, value);
+        Ok(())
     }
-    meta.size = stop - start + 1;
-    set_bounds(meta, min, max, sequential);
-    Ok(())
+
+    fn insert<C: Codec>(
+        &self,
+        ctx: &mut Ctx<'_, C>,
+        key: &[u8],
+        meta: &mut Meta,
+        pivot: &[u8],
+        before: bool,
+        value: &[u8],
+    ) -> CmdResult<bool> {
+        let (min, max, _) = bounds(key, meta)?;
+        // The pivot (first match from the head) and its neighbours.
+        let mut previous = None;
+        let mut found = None;
+        let mut items = Items::from_side(ctx, key, meta, Side::Left);
+        for item in items.by_ref() {
+            let (index, v) = item?;
+            if v == pivot {
+                found = Some(index);
+                break;
+            }
+            previous = Some(index);
+        }
+        let Some(pivot_index) = found else {
+            return Ok(false);
+        };
+        let neighbour = if before {
+            previous
+        } else {
+            items.next().transpose()?.map(|(i, _)| i)
+        };
+        drop(items);
+        let Some(index) = insert_index(pivot_index, neighbour, before) else {
+            return renumber_and_insert(ctx, key, meta, pivot, before, value);
+        };
+        let index = SparseIndex::Float(index);
+        put(ctx, key, meta, index, value);
+        meta.size += 1;
+        let min = if compare(index, min) == Ordering::Less {
+            index
+        } else {
+            min
+        };
+        let max = if compare(index, max) == Ordering::Greater {
+            index
+        } else {
+            max
+        };
+        set_bounds(meta, min, max, false);
+        Ok(true)
+    }
+
+    /// LREM: deletes the matches, scanning from the head (`count >= 0`) or
+    /// the tail, and moves the bounds to the first and last survivors. The
+    /// list is no longer sequential afterwards, even when nothing matched.
+    fn remove<C: Codec>(
+        &self,
+        ctx: &mut Ctx<'_, C>,
+        key: &[u8],
+        meta: &mut Meta,
+        count: i64,
+        value: &[u8],
+    ) -> CmdResult<u64> {
+        let (mut min, mut max, _) = bounds(key, meta)?;
+        let limit = match count.unsigned_abs() {
+            0 => u64::MAX,
+            n => n,
+        };
+        let from = if count < 0 { Side::Right } else { Side::Left };
+        let mut doomed = Vec::new();
+        for item in Items::from_side(ctx, key, meta, from) {
+            let (index, v) = item?;
+            if v == value {
+                doomed.push(index);
+                if doomed.len() as u64 == limit {
+                    break;
+                }
+            }
+        }
+        let n = doomed.len() as u64;
+        if n == meta.size {
+            return Ok(n);
+        }
+        if n > 0 {
+            let is_doomed = |i: &SparseIndex| doomed.iter().any(|d| compare(*d, *i).is_eq());
+            let survivor = |side| -> CmdResult<SparseIndex> {
+                for item in Items::from_side(ctx, key, meta, side) {
+                    let (index, _) = item?;
+                    if !is_doomed(&index) {
+                        return Ok(index);
+                    }
+                }
+                Err(corrupt(key, "list has fewer elements than its size"))
+            };
+            min = survivor(Side::Left)?;
+            max = survivor(Side::Right)?;
+            for index in &doomed {
+                del(ctx, key, meta, *index);
+            }
+        }
+        meta.size -= n;
+        set_bounds(meta, min, max, false);
+        Ok(n)
+    }
+
+    fn trim<C: Codec>(
+        &self,
+        ctx: &mut Ctx<'_, C>,
+        key: &[u8],
+        meta: &mut Meta,
+        start: u64,
+        stop: u64,
+    ) -> CmdResult<()> {
+        let (_, _, sequential) = bounds(key, meta)?;
+        let tail_cut = meta.size - 1 - stop;
+        let head = take_exactly(key, Items::from_side(ctx, key, meta, Side::Left), start + 1)?;
+        let tail = take_exactly(
+            key,
+            Items::from_side(ctx, key, meta, Side::Right),
+            tail_cut + 1,
+        )?;
+        let (min, max) = (head[start as usize].0, tail[tail_cut as usize].0);
+        for (index, _) in head[..start as usize]
+            .iter()
+            .chain(&tail[..tail_cut as usize])
+        {
+            del(ctx, key, meta, *index);
+        }
+        meta.size = stop - start + 1;
+        set_bounds(meta, min, max, sequential);
+        Ok(())
+    }
 }
