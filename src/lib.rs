@@ -13,6 +13,7 @@ pub use redcodec_engine as engine;
 pub use redcodec_floyd as floyd;
 pub use redcodec_formats as formats;
 pub use redcodec_kvrocks as kvrocks;
+pub use redcodec_migrate as migrate;
 pub use redcodec_nemo as nemo;
 
 pub use redcodec_engine::{Engine, Reply};

@@ -13,7 +13,7 @@ use redcodec_codec::{Capabilities, Codec};
 
 use crate::clock::Clock;
 use crate::error::EngineError;
-use crate::locks::LockTable;
+use crate::locks::{Held, LockTable};
 use crate::store::Store;
 
 /// The store, clock, version source and locks of an [`crate::Engine`],
@@ -80,13 +80,25 @@ impl<C: Codec> EngineCore<C> {
 
     /// The running counter the next version is computed with (migration
     /// checkpoints save it so a resumed run hands out the same versions).
-    pub(crate) fn version_counter(&self) -> u64 {
+    pub fn version_counter(&self) -> u64 {
         self.counter.load(Ordering::SeqCst)
     }
 
     /// Restores the running counter saved by [`EngineCore::version_counter`].
-    pub(crate) fn set_version_counter(&self, counter: u64) {
+    pub fn set_version_counter(&self, counter: u64) {
         self.counter.store(counter, Ordering::SeqCst);
+    }
+
+    /// Takes the locks of `keys` (in a fixed order, so two callers never
+    /// deadlock), as a command on them does; released when dropped.
+    pub fn lock_keys<'a>(&'a self, keys: &[&[u8]]) -> Held<'a> {
+        self.locks.lock_keys(keys)
+    }
+
+    /// Takes the whole keyspace exclusively, as FLUSHALL does; released
+    /// when dropped.
+    pub fn lock_all(&self) -> Held<'_> {
+        self.locks.lock_all()
     }
 
     /// A fresh version for a key whose previous version was `previous`.

@@ -56,7 +56,7 @@ pub struct Ctx<'e, C: Codec> {
 }
 
 impl<'e, C: Codec> Ctx<'e, C> {
-    pub(crate) fn new(eng: &'e EngineCore<C>) -> Ctx<'e, C> {
+    pub fn new(eng: &'e EngineCore<C>) -> Ctx<'e, C> {
         Ctx {
             eng,
             now_ms: Cell::new(None),
@@ -93,7 +93,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
     }
 
     /// Writes everything queued, atomically per instance.
-    pub(crate) fn commit(self) -> CmdResult<()> {
+    pub fn commit(self) -> CmdResult<()> {
         if !self.batch.is_empty() {
             self.eng.store.write(self.batch)?;
         }
@@ -701,7 +701,7 @@ pub fn stored_expiry(ttl: TtlResolution, expire_ms: u64) -> u64 {
 }
 
 /// `ms` (unix milliseconds) as `YYYY-MM-DDTHH:MM:SSZ`, for messages.
-pub(crate) fn iso_utc(ms: u64) -> String {
+pub fn iso_utc(ms: u64) -> String {
     let secs = ms / 1000;
     let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
     // Howard Hinnant's civil_from_days.

@@ -28,8 +28,9 @@
 //! Beside the floors: [`expiry`] (the store side of active expiry, a pass
 //! over reported keys, and the task side, the thread that runs it),
 //! [`namespaces`], [`check`], [`typed`] and [`value`] (typed reads and
-//! whole values for tools and migration). `scripts/modgraph` prints the
-//! module graph's cycles: none outside `migrate/`.
+//! whole values for tools and migration, which lives in its own crate,
+//! `redcodec-migrate`). `scripts/modgraph` prints the module graph's
+//! cycles: there are none.
 
 pub mod check;
 mod cmd;
@@ -44,16 +45,16 @@ mod fnv;
 pub mod keyspace;
 mod locks;
 pub mod long_double;
-pub mod migrate;
 pub mod namespaces;
 pub mod number;
 pub mod reply;
 pub mod typed;
 pub mod value;
-mod walk;
+pub mod walk;
 
 pub use engine::{Engine, EngineCore, EngineOptions};
 pub use error::{CmdError, EngineError};
+pub use locks::Held;
 pub use redcodec_store as store;
 pub use redcodec_store::clock;
 pub use redcodec_store::{Clock, Compat, ManualClock, OpenMode, Store, StoreOptions, SystemClock};

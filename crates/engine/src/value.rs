@@ -72,3 +72,39 @@ pub fn write_value<C: Codec>(
     }
     ctx.save(key, &meta)
 }
+
+/// Calls `visit` with each element of the live list `meta` at `key`, head
+/// first, until it returns `false`; reads as it goes (migration streams
+/// lists).
+pub fn visit_list<C: Codec>(
+    ctx: &Ctx<'_, C>,
+    key: &[u8],
+    meta: &Meta,
+    visit: impl FnMut(&[u8]) -> bool,
+) -> CmdResult<()> {
+    lists::visit_all(ctx, key, meta, visit)
+}
+
+/// Appends `items` in order to the list `meta` at `key`, as RPUSH would,
+/// updating its size and bounds; the caller saves the metadata.
+pub fn append_list<C: Codec>(
+    ctx: &mut Ctx<'_, C>,
+    key: &[u8],
+    meta: &mut Meta,
+    items: &[Vec<u8>],
+) -> CmdResult<()> {
+    lists::write_all(ctx, key, meta, items)
+}
+
+/// Queues `members`, none of them already in the sorted set `meta` at
+/// `key` and each given once (a migration copying a sorted set in chunks),
+/// and grows its size. Does not write the metadata. Scores beyond the
+/// format's limit are an error.
+pub fn add_new_zset_members<C: Codec>(
+    ctx: &mut Ctx<'_, C>,
+    key: &[u8],
+    meta: &mut Meta,
+    members: &[(Vec<u8>, f64)],
+) -> CmdResult<()> {
+    zsets::write_new(ctx, key, meta, members)
+}

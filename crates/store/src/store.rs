@@ -727,10 +727,11 @@ fn check_directory(
 /// instance it touches.
 #[derive(Default)]
 pub struct Batch {
-    pending: Vec<(Place, Op)>,
+    pub(crate) pending: Vec<(Place, Op)>,
 }
 
-enum Op {
+/// One queued write of a [`Batch`].
+pub(crate) enum Op {
     Put(Vec<u8>, Vec<u8>),
     Delete(Vec<u8>),
     DeleteRange(Vec<u8>, Vec<u8>),

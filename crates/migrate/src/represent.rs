@@ -8,9 +8,9 @@ use std::fmt;
 use redcodec_codec::{Capabilities, Codec, DataType, Meta, SubId, SubKind, SubValue};
 
 use super::TypeConflict;
-use crate::error::CmdResult;
-use crate::keyspace::{corrupt, iso_utc, migrated_expiry, Ctx};
-use crate::number::format_score;
+use redcodec_engine::error::CmdResult;
+use redcodec_engine::keyspace::{corrupt, iso_utc, migrated_expiry, Ctx};
+use redcodec_engine::number::format_score;
 
 /// Why the destination cannot hold a key.
 #[derive(Clone, Debug, PartialEq)]
@@ -85,7 +85,7 @@ impl fmt::Display for Unrepresentable {
             } => write!(
                 f,
                 "member {} has score {}, outside the format's range [{}, {}]",
-                crate::reply::quote_bytes(member),
+                redcodec_engine::reply::quote_bytes(member),
                 format_score(*score),
                 format_score(*min),
                 format_score(*max)
@@ -196,7 +196,7 @@ mod tests {
     use redcodec_codec::TtlResolution;
 
     fn caps() -> Capabilities {
-        crate::cmd::testkit::TestEngine::new()
+        crate::testkit::TestEngine::new()
             .engine
             .capabilities()
             .clone()

@@ -5,10 +5,10 @@
 
 use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
 
-use crate::cmd::types::lists;
-use crate::error::CmdError;
-use crate::keyspace::{corrupt, Ctx};
-use crate::value::Value;
+use redcodec_engine::error::CmdError;
+use redcodec_engine::keyspace::{corrupt, Ctx};
+use redcodec_engine::value;
+use redcodec_engine::value::Value;
 
 /// The most a chunk holds: whichever limit is reached first.
 #[derive(Copy, Clone, Debug)]
@@ -127,7 +127,7 @@ pub(crate) fn stream_value<C: Codec, E: From<CmdError>>(
         }
         DataType::List => {
             let mut failed: Option<E> = None;
-            lists::visit_all(ctx, key, meta, |item| {
+            value::visit_list(ctx, key, meta, |item| {
                 count += 1;
                 if chunk.item(item.to_vec()) {
                     if let Err(e) = sink(chunk.take()) {

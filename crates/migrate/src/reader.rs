@@ -13,11 +13,11 @@ use redcodec_codec::{Codec, DataType, Meta};
 use super::represent::{self, Unrepresentable};
 use super::source::{byte_count, element_count, stream_value, Limits};
 use super::TypeConflict;
-use crate::engine::Engine;
-use crate::error::CmdError;
-use crate::keyspace::Ctx;
-use crate::value::Value;
-use crate::walk::KeyWalk;
+use redcodec_engine::error::CmdError;
+use redcodec_engine::keyspace::Ctx;
+use redcodec_engine::value::Value;
+use redcodec_engine::walk::KeyWalk;
+use redcodec_engine::Engine;
 
 /// Packets in flight between the threads.
 const PACKETS_IN_FLIGHT: usize = 4;

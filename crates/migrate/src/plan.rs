@@ -10,10 +10,10 @@ use redcodec_codec::Codec;
 
 use super::represent::{self, Unrepresentable};
 use super::{Skipped, TypeConflict};
-use crate::engine::Engine;
-use crate::error::CmdError;
-use crate::keyspace::Ctx;
-use crate::walk::KeyWalk;
+use redcodec_engine::error::CmdError;
+use redcodec_engine::keyspace::Ctx;
+use redcodec_engine::walk::KeyWalk;
+use redcodec_engine::Engine;
 
 /// Unrepresentable keys kept by name (all are counted).
 const LISTED: usize = 20;

@@ -18,10 +18,10 @@ use super::{
     remove_checkpoint, Flow, MigrateError, MigrateOptions, MigrateReport, Observer,
     OnUnrepresentable, Outcome, Plan, Skipped, Tally, TypeConflict,
 };
-use crate::engine::Engine;
-use crate::error::{CmdError, EngineError};
-use crate::reply::quote_bytes;
-use crate::value::Value;
+use redcodec_engine::error::{CmdError, EngineError};
+use redcodec_engine::reply::quote_bytes;
+use redcodec_engine::value::Value;
+use redcodec_engine::Engine;
 
 /// The first batch of a planned run holds this many times the element
 /// limit (and twice the byte limit): the planning pass runs meanwhile.
@@ -81,8 +81,8 @@ impl From<EngineError> for Halt {
     }
 }
 
-impl From<redcodec_store::StoreError> for Halt {
-    fn from(e: redcodec_store::StoreError) -> Self {
+impl From<redcodec_engine::store::StoreError> for Halt {
+    fn from(e: redcodec_engine::store::StoreError) -> Self {
         Halt::Failed(EngineError::from(e).into())
     }
 }

@@ -3,7 +3,7 @@
 use thiserror::Error;
 
 use super::Skipped;
-use crate::error::{CmdError, EngineError};
+use redcodec_engine::error::{CmdError, EngineError};
 
 /// Why a migration failed.
 #[derive(Debug, Error)]
@@ -82,8 +82,8 @@ impl From<EngineError> for MigrateError {
     }
 }
 
-impl From<redcodec_store::StoreError> for MigrateError {
-    fn from(e: redcodec_store::StoreError) -> Self {
+impl From<redcodec_engine::store::StoreError> for MigrateError {
+    fn from(e: redcodec_engine::store::StoreError) -> Self {
         MigrateError::Store(CmdError::Engine(EngineError::Store(e)))
     }
 }

@@ -11,11 +11,11 @@
 
 use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
 
-use crate::cmd::types::{lists, zsets};
-use crate::engine::Engine;
-use crate::error::CmdResult;
-use crate::keyspace::{migrated_expiry, Ctx, KeyView};
-use crate::value::Value;
+use redcodec_engine::error::CmdResult;
+use redcodec_engine::keyspace::{migrated_expiry, Ctx, KeyView};
+use redcodec_engine::value;
+use redcodec_engine::value::Value;
+use redcodec_engine::Engine;
 
 use super::source::{byte_count, element_count, Limits};
 
@@ -105,8 +105,8 @@ impl<'d, B: Codec> Sink<'d, B> {
                     ctx.sub_put(SubKind::SetMember, key, meta, &id, &SubValue::Empty);
                 }
             }
-            Value::ZSet(members) => zsets::write_new(ctx, key, meta, &members)?,
-            Value::List(items) => lists::write_all(ctx, key, meta, &items)?,
+            Value::ZSet(members) => value::add_new_zset_members(ctx, key, meta, &members)?,
+            Value::List(items) => value::append_list(ctx, key, meta, &items)?,
         }
         self.elements += elements;
         self.bytes += bytes;

@@ -77,13 +77,15 @@ mod represent;
 mod run;
 mod sink;
 mod source;
+#[cfg(test)]
+mod testkit;
 
 use std::path::{Path, PathBuf};
 
 use redcodec_codec::{Codec, DataType};
 
-use crate::engine::Engine;
-use crate::reply::quote_bytes;
+use redcodec_engine::reply::quote_bytes;
+use redcodec_engine::Engine;
 
 pub use digest::{
     key_digest, store_digest, verify, ContentDigest, Difference, DifferenceKind, KeyDigest,
@@ -107,7 +109,7 @@ pub enum OnUnrepresentable {
 
 /// What to do with a key the source holds in several types at once
 /// (Pika's blackwidow and nemo allow it; see
-/// [`crate::keyspace::TYPE_ORDER`]). Nothing is merged.
+/// [`redcodec_engine::keyspace::TYPE_ORDER`]). Nothing is merged.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum TypeConflict {
     /// Stop, naming the key (with the planning pass: before anything is
@@ -116,7 +118,7 @@ pub enum TypeConflict {
     /// Leave the key out and list it in the report.
     Skip,
     /// Migrate the value commands see (the first type in
-    /// [`crate::keyspace::TYPE_ORDER`]) and list the key in the report.
+    /// [`redcodec_engine::keyspace::TYPE_ORDER`]) and list the key in the report.
     First,
 }
 
@@ -329,8 +331,8 @@ pub fn migrate<A: Codec, B: Codec>(
             more,
         });
     }
-    let _src_held = src.locks.lock_all();
-    let _dst_held = dst.locks.lock_all();
+    let _src_held = src.lock_all();
+    let _dst_held = dst.lock_all();
     let _bulk = BulkMode::enter(src, dst);
     let mut report = run::Run::new(src, dst, options, observer).execute()?;
     for skipped in foreign {
@@ -348,8 +350,8 @@ const FOREIGN_LISTED: usize = 20;
 fn foreign_keys<A: Codec>(src: &Engine<A>) -> Result<Vec<Skipped>, MigrateError> {
     let store = src.store();
     let mut out = Vec::new();
-    for instance in redcodec_store::foreign::foreign_instances(store) {
-        for key in redcodec_store::foreign::foreign_keys(store, &instance)? {
+    for instance in redcodec_engine::store::foreign::foreign_instances(store) {
+        for key in redcodec_engine::store::foreign::foreign_keys(store, &instance)? {
             out.push(Skipped {
                 key,
                 data_type: None,

@@ -17,7 +17,7 @@ use redcodec_codec::DataType;
 
 use super::represent::Unrepresentable;
 use super::{Skipped, Tally};
-use crate::store::hex;
+use redcodec_engine::store::hex;
 
 const MAGIC: &str = "redcodec migration checkpoint 1";
 

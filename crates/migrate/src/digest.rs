@@ -2,7 +2,7 @@
 //! comparison of two stores key by key ([`verify`]).
 //!
 //! A key's digest is its type, its absolute expiry as a chosen format
-//! stores it (see [`crate::keyspace::migrated_expiry`]), its element count, and a
+//! stores it (see [`redcodec_engine::keyspace::migrated_expiry`]), its element count, and a
 //! SHA-256 over its elements: in order for a list, as an order-free sum of
 //! per-element hashes for hashes, sets and sorted sets (formats may keep
 //! elements in different orders). Sorted-set scores are hashed by their
@@ -14,12 +14,12 @@ use std::fmt;
 use redcodec_codec::{Capabilities, Codec, DataType, Meta};
 use sha2::{Digest, Sha256};
 
-use crate::engine::Engine;
-use crate::error::CmdError;
-use crate::keyspace::{migrated_expiry, Ctx};
-use crate::reply::quote_bytes;
-use crate::value::Value;
-use crate::walk::KeyWalk;
+use redcodec_engine::error::CmdError;
+use redcodec_engine::keyspace::{migrated_expiry, Ctx};
+use redcodec_engine::reply::quote_bytes;
+use redcodec_engine::value::Value;
+use redcodec_engine::walk::KeyWalk;
+use redcodec_engine::Engine;
 
 use super::represent;
 use super::source::{stream_value, Limits};
@@ -186,7 +186,7 @@ pub fn key_digest<C: Codec>(
     key: &[u8],
     rule: &Capabilities,
 ) -> Result<Option<KeyDigest>, MigrateError> {
-    let _held = engine.locks.lock_keys(&[key]);
+    let _held = engine.lock_keys(&[key]);
     let ctx = Ctx::new(engine);
     match ctx.live(key)? {
         Some(meta) => Ok(Some(digest_live(&ctx, key, &meta, rule)?)),
@@ -214,7 +214,7 @@ pub fn store_digest<C: Codec>(
     engine: &Engine<C>,
     rule: &Capabilities,
 ) -> Result<StoreDigest, MigrateError> {
-    let _held = engine.locks.lock_all();
+    let _held = engine.lock_all();
     let ctx = Ctx::new(engine);
     let mut walk = KeyWalk::new(&ctx, None);
     let mut sum = Multiset::default();
@@ -364,8 +364,8 @@ pub fn verify<A: Codec, B: Codec>(
     options: &VerifyOptions,
 ) -> Result<VerifyReport, MigrateError> {
     super::check_distinct(src, dst)?;
-    let _src_held = src.locks.lock_all();
-    let _dst_held = dst.locks.lock_all();
+    let _src_held = src.lock_all();
+    let _dst_held = dst.lock_all();
     let _bulk = super::BulkMode::enter(src, dst);
     let src_ctx = Ctx::new(src);
     let dst_ctx = Ctx::new(dst);
@@ -467,7 +467,7 @@ fn difference(key: Vec<u8>, kind: DifferenceKind) -> Difference {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::TestEngine;
+    use crate::testkit::TestEngine;
     use redcodec_codec::{RelativeExpiry, TtlResolution};
 
     #[test]

@@ -10,11 +10,11 @@ use super::super::checkpoint::Checkpoint;
 use super::super::purge::{delete_elements, purge_key};
 use super::super::{checkpoint_error, represent, MigrateError};
 use super::{Mark, Run};
-use crate::engine::Engine;
-use crate::error::CmdError;
-use crate::keyspace::Ctx;
-use crate::reply::quote_bytes;
-use crate::walk::KeyWalk;
+use redcodec_engine::error::CmdError;
+use redcodec_engine::keyspace::Ctx;
+use redcodec_engine::reply::quote_bytes;
+use redcodec_engine::walk::KeyWalk;
+use redcodec_engine::Engine;
 
 impl<A: Codec, B: Codec> Run<'_, A, B> {
     /// Checks the destination, or picks up the checkpoint of an

@@ -4,10 +4,10 @@
 use redcodec_codec::{Codec, Meta};
 
 use super::MigrateError;
-use crate::engine::Engine;
-use crate::error::CmdError;
-use crate::keyspace::{kinds_of, Ctx};
-use crate::store::Batch;
+use redcodec_engine::error::CmdError;
+use redcodec_engine::keyspace::{kinds_of, Ctx};
+use redcodec_engine::store::Batch;
+use redcodec_engine::Engine;
 
 /// Removes every record of `key` from `engine`: the elements of every
 /// metadata record found (live or dead, any type), then the metadata,
