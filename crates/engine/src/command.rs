@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use crate::store::{KvStore, Store};
 use redcodec_codec::Codec;
 
 use crate::error::CmdResult;
@@ -12,7 +13,7 @@ use crate::keyspace::Ctx;
 use crate::reply::Reply;
 
 /// A command implementation.
-pub type Handler<C> = fn(&mut Ctx<'_, C>, &[&[u8]]) -> CmdResult<Reply>;
+pub type Handler<C, S = Store> = fn(&mut Ctx<'_, C, S>, &[&[u8]]) -> CmdResult<Reply>;
 
 /// Which arguments of a command are keys.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,16 +61,16 @@ impl Keys {
 }
 
 /// One command.
-pub struct CommandSpec<C: Codec> {
+pub struct CommandSpec<C: Codec, S: KvStore = Store> {
     /// Redis arity: `n` exactly n arguments (name included), `-n` at least n.
     pub arity: i32,
     /// Key positions.
     pub keys: Keys,
     /// The implementation.
-    pub run: Handler<C>,
+    pub run: Handler<C, S>,
 }
 
-impl<C: Codec> CommandSpec<C> {
+impl<C: Codec, S: KvStore> CommandSpec<C, S> {
     /// Whether `argc` arguments (name included) fit the arity.
     pub fn arity_ok(&self, argc: usize) -> bool {
         let argc = argc as i32;
@@ -82,17 +83,17 @@ impl<C: Codec> CommandSpec<C> {
 }
 
 /// The table being filled by each command family.
-pub struct Table<C: Codec>(pub(crate) HashMap<&'static str, CommandSpec<C>>);
+pub struct Table<C: Codec, S: KvStore = Store>(pub(crate) HashMap<&'static str, CommandSpec<C, S>>);
 
-impl<C: Codec> Default for Table<C> {
+impl<C: Codec, S: KvStore> Default for Table<C, S> {
     fn default() -> Self {
         Table(HashMap::new())
     }
 }
 
-impl<C: Codec> Table<C> {
+impl<C: Codec, S: KvStore> Table<C, S> {
     /// Registers a command under its lower-case name.
-    pub fn add(&mut self, name: &'static str, arity: i32, keys: Keys, run: Handler<C>) {
+    pub fn add(&mut self, name: &'static str, arity: i32, keys: Keys, run: Handler<C, S>) {
         self.0.insert(name, CommandSpec { arity, keys, run });
     }
 }

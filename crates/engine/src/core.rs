@@ -14,14 +14,14 @@ use redcodec_codec::{Capabilities, Codec};
 use crate::clock::Clock;
 use crate::error::EngineError;
 use crate::locks::{Held, LockTable};
-use crate::store::Store;
+use crate::store::{KvStore, Store};
 
 /// The store, clock, version source and locks of an [`crate::Engine`],
 /// shared with its background tasks: what a [`Ctx`](crate::keyspace::Ctx)
 /// works on.
-pub struct EngineCore<C: Codec> {
+pub struct EngineCore<C: Codec, S: KvStore = Store> {
     pub(crate) codec: Arc<C>,
-    pub(crate) store: Store,
+    pub(crate) store: S,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) counter: AtomicU64,
     pub(crate) locks: LockTable,
@@ -52,7 +52,7 @@ impl CursorTable {
     }
 }
 
-impl<C: Codec> EngineCore<C> {
+impl<C: Codec, S: KvStore> EngineCore<C, S> {
     /// The format.
     pub fn codec(&self) -> &C {
         &self.codec
@@ -64,18 +64,13 @@ impl<C: Codec> EngineCore<C> {
     }
 
     /// The underlying store (raw pairs, compaction, properties).
-    pub fn store(&self) -> &Store {
+    pub fn store(&self) -> &S {
         &self.store
     }
 
     /// Current time in unix milliseconds, from the engine's clock.
     pub fn now_ms(&self) -> u64 {
         self.clock.now_ms()
-    }
-
-    /// Runs a full compaction of every column family.
-    pub fn compact(&self) -> Result<(), EngineError> {
-        Ok(self.store.compact_all()?)
     }
 
     /// The running counter the next version is computed with (migration
@@ -106,5 +101,12 @@ impl<C: Codec> EngineCore<C> {
         let counter = self.counter.fetch_add(1, Ordering::SeqCst);
         self.codec
             .next_version(self.clock.now_us(), counter, previous)
+    }
+}
+
+impl<C: Codec> EngineCore<C, Store> {
+    /// Runs a full compaction of every column family.
+    pub fn compact(&self) -> Result<(), EngineError> {
+        Ok(self.store.compact_all()?)
     }
 }

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
+use crate::store::{KvStore, Store};
 use redcodec_codec::Codec;
 
 pub use crate::command::{CommandSpec, Handler, Keys, Table};
@@ -15,20 +16,20 @@ use crate::fnv::FnvHasher;
 const MAX_NAME: usize = 32;
 
 /// Every command, by lower-case name, looked up without allocating.
-pub struct CommandTable<C: Codec>(
-    HashMap<&'static str, CommandSpec<C>, BuildHasherDefault<FnvHasher>>,
+pub struct CommandTable<C: Codec, S: KvStore = Store>(
+    HashMap<&'static str, CommandSpec<C, S>, BuildHasherDefault<FnvHasher>>,
 );
 
-impl<C: Codec> CommandTable<C> {
+impl<C: Codec, S: KvStore> CommandTable<C, S> {
     /// The lookup table of the commands registered in `t`.
-    pub fn new(t: Table<C>) -> CommandTable<C> {
+    pub fn new(t: Table<C, S>) -> CommandTable<C, S> {
         debug_assert!(t.0.keys().all(|name| name.len() <= MAX_NAME));
         CommandTable(t.0.into_iter().collect())
     }
 
     /// The command named `name`, in any letter case, with its lower-case
     /// name.
-    pub fn get(&self, name: &[u8]) -> Option<(&'static str, &CommandSpec<C>)> {
+    pub fn get(&self, name: &[u8]) -> Option<(&'static str, &CommandSpec<C, S>)> {
         if name.len() > MAX_NAME {
             return None;
         }

@@ -21,7 +21,7 @@ use crate::expiry::ExpiryTask;
 use crate::keyspace::Ctx;
 use crate::locks::LockTable;
 use crate::reply::Reply;
-use crate::store::{Compat, OpenMode, Store, StoreOptions};
+use crate::store::{Batch, Compat, KvStore, MemStore, OpenMode, Store, StoreOptions};
 
 /// How to open an engine.
 #[derive(Clone)]
@@ -68,17 +68,17 @@ impl EngineOptions {
 /// it between threads behind an `Arc`. Everything it does is in
 /// [`EngineCore`], which it dereferences to; the engine also owns the
 /// background tasks of the format, and stops them when dropped.
-pub struct Engine<C: Codec> {
+pub struct Engine<C: Codec, S: KvStore = Store> {
     /// Declared first: dropped (stopped and joined) before the core.
     expiry: Option<ExpiryTask>,
-    core: Arc<EngineCore<C>>,
-    commands: CommandTable<C>,
+    core: Arc<EngineCore<C, S>>,
+    commands: CommandTable<C, S>,
 }
 
-impl<C: Codec> Deref for Engine<C> {
-    type Target = EngineCore<C>;
+impl<C: Codec, S: KvStore> Deref for Engine<C, S> {
+    type Target = EngineCore<C, S>;
 
-    fn deref(&self) -> &EngineCore<C> {
+    fn deref(&self) -> &EngineCore<C, S> {
         &self.core
     }
 }
@@ -126,7 +126,36 @@ impl<C: Codec> Engine<C> {
             commands: CommandTable::new(crate::cmd::table()),
         })
     }
+}
 
+impl<C: Codec> Engine<C, MemStore> {
+    /// An engine over an empty in-memory store ([`MemStore`]) on `clock`,
+    /// for tests: the same commands over the same records, in each
+    /// family's comparator order, with no RocksDB, no compaction filters
+    /// and no active-expiry task.
+    pub fn in_memory(codec: C, clock: Arc<dyn Clock>) -> Result<Engine<C, MemStore>, EngineError> {
+        let store = MemStore::new(codec.layout());
+        let mut bootstrap = Batch::default();
+        for (record, value) in codec.bootstrap_records() {
+            bootstrap.put(record.place, record.key, value);
+        }
+        store.write(bootstrap)?;
+        Ok(Engine {
+            expiry: None,
+            core: Arc::new(EngineCore {
+                codec: Arc::new(codec),
+                store,
+                clock,
+                counter: AtomicU64::new(0),
+                locks: LockTable::default(),
+                cursors: Mutex::new(CursorTable::default()),
+            }),
+            commands: CommandTable::new(crate::cmd::table()),
+        })
+    }
+}
+
+impl<C: Codec, S: KvStore> Engine<C, S> {
     /// Whether the active-expiry task runs (the format declares
     /// [`redcodec_codec::Capabilities::active_expiry`], and it was not stopped).
     pub fn has_expiry_task(&self) -> bool {

@@ -12,7 +12,7 @@ use redcodec_codec::{
 use crate::core::EngineCore;
 use crate::error::{CmdError, CmdResult};
 use crate::reply::quote_bytes;
-use crate::store::{Batch, StoreIter};
+use crate::store::{Batch, KvIter, KvStore, Store};
 
 /// What is stored under one key.
 #[derive(Debug, Default)]
@@ -43,8 +43,8 @@ pub const TYPE_ORDER: [DataType; 5] = [
 ];
 
 /// One command's view of the engine and its pending writes.
-pub struct Ctx<'e, C: Codec> {
-    pub(crate) eng: &'e EngineCore<C>,
+pub struct Ctx<'e, C: Codec, S: KvStore = Store> {
+    pub(crate) eng: &'e EngineCore<C, S>,
     /// The command's time, read from the clock on first use and then kept:
     /// every check in a command agrees. Commands that never need the time
     /// (a read of a key without expiry) never read the clock.
@@ -55,8 +55,8 @@ pub struct Ctx<'e, C: Codec> {
     shadowed: RefCell<Vec<(Vec<u8>, Meta)>>,
 }
 
-impl<'e, C: Codec> Ctx<'e, C> {
-    pub fn new(eng: &'e EngineCore<C>) -> Ctx<'e, C> {
+impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
+    pub fn new(eng: &'e EngineCore<C, S>) -> Ctx<'e, C, S> {
         Ctx {
             eng,
             now_ms: Cell::new(None),
@@ -88,7 +88,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
     }
 
     /// The engine.
-    pub fn engine(&self) -> &'e EngineCore<C> {
+    pub fn engine(&self) -> &'e EngineCore<C, S> {
         self.eng
     }
 
@@ -557,7 +557,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
         meta: &'k Meta,
         from: Option<&SubId>,
         reverse: bool,
-    ) -> SubIter<'e, 'k, C> {
+    ) -> SubIter<'e, 'k, C, S> {
         let codec = self.codec();
         let range = codec.sub_range(kind, key, meta);
         let start = from.map(|id| codec.sub_key(kind, key, meta, id));
@@ -572,15 +572,15 @@ impl<'e, C: Codec> Ctx<'e, C> {
 }
 
 /// Decoded element records of one key.
-pub struct SubIter<'e, 'k, C: Codec> {
+pub struct SubIter<'e, 'k, C: Codec, S: KvStore = Store> {
     codec: &'e C,
     kind: SubKind,
     key: &'k [u8],
     meta: &'k Meta,
-    it: StoreIter<'e>,
+    it: S::Iter<'e>,
 }
 
-impl<C: Codec> Iterator for SubIter<'_, '_, C> {
+impl<C: Codec, S: KvStore> Iterator for SubIter<'_, '_, C, S> {
     type Item = CmdResult<(SubId, SubValue)>;
 
     fn next(&mut self) -> Option<Self::Item> {

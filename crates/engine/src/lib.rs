@@ -22,7 +22,9 @@
 //!   │        migration
 //! keyspace   Ctx: one command's view of the keyspace (keyspace.rs), on
 //!   │        EngineCore (core.rs): codec, store, clock, locks, cursors
-//! store      redcodec-store: RocksDB, compaction filters, clock
+//! store      behind redcodec_store::KvStore (get, multi-get, ordered scan,
+//!            write batch): Store (RocksDB, compaction filters) by default,
+//!            MemStore (in memory) for Engine::in_memory and unit tests
 //! ```
 //!
 //! Beside the floors: [`expiry`] (the store side of active expiry, a pass

@@ -4,9 +4,9 @@
 //! the RocksDB [`Store`] and by [`MemStore`], an in-memory store for tests
 //! (and the one place a later distributed backend plugs in).
 //!
-//! The engine still calls [`Store`] directly; see the crate's README
-//! section for how it becomes generic over `S: KvStore = Store` without a
-//! `dyn` on the hot path.
+//! The engine is generic over `S: KvStore`, with `Store` as the default
+//! type parameter everywhere (`Engine<C>` is `Engine<C, Store>`): every
+//! call is monomorphic, no `dyn` on the hot path.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};

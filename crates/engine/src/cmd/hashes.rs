@@ -1,6 +1,7 @@
 //! Hash commands. Each field is one `HashField` record named by the field,
 //! holding the value's bytes.
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
 use super::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
@@ -18,7 +19,7 @@ use crate::long_double::LongDouble;
 use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
 
-pub fn register<C: Codec>(t: &mut Table<C>) {
+pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("hset", -4, Keys::First, hset);
     t.add("hsetnx", 4, Keys::First, hsetnx);
     t.add("hget", 3, Keys::First, hget);
@@ -41,15 +42,15 @@ pub fn register<C: Codec>(t: &mut Table<C>) {
 // Reading and writing fields
 
 /// The live hash at `key`; WRONGTYPE for another type.
-fn read<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8]) -> CmdResult<Option<Meta>> {
+fn read<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdResult<Option<Meta>> {
     ctx.typed(key, DataType::Hash)
 }
 
 /// The value of `field` in the hash `meta` at `key`. A fresh hash (size 0)
 /// has no fields, whatever stale records a version-less format still holds
 /// under its key.
-fn get_value<C: Codec>(
-    ctx: &Ctx<'_, C>,
+fn get_value<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     field: &[u8],
@@ -63,7 +64,11 @@ fn get_value<C: Codec>(
 }
 
 /// The value of `field` in the hash at `key`, if both exist.
-fn lookup<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8], field: &[u8]) -> CmdResult<Option<Vec<u8>>> {
+fn lookup<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+    field: &[u8],
+) -> CmdResult<Option<Vec<u8>>> {
     match read(ctx, key)? {
         Some(meta) => get_value(ctx, key, &meta, field),
         None => Ok(None),
@@ -72,8 +77,8 @@ fn lookup<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8], field: &[u8]) -> CmdResult<Opt
 
 /// Queues `field` = `value`; a new field (`existed` false) grows the hash
 /// and its metadata is saved.
-fn set_field<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn set_field<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     meta: &mut Meta,
     field: &[u8],
@@ -93,7 +98,11 @@ fn set_field<C: Codec>(
 
 /// HSET / HMSET key field value [field value ...]: returns the number of
 /// new fields.
-fn set_pairs<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]], cmd: &str) -> CmdResult<u64> {
+fn set_pairs<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+    cmd: &str,
+) -> CmdResult<u64> {
     if !a.len().is_multiple_of(2) {
         return Err(CmdError::WrongArity(cmd.into()));
     }
@@ -114,16 +123,16 @@ fn set_pairs<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]], cmd: &str) -> CmdResul
     Ok(added)
 }
 
-fn hset<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(set_pairs(ctx, a, "hset")? as i64))
 }
 
-fn hmset<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hmset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     set_pairs(ctx, a, "hmset")?;
     Ok(Reply::ok())
 }
 
-fn hsetnx<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hsetnx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (key, field) = (a[1], a[2]);
     let mut meta = ctx.typed_or_create(key, DataType::Hash)?;
     if get_value(ctx, key, &meta, field)?.is_some() {
@@ -133,11 +142,11 @@ fn hsetnx<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(1))
 }
 
-fn hget<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hget<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::opt_bulk(lookup(ctx, a[1], a[2])?))
 }
 
-fn hmget<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hmget<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let meta = read(ctx, key)?;
     let mut out = Vec::with_capacity(a.len() - 2);
@@ -151,7 +160,7 @@ fn hmget<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Array(out))
 }
 
-fn hdel<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hdel<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let Some(mut meta) = read(ctx, key)? else {
         return Ok(Reply::Integer(0));
@@ -170,26 +179,29 @@ fn hdel<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(removed as i64))
 }
 
-fn hlen<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hlen<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(
         read(ctx, a[1])?.map_or(0, |m| m.size as i64),
     ))
 }
 
-fn hexists<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hexists<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(i64::from(
         lookup(ctx, a[1], a[2])?.is_some(),
     )))
 }
 
-fn hstrlen<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hstrlen<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(
         lookup(ctx, a[1], a[2])?.map_or(0, |v| v.len() as i64),
     ))
 }
 
 /// Every pair of the hash at `key` (none when missing).
-fn all_pairs<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8]) -> CmdResult<Vec<(Vec<u8>, Vec<u8>)>> {
+fn all_pairs<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+) -> CmdResult<Vec<(Vec<u8>, Vec<u8>)>> {
     match read(ctx, key)? {
         Some(meta) => read_all(ctx, key, &meta),
         None => Ok(Vec::new()),
@@ -208,15 +220,15 @@ fn pairs_reply(pairs: Vec<(Vec<u8>, Vec<u8>)>, with_values: bool) -> Reply {
     Reply::Array(out)
 }
 
-fn hgetall<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hgetall<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(pairs_reply(all_pairs(ctx, a[1])?, true))
 }
 
-fn hkeys<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hkeys<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(pairs_reply(all_pairs(ctx, a[1])?, false))
 }
 
-fn hvals<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hvals<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::bulks(
         all_pairs(ctx, a[1])?.into_iter().map(|(_, v)| v),
     ))
@@ -224,8 +236,8 @@ fn hvals<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
 
 /// Replaces the value of `field` with `update(current)` (`None`: no such
 /// field), creating the hash or field as needed; returns the new value.
-fn update_field<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn update_field<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     field: &[u8],
     update: impl FnOnce(Option<&[u8]>) -> CmdResult<Vec<u8>>,
@@ -237,7 +249,7 @@ fn update_field<C: Codec>(
     Ok(next)
 }
 
-fn hincrby<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hincrby<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let by = int_arg(a[3])?;
     let next = update_field(ctx, a[1], a[2], |current| {
         let current = match current {
@@ -254,7 +266,7 @@ fn hincrby<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(parse_i64(&next).unwrap_or_default()))
 }
 
-fn hincrbyfloat<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hincrbyfloat<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let by = LongDouble::parse(a[3]).ok_or(CmdError::NotFloat)?;
     if by.is_infinite() {
         return Err(CmdError::other("ERR value is NaN or Infinity"));
@@ -273,7 +285,7 @@ fn hincrbyfloat<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply>
     Ok(Reply::Bulk(next))
 }
 
-fn hscan<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hscan<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let cursor = parse_cursor(a[2])?;
     let Some(meta) = read(ctx, key)? else {
@@ -293,7 +305,7 @@ fn hscan<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
 }
 
 /// HRANDFIELD key [count [WITHVALUES]]
-fn hrandfield<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hrandfield<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     if a.len() == 2 {
         let Some(meta) = read(ctx, key)? else {
@@ -356,7 +368,7 @@ mod tests {
 
     #[test]
     fn set_get_and_delete() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         assert_eq!(t.cli("HSET h a 1 b 2 a 3"), "(integer) 2");
         assert_eq!(t.cli("HGET h a"), "\"3\"");
         assert_eq!(t.cli("HSET h a 4 c 5"), "(integer) 1");
@@ -407,7 +419,7 @@ mod tests {
 
     #[test]
     fn wrong_types_are_refused() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         t.run("SET str v");
         for cmd in [
             "HSET str a 1",
@@ -445,7 +457,7 @@ mod tests {
 
     #[test]
     fn increments() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         assert_eq!(t.cli("HINCRBY h n 5"), "(integer) 5");
         assert_eq!(t.cli("HINCRBY h n -7"), "(integer) -2");
         assert_eq!(t.cli("HLEN h"), "(integer) 1");
@@ -503,7 +515,7 @@ mod tests {
 
     #[test]
     fn random_fields_follow_redis_counts() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         assert_eq!(t.cli("HRANDFIELD nokey"), "(nil)");
         assert_eq!(t.cli("HRANDFIELD nokey 2"), "(empty array)");
         assert_eq!(t.cli("HRANDFIELD nokey -2 WITHVALUES"), "(empty array)");
@@ -557,7 +569,7 @@ mod tests {
 
     #[test]
     fn hscan_pages_through_a_big_hash() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         for chunk in (0..500).collect::<Vec<_>>().chunks(50) {
             let args: Vec<String> = chunk.iter().map(|i| format!("f{i} v{i}")).collect();
             t.run(&format!("HSET big {}", args.join(" ")));
@@ -601,7 +613,7 @@ mod tests {
 
     #[test]
     fn binary_fields_and_values_round_trip() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         assert_eq!(
             t.cli("HSET h \"\\x00\\xff\" \"\" \"\" \"\\r\\n\""),
             "(integer) 2"

@@ -7,6 +7,7 @@
 //! random picks. Families import [`types`] and [`args`], never each other
 //! and never this module.
 
+use crate::store::KvStore;
 use redcodec_codec::Codec;
 
 use crate::command::Table;
@@ -25,7 +26,7 @@ mod zsets;
 
 /// The table of every command the engine implements, each family
 /// registering its own.
-pub fn table<C: Codec>() -> Table<C> {
+pub fn table<C: Codec, S: KvStore>() -> Table<C, S> {
     let mut t = Table::default();
     strings::register(&mut t);
     hashes::register(&mut t);

@@ -8,6 +8,7 @@
 
 use std::collections::HashSet;
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta, SubValue};
 
 use super::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
@@ -20,7 +21,7 @@ use crate::keyspace::Ctx;
 use crate::number::parse_i64;
 use crate::reply::Reply;
 
-pub fn register<C: Codec>(t: &mut Table<C>) {
+pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("sadd", -3, Keys::First, sadd);
     t.add("srem", -3, Keys::First, srem);
     t.add("scard", 2, Keys::First, scard);
@@ -45,8 +46,8 @@ pub fn register<C: Codec>(t: &mut Table<C>) {
 /// Whether `member` belongs to the set `meta` at `key`. A fresh set (size
 /// 0) has no members, whatever stale records a version-less format still
 /// holds under its key.
-fn is_member<C: Codec>(
-    ctx: &Ctx<'_, C>,
+fn is_member<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     member: &[u8],
@@ -58,14 +59,14 @@ fn is_member<C: Codec>(
 }
 
 /// The live set at `key`; WRONGTYPE for another type.
-fn read<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8]) -> CmdResult<Option<Meta>> {
+fn read<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdResult<Option<Meta>> {
     ctx.typed(key, DataType::Set)
 }
 
 /// Queues the removal of `members` (present, distinct) from the set and
 /// saves it (removed when emptied).
-fn remove_members<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn remove_members<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     meta: &mut Meta,
     members: &[Vec<u8>],
@@ -80,7 +81,7 @@ fn remove_members<C: Codec>(
 // ---------------------------------------------------------------------------
 // Single-key commands
 
-fn sadd<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn sadd<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let mut meta = ctx.typed_or_create(key, DataType::Set)?;
     let mut added = 0;
@@ -98,7 +99,7 @@ fn sadd<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(added as i64))
 }
 
-fn srem<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn srem<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let Some(mut meta) = read(ctx, key)? else {
         return Ok(Reply::Integer(0));
@@ -115,14 +116,18 @@ fn srem<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(present.len() as i64))
 }
 
-fn scard<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn scard<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(
         read(ctx, a[1])?.map_or(0, |m| m.size as i64),
     ))
 }
 
 /// `1` / `0` for each of `members`, all `0` for a missing set.
-fn membership<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8], members: &[&[u8]]) -> CmdResult<Vec<Reply>> {
+fn membership<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+    members: &[&[u8]],
+) -> CmdResult<Vec<Reply>> {
     let meta = read(ctx, key)?;
     members
         .iter()
@@ -136,16 +141,16 @@ fn membership<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8], members: &[&[u8]]) -> CmdR
         .collect()
 }
 
-fn sismember<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn sismember<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let mut replies = membership(ctx, a[1], &a[2..3])?;
     Ok(replies.pop().unwrap_or(Reply::Integer(0)))
 }
 
-fn smismember<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn smismember<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Array(membership(ctx, a[1], &a[2..])?))
 }
 
-fn smembers<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn smembers<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let members = match read(ctx, a[1])? {
         Some(meta) => read_all(ctx, a[1], &meta)?,
         None => Vec::new(),
@@ -154,7 +159,7 @@ fn smembers<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
 }
 
 /// SPOP key [count]
-fn spop<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn spop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     match a.len() {
         2 => spop_one(ctx, a[1]),
         3 => spop_count(ctx, a[1], a[2]),
@@ -162,7 +167,7 @@ fn spop<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     }
 }
 
-fn spop_one<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8]) -> CmdResult<Reply> {
+fn spop_one<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, key: &[u8]) -> CmdResult<Reply> {
     let Some(mut meta) = read(ctx, key)? else {
         return Ok(Reply::Nil);
     };
@@ -172,7 +177,11 @@ fn spop_one<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8]) -> CmdResult<Reply> {
     Ok(Reply::bulk(member))
 }
 
-fn spop_count<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], count: &[u8]) -> CmdResult<Reply> {
+fn spop_count<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    key: &[u8],
+    count: &[u8],
+) -> CmdResult<Reply> {
     // SPOP reads its count as Redis' getPositiveLong, one message for all.
     let count = parse_i64(count)
         .filter(|n| *n >= 0)
@@ -194,7 +203,7 @@ fn spop_count<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], count: &[u8]) -> CmdRe
 }
 
 /// SRANDMEMBER key [count]
-fn srandmember<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn srandmember<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     match a.len() {
         2 => {
@@ -220,7 +229,7 @@ fn srandmember<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> 
     }
 }
 
-fn sscan<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn sscan<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let cursor = parse_cursor(a[2])?;
     let Some(meta) = read(ctx, key)? else {
@@ -241,7 +250,7 @@ fn sscan<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
 // ---------------------------------------------------------------------------
 // Multi-key commands
 
-fn smove<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn smove<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (src, dst, member) = (a[1], a[2], a[3]);
     // Redis checks both types before looking at the member.
     let src_meta = read(ctx, src)?;
@@ -276,7 +285,11 @@ enum SetOp {
 
 /// The result of `op` over the sets at `keys` (a missing key is an empty
 /// set). Every key is type-checked first, as Redis does.
-fn combine<C: Codec>(ctx: &Ctx<'_, C>, op: SetOp, keys: &[&[u8]]) -> CmdResult<Vec<Vec<u8>>> {
+fn combine<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    op: SetOp,
+    keys: &[&[u8]],
+) -> CmdResult<Vec<Vec<u8>>> {
     let mut sets = Vec::with_capacity(keys.len());
     for &key in keys {
         sets.push((key, read(ctx, key)?));
@@ -290,8 +303,8 @@ fn combine<C: Codec>(ctx: &Ctx<'_, C>, op: SetOp, keys: &[&[u8]]) -> CmdResult<V
 
 /// Members common to every set: the smallest set's members, filtered by
 /// each other set.
-fn intersect<C: Codec>(
-    ctx: &Ctx<'_, C>,
+fn intersect<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     sets: Vec<(&[u8], Option<Meta>)>,
 ) -> CmdResult<Vec<Vec<u8>>> {
     let Some(mut sets) = sets
@@ -313,7 +326,10 @@ fn intersect<C: Codec>(
 }
 
 /// Members of any set, each once, in first-seen order.
-fn unite<C: Codec>(ctx: &Ctx<'_, C>, sets: &[(&[u8], Option<Meta>)]) -> CmdResult<Vec<Vec<u8>>> {
+fn unite<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    sets: &[(&[u8], Option<Meta>)],
+) -> CmdResult<Vec<Vec<u8>>> {
     let mut seen = HashSet::new();
     let mut members = Vec::new();
     for (key, meta) in sets {
@@ -328,8 +344,8 @@ fn unite<C: Codec>(ctx: &Ctx<'_, C>, sets: &[(&[u8], Option<Meta>)]) -> CmdResul
 }
 
 /// Members of the first set that are in none of the others.
-fn subtract<C: Codec>(
-    ctx: &Ctx<'_, C>,
+fn subtract<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     sets: Vec<(&[u8], Option<Meta>)>,
 ) -> CmdResult<Vec<Vec<u8>>> {
     let mut sets = sets.into_iter();
@@ -351,8 +367,8 @@ fn subtract<C: Codec>(
 /// Keeps the candidates that are members of the set at `key` (`keep_members`)
 /// or that are not. Reads the whole set when it is no larger than the
 /// candidates, else looks each candidate up.
-fn filter_members<C: Codec>(
-    ctx: &Ctx<'_, C>,
+fn filter_members<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     candidates: Vec<Vec<u8>>,
@@ -374,21 +390,25 @@ fn filter_members<C: Codec>(
     Ok(kept)
 }
 
-fn sinter<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn sinter<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::bulks(combine(ctx, SetOp::Inter, &a[1..])?))
 }
 
-fn sunion<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn sunion<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::bulks(combine(ctx, SetOp::Union, &a[1..])?))
 }
 
-fn sdiff<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn sdiff<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::bulks(combine(ctx, SetOp::Diff, &a[1..])?))
 }
 
 /// S*STORE destination key...: the result replaces the destination whatever
 /// it held; an empty result deletes it. Replies with the result's size.
-fn store<C: Codec>(ctx: &mut Ctx<'_, C>, op: SetOp, a: &[&[u8]]) -> CmdResult<Reply> {
+fn store<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    op: SetOp,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     let dest = a[1];
     let members = combine(ctx, op, &a[2..])?;
     let view = ctx.view(dest)?;
@@ -404,15 +424,15 @@ fn store<C: Codec>(ctx: &mut Ctx<'_, C>, op: SetOp, a: &[&[u8]]) -> CmdResult<Re
     Ok(Reply::Integer(meta.size as i64))
 }
 
-fn sinterstore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn sinterstore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     store(ctx, SetOp::Inter, a)
 }
 
-fn sunionstore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn sunionstore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     store(ctx, SetOp::Union, a)
 }
 
-fn sdiffstore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn sdiffstore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     store(ctx, SetOp::Diff, a)
 }
 
@@ -440,7 +460,7 @@ mod tests {
 
     #[test]
     fn add_remove_and_membership() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         assert_eq!(t.cli("SADD s a b a c"), "(integer) 3");
         assert_eq!(t.cli("SADD s c d"), "(integer) 1");
         assert_eq!(t.cli("SCARD s"), "(integer) 4");
@@ -465,7 +485,7 @@ mod tests {
 
     #[test]
     fn wrong_types_are_refused() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         t.run("SET str v");
         t.run("SADD s a");
         const WRONG: &str =
@@ -498,7 +518,7 @@ mod tests {
 
     #[test]
     fn pop_and_random_follow_redis_counts() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         assert_eq!(t.cli("SPOP nokey"), "(nil)");
         assert_eq!(t.cli("SPOP nokey 2"), "(empty array)");
         assert_eq!(t.cli("SRANDMEMBER nokey"), "(nil)");
@@ -555,7 +575,7 @@ mod tests {
 
     #[test]
     fn huge_repeat_counts_fail_cleanly() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         t.run("SADD s a");
         assert_eq!(
             t.cli("SRANDMEMBER s -9223372036854775807"),
@@ -567,7 +587,7 @@ mod tests {
 
     #[test]
     fn smove_moves_once() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         t.run("SADD src a b");
         t.run("SADD dst b");
         assert_eq!(t.cli("SMOVE src dst zz"), "(integer) 0");
@@ -583,7 +603,7 @@ mod tests {
 
     #[test]
     fn algebra_and_store() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         t.run("SADD s1 a b c");
         t.run("SADD s2 b c d");
         t.run("SADD s3 c d e");
@@ -622,7 +642,7 @@ mod tests {
 
     #[test]
     fn sscan_pages_through_a_big_set() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         let members: Vec<String> = (0..1000).map(|i| format!("m{i}")).collect();
         for chunk in members.chunks(100) {
             t.run(&format!("SADD big {}", chunk.join(" ")));

@@ -5,6 +5,7 @@
 #[cfg(test)]
 mod tests;
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
 use crate::cmd::args::{is, resolve_range};
@@ -15,7 +16,7 @@ use crate::keyspace::Ctx;
 use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
 
-pub fn register<C: Codec>(t: &mut Table<C>) {
+pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("lpush", -3, Keys::First, lpush);
     t.add("rpush", -3, Keys::First, rpush);
     t.add("lpushx", -3, Keys::First, lpushx);
@@ -35,7 +36,7 @@ pub fn register<C: Codec>(t: &mut Table<C>) {
 }
 
 /// The live list at `key`, WRONGTYPE for another type.
-fn read<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8]) -> CmdResult<Option<Meta>> {
+fn read<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdResult<Option<Meta>> {
     ctx.typed(key, DataType::List)
 }
 
@@ -74,8 +75,8 @@ fn non_negative_arg(arg: &[u8], text: &str) -> CmdResult<u64> {
         .ok_or_else(|| CmdError::other(text))
 }
 
-fn push_generic<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn push_generic<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     a: &[&[u8]],
     side: Side,
     create: bool,
@@ -94,25 +95,29 @@ fn push_generic<C: Codec>(
     Ok(len_reply(&meta))
 }
 
-fn lpush<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn lpush<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     push_generic(ctx, a, Side::Left, true)
 }
 
-fn rpush<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn rpush<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     push_generic(ctx, a, Side::Right, true)
 }
 
-fn lpushx<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn lpushx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     push_generic(ctx, a, Side::Left, false)
 }
 
-fn rpushx<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn rpushx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     push_generic(ctx, a, Side::Right, false)
 }
 
 /// LPOP / RPOP `key [count]`: without a count one bulk (nil when the key
 /// is missing); with one an array (nil array when missing, empty for 0).
-fn pop_generic<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]], side: Side) -> CmdResult<Reply> {
+fn pop_generic<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+    side: Side,
+) -> CmdResult<Reply> {
     if a.len() > 3 {
         return Err(CmdError::WrongArity(
             String::from_utf8_lossy(a[0]).to_ascii_lowercase(),
@@ -145,19 +150,19 @@ fn pop_generic<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]], side: Side) -> CmdRe
     })
 }
 
-fn lpop<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn lpop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     pop_generic(ctx, a, Side::Left)
 }
 
-fn rpop<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn rpop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     pop_generic(ctx, a, Side::Right)
 }
 
-fn llen<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn llen<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(read(ctx, a[1])?.map_or(Reply::Integer(0), |meta| len_reply(&meta)))
 }
 
-fn lindex<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn lindex<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let Some(meta) = read(ctx, key)? else {
         return Ok(Reply::Nil);
@@ -168,7 +173,7 @@ fn lindex<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Bulk(Model::of(ctx)?.get(ctx, key, &meta, pos)?))
 }
 
-fn lrange<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn lrange<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let (start, stop) = (int_arg(a[2])?, int_arg(a[3])?);
     let Some(meta) = read(ctx, key)? else {
@@ -182,7 +187,7 @@ fn lrange<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     ))
 }
 
-fn lset<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn lset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let Some(meta) = read(ctx, key)? else {
         return Err(CmdError::NoSuchKey);
@@ -194,7 +199,7 @@ fn lset<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::ok())
 }
 
-fn linsert<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn linsert<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let before = if is(a[2], "before") {
         true
@@ -213,7 +218,7 @@ fn linsert<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(len_reply(&meta))
 }
 
-fn lrem<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn lrem<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let count = int_arg(a[2])?;
     let Some(mut meta) = read(ctx, key)? else {
@@ -232,7 +237,7 @@ fn lrem<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(i64::try_from(removed).unwrap_or(i64::MAX)))
 }
 
-fn ltrim<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn ltrim<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let (start, stop) = (int_arg(a[2])?, int_arg(a[3])?);
     let Some(mut meta) = read(ctx, key)? else {
@@ -322,7 +327,7 @@ impl LposQuery {
     }
 }
 
-fn lpos<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn lpos<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (key, element) = (a[1], a[2]);
     let q = LposQuery::parse(&a[3..])?;
     let found = match read(ctx, key)? {
@@ -340,8 +345,8 @@ fn lpos<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
 
 /// The positions (from the head) of the matches of `element` that `q`
 /// asks for, in scan order.
-fn find_positions<C: Codec>(
-    ctx: &Ctx<'_, C>,
+fn find_positions<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     element: &[u8],
@@ -370,11 +375,11 @@ fn find_positions<C: Codec>(
     Ok(found)
 }
 
-fn rpoplpush<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn rpoplpush<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     move_element(ctx, a[1], a[2], Side::Right, Side::Left)
 }
 
-fn lmove<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn lmove<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (from, to) = (side_arg(a[3])?, side_arg(a[4])?);
     move_element(ctx, a[1], a[2], from, to)
 }
@@ -382,8 +387,8 @@ fn lmove<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
 /// Pops one element from the `from` end of `src` and pushes it at the `to`
 /// end of `dst`. The destination's type is checked only when the source
 /// exists, as Redis does.
-fn move_element<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn move_element<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     src: &[u8],
     dst: &[u8],
     from: Side,
@@ -407,8 +412,8 @@ fn move_element<C: Codec>(
 /// LMOVE of a list onto itself. Moving an element back to the end it came
 /// from, or rotating a one-element list, changes nothing and writes
 /// nothing; otherwise the pop and the push apply to the same metadata.
-fn rotate<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn rotate<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     model: Model,
     key: &[u8],
     mut meta: Meta,

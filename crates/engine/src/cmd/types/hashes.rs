@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
 
 use super::sets::record_name;
@@ -14,8 +15,8 @@ pub(crate) const KIND: SubKind = SubKind::HashField;
 
 /// Every field and value of the hash at `key` (RENAME, migration), in the
 /// codec's record order.
-pub(crate) fn read_all<C: Codec>(
-    ctx: &Ctx<'_, C>,
+pub(crate) fn read_all<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
 ) -> CmdResult<Vec<(Vec<u8>, Vec<u8>)>> {
@@ -27,8 +28,8 @@ pub(crate) fn read_all<C: Codec>(
 /// Queues `pairs` as the records of the fresh hash `meta` at `key` and sets
 /// its size (a repeated field counts once; its last value wins). Does not
 /// write the metadata.
-pub(crate) fn write_all<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+pub(crate) fn write_all<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     meta: &mut Meta,
     pairs: &[(Vec<u8>, Vec<u8>)],
@@ -62,8 +63,8 @@ pub(crate) fn decode_pair(key: &[u8], id: SubId, value: SubValue) -> CmdResult<(
     Ok((record_name(key, id)?, value_bytes(key, value)?))
 }
 
-pub(crate) fn put_value<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+pub(crate) fn put_value<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     field: &[u8],

@@ -4,6 +4,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
 
 use crate::error::{CmdError, CmdResult};
@@ -101,8 +102,8 @@ pub(crate) fn random_pick<T: Clone>(
 
 /// One uniformly chosen element record of `kind` of the live collection
 /// `meta` at `key`.
-pub(crate) fn random_record<C: Codec>(
-    ctx: &Ctx<'_, C>,
+pub(crate) fn random_record<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     kind: SubKind,
     key: &[u8],
     meta: &Meta,

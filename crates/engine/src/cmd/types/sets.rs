@@ -1,6 +1,7 @@
 //! Sets as whole values: every member read, a fresh set written, and the
 //! identity of a member record.
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
 
 use crate::cmd::args::distinct;
@@ -12,8 +13,8 @@ pub(crate) const KIND: SubKind = SubKind::SetMember;
 
 /// Every member of the set at `key` (RENAME, migration), in the codec's
 /// record order.
-pub(crate) fn read_all<C: Codec>(
-    ctx: &Ctx<'_, C>,
+pub(crate) fn read_all<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
 ) -> CmdResult<Vec<Vec<u8>>> {
@@ -24,8 +25,8 @@ pub(crate) fn read_all<C: Codec>(
 
 /// Queues `members` as the records of the fresh set `meta` at `key` and sets
 /// its size (duplicates count once). Does not write the metadata.
-pub(crate) fn write_all<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+pub(crate) fn write_all<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     meta: &mut Meta,
     members: &[Vec<u8>],

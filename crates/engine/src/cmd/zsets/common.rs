@@ -1,5 +1,6 @@
 //! What the sorted-set commands share: the typed lookup and the flat reply.
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
 use crate::cmd::types::zsets::order::Entry;
@@ -9,7 +10,10 @@ use crate::number::format_score;
 use crate::reply::Reply;
 
 /// The live sorted set at `key`; WRONGTYPE for another type.
-pub(super) fn zset<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8]) -> CmdResult<Option<Meta>> {
+pub(super) fn zset<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+) -> CmdResult<Option<Meta>> {
     ctx.typed(key, DataType::ZSet)
 }
 

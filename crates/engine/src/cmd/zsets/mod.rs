@@ -9,6 +9,7 @@
 //! [`put_member`](crate::cmd::types::zsets::write::put_member), which
 //! applies the format's score limit.
 
+use crate::store::KvStore;
 use redcodec_codec::Codec;
 
 use crate::command::{Keys, Table};
@@ -24,7 +25,7 @@ mod nemo_tests;
 #[cfg(test)]
 mod tests;
 
-pub fn register<C: Codec>(t: &mut Table<C>) {
+pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("zadd", -4, Keys::First, members::zadd);
     t.add("zincrby", 4, Keys::First, members::zincrby);
     t.add("zrem", -3, Keys::First, members::zrem);

@@ -8,6 +8,7 @@
 //! `ctx.subs` returns list items in index order, so a window is read by
 //! seeking to its first index.
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, ListBounds, ListShift, Meta, SubId, SubKind, SubValue};
 
 use super::ops::{take_exactly, ListOps, Side};
@@ -49,21 +50,21 @@ fn index_of(key: &[u8], meta: &Meta, pos: u64) -> CmdResult<u64> {
 
 /// Elements from index `from` (inclusive) towards the tail, or towards the
 /// head when `reverse`, as `(index, value)`; ends at the list's bounds.
-struct Items<'e, 'k, C: Codec> {
-    subs: SubIter<'e, 'k, C>,
+struct Items<'e, 'k, C: Codec, S: KvStore> {
+    subs: SubIter<'e, 'k, C, S>,
     key: &'k [u8],
     head: u64,
     tail: u64,
 }
 
-impl<'e, 'k, C: Codec> Items<'e, 'k, C> {
+impl<'e, 'k, C: Codec, S: KvStore> Items<'e, 'k, C, S> {
     fn new(
-        ctx: &Ctx<'e, C>,
+        ctx: &Ctx<'e, C, S>,
         key: &'k [u8],
         meta: &'k Meta,
         from: u64,
         reverse: bool,
-    ) -> CmdResult<Items<'e, 'k, C>> {
+    ) -> CmdResult<Items<'e, 'k, C, S>> {
         let (head, tail) = bounds(key, meta)?;
         let subs = ctx.subs(
             SubKind::ListItem,
@@ -81,7 +82,7 @@ impl<'e, 'k, C: Codec> Items<'e, 'k, C> {
     }
 }
 
-impl<C: Codec> Iterator for Items<'_, '_, C> {
+impl<C: Codec, S: KvStore> Iterator for Items<'_, '_, C, S> {
     type Item = CmdResult<(u64, Vec<u8>)>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -98,8 +99,8 @@ impl<C: Codec> Iterator for Items<'_, '_, C> {
 }
 
 /// Reads exactly `n` elements from index `from` in the given direction.
-fn read_run<C: Codec>(
-    ctx: &Ctx<'_, C>,
+fn read_run<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     from: u64,
@@ -109,12 +110,18 @@ fn read_run<C: Codec>(
     take_exactly(key, Items::new(ctx, key, meta, from, reverse)?, n)
 }
 
-fn put<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], meta: &Meta, index: u64, value: &[u8]) {
+fn put<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+    index: u64,
+    value: &[u8],
+) {
     let item = SubValue::Bytes(value.to_vec());
     ctx.sub_put(SubKind::ListItem, key, meta, &SubId::Index(index), &item);
 }
 
-fn del<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], meta: &Meta, index: u64) {
+fn del<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, key: &[u8], meta: &Meta, index: u64) {
     ctx.sub_del(SubKind::ListItem, key, meta, &SubId::Index(index));
 }
 
@@ -137,8 +144,8 @@ fn insert_moves_head_side(shift: ListShift, head: u64, tail: u64, pivot: u64, ga
 }
 
 /// The index of the first element equal to `value`, from the head.
-fn find_first<C: Codec>(
-    ctx: &Ctx<'_, C>,
+fn find_first<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     value: &[u8],
@@ -155,8 +162,8 @@ fn find_first<C: Codec>(
 
 /// Moves the `n` elements starting at index `from` one index towards the
 /// head (`down`) or the tail.
-fn move_by_one<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn move_by_one<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     from: u64,
@@ -172,8 +179,8 @@ fn move_by_one<C: Codec>(
 
 /// The indexes of up to `limit` elements equal to `value` (0: no limit),
 /// scanning from the head, or from the tail when `from_tail`; ascending.
-fn matching_indexes<C: Codec>(
-    ctx: &Ctx<'_, C>,
+fn matching_indexes<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     value: &[u8],
@@ -202,8 +209,8 @@ fn matching_indexes<C: Codec>(
 /// Walks from index `from` towards the head (`reverse`) or the tail to the
 /// list's end, skipping the `doomed` indexes and writing every survivor
 /// at the next free index, counted from `from`.
-fn compact<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn compact<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     doomed: &[u64],
@@ -231,9 +238,9 @@ pub(crate) struct Array {
 }
 
 impl ListOps for Array {
-    fn get<C: Codec>(
+    fn get<C: Codec, S: KvStore>(
         &self,
-        ctx: &Ctx<'_, C>,
+        ctx: &Ctx<'_, C, S>,
         key: &[u8],
         meta: &Meta,
         pos: u64,
@@ -244,9 +251,9 @@ impl ListOps for Array {
             .ok_or_else(|| corrupt(key, format!("list item {index} is missing")))
     }
 
-    fn range<C: Codec>(
+    fn range<C: Codec, S: KvStore>(
         &self,
-        ctx: &Ctx<'_, C>,
+        ctx: &Ctx<'_, C, S>,
         key: &[u8],
         meta: &Meta,
         start: u64,
@@ -257,9 +264,9 @@ impl ListOps for Array {
         Ok(run.into_iter().map(|(_, v)| v).collect())
     }
 
-    fn visit<C: Codec>(
+    fn visit<C: Codec, S: KvStore>(
         &self,
-        ctx: &Ctx<'_, C>,
+        ctx: &Ctx<'_, C, S>,
         key: &[u8],
         meta: &Meta,
         from: Side,
@@ -281,9 +288,9 @@ impl ListOps for Array {
         Ok(())
     }
 
-    fn push<C: Codec, V: AsRef<[u8]>>(
+    fn push<C: Codec, S: KvStore, V: AsRef<[u8]>>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         side: Side,
@@ -310,9 +317,9 @@ impl ListOps for Array {
         Ok(())
     }
 
-    fn pop<C: Codec>(
+    fn pop<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         side: Side,
@@ -337,9 +344,9 @@ impl ListOps for Array {
         Ok(run.into_iter().map(|(_, v)| v).collect())
     }
 
-    fn set<C: Codec>(
+    fn set<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &Meta,
         pos: u64,
@@ -353,9 +360,9 @@ impl ListOps for Array {
     /// LINSERT: the new element goes into the gap before index `gap` (the
     /// pivot's index, or the one after it for AFTER). The side of the gap
     /// chosen by `shift` moves one index outward to make room.
-    fn insert<C: Codec>(
+    fn insert<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         pivot: &[u8],
@@ -386,9 +393,9 @@ impl ListOps for Array {
     /// the elements of the side chosen by `shift`: towards the tail when the
     /// head side (head up to the highest match) moves, else towards the head;
     /// the freed indexes at that end are deleted.
-    fn remove<C: Codec>(
+    fn remove<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         count: i64,
@@ -420,9 +427,9 @@ impl ListOps for Array {
         Ok(n)
     }
 
-    fn trim<C: Codec>(
+    fn trim<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         start: u64,

@@ -23,6 +23,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, ListBounds, Meta, SubId, SubKind, SubValue};
 
 use super::ops::{ListOps, Side};
@@ -165,7 +166,12 @@ impl Bounds {
 }
 
 /// Reads one node of `key`; a missing node is corrupt data.
-fn read_node<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8], meta: &Meta, seq: i64) -> CmdResult<Node> {
+fn read_node<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+    seq: i64,
+) -> CmdResult<Node> {
     match ctx.sub_get(SubKind::ListItem, key, meta, &SubId::Seq(seq))? {
         Some(SubValue::Node { prev, next, value }) => Ok(Node { prev, next, value }),
         Some(other) => Err(corrupt(key, format!("list node {seq} holds {other:?}"))),
@@ -193,7 +199,12 @@ impl<'k> Chain<'k> {
     }
 
     /// The node `seq`, as this operation last left it.
-    fn get<C: Codec>(&mut self, ctx: &Ctx<'_, C>, meta: &Meta, seq: i64) -> CmdResult<&mut Node> {
+    fn get<C: Codec, S: KvStore>(
+        &mut self,
+        ctx: &Ctx<'_, C, S>,
+        meta: &Meta,
+        seq: i64,
+    ) -> CmdResult<&mut Node> {
         if self.deleted.contains(&seq) {
             return Err(corrupt(
                 self.key,
@@ -228,9 +239,9 @@ impl<'k> Chain<'k> {
     /// Sets the link of node `seq` towards `side` to `to`. `seq` NIL is the
     /// list's boundary on the other side: then `to` becomes the end node
     /// there (the metadata's link).
-    fn link_toward<C: Codec>(
+    fn link_toward<C: Codec, S: KvStore>(
         &mut self,
-        ctx: &Ctx<'_, C>,
+        ctx: &Ctx<'_, C, S>,
         meta: &Meta,
         bounds: &mut Bounds,
         seq: i64,
@@ -247,9 +258,9 @@ impl<'k> Chain<'k> {
     }
 
     /// Unlinks node `seq` from its neighbours and deletes it; returns it.
-    fn unlink<C: Codec>(
+    fn unlink<C: Codec, S: KvStore>(
         &mut self,
-        ctx: &Ctx<'_, C>,
+        ctx: &Ctx<'_, C, S>,
         meta: &Meta,
         bounds: &mut Bounds,
         seq: i64,
@@ -264,7 +275,7 @@ impl<'k> Chain<'k> {
 
     /// Queues every change under `meta` (the list's metadata after the
     /// operation: its version and expiry stamp the records).
-    fn write<C: Codec>(self, ctx: &mut Ctx<'_, C>, meta: &Meta) {
+    fn write<C: Codec, S: KvStore>(self, ctx: &mut Ctx<'_, C, S>, meta: &Meta) {
         for seq in &self.deleted {
             ctx.sub_del(SubKind::ListItem, self.key, meta, &SubId::Seq(*seq));
         }
@@ -282,8 +293,8 @@ impl<'k> Chain<'k> {
 }
 
 /// A walk over a list's nodes from one end, checking each back link.
-struct Walk<'c, 'e, 'k, C: Codec> {
-    ctx: &'c Ctx<'e, C>,
+struct Walk<'c, 'e, 'k, C: Codec, S: KvStore> {
+    ctx: &'c Ctx<'e, C, S>,
     key: &'k [u8],
     meta: &'k Meta,
     /// The direction the walk goes: from `from`'s end towards the other.
@@ -295,14 +306,14 @@ struct Walk<'c, 'e, 'k, C: Codec> {
     left: u64,
 }
 
-impl<'c, 'e, 'k, C: Codec> Walk<'c, 'e, 'k, C> {
+impl<'c, 'e, 'k, C: Codec, S: KvStore> Walk<'c, 'e, 'k, C, S> {
     /// Starts at the `from` end.
     fn new(
-        ctx: &'c Ctx<'e, C>,
+        ctx: &'c Ctx<'e, C, S>,
         key: &'k [u8],
         meta: &'k Meta,
         from: Side,
-    ) -> CmdResult<Walk<'c, 'e, 'k, C>> {
+    ) -> CmdResult<Walk<'c, 'e, 'k, C, S>> {
         let bounds = Bounds::of(key, meta)?;
         Ok(Walk {
             ctx,
@@ -361,7 +372,7 @@ impl<'c, 'e, 'k, C: Codec> Walk<'c, 'e, 'k, C> {
     }
 }
 
-impl<C: Codec> Iterator for Walk<'_, '_, '_, C> {
+impl<C: Codec, S: KvStore> Iterator for Walk<'_, '_, '_, C, S> {
     type Item = CmdResult<(i64, Node)>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -370,8 +381,8 @@ impl<C: Codec> Iterator for Walk<'_, '_, '_, C> {
 }
 
 /// Links a new node holding `value` at the `side` end.
-fn push_one<C: Codec>(
-    ctx: &Ctx<'_, C>,
+fn push_one<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     meta: &Meta,
     chain: &mut Chain<'_>,
     bounds: &mut Bounds,
@@ -395,8 +406,8 @@ fn push_one<C: Codec>(
 }
 
 /// Unlinks `n` nodes from the `side` end; returns their values in pop order.
-fn pop_into<C: Codec>(
-    ctx: &Ctx<'_, C>,
+fn pop_into<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     chain: &mut Chain<'_>,
@@ -428,9 +439,9 @@ fn pop_into<C: Codec>(
 pub(crate) struct Linked;
 
 impl ListOps for Linked {
-    fn get<C: Codec>(
+    fn get<C: Codec, S: KvStore>(
         &self,
-        ctx: &Ctx<'_, C>,
+        ctx: &Ctx<'_, C, S>,
         key: &[u8],
         meta: &Meta,
         pos: u64,
@@ -449,9 +460,9 @@ impl ListOps for Linked {
         }
     }
 
-    fn range<C: Codec>(
+    fn range<C: Codec, S: KvStore>(
         &self,
-        ctx: &Ctx<'_, C>,
+        ctx: &Ctx<'_, C, S>,
         key: &[u8],
         meta: &Meta,
         start: u64,
@@ -480,9 +491,9 @@ impl ListOps for Linked {
         Ok(out)
     }
 
-    fn visit<C: Codec>(
+    fn visit<C: Codec, S: KvStore>(
         &self,
-        ctx: &Ctx<'_, C>,
+        ctx: &Ctx<'_, C, S>,
         key: &[u8],
         meta: &Meta,
         from: Side,
@@ -496,9 +507,9 @@ impl ListOps for Linked {
         Ok(())
     }
 
-    fn push<C: Codec, V: AsRef<[u8]>>(
+    fn push<C: Codec, S: KvStore, V: AsRef<[u8]>>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         side: Side,
@@ -514,9 +525,9 @@ impl ListOps for Linked {
         Ok(())
     }
 
-    fn pop<C: Codec>(
+    fn pop<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         side: Side,
@@ -533,9 +544,9 @@ impl ListOps for Linked {
 
     /// LMOVE of a list of two or more elements onto itself: one element from
     /// the `from` end to the `to` end (the other one), relinked in one chain.
-    fn rotate<C: Codec>(
+    fn rotate<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         from: Side,
@@ -551,9 +562,9 @@ impl ListOps for Linked {
         Ok(value)
     }
 
-    fn set<C: Codec>(
+    fn set<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &Meta,
         pos: u64,
@@ -577,9 +588,9 @@ impl ListOps for Linked {
         Ok(())
     }
 
-    fn insert<C: Codec>(
+    fn insert<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         pivot: &[u8],
@@ -621,9 +632,9 @@ impl ListOps for Linked {
         Ok(true)
     }
 
-    fn remove<C: Codec>(
+    fn remove<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         count: i64,
@@ -657,9 +668,9 @@ impl ListOps for Linked {
         Ok(n)
     }
 
-    fn trim<C: Codec>(
+    fn trim<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         start: u64,

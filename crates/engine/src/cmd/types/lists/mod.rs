@@ -13,6 +13,7 @@ mod sparse;
 #[cfg(test)]
 mod sparse_tests;
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta};
 
 pub(crate) use self::model::Model;
@@ -21,8 +22,8 @@ use crate::error::CmdResult;
 use crate::keyspace::Ctx;
 
 /// Every element of the live list `key`, head first (RENAME, migration).
-pub(crate) fn read_all<C: Codec>(
-    ctx: &Ctx<'_, C>,
+pub(crate) fn read_all<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
 ) -> CmdResult<Vec<Vec<u8>>> {
@@ -34,8 +35,8 @@ pub(crate) fn read_all<C: Codec>(
 
 /// Calls `visit` with each element of the live list `key`, head first,
 /// until it returns `false`; reads as it goes (migration streams lists).
-pub(crate) fn visit_all<C: Codec>(
-    ctx: &Ctx<'_, C>,
+pub(crate) fn visit_all<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     visit: impl FnMut(&[u8]) -> bool,
@@ -48,8 +49,8 @@ pub(crate) fn visit_all<C: Codec>(
 
 /// Appends `values` in order to the fresh list metadata `meta`, as RPUSH
 /// would, updating its size and bounds; the caller saves the metadata.
-pub(crate) fn write_all<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+pub(crate) fn write_all<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     meta: &mut Meta,
     values: &[Vec<u8>],

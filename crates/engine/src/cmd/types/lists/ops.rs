@@ -13,6 +13,7 @@
 //! - an operation whose result would be an empty list is not called (the
 //!   caller drops the key), except pops, which leave `meta.size == 0`.
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta};
 
 use crate::error::CmdResult;
@@ -32,18 +33,18 @@ pub(crate) enum Side {
 /// contract of this module.
 pub(crate) trait ListOps {
     /// The element at position `pos`.
-    fn get<C: Codec>(
+    fn get<C: Codec, S: KvStore>(
         &self,
-        ctx: &Ctx<'_, C>,
+        ctx: &Ctx<'_, C, S>,
         key: &[u8],
         meta: &Meta,
         pos: u64,
     ) -> CmdResult<Vec<u8>>;
 
     /// The elements at positions `start..=stop`, in order.
-    fn range<C: Codec>(
+    fn range<C: Codec, S: KvStore>(
         &self,
-        ctx: &Ctx<'_, C>,
+        ctx: &Ctx<'_, C, S>,
         key: &[u8],
         meta: &Meta,
         start: u64,
@@ -52,9 +53,9 @@ pub(crate) trait ListOps {
 
     /// Calls `visit` with each element, starting at the `from` end and
     /// walking inward, until it returns `false`.
-    fn visit<C: Codec>(
+    fn visit<C: Codec, S: KvStore>(
         &self,
-        ctx: &Ctx<'_, C>,
+        ctx: &Ctx<'_, C, S>,
         key: &[u8],
         meta: &Meta,
         from: Side,
@@ -63,9 +64,9 @@ pub(crate) trait ListOps {
 
     /// Pushes `values` one by one at the `side` end (so a multi-value left
     /// push ends with the last value first, as Redis does).
-    fn push<C: Codec, V: AsRef<[u8]>>(
+    fn push<C: Codec, S: KvStore, V: AsRef<[u8]>>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         side: Side,
@@ -73,9 +74,9 @@ pub(crate) trait ListOps {
     ) -> CmdResult<()>;
 
     /// Removes and returns `n` elements from the `side` end, in pop order.
-    fn pop<C: Codec>(
+    fn pop<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         side: Side,
@@ -83,9 +84,9 @@ pub(crate) trait ListOps {
     ) -> CmdResult<Vec<Vec<u8>>>;
 
     /// Replaces the element at position `pos`.
-    fn set<C: Codec>(
+    fn set<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &Meta,
         pos: u64,
@@ -94,9 +95,9 @@ pub(crate) trait ListOps {
 
     /// Inserts `value` next to the first element equal to `pivot` (from the
     /// head); `false` if there is no such element (nothing queued).
-    fn insert<C: Codec>(
+    fn insert<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         pivot: &[u8],
@@ -108,9 +109,9 @@ pub(crate) trait ListOps {
     /// is 0), scanning from the head (`count >= 0`) or the tail; returns
     /// how many match. When every element of the list matches, nothing is
     /// queued: the caller drops the whole key.
-    fn remove<C: Codec>(
+    fn remove<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         count: i64,
@@ -121,9 +122,9 @@ pub(crate) trait ListOps {
     /// of a list of two or more elements; returns it. By default a pop then
     /// a push, right where pops and pushes touch different records (array
     /// and sparse indexes).
-    fn rotate<C: Codec>(
+    fn rotate<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         from: Side,
@@ -135,9 +136,9 @@ pub(crate) trait ListOps {
     }
 
     /// Keeps only positions `start..=stop` (a non-empty, proper part).
-    fn trim<C: Codec>(
+    fn trim<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         start: u64,

@@ -24,6 +24,7 @@
 
 use std::cmp::Ordering;
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, ListBounds, Meta, SparseIndex, SubId, SubKind, SubValue};
 
 use super::ops::{take_exactly, ListOps, Side};
@@ -107,19 +108,19 @@ fn offset(base: i64, offset: u64) -> CmdResult<SparseIndex> {
 
 /// Elements in index order (or reverse), from index `from` (inclusive) or
 /// from the end, as `(index, value)`.
-struct Items<'e, 'k, C: Codec> {
-    subs: SubIter<'e, 'k, C>,
+struct Items<'e, 'k, C: Codec, S: KvStore> {
+    subs: SubIter<'e, 'k, C, S>,
     key: &'k [u8],
 }
 
-impl<'e, 'k, C: Codec> Items<'e, 'k, C> {
+impl<'e, 'k, C: Codec, S: KvStore> Items<'e, 'k, C, S> {
     fn new(
-        ctx: &Ctx<'e, C>,
+        ctx: &Ctx<'e, C, S>,
         key: &'k [u8],
         meta: &'k Meta,
         from: Option<SparseIndex>,
         reverse: bool,
-    ) -> Items<'e, 'k, C> {
+    ) -> Items<'e, 'k, C, S> {
         let from = from.map(SubId::Sparse);
         Items {
             subs: ctx.subs(SubKind::ListItem, key, meta, from.as_ref(), reverse),
@@ -128,12 +129,12 @@ impl<'e, 'k, C: Codec> Items<'e, 'k, C> {
     }
 
     /// From the `side` end, walking inward.
-    fn from_side(ctx: &Ctx<'e, C>, key: &'k [u8], meta: &'k Meta, side: Side) -> Self {
+    fn from_side(ctx: &Ctx<'e, C, S>, key: &'k [u8], meta: &'k Meta, side: Side) -> Self {
         Items::new(ctx, key, meta, None, side == Side::Right)
     }
 }
 
-impl<C: Codec> Iterator for Items<'_, '_, C> {
+impl<C: Codec, S: KvStore> Iterator for Items<'_, '_, C, S> {
     type Item = CmdResult<(SparseIndex, Vec<u8>)>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -148,18 +149,24 @@ impl<C: Codec> Iterator for Items<'_, '_, C> {
     }
 }
 
-fn put<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], meta: &Meta, index: SparseIndex, value: &[u8]) {
+fn put<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+    index: SparseIndex,
+    value: &[u8],
+) {
     let item = SubValue::Bytes(value.to_vec());
     ctx.sub_put(SubKind::ListItem, key, meta, &SubId::Sparse(index), &item);
 }
 
-fn del<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], meta: &Meta, index: SparseIndex) {
+fn del<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, key: &[u8], meta: &Meta, index: SparseIndex) {
     ctx.sub_del(SubKind::ListItem, key, meta, &SubId::Sparse(index));
 }
 
 /// The elements at positions `start..start + n`.
-fn window<C: Codec>(
-    ctx: &Ctx<'_, C>,
+fn window<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     start: u64,
@@ -189,8 +196,8 @@ fn window<C: Codec>(
 }
 
 /// The index of position `pos`.
-fn index_at<C: Codec>(
-    ctx: &Ctx<'_, C>,
+fn index_at<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     pos: u64,
@@ -230,8 +237,8 @@ fn insert_index(pivot: SparseIndex, neighbour: Option<SparseIndex>, before: bool
 /// LINSERT where no index is left between the pivot and its neighbour:
 /// rewrites the list at the integer indexes `0..=size` with the new
 /// element in place.
-fn renumber_and_insert<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn renumber_and_insert<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     meta: &mut Meta,
     pivot: &[u8],
@@ -276,9 +283,9 @@ fn renumber_and_insert<C: Codec>(
 pub(crate) struct Sparse;
 
 impl ListOps for Sparse {
-    fn get<C: Codec>(
+    fn get<C: Codec, S: KvStore>(
         &self,
-        ctx: &Ctx<'_, C>,
+        ctx: &Ctx<'_, C, S>,
         key: &[u8],
         meta: &Meta,
         pos: u64,
@@ -293,9 +300,9 @@ impl ListOps for Sparse {
         Ok(window(ctx, key, meta, pos, 1)?.remove(0).1)
     }
 
-    fn range<C: Codec>(
+    fn range<C: Codec, S: KvStore>(
         &self,
-        ctx: &Ctx<'_, C>,
+        ctx: &Ctx<'_, C, S>,
         key: &[u8],
         meta: &Meta,
         start: u64,
@@ -305,9 +312,9 @@ impl ListOps for Sparse {
         Ok(run.into_iter().map(|(_, v)| v).collect())
     }
 
-    fn visit<C: Codec>(
+    fn visit<C: Codec, S: KvStore>(
         &self,
-        ctx: &Ctx<'_, C>,
+        ctx: &Ctx<'_, C, S>,
         key: &[u8],
         meta: &Meta,
         from: Side,
@@ -321,9 +328,9 @@ impl ListOps for Sparse {
         Ok(())
     }
 
-    fn push<C: Codec, V: AsRef<[u8]>>(
+    fn push<C: Codec, S: KvStore, V: AsRef<[u8]>>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         side: Side,
@@ -360,9 +367,9 @@ impl ListOps for Sparse {
         Ok(())
     }
 
-    fn pop<C: Codec>(
+    fn pop<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         side: Side,
@@ -394,9 +401,9 @@ impl ListOps for Sparse {
         Ok(run.drain(..).map(|(_, v)| v).collect())
     }
 
-    fn set<C: Codec>(
+    fn set<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &Meta,
         pos: u64,
@@ -407,9 +414,9 @@ impl ListOps for Sparse {
         Ok(())
     }
 
-    fn insert<C: Codec>(
+    fn insert<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         pivot: &[u8],
@@ -461,9 +468,9 @@ impl ListOps for Sparse {
     /// LREM: deletes the matches, scanning from the head (`count >= 0`) or
     /// the tail, and moves the bounds to the first and last survivors. The
     /// list is no longer sequential afterwards, even when nothing matched.
-    fn remove<C: Codec>(
+    fn remove<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         count: i64,
@@ -511,9 +518,9 @@ impl ListOps for Sparse {
         Ok(n)
     }
 
-    fn trim<C: Codec>(
+    fn trim<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
         start: u64,

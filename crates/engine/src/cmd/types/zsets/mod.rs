@@ -13,6 +13,7 @@ pub(crate) mod write;
 
 use std::collections::HashMap;
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta};
 
 use self::order::{walk, Start};
@@ -24,7 +25,11 @@ pub(crate) type Members = Vec<(Vec<u8>, f64)>;
 
 /// Every member of the sorted set with its exact score, in Redis order
 /// (RENAME, migration, ZUNIONSTORE).
-pub(crate) fn read_all<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8], meta: &Meta) -> CmdResult<Members> {
+pub(crate) fn read_all<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+) -> CmdResult<Members> {
     walk(ctx, key, meta, Start::Edge, false)
         .map(|e| e.map(|e| (e.member, e.score)))
         .collect()
@@ -33,8 +38,8 @@ pub(crate) fn read_all<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8], meta: &Meta) -> C
 /// Queues `members` as the records of the fresh sorted set `meta` at `key`
 /// and sets its size. A member given twice keeps its last score. Does not
 /// write the metadata. Scores beyond the format's limit are an error.
-pub(crate) fn write_all<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+pub(crate) fn write_all<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     meta: &mut Meta,
     members: &[(Vec<u8>, f64)],
@@ -59,8 +64,8 @@ pub(crate) fn write_all<C: Codec>(
 /// `key` and each given once (a migration copying a sorted set), and grows
 /// its size. Does not write the metadata. Scores beyond the format's limit
 /// are an error.
-pub(crate) fn write_new<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+pub(crate) fn write_new<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     meta: &mut Meta,
     members: &[(Vec<u8>, f64)],

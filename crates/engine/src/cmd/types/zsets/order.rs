@@ -16,6 +16,7 @@
 use std::cmp::Ordering;
 use std::collections::VecDeque;
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta, ScoreIndex, SubId, SubKind};
 
 use super::bounds::Interval;
@@ -48,13 +49,13 @@ pub(crate) enum Start<'a> {
 }
 
 /// Walks the sorted set `key` in Redis order (or its reverse) from `start`.
-pub(crate) fn walk<'c, 'e, 'k, C: Codec>(
-    ctx: &'c Ctx<'e, C>,
+pub(crate) fn walk<'c, 'e, 'k, C: Codec, S: KvStore>(
+    ctx: &'c Ctx<'e, C, S>,
     key: &'k [u8],
     meta: &'k Meta,
     start: Start<'_>,
     reverse: bool,
-) -> InOrder<Indexed<'c, 'e, 'k, C>> {
+) -> InOrder<Indexed<'c, 'e, 'k, C, S>> {
     let index = ctx.caps().score_index;
     let from = seek_id(index, start, reverse);
     let records = ctx.subs(SubKind::ZSetScore, key, meta, from.as_ref(), reverse);
@@ -111,17 +112,17 @@ fn seek_id(index: ScoreIndex, start: Start<'_>, reverse: bool) -> Option<SubId> 
 
 /// Score-index entries in index order, each as (indexed score, entry with
 /// its exact score).
-pub(crate) struct Indexed<'c, 'e, 'k, C: Codec> {
-    ctx: &'c Ctx<'e, C>,
+pub(crate) struct Indexed<'c, 'e, 'k, C: Codec, S: KvStore> {
+    ctx: &'c Ctx<'e, C, S>,
     key: &'k [u8],
     meta: &'k Meta,
-    records: SubIter<'e, 'k, C>,
+    records: SubIter<'e, 'k, C, S>,
     /// Whether indexed scores are rounded: exact scores are then read from
     /// the member records.
     rounded: bool,
 }
 
-impl<C: Codec> Indexed<'_, '_, '_, C> {
+impl<C: Codec, S: KvStore> Indexed<'_, '_, '_, C, S> {
     fn entry(&self, id: SubId) -> CmdResult<(f64, Entry)> {
         let SubId::Scored { score, member } = id else {
             return Err(corrupt(self.key, "a score-index record without a score"));
@@ -142,7 +143,7 @@ impl<C: Codec> Indexed<'_, '_, '_, C> {
     }
 }
 
-impl<C: Codec> Iterator for Indexed<'_, '_, '_, C> {
+impl<C: Codec, S: KvStore> Iterator for Indexed<'_, '_, '_, C, S> {
     type Item = CmdResult<(f64, Entry)>;
 
     fn next(&mut self) -> Option<Self::Item> {

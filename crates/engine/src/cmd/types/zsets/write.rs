@@ -1,6 +1,7 @@
 //! Reading and writing one member's records. Every score that reaches the
 //! store goes through [`put_member`].
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
 
 use crate::error::{CmdError, CmdResult};
@@ -21,8 +22,8 @@ fn score_id(member: &[u8], score: f64) -> SubId {
 }
 
 /// The exact score of `member`, if it is in the sorted set.
-pub(crate) fn score_of<C: Codec>(
-    ctx: &Ctx<'_, C>,
+pub(crate) fn score_of<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     member: &[u8],
@@ -41,7 +42,7 @@ fn stored_score(score: f64) -> f64 {
 }
 
 /// Refuses a score the format cannot store.
-fn check_score_limit<C: Codec>(ctx: &Ctx<'_, C>, score: f64) -> CmdResult<()> {
+fn check_score_limit<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, score: f64) -> CmdResult<()> {
     match ctx.caps().score_limit {
         Some((min, max)) if !(min..=max).contains(&score) => Err(CmdError::other(format!(
             "ERR score {} is out of range for the {} format (from {} to {})",
@@ -58,8 +59,8 @@ fn check_score_limit<C: Codec>(ctx: &Ctx<'_, C>, score: f64) -> CmdResult<()> {
 /// record of its previous score `old` if it had one. This is the one place
 /// scores are stored: a score beyond the format's limit is an error here.
 /// The codec is told of the member ([`Codec::note_member`]).
-pub(crate) fn put_member<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+pub(crate) fn put_member<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     meta: &mut Meta,
     member: &[u8],
@@ -92,8 +93,8 @@ pub(crate) fn put_member<C: Codec>(
 }
 
 /// Queues the removal of both records of `member`, whose score is `score`.
-pub(crate) fn del_member<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+pub(crate) fn del_member<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     member: &[u8],
