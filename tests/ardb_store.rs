@@ -214,7 +214,7 @@ fn unknown_size_hash(f: &Fixture, n: usize) {
     let meta = codec
         .decode_meta(DataType::Hash, &[0x03, 0x00, 0x00, 0x01, 0x00])
         .unwrap();
-    assert!(codec.size_unknown(&meta));
+    assert!(codec.capabilities().size_unknown(&meta));
     let mut pairs = vec![(
         codec.meta_record(b"h", DataType::Hash).unwrap().key,
         vec![0x03, 0x00, 0x00, 0x01, 0x00],

@@ -52,7 +52,11 @@ fn corrupt_element_values_are_errors_for_that_key_only() {
         &SubId::Name(b"a".to_vec()),
     );
     let mut batch = Batch::default();
-    batch.put(codec.sub_place(SubKind::ZSetMember), key, vec![1, 2, 3]);
+    batch.put(
+        codec.sub_place(SubKind::ZSetMember, b"z"),
+        key,
+        vec![1, 2, 3],
+    );
     f.engine.store().write(batch).unwrap();
     let reply = f.run("ZSCORE z a").to_cli_string();
     assert!(

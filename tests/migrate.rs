@@ -8,12 +8,12 @@ use std::sync::Arc;
 
 use redcodec::codec::Codec;
 use redcodec::engine::keyspace::migrated_expiry;
-use redcodec::engine::migrate::{
+use redcodec::engine::{Clock, Engine, EngineOptions, ManualClock, OpenMode, Reply};
+use redcodec::formats::{AnyCodec, Format, FormatOptions};
+use redcodec::migrate::{
     self, DifferenceKind, Flow, MigrateError, MigrateOptions, Observer, OnUnrepresentable, Outcome,
     Quiet, Unrepresentable, VerifyOptions, CHECKPOINT_FILE,
 };
-use redcodec::engine::{Clock, Engine, EngineOptions, ManualClock, OpenMode, Reply};
-use redcodec::formats::{AnyCodec, Format, FormatOptions};
 
 /// The time the tests start at: 2023-11-14T22:13:20Z.
 const T0_MS: u64 = 1_700_000_000_000;

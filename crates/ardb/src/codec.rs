@@ -6,14 +6,13 @@
 //! zset members 11), then the next user key.
 
 use redcodec_codec::{
-    ActiveExpiry, Capabilities, Codec, ComparatorSpec, DataType, DecodeError, DeleteModel,
-    EncodeError, GcDecision, KeyRange, Layout, ListModel, Meta, MetaLookup, Namespaces, Place,
-    Record, RelativeExpiry, ScoreIndex, SubId, SubKind, SubOwner, SubValue, TtlResolution,
-    VersionWidth,
+    ActiveExpiry, Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision,
+    KeyRange, Layout, ListModel, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry,
+    ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
 };
 
 use crate::keys::{self, key_type, ParsedKey};
-use crate::{comparator, elements, gc, layout, meta, ArdbOptions, OptionsError};
+use crate::{elements, gc, layout, meta, ArdbOptions, OptionsError};
 
 /// Ardb's default `range-delete-min-size` (`config.hpp`, `ardb.conf`).
 pub const RANGE_DELETE_MIN_SIZE: u64 = 100;
@@ -42,6 +41,10 @@ pub struct ArdbCodec {
 }
 
 impl ArdbCodec {
+    /// The format's name as the command line spells it
+    /// ([`Codec::name`]).
+    pub const NAME: &'static str = "ardb";
+
     /// A codec for `opts`; fails for a namespace redcodec cannot open as a
     /// column family (see [`OptionsError`]).
     pub fn new(opts: ArdbOptions) -> Result<ArdbCodec, OptionsError> {
@@ -64,6 +67,10 @@ impl ArdbCodec {
             active_expiry: Some(ActiveExpiry {
                 period_ms: EXPIRY_PERIOD_MS,
             }),
+            string_version: false,
+            version_may_repeat: false,
+            // A stored size of −1 decodes with this bit set.
+            size_unknown: SizeUnknown::VariantBit(meta::VARIANT_SIZE_UNKNOWN),
         };
         Ok(ArdbCodec {
             namespace: opts.namespace,
@@ -96,7 +103,7 @@ impl Default for ArdbCodec {
 
 impl Codec for ArdbCodec {
     fn name(&self) -> &'static str {
-        "ardb"
+        Self::NAME
     }
 
     fn layout(&self) -> &Layout {
@@ -157,7 +164,7 @@ impl Codec for ArdbCodec {
         vec![self.family_range()]
     }
 
-    fn sub_place(&self, _kind: SubKind) -> Place {
+    fn sub_place(&self, _kind: SubKind, _key: &[u8]) -> Place {
         layout::NAMESPACE
     }
 
@@ -215,11 +222,6 @@ impl Codec for ArdbCodec {
         meta::widen_bounds(meta, member);
     }
 
-    /// Set by decoding a stored size of −1 ([`meta::VARIANT_SIZE_UNKNOWN`]).
-    fn size_unknown(&self, meta: &Meta) -> bool {
-        meta.data_type.is_collection() && meta.variant & meta::VARIANT_SIZE_UNKNOWN != 0
-    }
-
     /// Every record of `key`, as Ardb's `DEL` range-deletes it:
     /// `[enc(META, key), enc(END, key))`, covering types 1–30.
     fn key_range(&self, key: &[u8]) -> Option<KeyRange> {
@@ -243,18 +245,6 @@ impl Codec for ArdbCodec {
             return None;
         }
         gc::expired_meta_key(key, value, now_ms).map(<[u8]>::to_vec)
-    }
-
-    /// The namespace's family is created on the first write (Ardb's
-    /// `create_if_notexist`); `default` exists from the start.
-    fn created_on_first_write(&self, place: Place) -> bool {
-        place == layout::NAMESPACE
-    }
-
-    /// The other namespaces of the store: opened with `ardb.comparator`,
-    /// as RocksDB requires, and otherwise left alone.
-    fn other_families(&self, _instance: usize) -> Option<ComparatorSpec> {
-        Some(comparator::SPEC)
     }
 }
 
@@ -306,15 +296,12 @@ mod tests {
     fn engine_hooks() {
         let c = ArdbCodec::default();
         let mut hash = c.new_meta(DataType::Hash, 0);
-        assert!(!c.size_unknown(&hash));
+        assert!(!c.capabilities().size_unknown(&hash));
         hash.variant = meta::VARIANT_SIZE_UNKNOWN;
-        assert!(c.size_unknown(&hash));
+        assert!(c.capabilities().size_unknown(&hash));
         let range = c.key_range(b"h").unwrap();
         assert_eq!(range.lower, [0x01, b'h', 0x01, 0x00]);
         assert_eq!(range.upper, [0x01, b'h', 0x1f, 0x00]);
-        assert!(c.created_on_first_write(layout::NAMESPACE));
-        assert!(!c.created_on_first_write(layout::DEFAULT));
-        assert_eq!(c.other_families(0).map(|s| s.name), Some("ardb.comparator"));
         // ttl 1 ms: expired now, reported for the namespace family only.
         let expired = [0x03, 0x00, 0x02, 0x02, 0x00];
         let key = keys::meta_key(b"h");

@@ -32,20 +32,27 @@ pub const NAMESPACE: Place = Place::new(0, 1);
 /// - The namespace family's rule is [`GcRule::Metadata`]: every record goes
 ///   through [`crate::gc::compaction_filter`], which drops empty values only.
 pub fn layout(cf_name: &'static str) -> Layout {
-    let cf = |name, gc| CfSpec {
+    let cf = |name, gc, created_on_first_write| CfSpec {
         name,
         comparator: Some(comparator::SPEC),
         gc,
         merge: Some(merge::SPEC),
+        created_on_first_write,
     };
     Layout {
         instances: vec![InstanceSpec {
             dir: DIR,
             column_families: vec![
-                cf("default", GcRule::KeepAll),
-                cf(cf_name, GcRule::Metadata),
+                // `default` exists from the start; the namespace's family is
+                // created on the first write (Ardb's `create_if_notexist`).
+                cf("default", GcRule::KeepAll, false),
+                cf(cf_name, GcRule::Metadata, true),
             ],
             refused: &[],
+            // The other namespaces of the store: opened with
+            // `ardb.comparator`, as RocksDB requires, and otherwise left
+            // alone.
+            other_families: Some(comparator::SPEC),
         }],
     }
 }
@@ -89,6 +96,12 @@ mod tests {
         }
         assert_eq!(l.cf(DEFAULT).gc, GcRule::KeepAll);
         assert_eq!(l.cf(NAMESPACE).gc, GcRule::Metadata);
+        assert!(l.cf(NAMESPACE).created_on_first_write);
+        assert!(!l.cf(DEFAULT).created_on_first_write);
+        assert_eq!(
+            l.instances[0].other_families.map(|s| s.name),
+            Some("ardb.comparator")
+        );
     }
 
     #[test]

@@ -118,7 +118,7 @@ fn hset_h_f_v() {
 
     let id = SubId::Name(b"f".to_vec());
     let key = c.sub_key(SubKind::HashField, b"h", &meta, &id);
-    assert_eq!(c.sub_place(SubKind::HashField), NS);
+    assert_eq!(c.sub_place(SubKind::HashField, b"k"), NS);
     assert_eq!(key, unhex("01 68 04 01 04 01 66"));
     let value = c.encode_sub_value(SubKind::HashField, &meta, &SubValue::Bytes(b"v".to_vec()));
     assert_eq!(value, unhex("04 01 04 01 76"));
@@ -401,7 +401,7 @@ fn round_trips_of_every_record_kind() {
     for (kind, id, value) in cases {
         let raw_key = c.sub_key(kind, key, &meta, &id);
         let range = c.sub_range(kind, key, &meta);
-        assert_eq!(range.place, c.sub_place(kind));
+        assert_eq!(range.place, c.sub_place(kind, b"k"));
         assert!(contains(&c, &range, &raw_key), "{kind:?}");
         assert!(contains(&c, &whole, &raw_key), "{kind:?}");
         // No other kind's range holds it.

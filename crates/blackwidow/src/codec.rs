@@ -4,7 +4,7 @@
 use redcodec_codec::{
     Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
     Layout, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry,
-    ScoreIndex, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
+    ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
 };
 
 use crate::{elements, gc, keys, layout, meta, version, TOP_KEY};
@@ -31,6 +31,10 @@ pub struct BlackwidowCodec {
 }
 
 impl BlackwidowCodec {
+    /// The format's name as the command line spells it
+    /// ([`Codec::name`]).
+    pub const NAME: &'static str = "blackwidow";
+
     /// The codec.
     pub fn new() -> BlackwidowCodec {
         BlackwidowCodec {
@@ -53,6 +57,9 @@ impl BlackwidowCodec {
                 namespaces: Namespaces::None,
                 relative_expiry: RelativeExpiry::Exact,
                 active_expiry: None,
+                string_version: false,
+                version_may_repeat: false,
+                size_unknown: SizeUnknown::Never,
             },
         }
     }
@@ -80,7 +87,7 @@ fn smallest_key(place: Place) -> Vec<u8> {
 
 impl Codec for BlackwidowCodec {
     fn name(&self) -> &'static str {
-        "blackwidow"
+        Self::NAME
     }
 
     fn layout(&self) -> &Layout {
@@ -155,7 +162,7 @@ impl Codec for BlackwidowCodec {
             .collect()
     }
 
-    fn sub_place(&self, kind: SubKind) -> Place {
+    fn sub_place(&self, kind: SubKind, _key: &[u8]) -> Place {
         elements::place(kind)
     }
 

@@ -59,12 +59,14 @@ pub fn layout() -> Layout {
         comparator,
         gc,
         merge: None,
+        created_on_first_write: false,
     };
     let meta = || cf("default", None, GcRule::Metadata);
     let inst = |dir, column_families| InstanceSpec {
         dir,
         column_families,
         refused: &[],
+        other_families: None,
     };
     Layout {
         instances: vec![

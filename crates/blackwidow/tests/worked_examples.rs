@@ -87,7 +87,7 @@ fn hset_h_f_v() {
     assert_eq!(meta_bytes, unhex("01 00 00 00 00 f1 53 65 00 00 00 00"));
     assert_eq!(c.decode_meta(DataType::Hash, &meta_bytes).unwrap(), meta);
 
-    let place = c.sub_place(SubKind::HashField);
+    let place = c.sub_place(SubKind::HashField, b"k");
     assert_eq!(cf_name(&c, place), ("hashes", "data_cf"));
     let id = SubId::Name(b"f".to_vec());
     let key = c.sub_key(SubKind::HashField, b"h", &meta, &id);
@@ -135,7 +135,7 @@ fn del_h_resets_the_meta() {
     let owner = c.gc_sub_owner(rec.place, &old_key, &[]);
     assert!(owner.is_none(), "meta places hold no data keys");
     let owner = c
-        .gc_sub_owner(c.sub_place(SubKind::HashField), &old_key, &[])
+        .gc_sub_owner(c.sub_place(SubKind::HashField, b"k"), &old_key, &[])
         .unwrap();
     assert_eq!(c.gc_sub(&owner, Some(&bytes), T_MS), GcDecision::Drop);
     assert_eq!(
@@ -162,7 +162,7 @@ fn zadd_z_1_5_m() {
     let member = SubId::Name(b"m".to_vec());
     let member_key = c.sub_key(SubKind::ZSetMember, b"z", &meta, &member);
     assert_eq!(
-        cf_name(&c, c.sub_place(SubKind::ZSetMember)),
+        cf_name(&c, c.sub_place(SubKind::ZSetMember, b"k")),
         ("zsets", "data_cf")
     );
     assert_eq!(member_key, unhex("01 00 00 00 7a 00 f1 53 65 6d"));
@@ -183,7 +183,7 @@ fn zadd_z_1_5_m() {
     };
     let score_key = c.sub_key(SubKind::ZSetScore, b"z", &meta, &scored);
     assert_eq!(
-        cf_name(&c, c.sub_place(SubKind::ZSetScore)),
+        cf_name(&c, c.sub_place(SubKind::ZSetScore, b"k")),
         ("zsets", "score_cf")
     );
     assert_eq!(
@@ -239,7 +239,7 @@ fn rpush_l_a() {
 
     let key = c.sub_key(SubKind::ListItem, b"l", &meta, &item);
     assert_eq!(
-        cf_name(&c, c.sub_place(SubKind::ListItem)),
+        cf_name(&c, c.sub_place(SubKind::ListItem, b"k")),
         ("lists", "data_cf")
     );
     assert_eq!(
@@ -384,7 +384,7 @@ fn round_trips_of_every_record_kind() {
         for (kind, id, value) in cases {
             let raw_key = c.sub_key(kind, key, &meta, &id);
             let range = c.sub_range(kind, key, &meta);
-            assert_eq!(range.place, c.sub_place(kind));
+            assert_eq!(range.place, c.sub_place(kind, b"k"));
             let cmp = match kind {
                 SubKind::ListItem => lists_data_key_compare,
                 SubKind::ZSetScore => zsets_score_key_compare,
@@ -445,7 +445,7 @@ fn gc_rules_through_the_codec() {
 
     let sub = c.sub_key(SubKind::SetMember, b"s", &meta, &SubId::Name(b"m".to_vec()));
     let owner = c
-        .gc_sub_owner(c.sub_place(SubKind::SetMember), &sub, &[])
+        .gc_sub_owner(c.sub_place(SubKind::SetMember, b"k"), &sub, &[])
         .unwrap();
     assert_eq!(owner.meta, rec);
     assert_eq!(c.gc_sub(&owner, Some(&live), T_MS), GcDecision::Keep);

@@ -1,8 +1,8 @@
 //! Errors of the command line.
 
-use redcodec_engine::migrate::MigrateError;
 use redcodec_engine::EngineError;
 use redcodec_formats::FormatError;
+use redcodec_migrate::MigrateError;
 use thiserror::Error;
 
 /// Why a `redcodec` command failed.

@@ -13,7 +13,7 @@ use crate::error::CliError;
 /// Which store, in which format, on which clock.
 #[derive(Args, Debug, Clone)]
 pub struct StoreArgs {
-    /// Format name: kvrocks, blackwidow, nemo or ardb.
+    /// Format name: kvrocks, blackwidow, nemo, ardb or floyd.
     #[arg(long)]
     pub format: String,
     /// Store directory.
@@ -52,8 +52,8 @@ impl StoreArgs {
             return Ok(vec![self.clone()]);
         }
         let engine = self.open(OpenMode::ReadOnly, None)?;
-        let found =
-            namespaces(&engine).map_err(|e| CliError::Io(std::io::Error::other(e.to_string())))?;
+        let found = namespaces(engine.codec(), engine.store())
+            .map_err(|e| CliError::Io(std::io::Error::other(e.to_string())))?;
         if found.is_empty() {
             return Ok(vec![self.clone()]);
         }

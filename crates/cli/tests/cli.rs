@@ -192,7 +192,7 @@ fn bad_input_is_one_clear_error_line_and_a_failing_status() {
                 "--dir",
                 dir.path().to_str().unwrap(),
             ],
-            "unknown format 'pika9' (known formats: kvrocks, blackwidow, nemo, ardb)",
+            "unknown format 'pika9' (known formats: kvrocks, blackwidow, nemo, ardb, floyd)",
         ),
         (
             vec![

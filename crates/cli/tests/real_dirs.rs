@@ -82,7 +82,7 @@ const FIXTURES: [Fixture; 5] = [
 
 const WRONGTYPE: &str = "(error) WRONGTYPE Operation against a key holding the wrong kind of value";
 
-const FORMATS: [&str; 4] = ["kvrocks", "blackwidow", "nemo", "ardb"];
+const FORMATS: [&str; 5] = ["kvrocks", "blackwidow", "nemo", "ardb", "floyd"];
 
 fn fixture(system: &str, name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -228,7 +228,7 @@ fn every_fixture_migrates_to_every_format_and_verifies() {
             let dst = out.path().join(to);
             // Into a format without namespaces, one namespace at a time.
             let namespaces: Vec<Option<&str>> = match (f.name, to) {
-                ("compat", "blackwidow" | "nemo") => vec![Some("0"), Some("1")],
+                ("compat", "blackwidow" | "nemo" | "floyd") => vec![Some("0"), Some("1")],
                 _ => vec![None],
             };
             for ns in namespaces {

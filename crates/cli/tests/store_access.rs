@@ -358,7 +358,7 @@ fn corrupted_copy(work: &Path) -> PathBuf {
     let id = SubId::Name(b"f".to_vec());
     let value = SubValue::Bytes(b"v".to_vec());
     batch.put(
-        c.sub_place(SubKind::HashField),
+        c.sub_place(SubKind::HashField, b"hash:at"),
         c.sub_key(SubKind::HashField, b"hash:at", &newer, &id),
         c.encode_sub_value(SubKind::HashField, &newer, &value),
     );
@@ -368,7 +368,7 @@ fn corrupted_copy(work: &Path) -> PathBuf {
     let record = c.meta_record(b"str:app", DataType::Hash).unwrap();
     batch.put(record.place, record.key, c.encode_meta(&twin).unwrap());
     batch.put(
-        c.sub_place(SubKind::HashField),
+        c.sub_place(SubKind::HashField, b"str:app"),
         c.sub_key(SubKind::HashField, b"str:app", &twin, &id),
         c.encode_sub_value(SubKind::HashField, &twin, &value),
     );

@@ -1,7 +1,7 @@
 //! The closed list of behaviours in which formats differ. The engine branches
 //! on these, never on a format's name.
 
-use crate::DataType;
+use crate::{DataType, Meta};
 
 /// Where a key's metadata is found.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -139,6 +139,51 @@ pub struct Capabilities {
     /// often (`None`: expired keys are only hidden, and collected by
     /// compaction filters).
     pub active_expiry: Option<ActiveExpiry>,
+    /// Whether string values carry a stamp the engine supplies as
+    /// [`crate::Meta::version`] (Pika 4's floyd stores the time a value
+    /// was created, in ms): the engine then gives every string it creates
+    /// a version from [`crate::Codec::next_version`], as it does a new
+    /// collection, and keeps a decoded string's version when it rewrites
+    /// the value. False: strings have version 0.
+    pub string_version: bool,
+    /// Whether a key can be created again with a version it held before
+    /// while element records of that version remain: versions come from
+    /// a clock that repeats within a millisecond, and a string replacing a
+    /// collection's one shared metadata record (then `DEL`) leaves no
+    /// trace of the old version (Pika 4's floyd). The engine then takes the
+    /// next version until the new collection's element range is empty.
+    /// False: versions are never reused.
+    pub version_may_repeat: bool,
+    /// Whether collection metadata may be stored without its element
+    /// count, and how a decoded [`Meta`] says so.
+    pub size_unknown: SizeUnknown,
+}
+
+impl Capabilities {
+    /// Whether `meta` was stored without its element count
+    /// ([`SizeUnknown::VariantBit`]). The engine then counts the elements
+    /// in [`crate::Codec::sub_range`] to know the size (and range-deletes
+    /// the key on `DEL`); [`crate::Codec::encode_meta`] keeps writing the
+    /// count as unknown.
+    pub fn size_unknown(&self, meta: &Meta) -> bool {
+        match self.size_unknown {
+            SizeUnknown::Never => false,
+            SizeUnknown::VariantBit(bit) => {
+                meta.data_type.is_collection() && meta.variant & bit != 0
+            }
+        }
+    }
+}
+
+/// Whether a collection's metadata can lack its element count.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SizeUnknown {
+    /// Every collection's metadata holds its element count.
+    Never,
+    /// A collection's metadata may hold "unknown" instead of a count
+    /// (Ardb: size −1); the codec then sets this bit of [`Meta::variant`]
+    /// when it decodes such metadata.
+    VariantBit(u8),
 }
 
 /// How an expiry given relative to now is stored, and what a stored

@@ -1,8 +1,8 @@
 //! The [`Codec`] trait: everything the engine asks of a format.
 
 use crate::{
-    Capabilities, ComparatorSpec, DataType, DecodeError, EncodeError, KeyRange, Layout, Meta,
-    Place, Record, SubId, SubKind, SubValue,
+    Capabilities, DataType, DecodeError, EncodeError, KeyRange, Layout, Meta, Place, Record, SubId,
+    SubKind, SubValue,
 };
 
 /// What a compaction filter does with one record.
@@ -38,7 +38,8 @@ pub struct KeyShape {
 /// One on-disk format: its layout, its declared capabilities, and the
 /// encoding of every record. Implementations are pure byte functions.
 pub trait Codec: Send + Sync + 'static {
-    /// The format's name as the command line spells it.
+    /// The format's name as the command line spells it; the format
+    /// registry (`redcodec-formats`) takes each format's name from here.
     fn name(&self) -> &'static str;
 
     /// Instances, column families, comparators and GC rules.
@@ -79,8 +80,19 @@ pub trait Codec: Send + Sync + 'static {
     /// namespace, where it has one), for FLUSHDB/FLUSHALL.
     fn flush_ranges(&self) -> Vec<KeyRange>;
 
-    /// Where element records of `kind` live.
-    fn sub_place(&self, kind: SubKind) -> Place;
+    /// Where the element records of `kind` of `key` live. Most formats
+    /// keep every key's elements of a kind in one family; a format that
+    /// spreads keys over several instances by a hash of the key (Pika 4's
+    /// floyd) keeps them in the key's instance.
+    fn sub_place(&self, kind: SubKind, key: &[u8]) -> Place;
+
+    /// Every place element records of `kind` can live in, whatever their
+    /// key (for `check`, which reads them all). By default the one place
+    /// [`Codec::sub_place`] gives, for formats where it does not depend on
+    /// the key.
+    fn sub_places(&self, kind: SubKind) -> Vec<Place> {
+        vec![self.sub_place(kind, b"")]
+    }
 
     /// The key of one element record of `key` (whose metadata is `meta`).
     fn sub_key(&self, kind: SubKind, key: &[u8], meta: &Meta, id: &SubId) -> Vec<u8>;
@@ -122,88 +134,75 @@ pub trait Codec: Send + Sync + 'static {
     /// and whose owner's metadata bytes are `meta` (`None`: missing).
     fn gc_sub(&self, owner: &SubOwner, meta: Option<&[u8]>, now_ms: u64) -> GcDecision;
 
-    /// Records the real system writes on every open. The engine
-    /// puts them after opening the layout, before serving
-    /// commands. `(record, value)`; none by default.
+    // Byte hooks. What a format *is* (its places, its comparators, which
+    // families appear lazily, how it expires, deletes and counts) is a
+    // fact in `Layout` and `Capabilities`, the closed list the engine
+    // branches on. The methods below stay on the trait because each one
+    // encodes or parses record bytes that only the format knows; each has
+    // a default that says "this format has no such records", so a format
+    // overrides only the ones its bytes need.
+
+    /// Records the real system writes on every open. The engine puts them
+    /// after opening the layout, before serving commands, as
+    /// `(record, value)`. A hook because the keys and values are the
+    /// format's bytes (nemo's separator records); none by default.
     fn bootstrap_records(&self) -> Vec<(Record, Vec<u8>)> {
         Vec::new()
     }
 
     /// Whether the element record of `kind` whose stored value is
-    /// `raw_value`, read under `meta`, belongs to the key's
-    /// current version. Formats that keep the version in the
-    /// element's value leave older versions' records in the key's
-    /// [`Codec::sub_range`]; for those this is false and the engine
-    /// treats the record as absent: skipped in scans, `None` in
-    /// point reads, and a write over it adds an element. True by
+    /// `raw_value`, read under `meta`, belongs to the key's current
+    /// version. Formats that keep the version in the element's value leave
+    /// older versions' records in the key's [`Codec::sub_range`]; for
+    /// those this is false and the engine treats the record as absent:
+    /// skipped in scans, `None` in point reads, and a write over it adds an
+    /// element. A hook because it parses the value's bytes (nemo); true by
     /// default.
     fn sub_is_current(&self, kind: SubKind, meta: &Meta, raw_value: &[u8]) -> bool {
         let _ = (kind, meta, raw_value);
         true
     }
-    // Formats without versions, namespaces as column families,
-    // active expiry (Ardb). Every method has a default that
-    // suits the other formats.
 
-    /// Whether `meta` was stored without its element count
-    /// (Ardb: size −1, "unknown"). The engine then counts the
-    /// elements in [`Codec::sub_range`] to know the size (and
-    /// range-deletes the key on `DEL`); [`Codec::encode_meta`]
-    /// keeps writing the count as unknown.
-    fn size_unknown(&self, _meta: &Meta) -> bool {
-        false
-    }
-
-    /// One range holding every record of `key`, its metadata
-    /// included, for formats whose `DEL` removes a key with one
-    /// range delete, or by iterating that range (Ardb:
-    /// `[META key, END key)`). `None`: the format has none.
-    fn key_range(&self, _key: &[u8]) -> Option<KeyRange> {
+    /// One range holding every record of `key`, its metadata included, for
+    /// formats whose `DEL` removes a key with one range delete, or by
+    /// iterating that range (Ardb: `[META key, END key)`). A hook because
+    /// the bounds are encoded keys. `None`: the format has none.
+    fn key_range(&self, key: &[u8]) -> Option<KeyRange> {
+        let _ = key;
         None
     }
 
-    /// With [`crate::Capabilities::active_expiry`]: the user key
-    /// of a metadata record of `place` that has expired at
-    /// `now_ms`, which the compaction filter keeps but reports
-    /// to the engine's periodic expiry task. `None` for every
-    /// other record.
+    /// With [`crate::Capabilities::active_expiry`]: the user key of a
+    /// metadata record of `place` that has expired at `now_ms`, which the
+    /// compaction filter keeps but reports to the engine's periodic expiry
+    /// task. A hook because it parses the record's key and value. `None`
+    /// for every other record, and by default.
     fn gc_expired_key(
         &self,
-        _place: Place,
-        _key: &[u8],
-        _value: &[u8],
-        _now_ms: u64,
+        place: Place,
+        key: &[u8],
+        value: &[u8],
+        now_ms: u64,
     ) -> Option<Vec<u8>> {
+        let _ = (place, key, value, now_ms);
         None
     }
 
-    /// Whether the column family at `place` is created by the
-    /// first write to it rather than when the store is created
-    /// (Ardb creates a namespace's family lazily). Until then it
-    /// reads as empty.
-    fn created_on_first_write(&self, _place: Place) -> bool {
-        false
-    }
-
-    /// How to open the column families of instance `instance`
-    /// that the layout does not name (Ardb: the other namespaces
-    /// of a store): `Some(comparator)` opens each with that
-    /// comparator and no compaction filter, and never writes to
-    /// it; `None` refuses a store that holds one.
-    fn other_families(&self, _instance: usize) -> Option<ComparatorSpec> {
+    /// The namespace and slot shape of the raw metadata key `raw` found at
+    /// `place`, in any namespace of the store. A hook because it parses a
+    /// key's bytes (Kvrocks' namespace prefix and slot). `None` where the
+    /// format keeps no namespace in its keys (or `raw` is not a metadata
+    /// key), and by default.
+    fn key_shape(&self, place: Place, raw: &[u8]) -> Option<KeyShape> {
+        let _ = (place, raw);
         None
     }
 
-    /// The namespace and slot shape of the raw metadata key `raw`
-    /// found at `place`, in any namespace of the store; `None`
-    /// where the format keeps no namespace in its keys (or `raw`
-    /// is not a metadata key).
-    fn key_shape(&self, _place: Place, _raw: &[u8]) -> Option<KeyShape> {
-        None
+    /// Records that `member` was just written into the set or sorted set
+    /// `meta` (Ardb widens the lowest and highest member kept in
+    /// [`Meta::bounds`]). A hook because the bounds follow the format's own
+    /// member order. Default: nothing.
+    fn note_member(&self, meta: &mut Meta, member: &[u8]) {
+        let _ = (meta, member);
     }
-
-    /// Records that `member` was just written into the set or
-    /// sorted set `meta` (Ardb widens the lowest and highest
-    /// member kept in [`Meta::bounds`]). Default: nothing.
-    fn note_member(&self, _meta: &mut Meta, _member: &[u8]) {}
 }

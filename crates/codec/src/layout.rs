@@ -78,9 +78,13 @@ pub struct CfSpec {
     pub gc: GcRule,
     /// Merge operator, or `None` for a format that never writes merge
     /// operands. The families of an instance that the layout does not name
-    /// ([`crate::Codec::other_families`]) are opened with the merge operator
+    /// ([`InstanceSpec::other_families`]) are opened with the merge operator
     /// of the instance's first family that declares one.
     pub merge: Option<MergeOperatorSpec>,
+    /// Whether the family is created by the first write to it rather than
+    /// when the store is created (Ardb creates a namespace's family
+    /// lazily). Until then it reads as empty.
+    pub created_on_first_write: bool,
 }
 
 /// One RocksDB instance of a layout.
@@ -93,6 +97,12 @@ pub struct InstanceSpec {
     /// Column families whose presence marks a store of another kind (an
     /// older release, …), each with the reason the store is refused.
     pub refused: &'static [(&'static str, &'static str)],
+    /// How to open the column families of the instance that the layout
+    /// does not name (Ardb: the other namespaces of a store):
+    /// `Some(comparator)` opens each with that comparator and no compaction
+    /// filter, and never writes to it; `None` refuses a store that holds
+    /// one.
+    pub other_families: Option<ComparatorSpec>,
 }
 
 /// A format's whole on-disk layout.

@@ -14,7 +14,7 @@ pub mod reader;
 
 pub use caps::{
     ActiveExpiry, Capabilities, DeleteModel, ListModel, ListShift, MetaLookup, Namespaces,
-    RelativeExpiry, ScoreIndex, TtlResolution, VersionWidth,
+    RelativeExpiry, ScoreIndex, SizeUnknown, TtlResolution, VersionWidth,
 };
 pub use codec::{Codec, GcDecision, KeyShape, SubOwner};
 pub use error::{DecodeError, EncodeError};

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 
 use redcodec_codec::{Codec, DataType, GcDecision, Place, SubKind};
 
-use crate::engine::EngineCore;
+use crate::core::EngineCore;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::value::{read_value, Value};
@@ -231,7 +231,7 @@ fn check_counts<C: Codec>(
             let Some(meta) = ctx.meta_of_type(key, ty)? else {
                 continue;
             };
-            if !ty.is_collection() || ctx.codec().size_unknown(&meta) {
+            if !ty.is_collection() || ctx.caps().size_unknown(&meta) {
                 continue;
             }
             let found = match read_value(ctx, key, &meta) {
@@ -282,7 +282,7 @@ fn check_elements<C: Codec>(ctx: &Ctx<'_, C>, report: &mut CheckReport) -> CmdRe
         SubKind::ZSetScore,
     ]
     .into_iter()
-    .map(|kind| codec.sub_place(kind))
+    .flat_map(|kind| codec.sub_places(kind))
     .collect();
     places.sort();
     places.dedup();

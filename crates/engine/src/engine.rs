@@ -1,25 +1,27 @@
-//! The [`Engine`]: a store opened in one format, the clock and version
-//! source, the lock table, and the command dispatcher ([`EngineCore`]),
-//! plus the background work the format asks for (active expiry).
+//! The [`Engine`]: an [`EngineCore`] (a store opened in one format, the
+//! clock and version source, the lock table), the command table built from
+//! [`crate::cmd::table`], and the background work the format asks for
+//! (active expiry).
 
-use std::collections::HashMap;
 use std::ops::Deref;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::Duration;
 
 use parking_lot::Mutex;
-use redcodec_codec::{Capabilities, Codec};
+use redcodec_codec::Codec;
 
 use crate::clock::{Clock, SystemClock};
+use crate::core::CursorTable;
+pub use crate::core::EngineCore;
 use crate::dispatch::{self, CommandTable, Keys};
 use crate::error::{CmdError, EngineError};
 use crate::expiry::ExpiryTask;
 use crate::keyspace::Ctx;
 use crate::locks::LockTable;
 use crate::reply::Reply;
-use crate::store::{Compat, OpenMode, Store, StoreOptions};
+use crate::store::{Batch, Compat, KvStore, MemStore, OpenMode, Store, StoreOptions};
 
 /// How to open an engine.
 #[derive(Clone)]
@@ -66,53 +68,18 @@ impl EngineOptions {
 /// it between threads behind an `Arc`. Everything it does is in
 /// [`EngineCore`], which it dereferences to; the engine also owns the
 /// background tasks of the format, and stops them when dropped.
-pub struct Engine<C: Codec> {
+pub struct Engine<C: Codec, S: KvStore = Store> {
     /// Declared first: dropped (stopped and joined) before the core.
     expiry: Option<ExpiryTask>,
-    core: Arc<EngineCore<C>>,
+    core: Arc<EngineCore<C, S>>,
+    commands: CommandTable<C, S>,
 }
 
-impl<C: Codec> Deref for Engine<C> {
-    type Target = EngineCore<C>;
+impl<C: Codec, S: KvStore> Deref for Engine<C, S> {
+    type Target = EngineCore<C, S>;
 
-    fn deref(&self) -> &EngineCore<C> {
+    fn deref(&self) -> &EngineCore<C, S> {
         &self.core
-    }
-}
-
-/// The store, clock, version source, locks and commands of an [`Engine`],
-/// shared with its background tasks.
-pub struct EngineCore<C: Codec> {
-    pub(crate) codec: Arc<C>,
-    pub(crate) store: Store,
-    pub(crate) clock: Arc<dyn Clock>,
-    counter: AtomicU64,
-    pub(crate) locks: LockTable,
-    pub(crate) cursors: Mutex<CursorTable>,
-    commands: CommandTable<C>,
-}
-
-/// SCAN cursors handed to clients, mapped to the position they stand for.
-#[derive(Default)]
-pub(crate) struct CursorTable {
-    next_id: u64,
-    positions: HashMap<u64, Vec<u8>>,
-}
-
-impl CursorTable {
-    /// A new cursor for `position`.
-    pub(crate) fn issue(&mut self, position: Vec<u8>) -> u64 {
-        if self.positions.len() > 100_000 {
-            self.positions.clear();
-        }
-        self.next_id += 1;
-        self.positions.insert(self.next_id, position);
-        self.next_id
-    }
-
-    /// The position of a cursor, if known.
-    pub(crate) fn position(&self, id: u64) -> Option<Vec<u8>> {
-        self.positions.get(&id).cloned()
     }
 }
 
@@ -134,24 +101,63 @@ impl<C: Codec> Engine<C> {
             counter: AtomicU64::new(0),
             locks: LockTable::default(),
             cursors: Mutex::new(CursorTable::default()),
-            commands: CommandTable::new(),
         });
-        crate::namespaces::check_slots(&core)?;
+        crate::namespaces::check_slots(core.codec(), core.store())?;
         if writes {
             core.store.write_bootstrap(core.codec.bootstrap_records())?;
         }
         let expiry = match core.codec.capabilities().active_expiry {
             Some(active) if writes => Some(
-                ExpiryTask::start(core.clone(), Duration::from_millis(active.period_ms.max(1)))
-                    .map_err(|e| EngineError::Open(format!("cannot start the expiry task: {e}")))?,
+                ExpiryTask::start(Duration::from_millis(active.period_ms.max(1)), {
+                    let core = core.clone();
+                    // A failed pass leaves the keys it could not handle
+                    // reported; the next pass tries again.
+                    move || {
+                        let _ = core.expire_reported_keys();
+                    }
+                })
+                .map_err(|e| EngineError::Open(format!("cannot start the expiry task: {e}")))?,
             ),
             _ => None,
         };
-        Ok(Engine { expiry, core })
+        Ok(Engine {
+            expiry,
+            core,
+            commands: CommandTable::new(crate::cmd::table()),
+        })
     }
+}
 
+impl<C: Codec> Engine<C, MemStore> {
+    /// An engine over an empty in-memory store ([`MemStore`]) on `clock`,
+    /// for tests: the same commands over the same records, in each
+    /// family's comparator order, with no RocksDB, no compaction filters
+    /// and no active-expiry task.
+    pub fn in_memory(codec: C, clock: Arc<dyn Clock>) -> Result<Engine<C, MemStore>, EngineError> {
+        let store = MemStore::new(codec.layout());
+        let mut bootstrap = Batch::default();
+        for (record, value) in codec.bootstrap_records() {
+            bootstrap.put(record.place, record.key, value);
+        }
+        store.write(bootstrap)?;
+        Ok(Engine {
+            expiry: None,
+            core: Arc::new(EngineCore {
+                codec: Arc::new(codec),
+                store,
+                clock,
+                counter: AtomicU64::new(0),
+                locks: LockTable::default(),
+                cursors: Mutex::new(CursorTable::default()),
+            }),
+            commands: CommandTable::new(crate::cmd::table()),
+        })
+    }
+}
+
+impl<C: Codec, S: KvStore> Engine<C, S> {
     /// Whether the active-expiry task runs (the format declares
-    /// [`Capabilities::active_expiry`], and it was not stopped).
+    /// [`redcodec_codec::Capabilities::active_expiry`], and it was not stopped).
     pub fn has_expiry_task(&self) -> bool {
         self.expiry.is_some()
     }
@@ -176,93 +182,6 @@ impl<C: Codec> Engine<C> {
     /// passes themselves call this right after opening).
     pub fn stop_expiry_task(&mut self) {
         self.expiry = None;
-    }
-}
-
-impl<C: Codec> EngineCore<C> {
-    /// The format.
-    pub fn codec(&self) -> &C {
-        &self.codec
-    }
-
-    /// The format's declared capabilities.
-    pub fn capabilities(&self) -> &Capabilities {
-        self.codec.capabilities()
-    }
-
-    /// The underlying store (raw pairs, compaction, properties).
-    pub fn store(&self) -> &Store {
-        &self.store
-    }
-
-    /// Current time in unix milliseconds, from the engine's clock.
-    pub fn now_ms(&self) -> u64 {
-        self.clock.now_ms()
-    }
-
-    /// Runs a full compaction of every column family.
-    pub fn compact(&self) -> Result<(), EngineError> {
-        Ok(self.store.compact_all()?)
-    }
-
-    /// The running counter the next version is computed with (migration
-    /// checkpoints save it so a resumed run hands out the same versions).
-    pub(crate) fn version_counter(&self) -> u64 {
-        self.counter.load(Ordering::SeqCst)
-    }
-
-    /// Restores the running counter saved by [`Engine::version_counter`].
-    pub(crate) fn set_version_counter(&self, counter: u64) {
-        self.counter.store(counter, Ordering::SeqCst);
-    }
-
-    /// A fresh version for a key whose previous version was `previous`.
-    pub(crate) fn next_version(&self, previous: Option<u64>) -> u64 {
-        let counter = self.counter.fetch_add(1, Ordering::SeqCst);
-        self.codec
-            .next_version(self.clock.now_us(), counter, previous)
-    }
-
-    /// One pass of active expiry, as the background task runs it every
-    /// period: takes every key the compaction filters reported
-    /// ([`Codec::gc_expired_key`]) and deletes each one whose metadata is
-    /// still expired at the clock's current time, the way `DEL` deletes.
-    /// Returns how many keys were deleted. Keys whose pass fails stay
-    /// reported. Tests call this to drive the task deterministically.
-    pub fn expire_reported_keys(&self) -> Result<usize, CmdError> {
-        let reported = self.store.expired_keys().drain();
-        let mut deleted = 0;
-        let mut failure = None;
-        for key in reported {
-            match self.expire_key(&key) {
-                Ok(true) => deleted += 1,
-                Ok(false) => {}
-                Err(e) => {
-                    self.store.expired_keys().report(key);
-                    failure.get_or_insert(e);
-                }
-            }
-        }
-        match failure {
-            Some(e) => Err(e),
-            None => Ok(deleted),
-        }
-    }
-
-    /// Deletes `key` if its metadata is expired now; whether it did.
-    fn expire_key(&self, key: &[u8]) -> Result<bool, CmdError> {
-        let _held = self.locks.lock_keys(&[key]);
-        let mut ctx = Ctx::new(self);
-        let view = ctx.view(key)?;
-        let mut deleted = false;
-        for meta in &view.dead {
-            if meta.expired_at(ctx.now_ms()) {
-                ctx.remove_key(key, meta)?;
-                deleted = true;
-            }
-        }
-        ctx.commit()?;
-        Ok(deleted)
     }
 
     /// Runs one command given as its arguments (name first) and returns

@@ -9,10 +9,10 @@ use redcodec_codec::{
     SubValue, TtlResolution, VersionWidth,
 };
 
-use crate::engine::EngineCore;
+use crate::core::EngineCore;
 use crate::error::{CmdError, CmdResult};
 use crate::reply::quote_bytes;
-use crate::store::{Batch, StoreIter};
+use crate::store::{Batch, KvIter, KvStore, Store};
 
 /// What is stored under one key.
 #[derive(Debug, Default)]
@@ -43,8 +43,8 @@ pub const TYPE_ORDER: [DataType; 5] = [
 ];
 
 /// One command's view of the engine and its pending writes.
-pub struct Ctx<'e, C: Codec> {
-    pub(crate) eng: &'e EngineCore<C>,
+pub struct Ctx<'e, C: Codec, S: KvStore = Store> {
+    pub(crate) eng: &'e EngineCore<C, S>,
     /// The command's time, read from the clock on first use and then kept:
     /// every check in a command agrees. Commands that never need the time
     /// (a read of a key without expiry) never read the clock.
@@ -55,8 +55,8 @@ pub struct Ctx<'e, C: Codec> {
     shadowed: RefCell<Vec<(Vec<u8>, Meta)>>,
 }
 
-impl<'e, C: Codec> Ctx<'e, C> {
-    pub(crate) fn new(eng: &'e EngineCore<C>) -> Ctx<'e, C> {
+impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
+    pub fn new(eng: &'e EngineCore<C, S>) -> Ctx<'e, C, S> {
         Ctx {
             eng,
             now_ms: Cell::new(None),
@@ -88,12 +88,12 @@ impl<'e, C: Codec> Ctx<'e, C> {
     }
 
     /// The engine.
-    pub fn engine(&self) -> &'e EngineCore<C> {
+    pub fn engine(&self) -> &'e EngineCore<C, S> {
         self.eng
     }
 
     /// Writes everything queued, atomically per instance.
-    pub(crate) fn commit(self) -> CmdResult<()> {
+    pub fn commit(self) -> CmdResult<()> {
         if !self.batch.is_empty() {
             self.eng.store.write(self.batch)?;
         }
@@ -195,7 +195,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
     }
 
     /// Decodes the metadata of `key` read from the place of `ty`. When the
-    /// format stored no element count ([`Codec::size_unknown`]), the
+    /// format stored no element count ([`Capabilities::size_unknown`]), the
     /// elements are counted, so `size` is exact for every command.
     pub fn decode_meta(&self, key: &[u8], ty: DataType, raw: &[u8]) -> CmdResult<Meta> {
         let meta = self
@@ -206,9 +206,9 @@ impl<'e, C: Codec> Ctx<'e, C> {
     }
 
     /// `meta` with its exact size: counted in the element records when the
-    /// format stored no count ([`Codec::size_unknown`]).
+    /// format stored no count ([`Capabilities::size_unknown`]).
     fn counted(&self, key: &[u8], mut meta: Meta) -> CmdResult<Meta> {
-        if meta.data_type.is_collection() && self.codec().size_unknown(&meta) {
+        if meta.data_type.is_collection() && self.caps().size_unknown(&meta) {
             meta.size = self.count_elements(key, &meta)?;
         }
         Ok(meta)
@@ -233,7 +233,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
     fn deletes_by_range(&self, meta: &Meta) -> bool {
         match self.caps().delete {
             DeleteModel::RemoveElements { min_size } => {
-                meta.size >= min_size || self.codec().size_unknown(meta)
+                meta.size >= min_size || self.caps().size_unknown(meta)
             }
             _ => false,
         }
@@ -300,9 +300,6 @@ impl<'e, C: Codec> Ctx<'e, C> {
         if self.caps().version_width == VersionWidth::None {
             self.remove_dead_now(key, view)?;
         }
-        if ty == DataType::String {
-            return Ok(Meta::string(Vec::new(), 0));
-        }
         let previous = view
             .live
             .iter()
@@ -310,7 +307,35 @@ impl<'e, C: Codec> Ctx<'e, C> {
             .filter(|m| m.data_type == ty || self.caps().meta_lookup == MetaLookup::Shared)
             .map(|m| m.version)
             .max();
-        Ok(self.codec().new_meta(ty, self.eng.next_version(previous)))
+        if ty == DataType::String {
+            let mut meta = Meta::string(Vec::new(), 0);
+            // A format that stamps strings (Capabilities::string_version)
+            // gets a version as a new collection does.
+            if self.caps().string_version {
+                meta.version = self.eng.next_version(previous);
+            }
+            return Ok(meta);
+        }
+        let mut meta = self.codec().new_meta(ty, self.eng.next_version(previous));
+        // A version the key held before may still have element records
+        // (Capabilities::version_may_repeat): take the next one.
+        if self.caps().version_may_repeat {
+            while self.has_elements(key, &meta)? {
+                meta = self
+                    .codec()
+                    .new_meta(ty, self.eng.next_version(Some(meta.version)));
+            }
+        }
+        Ok(meta)
+    }
+
+    /// Whether any element record of `meta`'s version of `key` is stored.
+    fn has_elements(&self, key: &[u8], meta: &Meta) -> CmdResult<bool> {
+        let Some(&kind) = kinds_of(meta.data_type).first() else {
+            return Ok(false);
+        };
+        let range = self.codec().sub_range(kind, key, meta);
+        Ok(self.eng.store.scan(&range, None, false).next()?.is_some())
     }
 
     /// Without versions, the records of an expired collection would still
@@ -469,7 +494,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
         meta: &Meta,
         id: &SubId,
     ) -> CmdResult<Option<SubValue>> {
-        let place = self.codec().sub_place(kind);
+        let place = self.codec().sub_place(kind, key);
         let raw_key = self.codec().sub_key(kind, key, meta, id);
         // A record this command already wrote or deleted reads as written:
         // a command that writes an element and reads it back (a linked list
@@ -509,7 +534,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
         id: &SubId,
         value: &SubValue,
     ) {
-        let place = self.codec().sub_place(kind);
+        let place = self.codec().sub_place(kind, key);
         let raw_key = self.codec().sub_key(kind, key, meta, id);
         let raw_value = self.codec().encode_sub_value(kind, meta, value);
         self.batch.put(place, raw_key, raw_value);
@@ -517,7 +542,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
 
     /// Queues an element record deletion.
     pub fn sub_del(&mut self, kind: SubKind, key: &[u8], meta: &Meta, id: &SubId) {
-        let place = self.codec().sub_place(kind);
+        let place = self.codec().sub_place(kind, key);
         let raw_key = self.codec().sub_key(kind, key, meta, id);
         self.batch.delete(place, raw_key);
     }
@@ -532,7 +557,7 @@ impl<'e, C: Codec> Ctx<'e, C> {
         meta: &'k Meta,
         from: Option<&SubId>,
         reverse: bool,
-    ) -> SubIter<'e, 'k, C> {
+    ) -> SubIter<'e, 'k, C, S> {
         let codec = self.codec();
         let range = codec.sub_range(kind, key, meta);
         let start = from.map(|id| codec.sub_key(kind, key, meta, id));
@@ -547,15 +572,15 @@ impl<'e, C: Codec> Ctx<'e, C> {
 }
 
 /// Decoded element records of one key.
-pub struct SubIter<'e, 'k, C: Codec> {
+pub struct SubIter<'e, 'k, C: Codec, S: KvStore = Store> {
     codec: &'e C,
     kind: SubKind,
     key: &'k [u8],
     meta: &'k Meta,
-    it: StoreIter<'e>,
+    it: S::Iter<'e>,
 }
 
-impl<C: Codec> Iterator for SubIter<'_, '_, C> {
+impl<C: Codec, S: KvStore> Iterator for SubIter<'_, '_, C, S> {
     type Item = CmdResult<(SubId, SubValue)>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -676,7 +701,7 @@ pub fn stored_expiry(ttl: TtlResolution, expire_ms: u64) -> u64 {
 }
 
 /// `ms` (unix milliseconds) as `YYYY-MM-DDTHH:MM:SSZ`, for messages.
-pub(crate) fn iso_utc(ms: u64) -> String {
+pub fn iso_utc(ms: u64) -> String {
     let secs = ms / 1000;
     let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
     // Howard Hinnant's civil_from_days.
@@ -790,6 +815,9 @@ mod expiry_tests {
             namespaces: Namespaces::None,
             relative_expiry: RelativeExpiry::Exact,
             active_expiry: None,
+            string_version: false,
+            version_may_repeat: false,
+            size_unknown: redcodec_codec::SizeUnknown::Never,
         }
     }
 

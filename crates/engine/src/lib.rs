@@ -4,10 +4,41 @@
 //! [`Engine::execute`] takes a command as its arguments and returns the
 //! [`Reply`] Redis 7 would give; [`clock`] makes time injectable so the bytes
 //! a run writes can be reproduced exactly.
+//!
+//! # Architecture
+//!
+//! Floors, each importing only the floors below it:
+//!
+//! ```text
+//! engine     Engine: open, execute, background tasks (engine.rs)
+//!   │
+//! dispatch   command lookup by name (dispatch.rs), over the table
+//!   │        cmd::table() builds from command.rs's Table and Keys
+//! cmd        one module per command family (cmd/strings.rs, cmd/hashes.rs,
+//!   │        cmd/lists/, cmd/sets.rs, cmd/zsets/, cmd/keys.rs, ...)
+//! types      what a type is in records (cmd/types/): whole-value read,
+//!   │        write and visit, list models behind ListOps, the sorted-set
+//!   │        walk, random picks; also used by value.rs, typed.rs and
+//!   │        migration
+//! keyspace   Ctx: one command's view of the keyspace (keyspace.rs), on
+//!   │        EngineCore (core.rs): codec, store, clock, locks, cursors
+//! store      behind redcodec_store::KvStore (get, multi-get, ordered scan,
+//!            write batch): Store (RocksDB, compaction filters) by default,
+//!            MemStore (in memory) for Engine::in_memory and unit tests
+//! ```
+//!
+//! Beside the floors: [`expiry`] (the store side of active expiry, a pass
+//! over reported keys, and the task side, the thread that runs it),
+//! [`namespaces`], [`check`], [`typed`] and [`value`] (typed reads and
+//! whole values for tools and migration, which lives in its own crate,
+//! `redcodec-migrate`). `scripts/modgraph` prints the module graph's
+//! cycles: there are none.
 
 pub mod check;
 mod cmd;
 pub mod cmdline;
+pub mod command;
+mod core;
 pub mod dispatch;
 mod engine;
 pub mod error;
@@ -16,16 +47,16 @@ mod fnv;
 pub mod keyspace;
 mod locks;
 pub mod long_double;
-pub mod migrate;
 pub mod namespaces;
 pub mod number;
 pub mod reply;
 pub mod typed;
 pub mod value;
-mod walk;
+pub mod walk;
 
 pub use engine::{Engine, EngineCore, EngineOptions};
 pub use error::{CmdError, EngineError};
+pub use locks::Held;
 pub use redcodec_store as store;
 pub use redcodec_store::clock;
 pub use redcodec_store::{Clock, Compat, ManualClock, OpenMode, Store, StoreOptions, SystemClock};

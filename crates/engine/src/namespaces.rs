@@ -2,15 +2,15 @@
 //! slots the codec expects — both read from the store, whatever namespace
 //! the engine was opened with.
 //!
-//! Namespaces are found as [`Capabilities::namespaces`] says: in the keys
+//! Namespaces are found as [`redcodec_codec::Capabilities::namespaces`] says: in the keys
 //! of the metadata family ([`Namespaces::Prefix`], through
 //! [`Codec::key_shape`]), or as column families
 //! ([`Namespaces::ColumnFamily`]).
 
 use redcodec_codec::{Codec, Namespaces};
 
-use crate::engine::EngineCore;
 use crate::error::{CmdResult, EngineError};
+use crate::store::Store;
 
 /// One namespace of a store.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,11 +22,10 @@ pub struct NamespaceInfo {
     pub meta_records: Option<u64>,
 }
 
-/// Every namespace the store holds, in the store's order (none for a format
-/// without namespaces).
-pub fn namespaces<C: Codec>(engine: &EngineCore<C>) -> CmdResult<Vec<NamespaceInfo>> {
-    let codec = engine.codec();
-    let store = engine.store();
+/// Every namespace `store` (opened with `codec`) holds, in the store's
+/// order (none for a format without namespaces). With an engine:
+/// `namespaces(engine.codec(), engine.store())`.
+pub fn namespaces<C: Codec>(codec: &C, store: &Store) -> CmdResult<Vec<NamespaceInfo>> {
     let Some((range, _)) = codec.meta_ranges().into_iter().next() else {
         return Ok(Vec::new());
     };
@@ -82,15 +81,14 @@ const SAMPLE: usize = 16;
 /// none, or the reverse: read with the wrong expectation, every user key
 /// would be off by two bytes. Judged on the first metadata keys of the
 /// engine's namespace; a store without keys passes.
-pub(crate) fn check_slots<C: Codec>(engine: &EngineCore<C>) -> Result<(), EngineError> {
-    let codec = engine.codec();
+pub(crate) fn check_slots<C: Codec>(codec: &C, store: &Store) -> Result<(), EngineError> {
     let Namespaces::Prefix { slots } = codec.capabilities().namespaces else {
         return Ok(());
     };
     let Some((range, _)) = codec.meta_ranges().into_iter().next() else {
         return Ok(());
     };
-    let mut it = engine.store().scan(&range, None, false);
+    let mut it = store.scan(&range, None, false);
     let (mut seen, mut slotted) = (0, 0);
     while seen < SAMPLE {
         let Some((key, _)) = it.next()? else { break };

@@ -3,9 +3,10 @@
 //! typed forms of the everyday commands. Each goes through the same code as
 //! the command dispatcher: every command is implemented once.
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
 
-use crate::cmd::lists;
+use crate::cmd::types::lists;
 use crate::engine::Engine;
 use crate::error::CmdError;
 use crate::keyspace::{corrupt, Ctx};
@@ -61,7 +62,7 @@ pub struct Stored {
     pub expire_ms: u64,
 }
 
-impl<C: Codec> Engine<C> {
+impl<C: Codec, S: KvStore> Engine<C, S> {
     /// The whole value of `key`, if it is live.
     pub fn read(&self, key: &[u8]) -> Result<Option<Stored>, CmdError> {
         let _held = self.locks.lock_keys(&[key]);

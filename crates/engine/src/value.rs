@@ -1,9 +1,10 @@
 //! A key's whole logical value, independent of any format: read from one
 //! key and written to another (RENAME, migration).
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
-use crate::cmd::{hashes, lists, sets, zsets};
+use crate::cmd::types::{hashes, lists, sets, zsets};
 use crate::error::CmdResult;
 use crate::keyspace::{Ctx, KeyView};
 
@@ -36,7 +37,11 @@ impl Value {
 }
 
 /// Reads the whole value of a live key.
-pub fn read_value<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8], meta: &Meta) -> CmdResult<Value> {
+pub fn read_value<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+) -> CmdResult<Value> {
     Ok(match meta.data_type {
         DataType::String => Value::String(meta.value.clone()),
         DataType::Hash => Value::Hash(hashes::read_all(ctx, key, meta)?),
@@ -48,8 +53,8 @@ pub fn read_value<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8], meta: &Meta) -> CmdRes
 
 /// Queues `value` as the new content of `key` (replacing what `view` shows
 /// there) with absolute expiry `expire_ms` (0: none).
-pub fn write_value<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+pub fn write_value<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     view: &KeyView,
     value: &Value,
@@ -71,4 +76,40 @@ pub fn write_value<C: Codec>(
         return Ok(());
     }
     ctx.save(key, &meta)
+}
+
+/// Calls `visit` with each element of the live list `meta` at `key`, head
+/// first, until it returns `false`; reads as it goes (migration streams
+/// lists).
+pub fn visit_list<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+    visit: impl FnMut(&[u8]) -> bool,
+) -> CmdResult<()> {
+    lists::visit_all(ctx, key, meta, visit)
+}
+
+/// Appends `items` in order to the list `meta` at `key`, as RPUSH would,
+/// updating its size and bounds; the caller saves the metadata.
+pub fn append_list<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &mut Meta,
+    items: &[Vec<u8>],
+) -> CmdResult<()> {
+    lists::write_all(ctx, key, meta, items)
+}
+
+/// Queues `members`, none of them already in the sorted set `meta` at
+/// `key` and each given once (a migration copying a sorted set in chunks),
+/// and grows its size. Does not write the metadata. Scores beyond the
+/// format's limit are an error.
+pub fn add_new_zset_members<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &mut Meta,
+    members: &[(Vec<u8>, f64)],
+) -> CmdResult<()> {
+    zsets::write_new(ctx, key, meta, members)
 }

@@ -5,11 +5,11 @@ use redcodec_codec::{Codec, DataType, Meta};
 
 use crate::error::CmdResult;
 use crate::keyspace::Ctx;
-use crate::store::StoreIter;
+use crate::store::{KvIter, KvStore, Store};
 
 /// One metadata place being walked.
-struct Lane<'e> {
-    it: StoreIter<'e>,
+struct Lane<'e, S: KvStore> {
+    it: S::Iter<'e>,
     place_type: Option<DataType>,
     place: redcodec_codec::Place,
     /// The next (user key, raw value) of this lane, if any.
@@ -22,15 +22,15 @@ struct Lane<'e> {
 /// Iterator over `(user key, live metadata)`; the metadata is `None` for a
 /// key whose metadata cannot be decoded (it still exists, and commands on
 /// it reply with an error naming it).
-pub struct KeyWalk<'c, 'e, C: Codec> {
-    ctx: &'c Ctx<'e, C>,
-    lanes: Vec<Lane<'e>>,
+pub struct KeyWalk<'c, 'e, C: Codec, S: KvStore = Store> {
+    ctx: &'c Ctx<'e, C, S>,
+    lanes: Vec<Lane<'e, S>>,
     after: Option<Vec<u8>>,
 }
 
-impl<'c, 'e, C: Codec> KeyWalk<'c, 'e, C> {
+impl<'c, 'e, C: Codec, S: KvStore> KeyWalk<'c, 'e, C, S> {
     /// Starts after `after` (exclusive), or at the first key.
-    pub fn new(ctx: &'c Ctx<'e, C>, after: Option<&[u8]>) -> KeyWalk<'c, 'e, C> {
+    pub fn new(ctx: &'c Ctx<'e, C, S>, after: Option<&[u8]>) -> KeyWalk<'c, 'e, C, S> {
         let codec = ctx.codec();
         let lanes = codec
             .meta_ranges()

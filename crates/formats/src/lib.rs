@@ -12,42 +12,29 @@ use redcodec_ardb::{ArdbCodec, ArdbOptions};
 use redcodec_blackwidow::BlackwidowCodec;
 pub use redcodec_codec::Codec;
 use redcodec_codec::{
-    Capabilities, ComparatorSpec, DataType, DecodeError, EncodeError, GcDecision, KeyRange,
-    KeyShape, Layout, Meta, Place, Record, SubId, SubKind, SubOwner, SubValue,
+    Capabilities, DataType, DecodeError, EncodeError, GcDecision, KeyRange, KeyShape, Layout, Meta,
+    Place, Record, SubId, SubKind, SubOwner, SubValue,
 };
+use redcodec_floyd::FloydCodec;
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
 use redcodec_nemo::NemoCodec;
 use thiserror::Error;
 
-/// A codec of any format.
-#[derive(Clone, Debug)]
-pub enum AnyCodec {
-    /// Apache Kvrocks.
-    Kvrocks(KvrocksCodec),
-    /// Pika 3.x blackwidow.
-    Blackwidow(BlackwidowCodec),
-    /// Pika 2.x nemo.
-    Nemo(NemoCodec),
-    /// Ardb (RocksDB engine).
-    Ardb(ArdbCodec),
-}
-
-/// Runs `$body` with `$c` bound to the codec `$any` holds: the one place
-/// that names every format's variant.
-macro_rules! with_codec {
-    ($any:expr, $c:ident => $body:expr) => {
-        match $any {
-            AnyCodec::Kvrocks($c) => $body,
-            AnyCodec::Blackwidow($c) => $body,
-            AnyCodec::Nemo($c) => $body,
-            AnyCodec::Ardb($c) => $body,
+/// The registry of formats: one line per format, naming its [`Format`]
+/// variant and its codec type. It defines [`AnyCodec`] (one variant per
+/// format), `From<Codec>` for each codec, [`Format`], [`Format::ALL`] and
+/// [`Format::name`] (the codec's own `NAME`, which its [`Codec::name`]
+/// returns), and `with_codec!`, the one `match` that names every variant.
+/// Adding a format adds one line here and one arm to [`Format::codec`]
+/// (which turns [`FormatOptions`] into that format's options).
+macro_rules! formats {
+    ($d:tt $($(#[$doc:meta])* $variant:ident($codec:ty),)*) => {
+        /// A codec of any format.
+        #[derive(Clone, Debug)]
+        pub enum AnyCodec {
+            $($(#[$doc])* $variant($codec),)*
         }
-    };
-}
 
-/// `AnyCodec` from each format's codec.
-macro_rules! from_codec {
-    ($($variant:ident($codec:ty)),*) => {
         $(
             impl From<$codec> for AnyCodec {
                 fn from(codec: $codec) -> AnyCodec {
@@ -55,15 +42,48 @@ macro_rules! from_codec {
                 }
             }
         )*
+
+        /// Runs `$body` with `$c` bound to the codec `$any` holds.
+        macro_rules! with_codec {
+            ($d any:expr, $d c:ident => $d body:expr) => {
+                match $d any {
+                    $(AnyCodec::$variant($d c) => $d body,)*
+                }
+            };
+        }
+
+        /// The formats, by name.
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum Format {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Format {
+            /// Every format that can be run, in registry order.
+            pub const ALL: &'static [Format] = &[$(Format::$variant,)*];
+
+            /// The name the command line uses: the codec's [`Codec::name`].
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Format::$variant => <$codec>::NAME,)*
+                }
+            }
+        }
     };
 }
 
-from_codec!(
+formats! {$
+    /// Apache Kvrocks (namespaced, optionally slotted).
     Kvrocks(KvrocksCodec),
+    /// Pika 3.x blackwidow (five instances, second-resolution expiry).
     Blackwidow(BlackwidowCodec),
+    /// Pika 2.x nemo (five instances, linked lists, 5-decimal score index).
     Nemo(NemoCodec),
-    Ardb(ArdbCodec)
-);
+    /// Ardb (one column family per namespace, `ardb.comparator`).
+    Ardb(ArdbCodec),
+    /// Pika 4.x floyd (keys spread over three instances, millisecond times).
+    Floyd(FloydCodec),
+}
 
 /// [`Codec`] for `AnyCodec`: every method listed once, forwarded to the
 /// codec the enum holds.
@@ -97,7 +117,8 @@ forward! {
     fn meta_ranges(&self) -> Vec<(KeyRange, Option<DataType>)>;
     fn decode_meta_key(&self, place: Place, raw: &[u8]) -> Result<Option<Vec<u8>>, DecodeError>;
     fn flush_ranges(&self) -> Vec<KeyRange>;
-    fn sub_place(&self, kind: SubKind) -> Place;
+    fn sub_place(&self, kind: SubKind, key: &[u8]) -> Place;
+    fn sub_places(&self, kind: SubKind) -> Vec<Place>;
     fn sub_key(&self, kind: SubKind, key: &[u8], meta: &Meta, id: &SubId) -> Vec<u8>;
     fn sub_range(&self, kind: SubKind, key: &[u8], meta: &Meta) -> KeyRange;
     fn decode_sub_key(&self, kind: SubKind, key: &[u8], meta: &Meta, raw: &[u8]) -> Result<SubId, DecodeError>;
@@ -108,46 +129,12 @@ forward! {
     fn gc_sub(&self, owner: &SubOwner, meta: Option<&[u8]>, now_ms: u64) -> GcDecision;
     fn bootstrap_records(&self) -> Vec<(Record, Vec<u8>)>;
     fn sub_is_current(&self, kind: SubKind, meta: &Meta, raw_value: &[u8]) -> bool;
-    fn size_unknown(&self, meta: &Meta) -> bool;
     fn key_range(&self, key: &[u8]) -> Option<KeyRange>;
     fn gc_expired_key(&self, place: Place, key: &[u8], value: &[u8], now_ms: u64) -> Option<Vec<u8>>;
-    fn created_on_first_write(&self, place: Place) -> bool;
-    fn other_families(&self, instance: usize) -> Option<ComparatorSpec>;
     fn key_shape(&self, place: Place, raw: &[u8]) -> Option<KeyShape>;
 }
 
-/// The formats, by name.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Format {
-    /// Apache Kvrocks (namespaced, optionally slotted).
-    Kvrocks,
-    /// Pika 3.x blackwidow (five instances, second-resolution expiry).
-    Blackwidow,
-    /// Pika 2.x nemo (five instances, linked lists, 5-decimal score index).
-    Nemo,
-    /// Ardb (one column family per namespace, `ardb.comparator`).
-    Ardb,
-}
-
 impl Format {
-    /// Every format that can be run.
-    pub const ALL: &'static [Format] = &[
-        Format::Kvrocks,
-        Format::Blackwidow,
-        Format::Nemo,
-        Format::Ardb,
-    ];
-
-    /// The name the command line uses.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Kvrocks => "kvrocks",
-            Format::Blackwidow => "blackwidow",
-            Format::Nemo => "nemo",
-            Format::Ardb => "ardb",
-        }
-    }
-
     /// A codec of this format with `options`.
     pub fn codec(self, options: &FormatOptions) -> Result<AnyCodec, FormatError> {
         match self {
@@ -189,6 +176,15 @@ impl Format {
                     opts.namespace = ns.clone();
                 }
                 Ok(AnyCodec::from(ArdbCodec::new(opts)?))
+            }
+            Format::Floyd => {
+                if options.namespace.is_some() || options.cluster {
+                    return Err(FormatError::Unsupported {
+                        format: "floyd",
+                        what: "no namespaces and no cluster mode",
+                    });
+                }
+                Ok(AnyCodec::from(FloydCodec::default()))
             }
         }
     }
@@ -279,20 +275,21 @@ mod tests {
         );
         assert!(!nemo.bootstrap_records().is_empty());
         assert_eq!(any_nemo.bootstrap_records(), nemo.bootstrap_records());
-        let ns = ardb.meta_record(b"k", DataType::Set).unwrap().place;
-        assert!(ardb.created_on_first_write(ns));
-        assert!(any_ardb.created_on_first_write(ns));
-        assert!(ardb.other_families(0).is_some());
-        assert!(any_ardb.other_families(0).is_some());
         assert!(ardb.key_range(b"k").is_some());
         assert_eq!(any_ardb.key_range(b"k"), ardb.key_range(b"k"));
         let set = ardb.new_meta(DataType::Set, 0);
-        assert_eq!(any_ardb.size_unknown(&set), ardb.size_unknown(&set));
         let (mut a, mut b) = (set.clone(), set);
         ardb.note_member(&mut a, b"m");
         any_ardb.note_member(&mut b, b"m");
         assert!(a.bounds.is_some());
         assert_eq!(a, b);
+        let floyd = FloydCodec::default();
+        let any_floyd = AnyCodec::from(floyd.clone());
+        assert_eq!(floyd.sub_places(SubKind::HashField).len(), 3);
+        assert_eq!(
+            any_floyd.sub_places(SubKind::HashField),
+            floyd.sub_places(SubKind::HashField)
+        );
         let hash = nemo.new_meta(DataType::Hash, 7);
         for raw in [&b""[..], b"\x00\x00\x00\x07"] {
             assert_eq!(
@@ -309,7 +306,7 @@ mod tests {
         let err = "pika9".parse::<Format>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown format 'pika9' (known formats: kvrocks, blackwidow, nemo, ardb)"
+            "unknown format 'pika9' (known formats: kvrocks, blackwidow, nemo, ardb, floyd)"
         );
     }
 

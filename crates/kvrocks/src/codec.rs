@@ -13,7 +13,8 @@
 use redcodec_codec::{
     Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
     KeyShape, Layout, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Reader, Record,
-    RelativeExpiry, ScoreIndex, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
+    RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution,
+    VersionWidth,
 };
 
 use crate::keys::{successor, KeyScheme};
@@ -38,6 +39,10 @@ pub struct KvrocksCodec {
 }
 
 impl KvrocksCodec {
+    /// The format's name as the command line spells it
+    /// ([`Codec::name`]).
+    pub const NAME: &'static str = "kvrocks";
+
     /// A codec for `opts`; fails for a namespace Kvrocks could not store.
     pub fn new(opts: KvrocksOptions) -> Result<KvrocksCodec, OptionsError> {
         let keys = KeyScheme::new(&opts.namespace, opts.cluster)?;
@@ -59,6 +64,9 @@ impl KvrocksCodec {
             },
             relative_expiry: RelativeExpiry::Exact,
             active_expiry: None,
+            string_version: false,
+            version_may_repeat: false,
+            size_unknown: SizeUnknown::Never,
         };
         Ok(KvrocksCodec {
             keys,
@@ -121,7 +129,7 @@ fn read_score(r: &mut Reader<'_>) -> Result<f64, DecodeError> {
 
 impl Codec for KvrocksCodec {
     fn name(&self) -> &'static str {
-        "kvrocks"
+        Self::NAME
     }
 
     fn layout(&self) -> &Layout {
@@ -216,7 +224,7 @@ impl Codec for KvrocksCodec {
         .collect()
     }
 
-    fn sub_place(&self, kind: SubKind) -> Place {
+    fn sub_place(&self, kind: SubKind, _key: &[u8]) -> Place {
         match kind {
             SubKind::ZSetScore => layout::ZSET_SCORE,
             SubKind::HashField | SubKind::SetMember | SubKind::ZSetMember | SubKind::ListItem => {
@@ -232,7 +240,7 @@ impl Codec for KvrocksCodec {
     fn sub_range(&self, kind: SubKind, key: &[u8], meta: &Meta) -> KeyRange {
         let (lower, upper) = self.keys.sub_bounds(key, meta.version);
         KeyRange {
-            place: self.sub_place(kind),
+            place: self.sub_place(kind, key),
             lower,
             upper,
         }

@@ -33,6 +33,7 @@ pub fn layout() -> Layout {
         comparator: None,
         gc,
         merge: None,
+        created_on_first_write: false,
     };
     Layout {
         instances: vec![InstanceSpec {
@@ -50,6 +51,7 @@ pub fn layout() -> Layout {
                 cf("search", GcRule::KeepAll),
             ],
             refused: &[("slot_metadata", KVROCKS_1), ("slot", KVROCKS_1)],
+            other_families: None,
         }],
     }
 }

@@ -92,7 +92,7 @@ fn hset_h_f_v() {
     let id = SubId::Name(b"f".to_vec());
     let key = c.sub_key(SubKind::HashField, b"h", &meta, &id);
     assert_eq!(
-        c.sub_place(SubKind::HashField),
+        c.sub_place(SubKind::HashField, b"k"),
         redcodec_codec::Place::new(0, 0)
     );
     assert_eq!(key, unhex(&format!("{NS} 00000001 68 305120c0f2000000 66")));
@@ -150,7 +150,7 @@ fn cluster_mode_slots() {
         unhex(&format!("{NS} 2dae 00000001 68 305120c0f2000000 66"))
     );
     let owner = c
-        .gc_sub_owner(c.sub_place(SubKind::HashField), &key, &[])
+        .gc_sub_owner(c.sub_place(SubKind::HashField, b"k"), &key, &[])
         .unwrap();
     assert_eq!(owner.meta.key, unhex(&format!("{NS} 2dae 68")));
     // ZADD z 1.5 m: slot("z") = 8157 = 0x1fdd.
@@ -186,7 +186,7 @@ fn zadd_z_1_5_m() {
     };
     let score_key = c.sub_key(SubKind::ZSetScore, b"z", &meta, &scored);
     assert_eq!(
-        c.layout().cf(c.sub_place(SubKind::ZSetScore)).name,
+        c.layout().cf(c.sub_place(SubKind::ZSetScore, b"k")).name,
         "zset_score"
     );
     assert_eq!(
@@ -206,7 +206,7 @@ fn zadd_z_1_5_m() {
     let member = SubId::Name(b"m".to_vec());
     let member_key = c.sub_key(SubKind::ZSetMember, b"z", &meta, &member);
     assert_eq!(
-        c.layout().cf(c.sub_place(SubKind::ZSetMember)).name,
+        c.layout().cf(c.sub_place(SubKind::ZSetMember, b"k")).name,
         "default"
     );
     assert_eq!(
@@ -281,7 +281,7 @@ fn round_trips_of_every_record_kind() {
         for (kind, id, value) in cases {
             let raw_key = c.sub_key(kind, key, &meta, &id);
             let range = c.sub_range(kind, key, &meta);
-            assert_eq!(range.place, c.sub_place(kind));
+            assert_eq!(range.place, c.sub_place(kind, b"k"));
             assert!(range.lower <= raw_key && raw_key < range.upper, "{kind:?}");
             redcodec_testkit::assert_sub_round_trip(&c, kind, key, &meta, &id, &value);
             // Another version or key is rejected.
@@ -334,7 +334,7 @@ fn meta_keys_of_other_namespaces_are_skipped() {
     let meta = other.new_meta(DataType::Set, 5);
     let sub = other.sub_key(SubKind::SetMember, b"k", &meta, &SubId::Name(b"m".to_vec()));
     assert_eq!(
-        c.gc_sub_owner(c.sub_place(SubKind::SetMember), &sub, &[])
+        c.gc_sub_owner(c.sub_place(SubKind::SetMember, b"k"), &sub, &[])
             .unwrap()
             .meta,
         rec
@@ -376,7 +376,7 @@ fn gc_rules_through_the_codec() {
 
     let sub = c.sub_key(SubKind::SetMember, b"s", &meta, &SubId::Name(b"m".to_vec()));
     let owner = c
-        .gc_sub_owner(c.sub_place(SubKind::SetMember), &sub, &[])
+        .gc_sub_owner(c.sub_place(SubKind::SetMember, b"k"), &sub, &[])
         .unwrap();
     assert_eq!(c.gc_sub(&owner, Some(&live), now), GcDecision::Keep);
     assert_eq!(c.gc_sub(&owner, Some(&expired), now), GcDecision::Keep);

@@ -18,7 +18,7 @@
 use redcodec_codec::{
     Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
     Layout, ListModel, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry, ScoreIndex,
-    SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
+    SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
 };
 
 use crate::keys::{self, unbounded_upper};
@@ -45,6 +45,10 @@ pub struct NemoCodec {
 }
 
 impl NemoCodec {
+    /// The format's name as the command line spells it
+    /// ([`Codec::name`]).
+    pub const NAME: &'static str = FORMAT;
+
     /// The codec.
     pub fn new() -> NemoCodec {
         NemoCodec {
@@ -65,6 +69,9 @@ impl NemoCodec {
                 namespaces: Namespaces::None,
                 relative_expiry: RelativeExpiry::SecondsMinusOne,
                 active_expiry: None,
+                string_version: false,
+                version_may_repeat: false,
+                size_unknown: SizeUnknown::Never,
             },
         }
     }
@@ -95,7 +102,7 @@ fn tag_range(place: Place, tag: u8) -> KeyRange {
 
 impl Codec for NemoCodec {
     fn name(&self) -> &'static str {
-        FORMAT
+        Self::NAME
     }
 
     fn layout(&self) -> &Layout {
@@ -180,7 +187,7 @@ impl Codec for NemoCodec {
         out
     }
 
-    fn sub_place(&self, kind: SubKind) -> Place {
+    fn sub_place(&self, kind: SubKind, _key: &[u8]) -> Place {
         elements::place_of(kind)
     }
 

@@ -54,8 +54,10 @@ pub fn layout() -> Layout {
             comparator: None,
             gc,
             merge: None,
+            created_on_first_write: false,
         }],
         refused: &[],
+        other_families: None,
     };
     Layout {
         instances: vec![

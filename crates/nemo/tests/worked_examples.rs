@@ -71,13 +71,16 @@ fn hset_h_f_v() {
     meta.size = 1;
 
     let field = c.sub_key(SubKind::HashField, b"h", &meta, &SubId::Name(b"f".to_vec()));
-    assert_eq!(instance_dir(&c, c.sub_place(SubKind::HashField)), "hash");
+    assert_eq!(
+        instance_dir(&c, c.sub_place(SubKind::HashField, b"k")),
+        "hash"
+    );
     assert_eq!(field, unhex("68 01 68 3d 66"));
     let value = c.encode_sub_value(SubKind::HashField, &meta, &SubValue::Bytes(b"v".to_vec()));
     assert_eq!(value, unhex("76 00f15365 00000000"));
 
     let rec = c.meta_record(b"h", DataType::Hash).unwrap();
-    assert_eq!(rec.place, c.sub_place(SubKind::HashField));
+    assert_eq!(rec.place, c.sub_place(SubKind::HashField, b"k"));
     assert_eq!(rec.key, unhex("48 68"));
     let meta_value = c.encode_meta(&meta).unwrap();
     assert_eq!(meta_value, unhex("0100000000000000 00f15365 00000000"));
@@ -171,7 +174,7 @@ fn lpush_l_a() {
     assert_eq!(c.decode_meta(DataType::List, &meta_value).unwrap(), meta);
 
     let node = c.sub_key(SubKind::ListItem, b"l", &meta, &SubId::Seq(1));
-    assert_eq!(c.sub_place(SubKind::ListItem), rec.place);
+    assert_eq!(c.sub_place(SubKind::ListItem, b"k"), rec.place);
     assert_eq!(node, unhex("6c 01 6c 0100000000000000"));
     let item = SubValue::Node {
         prev: 0,
@@ -463,7 +466,7 @@ fn round_trips_of_every_record_kind() {
     for (kind, id, value) in cases {
         let raw_key = c.sub_key(kind, key, &meta, &id);
         let range = c.sub_range(kind, key, &meta);
-        assert_eq!(range.place, c.sub_place(kind));
+        assert_eq!(range.place, c.sub_place(kind, b"k"));
         assert!(range.lower <= raw_key && raw_key < range.upper, "{kind:?}");
         let (_, raw_value) =
             redcodec_testkit::assert_sub_round_trip(&c, kind, key, &meta, &id, &value);

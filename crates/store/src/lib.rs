@@ -23,6 +23,7 @@ mod error;
 mod expired;
 pub mod foreign;
 mod gc;
+mod kv;
 pub mod sst;
 mod store;
 
@@ -30,4 +31,5 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use compat::{Compat, COMPAT_NAMES};
 pub use error::StoreError;
 pub use expired::ExpiredKeys;
+pub use kv::{KvIter, KvStore, MemIter, MemStore, Order};
 pub use store::{hex, Batch, OpenMode, Pair, Store, StoreIter, StoreOptions};

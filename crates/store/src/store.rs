@@ -3,10 +3,10 @@
 //! and per-instance write batches addressed by [`Place`].
 //!
 //! Two layout behaviours the codec declares are handled here:
-//! - a family [`Codec::created_on_first_write`] is created by the first
+//! - a family [`redcodec_codec::CfSpec::created_on_first_write`] is created by the first
 //!   batch that puts a record into it; until then it reads as empty;
 //! - families of an instance that the layout does not name are opened as
-//!   [`Codec::other_families`] says (or the store is refused), never
+//!   [`redcodec_codec::InstanceSpec::other_families`] says (or the store is refused), never
 //!   written, and listed by [`Store::dump`] after the layout's families.
 
 use std::path::{Path, PathBuf};
@@ -175,7 +175,7 @@ impl Store {
                         opts.set_compaction_filter_factory(factory);
                     }
                 }
-                if codec.created_on_first_write(place) && !exists {
+                if cf_spec.created_on_first_write && !exists {
                     lazy.push(Some(opts));
                 } else {
                     lazy.push(None);
@@ -189,7 +189,7 @@ impl Store {
                 .collect();
             others.sort();
             if let Some(extra) = others.first() {
-                let Some(cmp) = codec.other_families(index) else {
+                let Some(cmp) = spec.other_families else {
                     return Err(StoreError::Open(format!(
                         "{} holds column family '{extra}', which the {} format does not use: not a {} store",
                         path.display(),
@@ -548,7 +548,7 @@ impl Store {
     }
 
     /// The names of the column families of instance `index` that the
-    /// layout does not name (opened as [`Codec::other_families`] says).
+    /// layout does not name (opened as [`redcodec_codec::InstanceSpec::other_families`] says).
     pub fn other_families(&self, index: usize) -> &[String] {
         &self.instances[index].others
     }
@@ -725,10 +725,11 @@ fn check_directory(
 /// instance it touches.
 #[derive(Default)]
 pub struct Batch {
-    pending: Vec<(Place, Op)>,
+    pub(crate) pending: Vec<(Place, Op)>,
 }
 
-enum Op {
+/// One queued write of a [`Batch`].
+pub(crate) enum Op {
     Put(Vec<u8>, Vec<u8>),
     Delete(Vec<u8>),
     DeleteRange(Vec<u8>, Vec<u8>),

@@ -23,10 +23,10 @@ use std::process::Command;
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use redcodec_engine::migrate::{self, MigrateOptions, CHECKPOINT_FILE};
 use redcodec_engine::value::Value;
 use redcodec_engine::{Engine, EngineOptions, OpenMode};
 use redcodec_formats::{Format, FormatOptions};
+use redcodec_migrate::{self as migrate, MigrateOptions, CHECKPOINT_FILE};
 use rocksdb::{Options, WriteBatch, DB};
 use serde::{Deserialize, Serialize};
 

@@ -12,12 +12,12 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-use redcodec_engine::migrate::{
-    self, MigrateError, MigrateOptions, MigrateReport, OnUnrepresentable, Outcome, TypeConflict,
-    VerifyOptions, VerifyReport,
-};
 use redcodec_engine::{Compat, Engine, OpenMode};
 use redcodec_formats::AnyCodec;
+use redcodec_migrate::{
+    self as migrate, MigrateError, MigrateOptions, MigrateReport, OnUnrepresentable, Outcome,
+    TypeConflict, VerifyOptions, VerifyReport,
+};
 
 use crate::error::CliError;
 use crate::store_args::StoreArgs;

@@ -2,10 +2,10 @@
 //! Kvrocks or Ardb source, each into the destination namespace of the same
 //! name (or, into a format without namespaces, of the source's only one).
 
-use redcodec_engine::migrate::CHECKPOINT_FILE;
 use redcodec_engine::store::hex;
 use redcodec_engine::OpenMode;
 use redcodec_formats::{Format, FormatOptions};
+use redcodec_migrate::CHECKPOINT_FILE;
 
 use super::{fail, PairArgs};
 use crate::error::CliError;

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use redcodec_engine::migrate::{Flow, Observer, Plan, Skipped, Tally};
+use redcodec_migrate::{Flow, Observer, Plan, Skipped, Tally};
 
 use super::{human_bytes, thousands};
 

@@ -1,23 +1,25 @@
 //! Hash commands. Each field is one `HashField` record named by the field,
 //! holding the value's bytes.
 
-use std::collections::HashMap;
+use crate::store::KvStore;
+use redcodec_codec::{Codec, DataType, Meta};
 
-use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
-
-use super::is;
 use super::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
-use super::sets::{distinct, random_count_arg, random_pick, random_record, record_name, Rng};
-use crate::dispatch::{Keys, Table};
+use crate::cmd::args::distinct;
+use crate::cmd::args::is;
+use crate::cmd::types::hashes::{
+    decode_pair, field_id, last_wins, put_value, read_all, value_bytes, KIND,
+};
+use crate::cmd::types::random::{random_count_arg, random_pick, random_record, Rng};
+use crate::cmd::types::sets::record_name;
+use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
-use crate::keyspace::{corrupt, Ctx};
+use crate::keyspace::Ctx;
 use crate::long_double::LongDouble;
 use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
 
-const KIND: SubKind = SubKind::HashField;
-
-pub fn register<C: Codec>(t: &mut Table<C>) {
+pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("hset", -4, Keys::First, hset);
     t.add("hsetnx", 4, Keys::First, hsetnx);
     t.add("hget", 3, Keys::First, hget);
@@ -39,66 +41,16 @@ pub fn register<C: Codec>(t: &mut Table<C>) {
 // ---------------------------------------------------------------------------
 // Reading and writing fields
 
-/// Every field and value of the hash at `key` (RENAME, migration), in the
-/// codec's record order.
-pub(crate) fn read_all<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    key: &[u8],
-    meta: &Meta,
-) -> CmdResult<Vec<(Vec<u8>, Vec<u8>)>> {
-    ctx.subs(KIND, key, meta, None, false)
-        .map(|record| record.and_then(|(id, value)| decode_pair(key, id, value)))
-        .collect()
-}
-
-/// Queues `pairs` as the records of the fresh hash `meta` at `key` and sets
-/// its size (a repeated field counts once; its last value wins). Does not
-/// write the metadata.
-pub(crate) fn write_all<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    pairs: &[(Vec<u8>, Vec<u8>)],
-) -> CmdResult<()> {
-    let pairs: Vec<(&[u8], &[u8])> = pairs
-        .iter()
-        .map(|(f, v)| (f.as_slice(), v.as_slice()))
-        .collect();
-    let pairs = last_wins(&pairs);
-    for (field, value) in &pairs {
-        put_value(ctx, key, meta, field, value);
-    }
-    meta.size = pairs.len() as u64;
-    Ok(())
-}
-
-fn field_id(field: &[u8]) -> SubId {
-    SubId::Name(field.to_vec())
-}
-
-/// The bytes of a field's value record.
-fn value_bytes(key: &[u8], value: SubValue) -> CmdResult<Vec<u8>> {
-    match value {
-        SubValue::Bytes(bytes) => Ok(bytes),
-        other => Err(corrupt(key, format!("unexpected hash value {other:?}"))),
-    }
-}
-
-/// A decoded field record as (field, value).
-fn decode_pair(key: &[u8], id: SubId, value: SubValue) -> CmdResult<(Vec<u8>, Vec<u8>)> {
-    Ok((record_name(key, id)?, value_bytes(key, value)?))
-}
-
 /// The live hash at `key`; WRONGTYPE for another type.
-fn read<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8]) -> CmdResult<Option<Meta>> {
+fn read<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdResult<Option<Meta>> {
     ctx.typed(key, DataType::Hash)
 }
 
 /// The value of `field` in the hash `meta` at `key`. A fresh hash (size 0)
 /// has no fields, whatever stale records a version-less format still holds
 /// under its key.
-fn get_value<C: Codec>(
-    ctx: &Ctx<'_, C>,
+fn get_value<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     field: &[u8],
@@ -112,27 +64,21 @@ fn get_value<C: Codec>(
 }
 
 /// The value of `field` in the hash at `key`, if both exist.
-fn lookup<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8], field: &[u8]) -> CmdResult<Option<Vec<u8>>> {
+fn lookup<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+    field: &[u8],
+) -> CmdResult<Option<Vec<u8>>> {
     match read(ctx, key)? {
         Some(meta) => get_value(ctx, key, &meta, field),
         None => Ok(None),
     }
 }
 
-fn put_value<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], meta: &Meta, field: &[u8], value: &[u8]) {
-    ctx.sub_put(
-        KIND,
-        key,
-        meta,
-        &field_id(field),
-        &SubValue::Bytes(value.to_vec()),
-    );
-}
-
 /// Queues `field` = `value`; a new field (`existed` false) grows the hash
 /// and its metadata is saved.
-fn set_field<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn set_field<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     meta: &mut Meta,
     field: &[u8],
@@ -147,32 +93,16 @@ fn set_field<C: Codec>(
     Ok(())
 }
 
-/// Field–value pairs with each field once, holding its last value, in
-/// first-seen order.
-fn last_wins<'a>(pairs: &[(&'a [u8], &'a [u8])]) -> Vec<(&'a [u8], &'a [u8])> {
-    if pairs.len() == 1 {
-        return pairs.to_vec();
-    }
-    let mut slot: HashMap<&[u8], usize> = HashMap::new();
-    let mut out: Vec<(&[u8], &[u8])> = Vec::new();
-    for &(field, value) in pairs {
-        match slot.get(field) {
-            Some(&i) => out[i].1 = value,
-            None => {
-                slot.insert(field, out.len());
-                out.push((field, value));
-            }
-        }
-    }
-    out
-}
-
 // ---------------------------------------------------------------------------
 // Commands
 
 /// HSET / HMSET key field value [field value ...]: returns the number of
 /// new fields.
-fn set_pairs<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]], cmd: &str) -> CmdResult<u64> {
+fn set_pairs<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+    cmd: &str,
+) -> CmdResult<u64> {
     if !a.len().is_multiple_of(2) {
         return Err(CmdError::WrongArity(cmd.into()));
     }
@@ -193,16 +123,16 @@ fn set_pairs<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]], cmd: &str) -> CmdResul
     Ok(added)
 }
 
-fn hset<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(set_pairs(ctx, a, "hset")? as i64))
 }
 
-fn hmset<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hmset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     set_pairs(ctx, a, "hmset")?;
     Ok(Reply::ok())
 }
 
-fn hsetnx<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hsetnx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (key, field) = (a[1], a[2]);
     let mut meta = ctx.typed_or_create(key, DataType::Hash)?;
     if get_value(ctx, key, &meta, field)?.is_some() {
@@ -212,11 +142,11 @@ fn hsetnx<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(1))
 }
 
-fn hget<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hget<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::opt_bulk(lookup(ctx, a[1], a[2])?))
 }
 
-fn hmget<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hmget<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let meta = read(ctx, key)?;
     let mut out = Vec::with_capacity(a.len() - 2);
@@ -230,7 +160,7 @@ fn hmget<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Array(out))
 }
 
-fn hdel<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hdel<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let Some(mut meta) = read(ctx, key)? else {
         return Ok(Reply::Integer(0));
@@ -249,26 +179,29 @@ fn hdel<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(removed as i64))
 }
 
-fn hlen<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hlen<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(
         read(ctx, a[1])?.map_or(0, |m| m.size as i64),
     ))
 }
 
-fn hexists<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hexists<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(i64::from(
         lookup(ctx, a[1], a[2])?.is_some(),
     )))
 }
 
-fn hstrlen<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hstrlen<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(
         lookup(ctx, a[1], a[2])?.map_or(0, |v| v.len() as i64),
     ))
 }
 
 /// Every pair of the hash at `key` (none when missing).
-fn all_pairs<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8]) -> CmdResult<Vec<(Vec<u8>, Vec<u8>)>> {
+fn all_pairs<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+) -> CmdResult<Vec<(Vec<u8>, Vec<u8>)>> {
     match read(ctx, key)? {
         Some(meta) => read_all(ctx, key, &meta),
         None => Ok(Vec::new()),
@@ -287,15 +220,15 @@ fn pairs_reply(pairs: Vec<(Vec<u8>, Vec<u8>)>, with_values: bool) -> Reply {
     Reply::Array(out)
 }
 
-fn hgetall<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hgetall<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(pairs_reply(all_pairs(ctx, a[1])?, true))
 }
 
-fn hkeys<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hkeys<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(pairs_reply(all_pairs(ctx, a[1])?, false))
 }
 
-fn hvals<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hvals<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::bulks(
         all_pairs(ctx, a[1])?.into_iter().map(|(_, v)| v),
     ))
@@ -303,8 +236,8 @@ fn hvals<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
 
 /// Replaces the value of `field` with `update(current)` (`None`: no such
 /// field), creating the hash or field as needed; returns the new value.
-fn update_field<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn update_field<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     field: &[u8],
     update: impl FnOnce(Option<&[u8]>) -> CmdResult<Vec<u8>>,
@@ -316,7 +249,7 @@ fn update_field<C: Codec>(
     Ok(next)
 }
 
-fn hincrby<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hincrby<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let by = int_arg(a[3])?;
     let next = update_field(ctx, a[1], a[2], |current| {
         let current = match current {
@@ -333,7 +266,7 @@ fn hincrby<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(parse_i64(&next).unwrap_or_default()))
 }
 
-fn hincrbyfloat<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hincrbyfloat<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let by = LongDouble::parse(a[3]).ok_or(CmdError::NotFloat)?;
     if by.is_infinite() {
         return Err(CmdError::other("ERR value is NaN or Infinity"));
@@ -352,7 +285,7 @@ fn hincrbyfloat<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply>
     Ok(Reply::Bulk(next))
 }
 
-fn hscan<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hscan<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let cursor = parse_cursor(a[2])?;
     let Some(meta) = read(ctx, key)? else {
@@ -372,7 +305,7 @@ fn hscan<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
 }
 
 /// HRANDFIELD key [count [WITHVALUES]]
-fn hrandfield<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn hrandfield<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     if a.len() == 2 {
         let Some(meta) = read(ctx, key)? else {
@@ -435,7 +368,7 @@ mod tests {
 
     #[test]
     fn set_get_and_delete() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         assert_eq!(t.cli("HSET h a 1 b 2 a 3"), "(integer) 2");
         assert_eq!(t.cli("HGET h a"), "\"3\"");
         assert_eq!(t.cli("HSET h a 4 c 5"), "(integer) 1");
@@ -486,7 +419,7 @@ mod tests {
 
     #[test]
     fn wrong_types_are_refused() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         t.run("SET str v");
         for cmd in [
             "HSET str a 1",
@@ -524,7 +457,7 @@ mod tests {
 
     #[test]
     fn increments() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         assert_eq!(t.cli("HINCRBY h n 5"), "(integer) 5");
         assert_eq!(t.cli("HINCRBY h n -7"), "(integer) -2");
         assert_eq!(t.cli("HLEN h"), "(integer) 1");
@@ -582,7 +515,7 @@ mod tests {
 
     #[test]
     fn random_fields_follow_redis_counts() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         assert_eq!(t.cli("HRANDFIELD nokey"), "(nil)");
         assert_eq!(t.cli("HRANDFIELD nokey 2"), "(empty array)");
         assert_eq!(t.cli("HRANDFIELD nokey -2 WITHVALUES"), "(empty array)");
@@ -636,7 +569,7 @@ mod tests {
 
     #[test]
     fn hscan_pages_through_a_big_hash() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         for chunk in (0..500).collect::<Vec<_>>().chunks(50) {
             let args: Vec<String> = chunk.iter().map(|i| format!("f{i} v{i}")).collect();
             t.run(&format!("HSET big {}", args.join(" ")));
@@ -680,7 +613,7 @@ mod tests {
 
     #[test]
     fn binary_fields_and_values_round_trip() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         assert_eq!(
             t.cli("HSET h \"\\x00\\xff\" \"\" \"\" \"\\r\\n\""),
             "(integer) 2"

@@ -1,17 +1,18 @@
 //! Keyspace commands on named keys: DEL, UNLINK, EXISTS, TYPE, the EXPIRE
 //! family, TTL, PTTL, PERSIST, RENAME, RENAMENX.
 
+use crate::store::KvStore;
 use redcodec_codec::Codec;
 
-use super::is;
-use crate::dispatch::{Keys, Table};
+use crate::cmd::args::is;
+use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{Ctx, ExpireAt};
 use crate::number::int_arg;
 use crate::reply::Reply;
 use crate::value::{read_value, write_value};
 
-pub fn register<C: Codec>(t: &mut Table<C>) {
+pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("del", -2, Keys::All, del);
     t.add("unlink", -2, Keys::All, del);
     t.add("exists", -2, Keys::All, exists);
@@ -27,7 +28,7 @@ pub fn register<C: Codec>(t: &mut Table<C>) {
     t.add("renamenx", 3, Keys::FirstTwo, renamenx);
 }
 
-fn del<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn del<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let mut seen: Vec<&[u8]> = Vec::new();
     let mut removed = 0;
     for &key in &a[1..] {
@@ -43,7 +44,7 @@ fn del<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(removed))
 }
 
-fn exists<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn exists<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let mut n = 0;
     for key in &a[1..] {
         if ctx.live(key)?.is_some() {
@@ -53,7 +54,7 @@ fn exists<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(n))
 }
 
-fn type_of<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn type_of<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let name = ctx.live(a[1])?.map_or("none", |m| m.data_type.redis_name());
     Ok(Reply::Status(name.into()))
 }
@@ -108,8 +109,8 @@ impl Condition {
 }
 
 /// The EXPIRE family: `unit_ms` is 1000 for seconds, `relative` adds now.
-fn expire_generic<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn expire_generic<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     a: &[&[u8]],
     unit_ms: i64,
     relative: bool,
@@ -147,24 +148,24 @@ fn expire_generic<C: Codec>(
     Ok(Reply::Integer(1))
 }
 
-fn expire<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn expire<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     expire_generic(ctx, a, 1000, true)
 }
 
-fn pexpire<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn pexpire<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     expire_generic(ctx, a, 1, true)
 }
 
-fn expireat<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn expireat<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     expire_generic(ctx, a, 1000, false)
 }
 
-fn pexpireat<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn pexpireat<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     expire_generic(ctx, a, 1, false)
 }
 
 /// Remaining time to live in ms: -2 missing, -1 no expiry.
-fn remaining_ms<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8]) -> CmdResult<i64> {
+fn remaining_ms<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdResult<i64> {
     Ok(match ctx.live(key)? {
         None => -2,
         Some(m) if m.expire_ms == 0 => -1,
@@ -172,16 +173,16 @@ fn remaining_ms<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8]) -> CmdResult<i64> {
     })
 }
 
-fn ttl<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn ttl<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let ms = remaining_ms(ctx, a[1])?;
     Ok(Reply::Integer(if ms < 0 { ms } else { (ms + 500) / 1000 }))
 }
 
-fn pttl<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn pttl<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(remaining_ms(ctx, a[1])?))
 }
 
-fn persist<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn persist<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     match ctx.live(a[1])? {
         Some(mut meta) if meta.expire_ms != 0 => {
             meta.expire_ms = 0;
@@ -194,7 +195,11 @@ fn persist<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
 
 /// Moves the value of `a[1]` to `a[2]`; with `only_new` the destination
 /// must not exist. Returns whether it moved.
-fn rename_generic<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]], only_new: bool) -> CmdResult<bool> {
+fn rename_generic<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+    only_new: bool,
+) -> CmdResult<bool> {
     let (src, dst) = (a[1], a[2]);
     let Some(meta) = ctx.live(src)? else {
         return Err(CmdError::NoSuchKey);
@@ -212,11 +217,11 @@ fn rename_generic<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]], only_new: bool) -
     Ok(true)
 }
 
-fn rename<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn rename<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     rename_generic(ctx, a, false)?;
     Ok(Reply::ok())
 }
 
-fn renamenx<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn renamenx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(i64::from(rename_generic(ctx, a, true)?)))
 }

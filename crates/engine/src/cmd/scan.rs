@@ -1,21 +1,22 @@
 //! Commands over the whole keyspace: KEYS, SCAN, DBSIZE.
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType};
 
 use super::scan_args::{glob_match, parse_cursor, scan_reply, ScanOptions};
-use crate::dispatch::{Keys, Table};
+use crate::command::{Keys, Table};
 use crate::error::CmdResult;
 use crate::keyspace::Ctx;
 use crate::reply::Reply;
 use crate::walk::KeyWalk;
 
-pub fn register<C: Codec>(t: &mut Table<C>) {
+pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("keys", 2, Keys::None, keys);
     t.add("scan", -2, Keys::None, scan);
     t.add("dbsize", 1, Keys::None, dbsize);
 }
 
-fn keys<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn keys<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let mut out = Vec::new();
     let mut walk = KeyWalk::new(ctx, None);
     while let Some((key, _)) = walk.next()? {
@@ -26,7 +27,7 @@ fn keys<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::bulks(out))
 }
 
-fn dbsize<C: Codec>(ctx: &mut Ctx<'_, C>, _a: &[&[u8]]) -> CmdResult<Reply> {
+fn dbsize<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, _a: &[&[u8]]) -> CmdResult<Reply> {
     let mut n = 0;
     let mut walk = KeyWalk::new(ctx, None);
     while walk.next()?.is_some() {
@@ -37,7 +38,7 @@ fn dbsize<C: Codec>(ctx: &mut Ctx<'_, C>, _a: &[&[u8]]) -> CmdResult<Reply> {
 
 /// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]. Cursors are
 /// numbers the engine maps to the last key returned; `0` starts and ends.
-fn scan<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn scan<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let cursor = parse_cursor(a[1])?;
     let opts = ScanOptions::parse(&a[2..], true)?;
     let type_filter = opts.type_name.map(DataType::from_redis_name);

@@ -15,7 +15,7 @@
 //! // keep the records whose name `opts.matches(..)`, then `scan_reply(next, items)`
 //! ```
 
-use super::is;
+use crate::cmd::args::is;
 use crate::error::{CmdError, CmdResult};
 use crate::number::int_arg;
 use crate::reply::Reply;

@@ -7,20 +7,21 @@
 //! [`distinct`].
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
+use crate::store::KvStore;
+use redcodec_codec::{Codec, DataType, Meta, SubValue};
 
 use super::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
-use crate::dispatch::{Keys, Table};
+use crate::cmd::args::distinct;
+use crate::cmd::types::random::{random_count_arg, random_pick, random_record, Rng};
+use crate::cmd::types::sets::{member_id, read_all, record_name, write_all, KIND};
+use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
-use crate::keyspace::{corrupt, Ctx};
+use crate::keyspace::Ctx;
 use crate::number::parse_i64;
 use crate::reply::Reply;
 
-const KIND: SubKind = SubKind::SetMember;
-
-pub fn register<C: Codec>(t: &mut Table<C>) {
+pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("sadd", -3, Keys::First, sadd);
     t.add("srem", -3, Keys::First, srem);
     t.add("scard", 2, Keys::First, scard);
@@ -42,61 +43,11 @@ pub fn register<C: Codec>(t: &mut Table<C>) {
 // ---------------------------------------------------------------------------
 // Reading and writing members
 
-/// Every member of the set at `key` (RENAME, migration), in the codec's
-/// record order.
-pub(crate) fn read_all<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    key: &[u8],
-    meta: &Meta,
-) -> CmdResult<Vec<Vec<u8>>> {
-    ctx.subs(KIND, key, meta, None, false)
-        .map(|record| record.and_then(|(id, _)| record_name(key, id)))
-        .collect()
-}
-
-/// Queues `members` as the records of the fresh set `meta` at `key` and sets
-/// its size (duplicates count once). Does not write the metadata.
-pub(crate) fn write_all<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    members: &[Vec<u8>],
-) -> CmdResult<()> {
-    let unique = distinct(members.iter().map(Vec::as_slice));
-    for member in &unique {
-        ctx.sub_put(KIND, key, meta, &member_id(member), &SubValue::Empty);
-        ctx.codec().note_member(meta, member);
-    }
-    meta.size = unique.len() as u64;
-    Ok(())
-}
-
-/// The name of a hash-field, set-member or zset-member record.
-pub(crate) fn record_name(key: &[u8], id: SubId) -> CmdResult<Vec<u8>> {
-    match id {
-        SubId::Name(name) => Ok(name),
-        other => Err(corrupt(key, format!("unexpected element id {other:?}"))),
-    }
-}
-
-/// The items in first-seen order, each once.
-pub(crate) fn distinct<'a>(items: impl IntoIterator<Item = &'a [u8]>) -> Vec<&'a [u8]> {
-    let mut seen = HashSet::new();
-    items
-        .into_iter()
-        .filter(|item| seen.insert(*item))
-        .collect()
-}
-
-fn member_id(member: &[u8]) -> SubId {
-    SubId::Name(member.to_vec())
-}
-
 /// Whether `member` belongs to the set `meta` at `key`. A fresh set (size
 /// 0) has no members, whatever stale records a version-less format still
 /// holds under its key.
-fn is_member<C: Codec>(
-    ctx: &Ctx<'_, C>,
+fn is_member<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     member: &[u8],
@@ -108,14 +59,14 @@ fn is_member<C: Codec>(
 }
 
 /// The live set at `key`; WRONGTYPE for another type.
-fn read<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8]) -> CmdResult<Option<Meta>> {
+fn read<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdResult<Option<Meta>> {
     ctx.typed(key, DataType::Set)
 }
 
 /// Queues the removal of `members` (present, distinct) from the set and
 /// saves it (removed when emptied).
-fn remove_members<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn remove_members<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     meta: &mut Meta,
     members: &[Vec<u8>],
@@ -130,7 +81,7 @@ fn remove_members<C: Codec>(
 // ---------------------------------------------------------------------------
 // Single-key commands
 
-fn sadd<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn sadd<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let mut meta = ctx.typed_or_create(key, DataType::Set)?;
     let mut added = 0;
@@ -148,7 +99,7 @@ fn sadd<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(added as i64))
 }
 
-fn srem<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn srem<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let Some(mut meta) = read(ctx, key)? else {
         return Ok(Reply::Integer(0));
@@ -165,14 +116,18 @@ fn srem<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(present.len() as i64))
 }
 
-fn scard<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn scard<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(
         read(ctx, a[1])?.map_or(0, |m| m.size as i64),
     ))
 }
 
 /// `1` / `0` for each of `members`, all `0` for a missing set.
-fn membership<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8], members: &[&[u8]]) -> CmdResult<Vec<Reply>> {
+fn membership<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+    members: &[&[u8]],
+) -> CmdResult<Vec<Reply>> {
     let meta = read(ctx, key)?;
     members
         .iter()
@@ -186,16 +141,16 @@ fn membership<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8], members: &[&[u8]]) -> CmdR
         .collect()
 }
 
-fn sismember<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn sismember<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let mut replies = membership(ctx, a[1], &a[2..3])?;
     Ok(replies.pop().unwrap_or(Reply::Integer(0)))
 }
 
-fn smismember<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn smismember<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Array(membership(ctx, a[1], &a[2..])?))
 }
 
-fn smembers<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn smembers<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let members = match read(ctx, a[1])? {
         Some(meta) => read_all(ctx, a[1], &meta)?,
         None => Vec::new(),
@@ -204,7 +159,7 @@ fn smembers<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
 }
 
 /// SPOP key [count]
-fn spop<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn spop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     match a.len() {
         2 => spop_one(ctx, a[1]),
         3 => spop_count(ctx, a[1], a[2]),
@@ -212,7 +167,7 @@ fn spop<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     }
 }
 
-fn spop_one<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8]) -> CmdResult<Reply> {
+fn spop_one<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, key: &[u8]) -> CmdResult<Reply> {
     let Some(mut meta) = read(ctx, key)? else {
         return Ok(Reply::Nil);
     };
@@ -222,7 +177,11 @@ fn spop_one<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8]) -> CmdResult<Reply> {
     Ok(Reply::bulk(member))
 }
 
-fn spop_count<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], count: &[u8]) -> CmdResult<Reply> {
+fn spop_count<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    key: &[u8],
+    count: &[u8],
+) -> CmdResult<Reply> {
     // SPOP reads its count as Redis' getPositiveLong, one message for all.
     let count = parse_i64(count)
         .filter(|n| *n >= 0)
@@ -244,7 +203,7 @@ fn spop_count<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], count: &[u8]) -> CmdRe
 }
 
 /// SRANDMEMBER key [count]
-fn srandmember<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn srandmember<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     match a.len() {
         2 => {
@@ -270,7 +229,7 @@ fn srandmember<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> 
     }
 }
 
-fn sscan<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn sscan<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let cursor = parse_cursor(a[2])?;
     let Some(meta) = read(ctx, key)? else {
@@ -291,7 +250,7 @@ fn sscan<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
 // ---------------------------------------------------------------------------
 // Multi-key commands
 
-fn smove<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn smove<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (src, dst, member) = (a[1], a[2], a[3]);
     // Redis checks both types before looking at the member.
     let src_meta = read(ctx, src)?;
@@ -326,7 +285,11 @@ enum SetOp {
 
 /// The result of `op` over the sets at `keys` (a missing key is an empty
 /// set). Every key is type-checked first, as Redis does.
-fn combine<C: Codec>(ctx: &Ctx<'_, C>, op: SetOp, keys: &[&[u8]]) -> CmdResult<Vec<Vec<u8>>> {
+fn combine<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    op: SetOp,
+    keys: &[&[u8]],
+) -> CmdResult<Vec<Vec<u8>>> {
     let mut sets = Vec::with_capacity(keys.len());
     for &key in keys {
         sets.push((key, read(ctx, key)?));
@@ -340,8 +303,8 @@ fn combine<C: Codec>(ctx: &Ctx<'_, C>, op: SetOp, keys: &[&[u8]]) -> CmdResult<V
 
 /// Members common to every set: the smallest set's members, filtered by
 /// each other set.
-fn intersect<C: Codec>(
-    ctx: &Ctx<'_, C>,
+fn intersect<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     sets: Vec<(&[u8], Option<Meta>)>,
 ) -> CmdResult<Vec<Vec<u8>>> {
     let Some(mut sets) = sets
@@ -363,7 +326,10 @@ fn intersect<C: Codec>(
 }
 
 /// Members of any set, each once, in first-seen order.
-fn unite<C: Codec>(ctx: &Ctx<'_, C>, sets: &[(&[u8], Option<Meta>)]) -> CmdResult<Vec<Vec<u8>>> {
+fn unite<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    sets: &[(&[u8], Option<Meta>)],
+) -> CmdResult<Vec<Vec<u8>>> {
     let mut seen = HashSet::new();
     let mut members = Vec::new();
     for (key, meta) in sets {
@@ -378,8 +344,8 @@ fn unite<C: Codec>(ctx: &Ctx<'_, C>, sets: &[(&[u8], Option<Meta>)]) -> CmdResul
 }
 
 /// Members of the first set that are in none of the others.
-fn subtract<C: Codec>(
-    ctx: &Ctx<'_, C>,
+fn subtract<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     sets: Vec<(&[u8], Option<Meta>)>,
 ) -> CmdResult<Vec<Vec<u8>>> {
     let mut sets = sets.into_iter();
@@ -401,8 +367,8 @@ fn subtract<C: Codec>(
 /// Keeps the candidates that are members of the set at `key` (`keep_members`)
 /// or that are not. Reads the whole set when it is no larger than the
 /// candidates, else looks each candidate up.
-fn filter_members<C: Codec>(
-    ctx: &Ctx<'_, C>,
+fn filter_members<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     candidates: Vec<Vec<u8>>,
@@ -424,21 +390,25 @@ fn filter_members<C: Codec>(
     Ok(kept)
 }
 
-fn sinter<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn sinter<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::bulks(combine(ctx, SetOp::Inter, &a[1..])?))
 }
 
-fn sunion<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn sunion<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::bulks(combine(ctx, SetOp::Union, &a[1..])?))
 }
 
-fn sdiff<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn sdiff<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::bulks(combine(ctx, SetOp::Diff, &a[1..])?))
 }
 
 /// S*STORE destination key...: the result replaces the destination whatever
 /// it held; an empty result deletes it. Replies with the result's size.
-fn store<C: Codec>(ctx: &mut Ctx<'_, C>, op: SetOp, a: &[&[u8]]) -> CmdResult<Reply> {
+fn store<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    op: SetOp,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     let dest = a[1];
     let members = combine(ctx, op, &a[2..])?;
     let view = ctx.view(dest)?;
@@ -454,130 +424,20 @@ fn store<C: Codec>(ctx: &mut Ctx<'_, C>, op: SetOp, a: &[&[u8]]) -> CmdResult<Re
     Ok(Reply::Integer(meta.size as i64))
 }
 
-fn sinterstore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn sinterstore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     store(ctx, SetOp::Inter, a)
 }
 
-fn sunionstore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn sunionstore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     store(ctx, SetOp::Union, a)
 }
 
-fn sdiffstore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn sdiffstore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     store(ctx, SetOp::Diff, a)
 }
 
 // ---------------------------------------------------------------------------
 // Random picks, shared with HRANDFIELD and ZRANDMEMBER
-
-/// Most elements a random pick with repetitions may return. Redis has no
-/// limit and would try to build a reply of up to 2^63 elements; past this
-/// bound the engine answers `ERR value is out of range` instead.
-pub(crate) const MAX_RANDOM_REPEATS: u64 = 1 << 24;
-
-/// Picks made so far by this process, mixed into every seed so commands
-/// run at the same millisecond still draw differently.
-static DRAWS: AtomicU64 = AtomicU64::new(0);
-
-/// A small xorshift64* generator: random enough for SPOP and friends,
-/// cheap to seed per command.
-pub(crate) struct Rng(u64);
-
-impl Rng {
-    /// A generator seeded from the command's time and a process-wide counter.
-    pub(crate) fn new(now_ms: u64) -> Rng {
-        let draw = DRAWS.fetch_add(1, Ordering::Relaxed);
-        // splitmix64 of the mixed inputs: a well spread, non-zero state.
-        let mut z = now_ms ^ draw.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        Rng((z ^ (z >> 31)) | 1)
-    }
-
-    fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// A number in `0..n` (`n` > 0; 0 when `n` is 0).
-    pub(crate) fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
-    }
-}
-
-/// Parses the count of SRANDMEMBER / HRANDFIELD / ZRANDMEMBER: an integer
-/// in `-i64::MAX..=i64::MAX`, with Redis' two error texts.
-pub(crate) fn random_count_arg(arg: &[u8]) -> CmdResult<i64> {
-    let n = parse_i64(arg).ok_or(CmdError::NotInteger)?;
-    if n == i64::MIN {
-        return Err(CmdError::other(format!(
-            "ERR value is out of range, value must between {} and {}",
-            -i64::MAX,
-            i64::MAX
-        )));
-    }
-    Ok(n)
-}
-
-/// Redis' rules for a random pick of `count` among `items`: a positive
-/// count picks distinct items, all of them (in their order) when `count`
-/// is at least their number; a negative count picks `-count` items that
-/// may repeat; zero picks nothing.
-pub(crate) fn random_pick<T: Clone>(
-    rng: &mut Rng,
-    mut items: Vec<T>,
-    count: i64,
-) -> CmdResult<Vec<T>> {
-    if items.is_empty() || count == 0 {
-        return Ok(Vec::new());
-    }
-    let len = items.len() as u64;
-    if count < 0 {
-        let picks = count.unsigned_abs();
-        if picks > MAX_RANDOM_REPEATS {
-            return Err(CmdError::other("ERR value is out of range"));
-        }
-        return Ok((0..picks)
-            .map(|_| items[rng.below(len) as usize].clone())
-            .collect());
-    }
-    let picks = count as u64;
-    if picks >= len {
-        return Ok(items);
-    }
-    // Partial Fisher–Yates: the first `picks` slots become a uniform sample.
-    for i in 0..picks {
-        let j = i + rng.below(len - i);
-        items.swap(i as usize, j as usize);
-    }
-    items.truncate(picks as usize);
-    Ok(items)
-}
-
-/// One uniformly chosen element record of `kind` of the live collection
-/// `meta` at `key`.
-pub(crate) fn random_record<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    kind: SubKind,
-    key: &[u8],
-    meta: &Meta,
-) -> CmdResult<(SubId, SubValue)> {
-    let index = Rng::new(ctx.now_ms()).below(meta.size);
-    let index = usize::try_from(index).unwrap_or(0);
-    let chosen = match ctx.subs(kind, key, meta, None, false).nth(index) {
-        Some(record) => record?,
-        // The size overstates the records: take the first one.
-        None => match ctx.subs(kind, key, meta, None, false).next() {
-            Some(record) => record?,
-            None => return Err(corrupt(key, "a collection without elements")),
-        },
-    };
-    Ok(chosen)
-}
 
 #[cfg(test)]
 mod tests {
@@ -600,7 +460,7 @@ mod tests {
 
     #[test]
     fn add_remove_and_membership() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         assert_eq!(t.cli("SADD s a b a c"), "(integer) 3");
         assert_eq!(t.cli("SADD s c d"), "(integer) 1");
         assert_eq!(t.cli("SCARD s"), "(integer) 4");
@@ -625,7 +485,7 @@ mod tests {
 
     #[test]
     fn wrong_types_are_refused() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         t.run("SET str v");
         t.run("SADD s a");
         const WRONG: &str =
@@ -658,7 +518,7 @@ mod tests {
 
     #[test]
     fn pop_and_random_follow_redis_counts() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         assert_eq!(t.cli("SPOP nokey"), "(nil)");
         assert_eq!(t.cli("SPOP nokey 2"), "(empty array)");
         assert_eq!(t.cli("SRANDMEMBER nokey"), "(nil)");
@@ -715,7 +575,7 @@ mod tests {
 
     #[test]
     fn huge_repeat_counts_fail_cleanly() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         t.run("SADD s a");
         assert_eq!(
             t.cli("SRANDMEMBER s -9223372036854775807"),
@@ -727,7 +587,7 @@ mod tests {
 
     #[test]
     fn smove_moves_once() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         t.run("SADD src a b");
         t.run("SADD dst b");
         assert_eq!(t.cli("SMOVE src dst zz"), "(integer) 0");
@@ -743,7 +603,7 @@ mod tests {
 
     #[test]
     fn algebra_and_store() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         t.run("SADD s1 a b c");
         t.run("SADD s2 b c d");
         t.run("SADD s3 c d e");
@@ -782,7 +642,7 @@ mod tests {
 
     #[test]
     fn sscan_pages_through_a_big_set() {
-        let t = TestEngine::new();
+        let t = TestEngine::in_memory();
         let members: Vec<String> = (0..1000).map(|i| format!("m{i}")).collect();
         for chunk in members.chunks(100) {
             t.run(&format!("SADD big {}", chunk.join(" ")));

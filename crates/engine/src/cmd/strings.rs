@@ -1,9 +1,10 @@
 //! String commands.
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
-use super::is;
-use crate::dispatch::{Keys, Table};
+use crate::cmd::args::is;
+use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{Ctx, ExpireAt, KeyView};
 use crate::long_double::LongDouble;
@@ -13,7 +14,7 @@ use crate::reply::Reply;
 /// Largest string Redis accepts (proto-max-bulk-len).
 const MAX_STRING: u64 = 512 * 1024 * 1024;
 
-pub fn register<C: Codec>(t: &mut Table<C>) {
+pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("get", 2, Keys::First, get);
     t.add("set", -3, Keys::First, set);
     t.add("setnx", 3, Keys::First, setnx);
@@ -37,15 +38,15 @@ pub fn register<C: Codec>(t: &mut Table<C>) {
 }
 
 /// The live string at `key`, WRONGTYPE for another type.
-fn read<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8]) -> CmdResult<Option<Meta>> {
+fn read<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdResult<Option<Meta>> {
     ctx.typed(key, DataType::String)
 }
 
 /// Queues `value` as the new string at `key` with expiry `expire` (an
 /// absolute time in ms, 0: none, or an [`ExpireAt`]), replacing whatever
 /// `view` shows there.
-fn write<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn write<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     view: &KeyView,
     value: Vec<u8>,
@@ -58,8 +59,8 @@ fn write<C: Codec>(
 }
 
 /// Rewrites the value of a live string, keeping its expiry.
-fn rewrite<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn rewrite<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     mut meta: Meta,
     value: Vec<u8>,
@@ -68,7 +69,7 @@ fn rewrite<C: Codec>(
     ctx.put_meta(key, &meta)
 }
 
-fn get<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn get<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::opt_bulk(read(ctx, a[1])?.map(|m| m.value)))
 }
 
@@ -150,7 +151,7 @@ impl<'a> SetOptions<'a> {
     }
 }
 
-fn set<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn set<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (key, value) = (a[1], a[2]);
     let opts = SetOptions::parse(&a[3..])?;
     let (nx, xx, get) = (opts.nx, opts.xx, opts.get);
@@ -200,7 +201,7 @@ fn set<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     })
 }
 
-fn setnx<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn setnx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let view = ctx.view(a[1])?;
     if view.live.is_some() {
         return Ok(Reply::Integer(0));
@@ -209,8 +210,8 @@ fn setnx<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(1))
 }
 
-fn setex_with<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn setex_with<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     a: &[&[u8]],
     unit: &str,
     cmd: &str,
@@ -221,15 +222,15 @@ fn setex_with<C: Codec>(
     Ok(Reply::ok())
 }
 
-fn setex<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn setex<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     setex_with(ctx, a, "ex", "setex")
 }
 
-fn psetex<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn psetex<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     setex_with(ctx, a, "px", "psetex")
 }
 
-fn mget<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn mget<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let mut out = Vec::with_capacity(a.len() - 1);
     for key in &a[1..] {
         let value = match ctx.live(key)? {
@@ -254,7 +255,7 @@ fn mset_pairs<'a>(a: &[&'a [u8]], cmd: &str) -> CmdResult<Vec<(&'a [u8], &'a [u8
     Ok(pairs)
 }
 
-fn mset<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn mset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     for (k, v) in mset_pairs(a, "mset")? {
         let view = ctx.view_for_overwrite(k)?;
         write(ctx, k, &view, v.to_vec(), 0)?;
@@ -262,7 +263,7 @@ fn mset<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::ok())
 }
 
-fn msetnx<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn msetnx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let pairs = mset_pairs(a, "msetnx")?;
     for (k, _) in &pairs {
         if ctx.live(k)?.is_some() {
@@ -276,7 +277,7 @@ fn msetnx<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(1))
 }
 
-fn getset<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn getset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let view = ctx.view(a[1])?;
     let old = match &view.live {
         Some(m) if m.data_type == DataType::String => Some(m.value.clone()),
@@ -287,7 +288,7 @@ fn getset<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::opt_bulk(old))
 }
 
-fn getdel<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn getdel<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     match read(ctx, a[1])? {
         Some(m) => {
             ctx.remove_key(a[1], &m)?;
@@ -297,7 +298,7 @@ fn getdel<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     }
 }
 
-fn getex<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn getex<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let mut expiry = Expiry::Keep;
     let mut i = 2;
     while i < a.len() {
@@ -345,7 +346,7 @@ fn check_size(len: u64) -> CmdResult<()> {
     Ok(())
 }
 
-fn append<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn append<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let view = ctx.view(a[1])?;
     match view.live.clone() {
         Some(m) if m.data_type != DataType::String => Err(CmdError::WrongType),
@@ -364,14 +365,14 @@ fn append<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     }
 }
 
-fn strlen<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn strlen<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(
         read(ctx, a[1])?.map_or(0, |m| m.value.len() as i64),
     ))
 }
 
 /// Adds `by` to the integer at `key`.
-fn incr_by<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], by: i64) -> CmdResult<Reply> {
+fn incr_by<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, key: &[u8], by: i64) -> CmdResult<Reply> {
     let view = ctx.view(key)?;
     let current = match &view.live {
         Some(m) if m.data_type != DataType::String => return Err(CmdError::WrongType),
@@ -389,20 +390,20 @@ fn incr_by<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], by: i64) -> CmdResult<Rep
     Ok(Reply::Integer(next))
 }
 
-fn incr<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn incr<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     incr_by(ctx, a[1], 1)
 }
 
-fn decr<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn decr<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     incr_by(ctx, a[1], -1)
 }
 
-fn incrby<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn incrby<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let by = int_arg(a[2])?;
     incr_by(ctx, a[1], by)
 }
 
-fn decrby<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn decrby<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let by = int_arg(a[2])?;
     let by = by
         .checked_neg()
@@ -410,7 +411,7 @@ fn decrby<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     incr_by(ctx, a[1], by)
 }
 
-fn incrbyfloat<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn incrbyfloat<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let view = ctx.view(a[1])?;
     let current = match &view.live {
         Some(m) if m.data_type != DataType::String => return Err(CmdError::WrongType),
@@ -429,7 +430,7 @@ fn incrbyfloat<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> 
     Ok(Reply::bulk(text))
 }
 
-fn getrange<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn getrange<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (mut start, mut end) = (int_arg(a[2])?, int_arg(a[3])?);
     let value = read(ctx, a[1])?.map(|m| m.value).unwrap_or_default();
     let len = value.len() as i64;
@@ -453,7 +454,7 @@ fn getrange<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::bulk(value[start as usize..=end as usize].to_vec()))
 }
 
-fn setrange<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn setrange<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let offset = int_arg(a[2])?;
     if offset < 0 {
         return Err(CmdError::other("ERR offset is out of range"));

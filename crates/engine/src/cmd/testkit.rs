@@ -8,14 +8,29 @@ use redcodec_kvrocks::KvrocksCodec;
 use crate::clock::ManualClock;
 use crate::engine::{Engine, EngineOptions};
 use crate::reply::Reply;
+use crate::store::{KvStore, MemStore, Store};
 
-/// A test engine and what keeps it alive.
-pub struct TestEngine {
+/// A test engine and what keeps it alive: over RocksDB in a temporary
+/// directory ([`TestEngine::new`]) or over memory ([`TestEngine::in_memory`]).
+pub struct TestEngine<S: KvStore = Store> {
     /// The engine.
-    pub engine: Engine<KvrocksCodec>,
+    pub engine: Engine<KvrocksCodec, S>,
     /// Its clock.
     pub clock: Arc<ManualClock>,
-    _dir: tempfile::TempDir,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl TestEngine<MemStore> {
+    /// A fresh in-memory Kvrocks engine at time 1_700_000_000_000 ms.
+    pub fn in_memory() -> TestEngine<MemStore> {
+        let clock = Arc::new(ManualClock::at_ms(1_700_000_000_000));
+        let engine = Engine::in_memory(KvrocksCodec::default(), clock.clone()).expect("engine");
+        TestEngine {
+            engine,
+            clock,
+            _dir: None,
+        }
+    }
 }
 
 impl TestEngine {
@@ -32,10 +47,12 @@ impl TestEngine {
         TestEngine {
             engine,
             clock,
-            _dir: dir,
+            _dir: Some(dir),
         }
     }
+}
 
+impl<S: KvStore> TestEngine<S> {
     /// Runs a command written as space-separated words.
     pub fn run(&self, line: &str) -> Reply {
         let args = crate::cmdline::split_args(line).expect("valid command line");

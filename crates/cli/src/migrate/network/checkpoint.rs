@@ -19,7 +19,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use redcodec_engine::migrate::Tally;
+use redcodec_migrate::Tally;
 
 use super::fail;
 use crate::error::CliError;

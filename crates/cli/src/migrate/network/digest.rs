@@ -1,16 +1,16 @@
 //! A key's content summarized the same way whether it is read from a store
 //! or from a server, chunk by chunk: the engine's
-//! [`ContentDigest`](redcodec_engine::migrate::ContentDigest), which this
+//! [`ContentDigest`](redcodec_migrate::ContentDigest), which this
 //! module's tests check for the server side's needs (chunking and order of
 //! unordered types, the sign of zero, printed doubles).
 
-pub use redcodec_engine::migrate::ContentDigest;
+pub use redcodec_migrate::ContentDigest;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use redcodec_engine::migrate::KeyDigest;
     use redcodec_engine::value::Value;
+    use redcodec_migrate::KeyDigest;
 
     fn digest(chunks: &[Value]) -> KeyDigest {
         let mut d = ContentDigest::new(chunks[0].data_type());

@@ -6,10 +6,10 @@
 
 use redcodec_codec::{Capabilities, Codec};
 use redcodec_engine::keyspace::migrated_expiry;
-use redcodec_engine::migrate::{Skipped, TypeConflict, Unrepresentable};
 use redcodec_engine::reply::quote_bytes;
 use redcodec_engine::typed::KeySummary;
 use redcodec_engine::CmdError;
+use redcodec_migrate::{Skipped, TypeConflict, Unrepresentable};
 
 use super::fail;
 use super::remote::{RemoteKey, RemoteType};

@@ -26,9 +26,9 @@ mod verify;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use redcodec_engine::migrate::{MigrateError, Skipped, Tally, Unrepresentable};
 use redcodec_engine::value::Value;
 use redcodec_engine::CmdError;
+use redcodec_migrate::{MigrateError, Skipped, Tally, Unrepresentable};
 
 use self::checkpoint::Checkpoint;
 use self::endpoint::{is_url, Endpoint};
@@ -85,7 +85,7 @@ pub fn run_verify(args: &VerifyArgs) -> Result<(), CliError> {
     one_namespace(pair)?;
     let rules = Rules {
         skip_unrepresentable: false,
-        type_conflict: redcodec_engine::migrate::TypeConflict::Fail,
+        type_conflict: redcodec_migrate::TypeConflict::Fail,
     };
     let report = match (is_url(&pair.from), is_url(&pair.to)) {
         (false, true) => {

@@ -7,11 +7,11 @@
 
 use std::time::Instant;
 
-use redcodec_engine::migrate::{Observer, Plan, Tally};
 use redcodec_engine::reply::quote_bytes;
 use redcodec_engine::value::Value;
 use redcodec_engine::Engine;
 use redcodec_formats::AnyCodec;
+use redcodec_migrate::{Observer, Plan, Tally};
 
 use super::checkpoint::{Checkpoint, Position};
 use super::endpoint::Endpoint;

@@ -10,9 +10,9 @@ use std::collections::HashSet;
 
 use redcodec_codec::DataType;
 use redcodec_engine::keyspace::migrated_expiry;
-use redcodec_engine::migrate::{Difference, DifferenceKind, KeyDigest, VerifyReport};
 use redcodec_engine::Engine;
 use redcodec_formats::AnyCodec;
+use redcodec_migrate::{Difference, DifferenceKind, KeyDigest, VerifyReport};
 
 use super::digest::ContentDigest;
 use super::judge::{cannot_hold, Rules, Verdict};

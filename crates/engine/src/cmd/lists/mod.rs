@@ -1,29 +1,22 @@
 //! List commands. Each command is written once against [`Model`], the
-//! list operations of the format's declared list model; the models live in
-//! sibling modules ([`array`], [`linked`], [`sparse`]).
+//! list operations ([`ListOps`]) of the format's declared list model; the
+//! models live in the type layer ([`crate::cmd::types::lists`]).
 
-mod array;
-mod linked;
-#[cfg(test)]
-mod linked_tests;
-mod model;
-mod sparse;
-#[cfg(test)]
-mod sparse_tests;
 #[cfg(test)]
 mod tests;
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
-use self::model::{Model, Side};
-use super::{is, resolve_range};
-use crate::dispatch::{Keys, Table};
+use crate::cmd::args::{is, resolve_range};
+use crate::cmd::types::lists::{ListOps, Model, Side};
+use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
 
-pub fn register<C: Codec>(t: &mut Table<C>) {
+pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("lpush", -3, Keys::First, lpush);
     t.add("rpush", -3, Keys::First, rpush);
     t.add("lpushx", -3, Keys::First, lpushx);
@@ -42,45 +35,8 @@ pub fn register<C: Codec>(t: &mut Table<C>) {
     t.add("lmove", 5, Keys::FirstTwo, lmove);
 }
 
-/// Every element of the live list `key`, head first (RENAME, migration).
-pub(crate) fn read_all<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    key: &[u8],
-    meta: &Meta,
-) -> CmdResult<Vec<Vec<u8>>> {
-    if meta.size == 0 {
-        return Ok(Vec::new());
-    }
-    Model::of(ctx)?.range(ctx, key, meta, 0, meta.size - 1)
-}
-
-/// Calls `visit` with each element of the live list `key`, head first,
-/// until it returns `false`; reads as it goes (migration streams lists).
-pub(crate) fn visit_all<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    key: &[u8],
-    meta: &Meta,
-    visit: impl FnMut(&[u8]) -> bool,
-) -> CmdResult<()> {
-    if meta.size == 0 {
-        return Ok(());
-    }
-    Model::of(ctx)?.visit(ctx, key, meta, Side::Left, visit)
-}
-
-/// Appends `values` in order to the fresh list metadata `meta`, as RPUSH
-/// would, updating its size and bounds; the caller saves the metadata.
-pub(crate) fn write_all<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
-    key: &[u8],
-    meta: &mut Meta,
-    values: &[Vec<u8>],
-) -> CmdResult<()> {
-    Model::of(ctx)?.push(ctx, key, meta, Side::Right, values)
-}
-
 /// The live list at `key`, WRONGTYPE for another type.
-fn read<C: Codec>(ctx: &Ctx<'_, C>, key: &[u8]) -> CmdResult<Option<Meta>> {
+fn read<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdResult<Option<Meta>> {
     ctx.typed(key, DataType::List)
 }
 
@@ -119,8 +75,8 @@ fn non_negative_arg(arg: &[u8], text: &str) -> CmdResult<u64> {
         .ok_or_else(|| CmdError::other(text))
 }
 
-fn push_generic<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn push_generic<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     a: &[&[u8]],
     side: Side,
     create: bool,
@@ -139,25 +95,29 @@ fn push_generic<C: Codec>(
     Ok(len_reply(&meta))
 }
 
-fn lpush<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn lpush<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     push_generic(ctx, a, Side::Left, true)
 }
 
-fn rpush<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn rpush<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     push_generic(ctx, a, Side::Right, true)
 }
 
-fn lpushx<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn lpushx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     push_generic(ctx, a, Side::Left, false)
 }
 
-fn rpushx<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn rpushx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     push_generic(ctx, a, Side::Right, false)
 }
 
 /// LPOP / RPOP `key [count]`: without a count one bulk (nil when the key
 /// is missing); with one an array (nil array when missing, empty for 0).
-fn pop_generic<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]], side: Side) -> CmdResult<Reply> {
+fn pop_generic<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+    side: Side,
+) -> CmdResult<Reply> {
     if a.len() > 3 {
         return Err(CmdError::WrongArity(
             String::from_utf8_lossy(a[0]).to_ascii_lowercase(),
@@ -190,19 +150,19 @@ fn pop_generic<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]], side: Side) -> CmdRe
     })
 }
 
-fn lpop<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn lpop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     pop_generic(ctx, a, Side::Left)
 }
 
-fn rpop<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn rpop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     pop_generic(ctx, a, Side::Right)
 }
 
-fn llen<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn llen<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(read(ctx, a[1])?.map_or(Reply::Integer(0), |meta| len_reply(&meta)))
 }
 
-fn lindex<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn lindex<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let Some(meta) = read(ctx, key)? else {
         return Ok(Reply::Nil);
@@ -213,7 +173,7 @@ fn lindex<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Bulk(Model::of(ctx)?.get(ctx, key, &meta, pos)?))
 }
 
-fn lrange<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn lrange<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let (start, stop) = (int_arg(a[2])?, int_arg(a[3])?);
     let Some(meta) = read(ctx, key)? else {
@@ -227,7 +187,7 @@ fn lrange<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     ))
 }
 
-fn lset<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn lset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let Some(meta) = read(ctx, key)? else {
         return Err(CmdError::NoSuchKey);
@@ -239,7 +199,7 @@ fn lset<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::ok())
 }
 
-fn linsert<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn linsert<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let before = if is(a[2], "before") {
         true
@@ -258,7 +218,7 @@ fn linsert<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(len_reply(&meta))
 }
 
-fn lrem<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn lrem<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let count = int_arg(a[2])?;
     let Some(mut meta) = read(ctx, key)? else {
@@ -277,7 +237,7 @@ fn lrem<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(i64::try_from(removed).unwrap_or(i64::MAX)))
 }
 
-fn ltrim<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn ltrim<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let (start, stop) = (int_arg(a[2])?, int_arg(a[3])?);
     let Some(mut meta) = read(ctx, key)? else {
@@ -367,7 +327,7 @@ impl LposQuery {
     }
 }
 
-fn lpos<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn lpos<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (key, element) = (a[1], a[2]);
     let q = LposQuery::parse(&a[3..])?;
     let found = match read(ctx, key)? {
@@ -385,8 +345,8 @@ fn lpos<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
 
 /// The positions (from the head) of the matches of `element` that `q`
 /// asks for, in scan order.
-fn find_positions<C: Codec>(
-    ctx: &Ctx<'_, C>,
+fn find_positions<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     element: &[u8],
@@ -415,11 +375,11 @@ fn find_positions<C: Codec>(
     Ok(found)
 }
 
-fn rpoplpush<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn rpoplpush<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     move_element(ctx, a[1], a[2], Side::Right, Side::Left)
 }
 
-fn lmove<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+fn lmove<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (from, to) = (side_arg(a[3])?, side_arg(a[4])?);
     move_element(ctx, a[1], a[2], from, to)
 }
@@ -427,8 +387,8 @@ fn lmove<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
 /// Pops one element from the `from` end of `src` and pushes it at the `to`
 /// end of `dst`. The destination's type is checked only when the source
 /// exists, as Redis does.
-fn move_element<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn move_element<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     src: &[u8],
     dst: &[u8],
     from: Side,
@@ -452,8 +412,8 @@ fn move_element<C: Codec>(
 /// LMOVE of a list onto itself. Moving an element back to the end it came
 /// from, or rotating a one-element list, changes nothing and writes
 /// nothing; otherwise the pop and the push apply to the same metadata.
-fn rotate<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn rotate<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     model: Model,
     key: &[u8],
     mut meta: Meta,

@@ -2,9 +2,10 @@ use redcodec_codec::{Codec, DataType, ListBounds, SubId, SubKind, SubValue};
 
 use crate::cmd::testkit::TestEngine;
 use crate::keyspace::Ctx;
+use crate::store::MemStore;
 
 /// Where the codec starts a new list.
-fn initial_head(t: &TestEngine) -> u64 {
+fn initial_head(t: &TestEngine<MemStore>) -> u64 {
     match t.engine.codec().new_meta(DataType::List, 1).list {
         ListBounds::Array { head, .. } => head,
         other => panic!("not an array list: {other:?}"),
@@ -13,7 +14,7 @@ fn initial_head(t: &TestEngine) -> u64 {
 
 /// The stored shape of list `key`: head and tail, and every element record
 /// of its version, as offsets from the initial index.
-fn stored(t: &TestEngine, key: &str) -> (i64, i64, Vec<(i64, String)>) {
+fn stored(t: &TestEngine<MemStore>, key: &str) -> (i64, i64, Vec<(i64, String)>) {
     let base = initial_head(t);
     let off = |i: u64| i.wrapping_sub(base) as i64;
     let ctx = Ctx::new(&t.engine);
@@ -44,7 +45,7 @@ fn run(first: i64, values: &str) -> Vec<(i64, String)> {
         .collect()
 }
 
-fn is_gone(t: &TestEngine, key: &str) -> bool {
+fn is_gone(t: &TestEngine<MemStore>, key: &str) -> bool {
     Ctx::new(&t.engine).live(key.as_bytes()).unwrap().is_none()
 }
 
@@ -52,7 +53,7 @@ const WRONGTYPE: &str = "(error) WRONGTYPE Operation against a key holding the w
 
 #[test]
 fn pushes_write_at_both_ends() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     assert_eq!(t.cli("RPUSH l a b c"), "(integer) 3");
     assert_eq!(stored(&t, "l"), (0, 3, run(0, "a b c")));
     assert_eq!(t.cli("LPUSH l x y"), "(integer) 5");
@@ -71,7 +72,7 @@ fn pushes_write_at_both_ends() {
 
 #[test]
 fn pops_with_and_without_count() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     t.run("RPUSH l a b c d e");
     assert_eq!(t.cli("LPOP l"), "\"a\"");
     assert_eq!(t.cli("RPOP l"), "\"e\"");
@@ -107,7 +108,7 @@ fn pops_with_and_without_count() {
 
 #[test]
 fn index_range_and_set() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     t.run("RPUSH l a b c");
     assert_eq!(t.cli("LINDEX l 0"), "\"a\"");
     assert_eq!(t.cli("LINDEX l -1"), "\"c\"");
@@ -148,7 +149,7 @@ fn index_range_and_set() {
 
 #[test]
 fn linsert_shifts_the_shorter_side() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     // Pivot nearer the head: the head side moves down.
     t.run("RPUSH l a b c d e");
     assert_eq!(t.cli("LINSERT l BEFORE c X"), "(integer) 6");
@@ -192,7 +193,7 @@ fn linsert_shifts_the_shorter_side() {
 
 #[test]
 fn lrem_compacts_the_shorter_side() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     // Matches near the head: survivors below the highest match move up.
     t.run("RPUSH l a x b x c d e f");
     assert_eq!(t.cli("LREM l 0 x"), "(integer) 2");
@@ -235,7 +236,7 @@ fn lrem_compacts_the_shorter_side() {
 
 #[test]
 fn ltrim_deletes_outside_the_range() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     t.run("RPUSH l a b c d e");
     assert_eq!(t.cli("LTRIM l 1 -2"), "OK");
     assert_eq!(stored(&t, "l"), (1, 4, run(1, "b c d")));
@@ -260,7 +261,7 @@ fn ltrim_deletes_outside_the_range() {
 
 #[test]
 fn lpos_options() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     t.run("RPUSH l a b c 1 2 3 c c");
     let flat = |cmd: &str| t.cli(cmd).replace('\n', " ");
     assert_eq!(flat("LPOS l c"), "(integer) 2");
@@ -321,7 +322,7 @@ fn lpos_options() {
 
 #[test]
 fn lmove_between_lists() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     t.run("RPUSH src a b c");
     assert_eq!(t.cli("LMOVE src dst LEFT RIGHT"), "\"a\"");
     assert_eq!(t.cli("RPOPLPUSH src dst"), "\"c\"");
@@ -348,7 +349,7 @@ fn lmove_between_lists() {
 
 #[test]
 fn lmove_rotates_a_list_onto_itself() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     t.run("RPUSH l a b c");
     assert_eq!(t.cli("LMOVE l l LEFT RIGHT"), "\"a\"");
     assert_eq!(stored(&t, "l"), (1, 4, run(1, "b c a")));
@@ -364,7 +365,7 @@ fn lmove_rotates_a_list_onto_itself() {
 
 #[test]
 fn a_big_list_is_read_by_windows() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     let n = 10_000;
     let values: Vec<String> = (0..n).map(|i| i.to_string()).collect();
     assert_eq!(
@@ -396,13 +397,13 @@ fn a_big_list_is_read_by_windows() {
 
 #[test]
 fn read_all_and_write_all_round_trip() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     t.run("RPUSH l a b c");
     t.run("LPUSH l z");
     let values = {
         let ctx = Ctx::new(&t.engine);
         let meta = ctx.typed(b"l", DataType::List).unwrap().unwrap();
-        super::read_all(&ctx, b"l", &meta).unwrap()
+        crate::cmd::types::lists::read_all(&ctx, b"l", &meta).unwrap()
     };
     assert_eq!(
         values,
@@ -410,7 +411,7 @@ fn read_all_and_write_all_round_trip() {
     );
     let mut ctx = Ctx::new(&t.engine);
     let mut meta = ctx.typed_or_create(b"copy", DataType::List).unwrap();
-    super::write_all(&mut ctx, b"copy", &mut meta, &values).unwrap();
+    crate::cmd::types::lists::write_all(&mut ctx, b"copy", &mut meta, &values).unwrap();
     assert_eq!(meta.size, 4);
     ctx.save(b"copy", &meta).unwrap();
     ctx.commit().unwrap();

@@ -2,11 +2,13 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
-use super::float::score_arg;
-use super::write::{del_member, put_member, score_of};
-use super::{is, zset};
+use super::common::zset;
+use crate::cmd::args::is;
+use crate::cmd::types::zsets::float::score_arg;
+use crate::cmd::types::zsets::write::{del_member, put_member, score_of};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::format_score;
@@ -123,9 +125,9 @@ struct Touched<'a> {
 
 impl<'a> Touched<'a> {
     /// The current score of `member`, read from disk on first touch.
-    fn current<C: Codec>(
+    fn current<C: Codec, S: KvStore>(
         &mut self,
-        ctx: &Ctx<'_, C>,
+        ctx: &Ctx<'_, C, S>,
         key: &[u8],
         meta: &Meta,
         member: &'a [u8],
@@ -147,9 +149,9 @@ impl<'a> Touched<'a> {
 
     /// Queues the records of every member whose score changed and updates
     /// the size. Returns whether anything changed.
-    fn write<C: Codec>(
+    fn write<C: Codec, S: KvStore>(
         &self,
-        ctx: &mut Ctx<'_, C>,
+        ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
     ) -> CmdResult<bool> {
@@ -172,8 +174,8 @@ impl<'a> Touched<'a> {
 }
 
 /// ZADD and ZINCRBY: applies `pairs` in order, as Redis does one by one.
-fn add<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn add<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     flags: AddFlags,
     pairs: &[(f64, &[u8])],
@@ -219,12 +221,15 @@ fn add<C: Codec>(
     })
 }
 
-pub(super) fn zadd<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zadd<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (flags, pairs) = parse_zadd(a)?;
     add(ctx, a[1], flags, &pairs)
 }
 
-pub(super) fn zincrby<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zincrby<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     let increment = score_arg(a[2]).ok_or(CmdError::NotFloat)?;
     let flags = AddFlags {
         incr: true,
@@ -233,7 +238,7 @@ pub(super) fn zincrby<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<
     add(ctx, a[1], flags, &[(increment, a[3])])
 }
 
-pub(super) fn zrem<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zrem<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let Some(mut meta) = zset(ctx, key)? else {
         return Ok(Reply::Integer(0));
@@ -257,8 +262,8 @@ pub(super) fn zrem<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Rep
 }
 
 /// The score of `member` as a reply: its printed score, or nil.
-fn score_reply<C: Codec>(
-    ctx: &Ctx<'_, C>,
+fn score_reply<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: Option<&Meta>,
     member: &[u8],
@@ -270,12 +275,18 @@ fn score_reply<C: Codec>(
     Ok(Reply::opt_bulk(score.map(|s| format_score(s).into_bytes())))
 }
 
-pub(super) fn zscore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zscore<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     let meta = zset(ctx, a[1])?;
     score_reply(ctx, a[1], meta.as_ref(), a[2])
 }
 
-pub(super) fn zmscore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zmscore<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     let meta = zset(ctx, a[1])?;
     let scores = a[2..]
         .iter()
@@ -284,7 +295,10 @@ pub(super) fn zmscore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<
     Ok(Reply::Array(scores))
 }
 
-pub(super) fn zcard<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zcard<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     let size = zset(ctx, a[1])?.map_or(0, |m| m.size);
     Ok(Reply::Integer(i64::try_from(size).unwrap_or(i64::MAX)))
 }

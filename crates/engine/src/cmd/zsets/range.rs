@@ -2,13 +2,15 @@
 //! ZREVRANK, ZSCAN — and the walks by rank, score and member name that the
 //! removing commands share.
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta, ScoreIndex};
 
-use super::bounds::{Interval, LexRange, ScoreRange};
-use super::order::{range_walk, walk, Entry, Start, Window};
-use super::{entries_reply, is, zset};
-use crate::cmd::resolve_range;
+use super::common::{entries_reply, zset};
+use crate::cmd::args::is;
+use crate::cmd::args::resolve_range;
 use crate::cmd::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
+use crate::cmd::types::zsets::bounds::{Interval, LexRange, ScoreRange};
+use crate::cmd::types::zsets::order::{range_walk, walk, Entry, Start, Window};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{format_score, int_arg};
@@ -17,8 +19,8 @@ use crate::reply::Reply;
 /// The entries at ranks `first..=last` counted in the walk's direction
 /// (resolved and within the set), in that direction. A range nearer the
 /// far end is read from there.
-pub(super) fn by_rank<C: Codec>(
-    ctx: &Ctx<'_, C>,
+pub(super) fn by_rank<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     (first, last): (u64, u64),
@@ -43,8 +45,8 @@ pub(super) fn by_rank<C: Codec>(
 
 /// Walks the entries whose scores are in `range`, Redis' way (see
 /// [`range_walk`]), seeking to the range's start.
-pub(super) fn score_walk<C: Codec>(
-    ctx: &Ctx<'_, C>,
+pub(super) fn score_walk<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     range: &ScoreRange,
@@ -70,8 +72,8 @@ pub(super) fn score_walk<C: Codec>(
 /// first entry at or past the range's start. The range is meaningful when
 /// all scores are equal; then, with an exact index, the walk seeks to the
 /// bound's member instead of reading from the edge.
-pub(super) fn lex_walk<C: Codec>(
-    ctx: &Ctx<'_, C>,
+pub(super) fn lex_walk<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     range: &LexRange,
@@ -198,8 +200,8 @@ enum Parsed {
 }
 
 /// The ZRANGE family.
-fn zrange_generic<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn zrange_generic<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     a: &[&[u8]],
     by: Option<By>,
     reverse: Option<bool>,
@@ -241,31 +243,52 @@ fn zrange_generic<C: Codec>(
     Ok(entries_reply(entries, req.withscores))
 }
 
-pub(super) fn zrange<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zrange<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     zrange_generic(ctx, a, None, None)
 }
 
-pub(super) fn zrevrange<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zrevrange<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     zrange_generic(ctx, a, Some(By::Rank), Some(true))
 }
 
-pub(super) fn zrangebyscore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zrangebyscore<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     zrange_generic(ctx, a, Some(By::Score), Some(false))
 }
 
-pub(super) fn zrevrangebyscore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zrevrangebyscore<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     zrange_generic(ctx, a, Some(By::Score), Some(true))
 }
 
-pub(super) fn zrangebylex<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zrangebylex<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     zrange_generic(ctx, a, Some(By::Lex), Some(false))
 }
 
-pub(super) fn zrevrangebylex<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zrevrangebylex<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     zrange_generic(ctx, a, Some(By::Lex), Some(true))
 }
 
-pub(super) fn zcount<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zcount<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     let range = ScoreRange::parse(a[2], a[3])?;
     let mut n = 0;
     if let Some(meta) = zset(ctx, a[1])? {
@@ -274,7 +297,10 @@ pub(super) fn zcount<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<R
     Ok(Reply::Integer(n))
 }
 
-pub(super) fn zlexcount<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zlexcount<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     let range = LexRange::parse(a[2], a[3])?;
     let mut n = 0;
     if let Some(meta) = zset(ctx, a[1])? {
@@ -284,7 +310,11 @@ pub(super) fn zlexcount<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResul
 }
 
 /// ZRANK and ZREVRANK: the member's position in the walk's direction.
-fn rank<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]], reverse: bool) -> CmdResult<Reply> {
+fn rank<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+    reverse: bool,
+) -> CmdResult<Reply> {
     let (key, member) = (a[1], a[2]);
     let Some(meta) = zset(ctx, key)? else {
         return Ok(Reply::Nil);
@@ -297,17 +327,26 @@ fn rank<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]], reverse: bool) -> CmdResult
     Ok(Reply::Nil)
 }
 
-pub(super) fn zrank<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zrank<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     rank(ctx, a, false)
 }
 
-pub(super) fn zrevrank<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zrevrank<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     rank(ctx, a, true)
 }
 
 /// ZSCAN: pages through the set in Redis order; the cursor counts the
 /// entries already visited.
-pub(super) fn zscan<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zscan<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     let key = a[1];
     let cursor = parse_cursor(a[2])?;
     let Some(meta) = zset(ctx, key)? else {

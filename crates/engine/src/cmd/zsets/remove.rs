@@ -1,22 +1,23 @@
 //! Removing ranges: ZREMRANGEBYRANK, ZREMRANGEBYSCORE, ZREMRANGEBYLEX,
 //! ZPOPMIN, ZPOPMAX.
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta};
 
-use super::bounds::{LexRange, ScoreRange};
-use super::order::{walk, Entry, Start, Window};
+use super::common::{entries_reply, zset};
 use super::range::{by_rank, lex_walk, score_walk};
-use super::write::del_member;
-use super::{entries_reply, zset};
-use crate::cmd::resolve_range;
+use crate::cmd::args::resolve_range;
+use crate::cmd::types::zsets::bounds::{LexRange, ScoreRange};
+use crate::cmd::types::zsets::order::{walk, Entry, Start, Window};
+use crate::cmd::types::zsets::write::del_member;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::parse_i64;
 use crate::reply::Reply;
 
 /// Queues the removal of `entries` from the set and its new size.
-fn remove_entries<C: Codec>(
-    ctx: &mut Ctx<'_, C>,
+fn remove_entries<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     mut meta: Meta,
     entries: &[Entry],
@@ -39,7 +40,11 @@ enum Doomed {
 }
 
 /// The ZREMRANGEBY* commands: reads the range, then removes it.
-fn remove_range<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], doomed: Doomed) -> CmdResult<Reply> {
+fn remove_range<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    key: &[u8],
+    doomed: Doomed,
+) -> CmdResult<Reply> {
     let Some(meta) = zset(ctx, key)? else {
         return Ok(Reply::Integer(0));
     };
@@ -65,18 +70,27 @@ fn remove_range<C: Codec>(ctx: &mut Ctx<'_, C>, key: &[u8], doomed: Doomed) -> C
     Ok(Reply::Integer(entries.len() as i64))
 }
 
-pub(super) fn zremrangebyrank<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zremrangebyrank<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     let start = crate::number::int_arg(a[2])?;
     let stop = crate::number::int_arg(a[3])?;
     remove_range(ctx, a[1], Doomed::Rank(start, stop))
 }
 
-pub(super) fn zremrangebyscore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zremrangebyscore<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     let range = ScoreRange::parse(a[2], a[3])?;
     remove_range(ctx, a[1], Doomed::Score(range))
 }
 
-pub(super) fn zremrangebylex<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zremrangebylex<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     let range = LexRange::parse(a[2], a[3])?;
     remove_range(ctx, a[1], Doomed::Lex(range))
 }
@@ -91,7 +105,11 @@ fn pop_count(arg: &[u8]) -> CmdResult<u64> {
 
 /// ZPOPMIN and ZPOPMAX: removes and returns up to `count` entries from one
 /// end.
-fn pop<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]], from_max: bool) -> CmdResult<Reply> {
+fn pop<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+    from_max: bool,
+) -> CmdResult<Reply> {
     let count = match a.len() {
         2 => 1,
         3 => pop_count(a[2])?,
@@ -108,10 +126,16 @@ fn pop<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]], from_max: bool) -> CmdResult
     Ok(entries_reply(entries, true))
 }
 
-pub(super) fn zpopmin<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zpopmin<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     pop(ctx, a, false)
 }
 
-pub(super) fn zpopmax<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zpopmax<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     pop(ctx, a, true)
 }

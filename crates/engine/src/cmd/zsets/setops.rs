@@ -2,11 +2,13 @@
 
 use std::collections::HashMap;
 
+use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
-use super::float::score_arg;
-use super::{is, read_all, write_all, Members};
-use crate::cmd::sets;
+use crate::cmd::args::is;
+use crate::cmd::types::sets;
+use crate::cmd::types::zsets::float::score_arg;
+use crate::cmd::types::zsets::{read_all, write_all, Members};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::int_arg;
@@ -111,7 +113,10 @@ fn parse_options(args: &[&[u8]], weights: &mut [f64]) -> CmdResult<Aggregate> {
 
 /// The members of every source, in argument order; a missing key is an
 /// empty source. WRONGTYPE for anything but sorted sets and sets.
-fn read_sources<C: Codec>(ctx: &Ctx<'_, C>, keys: &[&[u8]]) -> CmdResult<Vec<Members>> {
+fn read_sources<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    keys: &[&[u8]],
+) -> CmdResult<Vec<Members>> {
     let metas = keys
         .iter()
         .map(|key| match ctx.live(key)? {
@@ -190,7 +195,11 @@ fn inter(sources: &[Source], aggregate: Aggregate) -> Members {
 /// ZUNIONSTORE and ZINTERSTORE: `dest numkeys key… [WEIGHTS w…]
 /// [AGGREGATE SUM|MIN|MAX]`. The destination is replaced (an empty result
 /// removes it).
-fn store<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]], op: SetOp) -> CmdResult<Reply> {
+fn store<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+    op: SetOp,
+) -> CmdResult<Reply> {
     let dest = a[1];
     let numkeys = int_arg(a[2])?;
     if numkeys < 1 {
@@ -227,11 +236,17 @@ fn store<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]], op: SetOp) -> CmdResult<Re
     Ok(Reply::Integer(meta.size as i64))
 }
 
-pub(super) fn zunionstore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zunionstore<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     store(ctx, a, SetOp::Union)
 }
 
-pub(super) fn zinterstore<C: Codec>(ctx: &mut Ctx<'_, C>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub(super) fn zinterstore<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     store(ctx, a, SetOp::Inter)
 }
 

@@ -2,11 +2,12 @@
 //! Redis 7.0.
 
 use crate::cmd::testkit::TestEngine;
+use crate::store::MemStore;
 
 const WRONGTYPE: &str = "(error) WRONGTYPE Operation against a key holding the wrong kind of value";
 
 /// Runs each line and checks its redis-cli rendering.
-fn check(t: &TestEngine, script: &[(&str, &str)]) {
+fn check(t: &TestEngine<MemStore>, script: &[(&str, &str)]) {
     for (line, expected) in script {
         assert_eq!(t.cli(line), *expected, "{line}");
     }
@@ -24,7 +25,7 @@ fn lines(items: &[&str]) -> String {
 
 #[test]
 fn zadd_flags_follow_redis() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     check(
         &t,
         &[
@@ -56,7 +57,7 @@ fn zadd_flags_follow_redis() {
 
 #[test]
 fn zadd_errors_follow_redis() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     check(
         &t,
         &[
@@ -110,7 +111,7 @@ fn zadd_errors_follow_redis() {
 
 #[test]
 fn negative_zero_is_stored_as_zero() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     check(
         &t,
         &[
@@ -131,7 +132,7 @@ fn negative_zero_is_stored_as_zero() {
 
 #[test]
 fn point_reads_and_removal() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     check(
         &t,
         &[
@@ -156,7 +157,7 @@ fn point_reads_and_removal() {
 
 #[test]
 fn zrange_options_follow_redis() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     t.run("ZADD z 1 a 2 b 3 c 4 d 16 hex inf i -inf ni");
     check(
         &t,
@@ -225,7 +226,7 @@ fn zrange_options_follow_redis() {
 
 #[test]
 fn lex_ranges_follow_redis() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     t.run("ZADD lx 0 a 0 b 0 c 0 d 0 e");
     check(
         &t,
@@ -278,7 +279,7 @@ fn lex_ranges_follow_redis() {
 
 #[test]
 fn counts_ranks_and_range_removal() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     t.run("ZADD z 1 a 2 b 3 c");
     check(
         &t,
@@ -313,7 +314,7 @@ fn counts_ranks_and_range_removal() {
 
 #[test]
 fn pops_follow_redis() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     t.run("ZADD z 1 a 2 b 3 c");
     t.run("SET s x");
     check(
@@ -341,7 +342,7 @@ fn pops_follow_redis() {
 
 #[test]
 fn union_and_intersection_store_follow_redis() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     t.run("ZADD a 1 x 2 y");
     t.run("SADD st x q");
     t.run("SET s str");
@@ -415,7 +416,7 @@ fn union_and_intersection_store_follow_redis() {
 
 #[test]
 fn zscan_pages_in_order() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     check(
         &t,
         &[("ZSCAN nokey 0 COUNT 0", "1) \"0\"\n2) (empty array)")],
@@ -435,7 +436,7 @@ fn zscan_pages_in_order() {
 
 #[test]
 fn big_sets_stay_ordered() {
-    let t = TestEngine::new();
+    let t = TestEngine::in_memory();
     let n = 2000;
     let mut line = String::from("ZADD big");
     // Scores go down while names go up, so neither order is the other.
@@ -561,8 +562,8 @@ mod lossy {
         fn flush_ranges(&self) -> Vec<KeyRange> {
             self.inner.flush_ranges()
         }
-        fn sub_place(&self, kind: SubKind) -> Place {
-            self.inner.sub_place(kind)
+        fn sub_place(&self, kind: SubKind, key: &[u8]) -> Place {
+            self.inner.sub_place(kind, key)
         }
         fn sub_key(&self, kind: SubKind, key: &[u8], meta: &Meta, id: &SubId) -> Vec<u8> {
             self.inner.sub_key(kind, key, meta, &index_id(kind, id))

@@ -1,0 +1,490 @@
+//! The array list model (Kvrocks): a list's elements sit at the consecutive
+//! integer indexes `[head, tail)` of its metadata, as
+//! [`SubKind::ListItem`] records with id [`SubId::Index`]. Pushes and pops
+//! move `head` / `tail`; an insert or removal in the middle moves the
+//! elements of one side by as many indexes as needed, the side chosen by
+//! the format's [`ListShift`] rule, so the indexes stay consecutive.
+//!
+//! `ctx.subs` returns list items in index order, so a window is read by
+//! seeking to its first index.
+
+use crate::store::KvStore;
+use redcodec_codec::{Codec, ListBounds, ListShift, Meta, SubId, SubKind, SubValue};
+
+use super::ops::{take_exactly, ListOps, Side};
+use crate::error::{CmdError, CmdResult};
+use crate::keyspace::{corrupt, Ctx, SubIter};
+
+/// The `[head, tail)` bounds of a list, checked against its size.
+fn bounds(key: &[u8], meta: &Meta) -> CmdResult<(u64, u64)> {
+    match meta.list {
+        ListBounds::Array { head, tail } if tail.checked_sub(head) == Some(meta.size) => {
+            Ok((head, tail))
+        }
+        _ => Err(corrupt(
+            key,
+            format!(
+                "list bounds {:?} do not hold {} elements",
+                meta.list, meta.size
+            ),
+        )),
+    }
+}
+
+/// Stores new bounds and the size they imply.
+fn set_bounds(meta: &mut Meta, head: u64, tail: u64) {
+    meta.list = ListBounds::Array { head, tail };
+    meta.size = tail - head;
+}
+
+/// The error for a list that reached an end of the index space.
+fn index_space_exhausted() -> CmdError {
+    CmdError::other("ERR list index space exhausted")
+}
+
+/// The index of position `pos`.
+fn index_of(key: &[u8], meta: &Meta, pos: u64) -> CmdResult<u64> {
+    let (head, _) = bounds(key, meta)?;
+    head.checked_add(pos).ok_or_else(index_space_exhausted)
+}
+
+/// Elements from index `from` (inclusive) towards the tail, or towards the
+/// head when `reverse`, as `(index, value)`; ends at the list's bounds.
+struct Items<'e, 'k, C: Codec, S: KvStore> {
+    subs: SubIter<'e, 'k, C, S>,
+    key: &'k [u8],
+    head: u64,
+    tail: u64,
+}
+
+impl<'e, 'k, C: Codec, S: KvStore> Items<'e, 'k, C, S> {
+    fn new(
+        ctx: &Ctx<'e, C, S>,
+        key: &'k [u8],
+        meta: &'k Meta,
+        from: u64,
+        reverse: bool,
+    ) -> CmdResult<Items<'e, 'k, C, S>> {
+        let (head, tail) = bounds(key, meta)?;
+        let subs = ctx.subs(
+            SubKind::ListItem,
+            key,
+            meta,
+            Some(&SubId::Index(from)),
+            reverse,
+        );
+        Ok(Items {
+            subs,
+            key,
+            head,
+            tail,
+        })
+    }
+}
+
+impl<C: Codec, S: KvStore> Iterator for Items<'_, '_, C, S> {
+    type Item = CmdResult<(u64, Vec<u8>)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.subs.next()? {
+            Err(e) => Some(Err(e)),
+            Ok((SubId::Index(i), _)) if i < self.head || i >= self.tail => None,
+            Ok((SubId::Index(i), SubValue::Bytes(v))) => Some(Ok((i, v))),
+            Ok((id, value)) => Some(Err(corrupt(
+                self.key,
+                format!("unexpected list item {id:?} = {value:?}"),
+            ))),
+        }
+    }
+}
+
+/// Reads exactly `n` elements from index `from` in the given direction.
+fn read_run<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+    from: u64,
+    reverse: bool,
+    n: u64,
+) -> CmdResult<Vec<(u64, Vec<u8>)>> {
+    take_exactly(key, Items::new(ctx, key, meta, from, reverse)?, n)
+}
+
+fn put<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+    index: u64,
+    value: &[u8],
+) {
+    let item = SubValue::Bytes(value.to_vec());
+    ctx.sub_put(SubKind::ListItem, key, meta, &SubId::Index(index), &item);
+}
+
+fn del<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, key: &[u8], meta: &Meta, index: u64) {
+    ctx.sub_del(SubKind::ListItem, key, meta, &SubId::Index(index));
+}
+
+/// Whether a move in the middle shifts the head side, given how many
+/// elements each side would move.
+fn shifts_head_side(shift: ListShift, head_side: u64, tail_side: u64) -> bool {
+    match shift {
+        ListShift::ShorterSideHeadOnTie | ListShift::PivotHalfHeadOnTie => head_side <= tail_side,
+    }
+}
+
+/// Whether LINSERT at the gap before index `gap` (next to the pivot at
+/// `pivot`) in `[head, tail)` moves the head side down.
+fn insert_moves_head_side(shift: ListShift, head: u64, tail: u64, pivot: u64, gap: u64) -> bool {
+    match shift {
+        ListShift::ShorterSideHeadOnTie => shifts_head_side(shift, gap - head, tail - gap),
+        // Elements before the pivot against elements after it.
+        ListShift::PivotHalfHeadOnTie => pivot - head <= tail - 1 - pivot,
+    }
+}
+
+/// The index of the first element equal to `value`, from the head.
+fn find_first<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+    value: &[u8],
+) -> CmdResult<Option<u64>> {
+    let (head, _) = bounds(key, meta)?;
+    for item in Items::new(ctx, key, meta, head, false)? {
+        let (index, v) = item?;
+        if v == value {
+            return Ok(Some(index));
+        }
+    }
+    Ok(None)
+}
+
+/// Moves the `n` elements starting at index `from` one index towards the
+/// head (`down`) or the tail.
+fn move_by_one<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+    from: u64,
+    n: u64,
+    down: bool,
+) -> CmdResult<()> {
+    for (index, value) in read_run(ctx, key, meta, from, false, n)? {
+        let to = if down { index - 1 } else { index + 1 };
+        put(ctx, key, meta, to, &value);
+    }
+    Ok(())
+}
+
+/// The indexes of up to `limit` elements equal to `value` (0: no limit),
+/// scanning from the head, or from the tail when `from_tail`; ascending.
+fn matching_indexes<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+    value: &[u8],
+    from_tail: bool,
+    limit: u64,
+) -> CmdResult<Vec<u64>> {
+    let (head, tail) = bounds(key, meta)?;
+    let mut found = Vec::new();
+    if head == tail {
+        return Ok(found);
+    }
+    let start = if from_tail { tail - 1 } else { head };
+    for item in Items::new(ctx, key, meta, start, from_tail)? {
+        let (index, v) = item?;
+        if v == value {
+            found.push(index);
+            if found.len() as u64 == limit {
+                break;
+            }
+        }
+    }
+    found.sort_unstable();
+    Ok(found)
+}
+
+/// Walks from index `from` towards the head (`reverse`) or the tail to the
+/// list's end, skipping the `doomed` indexes and writing every survivor
+/// at the next free index, counted from `from`.
+fn compact<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+    doomed: &[u64],
+    from: u64,
+    reverse: bool,
+) -> CmdResult<()> {
+    let mut free = from;
+    for item in Items::new(ctx, key, meta, from, reverse)? {
+        let (index, value) = item?;
+        if doomed.binary_search(&index).is_ok() {
+            continue;
+        }
+        put(ctx, key, meta, free, &value);
+        free = if reverse { free - 1 } else { free + 1 };
+    }
+    Ok(())
+}
+
+/// The array model: consecutive integer indexes `[head, tail)`; `shift`
+/// picks the side that moves on LINSERT and LREM.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Array {
+    /// Which side an insert or removal in the middle moves.
+    pub(crate) shift: ListShift,
+}
+
+impl ListOps for Array {
+    fn get<C: Codec, S: KvStore>(
+        &self,
+        ctx: &Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &Meta,
+        pos: u64,
+    ) -> CmdResult<Vec<u8>> {
+        let index = index_of(key, meta, pos)?;
+        ctx.sub_get(SubKind::ListItem, key, meta, &SubId::Index(index))?
+            .and_then(SubValue::into_bytes)
+            .ok_or_else(|| corrupt(key, format!("list item {index} is missing")))
+    }
+
+    fn range<C: Codec, S: KvStore>(
+        &self,
+        ctx: &Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &Meta,
+        start: u64,
+        stop: u64,
+    ) -> CmdResult<Vec<Vec<u8>>> {
+        let from = index_of(key, meta, start)?;
+        let run = read_run(ctx, key, meta, from, false, stop - start + 1)?;
+        Ok(run.into_iter().map(|(_, v)| v).collect())
+    }
+
+    fn visit<C: Codec, S: KvStore>(
+        &self,
+        ctx: &Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &Meta,
+        from: Side,
+        mut visit: impl FnMut(&[u8]) -> bool,
+    ) -> CmdResult<()> {
+        let (head, tail) = bounds(key, meta)?;
+        if head == tail {
+            return Ok(());
+        }
+        let (start, reverse) = match from {
+            Side::Left => (head, false),
+            Side::Right => (tail - 1, true),
+        };
+        for item in Items::new(ctx, key, meta, start, reverse)? {
+            if !visit(&item?.1) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn push<C: Codec, S: KvStore, V: AsRef<[u8]>>(
+        &self,
+        ctx: &mut Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &mut Meta,
+        side: Side,
+        values: &[V],
+    ) -> CmdResult<()> {
+        let (head, tail) = bounds(key, meta)?;
+        let n = values.len() as u64;
+        match side {
+            Side::Left => {
+                let new_head = head.checked_sub(n).ok_or_else(index_space_exhausted)?;
+                for (i, value) in values.iter().enumerate() {
+                    put(ctx, key, meta, head - 1 - i as u64, value.as_ref());
+                }
+                set_bounds(meta, new_head, tail);
+            }
+            Side::Right => {
+                let new_tail = tail.checked_add(n).ok_or_else(index_space_exhausted)?;
+                for (i, value) in values.iter().enumerate() {
+                    put(ctx, key, meta, tail + i as u64, value.as_ref());
+                }
+                set_bounds(meta, head, new_tail);
+            }
+        }
+        Ok(())
+    }
+
+    fn pop<C: Codec, S: KvStore>(
+        &self,
+        ctx: &mut Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &mut Meta,
+        side: Side,
+        n: u64,
+    ) -> CmdResult<Vec<Vec<u8>>> {
+        let (head, tail) = bounds(key, meta)?;
+        let n = n.min(tail - head);
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let run = match side {
+            Side::Left => read_run(ctx, key, meta, head, false, n)?,
+            Side::Right => read_run(ctx, key, meta, tail - 1, true, n)?,
+        };
+        for (index, _) in &run {
+            del(ctx, key, meta, *index);
+        }
+        match side {
+            Side::Left => set_bounds(meta, head + n, tail),
+            Side::Right => set_bounds(meta, head, tail - n),
+        }
+        Ok(run.into_iter().map(|(_, v)| v).collect())
+    }
+
+    fn set<C: Codec, S: KvStore>(
+        &self,
+        ctx: &mut Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &Meta,
+        pos: u64,
+        value: &[u8],
+    ) -> CmdResult<()> {
+        let index = index_of(key, meta, pos)?;
+        put(ctx, key, meta, index, value);
+        Ok(())
+    }
+
+    /// LINSERT: the new element goes into the gap before index `gap` (the
+    /// pivot's index, or the one after it for AFTER). The side of the gap
+    /// chosen by `shift` moves one index outward to make room.
+    fn insert<C: Codec, S: KvStore>(
+        &self,
+        ctx: &mut Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &mut Meta,
+        pivot: &[u8],
+        before: bool,
+        value: &[u8],
+    ) -> CmdResult<bool> {
+        let shift = self.shift;
+        let (head, tail) = bounds(key, meta)?;
+        let Some(pivot_index) = find_first(ctx, key, meta, pivot)? else {
+            return Ok(false);
+        };
+        let gap = if before { pivot_index } else { pivot_index + 1 };
+        if insert_moves_head_side(shift, head, tail, pivot_index, gap) {
+            let new_head = head.checked_sub(1).ok_or_else(index_space_exhausted)?;
+            move_by_one(ctx, key, meta, head, gap - head, true)?;
+            put(ctx, key, meta, gap - 1, value);
+            set_bounds(meta, new_head, tail);
+        } else {
+            let new_tail = tail.checked_add(1).ok_or_else(index_space_exhausted)?;
+            move_by_one(ctx, key, meta, gap, tail - gap, false)?;
+            put(ctx, key, meta, gap, value);
+            set_bounds(meta, head, new_tail);
+        }
+        Ok(true)
+    }
+
+    /// LREM: removes the matching elements, then closes the holes by moving
+    /// the elements of the side chosen by `shift`: towards the tail when the
+    /// head side (head up to the highest match) moves, else towards the head;
+    /// the freed indexes at that end are deleted.
+    fn remove<C: Codec, S: KvStore>(
+        &self,
+        ctx: &mut Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &mut Meta,
+        count: i64,
+        value: &[u8],
+    ) -> CmdResult<u64> {
+        let shift = self.shift;
+        let (head, tail) = bounds(key, meta)?;
+        let doomed = matching_indexes(ctx, key, meta, value, count < 0, count.unsigned_abs())?;
+        let n = doomed.len() as u64;
+        let (Some(&min), Some(&max)) = (doomed.first(), doomed.last()) else {
+            return Ok(0);
+        };
+        if n == tail - head {
+            return Ok(n);
+        }
+        if shifts_head_side(shift, max - head, tail - 1 - min) {
+            compact(ctx, key, meta, &doomed, max, true)?;
+            for index in head..head + n {
+                del(ctx, key, meta, index);
+            }
+            set_bounds(meta, head + n, tail);
+        } else {
+            compact(ctx, key, meta, &doomed, min, false)?;
+            for index in tail - n..tail {
+                del(ctx, key, meta, index);
+            }
+            set_bounds(meta, head, tail - n);
+        }
+        Ok(n)
+    }
+
+    fn trim<C: Codec, S: KvStore>(
+        &self,
+        ctx: &mut Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &mut Meta,
+        start: u64,
+        stop: u64,
+    ) -> CmdResult<()> {
+        let (head, tail) = bounds(key, meta)?;
+        let (new_head, new_tail) = (head + start, head + stop + 1);
+        for index in (head..new_head).chain(new_tail..tail) {
+            del(ctx, key, meta, index);
+        }
+        set_bounds(meta, new_head, new_tail);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod shift_tests {
+    use super::*;
+
+    const KV: ListShift = ListShift::ShorterSideHeadOnTie;
+    const BW: ListShift = ListShift::PivotHalfHeadOnTie;
+
+    #[test]
+    fn linsert_side_rules_differ_as_the_blackwidow_spec_says() {
+        // [x, P, y] at 10..13, LINSERT AFTER P (pivot 11, gap 12):
+        // blackwidow moves x, P down; Kvrocks moves y up.
+        assert!(insert_moves_head_side(BW, 10, 13, 11, 12));
+        assert!(!insert_moves_head_side(KV, 10, 13, 11, 12));
+        // [x, P] at 10..12, LINSERT BEFORE P (pivot 11, gap 11):
+        // blackwidow moves P up; Kvrocks moves x down.
+        assert!(!insert_moves_head_side(BW, 10, 12, 11, 11));
+        assert!(insert_moves_head_side(KV, 10, 12, 11, 11));
+        // Blackwidow: BEFORE and AFTER choose alike; a tie moves the head.
+        for gap in [12, 13] {
+            assert!(insert_moves_head_side(BW, 10, 15, 12, gap));
+        }
+        assert!(!insert_moves_head_side(BW, 10, 14, 12, 12));
+    }
+
+    #[test]
+    fn blackwidow_rule_is_its_mid_comparison() {
+        // pivot <= left + (right - left) / 2 with left = head - 1, right = tail.
+        for n in 1u64..12 {
+            let (head, tail) = (100, 100 + n);
+            for pivot in head..tail {
+                let (left, right) = (head - 1, tail);
+                let mid = left + (right - left) / 2;
+                for gap in [pivot, pivot + 1] {
+                    assert_eq!(
+                        insert_moves_head_side(BW, head, tail, pivot, gap),
+                        pivot <= mid,
+                        "n {n} pivot {pivot}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,688 @@
+//! The linked list model (Pika's nemo): a list is a doubly linked chain of
+//! [`SubKind::ListItem`] records with id [`SubId::Seq`], each holding
+//! [`SubValue::Node`] `{ prev, next, value }`. The metadata's
+//! [`ListBounds::Linked`] names the first (`left`) and last (`right`) node
+//! and the next sequence number to hand out (`next_seq`); sequence 0 is
+//! the null link.
+//!
+//! - Every new node takes `next_seq`, which then grows: sequence numbers
+//!   are unique and never reused while the list exists. Only a list that
+//!   became empty starts again at 1, as nemo's `ListMeta()` does.
+//! - A push links the new node to the old end node; a pop unlinks the end
+//!   node and clears its neighbour's link; LINSERT and LREM relink the
+//!   neighbours of the inserted or removed nodes. Nothing else moves.
+//! - Positions are found by walking the links from the nearer end: the
+//!   node keys hold sequence numbers, not positions (and sort little-endian,
+//!   so a key range is not in list order either).
+//!
+//! Every walk is bounded by the list's size and checks each node's back
+//! link, so corrupt links are an error naming the key, never a loop.
+//! Within one operation, nodes read or changed are kept in [`Chain`], so
+//! that a node changed twice (a multi-value push, LREM of neighbours) is
+//! written once, with its final links.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::store::KvStore;
+use redcodec_codec::{Codec, ListBounds, Meta, SubId, SubKind, SubValue};
+
+use super::ops::{ListOps, Side};
+use crate::error::{CmdError, CmdResult};
+use crate::keyspace::{corrupt, Ctx};
+
+/// The null link.
+const NIL: i64 = 0;
+
+/// The bounds of an empty list (nemo's `ListMeta()`): no nodes, and the
+/// next node takes sequence 1.
+const EMPTY: ListBounds = ListBounds::Linked {
+    left: NIL,
+    right: NIL,
+    next_seq: 1,
+};
+
+/// One node's links and value.
+#[derive(Clone, Debug, PartialEq)]
+struct Node {
+    prev: i64,
+    next: i64,
+    value: Vec<u8>,
+}
+
+impl Node {
+    /// The link towards `side`'s end.
+    fn toward(&self, side: Side) -> i64 {
+        match side {
+            Side::Left => self.prev,
+            Side::Right => self.next,
+        }
+    }
+
+    /// The link away from `side`'s end.
+    fn away_from(&self, side: Side) -> i64 {
+        match side {
+            Side::Left => self.next,
+            Side::Right => self.prev,
+        }
+    }
+
+    /// Sets the link towards `side`'s end.
+    fn set_toward(&mut self, side: Side, seq: i64) {
+        match side {
+            Side::Left => self.prev = seq,
+            Side::Right => self.next = seq,
+        }
+    }
+}
+
+/// The other end of a list.
+fn opposite(side: Side) -> Side {
+    match side {
+        Side::Left => Side::Right,
+        Side::Right => Side::Left,
+    }
+}
+
+/// The linked bounds of a list, in memory.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Bounds {
+    left: i64,
+    right: i64,
+    next_seq: i64,
+}
+
+impl Bounds {
+    /// The bounds of `meta`, checked against its size: an empty list has
+    /// no end nodes, a non-empty one has both.
+    fn of(key: &[u8], meta: &Meta) -> CmdResult<Bounds> {
+        let bad = || {
+            corrupt(
+                key,
+                format!(
+                    "list bounds {:?} do not hold {} elements",
+                    meta.list, meta.size
+                ),
+            )
+        };
+        let ListBounds::Linked {
+            left,
+            right,
+            next_seq,
+        } = meta.list
+        else {
+            return Err(bad());
+        };
+        let empty = meta.size == 0;
+        if empty != (left == NIL) || empty != (right == NIL) {
+            return Err(bad());
+        }
+        Ok(Bounds {
+            left,
+            right,
+            next_seq,
+        })
+    }
+
+    /// The end node at `side`.
+    fn end(&self, side: Side) -> i64 {
+        match side {
+            Side::Left => self.left,
+            Side::Right => self.right,
+        }
+    }
+
+    /// Makes `seq` the end node at `side`.
+    fn set_end(&mut self, side: Side, seq: i64) {
+        match side {
+            Side::Left => self.left = seq,
+            Side::Right => self.right = seq,
+        }
+    }
+
+    /// Hands out the next sequence number.
+    fn take_seq(&mut self) -> CmdResult<i64> {
+        let seq = self.next_seq;
+        if seq <= NIL {
+            return Err(CmdError::other("ERR list sequence numbers exhausted"));
+        }
+        self.next_seq = seq.checked_add(1).unwrap_or(i64::MIN);
+        Ok(seq)
+    }
+
+    /// Stores the bounds and the size in `meta`; an empty list gets the
+    /// bounds of a new one.
+    fn store(self, meta: &mut Meta, size: u64) {
+        meta.size = size;
+        meta.list = if size == 0 {
+            EMPTY
+        } else {
+            ListBounds::Linked {
+                left: self.left,
+                right: self.right,
+                next_seq: self.next_seq,
+            }
+        };
+    }
+}
+
+/// Reads one node of `key`; a missing node is corrupt data.
+fn read_node<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+    seq: i64,
+) -> CmdResult<Node> {
+    match ctx.sub_get(SubKind::ListItem, key, meta, &SubId::Seq(seq))? {
+        Some(SubValue::Node { prev, next, value }) => Ok(Node { prev, next, value }),
+        Some(other) => Err(corrupt(key, format!("list node {seq} holds {other:?}"))),
+        None => Err(corrupt(key, format!("list node {seq} is missing"))),
+    }
+}
+
+/// The nodes of one list touched by one operation: read once, changed in
+/// memory, written (or deleted) once by [`Chain::write`].
+struct Chain<'k> {
+    key: &'k [u8],
+    nodes: BTreeMap<i64, Node>,
+    changed: BTreeSet<i64>,
+    deleted: BTreeSet<i64>,
+}
+
+impl<'k> Chain<'k> {
+    fn new(key: &'k [u8]) -> Chain<'k> {
+        Chain {
+            key,
+            nodes: BTreeMap::new(),
+            changed: BTreeSet::new(),
+            deleted: BTreeSet::new(),
+        }
+    }
+
+    /// The node `seq`, as this operation last left it.
+    fn get<C: Codec, S: KvStore>(
+        &mut self,
+        ctx: &Ctx<'_, C, S>,
+        meta: &Meta,
+        seq: i64,
+    ) -> CmdResult<&mut Node> {
+        if self.deleted.contains(&seq) {
+            return Err(corrupt(
+                self.key,
+                format!("list node {seq} is linked twice"),
+            ));
+        }
+        if !self.nodes.contains_key(&seq) {
+            let node = read_node(ctx, self.key, meta, seq)?;
+            self.nodes.insert(seq, node);
+        }
+        Ok(self.nodes.get_mut(&seq).expect("inserted above"))
+    }
+
+    /// Adds or replaces node `seq`.
+    fn put(&mut self, seq: i64, node: Node) {
+        self.nodes.insert(seq, node);
+        self.changed.insert(seq);
+    }
+
+    /// Marks node `seq` changed (after [`Chain::get`] changed it).
+    fn touch(&mut self, seq: i64) {
+        self.changed.insert(seq);
+    }
+
+    /// Removes node `seq`.
+    fn delete(&mut self, seq: i64) {
+        self.nodes.remove(&seq);
+        self.changed.remove(&seq);
+        self.deleted.insert(seq);
+    }
+
+    /// Sets the link of node `seq` towards `side` to `to`. `seq` NIL is the
+    /// list's boundary on the other side: then `to` becomes the end node
+    /// there (the metadata's link).
+    fn link_toward<C: Codec, S: KvStore>(
+        &mut self,
+        ctx: &Ctx<'_, C, S>,
+        meta: &Meta,
+        bounds: &mut Bounds,
+        seq: i64,
+        side: Side,
+        to: i64,
+    ) -> CmdResult<()> {
+        if seq == NIL {
+            bounds.set_end(opposite(side), to);
+        } else {
+            self.get(ctx, meta, seq)?.set_toward(side, to);
+            self.touch(seq);
+        }
+        Ok(())
+    }
+
+    /// Unlinks node `seq` from its neighbours and deletes it; returns it.
+    fn unlink<C: Codec, S: KvStore>(
+        &mut self,
+        ctx: &Ctx<'_, C, S>,
+        meta: &Meta,
+        bounds: &mut Bounds,
+        seq: i64,
+    ) -> CmdResult<Node> {
+        let node = self.get(ctx, meta, seq)?.clone();
+        // The previous node's next link skips `seq`, and so on.
+        self.link_toward(ctx, meta, bounds, node.prev, Side::Right, node.next)?;
+        self.link_toward(ctx, meta, bounds, node.next, Side::Left, node.prev)?;
+        self.delete(seq);
+        Ok(node)
+    }
+
+    /// Queues every change under `meta` (the list's metadata after the
+    /// operation: its version and expiry stamp the records).
+    fn write<C: Codec, S: KvStore>(self, ctx: &mut Ctx<'_, C, S>, meta: &Meta) {
+        for seq in &self.deleted {
+            ctx.sub_del(SubKind::ListItem, self.key, meta, &SubId::Seq(*seq));
+        }
+        for seq in &self.changed {
+            if let Some(node) = self.nodes.get(seq) {
+                let value = SubValue::Node {
+                    prev: node.prev,
+                    next: node.next,
+                    value: node.value.clone(),
+                };
+                ctx.sub_put(SubKind::ListItem, self.key, meta, &SubId::Seq(*seq), &value);
+            }
+        }
+    }
+}
+
+/// A walk over a list's nodes from one end, checking each back link.
+struct Walk<'c, 'e, 'k, C: Codec, S: KvStore> {
+    ctx: &'c Ctx<'e, C, S>,
+    key: &'k [u8],
+    meta: &'k Meta,
+    /// The direction the walk goes: from `from`'s end towards the other.
+    from: Side,
+    /// The next node to visit and the node visited before it.
+    next: i64,
+    came_from: i64,
+    /// Nodes left to visit (the list's size bounds every walk).
+    left: u64,
+}
+
+impl<'c, 'e, 'k, C: Codec, S: KvStore> Walk<'c, 'e, 'k, C, S> {
+    /// Starts at the `from` end.
+    fn new(
+        ctx: &'c Ctx<'e, C, S>,
+        key: &'k [u8],
+        meta: &'k Meta,
+        from: Side,
+    ) -> CmdResult<Walk<'c, 'e, 'k, C, S>> {
+        let bounds = Bounds::of(key, meta)?;
+        Ok(Walk {
+            ctx,
+            key,
+            meta,
+            from,
+            next: bounds.end(from),
+            came_from: NIL,
+            left: meta.size,
+        })
+    }
+
+    /// Reads nodes until `skip` of them are behind the walk.
+    fn pass(&mut self, skip: u64) -> CmdResult<()> {
+        for _ in 0..skip {
+            if self.next_node()?.is_none() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The next node `(seq, node)`, or `None` after the list's last one.
+    fn next_node(&mut self) -> CmdResult<Option<(i64, Node)>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        let seq = self.next;
+        if seq == NIL {
+            return Err(corrupt(
+                self.key,
+                format!("list ends {} elements early", self.left),
+            ));
+        }
+        let node = read_node(self.ctx, self.key, self.meta, seq)?;
+        if node.toward(self.from) != self.came_from {
+            return Err(corrupt(
+                self.key,
+                format!(
+                    "list node {seq} links back to {}, not {}",
+                    node.toward(self.from),
+                    self.came_from
+                ),
+            ));
+        }
+        self.left -= 1;
+        self.came_from = seq;
+        self.next = node.away_from(self.from);
+        if self.left == 0 && self.next != NIL {
+            return Err(corrupt(
+                self.key,
+                format!("list goes on after its last node {seq}"),
+            ));
+        }
+        Ok(Some((seq, node)))
+    }
+}
+
+impl<C: Codec, S: KvStore> Iterator for Walk<'_, '_, '_, C, S> {
+    type Item = CmdResult<(i64, Node)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_node().transpose()
+    }
+}
+
+/// Links a new node holding `value` at the `side` end.
+fn push_one<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    meta: &Meta,
+    chain: &mut Chain<'_>,
+    bounds: &mut Bounds,
+    side: Side,
+    value: &[u8],
+) -> CmdResult<()> {
+    let seq = bounds.take_seq()?;
+    let old_end = bounds.end(side);
+    let mut node = Node {
+        prev: NIL,
+        next: NIL,
+        value: value.to_vec(),
+    };
+    // The new node points inward at the old end node, which points back.
+    node.set_toward(opposite(side), old_end);
+    chain.put(seq, node);
+    // On an empty list the new node is the other end too.
+    chain.link_toward(ctx, meta, bounds, old_end, side, seq)?;
+    bounds.set_end(side, seq);
+    Ok(())
+}
+
+/// Unlinks `n` nodes from the `side` end; returns their values in pop order.
+fn pop_into<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+    chain: &mut Chain<'_>,
+    bounds: &mut Bounds,
+    side: Side,
+    n: u64,
+) -> CmdResult<Vec<Vec<u8>>> {
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let seq = bounds.end(side);
+        if seq == NIL {
+            return Err(corrupt(key, "list ends before its size"));
+        }
+        let node = chain.unlink(ctx, meta, bounds, seq)?;
+        if node.toward(side) != NIL {
+            return Err(corrupt(
+                key,
+                format!("list end node {seq} links past the end"),
+            ));
+        }
+        out.push(node.value);
+    }
+    Ok(out)
+}
+
+/// The linked model: doubly linked nodes with never-reused sequence
+/// numbers.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Linked;
+
+impl ListOps for Linked {
+    fn get<C: Codec, S: KvStore>(
+        &self,
+        ctx: &Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &Meta,
+        pos: u64,
+    ) -> CmdResult<Vec<u8>> {
+        let from_right = meta.size - 1 - pos;
+        let (from, skip) = if from_right < pos {
+            (Side::Right, from_right)
+        } else {
+            (Side::Left, pos)
+        };
+        let mut walk = Walk::new(ctx, key, meta, from)?;
+        walk.pass(skip)?;
+        match walk.next_node()? {
+            Some((_, node)) => Ok(node.value),
+            None => Err(corrupt(key, format!("list has no element {pos}"))),
+        }
+    }
+
+    fn range<C: Codec, S: KvStore>(
+        &self,
+        ctx: &Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &Meta,
+        start: u64,
+        stop: u64,
+    ) -> CmdResult<Vec<Vec<u8>>> {
+        let n = stop - start + 1;
+        let after = meta.size - 1 - stop;
+        // Walk in from the end nearer to the window.
+        let (from, skip) = if after < start {
+            (Side::Right, after)
+        } else {
+            (Side::Left, start)
+        };
+        let mut walk = Walk::new(ctx, key, meta, from)?;
+        walk.pass(skip)?;
+        let mut out = Vec::with_capacity(usize::try_from(n).unwrap_or(0).min(1 << 16));
+        for _ in 0..n {
+            match walk.next_node()? {
+                Some((_, node)) => out.push(node.value),
+                None => return Err(corrupt(key, format!("list has no element {stop}"))),
+            }
+        }
+        if from == Side::Right {
+            out.reverse();
+        }
+        Ok(out)
+    }
+
+    fn visit<C: Codec, S: KvStore>(
+        &self,
+        ctx: &Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &Meta,
+        from: Side,
+        mut visit: impl FnMut(&[u8]) -> bool,
+    ) -> CmdResult<()> {
+        for item in Walk::new(ctx, key, meta, from)? {
+            if !visit(&item?.1.value) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn push<C: Codec, S: KvStore, V: AsRef<[u8]>>(
+        &self,
+        ctx: &mut Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &mut Meta,
+        side: Side,
+        values: &[V],
+    ) -> CmdResult<()> {
+        let mut bounds = Bounds::of(key, meta)?;
+        let mut chain = Chain::new(key);
+        for value in values {
+            push_one(ctx, meta, &mut chain, &mut bounds, side, value.as_ref())?;
+        }
+        bounds.store(meta, meta.size + values.len() as u64);
+        chain.write(ctx, meta);
+        Ok(())
+    }
+
+    fn pop<C: Codec, S: KvStore>(
+        &self,
+        ctx: &mut Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &mut Meta,
+        side: Side,
+        n: u64,
+    ) -> CmdResult<Vec<Vec<u8>>> {
+        let mut bounds = Bounds::of(key, meta)?;
+        let n = n.min(meta.size);
+        let mut chain = Chain::new(key);
+        let values = pop_into(ctx, key, meta, &mut chain, &mut bounds, side, n)?;
+        bounds.store(meta, meta.size - n);
+        chain.write(ctx, meta);
+        Ok(values)
+    }
+
+    /// LMOVE of a list of two or more elements onto itself: one element from
+    /// the `from` end to the `to` end (the other one), relinked in one chain.
+    fn rotate<C: Codec, S: KvStore>(
+        &self,
+        ctx: &mut Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &mut Meta,
+        from: Side,
+        to: Side,
+    ) -> CmdResult<Vec<u8>> {
+        let mut bounds = Bounds::of(key, meta)?;
+        let mut chain = Chain::new(key);
+        let mut popped = pop_into(ctx, key, meta, &mut chain, &mut bounds, from, 1)?;
+        let value = popped.pop().unwrap_or_default();
+        push_one(ctx, meta, &mut chain, &mut bounds, to, &value)?;
+        bounds.store(meta, meta.size);
+        chain.write(ctx, meta);
+        Ok(value)
+    }
+
+    fn set<C: Codec, S: KvStore>(
+        &self,
+        ctx: &mut Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &Meta,
+        pos: u64,
+        value: &[u8],
+    ) -> CmdResult<()> {
+        let from_right = meta.size - 1 - pos;
+        let (from, skip) = if from_right < pos {
+            (Side::Right, from_right)
+        } else {
+            (Side::Left, pos)
+        };
+        let mut walk = Walk::new(ctx, key, meta, from)?;
+        walk.pass(skip)?;
+        let Some((seq, mut node)) = walk.next_node()? else {
+            return Err(corrupt(key, format!("list has no element {pos}")));
+        };
+        node.value = value.to_vec();
+        let mut chain = Chain::new(key);
+        chain.put(seq, node);
+        chain.write(ctx, meta);
+        Ok(())
+    }
+
+    fn insert<C: Codec, S: KvStore>(
+        &self,
+        ctx: &mut Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &mut Meta,
+        pivot: &[u8],
+        before: bool,
+        value: &[u8],
+    ) -> CmdResult<bool> {
+        let mut found = None;
+        for item in Walk::new(ctx, key, meta, Side::Left)? {
+            let (seq, node) = item?;
+            if node.value == pivot {
+                found = Some((seq, node));
+                break;
+            }
+        }
+        let Some((pivot_seq, pivot_node)) = found else {
+            return Ok(false);
+        };
+        let mut bounds = Bounds::of(key, meta)?;
+        let mut chain = Chain::new(key);
+        let seq = bounds.take_seq()?;
+        let (prev, next) = if before {
+            (pivot_node.prev, pivot_seq)
+        } else {
+            (pivot_seq, pivot_node.next)
+        };
+        chain.nodes.insert(pivot_seq, pivot_node);
+        chain.put(
+            seq,
+            Node {
+                prev,
+                next,
+                value: value.to_vec(),
+            },
+        );
+        chain.link_toward(ctx, meta, &mut bounds, prev, Side::Right, seq)?;
+        chain.link_toward(ctx, meta, &mut bounds, next, Side::Left, seq)?;
+        bounds.store(meta, meta.size + 1);
+        chain.write(ctx, meta);
+        Ok(true)
+    }
+
+    fn remove<C: Codec, S: KvStore>(
+        &self,
+        ctx: &mut Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &mut Meta,
+        count: i64,
+        value: &[u8],
+    ) -> CmdResult<u64> {
+        let from = if count < 0 { Side::Right } else { Side::Left };
+        let limit = count.unsigned_abs();
+        let mut doomed = Vec::new();
+        for item in Walk::new(ctx, key, meta, from)? {
+            let (seq, node) = item?;
+            if node.value == value {
+                doomed.push((seq, node));
+                if doomed.len() as u64 == limit {
+                    break;
+                }
+            }
+        }
+        let n = doomed.len() as u64;
+        if n == 0 || n == meta.size {
+            return Ok(n);
+        }
+        let mut bounds = Bounds::of(key, meta)?;
+        let mut chain = Chain::new(key);
+        let seqs: Vec<i64> = doomed.iter().map(|(seq, _)| *seq).collect();
+        chain.nodes.extend(doomed);
+        for seq in seqs {
+            chain.unlink(ctx, meta, &mut bounds, seq)?;
+        }
+        bounds.store(meta, meta.size - n);
+        chain.write(ctx, meta);
+        Ok(n)
+    }
+
+    fn trim<C: Codec, S: KvStore>(
+        &self,
+        ctx: &mut Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &mut Meta,
+        start: u64,
+        stop: u64,
+    ) -> CmdResult<()> {
+        let mut bounds = Bounds::of(key, meta)?;
+        let mut chain = Chain::new(key);
+        let after = meta.size - 1 - stop;
+        pop_into(ctx, key, meta, &mut chain, &mut bounds, Side::Left, start)?;
+        pop_into(ctx, key, meta, &mut chain, &mut bounds, Side::Right, after)?;
+        bounds.store(meta, stop - start + 1);
+        chain.write(ctx, meta);
+        Ok(())
+    }
+}

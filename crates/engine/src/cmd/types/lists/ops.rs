@@ -1,0 +1,167 @@
+//! The one internal interface every list command goes through: the list
+//! operations, dispatched on the list model the format declares
+//! ([`redcodec_codec::ListModel`]). Each model is a sibling module implementing
+//! [`ListOps`] on the same `(ctx, key, meta)` triple; commands never see
+//! indexes, nodes or sequence numbers.
+//!
+//! Contract shared by every model:
+//! - positions are 0-based from the head and already validated by the
+//!   caller (`pos < len`, `start <= stop < len`, `1 <= n <= len`);
+//! - operations read the store, queue element writes, and update `meta`
+//!   (size and bounds) in memory; they never write the metadata: the caller
+//!   saves it once, after the whole command;
+//! - an operation whose result would be an empty list is not called (the
+//!   caller drops the key), except pops, which leave `meta.size == 0`.
+
+use crate::store::KvStore;
+use redcodec_codec::{Codec, Meta};
+
+use crate::error::CmdResult;
+use crate::keyspace::Ctx;
+
+/// An end of a list.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Side {
+    /// The head (index 0).
+    Left,
+    /// The tail (index -1).
+    Right,
+}
+
+/// The list operations every model implements (array, linked, sparse,
+/// and [`super::Model`], which forwards to the format's), each on the same `(ctx, key, meta)` triple and under the
+/// contract of this module.
+pub(crate) trait ListOps {
+    /// The element at position `pos`.
+    fn get<C: Codec, S: KvStore>(
+        &self,
+        ctx: &Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &Meta,
+        pos: u64,
+    ) -> CmdResult<Vec<u8>>;
+
+    /// The elements at positions `start..=stop`, in order.
+    fn range<C: Codec, S: KvStore>(
+        &self,
+        ctx: &Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &Meta,
+        start: u64,
+        stop: u64,
+    ) -> CmdResult<Vec<Vec<u8>>>;
+
+    /// Calls `visit` with each element, starting at the `from` end and
+    /// walking inward, until it returns `false`.
+    fn visit<C: Codec, S: KvStore>(
+        &self,
+        ctx: &Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &Meta,
+        from: Side,
+        visit: impl FnMut(&[u8]) -> bool,
+    ) -> CmdResult<()>;
+
+    /// Pushes `values` one by one at the `side` end (so a multi-value left
+    /// push ends with the last value first, as Redis does).
+    fn push<C: Codec, S: KvStore, V: AsRef<[u8]>>(
+        &self,
+        ctx: &mut Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &mut Meta,
+        side: Side,
+        values: &[V],
+    ) -> CmdResult<()>;
+
+    /// Removes and returns `n` elements from the `side` end, in pop order.
+    fn pop<C: Codec, S: KvStore>(
+        &self,
+        ctx: &mut Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &mut Meta,
+        side: Side,
+        n: u64,
+    ) -> CmdResult<Vec<Vec<u8>>>;
+
+    /// Replaces the element at position `pos`.
+    fn set<C: Codec, S: KvStore>(
+        &self,
+        ctx: &mut Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &Meta,
+        pos: u64,
+        value: &[u8],
+    ) -> CmdResult<()>;
+
+    /// Inserts `value` next to the first element equal to `pivot` (from the
+    /// head); `false` if there is no such element (nothing queued).
+    fn insert<C: Codec, S: KvStore>(
+        &self,
+        ctx: &mut Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &mut Meta,
+        pivot: &[u8],
+        before: bool,
+        value: &[u8],
+    ) -> CmdResult<bool>;
+
+    /// Removes up to `|count|` elements equal to `value` (all when `count`
+    /// is 0), scanning from the head (`count >= 0`) or the tail; returns
+    /// how many match. When every element of the list matches, nothing is
+    /// queued: the caller drops the whole key.
+    fn remove<C: Codec, S: KvStore>(
+        &self,
+        ctx: &mut Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &mut Meta,
+        count: i64,
+        value: &[u8],
+    ) -> CmdResult<u64>;
+
+    /// Moves the element at the `from` end to the `to` end (the other one)
+    /// of a list of two or more elements; returns it. By default a pop then
+    /// a push, right where pops and pushes touch different records (array
+    /// and sparse indexes).
+    fn rotate<C: Codec, S: KvStore>(
+        &self,
+        ctx: &mut Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &mut Meta,
+        from: Side,
+        to: Side,
+    ) -> CmdResult<Vec<u8>> {
+        let popped = self.pop(ctx, key, meta, from, 1)?;
+        self.push(ctx, key, meta, to, &popped)?;
+        Ok(popped.into_iter().next().unwrap_or_default())
+    }
+
+    /// Keeps only positions `start..=stop` (a non-empty, proper part).
+    fn trim<C: Codec, S: KvStore>(
+        &self,
+        ctx: &mut Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &mut Meta,
+        start: u64,
+        stop: u64,
+    ) -> CmdResult<()>;
+}
+
+/// Takes exactly `n` elements from `items`, a model's walk over a list's
+/// records: fewer means the records disagree with the list's size, an
+/// "unreadable" error rather than a short reply.
+pub(super) fn take_exactly<T>(
+    key: &[u8],
+    items: impl Iterator<Item = CmdResult<T>>,
+    n: u64,
+) -> CmdResult<Vec<T>> {
+    let run = items
+        .take(usize::try_from(n).unwrap_or(usize::MAX))
+        .collect::<CmdResult<Vec<_>>>()?;
+    if run.len() as u64 != n {
+        return Err(crate::keyspace::corrupt(
+            key,
+            format!("list has {} of the {n} elements it should", run.len()),
+        ));
+    }
+    Ok(run)
+}

@@ -1,0 +1,11 @@
+//! [`Entry`]: one member of a sorted set with its exact score, what
+//! ranges bound and walks yield.
+
+/// A sorted-set member with its exact score.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Entry {
+    /// The member.
+    pub(crate) member: Vec<u8>,
+    /// Its exact score.
+    pub(crate) score: f64,
+}

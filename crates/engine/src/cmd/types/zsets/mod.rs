@@ -1,0 +1,78 @@
+//! Sorted sets as records: every member has a member record (member →
+//! exact score) and a score-index record ((score, member) → nothing).
+//! [`order::walk`] yields members in Redis order with exact scores whatever
+//! the format's score index keeps; [`write::put_member`] applies the
+//! format's score limit to every score written. And sorted sets as whole
+//! values.
+
+pub(crate) mod bounds;
+pub(crate) mod entry;
+pub(crate) mod float;
+pub(crate) mod order;
+pub(crate) mod write;
+
+use std::collections::HashMap;
+
+use crate::store::KvStore;
+use redcodec_codec::{Codec, Meta};
+
+use self::order::{walk, Start};
+use crate::error::CmdResult;
+use crate::keyspace::Ctx;
+
+/// Members with their exact scores.
+pub(crate) type Members = Vec<(Vec<u8>, f64)>;
+
+/// Every member of the sorted set with its exact score, in Redis order
+/// (RENAME, migration, ZUNIONSTORE).
+pub(crate) fn read_all<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+) -> CmdResult<Members> {
+    walk(ctx, key, meta, Start::Edge, false)
+        .map(|e| e.map(|e| (e.member, e.score)))
+        .collect()
+}
+
+/// Queues `members` as the records of the fresh sorted set `meta` at `key`
+/// and sets its size. A member given twice keeps its last score. Does not
+/// write the metadata. Scores beyond the format's limit are an error.
+pub(crate) fn write_all<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &mut Meta,
+    members: &[(Vec<u8>, f64)],
+) -> CmdResult<()> {
+    let mut last: HashMap<&[u8], f64> = HashMap::new();
+    let mut order = Vec::new();
+    for (member, score) in members {
+        if last.insert(member, *score).is_none() {
+            order.push(member.as_slice());
+        }
+    }
+    for member in &order {
+        if let Some(&score) = last.get(member) {
+            write::put_member(ctx, key, meta, member, None, score)?;
+        }
+    }
+    meta.size = order.len() as u64;
+    Ok(())
+}
+
+/// Queues `members`, none of them already in the sorted set `meta` at
+/// `key` and each given once (a migration copying a sorted set), and grows
+/// its size. Does not write the metadata. Scores beyond the format's limit
+/// are an error.
+pub(crate) fn write_new<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &mut Meta,
+    members: &[(Vec<u8>, f64)],
+) -> CmdResult<()> {
+    for (member, score) in members {
+        write::put_member(ctx, key, meta, member, None, *score)?;
+    }
+    meta.size += members.len() as u64;
+    Ok(())
+}

@@ -1,0 +1,105 @@
+//! Reading and writing one member's records. Every score that reaches the
+//! store goes through [`put_member`].
+
+use crate::store::KvStore;
+use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
+
+use crate::error::{CmdError, CmdResult};
+use crate::keyspace::{corrupt, Ctx};
+use crate::number::format_score;
+
+/// The id of a member record.
+fn member_id(member: &[u8]) -> SubId {
+    SubId::Name(member.to_vec())
+}
+
+/// The id of a score-index record.
+fn score_id(member: &[u8], score: f64) -> SubId {
+    SubId::Scored {
+        score,
+        member: member.to_vec(),
+    }
+}
+
+/// The exact score of `member`, if it is in the sorted set.
+pub(crate) fn score_of<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+    member: &[u8],
+) -> CmdResult<Option<f64>> {
+    match ctx.sub_get(SubKind::ZSetMember, key, meta, &member_id(member))? {
+        None => Ok(None),
+        Some(SubValue::Score(score)) => Ok(Some(score)),
+        Some(_) => Err(corrupt(key, "a sorted-set member record without a score")),
+    }
+}
+
+/// The score as stored: -0 becomes 0, as Redis' compact encoding keeps it
+/// (and so that no format orders the two zeros apart).
+fn stored_score(score: f64) -> f64 {
+    score + 0.0
+}
+
+/// Refuses a score the format cannot store.
+fn check_score_limit<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, score: f64) -> CmdResult<()> {
+    match ctx.caps().score_limit {
+        Some((min, max)) if !(min..=max).contains(&score) => Err(CmdError::other(format!(
+            "ERR score {} is out of range for the {} format (from {} to {})",
+            format_score(score),
+            ctx.codec().name(),
+            format_score(min),
+            format_score(max)
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Queues the records of `member` with score `new`, replacing the index
+/// record of its previous score `old` if it had one. This is the one place
+/// scores are stored: a score beyond the format's limit is an error here.
+/// The codec is told of the member ([`Codec::note_member`]).
+pub(crate) fn put_member<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &mut Meta,
+    member: &[u8],
+    old: Option<f64>,
+    new: f64,
+) -> CmdResult<()> {
+    let new = stored_score(new);
+    check_score_limit(ctx, new)?;
+    if let Some(old) = old {
+        // Deleted before the new index record is put: with a rounded index
+        // both may be the same record.
+        ctx.sub_del(SubKind::ZSetScore, key, meta, &score_id(member, old));
+    }
+    ctx.sub_put(
+        SubKind::ZSetMember,
+        key,
+        meta,
+        &member_id(member),
+        &SubValue::Score(new),
+    );
+    ctx.sub_put(
+        SubKind::ZSetScore,
+        key,
+        meta,
+        &score_id(member, new),
+        &SubValue::Empty,
+    );
+    ctx.codec().note_member(meta, member);
+    Ok(())
+}
+
+/// Queues the removal of both records of `member`, whose score is `score`.
+pub(crate) fn del_member<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+    member: &[u8],
+    score: f64,
+) {
+    ctx.sub_del(SubKind::ZSetMember, key, meta, &member_id(member));
+    ctx.sub_del(SubKind::ZSetScore, key, meta, &score_id(member, score));
+}

@@ -1,0 +1,30 @@
+//! What the sorted-set commands share: the typed lookup and the flat reply.
+
+use crate::store::KvStore;
+use redcodec_codec::{Codec, DataType, Meta};
+
+use crate::cmd::types::zsets::order::Entry;
+use crate::error::CmdResult;
+use crate::keyspace::Ctx;
+use crate::number::format_score;
+use crate::reply::Reply;
+
+/// The live sorted set at `key`; WRONGTYPE for another type.
+pub(super) fn zset<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+) -> CmdResult<Option<Meta>> {
+    ctx.typed(key, DataType::ZSet)
+}
+
+/// Entries as a flat reply: members, each followed by its score if asked.
+pub(super) fn entries_reply(entries: Vec<Entry>, withscores: bool) -> Reply {
+    let mut items = Vec::with_capacity(entries.len() * if withscores { 2 } else { 1 });
+    for e in entries {
+        items.push(Reply::Bulk(e.member));
+        if withscores {
+            items.push(Reply::bulk(format_score(e.score)));
+        }
+    }
+    Reply::Array(items)
+}

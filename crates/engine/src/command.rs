@@ -1,0 +1,99 @@
+//! What a command is: its arity, which arguments are keys (for locking),
+//! and the function that runs it; and the [`Table`] each command family
+//! fills. A leaf under the command families: `cmd` registers into it,
+//! [`crate::dispatch`] looks commands up in what it built.
+
+use std::collections::HashMap;
+
+use crate::store::{KvStore, Store};
+use redcodec_codec::Codec;
+
+use crate::error::CmdResult;
+use crate::keyspace::Ctx;
+use crate::reply::Reply;
+
+/// A command implementation.
+pub type Handler<C, S = Store> = fn(&mut Ctx<'_, C, S>, &[&[u8]]) -> CmdResult<Reply>;
+
+/// Which arguments of a command are keys.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Keys {
+    /// No keys (PING, ECHO, KEYS, SCAN, DBSIZE).
+    None,
+    /// The first argument.
+    First,
+    /// The first two arguments.
+    FirstTwo,
+    /// Every argument.
+    All,
+    /// Every argument from the first, stepping by `step` (MSET: 2).
+    Every(usize),
+    /// A destination, then a count, then that many keys (ZUNIONSTORE).
+    DestNumKeys,
+    /// The whole keyspace, exclusively (FLUSHALL).
+    Everything,
+}
+
+impl Keys {
+    /// The keys among `args` (name first).
+    pub fn of<'a>(&self, args: &[&'a [u8]]) -> Vec<&'a [u8]> {
+        let rest = &args[1..];
+        match self {
+            Keys::None | Keys::Everything => Vec::new(),
+            Keys::First => rest.iter().take(1).copied().collect(),
+            Keys::FirstTwo => rest.iter().take(2).copied().collect(),
+            Keys::All => rest.to_vec(),
+            Keys::Every(step) => rest.iter().step_by(*step).copied().collect(),
+            Keys::DestNumKeys => {
+                let n = rest
+                    .get(1)
+                    .and_then(|n| crate::number::parse_i64(n))
+                    .unwrap_or(0)
+                    .clamp(0, rest.len() as i64) as usize;
+                rest.iter()
+                    .take(1)
+                    .chain(rest.iter().skip(2).take(n))
+                    .copied()
+                    .collect()
+            }
+        }
+    }
+}
+
+/// One command.
+pub struct CommandSpec<C: Codec, S: KvStore = Store> {
+    /// Redis arity: `n` exactly n arguments (name included), `-n` at least n.
+    pub arity: i32,
+    /// Key positions.
+    pub keys: Keys,
+    /// The implementation.
+    pub run: Handler<C, S>,
+}
+
+impl<C: Codec, S: KvStore> CommandSpec<C, S> {
+    /// Whether `argc` arguments (name included) fit the arity.
+    pub fn arity_ok(&self, argc: usize) -> bool {
+        let argc = argc as i32;
+        if self.arity >= 0 {
+            argc == self.arity
+        } else {
+            argc >= -self.arity
+        }
+    }
+}
+
+/// The table being filled by each command family.
+pub struct Table<C: Codec, S: KvStore = Store>(pub(crate) HashMap<&'static str, CommandSpec<C, S>>);
+
+impl<C: Codec, S: KvStore> Default for Table<C, S> {
+    fn default() -> Self {
+        Table(HashMap::new())
+    }
+}
+
+impl<C: Codec, S: KvStore> Table<C, S> {
+    /// Registers a command under its lower-case name.
+    pub fn add(&mut self, name: &'static str, arity: i32, keys: Keys, run: Handler<C, S>) {
+        self.0.insert(name, CommandSpec { arity, keys, run });
+    }
+}

@@ -1,0 +1,112 @@
+//! [`EngineCore`]: the state every command works on through a
+//! [`Ctx`](crate::keyspace::Ctx): the store opened in one format, the clock
+//! and version source, the lock table and the SCAN cursors. `Ctx` and
+//! `EngineCore` refer to each other; nothing else in the engine closes a
+//! circle.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use redcodec_codec::{Capabilities, Codec};
+
+use crate::clock::Clock;
+use crate::error::EngineError;
+use crate::locks::{Held, LockTable};
+use crate::store::{KvStore, Store};
+
+/// The store, clock, version source and locks of an [`crate::Engine`],
+/// shared with its background tasks: what a [`Ctx`](crate::keyspace::Ctx)
+/// works on.
+pub struct EngineCore<C: Codec, S: KvStore = Store> {
+    pub(crate) codec: Arc<C>,
+    pub(crate) store: S,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) counter: AtomicU64,
+    pub(crate) locks: LockTable,
+    pub(crate) cursors: Mutex<CursorTable>,
+}
+
+/// SCAN cursors handed to clients, mapped to the position they stand for.
+#[derive(Default)]
+pub(crate) struct CursorTable {
+    next_id: u64,
+    positions: HashMap<u64, Vec<u8>>,
+}
+
+impl CursorTable {
+    /// A new cursor for `position`.
+    pub(crate) fn issue(&mut self, position: Vec<u8>) -> u64 {
+        if self.positions.len() > 100_000 {
+            self.positions.clear();
+        }
+        self.next_id += 1;
+        self.positions.insert(self.next_id, position);
+        self.next_id
+    }
+
+    /// The position of a cursor, if known.
+    pub(crate) fn position(&self, id: u64) -> Option<Vec<u8>> {
+        self.positions.get(&id).cloned()
+    }
+}
+
+impl<C: Codec, S: KvStore> EngineCore<C, S> {
+    /// The format.
+    pub fn codec(&self) -> &C {
+        &self.codec
+    }
+
+    /// The format's declared capabilities.
+    pub fn capabilities(&self) -> &Capabilities {
+        self.codec.capabilities()
+    }
+
+    /// The underlying store (raw pairs, compaction, properties).
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    /// Current time in unix milliseconds, from the engine's clock.
+    pub fn now_ms(&self) -> u64 {
+        self.clock.now_ms()
+    }
+
+    /// The running counter the next version is computed with (migration
+    /// checkpoints save it so a resumed run hands out the same versions).
+    pub fn version_counter(&self) -> u64 {
+        self.counter.load(Ordering::SeqCst)
+    }
+
+    /// Restores the running counter saved by [`EngineCore::version_counter`].
+    pub fn set_version_counter(&self, counter: u64) {
+        self.counter.store(counter, Ordering::SeqCst);
+    }
+
+    /// Takes the locks of `keys` (in a fixed order, so two callers never
+    /// deadlock), as a command on them does; released when dropped.
+    pub fn lock_keys<'a>(&'a self, keys: &[&[u8]]) -> Held<'a> {
+        self.locks.lock_keys(keys)
+    }
+
+    /// Takes the whole keyspace exclusively, as FLUSHALL does; released
+    /// when dropped.
+    pub fn lock_all(&self) -> Held<'_> {
+        self.locks.lock_all()
+    }
+
+    /// A fresh version for a key whose previous version was `previous`.
+    pub(crate) fn next_version(&self, previous: Option<u64>) -> u64 {
+        let counter = self.counter.fetch_add(1, Ordering::SeqCst);
+        self.codec
+            .next_version(self.clock.now_us(), counter, previous)
+    }
+}
+
+impl<C: Codec> EngineCore<C, Store> {
+    /// Runs a full compaction of every column family.
+    pub fn compact(&self) -> Result<(), EngineError> {
+        Ok(self.store.compact_all()?)
+    }
+}

@@ -1,0 +1,53 @@
+//! The store side of active expiry: one pass over the keys the compaction
+//! filters reported ([`redcodec_store::ExpiredKeys`]), deleting each one
+//! that is still expired, the way `DEL` deletes.
+
+use redcodec_codec::Codec;
+
+use crate::core::EngineCore;
+use crate::error::CmdError;
+use crate::keyspace::Ctx;
+
+impl<C: Codec> EngineCore<C> {
+    /// One pass of active expiry, as the background task runs it every
+    /// period: takes every key the compaction filters reported
+    /// ([`Codec::gc_expired_key`]) and deletes each one whose metadata is
+    /// still expired at the clock's current time, the way `DEL` deletes.
+    /// Returns how many keys were deleted. Keys whose pass fails stay
+    /// reported. Tests call this to drive the task deterministically.
+    pub fn expire_reported_keys(&self) -> Result<usize, CmdError> {
+        let reported = self.store.expired_keys().drain();
+        let mut deleted = 0;
+        let mut failure = None;
+        for key in reported {
+            match self.expire_key(&key) {
+                Ok(true) => deleted += 1,
+                Ok(false) => {}
+                Err(e) => {
+                    self.store.expired_keys().report(key);
+                    failure.get_or_insert(e);
+                }
+            }
+        }
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(deleted),
+        }
+    }
+
+    /// Deletes `key` if its metadata is expired now; whether it did.
+    fn expire_key(&self, key: &[u8]) -> Result<bool, CmdError> {
+        let _held = self.locks.lock_keys(&[key]);
+        let mut ctx = Ctx::new(self);
+        let view = ctx.view(key)?;
+        let mut deleted = false;
+        for meta in &view.dead {
+            if meta.expired_at(ctx.now_ms()) {
+                ctx.remove_key(key, meta)?;
+                deleted = true;
+            }
+        }
+        ctx.commit()?;
+        Ok(deleted)
+    }
+}
