@@ -44,8 +44,15 @@ impl<C: Codec, S: KvStore> CommandTable<C, S> {
     }
 
     /// Every command with its lower-case name, in no particular order.
-    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &CommandSpec<C>)> {
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &CommandSpec<C, S>)> {
         self.0.iter().map(|(name, spec)| (*name, spec))
+    }
+}
+
+impl<C: Codec, S: KvStore> Default for CommandTable<C, S> {
+    /// The table of every command the engine has.
+    fn default() -> CommandTable<C, S> {
+        CommandTable::new(crate::cmd::table())
     }
 }
 
