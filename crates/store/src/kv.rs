@@ -105,7 +105,7 @@ impl KvStore for Store {
 impl KvIter for StoreIter<'_> {
     #[inline]
     fn seek(&mut self, key: &[u8]) {
-        StoreIter::seek(self, key)
+        StoreIter::seek(self, key);
     }
 
     #[inline]
