@@ -807,6 +807,53 @@ mod tests {
     }
 
     #[test]
+    fn whiskers_only_when_a_figure_has_a_spread() {
+        let chart = |spread| Chart {
+            id: "t",
+            title: "t".into(),
+            axis: "x".into(),
+            unit: Unit::Count,
+            rows: vec!["SET".into()],
+            series: vec![Series {
+                name: "kvrocks".into(),
+                color: color_of("kvrocks"),
+                values: vec![Some(Figure { value: 2.0, spread })],
+            }],
+            reference: None,
+            goals: None,
+        };
+        let plain = chart(None).svg().unwrap();
+        let spread = Some(super::super::figure::Spread { min: 1.0, max: 3.0 });
+        let whiskered = chart(spread).svg().unwrap();
+        assert!(!plain.contains("min–max"));
+        assert!(whiskered.contains("min–max"));
+        // The whisker and its two caps, and the legend's sample.
+        let whisker = "stroke=\"#333333\"";
+        assert_eq!(plain.matches(whisker).count(), 0);
+        assert_eq!(whiskered.matches(whisker).count(), 4);
+    }
+
+    #[test]
+    fn a_span_over_20_is_logarithmic() {
+        let chart = |values: &[f64]| Chart {
+            id: "t",
+            title: "t".into(),
+            axis: "x".into(),
+            unit: Unit::Count,
+            rows: values.iter().map(ToString::to_string).collect(),
+            series: vec![Series {
+                name: "kvrocks".into(),
+                color: color_of("kvrocks"),
+                values: values.iter().map(|v| Some(Figure::one(*v))).collect(),
+            }],
+            reference: None,
+            goals: None,
+        };
+        assert!(!chart(&[1.0, 20.0]).logarithmic());
+        assert!(chart(&[1.0, 21.0]).logarithmic());
+    }
+
+    #[test]
     fn log_ticks_are_decades_or_1_2_5() {
         assert_eq!(log_ticks(1.0, 1000.0), vec![1.0, 10.0, 100.0, 1000.0]);
         assert_eq!(log_ticks(0.1, 3.0), vec![0.1, 0.2, 0.5, 1.0, 2.0]);

@@ -34,11 +34,11 @@ dl.settings dt { color: #555; }
 dl.settings dd { margin: 0; }
 .pair { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
 figure.chart { margin: 0; flex: none; }
-.table { flex: 1 1 420px; min-width: 0; overflow-x: auto; }
+.table { flex: 1 1 420px; min-width: min-content; overflow-x: auto; }
 table { border-collapse: collapse; font-size: 13px; }
-th, td { padding: 3px 8px; border-bottom: 1px solid #e4e4e4; text-align: left; vertical-align: top; }
+th, td { padding: 3px 6px; border-bottom: 1px solid #e4e4e4; text-align: left; vertical-align: top; }
 th { background: #f4f4f4; font-weight: 600; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 5px; margin-right: 6px; }
 .status { display: inline-block; padding: 0 8px; border-radius: 9px; font-size: 12px; white-space: nowrap; }
 .status.met { background: #d8f0e0; color: #14532d; }
@@ -223,12 +223,17 @@ pub fn html(report: &Report, charts: &[Drawn]) -> Markup {
     let tables = table_set(report);
     let m = &report.machine;
     let count = |s: GoalStatus| report.goals.iter().filter(|g| g.status == s).count();
-    let spreads = charts.iter().any(|d| {
-        d.chart
-            .series
-            .iter()
-            .any(|s| s.values.iter().flatten().any(|f| f.spread.is_some()))
-    });
+    let rounds = report
+        .formats
+        .iter()
+        .any(|f| f.timings.iter().any(|t| t.ops_per_sec_spread.is_some()));
+    let del_samples = report
+        .formats
+        .iter()
+        .flat_map(|f| &f.del)
+        .map(|d| d.samples)
+        .max()
+        .unwrap_or(0);
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -256,10 +261,14 @@ pub fn html(report: &Report, charts: &[Drawn]) -> Markup {
                     dt { "RocksDB" } dd { (report.raw.rocksdb_version.as_deref().unwrap_or("unknown")) }
                     dt { "date" } dd { (m.date) }
                     dt { "figures" } dd {
-                        @if spreads {
-                            "medians; whiskers span the lowest and highest measurement"
+                        @if rounds {
+                            "medians over the rounds; whiskers span the lowest and highest round"
                         } @else {
-                            "one timed pass per command (no spread to show); DEL times are medians"
+                            "one timed pass per command (no spread to show)"
+                        }
+                        @if del_samples > 1 {
+                            "; DEL times are medians of up to " (del_samples)
+                            " DELs, whiskers span the fastest and slowest"
                         }
                     }
                 }

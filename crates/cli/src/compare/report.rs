@@ -797,3 +797,45 @@ pub fn write_files(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf
     csv.write("goals.csv", &["goal", "measured", "met", "status"], &rows)?;
     Ok(csv.written)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::figure::Spread;
+    use super::*;
+
+    #[test]
+    fn a_goal_inside_the_spread_is_within_noise() {
+        let spread = |value, min, max| Figure {
+            value,
+            spread: Some(Spread { min, max }),
+        };
+        assert_eq!(
+            GoalStatus::judge(Figure::one(0.81), 0.8, false),
+            GoalStatus::Met
+        );
+        assert_eq!(
+            GoalStatus::judge(Figure::one(0.79), 0.8, false),
+            GoalStatus::NotMet
+        );
+        assert_eq!(
+            GoalStatus::judge(spread(0.85, 0.78, 0.9), 0.8, false),
+            GoalStatus::WithinNoise
+        );
+        assert_eq!(
+            GoalStatus::judge(spread(0.85, 0.82, 0.9), 0.8, false),
+            GoalStatus::Met
+        );
+        assert_eq!(
+            GoalStatus::judge(spread(0.7, 0.6, 0.75), 0.8, false),
+            GoalStatus::NotMet
+        );
+        assert_eq!(
+            GoalStatus::judge(Figure::one(12.0), 10.0, true),
+            GoalStatus::NotMet
+        );
+        assert_eq!(
+            GoalStatus::judge(spread(9.0, 8.0, 11.0), 10.0, true),
+            GoalStatus::WithinNoise
+        );
+    }
+}
