@@ -1,10 +1,11 @@
 //! `redcodec compare` on a tiny workload: the tables are printed and every
-//! file it writes exists and parses. No timing is asserted.
+//! file it writes exists and parses (`report_browser.rs` renders the page).
+//! No timing is asserted.
 
 use std::process::Command;
 
 #[test]
-fn compare_prints_tables_and_writes_csv_json_svg() {
+fn compare_prints_tables_and_writes_csv_json_svg_html() {
     let out_dir = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_redcodec"))
         .args([
@@ -97,6 +98,8 @@ fn compare_prints_tables_and_writes_csv_json_svg() {
         "ratio_to_raw.svg",
         "bytes_per_element.svg",
         "records_per_element.svg",
+        "own_set.svg",
+        "write_amp.svg",
         "del_big_hash.svg",
     ] {
         let text = std::fs::read_to_string(dir.join(svg)).unwrap();
@@ -104,4 +107,13 @@ fn compare_prints_tables_and_writes_csv_json_svg() {
         assert!(text.trim_end().ends_with("</svg>"), "{svg}");
         assert!(text.contains("<text"), "{svg} has labels");
     }
+    // The page holds every chart inline; the browser test looks at it.
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+    assert_eq!(page.matches("<svg").count(), 7);
+    // Nothing is fetched: the only addresses are the SVG namespace.
+    assert_eq!(
+        page.matches("http").count(),
+        page.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
+    );
 }

@@ -8,6 +8,7 @@ use redcodec_engine::store::Batch;
 use redcodec_engine::{Engine, EngineOptions, Reply};
 use redcodec_formats::{AnyCodec, Format, FormatOptions};
 
+use super::figure::{Figure, Spread};
 use super::measure::{sst_bytes_written, Space, WriteAmp};
 use super::workload::{fill_hash, run_engine, Sizes, Timing};
 use crate::error::CliError;
@@ -36,6 +37,9 @@ pub struct DelResult {
     pub fields: u64,
     /// Median time of one DEL, in seconds.
     pub seconds: f64,
+    /// Fastest and slowest of the timed DELs, in seconds (`None` for one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seconds_spread: Option<Spread>,
     /// DELs timed (the hash's metadata is put back between them on formats
     /// that delete by dropping or resetting metadata; otherwise 1).
     pub samples: u64,
@@ -54,6 +58,14 @@ impl DelResult {
     /// Element records of the deleted hash still stored after compaction.
     pub fn elements_left(&self) -> u64 {
         self.records_left - u64::from(self.meta_left)
+    }
+
+    /// The time of one DEL, in seconds, with its spread.
+    pub fn time(&self) -> Figure {
+        Figure {
+            value: self.seconds,
+            spread: self.seconds_spread,
+        }
     }
 }
 
@@ -154,8 +166,7 @@ fn del_hash(format: Format, fields: usize, sizes: &Sizes) -> Result<DelResult, C
             engine.store().write(restore)?;
         }
     }
-    times.sort();
-    let median: Duration = times[times.len() / 2];
+    let time = Figure::of_samples(&times.iter().map(Duration::as_secs_f64).collect::<Vec<_>>());
     engine.compact()?;
     let records_left = count_records(&engine)?;
     let meta_left = engine.store().get(record.place, &record.key)?.is_some();
@@ -164,7 +175,8 @@ fn del_hash(format: Format, fields: usize, sizes: &Sizes) -> Result<DelResult, C
         .property_sum("rocksdb.total-sst-files-size")?;
     Ok(DelResult {
         fields: fields as u64,
-        seconds: median.as_secs_f64(),
+        seconds: time.value,
+        seconds_spread: time.spread,
         samples: samples as u64,
         records_before,
         records_left,

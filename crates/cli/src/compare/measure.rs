@@ -133,6 +133,23 @@ pub fn sst_bytes_written(root: &Path) -> Result<Option<u64>, CliError> {
     Ok(Some(total))
 }
 
+/// The version RocksDB wrote at the head of a `LOG` under `root`
+/// (`RocksDB version: 10.4.2`), if any.
+pub fn rocksdb_version(root: &Path) -> Result<Option<String>, CliError> {
+    let mut logs = Vec::new();
+    find_logs(root, &mut logs)?;
+    for log in logs {
+        let text = std::fs::read_to_string(&log)?;
+        if let Some(version) = text
+            .lines()
+            .find_map(|l| l.split_once("RocksDB version: ").map(|(_, v)| v.trim()))
+        {
+            return Ok(Some(version.to_string()));
+        }
+    }
+    Ok(None)
+}
+
 fn find_logs(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), CliError> {
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
@@ -170,6 +187,16 @@ mod tests {
         .join("\n");
         std::fs::write(db.join("LOG"), log).unwrap();
         assert_eq!(sst_bytes_written(dir.path()).unwrap(), Some(1200));
+        assert_eq!(rocksdb_version(dir.path()).unwrap(), None);
+        std::fs::write(
+            db.join("LOG.old.1"),
+            "2026/11/22-03:00:00.000000 7f RocksDB version: 10.4.2\n",
+        )
+        .unwrap();
+        assert_eq!(
+            rocksdb_version(dir.path()).unwrap().as_deref(),
+            Some("10.4.2")
+        );
         let empty = tempfile::tempdir().unwrap();
         assert_eq!(sst_bytes_written(empty.path()).unwrap(), None);
     }

@@ -1,13 +1,16 @@
 //! `redcodec compare`: one standard workload on every chosen format and on
 //! a raw RocksDB baseline, in temporary stores, single-threaded; tables on
-//! stdout, CSV, JSON and SVG charts in `--out`.
+//! stdout, CSV, JSON, SVG charts and one HTML report in `--out`.
 //!
 //! - [`workload`]: the timed commands and their arguments;
 //! - [`format_run`]: a format through the workload, space, write
 //!   amplification and the DEL of a big hash;
 //! - [`raw`]: the raw RocksDB baseline;
 //! - [`measure`]: space, records, and SST bytes written (from RocksDB's LOG);
-//! - [`report`]: tables, goals, CSV and JSON; [`charts`]: SVG bar charts.
+//! - [`report`]: tables, goals, CSV and JSON; [`figure`]: a figure and its
+//!   spread over rounds or samples;
+//! - [`charts`]: horizontal bar charts as SVG; [`page`]: `report.html`, the
+//!   settings, goals, every chart beside its table, and notes, in one file.
 
 use std::path::PathBuf;
 
@@ -18,8 +21,10 @@ use redcodec_formats::Format;
 use crate::error::CliError;
 
 mod charts;
+mod figure;
 mod format_run;
 mod measure;
+mod page;
 mod raw;
 mod report;
 mod workload;
@@ -44,7 +49,7 @@ pub struct CompareArgs {
     /// Fields of the big hash whose DEL is timed.
     #[arg(long, default_value_t = 100_000)]
     pub big_hash: usize,
-    /// Directory for the CSV, JSON and SVG files.
+    /// Directory for the CSV, JSON, SVG and HTML files.
     #[arg(long, default_value = "compare-out")]
     pub out: PathBuf,
 }
@@ -106,10 +111,14 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
     }
     bar.finish_and_clear();
 
-    let report = report::Report::new(sizes, raw, results);
+    let report = report::Report::new(sizes, raw, results, report::Machine::here());
     print!("{}", report::tables(&report));
     let mut files = report::write_files(&report, &args.out)?;
-    files.extend(charts::draw(&report, &args.out)?);
+    let (drawn, svgs) = charts::draw(&report, &args.out)?;
+    files.extend(svgs);
+    let page = args.out.join("report.html");
+    std::fs::write(&page, page::html(&report, &drawn).into_string())?;
+    files.push(page);
     println!(
         "Files: {}",
         files

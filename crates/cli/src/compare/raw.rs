@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use rocksdb::{BottommostLevelCompaction, CompactOptions, Options, DB};
 
-use super::measure::{sst_bytes_written, Space, WriteAmp};
+use super::measure::{rocksdb_version, sst_bytes_written, Space, WriteAmp};
 use super::workload::{shuffled, string_key, Kind, Sizes, Timing};
 use crate::error::CliError;
 
@@ -23,6 +23,8 @@ pub struct RawResult {
     pub space: Space,
     /// Write amplification.
     pub write_amp: WriteAmp,
+    /// The RocksDB version, as its `LOG` gives it.
+    pub rocksdb_version: Option<String>,
 }
 
 fn db_err(e: rocksdb::Error) -> CliError {
@@ -84,5 +86,6 @@ pub fn run(dir: &Path, sizes: &Sizes) -> Result<RawResult, CliError> {
         get,
         space: Space::new(keys.len() as u64, sst_bytes, records),
         write_amp: WriteAmp::new(logical_bytes, sst_bytes_written(dir)?),
+        rocksdb_version: rocksdb_version(dir)?,
     })
 }

@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use super::figure::Figure;
 use super::format_run::FormatResult;
 use super::raw::RawResult;
 use super::workload::{Kind, Sizes, Timing, STEPS};
@@ -19,6 +20,94 @@ pub struct Report {
     pub formats: Vec<FormatResult>,
     /// The performance goals, judged from this run.
     pub goals: Vec<Goal>,
+    /// The machine and time of the run.
+    pub machine: Machine,
+}
+
+/// Where and when a run took place.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Machine {
+    /// Cores this process may use.
+    pub cores: usize,
+    /// The processor's model, where the system names it (`/proc/cpuinfo`).
+    pub cpu: Option<String>,
+    /// Operating system and architecture.
+    pub os: String,
+    /// When the run ended, UTC (RFC 3339).
+    pub date: String,
+}
+
+impl Machine {
+    /// This machine, now.
+    pub fn here() -> Machine {
+        let cpu = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|text| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix("model name"))
+                    .and_then(|l| l.split_once(':'))
+                    .map(|(_, m)| m.trim().to_string())
+            });
+        Machine {
+            cores: std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+            cpu,
+            os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+            date: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+        }
+    }
+}
+
+/// Whether a run meets a goal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GoalStatus {
+    /// The figure is on the goal's side of the threshold, and so is its
+    /// whole spread when it has one.
+    Met,
+    /// The figure misses the threshold, and so does its whole spread.
+    NotMet,
+    /// The threshold lies within the figure's spread: the runs disagree.
+    WithinNoise,
+}
+
+impl GoalStatus {
+    /// The status as the tables write it.
+    pub fn label(self) -> &'static str {
+        match self {
+            GoalStatus::Met => "met",
+            GoalStatus::NotMet => "not met",
+            GoalStatus::WithinNoise => "within noise",
+        }
+    }
+
+    /// Judges `ratio` against `threshold`: at least it, or at most it.
+    pub fn judge(ratio: Figure, threshold: f64, at_most: bool) -> GoalStatus {
+        if ratio.spread.is_some() && ratio.lo() <= threshold && threshold <= ratio.hi() {
+            return GoalStatus::WithinNoise;
+        }
+        let met = if at_most {
+            ratio.value <= threshold
+        } else {
+            ratio.value >= threshold
+        };
+        if met {
+            GoalStatus::Met
+        } else {
+            GoalStatus::NotMet
+        }
+    }
+}
+
+/// What a goal's ratio divides by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Against {
+    /// Raw RocksDB put (writes) or get (reads).
+    Raw,
+    /// The same format's SET.
+    OwnSet,
+    /// The same format's DEL of a small hash.
+    SmallDel,
 }
 
 /// One performance goal and whether this run meets it.
@@ -26,21 +115,41 @@ pub struct Report {
 pub struct Goal {
     /// The goal.
     pub goal: String,
-    /// What this run measured.
+    /// The format it is set for.
+    pub format: String,
+    /// The command whose figure is judged.
+    pub command: String,
+    /// What the ratio divides by.
+    pub against: Against,
+    /// The ratio's threshold.
+    pub threshold: f64,
+    /// Whether the ratio must stay at most (not at least) the threshold.
+    pub at_most: bool,
+    /// The measured ratio, with its spread when the figures have one.
+    pub ratio: Figure,
+    /// What this run measured, in words.
     pub measured: String,
-    /// Whether it is met.
+    /// Met, not met or within noise.
+    pub status: GoalStatus,
+    /// Whether it is met (`status` is `met`).
     pub met: bool,
 }
 
 impl Report {
     /// Builds the report and judges the goals.
-    pub fn new(sizes: Sizes, raw: RawResult, formats: Vec<FormatResult>) -> Report {
+    pub fn new(
+        sizes: Sizes,
+        raw: RawResult,
+        formats: Vec<FormatResult>,
+        machine: Machine,
+    ) -> Report {
         let goals = goals(&raw, &formats);
         Report {
             sizes,
             raw,
             formats,
             goals,
+            machine,
         }
     }
 
@@ -53,74 +162,119 @@ impl Report {
     }
 }
 
-fn timing<'a>(f: &'a FormatResult, command: &str) -> Option<&'a Timing> {
+/// The timing of `command` in a format's run.
+pub fn timing<'a>(f: &'a FormatResult, command: &str) -> Option<&'a Timing> {
     f.timings.iter().find(|t| t.command == command)
 }
 
+/// One ratio goal: `format`'s `command` over `base`, at least `threshold`.
+struct RatioGoal<'a> {
+    format: &'a str,
+    command: &'a str,
+    against: Against,
+    threshold: f64,
+    what: &'a str,
+}
+
+impl RatioGoal<'_> {
+    fn judge(&self, ours: Option<Figure>, base: Figure) -> Option<Goal> {
+        let ratio = ours?.ratio(base);
+        let status = GoalStatus::judge(ratio, self.threshold, false);
+        let spread = ratio
+            .spread
+            .map_or(String::new(), |s| format!(" ({:.2}–{:.2})", s.min, s.max));
+        Some(Goal {
+            goal: format!(
+                "{} {} ≥ {}× {}",
+                self.format, self.command, self.threshold, self.what
+            ),
+            format: self.format.to_string(),
+            command: self.command.to_string(),
+            against: self.against,
+            threshold: self.threshold,
+            at_most: false,
+            ratio,
+            measured: format!("{:.2}×{spread} {}", ratio.value, self.what),
+            status,
+            met: status == GoalStatus::Met,
+        })
+    }
+}
+
+/// The goals of the ratio charts: `(command, threshold)` of each format's
+/// collection writes against its own SET.
+pub const OWN_SET_GOALS: [(&str, f64); 2] = [("HSET", 0.5), ("ZADD", 0.35)];
+
+/// The goals against raw RocksDB: `(format, command, threshold)`.
+pub const RAW_GOALS: [(&str, &str, f64); 2] = [("kvrocks", "SET", 0.8), ("kvrocks", "GET", 0.8)];
+
+/// How many times the DEL of the small hash the DEL of the big one may take
+/// on a version-based format.
+pub const DEL_GOAL: f64 = 10.0;
+
 fn goals(raw: &RawResult, formats: &[FormatResult]) -> Vec<Goal> {
     let mut out = Vec::new();
-    let mut vs = |goal: String, ours: Option<f64>, theirs: f64, min: f64, what: &str| {
-        if let Some(ours) = ours {
-            let r = ours / theirs;
-            out.push(Goal {
-                goal,
-                measured: format!("{r:.2}× {what}"),
-                met: r >= min,
-            });
-        }
-    };
-    for f in formats {
-        if f.format == "kvrocks" {
-            let set = timing(f, "SET").map(Timing::ops_per_sec);
-            let get = timing(f, "GET").map(Timing::ops_per_sec);
-            vs(
-                "kvrocks SET ≥ 0.8× raw put".into(),
-                set,
-                raw.put.ops_per_sec(),
-                0.8,
-                "raw put",
-            );
-            vs(
-                "kvrocks GET ≥ 0.8× raw get".into(),
-                get,
-                raw.get.ops_per_sec(),
-                0.8,
-                "raw get",
-            );
+    for (name, command, threshold) in RAW_GOALS {
+        for f in formats.iter().filter(|f| f.format == name) {
+            let (base, what) = if command == "GET" {
+                (&raw.get, "raw get")
+            } else {
+                (&raw.put, "raw put")
+            };
+            let goal = RatioGoal {
+                format: &f.format,
+                command,
+                against: Against::Raw,
+                threshold,
+                what,
+            };
+            out.extend(goal.judge(timing(f, command).map(Timing::rate), base.rate()));
         }
     }
     for f in formats {
-        let Some(set) = timing(f, "SET").map(Timing::ops_per_sec) else {
+        let Some(set) = timing(f, "SET").map(Timing::rate) else {
             continue;
         };
-        let hset = timing(f, "HSET").map(Timing::ops_per_sec);
-        let zadd = timing(f, "ZADD").map(Timing::ops_per_sec);
-        vs(
-            format!("{} HSET ≥ 0.5× its SET", f.format),
-            hset,
-            set,
-            0.5,
-            "SET",
-        );
-        vs(
-            format!("{} ZADD ≥ 0.35× its SET", f.format),
-            zadd,
-            set,
-            0.35,
-            "SET",
-        );
+        for (command, threshold) in OWN_SET_GOALS {
+            let goal = RatioGoal {
+                format: &f.format,
+                command,
+                against: Against::OwnSet,
+                threshold,
+                what: "its SET",
+            };
+            out.extend(goal.judge(timing(f, command).map(Timing::rate), set));
+        }
     }
     for f in formats.iter().filter(|f| f.version_based) {
         if let (Some(small), Some(big)) = (f.del.first(), f.del.last()) {
             if big.fields > small.fields {
-                let r = big.seconds / small.seconds.max(1e-9);
+                // Judged on the medians: the spread of a DEL is over the
+                // samples of this run (the first one often cold), not over
+                // rounds, and the quotient of two such spreads says little.
+                let ratio = Figure::one(big.seconds).ratio(Figure::one(small.seconds));
+                let status = if big.elements_left() > 0 {
+                    GoalStatus::NotMet
+                } else {
+                    GoalStatus::judge(ratio, DEL_GOAL, true)
+                };
+                let spread = ratio
+                    .spread
+                    .map_or(String::new(), |s| format!(" ({:.1}–{:.1})", s.min, s.max));
                 out.push(Goal {
                     goal: format!("{} DEL of a big collection constant-time", f.format),
+                    format: f.format.clone(),
+                    command: "DEL".into(),
+                    against: Against::SmallDel,
+                    threshold: DEL_GOAL,
+                    at_most: true,
+                    ratio,
                     measured: format!(
-                        "DEL of {} fields took {r:.1}× the DEL of {} fields (met if ≤ 10×); {} element records left after compaction",
-                        big.fields, small.fields, big.elements_left()
+                        "DEL of {} fields took {:.1}×{spread} the DEL of {} fields (met if ≤ {DEL_GOAL}×); {} element records left after compaction",
+                        big.fields, ratio.value, small.fields, big.elements_left()
                     ),
-                    met: r <= 10.0 && big.elements_left() == 0,
+                    status,
+                    met: status == GoalStatus::Met,
                 });
             }
         }
@@ -129,7 +283,7 @@ fn goals(raw: &RawResult, formats: &[FormatResult]) -> Vec<Goal> {
 }
 
 /// Formats a rate with thousands separators.
-fn rate(x: f64) -> String {
+pub fn rate(x: f64) -> String {
     if !x.is_finite() {
         return "inf".into();
     }
@@ -145,7 +299,8 @@ fn rate(x: f64) -> String {
     out
 }
 
-fn duration(seconds: f64) -> String {
+/// A duration in µs, ms or s.
+pub fn duration(seconds: f64) -> String {
     if seconds < 1e-3 {
         format!("{:.1} µs", seconds * 1e6)
     } else if seconds < 1.0 {
@@ -155,40 +310,104 @@ fn duration(seconds: f64) -> String {
     }
 }
 
-/// A Markdown table; columns from `right_from` on are right-aligned.
+/// One table of figures: the same cells on stdout and in `report.html`.
+#[derive(Clone, Debug)]
+pub struct Table {
+    /// The table's title.
+    pub title: String,
+    /// Column names.
+    pub header: Vec<String>,
+    /// The cells, row by row.
+    pub rows: Vec<Vec<String>>,
+    /// Columns from this one on hold figures (right-aligned).
+    pub right_from: usize,
+}
+
+impl Table {
+    /// The table as Markdown.
+    pub fn markdown(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "#### {}\n", self.title);
+        let _ = writeln!(out, "| {} |", self.header.join(" | "));
+        let _ = writeln!(
+            out,
+            "|{}",
+            (0..self.header.len())
+                .map(|i| if i < self.right_from { "---|" } else { "---:|" })
+                .collect::<String>()
+        );
+        for row in &self.rows {
+            let _ = writeln!(out, "| {} |", row.join(" | "));
+        }
+        out.push('\n');
+        out
+    }
+}
+
+/// The tables of a report, one per metric.
+#[derive(Clone, Debug)]
+pub struct Tables {
+    /// Operations per second.
+    pub ops: Table,
+    /// Ratios to raw RocksDB.
+    pub ratio: Table,
+    /// Collection writes against the format's own SET.
+    pub own_set: Table,
+    /// Space after a full compaction.
+    pub space: Table,
+    /// Write amplification.
+    pub write_amp: Table,
+    /// DEL of a big hash.
+    pub del: Table,
+    /// The goals.
+    pub goals: Table,
+}
+
 fn table(
-    out: &mut String,
+    out: &mut Vec<Table>,
     title: &str,
     header: &[String],
     rows: &[Vec<String>],
     right_from: usize,
 ) {
-    let _ = writeln!(out, "#### {title}\n");
-    let _ = writeln!(out, "| {} |", header.join(" | "));
-    let _ = writeln!(
-        out,
-        "|{}",
-        header
-            .iter()
-            .enumerate()
-            .map(|(i, _)| if i < right_from { "---|" } else { "---:|" })
-            .collect::<String>()
-    );
-    for row in rows {
-        let _ = writeln!(out, "| {} |", row.join(" | "));
-    }
-    out.push('\n');
+    out.push(Table {
+        title: title.to_string(),
+        header: header.to_vec(),
+        rows: rows.to_vec(),
+        right_from,
+    });
+}
+
+/// The run's sizes in one line.
+pub fn settings_line(report: &Report) -> String {
+    let s = &report.sizes;
+    format!(
+        "{} keys, {} elements per collection, {}-byte values, big hash of {} fields",
+        s.keys, s.elements, s.value_size, s.big_hash
+    )
 }
 
 /// The tables, one per metric, as Markdown.
 pub fn tables(report: &Report) -> String {
-    let mut out = String::new();
-    let s = &report.sizes;
-    let _ = writeln!(
-        out,
-        "redcodec compare: {} keys, {} elements per collection, {}-byte values, big hash of {} fields\n",
-        s.keys, s.elements, s.value_size, s.big_hash
-    );
+    let mut out = format!("redcodec compare: {}\n\n", settings_line(report));
+    let t = table_set(report);
+    for table in [
+        &t.ops,
+        &t.ratio,
+        &t.own_set,
+        &t.space,
+        &t.write_amp,
+        &t.del,
+        &t.goals,
+    ] {
+        out.push_str(&table.markdown());
+    }
+    out
+}
+
+/// The tables, one per metric.
+pub fn table_set(report: &Report) -> Tables {
+    let mut out = Vec::new();
     let names: Vec<String> = report.formats.iter().map(|f| f.format.clone()).collect();
 
     let mut header = vec!["command".to_string()];
@@ -241,6 +460,31 @@ pub fn tables(report: &Report) -> String {
         1,
     );
 
+    let mut header = vec!["command".to_string()];
+    header.extend(names.iter().cloned());
+    header.push("goal".into());
+    let rows: Vec<Vec<String>> = OWN_SET_GOALS
+        .iter()
+        .map(|&(command, threshold)| {
+            let mut row = vec![format!("{command} / its SET")];
+            for f in &report.formats {
+                let ratio = timing(f, command)
+                    .zip(timing(f, "SET"))
+                    .map(|(c, set)| c.rate().ratio(set.rate()));
+                row.push(ratio.map_or("-".into(), |r| format!("{:.2}", r.value)));
+            }
+            row.push(format!("≥ {threshold}"));
+            row
+        })
+        .collect();
+    table(
+        &mut out,
+        "Collection writes against the format's own SET",
+        &header,
+        &rows,
+        1,
+    );
+
     let header: Vec<String> = [
         "store",
         "elements",
@@ -282,6 +526,7 @@ pub fn tables(report: &Report) -> String {
         "format",
         "hash fields",
         "DEL time (median)",
+        "fastest – slowest",
         "samples",
         "records before",
         "records left after compaction",
@@ -299,6 +544,9 @@ pub fn tables(report: &Report) -> String {
                     f.format.clone(),
                     rate(d.fields as f64),
                     duration(d.seconds),
+                    d.seconds_spread.map_or("-".into(), |s| {
+                        format!("{} – {}", duration(s.min), duration(s.max))
+                    }),
                     d.samples.to_string(),
                     rate(d.records_before as f64),
                     rate(d.records_left as f64),
@@ -314,16 +562,20 @@ pub fn tables(report: &Report) -> String {
     let rows: Vec<Vec<String>> = report
         .goals
         .iter()
-        .map(|g| {
-            vec![
-                g.goal.clone(),
-                g.measured.clone(),
-                if g.met { "met" } else { "not met" }.into(),
-            ]
-        })
+        .map(|g| vec![g.goal.clone(), g.measured.clone(), g.status.label().into()])
         .collect();
     table(&mut out, "Performance goals", &header, &rows, 3);
-    out
+    let mut it = out.into_iter();
+    let mut next = || it.next().expect("seven tables");
+    Tables {
+        ops: next(),
+        ratio: next(),
+        own_set: next(),
+        space: next(),
+        write_amp: next(),
+        del: next(),
+        goals: next(),
+    }
 }
 
 fn space_row(name: &str, s: &super::measure::Space) -> Vec<String> {
@@ -533,8 +785,57 @@ pub fn write_files(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf
     let rows: Vec<Vec<String>> = report
         .goals
         .iter()
-        .map(|g| vec![g.goal.clone(), g.measured.clone(), g.met.to_string()])
+        .map(|g| {
+            vec![
+                g.goal.clone(),
+                g.measured.clone(),
+                g.met.to_string(),
+                g.status.label().into(),
+            ]
+        })
         .collect();
-    csv.write("goals.csv", &["goal", "measured", "met"], &rows)?;
+    csv.write("goals.csv", &["goal", "measured", "met", "status"], &rows)?;
     Ok(csv.written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::figure::Spread;
+    use super::*;
+
+    #[test]
+    fn a_goal_inside_the_spread_is_within_noise() {
+        let spread = |value, min, max| Figure {
+            value,
+            spread: Some(Spread { min, max }),
+        };
+        assert_eq!(
+            GoalStatus::judge(Figure::one(0.81), 0.8, false),
+            GoalStatus::Met
+        );
+        assert_eq!(
+            GoalStatus::judge(Figure::one(0.79), 0.8, false),
+            GoalStatus::NotMet
+        );
+        assert_eq!(
+            GoalStatus::judge(spread(0.85, 0.78, 0.9), 0.8, false),
+            GoalStatus::WithinNoise
+        );
+        assert_eq!(
+            GoalStatus::judge(spread(0.85, 0.82, 0.9), 0.8, false),
+            GoalStatus::Met
+        );
+        assert_eq!(
+            GoalStatus::judge(spread(0.7, 0.6, 0.75), 0.8, false),
+            GoalStatus::NotMet
+        );
+        assert_eq!(
+            GoalStatus::judge(Figure::one(12.0), 10.0, true),
+            GoalStatus::NotMet
+        );
+        assert_eq!(
+            GoalStatus::judge(spread(9.0, 8.0, 11.0), 10.0, true),
+            GoalStatus::WithinNoise
+        );
+    }
 }

@@ -6,6 +6,7 @@ use std::time::Instant;
 use redcodec_engine::{Engine, Reply};
 use redcodec_formats::AnyCodec;
 
+use super::figure::{Figure, Spread};
 use crate::error::CliError;
 
 /// The size of a run.
@@ -153,6 +154,10 @@ pub struct Timing {
     pub seconds: f64,
     /// Operations per second.
     pub ops_per_sec: f64,
+    /// Lowest and highest operations per second when the command was timed
+    /// more than once; `None` after a single pass.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ops_per_sec_spread: Option<Spread>,
 }
 
 impl Timing {
@@ -164,12 +169,21 @@ impl Timing {
             ops,
             seconds,
             ops_per_sec: ops as f64 / seconds.max(1e-9),
+            ops_per_sec_spread: None,
         }
     }
 
     /// Operations per second.
     pub fn ops_per_sec(&self) -> f64 {
         self.ops_per_sec
+    }
+
+    /// Operations per second with their spread, if any.
+    pub fn rate(&self) -> Figure {
+        Figure {
+            value: self.ops_per_sec,
+            spread: self.ops_per_sec_spread,
+        }
     }
 }
 
