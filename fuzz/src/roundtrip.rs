@@ -12,6 +12,8 @@
 //!   a lossy score index rounds) and lies in [`Codec::sub_range`]; an
 //!   element's value decodes to the value it was made from, and belongs to
 //!   the key's current version;
+//! - every key lies in a range of [`Codec::flush_ranges`], and in
+//!   [`Codec::key_range`] where the format has one;
 //! - the garbage collector keeps the element of a live key that holds
 //!   elements, and finds its owner's metadata record.
 
@@ -185,6 +187,23 @@ pub fn check<C: Codec>(c: &C, case: &Case) {
         "{name}: metadata key {:02x?} is in no metadata range",
         record.key
     );
+    let flush = c.flush_ranges();
+    let key_range = c.key_range(&case.key);
+    // Every record of the key: in a flush range of its place, and in the
+    // key's own range where the format has one.
+    let covered = |place: Place, raw: &[u8]| {
+        assert!(
+            flush.iter().any(|r| in_range(c, r, place, raw)),
+            "{name}: {raw:02x?} at {place:?} is in no flush range"
+        );
+        if let Some(r) = &key_range {
+            assert!(
+                in_range(c, r, place, raw),
+                "{name}: {raw:02x?} outside the key's range {r:02x?}"
+            );
+        }
+    };
+    covered(record.place, &record.key);
     let Ok(bytes) = c.encode_meta(&meta) else {
         return; // out of the format's range: an error, not a panic
     };
@@ -217,6 +236,7 @@ pub fn check<C: Codec>(c: &C, case: &Case) {
             in_range(c, &range, place, &key),
             "{name}: {kind:?} {id:?} → {key:02x?} outside {range:02x?}"
         );
+        covered(place, &key);
         let got = c
             .decode_sub_key(kind, &case.key, &decoded, &key)
             .unwrap_or_else(|e| panic!("{name}: {kind:?} {id:?} → {key:02x?} fails: {e}"));
