@@ -56,6 +56,8 @@ pub struct Ctx<'e, C: Codec, S: KvStore = Store> {
 }
 
 impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
+    /// A command's context on `eng`: nothing read, nothing queued; the
+    /// caller holds the keys' locks and ends with [`Ctx::commit`].
     pub fn new(eng: &'e EngineCore<C, S>) -> Ctx<'e, C, S> {
         Ctx {
             eng,

@@ -151,7 +151,7 @@ impl Checkpoint {
                 "counter" => cp.counter = number(value).ok_or_else(|| bad("bad number"))?,
                 "through" => cp.through = opt_unhex(value).ok_or_else(|| bad("bad hex"))?,
                 "through-count" => {
-                    cp.through_count = number(value).ok_or_else(|| bad("bad number"))?
+                    cp.through_count = number(value).ok_or_else(|| bad("bad number"))?;
                 }
                 "pending" => {
                     cp.pending = if value == "-" {

@@ -134,7 +134,9 @@ impl ContentDigest {
                 self.elements += 1;
             }
             Value::List(items) => {
-                items.iter().for_each(|v| feed(&mut self.ordered, v));
+                for v in items {
+                    feed(&mut self.ordered, v);
+                }
                 self.elements += items.len() as u64;
             }
             Value::Hash(pairs) => {

@@ -73,11 +73,11 @@ impl Condition {
         let mut c = Condition::default();
         for opt in opts {
             match () {
-                _ if is(opt, "nx") => c.nx = true,
-                _ if is(opt, "xx") => c.xx = true,
-                _ if is(opt, "gt") => c.gt = true,
-                _ if is(opt, "lt") => c.lt = true,
-                _ => {
+                () if is(opt, "nx") => c.nx = true,
+                () if is(opt, "xx") => c.xx = true,
+                () if is(opt, "gt") => c.gt = true,
+                () if is(opt, "lt") => c.lt = true,
+                () => {
                     return Err(CmdError::other(format!(
                         "ERR Unsupported option {}",
                         String::from_utf8_lossy(opt)

@@ -660,7 +660,7 @@ mod tests {
                 panic!("scan reply")
             };
             assert!(items.len() <= 70);
-            seen.extend(items.iter().map(|r| r.to_cli_string()));
+            seen.extend(items.iter().map(crate::reply::Reply::to_cli_string));
             cursor = String::from_utf8(next.clone()).expect("utf8");
             calls += 1;
             if cursor == "0" {

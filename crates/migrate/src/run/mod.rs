@@ -284,7 +284,7 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
         // The key being written, and its destination metadata (`None`:
         // not written, as expired or unrepresentable).
         let mut open: Option<(Vec<u8>, Option<Meta>)> = None;
-        for packet in rx.iter() {
+        for packet in &rx {
             for item in packet? {
                 match item {
                     Item::Key {

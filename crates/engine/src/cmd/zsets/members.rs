@@ -70,13 +70,13 @@ fn parse_zadd<'a>(a: &[&'a [u8]]) -> CmdResult<(AddFlags, Pairs<'a>)> {
     let mut i = 2;
     while let Some(opt) = a.get(i) {
         let flag = match () {
-            _ if is(opt, "nx") => &mut flags.nx,
-            _ if is(opt, "xx") => &mut flags.xx,
-            _ if is(opt, "gt") => &mut flags.gt,
-            _ if is(opt, "lt") => &mut flags.lt,
-            _ if is(opt, "ch") => &mut flags.ch,
-            _ if is(opt, "incr") => &mut flags.incr,
-            _ => break,
+            () if is(opt, "nx") => &mut flags.nx,
+            () if is(opt, "xx") => &mut flags.xx,
+            () if is(opt, "gt") => &mut flags.gt,
+            () if is(opt, "lt") => &mut flags.lt,
+            () if is(opt, "ch") => &mut flags.ch,
+            () if is(opt, "incr") => &mut flags.incr,
+            () => break,
         };
         *flag = true;
         i += 1;

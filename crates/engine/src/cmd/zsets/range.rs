@@ -231,12 +231,12 @@ fn zrange_generic<C: Codec, S: KvStore>(
         (_, None) => {}
         (Parsed::Score(range), Some(window)) => {
             score_walk(ctx, key, &meta, &range, req.reverse, window, |e| {
-                entries.push(e)
+                entries.push(e);
             })?;
         }
         (Parsed::Lex(range), Some(window)) => {
             lex_walk(ctx, key, &meta, &range, req.reverse, window, |e| {
-                entries.push(e)
+                entries.push(e);
             })?;
         }
     }

@@ -57,12 +57,12 @@ fn remove_range<C: Codec, S: KvStore>(
         }
         Doomed::Score(range) => {
             score_walk(ctx, key, &meta, &range, false, Window::ALL, |e| {
-                entries.push(e)
+                entries.push(e);
             })?;
         }
         Doomed::Lex(range) => {
             lex_walk(ctx, key, &meta, &range, false, Window::ALL, |e| {
-                entries.push(e)
+                entries.push(e);
             })?;
         }
     }

@@ -98,10 +98,10 @@ fn parse_options(args: &[&[u8]], weights: &mut [f64]) -> CmdResult<Aggregate> {
         } else if is(opt, "aggregate") && left >= 2 {
             let name = args[i + 1];
             aggregate = match () {
-                _ if is(name, "sum") => Aggregate::Sum,
-                _ if is(name, "min") => Aggregate::Min,
-                _ if is(name, "max") => Aggregate::Max,
-                _ => return Err(CmdError::Syntax),
+                () if is(name, "sum") => Aggregate::Sum,
+                () if is(name, "min") => Aggregate::Min,
+                () if is(name, "max") => Aggregate::Max,
+                () => return Err(CmdError::Syntax),
             };
             i += 2;
         } else {
