@@ -13,6 +13,7 @@ use redcodec_testkit::{feed_decoders, SUB_KINDS};
 
 use redcodec_ardb::ArdbCodec;
 use redcodec_blackwidow::BlackwidowCodec;
+use redcodec_floyd::FloydCodec;
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
 use redcodec_nemo::NemoCodec;
 
@@ -231,4 +232,28 @@ pub fn ardb(data: &[u8]) {
         let _ = d.to_value_bytes();
     }
     let _ = c.key_range(bytes);
+}
+
+/// The floyd decoders (selector: `sel % 3` instance count, `sel / 3`
+/// metadata), through the codec.
+pub fn floyd(data: &[u8]) {
+    use redcodec_floyd::FloydOptions;
+    let Some((&sel, bytes)) = data.split_first() else {
+        return;
+    };
+    let sel = usize::from(sel);
+    let c = FloydCodec::new(FloydOptions {
+        instances: [1, 3, 16][sel % 3],
+        ..FloydOptions::default()
+    })
+    .expect("valid floyd options");
+    let version = [1_700_000_000_000, u64::MAX, 0][(sel / 15) % 3];
+    let list = ListBounds::Array {
+        head: (1 << 63) - 1,
+        tail: 1 << 63,
+    };
+    let m = meta_of(&c, sel / 3, version, 1, list);
+    let outside = [Place::new(16, 0), Place::new(0, 7)];
+    feed_decoders(&c, &m, bytes, &outside, &NOWS);
+    meta_fixpoint(&c, bytes);
 }

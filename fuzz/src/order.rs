@@ -180,3 +180,49 @@ fn ints_within_2_53(key: &[u8]) -> bool {
     }
     true
 }
+
+/// Floyd: `sel` even, `floyd.ListsDataKeyComparator` (equal only on equal
+/// bytes); odd, `floyd.ZSetsScoreKeyComparator` (equal also where two keys
+/// differ only in an 8-byte score of `-0.0` against `+0.0`).
+pub fn floyd(data: &[u8]) {
+    use redcodec_floyd::comparator as floyd;
+    let Some((&sel, rest)) = data.split_first() else {
+        return;
+    };
+    let keys = crate::chunks(rest, 3);
+    if sel % 2 == 0 {
+        check_total_order(
+            "floyd lists_data_key_compare",
+            floyd::lists_data_key_compare,
+            &keys,
+            true,
+            |a, b| a == b,
+        );
+    } else {
+        check_total_order(
+            "floyd zsets_score_key_compare",
+            floyd::zsets_score_key_compare,
+            &keys,
+            true,
+            only_a_zero_score_apart,
+        );
+    }
+}
+
+/// Whether `a` and `b` are equal but for one 8-byte little-endian double
+/// that is `-0.0` in one and `+0.0` in the other.
+fn only_a_zero_score_apart(a: &[u8], b: &[u8]) -> bool {
+    if a == b {
+        return true;
+    }
+    if a.len() != b.len() {
+        return false;
+    }
+    let differ: Vec<usize> = (0..a.len()).filter(|&i| a[i] != b[i]).collect();
+    let (first, last) = (differ[0], differ[differ.len() - 1]);
+    let zero = |k: &[u8], at: usize| {
+        k.get(at..at + 8)
+            .is_some_and(|w| f64::from_le_bytes(w.try_into().unwrap()) == 0.0)
+    };
+    (last.saturating_sub(7)..=first).any(|at| zero(a, at) && zero(b, at))
+}

@@ -229,7 +229,7 @@ pub fn check<C: Codec>(c: &C, case: &Case) {
         if owner_type(kind) != t {
             continue;
         }
-        let place = c.sub_place(kind);
+        let place = c.sub_place(kind, &case.key);
         let key = c.sub_key(kind, &case.key, &decoded, &id);
         let range = c.sub_range(kind, &case.key, &decoded);
         assert!(
@@ -317,5 +317,11 @@ pub fn nemo(data: &[u8]) {
 /// [`check`] with the Ardb codec of the default namespace.
 pub fn ardb(data: &[u8]) {
     static C: OnceLock<redcodec_ardb::ArdbCodec> = OnceLock::new();
+    with(C.get_or_init(Default::default), data);
+}
+
+/// [`check`] with the floyd codec (three instances, 1,024 slots).
+pub fn floyd(data: &[u8]) {
+    static C: OnceLock<redcodec_floyd::FloydCodec> = OnceLock::new();
     with(C.get_or_init(Default::default), data);
 }
