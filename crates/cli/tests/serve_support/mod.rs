@@ -71,6 +71,12 @@ impl Serve {
         s
     }
 
+    /// The server's process id.
+    #[allow(dead_code)]
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The port.
     #[allow(dead_code)]
     pub fn port(&self) -> String {
