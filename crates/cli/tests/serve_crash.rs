@@ -362,3 +362,92 @@ fn sync_everysec_keeps_a_consistent_prefix() {
         );
     }
 }
+
+/// A crash between the batches of a command that writes two instances
+/// (blackwidow and nemo keep one per type): the hook
+/// `REDCODEC_ABORT_BETWEEN_INSTANCES=1` aborts the server right after the
+/// first instance's batch. After a restart the command happened whole.
+#[test]
+fn a_crash_between_two_instances_leaves_the_whole_command() {
+    type Setup = fn(&mut redis::Connection);
+    let cases: [(&str, Setup, Cmd); 4] = [
+        (
+            "SET over a hash",
+            |c| {
+                redis::cmd("HSET")
+                    .arg("k")
+                    .arg("f")
+                    .arg("v")
+                    .exec(c)
+                    .unwrap();
+            },
+            Cmd::Set("k".into(), "new".into()),
+        ),
+        (
+            "SET over a zset",
+            |c| redis::cmd("ZADD").arg("k").arg(1).arg("m").exec(c).unwrap(),
+            Cmd::Set("k".into(), "new".into()),
+        ),
+        (
+            "DEL of keys of four types",
+            |c| {
+                redis::cmd("SET").arg("a").arg("1").exec(c).unwrap();
+                redis::cmd("HSET")
+                    .arg("b")
+                    .arg("f")
+                    .arg("v")
+                    .exec(c)
+                    .unwrap();
+                redis::cmd("RPUSH").arg("c").arg("x").exec(c).unwrap();
+                redis::cmd("SADD").arg("d").arg("m").exec(c).unwrap();
+                redis::cmd("SET").arg("keep").arg("1").exec(c).unwrap();
+            },
+            Cmd::Del(vec!["a".into(), "b".into(), "c".into(), "d".into()]),
+        ),
+        (
+            "SET over a list",
+            |c| {
+                redis::cmd("RPUSH")
+                    .arg("k")
+                    .arg("x")
+                    .arg("y")
+                    .exec(c)
+                    .unwrap();
+            },
+            Cmd::Set("k".into(), "new".into()),
+        ),
+    ];
+    for format in ["blackwidow", "nemo"] {
+        for (name, setup, cmd) in &cases {
+            let (_tmp, dir) = store_dir();
+            let server = Serve::start(format, &dir, &["--sync", "always"]);
+            let mut c = server.conn();
+            setup(&mut c);
+            let before = read_state(&mut c);
+            drop(c);
+            assert!(server.signal("TERM").success());
+            let server = Serve::start_with_env(
+                format,
+                &dir,
+                &["--sync", "always"],
+                &[("REDCODEC_ABORT_BETWEEN_INSTANCES", "1")],
+            );
+            let mut c = server.conn();
+            assert!(
+                send(&mut c, cmd).is_err(),
+                "{format} {name}: the server aborted"
+            );
+            assert!(!server.wait().success(), "{format} {name}");
+            let server = Serve::start(format, &dir, &["--sync", "always"]);
+            let mut c = server.conn();
+            let mut after = before.clone();
+            apply(&mut after, cmd);
+            let state = read_state(&mut c);
+            assert_eq!(
+                state, after,
+                "{format} {name}: the command did not happen whole"
+            );
+            check_clean(format, &dir);
+        }
+    }
+}

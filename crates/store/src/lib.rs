@@ -23,6 +23,7 @@ mod error;
 mod expired;
 pub mod foreign;
 mod gc;
+pub mod intent;
 pub mod sst;
 mod store;
 
