@@ -15,8 +15,9 @@
 //! runs 50).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::process::ExitStatusExt;
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
@@ -218,6 +219,7 @@ struct Figures {
     kills: usize,
     acknowledged: usize,
     in_flight_happened: usize,
+    between_instances: usize,
     lost: usize,
 }
 
@@ -233,11 +235,17 @@ fn drive(
 ) -> (Vec<Model>, Option<Cmd>) {
     let mut c = server.conn();
     let acked = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
     let pid = server.pid().to_string();
     let killer = {
         let acked = Arc::clone(&acked);
+        let stop = Arc::clone(&stop);
         thread::spawn(move || {
             while acked.load(Ordering::SeqCst) < target {
+                if stop.load(Ordering::SeqCst) {
+                    // The server died by itself (the abort hook).
+                    return;
+                }
                 thread::sleep(Duration::from_micros(200));
             }
             let status = Command::new("kill")
@@ -264,6 +272,9 @@ fn drive(
             Err(_) => break Some(cmd),
         }
     };
+    // The server is not reaped before the killer ends, so its pid
+    // cannot name another process.
+    stop.store(true, Ordering::SeqCst);
     killer.join().expect("killer");
     (history, pending)
 }
@@ -284,8 +295,19 @@ fn run_rounds(format: &str, sync: &str, kills: usize, seed: u64, strict: bool) -
     let mut base = Model::new();
     let mut serial = 0u64;
     let mut outcome: Option<(Vec<Model>, Option<Cmd>)> = None;
+    let mut round = 0usize;
     loop {
-        let server = Serve::start(format, &dir, &["--sync", sync]);
+        // On the formats with one instance per type, every third round
+        // ends at its first write that spans two instances, right after
+        // the first instance's batch, instead of at a SIGKILL.
+        let hook = matches!(format, "blackwidow" | "nemo") && round % 3 == 2;
+        round += 1;
+        let env: &[(&str, &str)] = if hook {
+            &[("REDCODEC_ABORT_BETWEEN_INSTANCES", "1")]
+        } else {
+            &[]
+        };
+        let server = Serve::start_with_env(format, &dir, &["--sync", sync], env);
         if let Some((history, pending)) = outcome.take() {
             let mut c = server.conn();
             let state = read_state(&mut c);
@@ -325,7 +347,11 @@ fn run_rounds(format: &str, sync: &str, kills: usize, seed: u64, strict: bool) -
         let (history, pending) = drive(&server, &mut rng, &mut serial, &base, target);
         let status = server.wait();
         assert!(!status.success(), "{format}: the server was killed");
-        figures.kills += 1;
+        if status.signal() == Some(6) {
+            figures.between_instances += 1;
+        } else {
+            figures.kills += 1;
+        }
         outcome = Some((history, pending));
     }
     figures
@@ -344,9 +370,10 @@ fn sync_always_keeps_every_acknowledged_write() {
         let f = run_rounds(format, "always", kills(), 7 + i as u64, true);
         assert_eq!(f.lost, 0);
         println!(
-            "{format} --sync always: {} kills, {} acknowledged writes, none lost, \
-             the command in flight happened {} times, check clean",
-            f.kills, f.acknowledged, f.in_flight_happened
+            "{format} --sync always: {} kills and {} crashes between two instances, \
+             {} acknowledged writes, none lost, the command in flight happened {} \
+             times, check clean",
+            f.kills, f.between_instances, f.acknowledged, f.in_flight_happened
         );
     }
 }
@@ -356,9 +383,10 @@ fn sync_everysec_keeps_a_consistent_prefix() {
     for (i, format) in FORMATS.into_iter().enumerate() {
         let f = run_rounds(format, "everysec", kills(), 1000 + i as u64, false);
         println!(
-            "{format} --sync everysec: {} kills, {} acknowledged writes, {} lost \
-             (the unsynced tail), the command in flight happened {} times, check clean",
-            f.kills, f.acknowledged, f.lost, f.in_flight_happened
+            "{format} --sync everysec: {} kills and {} crashes between two instances, \
+             {} acknowledged writes, {} lost (the unsynced tail), the command in \
+             flight happened {} times, check clean",
+            f.kills, f.between_instances, f.acknowledged, f.lost, f.in_flight_happened
         );
     }
 }
