@@ -466,6 +466,15 @@ fn a_crash_between_two_instances_leaves_the_whole_command() {
                 "{format} {name}: the server aborted"
             );
             assert!(!server.wait().success(), "{format} {name}");
+            // Read-only, `check` sees the write not yet completed.
+            let (ok, out, _) = common::run(
+                &["check", "--format", format, "--dir", common::path(&dir)],
+                "",
+            );
+            assert!(
+                !ok && out.contains("pending-intent\t"),
+                "{format} {name}: {out}"
+            );
             let server = Serve::start(format, &dir, &["--sync", "always"]);
             let mut c = server.conn();
             let mut after = before.clone();

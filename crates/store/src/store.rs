@@ -436,6 +436,9 @@ impl Store {
         // One multi-instance write at a time: the intent file is the
         // store's only one.
         let _serial = self.multi_instance.lock();
+        // An intent left by a write that failed halfway (a full disk) is
+        // completed before the next one replaces it.
+        complete_intent(&self.root, &self.instances)?;
         let data: Vec<(usize, &[u8])> = batches.iter().map(|(i, wb)| (*i, wb.data())).collect();
         intent::record(&self.root, &data)?;
         let touched: Vec<usize> = batches.iter().map(|(i, _)| *i).collect();
