@@ -9,6 +9,7 @@ use std::io::Write;
 
 use redcodec_engine::check::{check, CheckReport, Finding};
 use redcodec_engine::reply::quote_bytes;
+use redcodec_engine::store::intent::INTENT_FILE;
 use redcodec_engine::store::sst::survey;
 use redcodec_engine::{store::hex, OpenMode};
 
@@ -26,6 +27,17 @@ pub fn run(store: &StoreArgs) -> Result<(), CliError> {
         let engine = args.open(OpenMode::ReadOnly, None)?;
         let report =
             check(&engine).map_err(|e| CliError::Io(std::io::Error::other(e.to_string())))?;
+        // A crash in the middle of a write that spans several instances:
+        // this read-only view does not see it completed yet.
+        let intent = engine.store().root().join(INTENT_FILE);
+        if intent.exists() {
+            writeln!(
+                out,
+                "pending-intent\t{}\ta write that spans several instances, completed at the next read-write open",
+                intent.display()
+            )?;
+            findings += 1;
+        }
         print_report(&mut out, &args, &report)?;
         findings += report.findings.len();
     }

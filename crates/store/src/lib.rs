@@ -23,6 +23,7 @@ mod error;
 mod expired;
 pub mod foreign;
 mod gc;
+pub mod intent;
 mod kv;
 pub mod sst;
 mod store;

@@ -25,6 +25,7 @@ use crate::compat::Compat;
 use crate::error::StoreError;
 use crate::expired::ExpiredKeys;
 use crate::gc::FilterFactory;
+use crate::intent;
 
 /// The RocksDB handle type: column families can be created while the
 /// database is shared.
@@ -49,6 +50,8 @@ pub struct Store {
     layout: Layout,
     instances: Vec<Instance>,
     root: PathBuf,
+    /// Held by a write that spans several instances ([`intent`]).
+    multi_instance: Mutex<()>,
     expired: Arc<ExpiredKeys>,
     /// Whether reads keep the blocks they load in the block cache.
     fill_cache: AtomicBool,
@@ -235,9 +238,13 @@ impl Store {
                 others,
             });
         }
+        if !read_only {
+            complete_intent(dir, &instances)?;
+        }
         Ok(Store {
             layout,
             instances,
+            multi_instance: Mutex::new(()),
             root: dir.to_path_buf(),
             expired,
             fill_cache: AtomicBool::new(true),
@@ -388,8 +395,15 @@ impl Store {
         }
     }
 
-    /// Applies a batch: one atomic RocksDB write per instance it touches.
+    /// Applies a batch, atomically: one RocksDB write per instance it
+    /// touches, and when it touches several, an intent record that
+    /// completes it after a crash ([`intent`]).
     pub fn write(&self, batch: Batch) -> Result<(), StoreError> {
+        self.write_batches(batch, true)
+    }
+
+    /// Applies a batch; `atomic`: across instances too.
+    fn write_batches(&self, batch: Batch, atomic: bool) -> Result<(), StoreError> {
         if !self.options.mode.writes() {
             return Err(StoreError::ReadOnly);
         }
@@ -408,12 +422,36 @@ impl Store {
             let wb = per_instance[place.instance].get_or_insert_with(WriteBatch::default);
             add_op(wb, &cf, op);
         }
-        for (inst, wb) in self.instances.iter().zip(per_instance) {
-            if let Some(wb) = wb {
-                inst.db.write(wb)?;
+        let batches: Vec<(usize, WriteBatch)> = per_instance
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, wb)| wb.map(|wb| (i, wb)))
+            .collect();
+        if !atomic || batches.len() < 2 {
+            for (i, wb) in batches {
+                self.instances[i].db.write(wb)?;
+            }
+            return Ok(());
+        }
+        // One multi-instance write at a time: the intent file is the
+        // store's only one.
+        let _serial = self.multi_instance.lock();
+        // An intent left by a write that failed halfway (a full disk) is
+        // completed before the next one replaces it.
+        complete_intent(&self.root, &self.instances)?;
+        let data: Vec<(usize, &[u8])> = batches.iter().map(|(i, wb)| (*i, wb.data())).collect();
+        intent::record(&self.root, &data)?;
+        let touched: Vec<usize> = batches.iter().map(|(i, _)| *i).collect();
+        for (n, (i, wb)) in batches.into_iter().enumerate() {
+            self.instances[i].db.write(wb)?;
+            if n == 0 && intent::abort_between_instances() {
+                std::process::abort();
             }
         }
-        Ok(())
+        for i in touched {
+            self.instances[i].db.flush_wal(true)?;
+        }
+        intent::clear(&self.root)
     }
 
     /// Puts the records the format writes on every open
@@ -426,7 +464,9 @@ impl Store {
         for (record, value) in records {
             batch.put(record.place, record.key, value);
         }
-        self.write(batch)
+        // The same records on every open: written again if a crash cut
+        // them short, so they need no intent.
+        self.write_batches(batch, false)
     }
 
     /// Flushes memtables and compacts every column family fully, so that
@@ -601,6 +641,25 @@ pub fn hex(bytes: &[u8]) -> String {
 }
 
 /// Adds one queued operation to a RocksDB write batch.
+/// Writes again the batches of the intent a crash left at `root`, syncs
+/// them, and removes the intent ([`intent`]).
+fn complete_intent(root: &Path, instances: &[Instance]) -> Result<(), StoreError> {
+    let Some(batches) = intent::pending(root)? else {
+        return Ok(());
+    };
+    for (index, data) in batches {
+        let inst = instances.get(index).ok_or_else(|| {
+            StoreError::Open(format!(
+                "{} names instance {index}, which the layout does not have",
+                intent::path(root).display()
+            ))
+        })?;
+        inst.db.write(WriteBatch::from_data(&data))?;
+        inst.db.flush_wal(true)?;
+    }
+    intent::clear(root)
+}
+
 fn add_op(wb: &mut WriteBatch, cf: &Arc<BoundColumnFamily<'_>>, op: Op) {
     match op {
         Op::Put(k, v) => wb.put_cf(cf, k, v),

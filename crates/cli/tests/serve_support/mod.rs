@@ -22,10 +22,16 @@ impl Serve {
     /// Starts a server on `dir` with extra options; returns once it
     /// prints that it accepts connections.
     pub fn start(format: &str, dir: &Path, extra: &[&str]) -> Serve {
+        Serve::start_with_env(format, dir, extra, &[])
+    }
+
+    /// [`Serve::start`] with extra environment variables.
+    pub fn start_with_env(format: &str, dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Serve {
         let mut child = Command::new(env!("CARGO_BIN_EXE_redcodec"))
             .args(["serve", "--format", format, "--port", "0", "--dir"])
             .arg(dir)
             .args(extra)
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -69,6 +75,12 @@ impl Serve {
         let s = TcpStream::connect(&self.addr).expect("tcp connects");
         s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
         s
+    }
+
+    /// The server's process id.
+    #[allow(dead_code)]
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// The port.
