@@ -71,29 +71,7 @@ impl fmt::Display for Reply {
     }
 }
 
-/// Quotes bytes as redis-cli does: printable ASCII as is, `"` and `\`
-/// escaped, `\n \r \t \a \b` by name, anything else as `\xHH`.
-pub fn quote_bytes(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(bytes.len() + 2);
-    s.push('"');
-    for &b in bytes {
-        match b {
-            b'\\' => s.push_str("\\\\"),
-            b'"' => s.push_str("\\\""),
-            b'\n' => s.push_str("\\n"),
-            b'\r' => s.push_str("\\r"),
-            b'\t' => s.push_str("\\t"),
-            0x07 => s.push_str("\\a"),
-            0x08 => s.push_str("\\b"),
-            0x20..=0x7e => s.push(b as char),
-            _ => {
-                let _ = write!(s, "\\x{b:02x}");
-            }
-        }
-    }
-    s.push('"');
-    s
-}
+pub use redcodec_protocol::cmdline::quote_bytes;
 
 /// Renders one reply at nesting `indent` (the column where nested array
 /// items start), following redis-cli's `cliFormatReplyTTY`.

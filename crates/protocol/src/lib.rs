@@ -1,7 +1,15 @@
-//! Requests as clients send them: RESP multibulk arrays or inline lines,
-//! parsed by a pure function over bytes ([`parse::parse_request`]) with
-//! Redis' limits and Redis' `Protocol error: …` texts. No I/O here.
+//! Redis requests as clients send them, parsed without I/O, RocksDB or an
+//! async runtime, so that the parsers can be fuzzed and reused on their own.
+//!
+//! * [`cmdline`]: a command line split into arguments exactly as
+//!   `redis-cli` does (hiredis `sdssplitargs`); `exec`, the conformance
+//!   scenarios and inline requests use it.
+//! * [`parse_request`]: one request from the start of a buffer, a RESP
+//!   multibulk array or an inline line, with Redis' limits and Redis'
+//!   `Protocol error: …` texts (Redis 7.0's `processMultibulkBuffer` and
+//!   `processInlineBuffer`).
 
+pub mod cmdline;
 pub mod inline;
 pub mod parse;
 

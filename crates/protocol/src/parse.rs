@@ -2,8 +2,8 @@
 //! following Redis 7.0's `processMultibulkBuffer` and
 //! `processInlineBuffer`.
 
-use super::inline::parse_inline;
-use super::{Limits, ProtocolError, Request, INLINE_MAX_SIZE};
+use crate::inline::parse_inline;
+use crate::{Limits, ProtocolError, Request, INLINE_MAX_SIZE};
 
 /// Parses the first request of `buf`.
 ///

@@ -1,9 +1,9 @@
 //! Inline commands: one line of text split with redis-cli's quoting
 //! rules (Redis' `processInlineBuffer`).
 
-use redcodec_engine::cmdline::split_arg_bytes;
+use crate::cmdline::split_arg_bytes;
 
-use super::{ProtocolError, Request, INLINE_MAX_SIZE};
+use crate::{ProtocolError, Request, INLINE_MAX_SIZE};
 
 /// Parses one inline line from the start of `buf`: `Ok(None)` until a
 /// newline arrives, then the request and the bytes it took (the line and
