@@ -2,7 +2,9 @@
 //! golden data: the records the real systems wrote (the `rawdump.txt` and
 //! `rawrecords.txt` of `tests/fixtures/*/*.meta`) and the records of the
 //! formats' worked examples (`formats-spec/*.md`, built here through each
-//! codec as the crates' `worked_examples` tests build them).
+//! codec as the crates' `worked_examples` tests build them); for the
+//! request parser and the quoting splitter, the requests and command lines
+//! of the protocol crate's and the `serve` tests.
 //!
 //! ```sh
 //! cd fuzz && cargo run --release --example make_seeds
@@ -326,4 +328,78 @@ fn main() {
         merge_seeds.push([&[u8::from(base.is_some())][..], &join_chunks(&parts, 8)].concat());
     }
     write("ardb_merge", &merge_seeds);
+    protocol_seeds();
+}
+
+/// Requests as the server's tests send them (multibulk, inline, pipelined,
+/// cut short, and every protocol error), and command lines in redis-cli's
+/// quoting as the splitter's tests write them.
+fn protocol_seeds() {
+    let requests: [&[u8]; 24] = [
+        b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n",
+        b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nvalue\r\n",
+        b"*1\r\n$4\r\nPING\r\n*2\r\n$4\r\nECHO\r\n$0\r\n\r\n",
+        b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\nrest",
+        b"*2\r\n$3\r\nGET\r\n$10\r\nk",
+        b"*0\r\n",
+        b"*-1\r\nPING\r\n",
+        b"*1\r\n$0\r\n\r\n",
+        b"PING\r\n",
+        b"PING\n",
+        b"\r\n",
+        b"set k \"a b\"\r\n",
+        b"SET k 'it\\'s' \"\\x00\\xff\"\r\nGET k\r\n",
+        b"PING",
+        b"*x\r\n",
+        b"*3000000000\r\n",
+        b"*1\r\nfoo\r\n",
+        b"*1\r\n$-1\r\n",
+        b"*1\r\n$-5\r\n",
+        b"*1\r\n$2000000000\r\n",
+        b"*1\r\n$01\r\na\r\n",
+        b"set k \"unbalanced\r\n",
+        b"set k \"a\"b\r\n",
+        b"*2\r\n$4\r\nLLEN\r\n$3\r\nabc\r\nLLEN abc\r\n*1\r\n$4\r\nPING\r\n",
+    ];
+    // Each request under limit selectors 5 (Redis' default) and 3 (16
+    // bytes), split at seeds 0 and 7.
+    let mut seeds = Vec::new();
+    for (i, r) in requests.iter().enumerate() {
+        seeds.push([&[5u8, 0][..], r].concat());
+        if i % 3 == 0 {
+            seeds.push([&[3u8, 7][..], r].concat());
+        }
+    }
+    write("resp_request", &seeds);
+
+    let lines: [&[u8]; 24] = [
+        b"SET foo bar",
+        b"  GET   foo  ",
+        b"a\tb\r\nc",
+        b"",
+        b"\x0ba\x0bb",
+        b"a\x0cb c",
+        br"a\*b \x41",
+        br#"SET "a b" c"#,
+        br#"a "" b"#,
+        br#""\x00\xff\x41\x4a\x4B""#,
+        br#""\x4" "\xZZ" "\x""#,
+        br#""\n\r\t\b\a""#,
+        br#""\"\\\v\f\q\0\'""#,
+        br"'\x41\n' 'it\'s'",
+        br#"'a "b" c'"#,
+        br#"ab"cd ef" x'y z' w"#,
+        br#""a"	b 'a'"#,
+        br#"SET "foo"bar x"#,
+        b"'a''b'",
+        br#"SET "foo bar"#,
+        br#""abc\""#,
+        b"a b\0c d",
+        "SET k \u{e9}t\u{e9}".as_bytes(),
+        br#"HSET h "f\x01" 'v w' 3"#,
+    ];
+    write(
+        "cmdline",
+        &lines.iter().map(|l| l.to_vec()).collect::<Vec<_>>(),
+    );
 }

@@ -13,12 +13,15 @@
 //! - [`roundtrip`]: structured records (keys, metadata, element ids and
 //!   values) encoded, decoded and compared; every encoded key lies in the
 //!   range the codec gives for it.
+//! - [`protocol`]: the request parser (whole and in pieces) and redis-cli's
+//!   quoting splitter.
 //!
 //! Input layouts (what the seed files hold) are described by each module.
 
 pub mod decode;
 pub mod merge;
 pub mod order;
+pub mod protocol;
 pub mod roundtrip;
 
 /// Splits `data` into length-prefixed chunks: a `u16` little-endian length,
