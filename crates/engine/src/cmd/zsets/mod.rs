@@ -48,6 +48,7 @@ pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("zremrangebylex", 4, Keys::First, remove::zremrangebylex);
     t.add("zpopmin", -2, Keys::First, remove::zpopmin);
     t.add("zpopmax", -2, Keys::First, remove::zpopmax);
+    t.add("zmpop", -4, Keys::NumKeys, remove::zmpop);
     t.add("zunionstore", -4, Keys::DestNumKeys, setops::zunionstore);
     t.add("zinterstore", -4, Keys::DestNumKeys, setops::zinterstore);
 }
