@@ -51,4 +51,9 @@ pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("zmpop", -4, Keys::NumKeys, remove::zmpop);
     t.add("zunionstore", -4, Keys::DestNumKeys, setops::zunionstore);
     t.add("zinterstore", -4, Keys::DestNumKeys, setops::zinterstore);
+    t.add("zdiffstore", -4, Keys::DestNumKeys, setops::zdiffstore);
+    t.add("zunion", -3, Keys::NumKeys, setops::zunion);
+    t.add("zinter", -3, Keys::NumKeys, setops::zinter);
+    t.add("zdiff", -3, Keys::NumKeys, setops::zdiff);
+    t.add("zintercard", -3, Keys::NumKeys, setops::zintercard);
 }
