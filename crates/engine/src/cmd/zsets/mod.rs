@@ -36,6 +36,7 @@ pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("zrevrank", 3, Keys::First, range::zrevrank);
     t.add("zrange", -4, Keys::First, range::zrange);
     t.add("zrevrange", -4, Keys::First, range::zrevrange);
+    t.add("zrangestore", -5, Keys::FirstTwo, range::zrangestore);
     t.add("zrangebyscore", -4, Keys::First, range::zrangebyscore);
     t.add("zrevrangebyscore", -4, Keys::First, range::zrevrangebyscore);
     t.add("zrangebylex", -4, Keys::First, range::zrangebylex);
