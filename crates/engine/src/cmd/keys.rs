@@ -23,6 +23,8 @@ pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("pexpireat", -3, Keys::First, pexpireat);
     t.add("ttl", 2, Keys::First, ttl);
     t.add("pttl", 2, Keys::First, pttl);
+    t.add("expiretime", 2, Keys::First, expiretime);
+    t.add("pexpiretime", 2, Keys::First, pexpiretime);
     t.add("persist", 2, Keys::First, persist);
     t.add("rename", 3, Keys::FirstTwo, rename);
     t.add("renamenx", 3, Keys::FirstTwo, renamenx);
@@ -180,6 +182,27 @@ fn ttl<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<
 
 fn pttl<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(remaining_ms(ctx, a[1])?))
+}
+
+/// The absolute expiry in unix ms, as the format stores it (so at its
+/// declared TTL resolution): -2 missing, -1 no expiry.
+fn expiry_ms<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdResult<i64> {
+    Ok(match ctx.live(key)? {
+        None => -2,
+        Some(m) if m.expire_ms == 0 => -1,
+        Some(m) => i64::try_from(m.expire_ms).unwrap_or(i64::MAX),
+    })
+}
+
+/// EXPIRETIME: the absolute expiry in seconds, rounded as Redis'
+/// `ttlGenericCommand` rounds.
+fn expiretime<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let ms = expiry_ms(ctx, a[1])?;
+    Ok(Reply::Integer(if ms < 0 { ms } else { (ms + 500) / 1000 }))
+}
+
+fn pexpiretime<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    Ok(Reply::Integer(expiry_ms(ctx, a[1])?))
 }
 
 fn persist<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
