@@ -32,6 +32,7 @@ pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("zcard", 2, Keys::First, members::zcard);
     t.add("zscore", 3, Keys::First, members::zscore);
     t.add("zmscore", -3, Keys::First, members::zmscore);
+    t.add("zrandmember", -2, Keys::First, members::zrandmember);
     t.add("zrank", 3, Keys::First, range::zrank);
     t.add("zrevrank", 3, Keys::First, range::zrevrank);
     t.add("zrange", -4, Keys::First, range::zrange);
