@@ -16,6 +16,7 @@ const MAX_STRING: u64 = 512 * 1024 * 1024;
 
 pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("get", 2, Keys::First, get);
+    t.add("lcs", -3, Keys::FirstTwo, lcs);
     t.add("set", -3, Keys::First, set);
     t.add("setnx", 3, Keys::First, setnx);
     t.add("setex", 4, Keys::First, setex);
@@ -71,6 +72,129 @@ fn rewrite<C: Codec, S: KvStore>(
 
 fn get<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::opt_bulk(read(ctx, a[1])?.map(|m| m.value)))
+}
+
+/// LCS `key1 key2 [LEN] [IDX] [MINMATCHLEN n] [WITHMATCHLEN]`: the longest
+/// common subsequence of two strings (a missing key is the empty string),
+/// its length, or its matching ranges, as Redis' `lcsCommand` computes and
+/// walks them.
+fn lcs<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let mut values = Vec::with_capacity(2);
+    for key in &a[1..3] {
+        match ctx.live(key)? {
+            None => values.push(Vec::new()),
+            Some(m) if m.data_type == DataType::String => values.push(m.value),
+            Some(_) => {
+                return Err(CmdError::other(
+                    "ERR The specified keys must contain string values",
+                ))
+            }
+        }
+    }
+    let (mut get_idx, mut get_len, mut with_match_len) = (false, false, false);
+    let mut min_match_len = 0i64;
+    let mut i = 3;
+    while i < a.len() {
+        if is(a[i], "idx") {
+            get_idx = true;
+        } else if is(a[i], "len") {
+            get_len = true;
+        } else if is(a[i], "withmatchlen") {
+            with_match_len = true;
+        } else if is(a[i], "minmatchlen") && i + 1 < a.len() {
+            min_match_len = int_arg(a[i + 1])?.max(0);
+            i += 1;
+        } else {
+            return Err(CmdError::Syntax);
+        }
+        i += 1;
+    }
+    if get_idx && get_len {
+        return Err(CmdError::other(
+            "ERR If you want both the length and indexes, please just use IDX.",
+        ));
+    }
+    let (x, y) = (&values[0], &values[1]);
+    let (xl, yl) = (x.len(), y.len());
+    let width = yl + 1;
+    let mut dp = vec![0u32; (xl + 1) * width];
+    for i in 1..=xl {
+        for j in 1..=yl {
+            dp[i * width + j] = if x[i - 1] == y[j - 1] {
+                dp[(i - 1) * width + j - 1] + 1
+            } else {
+                dp[(i - 1) * width + j].max(dp[i * width + j - 1])
+            };
+        }
+    }
+    let total = dp[xl * width + yl];
+    if get_len && !get_idx {
+        return Ok(Reply::Integer(i64::from(total)));
+    }
+    let mut result = vec![0u8; total as usize];
+    let mut idx = total as usize;
+    let mut matches = Vec::new();
+    // Redis' walk back through the table, emitting each maximal range.
+    let (mut ai, mut bj) = (xl, yl);
+    let (mut a_start, mut a_end, mut b_start, mut b_end) = (xl, 0, 0, 0);
+    while ai > 0 && bj > 0 {
+        let mut emit = false;
+        if x[ai - 1] == y[bj - 1] {
+            result[idx - 1] = x[ai - 1];
+            if a_start == xl {
+                (a_start, a_end, b_start, b_end) = (ai - 1, ai - 1, bj - 1, bj - 1);
+            } else if a_start == ai && b_start == bj {
+                a_start -= 1;
+                b_start -= 1;
+            } else {
+                emit = true;
+            }
+            if a_start == 0 || b_start == 0 {
+                emit = true;
+            }
+            idx -= 1;
+            ai -= 1;
+            bj -= 1;
+        } else {
+            if dp[(ai - 1) * width + bj] > dp[ai * width + bj - 1] {
+                ai -= 1;
+            } else {
+                bj -= 1;
+            }
+            if a_start != xl {
+                emit = true;
+            }
+        }
+        if emit {
+            let len = (a_end - a_start + 1) as i64;
+            if min_match_len == 0 || len >= min_match_len {
+                let mut item = vec![
+                    Reply::Array(vec![
+                        Reply::Integer(a_start as i64),
+                        Reply::Integer(a_end as i64),
+                    ]),
+                    Reply::Array(vec![
+                        Reply::Integer(b_start as i64),
+                        Reply::Integer(b_end as i64),
+                    ]),
+                ];
+                if with_match_len {
+                    item.push(Reply::Integer(len));
+                }
+                matches.push(Reply::Array(item));
+            }
+            a_start = xl;
+        }
+    }
+    if get_idx {
+        return Ok(Reply::Array(vec![
+            Reply::bulk("matches"),
+            Reply::Array(matches),
+            Reply::bulk("len"),
+            Reply::Integer(i64::from(total)),
+        ]));
+    }
+    Ok(Reply::Bulk(result))
 }
 
 /// An expiry option of SET / GETEX.

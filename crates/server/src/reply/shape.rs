@@ -61,6 +61,7 @@ pub fn shape_of(args: &[Vec<u8>], protocol: Protocol) -> Shape {
         "bzpopmin" | "bzpopmax" => Shape::KeyScored,
         "bzmpop" | "zmpop" => Shape::KeyScoredPairs,
         "hrandfield" if has_word(args, "withvalues") => Shape::Pairs,
+        "lcs" if has_word(args, "idx") => Shape::Map,
         _ => Shape::Plain,
     }
 }
