@@ -17,6 +17,9 @@ const MAX_STRING: u64 = 512 * 1024 * 1024;
 pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("get", 2, Keys::First, get);
     t.add("lcs", -3, Keys::FirstTwo, lcs);
+    t.add("setbit", 4, Keys::First, setbit);
+    t.add("getbit", 3, Keys::First, getbit);
+    t.add("bitcount", -2, Keys::First, bitcount);
     t.add("set", -3, Keys::First, set);
     t.add("setnx", 3, Keys::First, setnx);
     t.add("setex", 4, Keys::First, setex);
@@ -195,6 +198,115 @@ fn lcs<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<
         ]));
     }
     Ok(Reply::Bulk(result))
+}
+
+/// A bit offset: from 0 to the last bit of a 512 MB string, with Redis'
+/// one error text for anything else.
+fn bit_offset(arg: &[u8]) -> CmdResult<u64> {
+    parse_i64(arg)
+        .and_then(|n| u64::try_from(n).ok())
+        .filter(|&n| n >> 3 < MAX_STRING)
+        .ok_or_else(|| CmdError::other("ERR bit offset is not an integer or out of range"))
+}
+
+/// SETBIT `key offset 0|1`: sets one bit (bit 0 the most significant of
+/// byte 0), growing the string with zero bytes; replies with the old bit.
+/// The expiry is kept.
+fn setbit<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let offset = bit_offset(a[2])?;
+    let on = match parse_i64(a[3]) {
+        Some(0) => false,
+        Some(1) => true,
+        _ => return Err(CmdError::other("ERR bit is not an integer or out of range")),
+    };
+    let view = ctx.view(a[1])?;
+    let live = match &view.live {
+        Some(m) if m.data_type != DataType::String => return Err(CmdError::WrongType),
+        other => other.clone(),
+    };
+    let mut value = live.as_ref().map(|m| m.value.clone()).unwrap_or_default();
+    let byte = usize::try_from(offset >> 3).unwrap_or(usize::MAX);
+    if value.len() <= byte {
+        value.resize(byte + 1, 0);
+    }
+    let mask = 1u8 << (7 - (offset & 7));
+    let old = value[byte] & mask != 0;
+    if on {
+        value[byte] |= mask;
+    } else {
+        value[byte] &= !mask;
+    }
+    match live {
+        Some(m) => rewrite(ctx, a[1], m, value)?,
+        None => write(ctx, a[1], &view, value, 0)?,
+    }
+    Ok(Reply::Integer(i64::from(old)))
+}
+
+/// GETBIT `key offset`: 0 past the end or for a missing key.
+fn getbit<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let offset = bit_offset(a[2])?;
+    let value = read(ctx, a[1])?.map(|m| m.value).unwrap_or_default();
+    let bit = usize::try_from(offset >> 3)
+        .ok()
+        .and_then(|byte| value.get(byte))
+        .is_some_and(|b| b & (1u8 << (7 - (offset & 7))) != 0);
+    Ok(Reply::Integer(i64::from(bit)))
+}
+
+/// BITCOUNT `key [start end [BYTE|BIT]]`: the set bits in the range, as
+/// Redis' `bitcountCommand` resolves it; a missing key is 0 before any
+/// argument is read.
+fn bitcount<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let Some(meta) = read(ctx, a[1])? else {
+        return Ok(Reply::Integer(0));
+    };
+    let p = &meta.value;
+    let len = p.len() as i64;
+    let (start, end, masks) = match a.len() {
+        2 => (0, len - 1, (0u8, 0u8)),
+        4 | 5 => {
+            let mut start = int_arg(a[2])?;
+            let mut end = int_arg(a[3])?;
+            let is_bit = match a.get(4) {
+                None => false,
+                Some(u) if is(u, "bit") => true,
+                Some(u) if is(u, "byte") => false,
+                Some(_) => return Err(CmdError::Syntax),
+            };
+            if start < 0 && end < 0 && start > end {
+                return Ok(Reply::Integer(0));
+            }
+            let total = if is_bit { len << 3 } else { len };
+            if start < 0 {
+                start = total.saturating_add(start);
+            }
+            if end < 0 {
+                end = total.saturating_add(end);
+            }
+            start = start.max(0);
+            end = end.max(0).min(total - 1);
+            let mut masks = (0u8, 0u8);
+            if is_bit && start <= end {
+                masks = (
+                    !((1u16 << (8 - (start & 7))) - 1) as u8,
+                    ((1u16 << (7 - (end & 7))) - 1) as u8,
+                );
+                start >>= 3;
+                end >>= 3;
+            }
+            (start, end, masks)
+        }
+        _ => return Err(CmdError::Syntax),
+    };
+    if start > end {
+        return Ok(Reply::Integer(0));
+    }
+    let (s, e) = (start as usize, end as usize);
+    let mut count: u64 = p[s..=e].iter().map(|b| u64::from(b.count_ones())).sum();
+    count -= u64::from((p[s] & masks.0).count_ones());
+    count -= u64::from((p[e] & masks.1).count_ones());
+    Ok(Reply::Integer(count as i64))
 }
 
 /// An expiry option of SET / GETEX.
