@@ -30,6 +30,9 @@ pub enum Keys {
     Every(usize),
     /// A destination, then a count, then that many keys (ZUNIONSTORE).
     DestNumKeys,
+    /// A count as the first argument, then that many keys (LMPOP, ZMPOP,
+    /// SINTERCARD, ZUNION).
+    NumKeys,
     /// The whole keyspace, exclusively (FLUSHALL).
     Everything,
 }
@@ -44,6 +47,14 @@ impl Keys {
             Keys::FirstTwo => rest.iter().take(2).copied().collect(),
             Keys::All => rest.to_vec(),
             Keys::Every(step) => rest.iter().step_by(*step).copied().collect(),
+            Keys::NumKeys => {
+                let n = rest
+                    .first()
+                    .and_then(|n| crate::number::parse_i64(n))
+                    .unwrap_or(0)
+                    .clamp(0, (rest.len() as i64 - 1).max(0)) as usize;
+                rest.iter().skip(1).take(n).copied().collect()
+            }
             Keys::DestNumKeys => {
                 let n = rest
                     .get(1)

@@ -2,6 +2,9 @@
 
 use std::collections::HashSet;
 
+use crate::error::{CmdError, CmdResult};
+use crate::number::parse_i64;
+
 /// Case-insensitive comparison of an argument with an option name.
 pub(crate) fn is(arg: &[u8], name: &str) -> bool {
     arg.eq_ignore_ascii_case(name.as_bytes())
@@ -35,6 +38,35 @@ pub(crate) fn distinct<'a>(items: impl IntoIterator<Item = &'a [u8]>) -> Vec<&'a
         .into_iter()
         .filter(|item| seen.insert(*item))
         .collect()
+}
+
+/// A count that must be at least 1, as Redis'
+/// `getRangeLongFromObjectOrReply(…, 1, LONG_MAX, "<what> should be greater
+/// than 0")`: a non-integer and anything below 1 both name `what`.
+pub(crate) fn positive_arg(arg: &[u8], what: &str) -> CmdResult<u64> {
+    parse_i64(arg)
+        .and_then(|n| u64::try_from(n).ok())
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| CmdError::other(format!("ERR {what} should be greater than 0")))
+}
+
+/// The `numkeys key…` block that starts at `a[at]` (LMPOP, ZMPOP,
+/// SINTERCARD…): the keys, and the index of the first argument after them;
+/// a syntax error when fewer arguments follow than `numkeys` needs
+/// (`what_after` says whether an argument must follow the keys).
+pub(crate) fn numkeys_block<'a>(
+    a: &[&'a [u8]],
+    at: usize,
+    what_after: bool,
+) -> CmdResult<(Vec<&'a [u8]>, usize)> {
+    let n = positive_arg(a[at], "numkeys")?;
+    let first = at + 1;
+    let needed = usize::try_from(n).unwrap_or(usize::MAX);
+    let available = a.len() - first;
+    if needed > available || (what_after && needed == available) {
+        return Err(CmdError::Syntax);
+    }
+    Ok((a[first..first + needed].to_vec(), first + needed))
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! Keyspace commands on named keys: DEL, UNLINK, EXISTS, TYPE, the EXPIRE
-//! family, TTL, PTTL, PERSIST, RENAME, RENAMENX.
+//! family, TTL, PTTL, EXPIRETIME, PEXPIRETIME, PERSIST, RENAME, RENAMENX,
+//! COPY.
 
 use crate::store::KvStore;
 use redcodec_codec::Codec;
@@ -23,9 +24,12 @@ pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("pexpireat", -3, Keys::First, pexpireat);
     t.add("ttl", 2, Keys::First, ttl);
     t.add("pttl", 2, Keys::First, pttl);
+    t.add("expiretime", 2, Keys::First, expiretime);
+    t.add("pexpiretime", 2, Keys::First, pexpiretime);
     t.add("persist", 2, Keys::First, persist);
     t.add("rename", 3, Keys::FirstTwo, rename);
     t.add("renamenx", 3, Keys::FirstTwo, renamenx);
+    t.add("copy", -3, Keys::FirstTwo, copy);
 }
 
 fn del<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
@@ -182,6 +186,27 @@ fn pttl<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult
     Ok(Reply::Integer(remaining_ms(ctx, a[1])?))
 }
 
+/// The absolute expiry in unix ms, as the format stores it (so at its
+/// declared TTL resolution): -2 missing, -1 no expiry.
+fn expiry_ms<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdResult<i64> {
+    Ok(match ctx.live(key)? {
+        None => -2,
+        Some(m) if m.expire_ms == 0 => -1,
+        Some(m) => i64::try_from(m.expire_ms).unwrap_or(i64::MAX),
+    })
+}
+
+/// EXPIRETIME: the absolute expiry in seconds, rounded as Redis'
+/// `ttlGenericCommand` rounds.
+fn expiretime<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let ms = expiry_ms(ctx, a[1])?;
+    Ok(Reply::Integer(if ms < 0 { ms } else { (ms + 500) / 1000 }))
+}
+
+fn pexpiretime<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    Ok(Reply::Integer(expiry_ms(ctx, a[1])?))
+}
+
 fn persist<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     match ctx.live(a[1])? {
         Some(mut meta) if meta.expire_ms != 0 => {
@@ -224,4 +249,50 @@ fn rename<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResu
 
 fn renamenx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(i64::from(rename_generic(ctx, a, true)?)))
+}
+
+/// COPY `source destination [DB db] [REPLACE]`: copies the value and its
+/// expiry; 0 when the source is missing or the destination exists without
+/// REPLACE. The engine serves one database: `DB 0` is the current one, any
+/// other index is out of range.
+fn copy<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let (src, dst) = (a[1], a[2]);
+    let mut replace = false;
+    let mut i = 3;
+    while i < a.len() {
+        if is(a[i], "replace") {
+            replace = true;
+        } else if is(a[i], "db") && i + 1 < a.len() {
+            let db = int_arg(a[i + 1])?;
+            if i32::try_from(db).is_err() {
+                return Err(CmdError::other(format!(
+                    "ERR value is out of range, value must between {} and {}",
+                    i32::MIN,
+                    i32::MAX
+                )));
+            }
+            if db != 0 {
+                return Err(CmdError::other("ERR DB index is out of range"));
+            }
+            i += 1;
+        } else {
+            return Err(CmdError::Syntax);
+        }
+        i += 1;
+    }
+    if src == dst {
+        return Err(CmdError::other(
+            "ERR source and destination objects are the same",
+        ));
+    }
+    let Some(meta) = ctx.live(src)? else {
+        return Ok(Reply::Integer(0));
+    };
+    let view = ctx.view(dst)?;
+    if view.live.is_some() && !replace {
+        return Ok(Reply::Integer(0));
+    }
+    let value = read_value(ctx, src, &meta)?;
+    write_value(ctx, dst, &view, &value, meta.expire_ms)?;
+    Ok(Reply::Integer(1))
 }

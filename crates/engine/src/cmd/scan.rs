@@ -1,9 +1,10 @@
-//! Commands over the whole keyspace: KEYS, SCAN, DBSIZE.
+//! Commands over the whole keyspace: KEYS, SCAN, DBSIZE, RANDOMKEY.
 
 use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType};
 
 use super::scan_args::{glob_match, parse_cursor, scan_reply, ScanOptions};
+use crate::cmd::types::random::Rng;
 use crate::command::{Keys, Table};
 use crate::error::CmdResult;
 use crate::keyspace::Ctx;
@@ -14,6 +15,7 @@ pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("keys", 2, Keys::None, keys);
     t.add("scan", -2, Keys::None, scan);
     t.add("dbsize", 1, Keys::None, dbsize);
+    t.add("randomkey", 1, Keys::None, randomkey);
 }
 
 fn keys<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
@@ -34,6 +36,22 @@ fn dbsize<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, _a: &[&[u8]]) -> CmdRes
         n += 1;
     }
     Ok(Reply::Integer(n))
+}
+
+/// RANDOMKEY: one live key chosen uniformly (one pass, keeping the i-th
+/// key with probability 1/i), or nil in an empty keyspace.
+fn randomkey<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, _a: &[&[u8]]) -> CmdResult<Reply> {
+    let mut rng = Rng::new(ctx.now_ms());
+    let mut chosen = None;
+    let mut seen = 0u64;
+    let mut walk = KeyWalk::new(ctx, None);
+    while let Some((key, _)) = walk.next()? {
+        seen += 1;
+        if rng.below(seen) == 0 {
+            chosen = Some(key);
+        }
+    }
+    Ok(Reply::opt_bulk(chosen))
 }
 
 /// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]. Cursors are

@@ -12,7 +12,7 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta, SubValue};
 
 use super::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
-use crate::cmd::args::distinct;
+use crate::cmd::args::{distinct, is, positive_arg};
 use crate::cmd::types::random::{random_count_arg, random_pick, random_record, Rng};
 use crate::cmd::types::sets::{member_id, read_all, record_name, write_all, KIND};
 use crate::command::{Keys, Table};
@@ -34,6 +34,7 @@ pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("sinter", -2, Keys::All, sinter);
     t.add("sunion", -2, Keys::All, sunion);
     t.add("sdiff", -2, Keys::All, sdiff);
+    t.add("sintercard", -3, Keys::NumKeys, sintercard);
     t.add("sinterstore", -3, Keys::All, sinterstore);
     t.add("sunionstore", -3, Keys::All, sunionstore);
     t.add("sdiffstore", -3, Keys::All, sdiffstore);
@@ -392,6 +393,34 @@ fn filter_members<C: Codec, S: KvStore>(
 
 fn sinter<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::bulks(combine(ctx, SetOp::Inter, &a[1..])?))
+}
+
+/// SINTERCARD `numkeys key… [LIMIT limit]`: the size of the intersection,
+/// at most `limit` when it is not 0. Arguments are checked in Redis' order
+/// before any key is read.
+fn sintercard<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let numkeys = positive_arg(a[1], "numkeys")?;
+    let numkeys = usize::try_from(numkeys).unwrap_or(usize::MAX);
+    if numkeys > a.len() - 2 {
+        return Err(CmdError::other(
+            "ERR Number of keys can't be greater than number of args",
+        ));
+    }
+    let mut limit = 0u64;
+    let mut i = 2 + numkeys;
+    while i < a.len() {
+        if is(a[i], "limit") && i + 1 < a.len() {
+            limit = parse_i64(a[i + 1])
+                .and_then(|n| u64::try_from(n).ok())
+                .ok_or_else(|| CmdError::other("ERR LIMIT can't be negative"))?;
+            i += 2;
+        } else {
+            return Err(CmdError::Syntax);
+        }
+    }
+    let size = combine(ctx, SetOp::Inter, &a[2..2 + numkeys])?.len() as u64;
+    let size = if limit == 0 { size } else { size.min(limit) };
+    Ok(Reply::Integer(i64::try_from(size).unwrap_or(i64::MAX)))
 }
 
 fn sunion<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {

@@ -16,6 +16,10 @@ const MAX_STRING: u64 = 512 * 1024 * 1024;
 
 pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("get", 2, Keys::First, get);
+    t.add("lcs", -3, Keys::FirstTwo, lcs);
+    t.add("setbit", 4, Keys::First, setbit);
+    t.add("getbit", 3, Keys::First, getbit);
+    t.add("bitcount", -2, Keys::First, bitcount);
     t.add("set", -3, Keys::First, set);
     t.add("setnx", 3, Keys::First, setnx);
     t.add("setex", 4, Keys::First, setex);
@@ -71,6 +75,238 @@ fn rewrite<C: Codec, S: KvStore>(
 
 fn get<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::opt_bulk(read(ctx, a[1])?.map(|m| m.value)))
+}
+
+/// LCS `key1 key2 [LEN] [IDX] [MINMATCHLEN n] [WITHMATCHLEN]`: the longest
+/// common subsequence of two strings (a missing key is the empty string),
+/// its length, or its matching ranges, as Redis' `lcsCommand` computes and
+/// walks them.
+fn lcs<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let mut values = Vec::with_capacity(2);
+    for key in &a[1..3] {
+        match ctx.live(key)? {
+            None => values.push(Vec::new()),
+            Some(m) if m.data_type == DataType::String => values.push(m.value),
+            Some(_) => {
+                return Err(CmdError::other(
+                    "ERR The specified keys must contain string values",
+                ))
+            }
+        }
+    }
+    let (mut get_idx, mut get_len, mut with_match_len) = (false, false, false);
+    let mut min_match_len = 0i64;
+    let mut i = 3;
+    while i < a.len() {
+        if is(a[i], "idx") {
+            get_idx = true;
+        } else if is(a[i], "len") {
+            get_len = true;
+        } else if is(a[i], "withmatchlen") {
+            with_match_len = true;
+        } else if is(a[i], "minmatchlen") && i + 1 < a.len() {
+            min_match_len = int_arg(a[i + 1])?.max(0);
+            i += 1;
+        } else {
+            return Err(CmdError::Syntax);
+        }
+        i += 1;
+    }
+    if get_idx && get_len {
+        return Err(CmdError::other(
+            "ERR If you want both the length and indexes, please just use IDX.",
+        ));
+    }
+    let (x, y) = (&values[0], &values[1]);
+    let (xl, yl) = (x.len(), y.len());
+    let width = yl + 1;
+    let mut dp = vec![0u32; (xl + 1) * width];
+    for i in 1..=xl {
+        for j in 1..=yl {
+            dp[i * width + j] = if x[i - 1] == y[j - 1] {
+                dp[(i - 1) * width + j - 1] + 1
+            } else {
+                dp[(i - 1) * width + j].max(dp[i * width + j - 1])
+            };
+        }
+    }
+    let total = dp[xl * width + yl];
+    if get_len && !get_idx {
+        return Ok(Reply::Integer(i64::from(total)));
+    }
+    let mut result = vec![0u8; total as usize];
+    let mut idx = total as usize;
+    let mut matches = Vec::new();
+    // Redis' walk back through the table, emitting each maximal range.
+    let (mut ai, mut bj) = (xl, yl);
+    let (mut a_start, mut a_end, mut b_start, mut b_end) = (xl, 0, 0, 0);
+    while ai > 0 && bj > 0 {
+        let mut emit = false;
+        if x[ai - 1] == y[bj - 1] {
+            result[idx - 1] = x[ai - 1];
+            if a_start == xl {
+                (a_start, a_end, b_start, b_end) = (ai - 1, ai - 1, bj - 1, bj - 1);
+            } else if a_start == ai && b_start == bj {
+                a_start -= 1;
+                b_start -= 1;
+            } else {
+                emit = true;
+            }
+            if a_start == 0 || b_start == 0 {
+                emit = true;
+            }
+            idx -= 1;
+            ai -= 1;
+            bj -= 1;
+        } else {
+            if dp[(ai - 1) * width + bj] > dp[ai * width + bj - 1] {
+                ai -= 1;
+            } else {
+                bj -= 1;
+            }
+            if a_start != xl {
+                emit = true;
+            }
+        }
+        if emit {
+            let len = (a_end - a_start + 1) as i64;
+            if min_match_len == 0 || len >= min_match_len {
+                let mut item = vec![
+                    Reply::Array(vec![
+                        Reply::Integer(a_start as i64),
+                        Reply::Integer(a_end as i64),
+                    ]),
+                    Reply::Array(vec![
+                        Reply::Integer(b_start as i64),
+                        Reply::Integer(b_end as i64),
+                    ]),
+                ];
+                if with_match_len {
+                    item.push(Reply::Integer(len));
+                }
+                matches.push(Reply::Array(item));
+            }
+            a_start = xl;
+        }
+    }
+    if get_idx {
+        return Ok(Reply::Array(vec![
+            Reply::bulk("matches"),
+            Reply::Array(matches),
+            Reply::bulk("len"),
+            Reply::Integer(i64::from(total)),
+        ]));
+    }
+    Ok(Reply::Bulk(result))
+}
+
+/// A bit offset: from 0 to the last bit of a 512 MB string, with Redis'
+/// one error text for anything else.
+fn bit_offset(arg: &[u8]) -> CmdResult<u64> {
+    parse_i64(arg)
+        .and_then(|n| u64::try_from(n).ok())
+        .filter(|&n| n >> 3 < MAX_STRING)
+        .ok_or_else(|| CmdError::other("ERR bit offset is not an integer or out of range"))
+}
+
+/// SETBIT `key offset 0|1`: sets one bit (bit 0 the most significant of
+/// byte 0), growing the string with zero bytes; replies with the old bit.
+/// The expiry is kept.
+fn setbit<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let offset = bit_offset(a[2])?;
+    let on = match parse_i64(a[3]) {
+        Some(0) => false,
+        Some(1) => true,
+        _ => return Err(CmdError::other("ERR bit is not an integer or out of range")),
+    };
+    let view = ctx.view(a[1])?;
+    let live = match &view.live {
+        Some(m) if m.data_type != DataType::String => return Err(CmdError::WrongType),
+        other => other.clone(),
+    };
+    let mut value = live.as_ref().map(|m| m.value.clone()).unwrap_or_default();
+    let byte = usize::try_from(offset >> 3).unwrap_or(usize::MAX);
+    if value.len() <= byte {
+        value.resize(byte + 1, 0);
+    }
+    let mask = 1u8 << (7 - (offset & 7));
+    let old = value[byte] & mask != 0;
+    if on {
+        value[byte] |= mask;
+    } else {
+        value[byte] &= !mask;
+    }
+    match live {
+        Some(m) => rewrite(ctx, a[1], m, value)?,
+        None => write(ctx, a[1], &view, value, 0)?,
+    }
+    Ok(Reply::Integer(i64::from(old)))
+}
+
+/// GETBIT `key offset`: 0 past the end or for a missing key.
+fn getbit<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let offset = bit_offset(a[2])?;
+    let value = read(ctx, a[1])?.map(|m| m.value).unwrap_or_default();
+    let bit = usize::try_from(offset >> 3)
+        .ok()
+        .and_then(|byte| value.get(byte))
+        .is_some_and(|b| b & (1u8 << (7 - (offset & 7))) != 0);
+    Ok(Reply::Integer(i64::from(bit)))
+}
+
+/// BITCOUNT `key [start end [BYTE|BIT]]`: the set bits in the range, as
+/// Redis' `bitcountCommand` resolves it; a missing key is 0 before any
+/// argument is read.
+fn bitcount<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let Some(meta) = read(ctx, a[1])? else {
+        return Ok(Reply::Integer(0));
+    };
+    let p = &meta.value;
+    let len = p.len() as i64;
+    let (start, end, masks) = match a.len() {
+        2 => (0, len - 1, (0u8, 0u8)),
+        4 | 5 => {
+            let mut start = int_arg(a[2])?;
+            let mut end = int_arg(a[3])?;
+            let is_bit = match a.get(4) {
+                None => false,
+                Some(u) if is(u, "bit") => true,
+                Some(u) if is(u, "byte") => false,
+                Some(_) => return Err(CmdError::Syntax),
+            };
+            if start < 0 && end < 0 && start > end {
+                return Ok(Reply::Integer(0));
+            }
+            let total = if is_bit { len << 3 } else { len };
+            if start < 0 {
+                start = total.saturating_add(start);
+            }
+            if end < 0 {
+                end = total.saturating_add(end);
+            }
+            start = start.max(0);
+            end = end.max(0).min(total - 1);
+            let mut masks = (0u8, 0u8);
+            if is_bit && start <= end {
+                masks = (
+                    !((1u16 << (8 - (start & 7))) - 1) as u8,
+                    ((1u16 << (7 - (end & 7))) - 1) as u8,
+                );
+                start >>= 3;
+                end >>= 3;
+            }
+            (start, end, masks)
+        }
+        _ => return Err(CmdError::Syntax),
+    };
+    if start > end {
+        return Ok(Reply::Integer(0));
+    }
+    let (s, e) = (start as usize, end as usize);
+    let mut count: u64 = p[s..=e].iter().map(|b| u64::from(b.count_ones())).sum();
+    count -= u64::from((p[s] & masks.0).count_ones());
+    count -= u64::from((p[e] & masks.1).count_ones());
+    Ok(Reply::Integer(count as i64))
 }
 
 /// An expiry option of SET / GETEX.

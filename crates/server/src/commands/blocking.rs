@@ -48,16 +48,14 @@ fn side(arg: &[u8]) -> Result<&'static str, Reply> {
     }
 }
 
-/// A count or numkeys argument: an integer from 1 up.
+/// A count or numkeys argument: an integer from 1 up; anything else,
+/// non-integers included, names `what`, as Redis replies.
 fn positive(arg: &[u8], what: &str) -> Result<i64, Reply> {
-    let n = std::str::from_utf8(arg)
+    std::str::from_utf8(arg)
         .ok()
         .and_then(|s| s.parse::<i64>().ok())
-        .ok_or_else(|| Reply::error("ERR value is not an integer or out of range"))?;
-    if n < 1 {
-        return Err(Reply::error(format!("ERR {what} should be greater than 0")));
-    }
-    Ok(n)
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| Reply::error(format!("ERR {what} should be greater than 0")))
 }
 
 /// BLMPOP / BZMPOP: `timeout numkeys key… LEFT|RIGHT|MIN|MAX [COUNT n]`,

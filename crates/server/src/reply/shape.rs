@@ -59,8 +59,9 @@ pub fn shape_of(args: &[Vec<u8>], protocol: Protocol) -> Shape {
         "zpopmin" | "zpopmax" if args.len() > 2 => Shape::ScoredPairs,
         "zpopmin" | "zpopmax" => Shape::ScoredFlat,
         "bzpopmin" | "bzpopmax" => Shape::KeyScored,
-        "bzmpop" => Shape::KeyScoredPairs,
+        "bzmpop" | "zmpop" => Shape::KeyScoredPairs,
         "hrandfield" if has_word(args, "withvalues") => Shape::Pairs,
+        "lcs" if has_word(args, "idx") => Shape::Map,
         _ => Shape::Plain,
     }
 }

@@ -8,7 +8,7 @@ mod tests;
 use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
-use crate::cmd::args::{is, resolve_range};
+use crate::cmd::args::{is, numkeys_block, positive_arg, resolve_range};
 use crate::cmd::types::lists::{ListOps, Model, Side};
 use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
@@ -33,6 +33,7 @@ pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("lpos", -3, Keys::First, lpos);
     t.add("rpoplpush", 3, Keys::FirstTwo, rpoplpush);
     t.add("lmove", 5, Keys::FirstTwo, lmove);
+    t.add("lmpop", -4, Keys::NumKeys, lmpop);
 }
 
 /// The live list at `key`, WRONGTYPE for another type.
@@ -156,6 +157,43 @@ fn lpop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult
 
 fn rpop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     pop_generic(ctx, a, Side::Right)
+}
+
+/// LMPOP `numkeys key… LEFT|RIGHT [COUNT count]`: pops up to `count`
+/// elements from the first non-empty list, replying `[key, [element…]]`,
+/// or a nil array when every key is missing. Arguments are checked in
+/// Redis' order (numkeys, side, COUNT) before any key is read; a key of
+/// another type met before a list is WRONGTYPE.
+fn lmpop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let (keys, side_at) = numkeys_block(a, 1, true)?;
+    let side = side_arg(a[side_at])?;
+    let mut count = None;
+    let mut i = side_at + 1;
+    while i < a.len() {
+        if count.is_none() && is(a[i], "count") && i + 1 < a.len() {
+            count = Some(positive_arg(a[i + 1], "count")?);
+            i += 2;
+        } else {
+            return Err(CmdError::Syntax);
+        }
+    }
+    let count = count.unwrap_or(1);
+    for key in keys {
+        let Some(mut meta) = read(ctx, key)? else {
+            continue;
+        };
+        if meta.size == 0 {
+            continue;
+        }
+        let n = count.min(meta.size);
+        let values = Model::of(ctx)?.pop(ctx, key, &mut meta, side, n)?;
+        ctx.save(key, &meta)?;
+        return Ok(Reply::Array(vec![
+            Reply::bulk(key.to_vec()),
+            Reply::bulks(values),
+        ]));
+    }
+    Ok(Reply::NilArray)
 }
 
 fn llen<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {

@@ -1,4 +1,5 @@
-//! Commands on single members: ZADD, ZINCRBY, ZREM, ZSCORE, ZMSCORE, ZCARD.
+//! Commands on single members: ZADD, ZINCRBY, ZREM, ZSCORE, ZMSCORE, ZCARD,
+//! ZRANDMEMBER.
 
 use std::collections::{HashMap, HashSet};
 
@@ -7,7 +8,9 @@ use redcodec_codec::{Codec, DataType, Meta};
 
 use super::common::zset;
 use crate::cmd::args::is;
+use crate::cmd::types::random::{random_count_arg, random_pick, Rng};
 use crate::cmd::types::zsets::float::score_arg;
+use crate::cmd::types::zsets::read_all;
 use crate::cmd::types::zsets::write::{del_member, put_member, score_of};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
@@ -301,6 +304,48 @@ pub(super) fn zcard<C: Codec, S: KvStore>(
 ) -> CmdResult<Reply> {
     let size = zset(ctx, a[1])?.map_or(0, |m| m.size);
     Ok(Reply::Integer(i64::try_from(size).unwrap_or(i64::MAX)))
+}
+
+/// ZRANDMEMBER `key [count [WITHSCORES]]`, by Redis' rules for random
+/// picks (see [`random_pick`]): without a count one member or nil; with
+/// one an array, distinct members for a positive count, repeats allowed
+/// for a negative one.
+pub(super) fn zrandmember<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
+    let key = a[1];
+    if a.len() == 2 {
+        let Some(meta) = zset(ctx, key)? else {
+            return Ok(Reply::Nil);
+        };
+        let members = read_all(ctx, key, &meta)?;
+        let picked = random_pick(&mut Rng::new(ctx.now_ms()), members, 1)?;
+        return Ok(Reply::opt_bulk(picked.into_iter().next().map(|(m, _)| m)));
+    }
+    let count = random_count_arg(a[2])?;
+    let withscores = match a.len() {
+        3 => false,
+        4 if is(a[3], "withscores") => true,
+        _ => return Err(CmdError::Syntax),
+    };
+    // Redis refuses counts whose doubled reply length would overflow.
+    if withscores && !(-i64::MAX / 2..=i64::MAX / 2).contains(&count) {
+        return Err(CmdError::other("ERR value is out of range"));
+    }
+    let Some(meta) = zset(ctx, key)?.filter(|_| count != 0) else {
+        return Ok(Reply::Array(Vec::new()));
+    };
+    let members = read_all(ctx, key, &meta)?;
+    let picked = random_pick(&mut Rng::new(ctx.now_ms()), members, count)?;
+    let mut items = Vec::with_capacity(picked.len() * 2);
+    for (member, score) in picked {
+        items.push(Reply::Bulk(member));
+        if withscores {
+            items.push(Reply::bulk(format_score(score)));
+        }
+    }
+    Ok(Reply::Array(items))
 }
 
 #[cfg(test)]

@@ -32,10 +32,12 @@ pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("zcard", 2, Keys::First, members::zcard);
     t.add("zscore", 3, Keys::First, members::zscore);
     t.add("zmscore", -3, Keys::First, members::zmscore);
+    t.add("zrandmember", -2, Keys::First, members::zrandmember);
     t.add("zrank", 3, Keys::First, range::zrank);
     t.add("zrevrank", 3, Keys::First, range::zrevrank);
     t.add("zrange", -4, Keys::First, range::zrange);
     t.add("zrevrange", -4, Keys::First, range::zrevrange);
+    t.add("zrangestore", -5, Keys::FirstTwo, range::zrangestore);
     t.add("zrangebyscore", -4, Keys::First, range::zrangebyscore);
     t.add("zrevrangebyscore", -4, Keys::First, range::zrevrangebyscore);
     t.add("zrangebylex", -4, Keys::First, range::zrangebylex);
@@ -48,6 +50,12 @@ pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("zremrangebylex", 4, Keys::First, remove::zremrangebylex);
     t.add("zpopmin", -2, Keys::First, remove::zpopmin);
     t.add("zpopmax", -2, Keys::First, remove::zpopmax);
+    t.add("zmpop", -4, Keys::NumKeys, remove::zmpop);
     t.add("zunionstore", -4, Keys::DestNumKeys, setops::zunionstore);
     t.add("zinterstore", -4, Keys::DestNumKeys, setops::zinterstore);
+    t.add("zdiffstore", -4, Keys::DestNumKeys, setops::zdiffstore);
+    t.add("zunion", -3, Keys::NumKeys, setops::zunion);
+    t.add("zinter", -3, Keys::NumKeys, setops::zinter);
+    t.add("zdiff", -3, Keys::NumKeys, setops::zdiff);
+    t.add("zintercard", -3, Keys::NumKeys, setops::zintercard);
 }

@@ -3,7 +3,7 @@
 //! removing commands share.
 
 use crate::store::KvStore;
-use redcodec_codec::{Codec, Meta, ScoreIndex};
+use redcodec_codec::{Codec, DataType, Meta, ScoreIndex};
 
 use super::common::{entries_reply, zset};
 use crate::cmd::args::is;
@@ -11,6 +11,7 @@ use crate::cmd::args::resolve_range;
 use crate::cmd::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
 use crate::cmd::types::zsets::bounds::{Interval, LexRange, ScoreRange};
 use crate::cmd::types::zsets::order::{range_walk, walk, Entry, Start, Window};
+use crate::cmd::types::zsets::{write_all, Members};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{format_score, int_arg};
@@ -141,13 +142,14 @@ fn parse_range<'a>(
     a: &[&'a [u8]],
     by: Option<By>,
     reverse: Option<bool>,
+    store: bool,
 ) -> CmdResult<RangeRequest<'a>> {
     let (mut by_opt, mut reverse_opt) = (by, reverse);
     let (mut withscores, mut offset, mut count) = (false, 0, -1);
     let mut i = 4;
     while let Some(opt) = a.get(i) {
         let left = a.len() - i - 1;
-        if is(opt, "withscores") {
+        if !store && is(opt, "withscores") {
             withscores = true;
         } else if is(opt, "limit") && left >= 2 {
             offset = int_arg(a[i + 1])?;
@@ -206,7 +208,43 @@ fn zrange_generic<C: Codec, S: KvStore>(
     by: Option<By>,
     reverse: Option<bool>,
 ) -> CmdResult<Reply> {
-    let req = parse_range(a, by, reverse)?;
+    let (entries, withscores) = range_entries(ctx, a, by, reverse, false)?;
+    Ok(entries_reply(entries, withscores))
+}
+
+/// ZRANGESTORE `dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset
+/// count]`: ZRANGE's selection (without WITHSCORES) replaces the
+/// destination; an empty one removes it. Replies with the size stored.
+pub(super) fn zrangestore<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
+    let dest = a[1];
+    let (entries, _) = range_entries(ctx, &a[1..], None, None, true)?;
+    let view = ctx.view(dest)?;
+    if entries.is_empty() {
+        if let Some(live) = &view.live {
+            ctx.remove_key(dest, live)?;
+        }
+        return Ok(Reply::Integer(0));
+    }
+    let members: Members = entries.into_iter().map(|e| (e.member, e.score)).collect();
+    let mut meta = ctx.create(dest, DataType::ZSet, &view)?;
+    write_all(ctx, dest, &mut meta, &members)?;
+    ctx.save(dest, &meta)?;
+    Ok(Reply::Integer(i64::try_from(meta.size).unwrap_or(i64::MAX)))
+}
+
+/// The entries a ZRANGE-family request `a` (`a[1]` the key) selects, in
+/// reply order, and whether WITHSCORES was given.
+fn range_entries<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+    by: Option<By>,
+    reverse: Option<bool>,
+    store: bool,
+) -> CmdResult<(Vec<Entry>, bool)> {
+    let req = parse_range(a, by, reverse, store)?;
     let parsed = match req.by {
         By::Rank => Parsed::Rank(int_arg(req.min)?, int_arg(req.max)?),
         By::Score => Parsed::Score(ScoreRange::parse(req.min, req.max)?),
@@ -214,7 +252,7 @@ fn zrange_generic<C: Codec, S: KvStore>(
     };
     let key = a[1];
     let Some(meta) = zset(ctx, key)? else {
-        return Ok(Reply::Array(Vec::new()));
+        return Ok((Vec::new(), req.withscores));
     };
     let mut entries = Vec::new();
     // A negative offset skips everything, as in Redis.
@@ -240,7 +278,7 @@ fn zrange_generic<C: Codec, S: KvStore>(
             })?;
         }
     }
-    Ok(entries_reply(entries, req.withscores))
+    Ok((entries, req.withscores))
 }
 
 pub(super) fn zrange<C: Codec, S: KvStore>(

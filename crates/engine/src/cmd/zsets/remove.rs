@@ -1,18 +1,18 @@
 //! Removing ranges: ZREMRANGEBYRANK, ZREMRANGEBYSCORE, ZREMRANGEBYLEX,
-//! ZPOPMIN, ZPOPMAX.
+//! ZPOPMIN, ZPOPMAX, ZMPOP.
 
 use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta};
 
 use super::common::{entries_reply, zset};
 use super::range::{by_rank, lex_walk, score_walk};
-use crate::cmd::args::resolve_range;
+use crate::cmd::args::{is, numkeys_block, positive_arg, resolve_range};
 use crate::cmd::types::zsets::bounds::{LexRange, ScoreRange};
 use crate::cmd::types::zsets::order::{walk, Entry, Start, Window};
 use crate::cmd::types::zsets::write::del_member;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
-use crate::number::parse_i64;
+use crate::number::{format_score, parse_i64};
 use crate::reply::Reply;
 
 /// Queues the removal of `entries` from the set and its new size.
@@ -138,4 +138,57 @@ pub(super) fn zpopmax<C: Codec, S: KvStore>(
     a: &[&[u8]],
 ) -> CmdResult<Reply> {
     pop(ctx, a, true)
+}
+
+/// ZMPOP `numkeys key… MIN|MAX [COUNT count]`: pops up to `count` entries
+/// from the first existing sorted set, replying `[key, [[member, score]…]]`,
+/// or a nil array when every key is missing. Arguments are checked in
+/// Redis' order (numkeys, MIN|MAX, COUNT) before any key is read; a key of
+/// another type met before a sorted set is WRONGTYPE.
+pub(super) fn zmpop<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
+    let (keys, side_at) = numkeys_block(a, 1, true)?;
+    let from_max = if is(a[side_at], "min") {
+        false
+    } else if is(a[side_at], "max") {
+        true
+    } else {
+        return Err(CmdError::Syntax);
+    };
+    let mut count = None;
+    let mut i = side_at + 1;
+    while i < a.len() {
+        if count.is_none() && is(a[i], "count") && i + 1 < a.len() {
+            count = Some(positive_arg(a[i + 1], "count")?);
+            i += 2;
+        } else {
+            return Err(CmdError::Syntax);
+        }
+    }
+    let count = count.unwrap_or(1);
+    for key in keys {
+        let Some(meta) = zset(ctx, key)? else {
+            continue;
+        };
+        let entries = walk(ctx, key, &meta, Start::Edge, from_max)
+            .take(usize::try_from(count).unwrap_or(usize::MAX))
+            .collect::<CmdResult<Vec<_>>>()?;
+        remove_entries(ctx, key, meta, &entries)?;
+        let pairs = entries
+            .into_iter()
+            .map(|e| {
+                Reply::Array(vec![
+                    Reply::Bulk(e.member),
+                    Reply::bulk(format_score(e.score)),
+                ])
+            })
+            .collect();
+        return Ok(Reply::Array(vec![
+            Reply::bulk(key.to_vec()),
+            Reply::Array(pairs),
+        ]));
+    }
+    Ok(Reply::NilArray)
 }

@@ -1,4 +1,6 @@
-//! ZUNIONSTORE and ZINTERSTORE.
+//! The sorted-set algebra: ZUNIONSTORE, ZINTERSTORE, ZDIFFSTORE, ZUNION,
+//! ZINTER, ZDIFF and ZINTERCARD, all through
+//! `zunionInterDiffGenericCommand`'s one parser.
 
 use std::collections::HashMap;
 
@@ -11,23 +13,15 @@ use crate::cmd::types::zsets::float::score_arg;
 use crate::cmd::types::zsets::{read_all, write_all, Members};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
-use crate::number::int_arg;
+use crate::number::{format_score, int_arg, parse_i64};
 use crate::reply::Reply;
 
-/// Union or intersection.
+/// Union, intersection or difference.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum SetOp {
     Union,
     Inter,
-}
-
-impl SetOp {
-    fn name(self) -> &'static str {
-        match self {
-            SetOp::Union => "zunionstore",
-            SetOp::Inter => "zinterstore",
-        }
-    }
+    Diff,
 }
 
 /// How scores of the same member combine.
@@ -82,33 +76,70 @@ impl Source {
     }
 }
 
-/// Parses `WEIGHTS w…` and `AGGREGATE SUM|MIN|MAX` after the keys, as
-/// `zunionInterDiffGenericCommand` does, into `sources`' weights.
-fn parse_options(args: &[&[u8]], weights: &mut [f64]) -> CmdResult<Aggregate> {
-    let mut aggregate = Aggregate::Sum;
+/// What a command of the family returns.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Output<'a> {
+    /// Stores into the key (Z*STORE), replying with its size.
+    Store(&'a [u8]),
+    /// Replies with the members (ZUNION, ZINTER, ZDIFF).
+    Members,
+    /// Replies with the size, up to a LIMIT (ZINTERCARD).
+    Cardinality,
+}
+
+/// The options after the keys.
+struct Options {
+    aggregate: Aggregate,
+    withscores: bool,
+    limit: u64,
+}
+
+/// Parses `WEIGHTS w…`, `AGGREGATE SUM|MIN|MAX`, `WITHSCORES` and `LIMIT n`
+/// after the keys, each where `zunionInterDiffGenericCommand` accepts it,
+/// into `sources`' weights.
+fn parse_options(
+    args: &[&[u8]],
+    weights: &mut [f64],
+    op: SetOp,
+    output: Output<'_>,
+) -> CmdResult<Options> {
+    let mut options = Options {
+        aggregate: Aggregate::Sum,
+        withscores: false,
+        limit: 0,
+    };
+    let algebra = op != SetOp::Diff && output != Output::Cardinality;
     let mut i = 0;
     while let Some(opt) = args.get(i) {
         let left = args.len() - i;
-        if is(opt, "weights") && left > weights.len() {
+        if algebra && is(opt, "weights") && left > weights.len() {
             for (w, arg) in weights.iter_mut().zip(&args[i + 1..]) {
                 *w = score_arg(arg)
                     .ok_or_else(|| CmdError::other("ERR weight value is not a float"))?;
             }
             i += 1 + weights.len();
-        } else if is(opt, "aggregate") && left >= 2 {
+        } else if algebra && is(opt, "aggregate") && left >= 2 {
             let name = args[i + 1];
-            aggregate = match () {
+            options.aggregate = match () {
                 () if is(name, "sum") => Aggregate::Sum,
                 () if is(name, "min") => Aggregate::Min,
                 () if is(name, "max") => Aggregate::Max,
                 () => return Err(CmdError::Syntax),
             };
             i += 2;
+        } else if output == Output::Members && is(opt, "withscores") {
+            options.withscores = true;
+            i += 1;
+        } else if output == Output::Cardinality && is(opt, "limit") && left >= 2 {
+            options.limit = parse_i64(args[i + 1])
+                .and_then(|n| u64::try_from(n).ok())
+                .ok_or_else(|| CmdError::other("ERR LIMIT can't be negative"))?;
+            i += 2;
         } else {
             return Err(CmdError::Syntax);
         }
     }
-    Ok(aggregate)
+    Ok(options)
 }
 
 /// The members of every source, in argument order; a missing key is an
@@ -141,12 +172,43 @@ fn read_sources<C: Codec, S: KvStore>(
 
 /// Combines the sources as Redis does: smallest first (a stable sort, as
 /// glibc's qsort is), so that sums add up in the same order.
+/// The difference keeps the first source first.
 fn combine(op: SetOp, mut sources: Vec<Source>, aggregate: Aggregate) -> Members {
+    if op == SetOp::Diff {
+        return diff(&sources);
+    }
     sources.sort_by_key(|s| s.members.len());
     match op {
         SetOp::Union => union(&sources, aggregate),
-        SetOp::Inter => inter(&sources, aggregate),
+        _ => inter(&sources, aggregate),
     }
+}
+
+/// The first source's members (with their own scores) that are in none of
+/// the others.
+fn diff(sources: &[Source]) -> Members {
+    let Some((first, others)) = sources.split_first() else {
+        return Vec::new();
+    };
+    let others: Vec<HashMap<&[u8], f64>> = others
+        .iter()
+        .map(|s| s.members.iter().map(|(m, v)| (m.as_slice(), *v)).collect())
+        .collect();
+    first
+        .members
+        .iter()
+        .filter(|(m, _)| !others.iter().any(|o| o.contains_key(m.as_slice())))
+        .cloned()
+        .collect()
+}
+
+/// Sorts members as a sorted set holds them: by score, then by member.
+fn in_zset_order(members: &mut Members) {
+    members.sort_by(|a, b| {
+        a.1.partial_cmp(&b.1)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| a.0.cmp(&b.0))
+    });
 }
 
 fn union(sources: &[Source], aggregate: Aggregate) -> Members {
@@ -192,23 +254,24 @@ fn inter(sources: &[Source], aggregate: Aggregate) -> Members {
     out
 }
 
-/// ZUNIONSTORE and ZINTERSTORE: `dest numkeys key… [WEIGHTS w…]
-/// [AGGREGATE SUM|MIN|MAX]`. The destination is replaced (an empty result
-/// removes it).
-fn store<C: Codec, S: KvStore>(
+/// The family's one command: `[dest] numkeys key… [options]`, with
+/// `numkeys` at `a[at]`. Checks in Redis' order: numkeys, the keys' types,
+/// then the options. A stored empty result removes the destination.
+fn generic<C: Codec, S: KvStore>(
     ctx: &mut Ctx<'_, C, S>,
     a: &[&[u8]],
+    at: usize,
     op: SetOp,
+    output: Output<'_>,
 ) -> CmdResult<Reply> {
-    let dest = a[1];
-    let numkeys = int_arg(a[2])?;
+    let numkeys = int_arg(a[at])?;
     if numkeys < 1 {
         return Err(CmdError::other(format!(
             "ERR at least 1 input key is needed for '{}' command",
-            op.name()
+            String::from_utf8_lossy(a[0]).to_ascii_lowercase()
         )));
     }
-    let rest = &a[3..];
+    let rest = &a[at + 1..];
     let numkeys = usize::try_from(numkeys).unwrap_or(usize::MAX);
     if numkeys > rest.len() {
         return Err(CmdError::Syntax);
@@ -216,13 +279,36 @@ fn store<C: Codec, S: KvStore>(
     let (keys, options) = rest.split_at(numkeys);
     let members = read_sources(ctx, keys)?;
     let mut weights = vec![1.0; numkeys];
-    let aggregate = parse_options(options, &mut weights)?;
+    let options = parse_options(options, &mut weights, op, output)?;
     let sources = members
         .into_iter()
         .zip(weights)
         .map(|(members, weight)| Source { members, weight })
         .collect();
-    let result = combine(op, sources, aggregate);
+    let mut result = combine(op, sources, options.aggregate);
+    let dest = match output {
+        Output::Store(dest) => dest,
+        Output::Cardinality => {
+            let size = result.len() as u64;
+            let size = if options.limit == 0 {
+                size
+            } else {
+                size.min(options.limit)
+            };
+            return Ok(Reply::Integer(i64::try_from(size).unwrap_or(i64::MAX)));
+        }
+        Output::Members => {
+            in_zset_order(&mut result);
+            let mut items = Vec::with_capacity(result.len() * 2);
+            for (member, score) in result {
+                items.push(Reply::Bulk(member));
+                if options.withscores {
+                    items.push(Reply::bulk(format_score(score)));
+                }
+            }
+            return Ok(Reply::Array(items));
+        }
+    };
     let view = ctx.view(dest)?;
     if result.is_empty() {
         if let Some(live) = &view.live {
@@ -240,14 +326,49 @@ pub(super) fn zunionstore<C: Codec, S: KvStore>(
     ctx: &mut Ctx<'_, C, S>,
     a: &[&[u8]],
 ) -> CmdResult<Reply> {
-    store(ctx, a, SetOp::Union)
+    generic(ctx, a, 2, SetOp::Union, Output::Store(a[1]))
 }
 
 pub(super) fn zinterstore<C: Codec, S: KvStore>(
     ctx: &mut Ctx<'_, C, S>,
     a: &[&[u8]],
 ) -> CmdResult<Reply> {
-    store(ctx, a, SetOp::Inter)
+    generic(ctx, a, 2, SetOp::Inter, Output::Store(a[1]))
+}
+
+pub(super) fn zdiffstore<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
+    generic(ctx, a, 2, SetOp::Diff, Output::Store(a[1]))
+}
+
+pub(super) fn zunion<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
+    generic(ctx, a, 1, SetOp::Union, Output::Members)
+}
+
+pub(super) fn zinter<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
+    generic(ctx, a, 1, SetOp::Inter, Output::Members)
+}
+
+pub(super) fn zdiff<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
+    generic(ctx, a, 1, SetOp::Diff, Output::Members)
+}
+
+pub(super) fn zintercard<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
+    generic(ctx, a, 1, SetOp::Inter, Output::Cardinality)
 }
 
 #[cfg(test)]
