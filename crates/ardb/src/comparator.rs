@@ -27,7 +27,7 @@ use std::cmp::Ordering;
 use redcodec_codec::{ComparatorSpec, Reader};
 
 use crate::keys::{key_type, ParsedKey, MAX_ELEMENTS};
-use crate::primitives::{read_varuint32, Data};
+use crate::primitives::{read_varuint32, tag, unzigzag, Data};
 
 /// The name RocksDB records in the MANIFEST of every column family.
 pub const NAME: &str = "ardb.comparator";
@@ -44,13 +44,13 @@ pub const SPEC: ComparatorSpec = ComparatorSpec {
 /// rest of both keys is parsed only when they are equal, which is rare
 /// among the keys one comparison sees (a memtable or a block search).
 pub fn compare_keys(a: &[u8], b: &[u8]) -> Ordering {
-    match (user_key_of(a), user_key_of(b)) {
-        (Some(x), Some(y)) => {
+    match (split_user_key(a), split_user_key(b)) {
+        (Some((x, rest_a)), Some((y, rest_b))) => {
             let by_key = x.cmp(y);
             if by_key != Ordering::Equal {
                 return by_key;
             }
-            compare_tails(a, b)
+            compare_tails(a, rest_a, b, rest_b)
         }
         (Some(_), None) => Ordering::Less,
         (None, Some(_)) => Ordering::Greater,
@@ -61,15 +61,28 @@ pub fn compare_keys(a: &[u8], b: &[u8]) -> Ordering {
 /// The user key of an encoded key (its varuint32 length and bytes) and
 /// the bytes after it, or `None` when even the user key does not parse
 /// (as [`ParsedKey::parse`] reads it).
+///
+/// This runs twice per comparison, so the common case — a user key
+/// shorter than 128 bytes, whose length is one byte — is read straight
+/// from the slice; any other prefix goes through the varint reader.
+#[inline]
 fn split_user_key(raw: &[u8]) -> Option<(&[u8], &[u8])> {
+    match raw.first() {
+        Some(&len) if len < 0x80 => {
+            let end = 1 + usize::from(len);
+            (raw.len() >= end).then(|| (&raw[1..end], &raw[end..]))
+        }
+        _ => split_long_user_key(raw),
+    }
+}
+
+/// [`split_user_key`] for a length prefix of more than one byte (or none).
+#[cold]
+fn split_long_user_key(raw: &[u8]) -> Option<(&[u8], &[u8])> {
     let mut r = Reader::new("ardb key", raw);
     let len = read_varuint32(&mut r).ok()?;
     let user_key = r.take(usize::try_from(len).ok()?).ok()?;
     Some((user_key, r.rest()))
-}
-
-fn user_key_of(raw: &[u8]) -> Option<&[u8]> {
-    split_user_key(raw).map(|(k, _)| k)
 }
 
 /// What follows the user key, as [`ParsedKey::parse`] reads it: the type
@@ -89,13 +102,34 @@ fn tail_head(rest: &[u8]) -> Option<(Option<u8>, u8, &[u8])> {
     }
 }
 
+/// The common tail of hash-field, set-member and list keys: a type other
+/// than `META`, a count of 1 and one string element shorter than 128 bytes
+/// (type, string). Two such tails compare by type, then string — what
+/// [`compare_tails`]' general path gives them, without decoding.
+#[inline]
+fn one_short_string(rest: &[u8]) -> Option<(u8, &[u8])> {
+    match *rest {
+        [ty, 1, data_tag, len, ref data @ ..]
+            if ty != key_type::META
+                && (data_tag == tag::SDS || data_tag == tag::CSTR)
+                && len < 0x80
+                && data.len() >= usize::from(len) =>
+        {
+            Some((ty, &data[..usize::from(len)]))
+        }
+        _ => None,
+    }
+}
+
 /// Two keys whose user keys are equal: [`compare_parsed`]'s order, with
 /// every element decoded once (compared while both keys still agree, then
 /// only validated). A key whose rest does not parse sorts after the
 /// well-formed ones; two such keys compare bytewise.
-fn compare_tails(a: &[u8], b: &[u8]) -> Ordering {
-    let rest = |k| split_user_key(k).map_or(&[][..], |(_, r)| r);
-    let (ha, hb) = (tail_head(rest(a)), tail_head(rest(b)));
+fn compare_tails(a: &[u8], rest_a: &[u8], b: &[u8], rest_b: &[u8]) -> Ordering {
+    if let (Some((ta, sa)), Some((tb, sb))) = (one_short_string(rest_a), one_short_string(rest_b)) {
+        return ta.cmp(&tb).then_with(|| sa.cmp(sb));
+    }
+    let (ha, hb) = (tail_head(rest_a), tail_head(rest_b));
     let mut order = match (ha, hb) {
         (Some((ta, ca, _)), Some((tb, cb, _))) => {
             let by_type = ta.cmp(&tb);
@@ -109,19 +143,18 @@ fn compare_tails(a: &[u8], b: &[u8]) -> Ordering {
     };
     let (mut a_ok, mut b_ok) = (ha.is_some(), hb.is_some());
     let (ca, cb) = (ha.map_or(0, |h| h.1), hb.map_or(0, |h| h.1));
-    let mut ra = Reader::new("ardb key element", ha.map_or(&[][..], |h| h.2));
-    let mut rb = Reader::new("ardb key element", hb.map_or(&[][..], |h| h.2));
-    fn next<'a>(r: &mut Reader<'a>, ok: &mut bool, i: u8, count: u8) -> Option<Data<'a>> {
+    let (mut ea, mut eb) = (ha.map_or(&[][..], |h| h.2), hb.map_or(&[][..], |h| h.2));
+    fn next<'a>(bytes: &mut &'a [u8], ok: &mut bool, i: u8, count: u8) -> Option<Data<'a>> {
         if i >= count || !*ok {
             return None;
         }
-        let decoded = Data::decode(r).ok();
+        let decoded = element(bytes);
         *ok = decoded.is_some();
         decoded
     }
     for i in 0..ca.max(cb) {
-        let x = next(&mut ra, &mut a_ok, i, ca);
-        let y = next(&mut rb, &mut b_ok, i, cb);
+        let x = next(&mut ea, &mut a_ok, i, ca);
+        let y = next(&mut eb, &mut b_ok, i, cb);
         if let (Ordering::Equal, Some(x), Some(y)) = (order, x, y) {
             order = x.compare(&y);
         }
@@ -132,6 +165,51 @@ fn compare_tails(a: &[u8], b: &[u8]) -> Ordering {
         (false, true) => Ordering::Greater,
         (false, false) => a.cmp(b),
     }
+}
+
+/// One element at the front of `bytes`, which then start after it: what
+/// [`Data::decode`] reads, `None` where it fails. The comparator's own
+/// reader: slices and `Option`, no error values on the hot path (a test
+/// holds it to [`Data::decode`] on every short byte string).
+#[inline]
+fn element<'a>(bytes: &mut &'a [u8]) -> Option<Data<'a>> {
+    let (&data_tag, rest) = bytes.split_first()?;
+    *bytes = rest;
+    match data_tag {
+        tag::NIL => Some(Data::Nil),
+        tag::INT64 => leb(bytes, 10, 64).map(|u| Data::Int(unzigzag(u))),
+        tag::FLOAT64 => leb(bytes, 10, 64).map(|u| Data::Float(f64::from_bits(unzigzag(u) as u64))),
+        tag::CSTR | tag::SDS => {
+            let len = usize::try_from(leb(bytes, 5, 32)?).ok()?;
+            if bytes.len() < len {
+                return None;
+            }
+            let (s, rest) = bytes.split_at(len);
+            *bytes = rest;
+            Some(Data::Str(s))
+        }
+        _ => None,
+    }
+}
+
+/// LEB128 of at most `max_bytes` bytes whose value fits `bits` bits, as
+/// `primitives::read_leb` reads it.
+#[inline]
+fn leb(bytes: &mut &[u8], max_bytes: u32, bits: u32) -> Option<u64> {
+    let mut value = 0u64;
+    for shift in (0..max_bytes).map(|i| 7 * i) {
+        let (&byte, rest) = bytes.split_first()?;
+        *bytes = rest;
+        let payload = u64::from(byte & 0x7F);
+        if shift + 7 > bits && payload >> (bits - shift) != 0 {
+            return None;
+        }
+        value |= payload << shift;
+        if byte & 0x80 == 0 {
+            return Some(value);
+        }
+    }
+    None
 }
 
 /// Ardb's `compare_keys` on two decoded keys.
@@ -348,6 +426,45 @@ mod tests {
                     "{a:02x?} {b:02x?}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn the_element_reader_reads_what_data_decode_reads() {
+        // Every byte string of up to 3 bytes, and longer ones around the
+        // varint limits.
+        let mut inputs: Vec<Vec<u8>> = vec![vec![]];
+        for len in 1..=3u32 {
+            for n in 0..256u32.pow(len) {
+                inputs.push(n.to_be_bytes()[(4 - len as usize)..].to_vec());
+            }
+        }
+        for t in [tag::INT64, tag::FLOAT64, tag::CSTR, tag::SDS] {
+            for fill in [0x80u8, 0xFF, 0x81] {
+                for n in 1..12 {
+                    let mut v = vec![t];
+                    v.extend(std::iter::repeat_n(fill, n));
+                    for last in [0x00, 0x01, 0x02, 0x0F, 0x7F] {
+                        let mut w = v.clone();
+                        w.push(last);
+                        w.extend_from_slice(b"abc");
+                        inputs.push(w);
+                    }
+                }
+            }
+        }
+        for bytes in &inputs {
+            let mut r = Reader::new("test", bytes);
+            let want = Data::decode(&mut r).ok().map(|d| (d, r.offset()));
+            let mut rest = &bytes[..];
+            let got = element(&mut rest).map(|d| (d, bytes.len() - rest.len()));
+            let same = match (&want, &got) {
+                (Some((Data::Float(x), i)), Some((Data::Float(y), j))) => {
+                    x.to_bits() == y.to_bits() && i == j
+                }
+                _ => want == got,
+            };
+            assert!(same, "{bytes:02x?}: {want:?} vs {got:?}");
         }
     }
 

@@ -102,17 +102,20 @@ fn read_leb_tail(
 }
 
 /// Reads a varuint32 (at most 5 bytes, value below 2^32).
+#[inline]
 pub fn read_varuint32(r: &mut Reader<'_>) -> Result<u32, DecodeError> {
     // read_leb guarantees the value fits 32 bits.
     read_leb(r, 5, 32).map(|v| v as u32)
 }
 
 /// Reads a varuint64 (at most 10 bytes, value below 2^64).
+#[inline]
 pub fn read_varuint64(r: &mut Reader<'_>) -> Result<u64, DecodeError> {
     read_leb(r, 10, 64)
 }
 
 /// Reads a zigzag varint64.
+#[inline]
 pub fn read_varint64(r: &mut Reader<'_>) -> Result<i64, DecodeError> {
     read_varuint64(r).map(unzigzag)
 }
@@ -271,6 +274,7 @@ impl<'a> Data<'a> {
     }
 
     /// Reads one `Data`.
+    #[inline]
     pub fn decode(r: &mut Reader<'a>) -> Result<Data<'a>, DecodeError> {
         match r.u8()? {
             tag::NIL => Ok(Data::Nil),

@@ -60,6 +60,9 @@ enum Command {
     /// in temporary stores; print one table per metric and write CSV, JSON
     /// and SVG charts into `--out`.
     Compare(compare::CompareArgs),
+    /// One callgrind probe of `compare --instructions` (run by it).
+    #[command(hide = true)]
+    CompareProbe(compare::instructions::ProbeArgs),
     /// Copy every live key (type, expiry, elements) of a store into a store
     /// of another format, in batches, with a progress bar and a checkpoint
     /// to --resume from after an interruption.
@@ -86,6 +89,7 @@ fn main() -> ExitCode {
         Command::Dump { store } => dump::run(&store),
         Command::Check { store } => check::run(&store),
         Command::Compare(args) => compare::run(&args),
+        Command::CompareProbe(args) => compare::instructions::probe(&args),
         Command::Migrate(args) => migrate::run(&args),
         Command::Verify(args) => migrate::run_verify(&args),
         Command::MigrateBench(args) => migrate::bench::run(&args),

@@ -653,7 +653,7 @@ pub fn charts(report: &Report) -> Vec<Chart> {
         series: format_series(report, |f| {
             STEPS
                 .iter()
-                .map(|s| timing(f, s.name).map(|t| t.rate().ratio(report.reference(s.kind).rate())))
+                .map(|s| timing(f, s.name).map(|t| t.ratio(report.reference(s.kind))))
                 .collect()
         }),
         reference: Some(("raw RocksDB = 1×".into(), vec![Some(1.0); STEPS.len()])),
@@ -663,7 +663,7 @@ pub fn charts(report: &Report) -> Vec<Chart> {
             .any(|g| g.against == Against::Raw)
             .then(|| {
                 (
-                    "kvrocks goal".into(),
+                    "goals".into(),
                     STEPS.iter().map(|s| raw_goal(s.name)).collect(),
                 )
             }),
@@ -683,7 +683,7 @@ pub fn charts(report: &Report) -> Vec<Chart> {
                 .map(|(c, _)| {
                     timing(f, c)
                         .zip(timing(f, "SET"))
-                        .map(|(c, set)| c.rate().ratio(set.rate()))
+                        .map(|(c, set)| c.ratio(set))
                 })
                 .collect()
         }),

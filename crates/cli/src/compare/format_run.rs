@@ -93,6 +93,17 @@ fn count_records(engine: &Engine<AnyCodec>) -> Result<u64, CliError> {
     Ok(n)
 }
 
+/// The timings of one more pass of the workload on `format`, in a fresh store.
+pub fn timings(
+    format: Format,
+    sizes: &Sizes,
+    progress: impl FnMut(&str),
+) -> Result<Vec<super::workload::Timing>, CliError> {
+    let dir = tempfile::tempdir()?;
+    let engine = open(format, dir.path())?;
+    Ok(run_engine(&engine, sizes, progress)?.0)
+}
+
 /// Runs the workload on `format`; `progress(step)` names each step as it starts.
 pub fn run(
     format: Format,

@@ -23,10 +23,12 @@ use crate::error::CliError;
 mod charts;
 mod figure;
 mod format_run;
+pub mod instructions;
 mod measure;
 mod page;
 mod raw;
 mod report;
+mod scaling;
 mod workload;
 
 use workload::{Sizes, STEPS};
@@ -49,6 +51,16 @@ pub struct CompareArgs {
     /// Fields of the big hash whose DEL is timed.
     #[arg(long, default_value_t = 100_000)]
     pub big_hash: usize,
+    /// Rounds: raw RocksDB and every format run once per round, interleaved
+    /// (the order rotates), and each figure is the median of its rounds with
+    /// the slowest and fastest beside it.
+    #[arg(long, default_value_t = 5)]
+    pub rounds: usize,
+    /// Also count the instructions of SET, GET, HSET and ZADD per format (and
+    /// of raw put and get) under valgrind's callgrind: figures a busy
+    /// machine does not move. Needs valgrind on the PATH.
+    #[arg(long)]
+    pub instructions: bool,
     /// Directory for the CSV, JSON, SVG and HTML files.
     #[arg(long, default_value = "compare-out")]
     pub out: PathBuf,
@@ -69,9 +81,9 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
             .map(|f| f.trim().parse())
             .collect::<Result<_, _>>()?
     };
-    if args.keys == 0 || args.elements == 0 || args.big_hash == 0 {
+    if args.keys == 0 || args.elements == 0 || args.big_hash == 0 || args.rounds == 0 {
         return Err(fail(
-            "--keys, --elements and --big-hash must be at least 1".into(),
+            "--keys, --elements, --big-hash and --rounds must be at least 1".into(),
         ));
     }
     let sizes = Sizes {
@@ -79,39 +91,92 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
         elements: args.elements,
         value_size: args.value_size,
         big_hash: args.big_hash,
+        rounds: args.rounds,
     };
+    if args.instructions && !instructions::valgrind_available() {
+        return Err(fail(
+            "--instructions needs valgrind (Debian: apt-get install valgrind)".into(),
+        ));
+    }
     std::fs::create_dir_all(&args.out)?;
 
-    // Per format: the steps, compaction, two DELs; then the baseline.
-    let total = formats.len() * (STEPS.len() + 3) + 1;
+    // Per round: the baseline and every format's steps, in an order that
+    // rotates; in the first round also compaction and two DELs per format.
+    let total = args.rounds * (formats.len() * (STEPS.len() + 1) + 1) + formats.len() * 3;
     let bar = ProgressBar::new(total as u64);
     bar.set_style(
         ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
             .expect("valid template")
             .progress_chars("=> "),
     );
-    // The baseline first, on a machine not yet warmed by the formats' runs.
-    bar.set_message("raw rocksdb");
-    let raw_dir = tempfile::tempdir()?;
-    let raw = raw::run(raw_dir.path(), &sizes)?;
-    drop(raw_dir);
-    bar.inc(1);
-    let mut results = Vec::new();
-    for &format in &formats {
-        let mut first = true;
-        let result = format_run::run(format, &sizes, |step| {
-            if !first {
+    let mut raw_rounds = Vec::with_capacity(args.rounds);
+    // Per store (the formats, then raw RocksDB): its scaling in every round.
+    let mut scalings: Vec<Vec<scaling::Scaling>> = vec![Vec::new(); formats.len() + 1];
+    let mut results: Vec<Option<format_run::FormatResult>> = vec![None; formats.len()];
+    let mut timings: Vec<Vec<Vec<workload::Timing>>> = vec![Vec::new(); formats.len()];
+    for round in 0..args.rounds {
+        // Slot `formats.len()` is the baseline; the first round starts with
+        // it, on a machine not yet warmed by the formats' runs.
+        let slots = formats.len() + 1;
+        for slot in (0..slots).map(|i| (i + slots - round % slots) % slots) {
+            let label = format!("round {}/{}", round + 1, args.rounds);
+            let Some(&format) = formats.get(slot) else {
+                bar.set_message(format!("{label}: raw rocksdb"));
+                let raw_dir = tempfile::tempdir()?;
+                raw_rounds.push(raw::run(raw_dir.path(), &sizes)?);
+                scalings[slot].push(scaling::raw(raw_dir.path(), &sizes)?);
                 bar.inc(1);
+                continue;
+            };
+            let mut progress = |step: &str| {
+                bar.inc(1);
+                bar.set_message(format!("{label}: {format}: {step}"));
+            };
+            if round == 0 {
+                let result = format_run::run(format, &sizes, &mut progress)?;
+                timings[slot].push(result.timings.clone());
+                results[slot] = Some(result);
+            } else {
+                timings[slot].push(format_run::timings(format, &sizes, &mut progress)?);
             }
-            first = false;
-            bar.set_message(format!("{format}: {step}"));
-        })?;
-        bar.inc(1);
-        results.push(result);
+            progress(&format!("{} writer threads", scaling::THREADS));
+            let dir = tempfile::tempdir()?;
+            scalings[slot].push(scaling::format(format, dir.path(), &sizes)?);
+        }
     }
+    let counts = if args.instructions {
+        bar.inc_length(2 + 4 * formats.len() as u64);
+        instructions::count(&formats, args.elements, args.value_size, |what| {
+            bar.inc(1);
+            bar.set_message(what.to_string());
+        })?
+    } else {
+        Vec::new()
+    };
     bar.finish_and_clear();
+    let raw = raw::RawResult::of_rounds(raw_rounds);
+    let results: Vec<format_run::FormatResult> = results
+        .into_iter()
+        .zip(timings)
+        .map(|(result, rounds)| {
+            let mut result = result.expect("every format ran in the first round");
+            result.timings = workload::merge_rounds(&rounds);
+            result
+        })
+        .collect();
 
-    let report = report::Report::new(sizes, raw, results, report::Machine::here());
+    let scaling = scalings
+        .iter()
+        .map(|rounds| scaling::Scaling::of_rounds(rounds))
+        .collect();
+    let report = report::Report::new(
+        sizes,
+        raw,
+        results,
+        scaling,
+        counts,
+        report::Machine::here(),
+    );
     print!("{}", report::tables(&report));
     let mut files = report::write_files(&report, &args.out)?;
     let (drawn, svgs) = charts::draw(&report, &args.out)?;

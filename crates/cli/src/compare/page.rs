@@ -251,7 +251,7 @@ pub fn html(report: &Report, charts: &[Drawn]) -> Markup {
                             span.swatch style={ "background:" (color_of(&f.format).to_hex()) } {}
                             (f.format) " "
                         }
-                        "— against raw RocksDB, same options, one thread"
+                        "— against raw RocksDB, same options, one thread (and two, in the writer-threads table)"
                     }
                     dt { "machine" } dd {
                         (m.cores) " cores"
@@ -302,6 +302,16 @@ pub fn html(report: &Report, charts: &[Drawn]) -> Markup {
                             div.table { (table(table_of(&tables, d.chart.id))) }
                         }
                         (notes(&notes_of(report, d.chart.id)))
+                    }
+                }
+                section.metric #scaling {
+                    h2 { (tables.scaling.title) }
+                    div.table { (table(&tables.scaling)) }
+                }
+                @if !tables.instructions.rows.is_empty() {
+                    section.metric #instructions {
+                        h2 { (tables.instructions.title) }
+                        div.table { (table(&tables.instructions)) }
                     }
                 }
             }

@@ -27,6 +27,18 @@ pub struct RawResult {
     pub rocksdb_version: Option<String>,
 }
 
+impl RawResult {
+    /// The baseline over several rounds: put and get are the medians of
+    /// the rounds; space and write amplification come from the first.
+    /// `rounds` must not be empty.
+    pub fn of_rounds(rounds: Vec<RawResult>) -> RawResult {
+        let put = Timing::of_rounds(&rounds.iter().map(|r| r.put.clone()).collect::<Vec<_>>());
+        let get = Timing::of_rounds(&rounds.iter().map(|r| r.get.clone()).collect::<Vec<_>>());
+        let first = rounds.into_iter().next().expect("at least one round");
+        RawResult { put, get, ..first }
+    }
+}
+
 fn db_err(e: rocksdb::Error) -> CliError {
     super::fail(format!("raw rocksdb: {e}"))
 }

@@ -20,6 +20,9 @@ pub struct Sizes {
     pub value_size: usize,
     /// Fields of the big hash whose DEL is timed.
     pub big_hash: usize,
+    /// Rounds: every timed pass (raw RocksDB and each format) runs once per
+    /// round, interleaved, and a figure is the median of its rounds.
+    pub rounds: usize,
 }
 
 impl Sizes {
@@ -158,6 +161,10 @@ pub struct Timing {
     /// more than once; `None` after a single pass.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ops_per_sec_spread: Option<Spread>,
+    /// Operations per second of every round, in the order the rounds ran
+    /// (empty after a single pass).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rounds: Vec<f64>,
 }
 
 impl Timing {
@@ -170,6 +177,25 @@ impl Timing {
             seconds,
             ops_per_sec: ops as f64 / seconds.max(1e-9),
             ops_per_sec_spread: None,
+            rounds: Vec::new(),
+        }
+    }
+
+    /// One timing from the same command timed in several rounds: the
+    /// median rate with the fastest and slowest round, every round kept.
+    /// `rounds` must not be empty.
+    pub fn of_rounds(rounds: &[Timing]) -> Timing {
+        let rates: Vec<f64> = rounds.iter().map(Timing::ops_per_sec).collect();
+        let figure = Figure::of_samples(&rates);
+        let first = &rounds[0];
+        Timing {
+            command: first.command.clone(),
+            kind: first.kind,
+            ops: first.ops,
+            seconds: first.ops as f64 / figure.value.max(1e-9),
+            ops_per_sec: figure.value,
+            ops_per_sec_spread: figure.spread,
+            rounds: if rounds.len() > 1 { rates } else { Vec::new() },
         }
     }
 
@@ -185,6 +211,36 @@ impl Timing {
             spread: self.ops_per_sec_spread,
         }
     }
+
+    /// This rate over `base`'s. When both were timed in the same rounds
+    /// (interleaved), the quotient is taken round by round and the figure
+    /// is the median quotient with the lowest and highest: a machine that
+    /// slows down during one round slows both sides of its quotient.
+    /// Otherwise, the quotient of the two figures.
+    pub fn ratio(&self, base: &Timing) -> Figure {
+        if self.rounds.len() > 1 && self.rounds.len() == base.rounds.len() {
+            let quotients: Vec<f64> = self
+                .rounds
+                .iter()
+                .zip(&base.rounds)
+                .map(|(a, b)| a / b.max(1e-12))
+                .collect();
+            Figure::of_samples(&quotients)
+        } else {
+            self.rate().ratio(base.rate())
+        }
+    }
+}
+
+/// Every step's timing over several rounds (`rounds[r][step]`): one
+/// [`Timing::of_rounds`] per step.
+pub fn merge_rounds(rounds: &[Vec<Timing>]) -> Vec<Timing> {
+    (0..rounds.first().map_or(0, Vec::len))
+        .map(|i| {
+            let of_step: Vec<Timing> = rounds.iter().map(|r| r[i].clone()).collect();
+            Timing::of_rounds(&of_step)
+        })
+        .collect()
 }
 
 /// What a run wrote, in the user's terms.
@@ -227,7 +283,7 @@ fn member(i: usize) -> Vec<u8> {
 }
 
 /// The argument vectors of step `step` (untimed to build).
-fn step_args(step: &Step, sizes: &Sizes, value: &[u8]) -> Vec<Vec<Vec<u8>>> {
+pub fn step_args(step: &Step, sizes: &Sizes, value: &[u8]) -> Vec<Vec<Vec<u8>>> {
     let n = sizes.keys;
     let c = sizes.collections();
     // Every collection holds `n / c` or `n / c + 1` elements.
@@ -329,7 +385,7 @@ fn step_args(step: &Step, sizes: &Sizes, value: &[u8]) -> Vec<Vec<Vec<u8>>> {
 
 /// Commands run before the timed ones, untimed: one seed field in every
 /// hash, so that the timed HSETs add fields to existing hashes.
-fn setup_args(sizes: &Sizes, value: &[u8]) -> Vec<Vec<Vec<u8>>> {
+pub fn setup_args(sizes: &Sizes, value: &[u8]) -> Vec<Vec<Vec<u8>>> {
     (0..sizes.collections())
         .map(|k| {
             vec![
@@ -342,7 +398,8 @@ fn setup_args(sizes: &Sizes, value: &[u8]) -> Vec<Vec<Vec<u8>>> {
         .collect()
 }
 
-fn run_all(engine: &Engine<AnyCodec>, all: &[Vec<Vec<u8>>]) -> Result<(), CliError> {
+/// Runs every command of `all` on `engine`, untimed; the first error fails.
+pub fn run_all(engine: &Engine<AnyCodec>, all: &[Vec<Vec<u8>>]) -> Result<(), CliError> {
     for args in all {
         check(engine.execute(args), args)?;
     }
