@@ -10,18 +10,40 @@ fn s(b: &str) -> Vec<u8> {
 }
 
 fn check(value: Value, redis: &[u8]) {
-    assert_eq!(encode_payload(&value, EncodeOptions::default()), redis, "{value:?}");
+    assert_eq!(
+        encode_payload(&value, EncodeOptions::default()),
+        redis,
+        "{value:?}"
+    );
     assert_eq!(decode_payload(redis).unwrap(), value);
 }
 
 #[test]
 fn strings_match_redis() {
-    check(Value::String(s("hello")), b"\x00\x05hello\n\x00cr\xdfve4 \n");
-    check(Value::String(s("12")), b"\x00\xc0\x0c\n\x00<*\xf8Q\\\x04\xbc\xd5");
-    check(Value::String(s("-300")), b"\x00\xc1\xd4\xfe\n\x00\xc6\xc4\x86#\xfe\xbe\xde.");
-    check(Value::String(s("100000")), b"\x00\xc2\xa0\x86\x01\x00\n\x00\xf1$\x03Po/\xa6t");
-    check(Value::String(s("12345678901")), b"\x00\x0b12345678901\n\x000NR\xd7'\x17e\x10");
-    check(Value::String(s("012")), b"\x00\x03012\n\x00\x8fTc\xe9T~\xeb\x0c");
+    check(
+        Value::String(s("hello")),
+        b"\x00\x05hello\n\x00cr\xdfve4 \n",
+    );
+    check(
+        Value::String(s("12")),
+        b"\x00\xc0\x0c\n\x00<*\xf8Q\\\x04\xbc\xd5",
+    );
+    check(
+        Value::String(s("-300")),
+        b"\x00\xc1\xd4\xfe\n\x00\xc6\xc4\x86#\xfe\xbe\xde.",
+    );
+    check(
+        Value::String(s("100000")),
+        b"\x00\xc2\xa0\x86\x01\x00\n\x00\xf1$\x03Po/\xa6t",
+    );
+    check(
+        Value::String(s("12345678901")),
+        b"\x00\x0b12345678901\n\x000NR\xd7'\x17e\x10",
+    );
+    check(
+        Value::String(s("012")),
+        b"\x00\x03012\n\x00\x8fTc\xe9T~\xeb\x0c",
+    );
     check(
         Value::String(s("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")),
         b"\x00\xc3\t(\x01aa\xe0\x1b\x00\x01aa\n\x00\xcf\t/\xaa\xae%\x83\x1d",
@@ -63,7 +85,10 @@ fn footers_are_checked() {
     for p in [&bad_crc[..], &v11, b"short", b""] {
         let e = decode_payload(p).unwrap_err();
         assert_eq!(e, DumpError::VersionOrChecksum);
-        assert_eq!(e.reply_text(), "ERR DUMP payload version or checksum are wrong");
+        assert_eq!(
+            e.reply_text(),
+            "ERR DUMP payload version or checksum are wrong"
+        );
     }
     // Versions up to 10 are accepted (older payloads).
     let mut v9 = b"\x00\x02hi".to_vec();
@@ -103,20 +128,32 @@ fn old_encodings_decode() {
     let zl = b"\x10\x00\x00\x00\x0d\x00\x00\x00\x02\x00\x00\x01a\x03\xf8\xff";
     let mut obj = vec![10u8, zl.len() as u8];
     obj.extend_from_slice(zl);
-    assert_eq!(decode_object(&obj).unwrap(), Value::List(vec![s("a"), s("7")]));
+    assert_eq!(
+        decode_object(&obj).unwrap(),
+        Value::List(vec![s("a"), s("7")])
+    );
     // The same ziplist as one node of an RDB 7–9 quicklist.
     let mut obj = vec![14u8, 1, zl.len() as u8];
     obj.extend_from_slice(zl);
-    assert_eq!(decode_object(&obj).unwrap(), Value::List(vec![s("a"), s("7")]));
+    assert_eq!(
+        decode_object(&obj).unwrap(),
+        Value::List(vec![s("a"), s("7")])
+    );
     // A zipmap hash {f: v}.
     let zm = b"\x01\x01f\x01\x00v\xff";
     let mut obj = vec![9u8, zm.len() as u8];
     obj.extend_from_slice(zm);
-    assert_eq!(decode_object(&obj).unwrap(), Value::Hash(vec![(s("f"), s("v"))]));
+    assert_eq!(
+        decode_object(&obj).unwrap(),
+        Value::Hash(vec![(s("f"), s("v"))])
+    );
     // A text-score sorted set (type 3) and a plain list (type 1).
     assert_eq!(
         decode_object(b"\x03\x01\x01a\x031.5").unwrap(),
         Value::ZSet(vec![(s("a"), 1.5)])
     );
-    assert_eq!(decode_object(b"\x01\x01\x01x").unwrap(), Value::List(vec![s("x")]));
+    assert_eq!(
+        decode_object(b"\x01\x01\x01x").unwrap(),
+        Value::List(vec![s("x")])
+    );
 }

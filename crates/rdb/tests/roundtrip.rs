@@ -16,7 +16,8 @@ fn bytes_of(max: usize) -> impl Strategy<Value = Vec<u8>> {
         // binary
         vec(any::<u8>(), 0..max),
         // compressible
-        (1usize..max.max(2), 1u8..4).prop_map(|(n, k)| (0..n).map(|i| b'a' + (i % usize::from(k)) as u8).collect()),
+        (1usize..max.max(2), 1u8..4)
+            .prop_map(|(n, k)| (0..n).map(|i| b'a' + (i % usize::from(k)) as u8).collect()),
     ]
 }
 
@@ -40,16 +41,22 @@ fn value() -> impl Strategy<Value = Value> {
         btree_set(any::<i64>(), 1..40)
             .prop_map(|s| Value::Set(s.iter().map(|v| v.to_string().into_bytes()).collect())),
         // around the 512-integer intset limit
-        (505usize..520).prop_map(|n| Value::Set((0..n).map(|v| v.to_string().into_bytes()).collect())),
+        (505usize..520)
+            .prop_map(|n| Value::Set((0..n).map(|v| v.to_string().into_bytes()).collect())),
         btree_set(bytes_of(70), 1..40).prop_map(|s| Value::Set(s.into_iter().collect())),
         btree_map(bytes_of(70), score(), 1..40).prop_map(|m| Value::ZSet(m.into_iter().collect())),
         // around the 128-member listpack limit
         (120usize..136, score()).prop_map(|(n, s)| Value::ZSet(
-            (0..n).map(|i| (format!("m{i}").into_bytes(), s + i as f64)).collect()
+            (0..n)
+                .map(|i| (format!("m{i}").into_bytes(), s + i as f64))
+                .collect()
         )),
-        btree_map(bytes_of(70), bytes_of(70), 1..40).prop_map(|m| Value::Hash(m.into_iter().collect())),
+        btree_map(bytes_of(70), bytes_of(70), 1..40)
+            .prop_map(|m| Value::Hash(m.into_iter().collect())),
         (120usize..136).prop_map(|n| Value::Hash(
-            (0..n).map(|i| (format!("f{i}").into_bytes(), i.to_string().into_bytes())).collect()
+            (0..n)
+                .map(|i| (format!("f{i}").into_bytes(), i.to_string().into_bytes()))
+                .collect()
         )),
     ]
 }
@@ -58,11 +65,24 @@ fn value() -> impl Strategy<Value = Value> {
 /// comes back sorted, a sorted set in score order).
 fn canonical(v: &Value) -> Value {
     match v {
-        Value::Set(m) => Value::Set(m.iter().cloned().collect::<BTreeSet<_>>().into_iter().collect()),
+        Value::Set(m) => Value::Set(
+            m.iter()
+                .cloned()
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect(),
+        ),
         Value::ZSet(m) => {
-            let sorted: BTreeMap<Vec<u8>, u64> =
-                m.iter().map(|(k, s)| (k.clone(), (s + 0.0).to_bits())).collect();
-            Value::ZSet(sorted.into_iter().map(|(k, s)| (k, f64::from_bits(s))).collect())
+            let sorted: BTreeMap<Vec<u8>, u64> = m
+                .iter()
+                .map(|(k, s)| (k.clone(), (s + 0.0).to_bits()))
+                .collect();
+            Value::ZSet(
+                sorted
+                    .into_iter()
+                    .map(|(k, s)| (k, f64::from_bits(s)))
+                    .collect(),
+            )
         }
         other => other.clone(),
     }
