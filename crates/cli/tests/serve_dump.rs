@@ -5,7 +5,7 @@
 //! Needs `redis-server` on PATH. Without it the test is skipped, unless
 //! `REDCODEC_REQUIRE_REDIS=1` (set by `.ci/run`), where it fails.
 
-use redcodec_conformance::dump_samples::{canonical, samples};
+use redcodec_conformance::dump_samples::samples;
 use redcodec_conformance::target::{RedisServer, Target};
 use redcodec_engine::Reply;
 use redcodec_rdb::decode_payload;
@@ -50,7 +50,7 @@ fn dump_on_one_server_restores_on_the_other_both_ways() {
         let (mut moved, mut refused) = (0, 0);
         for sample in samples() {
             let name = format!("{format}: {}", sample.name);
-            let want = canonical(&sample.value);
+            let want = sample.value.canonical();
             // redis-server → serve.
             for cmd in sample.build(b"k") {
                 assert!(
@@ -78,7 +78,7 @@ fn dump_on_one_server_restores_on_the_other_both_ways() {
                 .query(&mut c)
                 .expect("DUMP on serve");
             let got = decode_payload(&ours).unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert_eq!(canonical(&got), want, "{name}: redis-server → serve");
+            assert_eq!(got.canonical(), want, "{name}: redis-server → serve");
             // serve → redis-server: the payload serve wrote for the value
             // it built itself.
             for cmd in sample.build(b"built") {
@@ -98,7 +98,7 @@ fn dump_on_one_server_restores_on_the_other_both_ways() {
                 panic!("{name}: DUMP of the restored key")
             };
             let back = decode_payload(&back).expect("decodes");
-            assert_eq!(canonical(&back), want, "{name}: serve → redis-server");
+            assert_eq!(back.canonical(), want, "{name}: serve → redis-server");
             moved += 1;
         }
         println!(

@@ -70,29 +70,6 @@ impl Sample {
     }
 }
 
-/// The value in an order-free form: sets and hashes sorted, sorted sets
-/// by member.
-pub fn canonical(v: &Value) -> Value {
-    match v {
-        Value::Set(m) => {
-            let mut m = m.clone();
-            m.sort();
-            Value::Set(m)
-        }
-        Value::Hash(p) => {
-            let mut p = p.clone();
-            p.sort();
-            Value::Hash(p)
-        }
-        Value::ZSet(m) => {
-            let mut m = m.clone();
-            m.sort_by(|a, b| a.0.cmp(&b.0));
-            Value::ZSet(m)
-        }
-        other => other.clone(),
-    }
-}
-
 /// A fixed pseudo-random byte source (xorshift), so the samples are the
 /// same on every run.
 struct Bytes(u64);

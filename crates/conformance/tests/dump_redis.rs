@@ -6,7 +6,7 @@
 //! Needs `redis-server` on PATH. Without it the test is skipped, unless
 //! `REDCODEC_REQUIRE_REDIS=1` (set by `.ci/run`), where it fails.
 
-use redcodec_conformance::dump_samples::{canonical, samples};
+use redcodec_conformance::dump_samples::samples;
 use redcodec_conformance::target::{RedisServer, Target};
 use redcodec_engine::Reply;
 use redcodec_rdb::{decode_payload, encode_payload, EncodeOptions};
@@ -45,14 +45,14 @@ fn payloads_agree_with_redis_server() {
             let reply = run(&mut redis, &args);
             assert!(!matches!(reply, Reply::Error(_)), "{name}: {reply:?}");
         }
-        let want = canonical(&sample.value);
+        let want = sample.value.canonical();
         for compression in [true, false] {
             let flag: &[u8] = if compression { b"yes" } else { b"no" };
             run(&mut redis, &[b"CONFIG", b"SET", b"rdbcompression", flag]);
             let theirs = dump(&mut redis, b"k");
             let decoded = decode_payload(&theirs).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(
-                canonical(&decoded),
+                decoded.canonical(),
                 want,
                 "{name}: Redis' payload decodes to the value"
             );
@@ -70,7 +70,7 @@ fn payloads_agree_with_redis_server() {
             );
             let again = decode_payload(&dump(&mut redis, b"k2")).expect("decodes");
             assert_eq!(
-                canonical(&again),
+                again.canonical(),
                 want,
                 "{name}: restored into redis-server"
             );

@@ -90,3 +90,29 @@ pub enum Value {
     /// Field–value pairs.
     Hash(Vec<(Vec<u8>, Vec<u8>)>),
 }
+
+impl Value {
+    /// The value in an order-free form, to compare values whose encodings
+    /// order elements differently: sets and hashes sorted, sorted sets by
+    /// member, `-0.0` scores as `0.0` (one score to Redis).
+    pub fn canonical(&self) -> Value {
+        match self {
+            Value::Set(m) => {
+                let mut m = m.clone();
+                m.sort();
+                Value::Set(m)
+            }
+            Value::Hash(p) => {
+                let mut p = p.clone();
+                p.sort();
+                Value::Hash(p)
+            }
+            Value::ZSet(m) => {
+                let mut m: Vec<_> = m.iter().map(|(k, s)| (k.clone(), s + 0.0)).collect();
+                m.sort_by(|a, b| a.0.cmp(&b.0));
+                Value::ZSet(m)
+            }
+            other => other.clone(),
+        }
+    }
+}

@@ -126,3 +126,7 @@ fn restore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRes
     write_value(ctx, key, &view, &from_payload_value(value), expire)?;
     Ok(Reply::ok())
 }
+
+#[cfg(test)]
+#[path = "dump_tests.rs"]
+mod tests;
