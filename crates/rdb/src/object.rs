@@ -214,7 +214,7 @@ fn distinct_pairs<T>(pairs: Vec<(Vec<u8>, T)>) -> DumpResult<Vec<(Vec<u8>, T)>> 
 
 /// Alternate entries as pairs.
 fn pairs_of(items: Vec<Vec<u8>>) -> DumpResult<Vec<(Vec<u8>, Vec<u8>)>> {
-    if items.len() % 2 != 0 {
+    if !items.len().is_multiple_of(2) {
         return Err(bad("odd number of entries in a pair encoding"));
     }
     let mut it = items.into_iter();
