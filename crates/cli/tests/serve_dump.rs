@@ -31,17 +31,9 @@ fn words(args: &[&[u8]]) -> Vec<Vec<u8>> {
 
 #[test]
 fn dump_on_one_server_restores_on_the_other_both_ways() {
-    let required = std::env::var("REDCODEC_REQUIRE_REDIS").is_ok_and(|v| v == "1");
-    let mut redis = match RedisServer::start() {
-        Ok(s) => s,
-        Err(e) if !required => {
-            redcodec_conformance::skip::record(
-                "DUMP/RESTORE between redis-server and serve",
-                &e.to_string(),
-            );
-            return;
-        }
-        Err(e) => panic!("{e}"),
+    let Some(mut redis) = RedisServer::start_or_skip("DUMP/RESTORE between redis-server and serve")
+    else {
+        return;
     };
     for format in ["kvrocks", "blackwidow", "nemo", "ardb", "floyd"] {
         let (_tmp, dir) = store_dir();
