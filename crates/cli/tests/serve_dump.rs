@@ -1,6 +1,7 @@
 //! DUMP and RESTORE end to end: between redis-server 7.0 and `redcodec
 //! serve` on every format, both directions, for values of every type and
-//! size class (`redcodec_conformance::dump_samples`).
+//! size class (`redcodec_conformance::dump_samples`); a RESTORE aborts a
+//! transaction that WATCHes its key.
 //!
 //! Needs `redis-server` on PATH. Without it the test is skipped, unless
 //! `REDCODEC_REQUIRE_REDIS=1` (set by `.ci/run`), where it fails.
@@ -93,6 +94,27 @@ fn dump_on_one_server_restores_on_the_other_both_ways() {
             assert_eq!(back.canonical(), want, "{name}: serve → redis-server");
             moved += 1;
         }
+        // RESTORE is a write to its key for WATCH.
+        let payload: Vec<u8> = redis::cmd("DUMP").arg("built").query(&mut c).expect("DUMP");
+        let _: () = redis::cmd("WATCH").arg("k").query(&mut c).expect("WATCH");
+        let mut other = server.conn();
+        let _: () = redis::cmd("RESTORE")
+            .arg("k")
+            .arg(0)
+            .arg(payload.as_slice())
+            .arg("REPLACE")
+            .query(&mut other)
+            .expect("RESTORE");
+        let exec: Option<(redis::Value,)> = redis::pipe()
+            .atomic()
+            .cmd("TYPE")
+            .arg("k")
+            .query(&mut c)
+            .expect("EXEC");
+        assert!(
+            exec.is_none(),
+            "{format}: EXEC after a RESTORE of a watched key"
+        );
         println!(
             "{format}: {moved} values moved both ways, {refused} refused by the format's limits"
         );
