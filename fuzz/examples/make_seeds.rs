@@ -402,4 +402,33 @@ fn protocol_seeds() {
         "cmdline",
         &lines.iter().map(|l| l.to_vec()).collect::<Vec<_>>(),
     );
+    // DUMP objects (payloads without their footer, which the target
+    // adds): bytes redis-server 7.0.15 DUMPed, and the encoder's objects
+    // for the encodings past the compact thresholds.
+    let redis_payloads: [&[u8]; 7] = [
+        b"\x00\x05hello\n\x00cr\xdfve4 \n",
+        b"\x00\xc1\xd4\xfe\n\x00\xc6\xc4\x86#\xfe\xbe\xde.",
+        b"\x00\xc3\t(\x01aa\xe0\x1b\x00\x01aa\n\x00\xcf\t/\xaa\xae%\x83\x1d",
+        b"\x12\x01\x02\x18\x18\x00\x00\x00\x05\x00\x81a\x02\x01\x01\xdf\xfe\x02\x82bb\x03\xf2p\x11\x01\x04\xff\n\x00r\x9a\xeb\xca \xb1\xbc\xbb",
+        b"\x0b\x10\x04\x00\x00\x00\x02\x00\x00\x00\x01\x00\x00\x00\xa0\x86\x01\x00\n\x00\xd7\xb5H\xc0\x07ye\x15",
+        b"\x11\x1a\x1a\x00\x00\x00\x06\x00\x81c\x02\xdf\xfd\x02\x81a\x02\x01\x01\x81b\x02\x832.5\x04\xff\n\x00\xa6\x8a\x1a\xb1\xa9\xf2\xdc\xc2",
+        b"\x10\x12\x12\x00\x00\x00\x04\x00\x81a\x02\x01\x01\x81b\x02\x81x\x02\xff\n\x00x\x07Lk\xd9\xd7\x05\x1f",
+    ];
+    let mut rdb_seeds: Vec<Vec<u8>> = redis_payloads
+        .iter()
+        .map(|p| p[..p.len() - 10].to_vec())
+        .collect();
+    use redcodec_rdb::{encode_object, EncodeOptions, Value};
+    let big: Vec<Vec<u8>> = (0..200)
+        .map(|i| format!("element:{i}").into_bytes())
+        .collect();
+    for value in [
+        Value::ZSet(big.iter().map(|m| (m.clone(), 0.5)).collect()),
+        Value::Hash(big.iter().map(|m| (m.clone(), m.clone())).collect()),
+        Value::Set(big.clone()),
+        Value::List(big.iter().cycle().take(900).cloned().collect()),
+    ] {
+        rdb_seeds.push(encode_object(&value, EncodeOptions { compression: false }));
+    }
+    write("rdb_payload", &rdb_seeds);
 }

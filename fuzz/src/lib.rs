@@ -15,6 +15,8 @@
 //!   range the codec gives for it.
 //! - [`protocol`]: the request parser (whole and in pieces) and redis-cli's
 //!   quoting splitter.
+//! - [`rdb`]: DUMP payloads and objects through the decoder, and what
+//!   decodes through the encoder and back.
 //!
 //! Input layouts (what the seed files hold) are described by each module.
 
@@ -22,6 +24,7 @@ pub mod decode;
 pub mod merge;
 pub mod order;
 pub mod protocol;
+pub mod rdb;
 pub mod roundtrip;
 
 /// Splits `data` into length-prefixed chunks: a `u16` little-endian length,

@@ -10,6 +10,7 @@ mod codec;
 mod error;
 mod layout;
 mod model;
+pub mod number;
 pub mod reader;
 
 pub use caps::{

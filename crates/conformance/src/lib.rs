@@ -10,6 +10,7 @@
 //! - [`skip`] reports a test that cannot run here to the test command's summary.
 
 pub mod compat;
+pub mod dump_samples;
 pub mod expect;
 pub mod model;
 pub mod runner;

@@ -173,6 +173,23 @@ impl RedisServer {
         Err(start("the server never answered PING".into()))
     }
 
+    /// [`RedisServer::start`] for the test `test`: when redis-server
+    /// cannot start, the skip is recorded ([`crate::skip::record`]) and
+    /// `None` returned — or, under `REDCODEC_REQUIRE_REDIS=1`, the test
+    /// fails.
+    pub fn start_or_skip(test: &str) -> Option<RedisServer> {
+        match RedisServer::start() {
+            Ok(s) => Some(s),
+            Err(e) if std::env::var("REDCODEC_REQUIRE_REDIS").is_ok_and(|v| v == "1") => {
+                panic!("{test}: redis-server is required (REDCODEC_REQUIRE_REDIS=1): {e}")
+            }
+            Err(e) => {
+                crate::skip::record(test, &e.to_string());
+                None
+            }
+        }
+    }
+
     fn read_frame(&mut self) -> Result<OwnedFrame, TargetError> {
         loop {
             match decode(&self.buf) {

@@ -6,7 +6,7 @@ use redcodec_codec::{Codec, DataType, Meta};
 
 use crate::cmd::types::{hashes, lists, sets, zsets};
 use crate::error::CmdResult;
-use crate::keyspace::{Ctx, KeyView};
+use crate::keyspace::{Ctx, ExpireAt, KeyView};
 
 /// The content of one key.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,16 +52,17 @@ pub fn read_value<C: Codec, S: KvStore>(
 }
 
 /// Queues `value` as the new content of `key` (replacing what `view` shows
-/// there) with absolute expiry `expire_ms` (0: none).
+/// there) with expiry `expire` (an absolute time in ms, 0: none; or an
+/// [`ExpireAt`] given relative to the command's time).
 pub fn write_value<C: Codec, S: KvStore>(
     ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     view: &KeyView,
     value: &Value,
-    expire_ms: u64,
+    expire: impl Into<ExpireAt>,
 ) -> CmdResult<()> {
     let mut meta = ctx.create(key, value.data_type(), view)?;
-    ctx.set_expire(&mut meta, expire_ms)?;
+    ctx.set_expire_at(&mut meta, expire.into())?;
     match value {
         Value::String(v) => meta.value = v.clone(),
         Value::Hash(pairs) => hashes::write_all(ctx, key, &mut meta, pairs)?,

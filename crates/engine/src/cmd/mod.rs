@@ -13,6 +13,7 @@ use redcodec_codec::Codec;
 use crate::command::Table;
 
 pub(crate) mod args;
+mod dump;
 mod hashes;
 mod keys;
 mod lists;
@@ -36,6 +37,7 @@ pub fn table<C: Codec, S: KvStore>() -> Table<C, S> {
     keys::register(&mut t);
     scan::register(&mut t);
     server::register(&mut t);
+    dump::register(&mut t);
     t
 }
 
