@@ -123,6 +123,7 @@ impl Target for EngineTarget {
 /// A real `redis-server` child process on a loopback port, stopped on drop.
 pub struct RedisServer {
     child: Child,
+    port: u16,
     conn: TcpStream,
     buf: Vec<u8>,
 }
@@ -158,6 +159,7 @@ impl RedisServer {
         conn.set_read_timeout(Some(Duration::from_secs(30)))?;
         let mut server = RedisServer {
             child,
+            port,
             conn,
             buf: Vec::new(),
         };
@@ -171,6 +173,11 @@ impl RedisServer {
             std::thread::sleep(Duration::from_millis(20));
         }
         Err(start("the server never answered PING".into()))
+    }
+
+    /// The loopback port it listens on, for other clients.
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     fn read_frame(&mut self) -> Result<OwnedFrame, TargetError> {
