@@ -144,7 +144,7 @@ fn redis_py_on_every_format_in_resp3_and_resp2() {
             panic!("redis-server is required (REDCODEC_REQUIRE_REDIS=1): {e}")
         }
         Err(e) => {
-            redcodec_conformance::skip::record("redis-py against redis-server", &e.to_string())
+            redcodec_conformance::skip::record("redis-py against redis-server", &e.to_string());
         }
     }
 
