@@ -273,6 +273,32 @@ def check_zsets(r, proto):
     expect_error("value is not a valid float", "ZADD of a non-number", r.zadd, "z", {"m": "x"})
 
 
+def check_wire_types(addr, proto, password):
+    """The reply types themselves, as redis-py's parser builds them before
+    any per-command callback: RESP3 maps and doubles; RESP2 arrays and bulk
+    strings. (redis-py's parser reads a RESP3 set as a list, like an array.)"""
+    raw = connect(addr, proto, password)
+    for command in ("HGETALL", "ZSCORE", "ZRANGE", "CONFIG GET", "ZINCRBY"):
+        raw.response_callbacks.pop(command, None)
+    raw.hset("wire:h", mapping={"f": "v"})
+    raw.zadd("wire:z", {"m": 1.5})
+    resp3 = proto == 3
+    expect(raw.hgetall("wire:h"), {"f": "v"} if resp3 else ["f", "v"], "HGETALL on the wire")
+    expect(raw.zscore("wire:z", "m"), 1.5 if resp3 else "1.5", "ZSCORE on the wire")
+    expect(raw.zincrby("wire:z", 1, "m"), 2.5 if resp3 else "2.5", "ZINCRBY on the wire")
+    expect(
+        raw.zrange("wire:z", 0, -1, withscores=True),
+        [["m", 2.5]] if resp3 else ["m", "2.5"],
+        "ZRANGE WITHSCORES on the wire",
+    )
+    expect(
+        raw.config_get("maxmemory-policy"),
+        {"maxmemory-policy": "noeviction"} if resp3 else ["maxmemory-policy", "noeviction"],
+        "CONFIG GET on the wire",
+    )
+    raw.close()
+
+
 def check_keys(r):
     expect(r.set("k1", "v"), True, "SET k1")
     expect(r.exists("k1", "k1", "nope"), 2, "EXISTS counts repeats")
@@ -488,6 +514,7 @@ def run(addr, proto, password, through_second):
     check_lists(r)
     check_sets(r)
     check_zsets(r, proto)
+    check_wire_types(addr, proto, password)
     check_keys(r)
     check_expiry(r, through_second)
     check_pipelines(r, proto)
