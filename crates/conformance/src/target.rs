@@ -129,6 +129,11 @@ pub struct RedisServer {
 }
 
 impl RedisServer {
+    /// The loopback port it listens on, for other clients.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
     /// Starts `redis-server` (from PATH) with persistence off.
     pub fn start() -> Result<RedisServer, TargetError> {
         let start = |message: String| TargetError::Start {
@@ -173,11 +178,6 @@ impl RedisServer {
             std::thread::sleep(Duration::from_millis(20));
         }
         Err(start("the server never answered PING".into()))
-    }
-
-    /// The loopback port it listens on, for other clients.
-    pub fn port(&self) -> u16 {
-        self.port
     }
 
     fn read_frame(&mut self) -> Result<OwnedFrame, TargetError> {
