@@ -123,11 +123,17 @@ impl Target for EngineTarget {
 /// A real `redis-server` child process on a loopback port, stopped on drop.
 pub struct RedisServer {
     child: Child,
+    port: u16,
     conn: TcpStream,
     buf: Vec<u8>,
 }
 
 impl RedisServer {
+    /// The loopback port it listens on, for other clients.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
     /// Starts `redis-server` (from PATH) with persistence off.
     pub fn start() -> Result<RedisServer, TargetError> {
         let start = |message: String| TargetError::Start {
@@ -158,6 +164,7 @@ impl RedisServer {
         conn.set_read_timeout(Some(Duration::from_secs(30)))?;
         let mut server = RedisServer {
             child,
+            port,
             conn,
             buf: Vec::new(),
         };

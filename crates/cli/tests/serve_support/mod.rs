@@ -55,6 +55,7 @@ impl Serve {
     }
 
     /// A RESP2 connection.
+    #[allow(dead_code)]
     pub fn conn(&self) -> redis::Connection {
         redis::Client::open(self.url(""))
             .and_then(|c| c.get_connection())

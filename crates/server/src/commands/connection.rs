@@ -100,7 +100,7 @@ pub fn hello(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Reply 
         }
     }
     if !session.authenticated {
-        return Reply::error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time");
+        return Reply::error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time");
     }
     if let Some(name) = name {
         if let Err(e) = super::client::set_name(session, &name) {

@@ -380,10 +380,18 @@ impl ListOps for Sparse {
             return Ok(Vec::new());
         }
         let (mut min, mut max, sequential) = bounds(key, meta)?;
+        // A sequential list starts its walk at the bound, not at the start
+        // of the key's range: the records of elements popped before are
+        // tombstones there, which every pop would otherwise step over.
+        let start = direct_base(key, meta)?.map(|_| match side {
+            Side::Left => min,
+            Side::Right => max,
+        });
+        let from_end = || Items::new(ctx, key, meta, start, side == Side::Right);
         // The popped elements, and the one after them (the new bound).
-        let mut run = take_exactly(key, Items::from_side(ctx, key, meta, side), n)?;
+        let mut run = take_exactly(key, from_end(), n)?;
         if n < meta.size {
-            let mut rest = Items::from_side(ctx, key, meta, side).skip(n as usize);
+            let mut rest = from_end().skip(n as usize);
             let next = rest
                 .next()
                 .transpose()?

@@ -162,6 +162,33 @@ fn pops_move_the_bound_to_the_next_element() {
 }
 
 #[test]
+fn a_sequential_list_pops_at_its_bounds() {
+    let t = Ardb::new();
+    t.cli("RPUSH s a b c d");
+    t.cli("LPOP s");
+    t.cli("RPOP s");
+    // Records outside the bounds, which no command leaves, show where a pop
+    // looks: at `min` and `max` (as Ardb reads them), not at the ends of the
+    // key's range, where the tombstones of earlier pops lie.
+    let mut ctx = Ctx::new(&t.engine);
+    let meta = ctx.typed(b"s", DataType::List).unwrap().expect("live list");
+    for (index, value) in [(I(-7), "below"), (I(9), "above")] {
+        let value = SubValue::Bytes(value.as_bytes().to_vec());
+        ctx.sub_put(
+            SubKind::ListItem,
+            b"s",
+            &meta,
+            &SubId::Sparse(index),
+            &value,
+        );
+    }
+    ctx.commit().unwrap();
+    assert_eq!(t.cli("LPOP s"), "\"b\"");
+    assert_eq!(t.cli("RPOP s"), "\"c\"");
+    assert_eq!(t.cli("EXISTS s"), "(integer) 0");
+}
+
+#[test]
 fn lrem_clears_the_sequential_flag_even_when_nothing_matches() {
     let t = Ardb::new();
     t.cli("RPUSH l x a x b x");
