@@ -6,6 +6,7 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum StoreError {
     /// RocksDB reported an error.
+    #[cfg(feature = "rocksdb")]
     #[error("storage error: {0}")]
     Rocks(#[from] rocksdb::Error),
     /// The directory cannot be opened as a store of this format.

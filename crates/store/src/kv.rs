@@ -14,8 +14,19 @@ use std::collections::{BTreeMap, HashMap};
 use parking_lot::RwLock;
 use redcodec_codec::{KeyRange, Layout, Place, Record};
 
-use crate::store::Op;
-use crate::{Batch, Pair, Store, StoreError, StoreIter};
+use crate::batch::Op;
+#[cfg(feature = "rocksdb")]
+use crate::{Store, StoreIter};
+use crate::{Batch, Pair, StoreError};
+
+/// The store the engine's type parameters default to: the RocksDB
+/// [`Store`](crate::Store) with the `rocksdb` feature, else [`MemStore`].
+#[cfg(feature = "rocksdb")]
+pub type DefaultStore = Store;
+/// The store the engine's type parameters default to: the RocksDB
+/// `Store` with the `rocksdb` feature, else [`MemStore`].
+#[cfg(not(feature = "rocksdb"))]
+pub type DefaultStore = MemStore;
 
 /// A key order: a column family's comparator.
 pub type Order = fn(&[u8], &[u8]) -> Ordering;
@@ -68,6 +79,7 @@ pub trait KvIter {
     fn next(&mut self) -> Result<Option<Pair>, StoreError>;
 }
 
+#[cfg(feature = "rocksdb")]
 impl KvStore for Store {
     type Iter<'a> = StoreIter<'a>;
 
@@ -102,6 +114,7 @@ impl KvStore for Store {
     }
 }
 
+#[cfg(feature = "rocksdb")]
 impl KvIter for StoreIter<'_> {
     #[inline]
     fn seek(&mut self, key: &[u8]) {

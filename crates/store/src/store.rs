@@ -21,7 +21,9 @@ use rocksdb::{
 };
 
 use crate::clock::Clock;
+use crate::batch::{hex, Batch, Op, Pair};
 use crate::compat::Compat;
+use crate::options::{OpenMode, StoreOptions};
 use crate::error::StoreError;
 use crate::expired::ExpiredKeys;
 use crate::gc::FilterFactory;
@@ -91,45 +93,6 @@ impl CallOptions {
         } else {
             &self.passing
         }
-    }
-}
-
-/// How [`Store::open`] treats the directory.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum OpenMode {
-    /// Read and write; create the store if the directory holds none.
-    CreateIfMissing,
-    /// Read and write; fail unless the store exists.
-    MustExist,
-    /// Read only; fail unless the store exists. Every instance is a RocksDB
-    /// secondary instance whose own files go to a temporary directory: no
-    /// file of the store is written, its lock is not taken (a running
-    /// server may hold it), and no flush, compaction or compaction filter
-    /// runs. Writes fail with [`StoreError::ReadOnly`].
-    ReadOnly,
-}
-
-impl OpenMode {
-    /// Whether the store may be written.
-    pub fn writes(self) -> bool {
-        self != OpenMode::ReadOnly
-    }
-}
-
-/// Everything [`Store::open`] needs besides the codec, clock and directory.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct StoreOptions {
-    /// Read-write (creating or not) or read-only.
-    pub mode: OpenMode,
-    /// Write what this release of the real system opens (`None`: RocksDB's
-    /// own defaults).
-    pub compat: Option<Compat>,
-}
-
-impl StoreOptions {
-    /// Options with `mode` and no compat target.
-    pub fn new(mode: OpenMode) -> StoreOptions {
-        StoreOptions { mode, compat: None }
     }
 }
 
@@ -660,15 +623,6 @@ impl Drop for Store {
     }
 }
 
-/// Lower-case hex of `bytes`.
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
-    }
-    s
-}
 
 /// Adds one queued operation to a RocksDB write batch.
 /// Writes again the batches of the intent a crash left at `root`, syncs
@@ -809,73 +763,6 @@ fn check_directory(
     }
     Ok(())
 }
-
-/// Pending writes of one command; written as one RocksDB write batch per
-/// instance it touches.
-#[derive(Default)]
-pub struct Batch {
-    pub(crate) pending: Vec<(Place, Op)>,
-}
-
-/// One queued write of a [`Batch`].
-pub(crate) enum Op {
-    Put(Vec<u8>, Vec<u8>),
-    Delete(Vec<u8>),
-    DeleteRange(Vec<u8>, Vec<u8>),
-}
-
-impl Batch {
-    /// Queues a put.
-    pub fn put(&mut self, place: Place, key: Vec<u8>, value: Vec<u8>) {
-        self.pending.push((place, Op::Put(key, value)));
-    }
-
-    /// Queues a delete.
-    pub fn delete(&mut self, place: Place, key: Vec<u8>) {
-        self.pending.push((place, Op::Delete(key)));
-    }
-
-    /// Queues a range delete of `[range.lower, range.upper)`.
-    pub fn delete_range(&mut self, range: &KeyRange) {
-        self.pending.push((
-            range.place,
-            Op::DeleteRange(range.lower.clone(), range.upper.clone()),
-        ));
-    }
-
-    /// Whether nothing is queued.
-    pub fn is_empty(&self) -> bool {
-        self.pending.is_empty()
-    }
-
-    /// What the queued writes say about record `key` of `place`, the last
-    /// one first: `Some(Some(value))` put, `Some(None)` deleted (by key, or
-    /// by a range that holds it under `compare`, the family's order),
-    /// `None` not touched.
-    pub fn pending(
-        &self,
-        place: Place,
-        key: &[u8],
-        compare: fn(&[u8], &[u8]) -> std::cmp::Ordering,
-    ) -> Option<Option<&[u8]>> {
-        use std::cmp::Ordering::{Greater, Less};
-        self.pending
-            .iter()
-            .rev()
-            .filter(|(p, _)| *p == place)
-            .find_map(|(_, op)| match op {
-                Op::Put(k, v) if k.as_slice() == key => Some(Some(v.as_slice())),
-                Op::Delete(k) if k.as_slice() == key => Some(None),
-                Op::DeleteRange(a, b) if compare(a, key) != Greater && compare(key, b) == Less => {
-                    Some(None)
-                }
-                _ => None,
-            })
-    }
-}
-
-/// A stored key and its value.
-pub type Pair = (Vec<u8>, Vec<u8>);
 
 /// A bounded iterator over one column family (empty over a family that
 /// does not exist yet).
