@@ -15,6 +15,8 @@
 //!   range the codec gives for it.
 //! - [`protocol`]: the request parser (whole and in pieces) and redis-cli's
 //!   quoting splitter.
+//! - [`store_reads`]: a store of arbitrary and damaged records of every
+//!   format, in memory, and every read command on it.
 //!
 //! Input layouts (what the seed files hold) are described by each module.
 
@@ -23,6 +25,7 @@ pub mod merge;
 pub mod order;
 pub mod protocol;
 pub mod roundtrip;
+pub mod store_reads;
 
 /// Splits `data` into length-prefixed chunks: a `u16` little-endian length,
 /// then that many bytes (fewer if `data` ends first). The last chunk is

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::store::{KvStore, DefaultStore};
+use crate::store::{DefaultStore, KvStore};
 use redcodec_codec::Codec;
 
 use crate::error::CmdResult;
@@ -94,7 +94,9 @@ impl<C: Codec, S: KvStore> CommandSpec<C, S> {
 }
 
 /// The table being filled by each command family.
-pub struct Table<C: Codec, S: KvStore = DefaultStore>(pub(crate) HashMap<&'static str, CommandSpec<C, S>>);
+pub struct Table<C: Codec, S: KvStore = DefaultStore>(
+    pub(crate) HashMap<&'static str, CommandSpec<C, S>>,
+);
 
 impl<C: Codec, S: KvStore> Default for Table<C, S> {
     fn default() -> Self {

@@ -15,9 +15,9 @@ use crate::clock::Clock;
 #[cfg(feature = "rocksdb")]
 use crate::error::EngineError;
 use crate::locks::{Held, LockTable};
-use crate::store::{DefaultStore, KvStore};
 #[cfg(feature = "rocksdb")]
 use crate::store::Store;
+use crate::store::{DefaultStore, KvStore};
 
 /// The store, clock, version source and locks of an [`crate::Engine`],
 /// shared with its background tasks: what a [`Ctx`](crate::keyspace::Ctx)

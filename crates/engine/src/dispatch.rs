@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
-use crate::store::{KvStore, DefaultStore};
+use crate::store::{DefaultStore, KvStore};
 use redcodec_codec::Codec;
 
 pub use crate::command::{CommandSpec, Handler, Keys, Table};

@@ -12,7 +12,7 @@ use redcodec_codec::{
 use crate::core::EngineCore;
 use crate::error::{CmdError, CmdResult};
 use crate::reply::quote_bytes;
-use crate::store::{Batch, KvIter, KvStore, DefaultStore};
+use crate::store::{Batch, DefaultStore, KvIter, KvStore};
 
 /// What is stored under one key.
 #[derive(Debug, Default)]

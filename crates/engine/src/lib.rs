@@ -61,7 +61,7 @@ pub use error::{CmdError, EngineError};
 pub use locks::Held;
 pub use redcodec_store as store;
 pub use redcodec_store::clock;
-pub use redcodec_store::{Clock, Compat, ManualClock, OpenMode, StoreOptions, SystemClock};
 #[cfg(feature = "rocksdb")]
 pub use redcodec_store::Store;
+pub use redcodec_store::{Clock, Compat, ManualClock, OpenMode, StoreOptions, SystemClock};
 pub use reply::Reply;

@@ -5,7 +5,7 @@ use redcodec_codec::{Codec, DataType, Meta};
 
 use crate::error::CmdResult;
 use crate::keyspace::Ctx;
-use crate::store::{KvIter, KvStore, DefaultStore};
+use crate::store::{DefaultStore, KvIter, KvStore};
 
 /// One metadata place being walked.
 struct Lane<'e, S: KvStore> {

@@ -70,7 +70,6 @@ impl Batch {
 /// A stored key and its value.
 pub type Pair = (Vec<u8>, Vec<u8>);
 
-
 /// Lower-case hex of `bytes`.
 pub fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;

@@ -15,9 +15,9 @@ use parking_lot::RwLock;
 use redcodec_codec::{KeyRange, Layout, Place, Record};
 
 use crate::batch::Op;
+use crate::{Batch, Pair, StoreError};
 #[cfg(feature = "rocksdb")]
 use crate::{Store, StoreIter};
-use crate::{Batch, Pair, StoreError};
 
 /// The store the engine's type parameters default to: the RocksDB
 /// [`Store`](crate::Store) with the `rocksdb` feature, else [`MemStore`].

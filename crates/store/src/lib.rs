@@ -37,11 +37,11 @@ pub mod sst;
 #[cfg(feature = "rocksdb")]
 mod store;
 
+pub use batch::{hex, Batch, Pair};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use compat::{Compat, COMPAT_NAMES};
 pub use error::StoreError;
 pub use expired::ExpiredKeys;
-pub use batch::{hex, Batch, Pair};
 pub use kv::{DefaultStore, KvIter, KvStore, MemIter, MemStore, Order};
 pub use options::{OpenMode, StoreOptions};
 #[cfg(feature = "rocksdb")]

@@ -20,14 +20,14 @@ use rocksdb::{
     MultiThreaded, Options, ReadOptions, WriteBatch, WriteOptions,
 };
 
-use crate::clock::Clock;
 use crate::batch::{hex, Batch, Op, Pair};
+use crate::clock::Clock;
 use crate::compat::Compat;
-use crate::options::{OpenMode, StoreOptions};
 use crate::error::StoreError;
 use crate::expired::ExpiredKeys;
 use crate::gc::FilterFactory;
 use crate::intent;
+use crate::options::{OpenMode, StoreOptions};
 
 /// The RocksDB handle type: column families can be created while the
 /// database is shared.
@@ -622,7 +622,6 @@ impl Drop for Store {
         }
     }
 }
-
 
 /// Adds one queued operation to a RocksDB write batch.
 /// Writes again the batches of the intent a crash left at `root`, syncs
