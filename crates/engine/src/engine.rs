@@ -140,6 +140,16 @@ impl<C: Codec> Engine<C, MemStore> {
     /// and no active-expiry task.
     pub fn in_memory(codec: C, clock: Arc<dyn Clock>) -> Result<Engine<C, MemStore>, EngineError> {
         let store = MemStore::new(codec.layout());
+        Engine::over(codec, store, clock)
+    }
+}
+
+impl<C: Codec, S: KvStore> Engine<C, S> {
+    /// An engine over `store` (one the caller made for `codec`'s layout,
+    /// e.g. a [`crate::store::FaultyStore`] around a [`MemStore`]) on
+    /// `clock`, after writing the records the format writes on every open.
+    /// No active-expiry task.
+    pub fn over(codec: C, store: S, clock: Arc<dyn Clock>) -> Result<Engine<C, S>, EngineError> {
         let mut bootstrap = Batch::default();
         for (record, value) in codec.bootstrap_records() {
             bootstrap.put(record.place, record.key, value);

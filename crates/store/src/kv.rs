@@ -182,6 +182,22 @@ impl MemStore {
         }
     }
 
+    /// Every record, family by family in layout order, each in the
+    /// family's order: a snapshot to compare whole stores with.
+    pub fn pairs(&self) -> Vec<(Place, Pair)> {
+        let families = self.families.read();
+        let mut places: Vec<&Place> = families.keys().collect();
+        places.sort_by_key(|p| (p.instance, p.cf));
+        places
+            .into_iter()
+            .flat_map(|p| {
+                families[p]
+                    .iter()
+                    .map(|(k, v)| (*p, (k.key.clone(), v.clone())))
+            })
+            .collect()
+    }
+
     fn key(&self, place: Place, key: &[u8]) -> OrdKey {
         OrdKey {
             key: key.to_vec(),

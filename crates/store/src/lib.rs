@@ -15,6 +15,7 @@
 //!   one that release's RocksDB opens (table format, checksum, compression
 //!   per level, column families).
 //! - `gc` holds the compaction filters: RocksDB asks, the codec decides.
+//! - [`FaultyStore`] fails the writes and reads a test asks it to.
 //! - [`clock`] is the injectable time every timestamp comes from.
 //! - [`foreign`] lists the keys of RocksDB stores beside the layout's
 //!   instances that it does not name (Pika 3.5's `streams/`).
@@ -26,6 +27,7 @@ pub mod clock;
 mod compat;
 mod error;
 mod expired;
+pub mod faults;
 #[cfg(feature = "rocksdb")]
 pub mod foreign;
 #[cfg(feature = "rocksdb")]
@@ -42,6 +44,7 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use compat::{Compat, COMPAT_NAMES};
 pub use error::StoreError;
 pub use expired::ExpiredKeys;
+pub use faults::FaultyStore;
 pub use kv::{DefaultStore, KvIter, KvStore, MemIter, MemStore, Order};
 pub use options::{OpenMode, StoreOptions};
 #[cfg(feature = "rocksdb")]
