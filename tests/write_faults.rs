@@ -212,19 +212,32 @@ fn multi_instance_formats() -> [Format; 2] {
     [Format::Blackwidow, Format::Nemo]
 }
 
+/// A store of `format` with `setup` run, on which `SET k s` failed
+/// between its two instances.
+fn failed_between(format: Format, setup: &[&str]) -> Fixture {
+    let f = Fixture::new(format);
+    f.run_ok(setup);
+    f.engine.store().fail_between_instances(1);
+    let reply = f.run("SET k s").to_cli_string();
+    assert_eq!(reply, BETWEEN, "{}", format.name());
+    assert!(f.engine.store().intent_pending(), "{}", format.name());
+    f
+}
+
+/// Closes `f`'s engine and opens its store again; `check` must be clean.
+fn reopen(f: Fixture, format: Format) -> (Engine<AnyCodec>, tempfile::TempDir) {
+    let Fixture { engine, clock, dir } = f;
+    drop(engine);
+    let codec = format.codec(&FormatOptions::default()).expect("codec");
+    let engine = Engine::open(codec, dir.path(), EngineOptions::with_clock(clock)).expect("reopen");
+    assert!(check(&engine).unwrap().is_clean(), "{}", format.name());
+    (engine, dir)
+}
+
 #[test]
 fn a_write_failed_between_instances_completes_before_the_next_read() {
     for format in multi_instance_formats() {
-        let f = Fixture::new(format);
-        f.run_ok(&["HSET k f v", "SADD other m"]);
-        f.engine.store().fail_between_instances(1);
-        assert_eq!(
-            f.run("SET k s").to_cli_string(),
-            BETWEEN,
-            "{}",
-            format.name()
-        );
-        assert!(f.engine.store().intent_pending(), "{}", format.name());
+        let f = failed_between(format, &["HSET k f v", "SADD other m"]);
         // The next read completes the command first: the key is a string
         // only, never a string and a hash.
         assert_eq!(
@@ -243,56 +256,27 @@ fn a_write_failed_between_instances_completes_before_the_next_read() {
 #[test]
 fn a_write_failed_between_instances_is_never_undone_by_a_later_one() {
     for format in multi_instance_formats() {
-        let f = Fixture::new(format);
-        f.run_ok(&["HSET k f v"]);
-        f.engine.store().fail_between_instances(1);
-        assert_eq!(
-            f.run("SET k s").to_cli_string(),
-            BETWEEN,
-            "{}",
-            format.name()
-        );
+        let f = failed_between(format, &["HSET k f v"]);
         // A write to one instance: the pending command is completed
         // first, so this one is the last word, also after reopening.
         f.run_ok(&["SET k t"]);
         assert_eq!(f.run("GET k").to_cli_string(), "\"t\"");
-        let Fixture { engine, clock, dir } = f;
-        drop(engine);
-        let codec = format.codec(&FormatOptions::default()).expect("codec");
-        let engine =
-            Engine::open(codec, dir.path(), EngineOptions::with_clock(clock)).expect("reopen");
-        assert_eq!(
-            engine.execute(&["GET", "k"]).to_cli_string(),
-            "\"t\"",
-            "{}",
-            format.name()
-        );
-        assert!(check(&engine).unwrap().is_clean(), "{}", format.name());
+        let (engine, _dir) = reopen(f, format);
+        let got = engine.execute(&["GET", "k"]).to_cli_string();
+        assert_eq!(got, "\"t\"", "{}", format.name());
     }
 }
 
 #[test]
 fn a_write_failed_between_instances_is_completed_at_the_next_open() {
     for format in multi_instance_formats() {
-        let f = Fixture::new(format);
-        f.run_ok(&["RPUSH k a b", "HSET h f v"]);
-        f.engine.store().fail_between_instances(1);
-        assert_eq!(
-            f.run("SET k s").to_cli_string(),
-            BETWEEN,
-            "{}",
-            format.name()
-        );
-        assert!(f.dir.path().join("redcodec-intent").exists());
-        let Fixture { engine, clock, dir } = f;
-        drop(engine);
-        let codec = format.codec(&FormatOptions::default()).expect("codec");
-        let engine =
-            Engine::open(codec, dir.path(), EngineOptions::with_clock(clock)).expect("reopen");
-        assert!(!dir.path().join("redcodec-intent").exists());
+        let f = failed_between(format, &["RPUSH k a b", "HSET h f v"]);
+        let intent = f.dir.path().join("redcodec-intent");
+        assert!(intent.exists());
+        let (engine, _dir) = reopen(f, format);
+        assert!(!intent.exists());
         assert_eq!(engine.execute(&["TYPE", "k"]).to_cli_string(), "string");
         assert_eq!(engine.execute(&["GET", "k"]).to_cli_string(), "\"s\"");
         assert_eq!(engine.execute(&["HGET", "h", "f"]).to_cli_string(), "\"v\"");
-        assert!(check(&engine).unwrap().is_clean(), "{}", format.name());
     }
 }
