@@ -68,8 +68,9 @@ fn corrupt_element_values_are_errors_for_that_key_only() {
 }
 
 /// Metadata that states 2^60 elements (and list bounds that far apart)
-/// over a collection of three: every read replies at once with what the
-/// records hold (or an error), allocating nothing by the stated count.
+/// over a collection of three: every read, and the writes that walk or
+/// pop elements, reply at once with what the records hold (or an error),
+/// allocating nothing by the stated count.
 #[test]
 fn huge_counts_in_metadata_are_bounded_by_the_records() {
     use redcodec::codec::{ListBounds, SparseIndex};
@@ -150,6 +151,21 @@ fn huge_counts_in_metadata_are_bounded_by_the_records() {
             "ZCOUNT z -inf +inf",
             "ZUNION 1 z",
             "SCAN 0 COUNT 1000",
+            "LPOP l 1000",
+            "RPOP l 2",
+            "LTRIM l 1 -2",
+            "LREM l 0 a",
+            "LSET l -1 x",
+            "LINSERT l BEFORE c x",
+            "RPUSH l d",
+            "HDEL h a",
+            "SPOP s 1000",
+            "SREM s a",
+            "ZPOPMIN z 1000",
+            "ZREMRANGEBYRANK z 0 -1",
+            "COPY l l2",
+            "RENAME h h2",
+            "DEL l h2 s z l2",
         ] {
             let reply = f.run(cmd);
             let text = reply.to_cli_string();
