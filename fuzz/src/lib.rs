@@ -17,6 +17,8 @@
 //!   quoting splitter.
 //! - [`rdb`]: DUMP payloads and objects through the decoder, and what
 //!   decodes through the encoder and back.
+//! - [`store_reads`]: a store of arbitrary and damaged records of every
+//!   format, in memory, and every read command on it.
 //!
 //! Input layouts (what the seed files hold) are described by each module.
 
@@ -26,6 +28,7 @@ pub mod order;
 pub mod protocol;
 pub mod rdb;
 pub mod roundtrip;
+pub mod store_reads;
 
 /// Splits `data` into length-prefixed chunks: a `u16` little-endian length,
 /// then that many bytes (fewer if `data` ends first). The last chunk is

@@ -325,3 +325,26 @@ pub fn floyd(data: &[u8]) {
     static C: OnceLock<redcodec_floyd::FloydCodec> = OnceLock::new();
     with(C.get_or_init(Default::default), data);
 }
+
+/// The records of `case` under user key `key` (the case's own key is not
+/// used), as the engine would write them: the metadata record first (if
+/// the format encodes it), then up to eight elements of any kind, each
+/// keyed under that metadata. For the store fuzz target
+/// ([`crate::store_reads`]).
+pub fn records<C: Codec>(c: &C, key: &[u8], case: &Case) -> Vec<(Place, Vec<u8>, Vec<u8>)> {
+    let meta = meta_of(c, case);
+    let mut out = Vec::new();
+    if let (Ok(record), Ok(bytes)) = (c.meta_record(key, meta.data_type), c.encode_meta(&meta)) {
+        out.push((record.place, record.key, bytes));
+    }
+    for e in case.elements.iter().take(8) {
+        if let Some((kind, id, value)) = element_of(c, e) {
+            out.push((
+                c.sub_place(kind, key),
+                c.sub_key(kind, key, &meta, &id),
+                c.encode_sub_value(kind, &meta, &value),
+            ));
+        }
+    }
+    out
+}

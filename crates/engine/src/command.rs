@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::store::{KvStore, Store};
+use crate::store::{DefaultStore, KvStore};
 use redcodec_codec::Codec;
 
 use crate::error::CmdResult;
@@ -13,7 +13,7 @@ use crate::keyspace::Ctx;
 use crate::reply::Reply;
 
 /// A command implementation.
-pub type Handler<C, S = Store> = fn(&mut Ctx<'_, C, S>, &[&[u8]]) -> CmdResult<Reply>;
+pub type Handler<C, S = DefaultStore> = fn(&mut Ctx<'_, C, S>, &[&[u8]]) -> CmdResult<Reply>;
 
 /// Which arguments of a command are keys.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,7 +72,7 @@ impl Keys {
 }
 
 /// One command.
-pub struct CommandSpec<C: Codec, S: KvStore = Store> {
+pub struct CommandSpec<C: Codec, S: KvStore = DefaultStore> {
     /// Redis arity: `n` exactly n arguments (name included), `-n` at least n.
     pub arity: i32,
     /// Key positions.
@@ -94,7 +94,9 @@ impl<C: Codec, S: KvStore> CommandSpec<C, S> {
 }
 
 /// The table being filled by each command family.
-pub struct Table<C: Codec, S: KvStore = Store>(pub(crate) HashMap<&'static str, CommandSpec<C, S>>);
+pub struct Table<C: Codec, S: KvStore = DefaultStore>(
+    pub(crate) HashMap<&'static str, CommandSpec<C, S>>,
+);
 
 impl<C: Codec, S: KvStore> Default for Table<C, S> {
     fn default() -> Self {

@@ -12,14 +12,17 @@ use parking_lot::Mutex;
 use redcodec_codec::{Capabilities, Codec};
 
 use crate::clock::Clock;
+#[cfg(feature = "rocksdb")]
 use crate::error::EngineError;
 use crate::locks::{Held, LockTable};
-use crate::store::{KvStore, Store};
+#[cfg(feature = "rocksdb")]
+use crate::store::Store;
+use crate::store::{DefaultStore, KvStore};
 
 /// The store, clock, version source and locks of an [`crate::Engine`],
 /// shared with its background tasks: what a [`Ctx`](crate::keyspace::Ctx)
 /// works on.
-pub struct EngineCore<C: Codec, S: KvStore = Store> {
+pub struct EngineCore<C: Codec, S: KvStore = DefaultStore> {
     pub(crate) codec: Arc<C>,
     pub(crate) store: S,
     pub(crate) clock: Arc<dyn Clock>,
@@ -104,6 +107,7 @@ impl<C: Codec, S: KvStore> EngineCore<C, S> {
     }
 }
 
+#[cfg(feature = "rocksdb")]
 impl<C: Codec> EngineCore<C, Store> {
     /// Runs a full compaction of every column family.
     pub fn compact(&self) -> Result<(), EngineError> {

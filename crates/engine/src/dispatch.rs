@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
-use crate::store::{KvStore, Store};
+use crate::store::{DefaultStore, KvStore};
 use redcodec_codec::Codec;
 
 pub use crate::command::{CommandSpec, Handler, Keys, Table};
@@ -16,7 +16,7 @@ use crate::fnv::FnvHasher;
 const MAX_NAME: usize = 32;
 
 /// Every command, by lower-case name, looked up without allocating.
-pub struct CommandTable<C: Codec, S: KvStore = Store>(
+pub struct CommandTable<C: Codec, S: KvStore = DefaultStore>(
     HashMap<&'static str, CommandSpec<C, S>, BuildHasherDefault<FnvHasher>>,
 );
 

@@ -4,9 +4,11 @@
 //! (active expiry).
 
 use std::ops::Deref;
+#[cfg(feature = "rocksdb")]
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
+#[cfg(feature = "rocksdb")]
 use std::time::Duration;
 
 use parking_lot::Mutex;
@@ -21,7 +23,9 @@ use crate::expiry::ExpiryTask;
 use crate::keyspace::Ctx;
 use crate::locks::LockTable;
 use crate::reply::Reply;
-use crate::store::{Batch, Compat, KvStore, MemStore, OpenMode, Store, StoreOptions};
+use crate::store::{Batch, Compat, DefaultStore, KvStore, MemStore, OpenMode};
+#[cfg(feature = "rocksdb")]
+use crate::store::{Store, StoreOptions};
 
 /// How to open an engine.
 #[derive(Clone)]
@@ -68,7 +72,7 @@ impl EngineOptions {
 /// it between threads behind an `Arc`. Everything it does is in
 /// [`EngineCore`], which it dereferences to; the engine also owns the
 /// background tasks of the format, and stops them when dropped.
-pub struct Engine<C: Codec, S: KvStore = Store> {
+pub struct Engine<C: Codec, S: KvStore = DefaultStore> {
     /// Declared first: dropped (stopped and joined) before the core.
     expiry: Option<ExpiryTask>,
     core: Arc<EngineCore<C, S>>,
@@ -83,6 +87,7 @@ impl<C: Codec, S: KvStore> Deref for Engine<C, S> {
     }
 }
 
+#[cfg(feature = "rocksdb")]
 impl<C: Codec> Engine<C> {
     /// Opens the store of `codec`'s format in `dir`, and starts the
     /// background tasks the format declares (active expiry).
@@ -135,6 +140,16 @@ impl<C: Codec> Engine<C, MemStore> {
     /// and no active-expiry task.
     pub fn in_memory(codec: C, clock: Arc<dyn Clock>) -> Result<Engine<C, MemStore>, EngineError> {
         let store = MemStore::new(codec.layout());
+        Engine::over(codec, store, clock)
+    }
+}
+
+impl<C: Codec, S: KvStore> Engine<C, S> {
+    /// An engine over `store` (one the caller made for `codec`'s layout,
+    /// e.g. a [`crate::store::FaultyStore`] around a [`MemStore`]) on
+    /// `clock`, after writing the records the format writes on every open.
+    /// No active-expiry task.
+    pub fn over(codec: C, store: S, clock: Arc<dyn Clock>) -> Result<Engine<C, S>, EngineError> {
         let mut bootstrap = Batch::default();
         for (record, value) in codec.bootstrap_records() {
             bootstrap.put(record.place, record.key, value);

@@ -12,7 +12,7 @@ use redcodec_codec::{
 use crate::core::EngineCore;
 use crate::error::{CmdError, CmdResult};
 use crate::reply::quote_bytes;
-use crate::store::{Batch, KvIter, KvStore, Store};
+use crate::store::{Batch, DefaultStore, KvIter, KvStore};
 
 /// What is stored under one key.
 #[derive(Debug, Default)]
@@ -43,7 +43,7 @@ pub const TYPE_ORDER: [DataType; 5] = [
 ];
 
 /// One command's view of the engine and its pending writes.
-pub struct Ctx<'e, C: Codec, S: KvStore = Store> {
+pub struct Ctx<'e, C: Codec, S: KvStore = DefaultStore> {
     pub(crate) eng: &'e EngineCore<C, S>,
     /// The command's time, read from the clock on first use and then kept:
     /// every check in a command agrees. Commands that never need the time
@@ -574,7 +574,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
 }
 
 /// Decoded element records of one key.
-pub struct SubIter<'e, 'k, C: Codec, S: KvStore = Store> {
+pub struct SubIter<'e, 'k, C: Codec, S: KvStore = DefaultStore> {
     codec: &'e C,
     kind: SubKind,
     key: &'k [u8],

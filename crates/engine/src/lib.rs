@@ -34,6 +34,7 @@
 //! `redcodec-migrate`). `scripts/modgraph` prints the module graph's
 //! cycles: there are none.
 
+#[cfg(feature = "rocksdb")]
 pub mod check;
 mod cmd;
 pub mod cmdline;
@@ -47,6 +48,7 @@ mod fnv;
 pub mod keyspace;
 mod locks;
 pub mod long_double;
+#[cfg(feature = "rocksdb")]
 pub mod namespaces;
 pub mod number;
 pub mod reply;
@@ -59,5 +61,7 @@ pub use error::{CmdError, EngineError};
 pub use locks::Held;
 pub use redcodec_store as store;
 pub use redcodec_store::clock;
-pub use redcodec_store::{Clock, Compat, ManualClock, OpenMode, Store, StoreOptions, SystemClock};
+#[cfg(feature = "rocksdb")]
+pub use redcodec_store::Store;
+pub use redcodec_store::{Clock, Compat, ManualClock, OpenMode, StoreOptions, SystemClock};
 pub use reply::Reply;

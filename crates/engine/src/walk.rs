@@ -5,7 +5,7 @@ use redcodec_codec::{Codec, DataType, Meta};
 
 use crate::error::CmdResult;
 use crate::keyspace::Ctx;
-use crate::store::{KvIter, KvStore, Store};
+use crate::store::{DefaultStore, KvIter, KvStore};
 
 /// One metadata place being walked.
 struct Lane<'e, S: KvStore> {
@@ -22,7 +22,7 @@ struct Lane<'e, S: KvStore> {
 /// Iterator over `(user key, live metadata)`; the metadata is `None` for a
 /// key whose metadata cannot be decoded (it still exists, and commands on
 /// it reply with an error naming it).
-pub struct KeyWalk<'c, 'e, C: Codec, S: KvStore = Store> {
+pub struct KeyWalk<'c, 'e, C: Codec, S: KvStore = DefaultStore> {
     ctx: &'c Ctx<'e, C, S>,
     lanes: Vec<Lane<'e, S>>,
     after: Option<Vec<u8>>,

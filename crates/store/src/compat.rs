@@ -14,6 +14,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+#[cfg(feature = "rocksdb")]
 use rocksdb::{BlockBasedOptions, ChecksumType, DBCompressionType, Options};
 
 /// A real system's release that must open the store redcodec writes.
@@ -62,6 +63,7 @@ impl Compat {
     /// Compression of each of RocksDB's seven levels. Kvrocks 2.x
     /// hard-codes none on L0–L1 and its `rocksdb.compression` (snappy,
     /// shipped) from L2; Pika 3.5 sets the same per-level default.
+    #[cfg(feature = "rocksdb")]
     pub fn compression_per_level(self) -> [DBCompressionType; 7] {
         use DBCompressionType::{None, Snappy};
         [None, None, Snappy, Snappy, Snappy, Snappy, Snappy]
@@ -79,6 +81,7 @@ impl Compat {
     }
 
     /// Sets the options of one column family.
+    #[cfg(feature = "rocksdb")]
     pub fn apply(self, opts: &mut Options) {
         let mut table = BlockBasedOptions::default();
         table.set_format_version(5);

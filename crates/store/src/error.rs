@@ -6,6 +6,7 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum StoreError {
     /// RocksDB reported an error.
+    #[cfg(feature = "rocksdb")]
     #[error("storage error: {0}")]
     Rocks(#[from] rocksdb::Error),
     /// The directory cannot be opened as a store of this format.
@@ -14,7 +15,8 @@ pub enum StoreError {
     /// A write to a store opened read-only.
     #[error("the store is open read-only")]
     ReadOnly,
-    /// Reading or writing a file failed.
-    #[error("{0}")]
+    /// Reading or writing a file failed (the intent record, a full disk),
+    /// or a write failed by fault injection in tests.
+    #[error("storage error: {0}")]
     Io(#[from] std::io::Error),
 }

@@ -14,8 +14,19 @@ use std::collections::{BTreeMap, HashMap};
 use parking_lot::RwLock;
 use redcodec_codec::{KeyRange, Layout, Place, Record};
 
-use crate::store::Op;
-use crate::{Batch, Pair, Store, StoreError, StoreIter};
+use crate::batch::Op;
+use crate::{Batch, Pair, StoreError};
+#[cfg(feature = "rocksdb")]
+use crate::{Store, StoreIter};
+
+/// The store the engine's type parameters default to: the RocksDB
+/// [`Store`](crate::Store) with the `rocksdb` feature, else [`MemStore`].
+#[cfg(feature = "rocksdb")]
+pub type DefaultStore = Store;
+/// The store the engine's type parameters default to: the RocksDB
+/// `Store` with the `rocksdb` feature, else [`MemStore`].
+#[cfg(not(feature = "rocksdb"))]
+pub type DefaultStore = MemStore;
 
 /// A key order: a column family's comparator.
 pub type Order = fn(&[u8], &[u8]) -> Ordering;
@@ -68,6 +79,7 @@ pub trait KvIter {
     fn next(&mut self) -> Result<Option<Pair>, StoreError>;
 }
 
+#[cfg(feature = "rocksdb")]
 impl KvStore for Store {
     type Iter<'a> = StoreIter<'a>;
 
@@ -102,6 +114,7 @@ impl KvStore for Store {
     }
 }
 
+#[cfg(feature = "rocksdb")]
 impl KvIter for StoreIter<'_> {
     #[inline]
     fn seek(&mut self, key: &[u8]) {
@@ -167,6 +180,22 @@ impl MemStore {
             orders,
             families: RwLock::new(families),
         }
+    }
+
+    /// Every record, family by family in layout order, each in the
+    /// family's order: a snapshot to compare whole stores with.
+    pub fn pairs(&self) -> Vec<(Place, Pair)> {
+        let families = self.families.read();
+        let mut places: Vec<&Place> = families.keys().collect();
+        places.sort_by_key(|p| (p.instance, p.cf));
+        places
+            .into_iter()
+            .flat_map(|p| {
+                families[p]
+                    .iter()
+                    .map(|(k, v)| (*p, (k.key.clone(), v.clone())))
+            })
+            .collect()
     }
 
     fn key(&self, place: Place, key: &[u8]) -> OrdKey {

@@ -1,6 +1,10 @@
 //! The RocksDB layer under the engine. Nothing above this crate touches
 //! RocksDB or its options.
 //!
+//! RocksDB is the default feature `rocksdb`; without it the crate is the
+//! storage interface ([`KvStore`], [`Batch`]) and [`MemStore`] alone, for
+//! builds that must not compile RocksDB (the fuzz targets).
+//!
 //! - [`Store`] opens every instance and column family a codec's layout
 //!   names, in one of three [`OpenMode`]s: read-write (creating a new
 //!   store or not), or read-only. A read-only store is a RocksDB secondary
@@ -11,26 +15,37 @@
 //!   one that release's RocksDB opens (table format, checksum, compression
 //!   per level, column families).
 //! - `gc` holds the compaction filters: RocksDB asks, the codec decides.
+//! - [`FaultyStore`] fails the writes and reads a test asks it to.
 //! - [`clock`] is the injectable time every timestamp comes from.
 //! - [`foreign`] lists the keys of RocksDB stores beside the layout's
 //!   instances that it does not name (Pika 3.5's `streams/`).
 //! - [`sst`] reads what an SST file says about itself (table format,
 //!   checksum, compression).
 
+mod batch;
 pub mod clock;
 mod compat;
 mod error;
 mod expired;
+pub mod faults;
+#[cfg(feature = "rocksdb")]
 pub mod foreign;
+#[cfg(feature = "rocksdb")]
 mod gc;
 pub mod intent;
 mod kv;
+mod options;
 pub mod sst;
+#[cfg(feature = "rocksdb")]
 mod store;
 
+pub use batch::{hex, Batch, Pair};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use compat::{Compat, COMPAT_NAMES};
 pub use error::StoreError;
 pub use expired::ExpiredKeys;
-pub use kv::{KvIter, KvStore, MemIter, MemStore, Order};
-pub use store::{hex, Batch, OpenMode, Pair, Store, StoreIter, StoreOptions};
+pub use faults::FaultyStore;
+pub use kv::{DefaultStore, KvIter, KvStore, MemIter, MemStore, Order};
+pub use options::{OpenMode, StoreOptions};
+#[cfg(feature = "rocksdb")]
+pub use store::{Store, StoreIter};

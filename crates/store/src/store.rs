@@ -10,7 +10,7 @@
 //!   written, and listed by [`Store::dump`] after the layout's families.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 
 use parking_lot::Mutex;
@@ -20,12 +20,14 @@ use rocksdb::{
     MultiThreaded, Options, ReadOptions, WriteBatch, WriteOptions,
 };
 
+use crate::batch::{hex, Batch, Op, Pair};
 use crate::clock::Clock;
 use crate::compat::Compat;
 use crate::error::StoreError;
 use crate::expired::ExpiredKeys;
 use crate::gc::FilterFactory;
 use crate::intent;
+use crate::options::{OpenMode, StoreOptions};
 
 /// The RocksDB handle type: column families can be created while the
 /// database is shared.
@@ -52,6 +54,12 @@ pub struct Store {
     root: PathBuf,
     /// Held by a write that spans several instances ([`intent`]).
     multi_instance: Mutex<()>,
+    /// An intent record is left that a failed write could not complete:
+    /// every read and write completes it first ([`Store::write`]).
+    pending_intent: AtomicBool,
+    /// Test hook: how many coming multi-instance writes fail after their
+    /// first instance's batch ([`Store::fail_between_instances`]).
+    fail_between: AtomicU64,
     expired: Arc<ExpiredKeys>,
     /// Whether reads keep the blocks they load in the block cache.
     fill_cache: AtomicBool,
@@ -91,45 +99,6 @@ impl CallOptions {
         } else {
             &self.passing
         }
-    }
-}
-
-/// How [`Store::open`] treats the directory.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum OpenMode {
-    /// Read and write; create the store if the directory holds none.
-    CreateIfMissing,
-    /// Read and write; fail unless the store exists.
-    MustExist,
-    /// Read only; fail unless the store exists. Every instance is a RocksDB
-    /// secondary instance whose own files go to a temporary directory: no
-    /// file of the store is written, its lock is not taken (a running
-    /// server may hold it), and no flush, compaction or compaction filter
-    /// runs. Writes fail with [`StoreError::ReadOnly`].
-    ReadOnly,
-}
-
-impl OpenMode {
-    /// Whether the store may be written.
-    pub fn writes(self) -> bool {
-        self != OpenMode::ReadOnly
-    }
-}
-
-/// Everything [`Store::open`] needs besides the codec, clock and directory.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct StoreOptions {
-    /// Read-write (creating or not) or read-only.
-    pub mode: OpenMode,
-    /// Write what this release of the real system opens (`None`: RocksDB's
-    /// own defaults).
-    pub compat: Option<Compat>,
-}
-
-impl StoreOptions {
-    /// Options with `mode` and no compat target.
-    pub fn new(mode: OpenMode) -> StoreOptions {
-        StoreOptions { mode, compat: None }
     }
 }
 
@@ -278,6 +247,8 @@ impl Store {
             layout,
             instances,
             multi_instance: Mutex::new(()),
+            pending_intent: AtomicBool::new(false),
+            fail_between: AtomicU64::new(0),
             root: dir.to_path_buf(),
             expired,
             fill_cache: AtomicBool::new(true),
@@ -368,6 +339,7 @@ impl Store {
         key: &[u8],
         read: impl FnOnce(&[u8]) -> T,
     ) -> Result<Option<T>, StoreError> {
+        self.settle()?;
         let (db, cf) = self.cf(place);
         let Some(cf) = cf else {
             return Ok(None);
@@ -386,6 +358,9 @@ impl Store {
     /// Iterates `range` forward from its lower bound (or from `from`), or
     /// backward from its upper end (or from `from`, inclusive).
     pub fn scan(&self, range: &KeyRange, from: Option<&[u8]>, reverse: bool) -> StoreIter<'_> {
+        if let Err(e) = self.settle() {
+            return StoreIter::failed(e);
+        }
         let (db, cf) = self.cf(range.place);
         let it = cf.map(|cf| {
             let mut opts = ReadOptions::default();
@@ -405,11 +380,15 @@ impl Store {
             it,
             reverse,
             started: false,
+            failed: None,
         }
     }
 
     /// Iterates every record of the family at `place`, in its order.
     pub fn scan_family(&self, place: Place) -> StoreIter<'_> {
+        if let Err(e) = self.settle() {
+            return StoreIter::failed(e);
+        }
         let (db, cf) = self.cf(place);
         let it = cf.map(|cf| {
             let mut opts = ReadOptions::default();
@@ -422,14 +401,59 @@ impl Store {
             it,
             reverse: false,
             started: false,
+            failed: None,
         }
     }
 
     /// Applies a batch, atomically: one RocksDB write per instance it
     /// touches, and when it touches several, an intent record that
     /// completes it after a crash ([`intent`]).
+    ///
+    /// A multi-instance write that fails (a full disk, an I/O error) ends
+    /// in one of two ways. If nothing of it was written (the intent
+    /// record or the first instance's batch failed), its intent is
+    /// removed: the command did not happen. If one instance's batch was
+    /// written and a later one failed (or syncing or removing the intent
+    /// failed), the command is completed: the intent stays, and every
+    /// later read or write of this store first writes its batches again
+    /// and removes it — failing, with the storage error, for as long as
+    /// that fails — and so does the next open. No read ever sees half of
+    /// the command (a key in two types), and no later write is
+    /// overwritten by a late completion.
     pub fn write(&self, batch: Batch) -> Result<(), StoreError> {
         self.write_batches(batch, true)
+    }
+
+    /// Test hook: the next `n` writes that span several instances fail
+    /// after their first instance's batch is written, as a full disk
+    /// would fail the second (see [`Store::write`] for what follows).
+    pub fn fail_between_instances(&self, n: u64) {
+        self.fail_between.store(n, Ordering::SeqCst);
+    }
+
+    /// Whether a failed multi-instance write's intent waits to be
+    /// completed ([`Store::write`]).
+    pub fn intent_pending(&self) -> bool {
+        self.pending_intent.load(Ordering::SeqCst)
+    }
+
+    /// Completes the intent a failed write left, if any: before any read
+    /// or write ([`Store::write`]).
+    fn settle(&self) -> Result<(), StoreError> {
+        if !self.pending_intent.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let _serial = self.multi_instance.lock();
+        self.settle_locked()
+    }
+
+    /// [`Store::settle`] under the multi-instance lock.
+    fn settle_locked(&self) -> Result<(), StoreError> {
+        if self.pending_intent.load(Ordering::Acquire) {
+            complete_intent(&self.root, &self.instances)?;
+            self.pending_intent.store(false, Ordering::Release);
+        }
+        Ok(())
     }
 
     /// Applies a batch; `atomic`: across instances too.
@@ -437,6 +461,7 @@ impl Store {
         if !self.options.mode.writes() {
             return Err(StoreError::ReadOnly);
         }
+        self.settle()?;
         let mut per_instance: Vec<Option<WriteBatch>> =
             (0..self.instances.len()).map(|_| None).collect();
         for (place, op) in batch.pending {
@@ -466,22 +491,69 @@ impl Store {
         // One multi-instance write at a time: the intent file is the
         // store's only one.
         let _serial = self.multi_instance.lock();
-        // An intent left by a write that failed halfway (a full disk) is
-        // completed before the next one replaces it.
-        complete_intent(&self.root, &self.instances)?;
+        // An intent left by a write that failed halfway is completed
+        // before the next one replaces it.
+        self.settle_locked()?;
         let data: Vec<(usize, &[u8])> = batches.iter().map(|(i, wb)| (*i, wb.data())).collect();
-        intent::record(&self.root, &data)?;
+        if let Err(e) = intent::record(&self.root, &data) {
+            // A torn temporary file is never read; a complete intent
+            // under its final name is what matters.
+            if intent::pending(&self.root).is_ok_and(|p| p.is_some()) {
+                self.void_intent();
+            }
+            return Err(e);
+        }
         let touched: Vec<usize> = batches.iter().map(|(i, _)| *i).collect();
         for (n, (i, wb)) in batches.into_iter().enumerate() {
-            self.instances[i].db.write_opt(wb, &self.calls.write)?;
+            let written = if n > 0 && self.take_injected_failure() {
+                Err(StoreError::Io(std::io::Error::other(
+                    "injected failure between instances",
+                )))
+            } else {
+                self.instances[i]
+                    .db
+                    .write_opt(wb, &self.calls.write)
+                    .map_err(StoreError::from)
+            };
+            if let Err(e) = written {
+                if n == 0 {
+                    // Nothing written: the command did not happen.
+                    self.void_intent();
+                } else {
+                    self.pending_intent.store(true, Ordering::Release);
+                }
+                return Err(e);
+            }
             if n == 0 && intent::abort_between_instances() {
                 std::process::abort();
             }
         }
-        for i in touched {
-            self.instances[i].db.flush_wal(true)?;
+        let synced = touched
+            .into_iter()
+            .try_for_each(|i| self.instances[i].db.flush_wal(true));
+        let done = synced
+            .map_err(StoreError::from)
+            .and_then(|()| intent::clear(&self.root));
+        if done.is_err() {
+            // Written, but the intent stays: completed before anything else.
+            self.pending_intent.store(true, Ordering::Release);
         }
-        intent::clear(&self.root)
+        done
+    }
+
+    /// Removes the intent of a write of which nothing was written; if that
+    /// fails, the intent is completed later instead ([`Store::write`]).
+    fn void_intent(&self) {
+        if intent::clear(&self.root).is_err() {
+            self.pending_intent.store(true, Ordering::Release);
+        }
+    }
+
+    /// Whether the test hook fails this write between instances.
+    fn take_injected_failure(&self) -> bool {
+        self.fail_between
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
     }
 
     /// Puts the records the format writes on every open
@@ -660,16 +732,6 @@ impl Drop for Store {
     }
 }
 
-/// Lower-case hex of `bytes`.
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
-    }
-    s
-}
-
 /// Adds one queued operation to a RocksDB write batch.
 /// Writes again the batches of the intent a crash left at `root`, syncs
 /// them, and removes the intent ([`intent`]).
@@ -810,82 +872,27 @@ fn check_directory(
     Ok(())
 }
 
-/// Pending writes of one command; written as one RocksDB write batch per
-/// instance it touches.
-#[derive(Default)]
-pub struct Batch {
-    pub(crate) pending: Vec<(Place, Op)>,
-}
-
-/// One queued write of a [`Batch`].
-pub(crate) enum Op {
-    Put(Vec<u8>, Vec<u8>),
-    Delete(Vec<u8>),
-    DeleteRange(Vec<u8>, Vec<u8>),
-}
-
-impl Batch {
-    /// Queues a put.
-    pub fn put(&mut self, place: Place, key: Vec<u8>, value: Vec<u8>) {
-        self.pending.push((place, Op::Put(key, value)));
-    }
-
-    /// Queues a delete.
-    pub fn delete(&mut self, place: Place, key: Vec<u8>) {
-        self.pending.push((place, Op::Delete(key)));
-    }
-
-    /// Queues a range delete of `[range.lower, range.upper)`.
-    pub fn delete_range(&mut self, range: &KeyRange) {
-        self.pending.push((
-            range.place,
-            Op::DeleteRange(range.lower.clone(), range.upper.clone()),
-        ));
-    }
-
-    /// Whether nothing is queued.
-    pub fn is_empty(&self) -> bool {
-        self.pending.is_empty()
-    }
-
-    /// What the queued writes say about record `key` of `place`, the last
-    /// one first: `Some(Some(value))` put, `Some(None)` deleted (by key, or
-    /// by a range that holds it under `compare`, the family's order),
-    /// `None` not touched.
-    pub fn pending(
-        &self,
-        place: Place,
-        key: &[u8],
-        compare: fn(&[u8], &[u8]) -> std::cmp::Ordering,
-    ) -> Option<Option<&[u8]>> {
-        use std::cmp::Ordering::{Greater, Less};
-        self.pending
-            .iter()
-            .rev()
-            .filter(|(p, _)| *p == place)
-            .find_map(|(_, op)| match op {
-                Op::Put(k, v) if k.as_slice() == key => Some(Some(v.as_slice())),
-                Op::Delete(k) if k.as_slice() == key => Some(None),
-                Op::DeleteRange(a, b) if compare(a, key) != Greater && compare(key, b) == Less => {
-                    Some(None)
-                }
-                _ => None,
-            })
-    }
-}
-
-/// A stored key and its value.
-pub type Pair = (Vec<u8>, Vec<u8>);
-
 /// A bounded iterator over one column family (empty over a family that
 /// does not exist yet).
 pub struct StoreIter<'a> {
     it: Option<DBRawIteratorWithThreadMode<'a, Db>>,
     reverse: bool,
     started: bool,
+    /// An error to return on the first step (the store could not be read).
+    failed: Option<StoreError>,
 }
 
 impl StoreIter<'_> {
+    /// An iterator whose first step fails with `e`.
+    fn failed(e: StoreError) -> Self {
+        StoreIter {
+            it: None,
+            reverse: false,
+            started: false,
+            failed: Some(e),
+        }
+    }
+
     /// Moves to `key`: the next pair is the first at or after it (before
     /// it or at it, for a reverse iterator), within the range.
     pub fn seek(&mut self, key: &[u8]) {
@@ -902,6 +909,9 @@ impl StoreIter<'_> {
     /// The next pair, or `None` at the end of the range.
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Result<Option<Pair>, StoreError> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
         let Some(it) = self.it.as_mut() else {
             return Ok(None);
         };

@@ -27,7 +27,29 @@ impl Serve {
 
     /// [`Serve::start`] with extra environment variables.
     pub fn start_with_env(format: &str, dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Serve {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_redcodec"))
+        Serve::start_wrapped(&[], format, dir, extra, env)
+    }
+
+    /// [`Serve::start_with_env`] through `wrapper`: the server's command
+    /// line is appended to it (e.g. a shell that sets a limit and then
+    /// `exec "$@"`, so the server keeps the wrapper's process id).
+    pub fn start_wrapped(
+        wrapper: &[&str],
+        format: &str,
+        dir: &Path,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Serve {
+        let server = env!("CARGO_BIN_EXE_redcodec");
+        let mut cmd = match wrapper {
+            [] => Command::new(server),
+            [program, args @ ..] => {
+                let mut c = Command::new(program);
+                c.args(args).arg(server);
+                c
+            }
+        };
+        let mut child = cmd
             .args(["serve", "--format", format, "--port", "0", "--dir"])
             .arg(dir)
             .args(extra)
@@ -76,6 +98,12 @@ impl Serve {
         let s = TcpStream::connect(&self.addr).expect("tcp connects");
         s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
         s
+    }
+
+    /// Whether the server is still running (has not exited or crashed).
+    #[allow(dead_code)]
+    pub fn running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
     }
 
     /// The server's process id.

@@ -11,6 +11,7 @@
 //! that runs the pass every period, stopped and joined when the engine is
 //! dropped).
 
+#[cfg(feature = "rocksdb")]
 pub mod pass;
 pub(crate) mod task;
 

@@ -30,6 +30,7 @@ pub(crate) struct ExpiryTask {
 impl ExpiryTask {
     /// Starts a thread that runs `pass` every `period` of real time, or at
     /// once when [`ExpiryTask::tick`] asks, until the task is dropped.
+    #[cfg_attr(not(feature = "rocksdb"), allow(dead_code))] // only `Engine::open` starts one
     pub(crate) fn start(
         period: Duration,
         pass: impl Fn() + Send + 'static,
