@@ -8,26 +8,15 @@ use redcodec_ardb::comparator::compare_keys;
 use redcodec_ardb::meta::{VARIANT_FLOAT_VALUE, VARIANT_SIZE_UNKNOWN};
 use redcodec_ardb::{ArdbCodec, ArdbOptions};
 use redcodec_codec::{
-    Codec, DataType, DecodeError, GcDecision, KeyRange, ListBounds, Meta, Place, SparseIndex,
-    SubId, SubKind, SubValue,
+    Codec, DataType, DecodeError, GcDecision, ListBounds, Meta, Place, SparseIndex, SubId, SubKind,
+    SubValue,
 };
-use redcodec_testkit::unhex;
+use redcodec_testkit::{assert_element, edge_elements, filled_metas, in_range, unhex, SUB_KINDS};
 
 const NS: Place = Place::new(0, 1);
 
 fn codec() -> ArdbCodec {
     ArdbCodec::default()
-}
-
-/// Whether `key` lies in `range` by the range's family comparator.
-fn contains(c: &ArdbCodec, range: &KeyRange, key: &[u8]) -> bool {
-    let cmp = c
-        .layout()
-        .cf(range.place)
-        .comparator
-        .expect("every ardb family has a comparator")
-        .compare;
-    cmp(&range.lower, key) != Ordering::Greater && cmp(key, &range.upper) == Ordering::Less
 }
 
 #[test]
@@ -133,15 +122,15 @@ fn hset_h_f_v() {
     let range = c.sub_range(SubKind::HashField, b"h", &meta);
     assert_eq!(range.lower, unhex("01 68 04 01 00"));
     assert_eq!(range.upper, unhex("01 68 05 00"));
-    assert!(contains(&c, &range, &key));
-    assert!(!contains(&c, &range, &rec.key));
+    assert!(in_range(&c, &range, &key));
+    assert!(!in_range(&c, &range, &rec.key));
     assert_eq!(c.decode_meta_key(NS, &key), Ok(None));
 
     // DEL of a big hash: one range delete over [META h, END h).
     let all = c.key_range(b"h").expect("ardb deletes by range");
     assert_eq!(all.lower, unhex("01 68 01 00"));
     assert_eq!(all.upper, unhex("01 68 1f 00"));
-    assert!(contains(&c, &all, &rec.key) && contains(&c, &all, &key));
+    assert!(in_range(&c, &all, &rec.key) && in_range(&c, &all, &key));
 }
 
 #[test]
@@ -222,8 +211,8 @@ fn zadd_z_1_5_m() {
     let range = c.sub_range(SubKind::ZSetScore, b"z", &meta);
     assert_eq!(range.lower, unhex("01 7a 0a 02 00 00"));
     assert_eq!(range.upper, unhex("01 7a 0b 00"));
-    assert!(contains(&c, &range, &sort_key));
-    assert!(!contains(&c, &range, &score_key));
+    assert!(in_range(&c, &range, &sort_key));
+    assert!(!in_range(&c, &range, &score_key));
     // A seek key with an empty member sorts at or before every member of
     // its score and after every lower score.
     let seek = c.sub_key(
@@ -336,7 +325,7 @@ fn sparse_list_items_sort_numerically() {
         assert_eq!(compare_keys(&w[0], &w[1]), Ordering::Less);
     }
     let range = c.sub_range(SubKind::ListItem, b"l", &meta);
-    assert!(order.iter().all(|k| contains(&c, &range, k)));
+    assert!(order.iter().all(|k| in_range(&c, &range, k)));
     assert_eq!(
         c.decode_sub_key(SubKind::ListItem, b"l", &meta, &order[2]),
         Ok(SubId::Sparse(SparseIndex::Float(-1.5)))
@@ -346,27 +335,26 @@ fn sparse_list_items_sort_numerically() {
 #[test]
 fn round_trips_of_every_record_kind() {
     let c = codec();
-    for data_type in DataType::ALL {
-        let mut meta = c.new_meta(data_type, 0);
-        meta.expire_ms = 1_700_000_123_456;
-        if data_type == DataType::String {
-            meta.value = b"payload\0\xff".to_vec();
-        } else {
-            meta.size = 3;
-        }
-        if data_type == DataType::List {
-            meta.list = ListBounds::Sparse {
-                min: SparseIndex::Int(-4),
-                max: SparseIndex::Float(2.5),
-                sequential: false,
-            };
-        }
+    let list = ListBounds::Sparse {
+        min: SparseIndex::Int(-4),
+        max: SparseIndex::Float(2.5),
+        sequential: false,
+    };
+    for meta in filled_metas(&c, 0, 1_700_000_123_456, &list) {
         let raw = c.encode_meta(&meta).unwrap();
         assert_eq!(c.decode_meta(DataType::String, &raw).unwrap(), meta);
     }
     let key: &[u8] = b"key\0\xff";
     let meta = c.new_meta(DataType::ZSet, 0);
-    let cases = [
+    let mut elements = edge_elements(
+        f64::NEG_INFINITY,
+        (
+            SubId::Sparse(SparseIndex::Float(-0.75)),
+            SubValue::Bytes(Vec::new()),
+        ),
+    );
+    // Fields, values and members that read as integers.
+    elements.extend([
         (
             SubKind::HashField,
             SubId::Name(b"-12".to_vec()),
@@ -377,53 +365,30 @@ fn round_trips_of_every_record_kind() {
             SubId::Name(b"f\0".to_vec()),
             SubValue::Bytes(b"9223372036854775807".to_vec()),
         ),
-        (SubKind::SetMember, SubId::Name(Vec::new()), SubValue::Empty),
         (
             SubKind::ZSetMember,
             SubId::Name(b"7".to_vec()),
             SubValue::Score(-0.0),
         ),
-        (
-            SubKind::ZSetScore,
-            SubId::Scored {
-                score: f64::NEG_INFINITY,
-                member: b"".to_vec(),
-            },
-            SubValue::Empty,
-        ),
-        (
-            SubKind::ListItem,
-            SubId::Sparse(SparseIndex::Float(-0.75)),
-            SubValue::Bytes(Vec::new()),
-        ),
-    ];
+    ]);
     let whole = c.key_range(key).expect("ardb deletes by range");
-    for (kind, id, value) in cases {
-        let raw_key = c.sub_key(kind, key, &meta, &id);
-        let range = c.sub_range(kind, key, &meta);
-        assert_eq!(range.place, c.sub_place(kind, b"k"));
-        assert!(contains(&c, &range, &raw_key), "{kind:?}");
-        assert!(contains(&c, &whole, &raw_key), "{kind:?}");
+    for element in &elements {
+        let kind = element.0;
+        let raw_key = assert_element(&c, key, &meta, element).key;
+        assert!(in_range(&c, &whole, &raw_key), "{kind:?}");
         // No other kind's range holds it.
-        for other in [
-            SubKind::HashField,
-            SubKind::SetMember,
-            SubKind::ZSetMember,
-            SubKind::ZSetScore,
-            SubKind::ListItem,
-        ] {
+        for other in SUB_KINDS {
             if other != kind {
-                assert!(!contains(&c, &c.sub_range(other, key, &meta), &raw_key));
+                assert!(!in_range(&c, &c.sub_range(other, key, &meta), &raw_key));
             }
         }
-        redcodec_testkit::assert_sub_round_trip(&c, kind, key, &meta, &id, &value);
         assert_eq!(c.decode_meta_key(NS, &raw_key), Ok(None));
         assert_eq!(c.gc_sub_owner(NS, &raw_key, &[]), None);
     }
     // Neighbouring user keys are outside the key's range.
     for neighbour in [&b"key\0"[..], b"key\0\xff\0", b"kez", b""] {
         let m = c.meta_record(neighbour, DataType::Hash).unwrap().key;
-        assert!(!contains(&c, &whole, &m));
+        assert!(!in_range(&c, &whole, &m));
     }
 }
 

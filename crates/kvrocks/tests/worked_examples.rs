@@ -3,7 +3,7 @@
 
 use redcodec_codec::{Codec, DataType, GcDecision, ListBounds, Meta, SubId, SubKind, SubValue};
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
-use redcodec_testkit::unhex;
+use redcodec_testkit::{assert_element, edge_elements, filled_metas, unhex};
 
 /// `(1700000000000000 µs << 11) + 0`.
 const V: u64 = 0x3051_20C0_F200_0000;
@@ -229,66 +229,33 @@ fn zadd_z_1_5_m() {
 
 #[test]
 fn round_trips_of_every_record_kind() {
+    let list = ListBounds::Array {
+        head: (1 << 63) - 4,
+        tail: (1 << 63) - 1,
+    };
     for c in [standalone(), cluster()] {
-        for data_type in DataType::ALL {
-            for variant in [0u8, 1] {
-                let mut meta = c.new_meta(data_type, V + 3);
+        for variant in [0u8, 1] {
+            for mut meta in filled_metas(&c, V + 3, 1_700_000_123_000, &list) {
                 meta.variant = variant;
-                meta.expire_ms = 1_700_000_123_000;
-                if data_type == DataType::String {
-                    meta.value = b"payload\0\xff".to_vec();
-                } else {
-                    meta.size = 3;
-                }
-                if data_type == DataType::List {
-                    meta.list = ListBounds::Array {
-                        head: (1 << 63) - 4,
-                        tail: (1 << 63) - 1,
-                    };
-                }
                 let raw = c.encode_meta(&meta).unwrap();
                 assert_eq!(c.decode_meta(DataType::String, &raw).unwrap(), meta);
             }
         }
         let key: &[u8] = b"{tag}key\0\xff";
         let meta = c.new_meta(DataType::ZSet, u64::MAX);
-        let cases = [
-            (
-                SubKind::HashField,
-                SubId::Name(b"f\0".to_vec()),
-                SubValue::Bytes(b"v\xff".to_vec()),
-            ),
-            (SubKind::SetMember, SubId::Name(Vec::new()), SubValue::Empty),
-            (
-                SubKind::ZSetMember,
-                SubId::Name(b"m".to_vec()),
-                SubValue::Score(-0.0),
-            ),
-            (
-                SubKind::ZSetScore,
-                SubId::Scored {
-                    score: f64::NEG_INFINITY,
-                    member: b"".to_vec(),
-                },
-                SubValue::Empty,
-            ),
-            (
-                SubKind::ListItem,
-                SubId::Index(u64::MAX / 2),
-                SubValue::Bytes(Vec::new()),
-            ),
-        ];
-        for (kind, id, value) in cases {
-            let raw_key = c.sub_key(kind, key, &meta, &id);
-            let range = c.sub_range(kind, key, &meta);
-            assert_eq!(range.place, c.sub_place(kind, b"k"));
-            assert!(range.lower <= raw_key && raw_key < range.upper, "{kind:?}");
-            redcodec_testkit::assert_sub_round_trip(&c, kind, key, &meta, &id, &value);
+        let elements = edge_elements(
+            f64::NEG_INFINITY,
+            (SubId::Index(u64::MAX / 2), SubValue::Bytes(Vec::new())),
+        );
+        for element in &elements {
+            let kind = element.0;
+            let written = assert_element(&c, key, &meta, element);
+            let raw_key = written.key;
             // Another version or key is rejected.
             let mut other = meta.clone();
             other.version = 1;
             assert!(c.decode_sub_key(kind, key, &other, &raw_key).is_err());
-            let owner = c.gc_sub_owner(range.place, &raw_key, &[]).unwrap();
+            let owner = c.gc_sub_owner(written.range.place, &raw_key, &[]).unwrap();
             assert_eq!(owner.meta, c.meta_record(key, DataType::ZSet).unwrap());
             assert_eq!(owner.version, u64::MAX);
         }

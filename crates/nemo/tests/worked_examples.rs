@@ -7,7 +7,7 @@ use redcodec_codec::{
     Codec, DataType, EncodeError, GcDecision, ListBounds, Meta, Place, SubId, SubKind, SubValue,
 };
 use redcodec_nemo::{gc, layout, NemoCodec};
-use redcodec_testkit::unhex;
+use redcodec_testkit::{assert_element, edge_elements, filled_metas, unhex};
 
 const T: u64 = 1_700_000_000;
 const NOW_US: u64 = T * 1_000_000;
@@ -408,21 +408,15 @@ fn collection_key_limit() {
 #[test]
 fn round_trips_of_every_record_kind() {
     let c = codec();
-    for data_type in DataType::ALL {
-        let mut meta = c.new_meta(data_type, u64::from(u32::MAX));
-        meta.expire_ms = 1_700_000_123_999;
+    let list = ListBounds::Linked {
+        left: 7,
+        right: -2,
+        next_seq: i64::MAX,
+    };
+    for mut meta in filled_metas(&c, u64::from(u32::MAX), 1_700_000_123_999, &list) {
+        let data_type = meta.data_type;
         if data_type == DataType::String {
-            meta.value = b"payload\0\xff".to_vec();
             meta.version = 0;
-        } else {
-            meta.size = 3;
-        }
-        if data_type == DataType::List {
-            meta.list = ListBounds::Linked {
-                left: 7,
-                right: -2,
-                next_seq: i64::MAX,
-            };
         }
         let raw = c.encode_meta(&meta).unwrap();
         assert_eq!(
@@ -433,28 +427,10 @@ fn round_trips_of_every_record_kind() {
     }
     let key: &[u8] = b"key\0\xff=";
     let meta = c.new_meta(DataType::ZSet, 42);
-    let cases = [
+    // Scores are stored to 5 decimals; `=` separates key and field.
+    let mut elements = edge_elements(
+        -12.25,
         (
-            SubKind::HashField,
-            SubId::Name(b"f=\0".to_vec()),
-            SubValue::Bytes(b"v\xff".to_vec()),
-        ),
-        (SubKind::SetMember, SubId::Name(Vec::new()), SubValue::Empty),
-        (
-            SubKind::ZSetMember,
-            SubId::Name(b"m".to_vec()),
-            SubValue::Score(-0.0),
-        ),
-        (
-            SubKind::ZSetScore,
-            SubId::Scored {
-                score: -12.25,
-                member: b"".to_vec(),
-            },
-            SubValue::Empty,
-        ),
-        (
-            SubKind::ListItem,
             SubId::Seq(i64::MIN),
             SubValue::Node {
                 prev: -1,
@@ -462,17 +438,20 @@ fn round_trips_of_every_record_kind() {
                 value: Vec::new(),
             },
         ),
-    ];
-    for (kind, id, value) in cases {
-        let raw_key = c.sub_key(kind, key, &meta, &id);
-        let range = c.sub_range(kind, key, &meta);
-        assert_eq!(range.place, c.sub_place(kind, b"k"));
-        assert!(range.lower <= raw_key && raw_key < range.upper, "{kind:?}");
-        let (_, raw_value) =
-            redcodec_testkit::assert_sub_round_trip(&c, kind, key, &meta, &id, &value);
-        assert!(c.sub_is_current(kind, &meta, &raw_value));
+    );
+    elements.push((
+        SubKind::HashField,
+        SubId::Name(b"f=\0".to_vec()),
+        SubValue::Bytes(b"v\xff".to_vec()),
+    ));
+    for element in &elements {
+        let kind = element.0;
+        let written = assert_element(&c, key, &meta, element);
+        assert!(c.sub_is_current(kind, &meta, &written.value));
         // Another key is rejected.
-        let owner = c.gc_sub_owner(range.place, &raw_key, &raw_value).unwrap();
+        let owner = c
+            .gc_sub_owner(written.range.place, &written.key, &written.value)
+            .unwrap();
         assert_eq!(owner.meta, c.meta_record(key, meta_type(kind)).unwrap());
     }
 }

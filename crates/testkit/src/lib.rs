@@ -11,9 +11,18 @@
 //! - [`sub_records`]: the element keys and key ranges a codec builds;
 //! - [`valid_records`]: records of every kind a codec writes;
 //! - [`assert_sub_round_trip`]: an element's key and value read back
-//!   exactly as written.
+//!   exactly as written;
+//! - [`place_names`], [`in_range`], [`assert_meta_bytes`]: where a record
+//!   lives, whether a key lies in a range by its family's order, a
+//!   metadata value's bytes;
+//! - [`filled_metas`], [`edge_elements`], [`assert_element`]: the round
+//!   trips of every record kind each format runs.
 
-use redcodec_codec::{Codec, DataType, Meta, Place, SubId, SubKind, SubOwner, SubValue};
+use std::cmp::Ordering;
+
+use redcodec_codec::{
+    Codec, DataType, KeyRange, ListBounds, Meta, Place, SubId, SubKind, SubOwner, SubValue,
+};
 
 /// Every kind of element record.
 pub const SUB_KINDS: [SubKind; 5] = [
@@ -225,6 +234,117 @@ pub fn assert_sub_round_trip<C: Codec>(
     let other_key: &[u8] = if key == b"key" { b"kez" } else { b"key" };
     assert!(c.decode_sub_key(kind, other_key, meta, &raw_key).is_err());
     (raw_key, raw_value)
+}
+
+/// The instance directory and column family name of `place`.
+pub fn place_names<C: Codec>(c: &C, place: Place) -> (&'static str, &'static str) {
+    (
+        c.layout().instances[place.instance].dir,
+        c.layout().cf(place).name,
+    )
+}
+
+/// Whether `key` lies in `range` by the order of the range's family (its
+/// comparator, or bytewise).
+pub fn in_range<C: Codec>(c: &C, range: &KeyRange, key: &[u8]) -> bool {
+    let cmp = c
+        .layout()
+        .cf(range.place)
+        .comparator
+        .map_or(<[u8]>::cmp as fn(&[u8], &[u8]) -> Ordering, |spec| {
+            spec.compare
+        });
+    cmp(&range.lower, key) != Ordering::Greater && cmp(key, &range.upper) == Ordering::Less
+}
+
+/// Asserts that `meta` encodes to `want` and that those bytes, read from
+/// the place of `read_as`, decode to `meta` again; returns the bytes.
+pub fn assert_meta_bytes<C: Codec>(c: &C, read_as: DataType, meta: &Meta, want: &[u8]) -> Vec<u8> {
+    let value = c.encode_meta(meta).expect("valid metadata encodes");
+    assert_eq!(value, want, "{:?}", meta.data_type);
+    assert_eq!(c.decode_meta(read_as, &value).as_ref(), Ok(meta));
+    value
+}
+
+/// Metadata of every type at `version` expiring at `expire_ms`, filled as
+/// a written key's: a string holding `payload\0\xff`, a collection of 3
+/// elements, a list with the bounds `list`.
+pub fn filled_metas<C: Codec>(c: &C, version: u64, expire_ms: u64, list: &ListBounds) -> Vec<Meta> {
+    DataType::ALL
+        .into_iter()
+        .map(|data_type| {
+            let mut meta = c.new_meta(data_type, version);
+            meta.expire_ms = expire_ms;
+            if data_type == DataType::String {
+                meta.value = b"payload\0\xff".to_vec();
+            } else {
+                meta.size = 3;
+            }
+            if data_type == DataType::List {
+                meta.list = list.clone();
+            }
+            meta
+        })
+        .collect()
+}
+
+/// One element record: its kind, identity and value.
+pub type Element = (SubKind, SubId, SubValue);
+
+/// Elements of every kind at the edges every format must carry: a field
+/// with a NUL byte and a value with a 0xFF byte, the empty set member, a
+/// member scored `-0.0`, the empty member at `score` (the lowest score the
+/// format stores exactly), and the format's own `list_item`.
+pub fn edge_elements(score: f64, list_item: (SubId, SubValue)) -> Vec<Element> {
+    let (item, item_value) = list_item;
+    vec![
+        (
+            SubKind::HashField,
+            SubId::Name(b"f\0".to_vec()),
+            SubValue::Bytes(b"v\xff".to_vec()),
+        ),
+        (SubKind::SetMember, SubId::Name(Vec::new()), SubValue::Empty),
+        (
+            SubKind::ZSetMember,
+            SubId::Name(b"m".to_vec()),
+            SubValue::Score(-0.0),
+        ),
+        (
+            SubKind::ZSetScore,
+            SubId::Scored {
+                score,
+                member: Vec::new(),
+            },
+            SubValue::Empty,
+        ),
+        (SubKind::ListItem, item, item_value),
+    ]
+}
+
+/// An element record as a codec wrote it.
+pub struct Written {
+    /// The range of the element's kind for its key.
+    pub range: KeyRange,
+    /// The element's key.
+    pub key: Vec<u8>,
+    /// The element's value.
+    pub value: Vec<u8>,
+}
+
+/// Writes `element` of `key` under `meta`, asserts that its key lies in
+/// its kind's range (by the family's order) at its kind's place and that
+/// key and value read back as written ([`assert_sub_round_trip`]).
+pub fn assert_element<C: Codec>(c: &C, key: &[u8], meta: &Meta, element: &Element) -> Written {
+    let (kind, id, value) = element;
+    let range = c.sub_range(*kind, key, meta);
+    assert_eq!(range.place, c.sub_place(*kind, key), "{kind:?}");
+    let (raw_key, raw_value) = assert_sub_round_trip(c, *kind, key, meta, id, value);
+    assert!(in_range(c, &range, &raw_key), "{kind:?}");
+    Written {
+        range,
+        key: raw_key,
+        value: raw_value,
+    }
 }
 
 #[cfg(test)]
