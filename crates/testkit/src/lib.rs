@@ -105,6 +105,39 @@ pub fn prefixes_and_flips(record: &[u8], mut feed: impl FnMut(&[u8])) {
     }
 }
 
+/// Calls `feed` with every prefix and corruption of each of `records`
+/// ([`prefixes_and_flips`]), beside another of the records (the one seven
+/// places on, cyclically) as a second input: for comparators.
+pub fn prefixes_and_flips_beside_another(records: &[Vec<u8>], mut feed: impl FnMut(&[u8], &[u8])) {
+    for (n, record) in records.iter().enumerate() {
+        let other = &records[(n * 7 + 3) % records.len()];
+        prefixes_and_flips(record, |bytes| feed(bytes, other));
+    }
+}
+
+/// Calls `feed` 20,000 times with deterministic random bytes (up to
+/// `max_len - 1` of them, from `seed`) that `shape` may make look more like
+/// a record (given the round and the generator), with fresh metadata of
+/// each type in turn at a random version, and with the bytes of the round
+/// before.
+pub fn feed_random<C: Codec>(
+    c: &C,
+    seed: u64,
+    max_len: u64,
+    mut shape: impl FnMut(usize, &mut XorShift, &mut Vec<u8>),
+    mut feed: impl FnMut(&Meta, &[u8], &[u8]),
+) {
+    let mut rng = XorShift::new(seed);
+    let mut previous = Vec::new();
+    for round in 0..20_000 {
+        let mut bytes = rng.bytes(max_len);
+        shape(round, &mut rng, &mut bytes);
+        let meta = c.new_meta(DataType::ALL[round % DataType::ALL.len()], rng.next());
+        feed(&meta, &bytes, &previous);
+        previous = bytes;
+    }
+}
+
 /// Feeds `bytes` to every decoding entry point of `c`: metadata of every
 /// type, metadata keys and garbage-collection rules at every place of the
 /// layout and at `extra_places` (places outside it), element keys and
