@@ -11,7 +11,10 @@ use redcodec_codec::{
     Codec, DataType, DecodeError, GcDecision, ListBounds, Meta, Place, SparseIndex, SubId, SubKind,
     SubValue,
 };
-use redcodec_testkit::{assert_element, edge_elements, filled_metas, in_range, unhex, SUB_KINDS};
+use redcodec_testkit::{
+    assert_element, assert_element_bytes, assert_meta_bytes, assert_meta_record, edge_elements,
+    filled_metas, in_range, unhex, SUB_KINDS,
+};
 
 const NS: Place = Place::new(0, 1);
 
@@ -50,16 +53,14 @@ fn layout_is_one_instance_with_the_namespace_family() {
 #[test]
 fn set_foo_bar() {
     let c = codec();
-    let rec = c.meta_record(b"foo", DataType::String).unwrap();
+    let rec = assert_meta_record(&c, b"foo", DataType::String, &unhex("03 66 6f 6f 01 00"));
     assert_eq!(rec.place, NS);
-    assert_eq!(rec.key, unhex("03 66 6f 6f 01 00"));
     let meta = Meta::string(b"bar".to_vec(), 0);
-    let value = c.encode_meta(&meta).unwrap();
-    assert_eq!(value, unhex("02 00 00 01 04 03 62 61 72"));
-    assert_eq!(c.decode_meta(DataType::Hash, &value).unwrap(), meta);
-    assert_eq!(
-        c.decode_meta_key(rec.place, &rec.key),
-        Ok(Some(b"foo".to_vec()))
+    assert_meta_bytes(
+        &c,
+        DataType::Hash,
+        &meta,
+        &unhex("02 00 00 01 04 03 62 61 72"),
     );
 }
 
@@ -67,9 +68,7 @@ fn set_foo_bar() {
 fn set_n_123_is_int_encoded() {
     let c = codec();
     let meta = Meta::string(b"123".to_vec(), 0);
-    let value = c.encode_meta(&meta).unwrap();
-    assert_eq!(value, unhex("02 00 00 01 01 f6 01"));
-    assert_eq!(c.decode_meta(DataType::String, &value).unwrap(), meta);
+    assert_meta_bytes(&c, DataType::String, &meta, &unhex("02 00 00 01 01 f6 01"));
     // Not canonical: stays a string.
     let meta = Meta::string(b"0123".to_vec(), 0);
     assert_eq!(
@@ -82,22 +81,18 @@ fn set_n_123_is_int_encoded() {
 fn set_foo_bar_with_ttl() {
     let c = codec();
     let meta = Meta::string(b"bar".to_vec(), 1_700_000_000_000);
-    let value = c.encode_meta(&meta).unwrap();
-    assert_eq!(value, unhex("02 00 80 a0 ab fe f9 62 01 04 03 62 61 72"));
-    assert_eq!(c.decode_meta(DataType::String, &value).unwrap(), meta);
+    let value = unhex("02 00 80 a0 ab fe f9 62 01 04 03 62 61 72");
+    assert_meta_bytes(&c, DataType::String, &meta, &value);
 }
 
 #[test]
 fn hset_h_f_v() {
     let c = codec();
-    let rec = c.meta_record(b"h", DataType::Hash).unwrap();
-    assert_eq!(rec.key, unhex("01 68 01 00"));
+    let rec = assert_meta_record(&c, b"h", DataType::Hash, &unhex("01 68 01 00"));
     let mut meta = c.new_meta(DataType::Hash, c.next_version(0, 0, None));
     meta.size = 1;
     // Compat mode, new hash: size 1 (zigzag 02).
-    let value = c.encode_meta(&meta).unwrap();
-    assert_eq!(value, unhex("03 00 00 02 00"));
-    assert_eq!(c.decode_meta(DataType::Hash, &value).unwrap(), meta);
+    assert_meta_bytes(&c, DataType::Hash, &meta, &unhex("03 00 00 02 00"));
     // Non-compat mode (and any later compat HSET): size -1.
     let unknown = c
         .decode_meta(DataType::Hash, &unhex("03 00 00 01 00"))
@@ -105,21 +100,15 @@ fn hset_h_f_v() {
     assert_eq!((unknown.size, unknown.variant), (0, VARIANT_SIZE_UNKNOWN));
     assert_eq!(c.encode_meta(&unknown).unwrap(), unhex("03 00 00 01 00"));
 
-    let id = SubId::Name(b"f".to_vec());
-    let key = c.sub_key(SubKind::HashField, b"h", &meta, &id);
     assert_eq!(c.sub_place(SubKind::HashField, b"k"), NS);
-    assert_eq!(key, unhex("01 68 04 01 04 01 66"));
-    let value = c.encode_sub_value(SubKind::HashField, &meta, &SubValue::Bytes(b"v".to_vec()));
-    assert_eq!(value, unhex("04 01 04 01 76"));
-    assert_eq!(
-        c.decode_sub_key(SubKind::HashField, b"h", &meta, &key),
-        Ok(id)
+    let field = (
+        SubKind::HashField,
+        SubId::Name(b"f".to_vec()),
+        SubValue::Bytes(b"v".to_vec()),
     );
-    assert_eq!(
-        c.decode_sub_value(SubKind::HashField, &meta, &value),
-        Ok(SubValue::Bytes(b"v".to_vec()))
-    );
-    let range = c.sub_range(SubKind::HashField, b"h", &meta);
+    let key = unhex("01 68 04 01 04 01 66");
+    let value = unhex("04 01 04 01 76");
+    let range = assert_element_bytes(&c, b"h", &meta, &field, &key, &value).range;
     assert_eq!(range.lower, unhex("01 68 04 01 00"));
     assert_eq!(range.upper, unhex("01 68 05 00"));
     assert!(in_range(&c, &range, &key));
@@ -146,22 +135,15 @@ fn rpush_l_a() {
         }
     );
     meta.size = 1;
-    let value = c.encode_meta(&meta).unwrap();
-    assert_eq!(value, unhex("05 00 00 02 01 02 01 00 01 00"));
-    assert_eq!(c.decode_meta(DataType::List, &value).unwrap(), meta);
-    let id = SubId::Sparse(SparseIndex::Int(0));
-    let key = c.sub_key(SubKind::ListItem, b"l", &meta, &id);
-    assert_eq!(key, unhex("01 6c 06 01 01 00"));
-    let value = c.encode_sub_value(SubKind::ListItem, &meta, &SubValue::Bytes(b"a".to_vec()));
-    assert_eq!(value, unhex("06 01 04 01 61"));
-    assert_eq!(
-        c.decode_sub_key(SubKind::ListItem, b"l", &meta, &key),
-        Ok(id)
+    let meta_bytes = unhex("05 00 00 02 01 02 01 00 01 00");
+    assert_meta_bytes(&c, DataType::List, &meta, &meta_bytes);
+    let item = (
+        SubKind::ListItem,
+        SubId::Sparse(SparseIndex::Int(0)),
+        SubValue::Bytes(b"a".to_vec()),
     );
-    assert_eq!(
-        c.decode_sub_value(SubKind::ListItem, &meta, &value),
-        Ok(SubValue::Bytes(b"a".to_vec()))
-    );
+    let key = unhex("01 6c 06 01 01 00");
+    assert_element_bytes(&c, b"l", &meta, &item, &key, &unhex("06 01 04 01 61"));
 }
 
 #[test]
@@ -173,40 +155,27 @@ fn zadd_z_1_5_m() {
     meta.size = 1;
     // `02 <min member> <max member>`, members as strings.
     let ardb_meta = unhex("09 00 00 02 02 04 01 6d 04 01 6d");
-    assert_eq!(c.encode_meta(&meta).unwrap(), ardb_meta);
-    assert_eq!(c.decode_meta(DataType::ZSet, &ardb_meta).unwrap(), meta);
+    assert_meta_bytes(&c, DataType::ZSet, &meta, &ardb_meta);
 
-    let member = SubId::Name(b"m".to_vec());
-    let score_key = c.sub_key(SubKind::ZSetMember, b"z", &meta, &member);
-    assert_eq!(score_key, unhex("01 7a 0b 01 04 01 6d"));
-    let score_value = c.encode_sub_value(SubKind::ZSetMember, &meta, &SubValue::Score(1.5));
-    assert_eq!(score_value, unhex("0b 01 02 80 80 80 80 80 80 80 f8 7f"));
-    assert_eq!(
-        c.decode_sub_value(SubKind::ZSetMember, &meta, &score_value),
-        Ok(SubValue::Score(1.5))
+    let member = (
+        SubKind::ZSetMember,
+        SubId::Name(b"m".to_vec()),
+        SubValue::Score(1.5),
     );
-    assert_eq!(
-        c.decode_sub_key(SubKind::ZSetMember, b"z", &meta, &score_key),
-        Ok(member)
-    );
+    let score_key = unhex("01 7a 0b 01 04 01 6d");
+    let score_value = unhex("0b 01 02 80 80 80 80 80 80 80 f8 7f");
+    assert_element_bytes(&c, b"z", &meta, &member, &score_key, &score_value);
 
-    let scored = SubId::Scored {
-        score: 1.5,
-        member: b"m".to_vec(),
-    };
-    let sort_key = c.sub_key(SubKind::ZSetScore, b"z", &meta, &scored);
-    assert_eq!(
-        sort_key,
-        unhex("01 7a 0a 02 02 80 80 80 80 80 80 80 f8 7f 04 01 6d")
+    let scored = (
+        SubKind::ZSetScore,
+        SubId::Scored {
+            score: 1.5,
+            member: b"m".to_vec(),
+        },
+        SubValue::Empty,
     );
-    assert_eq!(
-        c.encode_sub_value(SubKind::ZSetScore, &meta, &SubValue::Empty),
-        unhex("0a 00")
-    );
-    assert_eq!(
-        c.decode_sub_key(SubKind::ZSetScore, b"z", &meta, &sort_key),
-        Ok(scored)
-    );
+    let sort_key = unhex("01 7a 0a 02 02 80 80 80 80 80 80 80 f8 7f 04 01 6d");
+    assert_element_bytes(&c, b"z", &meta, &scored, &sort_key, &unhex("0a 00"));
     // The score index range starts at Ardb's pre-sized seek key.
     let range = c.sub_range(SubKind::ZSetScore, b"z", &meta);
     assert_eq!(range.lower, unhex("01 7a 0a 02 00 00"));

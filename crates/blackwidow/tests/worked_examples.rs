@@ -9,7 +9,10 @@ use redcodec_blackwidow::{layout, BlackwidowCodec};
 use redcodec_codec::{
     Codec, DataType, GcDecision, ListBounds, Meta, Place, SubId, SubKind, SubValue,
 };
-use redcodec_testkit::{assert_element, edge_elements, filled_metas, place_names, unhex};
+use redcodec_testkit::{
+    assert_element, assert_element_bytes, assert_meta_bytes, assert_meta_record, edge_elements,
+    filled_metas, place_names, unhex,
+};
 
 /// 1700000000 s = 0x6553F100, LE `00 f1 53 65`.
 const T: u64 = 1_700_000_000;
@@ -38,26 +41,17 @@ fn version_at_the_reference_clock() {
 #[test]
 fn set_foo_bar() {
     let c = codec();
-    let rec = c.meta_record(b"foo", DataType::String).unwrap();
+    let rec = assert_meta_record(&c, b"foo", DataType::String, &unhex("66 6f 6f"));
     assert_eq!(place_names(&c, rec.place), ("strings", "default"));
-    assert_eq!(rec.key, unhex("66 6f 6f"));
     let meta = Meta::string(b"bar".to_vec(), 0);
-    let value = c.encode_meta(&meta).unwrap();
-    assert_eq!(value, unhex("62 61 72 00 00 00 00"));
-    assert_eq!(c.decode_meta(DataType::String, &value).unwrap(), meta);
-    assert_eq!(
-        c.decode_meta_key(rec.place, &rec.key),
-        Ok(Some(b"foo".to_vec()))
-    );
+    assert_meta_bytes(&c, DataType::String, &meta, &unhex("62 61 72 00 00 00 00"));
 }
 
 #[test]
 fn setex_foo_100_bar() {
     let c = codec();
     let meta = Meta::string(b"bar".to_vec(), (T + 100) * 1000);
-    let value = c.encode_meta(&meta).unwrap();
-    assert_eq!(value, unhex("62 61 72 64 f1 53 65"));
-    assert_eq!(c.decode_meta(DataType::String, &value).unwrap(), meta);
+    let value = assert_meta_bytes(&c, DataType::String, &meta, &unhex("62 61 72 64 f1 53 65"));
     let rec = c.meta_record(b"foo", DataType::String).unwrap();
     assert_eq!(
         c.gc_meta(rec.place, &rec.key, &value, (T + 100) * 1000),
@@ -73,30 +67,20 @@ fn setex_foo_100_bar() {
 fn hset_h_f_v() {
     let c = codec();
     let meta = one_element(&c, DataType::Hash);
-    let rec = c.meta_record(b"h", DataType::Hash).unwrap();
+    let rec = assert_meta_record(&c, b"h", DataType::Hash, &unhex("68"));
     assert_eq!(place_names(&c, rec.place), ("hashes", "default"));
-    assert_eq!(rec.key, unhex("68"));
-    let meta_bytes = c.encode_meta(&meta).unwrap();
-    assert_eq!(meta_bytes, unhex("01 00 00 00 00 f1 53 65 00 00 00 00"));
-    assert_eq!(c.decode_meta(DataType::Hash, &meta_bytes).unwrap(), meta);
+    let meta_bytes = unhex("01 00 00 00 00 f1 53 65 00 00 00 00");
+    assert_meta_bytes(&c, DataType::Hash, &meta, &meta_bytes);
 
     let place = c.sub_place(SubKind::HashField, b"k");
     assert_eq!(place_names(&c, place), ("hashes", "data_cf"));
-    let id = SubId::Name(b"f".to_vec());
-    let key = c.sub_key(SubKind::HashField, b"h", &meta, &id);
-    assert_eq!(key, unhex("01 00 00 00 68 00 f1 53 65 66"));
-    let value = c.encode_sub_value(SubKind::HashField, &meta, &SubValue::Bytes(b"v".to_vec()));
-    assert_eq!(value, unhex("76"));
-    assert_eq!(
-        c.decode_sub_key(SubKind::HashField, b"h", &meta, &key),
-        Ok(id)
+    let field = (
+        SubKind::HashField,
+        SubId::Name(b"f".to_vec()),
+        SubValue::Bytes(b"v".to_vec()),
     );
-    assert_eq!(
-        c.decode_sub_value(SubKind::HashField, &meta, &value),
-        Ok(SubValue::Bytes(b"v".to_vec()))
-    );
-    let range = c.sub_range(SubKind::HashField, b"h", &meta);
-    assert_eq!(range.place, place);
+    let key = unhex("01 00 00 00 68 00 f1 53 65 66");
+    let range = assert_element_bytes(&c, b"h", &meta, &field, &key, &unhex("76")).range;
     assert_eq!(range.lower, unhex("01 00 00 00 68 00 f1 53 65"));
     assert_eq!(range.upper, unhex("01 00 00 00 68 00 f1 53 66"));
     assert!(range.lower <= key && key < range.upper);
@@ -147,49 +131,36 @@ fn zadd_z_1_5_m() {
     let meta = one_element(&c, DataType::ZSet);
     let rec = c.meta_record(b"z", DataType::ZSet).unwrap();
     assert_eq!(place_names(&c, rec.place), ("zsets", "default"));
-    assert_eq!(
-        c.encode_meta(&meta).unwrap(),
-        unhex("01 00 00 00 00 f1 53 65 00 00 00 00")
-    );
+    let meta_bytes = unhex("01 00 00 00 00 f1 53 65 00 00 00 00");
+    assert_meta_bytes(&c, DataType::ZSet, &meta, &meta_bytes);
 
-    let member = SubId::Name(b"m".to_vec());
-    let member_key = c.sub_key(SubKind::ZSetMember, b"z", &meta, &member);
     assert_eq!(
         place_names(&c, c.sub_place(SubKind::ZSetMember, b"k")),
         ("zsets", "data_cf")
     );
-    assert_eq!(member_key, unhex("01 00 00 00 7a 00 f1 53 65 6d"));
-    let value = c.encode_sub_value(SubKind::ZSetMember, &meta, &SubValue::Score(1.5));
-    assert_eq!(value, unhex("00 00 00 00 00 00 f8 3f"));
-    assert_eq!(
-        c.decode_sub_value(SubKind::ZSetMember, &meta, &value),
-        Ok(SubValue::Score(1.5))
+    let member = (
+        SubKind::ZSetMember,
+        SubId::Name(b"m".to_vec()),
+        SubValue::Score(1.5),
     );
-    assert_eq!(
-        c.decode_sub_key(SubKind::ZSetMember, b"z", &meta, &member_key),
-        Ok(member)
-    );
+    let member_key = unhex("01 00 00 00 7a 00 f1 53 65 6d");
+    let member_value = unhex("00 00 00 00 00 00 f8 3f");
+    assert_element_bytes(&c, b"z", &meta, &member, &member_key, &member_value);
 
-    let scored = SubId::Scored {
-        score: 1.5,
-        member: b"m".to_vec(),
-    };
-    let score_key = c.sub_key(SubKind::ZSetScore, b"z", &meta, &scored);
     assert_eq!(
         place_names(&c, c.sub_place(SubKind::ZSetScore, b"k")),
         ("zsets", "score_cf")
     );
-    assert_eq!(
-        score_key,
-        unhex("01 00 00 00 7a 00 f1 53 65 00 00 00 00 00 00 f8 3f 6d")
+    let scored = (
+        SubKind::ZSetScore,
+        SubId::Scored {
+            score: 1.5,
+            member: b"m".to_vec(),
+        },
+        SubValue::Empty,
     );
-    assert!(c
-        .encode_sub_value(SubKind::ZSetScore, &meta, &SubValue::Empty)
-        .is_empty());
-    assert_eq!(
-        c.decode_sub_key(SubKind::ZSetScore, b"z", &meta, &score_key),
-        Ok(scored)
-    );
+    let score_key = unhex("01 00 00 00 7a 00 f1 53 65 00 00 00 00 00 00 f8 3f 6d");
+    assert_element_bytes(&c, b"z", &meta, &scored, &score_key, &[]);
     let range = c.sub_range(SubKind::ZSetScore, b"z", &meta);
     assert_eq!(
         range.lower,
@@ -220,31 +191,19 @@ fn rpush_l_a() {
     meta.size = 1;
     let rec = c.meta_record(b"l", DataType::List).unwrap();
     assert_eq!(place_names(&c, rec.place), ("lists", "default"));
-    let bytes = c.encode_meta(&meta).unwrap();
-    assert_eq!(
-        bytes,
-        unhex(
-            "01 00 00 00 00 00 00 00  00 f1 53 65  00 00 00 00
-             ff ff ff ff ff ff ff 7f  01 00 00 00 00 00 00 80"
-        )
+    let bytes = unhex(
+        "01 00 00 00 00 00 00 00  00 f1 53 65  00 00 00 00
+         ff ff ff ff ff ff ff 7f  01 00 00 00 00 00 00 80",
     );
-    assert_eq!(c.decode_meta(DataType::List, &bytes).unwrap(), meta);
+    assert_meta_bytes(&c, DataType::List, &meta, &bytes);
 
-    let key = c.sub_key(SubKind::ListItem, b"l", &meta, &item);
     assert_eq!(
         place_names(&c, c.sub_place(SubKind::ListItem, b"k")),
         ("lists", "data_cf")
     );
-    assert_eq!(
-        key,
-        unhex("01 00 00 00 6c 00 f1 53 65 00 00 00 00 00 00 00 80")
-    );
-    let value = c.encode_sub_value(SubKind::ListItem, &meta, &SubValue::Bytes(b"a".to_vec()));
-    assert_eq!(value, unhex("61"));
-    assert_eq!(
-        c.decode_sub_key(SubKind::ListItem, b"l", &meta, &key),
-        Ok(item)
-    );
+    let item = (SubKind::ListItem, item, SubValue::Bytes(b"a".to_vec()));
+    let key = unhex("01 00 00 00 6c 00 f1 53 65 00 00 00 00 00 00 00 80");
+    assert_element_bytes(&c, b"l", &meta, &item, &key, &unhex("61"));
     let range = c.sub_range(SubKind::ListItem, b"l", &meta);
     assert_eq!(range.lower, unhex("01 00 00 00 6c 00 f1 53 65"));
     assert_eq!(range.upper, unhex("01 00 00 00 6c 01 f1 53 65"));

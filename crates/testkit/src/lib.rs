@@ -21,7 +21,7 @@
 use std::cmp::Ordering;
 
 use redcodec_codec::{
-    Codec, DataType, KeyRange, ListBounds, Meta, Place, SubId, SubKind, SubOwner, SubValue,
+    Codec, DataType, KeyRange, ListBounds, Meta, Place, Record, SubId, SubKind, SubOwner, SubValue,
 };
 
 /// Every kind of element record.
@@ -378,6 +378,35 @@ pub fn assert_element<C: Codec>(c: &C, key: &[u8], meta: &Meta, element: &Elemen
         key: raw_key,
         value: raw_value,
     }
+}
+
+/// Asserts that the metadata record of `key` of `data_type` has the key
+/// bytes `want` and that they decode to `key` again; returns the record.
+pub fn assert_meta_record<C: Codec>(c: &C, key: &[u8], data_type: DataType, want: &[u8]) -> Record {
+    let rec = c.meta_record(key, data_type).expect("meta record");
+    assert_eq!(rec.key, want, "{data_type:?}");
+    assert_eq!(
+        c.decode_meta_key(rec.place, &rec.key),
+        Ok(Some(key.to_vec()))
+    );
+    rec
+}
+
+/// Asserts that `element` of `key` under `meta` is written as the key
+/// `want_key` and the value `want_value`, and that both read back
+/// ([`assert_element`]); returns the written record.
+pub fn assert_element_bytes<C: Codec>(
+    c: &C,
+    key: &[u8],
+    meta: &Meta,
+    element: &Element,
+    want_key: &[u8],
+    want_value: &[u8],
+) -> Written {
+    let written = assert_element(c, key, meta, element);
+    assert_eq!(written.key, want_key, "{:?} key", element.0);
+    assert_eq!(written.value, want_value, "{:?} value", element.0);
+    written
 }
 
 #[cfg(test)]
