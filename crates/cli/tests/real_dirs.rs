@@ -233,31 +233,21 @@ fn every_fixture_migrates_to_every_format_and_verifies() {
             };
             for ns in namespaces {
                 let target = dst.join(ns.unwrap_or("all"));
-                let mut args = vec![
-                    "migrate",
-                    "--from",
-                    f.format,
-                    "--src",
-                    path(&src),
-                    "--to",
-                    to,
-                    "--dst",
-                    path(&target),
-                    "--fixed-clock",
-                    READ_CLOCK,
-                    "--verify",
-                ];
-                match ns {
-                    Some(ns) => args.extend(["--src-namespace", ns]),
-                    None => args.push("--all-namespaces"),
-                }
+                let mut args = Args::new("migrate")
+                    .src(f.format, &src)
+                    .dst(to, &target)
+                    .with(&["--fixed-clock", READ_CLOCK, "--verify"]);
+                args = match ns {
+                    Some(ns) => args.with(&["--src-namespace", ns]),
+                    None => args.with(&["--all-namespaces"]),
+                };
                 if !f.single_typed {
-                    args.extend(["--type-conflict", "first"]);
+                    args = args.with(&["--type-conflict", "first"]);
                 }
                 // nemo cannot hold a 300-byte collection key nor scores past
                 // ±1e13 (its declared limits): such keys are skipped, named.
                 if to == "nemo" {
-                    args.push("--skip-unrepresentable");
+                    args = args.with(&["--skip-unrepresentable"]);
                 }
                 let (ok, stdout, stderr) = run(&args, "");
                 assert!(ok, "{} -> {to}: {stdout}{stderr}", f.name);
@@ -288,21 +278,10 @@ fn keys_in_several_types_follow_the_documented_rule() {
     let out = tempfile::tempdir().unwrap();
     let migrate = |rule: &str, dst: &Path| {
         run(
-            &[
-                "migrate",
-                "--from",
-                "blackwidow",
-                "--src",
-                path(&dir),
-                "--to",
-                "kvrocks",
-                "--dst",
-                path(dst),
-                "--fixed-clock",
-                READ_CLOCK,
-                "--type-conflict",
-                rule,
-            ],
+            &Args::new("migrate")
+                .src("blackwidow", &dir)
+                .dst("kvrocks", &dst)
+                .with(&["--fixed-clock", READ_CLOCK, "--type-conflict", rule]),
             "",
         )
     };

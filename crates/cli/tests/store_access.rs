@@ -287,20 +287,10 @@ fn migrate_writes_a_compat_destination() {
     );
     assert!(ok, "{stderr}");
     let (ok, stdout, stderr) = run(
-        &[
-            "migrate",
-            "--from",
-            "blackwidow",
-            "--src",
-            path(&src),
-            "--to",
-            "kvrocks",
-            "--dst",
-            path(&dst),
-            "--compat",
-            "kvrocks-2.5",
-            "--verify",
-        ],
+        &Args::new("migrate")
+            .src("blackwidow", &src)
+            .dst("kvrocks", &dst)
+            .with(&["--compat", "kvrocks-2.5", "--verify"]),
         "",
     );
     assert!(ok, "{stdout}{stderr}");
@@ -894,18 +884,10 @@ fn a_cluster_store_migrates_with_src_cluster() {
     );
     assert!(ok);
     let dst = work.path().join("bw");
-    let args = [
-        "migrate",
-        "--from",
-        "kvrocks",
-        "--src",
-        path(&src),
-        "--to",
-        "blackwidow",
-        "--dst",
-        path(&dst),
-        "--verify",
-    ];
+    let args = Args::new("migrate")
+        .src("kvrocks", &src)
+        .dst("blackwidow", &dst)
+        .with(&["--verify"]);
     let (ok, _, stderr) = run(&args, "");
     assert!(!ok);
     assert!(stderr.contains("cluster mode"), "{stderr}");

@@ -48,6 +48,55 @@ pub fn path(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
 }
 
+/// A `redcodec` command line built part by part: a command, then its
+/// source and destination (a store of a format in a directory, or a
+/// server's URL), then any other arguments. It reads as the slice of its
+/// arguments.
+#[allow(dead_code)]
+pub struct Args<'a>(Vec<&'a str>);
+
+#[allow(dead_code)]
+impl<'a> Args<'a> {
+    /// `redcodec COMMAND`.
+    pub fn new(command: &'a str) -> Args<'a> {
+        Args(vec![command])
+    }
+
+    /// `--from FORMAT --src DIR`: a source store.
+    pub fn src(self, format: &'a str, dir: &'a Path) -> Args<'a> {
+        self.with(&["--from", format, "--src", path(dir)])
+    }
+
+    /// `--to FORMAT --dst DIR`: a destination store.
+    pub fn dst(self, format: &'a str, dir: &'a Path) -> Args<'a> {
+        self.with(&["--to", format, "--dst", path(dir)])
+    }
+
+    /// `--from URL`: a source server.
+    pub fn from_url(self, url: &'a str) -> Args<'a> {
+        self.with(&["--from", url])
+    }
+
+    /// `--to URL`: a destination server.
+    pub fn to_url(self, url: &'a str) -> Args<'a> {
+        self.with(&["--to", url])
+    }
+
+    /// Any other arguments, as given.
+    pub fn with(mut self, more: &[&'a str]) -> Args<'a> {
+        self.0.extend_from_slice(more);
+        self
+    }
+}
+
+impl<'a> std::ops::Deref for Args<'a> {
+    type Target = [&'a str];
+
+    fn deref(&self) -> &[&'a str] {
+        &self.0
+    }
+}
+
 /// Runs `redcodec ARGS`; returns (success, stdout, stderr).
 #[allow(dead_code)]
 pub fn run(args: &[&str], stdin: &str) -> (bool, String, String) {
