@@ -13,7 +13,7 @@ fn exec(format: &str, dir: &Path, script: &str) -> String {
 }
 
 fn dump(format: &str, dir: &Path) -> String {
-    let out = redcodec(&["dump", "--format", format, "--dir", path(dir)], "");
+    let out = redcodec(&Args::new("dump").store(format, dir), "");
     assert!(out.status.success(), "{}", text(&out.stderr));
     text(&out.stdout)
 }

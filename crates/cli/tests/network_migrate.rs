@@ -281,8 +281,8 @@ fn stores_go_to_redis_and_come_back_equal() {
     for (format, store, db) in [("kvrocks", &kv, 0), ("blackwidow", &bw, 1)] {
         let url = server.url(db);
         let stdout = ok(&Args::new("migrate")
-            .src(format, &store)
-            .to_url(&url)
+            .src(format, store)
+            .dst_url(&url)
             .with(&[
                 "--fixed-clock",
                 CLOCK,
@@ -307,7 +307,7 @@ fn stores_go_to_redis_and_come_back_equal() {
 
     // Back from the server into a nemo store.
     let stdout = ok(&Args::new("migrate")
-        .from_url(&server.url(0))
+        .src_url(&server.url(0))
         .dst("nemo", &nemo)
         .with(&[
             "--fixed-clock",
@@ -344,14 +344,14 @@ fn stores_go_to_redis_and_come_back_equal() {
     );
     // `redcodec verify` with a server side compares the same way.
     let stdout = ok(&Args::new("verify")
-        .from_url(&server.url(0))
+        .src_url(&server.url(0))
         .dst("nemo", &nemo)
         .with(&["--fixed-clock", CLOCK]));
     assert!(stdout.contains("11 keys compared, all equal"), "{stdout}");
     exec("nemo", &nemo, "HSET hbig f7 changed\nDEL s\n");
     let out = refused(
         &Args::new("verify")
-            .from_url(&server.url(0))
+            .src_url(&server.url(0))
             .dst("nemo", &nemo)
             .with(&["--fixed-clock", CLOCK]),
     );
@@ -376,7 +376,7 @@ fn differences_on_the_server_are_found_by_verify() {
     let checkpoint = dir.path().join("c");
     let args = Args::new("migrate")
         .src("kvrocks", &kv)
-        .to_url(&url)
+        .dst_url(&url)
         .with(&["--fixed-clock", CLOCK, "--checkpoint", path(&checkpoint)]);
     ok(&args);
     let mut con = server.con(0);
@@ -398,7 +398,7 @@ fn differences_on_the_server_are_found_by_verify() {
     let out = refused(
         &Args::new("verify")
             .src("kvrocks", &kv)
-            .to_url(&url)
+            .dst_url(&url)
             .with(&["--fixed-clock", CLOCK]),
     );
     let stdout = text(&out.stdout);
@@ -500,7 +500,7 @@ fn an_interrupted_migration_from_redis_resumes_at_its_cursor() {
     let url = server.url(0);
     let args = |extra: &[&'static str]| -> Vec<String> {
         let mut a: Vec<String> = Args::new("migrate")
-            .from_url(&url)
+            .src_url(&url)
             .dst("kvrocks", &dst)
             .with(&["--fixed-clock", CLOCK, "--checkpoint", path(&checkpoint)])
             .iter()
@@ -556,7 +556,7 @@ fn a_target_holding_keys_is_refused_unless_merging() {
     let args = |extra: &[&'static str]| -> Vec<String> {
         let mut a: Vec<String> = Args::new("migrate")
             .src("kvrocks", &kv)
-            .to_url(&url)
+            .dst_url(&url)
             .with(&["--fixed-clock", CLOCK, "--checkpoint", path(&checkpoint)])
             .iter()
             .map(std::string::ToString::to_string)
@@ -594,7 +594,7 @@ fn a_target_holding_keys_is_refused_unless_merging() {
     exec("kvrocks", &other, "SET here 1\n");
     let out = refused(
         &Args::new("migrate")
-            .from_url(&url)
+            .src_url(&url)
             .dst("kvrocks", &other)
             .with(&["--checkpoint", path(&checkpoint)]),
     );
@@ -621,7 +621,7 @@ fn keys_of_types_redcodec_does_not_model_are_named_and_skipped_when_asked() {
     let (dst, checkpoint) = (dir.path().join("bw"), dir.path().join("c"));
     let url = server.url(0);
     let base = Args::new("migrate")
-        .from_url(&url)
+        .src_url(&url)
         .dst("blackwidow", &dst)
         .with(&["--checkpoint", path(&checkpoint)]);
     let out = refused(&base);
@@ -682,8 +682,8 @@ fn store_options_are_refused_for_the_server_side() {
     assert!(err.contains("--src DIR is required"), "{err}");
     let out = refused(
         &Args::new("migrate")
-            .from_url("redis://127.0.0.1:1")
-            .to_url("redis://127.0.0.1:2"),
+            .src_url("redis://127.0.0.1:1")
+            .dst_url("redis://127.0.0.1:2"),
     );
     assert!(text(&out.stderr).contains("both servers"));
 }
@@ -708,7 +708,7 @@ fn servers_without_pexpiretime_are_read_with_time_and_pttl() {
     let url = server.url(0);
     let stdout = ok(&Args::new("migrate")
         .src("kvrocks", &kv)
-        .to_url(&url)
+        .dst_url(&url)
         .with(&[
             "--fixed-clock",
             CLOCK,
@@ -721,7 +721,7 @@ fn servers_without_pexpiretime_are_read_with_time_and_pttl() {
         "{stdout}"
     );
     let stdout = ok(&Args::new("migrate")
-        .from_url(&url)
+        .src_url(&url)
         .dst("nemo", &nemo)
         .with(&[
             "--fixed-clock",

@@ -207,7 +207,7 @@ fn read_back_answers_equal_the_real_systems_own() {
 fn dump_holds_exactly_the_pairs_the_real_system_wrote() {
     for f in &FIXTURES {
         let dir = fixture(f.system, f.name);
-        let (ok, stdout, stderr) = run(&["dump", "--format", f.format, "--dir", path(&dir)], "");
+        let (ok, stdout, stderr) = run(&Args::new("dump").store(f.format, &dir), "");
         assert!(ok, "{stderr}");
         let mut got: Vec<&str> = stdout.lines().collect();
         let raw = meta_file(f.system, f.name, "rawdump.txt");
@@ -280,7 +280,7 @@ fn keys_in_several_types_follow_the_documented_rule() {
         run(
             &Args::new("migrate")
                 .src("blackwidow", &dir)
-                .dst("kvrocks", &dst)
+                .dst("kvrocks", dst)
                 .with(&["--fixed-clock", READ_CLOCK, "--type-conflict", rule]),
             "",
         )
@@ -324,15 +324,9 @@ fn a_write_to_a_key_in_several_types_leaves_it_one_type() {
     copy_dir(&fixture("blackwidow", "crosstype"), &dir);
     let exec = |script: &str| {
         let (ok, stdout, stderr) = run(
-            &[
-                "exec",
-                "--format",
-                "blackwidow",
-                "--dir",
-                path(&dir),
-                "--fixed-clock",
-                READ_CLOCK,
-            ],
+            &Args::new("exec")
+                .store("blackwidow", &dir)
+                .with(&["--fixed-clock", READ_CLOCK]),
             script,
         );
         assert!(ok, "{stderr}");
@@ -355,15 +349,9 @@ fn a_write_to_a_key_in_several_types_leaves_it_one_type() {
         "OK\nstring\n\"new\"\n"
     );
     let (_, stdout, _) = run(
-        &[
-            "check",
-            "--format",
-            "blackwidow",
-            "--dir",
-            path(&dir),
-            "--fixed-clock",
-            READ_CLOCK,
-        ],
+        &Args::new("check")
+            .store("blackwidow", &dir)
+            .with(&["--fixed-clock", READ_CLOCK]),
         "",
     );
     assert!(stdout.contains("no findings"), "{stdout}");

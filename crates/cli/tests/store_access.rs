@@ -42,7 +42,7 @@ fn a_store_is_read_while_its_writer_holds_the_lock() {
 fn a_read_only_open_of_a_missing_store_fails_and_creates_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().join("none");
-    let (ok, _, stderr) = run(&["dump", "--format", "blackwidow", "--dir", path(&d)], "");
+    let (ok, _, stderr) = run(&Args::new("dump").store("blackwidow", &d), "");
     assert!(!ok);
     assert!(stderr.contains("holds no blackwidow store"), "{stderr}");
     assert!(!d.exists());
@@ -64,10 +64,7 @@ fn a_kvrocks_1_store_is_refused_naming_its_version() {
         "slot",
     ];
     drop(rocksdb::DB::open_cf(&opts, &db, families).unwrap());
-    let (ok, _, stderr) = run(
-        &["dump", "--format", "kvrocks", "--dir", path(dir.path())],
-        "",
-    );
+    let (ok, _, stderr) = run(&Args::new("dump").store("kvrocks", dir.path()), "");
     assert!(!ok);
     assert!(stderr.contains("Kvrocks 1.x"), "{stderr}");
 }
@@ -213,15 +210,9 @@ fn compat_stores_are_what_each_release_reads() {
     // Pika 3.5: blackwidow's five instances, each with its own families.
     let dir = tempfile::tempdir().unwrap();
     let (ok, _, stderr) = run(
-        &[
-            "exec",
-            "--format",
-            "blackwidow",
-            "--dir",
-            path(dir.path()),
-            "--compat",
-            "pika-3.5",
-        ],
+        &Args::new("exec")
+            .store("blackwidow", dir.path())
+            .with(&["--compat", "pika-3.5"]),
         SCRIPT,
     );
     assert!(ok, "{stderr}");
@@ -243,33 +234,17 @@ fn compat_stores_are_what_each_release_reads() {
     let other = tempfile::tempdir().unwrap();
     let target = other.path().join("x");
     let (ok, _, stderr) = run(
-        &[
-            "exec",
-            "--format",
-            "nemo",
-            "--dir",
-            path(&target),
-            "--compat",
-            "kvrocks-2.10",
-            "--",
-            "PING",
-        ],
+        &Args::new("exec")
+            .store("nemo", &target)
+            .with(&["--compat", "kvrocks-2.10", "--", "PING"]),
         "",
     );
     assert!(!ok);
     assert!(stderr.contains("writes the kvrocks format"), "{stderr}");
     let (ok, _, stderr) = run(
-        &[
-            "exec",
-            "--format",
-            "ardb",
-            "--dir",
-            path(&target),
-            "--compat",
-            "ardb-0.10",
-            "--",
-            "PING",
-        ],
+        &Args::new("exec")
+            .store("ardb", &target)
+            .with(&["--compat", "ardb-0.10", "--", "PING"]),
         "",
     );
     assert!(!ok);
@@ -281,10 +256,7 @@ fn migrate_writes_a_compat_destination() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("bw");
     let dst = dir.path().join("kv");
-    let (ok, _, stderr) = run(
-        &["exec", "--format", "blackwidow", "--dir", path(&src)],
-        SCRIPT,
-    );
+    let (ok, _, stderr) = run(&Args::new("exec").store("blackwidow", &src), SCRIPT);
     assert!(ok, "{stderr}");
     let (ok, stdout, stderr) = run(
         &Args::new("migrate")
@@ -376,15 +348,9 @@ fn check_passes_on_real_stores_and_finds_every_planted_fault() {
             .join("../../tests/fixtures/blackwidow")
             .join(name);
         let (ok, stdout, stderr) = run(
-            &[
-                "check",
-                "--format",
-                "blackwidow",
-                "--dir",
-                path(&dir),
-                "--fixed-clock",
-                CLOCK,
-            ],
+            &Args::new("check")
+                .store("blackwidow", &dir)
+                .with(&["--fixed-clock", CLOCK]),
             "",
         );
         assert!(ok, "{name}: {stdout}{stderr}");
@@ -402,15 +368,9 @@ fn check_passes_on_real_stores_and_finds_every_planted_fault() {
     let crosstype =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/blackwidow/crosstype");
     let (ok, stdout, _) = run(
-        &[
-            "check",
-            "--format",
-            "blackwidow",
-            "--dir",
-            path(&crosstype),
-            "--fixed-clock",
-            CLOCK,
-        ],
+        &Args::new("check")
+            .store("blackwidow", &crosstype)
+            .with(&["--fixed-clock", CLOCK]),
         "",
     );
     assert!(!ok);
@@ -426,15 +386,9 @@ fn check_passes_on_real_stores_and_finds_every_planted_fault() {
     let work = tempfile::tempdir().unwrap();
     let dir = corrupted_copy(work.path());
     let (ok, stdout, _) = run(
-        &[
-            "check",
-            "--format",
-            "blackwidow",
-            "--dir",
-            path(&dir),
-            "--fixed-clock",
-            CLOCK,
-        ],
+        &Args::new("check")
+            .store("blackwidow", &dir)
+            .with(&["--fixed-clock", CLOCK]),
         "",
     );
     assert!(!ok, "{stdout}");
@@ -520,10 +474,7 @@ fn a_pika_db_path_names_the_stores_below_it() {
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/blackwidow/zlib"),
         &db_path.join("db0"),
     );
-    let (ok, _, stderr) = run(
-        &["dump", "--format", "blackwidow", "--dir", path(&db_path)],
-        "",
-    );
+    let (ok, _, stderr) = run(&Args::new("dump").store("blackwidow", &db_path), "");
     assert!(!ok);
     let db0 = db_path.join("db0");
     assert!(
@@ -533,7 +484,7 @@ fn a_pika_db_path_names_the_stores_below_it() {
         )),
         "{stderr}"
     );
-    let (ok, _, stderr) = run(&["dump", "--format", "blackwidow", "--dir", path(&db0)], "");
+    let (ok, _, stderr) = run(&Args::new("dump").store("blackwidow", &db0), "");
     assert!(ok, "{stderr}");
 }
 
@@ -620,21 +571,13 @@ fn a_cluster_store_is_not_read_as_a_standalone_one() {
     let cluster = work.path().join("cluster");
     let plain = work.path().join("plain");
     let (ok, _, _) = run(
-        &[
-            "exec",
-            "--format",
-            "kvrocks",
-            "--dir",
-            path(&cluster),
-            "--cluster",
-        ],
+        &Args::new("exec")
+            .store("kvrocks", &cluster)
+            .with(&["--cluster"]),
         "SET a 1\nSET b 2\n",
     );
     assert!(ok);
-    let (ok, _, _) = run(
-        &["exec", "--format", "kvrocks", "--dir", path(&plain)],
-        "SET a 1\n",
-    );
+    let (ok, _, _) = run(&Args::new("exec").store("kvrocks", &plain), "SET a 1\n");
     assert!(ok);
     let (ok, _, stderr) = run(
         &[
@@ -872,14 +815,9 @@ fn a_cluster_store_migrates_with_src_cluster() {
     let work = tempfile::tempdir().unwrap();
     let src = work.path().join("kv");
     let (ok, _, _) = run(
-        &[
-            "exec",
-            "--format",
-            "kvrocks",
-            "--dir",
-            path(&src),
-            "--cluster",
-        ],
+        &Args::new("exec")
+            .store("kvrocks", &src)
+            .with(&["--cluster"]),
         "SET a 1\nHSET h f v\n",
     );
     assert!(ok);

@@ -62,6 +62,11 @@ impl<'a> Args<'a> {
         Args(vec![command])
     }
 
+    /// `--format FORMAT --dir DIR`: the store a command reads or writes.
+    pub fn store(self, format: &'a str, dir: &'a Path) -> Args<'a> {
+        self.with(&["--format", format, "--dir", path(dir)])
+    }
+
     /// `--from FORMAT --src DIR`: a source store.
     pub fn src(self, format: &'a str, dir: &'a Path) -> Args<'a> {
         self.with(&["--from", format, "--src", path(dir)])
@@ -73,12 +78,12 @@ impl<'a> Args<'a> {
     }
 
     /// `--from URL`: a source server.
-    pub fn from_url(self, url: &'a str) -> Args<'a> {
+    pub fn src_url(self, url: &'a str) -> Args<'a> {
         self.with(&["--from", url])
     }
 
     /// `--to URL`: a destination server.
-    pub fn to_url(self, url: &'a str) -> Args<'a> {
+    pub fn dst_url(self, url: &'a str) -> Args<'a> {
         self.with(&["--to", url])
     }
 
@@ -108,15 +113,9 @@ pub fn run(args: &[&str], stdin: &str) -> (bool, String, String) {
 /// succeeded and returns what it printed.
 #[allow(dead_code)]
 pub fn exec_at(clock: &str, format: &str, dir: &Path, script: &str) -> String {
-    let args = [
-        "exec",
-        "--format",
-        format,
-        "--dir",
-        path(dir),
-        "--fixed-clock",
-        clock,
-    ];
+    let args = Args::new("exec")
+        .store(format, dir)
+        .with(&["--fixed-clock", clock]);
     let out = redcodec(&args, script);
     assert!(out.status.success(), "{}", text(&out.stderr));
     text(&out.stdout)
