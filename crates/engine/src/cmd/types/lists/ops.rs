@@ -28,6 +28,22 @@ pub(crate) enum Side {
     Right,
 }
 
+impl Side {
+    /// `left` at the head, `right` at the tail: what belongs to this end
+    /// of a pair (places, links, bounds, or places to write them).
+    pub(crate) fn pick<T>(self, left: T, right: T) -> T {
+        match self {
+            Side::Left => left,
+            Side::Right => right,
+        }
+    }
+
+    /// The other end.
+    pub(crate) fn opposite(self) -> Side {
+        self.pick(Side::Right, Side::Left)
+    }
+}
+
 /// The list operations every model implements (array, linked, sparse,
 /// and [`super::Model`], which forwards to the format's), each on the same `(ctx, key, meta)` triple and under the
 /// contract of this module.
