@@ -50,6 +50,24 @@ pub(crate) fn positive_arg(arg: &[u8], what: &str) -> CmdResult<u64> {
         .ok_or_else(|| CmdError::other(format!("ERR {what} should be greater than 0")))
 }
 
+/// The optional `COUNT count` that closes LMPOP and ZMPOP, from `a[at]`:
+/// 1 without it. The count is checked first; anything else, after it or
+/// instead of it, is a syntax error.
+pub(crate) fn mpop_count(a: &[&[u8]], at: usize) -> CmdResult<u64> {
+    match &a[at..] {
+        [] => Ok(1),
+        [word, n, rest @ ..] if is(word, "count") => {
+            let count = positive_arg(n, "count")?;
+            if rest.is_empty() {
+                Ok(count)
+            } else {
+                Err(CmdError::Syntax)
+            }
+        }
+        _ => Err(CmdError::Syntax),
+    }
+}
+
 /// The `numkeys key…` block that starts at `a[at]` (LMPOP, ZMPOP,
 /// SINTERCARD…): the keys, and the index of the first argument after them;
 /// a syntax error when fewer arguments follow than `numkeys` needs
