@@ -5,17 +5,9 @@
 use redcodec_codec::{Codec, DataType, SubId, SubKind};
 use redcodec_nemo::NemoCodec;
 
+use super::tests::lines;
 use crate::cmd::testkit::TestEngine;
 use crate::keyspace::Ctx;
-
-fn lines(items: &[&str]) -> String {
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, s)| format!("{}) \"{s}\"", i + 1))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 #[test]
 fn scores_closer_than_the_index_keeps_come_back_exact_and_in_order() {
