@@ -13,7 +13,7 @@ use redcodec_codec::{
 };
 use redcodec_testkit::{
     assert_element, assert_element_bytes, assert_meta_bytes, assert_meta_record, edge_elements,
-    filled_metas, in_range, unhex, SUB_KINDS,
+    field_f_v, filled_metas, in_range, member_m_1_5, unhex, SUB_KINDS,
 };
 
 const NS: Place = Place::new(0, 1);
@@ -101,11 +101,7 @@ fn hset_h_f_v() {
     assert_eq!(c.encode_meta(&unknown).unwrap(), unhex("03 00 00 01 00"));
 
     assert_eq!(c.sub_place(SubKind::HashField, b"k"), NS);
-    let field = (
-        SubKind::HashField,
-        SubId::Name(b"f".to_vec()),
-        SubValue::Bytes(b"v".to_vec()),
-    );
+    let field = field_f_v();
     let key = unhex("01 68 04 01 04 01 66");
     let value = unhex("04 01 04 01 76");
     let range = assert_element_bytes(&c, b"h", &meta, &field, &key, &value).range;
@@ -157,23 +153,11 @@ fn zadd_z_1_5_m() {
     let ardb_meta = unhex("09 00 00 02 02 04 01 6d 04 01 6d");
     assert_meta_bytes(&c, DataType::ZSet, &meta, &ardb_meta);
 
-    let member = (
-        SubKind::ZSetMember,
-        SubId::Name(b"m".to_vec()),
-        SubValue::Score(1.5),
-    );
+    let [member, scored] = member_m_1_5();
     let score_key = unhex("01 7a 0b 01 04 01 6d");
     let score_value = unhex("0b 01 02 80 80 80 80 80 80 80 f8 7f");
     assert_element_bytes(&c, b"z", &meta, &member, &score_key, &score_value);
 
-    let scored = (
-        SubKind::ZSetScore,
-        SubId::Scored {
-            score: 1.5,
-            member: b"m".to_vec(),
-        },
-        SubValue::Empty,
-    );
     let sort_key = unhex("01 7a 0a 02 02 80 80 80 80 80 80 80 f8 7f 04 01 6d");
     assert_element_bytes(&c, b"z", &meta, &scored, &sort_key, &unhex("0a 00"));
     // The score index range starts at Ardb's pre-sized seek key.

@@ -11,7 +11,7 @@ use redcodec_codec::{
 };
 use redcodec_testkit::{
     assert_element, assert_element_bytes, assert_meta_bytes, assert_meta_record, edge_elements,
-    filled_metas, place_names, unhex,
+    field_f_v, filled_metas, member_m_1_5, place_names, unhex,
 };
 
 /// 1700000000 s = 0x6553F100, LE `00 f1 53 65`.
@@ -74,11 +74,7 @@ fn hset_h_f_v() {
 
     let place = c.sub_place(SubKind::HashField, b"k");
     assert_eq!(place_names(&c, place), ("hashes", "data_cf"));
-    let field = (
-        SubKind::HashField,
-        SubId::Name(b"f".to_vec()),
-        SubValue::Bytes(b"v".to_vec()),
-    );
+    let field = field_f_v();
     let key = unhex("01 00 00 00 68 00 f1 53 65 66");
     let range = assert_element_bytes(&c, b"h", &meta, &field, &key, &unhex("76")).range;
     assert_eq!(range.lower, unhex("01 00 00 00 68 00 f1 53 65"));
@@ -138,11 +134,7 @@ fn zadd_z_1_5_m() {
         place_names(&c, c.sub_place(SubKind::ZSetMember, b"k")),
         ("zsets", "data_cf")
     );
-    let member = (
-        SubKind::ZSetMember,
-        SubId::Name(b"m".to_vec()),
-        SubValue::Score(1.5),
-    );
+    let [member, scored] = member_m_1_5();
     let member_key = unhex("01 00 00 00 7a 00 f1 53 65 6d");
     let member_value = unhex("00 00 00 00 00 00 f8 3f");
     assert_element_bytes(&c, b"z", &meta, &member, &member_key, &member_value);
@@ -150,14 +142,6 @@ fn zadd_z_1_5_m() {
     assert_eq!(
         place_names(&c, c.sub_place(SubKind::ZSetScore, b"k")),
         ("zsets", "score_cf")
-    );
-    let scored = (
-        SubKind::ZSetScore,
-        SubId::Scored {
-            score: 1.5,
-            member: b"m".to_vec(),
-        },
-        SubValue::Empty,
     );
     let score_key = unhex("01 00 00 00 7a 00 f1 53 65 00 00 00 00 00 00 f8 3f 6d");
     assert_element_bytes(&c, b"z", &meta, &scored, &score_key, &[]);

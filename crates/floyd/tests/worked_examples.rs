@@ -9,7 +9,8 @@ use redcodec_codec::{Codec, DataType, GcDecision, Meta, SubId, SubKind, SubValue
 use redcodec_floyd::comparator::{lists_data_key_compare, zsets_score_key_compare};
 use redcodec_floyd::{keys, FloydCodec};
 use redcodec_testkit::{
-    assert_element_bytes, assert_meta_bytes, assert_meta_record, place_names, unhex,
+    assert_element_bytes, assert_meta_bytes, assert_meta_record, field_f_v, member_m_1_5,
+    place_names, unhex,
 };
 
 const T_MS: u64 = 1_700_000_000_000;
@@ -73,11 +74,7 @@ fn hset_h_f_v() {
     assert_meta_bytes(&c, DataType::String, &meta, &meta_bytes);
     let place = c.sub_place(SubKind::HashField, b"h");
     assert_eq!(place_names(&c, place), ("2", "hash_data_cf"));
-    let field = (
-        SubKind::HashField,
-        SubId::Name(b"f".to_vec()),
-        SubValue::Bytes(b"v".to_vec()),
-    );
+    let field = field_f_v();
     let key = hx(&[Z8, "68 00 00", V, "66", Z16]);
     let value = hx(&["76", Z16, C]);
     let range = assert_element_bytes(&c, b"h", &meta, &field, &key, &value).range;
@@ -97,25 +94,13 @@ fn zadd_z_1_5_m() {
         place_names(&c, c.sub_place(SubKind::ZSetMember, b"z")),
         ("1", "zset_data_cf")
     );
-    let member = (
-        SubKind::ZSetMember,
-        SubId::Name(b"m".to_vec()),
-        SubValue::Score(1.5),
-    );
+    let [member, scored] = member_m_1_5();
     let member_key = hx(&[Z8, "7a 00 00", V, "6d", Z16]);
     let member_value = hx(&["000000000000f83f", Z16, C]);
     assert_element_bytes(&c, b"z", &meta, &member, &member_key, &member_value);
     assert_eq!(
         place_names(&c, c.sub_place(SubKind::ZSetScore, b"z")),
         ("1", "zset_score_cf")
-    );
-    let scored = (
-        SubKind::ZSetScore,
-        SubId::Scored {
-            score: 1.5,
-            member: b"m".to_vec(),
-        },
-        SubValue::Empty,
     );
     let key = hx(&[Z8, "7a 00 00", V, "000000000000f83f", "6d", Z16]);
     let range = assert_element_bytes(&c, b"z", &meta, &scored, &key, &hx(&[Z16, C])).range;

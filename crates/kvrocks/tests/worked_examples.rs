@@ -5,7 +5,7 @@ use redcodec_codec::{Codec, DataType, GcDecision, ListBounds, Meta, SubId, SubKi
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
 use redcodec_testkit::{
     assert_element, assert_element_bytes, assert_meta_bytes, assert_meta_record, edge_elements,
-    filled_metas, unhex,
+    field_f_v, filled_metas, member_m_1_5, unhex,
 };
 
 /// `(1700000000000000 µs << 11) + 0`.
@@ -96,11 +96,7 @@ fn hset_h_f_v() {
         c.sub_place(SubKind::HashField, b"k"),
         redcodec_codec::Place::new(0, 0)
     );
-    let field = (
-        SubKind::HashField,
-        SubId::Name(b"f".to_vec()),
-        SubValue::Bytes(b"v".to_vec()),
-    );
+    let field = field_f_v();
     let key = unhex(&format!("{NS} 00000001 68 305120c0f2000000 66"));
     let range = assert_element_bytes(&c, b"h", &meta, &field, &key, b"v").range;
     assert_eq!(
@@ -176,14 +172,7 @@ fn zadd_z_1_5_m() {
         c.layout().cf(c.sub_place(SubKind::ZSetScore, b"k")).name,
         "zset_score"
     );
-    let scored = (
-        SubKind::ZSetScore,
-        SubId::Scored {
-            score: 1.5,
-            member: b"m".to_vec(),
-        },
-        SubValue::Empty,
-    );
+    let [member, scored] = member_m_1_5();
     let score_key = unhex(&format!(
         "{NS} 00000001 7a 305120c0f2000000 bff8000000000000 6d"
     ));
@@ -192,11 +181,6 @@ fn zadd_z_1_5_m() {
     assert_eq!(
         c.layout().cf(c.sub_place(SubKind::ZSetMember, b"k")).name,
         "default"
-    );
-    let member = (
-        SubKind::ZSetMember,
-        SubId::Name(b"m".to_vec()),
-        SubValue::Score(1.5),
     );
     let member_key = unhex(&format!("{NS} 00000001 7a 305120c0f2000000 6d"));
     let value = unhex("bff8000000000000");

@@ -9,7 +9,7 @@ use redcodec_codec::{
 use redcodec_nemo::{gc, layout, NemoCodec};
 use redcodec_testkit::{
     assert_element, assert_element_bytes, assert_meta_bytes, assert_meta_record, edge_elements,
-    filled_metas, unhex,
+    field_f_v, filled_metas, member_m_1_5, unhex,
 };
 
 const T: u64 = 1_700_000_000;
@@ -71,11 +71,7 @@ fn hset_h_f_v() {
         "hash"
     );
     // Written, read back, and in the range of the key's fields.
-    let element = (
-        SubKind::HashField,
-        SubId::Name(b"f".to_vec()),
-        SubValue::Bytes(b"v".to_vec()),
-    );
+    let element = field_f_v();
     let field = unhex("68 01 68 3d 66");
     let value = unhex("76 00f15365 00000000");
     let range = assert_element_bytes(&c, b"h", &meta, &element, &field, &value).range;
@@ -206,11 +202,7 @@ fn zadd_z_1_5_m() {
     assert_eq!(instance_dir(&c, rec.place), "zset");
     let meta_value = unhex("0100000000000000 00f15365 00000000");
     assert_meta_bytes(&c, DataType::ZSet, &meta, &meta_value);
-    let member = (
-        SubKind::ZSetMember,
-        SubId::Name(b"m".to_vec()),
-        SubValue::Score(1.5),
-    );
+    let [member, _] = member_m_1_5();
     let value = unhex("000000000000f83f 00f15365 00000000");
     assert_element_bytes(&c, b"z", &meta, &member, &unhex("7a 01 7a 6d"), &value);
     // The member record keeps the exact double; the index rounds it.

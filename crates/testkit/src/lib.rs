@@ -354,6 +354,35 @@ pub fn edge_elements(score: f64, list_item: (SubId, SubValue)) -> Vec<Element> {
     ]
 }
 
+/// The field of the specs' worked example `HSET h f v`: `f` = `v`.
+pub fn field_f_v() -> Element {
+    (
+        SubKind::HashField,
+        SubId::Name(b"f".to_vec()),
+        SubValue::Bytes(b"v".to_vec()),
+    )
+}
+
+/// The two records of the specs' worked example `ZADD z 1.5 m`: the member
+/// `m` with its score 1.5, and its entry in the score index.
+pub fn member_m_1_5() -> [Element; 2] {
+    [
+        (
+            SubKind::ZSetMember,
+            SubId::Name(b"m".to_vec()),
+            SubValue::Score(1.5),
+        ),
+        (
+            SubKind::ZSetScore,
+            SubId::Scored {
+                score: 1.5,
+                member: b"m".to_vec(),
+            },
+            SubValue::Empty,
+        ),
+    ]
+}
+
 /// An element record as a codec wrote it.
 pub struct Written {
     /// The range of the element's kind for its key.
