@@ -10,8 +10,9 @@ use redcodec_codec::{
     Codec, DataType, GcDecision, ListBounds, Meta, Place, SubId, SubKind, SubValue,
 };
 use redcodec_testkit::{
-    assert_element, assert_element_bytes, assert_meta_bytes, assert_meta_record, edge_elements,
-    field_f_v, filled_metas, member_m_1_5, place_names, unhex,
+    assert_element, assert_element_bytes, assert_gc_of_set_meta, assert_meta_bytes,
+    assert_meta_record, edge_elements, field_f_v, filled_metas, member_m_1_5, place_names, unhex,
+    SetMetas,
 };
 
 /// 1700000000 s = 0x6553F100, LE `00 f1 53 65`.
@@ -306,27 +307,12 @@ fn round_trips_of_every_record_kind() {
 #[test]
 fn gc_rules_through_the_codec() {
     let c = codec();
-    let rec = c.meta_record(b"s", DataType::Set).unwrap();
-    let mut meta = c.new_meta(DataType::Set, T - 10);
-    meta.size = 2;
-    let live = c.encode_meta(&meta).unwrap();
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &live, T_MS),
-        GcDecision::Keep
-    );
-    meta.size = 0;
-    let empty = c.encode_meta(&meta).unwrap();
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &empty, T_MS),
-        GcDecision::Drop
-    );
-    meta.size = 2;
-    meta.expire_ms = T_MS - 1000;
-    let expired = c.encode_meta(&meta).unwrap();
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &expired, T_MS),
-        GcDecision::Drop
-    );
+    let SetMetas {
+        rec,
+        meta,
+        live,
+        expired,
+    } = assert_gc_of_set_meta(&c, T - 10, T_MS - 1000, T_MS);
     // Within the same second, not yet expired (seconds resolution).
     assert_eq!(
         c.gc_meta(rec.place, &rec.key, &expired, T_MS - 1),

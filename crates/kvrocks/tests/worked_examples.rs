@@ -4,8 +4,8 @@
 use redcodec_codec::{Codec, DataType, GcDecision, ListBounds, Meta, SubId, SubKind, SubValue};
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
 use redcodec_testkit::{
-    assert_element, assert_element_bytes, assert_meta_bytes, assert_meta_record, edge_elements,
-    field_f_v, filled_metas, member_m_1_5, unhex,
+    assert_element, assert_element_bytes, assert_gc_of_set_meta, assert_meta_bytes,
+    assert_meta_record, edge_elements, field_f_v, filled_metas, member_m_1_5, unhex, SetMetas,
 };
 
 /// `(1700000000000000 µs << 11) + 0`.
@@ -278,24 +278,12 @@ fn meta_keys_of_other_namespaces_are_skipped() {
 fn gc_rules_through_the_codec() {
     let c = standalone();
     let now = 1_700_000_000_000u64;
-    let rec = c.meta_record(b"s", DataType::Set).unwrap();
-    let mut meta = c.new_meta(DataType::Set, V);
-    meta.size = 2;
-    let live = c.encode_meta(&meta).unwrap();
-    assert_eq!(c.gc_meta(rec.place, &rec.key, &live, now), GcDecision::Keep);
-    meta.size = 0;
-    let empty = c.encode_meta(&meta).unwrap();
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &empty, now),
-        GcDecision::Drop
-    );
-    meta.size = 2;
-    meta.expire_ms = now - 1;
-    let expired = c.encode_meta(&meta).unwrap();
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &expired, now),
-        GcDecision::Drop
-    );
+    let SetMetas {
+        rec,
+        meta,
+        live,
+        expired,
+    } = assert_gc_of_set_meta(&c, V, now - 1, now);
     assert_eq!(
         c.gc_meta(rec.place, &rec.key, b"\x84", now),
         GcDecision::Keep

@@ -21,7 +21,8 @@
 use std::cmp::Ordering;
 
 use redcodec_codec::{
-    Codec, DataType, KeyRange, ListBounds, Meta, Place, Record, SubId, SubKind, SubOwner, SubValue,
+    Codec, DataType, GcDecision, KeyRange, ListBounds, Meta, Place, Record, SubId, SubKind,
+    SubOwner, SubValue,
 };
 
 /// Every kind of element record.
@@ -352,6 +353,53 @@ pub fn edge_elements(score: f64, list_item: (SubId, SubValue)) -> Vec<Element> {
         ),
         (SubKind::ListItem, item, item_value),
     ]
+}
+
+/// The metadata of a set `s` of two members at `version`, live, empty and
+/// expired at `expired_ms`, as stored; asserts the compaction rule for
+/// metadata every versioned format shares at `now_ms`: live metadata is
+/// kept, metadata of no elements and expired metadata are dropped.
+pub fn assert_gc_of_set_meta<C: Codec>(
+    c: &C,
+    version: u64,
+    expired_ms: u64,
+    now_ms: u64,
+) -> SetMetas {
+    let rec = c.meta_record(b"s", DataType::Set).expect("meta record");
+    let gc = |meta: &Meta| {
+        let bytes = c.encode_meta(meta).expect("valid metadata encodes");
+        let decision = c.gc_meta(rec.place, &rec.key, &bytes, now_ms);
+        (bytes, decision)
+    };
+    let mut meta = c.new_meta(DataType::Set, version);
+    meta.size = 2;
+    let (live, decision) = gc(&meta);
+    assert_eq!(decision, GcDecision::Keep, "live");
+    meta.size = 0;
+    let (_, decision) = gc(&meta);
+    assert_eq!(decision, GcDecision::Drop, "empty");
+    meta.size = 2;
+    meta.expire_ms = expired_ms;
+    let (expired, decision) = gc(&meta);
+    assert_eq!(decision, GcDecision::Drop, "expired");
+    SetMetas {
+        rec,
+        meta,
+        live,
+        expired,
+    }
+}
+
+/// What [`assert_gc_of_set_meta`] wrote.
+pub struct SetMetas {
+    /// The metadata record of `s`.
+    pub rec: Record,
+    /// The expired metadata, of two members.
+    pub meta: Meta,
+    /// The bytes of the live metadata.
+    pub live: Vec<u8>,
+    /// The bytes of the expired metadata.
+    pub expired: Vec<u8>,
 }
 
 /// The field of the specs' worked example `HSET h f v`: `f` = `v`.
