@@ -79,27 +79,12 @@ pub fn type_of_value(ty: u8) -> Option<DataType> {
 /// Fresh metadata of a new key (`ListPush`: a new list has size 0,
 /// min = max = int 0, sequential). Ardb has no versions: the version is 0.
 pub fn new_meta(data_type: DataType) -> Meta {
-    if data_type == DataType::String {
-        return Meta::string(Vec::new(), 0);
-    }
-    Meta {
-        data_type,
-        expire_ms: 0,
-        version: 0,
-        size: 0,
-        list: if data_type == DataType::List {
-            ListBounds::Sparse {
-                min: SparseIndex::Int(0),
-                max: SparseIndex::Int(0),
-                sequential: true,
-            }
-        } else {
-            ListBounds::None
-        },
-        value: Vec::new(),
-        variant: 0,
-        bounds: None,
-    }
+    let empty_list = ListBounds::Sparse {
+        min: SparseIndex::Int(0),
+        max: SparseIndex::Int(0),
+        sequential: true,
+    };
+    Meta::fresh(data_type, 0, empty_list)
 }
 
 /// The `Data` of a sparse list index.

@@ -189,23 +189,11 @@ pub fn new_meta(data_type: DataType, version: u64) -> Meta {
     if data_type == DataType::String {
         return Meta::string(Vec::new(), 0);
     }
-    Meta {
-        data_type,
-        expire_ms: 0,
-        version,
-        size: 0,
-        list: if data_type == DataType::List {
-            ListBounds::Array {
-                head: INITIAL_LEFT_INDEX + 1,
-                tail: INITIAL_RIGHT_INDEX,
-            }
-        } else {
-            ListBounds::None
-        },
-        value: Vec::new(),
-        variant: 0,
-        bounds: None,
-    }
+    let empty_list = ListBounds::Array {
+        head: INITIAL_LEFT_INDEX + 1,
+        tail: INITIAL_RIGHT_INDEX,
+    };
+    Meta::fresh(data_type, version, empty_list)
 }
 
 /// Decodes the metadata value read from the place of `data_type`.

@@ -136,6 +136,22 @@ impl Meta {
         }
     }
 
+    /// Metadata of a new, empty key of `data_type` at `version`: no
+    /// expiry, no elements, no value; a list has `empty_list`, the bounds
+    /// of the format's empty list.
+    pub fn fresh(data_type: DataType, version: u64, empty_list: ListBounds) -> Meta {
+        Meta {
+            data_type,
+            version,
+            list: if data_type == DataType::List {
+                empty_list
+            } else {
+                ListBounds::None
+            },
+            ..Meta::string(Vec::new(), 0)
+        }
+    }
+
     /// Whether the key has expired at `now_ms`: as in Redis, a key is
     /// still live at the very millisecond it expires.
     pub fn expired_at(&self, now_ms: u64) -> bool {

@@ -192,16 +192,11 @@ pub fn parse(raw: &[u8]) -> Result<(Fields, &[u8]), DecodeError> {
 /// Fresh metadata of a new key: count 0, no expiry; a list starts with
 /// `left = 2^63 − 1`, `right = 2^63`, i.e. `head = tail = 2^63`.
 pub fn new_meta(data_type: DataType, version: u64) -> Meta {
-    let mut meta = Meta::string(Vec::new(), 0);
-    meta.data_type = data_type;
-    meta.version = version;
-    if data_type == DataType::List {
-        meta.list = ListBounds::Array {
-            head: INITIAL_LEFT_INDEX.wrapping_add(1),
-            tail: INITIAL_RIGHT_INDEX,
-        };
-    }
-    meta
+    let empty_list = ListBounds::Array {
+        head: INITIAL_LEFT_INDEX.wrapping_add(1),
+        tail: INITIAL_RIGHT_INDEX,
+    };
+    Meta::fresh(data_type, version, empty_list)
 }
 
 /// Decodes a metadata value; the type byte names the type. A string's

@@ -35,20 +35,7 @@ pub fn new_meta(data_type: DataType, version: u64) -> Meta {
     if data_type == DataType::String {
         return Meta::string(Vec::new(), 0);
     }
-    Meta {
-        data_type,
-        expire_ms: 0,
-        version,
-        size: 0,
-        list: if data_type == DataType::List {
-            EMPTY_LIST
-        } else {
-            ListBounds::None
-        },
-        value: Vec::new(),
-        variant: 0,
-        bounds: None,
-    }
+    Meta::fresh(data_type, version, EMPTY_LIST)
 }
 
 /// Encodes the metadata value of `meta`, suffix included.
