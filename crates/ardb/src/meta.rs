@@ -239,15 +239,7 @@ impl Header {
 
     fn read(r: &mut Reader<'_>) -> Result<Header, DecodeError> {
         let ty = r.u8()?;
-        if !matches!(
-            ty,
-            key_type::STRING
-                | key_type::HASH
-                | key_type::LIST
-                | key_type::SET
-                | key_type::ZSET
-                | key_type::STREAM
-        ) {
+        if !key_type::is_meta(ty) {
             return Err(DecodeError::UnknownType {
                 record: RECORD,
                 tag: ty,
