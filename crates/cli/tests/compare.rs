@@ -2,25 +2,13 @@
 //! file it writes exists and parses (`report_browser.rs` renders the page).
 //! No timing is asserted.
 
-use std::process::Command;
+mod common;
+use common::tiny_compare;
 
 #[test]
 fn compare_prints_tables_and_writes_csv_json_svg_html() {
     let out_dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_redcodec"))
-        .args([
-            "compare",
-            "--keys",
-            "200",
-            "--elements",
-            "50",
-            "--big-hash",
-            "2000",
-            "--out",
-            out_dir.path().to_str().expect("utf-8 path"),
-        ])
-        .output()
-        .expect("binary runs");
+    let out = tiny_compare(out_dir.path());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),

@@ -5,6 +5,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 /// Runs `redcodec ARGS` with `stdin` as its standard input and waits for it.
+#[allow(dead_code)]
 pub fn redcodec(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_redcodec"))
         .args(args)
@@ -23,6 +24,7 @@ pub fn redcodec(args: &[&str], stdin: &str) -> Output {
 }
 
 /// Output bytes as text.
+#[allow(dead_code)]
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -119,6 +121,18 @@ pub fn exec_at(clock: &str, format: &str, dir: &Path, script: &str) -> String {
     let out = redcodec(&args, script);
     assert!(out.status.success(), "{}", text(&out.stderr));
     text(&out.stdout)
+}
+
+/// Runs `redcodec compare` on a tiny workload (200 keys, collections of
+/// 50 elements, a hash of 2,000 fields), writing its files to `out`.
+#[allow(dead_code)]
+pub fn tiny_compare(out: &Path) -> Output {
+    binary()
+        .args(["compare", "--keys", "200", "--elements", "50"])
+        .args(["--big-hash", "2000", "--out"])
+        .arg(out)
+        .output()
+        .expect("binary runs")
 }
 
 /// The `redcodec` binary as a command to complete.
