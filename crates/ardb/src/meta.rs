@@ -115,12 +115,7 @@ pub fn string_value_data(meta: &Meta) -> Data<'_> {
 }
 
 fn out_of_range(what: &'static str, value: impl ToString, range: &str) -> EncodeError {
-    EncodeError::OutOfRange {
-        format: FORMAT,
-        what,
-        value: value.to_string(),
-        range: range.to_string(),
-    }
+    EncodeError::out_of_range(FORMAT, what, value, range)
 }
 
 /// Encodes metadata. Unknown [`Meta::variant`] bits, an expiry or size

@@ -289,12 +289,7 @@ pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
 }
 
 fn out_of_range(what: &'static str, value: impl ToString, range: &str) -> EncodeError {
-    EncodeError::OutOfRange {
-        format: "blackwidow",
-        what,
-        value: value.to_string(),
-        range: range.to_string(),
-    }
+    EncodeError::out_of_range("blackwidow", what, value, range)
 }
 
 #[cfg(test)]

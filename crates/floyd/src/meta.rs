@@ -87,12 +87,7 @@ pub fn data_type_of(byte: u8) -> Option<DataType> {
 const RECORD: &str = "floyd metadata value";
 
 fn out_of_range(what: &'static str, value: u64, range: &str) -> EncodeError {
-    EncodeError::OutOfRange {
-        format: "floyd",
-        what,
-        value: value.to_string(),
-        range: range.to_string(),
-    }
+    EncodeError::out_of_range("floyd", what, value, range)
 }
 
 /// The fields every metadata value ends with, and the collections'

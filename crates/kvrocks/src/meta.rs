@@ -312,12 +312,7 @@ fn narrow(v: u64, what: &'static str) -> Result<u32, EncodeError> {
 }
 
 fn out_of_range(what: &'static str, value: impl ToString, range: &str) -> EncodeError {
-    EncodeError::OutOfRange {
-        format: "kvrocks",
-        what,
-        value: value.to_string(),
-        range: range.to_string(),
-    }
+    EncodeError::out_of_range("kvrocks", what, value, range)
 }
 
 #[cfg(test)]

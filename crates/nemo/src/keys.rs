@@ -73,20 +73,15 @@ pub fn meta_tag_of_place(place: Place) -> Option<u8> {
 /// "hash key length 0 … (1 to 254 bytes)").
 pub fn check_collection_key(key: &[u8], data_type: DataType) -> Result<(), EncodeError> {
     if data_type.is_collection() && key.is_empty() {
-        return Err(EncodeError::OutOfRange {
-            format: FORMAT,
-            what: key_length_name(data_type),
-            value: "0".into(),
-            range: format!("1 to {MAX_COLLECTION_KEY} bytes"),
-        });
+        return Err(EncodeError::out_of_range(
+            FORMAT,
+            key_length_name(data_type),
+            0,
+            &format!("1 to {MAX_COLLECTION_KEY} bytes"),
+        ));
     }
-    if data_type.is_collection() && key.len() > MAX_COLLECTION_KEY {
-        return Err(EncodeError::KeyTooLong {
-            format: FORMAT,
-            type_name: data_type.redis_name(),
-            len: key.len(),
-            max: MAX_COLLECTION_KEY,
-        });
+    if data_type.is_collection() {
+        EncodeError::check_key_len(FORMAT, data_type, key, MAX_COLLECTION_KEY)?;
     }
     Ok(())
 }

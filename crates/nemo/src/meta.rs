@@ -119,12 +119,7 @@ fn put_i64(out: &mut Vec<u8>, v: i64) {
 }
 
 fn out_of_range(what: &'static str, value: impl ToString, range: &str) -> EncodeError {
-    EncodeError::OutOfRange {
-        format: FORMAT,
-        what,
-        value: value.to_string(),
-        range: range.to_string(),
-    }
+    EncodeError::out_of_range(FORMAT, what, value, range)
 }
 
 #[cfg(test)]
