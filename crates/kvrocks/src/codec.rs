@@ -17,8 +17,9 @@ use redcodec_codec::{
     VersionWidth,
 };
 
-use crate::keys::{successor, KeyScheme};
+use crate::keys::KeyScheme;
 use crate::{gc, layout, meta, score, version, KvrocksOptions, OptionsError};
+use redcodec_codec::prefix_successor;
 
 /// Types whose metadata Kvrocks rewrites with size 0 when the last element
 /// is removed: `HDEL` (`Hash::Delete`) and `ZREM` (`ZSet::Remove`) do;
@@ -170,7 +171,7 @@ impl Codec for KvrocksCodec {
     fn meta_ranges(&self) -> Vec<(KeyRange, Option<DataType>)> {
         let lower = self.keys.namespace_prefix().to_vec();
         // KeyScheme::new guarantees the prefix has a successor.
-        let upper = successor(&lower).unwrap_or_default();
+        let upper = prefix_successor(&lower).unwrap_or_default();
         vec![(
             KeyRange {
                 place: layout::METADATA,
@@ -203,7 +204,7 @@ impl Codec for KvrocksCodec {
         // subkeys to compaction; covering the subkey families too reaches the
         // state Kvrocks reaches after compaction.
         let lower = self.keys.namespace_prefix().to_vec();
-        let upper = successor(&lower).unwrap_or_default();
+        let upper = prefix_successor(&lower).unwrap_or_default();
         [
             layout::METADATA,
             layout::DEFAULT,
