@@ -440,8 +440,8 @@ fn an_interrupted_migration_to_redis_resumes_where_it_stopped() {
     let run = |extra: &[&str]| -> Command {
         let mut c = binary();
         c.current_dir(dir.path())
-            .args(["migrate", "--from", "kvrocks", "--src", path(&kv)])
-            .args(["--to", &url, "--fixed-clock", CLOCK])
+            .args(&*Args::new("migrate").src("kvrocks", &kv).dst_url(&url))
+            .args(["--fixed-clock", CLOCK])
             .args(["--batch-elements", "1000"])
             .args(extra);
         c
@@ -659,25 +659,24 @@ fn keys_of_types_redcodec_does_not_model_are_named_and_skipped_when_asked() {
 
 #[test]
 fn store_options_are_refused_for_the_server_side() {
-    let out = refused(&[
-        "migrate",
-        "--from",
-        "kvrocks",
-        "--src",
-        "/nonexistent",
-        "--to",
-        "redis://127.0.0.1:1/0",
-        "--dst",
-        "/tmp/x",
-    ]);
+    let out = refused(
+        &Args::new("migrate")
+            .src_url("kvrocks")
+            .with(&["--src", "/nonexistent"])
+            .dst_url("redis://127.0.0.1:1/0")
+            .with(&["--dst", "/tmp/x"]),
+    );
     let err = text(&out.stderr);
     assert!(
         err.contains("--dst is for a store, but --to names a server"),
         "{err}"
     );
-    let out = refused(&[
-        "migrate", "--from", "kvrocks", "--to", "nemo", "--dst", "/tmp/x",
-    ]);
+    let out = refused(
+        &Args::new("migrate")
+            .src_url("kvrocks")
+            .dst_url("nemo")
+            .with(&["--dst", "/tmp/x"]),
+    );
     let err = text(&out.stderr);
     assert!(err.contains("--src DIR is required"), "{err}");
     let out = refused(

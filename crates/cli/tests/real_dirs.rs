@@ -117,16 +117,10 @@ fn file_hashes(dir: &Path) -> BTreeMap<PathBuf, String> {
 
 fn readback(format: &str, dir: &Path, script: &str) -> String {
     let (ok, stdout, stderr) = run(
-        &[
-            "exec",
-            "--read-only",
-            "--format",
-            format,
-            "--dir",
-            path(dir),
-            "--fixed-clock",
-            READ_CLOCK,
-        ],
+        &Args::new("exec")
+            .with(&["--read-only"])
+            .store(format, &dir)
+            .with(&["--fixed-clock", READ_CLOCK]),
         script,
     );
     assert!(ok, "{stderr}");
@@ -157,19 +151,10 @@ fn read_only_commands_change_no_file_of_a_real_store() {
         assert_eq!(stdout.trim(), "(error) ERR the store is open read-only");
         let out = tempfile::tempdir().unwrap();
         let dst = out.path().join("kv");
-        let pair = [
-            "--from",
-            f.format,
-            "--src",
-            d,
-            "--to",
-            "kvrocks",
-            "--dst",
-            path(&dst),
-            "--all-namespaces",
-            "--fixed-clock",
-            READ_CLOCK,
-        ];
+        let pair = Args::new("--from")
+            .with(&[f.format, "--src", d])
+            .dst("kvrocks", &dst)
+            .with(&["--all-namespaces", "--fixed-clock", READ_CLOCK]);
         let (ok, _, stderr) = run(
             &[&["migrate"][..], &pair, &["--type-conflict", "first"]].concat(),
             "",

@@ -27,12 +27,12 @@ fn a_store_is_read_while_its_writer_holds_the_lock() {
     // The writer is still open: its LOCK is held, its writes sit in the WAL.
     let d = path(dir.path());
     let (ok, stdout, stderr) = run(
-        &["exec", "--read-only", "--format", "kvrocks", "--dir", d],
+        &Args::new("exec").with(&["--read-only"]).store("kvrocks", d),
         "GET greeting\nLRANGE queue 0 -1\n",
     );
     assert!(ok, "{stderr}");
     assert_eq!(stdout, "\"hello\"\n1) \"a\"\n2) \"b\"\n");
-    let (ok, _, stderr) = run(&["dump", "--format", "kvrocks", "--dir", d], "");
+    let (ok, _, stderr) = run(&Args::new("dump").store("kvrocks", d), "");
     assert!(ok, "{stderr}");
     // And the writer goes on.
     assert_eq!(engine.execute(&["INCR", "n"]).to_string(), "(integer) 1");
@@ -185,23 +185,18 @@ fn compat_stores_are_what_each_release_reads() {
         let dir = tempfile::tempdir().unwrap();
         let d = path(dir.path());
         let (ok, _, stderr) = run(
-            &["exec", "--format", format, "--dir", d, "--compat", compat],
+            &Args::new("exec")
+                .store(format, d)
+                .with(&["--compat", compat]),
             SCRIPT,
         );
         assert!(ok, "{compat}: {stderr}");
         assert_compat_store(&dir.path().join("db"), Format::Kvrocks, families, dynamic);
         let (ok, stdout, _) = run(
-            &[
-                "exec",
-                "--read-only",
-                "--format",
-                format,
-                "--dir",
-                d,
-                "--",
-                "HGETALL",
-                "h",
-            ],
+            &Args::new("exec")
+                .with(&["--read-only"])
+                .store(format, d)
+                .with(&["--", "HGETALL", "h"]),
             "",
         );
         assert!(ok);
@@ -426,11 +421,11 @@ fn keys_of_unmodelled_types_are_listed_never_dropped() {
         engine.store().write(batch).unwrap();
     }
     let d = path(&dir);
-    let (ok, stdout, _) = run(&["check", "--format", "kvrocks", "--dir", d], "");
+    let (ok, stdout, _) = run(&Args::new("check").store("kvrocks", d), "");
     assert!(!ok);
     assert!(stdout.contains("unmodelled\t\"bits\"\tbitmap"), "{stdout}");
     let (ok, stdout, _) = run(
-        &["exec", "--read-only", "--format", "kvrocks", "--dir", d],
+        &Args::new("exec").with(&["--read-only"]).store("kvrocks", d),
         "KEYS *\nGET bits\n",
     );
     assert!(ok);
@@ -440,18 +435,10 @@ fn keys_of_unmodelled_types_are_listed_never_dropped() {
     );
     let dst = work.path().join("bw");
     let migrate = |extra: &[&str]| {
-        let mut args = vec![
-            "migrate",
-            "--from",
-            "kvrocks",
-            "--src",
-            d,
-            "--to",
-            "blackwidow",
-            "--dst",
-            path(&dst),
-        ];
-        args.extend_from_slice(extra);
+        let args = Args::new("migrate")
+            .src("kvrocks", d)
+            .dst("blackwidow", &dst)
+            .with(extra);
         run(&args, "")
     };
     let (ok, _, stderr) = migrate(&[]);
@@ -499,12 +486,14 @@ fn check_covers_every_namespace_of_a_store() {
         ("__namespace", "SET k v\n"),
     ] {
         let (ok, _, stderr) = run(
-            &["exec", "--format", "kvrocks", "--dir", d, "--namespace", ns],
+            &Args::new("exec")
+                .store("kvrocks", d)
+                .with(&["--namespace", ns]),
             script,
         );
         assert!(ok, "{stderr}");
     }
-    let (ok, stdout, _) = run(&["check", "--format", "kvrocks", "--dir", d], "");
+    let (ok, stdout, _) = run(&Args::new("check").store("kvrocks", d), "");
     assert!(ok, "{stdout}");
     for ns in [
         "\"a\": 1 live keys",
@@ -535,22 +524,16 @@ fn check_covers_every_namespace_of_a_store() {
         batch.put(record.place, record.key, c.encode_meta(&meta).unwrap());
         engine.store().write(batch).unwrap();
     }
-    let (ok, stdout, _) = run(&["check", "--format", "kvrocks", "--dir", d], "");
+    let (ok, stdout, _) = run(&Args::new("check").store("kvrocks", d), "");
     assert!(!ok);
     assert!(
         stdout.contains("count\t\"h\"\thash: metadata says 5 elements, 2 found"),
         "{stdout}"
     );
     let (ok, stdout, _) = run(
-        &[
-            "check",
-            "--format",
-            "kvrocks",
-            "--dir",
-            d,
-            "--namespace",
-            "a",
-        ],
+        &Args::new("check")
+            .store("kvrocks", d)
+            .with(&["--namespace", "a"]),
         "",
     );
     assert!(ok, "{stdout}");
@@ -580,17 +563,10 @@ fn a_cluster_store_is_not_read_as_a_standalone_one() {
     let (ok, _, _) = run(&Args::new("exec").store("kvrocks", &plain), "SET a 1\n");
     assert!(ok);
     let (ok, _, stderr) = run(
-        &[
-            "exec",
-            "--read-only",
-            "--format",
-            "kvrocks",
-            "--dir",
-            path(&cluster),
-            "--",
-            "GET",
-            "a",
-        ],
+        &Args::new("exec")
+            .with(&["--read-only"])
+            .store("kvrocks", &cluster)
+            .with(&["--", "GET", "a"]),
         "",
     );
     assert!(!ok);
@@ -599,35 +575,19 @@ fn a_cluster_store_is_not_read_as_a_standalone_one() {
         "{stderr}"
     );
     let (ok, _, stderr) = run(
-        &[
-            "exec",
-            "--read-only",
-            "--format",
-            "kvrocks",
-            "--dir",
-            path(&plain),
-            "--cluster",
-            "--",
-            "GET",
-            "a",
-        ],
+        &Args::new("exec")
+            .with(&["--read-only"])
+            .store("kvrocks", &plain)
+            .with(&["--cluster", "--", "GET", "a"]),
         "",
     );
     assert!(!ok);
     assert!(stderr.contains("not written in cluster mode"), "{stderr}");
     let (ok, stdout, _) = run(
-        &[
-            "exec",
-            "--read-only",
-            "--format",
-            "kvrocks",
-            "--dir",
-            path(&cluster),
-            "--cluster",
-            "--",
-            "GET",
-            "b",
-        ],
+        &Args::new("exec")
+            .with(&["--read-only"])
+            .store("kvrocks", &cluster)
+            .with(&["--cluster", "--", "GET", "b"]),
         "",
     );
     assert!(ok);
@@ -653,15 +613,9 @@ fn keys_of_an_instance_the_layout_lacks_are_named() {
     }
     let d = path(&dir);
     let (ok, stdout, _) = run(
-        &[
-            "check",
-            "--format",
-            "blackwidow",
-            "--dir",
-            d,
-            "--fixed-clock",
-            CLOCK,
-        ],
+        &Args::new("check")
+            .store("blackwidow", d)
+            .with(&["--fixed-clock", CLOCK]),
         "",
     );
     assert!(!ok);
@@ -670,17 +624,9 @@ fn keys_of_an_instance_the_layout_lacks_are_named() {
         "{stdout}"
     );
     let dst = work.path().join("kv");
-    let args = [
-        "migrate",
-        "--from",
-        "blackwidow",
-        "--src",
-        d,
-        "--to",
-        "kvrocks",
-        "--dst",
-        path(&dst),
-    ];
+    let args = Args::new("migrate")
+        .src("blackwidow", d)
+        .dst("kvrocks", &dst);
     let (ok, _, stderr) = run(&args, "");
     assert!(!ok);
     assert!(
@@ -688,16 +634,10 @@ fn keys_of_an_instance_the_layout_lacks_are_named() {
         "{stderr}"
     );
     let (_, stdout, _) = run(
-        &[
-            "exec",
-            "--read-only",
-            "--format",
-            "kvrocks",
-            "--dir",
-            path(&dst),
-            "--",
-            "DBSIZE",
-        ],
+        &Args::new("exec")
+            .with(&["--read-only"])
+            .store("kvrocks", &dst)
+            .with(&["--", "DBSIZE"]),
         "",
     );
     assert_eq!(
@@ -723,7 +663,9 @@ fn every_namespace_migrates_into_its_namesake() {
         ("__namespace", "SET k v\n"),
     ] {
         let (ok, _, stderr) = run(
-            &["exec", "--format", "kvrocks", "--dir", s, "--namespace", ns],
+            &Args::new("exec")
+                .store("kvrocks", s)
+                .with(&["--namespace", ns]),
             script,
         );
         assert!(ok, "{stderr}");
@@ -731,19 +673,10 @@ fn every_namespace_migrates_into_its_namesake() {
     let dst = work.path().join("ardb");
     let d = path(&dst);
     let (ok, stdout, stderr) = run(
-        &[
-            "migrate",
-            "--from",
-            "kvrocks",
-            "--src",
-            s,
-            "--to",
-            "ardb",
-            "--dst",
-            d,
-            "--all-namespaces",
-            "--verify",
-        ],
+        &Args::new("migrate")
+            .src("kvrocks", s)
+            .dst("ardb", d)
+            .with(&["--all-namespaces", "--verify"]),
         "",
     );
     assert!(ok, "{stdout}{stderr}");
@@ -752,55 +685,28 @@ fn every_namespace_migrates_into_its_namesake() {
     }
     assert_eq!(stdout.matches("all equal").count(), 3, "{stdout}");
     let (_, stdout, _) = run(
-        &[
-            "exec",
-            "--read-only",
-            "--format",
-            "ardb",
-            "--dir",
-            d,
-            "--namespace",
-            "b",
-            "--",
-            "LRANGE",
-            "l",
-            "0",
-            "-1",
-        ],
+        &Args::new("exec")
+            .with(&["--read-only"])
+            .store("ardb", d)
+            .with(&["--namespace", "b", "--", "LRANGE", "l", "0", "-1"]),
         "",
     );
     assert_eq!(stdout, "1) \"x\"\n2) \"y\"\n");
     let (ok, stdout, _) = run(
-        &[
-            "verify",
-            "--from",
-            "kvrocks",
-            "--src",
-            s,
-            "--to",
-            "ardb",
-            "--dst",
-            d,
-            "--all-namespaces",
-        ],
+        &Args::new("verify")
+            .src("kvrocks", s)
+            .dst("ardb", d)
+            .with(&["--all-namespaces"]),
         "",
     );
     assert!(ok, "{stdout}");
     // A format without namespaces takes one at a time.
     let bw = work.path().join("bw");
     let (ok, _, stderr) = run(
-        &[
-            "migrate",
-            "--from",
-            "kvrocks",
-            "--src",
-            s,
-            "--to",
-            "blackwidow",
-            "--dst",
-            path(&bw),
-            "--all-namespaces",
-        ],
+        &Args::new("migrate")
+            .src("kvrocks", s)
+            .dst("blackwidow", &bw)
+            .with(&["--all-namespaces"]),
         "",
     );
     assert!(!ok);
@@ -892,13 +798,13 @@ fn compat_stores_open_in_an_older_rocksdb() {
         let dir = tempfile::tempdir().unwrap();
         let d = path(dir.path());
         let (ok, _, stderr) = run(
-            &[
-                "exec", "--format", "kvrocks", "--dir", d, "--compat", compat,
-            ],
+            &Args::new("exec")
+                .store("kvrocks", d)
+                .with(&["--compat", compat]),
             SCRIPT,
         );
         assert!(ok, "{stderr}");
-        let (_, dump, _) = run(&["dump", "--format", "kvrocks", "--dir", d], "");
+        let (_, dump, _) = run(&Args::new("dump").store("kvrocks", d), "");
         let db = dir.path().join("db");
         let listed = std::process::Command::new(ldb)
             .arg(format!("--db={}", db.display()))

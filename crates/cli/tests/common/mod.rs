@@ -65,18 +65,18 @@ impl<'a> Args<'a> {
     }
 
     /// `--format FORMAT --dir DIR`: the store a command reads or writes.
-    pub fn store(self, format: &'a str, dir: &'a Path) -> Args<'a> {
-        self.with(&["--format", format, "--dir", path(dir)])
+    pub fn store(self, format: &'a str, dir: &'a (impl AsRef<Path> + ?Sized)) -> Args<'a> {
+        self.with(&["--format", format, "--dir", path(dir.as_ref())])
     }
 
     /// `--from FORMAT --src DIR`: a source store.
-    pub fn src(self, format: &'a str, dir: &'a Path) -> Args<'a> {
-        self.with(&["--from", format, "--src", path(dir)])
+    pub fn src(self, format: &'a str, dir: &'a (impl AsRef<Path> + ?Sized)) -> Args<'a> {
+        self.with(&["--from", format, "--src", path(dir.as_ref())])
     }
 
     /// `--to FORMAT --dst DIR`: a destination store.
-    pub fn dst(self, format: &'a str, dir: &'a Path) -> Args<'a> {
-        self.with(&["--to", format, "--dst", path(dir)])
+    pub fn dst(self, format: &'a str, dir: &'a (impl AsRef<Path> + ?Sized)) -> Args<'a> {
+        self.with(&["--to", format, "--dst", path(dir.as_ref())])
     }
 
     /// `--from URL`: a source server.
