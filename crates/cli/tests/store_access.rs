@@ -475,24 +475,33 @@ fn a_pika_db_path_names_the_stores_below_it() {
     assert!(ok, "{stderr}");
 }
 
-#[test]
-fn check_covers_every_namespace_of_a_store() {
-    let work = tempfile::tempdir().unwrap();
-    let dir = work.path().join("kv");
-    let d = path(&dir);
-    for (ns, script) in [
-        ("a", "SET k1 v\n"),
-        ("b", "HSET h f v g w\n"),
-        ("__namespace", "SET k v\n"),
-    ] {
+/// Runs each `(namespace, script)` in its namespace of the Kvrocks store
+/// at `dir`.
+fn exec_in_namespaces(dir: &str, scripts: &[(&str, &str)]) {
+    for (ns, script) in scripts {
         let (ok, _, stderr) = run(
             &Args::new("exec")
-                .store("kvrocks", d)
+                .store("kvrocks", dir)
                 .with(&["--namespace", ns]),
             script,
         );
         assert!(ok, "{stderr}");
     }
+}
+
+#[test]
+fn check_covers_every_namespace_of_a_store() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("kv");
+    let d = path(&dir);
+    exec_in_namespaces(
+        d,
+        &[
+            ("a", "SET k1 v\n"),
+            ("b", "HSET h f v g w\n"),
+            ("__namespace", "SET k v\n"),
+        ],
+    );
     let (ok, stdout, _) = run(&Args::new("check").store("kvrocks", d), "");
     assert!(ok, "{stdout}");
     for ns in [
@@ -657,19 +666,14 @@ fn every_namespace_migrates_into_its_namesake() {
     let work = tempfile::tempdir().unwrap();
     let src = work.path().join("kv");
     let s = path(&src);
-    for (ns, script) in [
-        ("a", "SET k1 v1\n"),
-        ("b", "RPUSH l x y\n"),
-        ("__namespace", "SET k v\n"),
-    ] {
-        let (ok, _, stderr) = run(
-            &Args::new("exec")
-                .store("kvrocks", s)
-                .with(&["--namespace", ns]),
-            script,
-        );
-        assert!(ok, "{stderr}");
-    }
+    exec_in_namespaces(
+        s,
+        &[
+            ("a", "SET k1 v1\n"),
+            ("b", "RPUSH l x y\n"),
+            ("__namespace", "SET k v\n"),
+        ],
+    );
     let dst = work.path().join("ardb");
     let d = path(&dst);
     let (ok, stdout, stderr) = run(
