@@ -43,7 +43,7 @@ fn blackwidow_exec_then_dump_shows_the_bytes_of_pika_part_c() {
     let d = dir.path().to_str().expect("utf-8 path");
     let args = Args::new("exec")
         .store("blackwidow", d)
-        .with(&["--fixed-clock", "1700000000000"]);
+        .fixed_clock("1700000000000");
     let out = redcodec(&args, "SET foo bar\nHSET h f v\nZADD z 1.5 m\nRPUSH l a\n");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
@@ -86,7 +86,7 @@ fn nemo_exec_then_dump_shows_the_bytes_of_pika_part_c() {
     let d = dir.path().to_str().expect("utf-8 path");
     let args = Args::new("exec")
         .store("nemo", d)
-        .with(&["--fixed-clock", "1700000000000"]);
+        .fixed_clock("1700000000000");
     let out = redcodec(&args, "SET foo bar\nHSET h f v\nZADD z 1.5 m\nLPUSH l a\n");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
@@ -230,7 +230,7 @@ fn ardb_exec_then_dump_shows_the_bytes_of_the_reference_worked_examples() {
     let d = dir.path().to_str().expect("utf-8 path");
     let args = Args::new("exec")
         .store("ardb", d)
-        .with(&["--fixed-clock", "1700000000000"]);
+        .fixed_clock("1700000000000");
     let out = redcodec(&args, "SET foo bar\nHSET h f v\nRPUSH l a\nZADD z 1.5 m\n");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(

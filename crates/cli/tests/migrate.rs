@@ -23,7 +23,7 @@ fn migrate_args<'a>(src: &'a Path, dst: &'a Path, extra: &[&'a str]) -> Args<'a>
     Args::new("migrate")
         .src("kvrocks", src)
         .dst("blackwidow", dst)
-        .with(&["--fixed-clock", CLOCK])
+        .fixed_clock(CLOCK)
         .with(extra)
 }
 
@@ -73,7 +73,7 @@ fn migrate_with_verify_then_read_the_destination() {
         &Args::new("verify")
             .src("kvrocks", &src)
             .dst("blackwidow", &dst)
-            .with(&["--fixed-clock", CLOCK]),
+            .fixed_clock(CLOCK),
         "",
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -82,7 +82,7 @@ fn migrate_with_verify_then_read_the_destination() {
         &Args::new("verify")
             .src("kvrocks", &src)
             .dst("blackwidow", &dst)
-            .with(&["--fixed-clock", CLOCK]),
+            .fixed_clock(CLOCK),
         "",
     );
     assert!(!out.status.success());

@@ -283,13 +283,8 @@ fn stores_go_to_redis_and_come_back_equal() {
         let stdout = ok(&Args::new("migrate")
             .src(format, store)
             .dst_url(&url)
-            .with(&[
-                "--fixed-clock",
-                CLOCK,
-                "--checkpoint",
-                path(&checkpoint),
-                "--verify",
-            ]));
+            .fixed_clock(CLOCK)
+            .with(&["--checkpoint", path(&checkpoint), "--verify"]));
         assert!(
             stdout.starts_with("migrated 11 keys, 8,918 elements,"),
             "{stdout}"
@@ -309,13 +304,8 @@ fn stores_go_to_redis_and_come_back_equal() {
     let stdout = ok(&Args::new("migrate")
         .src_url(&server.url(0))
         .dst("nemo", &nemo)
-        .with(&[
-            "--fixed-clock",
-            CLOCK,
-            "--checkpoint",
-            path(&checkpoint),
-            "--verify",
-        ]));
+        .fixed_clock(CLOCK)
+        .with(&["--checkpoint", path(&checkpoint), "--verify"]));
     assert!(
         stdout.starts_with("migrated 11 keys, 8,918 elements,"),
         "{stdout}"
@@ -328,7 +318,7 @@ fn stores_go_to_redis_and_come_back_equal() {
     let stdout = ok(&Args::new("verify")
         .src("kvrocks", &kv)
         .dst("nemo", &nemo)
-        .with(&["--fixed-clock", CLOCK]));
+        .fixed_clock(CLOCK));
     assert!(
         stdout.contains("verify: 11 keys compared, all equal"),
         "{stdout}"
@@ -346,14 +336,14 @@ fn stores_go_to_redis_and_come_back_equal() {
     let stdout = ok(&Args::new("verify")
         .src_url(&server.url(0))
         .dst("nemo", &nemo)
-        .with(&["--fixed-clock", CLOCK]));
+        .fixed_clock(CLOCK));
     assert!(stdout.contains("11 keys compared, all equal"), "{stdout}");
     exec("nemo", &nemo, "HSET hbig f7 changed\nDEL s\n");
     let out = refused(
         &Args::new("verify")
             .src_url(&server.url(0))
             .dst("nemo", &nemo)
-            .with(&["--fixed-clock", CLOCK]),
+            .fixed_clock(CLOCK),
     );
     let stdout = text(&out.stdout);
     assert!(stdout.contains("11 keys compared, 2 differ"), "{stdout}");
@@ -377,7 +367,8 @@ fn differences_on_the_server_are_found_by_verify() {
     let args = Args::new("migrate")
         .src("kvrocks", &kv)
         .dst_url(&url)
-        .with(&["--fixed-clock", CLOCK, "--checkpoint", path(&checkpoint)]);
+        .fixed_clock(CLOCK)
+        .with(&["--checkpoint", path(&checkpoint)]);
     ok(&args);
     let mut con = server.con(0);
     let _: () = redis::cmd("RPUSH")
@@ -399,7 +390,7 @@ fn differences_on_the_server_are_found_by_verify() {
         &Args::new("verify")
             .src("kvrocks", &kv)
             .dst_url(&url)
-            .with(&["--fixed-clock", CLOCK]),
+            .fixed_clock(CLOCK),
     );
     let stdout = text(&out.stdout);
     assert!(stdout.contains("3 keys compared, 3 differ"), "{stdout}");
@@ -502,7 +493,8 @@ fn an_interrupted_migration_from_redis_resumes_at_its_cursor() {
         let mut a: Vec<String> = Args::new("migrate")
             .src_url(&url)
             .dst("kvrocks", &dst)
-            .with(&["--fixed-clock", CLOCK, "--checkpoint", path(&checkpoint)])
+            .fixed_clock(CLOCK)
+            .with(&["--checkpoint", path(&checkpoint)])
             .iter()
             .map(std::string::ToString::to_string)
             .collect();
@@ -557,7 +549,8 @@ fn a_target_holding_keys_is_refused_unless_merging() {
         let mut a: Vec<String> = Args::new("migrate")
             .src("kvrocks", &kv)
             .dst_url(&url)
-            .with(&["--fixed-clock", CLOCK, "--checkpoint", path(&checkpoint)])
+            .fixed_clock(CLOCK)
+            .with(&["--checkpoint", path(&checkpoint)])
             .iter()
             .map(std::string::ToString::to_string)
             .collect();
@@ -708,13 +701,8 @@ fn servers_without_pexpiretime_are_read_with_time_and_pttl() {
     let stdout = ok(&Args::new("migrate")
         .src("kvrocks", &kv)
         .dst_url(&url)
-        .with(&[
-            "--fixed-clock",
-            CLOCK,
-            "--checkpoint",
-            path(&checkpoint),
-            "--verify",
-        ]));
+        .fixed_clock(CLOCK)
+        .with(&["--checkpoint", path(&checkpoint), "--verify"]));
     assert!(
         stdout.contains("verify: 3 keys compared, all equal"),
         "{stdout}"
@@ -722,13 +710,8 @@ fn servers_without_pexpiretime_are_read_with_time_and_pttl() {
     let stdout = ok(&Args::new("migrate")
         .src_url(&url)
         .dst("nemo", &nemo)
-        .with(&[
-            "--fixed-clock",
-            CLOCK,
-            "--checkpoint",
-            path(&checkpoint),
-            "--verify",
-        ]));
+        .fixed_clock(CLOCK)
+        .with(&["--checkpoint", path(&checkpoint), "--verify"]));
     assert!(
         stdout.contains("verify: 3 keys compared, all equal"),
         "{stdout}"

@@ -120,7 +120,7 @@ fn readback(format: &str, dir: &Path, script: &str) -> String {
         &Args::new("exec")
             .with(&["--read-only"])
             .store(format, &dir)
-            .with(&["--fixed-clock", READ_CLOCK]),
+            .fixed_clock(READ_CLOCK),
         script,
     );
     assert!(ok, "{stderr}");
@@ -221,7 +221,8 @@ fn every_fixture_migrates_to_every_format_and_verifies() {
                 let mut args = Args::new("migrate")
                     .src(f.format, &src)
                     .dst(to, &target)
-                    .with(&["--fixed-clock", READ_CLOCK, "--verify"]);
+                    .fixed_clock(READ_CLOCK)
+                    .with(&["--verify"]);
                 args = match ns {
                     Some(ns) => args.with(&["--src-namespace", ns]),
                     None => args.with(&["--all-namespaces"]),
@@ -266,7 +267,8 @@ fn keys_in_several_types_follow_the_documented_rule() {
             &Args::new("migrate")
                 .src("blackwidow", &dir)
                 .dst("kvrocks", dst)
-                .with(&["--fixed-clock", READ_CLOCK, "--type-conflict", rule]),
+                .fixed_clock(READ_CLOCK)
+                .with(&["--type-conflict", rule]),
             "",
         )
     };
@@ -311,7 +313,7 @@ fn a_write_to_a_key_in_several_types_leaves_it_one_type() {
         let (ok, stdout, stderr) = run(
             &Args::new("exec")
                 .store("blackwidow", &dir)
-                .with(&["--fixed-clock", READ_CLOCK]),
+                .fixed_clock(READ_CLOCK),
             script,
         );
         assert!(ok, "{stderr}");
@@ -336,7 +338,7 @@ fn a_write_to_a_key_in_several_types_leaves_it_one_type() {
     let (_, stdout, _) = run(
         &Args::new("check")
             .store("blackwidow", &dir)
-            .with(&["--fixed-clock", READ_CLOCK]),
+            .fixed_clock(READ_CLOCK),
         "",
     );
     assert!(stdout.contains("no findings"), "{stdout}");

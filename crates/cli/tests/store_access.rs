@@ -345,7 +345,7 @@ fn check_passes_on_real_stores_and_finds_every_planted_fault() {
         let (ok, stdout, stderr) = run(
             &Args::new("check")
                 .store("blackwidow", &dir)
-                .with(&["--fixed-clock", CLOCK]),
+                .fixed_clock(CLOCK),
             "",
         );
         assert!(ok, "{name}: {stdout}{stderr}");
@@ -365,7 +365,7 @@ fn check_passes_on_real_stores_and_finds_every_planted_fault() {
     let (ok, stdout, _) = run(
         &Args::new("check")
             .store("blackwidow", &crosstype)
-            .with(&["--fixed-clock", CLOCK]),
+            .fixed_clock(CLOCK),
         "",
     );
     assert!(!ok);
@@ -383,7 +383,7 @@ fn check_passes_on_real_stores_and_finds_every_planted_fault() {
     let (ok, stdout, _) = run(
         &Args::new("check")
             .store("blackwidow", &dir)
-            .with(&["--fixed-clock", CLOCK]),
+            .fixed_clock(CLOCK),
         "",
     );
     assert!(!ok, "{stdout}");
@@ -622,9 +622,7 @@ fn keys_of_an_instance_the_layout_lacks_are_named() {
     }
     let d = path(&dir);
     let (ok, stdout, _) = run(
-        &Args::new("check")
-            .store("blackwidow", d)
-            .with(&["--fixed-clock", CLOCK]),
+        &Args::new("check").store("blackwidow", d).fixed_clock(CLOCK),
         "",
     );
     assert!(!ok);

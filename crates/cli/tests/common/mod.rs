@@ -89,6 +89,11 @@ impl<'a> Args<'a> {
         self.with(&["--to", url])
     }
 
+    /// `--fixed-clock MS`: the clock the command runs at.
+    pub fn fixed_clock(self, ms: &'a str) -> Args<'a> {
+        self.with(&["--fixed-clock", ms])
+    }
+
     /// Any other arguments, as given.
     pub fn with(mut self, more: &[&'a str]) -> Args<'a> {
         self.0.extend_from_slice(more);
@@ -115,9 +120,7 @@ pub fn run(args: &[&str], stdin: &str) -> (bool, String, String) {
 /// succeeded and returns what it printed.
 #[allow(dead_code)]
 pub fn exec_at(clock: &str, format: &str, dir: &Path, script: &str) -> String {
-    let args = Args::new("exec")
-        .store(format, dir)
-        .with(&["--fixed-clock", clock]);
+    let args = Args::new("exec").store(format, dir).fixed_clock(clock);
     let out = redcodec(&args, script);
     assert!(out.status.success(), "{}", text(&out.stderr));
     text(&out.stdout)
