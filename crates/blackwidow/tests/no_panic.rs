@@ -58,7 +58,7 @@ fn random_bytes() {
     let c = BlackwidowCodec::default();
     // Often start with a plausible small key size.
     let shape = |round: usize, rng: &mut XorShift, bytes: &mut Vec<u8>| {
-        if round % 2 == 0 && bytes.len() >= 4 {
+        if round.is_multiple_of(2) && bytes.len() >= 4 {
             bytes[..4].copy_from_slice(&((rng.next() % 8) as u32).to_le_bytes());
         }
     };

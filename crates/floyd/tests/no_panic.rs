@@ -69,7 +69,7 @@ fn random_bytes() {
     let c = FloydCodec::default();
     // Often look like a key: zero reserve, a short user key, 00 00.
     let shape = |round: usize, _: &mut XorShift, bytes: &mut Vec<u8>| {
-        if round % 2 == 0 && bytes.len() >= 12 {
+        if round.is_multiple_of(2) && bytes.len() >= 12 {
             bytes[..8].fill(0);
             bytes[9] = 0;
             bytes[10] = 0;
