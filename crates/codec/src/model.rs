@@ -224,3 +224,21 @@ impl SubValue {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fresh_metadata_is_empty_but_for_the_list_bounds() {
+        let bounds = ListBounds::Array { head: 7, tail: 7 };
+        let list = Meta::fresh(DataType::List, 9, bounds.clone());
+        assert_eq!((list.version, list.size, list.expire_ms), (9, 0, 0));
+        assert_eq!(list.list, bounds);
+        let hash = Meta::fresh(DataType::Hash, 9, bounds);
+        assert_eq!(hash.list, ListBounds::None);
+        assert_eq!(hash.data_type, DataType::Hash);
+        let string = Meta::fresh(DataType::String, 0, ListBounds::None);
+        assert_eq!(string, Meta::string(Vec::new(), 0));
+    }
+}

@@ -89,7 +89,8 @@ pub(crate) fn numkeys_block<'a>(
 
 #[cfg(test)]
 mod tests {
-    use super::resolve_range;
+    use super::{mpop_count, resolve_range};
+    use crate::error::CmdError;
 
     #[test]
     fn ranges_resolve_like_redis() {
@@ -100,5 +101,29 @@ mod tests {
         assert_eq!(resolve_range(5, 10, 3), None);
         assert_eq!(resolve_range(0, -4, 3), None);
         assert_eq!(resolve_range(0, 0, 0), None);
+    }
+
+    #[test]
+    fn mpop_count_is_one_count_or_none() {
+        let count = |a: &[&[u8]]| mpop_count(a, 1).map_err(|e| e.to_string());
+        assert_eq!(count(&[b"LEFT"]), Ok(1));
+        assert_eq!(count(&[b"LEFT", b"count", b"5"]), Ok(5));
+        assert!(matches!(
+            mpop_count(&[b"LEFT", b"COUNT"], 1),
+            Err(CmdError::Syntax)
+        ));
+        assert!(matches!(
+            mpop_count(&[b"LEFT", b"COUNT", b"5", b"COUNT", b"6"], 1),
+            Err(CmdError::Syntax)
+        ));
+        assert!(matches!(
+            mpop_count(&[b"LEFT", b"LIMIT", b"5"], 1),
+            Err(CmdError::Syntax)
+        ));
+        // The count is checked before what follows it.
+        assert_eq!(
+            count(&[b"LEFT", b"COUNT", b"0", b"extra"]),
+            Err("ERR count should be greater than 0".to_string())
+        );
     }
 }
