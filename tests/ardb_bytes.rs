@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::Fixture;
+use common::{Fixture, EVERY_TYPE_SCRIPT};
 use redcodec::formats::Format;
 
 #[test]
@@ -16,7 +16,6 @@ fn set_hset_rpush_zadd_write_the_bytes_of_the_worked_example() {
         ("RPUSH l a", "(integer) 1"),
         ("ZADD z 1.5 m", "(integer) 1"),
     ]);
-    let dump = f.dump();
     // `<instance>\t<column family>\t<key hex>\t<value hex>`: every record
     // in the family of namespace "0", in `ardb.comparator` order (user key,
     // then type); `default` holds nothing.
@@ -38,8 +37,7 @@ fn set_hset_rpush_zadd_write_the_bytes_of_the_worked_example() {
         // "z" ZSET_SCORE [ "m" ] → 0b 01 [ 1.5 ]
         "rocksdb\t0\t017a0b0104016d\t0b010280808080808080f87f",
     ];
-    let lines: Vec<&str> = dump.lines().collect();
-    assert_eq!(lines, expected, "dump was:\n{dump}");
+    f.assert_dump(&expected);
 }
 
 #[test]
@@ -93,12 +91,8 @@ fn ttl_is_absolute_milliseconds() {
 #[test]
 fn fixed_script_dump_snapshot() {
     let f = Fixture::new(Format::Ardb);
+    f.run_ok(EVERY_TYPE_SCRIPT);
     f.run_ok(&[
-        "SET foo bar",
-        "HSET h f v",
-        "ZADD z 1.5 m -1.5 n",
-        "RPUSH l a b",
-        "LPUSH l z",
         "LINSERT l BEFORE a y",
         "SADD s x 5 -3",
         "PEXPIRE foo 5000",

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::Fixture;
+use common::{Fixture, EVERY_TYPE_SCRIPT, PIKA_SNAPSHOT_SCRIPT};
 use redcodec::formats::Format;
 
 #[test]
@@ -17,7 +17,6 @@ fn set_hset_zadd_rpush_write_the_bytes_of_part_c() {
         ("ZADD z 1.5 m", "(integer) 1"),
         ("RPUSH l a", "(integer) 1"),
     ]);
-    let dump = f.dump();
     // `<instance>\t<cf>\t<key hex>\t<value hex>`, instances in layout order
     // (strings, hashes, sets, lists, zsets), families in layout order.
     let expected = [
@@ -43,8 +42,7 @@ fn set_hset_zadd_rpush_write_the_bytes_of_part_c() {
         // size 1 | "z" | version T | 1.5 | "m"  →  empty
         "zsets\tscore_cf\t010000007a00f15365000000000000f83f6d\t",
     ];
-    let lines: Vec<&str> = dump.lines().collect();
-    assert_eq!(lines, expected, "dump was:\n{dump}");
+    f.assert_dump(&expected);
 }
 
 #[test]
@@ -66,8 +64,7 @@ fn del_in_the_same_second_bumps_the_version() {
         "hashes\tdefault\t68\t0000000001f1536500000000",
         "hashes\tdata_cf\t010000006800f1536566\t76",
     ];
-    let dump = f.dump();
-    assert_eq!(dump.lines().collect::<Vec<_>>(), expected, "{dump}");
+    f.assert_dump(&expected);
     assert_eq!(f.run("HGET h f").to_cli_string(), "(nil)");
     assert_eq!(f.run("EXISTS h").to_cli_string(), "(integer) 0");
     // Re-creating the key takes the next version, T+2, and does not see
@@ -85,18 +82,7 @@ fn del_in_the_same_second_bumps_the_version() {
 #[test]
 fn fixed_script_dump_snapshot() {
     let f = Fixture::new(Format::Blackwidow);
-    f.run_ok(&[
-        "SET foo bar",
-        "HSET h f v",
-        "ZADD z 1.5 m -1.5 n",
-        "RPUSH l a b",
-        "LPUSH l z",
-        "SADD s x",
-        "PEXPIRE foo 5000",
-        "PEXPIRE h 1500",
-        "SET \"\\x00\\xff\" bin",
-        "LPUSH e only",
-        "LPOP e",
-    ]);
+    f.run_ok(EVERY_TYPE_SCRIPT);
+    f.run_ok(PIKA_SNAPSHOT_SCRIPT);
     insta::assert_snapshot!(f.dump());
 }

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::Fixture;
+use common::{Fixture, EVERY_TYPE_SCRIPT, PIKA_SNAPSHOT_SCRIPT};
 use redcodec::formats::Format;
 
 const Z8: &str = "0000000000000000";
@@ -16,15 +16,12 @@ const C: &str = "0068e5cf8b010080";
 #[test]
 fn set_hset_zadd_rpush_write_the_bytes_of_the_spec() {
     let f = Fixture::new(Format::Floyd);
-    for (line, reply) in [
+    f.expect(&[
         ("SET foo bar", "OK"),
         ("HSET h f v", "(integer) 1"),
         ("ZADD z 1.5 m", "(integer) 1"),
         ("RPUSH l a", "(integer) 1"),
-    ] {
-        assert_eq!(f.run(line).to_cli_string(), reply, "{line}");
-    }
-    let dump = f.dump();
+    ]);
     // Instance 1 holds foo, l and z; instance 2 holds h (§1.1). Families
     // in layout order, pairs in each family's order.
     let expected = [
@@ -47,8 +44,7 @@ fn set_hset_zadd_rpush_write_the_bytes_of_the_spec() {
         // field "f" → "v" | reserve | ctime
         format!("2\thash_data_cf\t{Z8}680000{V}66{Z16}\t76{Z16}{C}"),
     ];
-    let lines: Vec<&str> = dump.lines().collect();
-    assert_eq!(lines, expected, "dump was:\n{dump}");
+    f.assert_dump(&expected);
 }
 
 #[test]
@@ -76,8 +72,7 @@ fn del_in_the_same_ms_bumps_the_version_and_gc_collects() {
         ),
         format!("2\thash_data_cf\t{Z8}680000{V}66{Z16}\t76{Z16}{C}"),
     ];
-    let dump = f.dump();
-    assert_eq!(dump.lines().collect::<Vec<_>>(), expected, "{dump}");
+    f.assert_dump(&expected);
     assert_eq!(f.run("HGET h f").to_cli_string(), "(nil)");
     assert_eq!(f.run("HSET h g w").to_cli_string(), "(integer) 1");
     assert_eq!(f.run("HGETALL h").to_cli_string(), "1) \"g\"\n2) \"w\"");
@@ -134,21 +129,7 @@ fn one_type_per_key() {
 #[test]
 fn fixed_script_dump_snapshot() {
     let f = Fixture::new(Format::Floyd);
-    for line in [
-        "SET foo bar",
-        "HSET h f v",
-        "ZADD z 1.5 m -1.5 n",
-        "RPUSH l a b",
-        "LPUSH l z",
-        "SADD s x",
-        "PEXPIRE foo 5000",
-        "PEXPIRE h 1500",
-        "SET \"\\x00\\xff\" bin",
-        "LPUSH e only",
-        "LPOP e",
-    ] {
-        let reply = f.run(line);
-        assert!(!reply.is_error(), "{line}: {reply}");
-    }
+    f.run_ok(EVERY_TYPE_SCRIPT);
+    f.run_ok(PIKA_SNAPSHOT_SCRIPT);
     insta::assert_snapshot!(f.dump());
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::Fixture;
+use common::{Fixture, EVERY_TYPE_SCRIPT};
 use redcodec::formats::Format;
 
 #[test]
@@ -12,7 +12,6 @@ fn set_and_hset_write_the_bytes_of_the_worked_example() {
     let f = Fixture::new(Format::Kvrocks);
     assert_eq!(f.run("SET foo bar").to_cli_string(), "OK");
     assert_eq!(f.run("HSET h f v").to_cli_string(), "(integer) 1");
-    let dump = f.dump();
     let expected = [
         // default: the hash field `f` of `h`, version (1700000000000000 µs << 11).
         "db\tdefault\t0b5f5f6e616d65737061636500000001683051\
@@ -23,22 +22,13 @@ fn set_and_hset_write_the_bytes_of_the_worked_example() {
         "db\tmetadata\t0b5f5f6e616d65737061636568\t\
          820000000000000000305120c0f20000000000000000000001",
     ];
-    let lines: Vec<&str> = dump.lines().collect();
-    assert_eq!(lines, expected, "dump was:\n{dump}");
+    f.assert_dump(&expected);
 }
 
 #[test]
 fn fixed_script_dump_snapshot() {
     let f = Fixture::new(Format::Kvrocks);
-    f.run_ok(&[
-        "SET foo bar",
-        "HSET h f v",
-        "ZADD z 1.5 m -1.5 n",
-        "RPUSH l a b",
-        "LPUSH l z",
-        "SADD s x",
-        "PEXPIRE foo 5000",
-        "SET \"\\x00\\xff\" bin",
-    ]);
+    f.run_ok(EVERY_TYPE_SCRIPT);
+    f.run_ok(&["SADD s x", "PEXPIRE foo 5000", "SET \"\\x00\\xff\" bin"]);
     insta::assert_snapshot!(f.dump());
 }

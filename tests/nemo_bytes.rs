@@ -27,38 +27,27 @@ fn records(f: &Fixture) -> Vec<String> {
         .collect()
 }
 
-fn run_all(f: &Fixture, script: &[(&str, &str)]) {
-    for (line, reply) in script {
-        assert_eq!(f.run(line).to_cli_string(), *reply, "{line}");
-    }
-}
-
 #[test]
 fn a_fresh_store_holds_the_separators() {
     let f = Fixture::new(Format::Nemo);
-    let dump = f.dump();
-    assert_eq!(dump.lines().collect::<Vec<_>>(), SEPARATORS, "{dump}");
+    f.assert_dump(&SEPARATORS);
     assert_eq!(f.run("DBSIZE").to_cli_string(), "(integer) 0");
     assert_eq!(f.run("KEYS *").to_cli_string(), "(empty array)");
     // FLUSHALL keeps them, as a restarted nemo would rewrite them.
     f.run("HSET h f v");
     assert_eq!(f.run("FLUSHALL").to_cli_string(), "OK");
-    assert_eq!(f.dump().lines().collect::<Vec<_>>(), SEPARATORS);
+    f.assert_dump(&SEPARATORS);
 }
 
 #[test]
 fn set_hset_zadd_lpush_write_the_bytes_of_part_c() {
     let f = Fixture::new(Format::Nemo);
-    run_all(
-        &f,
-        &[
-            ("SET foo bar", "OK"),
-            ("HSET h f v", "(integer) 1"),
-            ("ZADD z 1.5 m", "(integer) 1"),
-            ("LPUSH l a", "(integer) 1"),
-        ],
-    );
-    let dump = f.dump();
+    f.expect(&[
+        ("SET foo bar", "OK"),
+        ("HSET h f v", "(integer) 1"),
+        ("ZADD z 1.5 m", "(integer) 1"),
+        ("LPUSH l a", "(integer) 1"),
+    ]);
     // `<instance>\t<cf>\t<key hex>\t<value hex>`, instances in layout order
     // (kv, hash, list, zset, set), keys in bytewise order.
     let expected = [
@@ -93,8 +82,7 @@ fn set_hset_zadd_lpush_write_the_bytes_of_part_c() {
         "zset\tdefault\t7a017a6d\t000000000000f83f00f1536500000000",
         SEPARATORS[4],
     ];
-    let lines: Vec<&str> = dump.lines().collect();
-    assert_eq!(lines, expected, "dump was:\n{dump}");
+    f.assert_dump(&expected);
 }
 
 #[test]
@@ -162,63 +150,54 @@ fn del_gives_now_then_old_plus_one_and_hides_old_members() {
 #[test]
 fn stale_elements_are_invisible_to_every_read_and_count_as_new() {
     let f = Fixture::new(Format::Nemo);
-    run_all(
-        &f,
-        &[
-            ("HSET h f 1 g 2", "(integer) 2"),
-            ("DEL h", "(integer) 1"),
-            ("HSET h g 3", "(integer) 1"),
-            ("HGETALL h", "1) \"g\"\n2) \"3\""),
-            ("HLEN h", "(integer) 1"),
-            ("HGET h f", "(nil)"),
-            ("HEXISTS h f", "(integer) 0"),
-            ("HSETNX h f x", "(integer) 1"),
-            ("HLEN h", "(integer) 2"),
-            ("HDEL h zz", "(integer) 0"),
-            ("ZADD z 1 a 2 b", "(integer) 2"),
-            ("DEL z", "(integer) 1"),
-            ("ZADD z 3 c", "(integer) 1"),
-            ("ZRANGE z 0 -1 WITHSCORES", "1) \"c\"\n2) \"3\""),
-            ("ZRANGEBYSCORE z -inf +inf", "1) \"c\""),
-            ("ZSCORE z a", "(nil)"),
-            ("ZADD z 5 a", "(integer) 1"),
-            ("ZCARD z", "(integer) 2"),
-            ("ZRANK z a", "(integer) 1"),
-            ("RPUSH l x y", "(integer) 2"),
-            ("DEL l", "(integer) 1"),
-            ("RPUSH l z", "(integer) 1"),
-            ("LRANGE l 0 -1", "1) \"z\""),
-            ("SADD s a", "(integer) 1"),
-            ("PEXPIRE s 10", "(integer) 1"),
-        ],
-    );
+    f.expect(&[
+        ("HSET h f 1 g 2", "(integer) 2"),
+        ("DEL h", "(integer) 1"),
+        ("HSET h g 3", "(integer) 1"),
+        ("HGETALL h", "1) \"g\"\n2) \"3\""),
+        ("HLEN h", "(integer) 1"),
+        ("HGET h f", "(nil)"),
+        ("HEXISTS h f", "(integer) 0"),
+        ("HSETNX h f x", "(integer) 1"),
+        ("HLEN h", "(integer) 2"),
+        ("HDEL h zz", "(integer) 0"),
+        ("ZADD z 1 a 2 b", "(integer) 2"),
+        ("DEL z", "(integer) 1"),
+        ("ZADD z 3 c", "(integer) 1"),
+        ("ZRANGE z 0 -1 WITHSCORES", "1) \"c\"\n2) \"3\""),
+        ("ZRANGEBYSCORE z -inf +inf", "1) \"c\""),
+        ("ZSCORE z a", "(nil)"),
+        ("ZADD z 5 a", "(integer) 1"),
+        ("ZCARD z", "(integer) 2"),
+        ("ZRANK z a", "(integer) 1"),
+        ("RPUSH l x y", "(integer) 2"),
+        ("DEL l", "(integer) 1"),
+        ("RPUSH l z", "(integer) 1"),
+        ("LRANGE l 0 -1", "1) \"z\""),
+        ("SADD s a", "(integer) 1"),
+        ("PEXPIRE s 10", "(integer) 1"),
+    ]);
     // The set expires; written again, it takes a new version.
     f.clock.advance_ms(1000);
-    run_all(
-        &f,
-        &[
-            ("SADD s b", "(integer) 1"),
-            ("SMEMBERS s", "1) \"b\""),
-            ("SCARD s", "(integer) 1"),
-            ("SADD s a", "(integer) 1"),
-            ("SCARD s", "(integer) 2"),
-        ],
-    );
+    f.expect(&[
+        ("SADD s b", "(integer) 1"),
+        ("SMEMBERS s", "1) \"b\""),
+        ("SCARD s", "(integer) 1"),
+        ("SADD s a", "(integer) 1"),
+        ("SCARD s", "(integer) 2"),
+    ]);
 }
 
 #[test]
 fn linked_lists_relink_and_never_reuse_sequence_numbers() {
     let f = Fixture::new(Format::Nemo);
-    run_all(
-        &f,
-        &[
-            ("RPUSH l a b c", "(integer) 3"),
-            ("LPUSH l z", "(integer) 4"),
-            ("LINSERT l BEFORE b x", "(integer) 5"),
-            ("LREM l 1 a", "(integer) 1"),
-            ("LRANGE l 0 -1", "1) \"z\"\n2) \"x\"\n3) \"b\"\n4) \"c\""),
-        ],
-    );
+    f.expect(&[
+        ("RPUSH l a b c", "(integer) 3"),
+        ("LPUSH l z", "(integer) 4"),
+        ("LINSERT l BEFORE b x", "(integer) 5"),
+        ("LREM l 1 a", "(integer) 1"),
+        ("LRANGE l 0 -1", "1) \"z\"\n2) \"x\"\n3) \"b\"\n4) \"c\""),
+    ]);
     let node = |seq: u8, prev: u8, next: u8, value: &str| {
         format!(
             "list\tdefault\t6c016c{seq:02x}00000000000000\t\
@@ -247,17 +226,14 @@ fn linked_lists_relink_and_never_reuse_sequence_numbers() {
         ]
     );
     // Pops unlink the end nodes; the next push takes seq 6, never 1.
-    run_all(
-        &f,
-        &[
-            ("LPOP l", "\"z\""),
-            ("RPOP l", "\"c\""),
-            ("RPUSH l d", "(integer) 3"),
-            ("LINDEX l -1", "\"d\""),
-            ("LMOVE l l LEFT RIGHT", "\"x\""),
-            ("LRANGE l 0 -1", "1) \"b\"\n2) \"d\"\n3) \"x\""),
-        ],
-    );
+    f.expect(&[
+        ("LPOP l", "\"z\""),
+        ("RPOP l", "\"c\""),
+        ("RPUSH l d", "(integer) 3"),
+        ("LINDEX l -1", "\"d\""),
+        ("LMOVE l l LEFT RIGHT", "\"x\""),
+        ("LRANGE l 0 -1", "1) \"b\"\n2) \"d\"\n3) \"x\""),
+    ]);
     assert_eq!(
         records(&f),
         [
@@ -274,7 +250,7 @@ fn linked_lists_relink_and_never_reuse_sequence_numbers() {
         ]
     );
     // Popping the last element leaves nemo's empty ListMeta() (0, 0, 0, 1).
-    run_all(&f, &[("LPOP l 3", "1) \"b\"\n2) \"d\"\n3) \"x\"")]);
+    f.expect(&[("LPOP l 3", "1) \"b\"\n2) \"d\"\n3) \"x\"")]);
     assert_eq!(
         records(&f),
         ["list\tdefault\t4c6c\t\
@@ -290,19 +266,16 @@ fn linked_lists_relink_and_never_reuse_sequence_numbers() {
 #[test]
 fn compaction_drops_old_versions_expired_keys_and_past_empty_metadata() {
     let f = Fixture::new(Format::Nemo);
-    run_all(
-        &f,
-        &[
-            ("HSET h f 1 g 2", "(integer) 2"),
-            ("DEL h", "(integer) 1"),
-            ("HSET h k 3", "(integer) 1"),
-            ("RPUSH l a b", "(integer) 2"),
-            ("PEXPIRE l 10", "(integer) 1"),
-            ("SADD s a", "(integer) 1"),
-            ("DEL s", "(integer) 1"),
-            ("SET str v EX 1", "OK"),
-        ],
-    );
+    f.expect(&[
+        ("HSET h f 1 g 2", "(integer) 2"),
+        ("DEL h", "(integer) 1"),
+        ("HSET h k 3", "(integer) 1"),
+        ("RPUSH l a b", "(integer) 2"),
+        ("PEXPIRE l 10", "(integer) 1"),
+        ("SADD s a", "(integer) 1"),
+        ("DEL s", "(integer) 1"),
+        ("SET str v EX 1", "OK"),
+    ]);
     f.engine.compact().expect("compact");
     let dump = f.dump();
     // Old fields of h go (version T; DEL gave T+1, the next HSET T+2); the

@@ -10,6 +10,28 @@ use redcodec::formats::{AnyCodec, Format, FormatOptions};
 /// The time every fixed-clock test starts at: 2023-11-14T22:13:20Z.
 pub const T0_MS: u64 = 1_700_000_000_000;
 
+/// Writes of a string, a hash, a sorted set and a list: the start of every
+/// format's snapshot script.
+pub const EVERY_TYPE_SCRIPT: &[&str] = &[
+    "SET foo bar",
+    "HSET h f v",
+    "ZADD z 1.5 m -1.5 n",
+    "RPUSH l a b",
+    "LPUSH l z",
+];
+
+/// What blackwidow's and floyd's snapshot scripts write after
+/// [`EVERY_TYPE_SCRIPT`]: a set, expiry in milliseconds, a binary key, and
+/// a list emptied by a pop.
+pub const PIKA_SNAPSHOT_SCRIPT: &[&str] = &[
+    "SADD s x",
+    "PEXPIRE foo 5000",
+    "PEXPIRE h 1500",
+    "SET \"\\x00\\xff\" bin",
+    "LPUSH e only",
+    "LPOP e",
+];
+
 /// An engine of `format` in a fresh temporary directory on a manual clock.
 pub struct Fixture {
     pub engine: Engine<AnyCodec>,
@@ -66,6 +88,17 @@ impl Fixture {
         let mut out = Vec::new();
         self.engine.store().dump(&mut out).expect("dump");
         String::from_utf8(out).expect("dump is text")
+    }
+
+    /// Asserts that the store's dump is `expected`, line by line.
+    pub fn assert_dump<S: AsRef<str>>(&self, expected: &[S]) {
+        let dump = self.dump();
+        let expected: Vec<&str> = expected.iter().map(AsRef::as_ref).collect();
+        assert_eq!(
+            dump.lines().collect::<Vec<_>>(),
+            expected,
+            "dump was:\n{dump}"
+        );
     }
 
     /// Number of stored pairs in the column family named `cf`.

@@ -126,14 +126,7 @@ impl Codec for ArdbCodec {
 
     fn meta_record(&self, key: &[u8], data_type: DataType) -> Result<Record, EncodeError> {
         // The key's length is a varuint32.
-        if u32::try_from(key.len()).is_err() {
-            return Err(EncodeError::KeyTooLong {
-                format: "ardb",
-                type_name: data_type.redis_name(),
-                len: key.len(),
-                max: u32::MAX as usize,
-            });
-        }
+        EncodeError::check_key_len(Self::NAME, data_type, key, u32::MAX as usize)?;
         Ok(Record {
             place: layout::NAMESPACE,
             key: keys::meta_key(key),

@@ -54,6 +54,12 @@ pub mod key_type {
     pub const MERGE: u8 = 30;
     /// `KEY_END`: only a bound for ranges and iterators.
     pub const END: u8 = 31;
+
+    /// Whether a value of type `ty` is a key's metadata, a `MetaObject`
+    /// (`encode_value_object`): the value types, streams included.
+    pub fn is_meta(ty: u8) -> bool {
+        matches!(ty, STRING | HASH | LIST | SET | ZSET | STREAM)
+    }
 }
 
 /// Largest element count a key may declare.

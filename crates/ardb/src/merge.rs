@@ -402,19 +402,6 @@ impl Default for Value {
     }
 }
 
-/// Whether a value type carries a `MetaObject` (`encode_value_object`).
-fn has_meta(ty: u8) -> bool {
-    matches!(
-        ty,
-        key_type::STRING
-            | key_type::HASH
-            | key_type::LIST
-            | key_type::SET
-            | key_type::ZSET
-            | key_type::STREAM
-    )
-}
-
 impl Value {
     /// `ValueObject::Decode`: `None` where Ardb's decode returns false, or
     /// where Ardb would read a stream's last id through a null pointer.
@@ -427,7 +414,7 @@ impl Value {
         if v.ty == key_type::MERGE {
             let b = r.take(2)?;
             v.merge_op = u16::from_le_bytes([b[0], b[1]]);
-        } else if has_meta(v.ty) {
+        } else if key_type::is_meta(v.ty) {
             v.format = r.u8()?;
             v.ttl = r.varint64()?;
             if v.ty != key_type::STRING {
@@ -456,7 +443,7 @@ impl Value {
         out.push(self.ty);
         if self.ty == key_type::MERGE {
             out.extend_from_slice(&self.merge_op.to_le_bytes());
-        } else if has_meta(self.ty) {
+        } else if key_type::is_meta(self.ty) {
             out.push(self.format);
             put_varint64(&mut out, self.ttl);
             if self.ty != key_type::STRING {

@@ -79,27 +79,12 @@ pub fn type_of_value(ty: u8) -> Option<DataType> {
 /// Fresh metadata of a new key (`ListPush`: a new list has size 0,
 /// min = max = int 0, sequential). Ardb has no versions: the version is 0.
 pub fn new_meta(data_type: DataType) -> Meta {
-    if data_type == DataType::String {
-        return Meta::string(Vec::new(), 0);
-    }
-    Meta {
-        data_type,
-        expire_ms: 0,
-        version: 0,
-        size: 0,
-        list: if data_type == DataType::List {
-            ListBounds::Sparse {
-                min: SparseIndex::Int(0),
-                max: SparseIndex::Int(0),
-                sequential: true,
-            }
-        } else {
-            ListBounds::None
-        },
-        value: Vec::new(),
-        variant: 0,
-        bounds: None,
-    }
+    let empty_list = ListBounds::Sparse {
+        min: SparseIndex::Int(0),
+        max: SparseIndex::Int(0),
+        sequential: true,
+    };
+    Meta::fresh(data_type, 0, empty_list)
 }
 
 /// The `Data` of a sparse list index.
@@ -130,12 +115,7 @@ pub fn string_value_data(meta: &Meta) -> Data<'_> {
 }
 
 fn out_of_range(what: &'static str, value: impl ToString, range: &str) -> EncodeError {
-    EncodeError::OutOfRange {
-        format: FORMAT,
-        what,
-        value: value.to_string(),
-        range: range.to_string(),
-    }
+    EncodeError::out_of_range(FORMAT, what, value, range)
 }
 
 /// Encodes metadata. Unknown [`Meta::variant`] bits, an expiry or size
@@ -254,15 +234,7 @@ impl Header {
 
     fn read(r: &mut Reader<'_>) -> Result<Header, DecodeError> {
         let ty = r.u8()?;
-        if !matches!(
-            ty,
-            key_type::STRING
-                | key_type::HASH
-                | key_type::LIST
-                | key_type::SET
-                | key_type::ZSET
-                | key_type::STREAM
-        ) {
+        if !key_type::is_meta(ty) {
             return Err(DecodeError::UnknownType {
                 record: RECORD,
                 tag: ty,

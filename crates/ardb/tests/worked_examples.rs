@@ -8,26 +8,18 @@ use redcodec_ardb::comparator::compare_keys;
 use redcodec_ardb::meta::{VARIANT_FLOAT_VALUE, VARIANT_SIZE_UNKNOWN};
 use redcodec_ardb::{ArdbCodec, ArdbOptions};
 use redcodec_codec::{
-    Codec, DataType, DecodeError, GcDecision, KeyRange, ListBounds, Meta, Place, SparseIndex,
-    SubId, SubKind, SubValue,
+    Codec, DataType, DecodeError, GcDecision, ListBounds, Meta, Place, SparseIndex, SubId, SubKind,
+    SubValue,
 };
-use redcodec_testkit::unhex;
+use redcodec_testkit::{
+    assert_element, assert_element_bytes, assert_meta_bytes, assert_meta_record, edge_elements,
+    field_f_v, filled_metas, in_range, member_m_1_5, unhex, SUB_KINDS,
+};
 
 const NS: Place = Place::new(0, 1);
 
 fn codec() -> ArdbCodec {
     ArdbCodec::default()
-}
-
-/// Whether `key` lies in `range` by the range's family comparator.
-fn contains(c: &ArdbCodec, range: &KeyRange, key: &[u8]) -> bool {
-    let cmp = c
-        .layout()
-        .cf(range.place)
-        .comparator
-        .expect("every ardb family has a comparator")
-        .compare;
-    cmp(&range.lower, key) != Ordering::Greater && cmp(key, &range.upper) == Ordering::Less
 }
 
 #[test]
@@ -61,16 +53,14 @@ fn layout_is_one_instance_with_the_namespace_family() {
 #[test]
 fn set_foo_bar() {
     let c = codec();
-    let rec = c.meta_record(b"foo", DataType::String).unwrap();
+    let rec = assert_meta_record(&c, b"foo", DataType::String, &unhex("03 66 6f 6f 01 00"));
     assert_eq!(rec.place, NS);
-    assert_eq!(rec.key, unhex("03 66 6f 6f 01 00"));
     let meta = Meta::string(b"bar".to_vec(), 0);
-    let value = c.encode_meta(&meta).unwrap();
-    assert_eq!(value, unhex("02 00 00 01 04 03 62 61 72"));
-    assert_eq!(c.decode_meta(DataType::Hash, &value).unwrap(), meta);
-    assert_eq!(
-        c.decode_meta_key(rec.place, &rec.key),
-        Ok(Some(b"foo".to_vec()))
+    assert_meta_bytes(
+        &c,
+        DataType::Hash,
+        &meta,
+        &unhex("02 00 00 01 04 03 62 61 72"),
     );
 }
 
@@ -78,9 +68,7 @@ fn set_foo_bar() {
 fn set_n_123_is_int_encoded() {
     let c = codec();
     let meta = Meta::string(b"123".to_vec(), 0);
-    let value = c.encode_meta(&meta).unwrap();
-    assert_eq!(value, unhex("02 00 00 01 01 f6 01"));
-    assert_eq!(c.decode_meta(DataType::String, &value).unwrap(), meta);
+    assert_meta_bytes(&c, DataType::String, &meta, &unhex("02 00 00 01 01 f6 01"));
     // Not canonical: stays a string.
     let meta = Meta::string(b"0123".to_vec(), 0);
     assert_eq!(
@@ -93,22 +81,18 @@ fn set_n_123_is_int_encoded() {
 fn set_foo_bar_with_ttl() {
     let c = codec();
     let meta = Meta::string(b"bar".to_vec(), 1_700_000_000_000);
-    let value = c.encode_meta(&meta).unwrap();
-    assert_eq!(value, unhex("02 00 80 a0 ab fe f9 62 01 04 03 62 61 72"));
-    assert_eq!(c.decode_meta(DataType::String, &value).unwrap(), meta);
+    let value = unhex("02 00 80 a0 ab fe f9 62 01 04 03 62 61 72");
+    assert_meta_bytes(&c, DataType::String, &meta, &value);
 }
 
 #[test]
 fn hset_h_f_v() {
     let c = codec();
-    let rec = c.meta_record(b"h", DataType::Hash).unwrap();
-    assert_eq!(rec.key, unhex("01 68 01 00"));
+    let rec = assert_meta_record(&c, b"h", DataType::Hash, &unhex("01 68 01 00"));
     let mut meta = c.new_meta(DataType::Hash, c.next_version(0, 0, None));
     meta.size = 1;
     // Compat mode, new hash: size 1 (zigzag 02).
-    let value = c.encode_meta(&meta).unwrap();
-    assert_eq!(value, unhex("03 00 00 02 00"));
-    assert_eq!(c.decode_meta(DataType::Hash, &value).unwrap(), meta);
+    assert_meta_bytes(&c, DataType::Hash, &meta, &unhex("03 00 00 02 00"));
     // Non-compat mode (and any later compat HSET): size -1.
     let unknown = c
         .decode_meta(DataType::Hash, &unhex("03 00 00 01 00"))
@@ -116,32 +100,22 @@ fn hset_h_f_v() {
     assert_eq!((unknown.size, unknown.variant), (0, VARIANT_SIZE_UNKNOWN));
     assert_eq!(c.encode_meta(&unknown).unwrap(), unhex("03 00 00 01 00"));
 
-    let id = SubId::Name(b"f".to_vec());
-    let key = c.sub_key(SubKind::HashField, b"h", &meta, &id);
     assert_eq!(c.sub_place(SubKind::HashField, b"k"), NS);
-    assert_eq!(key, unhex("01 68 04 01 04 01 66"));
-    let value = c.encode_sub_value(SubKind::HashField, &meta, &SubValue::Bytes(b"v".to_vec()));
-    assert_eq!(value, unhex("04 01 04 01 76"));
-    assert_eq!(
-        c.decode_sub_key(SubKind::HashField, b"h", &meta, &key),
-        Ok(id)
-    );
-    assert_eq!(
-        c.decode_sub_value(SubKind::HashField, &meta, &value),
-        Ok(SubValue::Bytes(b"v".to_vec()))
-    );
-    let range = c.sub_range(SubKind::HashField, b"h", &meta);
+    let field = field_f_v();
+    let key = unhex("01 68 04 01 04 01 66");
+    let value = unhex("04 01 04 01 76");
+    let range = assert_element_bytes(&c, b"h", &meta, &field, &key, &value).range;
     assert_eq!(range.lower, unhex("01 68 04 01 00"));
     assert_eq!(range.upper, unhex("01 68 05 00"));
-    assert!(contains(&c, &range, &key));
-    assert!(!contains(&c, &range, &rec.key));
+    assert!(in_range(&c, &range, &key));
+    assert!(!in_range(&c, &range, &rec.key));
     assert_eq!(c.decode_meta_key(NS, &key), Ok(None));
 
     // DEL of a big hash: one range delete over [META h, END h).
     let all = c.key_range(b"h").expect("ardb deletes by range");
     assert_eq!(all.lower, unhex("01 68 01 00"));
     assert_eq!(all.upper, unhex("01 68 1f 00"));
-    assert!(contains(&c, &all, &rec.key) && contains(&c, &all, &key));
+    assert!(in_range(&c, &all, &rec.key) && in_range(&c, &all, &key));
 }
 
 #[test]
@@ -157,22 +131,15 @@ fn rpush_l_a() {
         }
     );
     meta.size = 1;
-    let value = c.encode_meta(&meta).unwrap();
-    assert_eq!(value, unhex("05 00 00 02 01 02 01 00 01 00"));
-    assert_eq!(c.decode_meta(DataType::List, &value).unwrap(), meta);
-    let id = SubId::Sparse(SparseIndex::Int(0));
-    let key = c.sub_key(SubKind::ListItem, b"l", &meta, &id);
-    assert_eq!(key, unhex("01 6c 06 01 01 00"));
-    let value = c.encode_sub_value(SubKind::ListItem, &meta, &SubValue::Bytes(b"a".to_vec()));
-    assert_eq!(value, unhex("06 01 04 01 61"));
-    assert_eq!(
-        c.decode_sub_key(SubKind::ListItem, b"l", &meta, &key),
-        Ok(id)
+    let meta_bytes = unhex("05 00 00 02 01 02 01 00 01 00");
+    assert_meta_bytes(&c, DataType::List, &meta, &meta_bytes);
+    let item = (
+        SubKind::ListItem,
+        SubId::Sparse(SparseIndex::Int(0)),
+        SubValue::Bytes(b"a".to_vec()),
     );
-    assert_eq!(
-        c.decode_sub_value(SubKind::ListItem, &meta, &value),
-        Ok(SubValue::Bytes(b"a".to_vec()))
-    );
+    let key = unhex("01 6c 06 01 01 00");
+    assert_element_bytes(&c, b"l", &meta, &item, &key, &unhex("06 01 04 01 61"));
 }
 
 #[test]
@@ -184,46 +151,21 @@ fn zadd_z_1_5_m() {
     meta.size = 1;
     // `02 <min member> <max member>`, members as strings.
     let ardb_meta = unhex("09 00 00 02 02 04 01 6d 04 01 6d");
-    assert_eq!(c.encode_meta(&meta).unwrap(), ardb_meta);
-    assert_eq!(c.decode_meta(DataType::ZSet, &ardb_meta).unwrap(), meta);
+    assert_meta_bytes(&c, DataType::ZSet, &meta, &ardb_meta);
 
-    let member = SubId::Name(b"m".to_vec());
-    let score_key = c.sub_key(SubKind::ZSetMember, b"z", &meta, &member);
-    assert_eq!(score_key, unhex("01 7a 0b 01 04 01 6d"));
-    let score_value = c.encode_sub_value(SubKind::ZSetMember, &meta, &SubValue::Score(1.5));
-    assert_eq!(score_value, unhex("0b 01 02 80 80 80 80 80 80 80 f8 7f"));
-    assert_eq!(
-        c.decode_sub_value(SubKind::ZSetMember, &meta, &score_value),
-        Ok(SubValue::Score(1.5))
-    );
-    assert_eq!(
-        c.decode_sub_key(SubKind::ZSetMember, b"z", &meta, &score_key),
-        Ok(member)
-    );
+    let [member, scored] = member_m_1_5();
+    let score_key = unhex("01 7a 0b 01 04 01 6d");
+    let score_value = unhex("0b 01 02 80 80 80 80 80 80 80 f8 7f");
+    assert_element_bytes(&c, b"z", &meta, &member, &score_key, &score_value);
 
-    let scored = SubId::Scored {
-        score: 1.5,
-        member: b"m".to_vec(),
-    };
-    let sort_key = c.sub_key(SubKind::ZSetScore, b"z", &meta, &scored);
-    assert_eq!(
-        sort_key,
-        unhex("01 7a 0a 02 02 80 80 80 80 80 80 80 f8 7f 04 01 6d")
-    );
-    assert_eq!(
-        c.encode_sub_value(SubKind::ZSetScore, &meta, &SubValue::Empty),
-        unhex("0a 00")
-    );
-    assert_eq!(
-        c.decode_sub_key(SubKind::ZSetScore, b"z", &meta, &sort_key),
-        Ok(scored)
-    );
+    let sort_key = unhex("01 7a 0a 02 02 80 80 80 80 80 80 80 f8 7f 04 01 6d");
+    assert_element_bytes(&c, b"z", &meta, &scored, &sort_key, &unhex("0a 00"));
     // The score index range starts at Ardb's pre-sized seek key.
     let range = c.sub_range(SubKind::ZSetScore, b"z", &meta);
     assert_eq!(range.lower, unhex("01 7a 0a 02 00 00"));
     assert_eq!(range.upper, unhex("01 7a 0b 00"));
-    assert!(contains(&c, &range, &sort_key));
-    assert!(!contains(&c, &range, &score_key));
+    assert!(in_range(&c, &range, &sort_key));
+    assert!(!in_range(&c, &range, &score_key));
     // A seek key with an empty member sorts at or before every member of
     // its score and after every lower score.
     let seek = c.sub_key(
@@ -336,7 +278,7 @@ fn sparse_list_items_sort_numerically() {
         assert_eq!(compare_keys(&w[0], &w[1]), Ordering::Less);
     }
     let range = c.sub_range(SubKind::ListItem, b"l", &meta);
-    assert!(order.iter().all(|k| contains(&c, &range, k)));
+    assert!(order.iter().all(|k| in_range(&c, &range, k)));
     assert_eq!(
         c.decode_sub_key(SubKind::ListItem, b"l", &meta, &order[2]),
         Ok(SubId::Sparse(SparseIndex::Float(-1.5)))
@@ -346,27 +288,26 @@ fn sparse_list_items_sort_numerically() {
 #[test]
 fn round_trips_of_every_record_kind() {
     let c = codec();
-    for data_type in DataType::ALL {
-        let mut meta = c.new_meta(data_type, 0);
-        meta.expire_ms = 1_700_000_123_456;
-        if data_type == DataType::String {
-            meta.value = b"payload\0\xff".to_vec();
-        } else {
-            meta.size = 3;
-        }
-        if data_type == DataType::List {
-            meta.list = ListBounds::Sparse {
-                min: SparseIndex::Int(-4),
-                max: SparseIndex::Float(2.5),
-                sequential: false,
-            };
-        }
+    let list = ListBounds::Sparse {
+        min: SparseIndex::Int(-4),
+        max: SparseIndex::Float(2.5),
+        sequential: false,
+    };
+    for meta in filled_metas(&c, 0, 1_700_000_123_456, &list) {
         let raw = c.encode_meta(&meta).unwrap();
         assert_eq!(c.decode_meta(DataType::String, &raw).unwrap(), meta);
     }
     let key: &[u8] = b"key\0\xff";
     let meta = c.new_meta(DataType::ZSet, 0);
-    let cases = [
+    let mut elements = edge_elements(
+        f64::NEG_INFINITY,
+        (
+            SubId::Sparse(SparseIndex::Float(-0.75)),
+            SubValue::Bytes(Vec::new()),
+        ),
+    );
+    // Fields, values and members that read as integers.
+    elements.extend([
         (
             SubKind::HashField,
             SubId::Name(b"-12".to_vec()),
@@ -377,53 +318,30 @@ fn round_trips_of_every_record_kind() {
             SubId::Name(b"f\0".to_vec()),
             SubValue::Bytes(b"9223372036854775807".to_vec()),
         ),
-        (SubKind::SetMember, SubId::Name(Vec::new()), SubValue::Empty),
         (
             SubKind::ZSetMember,
             SubId::Name(b"7".to_vec()),
             SubValue::Score(-0.0),
         ),
-        (
-            SubKind::ZSetScore,
-            SubId::Scored {
-                score: f64::NEG_INFINITY,
-                member: b"".to_vec(),
-            },
-            SubValue::Empty,
-        ),
-        (
-            SubKind::ListItem,
-            SubId::Sparse(SparseIndex::Float(-0.75)),
-            SubValue::Bytes(Vec::new()),
-        ),
-    ];
+    ]);
     let whole = c.key_range(key).expect("ardb deletes by range");
-    for (kind, id, value) in cases {
-        let raw_key = c.sub_key(kind, key, &meta, &id);
-        let range = c.sub_range(kind, key, &meta);
-        assert_eq!(range.place, c.sub_place(kind, b"k"));
-        assert!(contains(&c, &range, &raw_key), "{kind:?}");
-        assert!(contains(&c, &whole, &raw_key), "{kind:?}");
+    for element in &elements {
+        let kind = element.0;
+        let raw_key = assert_element(&c, key, &meta, element).key;
+        assert!(in_range(&c, &whole, &raw_key), "{kind:?}");
         // No other kind's range holds it.
-        for other in [
-            SubKind::HashField,
-            SubKind::SetMember,
-            SubKind::ZSetMember,
-            SubKind::ZSetScore,
-            SubKind::ListItem,
-        ] {
+        for other in SUB_KINDS {
             if other != kind {
-                assert!(!contains(&c, &c.sub_range(other, key, &meta), &raw_key));
+                assert!(!in_range(&c, &c.sub_range(other, key, &meta), &raw_key));
             }
         }
-        redcodec_testkit::assert_sub_round_trip(&c, kind, key, &meta, &id, &value);
         assert_eq!(c.decode_meta_key(NS, &raw_key), Ok(None));
         assert_eq!(c.gc_sub_owner(NS, &raw_key, &[]), None);
     }
     // Neighbouring user keys are outside the key's range.
     for neighbour in [&b"key\0"[..], b"key\0\xff\0", b"kez", b""] {
         let m = c.meta_record(neighbour, DataType::Hash).unwrap().key;
-        assert!(!contains(&c, &whole, &m));
+        assert!(!in_range(&c, &whole, &m));
     }
 }
 

@@ -108,13 +108,8 @@ impl Codec for BlackwidowCodec {
 
     fn meta_record(&self, key: &[u8], data_type: DataType) -> Result<Record, EncodeError> {
         // Data keys hold the key size in a u32.
-        if data_type.is_collection() && u32::try_from(key.len()).is_err() {
-            return Err(EncodeError::KeyTooLong {
-                format: "blackwidow",
-                type_name: data_type.redis_name(),
-                len: key.len(),
-                max: u32::MAX as usize,
-            });
+        if data_type.is_collection() {
+            EncodeError::check_key_len(Self::NAME, data_type, key, u32::MAX as usize)?;
         }
         Ok(Record {
             place: layout::meta_place(data_type),

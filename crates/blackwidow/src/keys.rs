@@ -21,7 +21,7 @@
 //! the successor of the whole prefix instead.
 
 use byteorder::{ByteOrder, LittleEndian};
-use redcodec_codec::{DecodeError, Reader};
+use redcodec_codec::{beyond_prefix, prefix_successor, DecodeError, Reader};
 
 /// Length of the key-size field.
 pub const KEY_SIZE_LEN: usize = 4;
@@ -91,25 +91,6 @@ impl<'a> DataKey<'a> {
     }
 }
 
-/// The smallest byte string greater than every string starting with
-/// `prefix`: drop trailing `0xFF` bytes, then add one to the last byte.
-/// `None` if `prefix` is all `0xFF` (or empty).
-pub fn successor(prefix: &[u8]) -> Option<Vec<u8>> {
-    let last = prefix.iter().rposition(|&b| b != 0xFF)?;
-    let mut out = prefix[..=last].to_vec();
-    out[last] += 1;
-    Some(out)
-}
-
-/// The upper bound used where no exact one exists (a prefix of only
-/// `0xFF` bytes, which needs a 4 GiB key): the prefix followed by sixteen
-/// `0xFF` bytes. Unreachable through the codec; kept so nothing panics.
-fn fallback_upper(prefix: &[u8]) -> Vec<u8> {
-    let mut out = prefix.to_vec();
-    out.extend_from_slice(&[0xFF; 16]);
-    out
-}
-
 /// `[lower, upper)` of the data keys of `user_key` at `version` in a
 /// **bytewise** family: the prefix, and the prefix's successor.
 ///
@@ -118,7 +99,7 @@ fn fallback_upper(prefix: &[u8]) -> Vec<u8> {
 /// greater than the prefix is at least its successor.
 pub fn bytewise_bounds(user_key: &[u8], version: i32) -> (Vec<u8>, Vec<u8>) {
     let lower = prefix(user_key, version);
-    let upper = successor(&lower).unwrap_or_else(|| fallback_upper(&lower));
+    let upper = prefix_successor(&lower).unwrap_or_else(|| beyond_prefix(&lower));
     (lower, upper)
 }
 
@@ -169,7 +150,7 @@ pub fn score_bounds(user_key: &[u8], version: i32) -> (Vec<u8>, Vec<u8>) {
             next.extend_from_slice(&neg_inf);
             next
         }
-        None => fallback_upper(&lower),
+        None => beyond_prefix(&lower),
     };
     (lower, upper)
 }
@@ -233,14 +214,6 @@ mod tests {
         for end in 0..raw.len() - 4 {
             assert!(DataKey::parse(&raw[..end]).is_err(), "{end}");
         }
-    }
-
-    #[test]
-    fn successor_rule() {
-        assert_eq!(successor(b"ab"), Some(b"ac".to_vec()));
-        assert_eq!(successor(b"a\xff\xff"), Some(b"b".to_vec()));
-        assert_eq!(successor(b"\xff"), None);
-        assert_eq!(successor(b""), None);
     }
 
     /// The caveat of the reference: `prefix(version + 1)` is below the

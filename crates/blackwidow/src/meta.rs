@@ -189,23 +189,11 @@ pub fn new_meta(data_type: DataType, version: u64) -> Meta {
     if data_type == DataType::String {
         return Meta::string(Vec::new(), 0);
     }
-    Meta {
-        data_type,
-        expire_ms: 0,
-        version,
-        size: 0,
-        list: if data_type == DataType::List {
-            ListBounds::Array {
-                head: INITIAL_LEFT_INDEX + 1,
-                tail: INITIAL_RIGHT_INDEX,
-            }
-        } else {
-            ListBounds::None
-        },
-        value: Vec::new(),
-        variant: 0,
-        bounds: None,
-    }
+    let empty_list = ListBounds::Array {
+        head: INITIAL_LEFT_INDEX + 1,
+        tail: INITIAL_RIGHT_INDEX,
+    };
+    Meta::fresh(data_type, version, empty_list)
 }
 
 /// Decodes the metadata value read from the place of `data_type`.
@@ -301,12 +289,7 @@ pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
 }
 
 fn out_of_range(what: &'static str, value: impl ToString, range: &str) -> EncodeError {
-    EncodeError::OutOfRange {
-        format: "blackwidow",
-        what,
-        value: value.to_string(),
-        range: range.to_string(),
-    }
+    EncodeError::out_of_range("blackwidow", what, value, range)
 }
 
 #[cfg(test)]

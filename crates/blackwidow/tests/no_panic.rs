@@ -6,7 +6,7 @@
 use redcodec_blackwidow::comparator::{lists_data_key_compare, zsets_score_key_compare};
 use redcodec_blackwidow::BlackwidowCodec;
 use redcodec_codec::{Codec, DataType, ListBounds, Meta, Place, SubId, SubKind};
-use redcodec_testkit::{feed_decoders, prefixes_and_flips, XorShift};
+use redcodec_testkit::{feed_decoders, feed_random, prefixes_and_flips_beside_another, XorShift};
 
 const NOW_MS: u64 = 1_700_000_000_000;
 
@@ -49,26 +49,24 @@ fn prefixes_and_corruptions_of_valid_records() {
     let c = BlackwidowCodec::default();
     let records = valid_records(&c);
     for m in metas(&c) {
-        for (n, record) in records.iter().enumerate() {
-            let other = &records[(n * 7 + 3) % records.len()];
-            prefixes_and_flips(record, |bytes| feed(&c, &m, bytes, other));
-        }
+        prefixes_and_flips_beside_another(&records, |bytes, other| feed(&c, &m, bytes, other));
     }
 }
 
 #[test]
 fn random_bytes() {
-    let mut rng = XorShift::new(0x2545_F491_4F6C_DD1D);
     let c = BlackwidowCodec::default();
-    let mut previous = Vec::new();
-    for round in 0..20_000 {
-        let mut bytes = rng.bytes(48);
-        // Often start with a plausible small key size.
-        if round % 2 == 0 && bytes.len() >= 4 {
+    // Often start with a plausible small key size.
+    let shape = |round: usize, rng: &mut XorShift, bytes: &mut Vec<u8>| {
+        if round.is_multiple_of(2) && bytes.len() >= 4 {
             bytes[..4].copy_from_slice(&((rng.next() % 8) as u32).to_le_bytes());
         }
-        let meta = c.new_meta(DataType::ALL[round % 5], rng.next());
-        feed(&c, &meta, &bytes, &previous);
-        previous = bytes;
-    }
+    };
+    feed_random(
+        &c,
+        0x2545_F491_4F6C_DD1D,
+        48,
+        shape,
+        |meta, bytes, previous| feed(&c, meta, bytes, previous),
+    );
 }

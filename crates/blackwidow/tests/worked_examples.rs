@@ -9,7 +9,11 @@ use redcodec_blackwidow::{layout, BlackwidowCodec};
 use redcodec_codec::{
     Codec, DataType, GcDecision, ListBounds, Meta, Place, SubId, SubKind, SubValue,
 };
-use redcodec_testkit::unhex;
+use redcodec_testkit::{
+    assert_element, assert_element_bytes, assert_gc_of_set_meta, assert_meta_bytes,
+    assert_meta_record, edge_elements, field_f_v, filled_metas, member_m_1_5, place_names, unhex,
+    SetMetas,
+};
 
 /// 1700000000 s = 0x6553F100, LE `00 f1 53 65`.
 const T: u64 = 1_700_000_000;
@@ -18,13 +22,6 @@ const T_MS: u64 = T * 1_000;
 
 fn codec() -> BlackwidowCodec {
     BlackwidowCodec::default()
-}
-
-fn cf_name(c: &BlackwidowCodec, place: Place) -> (&'static str, &'static str) {
-    (
-        c.layout().instances[place.instance].dir,
-        c.layout().cf(place).name,
-    )
 }
 
 /// The metadata of a new collection at T after one element was added.
@@ -45,26 +42,17 @@ fn version_at_the_reference_clock() {
 #[test]
 fn set_foo_bar() {
     let c = codec();
-    let rec = c.meta_record(b"foo", DataType::String).unwrap();
-    assert_eq!(cf_name(&c, rec.place), ("strings", "default"));
-    assert_eq!(rec.key, unhex("66 6f 6f"));
+    let rec = assert_meta_record(&c, b"foo", DataType::String, &unhex("66 6f 6f"));
+    assert_eq!(place_names(&c, rec.place), ("strings", "default"));
     let meta = Meta::string(b"bar".to_vec(), 0);
-    let value = c.encode_meta(&meta).unwrap();
-    assert_eq!(value, unhex("62 61 72 00 00 00 00"));
-    assert_eq!(c.decode_meta(DataType::String, &value).unwrap(), meta);
-    assert_eq!(
-        c.decode_meta_key(rec.place, &rec.key),
-        Ok(Some(b"foo".to_vec()))
-    );
+    assert_meta_bytes(&c, DataType::String, &meta, &unhex("62 61 72 00 00 00 00"));
 }
 
 #[test]
 fn setex_foo_100_bar() {
     let c = codec();
     let meta = Meta::string(b"bar".to_vec(), (T + 100) * 1000);
-    let value = c.encode_meta(&meta).unwrap();
-    assert_eq!(value, unhex("62 61 72 64 f1 53 65"));
-    assert_eq!(c.decode_meta(DataType::String, &value).unwrap(), meta);
+    let value = assert_meta_bytes(&c, DataType::String, &meta, &unhex("62 61 72 64 f1 53 65"));
     let rec = c.meta_record(b"foo", DataType::String).unwrap();
     assert_eq!(
         c.gc_meta(rec.place, &rec.key, &value, (T + 100) * 1000),
@@ -80,30 +68,16 @@ fn setex_foo_100_bar() {
 fn hset_h_f_v() {
     let c = codec();
     let meta = one_element(&c, DataType::Hash);
-    let rec = c.meta_record(b"h", DataType::Hash).unwrap();
-    assert_eq!(cf_name(&c, rec.place), ("hashes", "default"));
-    assert_eq!(rec.key, unhex("68"));
-    let meta_bytes = c.encode_meta(&meta).unwrap();
-    assert_eq!(meta_bytes, unhex("01 00 00 00 00 f1 53 65 00 00 00 00"));
-    assert_eq!(c.decode_meta(DataType::Hash, &meta_bytes).unwrap(), meta);
+    let rec = assert_meta_record(&c, b"h", DataType::Hash, &unhex("68"));
+    assert_eq!(place_names(&c, rec.place), ("hashes", "default"));
+    let meta_bytes = unhex("01 00 00 00 00 f1 53 65 00 00 00 00");
+    assert_meta_bytes(&c, DataType::Hash, &meta, &meta_bytes);
 
     let place = c.sub_place(SubKind::HashField, b"k");
-    assert_eq!(cf_name(&c, place), ("hashes", "data_cf"));
-    let id = SubId::Name(b"f".to_vec());
-    let key = c.sub_key(SubKind::HashField, b"h", &meta, &id);
-    assert_eq!(key, unhex("01 00 00 00 68 00 f1 53 65 66"));
-    let value = c.encode_sub_value(SubKind::HashField, &meta, &SubValue::Bytes(b"v".to_vec()));
-    assert_eq!(value, unhex("76"));
-    assert_eq!(
-        c.decode_sub_key(SubKind::HashField, b"h", &meta, &key),
-        Ok(id)
-    );
-    assert_eq!(
-        c.decode_sub_value(SubKind::HashField, &meta, &value),
-        Ok(SubValue::Bytes(b"v".to_vec()))
-    );
-    let range = c.sub_range(SubKind::HashField, b"h", &meta);
-    assert_eq!(range.place, place);
+    assert_eq!(place_names(&c, place), ("hashes", "data_cf"));
+    let field = field_f_v();
+    let key = unhex("01 00 00 00 68 00 f1 53 65 66");
+    let range = assert_element_bytes(&c, b"h", &meta, &field, &key, &unhex("76")).range;
     assert_eq!(range.lower, unhex("01 00 00 00 68 00 f1 53 65"));
     assert_eq!(range.upper, unhex("01 00 00 00 68 00 f1 53 66"));
     assert!(range.lower <= key && key < range.upper);
@@ -153,50 +127,25 @@ fn zadd_z_1_5_m() {
     let c = codec();
     let meta = one_element(&c, DataType::ZSet);
     let rec = c.meta_record(b"z", DataType::ZSet).unwrap();
-    assert_eq!(cf_name(&c, rec.place), ("zsets", "default"));
-    assert_eq!(
-        c.encode_meta(&meta).unwrap(),
-        unhex("01 00 00 00 00 f1 53 65 00 00 00 00")
-    );
+    assert_eq!(place_names(&c, rec.place), ("zsets", "default"));
+    let meta_bytes = unhex("01 00 00 00 00 f1 53 65 00 00 00 00");
+    assert_meta_bytes(&c, DataType::ZSet, &meta, &meta_bytes);
 
-    let member = SubId::Name(b"m".to_vec());
-    let member_key = c.sub_key(SubKind::ZSetMember, b"z", &meta, &member);
     assert_eq!(
-        cf_name(&c, c.sub_place(SubKind::ZSetMember, b"k")),
+        place_names(&c, c.sub_place(SubKind::ZSetMember, b"k")),
         ("zsets", "data_cf")
     );
-    assert_eq!(member_key, unhex("01 00 00 00 7a 00 f1 53 65 6d"));
-    let value = c.encode_sub_value(SubKind::ZSetMember, &meta, &SubValue::Score(1.5));
-    assert_eq!(value, unhex("00 00 00 00 00 00 f8 3f"));
-    assert_eq!(
-        c.decode_sub_value(SubKind::ZSetMember, &meta, &value),
-        Ok(SubValue::Score(1.5))
-    );
-    assert_eq!(
-        c.decode_sub_key(SubKind::ZSetMember, b"z", &meta, &member_key),
-        Ok(member)
-    );
+    let [member, scored] = member_m_1_5();
+    let member_key = unhex("01 00 00 00 7a 00 f1 53 65 6d");
+    let member_value = unhex("00 00 00 00 00 00 f8 3f");
+    assert_element_bytes(&c, b"z", &meta, &member, &member_key, &member_value);
 
-    let scored = SubId::Scored {
-        score: 1.5,
-        member: b"m".to_vec(),
-    };
-    let score_key = c.sub_key(SubKind::ZSetScore, b"z", &meta, &scored);
     assert_eq!(
-        cf_name(&c, c.sub_place(SubKind::ZSetScore, b"k")),
+        place_names(&c, c.sub_place(SubKind::ZSetScore, b"k")),
         ("zsets", "score_cf")
     );
-    assert_eq!(
-        score_key,
-        unhex("01 00 00 00 7a 00 f1 53 65 00 00 00 00 00 00 f8 3f 6d")
-    );
-    assert!(c
-        .encode_sub_value(SubKind::ZSetScore, &meta, &SubValue::Empty)
-        .is_empty());
-    assert_eq!(
-        c.decode_sub_key(SubKind::ZSetScore, b"z", &meta, &score_key),
-        Ok(scored)
-    );
+    let score_key = unhex("01 00 00 00 7a 00 f1 53 65 00 00 00 00 00 00 f8 3f 6d");
+    assert_element_bytes(&c, b"z", &meta, &scored, &score_key, &[]);
     let range = c.sub_range(SubKind::ZSetScore, b"z", &meta);
     assert_eq!(
         range.lower,
@@ -226,32 +175,20 @@ fn rpush_l_a() {
     };
     meta.size = 1;
     let rec = c.meta_record(b"l", DataType::List).unwrap();
-    assert_eq!(cf_name(&c, rec.place), ("lists", "default"));
-    let bytes = c.encode_meta(&meta).unwrap();
-    assert_eq!(
-        bytes,
-        unhex(
-            "01 00 00 00 00 00 00 00  00 f1 53 65  00 00 00 00
-             ff ff ff ff ff ff ff 7f  01 00 00 00 00 00 00 80"
-        )
+    assert_eq!(place_names(&c, rec.place), ("lists", "default"));
+    let bytes = unhex(
+        "01 00 00 00 00 00 00 00  00 f1 53 65  00 00 00 00
+         ff ff ff ff ff ff ff 7f  01 00 00 00 00 00 00 80",
     );
-    assert_eq!(c.decode_meta(DataType::List, &bytes).unwrap(), meta);
+    assert_meta_bytes(&c, DataType::List, &meta, &bytes);
 
-    let key = c.sub_key(SubKind::ListItem, b"l", &meta, &item);
     assert_eq!(
-        cf_name(&c, c.sub_place(SubKind::ListItem, b"k")),
+        place_names(&c, c.sub_place(SubKind::ListItem, b"k")),
         ("lists", "data_cf")
     );
-    assert_eq!(
-        key,
-        unhex("01 00 00 00 6c 00 f1 53 65 00 00 00 00 00 00 00 80")
-    );
-    let value = c.encode_sub_value(SubKind::ListItem, &meta, &SubValue::Bytes(b"a".to_vec()));
-    assert_eq!(value, unhex("61"));
-    assert_eq!(
-        c.decode_sub_key(SubKind::ListItem, b"l", &meta, &key),
-        Ok(item)
-    );
+    let item = (SubKind::ListItem, item, SubValue::Bytes(b"a".to_vec()));
+    let key = unhex("01 00 00 00 6c 00 f1 53 65 00 00 00 00 00 00 00 80");
+    assert_element_bytes(&c, b"l", &meta, &item, &key, &unhex("61"));
     let range = c.sub_range(SubKind::ListItem, b"l", &meta);
     assert_eq!(range.lower, unhex("01 00 00 00 6c 00 f1 53 65"));
     assert_eq!(range.upper, unhex("01 00 00 00 6c 01 f1 53 65"));
@@ -320,20 +257,12 @@ fn score_seek_keys() {
 #[test]
 fn round_trips_of_every_record_kind() {
     let c = codec();
-    for data_type in DataType::ALL {
-        let mut meta = c.new_meta(data_type, 0xFFFF_FFFF);
-        meta.expire_ms = 1_700_000_123_000;
-        if data_type == DataType::String {
-            meta.value = b"payload\0\xff".to_vec();
-        } else {
-            meta.size = 3;
-        }
-        if data_type == DataType::List {
-            meta.list = ListBounds::Array {
-                head: (1 << 63) - 4,
-                tail: (1 << 63) - 1,
-            };
-        }
+    let list = ListBounds::Array {
+        head: (1 << 63) - 4,
+        tail: (1 << 63) - 1,
+    };
+    for mut meta in filled_metas(&c, 0xFFFF_FFFF, 1_700_000_123_000, &list) {
+        let data_type = meta.data_type;
         let raw = c.encode_meta(&meta).unwrap();
         if data_type == DataType::String {
             meta.version = 0;
@@ -345,64 +274,30 @@ fn round_trips_of_every_record_kind() {
         );
     }
     let key: &[u8] = b"{tag}key\0\xff";
+    let mut elements = edge_elements(
+        f64::NEG_INFINITY,
+        (SubId::Index(u64::MAX), SubValue::Bytes(Vec::new())),
+    );
+    elements.push((
+        SubKind::ZSetScore,
+        SubId::Scored {
+            score: f64::MAX,
+            member: vec![0xFF; 10],
+        },
+        SubValue::Empty,
+    ));
     for version in [0x6553_F1FFu64, 0xFFFF_FFFF, 0x7FFF_FFFF, 0] {
         let meta = c.new_meta(DataType::ZSet, version);
-        let cases = [
-            (
-                SubKind::HashField,
-                SubId::Name(b"f\0".to_vec()),
-                SubValue::Bytes(b"v\xff".to_vec()),
-            ),
-            (SubKind::SetMember, SubId::Name(Vec::new()), SubValue::Empty),
-            (
-                SubKind::ZSetMember,
-                SubId::Name(b"m".to_vec()),
-                SubValue::Score(-0.0),
-            ),
-            (
-                SubKind::ZSetScore,
-                SubId::Scored {
-                    score: f64::NEG_INFINITY,
-                    member: b"".to_vec(),
-                },
-                SubValue::Empty,
-            ),
-            (
-                SubKind::ZSetScore,
-                SubId::Scored {
-                    score: f64::MAX,
-                    member: vec![0xFF; 10],
-                },
-                SubValue::Empty,
-            ),
-            (
-                SubKind::ListItem,
-                SubId::Index(u64::MAX),
-                SubValue::Bytes(Vec::new()),
-            ),
-        ];
-        for (kind, id, value) in cases {
-            let raw_key = c.sub_key(kind, key, &meta, &id);
-            let range = c.sub_range(kind, key, &meta);
-            assert_eq!(range.place, c.sub_place(kind, b"k"));
-            let cmp = match kind {
-                SubKind::ListItem => lists_data_key_compare,
-                SubKind::ZSetScore => zsets_score_key_compare,
-                _ => |a: &[u8], b: &[u8]| a.cmp(b),
-            };
-            assert_ne!(
-                cmp(&range.lower, &raw_key),
-                Greater,
-                "{kind:?} {version:#x}"
-            );
-            assert_eq!(cmp(&raw_key, &range.upper), Less, "{kind:?} {version:#x}");
-            redcodec_testkit::assert_sub_round_trip(&c, kind, key, &meta, &id, &value);
+        for element in &elements {
+            let kind = element.0;
+            let raw_key = assert_element(&c, key, &meta, element).key;
             // Another version or key is rejected.
             let mut other = meta.clone();
             other.version = version ^ 1;
             assert!(c.decode_sub_key(kind, key, &other, &raw_key).is_err());
-            let owner = c.gc_sub_owner(range.place, &raw_key, &[]).unwrap();
-            assert_eq!(owner.meta.place, Place::new(range.place.instance, 0));
+            let place = c.sub_place(kind, key);
+            let owner = c.gc_sub_owner(place, &raw_key, &[]).unwrap();
+            assert_eq!(owner.meta.place, Place::new(place.instance, 0));
             assert_eq!(owner.meta.key, key);
             assert_eq!(owner.version, version);
         }
@@ -412,27 +307,12 @@ fn round_trips_of_every_record_kind() {
 #[test]
 fn gc_rules_through_the_codec() {
     let c = codec();
-    let rec = c.meta_record(b"s", DataType::Set).unwrap();
-    let mut meta = c.new_meta(DataType::Set, T - 10);
-    meta.size = 2;
-    let live = c.encode_meta(&meta).unwrap();
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &live, T_MS),
-        GcDecision::Keep
-    );
-    meta.size = 0;
-    let empty = c.encode_meta(&meta).unwrap();
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &empty, T_MS),
-        GcDecision::Drop
-    );
-    meta.size = 2;
-    meta.expire_ms = T_MS - 1000;
-    let expired = c.encode_meta(&meta).unwrap();
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &expired, T_MS),
-        GcDecision::Drop
-    );
+    let SetMetas {
+        rec,
+        meta,
+        live,
+        expired,
+    } = assert_gc_of_set_meta(&c, T - 10, T_MS - 1000, T_MS);
     // Within the same second, not yet expired (seconds resolution).
     assert_eq!(
         c.gc_meta(rec.place, &rec.key, &expired, T_MS - 1),

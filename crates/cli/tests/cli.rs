@@ -3,7 +3,7 @@
 use std::path::Path;
 
 mod common;
-use common::{redcodec, text};
+use common::{redcodec, text, Args};
 
 fn store_args<'a>(dir: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec![
@@ -41,15 +41,9 @@ fn exec_then_dump_shows_the_worked_example() {
 fn blackwidow_exec_then_dump_shows_the_bytes_of_pika_part_c() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().expect("utf-8 path");
-    let args = [
-        "exec",
-        "--format",
-        "blackwidow",
-        "--dir",
-        d,
-        "--fixed-clock",
-        "1700000000000",
-    ];
+    let args = Args::new("exec")
+        .store("blackwidow", d)
+        .fixed_clock("1700000000000");
     let out = redcodec(&args, "SET foo bar\nHSET h f v\nZADD z 1.5 m\nRPUSH l a\n");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
@@ -57,7 +51,7 @@ fn blackwidow_exec_then_dump_shows_the_bytes_of_pika_part_c() {
         "OK\n(integer) 1\n(integer) 1\n(integer) 1\n"
     );
 
-    let out = redcodec(&["dump", "--format", "blackwidow", "--dir", d], "");
+    let out = redcodec(&Args::new("dump").store("blackwidow", d), "");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
@@ -73,15 +67,9 @@ fn blackwidow_exec_then_dump_shows_the_bytes_of_pika_part_c() {
 
     // The format has no namespaces: asking for one is a clear error.
     let out = redcodec(
-        &[
-            "exec",
-            "--format",
-            "blackwidow",
-            "--dir",
-            d,
-            "--namespace",
-            "x",
-        ],
+        &Args::new("exec")
+            .store("blackwidow", d)
+            .with(&["--namespace", "x"]),
         "PING\n",
     );
     assert!(!out.status.success());
@@ -96,15 +84,9 @@ fn blackwidow_exec_then_dump_shows_the_bytes_of_pika_part_c() {
 fn nemo_exec_then_dump_shows_the_bytes_of_pika_part_c() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().expect("utf-8 path");
-    let args = [
-        "exec",
-        "--format",
-        "nemo",
-        "--dir",
-        d,
-        "--fixed-clock",
-        "1700000000000",
-    ];
+    let args = Args::new("exec")
+        .store("nemo", d)
+        .fixed_clock("1700000000000");
     let out = redcodec(&args, "SET foo bar\nHSET h f v\nZADD z 1.5 m\nLPUSH l a\n");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
@@ -112,7 +94,7 @@ fn nemo_exec_then_dump_shows_the_bytes_of_pika_part_c() {
         "OK\n(integer) 1\n(integer) 1\n(integer) 1\n"
     );
 
-    let out = redcodec(&["dump", "--format", "nemo", "--dir", d], "");
+    let out = redcodec(&Args::new("dump").store("nemo", d), "");
     assert!(out.status.success(), "{}", text(&out.stderr));
     // Part C of the Pika reference, plus the five separators nemo writes
     // on every open (`h`, `l`, `y`, `z`, `s`: empty value, zero suffix).
@@ -246,15 +228,9 @@ fn a_bad_quoted_line_names_its_line_number() {
 fn ardb_exec_then_dump_shows_the_bytes_of_the_reference_worked_examples() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().expect("utf-8 path");
-    let args = [
-        "exec",
-        "--format",
-        "ardb",
-        "--dir",
-        d,
-        "--fixed-clock",
-        "1700000000000",
-    ];
+    let args = Args::new("exec")
+        .store("ardb", d)
+        .fixed_clock("1700000000000");
     let out = redcodec(&args, "SET foo bar\nHSET h f v\nRPUSH l a\nZADD z 1.5 m\n");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
@@ -262,7 +238,7 @@ fn ardb_exec_then_dump_shows_the_bytes_of_the_reference_worked_examples() {
         "OK\n(integer) 1\n(integer) 1\n(integer) 1\n"
     );
 
-    let out = redcodec(&["dump", "--format", "ardb", "--dir", d], "");
+    let out = redcodec(&Args::new("dump").store("ardb", d), "");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
@@ -278,27 +254,22 @@ fn ardb_exec_then_dump_shows_the_bytes_of_the_reference_worked_examples() {
 
     // Another namespace is another column family of the same store.
     let out = redcodec(
-        &[
-            "exec",
-            "--format",
-            "ardb",
-            "--dir",
-            d,
+        &Args::new("exec").store("ardb", d).with(&[
             "--namespace",
             "tenant",
             "--",
             "SET",
             "foo",
             "t",
-        ],
+        ]),
         "",
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let out = redcodec(&["dump", "--format", "ardb", "--dir", d], "");
+    let out = redcodec(&Args::new("dump").store("ardb", d), "");
     assert!(text(&out.stdout).ends_with("rocksdb\ttenant\t03666f6f0100\t02000001040174\n"));
 
     // Another format's store is refused.
-    let out = redcodec(&["dump", "--format", "kvrocks", "--dir", d], "");
+    let out = redcodec(&Args::new("dump").store("kvrocks", d), "");
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("holds no kvrocks store"));
 }

@@ -2,27 +2,13 @@
 //! file it writes exists and parses (`report_browser.rs` renders the page).
 //! No timing is asserted.
 
-use std::process::Command;
+mod common;
+use common::tiny_compare;
 
 #[test]
 fn compare_prints_tables_and_writes_csv_json_svg_html() {
     let out_dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_redcodec"))
-        .args([
-            "compare",
-            "--keys",
-            "200",
-            "--elements",
-            "50",
-            "--big-hash",
-            "2000",
-            "--rounds",
-            "3",
-            "--out",
-            out_dir.path().to_str().expect("utf-8 path"),
-        ])
-        .output()
-        .expect("binary runs");
+    let out = tiny_compare(out_dir.path());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -156,7 +142,9 @@ fn compare_prints_tables_and_writes_csv_json_svg_html() {
 /// figures, the same on every run of the same binary.
 #[test]
 fn compare_counts_instructions_under_callgrind() {
-    let valgrind = Command::new("valgrind").arg("--version").output();
+    let valgrind = std::process::Command::new("valgrind")
+        .arg("--version")
+        .output();
     if !valgrind.is_ok_and(|o| o.status.success()) {
         if std::env::var("REDCODEC_REQUIRE_VALGRIND").is_ok_and(|v| v == "1") {
             panic!("valgrind is required (REDCODEC_REQUIRE_VALGRIND=1)");
@@ -169,7 +157,7 @@ fn compare_counts_instructions_under_callgrind() {
     }
     let out_dir = tempfile::tempdir().unwrap();
     let run = || {
-        let out = Command::new(env!("CARGO_BIN_EXE_redcodec"))
+        let out = common::binary()
             .args([
                 "compare",
                 "--formats",

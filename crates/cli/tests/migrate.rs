@@ -13,28 +13,18 @@ fn exec(format: &str, dir: &Path, script: &str) -> String {
 }
 
 fn dump(format: &str, dir: &Path) -> String {
-    let out = redcodec(&["dump", "--format", format, "--dir", path(dir)], "");
+    let out = redcodec(&Args::new("dump").store(format, dir), "");
     assert!(out.status.success(), "{}", text(&out.stderr));
     text(&out.stdout)
 }
 
 /// `migrate` arguments from kvrocks `src` to blackwidow `dst`.
-fn migrate_args<'a>(src: &'a Path, dst: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec![
-        "migrate",
-        "--from",
-        "kvrocks",
-        "--src",
-        path(src),
-        "--to",
-        "blackwidow",
-        "--dst",
-        path(dst),
-        "--fixed-clock",
-        CLOCK,
-    ];
-    args.extend_from_slice(extra);
-    args
+fn migrate_args<'a>(src: &'a Path, dst: &'a Path, extra: &[&'a str]) -> Args<'a> {
+    Args::new("migrate")
+        .src("kvrocks", src)
+        .dst("blackwidow", dst)
+        .fixed_clock(CLOCK)
+        .with(extra)
 }
 
 /// A script with every type and collections of 100 elements.
@@ -80,37 +70,19 @@ fn migrate_with_verify_then_read_the_destination() {
     );
 
     let out = redcodec(
-        &[
-            "verify",
-            "--from",
-            "kvrocks",
-            "--src",
-            path(&src),
-            "--to",
-            "blackwidow",
-            "--dst",
-            path(&dst),
-            "--fixed-clock",
-            CLOCK,
-        ],
+        &Args::new("verify")
+            .src("kvrocks", &src)
+            .dst("blackwidow", &dst)
+            .fixed_clock(CLOCK),
         "",
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     exec("blackwidow", &dst, "HSET h f7 changed\nDEL set\n");
     let out = redcodec(
-        &[
-            "verify",
-            "--from",
-            "kvrocks",
-            "--src",
-            path(&src),
-            "--to",
-            "blackwidow",
-            "--dst",
-            path(&dst),
-            "--fixed-clock",
-            CLOCK,
-        ],
+        &Args::new("verify")
+            .src("kvrocks", &src)
+            .dst("blackwidow", &dst)
+            .fixed_clock(CLOCK),
         "",
     );
     assert!(!out.status.success());
@@ -137,9 +109,8 @@ fn a_killed_migration_resumes_to_the_same_bytes() {
     let expected = dump("blackwidow", &whole);
 
     let dst = dir.path().join("killed");
-    let mut args = migrate_args(&src, &dst, &batch);
-    args.extend(["--pause-after-commits", "5"]);
-    kill_when_paused(binary().args(&args), 5);
+    let args = migrate_args(&src, &dst, &batch).with(&["--pause-after-commits", "5"]);
+    kill_when_paused(binary().args(&*args), 5);
     assert!(dst.join("redcodec-migrate.checkpoint").exists());
     assert_ne!(dump("blackwidow", &dst), expected);
 
@@ -170,17 +141,9 @@ fn a_source_that_is_not_of_the_named_format_is_refused() {
     exec("kvrocks", &src, "SET a b\n");
     let dst = dir.path().join("out");
     let out = redcodec(
-        &[
-            "migrate",
-            "--from",
-            "blackwidow",
-            "--src",
-            path(&src),
-            "--to",
-            "kvrocks",
-            "--dst",
-            path(&dst),
-        ],
+        &Args::new("migrate")
+            .src("blackwidow", &src)
+            .dst("kvrocks", &dst),
         "",
     );
     assert!(!out.status.success());

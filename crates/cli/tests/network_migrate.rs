@@ -280,20 +280,11 @@ fn stores_go_to_redis_and_come_back_equal() {
     // kvrocks → database 0, blackwidow → database 1.
     for (format, store, db) in [("kvrocks", &kv, 0), ("blackwidow", &bw, 1)] {
         let url = server.url(db);
-        let stdout = ok(&[
-            "migrate",
-            "--from",
-            format,
-            "--src",
-            path(store),
-            "--to",
-            &url,
-            "--fixed-clock",
-            CLOCK,
-            "--checkpoint",
-            path(&checkpoint),
-            "--verify",
-        ]);
+        let stdout = ok(&Args::new("migrate")
+            .src(format, store)
+            .dst_url(&url)
+            .fixed_clock(CLOCK)
+            .with(&["--checkpoint", path(&checkpoint), "--verify"]));
         assert!(
             stdout.starts_with("migrated 11 keys, 8,918 elements,"),
             "{stdout}"
@@ -310,20 +301,11 @@ fn stores_go_to_redis_and_come_back_equal() {
     assert_dataset_in_redis(&mut server.con(1), 500);
 
     // Back from the server into a nemo store.
-    let stdout = ok(&[
-        "migrate",
-        "--from",
-        &server.url(0),
-        "--to",
-        "nemo",
-        "--dst",
-        path(&nemo),
-        "--fixed-clock",
-        CLOCK,
-        "--checkpoint",
-        path(&checkpoint),
-        "--verify",
-    ]);
+    let stdout = ok(&Args::new("migrate")
+        .src_url(&server.url(0))
+        .dst("nemo", &nemo)
+        .fixed_clock(CLOCK)
+        .with(&["--checkpoint", path(&checkpoint), "--verify"]));
     assert!(
         stdout.starts_with("migrated 11 keys, 8,918 elements,"),
         "{stdout}"
@@ -333,19 +315,10 @@ fn stores_go_to_redis_and_come_back_equal() {
         "{stdout}"
     );
     // The round trip equals the source, expiries as nemo keeps them.
-    let stdout = ok(&[
-        "verify",
-        "--from",
-        "kvrocks",
-        "--src",
-        path(&kv),
-        "--to",
-        "nemo",
-        "--dst",
-        path(&nemo),
-        "--fixed-clock",
-        CLOCK,
-    ]);
+    let stdout = ok(&Args::new("verify")
+        .src("kvrocks", &kv)
+        .dst("nemo", &nemo)
+        .fixed_clock(CLOCK));
     assert!(
         stdout.contains("verify: 11 keys compared, all equal"),
         "{stdout}"
@@ -360,30 +333,18 @@ fn stores_go_to_redis_and_come_back_equal() {
         "(integer) 3599999\n(integer) 1999\n(integer) 7200999\n(integer) -1\n"
     );
     // `redcodec verify` with a server side compares the same way.
-    let stdout = ok(&[
-        "verify",
-        "--from",
-        &server.url(0),
-        "--to",
-        "nemo",
-        "--dst",
-        path(&nemo),
-        "--fixed-clock",
-        CLOCK,
-    ]);
+    let stdout = ok(&Args::new("verify")
+        .src_url(&server.url(0))
+        .dst("nemo", &nemo)
+        .fixed_clock(CLOCK));
     assert!(stdout.contains("11 keys compared, all equal"), "{stdout}");
     exec("nemo", &nemo, "HSET hbig f7 changed\nDEL s\n");
-    let out = refused(&[
-        "verify",
-        "--from",
-        &server.url(0),
-        "--to",
-        "nemo",
-        "--dst",
-        path(&nemo),
-        "--fixed-clock",
-        CLOCK,
-    ]);
+    let out = refused(
+        &Args::new("verify")
+            .src_url(&server.url(0))
+            .dst("nemo", &nemo)
+            .fixed_clock(CLOCK),
+    );
     let stdout = text(&out.stdout);
     assert!(stdout.contains("11 keys compared, 2 differ"), "{stdout}");
     assert!(stdout.contains("\"hbig\": content differs"), "{stdout}");
@@ -403,19 +364,11 @@ fn differences_on_the_server_are_found_by_verify() {
     exec("kvrocks", &kv, "SET a 1\nRPUSH l x y z\nSET t v PX 5000\n");
     let url = server.url(0);
     let checkpoint = dir.path().join("c");
-    let args = [
-        "migrate",
-        "--from",
-        "kvrocks",
-        "--src",
-        path(&kv),
-        "--to",
-        &url,
-        "--fixed-clock",
-        CLOCK,
-        "--checkpoint",
-        path(&checkpoint),
-    ];
+    let args = Args::new("migrate")
+        .src("kvrocks", &kv)
+        .dst_url(&url)
+        .fixed_clock(CLOCK)
+        .with(&["--checkpoint", path(&checkpoint)]);
     ok(&args);
     let mut con = server.con(0);
     let _: () = redis::cmd("RPUSH")
@@ -433,17 +386,12 @@ fn differences_on_the_server_are_found_by_verify() {
         .arg("1")
         .query(&mut con)
         .unwrap();
-    let out = refused(&[
-        "verify",
-        "--from",
-        "kvrocks",
-        "--src",
-        path(&kv),
-        "--to",
-        &url,
-        "--fixed-clock",
-        CLOCK,
-    ]);
+    let out = refused(
+        &Args::new("verify")
+            .src("kvrocks", &kv)
+            .dst_url(&url)
+            .fixed_clock(CLOCK),
+    );
     let stdout = text(&out.stdout);
     assert!(stdout.contains("3 keys compared, 3 differ"), "{stdout}");
     assert!(
@@ -483,8 +431,8 @@ fn an_interrupted_migration_to_redis_resumes_where_it_stopped() {
     let run = |extra: &[&str]| -> Command {
         let mut c = binary();
         c.current_dir(dir.path())
-            .args(["migrate", "--from", "kvrocks", "--src", path(&kv)])
-            .args(["--to", &url, "--fixed-clock", CLOCK])
+            .args(&*Args::new("migrate").src("kvrocks", &kv).dst_url(&url))
+            .args(["--fixed-clock", CLOCK])
             .args(["--batch-elements", "1000"])
             .args(extra);
         c
@@ -542,22 +490,14 @@ fn an_interrupted_migration_from_redis_resumes_at_its_cursor() {
     let (dst, checkpoint) = (dir.path().join("kv"), dir.path().join("c"));
     let url = server.url(0);
     let args = |extra: &[&'static str]| -> Vec<String> {
-        let mut a: Vec<String> = [
-            "migrate",
-            "--from",
-            &url,
-            "--to",
-            "kvrocks",
-            "--dst",
-            path(&dst),
-            "--fixed-clock",
-            CLOCK,
-            "--checkpoint",
-            path(&checkpoint),
-        ]
-        .iter()
-        .map(std::string::ToString::to_string)
-        .collect();
+        let mut a: Vec<String> = Args::new("migrate")
+            .src_url(&url)
+            .dst("kvrocks", &dst)
+            .fixed_clock(CLOCK)
+            .with(&["--checkpoint", path(&checkpoint)])
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect();
         a.extend(extra.iter().map(std::string::ToString::to_string));
         a
     };
@@ -606,22 +546,14 @@ fn a_target_holding_keys_is_refused_unless_merging() {
     let url = server.url(0);
     let checkpoint = dir.path().join("c");
     let args = |extra: &[&'static str]| -> Vec<String> {
-        let mut a: Vec<String> = [
-            "migrate",
-            "--from",
-            "kvrocks",
-            "--src",
-            path(&kv),
-            "--to",
-            &url,
-            "--fixed-clock",
-            CLOCK,
-            "--checkpoint",
-            path(&checkpoint),
-        ]
-        .iter()
-        .map(std::string::ToString::to_string)
-        .collect();
+        let mut a: Vec<String> = Args::new("migrate")
+            .src("kvrocks", &kv)
+            .dst_url(&url)
+            .fixed_clock(CLOCK)
+            .with(&["--checkpoint", path(&checkpoint)])
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect();
         a.extend(extra.iter().map(std::string::ToString::to_string));
         a
     };
@@ -653,17 +585,12 @@ fn a_target_holding_keys_is_refused_unless_merging() {
     // From the server into a store that holds keys: refused alike.
     let other = dir.path().join("other");
     exec("kvrocks", &other, "SET here 1\n");
-    let out = refused(&[
-        "migrate",
-        "--from",
-        &url,
-        "--to",
-        "kvrocks",
-        "--dst",
-        path(&other),
-        "--checkpoint",
-        path(&checkpoint),
-    ]);
+    let out = refused(
+        &Args::new("migrate")
+            .src_url(&url)
+            .dst("kvrocks", &other)
+            .with(&["--checkpoint", path(&checkpoint)]),
+    );
     let err = text(&out.stderr);
     assert!(err.contains("already holds data"), "{err}");
     assert!(err.contains("--merge"), "{err}");
@@ -686,17 +613,10 @@ fn keys_of_types_redcodec_does_not_model_are_named_and_skipped_when_asked() {
     let dir = tempfile::tempdir().unwrap();
     let (dst, checkpoint) = (dir.path().join("bw"), dir.path().join("c"));
     let url = server.url(0);
-    let base = [
-        "migrate",
-        "--from",
-        &url,
-        "--to",
-        "blackwidow",
-        "--dst",
-        path(&dst),
-        "--checkpoint",
-        path(&checkpoint),
-    ];
+    let base = Args::new("migrate")
+        .src_url(&url)
+        .dst("blackwidow", &dst)
+        .with(&["--checkpoint", path(&checkpoint)]);
     let out = refused(&base);
     let err = text(&out.stderr);
     assert!(
@@ -732,34 +652,31 @@ fn keys_of_types_redcodec_does_not_model_are_named_and_skipped_when_asked() {
 
 #[test]
 fn store_options_are_refused_for_the_server_side() {
-    let out = refused(&[
-        "migrate",
-        "--from",
-        "kvrocks",
-        "--src",
-        "/nonexistent",
-        "--to",
-        "redis://127.0.0.1:1/0",
-        "--dst",
-        "/tmp/x",
-    ]);
+    let out = refused(
+        &Args::new("migrate")
+            .src_url("kvrocks")
+            .with(&["--src", "/nonexistent"])
+            .dst_url("redis://127.0.0.1:1/0")
+            .with(&["--dst", "/tmp/x"]),
+    );
     let err = text(&out.stderr);
     assert!(
         err.contains("--dst is for a store, but --to names a server"),
         "{err}"
     );
-    let out = refused(&[
-        "migrate", "--from", "kvrocks", "--to", "nemo", "--dst", "/tmp/x",
-    ]);
+    let out = refused(
+        &Args::new("migrate")
+            .src_url("kvrocks")
+            .dst_url("nemo")
+            .with(&["--dst", "/tmp/x"]),
+    );
     let err = text(&out.stderr);
     assert!(err.contains("--src DIR is required"), "{err}");
-    let out = refused(&[
-        "migrate",
-        "--from",
-        "redis://127.0.0.1:1",
-        "--to",
-        "redis://127.0.0.1:2",
-    ]);
+    let out = refused(
+        &Args::new("migrate")
+            .src_url("redis://127.0.0.1:1")
+            .dst_url("redis://127.0.0.1:2"),
+    );
     assert!(text(&out.stderr).contains("both servers"));
 }
 
@@ -781,38 +698,20 @@ fn servers_without_pexpiretime_are_read_with_time_and_pttl() {
         "SET ttl x PX 3600000\nRPUSH l a b\nPEXPIRE l 1500\nSET plain y\n",
     );
     let url = server.url(0);
-    let stdout = ok(&[
-        "migrate",
-        "--from",
-        "kvrocks",
-        "--src",
-        path(&kv),
-        "--to",
-        &url,
-        "--fixed-clock",
-        CLOCK,
-        "--checkpoint",
-        path(&checkpoint),
-        "--verify",
-    ]);
+    let stdout = ok(&Args::new("migrate")
+        .src("kvrocks", &kv)
+        .dst_url(&url)
+        .fixed_clock(CLOCK)
+        .with(&["--checkpoint", path(&checkpoint), "--verify"]));
     assert!(
         stdout.contains("verify: 3 keys compared, all equal"),
         "{stdout}"
     );
-    let stdout = ok(&[
-        "migrate",
-        "--from",
-        &url,
-        "--to",
-        "nemo",
-        "--dst",
-        path(&nemo),
-        "--fixed-clock",
-        CLOCK,
-        "--checkpoint",
-        path(&checkpoint),
-        "--verify",
-    ]);
+    let stdout = ok(&Args::new("migrate")
+        .src_url(&url)
+        .dst("nemo", &nemo)
+        .fixed_clock(CLOCK)
+        .with(&["--checkpoint", path(&checkpoint), "--verify"]));
     assert!(
         stdout.contains("verify: 3 keys compared, all equal"),
         "{stdout}"

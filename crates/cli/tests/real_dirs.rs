@@ -117,16 +117,10 @@ fn file_hashes(dir: &Path) -> BTreeMap<PathBuf, String> {
 
 fn readback(format: &str, dir: &Path, script: &str) -> String {
     let (ok, stdout, stderr) = run(
-        &[
-            "exec",
-            "--read-only",
-            "--format",
-            format,
-            "--dir",
-            path(dir),
-            "--fixed-clock",
-            READ_CLOCK,
-        ],
+        &Args::new("exec")
+            .with(&["--read-only"])
+            .store(format, &dir)
+            .fixed_clock(READ_CLOCK),
         script,
     );
     assert!(ok, "{stderr}");
@@ -157,19 +151,10 @@ fn read_only_commands_change_no_file_of_a_real_store() {
         assert_eq!(stdout.trim(), "(error) ERR the store is open read-only");
         let out = tempfile::tempdir().unwrap();
         let dst = out.path().join("kv");
-        let pair = [
-            "--from",
-            f.format,
-            "--src",
-            d,
-            "--to",
-            "kvrocks",
-            "--dst",
-            path(&dst),
-            "--all-namespaces",
-            "--fixed-clock",
-            READ_CLOCK,
-        ];
+        let pair = Args::new("--from")
+            .with(&[f.format, "--src", d])
+            .dst("kvrocks", &dst)
+            .with(&["--all-namespaces", "--fixed-clock", READ_CLOCK]);
         let (ok, _, stderr) = run(
             &[&["migrate"][..], &pair, &["--type-conflict", "first"]].concat(),
             "",
@@ -207,7 +192,7 @@ fn read_back_answers_equal_the_real_systems_own() {
 fn dump_holds_exactly_the_pairs_the_real_system_wrote() {
     for f in &FIXTURES {
         let dir = fixture(f.system, f.name);
-        let (ok, stdout, stderr) = run(&["dump", "--format", f.format, "--dir", path(&dir)], "");
+        let (ok, stdout, stderr) = run(&Args::new("dump").store(f.format, &dir), "");
         assert!(ok, "{stderr}");
         let mut got: Vec<&str> = stdout.lines().collect();
         let raw = meta_file(f.system, f.name, "rawdump.txt");
@@ -233,31 +218,22 @@ fn every_fixture_migrates_to_every_format_and_verifies() {
             };
             for ns in namespaces {
                 let target = dst.join(ns.unwrap_or("all"));
-                let mut args = vec![
-                    "migrate",
-                    "--from",
-                    f.format,
-                    "--src",
-                    path(&src),
-                    "--to",
-                    to,
-                    "--dst",
-                    path(&target),
-                    "--fixed-clock",
-                    READ_CLOCK,
-                    "--verify",
-                ];
-                match ns {
-                    Some(ns) => args.extend(["--src-namespace", ns]),
-                    None => args.push("--all-namespaces"),
-                }
+                let mut args = Args::new("migrate")
+                    .src(f.format, &src)
+                    .dst(to, &target)
+                    .fixed_clock(READ_CLOCK)
+                    .with(&["--verify"]);
+                args = match ns {
+                    Some(ns) => args.with(&["--src-namespace", ns]),
+                    None => args.with(&["--all-namespaces"]),
+                };
                 if !f.single_typed {
-                    args.extend(["--type-conflict", "first"]);
+                    args = args.with(&["--type-conflict", "first"]);
                 }
                 // nemo cannot hold a 300-byte collection key nor scores past
                 // ±1e13 (its declared limits): such keys are skipped, named.
                 if to == "nemo" {
-                    args.push("--skip-unrepresentable");
+                    args = args.with(&["--skip-unrepresentable"]);
                 }
                 let (ok, stdout, stderr) = run(&args, "");
                 assert!(ok, "{} -> {to}: {stdout}{stderr}", f.name);
@@ -288,21 +264,11 @@ fn keys_in_several_types_follow_the_documented_rule() {
     let out = tempfile::tempdir().unwrap();
     let migrate = |rule: &str, dst: &Path| {
         run(
-            &[
-                "migrate",
-                "--from",
-                "blackwidow",
-                "--src",
-                path(&dir),
-                "--to",
-                "kvrocks",
-                "--dst",
-                path(dst),
-                "--fixed-clock",
-                READ_CLOCK,
-                "--type-conflict",
-                rule,
-            ],
+            &Args::new("migrate")
+                .src("blackwidow", &dir)
+                .dst("kvrocks", dst)
+                .fixed_clock(READ_CLOCK)
+                .with(&["--type-conflict", rule]),
             "",
         )
     };
@@ -345,15 +311,9 @@ fn a_write_to_a_key_in_several_types_leaves_it_one_type() {
     copy_dir(&fixture("blackwidow", "crosstype"), &dir);
     let exec = |script: &str| {
         let (ok, stdout, stderr) = run(
-            &[
-                "exec",
-                "--format",
-                "blackwidow",
-                "--dir",
-                path(&dir),
-                "--fixed-clock",
-                READ_CLOCK,
-            ],
+            &Args::new("exec")
+                .store("blackwidow", &dir)
+                .fixed_clock(READ_CLOCK),
             script,
         );
         assert!(ok, "{stderr}");
@@ -376,15 +336,9 @@ fn a_write_to_a_key_in_several_types_leaves_it_one_type() {
         "OK\nstring\n\"new\"\n"
     );
     let (_, stdout, _) = run(
-        &[
-            "check",
-            "--format",
-            "blackwidow",
-            "--dir",
-            path(&dir),
-            "--fixed-clock",
-            READ_CLOCK,
-        ],
+        &Args::new("check")
+            .store("blackwidow", &dir)
+            .fixed_clock(READ_CLOCK),
         "",
     );
     assert!(stdout.contains("no findings"), "{stdout}");

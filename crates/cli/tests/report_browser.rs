@@ -13,6 +13,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod common;
+use common::tiny_compare;
+
 const ERRORS_JS: &str = include_str!("report_browser/errors.js");
 const LAYOUT_JS: &str = include_str!("report_browser/layout.js");
 const WIDTH: u32 = 1400;
@@ -103,20 +106,7 @@ fn report_html_renders_whole_in_chromium() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report_browser");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_redcodec"))
-        .args([
-            "compare",
-            "--keys",
-            "200",
-            "--elements",
-            "50",
-            "--big-hash",
-            "2000",
-            "--out",
-        ])
-        .arg(&dir)
-        .output()
-        .expect("binary runs");
+    let out = tiny_compare(&dir);
     assert!(
         out.status.success(),
         "{}",

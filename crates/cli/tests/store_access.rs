@@ -27,12 +27,12 @@ fn a_store_is_read_while_its_writer_holds_the_lock() {
     // The writer is still open: its LOCK is held, its writes sit in the WAL.
     let d = path(dir.path());
     let (ok, stdout, stderr) = run(
-        &["exec", "--read-only", "--format", "kvrocks", "--dir", d],
+        &Args::new("exec").with(&["--read-only"]).store("kvrocks", d),
         "GET greeting\nLRANGE queue 0 -1\n",
     );
     assert!(ok, "{stderr}");
     assert_eq!(stdout, "\"hello\"\n1) \"a\"\n2) \"b\"\n");
-    let (ok, _, stderr) = run(&["dump", "--format", "kvrocks", "--dir", d], "");
+    let (ok, _, stderr) = run(&Args::new("dump").store("kvrocks", d), "");
     assert!(ok, "{stderr}");
     // And the writer goes on.
     assert_eq!(engine.execute(&["INCR", "n"]).to_string(), "(integer) 1");
@@ -42,7 +42,7 @@ fn a_store_is_read_while_its_writer_holds_the_lock() {
 fn a_read_only_open_of_a_missing_store_fails_and_creates_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().join("none");
-    let (ok, _, stderr) = run(&["dump", "--format", "blackwidow", "--dir", path(&d)], "");
+    let (ok, _, stderr) = run(&Args::new("dump").store("blackwidow", &d), "");
     assert!(!ok);
     assert!(stderr.contains("holds no blackwidow store"), "{stderr}");
     assert!(!d.exists());
@@ -64,10 +64,7 @@ fn a_kvrocks_1_store_is_refused_naming_its_version() {
         "slot",
     ];
     drop(rocksdb::DB::open_cf(&opts, &db, families).unwrap());
-    let (ok, _, stderr) = run(
-        &["dump", "--format", "kvrocks", "--dir", path(dir.path())],
-        "",
-    );
+    let (ok, _, stderr) = run(&Args::new("dump").store("kvrocks", dir.path()), "");
     assert!(!ok);
     assert!(stderr.contains("Kvrocks 1.x"), "{stderr}");
 }
@@ -188,23 +185,18 @@ fn compat_stores_are_what_each_release_reads() {
         let dir = tempfile::tempdir().unwrap();
         let d = path(dir.path());
         let (ok, _, stderr) = run(
-            &["exec", "--format", format, "--dir", d, "--compat", compat],
+            &Args::new("exec")
+                .store(format, d)
+                .with(&["--compat", compat]),
             SCRIPT,
         );
         assert!(ok, "{compat}: {stderr}");
         assert_compat_store(&dir.path().join("db"), Format::Kvrocks, families, dynamic);
         let (ok, stdout, _) = run(
-            &[
-                "exec",
-                "--read-only",
-                "--format",
-                format,
-                "--dir",
-                d,
-                "--",
-                "HGETALL",
-                "h",
-            ],
+            &Args::new("exec")
+                .with(&["--read-only"])
+                .store(format, d)
+                .with(&["--", "HGETALL", "h"]),
             "",
         );
         assert!(ok);
@@ -213,15 +205,9 @@ fn compat_stores_are_what_each_release_reads() {
     // Pika 3.5: blackwidow's five instances, each with its own families.
     let dir = tempfile::tempdir().unwrap();
     let (ok, _, stderr) = run(
-        &[
-            "exec",
-            "--format",
-            "blackwidow",
-            "--dir",
-            path(dir.path()),
-            "--compat",
-            "pika-3.5",
-        ],
+        &Args::new("exec")
+            .store("blackwidow", dir.path())
+            .with(&["--compat", "pika-3.5"]),
         SCRIPT,
     );
     assert!(ok, "{stderr}");
@@ -243,33 +229,17 @@ fn compat_stores_are_what_each_release_reads() {
     let other = tempfile::tempdir().unwrap();
     let target = other.path().join("x");
     let (ok, _, stderr) = run(
-        &[
-            "exec",
-            "--format",
-            "nemo",
-            "--dir",
-            path(&target),
-            "--compat",
-            "kvrocks-2.10",
-            "--",
-            "PING",
-        ],
+        &Args::new("exec")
+            .store("nemo", &target)
+            .with(&["--compat", "kvrocks-2.10", "--", "PING"]),
         "",
     );
     assert!(!ok);
     assert!(stderr.contains("writes the kvrocks format"), "{stderr}");
     let (ok, _, stderr) = run(
-        &[
-            "exec",
-            "--format",
-            "ardb",
-            "--dir",
-            path(&target),
-            "--compat",
-            "ardb-0.10",
-            "--",
-            "PING",
-        ],
+        &Args::new("exec")
+            .store("ardb", &target)
+            .with(&["--compat", "ardb-0.10", "--", "PING"]),
         "",
     );
     assert!(!ok);
@@ -281,26 +251,13 @@ fn migrate_writes_a_compat_destination() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("bw");
     let dst = dir.path().join("kv");
-    let (ok, _, stderr) = run(
-        &["exec", "--format", "blackwidow", "--dir", path(&src)],
-        SCRIPT,
-    );
+    let (ok, _, stderr) = run(&Args::new("exec").store("blackwidow", &src), SCRIPT);
     assert!(ok, "{stderr}");
     let (ok, stdout, stderr) = run(
-        &[
-            "migrate",
-            "--from",
-            "blackwidow",
-            "--src",
-            path(&src),
-            "--to",
-            "kvrocks",
-            "--dst",
-            path(&dst),
-            "--compat",
-            "kvrocks-2.5",
-            "--verify",
-        ],
+        &Args::new("migrate")
+            .src("blackwidow", &src)
+            .dst("kvrocks", &dst)
+            .with(&["--compat", "kvrocks-2.5", "--verify"]),
         "",
     );
     assert!(ok, "{stdout}{stderr}");
@@ -386,15 +343,9 @@ fn check_passes_on_real_stores_and_finds_every_planted_fault() {
             .join("../../tests/fixtures/blackwidow")
             .join(name);
         let (ok, stdout, stderr) = run(
-            &[
-                "check",
-                "--format",
-                "blackwidow",
-                "--dir",
-                path(&dir),
-                "--fixed-clock",
-                CLOCK,
-            ],
+            &Args::new("check")
+                .store("blackwidow", &dir)
+                .fixed_clock(CLOCK),
             "",
         );
         assert!(ok, "{name}: {stdout}{stderr}");
@@ -412,15 +363,9 @@ fn check_passes_on_real_stores_and_finds_every_planted_fault() {
     let crosstype =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/blackwidow/crosstype");
     let (ok, stdout, _) = run(
-        &[
-            "check",
-            "--format",
-            "blackwidow",
-            "--dir",
-            path(&crosstype),
-            "--fixed-clock",
-            CLOCK,
-        ],
+        &Args::new("check")
+            .store("blackwidow", &crosstype)
+            .fixed_clock(CLOCK),
         "",
     );
     assert!(!ok);
@@ -436,15 +381,9 @@ fn check_passes_on_real_stores_and_finds_every_planted_fault() {
     let work = tempfile::tempdir().unwrap();
     let dir = corrupted_copy(work.path());
     let (ok, stdout, _) = run(
-        &[
-            "check",
-            "--format",
-            "blackwidow",
-            "--dir",
-            path(&dir),
-            "--fixed-clock",
-            CLOCK,
-        ],
+        &Args::new("check")
+            .store("blackwidow", &dir)
+            .fixed_clock(CLOCK),
         "",
     );
     assert!(!ok, "{stdout}");
@@ -482,11 +421,11 @@ fn keys_of_unmodelled_types_are_listed_never_dropped() {
         engine.store().write(batch).unwrap();
     }
     let d = path(&dir);
-    let (ok, stdout, _) = run(&["check", "--format", "kvrocks", "--dir", d], "");
+    let (ok, stdout, _) = run(&Args::new("check").store("kvrocks", d), "");
     assert!(!ok);
     assert!(stdout.contains("unmodelled\t\"bits\"\tbitmap"), "{stdout}");
     let (ok, stdout, _) = run(
-        &["exec", "--read-only", "--format", "kvrocks", "--dir", d],
+        &Args::new("exec").with(&["--read-only"]).store("kvrocks", d),
         "KEYS *\nGET bits\n",
     );
     assert!(ok);
@@ -496,18 +435,10 @@ fn keys_of_unmodelled_types_are_listed_never_dropped() {
     );
     let dst = work.path().join("bw");
     let migrate = |extra: &[&str]| {
-        let mut args = vec![
-            "migrate",
-            "--from",
-            "kvrocks",
-            "--src",
-            d,
-            "--to",
-            "blackwidow",
-            "--dst",
-            path(&dst),
-        ];
-        args.extend_from_slice(extra);
+        let args = Args::new("migrate")
+            .src("kvrocks", d)
+            .dst("blackwidow", &dst)
+            .with(extra);
         run(&args, "")
     };
     let (ok, _, stderr) = migrate(&[]);
@@ -530,10 +461,7 @@ fn a_pika_db_path_names_the_stores_below_it() {
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/blackwidow/zlib"),
         &db_path.join("db0"),
     );
-    let (ok, _, stderr) = run(
-        &["dump", "--format", "blackwidow", "--dir", path(&db_path)],
-        "",
-    );
+    let (ok, _, stderr) = run(&Args::new("dump").store("blackwidow", &db_path), "");
     assert!(!ok);
     let db0 = db_path.join("db0");
     assert!(
@@ -543,8 +471,22 @@ fn a_pika_db_path_names_the_stores_below_it() {
         )),
         "{stderr}"
     );
-    let (ok, _, stderr) = run(&["dump", "--format", "blackwidow", "--dir", path(&db0)], "");
+    let (ok, _, stderr) = run(&Args::new("dump").store("blackwidow", &db0), "");
     assert!(ok, "{stderr}");
+}
+
+/// Runs each `(namespace, script)` in its namespace of the Kvrocks store
+/// at `dir`.
+fn exec_in_namespaces(dir: &str, scripts: &[(&str, &str)]) {
+    for (ns, script) in scripts {
+        let (ok, _, stderr) = run(
+            &Args::new("exec")
+                .store("kvrocks", dir)
+                .with(&["--namespace", ns]),
+            script,
+        );
+        assert!(ok, "{stderr}");
+    }
 }
 
 #[test]
@@ -552,18 +494,15 @@ fn check_covers_every_namespace_of_a_store() {
     let work = tempfile::tempdir().unwrap();
     let dir = work.path().join("kv");
     let d = path(&dir);
-    for (ns, script) in [
-        ("a", "SET k1 v\n"),
-        ("b", "HSET h f v g w\n"),
-        ("__namespace", "SET k v\n"),
-    ] {
-        let (ok, _, stderr) = run(
-            &["exec", "--format", "kvrocks", "--dir", d, "--namespace", ns],
-            script,
-        );
-        assert!(ok, "{stderr}");
-    }
-    let (ok, stdout, _) = run(&["check", "--format", "kvrocks", "--dir", d], "");
+    exec_in_namespaces(
+        d,
+        &[
+            ("a", "SET k1 v\n"),
+            ("b", "HSET h f v g w\n"),
+            ("__namespace", "SET k v\n"),
+        ],
+    );
+    let (ok, stdout, _) = run(&Args::new("check").store("kvrocks", d), "");
     assert!(ok, "{stdout}");
     for ns in [
         "\"a\": 1 live keys",
@@ -594,22 +533,16 @@ fn check_covers_every_namespace_of_a_store() {
         batch.put(record.place, record.key, c.encode_meta(&meta).unwrap());
         engine.store().write(batch).unwrap();
     }
-    let (ok, stdout, _) = run(&["check", "--format", "kvrocks", "--dir", d], "");
+    let (ok, stdout, _) = run(&Args::new("check").store("kvrocks", d), "");
     assert!(!ok);
     assert!(
         stdout.contains("count\t\"h\"\thash: metadata says 5 elements, 2 found"),
         "{stdout}"
     );
     let (ok, stdout, _) = run(
-        &[
-            "check",
-            "--format",
-            "kvrocks",
-            "--dir",
-            d,
-            "--namespace",
-            "a",
-        ],
+        &Args::new("check")
+            .store("kvrocks", d)
+            .with(&["--namespace", "a"]),
         "",
     );
     assert!(ok, "{stdout}");
@@ -630,34 +563,19 @@ fn a_cluster_store_is_not_read_as_a_standalone_one() {
     let cluster = work.path().join("cluster");
     let plain = work.path().join("plain");
     let (ok, _, _) = run(
-        &[
-            "exec",
-            "--format",
-            "kvrocks",
-            "--dir",
-            path(&cluster),
-            "--cluster",
-        ],
+        &Args::new("exec")
+            .store("kvrocks", &cluster)
+            .with(&["--cluster"]),
         "SET a 1\nSET b 2\n",
     );
     assert!(ok);
-    let (ok, _, _) = run(
-        &["exec", "--format", "kvrocks", "--dir", path(&plain)],
-        "SET a 1\n",
-    );
+    let (ok, _, _) = run(&Args::new("exec").store("kvrocks", &plain), "SET a 1\n");
     assert!(ok);
     let (ok, _, stderr) = run(
-        &[
-            "exec",
-            "--read-only",
-            "--format",
-            "kvrocks",
-            "--dir",
-            path(&cluster),
-            "--",
-            "GET",
-            "a",
-        ],
+        &Args::new("exec")
+            .with(&["--read-only"])
+            .store("kvrocks", &cluster)
+            .with(&["--", "GET", "a"]),
         "",
     );
     assert!(!ok);
@@ -666,35 +584,19 @@ fn a_cluster_store_is_not_read_as_a_standalone_one() {
         "{stderr}"
     );
     let (ok, _, stderr) = run(
-        &[
-            "exec",
-            "--read-only",
-            "--format",
-            "kvrocks",
-            "--dir",
-            path(&plain),
-            "--cluster",
-            "--",
-            "GET",
-            "a",
-        ],
+        &Args::new("exec")
+            .with(&["--read-only"])
+            .store("kvrocks", &plain)
+            .with(&["--cluster", "--", "GET", "a"]),
         "",
     );
     assert!(!ok);
     assert!(stderr.contains("not written in cluster mode"), "{stderr}");
     let (ok, stdout, _) = run(
-        &[
-            "exec",
-            "--read-only",
-            "--format",
-            "kvrocks",
-            "--dir",
-            path(&cluster),
-            "--cluster",
-            "--",
-            "GET",
-            "b",
-        ],
+        &Args::new("exec")
+            .with(&["--read-only"])
+            .store("kvrocks", &cluster)
+            .with(&["--cluster", "--", "GET", "b"]),
         "",
     );
     assert!(ok);
@@ -720,15 +622,7 @@ fn keys_of_an_instance_the_layout_lacks_are_named() {
     }
     let d = path(&dir);
     let (ok, stdout, _) = run(
-        &[
-            "check",
-            "--format",
-            "blackwidow",
-            "--dir",
-            d,
-            "--fixed-clock",
-            CLOCK,
-        ],
+        &Args::new("check").store("blackwidow", d).fixed_clock(CLOCK),
         "",
     );
     assert!(!ok);
@@ -737,17 +631,9 @@ fn keys_of_an_instance_the_layout_lacks_are_named() {
         "{stdout}"
     );
     let dst = work.path().join("kv");
-    let args = [
-        "migrate",
-        "--from",
-        "blackwidow",
-        "--src",
-        d,
-        "--to",
-        "kvrocks",
-        "--dst",
-        path(&dst),
-    ];
+    let args = Args::new("migrate")
+        .src("blackwidow", d)
+        .dst("kvrocks", &dst);
     let (ok, _, stderr) = run(&args, "");
     assert!(!ok);
     assert!(
@@ -755,16 +641,10 @@ fn keys_of_an_instance_the_layout_lacks_are_named() {
         "{stderr}"
     );
     let (_, stdout, _) = run(
-        &[
-            "exec",
-            "--read-only",
-            "--format",
-            "kvrocks",
-            "--dir",
-            path(&dst),
-            "--",
-            "DBSIZE",
-        ],
+        &Args::new("exec")
+            .with(&["--read-only"])
+            .store("kvrocks", &dst)
+            .with(&["--", "DBSIZE"]),
         "",
     );
     assert_eq!(
@@ -784,33 +664,21 @@ fn every_namespace_migrates_into_its_namesake() {
     let work = tempfile::tempdir().unwrap();
     let src = work.path().join("kv");
     let s = path(&src);
-    for (ns, script) in [
-        ("a", "SET k1 v1\n"),
-        ("b", "RPUSH l x y\n"),
-        ("__namespace", "SET k v\n"),
-    ] {
-        let (ok, _, stderr) = run(
-            &["exec", "--format", "kvrocks", "--dir", s, "--namespace", ns],
-            script,
-        );
-        assert!(ok, "{stderr}");
-    }
+    exec_in_namespaces(
+        s,
+        &[
+            ("a", "SET k1 v1\n"),
+            ("b", "RPUSH l x y\n"),
+            ("__namespace", "SET k v\n"),
+        ],
+    );
     let dst = work.path().join("ardb");
     let d = path(&dst);
     let (ok, stdout, stderr) = run(
-        &[
-            "migrate",
-            "--from",
-            "kvrocks",
-            "--src",
-            s,
-            "--to",
-            "ardb",
-            "--dst",
-            d,
-            "--all-namespaces",
-            "--verify",
-        ],
+        &Args::new("migrate")
+            .src("kvrocks", s)
+            .dst("ardb", d)
+            .with(&["--all-namespaces", "--verify"]),
         "",
     );
     assert!(ok, "{stdout}{stderr}");
@@ -819,55 +687,28 @@ fn every_namespace_migrates_into_its_namesake() {
     }
     assert_eq!(stdout.matches("all equal").count(), 3, "{stdout}");
     let (_, stdout, _) = run(
-        &[
-            "exec",
-            "--read-only",
-            "--format",
-            "ardb",
-            "--dir",
-            d,
-            "--namespace",
-            "b",
-            "--",
-            "LRANGE",
-            "l",
-            "0",
-            "-1",
-        ],
+        &Args::new("exec")
+            .with(&["--read-only"])
+            .store("ardb", d)
+            .with(&["--namespace", "b", "--", "LRANGE", "l", "0", "-1"]),
         "",
     );
     assert_eq!(stdout, "1) \"x\"\n2) \"y\"\n");
     let (ok, stdout, _) = run(
-        &[
-            "verify",
-            "--from",
-            "kvrocks",
-            "--src",
-            s,
-            "--to",
-            "ardb",
-            "--dst",
-            d,
-            "--all-namespaces",
-        ],
+        &Args::new("verify")
+            .src("kvrocks", s)
+            .dst("ardb", d)
+            .with(&["--all-namespaces"]),
         "",
     );
     assert!(ok, "{stdout}");
     // A format without namespaces takes one at a time.
     let bw = work.path().join("bw");
     let (ok, _, stderr) = run(
-        &[
-            "migrate",
-            "--from",
-            "kvrocks",
-            "--src",
-            s,
-            "--to",
-            "blackwidow",
-            "--dst",
-            path(&bw),
-            "--all-namespaces",
-        ],
+        &Args::new("migrate")
+            .src("kvrocks", s)
+            .dst("blackwidow", &bw)
+            .with(&["--all-namespaces"]),
         "",
     );
     assert!(!ok);
@@ -882,30 +723,17 @@ fn a_cluster_store_migrates_with_src_cluster() {
     let work = tempfile::tempdir().unwrap();
     let src = work.path().join("kv");
     let (ok, _, _) = run(
-        &[
-            "exec",
-            "--format",
-            "kvrocks",
-            "--dir",
-            path(&src),
-            "--cluster",
-        ],
+        &Args::new("exec")
+            .store("kvrocks", &src)
+            .with(&["--cluster"]),
         "SET a 1\nHSET h f v\n",
     );
     assert!(ok);
     let dst = work.path().join("bw");
-    let args = [
-        "migrate",
-        "--from",
-        "kvrocks",
-        "--src",
-        path(&src),
-        "--to",
-        "blackwidow",
-        "--dst",
-        path(&dst),
-        "--verify",
-    ];
+    let args = Args::new("migrate")
+        .src("kvrocks", &src)
+        .dst("blackwidow", &dst)
+        .with(&["--verify"]);
     let (ok, _, stderr) = run(&args, "");
     assert!(!ok);
     assert!(stderr.contains("cluster mode"), "{stderr}");
@@ -972,13 +800,13 @@ fn compat_stores_open_in_an_older_rocksdb() {
         let dir = tempfile::tempdir().unwrap();
         let d = path(dir.path());
         let (ok, _, stderr) = run(
-            &[
-                "exec", "--format", "kvrocks", "--dir", d, "--compat", compat,
-            ],
+            &Args::new("exec")
+                .store("kvrocks", d)
+                .with(&["--compat", compat]),
             SCRIPT,
         );
         assert!(ok, "{stderr}");
-        let (_, dump, _) = run(&["dump", "--format", "kvrocks", "--dir", d], "");
+        let (_, dump, _) = run(&Args::new("dump").store("kvrocks", d), "");
         let db = dir.path().join("db");
         let listed = std::process::Command::new(ldb)
             .arg(format!("--db={}", db.display()))

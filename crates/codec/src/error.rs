@@ -2,6 +2,8 @@
 
 use thiserror::Error;
 
+use crate::DataType;
+
 /// Bytes that are not a valid record of the format.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum DecodeError {
@@ -74,4 +76,41 @@ pub enum EncodeError {
         /// The range allowed.
         range: String,
     },
+}
+
+impl EncodeError {
+    /// Refuses a key of `data_type` longer than `max` bytes, which
+    /// `format` cannot store: [`EncodeError::KeyTooLong`].
+    pub fn check_key_len(
+        format: &'static str,
+        data_type: DataType,
+        key: &[u8],
+        max: usize,
+    ) -> Result<(), EncodeError> {
+        if key.len() > max {
+            return Err(EncodeError::KeyTooLong {
+                format,
+                type_name: data_type.redis_name(),
+                len: key.len(),
+                max,
+            });
+        }
+        Ok(())
+    }
+
+    /// [`EncodeError::OutOfRange`]: `what` = `value` is outside `range` in
+    /// `format`.
+    pub fn out_of_range(
+        format: &'static str,
+        what: &'static str,
+        value: impl ToString,
+        range: &str,
+    ) -> EncodeError {
+        EncodeError::OutOfRange {
+            format,
+            what,
+            value: value.to_string(),
+            range: range.to_string(),
+        }
+    }
 }

@@ -163,3 +163,37 @@ pub struct KeyRange {
     /// Exclusive upper bound.
     pub upper: Vec<u8>,
 }
+
+/// The smallest byte string greater than every string starting with
+/// `prefix`, in bytewise order: drop trailing `0xFF` bytes, then add one to
+/// the last byte. `None` if `prefix` is all `0xFF` (or empty).
+pub fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
+    let last = prefix.iter().rposition(|&b| b != 0xFF)?;
+    let mut out = prefix[..=last].to_vec();
+    out[last] += 1;
+    Some(out)
+}
+
+/// `prefix` followed by sixteen `0xFF` bytes: the upper bound a range
+/// starting at `prefix` takes where no exact one exists (a prefix of only
+/// `0xFF` bytes, which no format's key prefix is). Unreachable through
+/// the codecs; kept so that nothing panics.
+pub fn beyond_prefix(prefix: &[u8]) -> Vec<u8> {
+    let mut out = prefix.to_vec();
+    out.extend_from_slice(&[0xFF; 16]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_successor_rule() {
+        assert_eq!(prefix_successor(b"ab"), Some(b"ac".to_vec()));
+        assert_eq!(prefix_successor(b"a\xff\xff"), Some(b"b".to_vec()));
+        assert_eq!(prefix_successor(b"\xff"), None);
+        assert_eq!(prefix_successor(b""), None);
+        assert_eq!(beyond_prefix(b"\xff").len(), 17);
+    }
+}

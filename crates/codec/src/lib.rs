@@ -20,8 +20,8 @@ pub use caps::{
 pub use codec::{Codec, GcDecision, KeyShape, SubOwner};
 pub use error::{DecodeError, EncodeError};
 pub use layout::{
-    CfSpec, ComparatorSpec, FullMergeFn, GcRule, InstanceSpec, KeyRange, Layout, MergeOperatorSpec,
-    Place, Record,
+    beyond_prefix, prefix_successor, CfSpec, ComparatorSpec, FullMergeFn, GcRule, InstanceSpec,
+    KeyRange, Layout, MergeOperatorSpec, Place, Record,
 };
 pub use model::{DataType, ListBounds, Meta, SparseIndex, SubId, SubKind, SubValue};
 pub use reader::Reader;

@@ -136,6 +136,22 @@ impl Meta {
         }
     }
 
+    /// Metadata of a new, empty key of `data_type` at `version`: no
+    /// expiry, no elements, no value; a list has `empty_list`, the bounds
+    /// of the format's empty list.
+    pub fn fresh(data_type: DataType, version: u64, empty_list: ListBounds) -> Meta {
+        Meta {
+            data_type,
+            version,
+            list: if data_type == DataType::List {
+                empty_list
+            } else {
+                ListBounds::None
+            },
+            ..Meta::string(Vec::new(), 0)
+        }
+    }
+
     /// Whether the key has expired at `now_ms`: as in Redis, a key is
     /// still live at the very millisecond it expires.
     pub fn expired_at(&self, now_ms: u64) -> bool {
@@ -206,5 +222,23 @@ impl SubValue {
             SubValue::Bytes(v) | SubValue::Node { value: v, .. } => Some(v),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fresh_metadata_is_empty_but_for_the_list_bounds() {
+        let bounds = ListBounds::Array { head: 7, tail: 7 };
+        let list = Meta::fresh(DataType::List, 9, bounds.clone());
+        assert_eq!((list.version, list.size, list.expire_ms), (9, 0, 0));
+        assert_eq!(list.list, bounds);
+        let hash = Meta::fresh(DataType::Hash, 9, bounds);
+        assert_eq!(hash.list, ListBounds::None);
+        assert_eq!(hash.data_type, DataType::Hash);
+        let string = Meta::fresh(DataType::String, 0, ListBounds::None);
+        assert_eq!(string, Meta::string(Vec::new(), 0));
     }
 }

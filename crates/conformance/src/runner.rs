@@ -60,6 +60,20 @@ pub struct Report {
     pub mismatches: Vec<Mismatch>,
 }
 
+impl std::fmt::Display for Report {
+    /// `N cases, N commands, N mismatches, N skipped`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} cases, {} commands, {} mismatches, {} skipped",
+            self.cases,
+            self.commands,
+            self.mismatches.len(),
+            self.skipped.len()
+        )
+    }
+}
+
 /// Runs every case of `scenarios` on `target`, flushing before each case
 /// and skipping (and counting) the cases that `@requires` a capability the
 /// target lacks.

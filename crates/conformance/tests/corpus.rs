@@ -21,13 +21,7 @@ fn corpus_passes_on_every_format() {
     for &format in Format::ALL {
         let mut target = EngineTarget::new(format).expect("store opens");
         let report = runner::run(&mut target, &scenarios).expect("run completes");
-        println!(
-            "{format}: {} cases, {} commands, {} mismatches, {} skipped",
-            report.cases,
-            report.commands,
-            report.mismatches.len(),
-            report.skipped.len()
-        );
+        println!("{format}: {report}");
         assert_eq!(report.cases + report.skipped.len(), total);
         let skipped: std::collections::HashSet<_> = report
             .skipped

@@ -20,13 +20,7 @@ fn corpus_matches_real_redis() {
     };
     let scenarios = scenario::load_dir(&corpus_dir()).expect("corpus parses");
     let report = runner::run(&mut server, &scenarios).expect("run completes");
-    println!(
-        "redis: {} cases, {} commands, {} mismatches, {} skipped",
-        report.cases,
-        report.commands,
-        report.mismatches.len(),
-        report.skipped.len()
-    );
+    println!("redis: {report}");
     // Only cases for formats that store coarser or shorter expiries, fewer
     // scores or shorter keys than Redis may be skipped here (see
     // scenarios/README.md, `@requires`).

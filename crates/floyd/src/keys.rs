@@ -9,7 +9,7 @@
 //! enc(key)       key with each 00 as 00 01, then 00 00
 //! ```
 
-use redcodec_codec::DecodeError;
+use redcodec_codec::{prefix_successor, DecodeError};
 
 /// `kPrefixReserveLength`: the reserved bytes before the user key.
 pub const PREFIX_RESERVE_LEN: usize = 8;
@@ -175,14 +175,7 @@ pub fn sub_bytes<'a>(
 /// `ff` bytes, add one to the last byte (`p` is never all `ff`: it starts
 /// with the zero reserve).
 pub fn successor(p: &[u8]) -> Vec<u8> {
-    let mut out = p.to_vec();
-    while out.last() == Some(&0xFF) {
-        out.pop();
-    }
-    if let Some(last) = out.last_mut() {
-        *last += 1;
-    }
-    out
+    prefix_successor(p).unwrap_or_default()
 }
 
 /// Bounds of one key version in a bytewise family.

@@ -87,12 +87,7 @@ pub fn data_type_of(byte: u8) -> Option<DataType> {
 const RECORD: &str = "floyd metadata value";
 
 fn out_of_range(what: &'static str, value: u64, range: &str) -> EncodeError {
-    EncodeError::OutOfRange {
-        format: "floyd",
-        what,
-        value: value.to_string(),
-        range: range.to_string(),
-    }
+    EncodeError::out_of_range("floyd", what, value, range)
 }
 
 /// The fields every metadata value ends with, and the collections'
@@ -192,16 +187,11 @@ pub fn parse(raw: &[u8]) -> Result<(Fields, &[u8]), DecodeError> {
 /// Fresh metadata of a new key: count 0, no expiry; a list starts with
 /// `left = 2^63 − 1`, `right = 2^63`, i.e. `head = tail = 2^63`.
 pub fn new_meta(data_type: DataType, version: u64) -> Meta {
-    let mut meta = Meta::string(Vec::new(), 0);
-    meta.data_type = data_type;
-    meta.version = version;
-    if data_type == DataType::List {
-        meta.list = ListBounds::Array {
-            head: INITIAL_LEFT_INDEX.wrapping_add(1),
-            tail: INITIAL_RIGHT_INDEX,
-        };
-    }
-    meta
+    let empty_list = ListBounds::Array {
+        head: INITIAL_LEFT_INDEX.wrapping_add(1),
+        tail: INITIAL_RIGHT_INDEX,
+    };
+    Meta::fresh(data_type, version, empty_list)
 }
 
 /// Decodes a metadata value; the type byte names the type. A string's

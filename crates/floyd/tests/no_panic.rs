@@ -6,10 +6,10 @@
 
 use std::cmp::Ordering;
 
-use redcodec_codec::{Codec, DataType, ListBounds, Meta, Place, SubId, SubKind, SubValue};
+use redcodec_codec::{Codec, DataType, ListBounds, Meta, Place, SubId, SubKind};
 use redcodec_floyd::comparator::{lists_data_key_compare, zsets_score_key_compare};
 use redcodec_floyd::FloydCodec;
-use redcodec_testkit::{feed_decoders, prefixes_and_flips, sub_records, XorShift};
+use redcodec_testkit::{feed_decoders, feed_random, prefixes_and_flips_beside_another, XorShift};
 
 const NOW_MS: u64 = 1_700_000_000_000;
 
@@ -45,25 +45,12 @@ fn feed(c: &FloydCodec, meta: &Meta, bytes: &[u8], other: &[u8]) {
 }
 
 fn valid_records(c: &FloydCodec) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
-    for m in metas(c) {
-        out.push(c.encode_meta(&m).unwrap());
+    let metas = metas(c);
+    let mut out =
+        redcodec_testkit::valid_records(c, &metas, &[(SubKind::ListItem, SubId::Index(6))]);
+    // A user key with the byte Pika escapes.
+    for m in &metas {
         out.push(c.meta_record(b"k\x00", m.data_type).unwrap().key);
-        let ids = [
-            (SubKind::HashField, SubId::Name(b"field".to_vec())),
-            (SubKind::SetMember, SubId::Name(b"m".to_vec())),
-            (SubKind::ZSetMember, SubId::Name(b"m".to_vec())),
-            (
-                SubKind::ZSetScore,
-                SubId::Scored {
-                    score: -2.25,
-                    member: b"m".to_vec(),
-                },
-            ),
-            (SubKind::ListItem, SubId::Index(6)),
-        ];
-        out.extend(sub_records(c, &m, &ids));
-        out.push(c.encode_sub_value(SubKind::ZSetMember, &m, &SubValue::Score(3.0)));
     }
     out
 }
@@ -73,30 +60,28 @@ fn prefixes_and_corruptions_of_valid_records() {
     let c = FloydCodec::default();
     let records = valid_records(&c);
     for m in metas(&c) {
-        for (n, record) in records.iter().enumerate() {
-            let other = &records[(n * 7 + 3) % records.len()];
-            prefixes_and_flips(record, |bytes| feed(&c, &m, bytes, other));
-        }
+        prefixes_and_flips_beside_another(&records, |bytes, other| feed(&c, &m, bytes, other));
     }
 }
 
 #[test]
 fn random_bytes() {
-    let mut rng = XorShift::new(0x9E37_79B9_7F4A_7C15);
     let c = FloydCodec::default();
-    let mut previous = Vec::new();
-    for round in 0..20_000 {
-        let mut bytes = rng.bytes(64);
-        // Often look like a key: zero reserve, a short user key, 00 00.
-        if round % 2 == 0 && bytes.len() >= 12 {
+    // Often look like a key: zero reserve, a short user key, 00 00.
+    let shape = |round: usize, _: &mut XorShift, bytes: &mut Vec<u8>| {
+        if round.is_multiple_of(2) && bytes.len() >= 12 {
             bytes[..8].fill(0);
             bytes[9] = 0;
             bytes[10] = 0;
         }
-        let meta = c.new_meta(DataType::ALL[round % 5], rng.next());
-        feed(&c, &meta, &bytes, &previous);
-        previous = bytes;
-    }
+    };
+    feed_random(
+        &c,
+        0x9E37_79B9_7F4A_7C15,
+        64,
+        shape,
+        |meta, bytes, previous| feed(&c, meta, bytes, previous),
+    );
 }
 
 /// Transitivity on a mixed sample of well-formed and malformed keys:

@@ -5,10 +5,13 @@
 
 use std::cmp::Ordering::Less;
 
-use redcodec_codec::{Codec, DataType, GcDecision, Meta, Place, SubId, SubKind, SubValue};
+use redcodec_codec::{Codec, DataType, GcDecision, Meta, SubId, SubKind, SubValue};
 use redcodec_floyd::comparator::{lists_data_key_compare, zsets_score_key_compare};
 use redcodec_floyd::{keys, FloydCodec};
-use redcodec_testkit::unhex;
+use redcodec_testkit::{
+    assert_element_bytes, assert_meta_bytes, assert_meta_record, field_f_v, member_m_1_5,
+    place_names, unhex,
+};
 
 const T_MS: u64 = 1_700_000_000_000;
 const T_US: u64 = T_MS * 1000;
@@ -27,13 +30,6 @@ fn hx(parts: &[&str]) -> Vec<u8> {
     unhex(&parts.join(" "))
 }
 
-fn where_(c: &FloydCodec, place: Place) -> (&'static str, &'static str) {
-    (
-        c.layout().instances[place.instance].dir,
-        c.layout().cf(place).name,
-    )
-}
-
 fn one_element(c: &FloydCodec, ty: DataType) -> Meta {
     let mut m = c.new_meta(ty, c.next_version(T_US, 0, None));
     m.size = 1;
@@ -50,18 +46,21 @@ fn version_is_the_clock_in_ms() {
 #[test]
 fn set_foo_bar() {
     let c = codec();
-    let rec = c.meta_record(b"foo", DataType::String).unwrap();
-    assert_eq!(where_(&c, rec.place), ("1", "default"));
-    assert_eq!(rec.key, hx(&[Z8, "66 6f 6f 00 00", Z16]));
+    let rec = assert_meta_record(
+        &c,
+        b"foo",
+        DataType::String,
+        &hx(&[Z8, "66 6f 6f 00 00", Z16]),
+    );
+    assert_eq!(place_names(&c, rec.place), ("1", "default"));
     // The engine stamps a new string with next_version (string_version).
     let mut meta = Meta::string(b"bar".to_vec(), 0);
     meta.version = c.next_version(T_US, 0, None);
-    let value = c.encode_meta(&meta).unwrap();
-    assert_eq!(value, hx(&["00", "62 61 72", Z16, C, Z8]));
-    assert_eq!(c.decode_meta(DataType::Hash, &value).unwrap(), meta);
-    assert_eq!(
-        c.decode_meta_key(rec.place, &rec.key),
-        Ok(Some(b"foo".to_vec()))
+    assert_meta_bytes(
+        &c,
+        DataType::Hash,
+        &meta,
+        &hx(&["00", "62 61 72", Z16, C, Z8]),
     );
 }
 
@@ -69,24 +68,16 @@ fn set_foo_bar() {
 fn hset_h_f_v() {
     let c = codec();
     let meta = one_element(&c, DataType::Hash);
-    let rec = c.meta_record(b"h", DataType::Hash).unwrap();
-    assert_eq!(where_(&c, rec.place), ("2", "default"));
-    assert_eq!(rec.key, hx(&[Z8, "68 00 00", Z16]));
-    let value = c.encode_meta(&meta).unwrap();
-    assert_eq!(value, hx(&["01", "01000000", V, Z16, C, Z8]));
-    assert_eq!(c.decode_meta(DataType::String, &value).unwrap(), meta);
-    let id = SubId::Name(b"f".to_vec());
+    let rec = assert_meta_record(&c, b"h", DataType::Hash, &hx(&[Z8, "68 00 00", Z16]));
+    assert_eq!(place_names(&c, rec.place), ("2", "default"));
+    let meta_bytes = hx(&["01", "01000000", V, Z16, C, Z8]);
+    assert_meta_bytes(&c, DataType::String, &meta, &meta_bytes);
     let place = c.sub_place(SubKind::HashField, b"h");
-    assert_eq!(where_(&c, place), ("2", "hash_data_cf"));
-    let key = c.sub_key(SubKind::HashField, b"h", &meta, &id);
-    assert_eq!(key, hx(&[Z8, "68 00 00", V, "66", Z16]));
-    let v = c.encode_sub_value(SubKind::HashField, &meta, &SubValue::Bytes(b"v".to_vec()));
-    assert_eq!(v, hx(&["76", Z16, C]));
-    assert_eq!(
-        c.decode_sub_key(SubKind::HashField, b"h", &meta, &key),
-        Ok(id)
-    );
-    let range = c.sub_range(SubKind::HashField, b"h", &meta);
+    assert_eq!(place_names(&c, place), ("2", "hash_data_cf"));
+    let field = field_f_v();
+    let key = hx(&[Z8, "68 00 00", V, "66", Z16]);
+    let value = hx(&["76", Z16, C]);
+    let range = assert_element_bytes(&c, b"h", &meta, &field, &key, &value).range;
     assert_eq!(range.lower, hx(&[Z8, "68 00 00", V]));
     assert_eq!(range.upper, hx(&[Z8, "68 00 00", "0068e5cf8b010001"]));
 }
@@ -96,43 +87,23 @@ fn zadd_z_1_5_m() {
     let c = codec();
     let meta = one_element(&c, DataType::ZSet);
     let rec = c.meta_record(b"z", DataType::ZSet).unwrap();
-    assert_eq!(where_(&c, rec.place), ("1", "default"));
+    assert_eq!(place_names(&c, rec.place), ("1", "default"));
+    let meta_bytes = hx(&["04", "01000000", V, Z16, C, Z8]);
+    assert_meta_bytes(&c, DataType::ZSet, &meta, &meta_bytes);
     assert_eq!(
-        c.encode_meta(&meta).unwrap(),
-        hx(&["04", "01000000", V, Z16, C, Z8])
-    );
-    let member = SubId::Name(b"m".to_vec());
-    assert_eq!(
-        where_(&c, c.sub_place(SubKind::ZSetMember, b"z")),
+        place_names(&c, c.sub_place(SubKind::ZSetMember, b"z")),
         ("1", "zset_data_cf")
     );
+    let [member, scored] = member_m_1_5();
+    let member_key = hx(&[Z8, "7a 00 00", V, "6d", Z16]);
+    let member_value = hx(&["000000000000f83f", Z16, C]);
+    assert_element_bytes(&c, b"z", &meta, &member, &member_key, &member_value);
     assert_eq!(
-        c.sub_key(SubKind::ZSetMember, b"z", &meta, &member),
-        hx(&[Z8, "7a 00 00", V, "6d", Z16])
-    );
-    assert_eq!(
-        c.encode_sub_value(SubKind::ZSetMember, &meta, &SubValue::Score(1.5)),
-        hx(&["000000000000f83f", Z16, C])
-    );
-    let scored = SubId::Scored {
-        score: 1.5,
-        member: b"m".to_vec(),
-    };
-    assert_eq!(
-        where_(&c, c.sub_place(SubKind::ZSetScore, b"z")),
+        place_names(&c, c.sub_place(SubKind::ZSetScore, b"z")),
         ("1", "zset_score_cf")
     );
-    let key = c.sub_key(SubKind::ZSetScore, b"z", &meta, &scored);
-    assert_eq!(key, hx(&[Z8, "7a 00 00", V, "000000000000f83f", "6d", Z16]));
-    assert_eq!(
-        c.encode_sub_value(SubKind::ZSetScore, &meta, &SubValue::Empty),
-        hx(&[Z16, C])
-    );
-    assert_eq!(
-        c.decode_sub_key(SubKind::ZSetScore, b"z", &meta, &key),
-        Ok(scored)
-    );
-    let range = c.sub_range(SubKind::ZSetScore, b"z", &meta);
+    let key = hx(&[Z8, "7a 00 00", V, "000000000000f83f", "6d", Z16]);
+    let range = assert_element_bytes(&c, b"z", &meta, &scored, &key, &hx(&[Z16, C])).range;
     assert_eq!(range.lower, hx(&[Z8, "7a 00 00", V, "000000000000f0ff"]));
     assert_eq!(zsets_score_key_compare(&range.lower, &key), Less);
     assert_eq!(zsets_score_key_compare(&key, &range.upper), Less);
@@ -153,36 +124,32 @@ fn rpush_l_a() {
     };
     meta.size = 1;
     let rec = c.meta_record(b"l", DataType::List).unwrap();
-    assert_eq!(where_(&c, rec.place), ("1", "default"));
-    let value = c.encode_meta(&meta).unwrap();
+    assert_eq!(place_names(&c, rec.place), ("1", "default"));
+    let meta_bytes = hx(&[
+        "03",
+        "0100000000000000",
+        V,
+        "ffffffffffffff7f",
+        Z8,
+        "0100000000000080",
+        Z8,
+        Z16,
+        C,
+        Z8,
+    ]);
+    assert_eq!(meta_bytes.len(), 81);
+    assert_meta_bytes(&c, DataType::List, &meta, &meta_bytes);
     assert_eq!(
-        value,
-        hx(&[
-            "03",
-            "0100000000000000",
-            V,
-            "ffffffffffffff7f",
-            Z8,
-            "0100000000000080",
-            Z8,
-            Z16,
-            C,
-            Z8
-        ])
-    );
-    assert_eq!(value.len(), 81);
-    assert_eq!(c.decode_meta(DataType::List, &value).unwrap(), meta);
-    assert_eq!(
-        where_(&c, c.sub_place(SubKind::ListItem, b"l")),
+        place_names(&c, c.sub_place(SubKind::ListItem, b"l")),
         ("1", "list_data_cf")
     );
-    let key = c.sub_key(SubKind::ListItem, b"l", &meta, &SubId::Index(1 << 63));
-    assert_eq!(key, hx(&[Z8, "6c 00 00", V, "0000000000000080", Z16]));
-    assert_eq!(
-        c.encode_sub_value(SubKind::ListItem, &meta, &SubValue::Bytes(b"a".to_vec())),
-        hx(&["61", Z16, C])
+    let item = (
+        SubKind::ListItem,
+        SubId::Index(1 << 63),
+        SubValue::Bytes(b"a".to_vec()),
     );
-    let range = c.sub_range(SubKind::ListItem, b"l", &meta);
+    let key = hx(&[Z8, "6c 00 00", V, "0000000000000080", Z16]);
+    let range = assert_element_bytes(&c, b"l", &meta, &item, &key, &hx(&["61", Z16, C])).range;
     assert_eq!(range.lower, hx(&[Z8, "6c 00 00", V]));
     assert_eq!(range.upper, hx(&[Z8, "6c 00 00", "0168e5cf8b010000"]));
     assert_eq!(lists_data_key_compare(&range.lower, &key), Less);

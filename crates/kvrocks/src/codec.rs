@@ -17,8 +17,9 @@ use redcodec_codec::{
     VersionWidth,
 };
 
-use crate::keys::{successor, KeyScheme};
+use crate::keys::KeyScheme;
 use crate::{gc, layout, meta, score, version, KvrocksOptions, OptionsError};
+use redcodec_codec::prefix_successor;
 
 /// Types whose metadata Kvrocks rewrites with size 0 when the last element
 /// is removed: `HDEL` (`Hash::Delete`) and `ZREM` (`ZSet::Remove`) do;
@@ -150,13 +151,8 @@ impl Codec for KvrocksCodec {
 
     fn meta_record(&self, key: &[u8], data_type: DataType) -> Result<Record, EncodeError> {
         // Subkeys hold the user key's length in a u32.
-        if data_type.is_collection() && u32::try_from(key.len()).is_err() {
-            return Err(EncodeError::KeyTooLong {
-                format: "kvrocks",
-                type_name: data_type.redis_name(),
-                len: key.len(),
-                max: u32::MAX as usize,
-            });
+        if data_type.is_collection() {
+            EncodeError::check_key_len(Self::NAME, data_type, key, u32::MAX as usize)?;
         }
         Ok(Record {
             place: layout::METADATA,
@@ -175,7 +171,7 @@ impl Codec for KvrocksCodec {
     fn meta_ranges(&self) -> Vec<(KeyRange, Option<DataType>)> {
         let lower = self.keys.namespace_prefix().to_vec();
         // KeyScheme::new guarantees the prefix has a successor.
-        let upper = successor(&lower).unwrap_or_default();
+        let upper = prefix_successor(&lower).unwrap_or_default();
         vec![(
             KeyRange {
                 place: layout::METADATA,
@@ -208,7 +204,7 @@ impl Codec for KvrocksCodec {
         // subkeys to compaction; covering the subkey families too reaches the
         // state Kvrocks reaches after compaction.
         let lower = self.keys.namespace_prefix().to_vec();
-        let upper = successor(&lower).unwrap_or_default();
+        let upper = prefix_successor(&lower).unwrap_or_default();
         [
             layout::METADATA,
             layout::DEFAULT,

@@ -8,7 +8,7 @@
 //! The user key of an `ns_key` has no length: it runs to the end.
 
 use byteorder::{BigEndian, ByteOrder};
-use redcodec_codec::{DecodeError, Reader};
+use redcodec_codec::{beyond_prefix, prefix_successor, DecodeError, Reader};
 
 use crate::{slot, OptionsError};
 
@@ -31,7 +31,7 @@ impl KeyScheme {
         prefix.extend_from_slice(namespace);
         // Every range this crate hands out is bounded by the successor of a
         // key starting with this prefix; it exists unless the prefix is all 0xFF.
-        if successor(&prefix).is_none() {
+        if prefix_successor(&prefix).is_none() {
             return Err(OptionsError::NamespaceUnbounded);
         }
         Ok(KeyScheme { prefix, cluster })
@@ -81,7 +81,7 @@ impl KeyScheme {
         let lower = self.sub_prefix(user_key, version);
         let upper = match version.checked_add(1) {
             Some(next) => self.sub_prefix(user_key, next),
-            None => successor(&lower).unwrap_or_else(|| unbounded_fallback(&lower)),
+            None => prefix_successor(&lower).unwrap_or_else(|| beyond_prefix(&lower)),
         };
         (lower, upper)
     }
@@ -194,24 +194,6 @@ impl<'a> InternalKey<'a> {
     }
 }
 
-/// The smallest byte string greater than every string starting with
-/// `prefix`: drop trailing `0xFF` bytes, then add one to the last byte.
-/// `None` if `prefix` is all `0xFF` (or empty).
-pub fn successor(prefix: &[u8]) -> Option<Vec<u8>> {
-    let last = prefix.iter().rposition(|&b| b != 0xFF)?;
-    let mut out = prefix[..=last].to_vec();
-    out[last] += 1;
-    Some(out)
-}
-
-/// Unreachable for prefixes starting with a [`KeyScheme`] prefix, which
-/// always has a successor; kept so that no code path can panic.
-fn unbounded_fallback(prefix: &[u8]) -> Vec<u8> {
-    let mut out = prefix.to_vec();
-    out.extend_from_slice(&[0xFF; 16]);
-    out
-}
-
 fn put_u16(out: &mut Vec<u8>, v: u16) {
     let mut b = [0; 2];
     BigEndian::write_u16(&mut b, v);
@@ -290,14 +272,6 @@ mod tests {
     }
 
     #[test]
-    fn successor_rule() {
-        assert_eq!(successor(b"ab"), Some(b"ac".to_vec()));
-        assert_eq!(successor(b"a\xff\xff"), Some(b"b".to_vec()));
-        assert_eq!(successor(b"\xff"), None);
-        assert_eq!(successor(b""), None);
-    }
-
-    #[test]
     fn sub_bounds_cover_only_one_version() {
         let s = std_scheme();
         let (lo, hi) = s.sub_bounds(b"k", 5);
@@ -308,7 +282,7 @@ mod tests {
         let (lo, hi) = s.sub_bounds(b"k", u64::MAX);
         let inside = s.sub_key(b"k", u64::MAX, &[0xFF; 40]);
         assert!(lo <= inside && inside < hi);
-        assert_eq!(hi, successor(&s.sub_prefix(b"k", u64::MAX)).unwrap());
+        assert_eq!(hi, prefix_successor(&s.sub_prefix(b"k", u64::MAX)).unwrap());
         // The next user key ("k\0") is not inside.
         assert!(s.sub_key(b"k\0", 0, b"") >= hi || s.sub_key(b"k\0", 0, b"") < lo);
     }

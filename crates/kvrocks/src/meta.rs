@@ -111,22 +111,13 @@ pub fn new_meta(data_type: DataType, version: u64) -> Meta {
     if data_type == DataType::String {
         return Meta::string(Vec::new(), 0);
     }
+    let empty_list = ListBounds::Array {
+        head: LIST_INITIAL_INDEX,
+        tail: LIST_INITIAL_INDEX,
+    };
     Meta {
-        data_type,
-        expire_ms: 0,
-        version,
-        size: 0,
-        list: if data_type == DataType::List {
-            ListBounds::Array {
-                head: LIST_INITIAL_INDEX,
-                tail: LIST_INITIAL_INDEX,
-            }
-        } else {
-            ListBounds::None
-        },
-        value: Vec::new(),
         variant: VARIANT_NEW,
-        bounds: None,
+        ..Meta::fresh(data_type, version, empty_list)
     }
 }
 
@@ -321,12 +312,7 @@ fn narrow(v: u64, what: &'static str) -> Result<u32, EncodeError> {
 }
 
 fn out_of_range(what: &'static str, value: impl ToString, range: &str) -> EncodeError {
-    EncodeError::OutOfRange {
-        format: "kvrocks",
-        what,
-        value: value.to_string(),
-        range: range.to_string(),
-    }
+    EncodeError::out_of_range("kvrocks", what, value, range)
 }
 
 #[cfg(test)]

@@ -3,7 +3,10 @@
 
 use redcodec_codec::{Codec, DataType, GcDecision, ListBounds, Meta, SubId, SubKind, SubValue};
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
-use redcodec_testkit::unhex;
+use redcodec_testkit::{
+    assert_element, assert_element_bytes, assert_gc_of_set_meta, assert_meta_bytes,
+    assert_meta_record, edge_elements, field_f_v, filled_metas, member_m_1_5, unhex, SetMetas,
+};
 
 /// `(1700000000000000 µs << 11) + 0`.
 const V: u64 = 0x3051_20C0_F200_0000;
@@ -32,17 +35,20 @@ fn version_at_the_reference_clock() {
 #[test]
 fn set_foo_bar() {
     let c = standalone();
-    let rec = c.meta_record(b"foo", DataType::String).unwrap();
+    let rec = assert_meta_record(
+        &c,
+        b"foo",
+        DataType::String,
+        &unhex(&format!("{NS} 666f6f")),
+    );
     assert_eq!(rec.place, redcodec_codec::Place::new(0, 1));
     assert_eq!(c.layout().cf(rec.place).name, "metadata");
-    assert_eq!(rec.key, unhex(&format!("{NS} 666f6f")));
     let meta = Meta::string(b"bar".to_vec(), 0);
-    let value = c.encode_meta(&meta).unwrap();
-    assert_eq!(value, unhex("81 0000000000000000 626172"));
-    assert_eq!(c.decode_meta(DataType::Hash, &value).unwrap(), meta);
-    assert_eq!(
-        c.decode_meta_key(rec.place, &rec.key),
-        Ok(Some(b"foo".to_vec()))
+    assert_meta_bytes(
+        &c,
+        DataType::Hash,
+        &meta,
+        &unhex("81 0000000000000000 626172"),
     );
 }
 
@@ -83,31 +89,16 @@ fn hset_h_f_v() {
     let c = standalone();
     let mut meta = c.new_meta(DataType::Hash, V);
     meta.size = 1;
-    let rec = c.meta_record(b"h", DataType::Hash).unwrap();
-    assert_eq!(rec.key, unhex(&format!("{NS} 68")));
-    assert_eq!(
-        c.encode_meta(&meta).unwrap(),
-        unhex("82 0000000000000000 305120c0f2000000 0000000000000001")
-    );
-    let id = SubId::Name(b"f".to_vec());
-    let key = c.sub_key(SubKind::HashField, b"h", &meta, &id);
+    let rec = assert_meta_record(&c, b"h", DataType::Hash, &unhex(&format!("{NS} 68")));
+    let meta_bytes = unhex("82 0000000000000000 305120c0f2000000 0000000000000001");
+    assert_meta_bytes(&c, DataType::Hash, &meta, &meta_bytes);
     assert_eq!(
         c.sub_place(SubKind::HashField, b"k"),
         redcodec_codec::Place::new(0, 0)
     );
-    assert_eq!(key, unhex(&format!("{NS} 00000001 68 305120c0f2000000 66")));
-    let value = c.encode_sub_value(SubKind::HashField, &meta, &SubValue::Bytes(b"v".to_vec()));
-    assert_eq!(value, b"v");
-    assert_eq!(
-        c.decode_sub_key(SubKind::HashField, b"h", &meta, &key),
-        Ok(id)
-    );
-    assert_eq!(
-        c.decode_sub_value(SubKind::HashField, &meta, &value),
-        Ok(SubValue::Bytes(b"v".to_vec()))
-    );
-    let range = c.sub_range(SubKind::HashField, b"h", &meta);
-    assert!(range.lower <= key && key < range.upper);
+    let field = field_f_v();
+    let key = unhex(&format!("{NS} 00000001 68 305120c0f2000000 66"));
+    let range = assert_element_bytes(&c, b"h", &meta, &field, &key, b"v").range;
     assert_eq!(
         range.upper,
         unhex(&format!("{NS} 00000001 68 305120c0f2000001"))
@@ -117,7 +108,6 @@ fn hset_h_f_v() {
     let owner = c.gc_sub_owner(range.place, &key, &[]).unwrap();
     assert_eq!(owner.meta, rec);
     assert_eq!(owner.version, V);
-    let meta_bytes = c.encode_meta(&meta).unwrap();
     assert_eq!(
         c.gc_sub(&owner, Some(&meta_bytes), 1_700_000_000_000),
         GcDecision::Keep
@@ -176,49 +166,25 @@ fn zadd_z_1_5_m() {
     let c = standalone();
     let mut meta = c.new_meta(DataType::ZSet, V);
     meta.size = 1;
-    assert_eq!(
-        c.encode_meta(&meta).unwrap(),
-        unhex("85 0000000000000000 305120c0f2000000 0000000000000001")
-    );
-    let scored = SubId::Scored {
-        score: 1.5,
-        member: b"m".to_vec(),
-    };
-    let score_key = c.sub_key(SubKind::ZSetScore, b"z", &meta, &scored);
+    let meta_bytes = unhex("85 0000000000000000 305120c0f2000000 0000000000000001");
+    assert_meta_bytes(&c, DataType::ZSet, &meta, &meta_bytes);
     assert_eq!(
         c.layout().cf(c.sub_place(SubKind::ZSetScore, b"k")).name,
         "zset_score"
     );
-    assert_eq!(
-        score_key,
-        unhex(&format!(
-            "{NS} 00000001 7a 305120c0f2000000 bff8000000000000 6d"
-        ))
-    );
-    assert!(c
-        .encode_sub_value(SubKind::ZSetScore, &meta, &SubValue::Empty)
-        .is_empty());
-    assert_eq!(
-        c.decode_sub_key(SubKind::ZSetScore, b"z", &meta, &score_key),
-        Ok(scored)
-    );
+    let [member, scored] = member_m_1_5();
+    let score_key = unhex(&format!(
+        "{NS} 00000001 7a 305120c0f2000000 bff8000000000000 6d"
+    ));
+    assert_element_bytes(&c, b"z", &meta, &scored, &score_key, &[]);
 
-    let member = SubId::Name(b"m".to_vec());
-    let member_key = c.sub_key(SubKind::ZSetMember, b"z", &meta, &member);
     assert_eq!(
         c.layout().cf(c.sub_place(SubKind::ZSetMember, b"k")).name,
         "default"
     );
-    assert_eq!(
-        member_key,
-        unhex(&format!("{NS} 00000001 7a 305120c0f2000000 6d"))
-    );
-    let value = c.encode_sub_value(SubKind::ZSetMember, &meta, &SubValue::Score(1.5));
-    assert_eq!(value, unhex("bff8000000000000"));
-    assert_eq!(
-        c.decode_sub_value(SubKind::ZSetMember, &meta, &value),
-        Ok(SubValue::Score(1.5))
-    );
+    let member_key = unhex(&format!("{NS} 00000001 7a 305120c0f2000000 6d"));
+    let value = unhex("bff8000000000000");
+    assert_element_bytes(&c, b"z", &meta, &member, &member_key, &value);
     assert!(c
         .decode_sub_value(SubKind::ZSetMember, &meta, &value[..7])
         .is_err());
@@ -229,66 +195,33 @@ fn zadd_z_1_5_m() {
 
 #[test]
 fn round_trips_of_every_record_kind() {
+    let list = ListBounds::Array {
+        head: (1 << 63) - 4,
+        tail: (1 << 63) - 1,
+    };
     for c in [standalone(), cluster()] {
-        for data_type in DataType::ALL {
-            for variant in [0u8, 1] {
-                let mut meta = c.new_meta(data_type, V + 3);
+        for variant in [0u8, 1] {
+            for mut meta in filled_metas(&c, V + 3, 1_700_000_123_000, &list) {
                 meta.variant = variant;
-                meta.expire_ms = 1_700_000_123_000;
-                if data_type == DataType::String {
-                    meta.value = b"payload\0\xff".to_vec();
-                } else {
-                    meta.size = 3;
-                }
-                if data_type == DataType::List {
-                    meta.list = ListBounds::Array {
-                        head: (1 << 63) - 4,
-                        tail: (1 << 63) - 1,
-                    };
-                }
                 let raw = c.encode_meta(&meta).unwrap();
                 assert_eq!(c.decode_meta(DataType::String, &raw).unwrap(), meta);
             }
         }
         let key: &[u8] = b"{tag}key\0\xff";
         let meta = c.new_meta(DataType::ZSet, u64::MAX);
-        let cases = [
-            (
-                SubKind::HashField,
-                SubId::Name(b"f\0".to_vec()),
-                SubValue::Bytes(b"v\xff".to_vec()),
-            ),
-            (SubKind::SetMember, SubId::Name(Vec::new()), SubValue::Empty),
-            (
-                SubKind::ZSetMember,
-                SubId::Name(b"m".to_vec()),
-                SubValue::Score(-0.0),
-            ),
-            (
-                SubKind::ZSetScore,
-                SubId::Scored {
-                    score: f64::NEG_INFINITY,
-                    member: b"".to_vec(),
-                },
-                SubValue::Empty,
-            ),
-            (
-                SubKind::ListItem,
-                SubId::Index(u64::MAX / 2),
-                SubValue::Bytes(Vec::new()),
-            ),
-        ];
-        for (kind, id, value) in cases {
-            let raw_key = c.sub_key(kind, key, &meta, &id);
-            let range = c.sub_range(kind, key, &meta);
-            assert_eq!(range.place, c.sub_place(kind, b"k"));
-            assert!(range.lower <= raw_key && raw_key < range.upper, "{kind:?}");
-            redcodec_testkit::assert_sub_round_trip(&c, kind, key, &meta, &id, &value);
+        let elements = edge_elements(
+            f64::NEG_INFINITY,
+            (SubId::Index(u64::MAX / 2), SubValue::Bytes(Vec::new())),
+        );
+        for element in &elements {
+            let kind = element.0;
+            let written = assert_element(&c, key, &meta, element);
+            let raw_key = written.key;
             // Another version or key is rejected.
             let mut other = meta.clone();
             other.version = 1;
             assert!(c.decode_sub_key(kind, key, &other, &raw_key).is_err());
-            let owner = c.gc_sub_owner(range.place, &raw_key, &[]).unwrap();
+            let owner = c.gc_sub_owner(written.range.place, &raw_key, &[]).unwrap();
             assert_eq!(owner.meta, c.meta_record(key, DataType::ZSet).unwrap());
             assert_eq!(owner.version, u64::MAX);
         }
@@ -345,24 +278,12 @@ fn meta_keys_of_other_namespaces_are_skipped() {
 fn gc_rules_through_the_codec() {
     let c = standalone();
     let now = 1_700_000_000_000u64;
-    let rec = c.meta_record(b"s", DataType::Set).unwrap();
-    let mut meta = c.new_meta(DataType::Set, V);
-    meta.size = 2;
-    let live = c.encode_meta(&meta).unwrap();
-    assert_eq!(c.gc_meta(rec.place, &rec.key, &live, now), GcDecision::Keep);
-    meta.size = 0;
-    let empty = c.encode_meta(&meta).unwrap();
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &empty, now),
-        GcDecision::Drop
-    );
-    meta.size = 2;
-    meta.expire_ms = now - 1;
-    let expired = c.encode_meta(&meta).unwrap();
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &expired, now),
-        GcDecision::Drop
-    );
+    let SetMetas {
+        rec,
+        meta,
+        live,
+        expired,
+    } = assert_gc_of_set_meta(&c, V, now - 1, now);
     assert_eq!(
         c.gc_meta(rec.place, &rec.key, b"\x84", now),
         GcDecision::Keep

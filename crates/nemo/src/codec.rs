@@ -267,7 +267,7 @@ impl Codec for NemoCodec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keys::successor;
+    use redcodec_codec::prefix_successor;
 
     #[test]
     fn capabilities() {
@@ -356,7 +356,7 @@ mod tests {
     fn successor_exists_for_every_tag_range() {
         for t in DataType::ALL {
             if let Some(tag) = keys::meta_tag(t) {
-                assert_eq!(successor(&[tag]), Some(vec![tag + 1]));
+                assert_eq!(prefix_successor(&[tag]), Some(vec![tag + 1]));
             }
         }
     }

@@ -18,10 +18,11 @@
 
 use redcodec_codec::{DecodeError, KeyRange, Meta, Reader, SparseIndex, SubId, SubKind, SubValue};
 
-use crate::keys::{self, successor};
+use crate::keys;
 use crate::layout;
 use crate::score;
 use crate::suffix::{Suffix, SUFFIX_LEN};
+use redcodec_codec::prefix_successor;
 
 /// The key tag of an element kind.
 pub fn tag_of(kind: SubKind) -> u8 {
@@ -76,11 +77,11 @@ pub fn key(kind: SubKind, key: &[u8], id: &SubId) -> Vec<u8> {
 }
 
 /// Every element record of `kind` of `key`, of any version:
-/// `[prefix, successor(prefix))`.
+/// `[prefix, prefix_successor(prefix))`.
 pub fn range(kind: SubKind, key: &[u8]) -> KeyRange {
     let lower = keys::element_prefix(tag_of(kind), key);
     // The prefix starts with an ASCII tag, so it always has a successor.
-    let upper = successor(&lower).unwrap_or_else(keys::unbounded_upper);
+    let upper = prefix_successor(&lower).unwrap_or_else(keys::unbounded_upper);
     KeyRange {
         place: place_of(kind),
         lower,

@@ -73,20 +73,15 @@ pub fn meta_tag_of_place(place: Place) -> Option<u8> {
 /// "hash key length 0 … (1 to 254 bytes)").
 pub fn check_collection_key(key: &[u8], data_type: DataType) -> Result<(), EncodeError> {
     if data_type.is_collection() && key.is_empty() {
-        return Err(EncodeError::OutOfRange {
-            format: FORMAT,
-            what: key_length_name(data_type),
-            value: "0".into(),
-            range: format!("1 to {MAX_COLLECTION_KEY} bytes"),
-        });
+        return Err(EncodeError::out_of_range(
+            FORMAT,
+            key_length_name(data_type),
+            0,
+            &format!("1 to {MAX_COLLECTION_KEY} bytes"),
+        ));
     }
-    if data_type.is_collection() && key.len() > MAX_COLLECTION_KEY {
-        return Err(EncodeError::KeyTooLong {
-            format: FORMAT,
-            type_name: data_type.redis_name(),
-            len: key.len(),
-            max: MAX_COLLECTION_KEY,
-        });
+    if data_type.is_collection() {
+        EncodeError::check_key_len(FORMAT, data_type, key, MAX_COLLECTION_KEY)?;
     }
     Ok(())
 }
@@ -174,14 +169,6 @@ pub fn user_key_of_element(raw: &[u8]) -> Option<&[u8]> {
     r.take(usize::from(len)).ok()
 }
 
-/// The smallest key greater than every key starting with `prefix`, if any.
-pub fn successor(prefix: &[u8]) -> Option<Vec<u8>> {
-    let last = prefix.iter().rposition(|&b| b != 0xFF)?;
-    let mut out = prefix[..=last].to_vec();
-    out[last] += 1;
-    Some(out)
-}
-
 /// An upper bound above every key redcodec can meet in a family without a
 /// prefix of its own (the `kv` instance): 256 bytes of `0xFF`. A key
 /// starting with 256 `0xFF` bytes lies beyond it.
@@ -257,13 +244,5 @@ mod tests {
         assert_eq!(user_key_of_element(b"h\x03ab"), None);
         assert_eq!(user_key_of_element(b"h"), None);
         assert_eq!(user_key_of_element(b"s\x00"), Some(&b""[..]));
-    }
-
-    #[test]
-    fn successor_rule() {
-        assert_eq!(successor(b"ab"), Some(b"ac".to_vec()));
-        assert_eq!(successor(b"a\xff\xff"), Some(b"b".to_vec()));
-        assert_eq!(successor(b"\xff"), None);
-        assert!(unbounded_upper() > vec![0xFF; 255]);
     }
 }

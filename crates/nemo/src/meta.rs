@@ -35,20 +35,7 @@ pub fn new_meta(data_type: DataType, version: u64) -> Meta {
     if data_type == DataType::String {
         return Meta::string(Vec::new(), 0);
     }
-    Meta {
-        data_type,
-        expire_ms: 0,
-        version,
-        size: 0,
-        list: if data_type == DataType::List {
-            EMPTY_LIST
-        } else {
-            ListBounds::None
-        },
-        value: Vec::new(),
-        variant: 0,
-        bounds: None,
-    }
+    Meta::fresh(data_type, version, EMPTY_LIST)
 }
 
 /// Encodes the metadata value of `meta`, suffix included.
@@ -132,12 +119,7 @@ fn put_i64(out: &mut Vec<u8>, v: i64) {
 }
 
 fn out_of_range(what: &'static str, value: impl ToString, range: &str) -> EncodeError {
-    EncodeError::OutOfRange {
-        format: FORMAT,
-        what,
-        value: value.to_string(),
-        range: range.to_string(),
-    }
+    EncodeError::out_of_range(FORMAT, what, value, range)
 }
 
 #[cfg(test)]

@@ -48,11 +48,13 @@ impl Suffix {
     /// The suffix of `meta`'s metadata record; an expiry or version the
     /// format cannot hold is an error.
     pub fn of_meta(meta: &Meta) -> Result<Suffix, EncodeError> {
-        let version = u32::try_from(meta.version).map_err(|_| EncodeError::OutOfRange {
-            format: FORMAT,
-            what: "version",
-            value: meta.version.to_string(),
-            range: format!("0..={}", u32::MAX),
+        let version = u32::try_from(meta.version).map_err(|_| {
+            EncodeError::out_of_range(
+                FORMAT,
+                "version",
+                meta.version,
+                &format!("0..={}", u32::MAX),
+            )
         })?;
         Ok(Suffix {
             version,
@@ -112,11 +114,9 @@ pub fn timestamp_of(expire_ms: u64) -> Result<i32, EncodeError> {
         1..=999 => 1,
         ms => ms / 1000,
     };
-    i32::try_from(secs).map_err(|_| EncodeError::OutOfRange {
-        format: FORMAT,
-        what: "expire time (unix seconds)",
-        value: secs.to_string(),
-        range: format!("0..={}", i32::MAX),
+    i32::try_from(secs).map_err(|_| {
+        let range = format!("0..={}", i32::MAX);
+        EncodeError::out_of_range(FORMAT, "expire time (unix seconds)", secs, &range)
     })
 }
 

@@ -7,7 +7,10 @@ use redcodec_codec::{
     Codec, DataType, EncodeError, GcDecision, ListBounds, Meta, Place, SubId, SubKind, SubValue,
 };
 use redcodec_nemo::{gc, layout, NemoCodec};
-use redcodec_testkit::unhex;
+use redcodec_testkit::{
+    assert_element, assert_element_bytes, assert_meta_bytes, assert_meta_record, edge_elements,
+    field_f_v, filled_metas, member_m_1_5, unhex,
+};
 
 const T: u64 = 1_700_000_000;
 const NOW_US: u64 = T * 1_000_000;
@@ -25,17 +28,11 @@ fn instance_dir(c: &NemoCodec, place: Place) -> &'static str {
 #[test]
 fn set_foo_bar() {
     let c = codec();
-    let rec = c.meta_record(b"foo", DataType::String).unwrap();
+    let rec = assert_meta_record(&c, b"foo", DataType::String, &unhex("66 6f 6f"));
     assert_eq!(instance_dir(&c, rec.place), "kv");
-    assert_eq!(rec.key, unhex("66 6f 6f"));
     let meta = Meta::string(b"bar".to_vec(), 0);
-    let value = c.encode_meta(&meta).unwrap();
-    assert_eq!(value, unhex("62 61 72 00000000 00000000"));
-    assert_eq!(c.decode_meta(DataType::String, &value).unwrap(), meta);
-    assert_eq!(
-        c.decode_meta_key(rec.place, &rec.key),
-        Ok(Some(b"foo".to_vec()))
-    );
+    let value = unhex("62 61 72 00000000 00000000");
+    assert_meta_bytes(&c, DataType::String, &meta, &value);
     // String keys have no length limit, and may be empty.
     assert!(c.meta_record(&[b'k'; 1000], DataType::String).is_ok());
     assert_eq!(c.meta_record(b"", DataType::String).unwrap().key, b"");
@@ -47,9 +44,8 @@ fn setex_foo_100_bar() {
     // through that second: it decodes as its last millisecond.
     let c = codec();
     let meta = Meta::string(b"bar".to_vec(), (T + 99) * 1000 + 999);
-    let value = c.encode_meta(&meta).unwrap();
-    assert_eq!(value, unhex("62 61 72 00000000 63f15365"));
-    assert_eq!(c.decode_meta(DataType::String, &value).unwrap(), meta);
+    let value = unhex("62 61 72 00000000 63f15365");
+    assert_meta_bytes(&c, DataType::String, &meta, &value);
     // The kv compaction rule: live through second T+99, dropped after.
     let key = c.meta_record(b"foo", DataType::String).unwrap();
     assert_eq!(
@@ -70,21 +66,20 @@ fn hset_h_f_v() {
     let mut meta = c.new_meta(DataType::Hash, version);
     meta.size = 1;
 
-    let field = c.sub_key(SubKind::HashField, b"h", &meta, &SubId::Name(b"f".to_vec()));
     assert_eq!(
         instance_dir(&c, c.sub_place(SubKind::HashField, b"k")),
         "hash"
     );
-    assert_eq!(field, unhex("68 01 68 3d 66"));
-    let value = c.encode_sub_value(SubKind::HashField, &meta, &SubValue::Bytes(b"v".to_vec()));
-    assert_eq!(value, unhex("76 00f15365 00000000"));
+    // Written, read back, and in the range of the key's fields.
+    let element = field_f_v();
+    let field = unhex("68 01 68 3d 66");
+    let value = unhex("76 00f15365 00000000");
+    let range = assert_element_bytes(&c, b"h", &meta, &element, &field, &value).range;
 
-    let rec = c.meta_record(b"h", DataType::Hash).unwrap();
+    let rec = assert_meta_record(&c, b"h", DataType::Hash, &unhex("48 68"));
     assert_eq!(rec.place, c.sub_place(SubKind::HashField, b"k"));
-    assert_eq!(rec.key, unhex("48 68"));
-    let meta_value = c.encode_meta(&meta).unwrap();
-    assert_eq!(meta_value, unhex("0100000000000000 00f15365 00000000"));
-    assert_eq!(c.decode_meta(DataType::Hash, &meta_value).unwrap(), meta);
+    let meta_value = unhex("0100000000000000 00f15365 00000000");
+    assert_meta_bytes(&c, DataType::Hash, &meta, &meta_value);
 
     // The separator "h" already exists.
     let seps = c.bootstrap_records();
@@ -95,21 +90,7 @@ fn hset_h_f_v() {
     assert!(seps.contains(&(sep, unhex("00000000 00000000"))));
     assert_eq!(c.decode_meta_key(rec.place, b"h"), Ok(None));
     assert_eq!(c.decode_meta_key(rec.place, &field), Ok(None));
-    assert_eq!(
-        c.decode_meta_key(rec.place, &rec.key),
-        Ok(Some(b"h".to_vec()))
-    );
 
-    // Decoding back, and the range of the key's fields.
-    assert_eq!(
-        c.decode_sub_key(SubKind::HashField, b"h", &meta, &field),
-        Ok(SubId::Name(b"f".to_vec()))
-    );
-    assert_eq!(
-        c.decode_sub_value(SubKind::HashField, &meta, &value),
-        Ok(SubValue::Bytes(b"v".to_vec()))
-    );
-    let range = c.sub_range(SubKind::HashField, b"h", &meta);
     assert_eq!(range.lower, unhex("68 01 68 3d"));
     assert_eq!(range.upper, unhex("68 01 68 3e"));
     assert!(range.lower <= field && field < range.upper);
@@ -160,41 +141,27 @@ fn lpush_l_a() {
         right: 1,
         next_seq: 2,
     };
-    let rec = c.meta_record(b"l", DataType::List).unwrap();
+    let rec = assert_meta_record(&c, b"l", DataType::List, &unhex("4c 6c"));
     assert_eq!(instance_dir(&c, rec.place), "list");
-    assert_eq!(rec.key, unhex("4c 6c"));
-    let meta_value = c.encode_meta(&meta).unwrap();
-    assert_eq!(
-        meta_value,
-        unhex(
-            "0100000000000000 0100000000000000 0100000000000000 0200000000000000
-             00f15365 00000000"
-        )
+    let meta_value = unhex(
+        "0100000000000000 0100000000000000 0100000000000000 0200000000000000
+         00f15365 00000000",
     );
-    assert_eq!(c.decode_meta(DataType::List, &meta_value).unwrap(), meta);
+    assert_meta_bytes(&c, DataType::List, &meta, &meta_value);
 
-    let node = c.sub_key(SubKind::ListItem, b"l", &meta, &SubId::Seq(1));
     assert_eq!(c.sub_place(SubKind::ListItem, b"k"), rec.place);
-    assert_eq!(node, unhex("6c 01 6c 0100000000000000"));
-    let item = SubValue::Node {
-        prev: 0,
-        next: 0,
-        value: b"a".to_vec(),
-    };
-    let value = c.encode_sub_value(SubKind::ListItem, &meta, &item);
-    assert_eq!(
-        value,
-        unhex("0000000000000000 0000000000000000 61 00f15365 00000000")
+    let item = (
+        SubKind::ListItem,
+        SubId::Seq(1),
+        SubValue::Node {
+            prev: 0,
+            next: 0,
+            value: b"a".to_vec(),
+        },
     );
-    assert_eq!(
-        c.decode_sub_value(SubKind::ListItem, &meta, &value),
-        Ok(item)
-    );
-    assert_eq!(
-        c.decode_sub_key(SubKind::ListItem, b"l", &meta, &node),
-        Ok(SubId::Seq(1))
-    );
-    let range = c.sub_range(SubKind::ListItem, b"l", &meta);
+    let node = unhex("6c 01 6c 0100000000000000");
+    let value = unhex("0000000000000000 0000000000000000 61 00f15365 00000000");
+    let range = assert_element_bytes(&c, b"l", &meta, &item, &node, &value).range;
     for seq in [1, 2, 255, 256, i64::MAX, -1] {
         let k = c.sub_key(SubKind::ListItem, b"l", &meta, &SubId::Seq(seq));
         assert!(range.lower <= k && k < range.upper, "{seq}");
@@ -231,26 +198,13 @@ fn zadd_z_1_5_m() {
     let c = codec();
     let mut meta = c.new_meta(DataType::ZSet, T);
     meta.size = 1;
-    let rec = c.meta_record(b"z", DataType::ZSet).unwrap();
+    let rec = assert_meta_record(&c, b"z", DataType::ZSet, &unhex("5a 7a"));
     assert_eq!(instance_dir(&c, rec.place), "zset");
-    assert_eq!(rec.key, unhex("5a 7a"));
-    assert_eq!(
-        c.encode_meta(&meta).unwrap(),
-        unhex("0100000000000000 00f15365 00000000")
-    );
-    let member = c.sub_key(
-        SubKind::ZSetMember,
-        b"z",
-        &meta,
-        &SubId::Name(b"m".to_vec()),
-    );
-    assert_eq!(member, unhex("7a 01 7a 6d"));
-    let value = c.encode_sub_value(SubKind::ZSetMember, &meta, &SubValue::Score(1.5));
-    assert_eq!(value, unhex("000000000000f83f 00f15365 00000000"));
-    assert_eq!(
-        c.decode_sub_value(SubKind::ZSetMember, &meta, &value),
-        Ok(SubValue::Score(1.5))
-    );
+    let meta_value = unhex("0100000000000000 00f15365 00000000");
+    assert_meta_bytes(&c, DataType::ZSet, &meta, &meta_value);
+    let [member, _] = member_m_1_5();
+    let value = unhex("000000000000f83f 00f15365 00000000");
+    assert_element_bytes(&c, b"z", &meta, &member, &unhex("7a 01 7a 6d"), &value);
     // The member record keeps the exact double; the index rounds it.
     let exact = 0.123456789;
     let value = c.encode_sub_value(SubKind::ZSetMember, &meta, &SubValue::Score(exact));
@@ -408,21 +362,15 @@ fn collection_key_limit() {
 #[test]
 fn round_trips_of_every_record_kind() {
     let c = codec();
-    for data_type in DataType::ALL {
-        let mut meta = c.new_meta(data_type, u64::from(u32::MAX));
-        meta.expire_ms = 1_700_000_123_999;
+    let list = ListBounds::Linked {
+        left: 7,
+        right: -2,
+        next_seq: i64::MAX,
+    };
+    for mut meta in filled_metas(&c, u64::from(u32::MAX), 1_700_000_123_999, &list) {
+        let data_type = meta.data_type;
         if data_type == DataType::String {
-            meta.value = b"payload\0\xff".to_vec();
             meta.version = 0;
-        } else {
-            meta.size = 3;
-        }
-        if data_type == DataType::List {
-            meta.list = ListBounds::Linked {
-                left: 7,
-                right: -2,
-                next_seq: i64::MAX,
-            };
         }
         let raw = c.encode_meta(&meta).unwrap();
         assert_eq!(
@@ -433,28 +381,10 @@ fn round_trips_of_every_record_kind() {
     }
     let key: &[u8] = b"key\0\xff=";
     let meta = c.new_meta(DataType::ZSet, 42);
-    let cases = [
+    // Scores are stored to 5 decimals; `=` separates key and field.
+    let mut elements = edge_elements(
+        -12.25,
         (
-            SubKind::HashField,
-            SubId::Name(b"f=\0".to_vec()),
-            SubValue::Bytes(b"v\xff".to_vec()),
-        ),
-        (SubKind::SetMember, SubId::Name(Vec::new()), SubValue::Empty),
-        (
-            SubKind::ZSetMember,
-            SubId::Name(b"m".to_vec()),
-            SubValue::Score(-0.0),
-        ),
-        (
-            SubKind::ZSetScore,
-            SubId::Scored {
-                score: -12.25,
-                member: b"".to_vec(),
-            },
-            SubValue::Empty,
-        ),
-        (
-            SubKind::ListItem,
             SubId::Seq(i64::MIN),
             SubValue::Node {
                 prev: -1,
@@ -462,17 +392,20 @@ fn round_trips_of_every_record_kind() {
                 value: Vec::new(),
             },
         ),
-    ];
-    for (kind, id, value) in cases {
-        let raw_key = c.sub_key(kind, key, &meta, &id);
-        let range = c.sub_range(kind, key, &meta);
-        assert_eq!(range.place, c.sub_place(kind, b"k"));
-        assert!(range.lower <= raw_key && raw_key < range.upper, "{kind:?}");
-        let (_, raw_value) =
-            redcodec_testkit::assert_sub_round_trip(&c, kind, key, &meta, &id, &value);
-        assert!(c.sub_is_current(kind, &meta, &raw_value));
+    );
+    elements.push((
+        SubKind::HashField,
+        SubId::Name(b"f=\0".to_vec()),
+        SubValue::Bytes(b"v\xff".to_vec()),
+    ));
+    for element in &elements {
+        let kind = element.0;
+        let written = assert_element(&c, key, &meta, element);
+        assert!(c.sub_is_current(kind, &meta, &written.value));
         // Another key is rejected.
-        let owner = c.gc_sub_owner(range.place, &raw_key, &raw_value).unwrap();
+        let owner = c
+            .gc_sub_owner(written.range.place, &written.key, &written.value)
+            .unwrap();
         assert_eq!(owner.meta, c.meta_record(key, meta_type(kind)).unwrap());
     }
 }

@@ -11,9 +11,19 @@
 //! - [`sub_records`]: the element keys and key ranges a codec builds;
 //! - [`valid_records`]: records of every kind a codec writes;
 //! - [`assert_sub_round_trip`]: an element's key and value read back
-//!   exactly as written.
+//!   exactly as written;
+//! - [`place_names`], [`in_range`], [`assert_meta_bytes`]: where a record
+//!   lives, whether a key lies in a range by its family's order, a
+//!   metadata value's bytes;
+//! - [`filled_metas`], [`edge_elements`], [`assert_element`]: the round
+//!   trips of every record kind each format runs.
 
-use redcodec_codec::{Codec, DataType, Meta, Place, SubId, SubKind, SubOwner, SubValue};
+use std::cmp::Ordering;
+
+use redcodec_codec::{
+    Codec, DataType, GcDecision, KeyRange, ListBounds, Meta, Place, Record, SubId, SubKind,
+    SubOwner, SubValue,
+};
 
 /// Every kind of element record.
 pub const SUB_KINDS: [SubKind; 5] = [
@@ -93,6 +103,39 @@ pub fn prefixes_and_flips(record: &[u8], mut feed: impl FnMut(&[u8])) {
             bad[i] ^= flip;
             feed(&bad);
         }
+    }
+}
+
+/// Calls `feed` with every prefix and corruption of each of `records`
+/// ([`prefixes_and_flips`]), beside another of the records (the one seven
+/// places on, cyclically) as a second input: for comparators.
+pub fn prefixes_and_flips_beside_another(records: &[Vec<u8>], mut feed: impl FnMut(&[u8], &[u8])) {
+    for (n, record) in records.iter().enumerate() {
+        let other = &records[(n * 7 + 3) % records.len()];
+        prefixes_and_flips(record, |bytes| feed(bytes, other));
+    }
+}
+
+/// Calls `feed` 20,000 times with deterministic random bytes (up to
+/// `max_len - 1` of them, from `seed`) that `shape` may make look more like
+/// a record (given the round and the generator), with fresh metadata of
+/// each type in turn at a random version, and with the bytes of the round
+/// before.
+pub fn feed_random<C: Codec>(
+    c: &C,
+    seed: u64,
+    max_len: u64,
+    mut shape: impl FnMut(usize, &mut XorShift, &mut Vec<u8>),
+    mut feed: impl FnMut(&Meta, &[u8], &[u8]),
+) {
+    let mut rng = XorShift::new(seed);
+    let mut previous = Vec::new();
+    for round in 0..20_000 {
+        let mut bytes = rng.bytes(max_len);
+        shape(round, &mut rng, &mut bytes);
+        let meta = c.new_meta(DataType::ALL[round % DataType::ALL.len()], rng.next());
+        feed(&meta, &bytes, &previous);
+        previous = bytes;
     }
 }
 
@@ -225,6 +268,222 @@ pub fn assert_sub_round_trip<C: Codec>(
     let other_key: &[u8] = if key == b"key" { b"kez" } else { b"key" };
     assert!(c.decode_sub_key(kind, other_key, meta, &raw_key).is_err());
     (raw_key, raw_value)
+}
+
+/// The instance directory and column family name of `place`.
+pub fn place_names<C: Codec>(c: &C, place: Place) -> (&'static str, &'static str) {
+    (
+        c.layout().instances[place.instance].dir,
+        c.layout().cf(place).name,
+    )
+}
+
+/// Whether `key` lies in `range` by the order of the range's family (its
+/// comparator, or bytewise).
+pub fn in_range<C: Codec>(c: &C, range: &KeyRange, key: &[u8]) -> bool {
+    let cmp = c
+        .layout()
+        .cf(range.place)
+        .comparator
+        .map_or(<[u8]>::cmp as fn(&[u8], &[u8]) -> Ordering, |spec| {
+            spec.compare
+        });
+    cmp(&range.lower, key) != Ordering::Greater && cmp(key, &range.upper) == Ordering::Less
+}
+
+/// Asserts that `meta` encodes to `want` and that those bytes, read from
+/// the place of `read_as`, decode to `meta` again; returns the bytes.
+pub fn assert_meta_bytes<C: Codec>(c: &C, read_as: DataType, meta: &Meta, want: &[u8]) -> Vec<u8> {
+    let value = c.encode_meta(meta).expect("valid metadata encodes");
+    assert_eq!(value, want, "{:?}", meta.data_type);
+    assert_eq!(c.decode_meta(read_as, &value).as_ref(), Ok(meta));
+    value
+}
+
+/// Metadata of every type at `version` expiring at `expire_ms`, filled as
+/// a written key's: a string holding `payload\0\xff`, a collection of 3
+/// elements, a list with the bounds `list`.
+pub fn filled_metas<C: Codec>(c: &C, version: u64, expire_ms: u64, list: &ListBounds) -> Vec<Meta> {
+    DataType::ALL
+        .into_iter()
+        .map(|data_type| {
+            let mut meta = c.new_meta(data_type, version);
+            meta.expire_ms = expire_ms;
+            if data_type == DataType::String {
+                meta.value = b"payload\0\xff".to_vec();
+            } else {
+                meta.size = 3;
+            }
+            if data_type == DataType::List {
+                meta.list = list.clone();
+            }
+            meta
+        })
+        .collect()
+}
+
+/// One element record: its kind, identity and value.
+pub type Element = (SubKind, SubId, SubValue);
+
+/// Elements of every kind at the edges every format must carry: a field
+/// with a NUL byte and a value with a 0xFF byte, the empty set member, a
+/// member scored `-0.0`, the empty member at `score` (the lowest score the
+/// format stores exactly), and the format's own `list_item`.
+pub fn edge_elements(score: f64, list_item: (SubId, SubValue)) -> Vec<Element> {
+    let (item, item_value) = list_item;
+    vec![
+        (
+            SubKind::HashField,
+            SubId::Name(b"f\0".to_vec()),
+            SubValue::Bytes(b"v\xff".to_vec()),
+        ),
+        (SubKind::SetMember, SubId::Name(Vec::new()), SubValue::Empty),
+        (
+            SubKind::ZSetMember,
+            SubId::Name(b"m".to_vec()),
+            SubValue::Score(-0.0),
+        ),
+        (
+            SubKind::ZSetScore,
+            SubId::Scored {
+                score,
+                member: Vec::new(),
+            },
+            SubValue::Empty,
+        ),
+        (SubKind::ListItem, item, item_value),
+    ]
+}
+
+/// The metadata of a set `s` of two members at `version`, live, empty and
+/// expired at `expired_ms`, as stored; asserts the compaction rule for
+/// metadata every versioned format shares at `now_ms`: live metadata is
+/// kept, metadata of no elements and expired metadata are dropped.
+pub fn assert_gc_of_set_meta<C: Codec>(
+    c: &C,
+    version: u64,
+    expired_ms: u64,
+    now_ms: u64,
+) -> SetMetas {
+    let rec = c.meta_record(b"s", DataType::Set).expect("meta record");
+    let gc = |meta: &Meta| {
+        let bytes = c.encode_meta(meta).expect("valid metadata encodes");
+        let decision = c.gc_meta(rec.place, &rec.key, &bytes, now_ms);
+        (bytes, decision)
+    };
+    let mut meta = c.new_meta(DataType::Set, version);
+    meta.size = 2;
+    let (live, decision) = gc(&meta);
+    assert_eq!(decision, GcDecision::Keep, "live");
+    meta.size = 0;
+    let (_, decision) = gc(&meta);
+    assert_eq!(decision, GcDecision::Drop, "empty");
+    meta.size = 2;
+    meta.expire_ms = expired_ms;
+    let (expired, decision) = gc(&meta);
+    assert_eq!(decision, GcDecision::Drop, "expired");
+    SetMetas {
+        rec,
+        meta,
+        live,
+        expired,
+    }
+}
+
+/// What [`assert_gc_of_set_meta`] wrote.
+pub struct SetMetas {
+    /// The metadata record of `s`.
+    pub rec: Record,
+    /// The expired metadata, of two members.
+    pub meta: Meta,
+    /// The bytes of the live metadata.
+    pub live: Vec<u8>,
+    /// The bytes of the expired metadata.
+    pub expired: Vec<u8>,
+}
+
+/// The field of the specs' worked example `HSET h f v`: `f` = `v`.
+pub fn field_f_v() -> Element {
+    (
+        SubKind::HashField,
+        SubId::Name(b"f".to_vec()),
+        SubValue::Bytes(b"v".to_vec()),
+    )
+}
+
+/// The two records of the specs' worked example `ZADD z 1.5 m`: the member
+/// `m` with its score 1.5, and its entry in the score index.
+pub fn member_m_1_5() -> [Element; 2] {
+    [
+        (
+            SubKind::ZSetMember,
+            SubId::Name(b"m".to_vec()),
+            SubValue::Score(1.5),
+        ),
+        (
+            SubKind::ZSetScore,
+            SubId::Scored {
+                score: 1.5,
+                member: b"m".to_vec(),
+            },
+            SubValue::Empty,
+        ),
+    ]
+}
+
+/// An element record as a codec wrote it.
+pub struct Written {
+    /// The range of the element's kind for its key.
+    pub range: KeyRange,
+    /// The element's key.
+    pub key: Vec<u8>,
+    /// The element's value.
+    pub value: Vec<u8>,
+}
+
+/// Writes `element` of `key` under `meta`, asserts that its key lies in
+/// its kind's range (by the family's order) at its kind's place and that
+/// key and value read back as written ([`assert_sub_round_trip`]).
+pub fn assert_element<C: Codec>(c: &C, key: &[u8], meta: &Meta, element: &Element) -> Written {
+    let (kind, id, value) = element;
+    let range = c.sub_range(*kind, key, meta);
+    assert_eq!(range.place, c.sub_place(*kind, key), "{kind:?}");
+    let (raw_key, raw_value) = assert_sub_round_trip(c, *kind, key, meta, id, value);
+    assert!(in_range(c, &range, &raw_key), "{kind:?}");
+    Written {
+        range,
+        key: raw_key,
+        value: raw_value,
+    }
+}
+
+/// Asserts that the metadata record of `key` of `data_type` has the key
+/// bytes `want` and that they decode to `key` again; returns the record.
+pub fn assert_meta_record<C: Codec>(c: &C, key: &[u8], data_type: DataType, want: &[u8]) -> Record {
+    let rec = c.meta_record(key, data_type).expect("meta record");
+    assert_eq!(rec.key, want, "{data_type:?}");
+    assert_eq!(
+        c.decode_meta_key(rec.place, &rec.key),
+        Ok(Some(key.to_vec()))
+    );
+    rec
+}
+
+/// Asserts that `element` of `key` under `meta` is written as the key
+/// `want_key` and the value `want_value`, and that both read back
+/// ([`assert_element`]); returns the written record.
+pub fn assert_element_bytes<C: Codec>(
+    c: &C,
+    key: &[u8],
+    meta: &Meta,
+    element: &Element,
+    want_key: &[u8],
+    want_value: &[u8],
+) -> Written {
+    let written = assert_element(c, key, meta, element);
+    assert_eq!(written.key, want_key, "{:?} key", element.0);
+    assert_eq!(written.value, want_value, "{:?} value", element.0);
+    written
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 /// Runs `redcodec ARGS` with `stdin` as its standard input and waits for it.
+#[allow(dead_code)]
 pub fn redcodec(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_redcodec"))
         .args(args)
@@ -23,6 +24,7 @@ pub fn redcodec(args: &[&str], stdin: &str) -> Output {
 }
 
 /// Output bytes as text.
+#[allow(dead_code)]
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -48,6 +50,65 @@ pub fn path(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
 }
 
+/// A `redcodec` command line built part by part: a command, then its
+/// source and destination (a store of a format in a directory, or a
+/// server's URL), then any other arguments. It reads as the slice of its
+/// arguments.
+#[allow(dead_code)]
+pub struct Args<'a>(Vec<&'a str>);
+
+#[allow(dead_code)]
+impl<'a> Args<'a> {
+    /// `redcodec COMMAND`.
+    pub fn new(command: &'a str) -> Args<'a> {
+        Args(vec![command])
+    }
+
+    /// `--format FORMAT --dir DIR`: the store a command reads or writes.
+    pub fn store(self, format: &'a str, dir: &'a (impl AsRef<Path> + ?Sized)) -> Args<'a> {
+        self.with(&["--format", format, "--dir", path(dir.as_ref())])
+    }
+
+    /// `--from FORMAT --src DIR`: a source store.
+    pub fn src(self, format: &'a str, dir: &'a (impl AsRef<Path> + ?Sized)) -> Args<'a> {
+        self.with(&["--from", format, "--src", path(dir.as_ref())])
+    }
+
+    /// `--to FORMAT --dst DIR`: a destination store.
+    pub fn dst(self, format: &'a str, dir: &'a (impl AsRef<Path> + ?Sized)) -> Args<'a> {
+        self.with(&["--to", format, "--dst", path(dir.as_ref())])
+    }
+
+    /// `--from URL`: a source server.
+    pub fn src_url(self, url: &'a str) -> Args<'a> {
+        self.with(&["--from", url])
+    }
+
+    /// `--to URL`: a destination server.
+    pub fn dst_url(self, url: &'a str) -> Args<'a> {
+        self.with(&["--to", url])
+    }
+
+    /// `--fixed-clock MS`: the clock the command runs at.
+    pub fn fixed_clock(self, ms: &'a str) -> Args<'a> {
+        self.with(&["--fixed-clock", ms])
+    }
+
+    /// Any other arguments, as given.
+    pub fn with(mut self, more: &[&'a str]) -> Args<'a> {
+        self.0.extend_from_slice(more);
+        self
+    }
+}
+
+impl<'a> std::ops::Deref for Args<'a> {
+    type Target = [&'a str];
+
+    fn deref(&self) -> &[&'a str] {
+        &self.0
+    }
+}
+
 /// Runs `redcodec ARGS`; returns (success, stdout, stderr).
 #[allow(dead_code)]
 pub fn run(args: &[&str], stdin: &str) -> (bool, String, String) {
@@ -59,18 +120,22 @@ pub fn run(args: &[&str], stdin: &str) -> (bool, String, String) {
 /// succeeded and returns what it printed.
 #[allow(dead_code)]
 pub fn exec_at(clock: &str, format: &str, dir: &Path, script: &str) -> String {
-    let args = [
-        "exec",
-        "--format",
-        format,
-        "--dir",
-        path(dir),
-        "--fixed-clock",
-        clock,
-    ];
+    let args = Args::new("exec").store(format, dir).fixed_clock(clock);
     let out = redcodec(&args, script);
     assert!(out.status.success(), "{}", text(&out.stderr));
     text(&out.stdout)
+}
+
+/// Runs `redcodec compare` on a tiny workload (200 keys, collections of
+/// 50 elements, a hash of 2,000 fields, 3 rounds), writing its files to `out`.
+#[allow(dead_code)]
+pub fn tiny_compare(out: &Path) -> Output {
+    binary()
+        .args(["compare", "--keys", "200", "--elements", "50"])
+        .args(["--big-hash", "2000", "--rounds", "3", "--out"])
+        .arg(out)
+        .output()
+        .expect("binary runs")
 }
 
 /// The `redcodec` binary as a command to complete.

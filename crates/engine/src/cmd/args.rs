@@ -50,6 +50,24 @@ pub(crate) fn positive_arg(arg: &[u8], what: &str) -> CmdResult<u64> {
         .ok_or_else(|| CmdError::other(format!("ERR {what} should be greater than 0")))
 }
 
+/// The optional `COUNT count` that closes LMPOP and ZMPOP, from `a[at]`:
+/// 1 without it. The count is checked first; anything else, after it or
+/// instead of it, is a syntax error.
+pub(crate) fn mpop_count(a: &[&[u8]], at: usize) -> CmdResult<u64> {
+    match &a[at..] {
+        [] => Ok(1),
+        [word, n, rest @ ..] if is(word, "count") => {
+            let count = positive_arg(n, "count")?;
+            if rest.is_empty() {
+                Ok(count)
+            } else {
+                Err(CmdError::Syntax)
+            }
+        }
+        _ => Err(CmdError::Syntax),
+    }
+}
+
 /// The `numkeys key…` block that starts at `a[at]` (LMPOP, ZMPOP,
 /// SINTERCARD…): the keys, and the index of the first argument after them;
 /// a syntax error when fewer arguments follow than `numkeys` needs
@@ -71,7 +89,8 @@ pub(crate) fn numkeys_block<'a>(
 
 #[cfg(test)]
 mod tests {
-    use super::resolve_range;
+    use super::{mpop_count, resolve_range};
+    use crate::error::CmdError;
 
     #[test]
     fn ranges_resolve_like_redis() {
@@ -82,5 +101,29 @@ mod tests {
         assert_eq!(resolve_range(5, 10, 3), None);
         assert_eq!(resolve_range(0, -4, 3), None);
         assert_eq!(resolve_range(0, 0, 0), None);
+    }
+
+    #[test]
+    fn mpop_count_is_one_count_or_none() {
+        let count = |a: &[&[u8]]| mpop_count(a, 1).map_err(|e| e.to_string());
+        assert_eq!(count(&[b"LEFT"]), Ok(1));
+        assert_eq!(count(&[b"LEFT", b"count", b"5"]), Ok(5));
+        assert!(matches!(
+            mpop_count(&[b"LEFT", b"COUNT"], 1),
+            Err(CmdError::Syntax)
+        ));
+        assert!(matches!(
+            mpop_count(&[b"LEFT", b"COUNT", b"5", b"COUNT", b"6"], 1),
+            Err(CmdError::Syntax)
+        ));
+        assert!(matches!(
+            mpop_count(&[b"LEFT", b"LIMIT", b"5"], 1),
+            Err(CmdError::Syntax)
+        ));
+        // The count is checked before what follows it.
+        assert_eq!(
+            count(&[b"LEFT", b"COUNT", b"0", b"extra"]),
+            Err("ERR count should be greater than 0".to_string())
+        );
     }
 }

@@ -1,8 +1,9 @@
-//! Engine test helpers: a Kvrocks store in a temporary directory on a
-//! manual clock, and a one-line way to run commands.
+//! Engine test helpers: a store (Kvrocks', or any format's) in a temporary
+//! directory on a manual clock, and a one-line way to run commands.
 
 use std::sync::Arc;
 
+use redcodec_codec::Codec;
 use redcodec_kvrocks::KvrocksCodec;
 
 use crate::clock::ManualClock;
@@ -11,10 +12,11 @@ use crate::reply::Reply;
 use crate::store::{KvStore, MemStore, Store};
 
 /// A test engine and what keeps it alive: over RocksDB in a temporary
-/// directory ([`TestEngine::new`]) or over memory ([`TestEngine::in_memory`]).
-pub struct TestEngine<S: KvStore = Store> {
+/// directory ([`TestEngine::new`], [`TestEngine::of`]) or over memory
+/// ([`TestEngine::in_memory`]).
+pub struct TestEngine<S: KvStore = Store, C: Codec = KvrocksCodec> {
     /// The engine.
-    pub engine: Engine<KvrocksCodec, S>,
+    pub engine: Engine<C, S>,
     /// Its clock.
     pub clock: Arc<ManualClock>,
     _dir: Option<tempfile::TempDir>,
@@ -36,14 +38,17 @@ impl TestEngine<MemStore> {
 impl TestEngine {
     /// A fresh Kvrocks store at time 1_700_000_000_000 ms.
     pub fn new() -> TestEngine {
+        TestEngine::of(KvrocksCodec::default())
+    }
+}
+
+impl<C: Codec> TestEngine<Store, C> {
+    /// A fresh store of `codec`'s format at time 1_700_000_000_000 ms.
+    pub fn of(codec: C) -> TestEngine<Store, C> {
         let dir = tempfile::tempdir().expect("tempdir");
         let clock = Arc::new(ManualClock::at_ms(1_700_000_000_000));
-        let engine = Engine::open(
-            KvrocksCodec::default(),
-            dir.path(),
-            EngineOptions::with_clock(clock.clone()),
-        )
-        .expect("open");
+        let engine = Engine::open(codec, dir.path(), EngineOptions::with_clock(clock.clone()))
+            .expect("open");
         TestEngine {
             engine,
             clock,
@@ -52,7 +57,7 @@ impl TestEngine {
     }
 }
 
-impl<S: KvStore> TestEngine<S> {
+impl<S: KvStore, C: Codec> TestEngine<S, C> {
     /// Runs a command written as space-separated words.
     pub fn run(&self, line: &str) -> Reply {
         let args = crate::cmdline::split_args(line).expect("valid command line");

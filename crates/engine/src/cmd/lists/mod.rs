@@ -8,7 +8,7 @@ mod tests;
 use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
-use crate::cmd::args::{is, numkeys_block, positive_arg, resolve_range};
+use crate::cmd::args::{is, mpop_count, numkeys_block, resolve_range};
 use crate::cmd::types::lists::{ListOps, Model, Side};
 use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
@@ -167,17 +167,7 @@ fn rpop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult
 fn lmpop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (keys, side_at) = numkeys_block(a, 1, true)?;
     let side = side_arg(a[side_at])?;
-    let mut count = None;
-    let mut i = side_at + 1;
-    while i < a.len() {
-        if count.is_none() && is(a[i], "count") && i + 1 < a.len() {
-            count = Some(positive_arg(a[i + 1], "count")?);
-            i += 2;
-        } else {
-            return Err(CmdError::Syntax);
-        }
-    }
-    let count = count.unwrap_or(1);
+    let count = mpop_count(a, side_at + 1)?;
     for key in keys {
         let Some(mut meta) = read(ctx, key)? else {
             continue;

@@ -2,43 +2,23 @@
 //! members whose scores differ by less than 1e-5 share one rounded index
 //! score, and every reply still follows Redis' order with exact scores.
 
-use std::sync::Arc;
-
 use redcodec_codec::{Codec, DataType, SubId, SubKind};
 use redcodec_nemo::NemoCodec;
 
-use crate::clock::ManualClock;
-use crate::engine::{Engine, EngineOptions};
+use super::tests::lines;
+use crate::cmd::testkit::TestEngine;
 use crate::keyspace::Ctx;
-
-fn lines(items: &[&str]) -> String {
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, s)| format!("{}) \"{s}\"", i + 1))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 #[test]
 fn scores_closer_than_the_index_keeps_come_back_exact_and_in_order() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let clock = Arc::new(ManualClock::at_ms(1_700_000_000_000));
-    let engine = Engine::open(
-        NemoCodec::new(),
-        dir.path(),
-        EngineOptions::with_clock(clock),
-    )
-    .expect("open");
-    let cli = |line: &str| {
-        let args = crate::cmdline::split_args(line).expect("valid command line");
-        engine.execute(&args).to_cli_string()
-    };
+    let t = TestEngine::of(NemoCodec::new());
+    let engine = &t.engine;
+    let cli = |line: &str| t.cli(line);
     // "a" sorts first by name, but has the higher score; both round to 1.0
     // in the index.
     assert_eq!(cli("ZADD z 1.000002 a 1.000001 b"), "(integer) 2");
     {
-        let ctx = Ctx::new(&engine);
+        let ctx = Ctx::new(engine);
         let meta = ctx.typed(b"z", DataType::ZSet).unwrap().unwrap();
         let indexed: Vec<SubId> = ctx
             .subs(SubKind::ZSetScore, b"z", &meta, None, false)

@@ -6,7 +6,7 @@ use redcodec_codec::{Codec, Meta};
 
 use super::common::{entries_reply, zset};
 use super::range::{by_rank, lex_walk, score_walk};
-use crate::cmd::args::{is, numkeys_block, positive_arg, resolve_range};
+use crate::cmd::args::{is, mpop_count, numkeys_block, resolve_range};
 use crate::cmd::types::zsets::bounds::{LexRange, ScoreRange};
 use crate::cmd::types::zsets::order::{walk, Entry, Start, Window};
 use crate::cmd::types::zsets::write::del_member;
@@ -157,17 +157,7 @@ pub(super) fn zmpop<C: Codec, S: KvStore>(
     } else {
         return Err(CmdError::Syntax);
     };
-    let mut count = None;
-    let mut i = side_at + 1;
-    while i < a.len() {
-        if count.is_none() && is(a[i], "count") && i + 1 < a.len() {
-            count = Some(positive_arg(a[i + 1], "count")?);
-            i += 2;
-        } else {
-            return Err(CmdError::Syntax);
-        }
-    }
-    let count = count.unwrap_or(1);
+    let count = mpop_count(a, side_at + 1)?;
     for key in keys {
         let Some(meta) = zset(ctx, key)? else {
             continue;

@@ -13,7 +13,8 @@ fn check(t: &TestEngine<MemStore>, script: &[(&str, &str)]) {
     }
 }
 
-fn lines(items: &[&str]) -> String {
+/// Items as redis-cli prints an array of bulk strings.
+pub(super) fn lines(items: &[&str]) -> String {
     let width = items.len().to_string().len();
     items
         .iter()

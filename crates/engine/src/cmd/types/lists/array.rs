@@ -276,10 +276,7 @@ impl ListOps for Array {
         if head == tail {
             return Ok(());
         }
-        let (start, reverse) = match from {
-            Side::Left => (head, false),
-            Side::Right => (tail - 1, true),
-        };
+        let (start, reverse) = from.pick((head, false), (tail - 1, true));
         for item in Items::new(ctx, key, meta, start, reverse)? {
             if !visit(&item?.1) {
                 break;

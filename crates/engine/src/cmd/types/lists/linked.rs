@@ -52,34 +52,17 @@ struct Node {
 impl Node {
     /// The link towards `side`'s end.
     fn toward(&self, side: Side) -> i64 {
-        match side {
-            Side::Left => self.prev,
-            Side::Right => self.next,
-        }
+        side.pick(self.prev, self.next)
     }
 
     /// The link away from `side`'s end.
     fn away_from(&self, side: Side) -> i64 {
-        match side {
-            Side::Left => self.next,
-            Side::Right => self.prev,
-        }
+        self.toward(side.opposite())
     }
 
     /// Sets the link towards `side`'s end.
     fn set_toward(&mut self, side: Side, seq: i64) {
-        match side {
-            Side::Left => self.prev = seq,
-            Side::Right => self.next = seq,
-        }
-    }
-}
-
-/// The other end of a list.
-fn opposite(side: Side) -> Side {
-    match side {
-        Side::Left => Side::Right,
-        Side::Right => Side::Left,
+        *side.pick(&mut self.prev, &mut self.next) = seq;
     }
 }
 
@@ -125,18 +108,12 @@ impl Bounds {
 
     /// The end node at `side`.
     fn end(&self, side: Side) -> i64 {
-        match side {
-            Side::Left => self.left,
-            Side::Right => self.right,
-        }
+        side.pick(self.left, self.right)
     }
 
     /// Makes `seq` the end node at `side`.
     fn set_end(&mut self, side: Side, seq: i64) {
-        match side {
-            Side::Left => self.left = seq,
-            Side::Right => self.right = seq,
-        }
+        *side.pick(&mut self.left, &mut self.right) = seq;
     }
 
     /// Hands out the next sequence number.
@@ -249,7 +226,7 @@ impl<'k> Chain<'k> {
         to: i64,
     ) -> CmdResult<()> {
         if seq == NIL {
-            bounds.set_end(opposite(side), to);
+            bounds.set_end(side.opposite(), to);
         } else {
             self.get(ctx, meta, seq)?.set_toward(side, to);
             self.touch(seq);
@@ -397,7 +374,7 @@ fn push_one<C: Codec, S: KvStore>(
         value: value.to_vec(),
     };
     // The new node points inward at the old end node, which points back.
-    node.set_toward(opposite(side), old_end);
+    node.set_toward(side.opposite(), old_end);
     chain.put(seq, node);
     // On an empty list the new node is the other end too.
     chain.link_toward(ctx, meta, bounds, old_end, side, seq)?;

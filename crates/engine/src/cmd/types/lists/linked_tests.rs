@@ -3,43 +3,20 @@
 //! against an in-memory list, and corrupt links.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::Arc;
 
 use redcodec_codec::{Codec, DataType, ListBounds, SubId, SubKind, SubValue};
 use redcodec_nemo::NemoCodec;
 
-use crate::clock::ManualClock;
-use crate::engine::{Engine, EngineOptions};
+use crate::cmd::testkit::TestEngine;
 use crate::keyspace::Ctx;
 use crate::reply::Reply;
+use crate::store::Store;
 
 /// A nemo store in a temporary directory on a manual clock.
-struct NemoEngine {
-    engine: Engine<NemoCodec>,
-    _dir: tempfile::TempDir,
-}
+type NemoEngine = TestEngine<Store, NemoCodec>;
 
-impl NemoEngine {
-    fn new() -> NemoEngine {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let clock = Arc::new(ManualClock::at_ms(1_700_000_000_000));
-        let engine = Engine::open(
-            NemoCodec::new(),
-            dir.path(),
-            EngineOptions::with_clock(clock),
-        )
-        .expect("open");
-        NemoEngine { engine, _dir: dir }
-    }
-
-    fn run(&self, line: &str) -> Reply {
-        let args = crate::cmdline::split_args(line).expect("valid command line");
-        self.engine.execute(&args)
-    }
-
-    fn cli(&self, line: &str) -> String {
-        self.run(line).to_cli_string()
-    }
+fn nemo() -> NemoEngine {
+    TestEngine::of(NemoCodec::new())
 }
 
 /// A stored node: `(prev, next, value)`.
@@ -96,7 +73,7 @@ fn words(s: &str) -> Vec<String> {
 
 #[test]
 fn pushes_pops_and_rotations_keep_one_chain() {
-    let t = NemoEngine::new();
+    let t = nemo();
     assert_eq!(t.cli("RPUSH l a b c"), "(integer) 3");
     assert_eq!(chain(&t, "l"), words("a b c"));
     assert_eq!(t.cli("LPUSH l y z"), "(integer) 5");
@@ -134,7 +111,7 @@ fn pushes_pops_and_rotations_keep_one_chain() {
 
 #[test]
 fn linsert_lrem_and_ltrim_relink_neighbours() {
-    let t = NemoEngine::new();
+    let t = nemo();
     t.run("RPUSH l a b c d e");
     assert_eq!(t.cli("LINSERT l BEFORE a x"), "(integer) 6");
     assert_eq!(t.cli("LINSERT l AFTER e y"), "(integer) 7");
@@ -172,7 +149,7 @@ impl Rng {
 
 #[test]
 fn random_operations_agree_with_an_in_memory_list() {
-    let t = NemoEngine::new();
+    let t = nemo();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut model: VecDeque<String> = VecDeque::new();
     let values = ["a", "b", "c", "d"];
@@ -269,7 +246,7 @@ fn random_operations_agree_with_an_in_memory_list() {
 
 #[test]
 fn a_long_list_is_read_from_the_nearer_end() {
-    let t = NemoEngine::new();
+    let t = nemo();
     let n = 5000;
     let values: Vec<String> = (0..n).map(|i| i.to_string()).collect();
     assert_eq!(
@@ -293,7 +270,7 @@ fn a_long_list_is_read_from_the_nearer_end() {
 
 #[test]
 fn corrupt_links_are_an_error_not_a_loop() {
-    let t = NemoEngine::new();
+    let t = nemo();
     t.run("RPUSH l a b c");
     let codec = t.engine.codec();
     let ctx = Ctx::new(&t.engine);

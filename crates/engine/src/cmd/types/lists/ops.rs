@@ -28,6 +28,22 @@ pub(crate) enum Side {
     Right,
 }
 
+impl Side {
+    /// `left` at the head, `right` at the tail: what belongs to this end
+    /// of a pair (places, links, bounds, or places to write them).
+    pub(crate) fn pick<T>(self, left: T, right: T) -> T {
+        match self {
+            Side::Left => left,
+            Side::Right => right,
+        }
+    }
+
+    /// The other end.
+    pub(crate) fn opposite(self) -> Side {
+        self.pick(Side::Right, Side::Left)
+    }
+}
+
 /// The list operations every model implements (array, linked, sparse,
 /// and [`super::Model`], which forwards to the format's), each on the same `(ctx, key, meta)` triple and under the
 /// contract of this module.
@@ -164,4 +180,20 @@ pub(super) fn take_exactly<T>(
         ));
     }
     Ok(run)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Side;
+
+    #[test]
+    fn each_end_picks_its_own_and_opposes_the_other() {
+        assert_eq!(Side::Left.pick("head", "tail"), "head");
+        assert_eq!(Side::Right.pick("head", "tail"), "tail");
+        assert_eq!(Side::Left.opposite(), Side::Right);
+        assert_eq!(Side::Right.opposite(), Side::Left);
+        let (mut left, mut right) = (0, 0);
+        *Side::Right.pick(&mut left, &mut right) = 7;
+        assert_eq!((left, right), (0, 7));
+    }
 }

@@ -396,10 +396,7 @@ impl ListOps for Sparse {
                 .next()
                 .transpose()?
                 .ok_or_else(|| corrupt(key, "list has fewer elements than its size"))?;
-            match side {
-                Side::Left => min = next.0,
-                Side::Right => max = next.0,
-            }
+            *side.pick(&mut min, &mut max) = next.0;
         }
         for (index, _) in &run {
             del(ctx, key, meta, *index);

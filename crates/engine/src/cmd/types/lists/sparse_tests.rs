@@ -1,43 +1,30 @@
 //! The sparse list model on an Ardb store: the indexes each command
 //! writes, and that the replies stay Redis' whatever the indexes.
 
-use std::sync::Arc;
-
 use redcodec_ardb::ArdbCodec;
 use redcodec_codec::{DataType, ListBounds, SparseIndex, SubId, SubKind, SubValue};
 
-use crate::clock::ManualClock;
-use crate::engine::{Engine, EngineOptions};
+use crate::cmd::testkit::TestEngine;
 use crate::keyspace::Ctx;
+use crate::store::Store;
 
 use SparseIndex::{Float as F, Int as I};
 
-struct Ardb {
-    engine: Engine<ArdbCodec>,
-    _dir: tempfile::TempDir,
-}
+/// An Ardb store in a temporary directory on a manual clock.
+struct Ardb(TestEngine<Store, ArdbCodec>);
 
 impl Ardb {
     fn new() -> Ardb {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let clock = Arc::new(ManualClock::at_ms(1_700_000_000_000));
-        let engine = Engine::open(
-            ArdbCodec::default(),
-            dir.path(),
-            EngineOptions::with_clock(clock),
-        )
-        .expect("open");
-        Ardb { engine, _dir: dir }
+        Ardb(TestEngine::of(ArdbCodec::default()))
     }
 
     fn cli(&self, line: &str) -> String {
-        let args = crate::cmdline::split_args(line).expect("valid command line");
-        self.engine.execute(&args).to_cli_string()
+        self.0.cli(line)
     }
 
     /// `LRANGE key 0 -1` as one line of values.
     fn values(&self, key: &str) -> String {
-        let ctx = Ctx::new(&self.engine);
+        let ctx = Ctx::new(&self.0.engine);
         let Some(meta) = ctx.typed(key.as_bytes(), DataType::List).unwrap() else {
             return String::new();
         };
@@ -50,7 +37,7 @@ impl Ardb {
 
     /// The stored bounds, the sequential flag and every element record.
     fn stored(&self, key: &str) -> (SparseIndex, SparseIndex, bool, Vec<(SparseIndex, String)>) {
-        let ctx = Ctx::new(&self.engine);
+        let ctx = Ctx::new(&self.0.engine);
         let meta = ctx
             .typed(key.as_bytes(), DataType::List)
             .unwrap()
@@ -170,7 +157,7 @@ fn a_sequential_list_pops_at_its_bounds() {
     // Records outside the bounds, which no command leaves, show where a pop
     // looks: at `min` and `max` (as Ardb reads them), not at the ends of the
     // key's range, where the tombstones of earlier pops lie.
-    let mut ctx = Ctx::new(&t.engine);
+    let mut ctx = Ctx::new(&t.0.engine);
     let meta = ctx.typed(b"s", DataType::List).unwrap().expect("live list");
     for (index, value) in [(I(-7), "below"), (I(9), "above")] {
         let value = SubValue::Bytes(value.as_bytes().to_vec());
