@@ -9,6 +9,7 @@ pub mod connection;
 pub mod flags;
 pub mod info;
 pub mod memory;
+mod object;
 
 use redcodec_engine::dispatch::{self, Keys};
 use redcodec_engine::{Engine, Reply};
@@ -40,6 +41,7 @@ pub const SERVER_COMMANDS: &[(&str, i32)] = &[
     ("info", -1),
     ("memory", -2),
     ("multi", 1),
+    ("object", -2),
     ("quit", -1),
     ("reset", 1),
     ("select", 2),
@@ -126,7 +128,7 @@ pub fn run_engine(
     name: &str,
     args: &[Vec<u8>],
 ) -> Reply {
-    let reply = engine.execute(args);
+    let (reply, unchanged) = engine.execute_noting_unchanged(args);
     if flags::is_write(name) && flags::may_have_changed(name, &reply) {
         session.wrote = true;
         shared
@@ -134,7 +136,8 @@ pub fn run_engine(
             .store(true, std::sync::atomic::Ordering::Relaxed);
         if let Some((_, spec)) = shared.commands.get(args[0].as_slice()) {
             let argv: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-            let keys = spec.keys.of(&argv);
+            let mut keys = spec.keys.of(&argv);
+            keys.retain(|key| !unchanged.iter().any(|u| u == key));
             let all = spec.keys == Keys::Everything;
             let ns = session.namespace.as_str();
             shared.watch.touch(ns, &keys, all);
@@ -175,6 +178,7 @@ pub fn run_sync(
         "info" => Some(info::info(shared, session, access, args)),
         "function" => Some(connection::function(args)),
         "memory" => Some(memory::memory(session, access, args)),
+        "object" => Some(object::object(shared, session, access, args)),
         "multi" => Some(session.multi(shared)),
         "discard" => Some(session.discard(shared)),
         "watch" => Some(session.watch(shared, args)),
