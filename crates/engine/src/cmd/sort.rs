@@ -13,7 +13,7 @@ use crate::cmd::types::{hashes, lists, sets, zsets};
 use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
-use crate::number::parse_i64;
+use crate::number::{parse_f64, parse_i64};
 use crate::reply::Reply;
 use crate::value::{write_value, Value};
 
@@ -277,38 +277,31 @@ fn strtod_whole(bytes: &[u8]) -> Option<f64> {
     let bytes = bytes.split(|&b| b == 0).next().unwrap_or_default();
     let text = std::str::from_utf8(bytes).ok()?;
     let text = text.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
-    if text.is_empty() {
-        return Some(0.0);
+    let (negative, unsigned) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let hex = unsigned
+        .strip_prefix("0x")
+        .or_else(|| unsigned.strip_prefix("0X"));
+    let v = match hex {
+        _ if text.is_empty() => 0.0,
+        Some(digits) => {
+            let magnitude = u64::from_str_radix(digits, 16).ok()? as f64;
+            if negative {
+                -magnitude
+            } else {
+                magnitude
+            }
+        }
+        None => parse_f64(text.as_bytes())?,
+    };
+    // strtod's underflow (ERANGE): a non-zero mantissa read as 0.
+    let mantissa = text.split(['e', 'E']).next().unwrap_or_default();
+    if v == 0.0 && mantissa.bytes().any(|b| matches!(b, b'1'..=b'9')) {
+        return None;
     }
-    let (negative, digits) = match text.as_bytes()[0] {
-        b'-' => (true, &text[1..]),
-        b'+' => (false, &text[1..]),
-        _ => (false, text),
-    };
-    let lower = digits.to_ascii_lowercase();
-    let magnitude = if lower == "inf" || lower == "infinity" {
-        f64::INFINITY
-    } else if let Some(hex) = lower.strip_prefix("0x") {
-        u64::from_str_radix(hex, 16).ok()? as f64
-    } else {
-        if !lower
-            .bytes()
-            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'+' | b'-'))
-            || lower.starts_with(['+', '-'])
-        {
-            return None;
-        }
-        let v: f64 = lower.parse().ok()?;
-        let nonzero = lower
-            .split('e')
-            .next()
-            .is_some_and(|m| m.bytes().any(|b| matches!(b, b'1'..=b'9')));
-        if v.is_infinite() || (v == 0.0 && nonzero) {
-            return None;
-        }
-        v
-    };
-    Some(if negative { -magnitude } else { magnitude })
+    Some(v)
 }
 
 #[cfg(test)]
