@@ -283,6 +283,49 @@ fn watch_counts_only_the_keys_a_write_changed() {
         .query(&mut c)
         .unwrap();
     assert_eq!(sorted, ["1", "2", "3"]);
+    // FLUSHALL touches the watched keys that existed only.
+    assert!(!aborts_watch(&server, "absent", &["FLUSHALL"]));
+    let _: () = redis::cmd("SET")
+        .arg("present")
+        .arg(1)
+        .query(&mut c)
+        .unwrap();
+    assert!(aborts_watch(&server, "present", &["FLUSHDB"]));
+    // A watched key that expires aborts EXEC; one gone before WATCH does not.
+    let mut a = server.conn();
+    let _: () = redis::cmd("SET")
+        .arg("brief")
+        .arg(1)
+        .arg("PX")
+        .arg(50)
+        .query(&mut a)
+        .unwrap();
+    let _: () = redis::cmd("WATCH")
+        .arg(&["brief", "gone"])
+        .query(&mut a)
+        .unwrap();
+    while redis::cmd("EXISTS")
+        .arg("brief")
+        .query::<i64>(&mut c)
+        .unwrap()
+        == 1
+    {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let _: () = redis::cmd("MULTI").query(&mut a).unwrap();
+    let _: () = redis::cmd("PING").query(&mut a).unwrap();
+    let r: Value = redis::cmd("EXEC").query(&mut a).unwrap();
+    assert_eq!(r, Value::Nil, "an expired watched key aborts EXEC");
+    // SHUTDOWN is refused inside MULTI, and the transaction is discarded.
+    let _: () = redis::cmd("MULTI").query(&mut a).unwrap();
+    let e = redis::cmd("SHUTDOWN").query::<Value>(&mut a).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("Command not allowed inside a transaction"),
+        "{e}"
+    );
+    let e = redis::cmd("EXEC").query::<Value>(&mut a).unwrap_err();
+    assert!(e.to_string().contains("Transaction discarded"), "{e}");
 }
 
 #[test]
