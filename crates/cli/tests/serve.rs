@@ -217,6 +217,219 @@ fn multi_exec_discard_and_watch_conflicts() {
     assert!(!exists);
 }
 
+/// Whether a write by another client to what `key` names aborts a
+/// transaction that watched `key`.
+fn aborts_watch(server: &Serve, key: &str, write: &[&str]) -> bool {
+    let mut a = server.conn();
+    let mut b = server.conn();
+    let _: () = redis::cmd("WATCH").arg(key).query(&mut a).unwrap();
+    let _: Value = redis::cmd(write[0]).arg(&write[1..]).query(&mut b).unwrap();
+    let _: () = redis::cmd("MULTI").query(&mut a).unwrap();
+    let _: () = redis::cmd("PING").query(&mut a).unwrap();
+    let r: Value = redis::cmd("EXEC").query(&mut a).unwrap();
+    r == Value::Nil
+}
+
+#[test]
+fn watch_counts_only_the_keys_a_write_changed() {
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start("ardb", &dir, &[]);
+    let mut c = server.conn();
+    let _: () = redis::cmd("SADD")
+        .arg("src")
+        .arg(&["a", "b", "c"])
+        .query(&mut c)
+        .unwrap();
+    let _: () = redis::cmd("SADD")
+        .arg("dst")
+        .arg("a")
+        .query(&mut c)
+        .unwrap();
+    // SMOVE of a member the destination holds changes the source only.
+    assert!(!aborts_watch(&server, "dst", &["SMOVE", "src", "dst", "a"]));
+    assert!(aborts_watch(&server, "src", &["SMOVE", "src", "dst", "b"]));
+    assert!(aborts_watch(&server, "dst", &["SMOVE", "src", "dst", "c"]));
+    // SMOVE within one key changes nothing.
+    assert!(!aborts_watch(&server, "dst", &["SMOVE", "dst", "dst", "a"]));
+    // SORT reads its key; STORE writes the destination.
+    let _: () = redis::cmd("RPUSH")
+        .arg("l")
+        .arg(&[3, 1, 2])
+        .query(&mut c)
+        .unwrap();
+    assert!(!aborts_watch(&server, "l", &["SORT", "l"]));
+    assert!(!aborts_watch(&server, "l", &["SORT", "l", "STORE", "out"]));
+    assert!(aborts_watch(
+        &server,
+        "out",
+        &["SORT", "l", "DESC", "STORE", "out"]
+    ));
+    assert!(aborts_watch(&server, "l", &["SORT", "l", "STORE", "l"]));
+    // An empty result deletes the destination, or changes nothing.
+    assert!(aborts_watch(
+        &server,
+        "out",
+        &["SORT", "none", "STORE", "out"]
+    ));
+    assert!(!aborts_watch(
+        &server,
+        "out",
+        &["SORT", "none", "STORE", "out"]
+    ));
+    let sorted: Vec<String> = redis::cmd("LRANGE")
+        .arg("l")
+        .arg(0)
+        .arg(-1)
+        .query(&mut c)
+        .unwrap();
+    assert_eq!(sorted, ["1", "2", "3"]);
+    // FLUSHALL touches the watched keys that existed only.
+    assert!(!aborts_watch(&server, "absent", &["FLUSHALL"]));
+    let _: () = redis::cmd("SET")
+        .arg("present")
+        .arg(1)
+        .query(&mut c)
+        .unwrap();
+    assert!(aborts_watch(&server, "present", &["FLUSHDB"]));
+    // A watched key that expires aborts EXEC; one gone before WATCH does not.
+    let mut a = server.conn();
+    let _: () = redis::cmd("SET")
+        .arg("brief")
+        .arg(1)
+        .arg("PX")
+        .arg(50)
+        .query(&mut a)
+        .unwrap();
+    let _: () = redis::cmd("WATCH")
+        .arg(&["brief", "gone"])
+        .query(&mut a)
+        .unwrap();
+    while redis::cmd("EXISTS")
+        .arg("brief")
+        .query::<i64>(&mut c)
+        .unwrap()
+        == 1
+    {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let _: () = redis::cmd("MULTI").query(&mut a).unwrap();
+    let _: () = redis::cmd("PING").query(&mut a).unwrap();
+    let r: Value = redis::cmd("EXEC").query(&mut a).unwrap();
+    assert_eq!(r, Value::Nil, "an expired watched key aborts EXEC");
+    // SHUTDOWN is refused inside MULTI, and the transaction is discarded.
+    let _: () = redis::cmd("MULTI").query(&mut a).unwrap();
+    let e = redis::cmd("SHUTDOWN").query::<Value>(&mut a).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("Command not allowed inside a transaction"),
+        "{e}"
+    );
+    let e = redis::cmd("EXEC").query::<Value>(&mut a).unwrap_err();
+    assert!(e.to_string().contains("Transaction discarded"), "{e}");
+}
+
+#[test]
+fn object_answers_as_redis_for_the_value_and_settings() {
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start("kvrocks", &dir, &[]);
+    let mut c = server.conn();
+    let query = |c: &mut redis::Connection, args: &[&str]| -> Value {
+        redis::cmd(args[0])
+            .arg(&args[1..])
+            .query(c)
+            .unwrap_or_else(|e| Value::SimpleString(format!("error: {e}")))
+    };
+    let encoding = |c: &mut redis::Connection, key: &str| -> String {
+        redis::cmd("OBJECT")
+            .arg("ENCODING")
+            .arg(key)
+            .query(c)
+            .unwrap()
+    };
+    let _: () = c.set("n", "123").unwrap();
+    let _: () = c.set("big", "12345678901234567890").unwrap();
+    let _: () = c.set("long", "x".repeat(45)).unwrap();
+    assert_eq!(encoding(&mut c, "n"), "int");
+    assert_eq!(encoding(&mut c, "big"), "embstr");
+    assert_eq!(encoding(&mut c, "long"), "raw");
+    let _: () = c.rpush("list", 1).unwrap();
+    assert_eq!(encoding(&mut c, "list"), "quicklist");
+    let _: () = c.sadd("ints", &[1, 2, 3]).unwrap();
+    assert_eq!(encoding(&mut c, "ints"), "intset");
+    let _: () = c.sadd("words", &["a", "1"]).unwrap();
+    assert_eq!(encoding(&mut c, "words"), "hashtable");
+    let _: () = c.hset("h", "f", "v").unwrap();
+    assert_eq!(encoding(&mut c, "h"), "listpack");
+    let _: () = c.zadd("z", "m", 1).unwrap();
+    assert_eq!(encoding(&mut c, "z"), "listpack");
+    // The thresholds are the server's settings.
+    let _: () = redis::cmd("CONFIG")
+        .arg(&[
+            "SET",
+            "set-max-intset-entries",
+            "2",
+            "hash-max-listpack-value",
+            "0",
+        ])
+        .query(&mut c)
+        .unwrap();
+    let _: () = redis::cmd("CONFIG")
+        .arg(&["SET", "zset-max-listpack-entries", "0"])
+        .query(&mut c)
+        .unwrap();
+    assert_eq!(encoding(&mut c, "ints"), "hashtable");
+    assert_eq!(encoding(&mut c, "h"), "hashtable");
+    assert_eq!(encoding(&mut c, "z"), "skiplist");
+    // Shared integers, as Redis counts them.
+    assert_eq!(
+        query(&mut c, &["OBJECT", "REFCOUNT", "n"]),
+        Value::Int(2147483647)
+    );
+    assert_eq!(query(&mut c, &["OBJECT", "REFCOUNT", "big"]), Value::Int(1));
+    assert_eq!(
+        query(&mut c, &["OBJECT", "REFCOUNT", "list"]),
+        Value::Int(1)
+    );
+    // Access times are not kept: every key counts as just used.
+    assert_eq!(query(&mut c, &["OBJECT", "IDLETIME", "n"]), Value::Int(0));
+    let freq = query(&mut c, &["OBJECT", "FREQ", "n"]);
+    assert!(
+        format!("{freq:?}").contains("An LFU maxmemory policy is not selected"),
+        "{freq:?}"
+    );
+    for sub in ["ENCODING", "REFCOUNT", "FREQ", "IDLETIME"] {
+        assert_eq!(
+            query(&mut c, &["OBJECT", sub, "missing"]),
+            Value::Nil,
+            "{sub}"
+        );
+    }
+    let wrong = query(&mut c, &["OBJECT", "ENCODING"]);
+    assert!(
+        format!("{wrong:?}").contains("wrong number of arguments for 'object|encoding'"),
+        "{wrong:?}"
+    );
+    let unknown = query(&mut c, &["OBJECT", "FOO", "n"]);
+    assert!(
+        format!("{unknown:?}").contains("unknown subcommand 'FOO'. Try OBJECT HELP."),
+        "{unknown:?}"
+    );
+    let Value::Array(help) = query(&mut c, &["OBJECT", "HELP"]) else {
+        panic!("OBJECT HELP is an array");
+    };
+    assert_eq!(help.len(), 15);
+    let _: () = redis::cmd("CONFIG")
+        .arg(&["SET", "maxmemory-policy", "allkeys-lfu"])
+        .query(&mut c)
+        .unwrap();
+    assert_eq!(query(&mut c, &["OBJECT", "FREQ", "n"]), Value::Int(5));
+    let idle = query(&mut c, &["OBJECT", "IDLETIME", "n"]);
+    assert!(
+        format!("{idle:?}").contains("An LFU maxmemory policy is selected"),
+        "{idle:?}"
+    );
+}
+
 #[test]
 fn exec_is_atomic_against_other_clients() {
     let (_tmp, dir) = store_dir();

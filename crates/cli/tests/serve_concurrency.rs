@@ -1,7 +1,7 @@
 //! Many clients over few keys on `redcodec serve`, on every format, with
 //! fixed operation counts: the end state and every reply are checked
 //! against a serial model (exact counter totals, every list element popped
-//! once, set replies, MULTI/EXEC blocks seen whole, a client reading its own
+//! once, set members popped once, set replies, MULTI/EXEC blocks seen whole, a client reading its own
 //! writes, blocking pops woken once per element). `STRESS_SCALE=N`
 //! multiplies every count (`scripts/stress` runs it longer).
 
@@ -215,6 +215,58 @@ fn set_replies_and_members_match_a_serial_model() {
             "{format}: {} SADD/SREM by {CLIENTS} clients match the serial model",
             CLIENTS * ops
         );
+    }
+}
+
+#[test]
+fn set_members_are_popped_exactly_once() {
+    let members = 100 * scale();
+    for format in FORMATS {
+        let (_tmp, server) = start(format);
+        let mut c = server.conn();
+        // Integers of every width Redis' intset test uses, and words.
+        let all: BTreeSet<String> = (0..members)
+            .map(|i| match i % 3 {
+                0 => i.to_string(),
+                1 => (u64::MAX - i as u64).to_string(),
+                _ => format!("m{i}"),
+            })
+            .collect();
+        for round in 0..3 {
+            let _: () = redis::cmd("DEL").arg("s").query(&mut c).unwrap();
+            let _: () = redis::cmd("SADD").arg("s").arg(&all).query(&mut c).unwrap();
+            // Half the clients pop one at a time, half three at a time.
+            let popped = clients(&server, CLIENTS, move |t, c| {
+                let mut got = Vec::new();
+                loop {
+                    let batch: Vec<String> = if t % 2 == 0 {
+                        let one: Option<String> = c.spop("s").unwrap();
+                        one.into_iter().collect()
+                    } else {
+                        redis::cmd("SPOP").arg("s").arg(3).query(c).unwrap()
+                    };
+                    if batch.is_empty() {
+                        return got;
+                    }
+                    got.extend(batch);
+                }
+            });
+            let mut seen = BTreeSet::new();
+            for m in popped.into_iter().flatten() {
+                assert!(
+                    all.contains(&m),
+                    "{format} round {round}: popped {m}, never added"
+                );
+                assert!(
+                    seen.insert(m.clone()),
+                    "{format} round {round}: {m} popped twice"
+                );
+            }
+            assert_eq!(seen, all, "{format} round {round}: every member popped");
+            let card: i64 = c.scard("s").unwrap();
+            assert_eq!(card, 0, "{format} round {round}");
+        }
+        println!("{format}: 3 x {members} members popped once each by {CLIENTS} clients");
     }
 }
 

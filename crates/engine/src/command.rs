@@ -35,6 +35,9 @@ pub enum Keys {
     NumKeys,
     /// The whole keyspace, exclusively (FLUSHALL).
     Everything,
+    /// The first argument and the destination after each `STORE` among
+    /// SORT's options.
+    Sort,
 }
 
 impl Keys {
@@ -55,6 +58,12 @@ impl Keys {
                     .clamp(0, (rest.len() as i64 - 1).max(0)) as usize;
                 rest.iter().skip(1).take(n).copied().collect()
             }
+            Keys::Sort => rest
+                .iter()
+                .take(1)
+                .copied()
+                .chain(sort_store_keys(rest.get(1..).unwrap_or_default()))
+                .collect(),
             Keys::DestNumKeys => {
                 let n = rest
                     .get(1)
@@ -69,6 +78,29 @@ impl Keys {
             }
         }
     }
+}
+
+/// The destinations among SORT's options: the argument after each
+/// `STORE`, skipping the values of `LIMIT`, `BY` and `GET` as SORT's parser
+/// does.
+fn sort_store_keys<'a>(options: &[&'a [u8]]) -> Vec<&'a [u8]> {
+    let is = |arg: &[u8], name: &str| arg.eq_ignore_ascii_case(name.as_bytes());
+    let mut keys = Vec::new();
+    let mut j = 0;
+    while j < options.len() {
+        let left = options.len() - j - 1;
+        let arg = options[j];
+        if is(arg, "limit") && left >= 2 {
+            j += 2;
+        } else if (is(arg, "by") || is(arg, "get")) && left >= 1 {
+            j += 1;
+        } else if is(arg, "store") && left >= 1 {
+            keys.push(options[j + 1]);
+            j += 1;
+        }
+        j += 1;
+    }
+    keys
 }
 
 /// One command.
@@ -108,5 +140,20 @@ impl<C: Codec, S: KvStore> Table<C, S> {
     /// Registers a command under its lower-case name.
     pub fn add(&mut self, name: &'static str, arity: i32, keys: Keys, run: Handler<C, S>) {
         self.0.insert(name, CommandSpec { arity, keys, run });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sort_names_its_key_and_store_destinations() {
+        let args: Vec<&[u8]> = vec![
+            b"sort", b"src", b"by", b"store", b"limit", b"0", b"1", b"store", b"dst",
+        ];
+        assert_eq!(Keys::Sort.of(&args), vec![&b"src"[..], b"dst"]);
+        let args: Vec<&[u8]> = vec![b"sort", b"src", b"get", b"#", b"store"];
+        assert_eq!(Keys::Sort.of(&args), vec![&b"src"[..]]);
     }
 }

@@ -202,6 +202,14 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
     /// Runs one command given as its arguments (name first) and returns
     /// Redis' reply. Errors, including storage errors, become error replies.
     pub fn execute<A: AsRef<[u8]>>(&self, args: &[A]) -> Reply {
+        self.execute_noting_unchanged(args).0
+    }
+
+    /// [`Engine::execute`], also returning the keys the command names but
+    /// left unchanged although it may write (SMOVE's destination when it
+    /// held the member already, SORT's source): a server does not count
+    /// them as modified for WATCH.
+    pub fn execute_noting_unchanged<A: AsRef<[u8]>>(&self, args: &[A]) -> (Reply, Vec<Vec<u8>>) {
         // Most commands have few arguments: borrow them on the stack.
         const INLINE: usize = 8;
         let outcome = if args.len() <= INLINE {
@@ -215,12 +223,12 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
             self.run(&args)
         };
         match outcome {
-            Ok(reply) => reply,
-            Err(e) => Reply::Error(e.to_string()),
+            Ok(done) => done,
+            Err(e) => (Reply::Error(e.to_string()), Vec::new()),
         }
     }
 
-    fn run(&self, args: &[&[u8]]) -> Result<Reply, CmdError> {
+    fn run(&self, args: &[&[u8]]) -> Result<(Reply, Vec<Vec<u8>>), CmdError> {
         let Some(name) = args.first() else {
             return Err(CmdError::other("ERR empty command"));
         };
@@ -237,7 +245,8 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
         };
         let mut ctx = Ctx::new(self);
         let reply = (spec.run)(&mut ctx, args)?;
+        let unchanged = ctx.take_unchanged();
         ctx.commit()?;
-        Ok(reply)
+        Ok((reply, unchanged))
     }
 }

@@ -53,6 +53,9 @@ pub struct Ctx<'e, C: Codec, S: KvStore = DefaultStore> {
     /// Shadowed values met by [`Ctx::view`] (see [`TYPE_ORDER`]), removed
     /// when the command writes their key.
     shadowed: RefCell<Vec<(Vec<u8>, Meta)>>,
+    /// Keys the command names but did not change (see
+    /// [`Ctx::leave_unchanged`]).
+    unchanged: Vec<Vec<u8>>,
 }
 
 impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
@@ -64,7 +67,20 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
             now_ms: Cell::new(None),
             batch: Batch::default(),
             shadowed: RefCell::new(Vec::new()),
+            unchanged: Vec::new(),
         }
+    }
+
+    /// Notes that this run of a writing command left `key`, one of the
+    /// keys it names, unchanged (SMOVE's destination that held the member
+    /// already, SORT's source): WATCH does not count it as modified.
+    pub fn leave_unchanged(&mut self, key: &[u8]) {
+        self.unchanged.push(key.to_vec());
+    }
+
+    /// The keys noted by [`Ctx::leave_unchanged`].
+    pub(crate) fn take_unchanged(&mut self) -> Vec<Vec<u8>> {
+        std::mem::take(&mut self.unchanged)
     }
 
     /// The command's time in unix milliseconds (the same on every call).

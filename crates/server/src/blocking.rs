@@ -208,7 +208,7 @@ impl Waiters {
                 if !reply.is_error() {
                     let mut written: Vec<&[u8]> = vec![key];
                     written.extend(op.also_writes());
-                    watch.touch(namespace, &written, false);
+                    watch.touch(namespace, &written);
                     if let Some(dst) = op.also_writes() {
                         let dst = dst.to_vec();
                         drop(queues);
@@ -302,7 +302,7 @@ impl Waiters {
                 if ok {
                     let mut written: Vec<&[u8]> = vec![&key];
                     written.extend(waiter.op.also_writes());
-                    watch.touch(namespace, &written, false);
+                    watch.touch(namespace, &written);
                     if let Some(dst) = waiter.op.also_writes() {
                         ready.push_back(dst.to_vec());
                     }

@@ -173,6 +173,11 @@ async fn answer(
         )
     {
         return Some(Answer::One(match check(shared, name, &args) {
+            // Redis' no-multi commands.
+            Ok(()) if name == "shutdown" => {
+                session.queue_failed = true;
+                Reply::error("ERR Command not allowed inside a transaction")
+            }
             Ok(()) => session.queue(args),
             Err(e) => {
                 session.queue_failed = true;

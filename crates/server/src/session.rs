@@ -35,8 +35,9 @@ pub struct Session {
     pub queued: Option<Vec<Vec<Vec<u8>>>>,
     /// A command failed to queue: EXEC aborts.
     pub queue_failed: bool,
-    /// Watched keys and their counters when watched.
-    pub watched: Vec<(NsKey, u64)>,
+    /// Watched keys, their counters when watched, and whether they existed
+    /// then (a key that expires meanwhile aborts EXEC, as in Redis).
+    pub watched: Vec<(NsKey, u64, bool)>,
     /// Close the connection after the replies are written.
     pub close: bool,
     /// Write no reply to this command (SHUTDOWN).
@@ -112,24 +113,25 @@ impl Session {
     }
 
     /// WATCH key ….
-    pub fn watch(&mut self, shared: &Shared, args: &[Vec<u8>]) -> Reply {
+    pub fn watch(&mut self, shared: &Shared, access: &Access<'_>, args: &[Vec<u8>]) -> Reply {
         if self.queued.is_some() {
             return Reply::error("ERR WATCH inside MULTI is not allowed");
         }
         for key in &args[1..] {
             let k = (self.namespace.clone(), key.clone());
-            if self.watched.iter().any(|(w, _)| *w == k) {
+            if self.watched.iter().any(|(w, _, _)| *w == k) {
                 continue;
             }
             let version = shared.watch.watch(&k);
-            self.watched.push((k, version));
+            let existed = exists(access, &self.namespace, key);
+            self.watched.push((k, version, existed));
         }
         Reply::ok()
     }
 
     /// UNWATCH.
     pub fn unwatch(&mut self, shared: &Shared) -> Reply {
-        for (k, _) in self.watched.drain(..) {
+        for (k, _, _) in self.watched.drain(..) {
             shared.watch.unwatch(&k);
         }
         Reply::ok()
@@ -156,15 +158,14 @@ impl Session {
         let Some(engine) = guard.engine() else {
             return Answer::One(Reply::error("ERR the server is shutting down"));
         };
-        let changed = self
-            .watched
-            .iter()
-            .any(|(k, v)| shared.watch.version(k) != *v);
+        let access = Access::Held(engine, &ns);
+        let changed = self.watched.iter().any(|(k, v, existed)| {
+            shared.watch.version(k) != *v || (*existed && k.0 == ns && !exists(&access, &ns, &k.1))
+        });
         self.unwatch(shared);
         if changed {
             return Answer::One(Reply::NilArray);
         }
-        let access = Access::Held(engine, &ns);
         let mut replies = Vec::with_capacity(queued.len());
         self.ready_keys = Some(Vec::new());
         for args in &queued {
@@ -177,4 +178,13 @@ impl Session {
         shared.waiters.serve(engine, &shared.watch, &ns, &ready);
         Answer::Exec(replies)
     }
+}
+
+/// Whether `key` exists in `namespace`.
+fn exists(access: &Access<'_>, namespace: &str, key: &[u8]) -> bool {
+    access
+        .with(namespace, |engine| {
+            engine.execute(&[b"exists".as_slice(), key])
+        })
+        .is_ok_and(|reply| reply == Reply::Integer(1))
 }

@@ -101,7 +101,10 @@ impl Settings {
                 ));
             }
             let value = String::from_utf8_lossy(value).into_owned();
-            let value = if *key == "proto-max-bulk-len" || *key == "client-query-buffer-limit" {
+            let value = if matches!(
+                *key,
+                "proto-max-bulk-len" | "client-query-buffer-limit" | "maxmemory"
+            ) {
                 match parse_memory(&value) {
                     Some(n) => n.to_string(),
                     None => {

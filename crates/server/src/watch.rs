@@ -51,21 +51,25 @@ impl WatchTable {
         self.keys.lock().get(key).map_or(0, |w| w.version)
     }
 
-    /// Records a write to `keys` of `namespace` (every key of it when
-    /// `all`).
-    pub fn touch(&self, namespace: &str, keys: &[&[u8]], all: bool) {
+    /// The watched keys of `namespace`.
+    pub fn watched_in(&self, namespace: &str) -> Vec<Vec<u8>> {
+        if self.count.load(Ordering::SeqCst) == 0 {
+            return Vec::new();
+        }
+        let table = self.keys.lock();
+        table
+            .keys()
+            .filter(|(ns, _)| ns == namespace)
+            .map(|(_, key)| key.clone())
+            .collect()
+    }
+
+    /// Records a write to `keys` of `namespace`.
+    pub fn touch(&self, namespace: &str, keys: &[&[u8]]) {
         if self.count.load(Ordering::SeqCst) == 0 {
             return;
         }
         let mut table = self.keys.lock();
-        if all {
-            for ((ns, _), w) in table.iter_mut() {
-                if ns == namespace {
-                    w.version += 1;
-                }
-            }
-            return;
-        }
         for key in keys {
             if let Some(w) = table.get_mut(&(namespace.to_string(), key.to_vec())) {
                 w.version += 1;

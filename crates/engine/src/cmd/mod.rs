@@ -21,6 +21,7 @@ mod scan;
 mod scan_args;
 mod server;
 mod sets;
+mod sort;
 mod strings;
 pub(crate) mod types;
 mod zsets;
@@ -35,6 +36,7 @@ pub fn table<C: Codec, S: KvStore>() -> Table<C, S> {
     sets::register(&mut t);
     zsets::register(&mut t);
     keys::register(&mut t);
+    sort::register(&mut t);
     scan::register(&mut t);
     server::register(&mut t);
     dump::register(&mut t);

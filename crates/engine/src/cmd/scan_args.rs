@@ -157,14 +157,23 @@ pub(crate) fn glob_match(pattern: &[u8], s: &[u8]) -> bool {
         return true;
     }
     let mut give_up = false;
-    match_from(pattern, s, &mut give_up)
+    match_from(pattern, s, &mut give_up, 0)
 }
 
-/// The recursive body of [`glob_match`]. `give_up` is set once the rest of
-/// the pattern after a `*` matched nowhere in the rest of the string: no
-/// earlier `*` can help then, so the search stops (Redis' fix against
-/// exponential patterns; the result is unchanged).
-fn match_from(mut p: &[u8], mut s: &[u8], give_up: &mut bool) -> bool {
+/// How deep `*`s may nest before a match attempt fails, as in Redis
+/// (its protection against abusive patterns): a pattern with more than
+/// this many `*`s matches nothing beyond them, and the recursion is
+/// bounded.
+const MAX_NESTING: usize = 1000;
+
+/// The recursive body of [`glob_match`], `nesting` `*`s deep. `give_up` is
+/// set once the rest of the pattern after a `*` matched nowhere in the rest
+/// of the string: no earlier `*` can help then, so the search stops
+/// (Redis' fix against exponential patterns; the result is unchanged).
+fn match_from(mut p: &[u8], mut s: &[u8], give_up: &mut bool, nesting: usize) -> bool {
+    if nesting > MAX_NESTING {
+        return false;
+    }
     while let (Some(&pc), Some(&sc)) = (p.first(), s.first()) {
         match pc {
             b'*' => {
@@ -175,7 +184,7 @@ fn match_from(mut p: &[u8], mut s: &[u8], give_up: &mut bool) -> bool {
                     return true;
                 }
                 while !s.is_empty() {
-                    if match_from(&p[1..], s, give_up) {
+                    if match_from(&p[1..], s, give_up, nesting + 1) {
                         return true;
                     }
                     if *give_up {
@@ -326,6 +335,19 @@ mod tests {
         let pattern = b"a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b";
         let s = [b'a'; 200];
         assert!(!glob_match(pattern, &s));
+    }
+
+    #[test]
+    fn glob_gives_up_beyond_redis_nesting_limit() {
+        // Redis' keyspace test: 50,000 `*?` against 50,000 bytes matches
+        // nothing in Redis 7.0 (more than 1000 nested `*`s), and returns
+        // at once without exhausting the stack.
+        let pattern = b"*?".repeat(50_000);
+        assert!(!glob_match(&pattern, &vec![b'a'; 50_000]));
+        // 1000 nested stars still match; the 1001st does not.
+        let s = [b'a'; 2000];
+        assert!(glob_match(&b"*?".repeat(1000), &s));
+        assert!(!glob_match(&b"*?".repeat(1002), &s));
     }
 
     #[test]

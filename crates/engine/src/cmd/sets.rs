@@ -253,21 +253,25 @@ fn sscan<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResul
 
 fn smove<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (src, dst, member) = (a[1], a[2], a[3]);
-    // Redis checks both types before looking at the member.
-    let src_meta = read(ctx, src)?;
-    read(ctx, dst)?;
-    let Some(mut src_meta) = src_meta else {
+    // Redis answers 0 for a missing source before any type check, then
+    // checks both types before looking at the member.
+    let Some(mut src_meta) = read(ctx, src)? else {
         return Ok(Reply::Integer(0));
     };
+    read(ctx, dst)?;
     if !is_member(ctx, src, &src_meta, member)? {
         return Ok(Reply::Integer(0));
     }
     if src == dst {
+        ctx.leave_unchanged(src);
         return Ok(Reply::Integer(1));
     }
     remove_members(ctx, src, &mut src_meta, &[member.to_vec()])?;
     let mut dst_meta = ctx.typed_or_create(dst, DataType::Set)?;
-    if !is_member(ctx, dst, &dst_meta, member)? {
+    if is_member(ctx, dst, &dst_meta, member)? {
+        // Only the source changed.
+        ctx.leave_unchanged(dst);
+    } else {
         ctx.sub_put(KIND, dst, &dst_meta, &member_id(member), &SubValue::Empty);
         ctx.codec().note_member(&mut dst_meta, member);
         dst_meta.size += 1;
@@ -532,7 +536,6 @@ mod tests {
             "SRANDMEMBER str 0",
             "SMOVE str s a",
             "SMOVE s str a",
-            "SMOVE nokey str a",
             "SINTER nokey str",
             "SUNION s str",
             "SDIFF nokey str",
@@ -621,6 +624,10 @@ mod tests {
         t.run("SADD dst b");
         assert_eq!(t.cli("SMOVE src dst zz"), "(integer) 0");
         assert_eq!(t.cli("SMOVE nokey dst a"), "(integer) 0");
+        // A missing source answers 0 before the destination's type is seen.
+        t.run("SET str x");
+        assert_eq!(t.cli("SMOVE nokey str a"), "(integer) 0");
+        assert!(t.cli("SMOVE src str a").starts_with("(error) WRONGTYPE"));
         assert_eq!(t.cli("SMOVE src src a"), "(integer) 1");
         assert_eq!(t.cli("SMOVE src src zz"), "(integer) 0");
         assert_eq!(t.cli("SMOVE src dst b"), "(integer) 1");

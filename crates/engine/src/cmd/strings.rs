@@ -535,18 +535,21 @@ fn getdel<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResu
 }
 
 fn getex<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    let mut expiry = Expiry::Keep;
+    // Redis parses the options, then answers nil for a missing key and
+    // WRONGTYPE for another type, and only then reads the time given.
+    let (mut persist, mut time) = (false, None);
     let mut i = 2;
     while i < a.len() {
         let opt = a[i];
-        if is(opt, "persist") && matches!(expiry, Expiry::Keep) {
-            expiry = Expiry::Clear;
+        let unset = !persist && time.is_none();
+        if is(opt, "persist") && unset {
+            persist = true;
             i += 1;
         } else if ["ex", "px", "exat", "pxat"].iter().any(|o| is(opt, o))
-            && matches!(expiry, Expiry::Keep)
+            && unset
             && i + 1 < a.len()
         {
-            expiry = Expiry::At(expiry_at(ctx.now_ms(), opt, a[i + 1], "getex")?);
+            time = Some((opt, a[i + 1]));
             i += 2;
         } else {
             return Err(CmdError::Syntax);
@@ -554,6 +557,11 @@ fn getex<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResul
     }
     let Some(mut meta) = read(ctx, a[1])? else {
         return Ok(Reply::Nil);
+    };
+    let expiry = match time {
+        Some((opt, value)) => Expiry::At(expiry_at(ctx.now_ms(), opt, value, "getex")?),
+        None if persist => Expiry::Clear,
+        None => Expiry::Keep,
     };
     let value = meta.value.clone();
     match expiry {

@@ -162,7 +162,7 @@ pub fn non_blocking(
                     if let BlockOp::Move { dst, .. } = &request.op {
                         written.push(dst);
                     }
-                    shared.watch.touch(&ns, &written, false);
+                    shared.watch.touch(&ns, &written);
                     match session.ready_keys.as_mut() {
                         Some(ready) => ready.extend(written[1..].iter().map(|k| k.to_vec())),
                         None => shared

@@ -41,7 +41,7 @@ fn entries(shared: &Shared) -> Vec<Entry> {
 fn key_positions(keys: &Keys) -> (i64, i64, i64) {
     match keys {
         Keys::None | Keys::Everything => (0, 0, 0),
-        Keys::First | Keys::DestNumKeys => (1, 1, 1),
+        Keys::First | Keys::DestNumKeys | Keys::Sort => (1, 1, 1),
         Keys::NumKeys => (0, 0, 0),
         Keys::FirstTwo => (1, 2, 1),
         Keys::All => (1, -1, 1),

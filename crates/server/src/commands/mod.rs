@@ -9,6 +9,7 @@ pub mod connection;
 pub mod flags;
 pub mod info;
 pub mod memory;
+mod object;
 
 use redcodec_engine::dispatch::{self, Keys};
 use redcodec_engine::{Engine, Reply};
@@ -40,6 +41,7 @@ pub const SERVER_COMMANDS: &[(&str, i32)] = &[
     ("info", -1),
     ("memory", -2),
     ("multi", 1),
+    ("object", -2),
     ("quit", -1),
     ("reset", 1),
     ("select", 2),
@@ -126,7 +128,23 @@ pub fn run_engine(
     name: &str,
     args: &[Vec<u8>],
 ) -> Reply {
-    let reply = engine.execute(args);
+    // FLUSHALL / FLUSHDB touch the watched keys that existed, as Redis
+    // does (a key created meanwhile was touched by its creator).
+    let flush = shared
+        .commands
+        .get(args[0].as_slice())
+        .is_some_and(|(_, spec)| spec.keys == Keys::Everything);
+    let flushed: Vec<Vec<u8>> = if flush {
+        let ns = session.namespace.as_str();
+        let watched = shared.watch.watched_in(ns);
+        watched
+            .into_iter()
+            .filter(|key| engine.execute(&[b"exists".as_slice(), key]) == Reply::Integer(1))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let (reply, unchanged) = engine.execute_noting_unchanged(args);
     if flags::is_write(name) && flags::may_have_changed(name, &reply) {
         session.wrote = true;
         shared
@@ -134,10 +152,11 @@ pub fn run_engine(
             .store(true, std::sync::atomic::Ordering::Relaxed);
         if let Some((_, spec)) = shared.commands.get(args[0].as_slice()) {
             let argv: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-            let keys = spec.keys.of(&argv);
-            let all = spec.keys == Keys::Everything;
+            let mut keys = spec.keys.of(&argv);
+            keys.retain(|key| !unchanged.iter().any(|u| u == key));
+            keys.extend(flushed.iter().map(Vec::as_slice));
             let ns = session.namespace.as_str();
-            shared.watch.touch(ns, &keys, all);
+            shared.watch.touch(ns, &keys);
             match session.ready_keys.as_mut() {
                 Some(ready) => ready.extend(keys.iter().map(|k| k.to_vec())),
                 None => shared.waiters.serve(engine, &shared.watch, ns, &keys),
@@ -175,9 +194,10 @@ pub fn run_sync(
         "info" => Some(info::info(shared, session, access, args)),
         "function" => Some(connection::function(args)),
         "memory" => Some(memory::memory(session, access, args)),
+        "object" => Some(object::object(shared, session, access, args)),
         "multi" => Some(session.multi(shared)),
         "discard" => Some(session.discard(shared)),
-        "watch" => Some(session.watch(shared, args)),
+        "watch" => Some(session.watch(shared, access, args)),
         "unwatch" => Some(session.unwatch(shared)),
         "blpop" | "brpop" | "blmove" | "brpoplpush" | "bzpopmin" | "bzpopmax" | "blmpop"
         | "bzmpop" => Some(blocking::non_blocking(shared, session, access, name, args)),
