@@ -52,7 +52,11 @@ fn compare_prints_tables_and_writes_csv_json_svg_html() {
         .unwrap()
         .iter()
         .flat_map(|f| f["timings"].as_array().unwrap())
-        .chain([&json["raw"]["put"], &json["raw"]["get"]]);
+        .chain([
+            &json["raw"]["put"],
+            &json["raw"]["get"],
+            &json["raw"]["scan"],
+        ]);
     for t in timings {
         let mut rounds: Vec<f64> = t["rounds"]
             .as_array()

@@ -93,8 +93,20 @@ impl KeyScheme {
         version: u64,
         raw: &'a [u8],
     ) -> Result<&'a [u8], DecodeError> {
-        let prefix = self.sub_prefix(user_key, version);
-        raw.strip_prefix(prefix.as_slice())
+        // Field by field, as `sub_prefix` lays them out, without building
+        // the prefix: this runs once per element a range read returns.
+        let rest = raw.strip_prefix(self.prefix.as_slice());
+        let rest = if self.cluster {
+            rest.and_then(|r| r.strip_prefix(&slot::slot(user_key).to_be_bytes()[..]))
+        } else {
+            rest
+        };
+        u32::try_from(user_key.len())
+            .ok()
+            .and(rest)
+            .and_then(|r| r.strip_prefix(&(user_key.len() as u32).to_be_bytes()[..]))
+            .and_then(|r| r.strip_prefix(user_key))
+            .and_then(|r| r.strip_prefix(&version.to_be_bytes()[..]))
             .ok_or_else(|| DecodeError::Invalid {
                 record: "kvrocks subkey",
                 reason: "key does not belong to this key and version".into(),
@@ -251,6 +263,28 @@ mod tests {
             std_scheme().user_key_of(b"\x0b__namespace"),
             Ok(Some(&b""[..]))
         );
+    }
+
+    #[test]
+    fn strip_sub_prefix_accepts_its_own_key_and_version_only() {
+        for cluster in [false, true] {
+            let s = KeyScheme::new(b"ns", cluster).unwrap();
+            let raw = s.sub_key(b"key", 7, b"field");
+            assert_eq!(s.strip_sub_prefix(b"key", 7, &raw), Ok(&b"field"[..]));
+            assert!(s.strip_sub_prefix(b"key", 8, &raw).is_err());
+            assert!(s.strip_sub_prefix(b"kez", 7, &raw).is_err());
+            assert!(s.strip_sub_prefix(b"ke", 7, &raw).is_err());
+            let other_ns = KeyScheme::new(b"nt", cluster).unwrap();
+            assert!(other_ns.strip_sub_prefix(b"key", 7, &raw).is_err());
+            assert!(s
+                .strip_sub_prefix(b"key", 7, &raw[..raw.len() - 6])
+                .is_err());
+        }
+        // In cluster mode the slot is part of the prefix.
+        let c = KeyScheme::new(b"ns", true).unwrap();
+        let mut raw = c.sub_key(b"key", 7, b"f");
+        raw[3] ^= 1;
+        assert!(c.strip_sub_prefix(b"key", 7, &raw).is_err());
     }
 
     #[test]

@@ -211,7 +211,7 @@ fn run_probe(
     } else {
         "measured_get"
     };
-    let status = Command::new("valgrind")
+    let run = Command::new("valgrind")
         .arg("--tool=callgrind")
         .arg("--collect-atstart=no")
         .arg(format!("--toggle-collect=*instructions::{function}"))
@@ -222,10 +222,14 @@ fn run_probe(
         .args(["--keys", &OPS.to_string()])
         .args(["--elements", &elements.to_string()])
         .args(["--value-size", &value_size.to_string()])
-        .status()?;
-    if !status.success() {
+        .output()?;
+    // valgrind's own warnings (e.g. an fcntl it does not model) are shown
+    // only when the probe fails.
+    if !run.status.success() {
         return Err(super::fail(format!(
-            "callgrind probe of {store} {command} failed ({status})"
+            "callgrind probe of {store} {command} failed ({}): {}",
+            run.status,
+            String::from_utf8_lossy(&run.stderr)
         )));
     }
     let text = std::fs::read_to_string(out)?;

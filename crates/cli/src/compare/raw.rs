@@ -19,6 +19,10 @@ pub struct RawResult {
     pub put: Timing,
     /// `get` of every key.
     pub get: Timing,
+    /// A new iterator, a seek and 100 steps over consecutive keys, reading
+    /// every value: the floor of a range read of 100 elements (LRANGE 0 99,
+    /// ZRANGEBYSCORE over 100 members), `keys / 10` times.
+    pub scan: Timing,
     /// Space after a full compaction.
     pub space: Space,
     /// Write amplification.
@@ -34,9 +38,39 @@ impl RawResult {
     pub fn of_rounds(rounds: Vec<RawResult>) -> RawResult {
         let put = Timing::of_rounds(&rounds.iter().map(|r| r.put.clone()).collect::<Vec<_>>());
         let get = Timing::of_rounds(&rounds.iter().map(|r| r.get.clone()).collect::<Vec<_>>());
+        let scan = Timing::of_rounds(&rounds.iter().map(|r| r.scan.clone()).collect::<Vec<_>>());
         let first = rounds.into_iter().next().expect("at least one round");
-        RawResult { put, get, ..first }
+        RawResult {
+            put,
+            get,
+            scan,
+            ..first
+        }
     }
+}
+
+/// Times [`RawResult::scan`]: `keys / 10` scans of 100 keys from spread
+/// starting points, each with its own iterator (as each engine command).
+fn scan_100(db: &DB, keys: &[Vec<u8>]) -> Result<Timing, CliError> {
+    let scans = (keys.len() / 10).max(1);
+    let span = keys.len().saturating_sub(99).max(1);
+    let mut seen = 0usize;
+    let started = Instant::now();
+    for (j, _) in shuffled(scans).enumerate() {
+        let mut it = db.raw_iterator();
+        it.seek(&keys[(j * 37) % span]);
+        for _ in 0..100 {
+            let Some(value) = it.value() else { break };
+            seen += value.len().min(1);
+            it.next();
+        }
+        it.status().map_err(db_err)?;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    if seen < scans.min(keys.len()) {
+        return Err(super::fail("raw rocksdb: a scan found nothing".into()));
+    }
+    Ok(Timing::new("scan 100", Kind::Read, scans as u64, seconds))
 }
 
 fn db_err(e: rocksdb::Error) -> CliError {
@@ -74,6 +108,7 @@ pub fn run(dir: &Path, sizes: &Sizes) -> Result<RawResult, CliError> {
         keys.len() as u64,
         started.elapsed().as_secs_f64(),
     );
+    let scan = scan_100(&db, &keys)?;
     db.flush().map_err(db_err)?;
     let mut copts = CompactOptions::default();
     copts.set_bottommost_level_compaction(BottommostLevelCompaction::Force);
@@ -96,6 +131,7 @@ pub fn run(dir: &Path, sizes: &Sizes) -> Result<RawResult, CliError> {
     Ok(RawResult {
         put,
         get,
+        scan,
         space: Space::new(keys.len() as u64, sst_bytes, records),
         write_amp: WriteAmp::new(logical_bytes, sst_bytes_written(dir)?),
         rocksdb_version: rocksdb_version(dir)?,

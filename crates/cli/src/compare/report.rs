@@ -224,6 +224,10 @@ pub const RAW_GOALS: [(Option<&str>, &str, f64); 4] = [
     (None, "ZRANGEBYSCORE", 0.1),
 ];
 
+/// The range reads of 100 elements, whose floor is raw RocksDB's scan of
+/// 100 keys ([`RawResult::scan`]).
+pub const RANGE_READS: [&str; 2] = ["LRANGE", "ZRANGEBYSCORE"];
+
 /// How many times the DEL of the small hash the DEL of the big one may take
 /// on a version-based format (where DEL drops the metadata alone).
 pub const DEL_GOAL: f64 = 10.0;
@@ -243,16 +247,22 @@ fn goals(raw: &RawResult, formats: &[FormatResult]) -> Vec<Goal> {
                 .iter()
                 .find(|s| s.name == command)
                 .map_or(Kind::Read, |s| s.kind);
-            let (base, what) = match kind {
-                Kind::Read => (&raw.get, "raw get"),
-                Kind::Write => (&raw.put, "raw put"),
+            let (base, mut what) = match kind {
+                Kind::Read => (&raw.get, "raw get".to_string()),
+                Kind::Write => (&raw.put, "raw put".to_string()),
             };
+            if RANGE_READS.contains(&command) {
+                what.push_str(&format!(
+                    " (raw RocksDB's own scan of 100: {:.2}× raw get)",
+                    raw.scan.ratio(&raw.get).value
+                ));
+            }
             let goal = RatioGoal {
                 format: &f.format,
                 command,
                 against: Against::Raw,
                 threshold,
-                what,
+                what: &what,
             };
             out.extend(goal.judge(timing(f, command), base));
         }
@@ -471,7 +481,16 @@ pub fn table_set(report: &Report) -> Tables {
                 row.push(timing(f, step.name).map_or("-".into(), |t| spread_cell(t.rate(), rate)));
             }
             let r = report.reference(step.kind);
-            row.push(format!("{} {}", r.command, spread_cell(r.rate(), rate)));
+            let mut cell = format!("{} {}", r.command, spread_cell(r.rate(), rate));
+            if RANGE_READS.contains(&step.name) {
+                let scan = &report.raw.scan;
+                cell.push_str(&format!(
+                    "; {} {}",
+                    scan.command,
+                    spread_cell(scan.rate(), rate)
+                ));
+            }
+            row.push(cell);
             row
         })
         .collect();
