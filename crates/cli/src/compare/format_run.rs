@@ -69,7 +69,8 @@ impl DelResult {
     }
 }
 
-fn open(format: Format, dir: &std::path::Path) -> Result<Engine<AnyCodec>, CliError> {
+/// A fresh engine of `format` in `dir`, with default options.
+pub(super) fn open(format: Format, dir: &std::path::Path) -> Result<Engine<AnyCodec>, CliError> {
     let codec = format.codec(&FormatOptions::default())?;
     Ok(Engine::open(codec, dir, EngineOptions::default())?)
 }

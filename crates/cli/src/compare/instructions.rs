@@ -14,10 +14,11 @@ use std::path::Path;
 use std::process::Command;
 
 use clap::Args;
-use redcodec_engine::{Engine, EngineOptions};
-use redcodec_formats::{AnyCodec, Format, FormatOptions};
-use rocksdb::{Options, DB};
+use redcodec_engine::Engine;
+use redcodec_formats::{AnyCodec, Format};
+use rocksdb::DB;
 
+use super::raw::db_err;
 use super::workload::{run_all, setup_args, step_args, string_key, Sizes, STEPS};
 use crate::error::CliError;
 
@@ -98,17 +99,15 @@ pub fn probe(args: &ProbeArgs) -> Result<(), CliError> {
     let dir = tempfile::tempdir()?;
     let value = sizes.value();
     if args.store == "raw" {
-        let mut opts = Options::default();
-        opts.create_if_missing(true);
-        let db = DB::open(&opts, dir.path()).map_err(raw_err)?;
+        let db = super::raw::open(dir.path())?;
         let keys: Vec<Vec<u8>> = (0..sizes.keys).map(string_key).collect();
         match args.command.as_str() {
-            "put" => measured_put(&db, &keys, &value).map_err(raw_err)?,
+            "put" => measured_put(&db, &keys, &value).map_err(db_err)?,
             "get" => {
                 keys.iter()
                     .try_for_each(|k| db.put(k, &value))
-                    .map_err(raw_err)?;
-                if measured_get(&db, &keys).map_err(raw_err)? != keys.len() {
+                    .map_err(db_err)?;
+                if measured_get(&db, &keys).map_err(db_err)? != keys.len() {
                     return Err(super::fail("raw rocksdb: a written key is missing".into()));
                 }
             }
@@ -116,35 +115,31 @@ pub fn probe(args: &ProbeArgs) -> Result<(), CliError> {
         }
         return Ok(());
     }
-    let format: Format = args.store.parse()?;
-    let codec = format.codec(&FormatOptions::default())?;
-    let engine = Engine::open(codec, dir.path(), EngineOptions::default())?;
+    let engine = super::format_run::open(args.store.parse()?, dir.path())?;
     let target = STEPS
         .iter()
         .position(|s| s.name == args.command)
         .ok_or_else(|| super::fail(format!("no workload step {:?}", args.command)))?;
-    for step in &STEPS[..target] {
+    // The steps before the command fill the store, uncounted; then the
+    // command's own step runs inside `measured`.
+    for (i, step) in STEPS[..=target].iter().enumerate() {
         if step.name == "HSET" {
             run_all(&engine, &setup_args(&sizes, &value))?;
         }
-        run_all(&engine, &step_args(step, &sizes, &value))?;
-    }
-    let step = &STEPS[target];
-    if step.name == "HSET" {
-        run_all(&engine, &setup_args(&sizes, &value))?;
-    }
-    let errors = measured(&engine, &step_args(step, &sizes, &value));
-    if errors > 0 {
-        return Err(super::fail(format!(
-            "{errors} {} commands failed",
-            step.name
-        )));
+        let all = step_args(step, &sizes, &value);
+        if i < target {
+            run_all(&engine, &all)?;
+        } else {
+            let errors = measured(&engine, &all);
+            if errors > 0 {
+                return Err(super::fail(format!(
+                    "{errors} {} commands failed",
+                    step.name
+                )));
+            }
+        }
     }
     Ok(())
-}
-
-fn raw_err(e: rocksdb::Error) -> CliError {
-    super::fail(format!("raw rocksdb: {e}"))
 }
 
 /// Whether valgrind can be run here.

@@ -73,15 +73,22 @@ fn scan_100(db: &DB, keys: &[Vec<u8>]) -> Result<Timing, CliError> {
     Ok(Timing::new("scan 100", Kind::Read, scans as u64, seconds))
 }
 
-fn db_err(e: rocksdb::Error) -> CliError {
+/// A RocksDB error of the baseline.
+pub(super) fn db_err(e: rocksdb::Error) -> CliError {
     super::fail(format!("raw rocksdb: {e}"))
+}
+
+/// A plain `rocksdb::DB` with default options in `dir`, created if missing:
+/// the baseline every raw figure is measured on.
+pub(super) fn open(dir: &Path) -> Result<DB, CliError> {
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    DB::open(&opts, dir).map_err(db_err)
 }
 
 /// Runs the baseline in `dir` (empty).
 pub fn run(dir: &Path, sizes: &Sizes) -> Result<RawResult, CliError> {
-    let mut opts = Options::default();
-    opts.create_if_missing(true);
-    let db = DB::open(&opts, dir).map_err(db_err)?;
+    let db = open(dir)?;
     let value = sizes.value();
     let keys: Vec<Vec<u8>> = (0..sizes.keys).map(string_key).collect();
     let started = Instant::now();

@@ -8,7 +8,7 @@ use super::format_run::FormatResult;
 use super::instructions::{Instructions, COMMANDS, RAW};
 use super::raw::RawResult;
 use super::scaling::{Scaling, THREADS};
-use super::workload::{Kind, Sizes, Timing, STEPS};
+use super::workload::{kind_of, Kind, Sizes, Timing, STEPS};
 use crate::error::CliError;
 
 /// Everything one `redcodec compare` measured.
@@ -243,10 +243,7 @@ fn goals(raw: &RawResult, formats: &[FormatResult]) -> Vec<Goal> {
             .iter()
             .filter(|f| name.is_none_or(|n| f.format == n))
         {
-            let kind = STEPS
-                .iter()
-                .find(|s| s.name == command)
-                .map_or(Kind::Read, |s| s.kind);
+            let kind = kind_of(command).unwrap_or(Kind::Read);
             let (base, mut what) = match kind {
                 Kind::Read => (&raw.get, "raw get".to_string()),
                 Kind::Write => (&raw.put, "raw put".to_string()),
@@ -683,10 +680,7 @@ pub fn table_set(report: &Report) -> Tables {
                 for f in &report.formats {
                     row.push(count_of(&f.format, command).map_or("-".into(), rate));
                 }
-                let kind = STEPS
-                    .iter()
-                    .find(|s| s.name == command)
-                    .map_or(Kind::Write, |s| s.kind);
+                let kind = kind_of(command).unwrap_or(Kind::Write);
                 let raw = if kind == Kind::Write { "put" } else { "get" };
                 row.push(count_of(RAW, raw).map_or("-".into(), |n| format!("{raw} {}", rate(n))));
                 row
@@ -804,10 +798,7 @@ pub fn write_files(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf
     let mut rows = Vec::new();
     for f in &report.formats {
         for t in &f.timings {
-            let kind = STEPS
-                .iter()
-                .find(|s| s.name == t.command)
-                .map_or(t.kind, |s| s.kind);
+            let kind = kind_of(&t.command).unwrap_or(t.kind);
             let r = report.reference(kind);
             let ratio = t.ratio(r);
             rows.push(vec![

@@ -6,9 +6,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use redcodec_engine::{Engine, EngineOptions};
-use redcodec_formats::{Format, FormatOptions};
-use rocksdb::{Options, DB};
+use redcodec_formats::Format;
 
 use super::figure::Figure;
 use super::workload::{string_key, Kind, Sizes, Timing};
@@ -77,13 +75,9 @@ where
 /// Raw RocksDB's scaling, in fresh stores under `dir`.
 pub fn raw(dir: &Path, sizes: &Sizes) -> Result<Scaling, CliError> {
     let pass = |threads: usize| -> Result<Timing, CliError> {
-        let path = dir.join(format!("raw-{threads}"));
-        let mut opts = Options::default();
-        opts.create_if_missing(true);
-        let db = DB::open(&opts, &path).map_err(|e| super::fail(format!("raw rocksdb: {e}")))?;
+        let db = super::raw::open(&dir.join(format!("raw-{threads}")))?;
         timed_sets(threads, sizes, |k, v| {
-            db.put(k, v)
-                .map_err(|e| super::fail(format!("raw rocksdb: {e}")))
+            db.put(k, v).map_err(super::raw::db_err)
         })
     };
     Ok(Scaling {
@@ -96,9 +90,7 @@ pub fn raw(dir: &Path, sizes: &Sizes) -> Result<Scaling, CliError> {
 /// A format's scaling, in fresh stores under `dir`.
 pub fn format(format: Format, dir: &Path, sizes: &Sizes) -> Result<Scaling, CliError> {
     let pass = |threads: usize| -> Result<Timing, CliError> {
-        let codec = format.codec(&FormatOptions::default())?;
-        let path = dir.join(format!("{format}-{threads}"));
-        let engine = Engine::open(codec, &path, EngineOptions::default())?;
+        let engine = super::format_run::open(format, &dir.join(format!("{format}-{threads}")))?;
         timed_sets(threads, sizes, |k, v| {
             let reply = engine.execute(&[&b"SET"[..], k, v]);
             if reply.is_error() {

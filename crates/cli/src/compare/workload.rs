@@ -144,6 +144,11 @@ pub const STEPS: &[Step] = &[
     },
 ];
 
+/// Whether the workload's step `command` writes or reads (`None`: no such step).
+pub fn kind_of(command: &str) -> Option<Kind> {
+    STEPS.iter().find(|s| s.name == command).map(|s| s.kind)
+}
+
 /// One command's timing.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Timing {
