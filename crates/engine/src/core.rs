@@ -29,7 +29,12 @@ pub struct EngineCore<C: Codec, S: KvStore = DefaultStore> {
     pub(crate) counter: AtomicU64,
     pub(crate) locks: LockTable,
     pub(crate) cursors: Mutex<CursorTable>,
+    /// Redis' `proto-max-bulk-len`, which also bounds what commands make.
+    max_bulk_len: AtomicU64,
 }
+
+/// Redis' default `proto-max-bulk-len`: 512 MB.
+pub const DEFAULT_MAX_BULK_LEN: u64 = 512 * 1024 * 1024;
 
 /// SCAN cursors handed to clients, mapped to the position they stand for.
 #[derive(Default)]
@@ -56,6 +61,31 @@ impl CursorTable {
 }
 
 impl<C: Codec, S: KvStore> EngineCore<C, S> {
+    /// The state of a new engine over `store`.
+    pub(crate) fn new(codec: Arc<C>, store: S, clock: Arc<dyn Clock>) -> EngineCore<C, S> {
+        EngineCore {
+            codec,
+            store,
+            clock,
+            counter: AtomicU64::new(0),
+            locks: LockTable::default(),
+            cursors: Mutex::new(CursorTable::default()),
+            max_bulk_len: AtomicU64::new(DEFAULT_MAX_BULK_LEN),
+        }
+    }
+
+    /// The longest string a command may make (SETRANGE, APPEND, SETBIT's
+    /// offset) and the most transient memory LCS may take: Redis'
+    /// `proto-max-bulk-len`, [`DEFAULT_MAX_BULK_LEN`] unless set.
+    pub fn max_bulk_len(&self) -> u64 {
+        self.max_bulk_len.load(Ordering::Relaxed)
+    }
+
+    /// Sets [`EngineCore::max_bulk_len`] (`CONFIG SET proto-max-bulk-len`).
+    pub fn set_max_bulk_len(&self, len: u64) {
+        self.max_bulk_len.store(len, Ordering::Relaxed);
+    }
+
     /// The format.
     pub fn codec(&self) -> &C {
         &self.codec

@@ -6,22 +6,18 @@
 use std::ops::Deref;
 #[cfg(feature = "rocksdb")]
 use std::path::Path;
-use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 #[cfg(feature = "rocksdb")]
 use std::time::Duration;
 
-use parking_lot::Mutex;
 use redcodec_codec::Codec;
 
 use crate::clock::{Clock, SystemClock};
-use crate::core::CursorTable;
 pub use crate::core::EngineCore;
 use crate::dispatch::{self, CommandTable, Keys};
 use crate::error::{CmdError, EngineError};
 use crate::expiry::ExpiryTask;
 use crate::keyspace::Ctx;
-use crate::locks::LockTable;
 use crate::reply::Reply;
 use crate::store::{Batch, Compat, DefaultStore, KvStore, MemStore, OpenMode};
 #[cfg(feature = "rocksdb")]
@@ -99,14 +95,7 @@ impl<C: Codec> Engine<C> {
         };
         let store = Store::open(codec.clone(), options.clock.clone(), dir, store_options)?;
         let writes = options.mode.writes();
-        let core = Arc::new(EngineCore {
-            codec,
-            store,
-            clock: options.clock,
-            counter: AtomicU64::new(0),
-            locks: LockTable::default(),
-            cursors: Mutex::new(CursorTable::default()),
-        });
+        let core = Arc::new(EngineCore::new(codec, store, options.clock));
         crate::namespaces::check_slots(core.codec(), core.store())?;
         if writes {
             core.store.write_bootstrap(core.codec.bootstrap_records())?;
@@ -157,14 +146,7 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
         store.write(bootstrap)?;
         Ok(Engine {
             expiry: None,
-            core: Arc::new(EngineCore {
-                codec: Arc::new(codec),
-                store,
-                clock,
-                counter: AtomicU64::new(0),
-                locks: LockTable::default(),
-                cursors: Mutex::new(CursorTable::default()),
-            }),
+            core: Arc::new(EngineCore::new(Arc::new(codec), store, clock)),
             commands: CommandTable::new(crate::cmd::table()),
         })
     }

@@ -1,5 +1,11 @@
 //! One client's loop: read, answer every complete request in the buffer,
-//! write the replies at once, repeat.
+//! write the replies, repeat.
+//!
+//! Memory per connection stays bounded whatever the client sends: replies
+//! go out whenever [`OUT_CHUNK`] bytes are waiting (a pipelining client
+//! that does not read its replies stops being read, as TCP pushes back),
+//! a huge reply is written a piece at a time ([`Streamer`]), and buffers
+//! grown by one huge request or reply are given back once empty.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -17,7 +23,7 @@ use crate::clients::ClientInfo;
 use crate::commands::{blocking as block_cmd, check, run_sync, Access};
 use crate::config::SyncPolicy;
 use crate::frame::{parse_request, Limits};
-use crate::reply::{encode, shape_of, Protocol, Shape};
+use crate::reply::{encode, shape_of, Next, Protocol, Shape, Streamer};
 use crate::session::{Answer, Session};
 use crate::state::Shared;
 
@@ -29,6 +35,17 @@ enum Stop {
     Close,
 }
 
+/// Replies waiting in the output buffer are sent once they reach this
+/// many bytes (and when the requests read so far are answered).
+pub const OUT_CHUNK: usize = 64 * 1024;
+
+/// A buffer's capacity when a connection starts; an empty buffer that
+/// grew beyond [`KEEP_CAPACITY`] shrinks back to it.
+const START_CAPACITY: usize = 16 * 1024;
+
+/// The largest capacity an empty buffer keeps.
+const KEEP_CAPACITY: usize = 1024 * 1024;
+
 /// The connection's socket halves and buffers.
 struct Io {
     rd: OwnedReadHalf,
@@ -37,6 +54,58 @@ struct Io {
     buf: BytesMut,
     /// Replies not yet written.
     out: BytesMut,
+}
+
+impl Io {
+    /// Sends the replies waiting in the output buffer. Under
+    /// `--sync always` the WAL reaches the disk first when the session
+    /// wrote: no write is acknowledged before it is durable; if the sync
+    /// fails, nothing is sent and the connection closes.
+    async fn flush(&mut self, shared: &Shared, session: &mut Session) -> std::io::Result<()> {
+        if session.wrote && shared.config.sync == SyncPolicy::Always {
+            session.wrote = false;
+            if let Err(e) = shared.engines.sync_wal() {
+                eprintln!("redcodec serve: closing a client: the WAL sync failed: {e}");
+                return Err(std::io::Error::other(e.to_string()));
+            }
+        }
+        if !self.out.is_empty() {
+            self.wr.write_all(&self.out).await?;
+            self.out.clear();
+        }
+        Ok(())
+    }
+
+    /// Writes `reply` a piece at a time, sending the output buffer
+    /// whenever it holds [`OUT_CHUNK`] bytes.
+    async fn send(
+        &mut self,
+        shared: &Shared,
+        session: &mut Session,
+        reply: Reply,
+        shape: Shape,
+    ) -> std::io::Result<()> {
+        let mut streamer = Streamer::new(reply, shape, session.protocol);
+        loop {
+            match streamer.fill(&mut self.out, OUT_CHUNK) {
+                Next::Done => return Ok(()),
+                Next::Flush => self.flush(shared, session).await?,
+                Next::Payload(bytes) => {
+                    self.flush(shared, session).await?;
+                    self.wr.write_all(&bytes).await?;
+                }
+            }
+        }
+    }
+
+    /// Gives back the memory of buffers a huge request or reply grew.
+    fn shrink(&mut self) {
+        for buf in [&mut self.buf, &mut self.out] {
+            if buf.is_empty() && buf.capacity() > KEEP_CAPACITY {
+                *buf = BytesMut::with_capacity(START_CAPACITY);
+            }
+        }
+    }
 }
 
 /// Serves one client until it leaves, is killed, or the server stops.
@@ -48,8 +117,8 @@ pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>
     let mut io = Io {
         rd,
         wr,
-        buf: BytesMut::with_capacity(16 * 1024),
-        out: BytesMut::with_capacity(16 * 1024),
+        buf: BytesMut::with_capacity(START_CAPACITY),
+        out: BytesMut::with_capacity(START_CAPACITY),
     };
     'conn: loop {
         let limits = Limits {
@@ -68,6 +137,9 @@ pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>
                         session.close = true;
                         break;
                     }
+                    if io.out.len() >= OUT_CHUNK && io.flush(&shared, &mut session).await.is_err() {
+                        break 'conn;
+                    }
                 }
                 Ok(None) => break,
                 Err(e) => {
@@ -82,23 +154,10 @@ pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>
                 }
             }
         }
-        if session.wrote && shared.config.sync == SyncPolicy::Always {
-            session.wrote = false;
-            if let Err(e) = shared.engines.sync_wal() {
-                encode(
-                    &Reply::error(format!("ERR {e}")),
-                    Shape::Plain,
-                    session.protocol,
-                    &mut io.out,
-                );
-            }
+        if io.flush(&shared, &mut session).await.is_err() {
+            break;
         }
-        if !io.out.is_empty() {
-            if io.wr.write_all(&io.out).await.is_err() {
-                break;
-            }
-            io.out.clear();
-        }
+        io.shrink();
         if session.close || info.killed.load(Ordering::SeqCst) || *shutdown.borrow() {
             break;
         }
@@ -135,22 +194,32 @@ async fn handle(
     // ignored under RESP2; HELLO may switch protocols on the way).
     let shape = shape_of(&args, Protocol::Resp3);
     let answer = answer(shared, session, &name, args, io, shutdown).await;
-    let out = &mut io.out;
-    match answer {
+    let sent = match answer {
         Some(Answer::One(reply)) => {
-            if !std::mem::take(&mut session.silent) {
-                encode(&reply, shape, session.protocol, out);
+            if std::mem::take(&mut session.silent) {
+                Ok(())
+            } else {
+                io.send(shared, session, reply, shape).await
             }
         }
         Some(Answer::Exec(replies)) => {
-            out.extend_from_slice(format!("*{}\r\n", replies.len()).as_bytes());
-            for (reply, shape) in &replies {
-                encode(reply, *shape, session.protocol, out);
+            io.out
+                .extend_from_slice(format!("*{}\r\n", replies.len()).as_bytes());
+            let mut sent = Ok(());
+            for (reply, shape) in replies {
+                sent = io.send(shared, session, reply, shape).await;
+                if sent.is_err() {
+                    break;
+                }
             }
+            sent
         }
         None => return Stop::Close,
+    };
+    match sent {
+        Ok(()) => Stop::Continue,
+        Err(_) => Stop::Close,
     }
-    Stop::Continue
 }
 
 /// The answer to one request; `None` when the connection must close at
@@ -239,11 +308,8 @@ async fn block(
         Blocked::Wait(w) => w,
     };
     // Replies to earlier requests go out before the wait.
-    if !io.out.is_empty() {
-        if io.wr.write_all(&io.out).await.is_err() {
-            return None;
-        }
-        io.out.clear();
+    if io.flush(shared, session).await.is_err() {
+        return None;
     }
     session.info.live.lock().blocked = Some(waiter.clone());
     let mut close = false;

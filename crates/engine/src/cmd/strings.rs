@@ -11,9 +11,6 @@ use crate::long_double::LongDouble;
 use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
 
-/// Largest string Redis accepts (proto-max-bulk-len).
-const MAX_STRING: u64 = 512 * 1024 * 1024;
-
 pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
     t.add("get", 2, Keys::First, get);
     t.add("lcs", -3, Keys::FirstTwo, lcs);
@@ -77,6 +74,34 @@ fn get<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<
     Ok(Reply::opt_bulk(read(ctx, a[1])?.map(|m| m.value)))
 }
 
+/// The zeroed `(xl + 1) × (yl + 1)` table LCS fills, refused as Redis
+/// refuses it: strings of 2^32 − 1 bytes or more, a table larger than
+/// `proto-max-bulk-len` bytes, or one the allocator cannot give.
+fn lcs_table<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    xl: usize,
+    yl: usize,
+) -> CmdResult<Vec<u32>> {
+    const TOO_LONG: u64 = u32::MAX as u64 - 1;
+    if xl as u64 >= TOO_LONG || yl as u64 >= TOO_LONG {
+        return Err(CmdError::other("ERR String too long for LCS"));
+    }
+    let failed =
+        || CmdError::other("ERR Insufficient memory, failed allocating transient memory for LCS");
+    let cells = (xl as u64 + 1) * (yl as u64 + 1);
+    let bytes = cells.checked_mul(4).ok_or_else(failed)?;
+    if bytes > ctx.engine().max_bulk_len() {
+        return Err(CmdError::other(
+            "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len",
+        ));
+    }
+    let cells = usize::try_from(cells).map_err(|_| failed())?;
+    let mut table = Vec::new();
+    table.try_reserve_exact(cells).map_err(|_| failed())?;
+    table.resize(cells, 0);
+    Ok(table)
+}
+
 /// LCS `key1 key2 [LEN] [IDX] [MINMATCHLEN n] [WITHMATCHLEN]`: the longest
 /// common subsequence of two strings (a missing key is the empty string),
 /// its length, or its matching ranges, as Redis' `lcsCommand` computes and
@@ -120,7 +145,7 @@ fn lcs<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<
     let (x, y) = (&values[0], &values[1]);
     let (xl, yl) = (x.len(), y.len());
     let width = yl + 1;
-    let mut dp = vec![0u32; (xl + 1) * width];
+    let mut dp = lcs_table(ctx, xl, yl)?;
     for i in 1..=xl {
         for j in 1..=yl {
             dp[i * width + j] = if x[i - 1] == y[j - 1] {
@@ -200,12 +225,14 @@ fn lcs<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<
     Ok(Reply::Bulk(result))
 }
 
-/// A bit offset: from 0 to the last bit of a 512 MB string, with Redis'
-/// one error text for anything else.
-fn bit_offset(arg: &[u8]) -> CmdResult<u64> {
+/// A bit offset: from 0 to the last bit of the longest string
+/// (`proto-max-bulk-len`, 512 MB unless set), with Redis' one error text
+/// for anything else.
+fn bit_offset<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, arg: &[u8]) -> CmdResult<u64> {
+    let max = ctx.engine().max_bulk_len();
     parse_i64(arg)
         .and_then(|n| u64::try_from(n).ok())
-        .filter(|&n| n >> 3 < MAX_STRING)
+        .filter(|&n| n >> 3 < max)
         .ok_or_else(|| CmdError::other("ERR bit offset is not an integer or out of range"))
 }
 
@@ -213,7 +240,7 @@ fn bit_offset(arg: &[u8]) -> CmdResult<u64> {
 /// byte 0), growing the string with zero bytes; replies with the old bit.
 /// The expiry is kept.
 fn setbit<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    let offset = bit_offset(a[2])?;
+    let offset = bit_offset(ctx, a[2])?;
     let on = match parse_i64(a[3]) {
         Some(0) => false,
         Some(1) => true,
@@ -245,7 +272,7 @@ fn setbit<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResu
 
 /// GETBIT `key offset`: 0 past the end or for a missing key.
 fn getbit<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    let offset = bit_offset(a[2])?;
+    let offset = bit_offset(ctx, a[2])?;
     let value = read(ctx, a[1])?.map(|m| m.value).unwrap_or_default();
     let bit = usize::try_from(offset >> 3)
         .ok()
@@ -581,8 +608,10 @@ fn getex<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResul
     Ok(Reply::bulk(value))
 }
 
-fn check_size(len: u64) -> CmdResult<()> {
-    if len > MAX_STRING {
+/// Redis' `checkStringLength`: a string a command makes is at most
+/// `proto-max-bulk-len` bytes.
+fn check_size<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, len: u64) -> CmdResult<()> {
+    if len > ctx.engine().max_bulk_len() {
         return Err(CmdError::other(
             "ERR string exceeds maximum allowed size (proto-max-bulk-len)",
         ));
@@ -595,7 +624,7 @@ fn append<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResu
     match view.live.clone() {
         Some(m) if m.data_type != DataType::String => Err(CmdError::WrongType),
         Some(m) => {
-            check_size(m.value.len() as u64 + a[2].len() as u64)?;
+            check_size(ctx, m.value.len() as u64 + a[2].len() as u64)?;
             let mut value = m.value.clone();
             value.extend_from_slice(a[2]);
             let len = value.len();
@@ -712,7 +741,7 @@ fn setrange<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRe
     if piece.is_empty() {
         return Ok(Reply::Integer(live.map_or(0, |m| m.value.len() as i64)));
     }
-    check_size(offset as u64 + piece.len() as u64)?;
+    check_size(ctx, offset as u64 + piece.len() as u64)?;
     let mut value = live.as_ref().map(|m| m.value.clone()).unwrap_or_default();
     let end = offset as usize + piece.len();
     if value.len() < end {

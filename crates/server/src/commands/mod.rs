@@ -11,6 +11,8 @@ pub mod info;
 pub mod memory;
 mod object;
 
+use std::sync::atomic::Ordering;
+
 use redcodec_engine::dispatch::{self, Keys};
 use redcodec_engine::{Engine, Reply};
 use redcodec_formats::AnyCodec;
@@ -144,12 +146,16 @@ pub fn run_engine(
     } else {
         Vec::new()
     };
+    // CONFIG SET proto-max-bulk-len also bounds the strings commands make
+    // (an engine reopened in another namespace starts at the default).
+    let max_bulk_len = u64::try_from(shared.max_bulk_len.load(Ordering::Relaxed)).unwrap_or(0);
+    if engine.max_bulk_len() != max_bulk_len {
+        engine.set_max_bulk_len(max_bulk_len);
+    }
     let (reply, unchanged) = engine.execute_noting_unchanged(args);
     if flags::is_write(name) && flags::may_have_changed(name, &reply) {
         session.wrote = true;
-        shared
-            .dirty
-            .store(true, std::sync::atomic::Ordering::Relaxed);
+        shared.dirty.store(true, Ordering::Relaxed);
         if let Some((_, spec)) = shared.commands.get(args[0].as_slice()) {
             let argv: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
             let mut keys = spec.keys.of(&argv);

@@ -26,61 +26,113 @@ impl Protocol {
     }
 }
 
+/// How the items of an array reply are written, one group at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Items {
+    /// Each item as it is.
+    Plain,
+    /// Each item a double.
+    Doubles,
+    /// Items two by two as `[member, double]`.
+    ScoredPairs,
+    /// Items two by two as `[field, value]`.
+    Pairs,
+}
+
+impl Items {
+    /// How many items one group takes.
+    pub(super) fn group(self) -> usize {
+        match self {
+            Items::Plain | Items::Doubles => 1,
+            Items::ScoredPairs | Items::Pairs => 2,
+        }
+    }
+}
+
+/// An array reply's header (its type byte and count) and the form of its
+/// items; `None` for a reply written whole (scalars, and the small
+/// fixed-size RESP3 shapes).
+pub(super) fn array_form(
+    reply: &Reply,
+    shape: Shape,
+    protocol: Protocol,
+) -> Option<(u8, usize, Items)> {
+    let Reply::Array(items) = reply else {
+        return None;
+    };
+    let n = items.len();
+    if protocol == Protocol::Resp2 {
+        return Some((b'*', n, Items::Plain));
+    }
+    match shape {
+        Shape::Map => Some((b'%', n / 2, Items::Plain)),
+        Shape::Set => Some((b'~', n, Items::Plain)),
+        Shape::Doubles => Some((b'*', n, Items::Doubles)),
+        Shape::ScoredPairs => Some((b'*', n / 2, Items::ScoredPairs)),
+        Shape::Pairs => Some((b'*', n / 2, Items::Pairs)),
+        Shape::ScoredFlat if n == 2 => None,
+        Shape::KeyScored if n == 3 => None,
+        Shape::KeyScoredPairs if n == 2 => None,
+        _ => Some((b'*', n, Items::Plain)),
+    }
+}
+
+/// Writes one group of items (`second` is the pair's other half).
+pub(super) fn group(
+    form: Items,
+    first: &Reply,
+    second: Option<&Reply>,
+    protocol: Protocol,
+    out: &mut BytesMut,
+) {
+    match form {
+        Items::Plain => plain(first, protocol, out),
+        Items::Doubles => double(first, protocol, out),
+        Items::ScoredPairs => {
+            header(out, b'*', 2);
+            plain(first, protocol, out);
+            double(second.unwrap_or(&Reply::Nil), protocol, out);
+        }
+        Items::Pairs => {
+            header(out, b'*', 1 + usize::from(second.is_some()));
+            plain(first, protocol, out);
+            if let Some(second) = second {
+                plain(second, protocol, out);
+            }
+        }
+    }
+}
+
 /// Appends `reply`, reshaped by `shape` under RESP3, to `out`.
 pub fn encode(reply: &Reply, shape: Shape, protocol: Protocol, out: &mut BytesMut) {
-    if protocol == Protocol::Resp2 {
-        return plain(reply, protocol, out);
+    match (array_form(reply, shape, protocol), reply) {
+        (Some((kind, count, form)), Reply::Array(items)) => {
+            header(out, kind, count);
+            for g in items.chunks(form.group()) {
+                group(form, &g[0], g.get(1), protocol, out);
+            }
+        }
+        _ => whole(reply, shape, protocol, out),
     }
-    match (shape, reply) {
-        (Shape::Plain, r) => plain(r, protocol, out),
-        (Shape::Map, Reply::Array(items)) => {
-            header(out, b'%', items.len() / 2);
-            for i in items {
-                plain(i, protocol, out);
-            }
-        }
-        (Shape::Set, Reply::Array(items)) => {
-            header(out, b'~', items.len());
-            for i in items {
-                plain(i, protocol, out);
-            }
-        }
-        (Shape::Double, r) => double(r, protocol, out),
-        (Shape::Doubles, Reply::Array(items)) => {
-            header(out, b'*', items.len());
-            for i in items {
-                double(i, protocol, out);
-            }
-        }
-        (Shape::ScoredPairs, Reply::Array(items)) => {
-            header(out, b'*', items.len() / 2);
-            for pair in items.chunks(2) {
-                header(out, b'*', 2);
-                plain(&pair[0], protocol, out);
-                double(pair.get(1).unwrap_or(&Reply::Nil), protocol, out);
-            }
-        }
-        (Shape::ScoredFlat, Reply::Array(items)) if items.len() == 2 => {
+}
+
+/// A reply [`array_form`] leaves whole.
+pub(super) fn whole(reply: &Reply, shape: Shape, protocol: Protocol, out: &mut BytesMut) {
+    match (protocol, shape, reply) {
+        (Protocol::Resp2, ..) | (_, Shape::Plain, _) => plain(reply, protocol, out),
+        (_, Shape::Double, r) => double(r, protocol, out),
+        (_, Shape::ScoredFlat, Reply::Array(items)) if items.len() == 2 => {
             header(out, b'*', 2);
             plain(&items[0], protocol, out);
             double(&items[1], protocol, out);
         }
-        (Shape::Pairs, Reply::Array(items)) => {
-            header(out, b'*', items.len() / 2);
-            for pair in items.chunks(2) {
-                header(out, b'*', pair.len());
-                for i in pair {
-                    plain(i, protocol, out);
-                }
-            }
-        }
-        (Shape::KeyScored, Reply::Array(items)) if items.len() == 3 => {
+        (_, Shape::KeyScored, Reply::Array(items)) if items.len() == 3 => {
             header(out, b'*', 3);
             plain(&items[0], protocol, out);
             plain(&items[1], protocol, out);
             double(&items[2], protocol, out);
         }
-        (Shape::KeyScoredPairs, Reply::Array(items)) if items.len() == 2 => {
+        (_, Shape::KeyScoredPairs, Reply::Array(items)) if items.len() == 2 => {
             header(out, b'*', 2);
             plain(&items[0], protocol, out);
             match &items[1] {
@@ -93,11 +145,11 @@ pub fn encode(reply: &Reply, shape: Shape, protocol: Protocol, out: &mut BytesMu
                 other => plain(other, protocol, out),
             }
         }
-        (_, r) => plain(r, protocol, out),
+        (_, _, r) => plain(r, protocol, out),
     }
 }
 
-fn header(out: &mut BytesMut, kind: u8, len: usize) {
+pub(super) fn header(out: &mut BytesMut, kind: u8, len: usize) {
     out.put_u8(kind);
     let _ = write!(out.writer(), "{len}\r\n");
 }

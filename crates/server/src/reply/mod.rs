@@ -3,6 +3,8 @@
 
 pub mod encode;
 pub mod shape;
+pub mod stream;
 
 pub use encode::{encode, Protocol};
 pub use shape::{shape_of, Shape};
+pub use stream::{Next, Streamer};
