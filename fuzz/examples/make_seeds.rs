@@ -4,7 +4,8 @@
 //! formats' worked examples (`formats-spec/*.md`, built here through each
 //! codec as the crates' `worked_examples` tests build them); for the
 //! request parser and the quoting splitter, the requests and command lines
-//! of the protocol crate's and the `serve` tests.
+//! of the protocol crate's and the `serve` tests; for the glob matcher, the
+//! patterns of its tests.
 //!
 //! ```sh
 //! cd fuzz && cargo run --release --example make_seeds
@@ -401,6 +402,28 @@ fn protocol_seeds() {
     write(
         "cmdline",
         &lines.iter().map(|l| l.to_vec()).collect::<Vec<_>>(),
+    );
+    // Patterns and strings as `[flags (bit 0: no case), pattern length,
+    // pattern, string]`: the glob tests' forms, a nested-star pattern and
+    // CONFIG GET names.
+    let globs: [(u8, &[u8], &[u8]); 10] = [
+        (0, b"h*llo", b"hello"),
+        (0, b"h[^e]llo", b"hallo"),
+        (0, b"h[a-b]llo", b"hbllo"),
+        (0, br"h\*llo", b"h*llo"),
+        (0, br"h[\]]llo", b"h]llo"),
+        (0, b"[a-\xff]", b"^"),
+        (0, b"*?*?*?*?*?*?#", b"aaaaaaaaaaaaaaaaaaaaaaaa"),
+        (1, b"MAXMEMORY*", b"maxmemory-policy"),
+        (1, b"[A-C]x", b"bx"),
+        (1, br"[\A]", b"a"),
+    ];
+    write(
+        "glob",
+        &globs
+            .iter()
+            .map(|(flags, p, s)| [&[*flags, p.len() as u8][..], p, s].concat())
+            .collect::<Vec<_>>(),
     );
     // DUMP objects (payloads without their footer, which the target
     // adds): bytes redis-server 7.0.15 DUMPed, and the encoder's objects

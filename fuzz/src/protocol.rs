@@ -15,8 +15,16 @@
 //!   accepted line's arguments are no longer than the line, and quoting
 //!   each with `quote_bytes` (redis-cli's quoting) and splitting the
 //!   quoted line again gives the same arguments.
+//! - [`glob`]: input `[flags, pattern length, bytes…]`: a pattern and a
+//!   string through Redis' glob matcher, with and without case. No panic
+//!   and no slow match (libFuzzer's timeout): every `*` search is bounded
+//!   by Redis' nesting limit and give-up rule. A pattern without
+//!   wildcards matches only itself; the string with every byte escaped
+//!   matches itself; where neither side has letters, case makes no
+//!   difference.
 
 use redcodec_protocol::cmdline::{quote_bytes, split_arg_bytes, split_args};
+use redcodec_protocol::glob::matches;
 use redcodec_protocol::{parse_request, Limits, ProtocolError};
 
 /// The bulk limits the selector byte picks from: small ones, so that
@@ -127,4 +135,30 @@ pub fn cmdline(data: &[u8]) {
         Ok(&args),
         "{line}"
     );
+}
+
+/// See the [module documentation](self).
+pub fn glob(data: &[u8]) {
+    let [flags, len, bytes @ ..] = data else {
+        return;
+    };
+    let (pattern, text) = bytes.split_at(usize::from(*len).min(bytes.len()));
+    let nocase = flags & 1 == 1;
+    let matched = matches(pattern, text, nocase);
+    if !pattern
+        .iter()
+        .any(|b| matches!(b, b'*' | b'?' | b'[' | b'\\'))
+        && !nocase
+    {
+        assert_eq!(matched, pattern == text, "{pattern:?} {text:?}");
+    }
+    if !pattern.iter().chain(text).any(u8::is_ascii_alphabetic) {
+        assert_eq!(
+            matched,
+            matches(pattern, text, !nocase),
+            "{pattern:?} {text:?}"
+        );
+    }
+    let escaped: Vec<u8> = text.iter().flat_map(|&b| [b'\\', b]).collect();
+    assert!(matches(&escaped, text, nocase), "{text:?}");
 }

@@ -8,8 +8,11 @@
 //!   multibulk array or an inline line, with Redis' limits and Redis'
 //!   `Protocol error: …` texts (Redis 7.0's `processMultibulkBuffer` and
 //!   `processInlineBuffer`).
+//! * [`glob`]: Redis' glob patterns, as KEYS, SCAN MATCH and CONFIG GET
+//!   match them.
 
 pub mod cmdline;
+pub mod glob;
 pub mod inline;
 pub mod parse;
 

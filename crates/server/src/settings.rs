@@ -73,7 +73,11 @@ impl Settings {
     pub fn get(&self, patterns: &[Vec<u8>]) -> Vec<(String, String)> {
         self.values
             .iter()
-            .filter(|(name, _)| patterns.iter().any(|p| glob(p, name.as_bytes())))
+            .filter(|(name, _)| {
+                patterns
+                    .iter()
+                    .any(|p| redcodec_protocol::glob::matches(p, name.as_bytes(), true))
+            })
             .map(|(n, v)| (n.to_string(), v.clone()))
             .collect()
     }
@@ -151,18 +155,6 @@ fn parse_memory(text: &str) -> Option<i64> {
     lower.parse().ok()
 }
 
-/// Glob matching with `*` and `?`, ASCII case-insensitive.
-fn glob(pattern: &[u8], text: &[u8]) -> bool {
-    match pattern.split_first() {
-        None => text.is_empty(),
-        Some((b'*', rest)) => (0..=text.len()).any(|i| glob(rest, &text[i..])),
-        Some((b'?', rest)) => !text.is_empty() && glob(rest, &text[1..]),
-        Some((c, rest)) => {
-            text.first().is_some_and(|t| t.eq_ignore_ascii_case(c)) && glob(rest, &text[1..])
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,6 +165,11 @@ mod tests {
         assert_eq!(s.get(&[b"save".to_vec()]), vec![("save".into(), "".into())]);
         assert!(s.get(&[b"nonexistent".to_vec()]).is_empty());
         assert_eq!(s.get(&[b"appendfs*".to_vec()])[0].1, "everysec");
+        assert_eq!(s.get(&[b"APPENDFS[xyz]NC".to_vec()])[0].1, "everysec");
+        // A pattern that makes a naive matcher try every split of every
+        // name (exponential): Redis' matcher gives up at once.
+        let crafted = [b"*?".repeat(40), b"#".to_vec()].concat();
+        assert!(s.get(&[crafted]).is_empty());
         s.set(&[(b"proto-max-bulk-len".to_vec(), b"10000000000".to_vec())])
             .unwrap();
         assert_eq!(s.max_bulk_len(), 10_000_000_000);
