@@ -53,6 +53,18 @@ impl KeySummary {
 /// model, another error for bytes that do not decode).
 pub type KeyEntry = (Vec<u8>, Result<KeySummary, CmdError>);
 
+/// What INFO keyspace reports of a keyspace ([`Engine::keyspace_counts`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KeyspaceCounts {
+    /// Live keys.
+    pub keys: u64,
+    /// Live keys with an expiry.
+    pub expires: u64,
+    /// The average time those keys have left, in milliseconds (0 when
+    /// none expires).
+    pub avg_ttl_ms: u64,
+}
+
 /// A key's value with its absolute expiry.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stored {
@@ -107,6 +119,28 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
             }
         }
         Ok(out)
+    }
+
+    /// The live keys, how many of them expire, and the average time they
+    /// have left (INFO keyspace's `keys`, `expires`, `avg_ttl`): one walk
+    /// over the metadata, reading no elements.
+    pub fn keyspace_counts(&self) -> Result<KeyspaceCounts, CmdError> {
+        let ctx = Ctx::new(self);
+        let now = ctx.now_ms();
+        let mut walk = KeyWalk::new(&ctx, None);
+        let (mut counts, mut ttl_sum) = (KeyspaceCounts::default(), 0u128);
+        while let Some((_, meta)) = walk.next()? {
+            counts.keys += 1;
+            if let Some(m) = meta.filter(|m| m.expire_ms != 0) {
+                counts.expires += 1;
+                ttl_sum += u128::from(m.expire_ms.saturating_sub(now));
+            }
+        }
+        if counts.expires > 0 {
+            counts.avg_ttl_ms =
+                u64::try_from(ttl_sum / u128::from(counts.expires)).unwrap_or(u64::MAX);
+        }
+        Ok(counts)
     }
 
     /// The summary of `key` (type, expiry, element count, shadowed types)

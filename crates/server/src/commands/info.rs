@@ -3,7 +3,7 @@
 use std::fmt::Write;
 use std::sync::atomic::Ordering;
 
-use redcodec_engine::Reply;
+use redcodec_engine::{Engine, Reply};
 
 use super::connection::REDIS_VERSION;
 use super::Access;
@@ -67,10 +67,14 @@ fn section(shared: &Shared, session: &Session, access: &Access<'_>, name: &str) 
         }
         "keyspace" => {
             s.push_str("# Keyspace\r\n");
-            let keys = access.with(&session.namespace, |engine| engine.execute(&["dbsize"]));
-            if let Ok(Reply::Integer(n)) = keys {
-                if n > 0 {
-                    let _ = write!(s, "db{}:keys={n},expires=0,avg_ttl=0\r\n", session.db);
+            let counts = access.with(&session.namespace, Engine::keyspace_counts);
+            if let Ok(Ok(c)) = counts {
+                if c.keys > 0 {
+                    let _ = write!(
+                        s,
+                        "db{}:keys={},expires={},avg_ttl={}\r\n",
+                        session.db, c.keys, c.expires, c.avg_ttl_ms
+                    );
                 }
             }
         }

@@ -122,6 +122,19 @@ impl Client {
         String::from_utf8_lossy(&reply).into_owned()
     }
 
+    /// Reads a bulk string reply's bytes.
+    pub fn bulk(&mut self) -> Vec<u8> {
+        let header = self.line();
+        let len: usize = header
+            .strip_prefix('$')
+            .and_then(|n| n.trim_end().parse().ok())
+            .unwrap_or_else(|| panic!("not a bulk string: {header}"));
+        let mut bytes = vec![0; len + 2];
+        self.0.read_exact(&mut bytes).unwrap();
+        bytes.truncate(len);
+        bytes
+    }
+
     /// Runs a command whose reply is one line, and returns it.
     pub fn call(&mut self, args: &[&[u8]]) -> String {
         self.send(args);
