@@ -107,15 +107,17 @@ pub fn split_arg_bytes(bytes: &[u8]) -> Result<Vec<Vec<u8>>, CmdlineError> {
         loop {
             let c = at(p);
             match quote {
-                Some((b'"', open)) => {
-                    if c == b'\\' && at(p + 1) == b'x' {
+                Some((q, open)) => {
+                    // Escapes: `\xHH` and `\n`… inside double quotes, `\'`
+                    // inside single ones.
+                    if q == b'"' && c == b'\\' && at(p + 1) == b'x' {
                         if let (Some(hi), Some(lo)) = (hex_value(at(p + 2)), hex_value(at(p + 3))) {
                             current.push(hi * 16 + lo);
                             p += 4;
                             continue;
                         }
                     }
-                    if c == b'\\' && at(p + 1) != 0 {
+                    if q == b'"' && c == b'\\' && at(p + 1) != 0 {
                         p += 1;
                         current.push(match at(p) {
                             b'n' => b'\n',
@@ -125,26 +127,10 @@ pub fn split_arg_bytes(bytes: &[u8]) -> Result<Vec<Vec<u8>>, CmdlineError> {
                             b'a' => 0x07,
                             other => other,
                         });
-                    } else if c == b'"' {
-                        if at(p + 1) != 0 && !is_c_space(at(p + 1)) {
-                            return Err(CmdlineError::CharAfterClosingQuote { offset: p });
-                        }
-                        p += 1;
-                        break;
-                    } else if c == 0 {
-                        return Err(CmdlineError::UnterminatedQuote {
-                            quote: '"',
-                            offset: open,
-                        });
-                    } else {
-                        current.push(c);
-                    }
-                }
-                Some((_, open)) => {
-                    if c == b'\\' && at(p + 1) == b'\'' {
+                    } else if q == b'\'' && c == b'\\' && at(p + 1) == b'\'' {
                         p += 1;
                         current.push(b'\'');
-                    } else if c == b'\'' {
+                    } else if c == q {
                         if at(p + 1) != 0 && !is_c_space(at(p + 1)) {
                             return Err(CmdlineError::CharAfterClosingQuote { offset: p });
                         }
@@ -152,7 +138,7 @@ pub fn split_arg_bytes(bytes: &[u8]) -> Result<Vec<Vec<u8>>, CmdlineError> {
                         break;
                     } else if c == 0 {
                         return Err(CmdlineError::UnterminatedQuote {
-                            quote: '\'',
+                            quote: char::from(q),
                             offset: open,
                         });
                     } else {

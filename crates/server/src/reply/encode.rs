@@ -236,27 +236,25 @@ mod tests {
     #[test]
     fn resp3_reshapes_per_command() {
         let hash = Reply::Array(vec![Reply::bulk("f"), Reply::bulk("v")]);
-        assert_eq!(
-            enc(&hash, Shape::Map, Protocol::Resp3),
-            b"%1\r\n$1\r\nf\r\n$1\r\nv\r\n"
-        );
-        assert_eq!(
-            enc(&hash, Shape::Set, Protocol::Resp3),
-            b"~2\r\n$1\r\nf\r\n$1\r\nv\r\n"
-        );
-        assert_eq!(
-            enc(&Reply::bulk("1.5"), Shape::Double, Protocol::Resp3),
-            b",1.5\r\n"
-        );
-        assert_eq!(enc(&Reply::Nil, Shape::Double, Protocol::Resp3), b"_\r\n");
         let scored = Reply::Array(vec![Reply::bulk("m"), Reply::bulk("2")]);
-        assert_eq!(
-            enc(&scored, Shape::ScoredPairs, Protocol::Resp3),
-            b"*1\r\n*2\r\n$1\r\nm\r\n,2\r\n"
-        );
-        assert_eq!(
-            enc(&Reply::error("ERR x\ny"), Shape::Map, Protocol::Resp3),
-            b"-ERR x y\r\n"
-        );
+        let cases: [(&Reply, Shape, &[u8]); 6] = [
+            (&hash, Shape::Map, b"%1\r\n$1\r\nf\r\n$1\r\nv\r\n"),
+            (&hash, Shape::Set, b"~2\r\n$1\r\nf\r\n$1\r\nv\r\n"),
+            (&Reply::bulk("1.5"), Shape::Double, b",1.5\r\n"),
+            (&Reply::Nil, Shape::Double, b"_\r\n"),
+            (
+                &scored,
+                Shape::ScoredPairs,
+                b"*1\r\n*2\r\n$1\r\nm\r\n,2\r\n",
+            ),
+            (&Reply::error("ERR x\ny"), Shape::Map, b"-ERR x y\r\n"),
+        ];
+        for (reply, shape, bytes) in cases {
+            assert_eq!(
+                enc(reply, shape, Protocol::Resp3),
+                bytes,
+                "{reply:?} {shape:?}"
+            );
+        }
     }
 }
