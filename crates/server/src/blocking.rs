@@ -94,26 +94,11 @@ impl BlockOp {
             }
             BlockOp::MPop { left, count } => {
                 let name: &[u8] = if *left { b"lpop" } else { b"rpop" };
-                let count = count.to_string();
-                match engine.execute(&[name, key, count.as_bytes()]) {
-                    Reply::Array(items) if !items.is_empty() => {
-                        Some(Reply::Array(vec![Reply::bulk(key), Reply::Array(items)]))
-                    }
-                    Reply::Array(_) | Reply::Nil | Reply::NilArray => None,
-                    other => Some(other),
-                }
+                pop_many(engine, name, key, *count, false)
             }
             BlockOp::ZMPop { min, count } => {
                 let name: &[u8] = if *min { b"zpopmin" } else { b"zpopmax" };
-                let count = count.to_string();
-                match engine.execute(&[name, key, count.as_bytes()]) {
-                    Reply::Array(items) if !items.is_empty() => {
-                        let pairs = items.chunks(2).map(|p| Reply::Array(p.to_vec())).collect();
-                        Some(Reply::Array(vec![Reply::bulk(key), Reply::Array(pairs)]))
-                    }
-                    Reply::Array(_) | Reply::Nil | Reply::NilArray => None,
-                    other => Some(other),
-                }
+                pop_many(engine, name, key, *count, true)
             }
         }
     }
@@ -309,5 +294,29 @@ impl Waiters {
                 }
             }
         }
+    }
+}
+
+/// BLMPOP/BZMPOP's non-blocking form: `[key, [elements…]]` (for a sorted
+/// set, `[key, [[member, score]…]]`), `None` when the key holds nothing.
+fn pop_many(
+    engine: &Engine<AnyCodec>,
+    name: &[u8],
+    key: &[u8],
+    count: i64,
+    scored: bool,
+) -> Option<Reply> {
+    let count = count.to_string();
+    match engine.execute(&[name, key, count.as_bytes()]) {
+        Reply::Array(items) if !items.is_empty() => {
+            let items = if scored {
+                items.chunks(2).map(|p| Reply::Array(p.to_vec())).collect()
+            } else {
+                items
+            };
+            Some(Reply::Array(vec![Reply::bulk(key), Reply::Array(items)]))
+        }
+        Reply::Array(_) | Reply::Nil | Reply::NilArray => None,
+        other => Some(other),
     }
 }
