@@ -86,6 +86,36 @@ pub enum ListBounds {
     },
 }
 
+impl ListBounds {
+    /// `(left, right, next_seq)` of linked bounds; `None` for another
+    /// model.
+    #[inline]
+    pub fn linked(&self) -> Option<(i64, i64, i64)> {
+        match *self {
+            ListBounds::Linked {
+                left,
+                right,
+                next_seq,
+            } => Some((left, right, next_seq)),
+            _ => None,
+        }
+    }
+
+    /// `(min, max, sequential)` of sparse bounds; `None` for another
+    /// model.
+    #[inline]
+    pub fn sparse(&self) -> Option<(SparseIndex, SparseIndex, bool)> {
+        match *self {
+            ListBounds::Sparse {
+                min,
+                max,
+                sequential,
+            } => Some((min, max, sequential)),
+            _ => None,
+        }
+    }
+}
+
 /// A sparse list index: an integer, or a float after an insert between two
 /// neighbours.
 #[derive(Copy, Clone, Debug, PartialEq)]

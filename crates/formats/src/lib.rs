@@ -147,21 +147,11 @@ impl Format {
                 Ok(AnyCodec::from(KvrocksCodec::new(opts)?))
             }
             Format::Blackwidow => {
-                if options.namespace.is_some() || options.cluster {
-                    return Err(FormatError::Unsupported {
-                        format: "blackwidow",
-                        what: "no namespaces and no cluster mode",
-                    });
-                }
+                options.refuse_namespace_and_cluster("blackwidow")?;
                 Ok(AnyCodec::from(BlackwidowCodec::new()))
             }
             Format::Nemo => {
-                if options.namespace.is_some() || options.cluster {
-                    return Err(FormatError::Unsupported {
-                        format: "nemo",
-                        what: "no namespaces and no cluster mode",
-                    });
-                }
+                options.refuse_namespace_and_cluster("nemo")?;
                 Ok(AnyCodec::from(NemoCodec::new()))
             }
             Format::Ardb => {
@@ -178,12 +168,7 @@ impl Format {
                 Ok(AnyCodec::from(ArdbCodec::new(opts)?))
             }
             Format::Floyd => {
-                if options.namespace.is_some() || options.cluster {
-                    return Err(FormatError::Unsupported {
-                        format: "floyd",
-                        what: "no namespaces and no cluster mode",
-                    });
-                }
+                options.refuse_namespace_and_cluster("floyd")?;
                 Ok(AnyCodec::from(FloydCodec::default()))
             }
         }
@@ -223,6 +208,20 @@ pub struct FormatOptions {
     pub namespace: Option<Vec<u8>>,
     /// Cluster mode (Kvrocks: a slot in every key).
     pub cluster: bool,
+}
+
+impl FormatOptions {
+    /// Refuses a namespace or cluster mode for `format`, which has
+    /// neither.
+    fn refuse_namespace_and_cluster(&self, format: &'static str) -> Result<(), FormatError> {
+        if self.namespace.is_some() || self.cluster {
+            return Err(FormatError::Unsupported {
+                format,
+                what: "no namespaces and no cluster mode",
+            });
+        }
+        Ok(())
+    }
 }
 
 /// A format that cannot be chosen.

@@ -87,12 +87,7 @@ impl Bounds {
                 ),
             )
         };
-        let ListBounds::Linked {
-            left,
-            right,
-            next_seq,
-        } = meta.list
-        else {
+        let Some((left, right, next_seq)) = meta.list.linked() else {
             return Err(bad());
         };
         let empty = meta.size == 0;

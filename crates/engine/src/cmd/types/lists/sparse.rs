@@ -33,17 +33,9 @@ use crate::keyspace::{corrupt, Ctx, SubIter};
 
 /// The `(min, max, sequential)` bounds of a list.
 fn bounds(key: &[u8], meta: &Meta) -> CmdResult<(SparseIndex, SparseIndex, bool)> {
-    match meta.list {
-        ListBounds::Sparse {
-            min,
-            max,
-            sequential,
-        } => Ok((min, max, sequential)),
-        _ => Err(corrupt(
-            key,
-            format!("list bounds {:?} are not sparse", meta.list),
-        )),
-    }
+    meta.list
+        .sparse()
+        .ok_or_else(|| corrupt(key, format!("list bounds {:?} are not sparse", meta.list)))
 }
 
 fn set_bounds(meta: &mut Meta, min: SparseIndex, max: SparseIndex, sequential: bool) {
