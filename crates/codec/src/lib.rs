@@ -7,6 +7,7 @@
 
 mod caps;
 mod codec;
+pub mod elements;
 mod error;
 mod layout;
 mod model;

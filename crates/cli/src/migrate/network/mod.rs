@@ -33,7 +33,9 @@ use self::checkpoint::Checkpoint;
 use self::endpoint::{is_url, Endpoint};
 use self::judge::{Rules, Verdict};
 use super::progress::Bar;
-use super::{fail, human_bytes, print_verify, thousands, MigrateArgs, PairArgs, VerifyArgs};
+use super::{
+    fail, human_bytes, print_left_out, print_verify, thousands, MigrateArgs, PairArgs, VerifyArgs,
+};
 use crate::error::CliError;
 
 /// Elements per write command and per read of a big value.
@@ -345,26 +347,11 @@ impl Report {
         if let Some(resumed) = &self.resumed {
             println!("{resumed}");
         }
-        if self.expired > 0 {
-            println!(
-                "{} keys expired during the migration and were not copied",
-                self.expired
-            );
-        }
-        if !self.skipped.is_empty() {
-            println!("skipped {} keys {skipped_why}:", self.skipped.len());
-            for s in &self.skipped {
-                println!("  {s}");
-            }
-        }
-        if !self.first_of_several.is_empty() {
-            println!(
-                "migrated the first type of {} keys the source holds in several types (--type-conflict first):",
-                self.first_of_several.len()
-            );
-            for s in &self.first_of_several {
-                println!("  {s}");
-            }
-        }
+        print_left_out(
+            self.expired,
+            &self.skipped,
+            skipped_why,
+            &self.first_of_several,
+        );
     }
 }
