@@ -9,16 +9,6 @@ use redcodec_codec::{
 
 use crate::{elements, gc, keys, layout, meta, version, TOP_KEY};
 
-/// Every collection type keeps its metadata with count 0 when its last
-/// element goes (`HDel`, `SRem`, `ZRem`, `LPop`/`RPop`, `LRem` all rewrite
-/// the meta with the new count).
-const KEEPS_EMPTY_META: &[DataType] = &[
-    DataType::Hash,
-    DataType::Set,
-    DataType::List,
-    DataType::ZSet,
-];
-
 /// The latest storable expiry: `i32::MAX` seconds (2038-01-19T03:14:07Z).
 pub const MAX_EXPIRE_MS: u64 = i32::MAX as u64 * 1000;
 
@@ -46,7 +36,10 @@ impl BlackwidowCodec {
                 version_width: VersionWidth::Bits32,
                 collection_key_limit: None,
                 delete: DeleteModel::ResetMeta,
-                keeps_empty_meta: KEEPS_EMPTY_META,
+                // Every collection type keeps its metadata with count 0 when its last element goes
+                // (`HDel`, `SRem`, `ZRem`, `LPop`/`RPop`, `LRem` all rewrite the meta with the new
+                // count).
+                keeps_empty_meta: &DataType::COLLECTIONS,
                 // LINSERT moves the half the pivot lies in; LREM moves the
                 // shorter side (formats-spec/blackwidow.md §4.3).
                 list_model: ListModel::Array {

@@ -26,6 +26,14 @@ impl DataType {
         DataType::ZSet,
     ];
 
+    /// The collection types: every type but strings.
+    pub const COLLECTIONS: [DataType; 4] = [
+        DataType::Hash,
+        DataType::Set,
+        DataType::List,
+        DataType::ZSet,
+    ];
+
     /// The name Redis' `TYPE` command gives.
     pub fn redis_name(self) -> &'static str {
         match self {

@@ -10,16 +10,6 @@ use thiserror::Error;
 
 use crate::{elements, gc, keys, layout, meta, route, version};
 
-/// Every collection type keeps its metadata with count 0 when its last
-/// element goes (`HDel`, `SRem`, `ZRem`, pops and `LRem` rewrite the
-/// metadata with the new count).
-const KEEPS_EMPTY_META: &[DataType] = &[
-    DataType::Hash,
-    DataType::Set,
-    DataType::List,
-    DataType::ZSet,
-];
-
 /// The latest storable expiry, 2^63 − 1 ms: bit 63 of a stored time is
 /// the millisecond flag.
 pub const MAX_EXPIRE_MS: u64 = meta::MILLIS_FLAG - 1;
@@ -85,7 +75,10 @@ impl FloydCodec {
                 version_width: VersionWidth::Bits64,
                 collection_key_limit: None,
                 delete: DeleteModel::ResetMeta,
-                keeps_empty_meta: KEEPS_EMPTY_META,
+                // Every collection type keeps its metadata with count 0 when its last element goes
+                // (`HDel`, `SRem`, `ZRem`, pops and `LRem` rewrite the metadata with the new
+                // count).
+                keeps_empty_meta: &DataType::COLLECTIONS,
                 // LINSERT moves the half the pivot lies in, LREM the
                 // shorter side (src/redis_lists.cc), as blackwidow.
                 list_model: ListModel::Array {

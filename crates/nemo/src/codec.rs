@@ -25,17 +25,6 @@ use crate::keys::{self, unbounded_upper};
 use crate::suffix::MAX_EXPIRE_MS;
 use crate::{elements, gc, layout, meta, score, version, FORMAT};
 
-/// Types whose metadata nemo rewrites with length 0 when the last element
-/// goes: `HDEL`, `SREM`, `ZREM` (through `IncrHLen`/`IncrSSize`/`IncrZLen`),
-/// and list pops and `LTRIM`. `LREM` alone deletes an emptied list's
-/// metadata.
-const KEEPS_EMPTY_META: &[DataType] = &[
-    DataType::Hash,
-    DataType::List,
-    DataType::Set,
-    DataType::ZSet,
-];
-
 /// The nemo format of Pika 2.x. It has no options: nemo has no namespaces
 /// and no cluster mode.
 #[derive(Clone, Debug)]
@@ -60,7 +49,10 @@ impl NemoCodec {
                 version_width: VersionWidth::Bits32,
                 collection_key_limit: Some(keys::MAX_COLLECTION_KEY),
                 delete: DeleteModel::ResetMeta,
-                keeps_empty_meta: KEEPS_EMPTY_META,
+                // Types whose metadata nemo rewrites with length 0 when the last element goes:
+                // `HDEL`, `SREM`, `ZREM` (through `IncrHLen`/`IncrSSize`/`IncrZLen`), and list pops
+                // and `LTRIM`. `LREM` alone deletes an emptied list's metadata.
+                keeps_empty_meta: &DataType::COLLECTIONS,
                 list_model: ListModel::Linked,
                 score_index: ScoreIndex::Rounded {
                     decimals: score::DECIMALS,
