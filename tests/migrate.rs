@@ -300,7 +300,7 @@ impl Observer for StopAt {
 fn an_interrupted_then_resumed_migration_equals_an_uninterrupted_one() {
     for (a, b) in pairs() {
         let clock = Arc::new(ManualClock::at_ms(T0_MS));
-        let (src_dir, src) = filled(a, &clock);
+        let (_src_dir, src) = filled(a, &clock);
 
         let (whole_dir, whole) = fresh(b, &clock);
         let opts = options(Some(whole_dir.path()));
@@ -363,8 +363,8 @@ fn an_interrupted_then_resumed_migration_equals_an_uninterrupted_one() {
 fn a_migration_interrupted_twice_still_completes_alike() {
     let (a, b) = (Format::ALL[0], Format::ALL[Format::ALL.len() - 1]);
     let clock = Arc::new(ManualClock::at_ms(T0_MS));
-    let (src_dir, src) = filled(a, &clock);
-    let (whole_dir, whole) = fresh(b, &clock);
+    let (_src_dir, src) = filled(a, &clock);
+    let (_whole_dir, whole) = fresh(b, &clock);
     migrate::migrate(&src, &whole, &options(None), &mut Quiet).unwrap();
 
     let dir = tempfile::tempdir().unwrap();
@@ -406,8 +406,8 @@ impl Observer for CompactAfter<'_> {
 fn compaction_in_the_middle_of_a_big_key_loses_nothing() {
     for (a, b) in pairs() {
         let clock = Arc::new(ManualClock::at_ms(T0_MS));
-        let (src_dir, src) = filled(a, &clock);
-        let (dir, dst) = fresh(b, &clock);
+        let (_src_dir, src) = filled(a, &clock);
+        let (_dir, dst) = fresh(b, &clock);
         let mut compact = CompactAfter {
             dst: &dst,
             every: 3,
@@ -459,7 +459,7 @@ fn unrepresentable_keys_stop_the_migration_or_are_skipped_and_listed() {
     let mut exercised = 0;
     for (a, b) in pairs() {
         let clock = Arc::new(ManualClock::at_ms(T0_MS));
-        let (src_dir, src) = fresh(a, &clock);
+        let (_src_dir, src) = fresh(a, &clock);
         run(&src, &[b"SET", b"a:first", b"1"]);
         run(&src, &[b"SET", b"zz:last", b"2"]);
         let bad = unrepresentable_keys(&src, b);
@@ -543,7 +543,7 @@ fn unrepresentable_keys_stop_the_migration_or_are_skipped_and_listed() {
 fn a_destination_holding_data_is_refused_unless_merging() {
     for (a, b) in pairs() {
         let clock = Arc::new(ManualClock::at_ms(T0_MS));
-        let (src_dir, src) = fresh(a, &clock);
+        let (_src_dir, src) = fresh(a, &clock);
         run(&src, &[b"HSET", b"shared", b"f", b"from-source"]);
         run(&src, &[b"RPUSH", b"only-source", b"x"]);
         let (dir, dst) = fresh(b, &clock);
@@ -591,8 +591,8 @@ fn a_destination_holding_data_is_refused_unless_merging() {
 fn expired_leftovers_in_the_destination_do_not_leak_into_migrated_keys() {
     for (a, b) in pairs() {
         let clock = Arc::new(ManualClock::at_ms(T0_MS));
-        let (src_dir, src) = fresh(a, &clock);
-        let (dir, dst) = fresh(b, &clock);
+        let (_src_dir, src) = fresh(a, &clock);
+        let (_dir, dst) = fresh(b, &clock);
         // The destination holds only expired keys: not "data", but records.
         run(&dst, &[b"HSET", b"h", b"old", b"1", b"gone", b"2"]);
         run(&dst, &[b"RPUSH", b"l", b"old"]);
@@ -617,8 +617,8 @@ fn expired_leftovers_in_the_destination_do_not_leak_into_migrated_keys() {
 fn verify_reports_every_kind_of_difference() {
     for (a, b) in pairs() {
         let clock = Arc::new(ManualClock::at_ms(T0_MS));
-        let (src_dir, src) = filled(a, &clock);
-        let (dir, dst) = fresh(b, &clock);
+        let (_src_dir, src) = filled(a, &clock);
+        let (_dir, dst) = fresh(b, &clock);
         migrate::migrate(&src, &dst, &options(None), &mut Quiet).unwrap();
         run(&dst, &[b"HSET", b"h:big", b"field-3", b"changed"]);
         run(&dst, &[b"DEL", b"set:small"]);
@@ -644,7 +644,7 @@ fn a_checkpoint_of_another_migration_is_not_resumed() {
     let formats = Format::ALL;
     let clock = Arc::new(ManualClock::at_ms(T0_MS));
     let (src_dir, src) = filled(formats[0], &clock);
-    let (other_dir, other) = fresh(formats[0], &clock);
+    let (_other_dir, other) = fresh(formats[0], &clock);
     run(&other, &[b"SET", b"k", b"v"]);
 
     let dir = tempfile::tempdir().unwrap();
