@@ -2,8 +2,8 @@
 //! together.
 
 use redcodec_codec::{
-    Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
-    Layout, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry,
+    Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, EncodeError, GcDecision,
+    KeyRange, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry,
     ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
 };
 
@@ -16,8 +16,7 @@ pub const MAX_EXPIRE_MS: u64 = i32::MAX as u64 * 1000;
 /// cluster slots.
 #[derive(Clone, Debug)]
 pub struct BlackwidowCodec {
-    layout: Layout,
-    capabilities: Capabilities,
+    declared: Declaration,
 }
 
 impl BlackwidowCodec {
@@ -28,31 +27,34 @@ impl BlackwidowCodec {
     /// The codec.
     pub fn new() -> BlackwidowCodec {
         BlackwidowCodec {
-            layout: layout::layout(),
-            capabilities: Capabilities {
-                meta_lookup: MetaLookup::PerType,
-                ttl: TtlResolution::Seconds,
-                max_expire_ms: MAX_EXPIRE_MS,
-                version_width: VersionWidth::Bits32,
-                collection_key_limit: None,
-                delete: DeleteModel::ResetMeta,
-                // Every collection type keeps its metadata with count 0 when its last element goes
-                // (`HDel`, `SRem`, `ZRem`, `LPop`/`RPop`, `LRem` all rewrite the meta with the new
-                // count).
-                keeps_empty_meta: &DataType::COLLECTIONS,
-                // LINSERT moves the half the pivot lies in; LREM moves the
-                // shorter side (formats-spec/blackwidow.md §4.3).
-                list_model: ListModel::Array {
-                    shift: ListShift::PivotHalfHeadOnTie,
+            declared: Declaration {
+                name: Self::NAME,
+                layout: layout::layout(),
+                capabilities: Capabilities {
+                    meta_lookup: MetaLookup::PerType,
+                    ttl: TtlResolution::Seconds,
+                    max_expire_ms: MAX_EXPIRE_MS,
+                    version_width: VersionWidth::Bits32,
+                    collection_key_limit: None,
+                    delete: DeleteModel::ResetMeta,
+                    // Every collection type keeps its metadata with count 0 when its last element
+                    // goes (`HDel`, `SRem`, `ZRem`, `LPop`/`RPop`, `LRem` all rewrite the meta with
+                    // the new count).
+                    keeps_empty_meta: &DataType::COLLECTIONS,
+                    // LINSERT moves the half the pivot lies in; LREM moves the
+                    // shorter side (formats-spec/blackwidow.md §4.3).
+                    list_model: ListModel::Array {
+                        shift: ListShift::PivotHalfHeadOnTie,
+                    },
+                    score_index: ScoreIndex::Exact,
+                    score_limit: None,
+                    namespaces: Namespaces::None,
+                    relative_expiry: RelativeExpiry::Exact,
+                    active_expiry: None,
+                    string_version: false,
+                    version_may_repeat: false,
+                    size_unknown: SizeUnknown::Never,
                 },
-                score_index: ScoreIndex::Exact,
-                score_limit: None,
-                namespaces: Namespaces::None,
-                relative_expiry: RelativeExpiry::Exact,
-                active_expiry: None,
-                string_version: false,
-                version_may_repeat: false,
-                size_unknown: SizeUnknown::Never,
             },
         }
     }
@@ -79,16 +81,8 @@ fn smallest_key(place: Place) -> Vec<u8> {
 }
 
 impl Codec for BlackwidowCodec {
-    fn name(&self) -> &'static str {
-        Self::NAME
-    }
-
-    fn layout(&self) -> &Layout {
-        &self.layout
-    }
-
-    fn capabilities(&self) -> &Capabilities {
-        &self.capabilities
+    fn declaration(&self) -> &Declaration {
+        &self.declared
     }
 
     fn next_version(&self, now_us: u64, _counter: u64, previous: Option<u64>) -> u64 {
@@ -140,7 +134,8 @@ impl Codec for BlackwidowCodec {
     }
 
     fn flush_ranges(&self) -> Vec<KeyRange> {
-        self.layout
+        self.declared
+            .layout
             .places()
             .map(|place| KeyRange {
                 place,

@@ -2,8 +2,8 @@
 //! together.
 
 use redcodec_codec::{
-    Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
-    Layout, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry,
+    Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, EncodeError, GcDecision,
+    KeyRange, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry,
     ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
 };
 use thiserror::Error;
@@ -48,8 +48,7 @@ pub enum OptionsError {
 #[derive(Clone, Debug)]
 pub struct FloydCodec {
     options: FloydOptions,
-    layout: Layout,
-    capabilities: Capabilities,
+    declared: Declaration,
 }
 
 impl FloydCodec {
@@ -66,33 +65,36 @@ impl FloydCodec {
             return Err(OptionsError::SlotNum);
         }
         Ok(FloydCodec {
-            layout: layout::layout(options.instances),
-            options,
-            capabilities: Capabilities {
-                meta_lookup: MetaLookup::Shared,
-                ttl: TtlResolution::Millis,
-                max_expire_ms: MAX_EXPIRE_MS,
-                version_width: VersionWidth::Bits64,
-                collection_key_limit: None,
-                delete: DeleteModel::ResetMeta,
-                // Every collection type keeps its metadata with count 0 when its last element goes
-                // (`HDel`, `SRem`, `ZRem`, pops and `LRem` rewrite the metadata with the new
-                // count).
-                keeps_empty_meta: &DataType::COLLECTIONS,
-                // LINSERT moves the half the pivot lies in, LREM the
-                // shorter side (src/redis_lists.cc), as blackwidow.
-                list_model: ListModel::Array {
-                    shift: ListShift::PivotHalfHeadOnTie,
+            declared: Declaration {
+                name: Self::NAME,
+                layout: layout::layout(options.instances),
+                capabilities: Capabilities {
+                    meta_lookup: MetaLookup::Shared,
+                    ttl: TtlResolution::Millis,
+                    max_expire_ms: MAX_EXPIRE_MS,
+                    version_width: VersionWidth::Bits64,
+                    collection_key_limit: None,
+                    delete: DeleteModel::ResetMeta,
+                    // Every collection type keeps its metadata with count 0 when its last element
+                    // goes (`HDel`, `SRem`, `ZRem`, pops and `LRem` rewrite the metadata with the
+                    // new count).
+                    keeps_empty_meta: &DataType::COLLECTIONS,
+                    // LINSERT moves the half the pivot lies in, LREM the
+                    // shorter side (src/redis_lists.cc), as blackwidow.
+                    list_model: ListModel::Array {
+                        shift: ListShift::PivotHalfHeadOnTie,
+                    },
+                    score_index: ScoreIndex::Exact,
+                    score_limit: None,
+                    namespaces: Namespaces::None,
+                    relative_expiry: RelativeExpiry::Exact,
+                    active_expiry: None,
+                    string_version: true,
+                    version_may_repeat: true,
+                    size_unknown: SizeUnknown::Never,
                 },
-                score_index: ScoreIndex::Exact,
-                score_limit: None,
-                namespaces: Namespaces::None,
-                relative_expiry: RelativeExpiry::Exact,
-                active_expiry: None,
-                string_version: true,
-                version_may_repeat: true,
-                size_unknown: SizeUnknown::Never,
             },
+            options,
         })
     }
 
@@ -147,16 +149,8 @@ fn family_range(cf: usize) -> (Vec<u8>, Vec<u8>) {
 }
 
 impl Codec for FloydCodec {
-    fn name(&self) -> &'static str {
-        Self::NAME
-    }
-
-    fn layout(&self) -> &Layout {
-        &self.layout
-    }
-
-    fn capabilities(&self) -> &Capabilities {
-        &self.capabilities
+    fn declaration(&self) -> &Declaration {
+        &self.declared
     }
 
     fn next_version(&self, now_us: u64, _counter: u64, previous: Option<u64>) -> u64 {
@@ -183,7 +177,7 @@ impl Codec for FloydCodec {
     }
 
     fn meta_ranges(&self) -> Vec<(KeyRange, Option<DataType>)> {
-        (0..self.layout.instances.len())
+        (0..self.declared.layout.instances.len())
             .map(|i| {
                 let (lower, upper) = reserve_range();
                 (
@@ -218,7 +212,8 @@ impl Codec for FloydCodec {
     }
 
     fn flush_ranges(&self) -> Vec<KeyRange> {
-        self.layout
+        self.declared
+            .layout
             .places()
             .map(|place| {
                 let (lower, upper) = family_range(place.cf);
@@ -236,7 +231,7 @@ impl Codec for FloydCodec {
     }
 
     fn sub_places(&self, kind: SubKind) -> Vec<Place> {
-        (0..self.layout.instances.len())
+        (0..self.declared.layout.instances.len())
             .map(|i| Place::new(i, elements::cf(kind)))
             .collect()
     }

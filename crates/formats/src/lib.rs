@@ -12,8 +12,8 @@ use redcodec_ardb::{ArdbCodec, ArdbOptions};
 use redcodec_blackwidow::BlackwidowCodec;
 pub use redcodec_codec::Codec;
 use redcodec_codec::{
-    Capabilities, DataType, DecodeError, EncodeError, GcDecision, KeyRange, KeyShape, Layout, Meta,
-    Place, Record, SubId, SubKind, SubOwner, SubValue,
+    DataType, Declaration, DecodeError, EncodeError, GcDecision, KeyRange, KeyShape, Meta, Place,
+    Record, SubId, SubKind, SubOwner, SubValue,
 };
 use redcodec_floyd::FloydCodec;
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
@@ -106,9 +106,7 @@ macro_rules! forward {
 }
 
 forward! {
-    fn name(&self) -> &'static str;
-    fn layout(&self) -> &Layout;
-    fn capabilities(&self) -> &Capabilities;
+    fn declaration(&self) -> &Declaration;
     fn next_version(&self, now_us: u64, counter: u64, previous: Option<u64>) -> u64;
     fn new_meta(&self, data_type: DataType, version: u64) -> Meta;
     fn meta_record(&self, key: &[u8], data_type: DataType) -> Result<Record, EncodeError>;

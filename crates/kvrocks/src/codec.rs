@@ -11,8 +11,8 @@
 //! | list item | `default` | index u64 BE | raw value |
 
 use redcodec_codec::{
-    Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
-    KeyShape, Layout, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Reader, Record,
+    Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, EncodeError, GcDecision,
+    KeyRange, KeyShape, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Reader, Record,
     RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution,
     VersionWidth,
 };
@@ -35,8 +35,7 @@ const MAX_EXPIRE_MS: u64 = i64::MAX as u64;
 #[derive(Clone, Debug)]
 pub struct KvrocksCodec {
     keys: KeyScheme,
-    layout: Layout,
-    capabilities: Capabilities,
+    declared: Declaration,
 }
 
 impl KvrocksCodec {
@@ -71,8 +70,11 @@ impl KvrocksCodec {
         };
         Ok(KvrocksCodec {
             keys,
-            layout: layout::layout(),
-            capabilities,
+            declared: Declaration {
+                name: Self::NAME,
+                layout: layout::layout(),
+                capabilities,
+            },
         })
     }
 
@@ -129,16 +131,8 @@ fn read_score(r: &mut Reader<'_>) -> Result<f64, DecodeError> {
 }
 
 impl Codec for KvrocksCodec {
-    fn name(&self) -> &'static str {
-        Self::NAME
-    }
-
-    fn layout(&self) -> &Layout {
-        &self.layout
-    }
-
-    fn capabilities(&self) -> &Capabilities {
-        &self.capabilities
+    fn declaration(&self) -> &Declaration {
+        &self.declared
     }
 
     fn next_version(&self, now_us: u64, counter: u64, _previous: Option<u64>) -> u64 {

@@ -16,8 +16,8 @@
 //! [`GcRule::MetaAndSubKeys`]: redcodec_codec::GcRule::MetaAndSubKeys
 
 use redcodec_codec::{
-    Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
-    Layout, ListModel, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry, ScoreIndex,
+    Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, EncodeError, GcDecision,
+    KeyRange, ListModel, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry, ScoreIndex,
     SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
 };
 
@@ -29,8 +29,7 @@ use crate::{elements, gc, layout, meta, score, version, FORMAT};
 /// and no cluster mode.
 #[derive(Clone, Debug)]
 pub struct NemoCodec {
-    layout: Layout,
-    capabilities: Capabilities,
+    declared: Declaration,
 }
 
 impl NemoCodec {
@@ -41,29 +40,32 @@ impl NemoCodec {
     /// The codec.
     pub fn new() -> NemoCodec {
         NemoCodec {
-            layout: layout::layout(),
-            capabilities: Capabilities {
-                meta_lookup: MetaLookup::PerType,
-                ttl: TtlResolution::Seconds,
-                max_expire_ms: MAX_EXPIRE_MS,
-                version_width: VersionWidth::Bits32,
-                collection_key_limit: Some(keys::MAX_COLLECTION_KEY),
-                delete: DeleteModel::ResetMeta,
-                // Types whose metadata nemo rewrites with length 0 when the last element goes:
-                // `HDEL`, `SREM`, `ZREM` (through `IncrHLen`/`IncrSSize`/`IncrZLen`), and list pops
-                // and `LTRIM`. `LREM` alone deletes an emptied list's metadata.
-                keeps_empty_meta: &DataType::COLLECTIONS,
-                list_model: ListModel::Linked,
-                score_index: ScoreIndex::Rounded {
-                    decimals: score::DECIMALS,
+            declared: Declaration {
+                name: Self::NAME,
+                layout: layout::layout(),
+                capabilities: Capabilities {
+                    meta_lookup: MetaLookup::PerType,
+                    ttl: TtlResolution::Seconds,
+                    max_expire_ms: MAX_EXPIRE_MS,
+                    version_width: VersionWidth::Bits32,
+                    collection_key_limit: Some(keys::MAX_COLLECTION_KEY),
+                    delete: DeleteModel::ResetMeta,
+                    // Types whose metadata nemo rewrites with length 0 when the last element goes:
+                    // `HDEL`, `SREM`, `ZREM` (through `IncrHLen`/`IncrSSize`/`IncrZLen`), and list
+                    // pops and `LTRIM`. `LREM` alone deletes an emptied list's metadata.
+                    keeps_empty_meta: &DataType::COLLECTIONS,
+                    list_model: ListModel::Linked,
+                    score_index: ScoreIndex::Rounded {
+                        decimals: score::DECIMALS,
+                    },
+                    score_limit: Some((score::MIN_SCORE, score::MAX_SCORE)),
+                    namespaces: Namespaces::None,
+                    relative_expiry: RelativeExpiry::SecondsMinusOne,
+                    active_expiry: None,
+                    string_version: false,
+                    version_may_repeat: false,
+                    size_unknown: SizeUnknown::Never,
                 },
-                score_limit: Some((score::MIN_SCORE, score::MAX_SCORE)),
-                namespaces: Namespaces::None,
-                relative_expiry: RelativeExpiry::SecondsMinusOne,
-                active_expiry: None,
-                string_version: false,
-                version_may_repeat: false,
-                size_unknown: SizeUnknown::Never,
             },
         }
     }
@@ -93,16 +95,8 @@ fn tag_range(place: Place, tag: u8) -> KeyRange {
 }
 
 impl Codec for NemoCodec {
-    fn name(&self) -> &'static str {
-        Self::NAME
-    }
-
-    fn layout(&self) -> &Layout {
-        &self.layout
-    }
-
-    fn capabilities(&self) -> &Capabilities {
-        &self.capabilities
+    fn declaration(&self) -> &Declaration {
+        &self.declared
     }
 
     fn next_version(&self, now_us: u64, _counter: u64, previous: Option<u64>) -> u64 {
