@@ -26,37 +26,36 @@ impl BlackwidowCodec {
 
     /// The codec.
     pub fn new() -> BlackwidowCodec {
-        BlackwidowCodec {
-            declared: Declaration {
-                name: Self::NAME,
-                layout: layout::layout(),
-                capabilities: Capabilities {
-                    meta_lookup: MetaLookup::PerType,
-                    ttl: TtlResolution::Seconds,
-                    max_expire_ms: MAX_EXPIRE_MS,
-                    version_width: VersionWidth::Bits32,
-                    collection_key_limit: None,
-                    delete: DeleteModel::ResetMeta,
-                    // Every collection type keeps its metadata with count 0 when its last element
-                    // goes (`HDel`, `SRem`, `ZRem`, `LPop`/`RPop`, `LRem` all rewrite the meta with
-                    // the new count).
-                    keeps_empty_meta: &DataType::COLLECTIONS,
-                    // LINSERT moves the half the pivot lies in; LREM moves the
-                    // shorter side (formats-spec/blackwidow.md §4.3).
-                    list_model: ListModel::Array {
-                        shift: ListShift::PivotHalfHeadOnTie,
-                    },
-                    score_index: ScoreIndex::Exact,
-                    score_limit: None,
-                    namespaces: Namespaces::None,
-                    relative_expiry: RelativeExpiry::Exact,
-                    active_expiry: None,
-                    string_version: false,
-                    version_may_repeat: false,
-                    size_unknown: SizeUnknown::Never,
+        let declared = Declaration {
+            name: Self::NAME,
+            layout: layout::layout(),
+            capabilities: Capabilities {
+                meta_lookup: MetaLookup::PerType,
+                ttl: TtlResolution::Seconds,
+                max_expire_ms: MAX_EXPIRE_MS,
+                version_width: VersionWidth::Bits32,
+                collection_key_limit: None,
+                delete: DeleteModel::ResetMeta,
+                // Every collection type keeps its metadata with count 0 when its last element
+                // goes (`HDel`, `SRem`, `ZRem`, `LPop`/`RPop`, `LRem` all rewrite the meta with
+                // the new count).
+                keeps_empty_meta: &DataType::COLLECTIONS,
+                // LINSERT moves the half the pivot lies in; LREM moves the
+                // shorter side (formats-spec/blackwidow.md §4.3).
+                list_model: ListModel::Array {
+                    shift: ListShift::PivotHalfHeadOnTie,
                 },
+                score_index: ScoreIndex::Exact,
+                score_limit: None,
+                namespaces: Namespaces::None,
+                relative_expiry: RelativeExpiry::Exact,
+                active_expiry: None,
+                string_version: false,
+                version_may_repeat: false,
+                size_unknown: SizeUnknown::Never,
             },
-        }
+        };
+        BlackwidowCodec { declared }
     }
 }
 

@@ -64,38 +64,36 @@ impl FloydCodec {
         if options.slot_num == 0 {
             return Err(OptionsError::SlotNum);
         }
-        Ok(FloydCodec {
-            declared: Declaration {
-                name: Self::NAME,
-                layout: layout::layout(options.instances),
-                capabilities: Capabilities {
-                    meta_lookup: MetaLookup::Shared,
-                    ttl: TtlResolution::Millis,
-                    max_expire_ms: MAX_EXPIRE_MS,
-                    version_width: VersionWidth::Bits64,
-                    collection_key_limit: None,
-                    delete: DeleteModel::ResetMeta,
-                    // Every collection type keeps its metadata with count 0 when its last element
-                    // goes (`HDel`, `SRem`, `ZRem`, pops and `LRem` rewrite the metadata with the
-                    // new count).
-                    keeps_empty_meta: &DataType::COLLECTIONS,
-                    // LINSERT moves the half the pivot lies in, LREM the
-                    // shorter side (src/redis_lists.cc), as blackwidow.
-                    list_model: ListModel::Array {
-                        shift: ListShift::PivotHalfHeadOnTie,
-                    },
-                    score_index: ScoreIndex::Exact,
-                    score_limit: None,
-                    namespaces: Namespaces::None,
-                    relative_expiry: RelativeExpiry::Exact,
-                    active_expiry: None,
-                    string_version: true,
-                    version_may_repeat: true,
-                    size_unknown: SizeUnknown::Never,
+        let declared = Declaration {
+            name: Self::NAME,
+            layout: layout::layout(options.instances),
+            capabilities: Capabilities {
+                meta_lookup: MetaLookup::Shared,
+                ttl: TtlResolution::Millis,
+                max_expire_ms: MAX_EXPIRE_MS,
+                version_width: VersionWidth::Bits64,
+                collection_key_limit: None,
+                delete: DeleteModel::ResetMeta,
+                // Every collection type keeps its metadata with count 0 when its last element
+                // goes (`HDel`, `SRem`, `ZRem`, pops and `LRem` rewrite the metadata with the
+                // new count).
+                keeps_empty_meta: &DataType::COLLECTIONS,
+                // LINSERT moves the half the pivot lies in, LREM the
+                // shorter side (src/redis_lists.cc), as blackwidow.
+                list_model: ListModel::Array {
+                    shift: ListShift::PivotHalfHeadOnTie,
                 },
+                score_index: ScoreIndex::Exact,
+                score_limit: None,
+                namespaces: Namespaces::None,
+                relative_expiry: RelativeExpiry::Exact,
+                active_expiry: None,
+                string_version: true,
+                version_may_repeat: true,
+                size_unknown: SizeUnknown::Never,
             },
-            options,
-        })
+        };
+        Ok(FloydCodec { declared, options })
     }
 
     /// The options the codec was made with.

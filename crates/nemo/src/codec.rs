@@ -39,35 +39,34 @@ impl NemoCodec {
 
     /// The codec.
     pub fn new() -> NemoCodec {
-        NemoCodec {
-            declared: Declaration {
-                name: Self::NAME,
-                layout: layout::layout(),
-                capabilities: Capabilities {
-                    meta_lookup: MetaLookup::PerType,
-                    ttl: TtlResolution::Seconds,
-                    max_expire_ms: MAX_EXPIRE_MS,
-                    version_width: VersionWidth::Bits32,
-                    collection_key_limit: Some(keys::MAX_COLLECTION_KEY),
-                    delete: DeleteModel::ResetMeta,
-                    // Types whose metadata nemo rewrites with length 0 when the last element goes:
-                    // `HDEL`, `SREM`, `ZREM` (through `IncrHLen`/`IncrSSize`/`IncrZLen`), and list
-                    // pops and `LTRIM`. `LREM` alone deletes an emptied list's metadata.
-                    keeps_empty_meta: &DataType::COLLECTIONS,
-                    list_model: ListModel::Linked,
-                    score_index: ScoreIndex::Rounded {
-                        decimals: score::DECIMALS,
-                    },
-                    score_limit: Some((score::MIN_SCORE, score::MAX_SCORE)),
-                    namespaces: Namespaces::None,
-                    relative_expiry: RelativeExpiry::SecondsMinusOne,
-                    active_expiry: None,
-                    string_version: false,
-                    version_may_repeat: false,
-                    size_unknown: SizeUnknown::Never,
+        let declared = Declaration {
+            name: Self::NAME,
+            layout: layout::layout(),
+            capabilities: Capabilities {
+                meta_lookup: MetaLookup::PerType,
+                ttl: TtlResolution::Seconds,
+                max_expire_ms: MAX_EXPIRE_MS,
+                version_width: VersionWidth::Bits32,
+                collection_key_limit: Some(keys::MAX_COLLECTION_KEY),
+                delete: DeleteModel::ResetMeta,
+                // Types whose metadata nemo rewrites with length 0 when the last element goes:
+                // `HDEL`, `SREM`, `ZREM` (through `IncrHLen`/`IncrSSize`/`IncrZLen`), and list
+                // pops and `LTRIM`. `LREM` alone deletes an emptied list's metadata.
+                keeps_empty_meta: &DataType::COLLECTIONS,
+                list_model: ListModel::Linked,
+                score_index: ScoreIndex::Rounded {
+                    decimals: score::DECIMALS,
                 },
+                score_limit: Some((score::MIN_SCORE, score::MAX_SCORE)),
+                namespaces: Namespaces::None,
+                relative_expiry: RelativeExpiry::SecondsMinusOne,
+                active_expiry: None,
+                string_version: false,
+                version_may_repeat: false,
+                size_unknown: SizeUnknown::Never,
             },
-        }
+        };
+        NemoCodec { declared }
     }
 
     /// nemo's compaction filter for one record of the family at `place`:
