@@ -66,22 +66,17 @@ fn migrate_with_verify_then_read_the_destination() {
         "\"\\xff7\"\n\"item99\"\n\"-50.25\"\n(integer) 2000\n"
     );
 
-    let out = redcodec(
-        &Args::new("verify")
+    let verify = || {
+        let args = Args::new("verify")
             .src("kvrocks", &src)
             .dst("blackwidow", &dst)
-            .fixed_clock(CLOCK),
-        "",
-    );
+            .fixed_clock(CLOCK);
+        redcodec(&args, "")
+    };
+    let out = verify();
     assert!(out.status.success(), "{}", text(&out.stderr));
     exec("blackwidow", &dst, "HSET h f7 changed\nDEL set\n");
-    let out = redcodec(
-        &Args::new("verify")
-            .src("kvrocks", &src)
-            .dst("blackwidow", &dst)
-            .fixed_clock(CLOCK),
-        "",
-    );
+    let out = verify();
     assert!(!out.status.success());
     let stdout = text(&out.stdout);
     assert_contains(&stdout, "6 keys compared, 2 differ");
