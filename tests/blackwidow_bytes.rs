@@ -5,18 +5,13 @@
 
 mod common;
 
-use common::{Fixture, EVERY_TYPE_SCRIPT, PIKA_SNAPSHOT_SCRIPT};
+use common::{Fixture, PIKA_WORKED_EXAMPLE};
 use redcodec::formats::Format;
 
 #[test]
 fn set_hset_zadd_rpush_write_the_bytes_of_part_c() {
     let f = Fixture::new(Format::Blackwidow);
-    f.expect(&[
-        ("SET foo bar", "OK"),
-        ("HSET h f v", "(integer) 1"),
-        ("ZADD z 1.5 m", "(integer) 1"),
-        ("RPUSH l a", "(integer) 1"),
-    ]);
+    f.expect(PIKA_WORKED_EXAMPLE);
     // `<instance>\t<cf>\t<key hex>\t<value hex>`, instances in layout order
     // (strings, hashes, sets, lists, zsets), families in layout order.
     let expected = [
@@ -55,9 +50,7 @@ fn setex_stores_the_absolute_second() {
 
 #[test]
 fn del_in_the_same_second_bumps_the_version() {
-    let f = Fixture::new(Format::Blackwidow);
-    f.run("HSET h f v");
-    assert_eq!(f.run("DEL h").to_cli_string(), "(integer) 1");
+    let f = Fixture::hash_deleted(Format::Blackwidow);
     // The meta is reset (count 0, version T+1, ts 0); the old field stays
     // for compaction (formats-spec/blackwidow.md §11).
     let expected = [
@@ -81,8 +74,6 @@ fn del_in_the_same_second_bumps_the_version() {
 
 #[test]
 fn fixed_script_dump_snapshot() {
-    let f = Fixture::new(Format::Blackwidow);
-    f.run_ok(EVERY_TYPE_SCRIPT);
-    f.run_ok(PIKA_SNAPSHOT_SCRIPT);
+    let f = Fixture::pika_snapshot(Format::Blackwidow);
     insta::assert_snapshot!(f.dump());
 }

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Fixture, EVERY_TYPE_SCRIPT, PIKA_SNAPSHOT_SCRIPT};
+use common::{Fixture, PIKA_WORKED_EXAMPLE};
 use redcodec::formats::Format;
 
 const Z8: &str = "0000000000000000";
@@ -16,12 +16,7 @@ const C: &str = "0068e5cf8b010080";
 #[test]
 fn set_hset_zadd_rpush_write_the_bytes_of_the_spec() {
     let f = Fixture::new(Format::Floyd);
-    f.expect(&[
-        ("SET foo bar", "OK"),
-        ("HSET h f v", "(integer) 1"),
-        ("ZADD z 1.5 m", "(integer) 1"),
-        ("RPUSH l a", "(integer) 1"),
-    ]);
+    f.expect(PIKA_WORKED_EXAMPLE);
     // Instance 1 holds foo, l and z; instance 2 holds h (§1.1). Families
     // in layout order, pairs in each family's order.
     let expected = [
@@ -62,9 +57,7 @@ fn expiry_is_stored_in_ms_with_the_flag() {
 
 #[test]
 fn del_in_the_same_ms_bumps_the_version_and_gc_collects() {
-    let f = Fixture::new(Format::Floyd);
-    f.run("HSET h f v");
-    assert_eq!(f.run("DEL h").to_cli_string(), "(integer) 1");
+    let f = Fixture::hash_deleted(Format::Floyd);
     let expected = [
         format!(
             "2\tdefault\t{Z8}680000{Z16}\t0100000000{}{Z16}{}{Z8}",
@@ -128,8 +121,6 @@ fn one_type_per_key() {
 
 #[test]
 fn fixed_script_dump_snapshot() {
-    let f = Fixture::new(Format::Floyd);
-    f.run_ok(EVERY_TYPE_SCRIPT);
-    f.run_ok(PIKA_SNAPSHOT_SCRIPT);
+    let f = Fixture::pika_snapshot(Format::Floyd);
     insta::assert_snapshot!(f.dump());
 }

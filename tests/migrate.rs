@@ -26,6 +26,21 @@ fn open(format: Format, dir: &Path, clock: &Arc<ManualClock>) -> Engine<AnyCodec
     Engine::open(codec, dir, EngineOptions::with_clock(clock.clone())).expect("open")
 }
 
+/// A new store of `format` in a new directory (the engine first: it is
+/// closed before the directory goes).
+fn fresh(format: Format, clock: &Arc<ManualClock>) -> (tempfile::TempDir, Engine<AnyCodec>) {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(format, dir.path(), clock);
+    (dir, engine)
+}
+
+/// A new store of `format` holding [`fill`]'s dataset.
+fn filled(format: Format, clock: &Arc<ManualClock>) -> (tempfile::TempDir, Engine<AnyCodec>) {
+    let (dir, engine) = fresh(format, clock);
+    fill(&engine, clock);
+    (dir, engine)
+}
+
 fn run(engine: &Engine<AnyCodec>, args: &[&[u8]]) -> Reply {
     let reply = engine.execute(args);
     assert!(
@@ -260,17 +275,10 @@ struct StopAt {
     before: bool,
 }
 
-impl Observer for StopAt {
-    fn before_commit(&mut self, commit: u64) -> Flow {
-        if self.before && commit == self.commit {
-            Flow::Stop
-        } else {
-            Flow::Continue
-        }
-    }
-
-    fn committed(&mut self, commit: u64) -> Flow {
-        if !self.before && commit == self.commit {
+impl StopAt {
+    /// Stops at `commit`, `before` it is applied or after.
+    fn flow(&self, commit: u64, before: bool) -> Flow {
+        if self.before == before && commit == self.commit {
             Flow::Stop
         } else {
             Flow::Continue
@@ -278,16 +286,23 @@ impl Observer for StopAt {
     }
 }
 
+impl Observer for StopAt {
+    fn before_commit(&mut self, commit: u64) -> Flow {
+        self.flow(commit, true)
+    }
+
+    fn committed(&mut self, commit: u64) -> Flow {
+        self.flow(commit, false)
+    }
+}
+
 #[test]
 fn an_interrupted_then_resumed_migration_equals_an_uninterrupted_one() {
     for (a, b) in pairs() {
         let clock = Arc::new(ManualClock::at_ms(T0_MS));
-        let src_dir = tempfile::tempdir().unwrap();
-        let src = open(a, src_dir.path(), &clock);
-        fill(&src, &clock);
+        let (_src_dir, src) = filled(a, &clock);
 
-        let whole_dir = tempfile::tempdir().unwrap();
-        let whole = open(b, whole_dir.path(), &clock);
+        let (whole_dir, whole) = fresh(b, &clock);
         let opts = options(Some(whole_dir.path()));
         let reference = migrate::migrate(&src, &whole, &opts, &mut Quiet).unwrap();
         assert!(!whole_dir.path().join(CHECKPOINT_FILE).exists());
@@ -348,11 +363,8 @@ fn an_interrupted_then_resumed_migration_equals_an_uninterrupted_one() {
 fn a_migration_interrupted_twice_still_completes_alike() {
     let (a, b) = (Format::ALL[0], Format::ALL[Format::ALL.len() - 1]);
     let clock = Arc::new(ManualClock::at_ms(T0_MS));
-    let src_dir = tempfile::tempdir().unwrap();
-    let src = open(a, src_dir.path(), &clock);
-    fill(&src, &clock);
-    let whole_dir = tempfile::tempdir().unwrap();
-    let whole = open(b, whole_dir.path(), &clock);
+    let (_src_dir, src) = filled(a, &clock);
+    let (_whole_dir, whole) = fresh(b, &clock);
     migrate::migrate(&src, &whole, &options(None), &mut Quiet).unwrap();
 
     let dir = tempfile::tempdir().unwrap();
@@ -394,11 +406,8 @@ impl Observer for CompactAfter<'_> {
 fn compaction_in_the_middle_of_a_big_key_loses_nothing() {
     for (a, b) in pairs() {
         let clock = Arc::new(ManualClock::at_ms(T0_MS));
-        let src_dir = tempfile::tempdir().unwrap();
-        let src = open(a, src_dir.path(), &clock);
-        fill(&src, &clock);
-        let dir = tempfile::tempdir().unwrap();
-        let dst = open(b, dir.path(), &clock);
+        let (_src_dir, src) = filled(a, &clock);
+        let (_dir, dst) = fresh(b, &clock);
         let mut compact = CompactAfter {
             dst: &dst,
             every: 3,
@@ -450,8 +459,7 @@ fn unrepresentable_keys_stop_the_migration_or_are_skipped_and_listed() {
     let mut exercised = 0;
     for (a, b) in pairs() {
         let clock = Arc::new(ManualClock::at_ms(T0_MS));
-        let src_dir = tempfile::tempdir().unwrap();
-        let src = open(a, src_dir.path(), &clock);
+        let (_src_dir, src) = fresh(a, &clock);
         run(&src, &[b"SET", b"a:first", b"1"]);
         run(&src, &[b"SET", b"zz:last", b"2"]);
         let bad = unrepresentable_keys(&src, b);
@@ -461,8 +469,7 @@ fn unrepresentable_keys_stop_the_migration_or_are_skipped_and_listed() {
         exercised += 1;
 
         // Default: refused before anything is written, every key named.
-        let dir = tempfile::tempdir().unwrap();
-        let dst = open(b, dir.path(), &clock);
+        let (dir, dst) = fresh(b, &clock);
         let err = migrate::migrate(&src, &dst, &options(Some(dir.path())), &mut Quiet).unwrap_err();
         let MigrateError::Unrepresentable { keys, more, .. } = &err else {
             panic!("{a} -> {b}: {err}");
@@ -536,12 +543,10 @@ fn unrepresentable_keys_stop_the_migration_or_are_skipped_and_listed() {
 fn a_destination_holding_data_is_refused_unless_merging() {
     for (a, b) in pairs() {
         let clock = Arc::new(ManualClock::at_ms(T0_MS));
-        let src_dir = tempfile::tempdir().unwrap();
-        let src = open(a, src_dir.path(), &clock);
+        let (_src_dir, src) = fresh(a, &clock);
         run(&src, &[b"HSET", b"shared", b"f", b"from-source"]);
         run(&src, &[b"RPUSH", b"only-source", b"x"]);
-        let dir = tempfile::tempdir().unwrap();
-        let dst = open(b, dir.path(), &clock);
+        let (dir, dst) = fresh(b, &clock);
         run(&dst, &[b"SADD", b"shared", b"old"]);
         run(&dst, &[b"SET", b"only-destination", b"kept"]);
 
@@ -586,10 +591,8 @@ fn a_destination_holding_data_is_refused_unless_merging() {
 fn expired_leftovers_in_the_destination_do_not_leak_into_migrated_keys() {
     for (a, b) in pairs() {
         let clock = Arc::new(ManualClock::at_ms(T0_MS));
-        let src_dir = tempfile::tempdir().unwrap();
-        let src = open(a, src_dir.path(), &clock);
-        let dir = tempfile::tempdir().unwrap();
-        let dst = open(b, dir.path(), &clock);
+        let (_src_dir, src) = fresh(a, &clock);
+        let (_dir, dst) = fresh(b, &clock);
         // The destination holds only expired keys: not "data", but records.
         run(&dst, &[b"HSET", b"h", b"old", b"1", b"gone", b"2"]);
         run(&dst, &[b"RPUSH", b"l", b"old"]);
@@ -614,11 +617,8 @@ fn expired_leftovers_in_the_destination_do_not_leak_into_migrated_keys() {
 fn verify_reports_every_kind_of_difference() {
     for (a, b) in pairs() {
         let clock = Arc::new(ManualClock::at_ms(T0_MS));
-        let src_dir = tempfile::tempdir().unwrap();
-        let src = open(a, src_dir.path(), &clock);
-        fill(&src, &clock);
-        let dir = tempfile::tempdir().unwrap();
-        let dst = open(b, dir.path(), &clock);
+        let (_src_dir, src) = filled(a, &clock);
+        let (_dir, dst) = fresh(b, &clock);
         migrate::migrate(&src, &dst, &options(None), &mut Quiet).unwrap();
         run(&dst, &[b"HSET", b"h:big", b"field-3", b"changed"]);
         run(&dst, &[b"DEL", b"set:small"]);
@@ -643,11 +643,8 @@ fn verify_reports_every_kind_of_difference() {
 fn a_checkpoint_of_another_migration_is_not_resumed() {
     let formats = Format::ALL;
     let clock = Arc::new(ManualClock::at_ms(T0_MS));
-    let src_dir = tempfile::tempdir().unwrap();
-    let src = open(formats[0], src_dir.path(), &clock);
-    fill(&src, &clock);
-    let other_dir = tempfile::tempdir().unwrap();
-    let other = open(formats[0], other_dir.path(), &clock);
+    let (src_dir, src) = filled(formats[0], &clock);
+    let (_other_dir, other) = fresh(formats[0], &clock);
     run(&other, &[b"SET", b"k", b"v"]);
 
     let dir = tempfile::tempdir().unwrap();

@@ -32,6 +32,15 @@ pub const PIKA_SNAPSHOT_SCRIPT: &[&str] = &[
     "LPOP e",
 ];
 
+/// Pika's worked example (part C of the reference): a string, a hash, a
+/// sorted set and a list written one by one, with their replies.
+pub const PIKA_WORKED_EXAMPLE: &[(&str, &str)] = &[
+    ("SET foo bar", "OK"),
+    ("HSET h f v", "(integer) 1"),
+    ("ZADD z 1.5 m", "(integer) 1"),
+    ("RPUSH l a", "(integer) 1"),
+];
+
 /// An engine of `format` in a fresh temporary directory on a manual clock.
 pub struct Fixture {
     pub engine: Engine<AnyCodec>,
@@ -47,6 +56,24 @@ impl Fixture {
         let engine = Engine::open(codec, dir.path(), EngineOptions::with_clock(clock.clone()))
             .expect("open");
         Fixture { engine, clock, dir }
+    }
+
+    /// A fixture after blackwidow's and floyd's snapshot script
+    /// ([`EVERY_TYPE_SCRIPT`] then [`PIKA_SNAPSHOT_SCRIPT`]).
+    pub fn pika_snapshot(format: Format) -> Fixture {
+        let f = Fixture::new(format);
+        f.run_ok(EVERY_TYPE_SCRIPT);
+        f.run_ok(PIKA_SNAPSHOT_SCRIPT);
+        f
+    }
+
+    /// A fixture whose hash `h` (field `f` = `v`) was deleted at once,
+    /// in the same tick of the clock as it was written.
+    pub fn hash_deleted(format: Format) -> Fixture {
+        let f = Fixture::new(format);
+        f.run("HSET h f v");
+        assert_eq!(f.run("DEL h").to_cli_string(), "(integer) 1");
+        f
     }
 
     /// Runs a command given as space-separated words.

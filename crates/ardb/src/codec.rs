@@ -6,9 +6,10 @@
 //! zset members 11), then the next user key.
 
 use redcodec_codec::{
-    ActiveExpiry, Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision,
-    KeyRange, Layout, ListModel, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry,
-    ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
+    ActiveExpiry, Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel,
+    EncodeError, GcDecision, KeyRange, ListModel, Meta, MetaLookup, Namespaces, Place, Record,
+    RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution,
+    VersionWidth,
 };
 
 use crate::keys::{self, key_type, ParsedKey};
@@ -36,8 +37,7 @@ pub const FAMILY_UPPER: &[u8] = &[];
 #[derive(Clone, Debug)]
 pub struct ArdbCodec {
     namespace: Vec<u8>,
-    layout: Layout,
-    capabilities: Capabilities,
+    declared: Declaration,
 }
 
 impl ArdbCodec {
@@ -74,8 +74,11 @@ impl ArdbCodec {
         };
         Ok(ArdbCodec {
             namespace: opts.namespace,
-            layout: layout::layout(name),
-            capabilities,
+            declared: Declaration {
+                name: Self::NAME,
+                layout: layout::layout(name),
+                capabilities,
+            },
         })
     }
 
@@ -102,16 +105,8 @@ impl Default for ArdbCodec {
 }
 
 impl Codec for ArdbCodec {
-    fn name(&self) -> &'static str {
-        Self::NAME
-    }
-
-    fn layout(&self) -> &Layout {
-        &self.layout
-    }
-
-    fn capabilities(&self) -> &Capabilities {
-        &self.capabilities
+    fn declaration(&self) -> &Declaration {
+        &self.declared
     }
 
     /// Ardb has no versions.

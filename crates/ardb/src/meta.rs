@@ -146,12 +146,7 @@ pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
     };
     put_varint64(&mut out, size);
     if meta.data_type == DataType::List {
-        let ListBounds::Sparse {
-            min,
-            max,
-            sequential,
-        } = meta.list
-        else {
+        let Some((min, max, sequential)) = meta.list.sparse() else {
             return Err(out_of_range(
                 "list bounds",
                 format!("{:?}", meta.list),

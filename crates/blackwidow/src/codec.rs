@@ -2,22 +2,12 @@
 //! together.
 
 use redcodec_codec::{
-    Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
-    Layout, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry,
+    Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, EncodeError, GcDecision,
+    KeyRange, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry,
     ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
 };
 
 use crate::{elements, gc, keys, layout, meta, version, TOP_KEY};
-
-/// Every collection type keeps its metadata with count 0 when its last
-/// element goes (`HDel`, `SRem`, `ZRem`, `LPop`/`RPop`, `LRem` all rewrite
-/// the meta with the new count).
-const KEEPS_EMPTY_META: &[DataType] = &[
-    DataType::Hash,
-    DataType::Set,
-    DataType::List,
-    DataType::ZSet,
-];
 
 /// The latest storable expiry: `i32::MAX` seconds (2038-01-19T03:14:07Z).
 pub const MAX_EXPIRE_MS: u64 = i32::MAX as u64 * 1000;
@@ -26,8 +16,7 @@ pub const MAX_EXPIRE_MS: u64 = i32::MAX as u64 * 1000;
 /// cluster slots.
 #[derive(Clone, Debug)]
 pub struct BlackwidowCodec {
-    layout: Layout,
-    capabilities: Capabilities,
+    declared: Declaration,
 }
 
 impl BlackwidowCodec {
@@ -37,7 +26,8 @@ impl BlackwidowCodec {
 
     /// The codec.
     pub fn new() -> BlackwidowCodec {
-        BlackwidowCodec {
+        let declared = Declaration {
+            name: Self::NAME,
             layout: layout::layout(),
             capabilities: Capabilities {
                 meta_lookup: MetaLookup::PerType,
@@ -46,7 +36,10 @@ impl BlackwidowCodec {
                 version_width: VersionWidth::Bits32,
                 collection_key_limit: None,
                 delete: DeleteModel::ResetMeta,
-                keeps_empty_meta: KEEPS_EMPTY_META,
+                // Every collection type keeps its metadata with count 0 when its last element
+                // goes (`HDel`, `SRem`, `ZRem`, `LPop`/`RPop`, `LRem` all rewrite the meta with
+                // the new count).
+                keeps_empty_meta: &DataType::COLLECTIONS,
                 // LINSERT moves the half the pivot lies in; LREM moves the
                 // shorter side (formats-spec/blackwidow.md §4.3).
                 list_model: ListModel::Array {
@@ -61,7 +54,8 @@ impl BlackwidowCodec {
                 version_may_repeat: false,
                 size_unknown: SizeUnknown::Never,
             },
-        }
+        };
+        BlackwidowCodec { declared }
     }
 }
 
@@ -86,16 +80,8 @@ fn smallest_key(place: Place) -> Vec<u8> {
 }
 
 impl Codec for BlackwidowCodec {
-    fn name(&self) -> &'static str {
-        Self::NAME
-    }
-
-    fn layout(&self) -> &Layout {
-        &self.layout
-    }
-
-    fn capabilities(&self) -> &Capabilities {
-        &self.capabilities
+    fn declaration(&self) -> &Declaration {
+        &self.declared
     }
 
     fn next_version(&self, now_us: u64, _counter: u64, previous: Option<u64>) -> u64 {
@@ -147,7 +133,8 @@ impl Codec for BlackwidowCodec {
     }
 
     fn flush_ranges(&self) -> Vec<KeyRange> {
-        self.layout
+        self.declared
+            .layout
             .places()
             .map(|place| KeyRange {
                 place,

@@ -10,6 +10,7 @@
 //! | list item | `lists/data_cf` | index u64 LE | raw item |
 
 use byteorder::{ByteOrder, LittleEndian};
+use redcodec_codec::elements;
 use redcodec_codec::{DecodeError, Place, Reader, SparseIndex, SubId, SubKind, SubValue};
 
 use crate::layout;
@@ -66,22 +67,8 @@ fn read_score(r: &mut Reader<'_>) -> Result<f64, DecodeError> {
 /// Decodes what follows the prefix of a data key of `kind`. A list index
 /// must be exactly 8 bytes.
 pub fn decode_sub(kind: SubKind, rest: &[u8]) -> Result<SubId, DecodeError> {
-    let mut r = Reader::new(key_record_name(kind), rest);
-    let id = match kind {
-        SubKind::HashField | SubKind::SetMember | SubKind::ZSetMember => {
-            SubId::Name(r.rest().to_vec())
-        }
-        SubKind::ZSetScore => {
-            let score = read_score(&mut r)?;
-            SubId::Scored {
-                score,
-                member: r.rest().to_vec(),
-            }
-        }
-        SubKind::ListItem => SubId::Index(r.u64_le()?),
-    };
-    r.finish()?;
-    Ok(id)
+    let r = Reader::new(key_record_name(kind), rest);
+    elements::read_sub_id(kind, r, read_score, Reader::u64_le)
 }
 
 /// The value bytes of an element record.
@@ -100,16 +87,7 @@ pub fn encode_value(kind: SubKind, value: &SubValue) -> Vec<u8> {
 /// are ignored, as blackwidow ignores them; a zset member's value must be
 /// exactly 8 bytes and not NaN (blackwidow reads the first 8 bytes).
 pub fn decode_value(kind: SubKind, raw: &[u8]) -> Result<SubValue, DecodeError> {
-    Ok(match kind {
-        SubKind::SetMember | SubKind::ZSetScore => SubValue::Empty,
-        SubKind::HashField | SubKind::ListItem => SubValue::Bytes(raw.to_vec()),
-        SubKind::ZSetMember => {
-            let mut r = Reader::new("blackwidow zsets data value", raw);
-            let score = read_score(&mut r)?;
-            r.finish()?;
-            SubValue::Score(score)
-        }
-    })
+    elements::read_sub_value(kind, raw, "blackwidow zsets data value", read_score)
 }
 
 /// The score stored in 8 LE bytes (no NaN check).

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 mod common;
-use common::{redcodec, text, Args};
+use common::{assert_contains, redcodec, text, Args};
 
 fn store_args<'a>(dir: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec![
@@ -192,7 +192,7 @@ fn bad_input_is_one_clear_error_line_and_a_failing_status() {
         assert!(!out.status.success(), "{args:?} succeeded");
         let err = text(&out.stderr);
         assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(err.contains(message), "{err}");
+        assert_contains(&err, message);
     }
 }
 

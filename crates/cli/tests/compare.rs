@@ -3,7 +3,7 @@
 //! No timing is asserted.
 
 mod common;
-use common::tiny_compare;
+use common::{assert_contains, tiny_compare};
 
 #[test]
 fn compare_prints_tables_and_writes_csv_json_svg_html() {
@@ -193,10 +193,7 @@ fn compare_counts_instructions_under_callgrind() {
         (stdout, json["instructions"].clone())
     };
     let (stdout, counts) = run();
-    assert!(
-        stdout.contains("#### Instructions per operation"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "#### Instructions per operation");
     let counts = counts.as_array().expect("instructions").clone();
     let per_op = |store: &str, command: &str| {
         counts

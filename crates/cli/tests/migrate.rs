@@ -51,10 +51,7 @@ fn migrate_with_verify_then_read_the_destination() {
         stdout.starts_with("migrated 6 keys, 305 elements,"),
         "{stdout}"
     );
-    assert!(
-        stdout.contains("verify: 6 keys compared, all equal"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "verify: 6 keys compared, all equal");
     // Not a terminal: no progress bar, only the summary.
     assert_eq!(text(&out.stderr), "");
     assert!(!dst.join("redcodec-migrate.checkpoint").exists());
@@ -69,30 +66,22 @@ fn migrate_with_verify_then_read_the_destination() {
         "\"\\xff7\"\n\"item99\"\n\"-50.25\"\n(integer) 2000\n"
     );
 
-    let out = redcodec(
-        &Args::new("verify")
+    let verify = || {
+        let args = Args::new("verify")
             .src("kvrocks", &src)
             .dst("blackwidow", &dst)
-            .fixed_clock(CLOCK),
-        "",
-    );
+            .fixed_clock(CLOCK);
+        redcodec(&args, "")
+    };
+    let out = verify();
     assert!(out.status.success(), "{}", text(&out.stderr));
     exec("blackwidow", &dst, "HSET h f7 changed\nDEL set\n");
-    let out = redcodec(
-        &Args::new("verify")
-            .src("kvrocks", &src)
-            .dst("blackwidow", &dst)
-            .fixed_clock(CLOCK),
-        "",
-    );
+    let out = verify();
     assert!(!out.status.success());
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("6 keys compared, 2 differ"), "{stdout}");
-    assert!(stdout.contains("\"h\": content differs"), "{stdout}");
-    assert!(
-        stdout.contains("\"set\": missing from the destination"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "6 keys compared, 2 differ");
+    assert_contains(&stdout, "\"h\": content differs");
+    assert_contains(&stdout, "\"set\": missing from the destination");
     assert!(text(&out.stderr).contains("verify found 2 differences"));
 }
 
@@ -128,8 +117,8 @@ fn a_killed_migration_resumes_to_the_same_bytes() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     // Commit 5 is in the middle of the list "l"; "h" was written whole.
-    assert!(stdout.contains("resumed after key \"h\""), "{stdout}");
-    assert!(stdout.contains("all equal"), "{stdout}");
+    assert_contains(&stdout, "resumed after key \"h\"");
+    assert_contains(&stdout, "all equal");
     assert_eq!(dump("blackwidow", &dst), expected);
     assert!(!dst.join("redcodec-migrate.checkpoint").exists());
 }
@@ -148,7 +137,7 @@ fn a_source_that_is_not_of_the_named_format_is_refused() {
     );
     assert!(!out.status.success());
     let err = text(&out.stderr);
-    assert!(err.contains("holds no blackwidow store"), "{err}");
+    assert_contains(&err, "holds no blackwidow store");
     assert!(!dst.exists(), "nothing created for a refused source");
 }
 
@@ -161,8 +150,8 @@ fn a_destination_holding_data_is_refused_unless_merging() {
     let out = redcodec(&migrate_args(&src, &dst, &[]), "");
     assert!(!out.status.success());
     let err = text(&out.stderr);
-    assert!(err.contains("already holds data"), "{err}");
-    assert!(err.contains("--merge"), "{err}");
+    assert_contains(&err, "already holds data");
+    assert_contains(&err, "--merge");
     assert_eq!(exec("blackwidow", &dst, "GET a\n"), "\"old\"\n");
 
     let out = redcodec(&migrate_args(&src, &dst, &["--merge", "--verify"]), "");
@@ -191,15 +180,9 @@ fn unrepresentable_keys_are_named_and_skipped_only_when_asked() {
     let out = redcodec(&migrate_args(&src, &dst, &[]), "");
     assert!(!out.status.success());
     let err = text(&out.stderr);
-    assert!(
-        err.contains("1 key cannot be stored in the blackwidow format"),
-        "{err}"
-    );
-    assert!(
-        err.contains("\"late\": its expiry 2100-01-01T00:00:00Z"),
-        "{err}"
-    );
-    assert!(err.contains("--skip-unrepresentable"), "{err}");
+    assert_contains(&err, "1 key cannot be stored in the blackwidow format");
+    assert_contains(&err, "\"late\": its expiry 2100-01-01T00:00:00Z");
+    assert_contains(&err, "--skip-unrepresentable");
     assert_eq!(dump("blackwidow", &dst), "", "nothing written");
 
     let out = redcodec(
@@ -214,9 +197,9 @@ fn unrepresentable_keys_are_named_and_skipped_only_when_asked() {
             .contains("skipped 1 keys the blackwidow format cannot hold:\n  \"late\": its expiry"),
         "{stdout}"
     );
-    assert!(
-        stdout.contains("verify: 3 keys compared, all equal; 1 unrepresentable"),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        "verify: 3 keys compared, all equal; 1 unrepresentable",
     );
 }
 
@@ -252,12 +235,6 @@ fn migrate_bench_reports_the_ratio_and_peak_memory() {
             assert!(mib > 1.0, "{row}");
         }
     }
-    assert!(
-        stdout.contains("goal: migration ≥ 0.5× the raw write rate"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("goal: migration peak RSS < 256 MiB"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "goal: migration ≥ 0.5× the raw write rate");
+    assert_contains(&stdout, "goal: migration peak RSS < 256 MiB");
 }

@@ -289,11 +289,8 @@ fn stores_go_to_redis_and_come_back_equal() {
             stdout.starts_with("migrated 11 keys, 8,918 elements,"),
             "{stdout}"
         );
-        assert!(stdout.contains(&format!("to {url} in")), "{stdout}");
-        assert!(
-            stdout.contains("verify: 11 keys compared, all equal"),
-            "{stdout}"
-        );
+        assert_contains(&stdout, &format!("to {url} in"));
+        assert_contains(&stdout, "verify: 11 keys compared, all equal");
         assert!(!checkpoint.exists(), "the checkpoint goes when done");
     }
     // kvrocks keeps milliseconds; blackwidow rounds up to the second.
@@ -310,19 +307,13 @@ fn stores_go_to_redis_and_come_back_equal() {
         stdout.starts_with("migrated 11 keys, 8,918 elements,"),
         "{stdout}"
     );
-    assert!(
-        stdout.contains("verify: 11 keys compared, all equal"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "verify: 11 keys compared, all equal");
     // The round trip equals the source, expiries as nemo keeps them.
     let stdout = ok(&Args::new("verify")
         .src("kvrocks", &kv)
         .dst("nemo", &nemo)
         .fixed_clock(CLOCK));
-    assert!(
-        stdout.contains("verify: 11 keys compared, all equal"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "verify: 11 keys compared, all equal");
     let reads = "GET \"bin\\x00key\"\nLINDEX big 4999\nLLEN big\nHGET h \"\\xfe\"\n\
                  ZSCORE z bob\nZSCORE zbig m1199\nHGET hbig f7\nSISMEMBER sbig e1199\n\
                  SISMEMBER s \"\\x80\"\nEXISTS gone\n";
@@ -337,7 +328,7 @@ fn stores_go_to_redis_and_come_back_equal() {
         .src_url(&server.url(0))
         .dst("nemo", &nemo)
         .fixed_clock(CLOCK));
-    assert!(stdout.contains("11 keys compared, all equal"), "{stdout}");
+    assert_contains(&stdout, "11 keys compared, all equal");
     exec("nemo", &nemo, "HSET hbig f7 changed\nDEL s\n");
     let out = refused(
         &Args::new("verify")
@@ -346,12 +337,9 @@ fn stores_go_to_redis_and_come_back_equal() {
             .fixed_clock(CLOCK),
     );
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("11 keys compared, 2 differ"), "{stdout}");
-    assert!(stdout.contains("\"hbig\": content differs"), "{stdout}");
-    assert!(
-        stdout.contains("\"s\": missing from the destination"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "11 keys compared, 2 differ");
+    assert_contains(&stdout, "\"hbig\": content differs");
+    assert_contains(&stdout, "\"s\": missing from the destination");
 }
 
 #[test]
@@ -393,23 +381,17 @@ fn differences_on_the_server_are_found_by_verify() {
             .fixed_clock(CLOCK),
     );
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("3 keys compared, 3 differ"), "{stdout}");
-    assert!(
-        stdout.contains("\"l\": 3 vs 4 elements (source vs destination)"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains(&format!(
+    assert_contains(&stdout, "3 keys compared, 3 differ");
+    assert_contains(&stdout, "\"l\": 3 vs 4 elements (source vs destination)");
+    assert_contains(
+        &stdout,
+        &format!(
             "\"t\": expiry {} vs {} ms",
             CLOCK_MS + 5000,
             CLOCK_MS + 9000
-        )),
-        "{stdout}"
+        ),
     );
-    assert!(
-        stdout.contains("\"new\": only in the destination"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "\"new\": only in the destination");
     assert!(text(&out.stderr).contains("verify found 3 differences"));
 }
 
@@ -452,22 +434,16 @@ fn an_interrupted_migration_to_redis_resumes_where_it_stopped() {
     let out = run(&[]).output().expect("binary runs");
     assert!(!out.status.success());
     let err = text(&out.stderr);
-    assert!(
-        err.contains("an interrupted migration is recorded in"),
-        "{err}"
-    );
-    assert!(err.contains("--resume"), "{err}");
+    assert_contains(&err, "an interrupted migration is recorded in");
+    assert_contains(&err, "--resume");
 
     let out = run(&["--resume", "--verify"])
         .output()
         .expect("binary runs");
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("resumed after key \"a\""), "{stdout}");
-    assert!(
-        stdout.contains("verify: 3 keys compared, all equal"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "resumed after key \"a\"");
+    assert_contains(&stdout, "verify: 3 keys compared, all equal");
     assert!(!checkpoint.exists());
     // The partial key was written again from its DEL, not appended to.
     let len: usize = redis::cmd("LLEN").arg("big").query(&mut con).unwrap();
@@ -515,11 +491,8 @@ fn an_interrupted_migration_from_redis_resumes_at_its_cursor() {
     let resume: Vec<&str> = resume.iter().map(String::as_str).collect();
     let stdout = ok(&resume);
     assert!(stdout.starts_with("migrated 2,501 keys,"), "{stdout}");
-    assert!(stdout.contains("resumed at SCAN cursor"), "{stdout}");
-    assert!(
-        stdout.contains("verify: 2,501 keys compared, all equal"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "resumed at SCAN cursor");
+    assert_contains(&stdout, "verify: 2,501 keys compared, all equal");
     assert!(!checkpoint.exists());
     assert_eq!(
         exec("kvrocks", &dst, "DBSIZE\nGET k2499\nLRANGE l 0 -1\n"),
@@ -560,20 +533,17 @@ fn a_target_holding_keys_is_refused_unless_merging() {
     let plain = args(&[]);
     let out = refused(&plain.iter().map(String::as_str).collect::<Vec<_>>());
     let err = text(&out.stderr);
-    assert!(
-        err.contains(&format!("{url} already holds 2 keys")),
-        "{err}"
-    );
-    assert!(err.contains("--merge"), "{err}");
+    assert_contains(&err, &format!("{url} already holds 2 keys"));
+    assert_contains(&err, "--merge");
     let a: String = redis::cmd("GET").arg("a").query(&mut con).unwrap();
     let l: bool = redis::cmd("EXISTS").arg("l").query(&mut con).unwrap();
     assert_eq!((a.as_str(), l), ("old", false), "nothing written");
 
     let merge = args(&["--merge", "--verify"]);
     let stdout = ok(&merge.iter().map(String::as_str).collect::<Vec<_>>());
-    assert!(
-        stdout.contains("verify: 2 keys compared, all equal; 1 only in the destination (merged)"),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        "verify: 2 keys compared, all equal; 1 only in the destination (merged)",
     );
     let (a, mine): (String, String) = redis::cmd("MGET")
         .arg("a")
@@ -592,8 +562,8 @@ fn a_target_holding_keys_is_refused_unless_merging() {
             .with(&["--checkpoint", path(&checkpoint)]),
     );
     let err = text(&out.stderr);
-    assert!(err.contains("already holds data"), "{err}");
-    assert!(err.contains("--merge"), "{err}");
+    assert_contains(&err, "already holds data");
+    assert_contains(&err, "--merge");
 }
 
 #[test]
@@ -623,11 +593,11 @@ fn keys_of_types_redcodec_does_not_model_are_named_and_skipped_when_asked() {
         err.contains("1 key cannot be migrated to blackwidow ("),
         "{err}"
     );
-    assert!(
-        err.contains("\"events\": it holds a stream, a type redcodec does not model"),
-        "{err}"
+    assert_contains(
+        &err,
+        "\"events\": it holds a stream, a type redcodec does not model",
     );
-    assert!(err.contains("--skip-unrepresentable"), "{err}");
+    assert_contains(&err, "--skip-unrepresentable");
     assert_eq!(exec("blackwidow", &dst, "DBSIZE\n"), "(integer) 0\n");
 
     let mut skip = base.to_vec();
@@ -637,15 +607,13 @@ fn keys_of_types_redcodec_does_not_model_are_named_and_skipped_when_asked() {
         stdout.starts_with("migrated 1 keys, 1 elements"),
         "{stdout}"
     );
-    assert!(
-        stdout.contains(
-            "skipped 1 keys the blackwidow format cannot hold:\n  \"events\": it holds a stream"
-        ),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        "skipped 1 keys the blackwidow format cannot hold:\n  \"events\": it holds a stream",
     );
-    assert!(
-        stdout.contains("verify: 2 keys compared, all equal; 1 unrepresentable"),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        "verify: 2 keys compared, all equal; 1 unrepresentable",
     );
     assert_eq!(exec("blackwidow", &dst, "GET a\n"), "\"1\"\n");
 }
@@ -660,10 +628,7 @@ fn store_options_are_refused_for_the_server_side() {
             .with(&["--dst", "/tmp/x"]),
     );
     let err = text(&out.stderr);
-    assert!(
-        err.contains("--dst is for a store, but --to names a server"),
-        "{err}"
-    );
+    assert_contains(&err, "--dst is for a store, but --to names a server");
     let out = refused(
         &Args::new("migrate")
             .src_url("kvrocks")
@@ -671,7 +636,7 @@ fn store_options_are_refused_for_the_server_side() {
             .with(&["--dst", "/tmp/x"]),
     );
     let err = text(&out.stderr);
-    assert!(err.contains("--src DIR is required"), "{err}");
+    assert_contains(&err, "--src DIR is required");
     let out = refused(
         &Args::new("migrate")
             .src_url("redis://127.0.0.1:1")
@@ -703,19 +668,13 @@ fn servers_without_pexpiretime_are_read_with_time_and_pttl() {
         .dst_url(&url)
         .fixed_clock(CLOCK)
         .with(&["--checkpoint", path(&checkpoint), "--verify"]));
-    assert!(
-        stdout.contains("verify: 3 keys compared, all equal"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "verify: 3 keys compared, all equal");
     let stdout = ok(&Args::new("migrate")
         .src_url(&url)
         .dst("nemo", &nemo)
         .fixed_clock(CLOCK)
         .with(&["--checkpoint", path(&checkpoint), "--verify"]));
-    assert!(
-        stdout.contains("verify: 3 keys compared, all equal"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "verify: 3 keys compared, all equal");
     // TIME + PTTL is the expiry to within the moment between the two
     // commands, which nemo's whole seconds absorb.
     assert_eq!(

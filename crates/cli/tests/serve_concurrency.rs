@@ -13,7 +13,7 @@ use std::thread;
 use redis::Commands;
 
 mod serve_support;
-use serve_support::{store_dir, wait_blocked, Serve, FORMATS};
+use serve_support::{connect, store_dir, wait_blocked, Serve, FORMATS};
 
 /// Concurrent clients per test.
 const CLIENTS: usize = 8;
@@ -54,12 +54,43 @@ fn start(format: &str) -> (tempfile::TempDir, Serve) {
     (tmp, server)
 }
 
+/// Asserts that `got` holds every element the pushers wrote (`p{t}-{i}`
+/// for `pushers` pushers of `per_pusher` each), each once (`got_how`:
+/// "popped", "delivered"); returns how many they wrote.
+fn assert_each_once(
+    format: &str,
+    got: &[String],
+    pushers: usize,
+    per_pusher: usize,
+    got_how: &str,
+) -> usize {
+    let pushed: BTreeSet<String> = (0..pushers)
+        .flat_map(|t| (0..per_pusher).map(move |i| format!("p{t}-{i}")))
+        .collect();
+    let unique: BTreeSet<String> = got.iter().cloned().collect();
+    assert_eq!(
+        unique.len(),
+        got.len(),
+        "{format}: an element {got_how} twice"
+    );
+    assert_eq!(unique, pushed, "{format}: {got_how} differs from pushed");
+    pushed.len()
+}
+
+/// Runs `test` against a server on a store of every format, and prints
+/// the summary line it returns.
+fn on_every_format(test: impl Fn(&str, &Serve) -> String) {
+    for format in FORMATS {
+        let (_tmp, server) = start(format);
+        println!("{}", test(format, &server));
+    }
+}
+
 #[test]
 fn counters_total_exactly() {
     let ops = 150 * scale();
-    for format in FORMATS {
-        let (_tmp, server) = start(format);
-        clients(&server, CLIENTS, move |t, c| {
+    on_every_format(|format, server| {
+        clients(server, CLIENTS, move |t, c| {
             for i in 0..ops {
                 let key = format!("c{}", (t + i) % 2);
                 let _: i64 = c.incr(&key, 1).unwrap();
@@ -89,19 +120,18 @@ fn counters_total_exactly() {
             (zsum - want).abs() < f64::EPSILON,
             "{format}: ZINCRBY {z:?}"
         );
-        println!(
+        format!(
             "{format}: {} counter commands by {CLIENTS} clients, totals exact",
             4 * CLIENTS * ops
-        );
-    }
+        )
+    });
 }
 
 #[test]
 fn list_pushes_are_popped_exactly_once() {
     let per_pusher = 200 * scale();
     let pushers = CLIENTS / 2;
-    for format in FORMATS {
-        let (_tmp, server) = start(format);
+    on_every_format(|format, server| {
         let done = Arc::new(AtomicBool::new(false));
         let popped = {
             let flag = Arc::clone(&done);
@@ -113,9 +143,7 @@ fn list_pushes_are_popped_exactly_once() {
                         let done = Arc::clone(&flag);
                         let url = Arc::clone(&server_addr);
                         thread::spawn(move || {
-                            let mut c = redis::Client::open(url.as_str())
-                                .and_then(|c| c.get_connection())
-                                .unwrap();
+                            let mut c = connect(&url);
                             let mut got = Vec::new();
                             loop {
                                 // Read the flag before popping: an empty
@@ -141,7 +169,7 @@ fn list_pushes_are_popped_exactly_once() {
                     .flat_map(|h| h.join().expect("popper"))
                     .collect::<Vec<_>>()
             });
-            clients(&server, pushers, move |t, c| {
+            clients(server, pushers, move |t, c| {
                 for i in (0..per_pusher).step_by(2) {
                     let a = format!("p{t}-{i}");
                     let b = format!("p{t}-{}", i + 1);
@@ -158,31 +186,18 @@ fn list_pushes_are_popped_exactly_once() {
         let mut c = server.conn();
         let left: i64 = c.llen("l").unwrap();
         assert_eq!(left, 0, "{format}: elements left behind");
-        let pushed: BTreeSet<String> = (0..pushers)
-            .flat_map(|t| (0..per_pusher).map(move |i| format!("p{t}-{i}")))
-            .collect();
-        let unique: BTreeSet<String> = popped.iter().cloned().collect();
-        assert_eq!(
-            unique.len(),
-            popped.len(),
-            "{format}: an element popped twice"
-        );
-        assert_eq!(unique, pushed, "{format}: popped differs from pushed");
-        println!(
-            "{format}: {} elements pushed and popped once each by {CLIENTS} clients",
-            pushed.len()
-        );
-    }
+        let pushed = assert_each_once(format, &popped, pushers, per_pusher, "popped");
+        format!("{format}: {pushed} elements pushed and popped once each by {CLIENTS} clients")
+    });
 }
 
 #[test]
 fn set_replies_and_members_match_a_serial_model() {
     let ops = 200 * scale();
-    for format in FORMATS {
-        let (_tmp, server) = start(format);
+    on_every_format(|format, server| {
         // Each client owns its members of two shared sets, so every reply
         // is predictable from its own serial model.
-        let models = clients(&server, CLIENTS, move |t, c| {
+        let models = clients(server, CLIENTS, move |t, c| {
             let mut model: [BTreeSet<String>; 2] = Default::default();
             let mut x: u64 = 0x9e37_79b9 + t as u64;
             for _ in 0..ops {
@@ -211,18 +226,17 @@ fn set_replies_and_members_match_a_serial_model() {
             let card: usize = c.scard(&key).unwrap();
             assert_eq!(card, want.len(), "{format}: SCARD of {key}");
         }
-        println!(
+        format!(
             "{format}: {} SADD/SREM by {CLIENTS} clients match the serial model",
             CLIENTS * ops
-        );
-    }
+        )
+    });
 }
 
 #[test]
 fn set_members_are_popped_exactly_once() {
     let members = 100 * scale();
-    for format in FORMATS {
-        let (_tmp, server) = start(format);
+    on_every_format(|format, server| {
         let mut c = server.conn();
         // Integers of every width Redis' intset test uses, and words.
         let all: BTreeSet<String> = (0..members)
@@ -236,7 +250,7 @@ fn set_members_are_popped_exactly_once() {
             let _: () = redis::cmd("DEL").arg("s").query(&mut c).unwrap();
             let _: () = redis::cmd("SADD").arg("s").arg(&all).query(&mut c).unwrap();
             // Half the clients pop one at a time, half three at a time.
-            let popped = clients(&server, CLIENTS, move |t, c| {
+            let popped = clients(server, CLIENTS, move |t, c| {
                 let mut got = Vec::new();
                 loop {
                     let batch: Vec<String> = if t % 2 == 0 {
@@ -266,16 +280,15 @@ fn set_members_are_popped_exactly_once() {
             let card: i64 = c.scard("s").unwrap();
             assert_eq!(card, 0, "{format} round {round}");
         }
-        println!("{format}: 3 x {members} members popped once each by {CLIENTS} clients");
-    }
+        format!("{format}: 3 x {members} members popped once each by {CLIENTS} clients")
+    });
 }
 
 #[test]
 fn multi_exec_blocks_are_seen_whole() {
     let blocks = 60 * scale();
-    for format in FORMATS {
-        let (_tmp, server) = start(format);
-        clients(&server, CLIENTS, move |_, c| {
+    on_every_format(|format, server| {
+        clients(server, CLIENTS, move |_, c| {
             for _ in 0..blocks {
                 let (a, b, l): (i64, i64, i64) = redis::pipe()
                     .atomic()
@@ -297,19 +310,18 @@ fn multi_exec_blocks_are_seen_whole() {
             (CLIENTS * blocks, CLIENTS * blocks, CLIENTS * blocks),
             "{format}"
         );
-        println!(
+        format!(
             "{format}: {} EXEC blocks by {CLIENTS} clients, none split",
             CLIENTS * blocks
-        );
-    }
+        )
+    });
 }
 
 #[test]
 fn each_client_reads_its_own_writes() {
     let ops = 200 * scale();
-    for format in FORMATS {
-        let (_tmp, server) = start(format);
-        clients(&server, CLIENTS, move |t, c| {
+    on_every_format(|format, server| {
+        clients(server, CLIENTS, move |t, c| {
             let mine = format!("own{t}");
             let shared = format!("k{}", t % 2);
             let mut last_seen: BTreeMap<usize, usize> = BTreeMap::new();
@@ -335,11 +347,11 @@ fn each_client_reads_its_own_writes() {
                 );
             }
         });
-        println!(
+        format!(
             "{format}: {} writes each read back by {CLIENTS} clients",
             3 * CLIENTS * ops
-        );
-    }
+        )
+    });
 }
 
 #[test]
@@ -347,16 +359,13 @@ fn blocking_pops_are_woken_once_per_element() {
     let per_pusher = 100 * scale();
     let consumers = CLIENTS / 2;
     let pushers = CLIENTS - consumers;
-    for format in FORMATS {
-        let (_tmp, server) = start(format);
+    on_every_format(|format, server| {
         let url = server.url("");
         let handles: Vec<_> = (0..consumers)
             .map(|_| {
                 let url = url.clone();
                 thread::spawn(move || {
-                    let mut c = redis::Client::open(url.as_str())
-                        .and_then(|c| c.get_connection())
-                        .unwrap();
+                    let mut c = connect(&url);
                     let mut got = Vec::new();
                     loop {
                         // A generous upper bound, never reached when
@@ -373,7 +382,7 @@ fn blocking_pops_are_woken_once_per_element() {
             .collect();
         let mut admin = server.conn();
         wait_blocked(&mut admin, consumers);
-        clients(&server, pushers, move |t, c| {
+        clients(server, pushers, move |t, c| {
             for i in (0..per_pusher).step_by(2) {
                 let key = if i % 4 == 0 { "q1" } else { "q2" };
                 let a = format!("p{t}-{i}");
@@ -389,21 +398,9 @@ fn blocking_pops_are_woken_once_per_element() {
             .into_iter()
             .flat_map(|h| h.join().expect("consumer"))
             .collect();
-        let pushed: BTreeSet<String> = (0..pushers)
-            .flat_map(|t| (0..per_pusher).map(move |i| format!("p{t}-{i}")))
-            .collect();
-        let unique: BTreeSet<String> = popped.iter().cloned().collect();
-        assert_eq!(
-            unique.len(),
-            popped.len(),
-            "{format}: an element delivered twice"
-        );
-        assert_eq!(unique, pushed, "{format}: delivered differs from pushed");
+        let pushed = assert_each_once(format, &popped, pushers, per_pusher, "delivered");
         let left: i64 = admin.exists(&["q1", "q2"]).unwrap();
         assert_eq!(left, 0, "{format}: elements left behind");
-        println!(
-            "{format}: {} elements to {consumers} blocked consumers, each delivered once",
-            pushed.len()
-        );
-    }
+        format!("{format}: {pushed} elements to {consumers} blocked consumers, each delivered once")
+    });
 }

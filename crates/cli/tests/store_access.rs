@@ -44,7 +44,7 @@ fn a_read_only_open_of_a_missing_store_fails_and_creates_nothing() {
     let d = dir.path().join("none");
     let (ok, _, stderr) = run(&Args::new("dump").store("blackwidow", &d), "");
     assert!(!ok);
-    assert!(stderr.contains("holds no blackwidow store"), "{stderr}");
+    assert_contains(&stderr, "holds no blackwidow store");
     assert!(!d.exists());
 }
 
@@ -66,7 +66,7 @@ fn a_kvrocks_1_store_is_refused_naming_its_version() {
     drop(rocksdb::DB::open_cf(&opts, &db, families).unwrap());
     let (ok, _, stderr) = run(&Args::new("dump").store("kvrocks", dir.path()), "");
     assert!(!ok);
-    assert!(stderr.contains("Kvrocks 1.x"), "{stderr}");
+    assert_contains(&stderr, "Kvrocks 1.x");
 }
 
 /// Every SST file of `db` with its level, read through a read-only open
@@ -235,7 +235,7 @@ fn compat_stores_are_what_each_release_reads() {
         "",
     );
     assert!(!ok);
-    assert!(stderr.contains("writes the kvrocks format"), "{stderr}");
+    assert_contains(&stderr, "writes the kvrocks format");
     let (ok, _, stderr) = run(
         &Args::new("exec")
             .store("ardb", &target)
@@ -243,7 +243,7 @@ fn compat_stores_are_what_each_release_reads() {
         "",
     );
     assert!(!ok);
-    assert!(stderr.contains("RocksDB 5.x"), "{stderr}");
+    assert_contains(&stderr, "RocksDB 5.x");
 }
 
 #[test]
@@ -349,16 +349,13 @@ fn check_passes_on_real_stores_and_finds_every_planted_fault() {
             "",
         );
         assert!(ok, "{name}: {stdout}{stderr}");
-        assert!(stdout.contains("no findings"), "{stdout}");
+        assert_contains(&stdout, "no findings");
         assert!(!stdout.contains(" 0 element records"), "{stdout}");
         // blackwidow wrote them with RocksDB 7.8.3's defaults: format 5, XXH3.
         let compression = if name == "zlib" { "Zlib" } else { "Snappy" };
-        assert!(
-            stdout.contains(&format!(
+        assert_contains(&stdout, &format!(
                 "tables\tzsets\t6 × format_version 5, kXXH3, {compression} (readable by RocksDB 6.27 and later)"
-            )),
-            "{stdout}"
-        );
+            ));
     }
     let crosstype =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/blackwidow/crosstype");
@@ -369,14 +366,11 @@ fn check_passes_on_real_stores_and_finds_every_planted_fault() {
         "",
     );
     assert!(!ok);
-    assert!(
-        stdout.contains("several-types\t\"multi\"\tstring, hash, list, zset, set"),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        "several-types\t\"multi\"\tstring, hash, list, zset, set",
     );
-    assert!(
-        stdout.contains("several-types\t\"sh\"\tstring, hash, set"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "several-types\t\"sh\"\tstring, hash, set");
 
     let work = tempfile::tempdir().unwrap();
     let dir = corrupted_copy(work.path());
@@ -395,7 +389,7 @@ fn check_passes_on_real_stores_and_finds_every_planted_fault() {
     ] {
         assert!(stdout.contains(kind), "no '{kind}' in:\n{stdout}");
     }
-    assert!(stdout.contains("4 findings"), "{stdout}");
+    assert_contains(&stdout, "4 findings");
 }
 
 #[test]
@@ -423,7 +417,7 @@ fn keys_of_unmodelled_types_are_listed_never_dropped() {
     let d = path(&dir);
     let (ok, stdout, _) = run(&Args::new("check").store("kvrocks", d), "");
     assert!(!ok);
-    assert!(stdout.contains("unmodelled\t\"bits\"\tbitmap"), "{stdout}");
+    assert_contains(&stdout, "unmodelled\t\"bits\"\tbitmap");
     let (ok, stdout, _) = run(
         &Args::new("exec").with(&["--read-only"]).store("kvrocks", d),
         "KEYS *\nGET bits\n",
@@ -443,7 +437,7 @@ fn keys_of_unmodelled_types_are_listed_never_dropped() {
     };
     let (ok, _, stderr) = migrate(&[]);
     assert!(!ok);
-    assert!(stderr.contains("\"bits\": it holds a bitmap"), "{stderr}");
+    assert_contains(&stderr, "\"bits\": it holds a bitmap");
     let (ok, stdout, stderr) = migrate(&["--skip-unrepresentable", "--verify"]);
     assert!(ok, "{stdout}{stderr}");
     assert!(
@@ -464,12 +458,9 @@ fn a_pika_db_path_names_the_stores_below_it() {
     let (ok, _, stderr) = run(&Args::new("dump").store("blackwidow", &db_path), "");
     assert!(!ok);
     let db0 = db_path.join("db0");
-    assert!(
-        stderr.contains(&format!(
-            "it holds {} below it: pass one as --dir",
-            db0.display()
-        )),
-        "{stderr}"
+    assert_contains(
+        &stderr,
+        &format!("it holds {} below it: pass one as --dir", db0.display()),
     );
     let (ok, _, stderr) = run(&Args::new("dump").store("blackwidow", &db0), "");
     assert!(ok, "{stderr}");
@@ -509,7 +500,7 @@ fn check_covers_every_namespace_of_a_store() {
         "\"b\": 1 live keys",
         "\"__namespace\": 1 live keys",
     ] {
-        assert!(stdout.contains(&format!("namespace {ns}")), "{stdout}");
+        assert_contains(&stdout, &format!("namespace {ns}"));
     }
     // A fault in one namespace is found without naming it.
     {
@@ -535,9 +526,9 @@ fn check_covers_every_namespace_of_a_store() {
     }
     let (ok, stdout, _) = run(&Args::new("check").store("kvrocks", d), "");
     assert!(!ok);
-    assert!(
-        stdout.contains("count\t\"h\"\thash: metadata says 5 elements, 2 found"),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        "count\t\"h\"\thash: metadata says 5 elements, 2 found",
     );
     let (ok, stdout, _) = run(
         &Args::new("check")
@@ -579,10 +570,7 @@ fn a_cluster_store_is_not_read_as_a_standalone_one() {
         "",
     );
     assert!(!ok);
-    assert!(
-        stderr.contains("carries a cluster slot (cluster mode)"),
-        "{stderr}"
-    );
+    assert_contains(&stderr, "carries a cluster slot (cluster mode)");
     let (ok, _, stderr) = run(
         &Args::new("exec")
             .with(&["--read-only"])
@@ -591,7 +579,7 @@ fn a_cluster_store_is_not_read_as_a_standalone_one() {
         "",
     );
     assert!(!ok);
-    assert!(stderr.contains("not written in cluster mode"), "{stderr}");
+    assert_contains(&stderr, "not written in cluster mode");
     let (ok, stdout, _) = run(
         &Args::new("exec")
             .with(&["--read-only"])
@@ -626,20 +614,14 @@ fn keys_of_an_instance_the_layout_lacks_are_named() {
         "",
     );
     assert!(!ok);
-    assert!(
-        stdout.contains("unmodelled\t\"events\"\tstreams/"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "unmodelled\t\"events\"\tstreams/");
     let dst = work.path().join("kv");
     let args = Args::new("migrate")
         .src("blackwidow", d)
         .dst("kvrocks", &dst);
     let (ok, _, stderr) = run(&args, "");
     assert!(!ok);
-    assert!(
-        stderr.contains("\"events\": it holds a record of streams/"),
-        "{stderr}"
-    );
+    assert_contains(&stderr, "\"events\": it holds a record of streams/");
     let (_, stdout, _) = run(
         &Args::new("exec")
             .with(&["--read-only"])
@@ -653,10 +635,7 @@ fn keys_of_an_instance_the_layout_lacks_are_named() {
     );
     let (ok, stdout, stderr) = run(&[&args[..], &["--skip-unrepresentable"]].concat(), "");
     assert!(ok, "{stderr}");
-    assert!(
-        stdout.contains("\"events\": it holds a record of streams/"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "\"events\": it holds a record of streams/");
 }
 
 #[test]
@@ -683,7 +662,7 @@ fn every_namespace_migrates_into_its_namesake() {
     );
     assert!(ok, "{stdout}{stderr}");
     for ns in ["\"a\"", "\"b\"", "\"__namespace\""] {
-        assert!(stdout.contains(&format!("namespace {ns}:")), "{stdout}");
+        assert_contains(&stdout, &format!("namespace {ns}:"));
     }
     assert_eq!(stdout.matches("all equal").count(), 3, "{stdout}");
     let (_, stdout, _) = run(
@@ -712,9 +691,9 @@ fn every_namespace_migrates_into_its_namesake() {
         "",
     );
     assert!(!ok);
-    assert!(
-        stderr.contains("has no namespaces, and the source holds a, b, __namespace"),
-        "{stderr}"
+    assert_contains(
+        &stderr,
+        "has no namespaces, and the source holds a, b, __namespace",
     );
 }
 
@@ -736,10 +715,10 @@ fn a_cluster_store_migrates_with_src_cluster() {
         .with(&["--verify"]);
     let (ok, _, stderr) = run(&args, "");
     assert!(!ok);
-    assert!(stderr.contains("cluster mode"), "{stderr}");
+    assert_contains(&stderr, "cluster mode");
     let (ok, stdout, stderr) = run(&[&args[..], &["--src-cluster"]].concat(), "");
     assert!(ok, "{stdout}{stderr}");
-    assert!(stdout.contains("2 keys compared, all equal"), "{stdout}");
+    assert_contains(&stdout, "2 keys compared, all equal");
 }
 
 /// Debian's `ldb` (package rocksdb-tools, RocksDB 7.8.3), or `None` when it

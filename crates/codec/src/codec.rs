@@ -35,18 +35,42 @@ pub struct KeyShape {
     pub slotted: bool,
 }
 
+/// What a format declares of itself: its name, its layout and the
+/// capabilities the engine adapts to.
+#[derive(Clone, Debug)]
+pub struct Declaration {
+    /// The format's name as the command line spells it.
+    pub name: &'static str,
+    /// Instances, column families, comparators and GC rules.
+    pub layout: Layout,
+    /// The behaviours the engine adapts to.
+    pub capabilities: Capabilities,
+}
+
 /// One on-disk format: its layout, its declared capabilities, and the
 /// encoding of every record. Implementations are pure byte functions.
 pub trait Codec: Send + Sync + 'static {
+    /// The format's name, layout and capabilities.
+    fn declaration(&self) -> &Declaration;
+
     /// The format's name as the command line spells it; the format
     /// registry (`redcodec-formats`) takes each format's name from here.
-    fn name(&self) -> &'static str;
+    #[inline]
+    fn name(&self) -> &'static str {
+        self.declaration().name
+    }
 
     /// Instances, column families, comparators and GC rules.
-    fn layout(&self) -> &Layout;
+    #[inline]
+    fn layout(&self) -> &Layout {
+        &self.declaration().layout
+    }
 
     /// The behaviours the engine adapts to.
-    fn capabilities(&self) -> &Capabilities;
+    #[inline]
+    fn capabilities(&self) -> &Capabilities {
+        &self.declaration().capabilities
+    }
 
     /// The next version for a key whose previous version was
     /// `previous`, at `now_us` (unix microseconds), with the engine's

@@ -7,6 +7,7 @@
 
 mod caps;
 mod codec;
+pub mod elements;
 mod error;
 mod layout;
 mod model;
@@ -17,7 +18,7 @@ pub use caps::{
     ActiveExpiry, Capabilities, DeleteModel, ListModel, ListShift, MetaLookup, Namespaces,
     RelativeExpiry, ScoreIndex, SizeUnknown, TtlResolution, VersionWidth,
 };
-pub use codec::{Codec, GcDecision, KeyShape, SubOwner};
+pub use codec::{Codec, Declaration, GcDecision, KeyShape, SubOwner};
 pub use error::{DecodeError, EncodeError};
 pub use layout::{
     beyond_prefix, prefix_successor, CfSpec, ComparatorSpec, FullMergeFn, GcRule, InstanceSpec,

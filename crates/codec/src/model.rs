@@ -26,6 +26,14 @@ impl DataType {
         DataType::ZSet,
     ];
 
+    /// The collection types: every type but strings.
+    pub const COLLECTIONS: [DataType; 4] = [
+        DataType::Hash,
+        DataType::Set,
+        DataType::List,
+        DataType::ZSet,
+    ];
+
     /// The name Redis' `TYPE` command gives.
     pub fn redis_name(self) -> &'static str {
         match self {
@@ -84,6 +92,36 @@ pub enum ListBounds {
         /// True while `min..=max` are consecutive integers.
         sequential: bool,
     },
+}
+
+impl ListBounds {
+    /// `(left, right, next_seq)` of linked bounds; `None` for another
+    /// model.
+    #[inline]
+    pub fn linked(&self) -> Option<(i64, i64, i64)> {
+        match *self {
+            ListBounds::Linked {
+                left,
+                right,
+                next_seq,
+            } => Some((left, right, next_seq)),
+            _ => None,
+        }
+    }
+
+    /// `(min, max, sequential)` of sparse bounds; `None` for another
+    /// model.
+    #[inline]
+    pub fn sparse(&self) -> Option<(SparseIndex, SparseIndex, bool)> {
+        match *self {
+            ListBounds::Sparse {
+                min,
+                max,
+                sequential,
+            } => Some((min, max, sequential)),
+            _ => None,
+        }
+    }
 }
 
 /// A sparse list index: an integer, or a float after an insert between two

@@ -27,7 +27,7 @@ use redcodec_codec::{Codec, DataType, GcDecision, Place, SubKind};
 use crate::core::EngineCore;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
-use crate::value::{read_value, Value};
+use crate::value::read_value;
 
 /// One fault `check` found.
 #[derive(Clone, Debug, PartialEq)]
@@ -235,7 +235,7 @@ fn check_counts<C: Codec>(
                 continue;
             }
             let found = match read_value(ctx, key, &meta) {
-                Ok(value) => element_count(&value),
+                Ok(value) => value.element_count(),
                 Err(e) => {
                     report.findings.push(Finding::Unreadable {
                         key: key.clone(),
@@ -256,16 +256,6 @@ fn check_counts<C: Codec>(
         }
     }
     Ok(())
-}
-
-/// Elements in a collection value.
-fn element_count(value: &Value) -> u64 {
-    (match value {
-        Value::String(_) => 0,
-        Value::Hash(v) => v.len(),
-        Value::List(v) | Value::Set(v) => v.len(),
-        Value::ZSet(v) => v.len(),
-    }) as u64
 }
 
 /// Reads every element record and asks the format's garbage rule about

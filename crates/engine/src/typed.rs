@@ -4,14 +4,13 @@
 //! the command dispatcher: every command is implemented once.
 
 use crate::store::KvStore;
-use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
+use redcodec_codec::{Codec, DataType, Meta};
 
-use crate::cmd::types::lists;
 use crate::engine::Engine;
 use crate::error::CmdError;
 use crate::keyspace::{corrupt, Ctx};
 use crate::reply::Reply;
-use crate::value::{read_value, write_value, Value};
+use crate::value::{miscounted, read_value, visit_elements, write_value, Element, Value};
 use crate::walk::KeyWalk;
 
 /// A key and its type (`None` when its metadata is unreadable).
@@ -200,83 +199,23 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
         let summary = KeySummary::of(&meta, ctx.shadowed_types(key));
         let limit = chunk_elements.max(1);
         let mut chunk = Chunker {
-            value: empty_value(meta.data_type),
+            value: Value::empty(meta.data_type),
             len: 0,
             limit,
-            found: 0,
         };
         let mut deliver = |value: Value| sink(&summary, value);
-        match meta.data_type {
-            DataType::String => {
-                deliver(Value::String(meta.value.clone()))?;
-                return Ok(Some(summary));
-            }
-            DataType::List => {
-                let mut failed = None;
-                lists::visit_all(&ctx, key, &meta, |item| {
-                    let full = chunk.add(|v| {
-                        if let Value::List(items) = v {
-                            items.push(item.to_vec());
-                        }
-                    });
-                    match full.map(&mut deliver).transpose() {
-                        Ok(_) => true,
-                        Err(e) => {
-                            failed = Some(e);
-                            false
-                        }
-                    }
-                })?;
-                if let Some(e) = failed {
-                    return Err(e);
-                }
-            }
-            DataType::Hash | DataType::Set | DataType::ZSet => {
-                let kind = match meta.data_type {
-                    DataType::Hash => SubKind::HashField,
-                    DataType::Set => SubKind::SetMember,
-                    _ => SubKind::ZSetMember,
-                };
-                for record in ctx.subs(kind, key, &meta, None, false) {
-                    let full =
-                        match (record?, kind) {
-                            ((SubId::Name(f), SubValue::Bytes(v)), SubKind::HashField) => chunk
-                                .add(|c| {
-                                    if let Value::Hash(pairs) = c {
-                                        pairs.push((f, v));
-                                    }
-                                }),
-                            ((SubId::Name(m), _), SubKind::SetMember) => chunk.add(|c| {
-                                if let Value::Set(members) = c {
-                                    members.push(m);
-                                }
-                            }),
-                            ((SubId::Name(m), SubValue::Score(s)), SubKind::ZSetMember) => chunk
-                                .add(|c| {
-                                    if let Value::ZSet(members) = c {
-                                        members.push((m, s));
-                                    }
-                                }),
-                            ((id, value), _) => {
-                                let what = format!("unexpected {kind:?} record {id:?} = {value:?}");
-                                return Err(corrupt(key, what).into());
-                            }
-                        };
-                    if let Some(value) = full {
-                        deliver(value)?;
-                    }
-                }
-            }
+        if meta.data_type == DataType::String {
+            deliver(Value::String(meta.value.clone()))?;
+            return Ok(Some(summary));
         }
+        let found = visit_elements(&ctx, key, &meta, |element| {
+            chunk.add(element).map_or(Ok(()), &mut deliver)
+        })?;
         if let Some(rest) = chunk.rest() {
             deliver(rest)?;
         }
-        if chunk.found != meta.size {
-            let what = format!(
-                "its metadata counts {} elements but {} were found",
-                meta.size, chunk.found
-            );
-            return Err(corrupt(key, what).into());
+        if let Some(e) = miscounted(key, &meta, found) {
+            return Err(e.into());
         }
         Ok(Some(summary))
     }
@@ -383,21 +322,18 @@ struct Chunker {
     value: Value,
     len: usize,
     limit: usize,
-    /// Elements added in all.
-    found: u64,
 }
 
 impl Chunker {
-    /// Adds one element with `push`; the full chunk, when this one filled it.
-    fn add(&mut self, push: impl FnOnce(&mut Value)) -> Option<Value> {
-        push(&mut self.value);
+    /// Adds one element; the full chunk, when this one filled it.
+    fn add(&mut self, element: Element) -> Option<Value> {
+        self.value.push(element);
         self.len += 1;
-        self.found += 1;
         if self.len < self.limit {
             return None;
         }
         self.len = 0;
-        let empty = empty_value(self.value.data_type());
+        let empty = Value::empty(self.value.data_type());
         Some(std::mem::replace(&mut self.value, empty))
     }
 
@@ -405,20 +341,9 @@ impl Chunker {
     fn rest(&mut self) -> Option<Value> {
         (self.len > 0).then(|| {
             self.len = 0;
-            let empty = empty_value(self.value.data_type());
+            let empty = Value::empty(self.value.data_type());
             std::mem::replace(&mut self.value, empty)
         })
-    }
-}
-
-/// A value of type `data_type` without elements.
-fn empty_value(data_type: DataType) -> Value {
-    match data_type {
-        DataType::String => Value::String(Vec::new()),
-        DataType::Hash => Value::Hash(Vec::new()),
-        DataType::List => Value::List(Vec::new()),
-        DataType::Set => Value::Set(Vec::new()),
-        DataType::ZSet => Value::ZSet(Vec::new()),
     }
 }
 

@@ -2,11 +2,11 @@
 //! key and written to another (RENAME, migration).
 
 use crate::store::KvStore;
-use redcodec_codec::{Codec, DataType, Meta};
+use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
 
 use crate::cmd::types::{hashes, lists, sets, zsets};
-use crate::error::CmdResult;
-use crate::keyspace::{Ctx, ExpireAt, KeyView};
+use crate::error::{CmdError, CmdResult};
+use crate::keyspace::{corrupt, Ctx, ExpireAt, KeyView};
 
 /// The content of one key.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,6 +33,49 @@ impl Value {
             Value::Set(_) => DataType::Set,
             Value::ZSet(_) => DataType::ZSet,
         }
+    }
+
+    /// A value of type `data_type` without elements (an empty string).
+    pub fn empty(data_type: DataType) -> Value {
+        match data_type {
+            DataType::String => Value::String(Vec::new()),
+            DataType::Hash => Value::Hash(Vec::new()),
+            DataType::List => Value::List(Vec::new()),
+            DataType::Set => Value::Set(Vec::new()),
+            DataType::ZSet => Value::ZSet(Vec::new()),
+        }
+    }
+
+    /// Appends `element` to a collection of its type (a list item to a
+    /// list, a member to a set…); an element of another type is ignored.
+    pub fn push(&mut self, element: Element) {
+        match (self, element) {
+            (Value::List(v), Element::Item(x)) | (Value::Set(v), Element::Member(x)) => v.push(x),
+            (Value::Hash(v), Element::Field(f, x)) => v.push((f, x)),
+            (Value::ZSet(v), Element::Scored(m, s)) => v.push((m, s)),
+            _ => {}
+        }
+    }
+
+    /// Elements in the value (a string counts as one).
+    pub fn element_count(&self) -> u64 {
+        (match self {
+            Value::String(_) => 1,
+            Value::Hash(v) => v.len(),
+            Value::List(v) | Value::Set(v) => v.len(),
+            Value::ZSet(v) => v.len(),
+        }) as u64
+    }
+
+    /// Logical bytes of the value: its strings, and 8 per score (what
+    /// migrations count).
+    pub fn byte_count(&self) -> u64 {
+        (match self {
+            Value::String(v) => v.len(),
+            Value::Hash(v) => v.iter().map(|(f, x)| f.len() + x.len()).sum(),
+            Value::List(v) | Value::Set(v) => v.iter().map(Vec::len).sum(),
+            Value::ZSet(v) => v.iter().map(|(m, _)| m.len() + 8).sum(),
+        }) as u64
     }
 }
 
@@ -79,16 +122,77 @@ pub fn write_value<C: Codec, S: KvStore>(
     ctx.save(key, &meta)
 }
 
-/// Calls `visit` with each element of the live list `meta` at `key`, head
-/// first, until it returns `false`; reads as it goes (migration streams
-/// lists).
-pub fn visit_list<C: Codec, S: KvStore>(
+/// One element of a collection, as its record holds it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Element {
+    /// A list element.
+    Item(Vec<u8>),
+    /// A hash field and its value.
+    Field(Vec<u8>, Vec<u8>),
+    /// A set member.
+    Member(Vec<u8>),
+    /// A sorted-set member and its score.
+    Scored(Vec<u8>, f64),
+}
+
+/// Calls `visit` with each element of the live collection `meta` at `key`
+/// (a list's head first, the others in record order), reading as it goes
+/// (migrations stream big values), until `visit` fails; returns how many
+/// elements were visited. A string has no elements. A record of another
+/// kind than the type's is an error naming the key.
+pub fn visit_elements<C: Codec, S: KvStore, E: From<CmdError>>(
     ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
-    visit: impl FnMut(&[u8]) -> bool,
-) -> CmdResult<()> {
-    lists::visit_all(ctx, key, meta, visit)
+    mut visit: impl FnMut(Element) -> Result<(), E>,
+) -> Result<u64, E> {
+    let mut count = 0u64;
+    let kind = match meta.data_type {
+        DataType::String => return Ok(0),
+        DataType::List => {
+            let mut failed = None;
+            lists::visit_all(ctx, key, meta, |item| {
+                count += 1;
+                match visit(Element::Item(item.to_vec())) {
+                    Ok(()) => true,
+                    Err(e) => {
+                        failed = Some(e);
+                        false
+                    }
+                }
+            })?;
+            return failed.map_or(Ok(count), Err);
+        }
+        DataType::Hash => SubKind::HashField,
+        DataType::Set => SubKind::SetMember,
+        DataType::ZSet => SubKind::ZSetMember,
+    };
+    for record in ctx.subs(kind, key, meta, None, false) {
+        let element = match (record?, kind) {
+            ((SubId::Name(f), SubValue::Bytes(v)), SubKind::HashField) => Element::Field(f, v),
+            ((SubId::Name(m), _), SubKind::SetMember) => Element::Member(m),
+            ((SubId::Name(m), SubValue::Score(s)), SubKind::ZSetMember) => Element::Scored(m, s),
+            ((id, value), _) => {
+                let what = format!("unexpected {kind:?} record {id:?} = {value:?}");
+                return Err(corrupt(key, what).into());
+            }
+        };
+        count += 1;
+        visit(element)?;
+    }
+    Ok(count)
+}
+
+/// The error for a collection `meta` at `key` in which `found` elements
+/// were read: `None` when its metadata counts as many.
+pub fn miscounted(key: &[u8], meta: &Meta, found: u64) -> Option<CmdError> {
+    (found != meta.size).then(|| {
+        let what = format!(
+            "its metadata counts {} elements but {found} were found",
+            meta.size
+        );
+        corrupt(key, what)
+    })
 }
 
 /// Appends `items` in order to the list `meta` at `key`, as RPUSH would,

@@ -2,23 +2,13 @@
 //! together.
 
 use redcodec_codec::{
-    Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
-    Layout, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry,
+    Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, EncodeError, GcDecision,
+    KeyRange, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry,
     ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
 };
 use thiserror::Error;
 
 use crate::{elements, gc, keys, layout, meta, route, version};
-
-/// Every collection type keeps its metadata with count 0 when its last
-/// element goes (`HDel`, `SRem`, `ZRem`, pops and `LRem` rewrite the
-/// metadata with the new count).
-const KEEPS_EMPTY_META: &[DataType] = &[
-    DataType::Hash,
-    DataType::Set,
-    DataType::List,
-    DataType::ZSet,
-];
 
 /// The latest storable expiry, 2^63 − 1 ms: bit 63 of a stored time is
 /// the millisecond flag.
@@ -58,8 +48,7 @@ pub enum OptionsError {
 #[derive(Clone, Debug)]
 pub struct FloydCodec {
     options: FloydOptions,
-    layout: Layout,
-    capabilities: Capabilities,
+    declared: Declaration,
 }
 
 impl FloydCodec {
@@ -75,9 +64,9 @@ impl FloydCodec {
         if options.slot_num == 0 {
             return Err(OptionsError::SlotNum);
         }
-        Ok(FloydCodec {
+        let declared = Declaration {
+            name: Self::NAME,
             layout: layout::layout(options.instances),
-            options,
             capabilities: Capabilities {
                 meta_lookup: MetaLookup::Shared,
                 ttl: TtlResolution::Millis,
@@ -85,7 +74,10 @@ impl FloydCodec {
                 version_width: VersionWidth::Bits64,
                 collection_key_limit: None,
                 delete: DeleteModel::ResetMeta,
-                keeps_empty_meta: KEEPS_EMPTY_META,
+                // Every collection type keeps its metadata with count 0 when its last element
+                // goes (`HDel`, `SRem`, `ZRem`, pops and `LRem` rewrite the metadata with the
+                // new count).
+                keeps_empty_meta: &DataType::COLLECTIONS,
                 // LINSERT moves the half the pivot lies in, LREM the
                 // shorter side (src/redis_lists.cc), as blackwidow.
                 list_model: ListModel::Array {
@@ -100,7 +92,8 @@ impl FloydCodec {
                 version_may_repeat: true,
                 size_unknown: SizeUnknown::Never,
             },
-        })
+        };
+        Ok(FloydCodec { declared, options })
     }
 
     /// The options the codec was made with.
@@ -154,16 +147,8 @@ fn family_range(cf: usize) -> (Vec<u8>, Vec<u8>) {
 }
 
 impl Codec for FloydCodec {
-    fn name(&self) -> &'static str {
-        Self::NAME
-    }
-
-    fn layout(&self) -> &Layout {
-        &self.layout
-    }
-
-    fn capabilities(&self) -> &Capabilities {
-        &self.capabilities
+    fn declaration(&self) -> &Declaration {
+        &self.declared
     }
 
     fn next_version(&self, now_us: u64, _counter: u64, previous: Option<u64>) -> u64 {
@@ -190,7 +175,7 @@ impl Codec for FloydCodec {
     }
 
     fn meta_ranges(&self) -> Vec<(KeyRange, Option<DataType>)> {
-        (0..self.layout.instances.len())
+        (0..self.declared.layout.instances.len())
             .map(|i| {
                 let (lower, upper) = reserve_range();
                 (
@@ -225,7 +210,8 @@ impl Codec for FloydCodec {
     }
 
     fn flush_ranges(&self) -> Vec<KeyRange> {
-        self.layout
+        self.declared
+            .layout
             .places()
             .map(|place| {
                 let (lower, upper) = family_range(place.cf);
@@ -243,7 +229,7 @@ impl Codec for FloydCodec {
     }
 
     fn sub_places(&self, kind: SubKind) -> Vec<Place> {
-        (0..self.layout.instances.len())
+        (0..self.declared.layout.instances.len())
             .map(|i| Place::new(i, elements::cf(kind)))
             .collect()
     }

@@ -12,8 +12,8 @@ use redcodec_ardb::{ArdbCodec, ArdbOptions};
 use redcodec_blackwidow::BlackwidowCodec;
 pub use redcodec_codec::Codec;
 use redcodec_codec::{
-    Capabilities, DataType, DecodeError, EncodeError, GcDecision, KeyRange, KeyShape, Layout, Meta,
-    Place, Record, SubId, SubKind, SubOwner, SubValue,
+    DataType, Declaration, DecodeError, EncodeError, GcDecision, KeyRange, KeyShape, Meta, Place,
+    Record, SubId, SubKind, SubOwner, SubValue,
 };
 use redcodec_floyd::FloydCodec;
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
@@ -106,9 +106,7 @@ macro_rules! forward {
 }
 
 forward! {
-    fn name(&self) -> &'static str;
-    fn layout(&self) -> &Layout;
-    fn capabilities(&self) -> &Capabilities;
+    fn declaration(&self) -> &Declaration;
     fn next_version(&self, now_us: u64, counter: u64, previous: Option<u64>) -> u64;
     fn new_meta(&self, data_type: DataType, version: u64) -> Meta;
     fn meta_record(&self, key: &[u8], data_type: DataType) -> Result<Record, EncodeError>;
@@ -147,21 +145,11 @@ impl Format {
                 Ok(AnyCodec::from(KvrocksCodec::new(opts)?))
             }
             Format::Blackwidow => {
-                if options.namespace.is_some() || options.cluster {
-                    return Err(FormatError::Unsupported {
-                        format: "blackwidow",
-                        what: "no namespaces and no cluster mode",
-                    });
-                }
+                options.refuse_namespace_and_cluster("blackwidow")?;
                 Ok(AnyCodec::from(BlackwidowCodec::new()))
             }
             Format::Nemo => {
-                if options.namespace.is_some() || options.cluster {
-                    return Err(FormatError::Unsupported {
-                        format: "nemo",
-                        what: "no namespaces and no cluster mode",
-                    });
-                }
+                options.refuse_namespace_and_cluster("nemo")?;
                 Ok(AnyCodec::from(NemoCodec::new()))
             }
             Format::Ardb => {
@@ -178,12 +166,7 @@ impl Format {
                 Ok(AnyCodec::from(ArdbCodec::new(opts)?))
             }
             Format::Floyd => {
-                if options.namespace.is_some() || options.cluster {
-                    return Err(FormatError::Unsupported {
-                        format: "floyd",
-                        what: "no namespaces and no cluster mode",
-                    });
-                }
+                options.refuse_namespace_and_cluster("floyd")?;
                 Ok(AnyCodec::from(FloydCodec::default()))
             }
         }
@@ -223,6 +206,20 @@ pub struct FormatOptions {
     pub namespace: Option<Vec<u8>>,
     /// Cluster mode (Kvrocks: a slot in every key).
     pub cluster: bool,
+}
+
+impl FormatOptions {
+    /// Refuses a namespace or cluster mode for `format`, which has
+    /// neither.
+    fn refuse_namespace_and_cluster(&self, format: &'static str) -> Result<(), FormatError> {
+        if self.namespace.is_some() || self.cluster {
+            return Err(FormatError::Unsupported {
+                format,
+                what: "no namespaces and no cluster mode",
+            });
+        }
+        Ok(())
+    }
 }
 
 /// A format that cannot be chosen.

@@ -11,15 +11,15 @@
 //! | list item | `default` | index u64 BE | raw value |
 
 use redcodec_codec::{
-    Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
-    KeyShape, Layout, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Reader, Record,
+    Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, EncodeError, GcDecision,
+    KeyRange, KeyShape, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Reader, Record,
     RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution,
     VersionWidth,
 };
 
 use crate::keys::KeyScheme;
 use crate::{gc, layout, meta, score, version, KvrocksOptions, OptionsError};
-use redcodec_codec::prefix_successor;
+use redcodec_codec::{elements, prefix_successor};
 
 /// Types whose metadata Kvrocks rewrites with size 0 when the last element
 /// is removed: `HDEL` (`Hash::Delete`) and `ZREM` (`ZSet::Remove`) do;
@@ -35,8 +35,7 @@ const MAX_EXPIRE_MS: u64 = i64::MAX as u64;
 #[derive(Clone, Debug)]
 pub struct KvrocksCodec {
     keys: KeyScheme,
-    layout: Layout,
-    capabilities: Capabilities,
+    declared: Declaration,
 }
 
 impl KvrocksCodec {
@@ -71,8 +70,11 @@ impl KvrocksCodec {
         };
         Ok(KvrocksCodec {
             keys,
-            layout: layout::layout(),
-            capabilities,
+            declared: Declaration {
+                name: Self::NAME,
+                layout: layout::layout(),
+                capabilities,
+            },
         })
     }
 
@@ -129,16 +131,8 @@ fn read_score(r: &mut Reader<'_>) -> Result<f64, DecodeError> {
 }
 
 impl Codec for KvrocksCodec {
-    fn name(&self) -> &'static str {
-        Self::NAME
-    }
-
-    fn layout(&self) -> &Layout {
-        &self.layout
-    }
-
-    fn capabilities(&self) -> &Capabilities {
-        &self.capabilities
+    fn declaration(&self) -> &Declaration {
+        &self.declared
     }
 
     fn next_version(&self, now_us: u64, counter: u64, _previous: Option<u64>) -> u64 {
@@ -250,22 +244,8 @@ impl Codec for KvrocksCodec {
         raw: &[u8],
     ) -> Result<SubId, DecodeError> {
         let sub = self.keys.strip_sub_prefix(key, meta.version, raw)?;
-        let mut r = Reader::new("kvrocks subkey", sub);
-        let id = match kind {
-            SubKind::HashField | SubKind::SetMember | SubKind::ZSetMember => {
-                SubId::Name(r.rest().to_vec())
-            }
-            SubKind::ZSetScore => {
-                let score = read_score(&mut r)?;
-                SubId::Scored {
-                    score,
-                    member: r.rest().to_vec(),
-                }
-            }
-            SubKind::ListItem => SubId::Index(r.u64_be()?),
-        };
-        r.finish()?;
-        Ok(id)
+        let r = Reader::new("kvrocks subkey", sub);
+        elements::read_sub_id(kind, r, read_score, Reader::u64_be)
     }
 
     fn encode_sub_value(&self, kind: SubKind, _meta: &Meta, value: &SubValue) -> Vec<u8> {
@@ -285,17 +265,8 @@ impl Codec for KvrocksCodec {
         _meta: &Meta,
         raw: &[u8],
     ) -> Result<SubValue, DecodeError> {
-        Ok(match kind {
-            // Kvrocks never reads these values; whatever is stored is ignored.
-            SubKind::SetMember | SubKind::ZSetScore => SubValue::Empty,
-            SubKind::HashField | SubKind::ListItem => SubValue::Bytes(raw.to_vec()),
-            SubKind::ZSetMember => {
-                let mut r = Reader::new("kvrocks zset member value", raw);
-                let s = read_score(&mut r)?;
-                r.finish()?;
-                SubValue::Score(s)
-            }
-        })
+        // Kvrocks never reads set-member and score-index values.
+        elements::read_sub_value(kind, raw, "kvrocks zset member value", read_score)
     }
 
     fn gc_meta(&self, _place: Place, _key: &[u8], value: &[u8], now_ms: u64) -> GcDecision {

@@ -17,7 +17,7 @@ use redcodec_codec::DataType;
 
 use super::represent::Unrepresentable;
 use super::{Skipped, Tally};
-use redcodec_engine::store::hex;
+use redcodec_engine::store::{hex, unhex};
 
 const MAGIC: &str = "redcodec migration checkpoint 1";
 
@@ -182,16 +182,6 @@ impl Checkpoint {
 
 fn opt_hex(bytes: Option<&[u8]>) -> String {
     bytes.map_or_else(|| "-".to_string(), hex)
-}
-
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 fn opt_unhex(text: &str) -> Option<Option<Vec<u8>>> {

@@ -349,6 +349,28 @@ impl VerifyReport {
         }
     }
 
+    /// `result`'s value; or, when it is an error, `None` after listing
+    /// `key` as unreadable in `side` ("source", "destination").
+    fn readable<T>(
+        &mut self,
+        key: &[u8],
+        side: &str,
+        result: Result<T, CmdError>,
+        max_listed: usize,
+    ) -> Option<T> {
+        match result {
+            Ok(value) => Some(value),
+            Err(e) => {
+                let why = format!("unreadable in the {side}: {e}");
+                self.differ(
+                    difference(key.to_vec(), DifferenceKind::Unreadable(why)),
+                    max_listed,
+                );
+                None
+            }
+        }
+    }
+
     /// Whether source and destination hold the same data.
     pub fn is_equal(&self) -> bool {
         self.differences == 0
@@ -393,21 +415,13 @@ pub fn verify<A: Codec, B: Codec>(
             report.differ(difference(key, DifferenceKind::Unreadable(why)), max);
             continue;
         };
-        let source = match digest_live(&src_ctx, &key, &meta, rule) {
-            Ok(d) => d,
-            Err(e) => {
-                let why = format!("unreadable in the source: {e}");
-                report.differ(difference(key, DifferenceKind::Unreadable(why)), max);
-                continue;
-            }
+        let source = digest_live(&src_ctx, &key, &meta, rule);
+        let Some(source) = report.readable(&key, "source", source, max) else {
+            continue;
         };
-        let live = match dst_ctx.live(&key) {
-            Ok(live) => live,
-            Err(e) => {
-                let why = format!("unreadable in the destination: {e}");
-                report.differ(difference(key, DifferenceKind::Unreadable(why)), max);
-                continue;
-            }
+        let live = dst_ctx.live(&key);
+        let Some(live) = report.readable(&key, "destination", live, max) else {
+            continue;
         };
         let Some(dmeta) = live else {
             if represent::check(&src_ctx, dst.codec(), &key, &meta, TypeConflict::Fail)?.is_some() {
@@ -417,13 +431,9 @@ pub fn verify<A: Codec, B: Codec>(
             }
             continue;
         };
-        let destination = match digest_live(&dst_ctx, &key, &dmeta, rule) {
-            Ok(d) => d,
-            Err(e) => {
-                let why = format!("unreadable in the destination: {e}");
-                report.differ(difference(key, DifferenceKind::Unreadable(why)), max);
-                continue;
-            }
+        let destination = digest_live(&dst_ctx, &key, &dmeta, rule);
+        let Some(destination) = report.readable(&key, "destination", destination, max) else {
+            continue;
         };
         if source == destination {
             report.matching += 1;

@@ -11,7 +11,7 @@ use std::sync::mpsc::{Receiver, SyncSender};
 use redcodec_codec::{Codec, DataType, Meta};
 
 use super::represent::{self, Unrepresentable};
-use super::source::{byte_count, element_count, stream_value, Limits};
+use super::source::{stream_value, Limits};
 use super::TypeConflict;
 use redcodec_engine::error::CmdError;
 use redcodec_engine::keyspace::Ctx;
@@ -210,7 +210,7 @@ fn walk<A: Codec, B: Codec>(
                 &meta,
                 chunk_limits,
                 |chunk| -> Result<(), Failure> {
-                    let (n, b) = (element_count(&chunk), byte_count(&chunk));
+                    let (n, b) = (chunk.element_count(), chunk.byte_count());
                     packer.push(Item::Chunk(chunk), n as usize, b as usize)?;
                     Ok(())
                 },

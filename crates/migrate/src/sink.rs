@@ -17,7 +17,7 @@ use redcodec_engine::value;
 use redcodec_engine::value::Value;
 use redcodec_engine::Engine;
 
-use super::source::{byte_count, element_count, Limits};
+use super::source::Limits;
 
 /// Write batches on the destination engine.
 pub(crate) struct Sink<'d, B: Codec> {
@@ -82,8 +82,8 @@ impl<'d, B: Codec> Sink<'d, B> {
 
     /// Queues one chunk of the key's value and grows `meta` accordingly.
     pub(crate) fn append(&mut self, key: &[u8], meta: &mut Meta, chunk: Value) -> CmdResult<()> {
-        let elements = element_count(&chunk);
-        let bytes = byte_count(&chunk);
+        let elements = chunk.element_count();
+        let bytes = chunk.byte_count();
         let ctx = &mut self.ctx;
         // The source holds each field or member once: no de-duplication,
         // and records are queued straight from the chunk (a hash field is

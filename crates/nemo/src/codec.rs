@@ -16,8 +16,8 @@
 //! [`GcRule::MetaAndSubKeys`]: redcodec_codec::GcRule::MetaAndSubKeys
 
 use redcodec_codec::{
-    Capabilities, Codec, DataType, DecodeError, DeleteModel, EncodeError, GcDecision, KeyRange,
-    Layout, ListModel, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry, ScoreIndex,
+    Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, EncodeError, GcDecision,
+    KeyRange, ListModel, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry, ScoreIndex,
     SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
 };
 
@@ -25,23 +25,11 @@ use crate::keys::{self, unbounded_upper};
 use crate::suffix::MAX_EXPIRE_MS;
 use crate::{elements, gc, layout, meta, score, version, FORMAT};
 
-/// Types whose metadata nemo rewrites with length 0 when the last element
-/// goes: `HDEL`, `SREM`, `ZREM` (through `IncrHLen`/`IncrSSize`/`IncrZLen`),
-/// and list pops and `LTRIM`. `LREM` alone deletes an emptied list's
-/// metadata.
-const KEEPS_EMPTY_META: &[DataType] = &[
-    DataType::Hash,
-    DataType::List,
-    DataType::Set,
-    DataType::ZSet,
-];
-
 /// The nemo format of Pika 2.x. It has no options: nemo has no namespaces
 /// and no cluster mode.
 #[derive(Clone, Debug)]
 pub struct NemoCodec {
-    layout: Layout,
-    capabilities: Capabilities,
+    declared: Declaration,
 }
 
 impl NemoCodec {
@@ -51,7 +39,8 @@ impl NemoCodec {
 
     /// The codec.
     pub fn new() -> NemoCodec {
-        NemoCodec {
+        let declared = Declaration {
+            name: Self::NAME,
             layout: layout::layout(),
             capabilities: Capabilities {
                 meta_lookup: MetaLookup::PerType,
@@ -60,7 +49,10 @@ impl NemoCodec {
                 version_width: VersionWidth::Bits32,
                 collection_key_limit: Some(keys::MAX_COLLECTION_KEY),
                 delete: DeleteModel::ResetMeta,
-                keeps_empty_meta: KEEPS_EMPTY_META,
+                // Types whose metadata nemo rewrites with length 0 when the last element goes:
+                // `HDEL`, `SREM`, `ZREM` (through `IncrHLen`/`IncrSSize`/`IncrZLen`), and list
+                // pops and `LTRIM`. `LREM` alone deletes an emptied list's metadata.
+                keeps_empty_meta: &DataType::COLLECTIONS,
                 list_model: ListModel::Linked,
                 score_index: ScoreIndex::Rounded {
                     decimals: score::DECIMALS,
@@ -73,7 +65,8 @@ impl NemoCodec {
                 version_may_repeat: false,
                 size_unknown: SizeUnknown::Never,
             },
-        }
+        };
+        NemoCodec { declared }
     }
 
     /// nemo's compaction filter for one record of the family at `place`:
@@ -101,16 +94,8 @@ fn tag_range(place: Place, tag: u8) -> KeyRange {
 }
 
 impl Codec for NemoCodec {
-    fn name(&self) -> &'static str {
-        Self::NAME
-    }
-
-    fn layout(&self) -> &Layout {
-        &self.layout
-    }
-
-    fn capabilities(&self) -> &Capabilities {
-        &self.capabilities
+    fn declaration(&self) -> &Declaration {
+        &self.declared
     }
 
     fn next_version(&self, now_us: u64, _counter: u64, previous: Option<u64>) -> u64 {

@@ -46,12 +46,7 @@ pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
         DataType::String => out.extend_from_slice(&meta.value),
         DataType::Hash | DataType::Set | DataType::ZSet => put_i64(&mut out, size_of(meta)?),
         DataType::List => {
-            let ListBounds::Linked {
-                left,
-                right,
-                next_seq,
-            } = meta.list
-            else {
+            let Some((left, right, next_seq)) = meta.list.linked() else {
                 return Err(out_of_range(
                     "list bounds",
                     format!("{:?}", meta.list),

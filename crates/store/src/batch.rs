@@ -79,3 +79,15 @@ pub fn hex(bytes: &[u8]) -> String {
     }
     s
 }
+
+/// The bytes of [`hex`]'s text (either case); `None` for text that is not
+/// hex pairs.
+pub fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}

@@ -39,7 +39,7 @@ pub mod sst;
 #[cfg(feature = "rocksdb")]
 mod store;
 
-pub use batch::{hex, Batch, Pair};
+pub use batch::{hex, unhex, Batch, Pair};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use compat::{Compat, COMPAT_NAMES};
 pub use error::StoreError;

@@ -16,7 +16,7 @@ use redcodec_engine::{Compat, Engine, OpenMode};
 use redcodec_formats::AnyCodec;
 use redcodec_migrate::{
     self as migrate, MigrateError, MigrateOptions, MigrateReport, OnUnrepresentable, Outcome,
-    TypeConflict, VerifyOptions, VerifyReport,
+    Skipped, TypeConflict, VerifyOptions, VerifyReport,
 };
 
 use crate::error::CliError;
@@ -334,28 +334,35 @@ fn print_summary(args: &MigrateArgs, report: &MigrateReport, seconds: f64) {
             None => println!("resumed from the first key"),
         }
     }
-    if report.expired > 0 {
-        println!(
-            "{} keys expired during the migration and were not copied",
-            report.expired
-        );
+    let skipped_why = format!("the {} format cannot hold", args.pair.to);
+    print_left_out(
+        report.expired,
+        &report.skipped,
+        &skipped_why,
+        &report.first_of_several,
+    );
+}
+
+/// Prints the keys a migration did not copy as they were, after its
+/// summary: how many expired meanwhile, the keys skipped (`skipped_why`
+/// completes "skipped N keys …"), and the keys held in several types of
+/// which the first type was migrated.
+fn print_left_out(expired: u64, skipped: &[Skipped], skipped_why: &str, first: &[Skipped]) {
+    if expired > 0 {
+        println!("{expired} keys expired during the migration and were not copied");
     }
-    if !report.skipped.is_empty() {
-        println!(
-            "skipped {} keys the {} format cannot hold:",
-            report.skipped.len(),
-            args.pair.to
-        );
-        for s in &report.skipped {
+    if !skipped.is_empty() {
+        println!("skipped {} keys {skipped_why}:", skipped.len());
+        for s in skipped {
             println!("  {s}");
         }
     }
-    if !report.first_of_several.is_empty() {
+    if !first.is_empty() {
         println!(
             "migrated the first type of {} keys the source holds in several types (--type-conflict first):",
-            report.first_of_several.len()
+            first.len()
         );
-        for s in &report.first_of_several {
+        for s in first {
             println!("  {s}");
         }
     }

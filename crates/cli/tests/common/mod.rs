@@ -170,3 +170,11 @@ pub fn kill_when_paused(cmd: &mut Command, commit: u64) {
     child.kill().expect("kill");
     child.wait().expect("reaped");
 }
+
+/// Asserts that `text` (a command's output) contains `part`; the message
+/// is the whole text.
+#[allow(dead_code)]
+#[track_caller]
+pub fn assert_contains(text: &str, part: &str) {
+    assert!(text.contains(part), "{text}");
+}

@@ -79,9 +79,7 @@ impl Serve {
     /// A RESP2 connection.
     #[allow(dead_code)]
     pub fn conn(&self) -> redis::Connection {
-        redis::Client::open(self.url(""))
-            .and_then(|c| c.get_connection())
-            .expect("connects")
+        connect(&self.url(""))
     }
 
     /// A RESP3 connection (the client sends HELLO 3).
@@ -183,4 +181,13 @@ pub fn wait_blocked(conn: &mut redis::Connection, n: usize) {
         );
         std::thread::sleep(Duration::from_millis(5));
     }
+}
+
+/// A RESP2 connection to the server at `url` (for threads, which carry the
+/// server's URL rather than the server).
+#[allow(dead_code)]
+pub fn connect(url: &str) -> redis::Connection {
+    redis::Client::open(url)
+        .and_then(|c| c.get_connection())
+        .expect("connects")
 }

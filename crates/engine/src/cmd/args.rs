@@ -10,6 +10,23 @@ pub(crate) fn is(arg: &[u8], name: &str) -> bool {
     arg.eq_ignore_ascii_case(name.as_bytes())
 }
 
+/// The `count [flag]` arguments of HRANDFIELD and ZRANDMEMBER (`a`, from
+/// the count on): the count, and whether the `flag` (WITHVALUES,
+/// WITHSCORES) is given. The flag doubles the reply's length, so Redis then
+/// refuses counts whose doubled length would overflow.
+pub(crate) fn random_count_with(a: &[&[u8]], flag: &str) -> CmdResult<(i64, bool)> {
+    let count = crate::cmd::types::random::random_count_arg(a[0])?;
+    let with = match a.len() {
+        1 => false,
+        2 if is(a[1], flag) => true,
+        _ => return Err(CmdError::Syntax),
+    };
+    if with && !(-i64::MAX / 2..=i64::MAX / 2).contains(&count) {
+        return Err(CmdError::other("ERR value is out of range"));
+    }
+    Ok((count, with))
+}
+
 /// Resolves Redis' `start`/`stop` range over `len` elements (negative
 /// indexes count from the end) into `[start, stop]`, or `None` when empty.
 pub(crate) fn resolve_range(start: i64, stop: i64, len: u64) -> Option<(u64, u64)> {

@@ -5,12 +5,11 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
 use super::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
-use crate::cmd::args::distinct;
-use crate::cmd::args::is;
+use crate::cmd::args::{distinct, random_count_with};
 use crate::cmd::types::hashes::{
     decode_pair, field_id, last_wins, put_value, read_all, value_bytes, KIND,
 };
-use crate::cmd::types::random::{random_count_arg, random_pick, random_record, Rng};
+use crate::cmd::types::random::{random_pick, random_record, Rng};
 use crate::cmd::types::sets::record_name;
 use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
@@ -314,16 +313,7 @@ fn hrandfield<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
         let (id, _) = random_record(ctx, KIND, key, &meta)?;
         return Ok(Reply::Bulk(record_name(key, id)?));
     }
-    let count = random_count_arg(a[2])?;
-    let with_values = match a.len() {
-        3 => false,
-        4 if is(a[3], "withvalues") => true,
-        _ => return Err(CmdError::Syntax),
-    };
-    // Redis refuses counts whose doubled reply length would overflow.
-    if with_values && !(-i64::MAX / 2..=i64::MAX / 2).contains(&count) {
-        return Err(CmdError::other("ERR value is out of range"));
-    }
+    let (count, with_values) = random_count_with(&a[2..], "withvalues")?;
     let Some(meta) = read(ctx, key)?.filter(|_| count != 0) else {
         return Ok(Reply::Array(Vec::new()));
     };

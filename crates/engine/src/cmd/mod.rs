@@ -22,6 +22,7 @@ mod scan_args;
 mod server;
 mod sets;
 mod sort;
+mod stored;
 mod strings;
 pub(crate) mod types;
 mod zsets;

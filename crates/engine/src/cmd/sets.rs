@@ -12,6 +12,7 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta, SubValue};
 
 use super::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
+use super::stored::store_collection;
 use crate::cmd::args::{distinct, is, positive_arg};
 use crate::cmd::types::random::{random_count_arg, random_pick, random_record, Rng};
 use crate::cmd::types::sets::{member_id, read_all, record_name, write_all, KIND};
@@ -444,17 +445,9 @@ fn store<C: Codec, S: KvStore>(
 ) -> CmdResult<Reply> {
     let dest = a[1];
     let members = combine(ctx, op, &a[2..])?;
-    let view = ctx.view(dest)?;
-    if members.is_empty() {
-        if let Some(live) = &view.live {
-            ctx.remove_key(dest, live)?;
-        }
-        return Ok(Reply::Integer(0));
-    }
-    let mut meta = ctx.create(dest, DataType::Set, &view)?;
-    write_all(ctx, dest, &mut meta, &members)?;
-    ctx.save(dest, &meta)?;
-    Ok(Reply::Integer(meta.size as i64))
+    store_collection(ctx, dest, DataType::Set, members.is_empty(), |ctx, meta| {
+        write_all(ctx, dest, meta, &members)
+    })
 }
 
 fn sinterstore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {

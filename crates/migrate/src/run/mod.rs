@@ -13,7 +13,7 @@ use super::plan;
 use super::reader::{self, Item, Packet};
 use super::represent::Unrepresentable;
 use super::sink::Sink;
-use super::source::{self, Limits};
+use super::source::Limits;
 use super::{
     remove_checkpoint, Flow, MigrateError, MigrateOptions, MigrateReport, Observer,
     OnUnrepresentable, Outcome, Plan, Skipped, Tally, TypeConflict,
@@ -411,8 +411,8 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
 
     /// Queues a chunk of the key being written.
     fn append(&mut self, key: &[u8], dmeta: &mut Meta, chunk: Value) -> Result<(), Halt> {
-        self.current.tally.elements += source::element_count(&chunk);
-        self.current.tally.bytes += source::byte_count(&chunk);
+        self.current.tally.elements += chunk.element_count();
+        self.current.tally.bytes += chunk.byte_count();
         self.sink.append(key, dmeta, chunk)?;
         self.observer.progressed(&self.current.tally);
         Ok(())

@@ -19,6 +19,7 @@
 use std::io::Write;
 use std::path::Path;
 
+use redcodec_engine::store::{hex, unhex};
 use redcodec_migrate::Tally;
 
 use super::fail;
@@ -139,20 +140,6 @@ fn parse(text: &str) -> Option<Checkpoint> {
         },
         position,
     })
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 #[cfg(test)]

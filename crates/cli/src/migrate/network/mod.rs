@@ -26,14 +26,16 @@ mod verify;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use redcodec_engine::value::Value;
 use redcodec_engine::CmdError;
-use redcodec_migrate::{MigrateError, Skipped, Tally, Unrepresentable};
+use redcodec_migrate::{MigrateError, Observer, Plan, Skipped, Tally, Unrepresentable};
 
 use self::checkpoint::Checkpoint;
 use self::endpoint::{is_url, Endpoint};
 use self::judge::{Rules, Verdict};
-use super::{fail, human_bytes, print_verify, thousands, MigrateArgs, PairArgs, VerifyArgs};
+use super::progress::Bar;
+use super::{
+    fail, human_bytes, print_left_out, print_verify, thousands, MigrateArgs, PairArgs, VerifyArgs,
+};
 use crate::error::CliError;
 
 /// Elements per write command and per read of a big value.
@@ -154,17 +156,6 @@ fn store_description(format: &str, dir: &Path) -> String {
     format!("{format} ({})", dir.display())
 }
 
-/// Logical bytes of a value: its strings, and 8 per score (as the
-/// store-to-store migration counts them).
-fn value_bytes(value: &Value) -> u64 {
-    (match value {
-        Value::String(v) => v.len(),
-        Value::Hash(v) => v.iter().map(|(f, x)| f.len() + x.len()).sum(),
-        Value::List(v) | Value::Set(v) => v.iter().map(Vec::len).sum(),
-        Value::ZSet(v) => v.iter().map(|(m, _)| m.len() + 8).sum(),
-    }) as u64
-}
-
 /// What a planning pass found from the resume point on.
 #[derive(Default)]
 struct Planned {
@@ -190,6 +181,37 @@ impl Planned {
             Verdict::Stop(s) if self.stops.len() < 20 => self.stops.push(s),
             Verdict::Stop(_) => self.more += 1,
         }
+    }
+
+    /// Refuses the plan if keys stop the migration to `job`'s destination;
+    /// else the progress bar of the migration, showing the plan from the
+    /// `done` of a resumed run on.
+    fn start(&self, args: &MigrateArgs, job: &Job, done: Tally) -> Result<Bar, CliError> {
+        refuse_stops(&self.stops, self.more, &job.to)?;
+        let mut bar = Bar::new(args.pause_after_commits);
+        bar.planned(&Plan {
+            done,
+            keys: self.keys,
+            elements: self.elements,
+        });
+        Ok(bar)
+    }
+}
+
+/// Calls `visit` with each page of a store's keys after `after`, as
+/// `read` pages them (`summaries_after`, `keys_after`), up to the last key.
+fn for_each_page<T>(
+    mut after: Option<Vec<u8>>,
+    mut read: impl FnMut(Option<&[u8]>) -> Result<Vec<(Vec<u8>, T)>, CmdError>,
+    mut visit: impl FnMut(Vec<(Vec<u8>, T)>) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    loop {
+        let page = read(after.as_deref()).map_err(engine_error)?;
+        let Some((last, _)) = page.last() else {
+            return Ok(());
+        };
+        after = Some(last.clone());
+        visit(page)?;
     }
 }
 
@@ -325,26 +347,11 @@ impl Report {
         if let Some(resumed) = &self.resumed {
             println!("{resumed}");
         }
-        if self.expired > 0 {
-            println!(
-                "{} keys expired during the migration and were not copied",
-                self.expired
-            );
-        }
-        if !self.skipped.is_empty() {
-            println!("skipped {} keys {skipped_why}:", self.skipped.len());
-            for s in &self.skipped {
-                println!("  {s}");
-            }
-        }
-        if !self.first_of_several.is_empty() {
-            println!(
-                "migrated the first type of {} keys the source holds in several types (--type-conflict first):",
-                self.first_of_several.len()
-            );
-            for s in &self.first_of_several {
-                println!("  {s}");
-            }
-        }
+        print_left_out(
+            self.expired,
+            &self.skipped,
+            skipped_why,
+            &self.first_of_several,
+        );
     }
 }

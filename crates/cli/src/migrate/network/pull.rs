@@ -20,16 +20,14 @@ use redcodec_engine::reply::quote_bytes;
 use redcodec_engine::value::Value;
 use redcodec_engine::{Engine, OpenMode, Reply};
 use redcodec_formats::AnyCodec;
-use redcodec_migrate::{Observer, Plan, Tally};
+use redcodec_migrate::{Observer, Tally};
 
 use super::checkpoint::{Checkpoint, Position};
 use super::endpoint::Endpoint;
 use super::judge::{Rules, Verdict};
-use super::remote::{self, element_count, Fetched, RemoteKey};
+use super::remote::{self, Fetched, RemoteKey};
 use super::server::Server;
-use super::{
-    engine_error, fail, refuse_stops, value_bytes, verify, Job, Planned, Report, CHUNK, PAGE,
-};
+use super::{engine_error, fail, verify, Job, Planned, Report, CHUNK, PAGE};
 use crate::error::CliError;
 use crate::migrate::progress::Bar;
 use crate::migrate::{print_verify, MigrateArgs};
@@ -122,8 +120,8 @@ impl Puller<'_> {
     }
 
     fn count(&mut self, value: &Value) {
-        self.done.elements += element_count(value) as u64;
-        self.done.bytes += value_bytes(value);
+        self.done.elements += value.element_count();
+        self.done.bytes += value.byte_count();
         self.bar.progressed(&self.done);
     }
 }
@@ -184,15 +182,8 @@ pub fn run(args: &MigrateArgs, source: &Endpoint) -> Result<(), CliError> {
         None => (0, Tally::default()),
     };
     let planned = plan(&mut server, &dst, cursor, &job.rules)?;
-    refuse_stops(&planned.stops, planned.more, &job.to)?;
-
+    let bar = planned.start(args, &job, done)?;
     let started = Instant::now();
-    let mut bar = Bar::new(args.pause_after_commits);
-    bar.planned(&Plan {
-        done,
-        keys: planned.keys,
-        elements: planned.elements,
-    });
     let mut puller = Puller {
         dst: &dst,
         bar,

@@ -11,17 +11,14 @@ use redcodec_engine::reply::quote_bytes;
 use redcodec_engine::value::Value;
 use redcodec_engine::Engine;
 use redcodec_formats::AnyCodec;
-use redcodec_migrate::{Observer, Plan, Tally};
+use redcodec_migrate::{Observer, Tally};
 
 use super::checkpoint::{Checkpoint, Position};
 use super::endpoint::Endpoint;
 use super::judge::{Rules, Verdict};
 use super::outbox::Outbox;
 use super::server::Server;
-use super::{
-    engine_error, fail, refuse_stops, value_bytes, verify, Job, Planned, Report, SinkError, CHUNK,
-    PAGE,
-};
+use super::{fail, for_each_page, verify, Job, Planned, Report, SinkError, CHUNK, PAGE};
 use crate::error::CliError;
 use crate::migrate::progress::Bar;
 use crate::migrate::{print_verify, MigrateArgs};
@@ -30,20 +27,15 @@ use crate::migrate::{print_verify, MigrateArgs};
 /// that stops the migration.
 fn plan(src: &Engine<AnyCodec>, after: Option<&[u8]>, rules: &Rules) -> Result<Planned, CliError> {
     let mut planned = Planned::default();
-    let mut after = after.map(<[u8]>::to_vec);
-    loop {
-        let page = src
-            .summaries_after(after.as_deref(), PAGE)
-            .map_err(engine_error)?;
-        let Some((last, _)) = page.last() else {
-            return Ok(planned);
-        };
-        after = Some(last.clone());
+    let pages = |after: Option<&[u8]>| src.summaries_after(after, PAGE);
+    for_each_page(after.map(<[u8]>::to_vec), pages, |page| {
         for (key, entry) in &page {
             let elements = entry.as_ref().map_or(0, |s| s.elements);
             planned.count(rules.source_key(key, entry)?, elements);
         }
-    }
+        Ok(())
+    })?;
+    Ok(planned)
 }
 
 /// The copy: outbox, progress and checkpoint.
@@ -100,8 +92,8 @@ impl Pusher<'_> {
             self.outbox.begin_key(key);
         }
         self.outbox.chunk(key, value);
-        self.queued.elements += super::remote::element_count(value) as u64;
-        self.queued.bytes += value_bytes(value);
+        self.queued.elements += value.element_count();
+        self.queued.bytes += value.byte_count();
         self.bar.progressed(&self.queued);
         self.send_if_full()
     }
@@ -142,15 +134,8 @@ pub fn run(args: &MigrateArgs, target: &Endpoint) -> Result<(), CliError> {
         None => (None, Tally::default()),
     };
     let planned = plan(&src, after.as_deref(), &job.rules)?;
-    refuse_stops(&planned.stops, planned.more, &job.to)?;
-
+    let bar = planned.start(args, &job, done)?;
     let started = Instant::now();
-    let mut bar = Bar::new(args.pause_after_commits);
-    bar.planned(&Plan {
-        done,
-        keys: planned.keys,
-        elements: planned.elements,
-    });
     let mut pusher = Pusher {
         server,
         outbox: Outbox::default(),
@@ -188,18 +173,12 @@ pub fn run(args: &MigrateArgs, target: &Endpoint) -> Result<(), CliError> {
 fn copy(
     src: &Engine<AnyCodec>,
     pusher: &mut Pusher<'_>,
-    mut after: Option<Vec<u8>>,
+    after: Option<Vec<u8>>,
     rules: &Rules,
     report: &mut Report,
 ) -> Result<(), CliError> {
-    loop {
-        let page = src
-            .summaries_after(after.as_deref(), PAGE)
-            .map_err(engine_error)?;
-        let Some((last, _)) = page.last() else {
-            break;
-        };
-        after = Some(last.clone());
+    let pages = |after: Option<&[u8]>| src.summaries_after(after, PAGE);
+    for_each_page(after, pages, |page| {
         for (key, entry) in page {
             match rules.source_key(&key, &entry)? {
                 Verdict::Copy => {}
@@ -227,6 +206,7 @@ fn copy(
                 None => report.expired += 1,
             }
         }
-    }
+        Ok(())
+    })?;
     pusher.send()
 }

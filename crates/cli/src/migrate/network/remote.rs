@@ -264,16 +264,6 @@ fn to_value(t: DataType, items: Vec<Vec<u8>>) -> Result<Value, String> {
     })
 }
 
-/// Elements in a value (1 for a string).
-pub fn element_count(value: &Value) -> usize {
-    match value {
-        Value::String(_) => 1,
-        Value::Hash(v) => v.len(),
-        Value::List(v) | Value::Set(v) => v.len(),
-        Value::ZSet(v) => v.len(),
-    }
-}
-
 /// The command that reads a whole value of type `t`.
 fn whole_command(t: DataType, key: &[u8]) -> (Cmd, &'static str) {
     match t {
@@ -454,11 +444,11 @@ pub fn read_chunked(
                         _ => {}
                     }
                 }
-                let n = element_count(&value);
+                let n = value.element_count();
                 if n > 0 {
                     sink(value)?;
                 }
-                delivered += n as u64;
+                delivered += n;
                 cursor = next;
                 if cursor == 0 {
                     break;

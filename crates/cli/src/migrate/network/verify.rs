@@ -18,7 +18,7 @@ use super::digest::ContentDigest;
 use super::judge::{cannot_hold, Rules, Verdict};
 use super::remote::{self, Fetched, RemoteKey, RemoteType};
 use super::server::{int, Server};
-use super::{engine_error, SinkError, CHUNK, PAGE};
+use super::{for_each_page, SinkError, CHUNK, PAGE};
 use crate::error::CliError;
 
 /// How far apart two expiries may be when the server's was read as
@@ -125,15 +125,8 @@ pub fn store_to_server(
     merge: bool,
 ) -> Result<VerifyReport, CliError> {
     let mut report = VerifyReport::default();
-    let mut after: Option<Vec<u8>> = None;
-    loop {
-        let page = src
-            .summaries_after(after.as_deref(), PAGE)
-            .map_err(engine_error)?;
-        let Some((last, _)) = page.last() else {
-            break;
-        };
-        after = Some(last.clone());
+    let pages = |after: Option<&[u8]>| src.summaries_after(after, PAGE);
+    for_each_page(None, pages, |page| {
         let mut keys = Vec::new();
         for (key, entry) in page {
             report.source_keys += 1;
@@ -170,7 +163,8 @@ pub fn store_to_server(
             }
             Ok(())
         })?;
-    }
+        Ok(())
+    })?;
     let mut cursor = 0;
     loop {
         let (next, keys) = server.scan(cursor, PAGE)?;
@@ -235,15 +229,8 @@ pub fn server_to_store(
             break;
         }
     }
-    let mut after: Option<Vec<u8>> = None;
-    loop {
-        let page = dst
-            .keys_after(after.as_deref(), PAGE)
-            .map_err(engine_error)?;
-        let Some((last, _)) = page.last() else {
-            return Ok(report);
-        };
-        after = Some(last.clone());
+    let pages = |after: Option<&[u8]>| dst.keys_after(after, PAGE);
+    for_each_page(None, pages, |page| {
         let exists: Vec<redis::Cmd> = page
             .iter()
             .map(|(k, _)| {
@@ -263,5 +250,7 @@ pub fn server_to_store(
                 }
             }
         }
-    }
+        Ok(())
+    })?;
+    Ok(report)
 }

@@ -19,11 +19,21 @@ pub(super) fn zset<C: Codec, S: KvStore>(
 
 /// Entries as a flat reply: members, each followed by its score if asked.
 pub(super) fn entries_reply(entries: Vec<Entry>, withscores: bool) -> Reply {
-    let mut items = Vec::with_capacity(entries.len() * if withscores { 2 } else { 1 });
-    for e in entries {
-        items.push(Reply::Bulk(e.member));
+    scored_reply(entries.into_iter().map(|e| (e.member, e.score)), withscores)
+}
+
+/// `(member, score)` pairs as a flat reply: members, each followed by its
+/// score if asked.
+pub(super) fn scored_reply(
+    members: impl IntoIterator<Item = (Vec<u8>, f64), IntoIter: ExactSizeIterator>,
+    withscores: bool,
+) -> Reply {
+    let members = members.into_iter();
+    let mut items = Vec::with_capacity(members.len() * if withscores { 2 } else { 1 });
+    for (member, score) in members {
+        items.push(Reply::Bulk(member));
         if withscores {
-            items.push(Reply::bulk(format_score(e.score)));
+            items.push(Reply::bulk(format_score(score)));
         }
     }
     Reply::Array(items)

@@ -6,9 +6,9 @@ use std::collections::{HashMap, HashSet};
 use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
-use super::common::zset;
-use crate::cmd::args::is;
-use crate::cmd::types::random::{random_count_arg, random_pick, Rng};
+use super::common::{scored_reply, zset};
+use crate::cmd::args::{is, random_count_with};
+use crate::cmd::types::random::{random_pick, Rng};
 use crate::cmd::types::zsets::float::score_arg;
 use crate::cmd::types::zsets::read_all;
 use crate::cmd::types::zsets::write::{del_member, put_member, score_of};
@@ -323,29 +323,13 @@ pub(super) fn zrandmember<C: Codec, S: KvStore>(
         let picked = random_pick(&mut Rng::new(ctx.now_ms()), members, 1)?;
         return Ok(Reply::opt_bulk(picked.into_iter().next().map(|(m, _)| m)));
     }
-    let count = random_count_arg(a[2])?;
-    let withscores = match a.len() {
-        3 => false,
-        4 if is(a[3], "withscores") => true,
-        _ => return Err(CmdError::Syntax),
-    };
-    // Redis refuses counts whose doubled reply length would overflow.
-    if withscores && !(-i64::MAX / 2..=i64::MAX / 2).contains(&count) {
-        return Err(CmdError::other("ERR value is out of range"));
-    }
+    let (count, withscores) = random_count_with(&a[2..], "withscores")?;
     let Some(meta) = zset(ctx, key)?.filter(|_| count != 0) else {
         return Ok(Reply::Array(Vec::new()));
     };
     let members = read_all(ctx, key, &meta)?;
     let picked = random_pick(&mut Rng::new(ctx.now_ms()), members, count)?;
-    let mut items = Vec::with_capacity(picked.len() * 2);
-    for (member, score) in picked {
-        items.push(Reply::Bulk(member));
-        if withscores {
-            items.push(Reply::bulk(format_score(score)));
-        }
-    }
-    Ok(Reply::Array(items))
+    Ok(scored_reply(picked, withscores))
 }
 
 #[cfg(test)]

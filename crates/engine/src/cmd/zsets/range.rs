@@ -9,6 +9,7 @@ use super::common::{entries_reply, zset};
 use crate::cmd::args::is;
 use crate::cmd::args::resolve_range;
 use crate::cmd::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
+use crate::cmd::stored::store_collection;
 use crate::cmd::types::zsets::bounds::{Interval, LexRange, ScoreRange};
 use crate::cmd::types::zsets::order::{range_walk, walk, Entry, Start, Window};
 use crate::cmd::types::zsets::{write_all, Members};
@@ -221,18 +222,11 @@ pub(super) fn zrangestore<C: Codec, S: KvStore>(
 ) -> CmdResult<Reply> {
     let dest = a[1];
     let (entries, _) = range_entries(ctx, &a[1..], None, None, true)?;
-    let view = ctx.view(dest)?;
-    if entries.is_empty() {
-        if let Some(live) = &view.live {
-            ctx.remove_key(dest, live)?;
-        }
-        return Ok(Reply::Integer(0));
-    }
+    let empty = entries.is_empty();
     let members: Members = entries.into_iter().map(|e| (e.member, e.score)).collect();
-    let mut meta = ctx.create(dest, DataType::ZSet, &view)?;
-    write_all(ctx, dest, &mut meta, &members)?;
-    ctx.save(dest, &meta)?;
-    Ok(Reply::Integer(i64::try_from(meta.size).unwrap_or(i64::MAX)))
+    store_collection(ctx, dest, DataType::ZSet, empty, |ctx, meta| {
+        write_all(ctx, dest, meta, &members)
+    })
 }
 
 /// The entries a ZRANGE-family request `a` (`a[1]` the key) selects, in

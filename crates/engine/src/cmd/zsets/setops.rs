@@ -7,13 +7,15 @@ use std::collections::HashMap;
 use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
+use super::common::scored_reply;
 use crate::cmd::args::is;
+use crate::cmd::stored::store_collection;
 use crate::cmd::types::sets;
 use crate::cmd::types::zsets::float::score_arg;
 use crate::cmd::types::zsets::{read_all, write_all, Members};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
-use crate::number::{format_score, int_arg, parse_i64};
+use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
 
 /// Union, intersection or difference.
@@ -299,27 +301,12 @@ fn generic<C: Codec, S: KvStore>(
         }
         Output::Members => {
             in_zset_order(&mut result);
-            let mut items = Vec::with_capacity(result.len() * 2);
-            for (member, score) in result {
-                items.push(Reply::Bulk(member));
-                if options.withscores {
-                    items.push(Reply::bulk(format_score(score)));
-                }
-            }
-            return Ok(Reply::Array(items));
+            return Ok(scored_reply(result, options.withscores));
         }
     };
-    let view = ctx.view(dest)?;
-    if result.is_empty() {
-        if let Some(live) = &view.live {
-            ctx.remove_key(dest, live)?;
-        }
-        return Ok(Reply::Integer(0));
-    }
-    let mut meta = ctx.create(dest, DataType::ZSet, &view)?;
-    write_all(ctx, dest, &mut meta, &result)?;
-    ctx.save(dest, &meta)?;
-    Ok(Reply::Integer(meta.size as i64))
+    store_collection(ctx, dest, DataType::ZSet, result.is_empty(), |ctx, meta| {
+        write_all(ctx, dest, meta, &result)
+    })
 }
 
 pub(super) fn zunionstore<C: Codec, S: KvStore>(

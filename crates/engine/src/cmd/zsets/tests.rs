@@ -492,8 +492,8 @@ mod lossy {
     use std::sync::Arc;
 
     use redcodec_codec::{
-        Capabilities, Codec, DataType, DecodeError, EncodeError, GcDecision, KeyRange, Layout,
-        Meta, Place, Record, ScoreIndex, SubId, SubKind, SubOwner, SubValue,
+        Codec, DataType, Declaration, DecodeError, EncodeError, GcDecision, KeyRange, Meta, Place,
+        Record, ScoreIndex, SubId, SubKind, SubOwner, SubValue,
     };
     use redcodec_kvrocks::KvrocksCodec;
 
@@ -502,7 +502,7 @@ mod lossy {
 
     pub(super) struct Lossy {
         inner: KvrocksCodec,
-        caps: Capabilities,
+        declared: Declaration,
     }
 
     /// Rounds to 5 decimals, as a lossy index would.
@@ -526,14 +526,8 @@ mod lossy {
     }
 
     impl Codec for Lossy {
-        fn name(&self) -> &'static str {
-            "lossy"
-        }
-        fn layout(&self) -> &Layout {
-            self.inner.layout()
-        }
-        fn capabilities(&self) -> &Capabilities {
-            &self.caps
+        fn declaration(&self) -> &Declaration {
+            &self.declared
         }
         fn next_version(&self, now_us: u64, counter: u64, previous: Option<u64>) -> u64 {
             self.inner.next_version(now_us, counter, previous)
@@ -617,8 +611,13 @@ mod lossy {
             caps.score_limit = Some((-1e13, 1e13));
             let dir = tempfile::tempdir().expect("tempdir");
             let clock = Arc::new(ManualClock::at_ms(1_700_000_000_000));
+            let declared = Declaration {
+                name: "lossy",
+                layout: inner.layout().clone(),
+                capabilities: caps,
+            };
             let engine = Engine::open(
-                Lossy { inner, caps },
+                Lossy { inner, declared },
                 dir.path(),
                 EngineOptions::with_clock(clock),
             )

@@ -11,7 +11,9 @@
 use crate::store::KvStore;
 use redcodec_codec::{Codec, ListBounds, ListShift, Meta, SubId, SubKind, SubValue};
 
-use super::ops::{take_exactly, ListOps, Side};
+use super::ops::{
+    matches, put_item, take_exactly, unexpected_item, values, visit_values, ListOps, Side,
+};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx, SubIter};
 
@@ -90,10 +92,7 @@ impl<C: Codec, S: KvStore> Iterator for Items<'_, '_, C, S> {
             Err(e) => Some(Err(e)),
             Ok((SubId::Index(i), _)) if i < self.head || i >= self.tail => None,
             Ok((SubId::Index(i), SubValue::Bytes(v))) => Some(Ok((i, v))),
-            Ok((id, value)) => Some(Err(corrupt(
-                self.key,
-                format!("unexpected list item {id:?} = {value:?}"),
-            ))),
+            Ok((id, value)) => Some(Err(unexpected_item(self.key, id, value))),
         }
     }
 }
@@ -110,15 +109,8 @@ fn read_run<C: Codec, S: KvStore>(
     take_exactly(key, Items::new(ctx, key, meta, from, reverse)?, n)
 }
 
-fn put<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    key: &[u8],
-    meta: &Meta,
-    index: u64,
-    value: &[u8],
-) {
-    let item = SubValue::Bytes(value.to_vec());
-    ctx.sub_put(SubKind::ListItem, key, meta, &SubId::Index(index), &item);
+fn put<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, key: &[u8], meta: &Meta, i: u64, v: &[u8]) {
+    put_item(ctx, key, meta, SubId::Index(i), v);
 }
 
 fn del<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, key: &[u8], meta: &Meta, index: u64) {
@@ -188,20 +180,12 @@ fn matching_indexes<C: Codec, S: KvStore>(
     limit: u64,
 ) -> CmdResult<Vec<u64>> {
     let (head, tail) = bounds(key, meta)?;
-    let mut found = Vec::new();
     if head == tail {
-        return Ok(found);
+        return Ok(Vec::new());
     }
     let start = if from_tail { tail - 1 } else { head };
-    for item in Items::new(ctx, key, meta, start, from_tail)? {
-        let (index, v) = item?;
-        if v == value {
-            found.push(index);
-            if found.len() as u64 == limit {
-                break;
-            }
-        }
-    }
+    let items = Items::new(ctx, key, meta, start, from_tail)?;
+    let mut found = matches(items, value, limit, |(index, _)| index)?;
     found.sort_unstable();
     Ok(found)
 }
@@ -261,7 +245,7 @@ impl ListOps for Array {
     ) -> CmdResult<Vec<Vec<u8>>> {
         let from = index_of(key, meta, start)?;
         let run = read_run(ctx, key, meta, from, false, stop - start + 1)?;
-        Ok(run.into_iter().map(|(_, v)| v).collect())
+        Ok(values(run))
     }
 
     fn visit<C: Codec, S: KvStore>(
@@ -270,19 +254,14 @@ impl ListOps for Array {
         key: &[u8],
         meta: &Meta,
         from: Side,
-        mut visit: impl FnMut(&[u8]) -> bool,
+        visit: impl FnMut(&[u8]) -> bool,
     ) -> CmdResult<()> {
         let (head, tail) = bounds(key, meta)?;
         if head == tail {
             return Ok(());
         }
         let (start, reverse) = from.pick((head, false), (tail - 1, true));
-        for item in Items::new(ctx, key, meta, start, reverse)? {
-            if !visit(&item?.1) {
-                break;
-            }
-        }
-        Ok(())
+        visit_values(Items::new(ctx, key, meta, start, reverse)?, visit)
     }
 
     fn push<C: Codec, S: KvStore, V: AsRef<[u8]>>(
@@ -338,7 +317,7 @@ impl ListOps for Array {
             Side::Left => set_bounds(meta, head + n, tail),
             Side::Right => set_bounds(meta, head, tail - n),
         }
-        Ok(run.into_iter().map(|(_, v)| v).collect())
+        Ok(values(run))
     }
 
     fn set<C: Codec, S: KvStore>(

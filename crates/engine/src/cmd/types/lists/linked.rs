@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::store::KvStore;
 use redcodec_codec::{Codec, ListBounds, Meta, SubId, SubKind, SubValue};
 
-use super::ops::{ListOps, Side};
+use super::ops::{matches, visit_values, ListOps, Side};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx};
 
@@ -47,6 +47,13 @@ struct Node {
     prev: i64,
     next: i64,
     value: Vec<u8>,
+}
+
+impl AsRef<[u8]> for Node {
+    /// The node's element.
+    fn as_ref(&self) -> &[u8] {
+        &self.value
+    }
 }
 
 impl Node {
@@ -87,12 +94,7 @@ impl Bounds {
                 ),
             )
         };
-        let ListBounds::Linked {
-            left,
-            right,
-            next_seq,
-        } = meta.list
-        else {
+        let Some((left, right, next_seq)) = meta.list.linked() else {
             return Err(bad());
         };
         let empty = meta.size == 0;
@@ -474,14 +476,9 @@ impl ListOps for Linked {
         key: &[u8],
         meta: &Meta,
         from: Side,
-        mut visit: impl FnMut(&[u8]) -> bool,
+        visit: impl FnMut(&[u8]) -> bool,
     ) -> CmdResult<()> {
-        for item in Walk::new(ctx, key, meta, from)? {
-            if !visit(&item?.1.value) {
-                break;
-            }
-        }
-        Ok(())
+        visit_values(Walk::new(ctx, key, meta, from)?, visit)
     }
 
     fn push<C: Codec, S: KvStore, V: AsRef<[u8]>>(
@@ -618,17 +615,8 @@ impl ListOps for Linked {
         value: &[u8],
     ) -> CmdResult<u64> {
         let from = if count < 0 { Side::Right } else { Side::Left };
-        let limit = count.unsigned_abs();
-        let mut doomed = Vec::new();
-        for item in Walk::new(ctx, key, meta, from)? {
-            let (seq, node) = item?;
-            if node.value == value {
-                doomed.push((seq, node));
-                if doomed.len() as u64 == limit {
-                    break;
-                }
-            }
-        }
+        let walk = Walk::new(ctx, key, meta, from)?;
+        let doomed = matches(walk, value, count.unsigned_abs(), |found| found)?;
         let n = doomed.len() as u64;
         if n == 0 || n == meta.size {
             return Ok(n);

@@ -30,12 +30,7 @@ fn chain(t: &NemoEngine, key: &str) -> Vec<String> {
     let Some(meta) = ctx.typed(key.as_bytes(), DataType::List).unwrap() else {
         return Vec::new();
     };
-    let ListBounds::Linked {
-        left,
-        right,
-        next_seq,
-    } = meta.list
-    else {
+    let Some((left, right, next_seq)) = meta.list.linked() else {
         panic!("not a linked list: {:?}", meta.list);
     };
     let nodes: BTreeMap<i64, StoredNode> = ctx

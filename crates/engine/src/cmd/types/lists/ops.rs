@@ -14,9 +14,9 @@
 //!   caller drops the key), except pops, which leave `meta.size == 0`.
 
 use crate::store::KvStore;
-use redcodec_codec::{Codec, Meta};
+use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
 
-use crate::error::CmdResult;
+use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 
 /// An end of a list.
@@ -180,6 +180,65 @@ pub(super) fn take_exactly<T>(
         ));
     }
     Ok(run)
+}
+
+/// Queues the list item record `id` of `key` holding `value` (the array
+/// and sparse models, whose items hold bare values).
+pub(super) fn put_item<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+    id: SubId,
+    value: &[u8],
+) {
+    let item = SubValue::Bytes(value.to_vec());
+    ctx.sub_put(SubKind::ListItem, key, meta, &id, &item);
+}
+
+/// The error for a list item record a model's walk cannot read.
+pub(super) fn unexpected_item(key: &[u8], id: SubId, value: SubValue) -> CmdError {
+    crate::keyspace::corrupt(key, format!("unexpected list item {id:?} = {value:?}"))
+}
+
+/// Calls `visit` with the value of each `(place, value)` of a model's walk
+/// until it returns `false`.
+pub(super) fn visit_values<T, V: AsRef<[u8]>>(
+    items: impl Iterator<Item = CmdResult<(T, V)>>,
+    mut visit: impl FnMut(&[u8]) -> bool,
+) -> CmdResult<()> {
+    for item in items {
+        if !visit(item?.1.as_ref()) {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// The values of a run of `(place, value)`, in order.
+pub(super) fn values<T>(run: Vec<(T, Vec<u8>)>) -> Vec<Vec<u8>> {
+    run.into_iter().map(|(_, v)| v).collect()
+}
+
+/// What `keep` makes of the first `limit` items (all when `limit` is 0)
+/// of a model's walk whose value equals `value`, in walk order: LREM's
+/// matches.
+pub(super) fn matches<T, V: AsRef<[u8]>, R>(
+    items: impl Iterator<Item = CmdResult<(T, V)>>,
+    value: &[u8],
+    limit: u64,
+    keep: impl Fn((T, V)) -> R,
+) -> CmdResult<Vec<R>> {
+    let mut found = Vec::new();
+    for item in items {
+        let item = item?;
+        if item.1.as_ref() == value {
+            found.push(keep(item));
+            if found.len() as u64 == limit {
+                break;
+            }
+        }
+    }
+    Ok(found)
 }
 
 #[cfg(test)]

@@ -27,23 +27,17 @@ use std::cmp::Ordering;
 use crate::store::KvStore;
 use redcodec_codec::{Codec, ListBounds, Meta, SparseIndex, SubId, SubKind, SubValue};
 
-use super::ops::{take_exactly, ListOps, Side};
+use super::ops::{
+    matches, put_item, take_exactly, unexpected_item, values, visit_values, ListOps, Side,
+};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx, SubIter};
 
 /// The `(min, max, sequential)` bounds of a list.
 fn bounds(key: &[u8], meta: &Meta) -> CmdResult<(SparseIndex, SparseIndex, bool)> {
-    match meta.list {
-        ListBounds::Sparse {
-            min,
-            max,
-            sequential,
-        } => Ok((min, max, sequential)),
-        _ => Err(corrupt(
-            key,
-            format!("list bounds {:?} are not sparse", meta.list),
-        )),
-    }
+    meta.list
+        .sparse()
+        .ok_or_else(|| corrupt(key, format!("list bounds {:?} are not sparse", meta.list)))
 }
 
 fn set_bounds(meta: &mut Meta, min: SparseIndex, max: SparseIndex, sequential: bool) {
@@ -141,10 +135,7 @@ impl<C: Codec, S: KvStore> Iterator for Items<'_, '_, C, S> {
         match self.subs.next()? {
             Err(e) => Some(Err(e)),
             Ok((SubId::Sparse(i), SubValue::Bytes(v))) => Some(Ok((i, v))),
-            Ok((id, value)) => Some(Err(corrupt(
-                self.key,
-                format!("unexpected list item {id:?} = {value:?}"),
-            ))),
+            Ok((id, value)) => Some(Err(unexpected_item(self.key, id, value))),
         }
     }
 }
@@ -153,11 +144,10 @@ fn put<C: Codec, S: KvStore>(
     ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
-    index: SparseIndex,
-    value: &[u8],
+    i: SparseIndex,
+    v: &[u8],
 ) {
-    let item = SubValue::Bytes(value.to_vec());
-    ctx.sub_put(SubKind::ListItem, key, meta, &SubId::Sparse(index), &item);
+    put_item(ctx, key, meta, SubId::Sparse(i), v);
 }
 
 fn del<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, key: &[u8], meta: &Meta, index: SparseIndex) {
@@ -309,7 +299,7 @@ impl ListOps for Sparse {
         stop: u64,
     ) -> CmdResult<Vec<Vec<u8>>> {
         let run = window(ctx, key, meta, start, stop - start + 1)?;
-        Ok(run.into_iter().map(|(_, v)| v).collect())
+        Ok(values(run))
     }
 
     fn visit<C: Codec, S: KvStore>(
@@ -318,14 +308,9 @@ impl ListOps for Sparse {
         key: &[u8],
         meta: &Meta,
         from: Side,
-        mut visit: impl FnMut(&[u8]) -> bool,
+        visit: impl FnMut(&[u8]) -> bool,
     ) -> CmdResult<()> {
-        for item in Items::from_side(ctx, key, meta, from) {
-            if !visit(&item?.1) {
-                break;
-            }
-        }
-        Ok(())
+        visit_values(Items::from_side(ctx, key, meta, from), visit)
     }
 
     fn push<C: Codec, S: KvStore, V: AsRef<[u8]>>(
@@ -389,7 +374,7 @@ impl ListOps for Sparse {
         });
         let from_end = || Items::new(ctx, key, meta, start, side == Side::Right);
         // The popped elements, and the one after them (the new bound).
-        let mut run = take_exactly(key, from_end(), n)?;
+        let run = take_exactly(key, from_end(), n)?;
         if n < meta.size {
             let mut rest = from_end().skip(n as usize);
             let next = rest
@@ -403,7 +388,7 @@ impl ListOps for Sparse {
         }
         meta.size -= n;
         set_bounds(meta, min, max, sequential);
-        Ok(run.drain(..).map(|(_, v)| v).collect())
+        Ok(values(run))
     }
 
     fn set<C: Codec, S: KvStore>(
@@ -482,21 +467,9 @@ impl ListOps for Sparse {
         value: &[u8],
     ) -> CmdResult<u64> {
         let (mut min, mut max, _) = bounds(key, meta)?;
-        let limit = match count.unsigned_abs() {
-            0 => u64::MAX,
-            n => n,
-        };
         let from = if count < 0 { Side::Right } else { Side::Left };
-        let mut doomed = Vec::new();
-        for item in Items::from_side(ctx, key, meta, from) {
-            let (index, v) = item?;
-            if v == value {
-                doomed.push(index);
-                if doomed.len() as u64 == limit {
-                    break;
-                }
-            }
-        }
+        let items = Items::from_side(ctx, key, meta, from);
+        let doomed = matches(items, value, count.unsigned_abs(), |(index, _)| index)?;
         let n = doomed.len() as u64;
         if n == meta.size {
             return Ok(n);

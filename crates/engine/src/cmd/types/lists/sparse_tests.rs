@@ -2,7 +2,7 @@
 //! writes, and that the replies stay Redis' whatever the indexes.
 
 use redcodec_ardb::ArdbCodec;
-use redcodec_codec::{DataType, ListBounds, SparseIndex, SubId, SubKind, SubValue};
+use redcodec_codec::{DataType, SparseIndex, SubId, SubKind, SubValue};
 
 use crate::cmd::testkit::TestEngine;
 use crate::keyspace::Ctx;
@@ -42,12 +42,7 @@ impl Ardb {
             .typed(key.as_bytes(), DataType::List)
             .unwrap()
             .expect("live list");
-        let ListBounds::Sparse {
-            min,
-            max,
-            sequential,
-        } = meta.list
-        else {
+        let Some((min, max, sequential)) = meta.list.sparse() else {
             panic!("not a sparse list: {:?}", meta.list);
         };
         let items: Vec<_> = ctx

@@ -176,14 +176,8 @@ impl Interval for LexRange {
 
 #[cfg(test)]
 mod tests {
+    use super::super::entry::entry;
     use super::*;
-
-    fn entry(member: &str, score: f64) -> Entry {
-        Entry {
-            member: member.as_bytes().to_vec(),
-            score,
-        }
-    }
 
     #[test]
     fn score_ranges_test_their_ends() {

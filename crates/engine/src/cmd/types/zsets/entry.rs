@@ -9,3 +9,13 @@ pub(crate) struct Entry {
     /// Its exact score.
     pub(crate) score: f64,
 }
+
+/// The entry of `member` (as UTF-8) with `score`: the shorthand of the
+/// tests of ranges and walks.
+#[cfg(test)]
+pub(crate) fn entry(member: &str, score: f64) -> Entry {
+    Entry {
+        member: member.as_bytes().to_vec(),
+        score,
+    }
+}

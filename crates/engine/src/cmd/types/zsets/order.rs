@@ -315,14 +315,8 @@ pub(crate) fn range_walk<R: Interval>(
 #[cfg(test)]
 mod tests {
     use super::super::bounds::ScoreRange;
+    use super::super::entry::entry;
     use super::*;
-
-    fn entry(member: &str, score: f64) -> Entry {
-        Entry {
-            member: member.as_bytes().to_vec(),
-            score,
-        }
-    }
 
     /// Rounds to 5 decimals as a lossy index would.
     fn rounded(score: f64) -> f64 {
