@@ -121,7 +121,7 @@ fn codec_records<C: Codec>(
         out.push((t, c.meta_record(b"k", t).unwrap().key));
         let own: Vec<(SubKind, SubId)> = ids
             .iter()
-            .filter(|(kind, _)| owner(*kind) == t)
+            .filter(|(kind, _)| kind.owner_type() == t)
             .cloned()
             .collect();
         for key in sub_records(c, m, &own) {
@@ -145,15 +145,6 @@ fn codec_records<C: Codec>(
         }
     }
     out
-}
-
-fn owner(kind: SubKind) -> DataType {
-    match kind {
-        SubKind::HashField => DataType::Hash,
-        SubKind::SetMember => DataType::Set,
-        SubKind::ZSetMember | SubKind::ZSetScore => DataType::ZSet,
-        SubKind::ListItem => DataType::List,
-    }
 }
 
 fn metas<C: Codec>(c: &C, version: u64, list: ListBounds) -> Vec<Meta> {

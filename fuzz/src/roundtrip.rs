@@ -155,16 +155,6 @@ fn element_of<C: Codec>(c: &C, e: &Element) -> Option<(SubKind, SubId, SubValue)
     Some((kind, id, value))
 }
 
-/// The type whose elements are of `kind`.
-fn owner_type(kind: SubKind) -> DataType {
-    match kind {
-        SubKind::HashField => DataType::Hash,
-        SubKind::SetMember => DataType::Set,
-        SubKind::ZSetMember | SubKind::ZSetScore => DataType::ZSet,
-        SubKind::ListItem => DataType::List,
-    }
-}
-
 /// Runs every check of the module docs on `case` with `c`.
 pub fn check<C: Codec>(c: &C, case: &Case) {
     let name = c.name();
@@ -226,7 +216,7 @@ pub fn check<C: Codec>(c: &C, case: &Case) {
         let Some((kind, id, value)) = element_of(c, e) else {
             continue;
         };
-        if owner_type(kind) != t {
+        if kind.owner_type() != t {
             continue;
         }
         let place = c.sub_place(kind, &case.key);

@@ -212,6 +212,18 @@ pub enum SubKind {
     ListItem,
 }
 
+impl SubKind {
+    /// The type whose elements are of this kind.
+    pub fn owner_type(self) -> DataType {
+        match self {
+            SubKind::HashField => DataType::Hash,
+            SubKind::SetMember => DataType::Set,
+            SubKind::ZSetMember | SubKind::ZSetScore => DataType::ZSet,
+            SubKind::ListItem => DataType::List,
+        }
+    }
+}
+
 /// What identifies an element record inside its key.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SubId {

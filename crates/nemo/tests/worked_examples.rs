@@ -406,16 +406,7 @@ fn round_trips_of_every_record_kind() {
         let owner = c
             .gc_sub_owner(written.range.place, &written.key, &written.value)
             .unwrap();
-        assert_eq!(owner.meta, c.meta_record(key, meta_type(kind)).unwrap());
-    }
-}
-
-fn meta_type(kind: SubKind) -> DataType {
-    match kind {
-        SubKind::HashField => DataType::Hash,
-        SubKind::SetMember => DataType::Set,
-        SubKind::ZSetMember | SubKind::ZSetScore => DataType::ZSet,
-        SubKind::ListItem => DataType::List,
+        assert_eq!(owner.meta, c.meta_record(key, kind.owner_type()).unwrap());
     }
 }
 
