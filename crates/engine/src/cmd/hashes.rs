@@ -324,24 +324,8 @@ fn hrandfield<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
 
 #[cfg(test)]
 mod tests {
-    use crate::cmd::testkit::TestEngine;
+    use crate::cmd::testkit::{quoted, sorted, TestEngine, WRONG};
     use crate::reply::Reply;
-
-    const WRONG: &str = "(error) WRONGTYPE Operation against a key holding the wrong kind of value";
-
-    /// The items of an array reply, rendered and sorted.
-    fn sorted(reply: Reply) -> Vec<String> {
-        let Reply::Array(items) = reply else {
-            panic!("not an array: {reply:?}")
-        };
-        let mut out: Vec<String> = items.into_iter().map(|r| r.to_cli_string()).collect();
-        out.sort();
-        out
-    }
-
-    fn quoted(items: &[&str]) -> Vec<String> {
-        items.iter().map(|s| format!("\"{s}\"")).collect()
-    }
 
     /// The items of an array reply as (field, value) pairs, sorted.
     fn sorted_pairs(reply: Reply) -> Vec<(String, String)> {

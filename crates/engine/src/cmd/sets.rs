@@ -468,21 +468,7 @@ fn sdiffstore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::TestEngine;
-
-    /// The members of an array reply, sorted.
-    fn sorted(reply: Reply) -> Vec<String> {
-        let Reply::Array(items) = reply else {
-            panic!("not an array: {reply:?}")
-        };
-        let mut out: Vec<String> = items.into_iter().map(|r| r.to_cli_string()).collect();
-        out.sort();
-        out
-    }
-
-    fn strings(items: &[&str]) -> Vec<String> {
-        items.iter().map(|s| format!("\"{s}\"")).collect()
-    }
+    use crate::cmd::testkit::{quoted, sorted, TestEngine, WRONG};
 
     #[test]
     fn add_remove_and_membership() {
@@ -498,7 +484,7 @@ mod tests {
             "1) (integer) 1\n2) (integer) 0\n3) (integer) 1"
         );
         assert_eq!(t.cli("SMISMEMBER nokey a"), "1) (integer) 0");
-        assert_eq!(sorted(t.run("SMEMBERS s")), strings(&["a", "b", "c", "d"]));
+        assert_eq!(sorted(t.run("SMEMBERS s")), quoted(&["a", "b", "c", "d"]));
         assert_eq!(t.cli("SREM s a a z"), "(integer) 1");
         assert_eq!(t.cli("SREM nokey a"), "(integer) 0");
         assert_eq!(t.cli("SREM s b c d"), "(integer) 3");
@@ -514,8 +500,6 @@ mod tests {
         let t = TestEngine::in_memory();
         t.run("SET str v");
         t.run("SADD s a");
-        const WRONG: &str =
-            "(error) WRONGTYPE Operation against a key holding the wrong kind of value";
         for cmd in [
             "SADD str a",
             "SREM str a",
@@ -566,7 +550,7 @@ mod tests {
         assert_eq!(t.cli("SRANDMEMBER s 0"), "(empty array)");
         assert_eq!(
             sorted(t.run("SRANDMEMBER s 10")),
-            strings(&["a", "b", "c", "d", "e"])
+            quoted(&["a", "b", "c", "d", "e"])
         );
         let three = sorted(t.run("SRANDMEMBER s 3"));
         assert_eq!(three.len(), 3);
@@ -636,20 +620,20 @@ mod tests {
         t.run("SADD s1 a b c");
         t.run("SADD s2 b c d");
         t.run("SADD s3 c d e");
-        assert_eq!(sorted(t.run("SINTER s1 s2")), strings(&["b", "c"]));
-        assert_eq!(sorted(t.run("SINTER s1 s2 s3")), strings(&["c"]));
+        assert_eq!(sorted(t.run("SINTER s1 s2")), quoted(&["b", "c"]));
+        assert_eq!(sorted(t.run("SINTER s1 s2 s3")), quoted(&["c"]));
         assert_eq!(t.cli("SINTER s1 nokey"), "(empty array)");
         assert_eq!(
             sorted(t.run("SUNION s1 nokey s3")),
-            strings(&["a", "b", "c", "d", "e"])
+            quoted(&["a", "b", "c", "d", "e"])
         );
-        assert_eq!(sorted(t.run("SDIFF s1 s2")), strings(&["a"]));
-        assert_eq!(sorted(t.run("SDIFF s1 nokey")), strings(&["a", "b", "c"]));
+        assert_eq!(sorted(t.run("SDIFF s1 s2")), quoted(&["a"]));
+        assert_eq!(sorted(t.run("SDIFF s1 nokey")), quoted(&["a", "b", "c"]));
         assert_eq!(t.cli("SDIFF nokey s1"), "(empty array)");
         assert_eq!(t.cli("SDIFF s1 s1"), "(empty array)");
 
         assert_eq!(t.cli("SUNIONSTORE d s1 s2"), "(integer) 4");
-        assert_eq!(sorted(t.run("SMEMBERS d")), strings(&["a", "b", "c", "d"]));
+        assert_eq!(sorted(t.run("SMEMBERS d")), quoted(&["a", "b", "c", "d"]));
         // The destination is replaced, not merged.
         assert_eq!(t.cli("SINTERSTORE d s1 s3"), "(integer) 1");
         assert_eq!(t.cli("SMEMBERS d"), "1) \"c\"");
@@ -706,7 +690,7 @@ mod tests {
         });
         assert_eq!(
             matched,
-            strings(&[
+            quoted(&[
                 "m990", "m991", "m992", "m993", "m994", "m995", "m996", "m997", "m998", "m999"
             ])
         );

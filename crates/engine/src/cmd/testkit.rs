@@ -69,3 +69,21 @@ impl<S: KvStore, C: Codec> TestEngine<S, C> {
         self.run(line).to_cli_string()
     }
 }
+
+/// redis-cli's rendering of the WRONGTYPE error.
+pub const WRONG: &str = "(error) WRONGTYPE Operation against a key holding the wrong kind of value";
+
+/// The items of an array reply, rendered as redis-cli does and sorted.
+pub fn sorted(reply: Reply) -> Vec<String> {
+    let Reply::Array(items) = reply else {
+        panic!("not an array: {reply:?}")
+    };
+    let mut out: Vec<String> = items.into_iter().map(|r| r.to_cli_string()).collect();
+    out.sort();
+    out
+}
+
+/// Words as redis-cli renders bulk strings: in double quotes.
+pub fn quoted(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| format!("\"{s}\"")).collect()
+}

@@ -1,6 +1,6 @@
 use redcodec_codec::{Codec, DataType, ListBounds, SubId, SubKind, SubValue};
 
-use crate::cmd::testkit::TestEngine;
+use crate::cmd::testkit::{TestEngine, WRONG};
 use crate::keyspace::Ctx;
 use crate::store::MemStore;
 
@@ -49,8 +49,6 @@ fn is_gone(t: &TestEngine<MemStore>, key: &str) -> bool {
     Ctx::new(&t.engine).live(key.as_bytes()).unwrap().is_none()
 }
 
-const WRONGTYPE: &str = "(error) WRONGTYPE Operation against a key holding the wrong kind of value";
-
 #[test]
 fn pushes_write_at_both_ends() {
     let t = TestEngine::in_memory();
@@ -98,8 +96,8 @@ fn pops_with_and_without_count() {
         "(error) ERR wrong number of arguments for 'lpop' command"
     );
     t.run("SET s v");
-    assert_eq!(t.cli("LPOP s"), WRONGTYPE);
-    assert_eq!(t.cli("LPOP s 0"), WRONGTYPE);
+    assert_eq!(t.cli("LPOP s"), WRONG);
+    assert_eq!(t.cli("LPOP s 0"), WRONG);
     assert_eq!(
         t.cli("LPOP s -1"),
         "(error) ERR value is out of range, must be positive"
@@ -143,7 +141,7 @@ fn index_range_and_set() {
     );
     t.run("SET s v");
     for cmd in ["LINDEX s x", "LSET s x y", "LRANGE s 0 1", "LLEN s"] {
-        assert_eq!(t.cli(cmd), WRONGTYPE, "{cmd}");
+        assert_eq!(t.cli(cmd), WRONG, "{cmd}");
     }
 }
 
@@ -187,7 +185,7 @@ fn linsert_shifts_the_shorter_side() {
         "(error) ERR syntax error"
     );
     t.run("SET s v");
-    assert_eq!(t.cli("LINSERT s BEFORE a x"), WRONGTYPE);
+    assert_eq!(t.cli("LINSERT s BEFORE a x"), WRONG);
     assert_eq!(t.cli("LINSERT s middle a x"), "(error) ERR syntax error");
 }
 
@@ -231,7 +229,7 @@ fn lrem_compacts_the_shorter_side() {
         "(error) ERR value is not an integer or out of range"
     );
     t.run("SET s v");
-    assert_eq!(t.cli("LREM s 0 a"), WRONGTYPE);
+    assert_eq!(t.cli("LREM s 0 a"), WRONG);
 }
 
 #[test]
@@ -256,7 +254,7 @@ fn ltrim_deletes_outside_the_range() {
         "(error) ERR value is not an integer or out of range"
     );
     t.run("SET s v");
-    assert_eq!(t.cli("LTRIM s 0 1"), WRONGTYPE);
+    assert_eq!(t.cli("LTRIM s 0 1"), WRONG);
 }
 
 #[test]
@@ -316,7 +314,7 @@ fn lpos_options() {
     assert_eq!(flat("LPOS l c foo"), "(error) ERR syntax error");
     assert_eq!(flat("LPOS l c RANK"), "(error) ERR syntax error");
     t.run("SET s v");
-    assert_eq!(flat("LPOS s c"), WRONGTYPE);
+    assert_eq!(flat("LPOS s c"), WRONG);
     assert_eq!(flat("LPOS s c RANK 0"), rank_zero);
 }
 
@@ -336,10 +334,10 @@ fn lmove_between_lists() {
     assert_eq!(t.cli("RPOPLPUSH missing s"), "(nil)");
     assert_eq!(t.cli("LMOVE missing s LEFT LEFT"), "(nil)");
     // A destination of another type: nothing changes.
-    assert_eq!(t.cli("RPOPLPUSH dst s"), WRONGTYPE);
-    assert_eq!(t.cli("LMOVE dst s LEFT LEFT"), WRONGTYPE);
+    assert_eq!(t.cli("RPOPLPUSH dst s"), WRONG);
+    assert_eq!(t.cli("LMOVE dst s LEFT LEFT"), WRONG);
     assert_eq!(t.cli("LLEN dst"), "(integer) 3");
-    assert_eq!(t.cli("RPOPLPUSH s dst"), WRONGTYPE);
+    assert_eq!(t.cli("RPOPLPUSH s dst"), WRONG);
     assert_eq!(t.cli("LMOVE dst dst foo RIGHT"), "(error) ERR syntax error");
     assert_eq!(
         t.cli("LMOVE missing dst LEFT foo"),
