@@ -101,10 +101,9 @@ impl KeyScheme {
         } else {
             rest
         };
-        u32::try_from(user_key.len())
-            .ok()
-            .and(rest)
-            .and_then(|r| r.strip_prefix(&(user_key.len() as u32).to_be_bytes()[..]))
+        let key_len = u32::try_from(user_key.len()).ok();
+        rest.zip(key_len)
+            .and_then(|(r, len)| r.strip_prefix(&len.to_be_bytes()[..]))
             .and_then(|r| r.strip_prefix(user_key))
             .and_then(|r| r.strip_prefix(&version.to_be_bytes()[..]))
             .ok_or_else(|| DecodeError::Invalid {
