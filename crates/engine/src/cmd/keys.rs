@@ -179,7 +179,12 @@ fn remaining_ms<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdRes
 
 fn ttl<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let ms = remaining_ms(ctx, a[1])?;
-    Ok(Reply::Integer(if ms < 0 { ms } else { (ms + 500) / 1000 }))
+    // Saturating: a stored expiry near the end of time does not overflow.
+    Ok(Reply::Integer(if ms < 0 {
+        ms
+    } else {
+        ms.saturating_add(500) / 1000
+    }))
 }
 
 fn pttl<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
@@ -200,7 +205,12 @@ fn expiry_ms<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdResult
 /// `ttlGenericCommand` rounds.
 fn expiretime<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let ms = expiry_ms(ctx, a[1])?;
-    Ok(Reply::Integer(if ms < 0 { ms } else { (ms + 500) / 1000 }))
+    // Saturating: a stored expiry near the end of time does not overflow.
+    Ok(Reply::Integer(if ms < 0 {
+        ms
+    } else {
+        ms.saturating_add(500) / 1000
+    }))
 }
 
 fn pexpiretime<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
@@ -295,4 +305,20 @@ fn copy<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult
     let value = read_value(ctx, src, &meta)?;
     write_value(ctx, dst, &view, &value, meta.expire_ms)?;
     Ok(Reply::Integer(1))
+}
+
+#[cfg(test)]
+mod expiretime_tests {
+    use crate::cmd::testkit::TestEngine;
+
+    /// Found by the `store_reads` fuzz target: an expiry near the end of
+    /// time overflowed EXPIRETIME's rounding.
+    #[test]
+    fn expiretime_of_the_last_millisecond_does_not_overflow() {
+        let t = TestEngine::in_memory();
+        t.run("SET k v");
+        assert_eq!(t.cli("PEXPIREAT k 9223372036854775807"), "(integer) 1");
+        assert_eq!(t.cli("PEXPIRETIME k"), "(integer) 9223372036854775807");
+        assert_eq!(t.cli("EXPIRETIME k"), "(integer) 9223372036854775");
+    }
 }
