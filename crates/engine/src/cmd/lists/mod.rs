@@ -9,7 +9,7 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
 use crate::cmd::args::{is, mpop_count, numkeys_block, resolve_range};
-use crate::cmd::types::lists::{ListOps, Model, Side};
+use crate::cmd::types::lists::{Insertion, List, ListMut, ListOps, Model, Side};
 use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
@@ -91,7 +91,7 @@ fn push_generic<C: Codec, S: KvStore>(
             None => return Ok(Reply::Integer(0)),
         }
     };
-    Model::of(ctx)?.push(ctx, key, &mut meta, side, &a[2..])?;
+    Model::of(ctx)?.push(ListMut::new(ctx, key, &mut meta), side, &a[2..])?;
     ctx.save(key, &meta)?;
     Ok(len_reply(&meta))
 }
@@ -143,7 +143,7 @@ fn pop_generic<C: Codec, S: KvStore>(
         return Ok(Reply::Array(Vec::new()));
     }
     let n = count.unwrap_or(1).min(meta.size);
-    let values = Model::of(ctx)?.pop(ctx, key, &mut meta, side, n)?;
+    let values = Model::of(ctx)?.pop(ListMut::new(ctx, key, &mut meta), side, n)?;
     ctx.save(key, &meta)?;
     Ok(match count {
         Some(_) => Reply::bulks(values),
@@ -176,7 +176,7 @@ fn lmpop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResul
             continue;
         }
         let n = count.min(meta.size);
-        let values = Model::of(ctx)?.pop(ctx, key, &mut meta, side, n)?;
+        let values = Model::of(ctx)?.pop(ListMut::new(ctx, key, &mut meta), side, n)?;
         ctx.save(key, &meta)?;
         return Ok(Reply::Array(vec![
             Reply::bulk(key.to_vec()),
@@ -198,7 +198,8 @@ fn lindex<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResu
     let Some(pos) = position(int_arg(a[2])?, meta.size) else {
         return Ok(Reply::Nil);
     };
-    Ok(Reply::Bulk(Model::of(ctx)?.get(ctx, key, &meta, pos)?))
+    let list = List::new(ctx, key, &meta);
+    Ok(Reply::Bulk(Model::of(ctx)?.get(list, pos)?))
 }
 
 fn lrange<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
@@ -210,20 +211,19 @@ fn lrange<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResu
     let Some((start, stop)) = resolve_range(start, stop, meta.size) else {
         return Ok(Reply::Array(Vec::new()));
     };
-    Ok(Reply::bulks(
-        Model::of(ctx)?.range(ctx, key, &meta, start, stop)?,
-    ))
+    let list = List::new(ctx, key, &meta);
+    Ok(Reply::bulks(Model::of(ctx)?.range(list, start, stop)?))
 }
 
 fn lset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
-    let Some(meta) = read(ctx, key)? else {
+    let Some(mut meta) = read(ctx, key)? else {
         return Err(CmdError::NoSuchKey);
     };
     let Some(pos) = position(int_arg(a[2])?, meta.size) else {
         return Err(CmdError::other("ERR index out of range"));
     };
-    Model::of(ctx)?.set(ctx, key, &meta, pos, a[3])?;
+    Model::of(ctx)?.set(ListMut::new(ctx, key, &mut meta), pos, a[3])?;
     Ok(Reply::ok())
 }
 
@@ -239,7 +239,12 @@ fn linsert<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRes
     let Some(mut meta) = read(ctx, key)? else {
         return Ok(Reply::Integer(0));
     };
-    if !Model::of(ctx)?.insert(ctx, key, &mut meta, a[3], before, a[4])? {
+    let new = Insertion {
+        pivot: a[3],
+        before,
+        value: a[4],
+    };
+    if !Model::of(ctx)?.insert(ListMut::new(ctx, key, &mut meta), new)? {
         return Ok(Reply::Integer(-1));
     }
     ctx.save(key, &meta)?;
@@ -254,7 +259,7 @@ fn lrem<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult
     };
     let len = meta.size;
     let before = meta.clone();
-    let removed = Model::of(ctx)?.remove(ctx, key, &mut meta, count, a[3])?;
+    let removed = Model::of(ctx)?.remove(ListMut::new(ctx, key, &mut meta), count, a[3])?;
     if removed == len {
         ctx.remove_key(key, &meta)?;
     } else if removed > 0 || meta != before {
@@ -275,7 +280,7 @@ fn ltrim<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResul
         None => ctx.remove_key(key, &meta)?,
         Some((0, stop)) if stop + 1 == meta.size => {}
         Some((start, stop)) => {
-            Model::of(ctx)?.trim(ctx, key, &mut meta, start, stop)?;
+            Model::of(ctx)?.trim(ListMut::new(ctx, key, &mut meta), start, stop)?;
             ctx.save(key, &meta)?;
         }
     }
@@ -384,7 +389,7 @@ fn find_positions<C: Codec, S: KvStore>(
     let (skip, wanted) = (q.skip(), q.wanted());
     let mut found = Vec::new();
     let (mut scanned, mut matches) = (0u64, 0u64);
-    Model::of(ctx)?.visit(ctx, key, meta, from, |value| {
+    Model::of(ctx)?.visit(List::new(ctx, key, meta), from, |value| {
         if q.maxlen != 0 && scanned >= q.maxlen {
             return false;
         }
@@ -430,8 +435,8 @@ fn move_element<C: Codec, S: KvStore>(
         return rotate(ctx, model, src, src_meta, from, to);
     }
     let mut dst_meta = ctx.typed_or_create(dst, DataType::List)?;
-    let popped = model.pop(ctx, src, &mut src_meta, from, 1)?;
-    model.push(ctx, dst, &mut dst_meta, to, &popped)?;
+    let popped = model.pop(ListMut::new(ctx, src, &mut src_meta), from, 1)?;
+    model.push(ListMut::new(ctx, dst, &mut dst_meta), to, &popped)?;
     ctx.save(src, &src_meta)?;
     ctx.save(dst, &dst_meta)?;
     Ok(Reply::opt_bulk(popped.into_iter().next()))
@@ -453,9 +458,9 @@ fn rotate<C: Codec, S: KvStore>(
             Side::Left => 0,
             Side::Right => meta.size - 1,
         };
-        return Ok(Reply::Bulk(model.get(ctx, key, &meta, pos)?));
+        return Ok(Reply::Bulk(model.get(List::new(ctx, key, &meta), pos)?));
     }
-    let moved = model.rotate(ctx, key, &mut meta, from, to)?;
+    let moved = model.rotate(ListMut::new(ctx, key, &mut meta), from, to)?;
     ctx.save(key, &meta)?;
     Ok(Reply::Bulk(moved))
 }

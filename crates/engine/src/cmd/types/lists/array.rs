@@ -12,7 +12,8 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, ListBounds, ListShift, Meta, SubId, SubKind, SubValue};
 
 use super::ops::{
-    matches, put_item, take_exactly, unexpected_item, values, visit_values, ListOps, Side,
+    matches, put_item, take_exactly, unexpected_item, values, visit_values, Insertion, List,
+    ListMut, ListOps, Side,
 };
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx, SubIter};
@@ -221,41 +222,27 @@ pub(crate) struct Array {
     pub(crate) shift: ListShift,
 }
 
-impl ListOps for Array {
-    fn get<C: Codec, S: KvStore>(
-        &self,
-        ctx: &Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &Meta,
-        pos: u64,
-    ) -> CmdResult<Vec<u8>> {
+impl<C: Codec, S: KvStore> ListOps<C, S> for Array {
+    fn get(&self, list: List<'_, '_, C, S>, pos: u64) -> CmdResult<Vec<u8>> {
+        let List { ctx, key, meta } = list;
         let index = index_of(key, meta, pos)?;
         ctx.sub_get(SubKind::ListItem, key, meta, &SubId::Index(index))?
             .and_then(SubValue::into_bytes)
             .ok_or_else(|| corrupt(key, format!("list item {index} is missing")))
     }
 
-    fn range<C: Codec, S: KvStore>(
-        &self,
-        ctx: &Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &Meta,
-        start: u64,
-        stop: u64,
-    ) -> CmdResult<Vec<Vec<u8>>> {
+    fn range(&self, list: List<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<Vec<Vec<u8>>> {
+        let List { ctx, key, meta } = list;
         let from = index_of(key, meta, start)?;
         let run = read_run(ctx, key, meta, from, false, stop - start + 1)?;
         Ok(values(run))
     }
 
-    fn visit<C: Codec, S: KvStore>(
-        &self,
-        ctx: &Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &Meta,
-        from: Side,
-        visit: impl FnMut(&[u8]) -> bool,
-    ) -> CmdResult<()> {
+    fn visit<F>(&self, list: List<'_, '_, C, S>, from: Side, visit: F) -> CmdResult<()>
+    where
+        F: FnMut(&[u8]) -> bool,
+    {
+        let List { ctx, key, meta } = list;
         let (head, tail) = bounds(key, meta)?;
         if head == tail {
             return Ok(());
@@ -264,14 +251,11 @@ impl ListOps for Array {
         visit_values(Items::new(ctx, key, meta, start, reverse)?, visit)
     }
 
-    fn push<C: Codec, S: KvStore, V: AsRef<[u8]>>(
-        &self,
-        ctx: &mut Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &mut Meta,
-        side: Side,
-        values: &[V],
-    ) -> CmdResult<()> {
+    fn push<V>(&self, list: ListMut<'_, '_, C, S>, side: Side, values: &[V]) -> CmdResult<()>
+    where
+        V: AsRef<[u8]>,
+    {
+        let ListMut { ctx, key, meta } = list;
         let (head, tail) = bounds(key, meta)?;
         let n = values.len() as u64;
         match side {
@@ -293,14 +277,8 @@ impl ListOps for Array {
         Ok(())
     }
 
-    fn pop<C: Codec, S: KvStore>(
-        &self,
-        ctx: &mut Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &mut Meta,
-        side: Side,
-        n: u64,
-    ) -> CmdResult<Vec<Vec<u8>>> {
+    fn pop(&self, list: ListMut<'_, '_, C, S>, side: Side, n: u64) -> CmdResult<Vec<Vec<u8>>> {
+        let ListMut { ctx, key, meta } = list;
         let (head, tail) = bounds(key, meta)?;
         let n = n.min(tail - head);
         if n == 0 {
@@ -320,14 +298,8 @@ impl ListOps for Array {
         Ok(values(run))
     }
 
-    fn set<C: Codec, S: KvStore>(
-        &self,
-        ctx: &mut Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &Meta,
-        pos: u64,
-        value: &[u8],
-    ) -> CmdResult<()> {
+    fn set(&self, list: ListMut<'_, '_, C, S>, pos: u64, value: &[u8]) -> CmdResult<()> {
+        let ListMut { ctx, key, meta } = list;
         let index = index_of(key, meta, pos)?;
         put(ctx, key, meta, index, value);
         Ok(())
@@ -336,30 +308,27 @@ impl ListOps for Array {
     /// LINSERT: the new element goes into the gap before index `gap` (the
     /// pivot's index, or the one after it for AFTER). The side of the gap
     /// chosen by `shift` moves one index outward to make room.
-    fn insert<C: Codec, S: KvStore>(
-        &self,
-        ctx: &mut Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &mut Meta,
-        pivot: &[u8],
-        before: bool,
-        value: &[u8],
-    ) -> CmdResult<bool> {
+    fn insert(&self, list: ListMut<'_, '_, C, S>, new: Insertion<'_>) -> CmdResult<bool> {
+        let ListMut { ctx, key, meta } = list;
         let shift = self.shift;
         let (head, tail) = bounds(key, meta)?;
-        let Some(pivot_index) = find_first(ctx, key, meta, pivot)? else {
+        let Some(pivot_index) = find_first(ctx, key, meta, new.pivot)? else {
             return Ok(false);
         };
-        let gap = if before { pivot_index } else { pivot_index + 1 };
+        let gap = if new.before {
+            pivot_index
+        } else {
+            pivot_index + 1
+        };
         if insert_moves_head_side(shift, head, tail, pivot_index, gap) {
             let new_head = head.checked_sub(1).ok_or_else(index_space_exhausted)?;
             move_by_one(ctx, key, meta, head, gap - head, true)?;
-            put(ctx, key, meta, gap - 1, value);
+            put(ctx, key, meta, gap - 1, new.value);
             set_bounds(meta, new_head, tail);
         } else {
             let new_tail = tail.checked_add(1).ok_or_else(index_space_exhausted)?;
             move_by_one(ctx, key, meta, gap, tail - gap, false)?;
-            put(ctx, key, meta, gap, value);
+            put(ctx, key, meta, gap, new.value);
             set_bounds(meta, head, new_tail);
         }
         Ok(true)
@@ -369,14 +338,8 @@ impl ListOps for Array {
     /// the elements of the side chosen by `shift`: towards the tail when the
     /// head side (head up to the highest match) moves, else towards the head;
     /// the freed indexes at that end are deleted.
-    fn remove<C: Codec, S: KvStore>(
-        &self,
-        ctx: &mut Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &mut Meta,
-        count: i64,
-        value: &[u8],
-    ) -> CmdResult<u64> {
+    fn remove(&self, list: ListMut<'_, '_, C, S>, count: i64, value: &[u8]) -> CmdResult<u64> {
+        let ListMut { ctx, key, meta } = list;
         let shift = self.shift;
         let (head, tail) = bounds(key, meta)?;
         let doomed = matching_indexes(ctx, key, meta, value, count < 0, count.unsigned_abs())?;
@@ -403,14 +366,8 @@ impl ListOps for Array {
         Ok(n)
     }
 
-    fn trim<C: Codec, S: KvStore>(
-        &self,
-        ctx: &mut Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &mut Meta,
-        start: u64,
-        stop: u64,
-    ) -> CmdResult<()> {
+    fn trim(&self, list: ListMut<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<()> {
+        let ListMut { ctx, key, meta } = list;
         let (head, tail) = bounds(key, meta)?;
         let (new_head, new_tail) = (head + start, head + stop + 1);
         for index in (head..new_head).chain(new_tail..tail) {

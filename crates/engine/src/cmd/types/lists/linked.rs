@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::store::KvStore;
 use redcodec_codec::{Codec, ListBounds, Meta, SubId, SubKind, SubValue};
 
-use super::ops::{matches, visit_values, ListOps, Side};
+use super::ops::{matches, visit_values, Insertion, List, ListMut, ListOps, Side};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx};
 
@@ -417,14 +417,9 @@ fn pop_into<C: Codec, S: KvStore>(
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Linked;
 
-impl ListOps for Linked {
-    fn get<C: Codec, S: KvStore>(
-        &self,
-        ctx: &Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &Meta,
-        pos: u64,
-    ) -> CmdResult<Vec<u8>> {
+impl<C: Codec, S: KvStore> ListOps<C, S> for Linked {
+    fn get(&self, list: List<'_, '_, C, S>, pos: u64) -> CmdResult<Vec<u8>> {
+        let List { ctx, key, meta } = list;
         let from_right = meta.size - 1 - pos;
         let (from, skip) = if from_right < pos {
             (Side::Right, from_right)
@@ -439,14 +434,8 @@ impl ListOps for Linked {
         }
     }
 
-    fn range<C: Codec, S: KvStore>(
-        &self,
-        ctx: &Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &Meta,
-        start: u64,
-        stop: u64,
-    ) -> CmdResult<Vec<Vec<u8>>> {
+    fn range(&self, list: List<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<Vec<Vec<u8>>> {
+        let List { ctx, key, meta } = list;
         let n = stop - start + 1;
         let after = meta.size - 1 - stop;
         // Walk in from the end nearer to the window.
@@ -470,25 +459,19 @@ impl ListOps for Linked {
         Ok(out)
     }
 
-    fn visit<C: Codec, S: KvStore>(
-        &self,
-        ctx: &Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &Meta,
-        from: Side,
-        visit: impl FnMut(&[u8]) -> bool,
-    ) -> CmdResult<()> {
+    fn visit<F>(&self, list: List<'_, '_, C, S>, from: Side, visit: F) -> CmdResult<()>
+    where
+        F: FnMut(&[u8]) -> bool,
+    {
+        let List { ctx, key, meta } = list;
         visit_values(Walk::new(ctx, key, meta, from)?, visit)
     }
 
-    fn push<C: Codec, S: KvStore, V: AsRef<[u8]>>(
-        &self,
-        ctx: &mut Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &mut Meta,
-        side: Side,
-        values: &[V],
-    ) -> CmdResult<()> {
+    fn push<V>(&self, list: ListMut<'_, '_, C, S>, side: Side, values: &[V]) -> CmdResult<()>
+    where
+        V: AsRef<[u8]>,
+    {
+        let ListMut { ctx, key, meta } = list;
         let mut bounds = Bounds::of(key, meta)?;
         let mut chain = Chain::new(key);
         for value in values {
@@ -499,14 +482,8 @@ impl ListOps for Linked {
         Ok(())
     }
 
-    fn pop<C: Codec, S: KvStore>(
-        &self,
-        ctx: &mut Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &mut Meta,
-        side: Side,
-        n: u64,
-    ) -> CmdResult<Vec<Vec<u8>>> {
+    fn pop(&self, list: ListMut<'_, '_, C, S>, side: Side, n: u64) -> CmdResult<Vec<Vec<u8>>> {
+        let ListMut { ctx, key, meta } = list;
         let mut bounds = Bounds::of(key, meta)?;
         let n = n.min(meta.size);
         let mut chain = Chain::new(key);
@@ -518,14 +495,8 @@ impl ListOps for Linked {
 
     /// LMOVE of a list of two or more elements onto itself: one element from
     /// the `from` end to the `to` end (the other one), relinked in one chain.
-    fn rotate<C: Codec, S: KvStore>(
-        &self,
-        ctx: &mut Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &mut Meta,
-        from: Side,
-        to: Side,
-    ) -> CmdResult<Vec<u8>> {
+    fn rotate(&self, list: ListMut<'_, '_, C, S>, from: Side, to: Side) -> CmdResult<Vec<u8>> {
+        let ListMut { ctx, key, meta } = list;
         let mut bounds = Bounds::of(key, meta)?;
         let mut chain = Chain::new(key);
         let mut popped = pop_into(ctx, key, meta, &mut chain, &mut bounds, from, 1)?;
@@ -536,14 +507,8 @@ impl ListOps for Linked {
         Ok(value)
     }
 
-    fn set<C: Codec, S: KvStore>(
-        &self,
-        ctx: &mut Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &Meta,
-        pos: u64,
-        value: &[u8],
-    ) -> CmdResult<()> {
+    fn set(&self, list: ListMut<'_, '_, C, S>, pos: u64, value: &[u8]) -> CmdResult<()> {
+        let ListMut { ctx, key, meta } = list;
         let from_right = meta.size - 1 - pos;
         let (from, skip) = if from_right < pos {
             (Side::Right, from_right)
@@ -562,19 +527,12 @@ impl ListOps for Linked {
         Ok(())
     }
 
-    fn insert<C: Codec, S: KvStore>(
-        &self,
-        ctx: &mut Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &mut Meta,
-        pivot: &[u8],
-        before: bool,
-        value: &[u8],
-    ) -> CmdResult<bool> {
+    fn insert(&self, list: ListMut<'_, '_, C, S>, new: Insertion<'_>) -> CmdResult<bool> {
+        let ListMut { ctx, key, meta } = list;
         let mut found = None;
         for item in Walk::new(ctx, key, meta, Side::Left)? {
             let (seq, node) = item?;
-            if node.value == pivot {
+            if node.value == new.pivot {
                 found = Some((seq, node));
                 break;
             }
@@ -585,7 +543,7 @@ impl ListOps for Linked {
         let mut bounds = Bounds::of(key, meta)?;
         let mut chain = Chain::new(key);
         let seq = bounds.take_seq()?;
-        let (prev, next) = if before {
+        let (prev, next) = if new.before {
             (pivot_node.prev, pivot_seq)
         } else {
             (pivot_seq, pivot_node.next)
@@ -596,7 +554,7 @@ impl ListOps for Linked {
             Node {
                 prev,
                 next,
-                value: value.to_vec(),
+                value: new.value.to_vec(),
             },
         );
         chain.link_toward(ctx, meta, &mut bounds, prev, Side::Right, seq)?;
@@ -606,14 +564,8 @@ impl ListOps for Linked {
         Ok(true)
     }
 
-    fn remove<C: Codec, S: KvStore>(
-        &self,
-        ctx: &mut Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &mut Meta,
-        count: i64,
-        value: &[u8],
-    ) -> CmdResult<u64> {
+    fn remove(&self, list: ListMut<'_, '_, C, S>, count: i64, value: &[u8]) -> CmdResult<u64> {
+        let ListMut { ctx, key, meta } = list;
         let from = if count < 0 { Side::Right } else { Side::Left };
         let walk = Walk::new(ctx, key, meta, from)?;
         let doomed = matches(walk, value, count.unsigned_abs(), |found| found)?;
@@ -633,14 +585,8 @@ impl ListOps for Linked {
         Ok(n)
     }
 
-    fn trim<C: Codec, S: KvStore>(
-        &self,
-        ctx: &mut Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &mut Meta,
-        start: u64,
-        stop: u64,
-    ) -> CmdResult<()> {
+    fn trim(&self, list: ListMut<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<()> {
+        let ListMut { ctx, key, meta } = list;
         let mut bounds = Bounds::of(key, meta)?;
         let mut chain = Chain::new(key);
         let after = meta.size - 1 - stop;

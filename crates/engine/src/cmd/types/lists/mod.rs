@@ -17,7 +17,7 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta};
 
 pub(crate) use self::model::Model;
-pub(crate) use self::ops::{ListOps, Side};
+pub(crate) use self::ops::{Insertion, List, ListMut, ListOps, Side};
 use crate::error::CmdResult;
 use crate::keyspace::Ctx;
 
@@ -30,7 +30,7 @@ pub(crate) fn read_all<C: Codec, S: KvStore>(
     if meta.size == 0 {
         return Ok(Vec::new());
     }
-    Model::of(ctx)?.range(ctx, key, meta, 0, meta.size - 1)
+    Model::of(ctx)?.range(List::new(ctx, key, meta), 0, meta.size - 1)
 }
 
 /// Calls `visit` with each element of the live list `key`, head first,
@@ -44,7 +44,7 @@ pub(crate) fn visit_all<C: Codec, S: KvStore>(
     if meta.size == 0 {
         return Ok(());
     }
-    Model::of(ctx)?.visit(ctx, key, meta, Side::Left, visit)
+    Model::of(ctx)?.visit(List::new(ctx, key, meta), Side::Left, visit)
 }
 
 /// Appends `values` in order to the fresh list metadata `meta`, as RPUSH
@@ -55,5 +55,5 @@ pub(crate) fn write_all<C: Codec, S: KvStore>(
     meta: &mut Meta,
     values: &[Vec<u8>],
 ) -> CmdResult<()> {
-    Model::of(ctx)?.push(ctx, key, meta, Side::Right, values)
+    Model::of(ctx)?.push(ListMut::new(ctx, key, meta), Side::Right, values)
 }

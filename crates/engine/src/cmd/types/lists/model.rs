@@ -2,11 +2,11 @@
 //! [`ListOps`] operation to it from one dispatch point.
 
 use crate::store::KvStore;
-use redcodec_codec::{Codec, ListModel, Meta};
+use redcodec_codec::{Codec, ListModel};
 
 use super::array::Array;
 use super::linked::Linked;
-use super::ops::{ListOps, Side};
+use super::ops::{Insertion, List, ListMut, ListOps, Side};
 use super::sparse::Sparse;
 use crate::error::CmdResult;
 use crate::keyspace::Ctx;
@@ -37,11 +37,11 @@ impl Model {
 /// Forwards one [`ListOps`] call to the model `Model` holds: the one
 /// dispatch point over the list models (statically dispatched, no `dyn`).
 macro_rules! forward {
-    ($(fn $name:ident<$($g:ident: $b:path),*>(&self, $($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
-        impl ListOps for Model {
+    ($(fn $name:ident$(<$g:ident: $b:path>)?(&self, $($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
+        impl<C: Codec, S: KvStore> ListOps<C, S> for Model {
             $(
                 #[inline]
-                fn $name<$($g: $b),*>(&self, $($arg: $ty),*) -> $ret {
+                fn $name$(<$g: $b>)?(&self, $($arg: $ty),*) -> $ret {
                     match self {
                         Model::Array(m) => m.$name($($arg),*),
                         Model::Linked(m) => m.$name($($arg),*),
@@ -54,14 +54,14 @@ macro_rules! forward {
 }
 
 forward! {
-    fn get<C: Codec, S: KvStore>(&self, ctx: &Ctx<'_, C, S>, key: &[u8], meta: &Meta, pos: u64) -> CmdResult<Vec<u8>>;
-    fn range<C: Codec, S: KvStore>(&self, ctx: &Ctx<'_, C, S>, key: &[u8], meta: &Meta, start: u64, stop: u64) -> CmdResult<Vec<Vec<u8>>>;
-    fn visit<C: Codec, S: KvStore>(&self, ctx: &Ctx<'_, C, S>, key: &[u8], meta: &Meta, from: Side, visit: impl FnMut(&[u8]) -> bool) -> CmdResult<()>;
-    fn push<C: Codec, S: KvStore, V: AsRef<[u8]>>(&self, ctx: &mut Ctx<'_, C, S>, key: &[u8], meta: &mut Meta, side: Side, values: &[V]) -> CmdResult<()>;
-    fn pop<C: Codec, S: KvStore>(&self, ctx: &mut Ctx<'_, C, S>, key: &[u8], meta: &mut Meta, side: Side, n: u64) -> CmdResult<Vec<Vec<u8>>>;
-    fn set<C: Codec, S: KvStore>(&self, ctx: &mut Ctx<'_, C, S>, key: &[u8], meta: &Meta, pos: u64, value: &[u8]) -> CmdResult<()>;
-    fn insert<C: Codec, S: KvStore>(&self, ctx: &mut Ctx<'_, C, S>, key: &[u8], meta: &mut Meta, pivot: &[u8], before: bool, value: &[u8]) -> CmdResult<bool>;
-    fn remove<C: Codec, S: KvStore>(&self, ctx: &mut Ctx<'_, C, S>, key: &[u8], meta: &mut Meta, count: i64, value: &[u8]) -> CmdResult<u64>;
-    fn rotate<C: Codec, S: KvStore>(&self, ctx: &mut Ctx<'_, C, S>, key: &[u8], meta: &mut Meta, from: Side, to: Side) -> CmdResult<Vec<u8>>;
-    fn trim<C: Codec, S: KvStore>(&self, ctx: &mut Ctx<'_, C, S>, key: &[u8], meta: &mut Meta, start: u64, stop: u64) -> CmdResult<()>;
+    fn get(&self, list: List<'_, '_, C, S>, pos: u64) -> CmdResult<Vec<u8>>;
+    fn range(&self, list: List<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<Vec<Vec<u8>>>;
+    fn visit<F: FnMut(&[u8]) -> bool>(&self, list: List<'_, '_, C, S>, from: Side, visit: F) -> CmdResult<()>;
+    fn push<V: AsRef<[u8]>>(&self, list: ListMut<'_, '_, C, S>, side: Side, values: &[V]) -> CmdResult<()>;
+    fn pop(&self, list: ListMut<'_, '_, C, S>, side: Side, n: u64) -> CmdResult<Vec<Vec<u8>>>;
+    fn set(&self, list: ListMut<'_, '_, C, S>, pos: u64, value: &[u8]) -> CmdResult<()>;
+    fn insert(&self, list: ListMut<'_, '_, C, S>, new: Insertion<'_>) -> CmdResult<bool>;
+    fn remove(&self, list: ListMut<'_, '_, C, S>, count: i64, value: &[u8]) -> CmdResult<u64>;
+    fn rotate(&self, list: ListMut<'_, '_, C, S>, from: Side, to: Side) -> CmdResult<Vec<u8>>;
+    fn trim(&self, list: ListMut<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<()>;
 }

@@ -28,7 +28,8 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, ListBounds, Meta, SparseIndex, SubId, SubKind, SubValue};
 
 use super::ops::{
-    matches, put_item, take_exactly, unexpected_item, values, visit_values, ListOps, Side,
+    matches, put_item, take_exactly, unexpected_item, values, visit_values, Insertion, List,
+    ListMut, ListOps, Side,
 };
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx, SubIter};
@@ -231,23 +232,21 @@ fn renumber_and_insert<C: Codec, S: KvStore>(
     ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     meta: &mut Meta,
-    pivot: &[u8],
-    before: bool,
-    value: &[u8],
+    new: Insertion<'_>,
 ) -> CmdResult<bool> {
     let items = take_exactly(key, Items::from_side(ctx, key, meta, Side::Left), meta.size)?;
     let mut values = Vec::with_capacity(items.len() + 1);
     let mut inserted = false;
     for (index, v) in &items {
         del(ctx, key, meta, *index);
-        if !inserted && v.as_slice() == pivot {
+        if !inserted && v.as_slice() == new.pivot {
             inserted = true;
-            if before {
-                values.push(value);
+            if new.before {
+                values.push(new.value);
                 values.push(v.as_slice());
             } else {
                 values.push(v.as_slice());
-                values.push(value);
+                values.push(new.value);
             }
         } else {
             values.push(v.as_slice());
@@ -272,14 +271,9 @@ fn renumber_and_insert<C: Codec, S: KvStore>(
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Sparse;
 
-impl ListOps for Sparse {
-    fn get<C: Codec, S: KvStore>(
-        &self,
-        ctx: &Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &Meta,
-        pos: u64,
-    ) -> CmdResult<Vec<u8>> {
+impl<C: Codec, S: KvStore> ListOps<C, S> for Sparse {
+    fn get(&self, list: List<'_, '_, C, S>, pos: u64) -> CmdResult<Vec<u8>> {
+        let List { ctx, key, meta } = list;
         if let Some(base) = direct_base(key, meta)? {
             let index = offset(base, pos)?;
             return ctx
@@ -290,37 +284,25 @@ impl ListOps for Sparse {
         Ok(window(ctx, key, meta, pos, 1)?.remove(0).1)
     }
 
-    fn range<C: Codec, S: KvStore>(
-        &self,
-        ctx: &Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &Meta,
-        start: u64,
-        stop: u64,
-    ) -> CmdResult<Vec<Vec<u8>>> {
+    fn range(&self, list: List<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<Vec<Vec<u8>>> {
+        let List { ctx, key, meta } = list;
         let run = window(ctx, key, meta, start, stop - start + 1)?;
         Ok(values(run))
     }
 
-    fn visit<C: Codec, S: KvStore>(
-        &self,
-        ctx: &Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &Meta,
-        from: Side,
-        visit: impl FnMut(&[u8]) -> bool,
-    ) -> CmdResult<()> {
+    fn visit<F>(&self, list: List<'_, '_, C, S>, from: Side, visit: F) -> CmdResult<()>
+    where
+        F: FnMut(&[u8]) -> bool,
+    {
+        let List { ctx, key, meta } = list;
         visit_values(Items::from_side(ctx, key, meta, from), visit)
     }
 
-    fn push<C: Codec, S: KvStore, V: AsRef<[u8]>>(
-        &self,
-        ctx: &mut Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &mut Meta,
-        side: Side,
-        values: &[V],
-    ) -> CmdResult<()> {
+    fn push<V>(&self, list: ListMut<'_, '_, C, S>, side: Side, values: &[V]) -> CmdResult<()>
+    where
+        V: AsRef<[u8]>,
+    {
+        let ListMut { ctx, key, meta } = list;
         let (mut min, mut max, sequential) = bounds(key, meta)?;
         for value in values {
             let index = if meta.size == 0 {
@@ -352,14 +334,8 @@ impl ListOps for Sparse {
         Ok(())
     }
 
-    fn pop<C: Codec, S: KvStore>(
-        &self,
-        ctx: &mut Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &mut Meta,
-        side: Side,
-        n: u64,
-    ) -> CmdResult<Vec<Vec<u8>>> {
+    fn pop(&self, list: ListMut<'_, '_, C, S>, side: Side, n: u64) -> CmdResult<Vec<Vec<u8>>> {
+        let ListMut { ctx, key, meta } = list;
         let n = n.min(meta.size);
         if n == 0 {
             return Ok(Vec::new());
@@ -391,28 +367,15 @@ impl ListOps for Sparse {
         Ok(values(run))
     }
 
-    fn set<C: Codec, S: KvStore>(
-        &self,
-        ctx: &mut Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &Meta,
-        pos: u64,
-        value: &[u8],
-    ) -> CmdResult<()> {
+    fn set(&self, list: ListMut<'_, '_, C, S>, pos: u64, value: &[u8]) -> CmdResult<()> {
+        let ListMut { ctx, key, meta } = list;
         let index = index_at(ctx, key, meta, pos)?;
         put(ctx, key, meta, index, value);
         Ok(())
     }
 
-    fn insert<C: Codec, S: KvStore>(
-        &self,
-        ctx: &mut Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &mut Meta,
-        pivot: &[u8],
-        before: bool,
-        value: &[u8],
-    ) -> CmdResult<bool> {
+    fn insert(&self, list: ListMut<'_, '_, C, S>, new: Insertion<'_>) -> CmdResult<bool> {
+        let ListMut { ctx, key, meta } = list;
         let (min, max, _) = bounds(key, meta)?;
         // The pivot (first match from the head) and its neighbours.
         let mut previous = None;
@@ -420,7 +383,7 @@ impl ListOps for Sparse {
         let mut items = Items::from_side(ctx, key, meta, Side::Left);
         for item in items.by_ref() {
             let (index, v) = item?;
-            if v == pivot {
+            if v == new.pivot {
                 found = Some(index);
                 break;
             }
@@ -429,17 +392,17 @@ impl ListOps for Sparse {
         let Some(pivot_index) = found else {
             return Ok(false);
         };
-        let neighbour = if before {
+        let neighbour = if new.before {
             previous
         } else {
             items.next().transpose()?.map(|(i, _)| i)
         };
         drop(items);
-        let Some(index) = insert_index(pivot_index, neighbour, before) else {
-            return renumber_and_insert(ctx, key, meta, pivot, before, value);
+        let Some(index) = insert_index(pivot_index, neighbour, new.before) else {
+            return renumber_and_insert(ctx, key, meta, new);
         };
         let index = SparseIndex::Float(index);
-        put(ctx, key, meta, index, value);
+        put(ctx, key, meta, index, new.value);
         meta.size += 1;
         let min = if compare(index, min) == Ordering::Less {
             index
@@ -458,14 +421,8 @@ impl ListOps for Sparse {
     /// LREM: deletes the matches, scanning from the head (`count >= 0`) or
     /// the tail, and moves the bounds to the first and last survivors. The
     /// list is no longer sequential afterwards, even when nothing matched.
-    fn remove<C: Codec, S: KvStore>(
-        &self,
-        ctx: &mut Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &mut Meta,
-        count: i64,
-        value: &[u8],
-    ) -> CmdResult<u64> {
+    fn remove(&self, list: ListMut<'_, '_, C, S>, count: i64, value: &[u8]) -> CmdResult<u64> {
+        let ListMut { ctx, key, meta } = list;
         let (mut min, mut max, _) = bounds(key, meta)?;
         let from = if count < 0 { Side::Right } else { Side::Left };
         let items = Items::from_side(ctx, key, meta, from);
@@ -496,14 +453,8 @@ impl ListOps for Sparse {
         Ok(n)
     }
 
-    fn trim<C: Codec, S: KvStore>(
-        &self,
-        ctx: &mut Ctx<'_, C, S>,
-        key: &[u8],
-        meta: &mut Meta,
-        start: u64,
-        stop: u64,
-    ) -> CmdResult<()> {
+    fn trim(&self, list: ListMut<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<()> {
+        let ListMut { ctx, key, meta } = list;
         let (_, _, sequential) = bounds(key, meta)?;
         let tail_cut = meta.size - 1 - stop;
         let head = take_exactly(key, Items::from_side(ctx, key, meta, Side::Left), start + 1)?;
