@@ -83,6 +83,18 @@ impl<'e, 'k, C: Codec, S: KvStore> Items<'e, 'k, C, S> {
             tail,
         })
     }
+
+    /// From the `side` end, walking inward.
+    fn from_side(
+        ctx: &Ctx<'e, C, S>,
+        key: &'k [u8],
+        meta: &'k Meta,
+        side: Side,
+    ) -> CmdResult<Items<'e, 'k, C, S>> {
+        let (head, tail) = bounds(key, meta)?;
+        let (start, reverse) = side.pick((head, false), (tail.saturating_sub(1), true));
+        Items::new(ctx, key, meta, start, reverse)
+    }
 }
 
 impl<C: Codec, S: KvStore> Iterator for Items<'_, '_, C, S> {
@@ -96,18 +108,6 @@ impl<C: Codec, S: KvStore> Iterator for Items<'_, '_, C, S> {
             Ok((id, value)) => Some(Err(unexpected_item(self.key, id, value))),
         }
     }
-}
-
-/// Reads exactly `n` elements from index `from` in the given direction.
-fn read_run<C: Codec, S: KvStore>(
-    ctx: &Ctx<'_, C, S>,
-    key: &[u8],
-    meta: &Meta,
-    from: u64,
-    reverse: bool,
-    n: u64,
-) -> CmdResult<Vec<(u64, Vec<u8>)>> {
-    take_exactly(key, Items::new(ctx, key, meta, from, reverse)?, n)
 }
 
 fn put<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, key: &[u8], meta: &Meta, i: u64, v: &[u8]) {
@@ -163,7 +163,7 @@ fn move_by_one<C: Codec, S: KvStore>(
     n: u64,
     down: bool,
 ) -> CmdResult<()> {
-    for (index, value) in read_run(ctx, key, meta, from, false, n)? {
+    for (index, value) in take_exactly(key, Items::new(ctx, key, meta, from, false)?, n)? {
         let to = if down { index - 1 } else { index + 1 };
         put(ctx, key, meta, to, &value);
     }
@@ -171,21 +171,20 @@ fn move_by_one<C: Codec, S: KvStore>(
 }
 
 /// The indexes of up to `limit` elements equal to `value` (0: no limit),
-/// scanning from the head, or from the tail when `from_tail`; ascending.
+/// scanning from the `from` end; ascending.
 fn matching_indexes<C: Codec, S: KvStore>(
     ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
     value: &[u8],
-    from_tail: bool,
+    from: Side,
     limit: u64,
 ) -> CmdResult<Vec<u64>> {
     let (head, tail) = bounds(key, meta)?;
     if head == tail {
         return Ok(Vec::new());
     }
-    let start = if from_tail { tail - 1 } else { head };
-    let items = Items::new(ctx, key, meta, start, from_tail)?;
+    let items = Items::from_side(ctx, key, meta, from)?;
     let mut found = matches(items, value, limit, |(index, _)| index)?;
     found.sort_unstable();
     Ok(found)
@@ -234,8 +233,8 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Array {
     fn range(&self, list: List<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<Vec<Vec<u8>>> {
         let List { ctx, key, meta } = list;
         let from = index_of(key, meta, start)?;
-        let run = read_run(ctx, key, meta, from, false, stop - start + 1)?;
-        Ok(values(run))
+        let items = Items::new(ctx, key, meta, from, false)?;
+        Ok(values(take_exactly(key, items, stop - start + 1)?))
     }
 
     fn visit<F>(&self, list: List<'_, '_, C, S>, from: Side, visit: F) -> CmdResult<()>
@@ -247,8 +246,7 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Array {
         if head == tail {
             return Ok(());
         }
-        let (start, reverse) = from.pick((head, false), (tail - 1, true));
-        visit_values(Items::new(ctx, key, meta, start, reverse)?, visit)
+        visit_values(Items::from_side(ctx, key, meta, from)?, visit)
     }
 
     fn push<V>(&self, list: ListMut<'_, '_, C, S>, side: Side, values: &[V]) -> CmdResult<()>
@@ -284,10 +282,7 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Array {
         if n == 0 {
             return Ok(Vec::new());
         }
-        let run = match side {
-            Side::Left => read_run(ctx, key, meta, head, false, n)?,
-            Side::Right => read_run(ctx, key, meta, tail - 1, true, n)?,
-        };
+        let run = take_exactly(key, Items::from_side(ctx, key, meta, side)?, n)?;
         for (index, _) in &run {
             del(ctx, key, meta, *index);
         }
@@ -342,7 +337,8 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Array {
         let ListMut { ctx, key, meta } = list;
         let shift = self.shift;
         let (head, tail) = bounds(key, meta)?;
-        let doomed = matching_indexes(ctx, key, meta, value, count < 0, count.unsigned_abs())?;
+        let from = Side::scan_from(count);
+        let doomed = matching_indexes(ctx, key, meta, value, from, count.unsigned_abs())?;
         let n = doomed.len() as u64;
         let (Some(&min), Some(&max)) = (doomed.first(), doomed.last()) else {
             return Ok(0);

@@ -315,6 +315,39 @@ impl<'c, 'e, 'k, C: Codec, S: KvStore> Walk<'c, 'e, 'k, C, S> {
         Ok(())
     }
 
+    /// Starts at the end nearer to positions `start..=stop` and passes the
+    /// nodes before them.
+    fn to_window(
+        ctx: &'c Ctx<'e, C, S>,
+        key: &'k [u8],
+        meta: &'k Meta,
+        start: u64,
+        stop: u64,
+    ) -> CmdResult<Walk<'c, 'e, 'k, C, S>> {
+        let after = meta.size - 1 - stop;
+        let (from, skip) = if after < start {
+            (Side::Right, after)
+        } else {
+            (Side::Left, start)
+        };
+        let mut walk = Walk::new(ctx, key, meta, from)?;
+        walk.pass(skip)?;
+        Ok(walk)
+    }
+
+    /// The node `(seq, node)` at position `pos`, walking in from the nearer
+    /// end.
+    fn node_at(
+        ctx: &'c Ctx<'e, C, S>,
+        key: &'k [u8],
+        meta: &'k Meta,
+        pos: u64,
+    ) -> CmdResult<(i64, Node)> {
+        Walk::to_window(ctx, key, meta, pos, pos)?
+            .next_node()?
+            .ok_or_else(|| corrupt(key, format!("list has no element {pos}")))
+    }
+
     /// The next node `(seq, node)`, or `None` after the list's last one.
     fn next_node(&mut self) -> CmdResult<Option<(i64, Node)>> {
         if self.left == 0 {
@@ -420,32 +453,13 @@ pub(crate) struct Linked;
 impl<C: Codec, S: KvStore> ListOps<C, S> for Linked {
     fn get(&self, list: List<'_, '_, C, S>, pos: u64) -> CmdResult<Vec<u8>> {
         let List { ctx, key, meta } = list;
-        let from_right = meta.size - 1 - pos;
-        let (from, skip) = if from_right < pos {
-            (Side::Right, from_right)
-        } else {
-            (Side::Left, pos)
-        };
-        let mut walk = Walk::new(ctx, key, meta, from)?;
-        walk.pass(skip)?;
-        match walk.next_node()? {
-            Some((_, node)) => Ok(node.value),
-            None => Err(corrupt(key, format!("list has no element {pos}"))),
-        }
+        Ok(Walk::node_at(ctx, key, meta, pos)?.1.value)
     }
 
     fn range(&self, list: List<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<Vec<Vec<u8>>> {
         let List { ctx, key, meta } = list;
         let n = stop - start + 1;
-        let after = meta.size - 1 - stop;
-        // Walk in from the end nearer to the window.
-        let (from, skip) = if after < start {
-            (Side::Right, after)
-        } else {
-            (Side::Left, start)
-        };
-        let mut walk = Walk::new(ctx, key, meta, from)?;
-        walk.pass(skip)?;
+        let mut walk = Walk::to_window(ctx, key, meta, start, stop)?;
         let mut out = Vec::with_capacity(usize::try_from(n).unwrap_or(0).min(1 << 16));
         for _ in 0..n {
             match walk.next_node()? {
@@ -453,7 +467,7 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Linked {
                 None => return Err(corrupt(key, format!("list has no element {stop}"))),
             }
         }
-        if from == Side::Right {
+        if walk.from == Side::Right {
             out.reverse();
         }
         Ok(out)
@@ -509,17 +523,7 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Linked {
 
     fn set(&self, list: ListMut<'_, '_, C, S>, pos: u64, value: &[u8]) -> CmdResult<()> {
         let ListMut { ctx, key, meta } = list;
-        let from_right = meta.size - 1 - pos;
-        let (from, skip) = if from_right < pos {
-            (Side::Right, from_right)
-        } else {
-            (Side::Left, pos)
-        };
-        let mut walk = Walk::new(ctx, key, meta, from)?;
-        walk.pass(skip)?;
-        let Some((seq, mut node)) = walk.next_node()? else {
-            return Err(corrupt(key, format!("list has no element {pos}")));
-        };
+        let (seq, mut node) = Walk::node_at(ctx, key, meta, pos)?;
         node.value = value.to_vec();
         let mut chain = Chain::new(key);
         chain.put(seq, node);
@@ -566,7 +570,7 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Linked {
 
     fn remove(&self, list: ListMut<'_, '_, C, S>, count: i64, value: &[u8]) -> CmdResult<u64> {
         let ListMut { ctx, key, meta } = list;
-        let from = if count < 0 { Side::Right } else { Side::Left };
+        let from = Side::scan_from(count);
         let walk = Walk::new(ctx, key, meta, from)?;
         let doomed = matches(walk, value, count.unsigned_abs(), |found| found)?;
         let n = doomed.len() as u64;

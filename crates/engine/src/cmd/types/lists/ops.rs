@@ -43,6 +43,16 @@ impl Side {
     pub(crate) fn opposite(self) -> Side {
         self.pick(Side::Right, Side::Left)
     }
+
+    /// The end LREM with `count` scans from: the tail for a negative
+    /// count, else the head.
+    pub(crate) fn scan_from(count: i64) -> Side {
+        if count < 0 {
+            Side::Right
+        } else {
+            Side::Left
+        }
+    }
 }
 
 /// A list as an operation reads it: the keyspace, the list's key and its

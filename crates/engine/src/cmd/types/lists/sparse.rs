@@ -310,22 +310,15 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Sparse {
                 max = SparseIndex::Int(0);
                 0
             } else {
-                match side {
-                    Side::Left => {
-                        let index = truncate(min)
-                            .checked_sub(1)
-                            .ok_or_else(index_space_exhausted)?;
-                        min = SparseIndex::Int(index);
-                        index
-                    }
-                    Side::Right => {
-                        let index = truncate(max)
-                            .checked_add(1)
-                            .ok_or_else(index_space_exhausted)?;
-                        max = SparseIndex::Int(index);
-                        index
-                    }
+                // One past the bound at that end, which then moves there.
+                let bound = side.pick(&mut min, &mut max);
+                let index = match side {
+                    Side::Left => truncate(*bound).checked_sub(1),
+                    Side::Right => truncate(*bound).checked_add(1),
                 }
+                .ok_or_else(index_space_exhausted)?;
+                *bound = SparseIndex::Int(index);
+                index
             };
             put(ctx, key, meta, SparseIndex::Int(index), value.as_ref());
             meta.size += 1;
@@ -424,7 +417,7 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Sparse {
     fn remove(&self, list: ListMut<'_, '_, C, S>, count: i64, value: &[u8]) -> CmdResult<u64> {
         let ListMut { ctx, key, meta } = list;
         let (mut min, mut max, _) = bounds(key, meta)?;
-        let from = if count < 0 { Side::Right } else { Side::Left };
+        let from = Side::scan_from(count);
         let items = Items::from_side(ctx, key, meta, from);
         let doomed = matches(items, value, count.unsigned_abs(), |(index, _)| index)?;
         let n = doomed.len() as u64;
