@@ -1,6 +1,8 @@
 //! Score ranges (`ZRANGEBYSCORE`, `ZCOUNT`, …) and lexicographic ranges
 //! (`ZRANGEBYLEX`, `ZLEXCOUNT`, …) as Redis parses and tests them.
 
+use std::cmp::Ordering;
+
 use super::entry::Entry;
 use super::float::bound_value;
 use crate::error::{CmdError, CmdResult};
@@ -15,6 +17,79 @@ pub(crate) trait Interval {
     fn within_max(&self, e: &Entry) -> bool;
 }
 
+/// One end of a range, as Redis parses it and tests entries against it.
+pub(crate) trait Bound: Sized {
+    /// Redis' error for a range whose ends do not both parse.
+    const PARSE_ERROR: &'static str;
+
+    /// Parses one end as Redis does.
+    fn parse(arg: &[u8]) -> Option<Self>;
+
+    /// How the entry `e` compares with this end (`None`: they do not
+    /// compare, as a NaN score compares with nothing).
+    fn compare_entry(&self, e: &Entry) -> Option<Ordering>;
+
+    /// How this end compares with `other`.
+    fn compare_bound(&self, other: &Self) -> Option<Ordering>;
+
+    /// Whether the end excludes its own value.
+    fn is_exclusive(&self) -> bool;
+
+    /// Whether `e` lies on the `inside` side of this end (`Greater` for a
+    /// lower end, `Less` for an upper one), or on the end when it is
+    /// inclusive.
+    fn admits(&self, e: &Entry, inside: Ordering) -> bool {
+        match self.compare_entry(e) {
+            Some(Ordering::Equal) => !self.is_exclusive(),
+            Some(order) => order == inside,
+            None => false,
+        }
+    }
+}
+
+/// A range `min..max` of sorted-set entries, by score or by member.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Range<B> {
+    /// Lower end.
+    pub(crate) min: B,
+    /// Upper end.
+    pub(crate) max: B,
+}
+
+/// A score range `min..max`.
+pub(crate) type ScoreRange = Range<ScoreBound>;
+
+/// A lexicographic range `min..max`.
+pub(crate) type LexRange = Range<LexBound>;
+
+impl<B: Bound> Range<B> {
+    /// Parses the two ends, with Redis' error.
+    pub(crate) fn parse(min: &[u8], max: &[u8]) -> CmdResult<Range<B>> {
+        match (B::parse(min), B::parse(max)) {
+            (Some(min), Some(max)) => Ok(Range { min, max }),
+            _ => Err(CmdError::other(B::PARSE_ERROR)),
+        }
+    }
+}
+
+impl<B: Bound> Interval for Range<B> {
+    fn is_empty(&self) -> bool {
+        match self.min.compare_bound(&self.max) {
+            Some(Ordering::Greater) => true,
+            Some(Ordering::Equal) => self.min.is_exclusive() || self.max.is_exclusive(),
+            _ => false,
+        }
+    }
+
+    fn reaches_min(&self, e: &Entry) -> bool {
+        self.min.admits(e, Ordering::Greater)
+    }
+
+    fn within_max(&self, e: &Entry) -> bool {
+        self.max.admits(e, Ordering::Less)
+    }
+}
+
 /// One end of a score range.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct ScoreBound {
@@ -24,7 +99,9 @@ pub(crate) struct ScoreBound {
     pub(crate) exclusive: bool,
 }
 
-impl ScoreBound {
+impl Bound for ScoreBound {
+    const PARSE_ERROR: &'static str = "ERR min or max is not a float";
+
     /// Parses `[(]number` as `zslParseRange` does.
     fn parse(arg: &[u8]) -> Option<ScoreBound> {
         let (exclusive, number) = match arg.split_first() {
@@ -33,47 +110,18 @@ impl ScoreBound {
         };
         bound_value(number).map(|value| ScoreBound { value, exclusive })
     }
-}
 
-/// A score range `min..max`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct ScoreRange {
-    /// Lower end.
-    pub(crate) min: ScoreBound,
-    /// Upper end.
-    pub(crate) max: ScoreBound,
-}
-
-impl ScoreRange {
-    /// Parses the two bounds, with Redis' error.
-    pub(crate) fn parse(min: &[u8], max: &[u8]) -> CmdResult<ScoreRange> {
-        match (ScoreBound::parse(min), ScoreBound::parse(max)) {
-            (Some(min), Some(max)) => Ok(ScoreRange { min, max }),
-            _ => Err(CmdError::other("ERR min or max is not a float")),
-        }
-    }
-}
-
-impl Interval for ScoreRange {
-    fn is_empty(&self) -> bool {
-        self.min.value > self.max.value
-            || (self.min.value == self.max.value && (self.min.exclusive || self.max.exclusive))
+    /// As C compares doubles (`-0` equals `0`).
+    fn compare_entry(&self, e: &Entry) -> Option<Ordering> {
+        e.score.partial_cmp(&self.value)
     }
 
-    fn reaches_min(&self, e: &Entry) -> bool {
-        if self.min.exclusive {
-            e.score > self.min.value
-        } else {
-            e.score >= self.min.value
-        }
+    fn compare_bound(&self, other: &ScoreBound) -> Option<Ordering> {
+        self.value.partial_cmp(&other.value)
     }
 
-    fn within_max(&self, e: &Entry) -> bool {
-        if self.max.exclusive {
-            e.score < self.max.value
-        } else {
-            e.score <= self.max.value
-        }
+    fn is_exclusive(&self) -> bool {
+        self.exclusive
     }
 }
 
@@ -91,6 +139,18 @@ pub(crate) enum LexBound {
 }
 
 impl LexBound {
+    /// The member a bound names, if it names one.
+    pub(crate) fn member(&self) -> Option<&[u8]> {
+        match self {
+            LexBound::Inclusive(m) | LexBound::Exclusive(m) => Some(m),
+            LexBound::Lowest | LexBound::Highest => None,
+        }
+    }
+}
+
+impl Bound for LexBound {
+    const PARSE_ERROR: &'static str = "ERR min or max not valid string range item";
+
     /// Parses an item as `zslParseLexRangeItem` does.
     fn parse(arg: &[u8]) -> Option<LexBound> {
         match arg {
@@ -102,75 +162,29 @@ impl LexBound {
         }
     }
 
-    /// The member a bound names, if it names one.
-    pub(crate) fn member(&self) -> Option<&[u8]> {
-        match self {
-            LexBound::Inclusive(m) | LexBound::Exclusive(m) => Some(m),
-            LexBound::Lowest | LexBound::Highest => None,
-        }
-    }
-
-    /// Whether the bound excludes its own value (`-` and `+` count as
-    /// exclusive, as in Redis).
-    fn exclusive(&self) -> bool {
-        !matches!(self, LexBound::Inclusive(_))
-    }
-
-    /// `sdscmplex(member, bound)`: how a member compares with the bound.
-    fn compare_member(&self, member: &[u8]) -> std::cmp::Ordering {
-        use std::cmp::Ordering;
-        match self {
+    /// `sdscmplex(member, bound)`.
+    fn compare_entry(&self, e: &Entry) -> Option<Ordering> {
+        Some(match self {
             LexBound::Lowest => Ordering::Greater,
             LexBound::Highest => Ordering::Less,
-            LexBound::Inclusive(m) | LexBound::Exclusive(m) => member.cmp(m),
-        }
+            LexBound::Inclusive(m) | LexBound::Exclusive(m) => e.member.as_slice().cmp(m),
+        })
     }
-}
 
-/// A lexicographic range `min..max`.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct LexRange {
-    /// Lower end.
-    pub(crate) min: LexBound,
-    /// Upper end.
-    pub(crate) max: LexBound,
-}
-
-impl LexRange {
-    /// Parses the two items, with Redis' error.
-    pub(crate) fn parse(min: &[u8], max: &[u8]) -> CmdResult<LexRange> {
-        match (LexBound::parse(min), LexBound::parse(max)) {
-            (Some(min), Some(max)) => Ok(LexRange { min, max }),
-            _ => Err(CmdError::other(
-                "ERR min or max not valid string range item",
-            )),
-        }
-    }
-}
-
-impl Interval for LexRange {
-    fn is_empty(&self) -> bool {
-        use std::cmp::Ordering;
-        let order = match (&self.min, &self.max) {
+    fn compare_bound(&self, other: &LexBound) -> Option<Ordering> {
+        Some(match (self, other) {
             (LexBound::Lowest, LexBound::Lowest) | (LexBound::Highest, LexBound::Highest) => {
                 Ordering::Equal
             }
             (LexBound::Lowest, _) | (_, LexBound::Highest) => Ordering::Less,
             (LexBound::Highest, _) | (_, LexBound::Lowest) => Ordering::Greater,
             (min, max) => min.member().cmp(&max.member()),
-        };
-        order == Ordering::Greater
-            || (order == Ordering::Equal && (self.min.exclusive() || self.max.exclusive()))
+        })
     }
 
-    fn reaches_min(&self, e: &Entry) -> bool {
-        let order = self.min.compare_member(&e.member);
-        order.is_gt() || (order.is_eq() && !self.min.exclusive())
-    }
-
-    fn within_max(&self, e: &Entry) -> bool {
-        let order = self.max.compare_member(&e.member);
-        order.is_lt() || (order.is_eq() && !self.max.exclusive())
+    /// `-` and `+` count as exclusive, as in Redis.
+    fn is_exclusive(&self) -> bool {
+        !matches!(self, LexBound::Inclusive(_))
     }
 }
 
