@@ -193,13 +193,20 @@ mod tests {
     use super::super::entry::entry;
     use super::*;
 
+    /// Asserts that `r` leaves out `below`, takes `low` and `high` (as far
+    /// as its minimum and its maximum go) and leaves out `above`.
+    fn assert_ends(r: &impl Interval, [below, low, high, above]: [Entry; 4]) {
+        assert!(!r.reaches_min(&below));
+        assert!(r.reaches_min(&low));
+        assert!(r.within_max(&high));
+        assert!(!r.within_max(&above));
+    }
+
     #[test]
     fn score_ranges_test_their_ends() {
         let r = ScoreRange::parse(b"(1", b"2").expect("valid");
-        assert!(!r.reaches_min(&entry("a", 1.0)));
-        assert!(r.reaches_min(&entry("a", 1.5)));
-        assert!(r.within_max(&entry("a", 2.0)));
-        assert!(!r.within_max(&entry("a", 2.5)));
+        let ends = [1.0, 1.5, 2.0, 2.5].map(|score| entry("a", score));
+        assert_ends(&r, ends);
         assert!(!r.is_empty());
         assert!(ScoreRange::parse(b"(1", b"1").expect("valid").is_empty());
         assert!(ScoreRange::parse(b"2", b"1").expect("valid").is_empty());
@@ -215,10 +222,8 @@ mod tests {
     #[test]
     fn lex_ranges_test_their_ends() {
         let r = LexRange::parse(b"(b", b"[d").expect("valid");
-        assert!(!r.reaches_min(&entry("b", 0.0)));
-        assert!(r.reaches_min(&entry("ba", 0.0)));
-        assert!(r.within_max(&entry("d", 0.0)));
-        assert!(!r.within_max(&entry("da", 0.0)));
+        let ends = ["b", "ba", "d", "da"].map(|member| entry(member, 0.0));
+        assert_ends(&r, ends);
         let all = LexRange::parse(b"-", b"+").expect("valid");
         assert!(all.reaches_min(&entry("", 0.0)) && all.within_max(&entry("\u{ff}", 0.0)));
         assert!(!all.is_empty());
