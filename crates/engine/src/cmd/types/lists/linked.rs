@@ -158,102 +158,156 @@ fn read_node<C: Codec, S: KvStore>(
     }
 }
 
-/// The nodes of one list touched by one operation: read once, changed in
-/// memory, written (or deleted) once by [`Chain::write`].
-struct Chain<'k> {
+/// The nodes of one list touched by one operation, and its bounds: read
+/// once, changed in memory, then handed over as [`Changes`] to be written
+/// (or deleted) once.
+struct Chain<'c, 'e, 'k, C: Codec, S: KvStore> {
+    ctx: &'c Ctx<'e, C, S>,
+    meta: &'c Meta,
+    changes: Changes<'k>,
+}
+
+/// What one operation did to a list's nodes and bounds (see [`Chain`]).
+struct Changes<'k> {
     key: &'k [u8],
+    bounds: Bounds,
     nodes: BTreeMap<i64, Node>,
     changed: BTreeSet<i64>,
     deleted: BTreeSet<i64>,
 }
 
-impl<'k> Chain<'k> {
-    fn new(key: &'k [u8]) -> Chain<'k> {
-        Chain {
+impl<'c, 'e, 'k, C: Codec, S: KvStore> Chain<'c, 'e, 'k, C, S> {
+    /// The list `key` with metadata `meta` in `ctx`, nothing touched yet.
+    fn new(
+        ctx: &'c Ctx<'e, C, S>,
+        key: &'k [u8],
+        meta: &'c Meta,
+    ) -> CmdResult<Chain<'c, 'e, 'k, C, S>> {
+        let changes = Changes {
             key,
+            bounds: Bounds::of(key, meta)?,
             nodes: BTreeMap::new(),
             changed: BTreeSet::new(),
             deleted: BTreeSet::new(),
-        }
+        };
+        Ok(Chain { ctx, meta, changes })
+    }
+
+    /// The changes made, to be written.
+    fn done(self) -> Changes<'k> {
+        self.changes
+    }
+
+    /// Takes `nodes`, already read, as they are.
+    fn know(&mut self, nodes: impl IntoIterator<Item = (i64, Node)>) {
+        self.changes.nodes.extend(nodes);
     }
 
     /// The node `seq`, as this operation last left it.
-    fn get<C: Codec, S: KvStore>(
-        &mut self,
-        ctx: &Ctx<'_, C, S>,
-        meta: &Meta,
-        seq: i64,
-    ) -> CmdResult<&mut Node> {
-        if self.deleted.contains(&seq) {
-            return Err(corrupt(
-                self.key,
-                format!("list node {seq} is linked twice"),
-            ));
+    fn get(&mut self, seq: i64) -> CmdResult<&mut Node> {
+        let key = self.changes.key;
+        if self.changes.deleted.contains(&seq) {
+            return Err(corrupt(key, format!("list node {seq} is linked twice")));
         }
-        if !self.nodes.contains_key(&seq) {
-            let node = read_node(ctx, self.key, meta, seq)?;
-            self.nodes.insert(seq, node);
+        if !self.changes.nodes.contains_key(&seq) {
+            let node = read_node(self.ctx, key, self.meta, seq)?;
+            self.changes.nodes.insert(seq, node);
         }
-        Ok(self.nodes.get_mut(&seq).expect("inserted above"))
+        Ok(self.changes.nodes.get_mut(&seq).expect("inserted above"))
     }
 
     /// Adds or replaces node `seq`.
     fn put(&mut self, seq: i64, node: Node) {
-        self.nodes.insert(seq, node);
-        self.changed.insert(seq);
-    }
-
-    /// Marks node `seq` changed (after [`Chain::get`] changed it).
-    fn touch(&mut self, seq: i64) {
-        self.changed.insert(seq);
+        self.changes.nodes.insert(seq, node);
+        self.changes.changed.insert(seq);
     }
 
     /// Removes node `seq`.
     fn delete(&mut self, seq: i64) {
-        self.nodes.remove(&seq);
-        self.changed.remove(&seq);
-        self.deleted.insert(seq);
+        self.changes.nodes.remove(&seq);
+        self.changes.changed.remove(&seq);
+        self.changes.deleted.insert(seq);
+    }
+
+    /// Hands out the next sequence number.
+    fn take_seq(&mut self) -> CmdResult<i64> {
+        self.changes.bounds.take_seq()
     }
 
     /// Sets the link of node `seq` towards `side` to `to`. `seq` NIL is the
     /// list's boundary on the other side: then `to` becomes the end node
     /// there (the metadata's link).
-    fn link_toward<C: Codec, S: KvStore>(
-        &mut self,
-        ctx: &Ctx<'_, C, S>,
-        meta: &Meta,
-        bounds: &mut Bounds,
-        seq: i64,
-        side: Side,
-        to: i64,
-    ) -> CmdResult<()> {
+    fn link_toward(&mut self, seq: i64, side: Side, to: i64) -> CmdResult<()> {
         if seq == NIL {
-            bounds.set_end(side.opposite(), to);
+            self.changes.bounds.set_end(side.opposite(), to);
         } else {
-            self.get(ctx, meta, seq)?.set_toward(side, to);
-            self.touch(seq);
+            self.get(seq)?.set_toward(side, to);
+            self.changes.changed.insert(seq);
         }
         Ok(())
     }
 
     /// Unlinks node `seq` from its neighbours and deletes it; returns it.
-    fn unlink<C: Codec, S: KvStore>(
-        &mut self,
-        ctx: &Ctx<'_, C, S>,
-        meta: &Meta,
-        bounds: &mut Bounds,
-        seq: i64,
-    ) -> CmdResult<Node> {
-        let node = self.get(ctx, meta, seq)?.clone();
+    fn unlink(&mut self, seq: i64) -> CmdResult<Node> {
+        let node = self.get(seq)?.clone();
         // The previous node's next link skips `seq`, and so on.
-        self.link_toward(ctx, meta, bounds, node.prev, Side::Right, node.next)?;
-        self.link_toward(ctx, meta, bounds, node.next, Side::Left, node.prev)?;
+        self.link_toward(node.prev, Side::Right, node.next)?;
+        self.link_toward(node.next, Side::Left, node.prev)?;
         self.delete(seq);
         Ok(node)
     }
 
-    /// Queues every change under `meta` (the list's metadata after the
-    /// operation: its version and expiry stamp the records).
+    /// Links a new node holding `value` at the `side` end.
+    fn push(&mut self, side: Side, value: &[u8]) -> CmdResult<()> {
+        let seq = self.take_seq()?;
+        let old_end = self.changes.bounds.end(side);
+        let mut node = Node {
+            prev: NIL,
+            next: NIL,
+            value: value.to_vec(),
+        };
+        // The new node points inward at the old end node, which points back.
+        node.set_toward(side.opposite(), old_end);
+        self.put(seq, node);
+        // On an empty list the new node is the other end too.
+        self.link_toward(old_end, side, seq)?;
+        self.changes.bounds.set_end(side, seq);
+        Ok(())
+    }
+
+    /// Unlinks `n` nodes from the `side` end; returns their values in pop
+    /// order.
+    fn pop(&mut self, side: Side, n: u64) -> CmdResult<Vec<Vec<u8>>> {
+        let key = self.changes.key;
+        let mut out = Vec::new();
+        for _ in 0..n {
+            let seq = self.changes.bounds.end(side);
+            if seq == NIL {
+                return Err(corrupt(key, "list ends before its size"));
+            }
+            let node = self.unlink(seq)?;
+            if node.toward(side) != NIL {
+                return Err(corrupt(
+                    key,
+                    format!("list end node {seq} links past the end"),
+                ));
+            }
+            out.push(node.value);
+        }
+        Ok(out)
+    }
+}
+
+impl Changes<'_> {
+    /// Stores the bounds and `size` in `meta`, then queues every node
+    /// change ([`Changes::write`]).
+    fn apply<C: Codec, S: KvStore>(self, ctx: &mut Ctx<'_, C, S>, meta: &mut Meta, size: u64) {
+        self.bounds.store(meta, size);
+        self.write(ctx, meta);
+    }
+
+    /// Queues every node change under `meta` (the list's metadata after
+    /// the operation: its version and expiry stamp the records).
     fn write<C: Codec, S: KvStore>(self, ctx: &mut Ctx<'_, C, S>, meta: &Meta) {
         for seq in &self.deleted {
             ctx.sub_del(SubKind::ListItem, self.key, meta, &SubId::Seq(*seq));
@@ -392,59 +446,6 @@ impl<C: Codec, S: KvStore> Iterator for Walk<'_, '_, '_, C, S> {
     }
 }
 
-/// Links a new node holding `value` at the `side` end.
-fn push_one<C: Codec, S: KvStore>(
-    ctx: &Ctx<'_, C, S>,
-    meta: &Meta,
-    chain: &mut Chain<'_>,
-    bounds: &mut Bounds,
-    side: Side,
-    value: &[u8],
-) -> CmdResult<()> {
-    let seq = bounds.take_seq()?;
-    let old_end = bounds.end(side);
-    let mut node = Node {
-        prev: NIL,
-        next: NIL,
-        value: value.to_vec(),
-    };
-    // The new node points inward at the old end node, which points back.
-    node.set_toward(side.opposite(), old_end);
-    chain.put(seq, node);
-    // On an empty list the new node is the other end too.
-    chain.link_toward(ctx, meta, bounds, old_end, side, seq)?;
-    bounds.set_end(side, seq);
-    Ok(())
-}
-
-/// Unlinks `n` nodes from the `side` end; returns their values in pop order.
-fn pop_into<C: Codec, S: KvStore>(
-    ctx: &Ctx<'_, C, S>,
-    key: &[u8],
-    meta: &Meta,
-    chain: &mut Chain<'_>,
-    bounds: &mut Bounds,
-    side: Side,
-    n: u64,
-) -> CmdResult<Vec<Vec<u8>>> {
-    let mut out = Vec::new();
-    for _ in 0..n {
-        let seq = bounds.end(side);
-        if seq == NIL {
-            return Err(corrupt(key, "list ends before its size"));
-        }
-        let node = chain.unlink(ctx, meta, bounds, seq)?;
-        if node.toward(side) != NIL {
-            return Err(corrupt(
-                key,
-                format!("list end node {seq} links past the end"),
-            ));
-        }
-        out.push(node.value);
-    }
-    Ok(out)
-}
-
 /// The linked model: doubly linked nodes with never-reused sequence
 /// numbers.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -452,8 +453,7 @@ pub(crate) struct Linked;
 
 impl<C: Codec, S: KvStore> ListOps<C, S> for Linked {
     fn get(&self, list: List<'_, '_, C, S>, pos: u64) -> CmdResult<Vec<u8>> {
-        let List { ctx, key, meta } = list;
-        Ok(Walk::node_at(ctx, key, meta, pos)?.1.value)
+        Ok(Walk::node_at(list.ctx, list.key, list.meta, pos)?.1.value)
     }
 
     fn range(&self, list: List<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<Vec<Vec<u8>>> {
@@ -486,24 +486,22 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Linked {
         V: AsRef<[u8]>,
     {
         let ListMut { ctx, key, meta } = list;
-        let mut bounds = Bounds::of(key, meta)?;
-        let mut chain = Chain::new(key);
+        let mut chain = Chain::new(ctx, key, meta)?;
         for value in values {
-            push_one(ctx, meta, &mut chain, &mut bounds, side, value.as_ref())?;
+            chain.push(side, value.as_ref())?;
         }
-        bounds.store(meta, meta.size + values.len() as u64);
-        chain.write(ctx, meta);
+        chain
+            .done()
+            .apply(ctx, meta, meta.size + values.len() as u64);
         Ok(())
     }
 
     fn pop(&self, list: ListMut<'_, '_, C, S>, side: Side, n: u64) -> CmdResult<Vec<Vec<u8>>> {
         let ListMut { ctx, key, meta } = list;
-        let mut bounds = Bounds::of(key, meta)?;
+        let mut chain = Chain::new(ctx, key, meta)?;
         let n = n.min(meta.size);
-        let mut chain = Chain::new(key);
-        let values = pop_into(ctx, key, meta, &mut chain, &mut bounds, side, n)?;
-        bounds.store(meta, meta.size - n);
-        chain.write(ctx, meta);
+        let values = chain.pop(side, n)?;
+        chain.done().apply(ctx, meta, meta.size - n);
         Ok(values)
     }
 
@@ -511,13 +509,10 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Linked {
     /// the `from` end to the `to` end (the other one), relinked in one chain.
     fn rotate(&self, list: ListMut<'_, '_, C, S>, from: Side, to: Side) -> CmdResult<Vec<u8>> {
         let ListMut { ctx, key, meta } = list;
-        let mut bounds = Bounds::of(key, meta)?;
-        let mut chain = Chain::new(key);
-        let mut popped = pop_into(ctx, key, meta, &mut chain, &mut bounds, from, 1)?;
-        let value = popped.pop().unwrap_or_default();
-        push_one(ctx, meta, &mut chain, &mut bounds, to, &value)?;
-        bounds.store(meta, meta.size);
-        chain.write(ctx, meta);
+        let mut chain = Chain::new(ctx, key, meta)?;
+        let value = chain.pop(from, 1)?.pop().unwrap_or_default();
+        chain.push(to, &value)?;
+        chain.done().apply(ctx, meta, meta.size);
         Ok(value)
     }
 
@@ -525,9 +520,9 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Linked {
         let ListMut { ctx, key, meta } = list;
         let (seq, mut node) = Walk::node_at(ctx, key, meta, pos)?;
         node.value = value.to_vec();
-        let mut chain = Chain::new(key);
+        let mut chain = Chain::new(ctx, key, meta)?;
         chain.put(seq, node);
-        chain.write(ctx, meta);
+        chain.done().write(ctx, meta);
         Ok(())
     }
 
@@ -544,15 +539,14 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Linked {
         let Some((pivot_seq, pivot_node)) = found else {
             return Ok(false);
         };
-        let mut bounds = Bounds::of(key, meta)?;
-        let mut chain = Chain::new(key);
-        let seq = bounds.take_seq()?;
+        let mut chain = Chain::new(ctx, key, meta)?;
+        let seq = chain.take_seq()?;
         let (prev, next) = if new.before {
             (pivot_node.prev, pivot_seq)
         } else {
             (pivot_seq, pivot_node.next)
         };
-        chain.nodes.insert(pivot_seq, pivot_node);
+        chain.know([(pivot_seq, pivot_node)]);
         chain.put(
             seq,
             Node {
@@ -561,10 +555,9 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Linked {
                 value: new.value.to_vec(),
             },
         );
-        chain.link_toward(ctx, meta, &mut bounds, prev, Side::Right, seq)?;
-        chain.link_toward(ctx, meta, &mut bounds, next, Side::Left, seq)?;
-        bounds.store(meta, meta.size + 1);
-        chain.write(ctx, meta);
+        chain.link_toward(prev, Side::Right, seq)?;
+        chain.link_toward(next, Side::Left, seq)?;
+        chain.done().apply(ctx, meta, meta.size + 1);
         Ok(true)
     }
 
@@ -577,27 +570,23 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Linked {
         if n == 0 || n == meta.size {
             return Ok(n);
         }
-        let mut bounds = Bounds::of(key, meta)?;
-        let mut chain = Chain::new(key);
+        let mut chain = Chain::new(ctx, key, meta)?;
         let seqs: Vec<i64> = doomed.iter().map(|(seq, _)| *seq).collect();
-        chain.nodes.extend(doomed);
+        chain.know(doomed);
         for seq in seqs {
-            chain.unlink(ctx, meta, &mut bounds, seq)?;
+            chain.unlink(seq)?;
         }
-        bounds.store(meta, meta.size - n);
-        chain.write(ctx, meta);
+        chain.done().apply(ctx, meta, meta.size - n);
         Ok(n)
     }
 
     fn trim(&self, list: ListMut<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<()> {
         let ListMut { ctx, key, meta } = list;
-        let mut bounds = Bounds::of(key, meta)?;
-        let mut chain = Chain::new(key);
+        let mut chain = Chain::new(ctx, key, meta)?;
         let after = meta.size - 1 - stop;
-        pop_into(ctx, key, meta, &mut chain, &mut bounds, Side::Left, start)?;
-        pop_into(ctx, key, meta, &mut chain, &mut bounds, Side::Right, after)?;
-        bounds.store(meta, stop - start + 1);
-        chain.write(ctx, meta);
+        chain.pop(Side::Left, start)?;
+        chain.pop(Side::Right, after)?;
+        chain.done().apply(ctx, meta, stop - start + 1);
         Ok(())
     }
 }
