@@ -187,12 +187,8 @@ fn window<C: Codec, S: KvStore>(
 }
 
 /// The index of position `pos`.
-fn index_at<C: Codec, S: KvStore>(
-    ctx: &Ctx<'_, C, S>,
-    key: &[u8],
-    meta: &Meta,
-    pos: u64,
-) -> CmdResult<SparseIndex> {
+fn index_at<C: Codec, S: KvStore>(list: List<'_, '_, C, S>, pos: u64) -> CmdResult<SparseIndex> {
+    let List { ctx, key, meta } = list;
     if let Some(base) = direct_base(key, meta)? {
         return offset(base, pos);
     }
@@ -362,7 +358,7 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Sparse {
 
     fn set(&self, list: ListMut<'_, '_, C, S>, pos: u64, value: &[u8]) -> CmdResult<()> {
         let ListMut { ctx, key, meta } = list;
-        let index = index_at(ctx, key, meta, pos)?;
+        let index = index_at(List::new(ctx, key, meta), pos)?;
         put(ctx, key, meta, index, value);
         Ok(())
     }
