@@ -316,9 +316,16 @@ mod expiretime_tests {
     #[test]
     fn expiretime_of_the_last_millisecond_does_not_overflow() {
         let t = TestEngine::in_memory();
-        t.run("SET k v");
-        assert_eq!(t.cli("PEXPIREAT k 9223372036854775807"), "(integer) 1");
-        assert_eq!(t.cli("PEXPIRETIME k"), "(integer) 9223372036854775807");
-        assert_eq!(t.cli("EXPIRETIME k"), "(integer) 9223372036854775");
+        t.script(
+            r#"
+                > SET k v
+                > PEXPIREAT k 9223372036854775807
+                (integer) 1
+                > PEXPIRETIME k
+                (integer) 9223372036854775807
+                > EXPIRETIME k
+                (integer) 9223372036854775
+            "#,
+        );
     }
 }

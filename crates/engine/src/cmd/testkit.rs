@@ -68,6 +68,47 @@ impl<S: KvStore, C: Codec> TestEngine<S, C> {
     pub fn cli(&self, line: &str) -> String {
         self.run(line).to_cli_string()
     }
+
+    /// Replays a redis-cli session; see [`script`].
+    pub fn script(&self, transcript: &str) {
+        script(transcript, |line| self.run(line));
+    }
+}
+
+/// Replays a redis-cli session written as text: each `> command` line is
+/// run, and the lines after it, up to the next command, are its expected
+/// reply as redis-cli renders it. A command without reply lines sets
+/// something up: any reply but an error will do. Lines starting with `#`
+/// are comments; blank lines are skipped. The indentation of the first
+/// line is taken off every line (array items keep their own alignment).
+pub fn script(transcript: &str, mut run: impl FnMut(&str) -> Reply) {
+    let mut lines = transcript.lines().filter(|l| !l.trim().is_empty());
+    let Some(first) = lines.next() else {
+        return;
+    };
+    let indent = &first[..first.len() - first.trim_start().len()];
+    let mut steps: Vec<(&str, Vec<&str>)> = Vec::new();
+    for line in std::iter::once(first).chain(lines) {
+        let line = line.strip_prefix(indent).unwrap_or_else(|| {
+            panic!("line indented less than the first: {line:?}");
+        });
+        if line.starts_with('#') {
+            continue;
+        }
+        match (line.strip_prefix("> "), steps.last_mut()) {
+            (Some(command), _) => steps.push((command, Vec::new())),
+            (None, Some((_, reply))) => reply.push(line),
+            (None, None) => panic!("a reply before any command: {line:?}"),
+        }
+    }
+    for (command, expected) in steps {
+        let reply = run(command);
+        if expected.is_empty() {
+            assert!(!matches!(reply, Reply::Error(_)), "{command}: {reply:?}");
+        } else {
+            assert_eq!(reply.to_cli_string(), expected.join("\n"), "{command}");
+        }
+    }
 }
 
 /// redis-cli's rendering of the WRONGTYPE error.
@@ -86,4 +127,38 @@ pub fn sorted(reply: Reply) -> Vec<String> {
 /// Words as redis-cli renders bulk strings: in double quotes.
 pub fn quoted(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| format!("\"{s}\"")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_script_checks_every_reply_in_order() {
+        let t = TestEngine::in_memory();
+        t.script(
+            r#"
+            # A comment, then a setup step.
+            > RPUSH l a b
+            > LRANGE l 0 -1
+            1) "a"
+            2) "b"
+            > LPOP l
+            "a"
+            "#,
+        );
+        assert_eq!(t.cli("LLEN l"), "(integer) 1");
+    }
+
+    #[test]
+    #[should_panic(expected = "LLEN l")]
+    fn a_script_fails_on_a_wrong_reply() {
+        TestEngine::in_memory().script("> LLEN l\n(integer) 1");
+    }
+
+    #[test]
+    #[should_panic(expected = "GET h")]
+    fn a_script_fails_on_an_error_in_a_setup_step() {
+        TestEngine::in_memory().script("> HSET h f v\n> GET h");
+    }
 }

@@ -62,84 +62,123 @@ fn pushes_write_at_both_ends() {
     );
     assert_eq!(t.cli("LPUSHX missing a"), "(integer) 0");
     assert!(is_gone(&t, "missing"));
-    assert_eq!(t.cli("RPUSHX l z"), "(integer) 6");
-    assert_eq!(t.cli("LPUSHX l w"), "(integer) 7");
-    assert_eq!(t.cli("LLEN l"), "(integer) 7");
-    assert_eq!(t.cli("LLEN missing"), "(integer) 0");
+    t.script(
+        r#"
+            > RPUSHX l z
+            (integer) 6
+            > LPUSHX l w
+            (integer) 7
+            > LLEN l
+            (integer) 7
+            > LLEN missing
+            (integer) 0
+        "#,
+    );
 }
 
 #[test]
 fn pops_with_and_without_count() {
     let t = TestEngine::in_memory();
-    t.run("RPUSH l a b c d e");
-    assert_eq!(t.cli("LPOP l"), "\"a\"");
-    assert_eq!(t.cli("RPOP l"), "\"e\"");
+    t.script(
+        r#"
+            > RPUSH l a b c d e
+            > LPOP l
+            "a"
+            > RPOP l
+            "e"
+        "#,
+    );
     assert_eq!(stored(&t, "l"), (1, 4, run(1, "b c d")));
-    assert_eq!(t.cli("LPOP l 0"), "(empty array)");
-    assert_eq!(t.cli("RPOP l 2"), "1) \"d\"\n2) \"c\"");
-    assert_eq!(t.cli("LPOP l 10"), "1) \"b\"");
+    t.script(
+        r#"
+            > LPOP l 0
+            (empty array)
+            > RPOP l 2
+            1) "d"
+            2) "c"
+            > LPOP l 10
+            1) "b"
+        "#,
+    );
     assert!(is_gone(&t, "l"));
     assert_eq!(t.cli("LPOP l"), "(nil)");
     assert_eq!(t.cli("LPOP l 2"), "(nil)");
     assert_eq!(t.run("LPOP l 2"), crate::reply::Reply::NilArray);
-    assert_eq!(t.cli("LPOP l 0"), "(nil)");
-    assert_eq!(
-        t.cli("LPOP l -1"),
-        "(error) ERR value is out of range, must be positive"
-    );
-    assert_eq!(
-        t.cli("RPOP l foo"),
-        "(error) ERR value is out of range, must be positive"
-    );
-    assert_eq!(
-        t.cli("LPOP l 1 2"),
-        "(error) ERR wrong number of arguments for 'lpop' command"
-    );
-    t.run("SET s v");
-    assert_eq!(t.cli("LPOP s"), WRONG);
-    assert_eq!(t.cli("LPOP s 0"), WRONG);
-    assert_eq!(
-        t.cli("LPOP s -1"),
-        "(error) ERR value is out of range, must be positive"
+    t.script(
+        r#"
+            > LPOP l 0
+            (nil)
+            > LPOP l -1
+            (error) ERR value is out of range, must be positive
+            > RPOP l foo
+            (error) ERR value is out of range, must be positive
+            > LPOP l 1 2
+            (error) ERR wrong number of arguments for 'lpop' command
+            > SET s v
+            > LPOP s
+            (error) WRONGTYPE Operation against a key holding the wrong kind of value
+            > LPOP s 0
+            (error) WRONGTYPE Operation against a key holding the wrong kind of value
+            > LPOP s -1
+            (error) ERR value is out of range, must be positive
+        "#,
     );
 }
 
 #[test]
 fn index_range_and_set() {
     let t = TestEngine::in_memory();
-    t.run("RPUSH l a b c");
-    assert_eq!(t.cli("LINDEX l 0"), "\"a\"");
-    assert_eq!(t.cli("LINDEX l -1"), "\"c\"");
-    assert_eq!(t.cli("LINDEX l 3"), "(nil)");
-    assert_eq!(t.cli("LINDEX l -4"), "(nil)");
-    assert_eq!(t.cli("LINDEX l -9223372036854775808"), "(nil)");
-    assert_eq!(
-        t.cli("LINDEX l x"),
-        "(error) ERR value is not an integer or out of range"
+    t.script(
+        r#"
+            > RPUSH l a b c
+            > LINDEX l 0
+            "a"
+            > LINDEX l -1
+            "c"
+            > LINDEX l 3
+            (nil)
+            > LINDEX l -4
+            (nil)
+            > LINDEX l -9223372036854775808
+            (nil)
+            > LINDEX l x
+            (error) ERR value is not an integer or out of range
+            > LINDEX missing x
+            (nil)
+            > LRANGE l 1 1
+            1) "b"
+            > LRANGE l -100 100
+            1) "a"
+            2) "b"
+            3) "c"
+            > LRANGE l 2 1
+            (empty array)
+            > LRANGE l -9223372036854775808 9223372036854775807
+            1) "a"
+            2) "b"
+            3) "c"
+            > LRANGE missing x 1
+            (error) ERR value is not an integer or out of range
+            > LRANGE missing 0 -1
+            (empty array)
+            > LSET l -1 Z
+            OK
+            > LSET l 1 Y
+            OK
+        "#,
     );
-    assert_eq!(t.cli("LINDEX missing x"), "(nil)");
-    assert_eq!(t.cli("LRANGE l 1 1"), "1) \"b\"");
-    assert_eq!(t.cli("LRANGE l -100 100"), "1) \"a\"\n2) \"b\"\n3) \"c\"");
-    assert_eq!(t.cli("LRANGE l 2 1"), "(empty array)");
-    assert_eq!(
-        t.cli("LRANGE l -9223372036854775808 9223372036854775807"),
-        "1) \"a\"\n2) \"b\"\n3) \"c\""
-    );
-    assert_eq!(
-        t.cli("LRANGE missing x 1"),
-        "(error) ERR value is not an integer or out of range"
-    );
-    assert_eq!(t.cli("LRANGE missing 0 -1"), "(empty array)");
-    assert_eq!(t.cli("LSET l -1 Z"), "OK");
-    assert_eq!(t.cli("LSET l 1 Y"), "OK");
     assert_eq!(stored(&t, "l"), (0, 3, run(0, "a Y Z")));
-    assert_eq!(t.cli("LSET l 3 x"), "(error) ERR index out of range");
-    assert_eq!(t.cli("LSET missing x y"), "(error) ERR no such key");
-    assert_eq!(
-        t.cli("LSET l x y"),
-        "(error) ERR value is not an integer or out of range"
+    t.script(
+        r#"
+            > LSET l 3 x
+            (error) ERR index out of range
+            > LSET missing x y
+            (error) ERR no such key
+            > LSET l x y
+            (error) ERR value is not an integer or out of range
+            > SET s v
+        "#,
     );
-    t.run("SET s v");
     for cmd in ["LINDEX s x", "LSET s x y", "LRANGE s 0 1", "LLEN s"] {
         assert_eq!(t.cli(cmd), WRONG, "{cmd}");
     }
@@ -164,9 +203,15 @@ fn linsert_shifts_the_shorter_side() {
     assert_eq!(t.cli("LINSERT o AFTER b X"), "(integer) 5");
     assert_eq!(stored(&t, "o"), (-1, 4, run(-1, "a b X c d")));
     // At the ends.
-    t.run("RPUSH p a b c");
-    assert_eq!(t.cli("LINSERT p BEFORE a X"), "(integer) 4");
-    assert_eq!(t.cli("LINSERT p AFTER c Y"), "(integer) 5");
+    t.script(
+        r#"
+            > RPUSH p a b c
+            > LINSERT p BEFORE a X
+            (integer) 4
+            > LINSERT p AFTER c Y
+            (integer) 5
+        "#,
+    );
     assert_eq!(stored(&t, "p"), (-1, 4, run(-1, "X a b c Y")));
     // The first match from the head is the pivot.
     t.run("RPUSH q a b a b");
@@ -179,14 +224,19 @@ fn linsert_shifts_the_shorter_side() {
     assert_eq!(t.cli("LINSERT l BEFORE zz x"), "(integer) -1");
     assert_eq!(t.cli("LINSERT missing BEFORE a x"), "(integer) 0");
     assert!(is_gone(&t, "missing"));
-    assert_eq!(t.cli("LINSERT l middle a x"), "(error) ERR syntax error");
-    assert_eq!(
-        t.cli("LINSERT missing middle a x"),
-        "(error) ERR syntax error"
+    t.script(
+        r#"
+            > LINSERT l middle a x
+            (error) ERR syntax error
+            > LINSERT missing middle a x
+            (error) ERR syntax error
+            > SET s v
+            > LINSERT s BEFORE a x
+            (error) WRONGTYPE Operation against a key holding the wrong kind of value
+            > LINSERT s middle a x
+            (error) ERR syntax error
+        "#,
     );
-    t.run("SET s v");
-    assert_eq!(t.cli("LINSERT s BEFORE a x"), WRONG);
-    assert_eq!(t.cli("LINSERT s middle a x"), "(error) ERR syntax error");
 }
 
 #[test]
@@ -219,17 +269,27 @@ fn lrem_compacts_the_shorter_side() {
     t.run("RPUSH q x x x");
     assert_eq!(t.cli("LREM q 0 x"), "(integer) 3");
     assert!(is_gone(&t, "q"));
-    t.run("RPUSH r x y x");
-    assert_eq!(t.cli("LREM r -9223372036854775808 x"), "(integer) 2");
-    assert_eq!(t.cli("LRANGE r 0 -1"), "1) \"y\"");
-
-    assert_eq!(t.cli("LREM missing 0 a"), "(integer) 0");
-    assert_eq!(
-        t.cli("LREM missing x a"),
-        "(error) ERR value is not an integer or out of range"
+    t.script(
+        r#"
+            > RPUSH r x y x
+            > LREM r -9223372036854775808 x
+            (integer) 2
+            > LRANGE r 0 -1
+            1) "y"
+        "#,
     );
-    t.run("SET s v");
-    assert_eq!(t.cli("LREM s 0 a"), WRONG);
+
+    t.script(
+        r#"
+            > LREM missing 0 a
+            (integer) 0
+            > LREM missing x a
+            (error) ERR value is not an integer or out of range
+            > SET s v
+            > LREM s 0 a
+            (error) WRONGTYPE Operation against a key holding the wrong kind of value
+        "#,
+    );
 }
 
 #[test]
@@ -249,12 +309,15 @@ fn ltrim_deletes_outside_the_range() {
     assert!(is_gone(&t, "m"));
     assert_eq!(t.cli("LTRIM missing 0 1"), "OK");
     assert!(is_gone(&t, "missing"));
-    assert_eq!(
-        t.cli("LTRIM missing x 1"),
-        "(error) ERR value is not an integer or out of range"
+    t.script(
+        r#"
+            > LTRIM missing x 1
+            (error) ERR value is not an integer or out of range
+            > SET s v
+            > LTRIM s 0 1
+            (error) WRONGTYPE Operation against a key holding the wrong kind of value
+        "#,
     );
-    t.run("SET s v");
-    assert_eq!(t.cli("LTRIM s 0 1"), WRONG);
 }
 
 #[test]
@@ -321,27 +384,45 @@ fn lpos_options() {
 #[test]
 fn lmove_between_lists() {
     let t = TestEngine::in_memory();
-    t.run("RPUSH src a b c");
-    assert_eq!(t.cli("LMOVE src dst LEFT RIGHT"), "\"a\"");
-    assert_eq!(t.cli("RPOPLPUSH src dst"), "\"c\"");
+    t.script(
+        r#"
+            > RPUSH src a b c
+            > LMOVE src dst LEFT RIGHT
+            "a"
+            > RPOPLPUSH src dst
+            "c"
+        "#,
+    );
     assert_eq!(stored(&t, "src"), (1, 2, run(1, "b")));
     assert_eq!(stored(&t, "dst"), (-1, 1, run(-1, "c a")));
     assert_eq!(t.cli("LMOVE src dst right left"), "\"b\"");
     assert!(is_gone(&t, "src"));
-    assert_eq!(t.cli("LRANGE dst 0 -1"), "1) \"b\"\n2) \"c\"\n3) \"a\"");
-    // A missing source: nil, whatever the destination holds.
-    t.run("SET s v");
-    assert_eq!(t.cli("RPOPLPUSH missing s"), "(nil)");
-    assert_eq!(t.cli("LMOVE missing s LEFT LEFT"), "(nil)");
-    // A destination of another type: nothing changes.
-    assert_eq!(t.cli("RPOPLPUSH dst s"), WRONG);
-    assert_eq!(t.cli("LMOVE dst s LEFT LEFT"), WRONG);
-    assert_eq!(t.cli("LLEN dst"), "(integer) 3");
-    assert_eq!(t.cli("RPOPLPUSH s dst"), WRONG);
-    assert_eq!(t.cli("LMOVE dst dst foo RIGHT"), "(error) ERR syntax error");
-    assert_eq!(
-        t.cli("LMOVE missing dst LEFT foo"),
-        "(error) ERR syntax error"
+    t.script(
+        r#"
+            > LRANGE dst 0 -1
+            1) "b"
+            2) "c"
+            3) "a"
+            # A missing source: nil, whatever the destination holds.
+            > SET s v
+            > RPOPLPUSH missing s
+            (nil)
+            > LMOVE missing s LEFT LEFT
+            (nil)
+            # A destination of another type: nothing changes.
+            > RPOPLPUSH dst s
+            (error) WRONGTYPE Operation against a key holding the wrong kind of value
+            > LMOVE dst s LEFT LEFT
+            (error) WRONGTYPE Operation against a key holding the wrong kind of value
+            > LLEN dst
+            (integer) 3
+            > RPOPLPUSH s dst
+            (error) WRONGTYPE Operation against a key holding the wrong kind of value
+            > LMOVE dst dst foo RIGHT
+            (error) ERR syntax error
+            > LMOVE missing dst LEFT foo
+            (error) ERR syntax error
+        "#,
     );
 }
 
@@ -370,22 +451,39 @@ fn a_big_list_is_read_by_windows() {
         t.cli(&format!("RPUSH big {}", values.join(" "))),
         format!("(integer) {n}")
     );
-    assert_eq!(
-        t.cli("LRANGE big 5000 5002"),
-        "1) \"5000\"\n2) \"5001\"\n3) \"5002\""
+    t.script(
+        r#"
+            > LRANGE big 5000 5002
+            1) "5000"
+            2) "5001"
+            3) "5002"
+            > LRANGE big -2 -1
+            1) "9998"
+            2) "9999"
+            > LINDEX big -1
+            "9999"
+            > LPOS big 7777
+            (integer) 7777
+            > LPOS big 7777 RANK -1
+            (integer) 7777
+        "#,
     );
-    assert_eq!(t.cli("LRANGE big -2 -1"), "1) \"9998\"\n2) \"9999\"");
-    assert_eq!(t.cli("LINDEX big -1"), "\"9999\"");
-    assert_eq!(t.cli("LPOS big 7777"), "(integer) 7777");
-    assert_eq!(t.cli("LPOS big 7777 RANK -1"), "(integer) 7777");
     assert_eq!(
         t.cli("LINSERT big BEFORE 9990 x"),
         format!("(integer) {}", n + 1)
     );
-    assert_eq!(t.cli("LINDEX big 9990"), "\"x\"");
-    assert_eq!(t.cli("LREM big 0 10"), "(integer) 1");
-    assert_eq!(t.cli("LINDEX big 10"), "\"11\"");
-    assert_eq!(t.cli("LTRIM big 100 -101"), "OK");
+    t.script(
+        r#"
+            > LINDEX big 9990
+            "x"
+            > LREM big 0 10
+            (integer) 1
+            > LINDEX big 10
+            "11"
+            > LTRIM big 100 -101
+            OK
+        "#,
+    );
     assert_eq!(t.cli("LLEN big"), format!("(integer) {}", n - 200));
     assert_eq!(t.cli("LINDEX big 0"), "\"101\"");
     let (head, tail, items) = stored(&t, "big");

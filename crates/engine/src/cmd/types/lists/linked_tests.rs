@@ -88,10 +88,18 @@ fn pushes_pops_and_rotations_keep_one_chain() {
     assert_eq!(t.cli("LSET l 1 b"), "OK");
     assert_eq!(t.cli("LSET l -2 c"), "OK");
     assert_eq!(chain(&t, "l"), words("c b"));
-    assert_eq!(t.cli("LPOP l 2"), "1) \"c\"\n2) \"b\"");
-    assert_eq!(t.cli("EXISTS l"), "(integer) 0");
-    // An emptied list starts again at seq 1, as nemo's ListMeta() does.
-    assert_eq!(t.cli("RPUSH l n"), "(integer) 1");
+    t.script(
+        r#"
+            > LPOP l 2
+            1) "c"
+            2) "b"
+            > EXISTS l
+            (integer) 0
+            # An emptied list starts again at seq 1, as nemo's ListMeta() does.
+            > RPUSH l n
+            (integer) 1
+        "#,
+    );
     let ctx = Ctx::new(&t.engine);
     let meta = ctx.typed(b"l", DataType::List).unwrap().unwrap();
     assert_eq!(
@@ -107,10 +115,17 @@ fn pushes_pops_and_rotations_keep_one_chain() {
 #[test]
 fn linsert_lrem_and_ltrim_relink_neighbours() {
     let t = nemo();
-    t.run("RPUSH l a b c d e");
-    assert_eq!(t.cli("LINSERT l BEFORE a x"), "(integer) 6");
-    assert_eq!(t.cli("LINSERT l AFTER e y"), "(integer) 7");
-    assert_eq!(t.cli("LINSERT l AFTER b x"), "(integer) 8");
+    t.script(
+        r#"
+            > RPUSH l a b c d e
+            > LINSERT l BEFORE a x
+            (integer) 6
+            > LINSERT l AFTER e y
+            (integer) 7
+            > LINSERT l AFTER b x
+            (integer) 8
+        "#,
+    );
     assert_eq!(chain(&t, "l"), words("x a b x c d e y"));
     // Neighbouring matches, from the tail, with a limit.
     t.run("RPUSH m a x x b x x c");
@@ -248,18 +263,31 @@ fn a_long_list_is_read_from_the_nearer_end() {
         t.cli(&format!("RPUSH big {}", values.join(" "))),
         format!("(integer) {n}")
     );
-    assert_eq!(
-        t.cli("LRANGE big 2500 2502"),
-        "1) \"2500\"\n2) \"2501\"\n3) \"2502\""
+    t.script(
+        r#"
+            > LRANGE big 2500 2502
+            1) "2500"
+            2) "2501"
+            3) "2502"
+            > LRANGE big -2 -1
+            1) "4998"
+            2) "4999"
+            > LINDEX big -1
+            "4999"
+            > LINDEX big 4000
+            "4000"
+            > LPOS big 3777 RANK -1
+            (integer) 3777
+            > LINSERT big BEFORE 4990 x
+            (integer) 5001
+            > LINDEX big 4990
+            "x"
+            > LTRIM big 100 -101
+            OK
+            > LLEN big
+            (integer) 4801
+        "#,
     );
-    assert_eq!(t.cli("LRANGE big -2 -1"), "1) \"4998\"\n2) \"4999\"");
-    assert_eq!(t.cli("LINDEX big -1"), "\"4999\"");
-    assert_eq!(t.cli("LINDEX big 4000"), "\"4000\"");
-    assert_eq!(t.cli("LPOS big 3777 RANK -1"), "(integer) 3777");
-    assert_eq!(t.cli("LINSERT big BEFORE 4990 x"), "(integer) 5001");
-    assert_eq!(t.cli("LINDEX big 4990"), "\"x\"");
-    assert_eq!(t.cli("LTRIM big 100 -101"), "OK");
-    assert_eq!(t.cli("LLEN big"), "(integer) 4801");
     assert_eq!(chain(&t, "big").len(), 4801);
 }
 
