@@ -4,7 +4,7 @@
 use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
-use super::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
+use super::scan_args::scan_records;
 use crate::cmd::args::{distinct, random_count_with};
 use crate::cmd::types::hashes::{
     decode_pair, field_id, last_wins, put_value, read_all, value_bytes, KIND,
@@ -285,22 +285,10 @@ fn hincrbyfloat<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> C
 }
 
 fn hscan<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    let key = a[1];
-    let cursor = parse_cursor(a[2])?;
-    let Some(meta) = read(ctx, key)? else {
-        return Ok(empty_scan_reply());
-    };
-    let opts = ScanOptions::parse(&a[3..], false)?;
-    let (next, page) = scan_page(ctx.subs(KIND, key, &meta, None, false), cursor, opts.count)?;
-    let mut items = Vec::new();
-    for (id, value) in page {
+    scan_records(ctx, a, KIND, read, |key, id, value| {
         let (field, value) = decode_pair(key, id, value)?;
-        if opts.matches(&field) {
-            items.push(Reply::Bulk(field));
-            items.push(Reply::Bulk(value));
-        }
-    }
-    Ok(scan_reply(next, items))
+        Ok((field, Some(value)))
+    })
 }
 
 /// HRANDFIELD key [count [WITHVALUES]]

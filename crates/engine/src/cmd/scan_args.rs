@@ -14,11 +14,17 @@
 //! let (next, page) = scan_page(ctx.subs(kind, key, &meta, None, false), cursor, opts.count)?;
 //! // keep the records whose name `opts.matches(..)`, then `scan_reply(next, items)`
 //! ```
+//!
+//! [`scan_records`] is that pattern for HSCAN and SSCAN.
+
+use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
 
 use crate::cmd::args::is;
 use crate::error::{CmdError, CmdResult};
+use crate::keyspace::Ctx;
 use crate::number::int_arg;
 use crate::reply::Reply;
+use crate::store::KvStore;
 
 /// Elements visited per call when COUNT is not given.
 pub(crate) const DEFAULT_COUNT: u64 = 10;
@@ -131,6 +137,36 @@ pub(crate) fn scan_page<T>(
         return Ok((0, page));
     }
     Ok((cursor.saturating_add(count), page))
+}
+
+/// HSCAN and SSCAN: one page of the `kind` records of the collection at
+/// `a[1]`, whose meta `read` finds (`None`: missing). `item` turns a record
+/// into its name and, for pairs, its value; the names MATCH keeps are
+/// replied, each followed by its value. Arguments are checked in Redis'
+/// order: the cursor before the key is read, the options after.
+pub(crate) fn scan_records<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    a: &[&[u8]],
+    kind: SubKind,
+    read: impl FnOnce(&Ctx<'_, C, S>, &[u8]) -> CmdResult<Option<Meta>>,
+    item: impl Fn(&[u8], SubId, SubValue) -> CmdResult<(Vec<u8>, Option<Vec<u8>>)>,
+) -> CmdResult<Reply> {
+    let key = a[1];
+    let cursor = parse_cursor(a[2])?;
+    let Some(meta) = read(ctx, key)? else {
+        return Ok(empty_scan_reply());
+    };
+    let opts = ScanOptions::parse(&a[3..], false)?;
+    let (next, page) = scan_page(ctx.subs(kind, key, &meta, None, false), cursor, opts.count)?;
+    let mut items = Vec::new();
+    for (id, value) in page {
+        let (name, value) = item(key, id, value)?;
+        if opts.matches(&name) {
+            items.push(Reply::Bulk(name));
+            items.extend(value.map(Reply::Bulk));
+        }
+    }
+    Ok(scan_reply(next, items))
 }
 
 /// The reply of a SCAN-family command: the next cursor and the items.

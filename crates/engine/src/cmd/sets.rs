@@ -11,11 +11,12 @@ use std::collections::HashSet;
 use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta, SubValue};
 
-use super::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
+use super::scan_args::scan_records;
 use super::stored::store_collection;
 use crate::cmd::args::{distinct, is, positive_arg};
 use crate::cmd::types::random::{random_count_arg, random_pick, random_record, Rng};
 use crate::cmd::types::sets::{member_id, read_all, record_name, write_all, KIND};
+use crate::cmd::variants::variants;
 use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
@@ -232,21 +233,9 @@ fn srandmember<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cm
 }
 
 fn sscan<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    let key = a[1];
-    let cursor = parse_cursor(a[2])?;
-    let Some(meta) = read(ctx, key)? else {
-        return Ok(empty_scan_reply());
-    };
-    let opts = ScanOptions::parse(&a[3..], false)?;
-    let (next, page) = scan_page(ctx.subs(KIND, key, &meta, None, false), cursor, opts.count)?;
-    let mut items = Vec::new();
-    for (id, _) in page {
-        let member = record_name(key, id)?;
-        if opts.matches(&member) {
-            items.push(Reply::bulk(member));
-        }
-    }
-    Ok(scan_reply(next, items))
+    scan_records(ctx, a, KIND, read, |key, id, _| {
+        Ok((record_name(key, id)?, None))
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -428,12 +417,9 @@ fn sintercard<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
     Ok(Reply::Integer(i64::try_from(size).unwrap_or(i64::MAX)))
 }
 
-fn sunion<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    Ok(Reply::bulks(combine(ctx, SetOp::Union, &a[1..])?))
-}
-
-fn sdiff<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    Ok(Reply::bulks(combine(ctx, SetOp::Diff, &a[1..])?))
+variants! {
+    fn sunion(ctx, a) => Ok(Reply::bulks(combine(ctx, SetOp::Union, &a[1..])?));
+    fn sdiff(ctx, a) => Ok(Reply::bulks(combine(ctx, SetOp::Diff, &a[1..])?));
 }
 
 /// S*STORE destination key...: the result replaces the destination whatever
@@ -450,16 +436,10 @@ fn store<C: Codec, S: KvStore>(
     })
 }
 
-fn sinterstore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    store(ctx, SetOp::Inter, a)
-}
-
-fn sunionstore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    store(ctx, SetOp::Union, a)
-}
-
-fn sdiffstore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    store(ctx, SetOp::Diff, a)
+variants! {
+    fn sinterstore(ctx, a) => store(ctx, SetOp::Inter, a);
+    fn sunionstore(ctx, a) => store(ctx, SetOp::Union, a);
+    fn sdiffstore(ctx, a) => store(ctx, SetOp::Diff, a);
 }
 
 // ---------------------------------------------------------------------------

@@ -13,6 +13,7 @@ use crate::cmd::stored::store_collection;
 use crate::cmd::types::zsets::bounds::{Interval, LexRange, ScoreRange};
 use crate::cmd::types::zsets::order::{range_walk, walk, Entry, Start, Window};
 use crate::cmd::types::zsets::{write_all, Members};
+use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{format_score, int_arg};
@@ -275,46 +276,13 @@ fn range_entries<C: Codec, S: KvStore>(
     Ok((entries, req.withscores))
 }
 
-pub(super) fn zrange<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    zrange_generic(ctx, a, None, None)
-}
-
-pub(super) fn zrevrange<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    zrange_generic(ctx, a, Some(By::Rank), Some(true))
-}
-
-pub(super) fn zrangebyscore<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    zrange_generic(ctx, a, Some(By::Score), Some(false))
-}
-
-pub(super) fn zrevrangebyscore<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    zrange_generic(ctx, a, Some(By::Score), Some(true))
-}
-
-pub(super) fn zrangebylex<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    zrange_generic(ctx, a, Some(By::Lex), Some(false))
-}
-
-pub(super) fn zrevrangebylex<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    zrange_generic(ctx, a, Some(By::Lex), Some(true))
+variants! {
+    pub(super) fn zrange(ctx, a) => zrange_generic(ctx, a, None, None);
+    pub(super) fn zrevrange(ctx, a) => zrange_generic(ctx, a, Some(By::Rank), Some(true));
+    pub(super) fn zrangebyscore(ctx, a) => zrange_generic(ctx, a, Some(By::Score), Some(false));
+    pub(super) fn zrevrangebyscore(ctx, a) => zrange_generic(ctx, a, Some(By::Score), Some(true));
+    pub(super) fn zrangebylex(ctx, a) => zrange_generic(ctx, a, Some(By::Lex), Some(false));
+    pub(super) fn zrevrangebylex(ctx, a) => zrange_generic(ctx, a, Some(By::Lex), Some(true));
 }
 
 pub(super) fn zcount<C: Codec, S: KvStore>(
@@ -359,18 +327,9 @@ fn rank<C: Codec, S: KvStore>(
     Ok(Reply::Nil)
 }
 
-pub(super) fn zrank<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    rank(ctx, a, false)
-}
-
-pub(super) fn zrevrank<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    rank(ctx, a, true)
+variants! {
+    pub(super) fn zrank(ctx, a) => rank(ctx, a, false);
+    pub(super) fn zrevrank(ctx, a) => rank(ctx, a, true);
 }
 
 /// ZSCAN: pages through the set in Redis order; the cursor counts the

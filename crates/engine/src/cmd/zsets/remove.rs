@@ -10,6 +10,7 @@ use crate::cmd::args::{is, mpop_count, numkeys_block, resolve_range};
 use crate::cmd::types::zsets::bounds::{LexRange, ScoreRange};
 use crate::cmd::types::zsets::order::{walk, Entry, Start, Window};
 use crate::cmd::types::zsets::write::del_member;
+use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{format_score, parse_i64};
@@ -79,20 +80,11 @@ pub(super) fn zremrangebyrank<C: Codec, S: KvStore>(
     remove_range(ctx, a[1], Doomed::Rank(start, stop))
 }
 
-pub(super) fn zremrangebyscore<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    let range = ScoreRange::parse(a[2], a[3])?;
-    remove_range(ctx, a[1], Doomed::Score(range))
-}
-
-pub(super) fn zremrangebylex<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    let range = LexRange::parse(a[2], a[3])?;
-    remove_range(ctx, a[1], Doomed::Lex(range))
+variants! {
+    pub(super) fn zremrangebyscore(ctx, a) =>
+        remove_range(ctx, a[1], Doomed::Score(ScoreRange::parse(a[2], a[3])?));
+    pub(super) fn zremrangebylex(ctx, a) =>
+        remove_range(ctx, a[1], Doomed::Lex(LexRange::parse(a[2], a[3])?));
 }
 
 /// ZPOPMIN / ZPOPMAX's count: a non-negative integer, with the one error
@@ -126,18 +118,9 @@ fn pop<C: Codec, S: KvStore>(
     Ok(entries_reply(entries, true))
 }
 
-pub(super) fn zpopmin<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    pop(ctx, a, false)
-}
-
-pub(super) fn zpopmax<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    pop(ctx, a, true)
+variants! {
+    pub(super) fn zpopmin(ctx, a) => pop(ctx, a, false);
+    pub(super) fn zpopmax(ctx, a) => pop(ctx, a, true);
 }
 
 /// ZMPOP `numkeys key… MIN|MAX [COUNT count]`: pops up to `count` entries
