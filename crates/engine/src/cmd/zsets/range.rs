@@ -48,7 +48,7 @@ pub(super) fn by_rank<C: Codec, S: KvStore>(
 
 /// Walks the entries whose scores are in `range`, Redis' way (see
 /// [`range_walk`]), seeking to the range's start.
-pub(super) fn score_walk<C: Codec, S: KvStore>(
+fn score_walk<C: Codec, S: KvStore>(
     ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
@@ -75,7 +75,7 @@ pub(super) fn score_walk<C: Codec, S: KvStore>(
 /// first entry at or past the range's start. The range is meaningful when
 /// all scores are equal; then, with an exact index, the walk seeks to the
 /// bound's member instead of reading from the edge.
-pub(super) fn lex_walk<C: Codec, S: KvStore>(
+fn lex_walk<C: Codec, S: KvStore>(
     ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
@@ -196,13 +196,6 @@ fn parse_range<'a>(
     })
 }
 
-/// A range, parsed before the key is read.
-enum Parsed {
-    Rank(i64, i64),
-    Score(ScoreRange),
-    Lex(LexRange),
-}
-
 /// The ZRANGE family.
 fn zrange_generic<C: Codec, S: KvStore>(
     ctx: &mut Ctx<'_, C, S>,
@@ -240,10 +233,10 @@ fn range_entries<C: Codec, S: KvStore>(
     store: bool,
 ) -> CmdResult<(Vec<Entry>, bool)> {
     let req = parse_range(a, by, reverse, store)?;
-    let parsed = match req.by {
-        By::Rank => Parsed::Rank(int_arg(req.min)?, int_arg(req.max)?),
-        By::Score => Parsed::Score(ScoreRange::parse(req.min, req.max)?),
-        By::Lex => Parsed::Lex(LexRange::parse(req.min, req.max)?),
+    let span = match req.by {
+        By::Rank => Span::Rank(int_arg(req.min)?, int_arg(req.max)?),
+        By::Score => Span::Score(ScoreRange::parse(req.min, req.max)?),
+        By::Lex => Span::Lex(LexRange::parse(req.min, req.max)?),
     };
     let key = a[1];
     let Some(meta) = zset(ctx, key)? else {
@@ -255,24 +248,7 @@ fn range_entries<C: Codec, S: KvStore>(
         offset: req.offset as u64,
         count: u64::try_from(req.count).ok(),
     });
-    match (parsed, window) {
-        (Parsed::Rank(start, stop), _) => {
-            if let Some(ranks) = resolve_range(start, stop, meta.size) {
-                entries = by_rank(ctx, key, &meta, ranks, req.reverse)?;
-            }
-        }
-        (_, None) => {}
-        (Parsed::Score(range), Some(window)) => {
-            score_walk(ctx, key, &meta, &range, req.reverse, window, |e| {
-                entries.push(e);
-            })?;
-        }
-        (Parsed::Lex(range), Some(window)) => {
-            lex_walk(ctx, key, &meta, &range, req.reverse, window, |e| {
-                entries.push(e);
-            })?;
-        }
-    }
+    span.visit(ctx, key, &meta, req.reverse, window, |e| entries.push(e))?;
     Ok((entries, req.withscores))
 }
 
@@ -285,28 +261,58 @@ variants! {
     pub(super) fn zrevrangebylex(ctx, a) => zrange_generic(ctx, a, Some(By::Lex), Some(true));
 }
 
-pub(super) fn zcount<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    let range = ScoreRange::parse(a[2], a[3])?;
+/// A stretch of a sorted set by rank, score or member name, parsed before
+/// the key is read.
+pub(super) enum Span {
+    /// Ranks `start..=stop` as given (negative from the end).
+    Rank(i64, i64),
+    /// The scores in a range.
+    Score(ScoreRange),
+    /// The member names in a range.
+    Lex(LexRange),
+}
+
+impl Span {
+    /// Visits the entries of the span in the walk's direction; a score or
+    /// name range within `window` only (nothing without one: a negative
+    /// LIMIT offset skips everything, as in Redis).
+    pub(super) fn visit<C: Codec, S: KvStore>(
+        &self,
+        ctx: &Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &Meta,
+        reverse: bool,
+        window: Option<Window>,
+        emit: impl FnMut(Entry),
+    ) -> CmdResult<()> {
+        match (self, window) {
+            (Span::Rank(start, stop), _) => {
+                if let Some(ranks) = resolve_range(*start, *stop, meta.size) {
+                    by_rank(ctx, key, meta, ranks, reverse)?
+                        .into_iter()
+                        .for_each(emit);
+                }
+                Ok(())
+            }
+            (_, None) => Ok(()),
+            (Span::Score(range), Some(w)) => score_walk(ctx, key, meta, range, reverse, w, emit),
+            (Span::Lex(range), Some(w)) => lex_walk(ctx, key, meta, range, reverse, w, emit),
+        }
+    }
+}
+
+/// ZCOUNT and ZLEXCOUNT: the number of entries in `span` (0: no such key).
+fn count<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8], span: Span) -> CmdResult<Reply> {
     let mut n = 0;
-    if let Some(meta) = zset(ctx, a[1])? {
-        score_walk(ctx, a[1], &meta, &range, false, Window::ALL, |_| n += 1)?;
+    if let Some(meta) = zset(ctx, key)? {
+        span.visit(ctx, key, &meta, false, Some(Window::ALL), |_| n += 1)?;
     }
     Ok(Reply::Integer(n))
 }
 
-pub(super) fn zlexcount<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    let range = LexRange::parse(a[2], a[3])?;
-    let mut n = 0;
-    if let Some(meta) = zset(ctx, a[1])? {
-        lex_walk(ctx, a[1], &meta, &range, false, Window::ALL, |_| n += 1)?;
-    }
-    Ok(Reply::Integer(n))
+variants! {
+    pub(super) fn zcount(ctx, a) => count(ctx, a[1], Span::Score(ScoreRange::parse(a[2], a[3])?));
+    pub(super) fn zlexcount(ctx, a) => count(ctx, a[1], Span::Lex(LexRange::parse(a[2], a[3])?));
 }
 
 /// ZRANK and ZREVRANK: the member's position in the walk's direction.
