@@ -46,73 +46,48 @@ pub(super) fn by_rank<C: Codec, S: KvStore>(
     Ok(entries)
 }
 
-/// Walks the entries whose scores are in `range`, Redis' way (see
-/// [`range_walk`]), seeking to the range's start.
-fn score_walk<C: Codec, S: KvStore>(
-    ctx: &Ctx<'_, C, S>,
-    key: &[u8],
-    meta: &Meta,
-    range: &ScoreRange,
-    reverse: bool,
-    window: Window,
-    emit: impl FnMut(Entry),
-) -> CmdResult<()> {
-    if range.is_empty() {
-        return Ok(());
-    }
-    let start = if reverse {
+/// Where a walk over the scores in `range` starts: at the range's first
+/// bound in the walk's direction.
+fn score_start(range: &ScoreRange, reverse: bool) -> Start<'_> {
+    Start::Score(if reverse {
         range.max.value
     } else {
         range.min.value
-    };
-    let entries = walk(ctx, key, meta, Start::Score(start), reverse);
-    range_walk(entries, range, reverse, window, emit)
+    })
 }
 
-/// Walks the entries whose members are in `range`, as Redis does on its
-/// compact encoding (`zzlFirstInLexRange` and on): nothing when the first
-/// entry is above the maximum or the last below the minimum; else from the
-/// first entry at or past the range's start. The range is meaningful when
-/// all scores are equal; then, with an exact index, the walk seeks to the
-/// bound's member instead of reading from the edge.
-fn lex_walk<C: Codec, S: KvStore>(
+/// Where a walk over the members in `range` starts, as Redis does on its
+/// compact encoding (`zzlFirstInLexRange` and on): nowhere (`None`) when
+/// the first entry is above the maximum or the last below the minimum;
+/// else at the first entry at or past the range's start. The range is
+/// meaningful when all scores are equal; then, with an exact index, the
+/// walk seeks to the bound's member instead of reading from the edge.
+fn lex_start<'r, C: Codec, S: KvStore>(
     ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
-    range: &LexRange,
+    range: &'r LexRange,
     reverse: bool,
-    window: Window,
-    emit: impl FnMut(Entry),
-) -> CmdResult<()> {
-    if range.is_empty() {
-        return Ok(());
-    }
+) -> CmdResult<Option<Start<'r>>> {
     let edge = |backward| {
         walk(ctx, key, meta, Start::Edge, backward)
             .next()
             .transpose()
     };
     let (Some(first), Some(last)) = (edge(false)?, edge(true)?) else {
-        return Ok(());
+        return Ok(None);
     };
     if !range.reaches_min(&last) || !range.within_max(&first) {
-        return Ok(());
+        return Ok(None);
     }
     let bound = if reverse { &range.max } else { &range.min };
     let uniform = first.score.to_bits() == last.score.to_bits();
-    let start = match bound.member() {
+    Ok(Some(match bound.member() {
         Some(member) if uniform && ctx.caps().score_index == ScoreIndex::Exact => {
             Start::Entry(first.score, member)
         }
         _ => Start::Edge,
-    };
-    range_walk(
-        walk(ctx, key, meta, start, reverse),
-        range,
-        reverse,
-        window,
-        emit,
-    )
+    }))
 }
 
 /// How ZRANGE selects entries.
@@ -294,9 +269,20 @@ impl Span {
                 }
                 Ok(())
             }
-            (_, None) => Ok(()),
-            (Span::Score(range), Some(w)) => score_walk(ctx, key, meta, range, reverse, w, emit),
-            (Span::Lex(range), Some(w)) => lex_walk(ctx, key, meta, range, reverse, w, emit),
+            (Span::Score(range), Some(w)) if !range.is_empty() => {
+                let entries = walk(ctx, key, meta, score_start(range, reverse), reverse);
+                range_walk(entries, range, reverse, w, emit)
+            }
+            (Span::Lex(range), Some(w)) if !range.is_empty() => {
+                match lex_start(ctx, key, meta, range, reverse)? {
+                    Some(start) => {
+                        let entries = walk(ctx, key, meta, start, reverse);
+                        range_walk(entries, range, reverse, w, emit)
+                    }
+                    None => Ok(()),
+                }
+            }
+            _ => Ok(()),
         }
     }
 }
