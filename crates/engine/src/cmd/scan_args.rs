@@ -192,6 +192,7 @@ pub(crate) fn glob_match(pattern: &[u8], s: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cmd::testkit::check_parser;
 
     #[test]
     fn a_lone_star_matches_even_the_empty_key() {
@@ -203,25 +204,26 @@ mod tests {
 
     #[test]
     fn cursors_parse_like_strtoul() {
-        assert_eq!(parse_cursor(b"0").ok(), Some(0));
-        assert_eq!(parse_cursor(b"").ok(), Some(0));
-        assert_eq!(parse_cursor(b"+7").ok(), Some(7));
-        assert_eq!(parse_cursor(b"007").ok(), Some(7));
-        assert_eq!(parse_cursor(b"-1").ok(), Some(u64::MAX));
-        assert_eq!(parse_cursor(b"18446744073709551615").ok(), Some(u64::MAX));
-        assert_eq!(parse_cursor(b"12\x00junk").ok(), Some(12));
-        for bad in [
-            &b"x"[..],
-            b" 1",
-            b"1 ",
-            b"-",
-            b"+",
-            b"18446744073709551616",
-            b"1.0",
-        ] {
-            let err = parse_cursor(bad).expect_err("invalid");
-            assert_eq!(err.to_string(), "ERR invalid cursor");
-        }
+        let parse = |arg: &[u8]| match parse_cursor(arg) {
+            Ok(cursor) => Some(cursor),
+            Err(err) => {
+                assert_eq!(err.to_string(), "ERR invalid cursor");
+                None
+            }
+        };
+        check_parser(
+            parse,
+            &[
+                ("0", 0),
+                ("", 0),
+                ("+7", 7),
+                ("007", 7),
+                ("-1", u64::MAX),
+                ("18446744073709551615", u64::MAX),
+                ("12\0junk", 12),
+            ],
+            &["x", " 1", "1 ", "-", "+", "18446744073709551616", "1.0"],
+        );
     }
 
     #[test]

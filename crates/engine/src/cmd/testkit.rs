@@ -124,6 +124,21 @@ pub fn sorted(reply: Reply) -> Vec<String> {
     out
 }
 
+/// Checks a parser of arguments: each `(input, value)` of `good` parses to
+/// `value`, and every input of `bad` is refused.
+pub fn check_parser<T: PartialEq + std::fmt::Debug>(
+    parse: impl Fn(&[u8]) -> Option<T>,
+    good: &[(&str, T)],
+    bad: &[&str],
+) {
+    for (input, value) in good {
+        assert_eq!(parse(input.as_bytes()).as_ref(), Some(value), "{input:?}");
+    }
+    for input in bad {
+        assert_eq!(parse(input.as_bytes()), None, "{input:?}");
+    }
+}
+
 /// Words as redis-cli renders bulk strings: in double quotes.
 pub fn quoted(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| format!("\"{s}\"")).collect()

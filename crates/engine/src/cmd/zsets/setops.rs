@@ -187,16 +187,21 @@ fn combine(op: SetOp, mut sources: Vec<Source>, aggregate: Aggregate) -> Members
     }
 }
 
+/// Each source's members, looked up by name, with their stored scores.
+fn by_member(sources: &[Source]) -> Vec<HashMap<&[u8], f64>> {
+    sources
+        .iter()
+        .map(|s| s.members.iter().map(|(m, v)| (m.as_slice(), *v)).collect())
+        .collect()
+}
+
 /// The first source's members (with their own scores) that are in none of
 /// the others.
 fn diff(sources: &[Source]) -> Members {
     let Some((first, others)) = sources.split_first() else {
         return Vec::new();
     };
-    let others: Vec<HashMap<&[u8], f64>> = others
-        .iter()
-        .map(|s| s.members.iter().map(|(m, v)| (m.as_slice(), *v)).collect())
-        .collect();
+    let others = by_member(others);
     first
         .members
         .iter()
@@ -239,10 +244,7 @@ fn inter(sources: &[Source], aggregate: Aggregate) -> Members {
     let Some((smallest, others)) = sources.split_first() else {
         return Vec::new();
     };
-    let lookups: Vec<HashMap<&[u8], f64>> = others
-        .iter()
-        .map(|s| s.members.iter().map(|(m, v)| (m.as_slice(), *v)).collect())
-        .collect();
+    let lookups = by_member(others);
     let mut out = Vec::new();
     'members: for (member, score) in &smallest.members {
         let mut total = smallest.weighted(*score);
