@@ -69,6 +69,15 @@ impl<S: KvStore, C: Codec> TestEngine<S, C> {
         self.run(line).to_cli_string()
     }
 
+    /// `RPUSH key 0 1 … n-1`, checking that the list then holds `n` items.
+    pub fn push_numbers(&self, key: &str, n: usize) {
+        let values: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+        assert_eq!(
+            self.cli(&format!("RPUSH {key} {}", values.join(" "))),
+            format!("(integer) {n}")
+        );
+    }
+
     /// Replays a redis-cli session; see [`script`].
     pub fn script(&self, transcript: &str) {
         script(transcript, |line| self.run(line));

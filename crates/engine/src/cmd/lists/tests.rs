@@ -446,11 +446,7 @@ fn lmove_rotates_a_list_onto_itself() {
 fn a_big_list_is_read_by_windows() {
     let t = TestEngine::in_memory();
     let n = 10_000;
-    let values: Vec<String> = (0..n).map(|i| i.to_string()).collect();
-    assert_eq!(
-        t.cli(&format!("RPUSH big {}", values.join(" "))),
-        format!("(integer) {n}")
-    );
+    t.push_numbers("big", n);
     t.script(
         r#"
             > LRANGE big 5000 5002

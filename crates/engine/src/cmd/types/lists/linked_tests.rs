@@ -258,11 +258,7 @@ fn random_operations_agree_with_an_in_memory_list() {
 fn a_long_list_is_read_from_the_nearer_end() {
     let t = nemo();
     let n = 5000;
-    let values: Vec<String> = (0..n).map(|i| i.to_string()).collect();
-    assert_eq!(
-        t.cli(&format!("RPUSH big {}", values.join(" "))),
-        format!("(integer) {n}")
-    );
+    t.push_numbers("big", n);
     t.script(
         r#"
             > LRANGE big 2500 2502
