@@ -45,6 +45,27 @@ fn run(first: i64, values: &str) -> Vec<(i64, String)> {
         .collect()
 }
 
+/// Replays a redis-cli transcript (see [`TestEngine::script`]) whose
+/// `= key head tail values…` lines check the stored list (see [`stored`]:
+/// its bounds, and its values at consecutive offsets from the head), and
+/// `= key gone` that the key is gone.
+fn replay(t: &TestEngine<MemStore>, transcript: &str) {
+    t.script_with(transcript, |line| {
+        let words: Vec<&str> = line.split(' ').collect();
+        if let [key, "gone"] = words[..] {
+            assert!(is_gone(t, key), "{line}");
+            return;
+        }
+        let [key, head, tail, ref values @ ..] = words[..] else {
+            panic!("not a state line: {line:?}")
+        };
+        let head: i64 = head.parse().expect("head");
+        let tail: i64 = tail.parse().expect("tail");
+        let expected = (head, tail, run(head, &values.join(" ")));
+        assert_eq!(stored(t, key), expected, "{line}");
+    });
+}
+
 fn is_gone(t: &TestEngine<MemStore>, key: &str) -> bool {
     Ctx::new(&t.engine).live(key.as_bytes()).unwrap().is_none()
 }
@@ -52,16 +73,26 @@ fn is_gone(t: &TestEngine<MemStore>, key: &str) -> bool {
 #[test]
 fn pushes_write_at_both_ends() {
     let t = TestEngine::in_memory();
-    assert_eq!(t.cli("RPUSH l a b c"), "(integer) 3");
-    assert_eq!(stored(&t, "l"), (0, 3, run(0, "a b c")));
-    assert_eq!(t.cli("LPUSH l x y"), "(integer) 5");
-    assert_eq!(stored(&t, "l"), (-2, 3, run(-2, "y x a b c")));
-    assert_eq!(
-        t.cli("LRANGE l 0 -1"),
-        "1) \"y\"\n2) \"x\"\n3) \"a\"\n4) \"b\"\n5) \"c\""
+    replay(
+        &t,
+        r#"
+            > RPUSH l a b c
+            (integer) 3
+            = l 0 3 a b c
+            > LPUSH l x y
+            (integer) 5
+            = l -2 3 y x a b c
+            > LRANGE l 0 -1
+            1) "y"
+            2) "x"
+            3) "a"
+            4) "b"
+            5) "c"
+            > LPUSHX missing a
+            (integer) 0
+            = missing gone
+        "#,
     );
-    assert_eq!(t.cli("LPUSHX missing a"), "(integer) 0");
-    assert!(is_gone(&t, "missing"));
     t.script(
         r#"
             > RPUSHX l z
@@ -100,9 +131,16 @@ fn pops_with_and_without_count() {
             1) "b"
         "#,
     );
-    assert!(is_gone(&t, "l"));
-    assert_eq!(t.cli("LPOP l"), "(nil)");
-    assert_eq!(t.cli("LPOP l 2"), "(nil)");
+    replay(
+        &t,
+        r#"
+            = l gone
+            > LPOP l
+            (nil)
+            > LPOP l 2
+            (nil)
+        "#,
+    );
     assert_eq!(t.run("LPOP l 2"), crate::reply::Reply::NilArray);
     t.script(
         r#"
@@ -188,20 +226,29 @@ fn index_range_and_set() {
 fn linsert_shifts_the_shorter_side() {
     let t = TestEngine::in_memory();
     // Pivot nearer the head: the head side moves down.
-    t.run("RPUSH l a b c d e");
-    assert_eq!(t.cli("LINSERT l BEFORE c X"), "(integer) 6");
-    assert_eq!(stored(&t, "l"), (-1, 5, run(-1, "a b X c d e")));
-    // Pivot nearer the tail: the tail side moves up.
-    t.run("RPUSH m a b c d e");
-    assert_eq!(t.cli("LINSERT m after c X"), "(integer) 6");
-    assert_eq!(stored(&t, "m"), (0, 6, run(0, "a b c X d e")));
-    // A tie moves the head side, BEFORE and AFTER alike.
-    t.run("RPUSH n a b c d");
-    assert_eq!(t.cli("LINSERT n BEFORE c X"), "(integer) 5");
-    assert_eq!(stored(&t, "n"), (-1, 4, run(-1, "a b X c d")));
-    t.run("RPUSH o a b c d");
-    assert_eq!(t.cli("LINSERT o AFTER b X"), "(integer) 5");
-    assert_eq!(stored(&t, "o"), (-1, 4, run(-1, "a b X c d")));
+    replay(
+        &t,
+        r#"
+            > RPUSH l a b c d e
+            > LINSERT l BEFORE c X
+            (integer) 6
+            = l -1 5 a b X c d e
+            # Pivot nearer the tail: the tail side moves up.
+            > RPUSH m a b c d e
+            > LINSERT m after c X
+            (integer) 6
+            = m 0 6 a b c X d e
+            # A tie moves the head side, BEFORE and AFTER alike.
+            > RPUSH n a b c d
+            > LINSERT n BEFORE c X
+            (integer) 5
+            = n -1 4 a b X c d
+            > RPUSH o a b c d
+            > LINSERT o AFTER b X
+            (integer) 5
+            = o -1 4 a b X c d
+        "#,
+    );
     // At the ends.
     t.script(
         r#"
@@ -212,18 +259,31 @@ fn linsert_shifts_the_shorter_side() {
             (integer) 5
         "#,
     );
-    assert_eq!(stored(&t, "p"), (-1, 4, run(-1, "X a b c Y")));
-    // The first match from the head is the pivot.
-    t.run("RPUSH q a b a b");
-    assert_eq!(t.cli("LINSERT q AFTER b X"), "(integer) 5");
+    replay(
+        &t,
+        r#"
+            = p -1 4 X a b c Y
+            # The first match from the head is the pivot.
+            > RPUSH q a b a b
+            > LINSERT q AFTER b X
+            (integer) 5
+        "#,
+    );
     assert_eq!(
         t.cli("LRANGE q 0 -1").replace('\n', " "),
         "1) \"a\" 2) \"b\" 3) \"X\" 4) \"a\" 5) \"b\""
     );
 
-    assert_eq!(t.cli("LINSERT l BEFORE zz x"), "(integer) -1");
-    assert_eq!(t.cli("LINSERT missing BEFORE a x"), "(integer) 0");
-    assert!(is_gone(&t, "missing"));
+    replay(
+        &t,
+        r#"
+            > LINSERT l BEFORE zz x
+            (integer) -1
+            > LINSERT missing BEFORE a x
+            (integer) 0
+            = missing gone
+        "#,
+    );
     t.script(
         r#"
             > LINSERT l middle a x
@@ -243,32 +303,44 @@ fn linsert_shifts_the_shorter_side() {
 fn lrem_compacts_the_shorter_side() {
     let t = TestEngine::in_memory();
     // Matches near the head: survivors below the highest match move up.
-    t.run("RPUSH l a x b x c d e f");
-    assert_eq!(t.cli("LREM l 0 x"), "(integer) 2");
-    assert_eq!(stored(&t, "l"), (2, 8, run(2, "a b c d e f")));
-    // Matches near the tail: survivors above the lowest match move down.
-    t.run("RPUSH m a b c d e x f x");
-    assert_eq!(t.cli("LREM m 0 x"), "(integer) 2");
-    assert_eq!(stored(&t, "m"), (0, 6, run(0, "a b c d e f")));
-    // Counting from the tail; earlier matches survive and move.
-    t.run("RPUSH n x x a x b c d e f g");
-    assert_eq!(t.cli("LREM n -1 x"), "(integer) 1");
-    assert_eq!(stored(&t, "n"), (1, 10, run(1, "x x a b c d e f g")));
-    // Counting from the head with a limit.
-    t.run("RPUSH o a b c d e x f x y x");
-    assert_eq!(t.cli("LREM o 2 x"), "(integer) 2");
-    assert_eq!(stored(&t, "o"), (0, 8, run(0, "a b c d e f y x")));
-    // A tie compacts toward the tail (the head side moves).
-    t.run("RPUSH p a x b");
-    assert_eq!(t.cli("LREM p 1 x"), "(integer) 1");
-    assert_eq!(stored(&t, "p"), (1, 3, run(1, "a b")));
-    // Nothing matches: nothing changes.
-    assert_eq!(t.cli("LREM p 0 zz"), "(integer) 0");
-    assert_eq!(stored(&t, "p"), (1, 3, run(1, "a b")));
-    // Every element matches: the key goes.
-    t.run("RPUSH q x x x");
-    assert_eq!(t.cli("LREM q 0 x"), "(integer) 3");
-    assert!(is_gone(&t, "q"));
+    replay(
+        &t,
+        r#"
+            > RPUSH l a x b x c d e f
+            > LREM l 0 x
+            (integer) 2
+            = l 2 8 a b c d e f
+            # Matches near the tail: survivors above the lowest match move down.
+            > RPUSH m a b c d e x f x
+            > LREM m 0 x
+            (integer) 2
+            = m 0 6 a b c d e f
+            # Counting from the tail; earlier matches survive and move.
+            > RPUSH n x x a x b c d e f g
+            > LREM n -1 x
+            (integer) 1
+            = n 1 10 x x a b c d e f g
+            # Counting from the head with a limit.
+            > RPUSH o a b c d e x f x y x
+            > LREM o 2 x
+            (integer) 2
+            = o 0 8 a b c d e f y x
+            # A tie compacts toward the tail (the head side moves).
+            > RPUSH p a x b
+            > LREM p 1 x
+            (integer) 1
+            = p 1 3 a b
+            # Nothing matches: nothing changes.
+            > LREM p 0 zz
+            (integer) 0
+            = p 1 3 a b
+            # Every element matches: the key goes.
+            > RPUSH q x x x
+            > LREM q 0 x
+            (integer) 3
+            = q gone
+        "#,
+    );
     t.script(
         r#"
             > RPUSH r x y x
@@ -295,20 +367,31 @@ fn lrem_compacts_the_shorter_side() {
 #[test]
 fn ltrim_deletes_outside_the_range() {
     let t = TestEngine::in_memory();
-    t.run("RPUSH l a b c d e");
-    assert_eq!(t.cli("LTRIM l 1 -2"), "OK");
-    assert_eq!(stored(&t, "l"), (1, 4, run(1, "b c d")));
-    assert_eq!(t.cli("LTRIM l 0 -1"), "OK");
-    assert_eq!(stored(&t, "l"), (1, 4, run(1, "b c d")));
-    assert_eq!(t.cli("LTRIM l -100 0"), "OK");
-    assert_eq!(stored(&t, "l"), (1, 2, run(1, "b")));
-    assert_eq!(t.cli("LTRIM l 5 10"), "OK");
-    assert!(is_gone(&t, "l"));
-    t.run("RPUSH m a b");
-    assert_eq!(t.cli("LTRIM m 1 0"), "OK");
-    assert!(is_gone(&t, "m"));
-    assert_eq!(t.cli("LTRIM missing 0 1"), "OK");
-    assert!(is_gone(&t, "missing"));
+    replay(
+        &t,
+        r#"
+            > RPUSH l a b c d e
+            > LTRIM l 1 -2
+            OK
+            = l 1 4 b c d
+            > LTRIM l 0 -1
+            OK
+            = l 1 4 b c d
+            > LTRIM l -100 0
+            OK
+            = l 1 2 b
+            > LTRIM l 5 10
+            OK
+            = l gone
+            > RPUSH m a b
+            > LTRIM m 1 0
+            OK
+            = m gone
+            > LTRIM missing 0 1
+            OK
+            = missing gone
+        "#,
+    );
     t.script(
         r#"
             > LTRIM missing x 1
@@ -393,10 +476,16 @@ fn lmove_between_lists() {
             "c"
         "#,
     );
-    assert_eq!(stored(&t, "src"), (1, 2, run(1, "b")));
-    assert_eq!(stored(&t, "dst"), (-1, 1, run(-1, "c a")));
-    assert_eq!(t.cli("LMOVE src dst right left"), "\"b\"");
-    assert!(is_gone(&t, "src"));
+    replay(
+        &t,
+        r#"
+            = src 1 2 b
+            = dst -1 1 c a
+            > LMOVE src dst right left
+            "b"
+            = src gone
+        "#,
+    );
     t.script(
         r#"
             > LRANGE dst 0 -1
@@ -429,17 +518,27 @@ fn lmove_between_lists() {
 #[test]
 fn lmove_rotates_a_list_onto_itself() {
     let t = TestEngine::in_memory();
-    t.run("RPUSH l a b c");
-    assert_eq!(t.cli("LMOVE l l LEFT RIGHT"), "\"a\"");
-    assert_eq!(stored(&t, "l"), (1, 4, run(1, "b c a")));
-    assert_eq!(t.cli("RPOPLPUSH l l"), "\"a\"");
-    assert_eq!(stored(&t, "l"), (0, 3, run(0, "a b c")));
-    assert_eq!(t.cli("LMOVE l l RIGHT RIGHT"), "\"c\"");
-    assert_eq!(t.cli("LMOVE l l LEFT LEFT"), "\"a\"");
-    assert_eq!(stored(&t, "l"), (0, 3, run(0, "a b c")));
-    t.run("RPUSH one x");
-    assert_eq!(t.cli("LMOVE one one LEFT RIGHT"), "\"x\"");
-    assert_eq!(stored(&t, "one"), (0, 1, run(0, "x")));
+    replay(
+        &t,
+        r#"
+            > RPUSH l a b c
+            > LMOVE l l LEFT RIGHT
+            "a"
+            = l 1 4 b c a
+            > RPOPLPUSH l l
+            "a"
+            = l 0 3 a b c
+            > LMOVE l l RIGHT RIGHT
+            "c"
+            > LMOVE l l LEFT LEFT
+            "a"
+            = l 0 3 a b c
+            > RPUSH one x
+            > LMOVE one one LEFT RIGHT
+            "x"
+            = one 0 1 x
+        "#,
+    );
 }
 
 #[test]
