@@ -406,62 +406,75 @@ fn ltrim_deletes_outside_the_range() {
 #[test]
 fn lpos_options() {
     let t = TestEngine::in_memory();
-    t.run("RPUSH l a b c 1 2 3 c c");
-    let flat = |cmd: &str| t.cli(cmd).replace('\n', " ");
-    assert_eq!(flat("LPOS l c"), "(integer) 2");
-    assert_eq!(flat("LPOS l c RANK -1"), "(integer) 7");
-    assert_eq!(flat("LPOS l c RANK 2"), "(integer) 6");
-    assert_eq!(
-        flat("LPOS l c COUNT 0"),
-        "1) (integer) 2 2) (integer) 6 3) (integer) 7"
-    );
-    assert_eq!(
-        flat("LPOS l c COUNT 2 RANK -1"),
-        "1) (integer) 7 2) (integer) 6"
-    );
-    assert_eq!(flat("LPOS l c MAXLEN 3"), "(integer) 2");
-    assert_eq!(flat("LPOS l c MAXLEN 2"), "(nil)");
-    assert_eq!(flat("LPOS l c MAXLEN 3 COUNT 0"), "1) (integer) 2");
-    assert_eq!(flat("LPOS l c RANK 4"), "(nil)");
-    assert_eq!(flat("LPOS l z"), "(nil)");
-    assert_eq!(flat("LPOS l z COUNT 0"), "(empty array)");
-    assert_eq!(flat("LPOS missing z COUNT 0"), "(empty array)");
-    assert_eq!(flat("LPOS missing z"), "(nil)");
-    assert_eq!(flat("LPOS l c RANK -9223372036854775808"), "(integer) 7");
-    assert_eq!(
-        flat("LPOS l c RANK -9223372036854775808 COUNT 1"),
-        "1) (integer) 7 2) (integer) 6 3) (integer) 2"
-    );
-    assert_eq!(flat("LPOS l c RANK 9223372036854775807"), "(nil)");
-    assert_eq!(
-        flat("LPOS l c COUNT 1 COUNT 2"),
-        "1) (integer) 2 2) (integer) 6"
+    t.script(
+        r#"
+            > RPUSH l a b c 1 2 3 c c
+            > LPOS l c
+            (integer) 2
+            > LPOS l c RANK -1
+            (integer) 7
+            > LPOS l c RANK 2
+            (integer) 6
+            > LPOS l c COUNT 0
+            1) (integer) 2
+            2) (integer) 6
+            3) (integer) 7
+            > LPOS l c COUNT 2 RANK -1
+            1) (integer) 7
+            2) (integer) 6
+            > LPOS l c MAXLEN 3
+            (integer) 2
+            > LPOS l c MAXLEN 2
+            (nil)
+            > LPOS l c MAXLEN 3 COUNT 0
+            1) (integer) 2
+            > LPOS l c RANK 4
+            (nil)
+            > LPOS l z
+            (nil)
+            > LPOS l z COUNT 0
+            (empty array)
+            > LPOS missing z COUNT 0
+            (empty array)
+            > LPOS missing z
+            (nil)
+            > LPOS l c RANK -9223372036854775808
+            (integer) 7
+            > LPOS l c RANK -9223372036854775808 COUNT 1
+            1) (integer) 7
+            2) (integer) 6
+            3) (integer) 2
+            > LPOS l c RANK 9223372036854775807
+            (nil)
+            > LPOS l c COUNT 1 COUNT 2
+            1) (integer) 2
+            2) (integer) 6
+        "#,
     );
     let rank_zero = "(error) ERR RANK can't be zero: use 1 to start from the first match, \
                      2 from the second ... or use negative to start from the end of the list";
-    assert_eq!(flat("LPOS l c RANK 0"), rank_zero);
-    assert_eq!(flat("LPOS missing c RANK 0"), rank_zero);
-    assert_eq!(
-        flat("LPOS l c COUNT -1"),
-        "(error) ERR COUNT can't be negative"
+    assert_eq!(t.cli("LPOS l c RANK 0"), rank_zero);
+    assert_eq!(t.cli("LPOS missing c RANK 0"), rank_zero);
+    t.script(
+        r#"
+            > LPOS l c COUNT -1
+            (error) ERR COUNT can't be negative
+            > LPOS l c COUNT x
+            (error) ERR COUNT can't be negative
+            > LPOS l c MAXLEN -1
+            (error) ERR MAXLEN can't be negative
+            > LPOS l c RANK x
+            (error) ERR value is not an integer or out of range
+            > LPOS l c foo
+            (error) ERR syntax error
+            > LPOS l c RANK
+            (error) ERR syntax error
+            > SET s v
+            > LPOS s c
+            (error) WRONGTYPE Operation against a key holding the wrong kind of value
+        "#,
     );
-    assert_eq!(
-        flat("LPOS l c COUNT x"),
-        "(error) ERR COUNT can't be negative"
-    );
-    assert_eq!(
-        flat("LPOS l c MAXLEN -1"),
-        "(error) ERR MAXLEN can't be negative"
-    );
-    assert_eq!(
-        flat("LPOS l c RANK x"),
-        "(error) ERR value is not an integer or out of range"
-    );
-    assert_eq!(flat("LPOS l c foo"), "(error) ERR syntax error");
-    assert_eq!(flat("LPOS l c RANK"), "(error) ERR syntax error");
-    t.run("SET s v");
-    assert_eq!(flat("LPOS s c"), WRONG);
-    assert_eq!(flat("LPOS s c RANK 0"), rank_zero);
+    assert_eq!(t.cli("LPOS s c RANK 0"), rank_zero);
 }
 
 #[test]
