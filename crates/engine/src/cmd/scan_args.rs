@@ -15,7 +15,7 @@
 //! // keep the records whose name `opts.matches(..)`, then `scan_reply(next, items)`
 //! ```
 //!
-//! [`scan_records`] is that pattern for HSCAN and SSCAN.
+//! [`scan_start`] is its start, [`scan_records`] all of it for HSCAN and SSCAN.
 
 use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
 
@@ -139,11 +139,25 @@ pub(crate) fn scan_page<T>(
     Ok((cursor.saturating_add(count), page))
 }
 
+/// The start of an element scan (HSCAN, SSCAN, ZSCAN) of the collection
+/// at `a[1]`, whose meta `read` finds, in Redis' order: the cursor before
+/// the key is read, the options after. `None`: no such key.
+pub(crate) fn scan_start<'a, C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    a: &[&'a [u8]],
+    read: impl FnOnce(&Ctx<'_, C, S>, &[u8]) -> CmdResult<Option<Meta>>,
+) -> CmdResult<Option<(u64, Meta, ScanOptions<'a>)>> {
+    let cursor = parse_cursor(a[2])?;
+    let Some(meta) = read(ctx, a[1])? else {
+        return Ok(None);
+    };
+    Ok(Some((cursor, meta, ScanOptions::parse(&a[3..], false)?)))
+}
+
 /// HSCAN and SSCAN: one page of the `kind` records of the collection at
-/// `a[1]`, whose meta `read` finds (`None`: missing). `item` turns a record
-/// into its name and, for pairs, its value; the names MATCH keeps are
-/// replied, each followed by its value. Arguments are checked in Redis'
-/// order: the cursor before the key is read, the options after.
+/// `a[1]` (see [`scan_start`]). `item` turns a record into its name and,
+/// for pairs, its value; the names MATCH keeps are replied, each followed
+/// by its value.
 pub(crate) fn scan_records<C: Codec, S: KvStore>(
     ctx: &Ctx<'_, C, S>,
     a: &[&[u8]],
@@ -152,11 +166,9 @@ pub(crate) fn scan_records<C: Codec, S: KvStore>(
     item: impl Fn(&[u8], SubId, SubValue) -> CmdResult<(Vec<u8>, Option<Vec<u8>>)>,
 ) -> CmdResult<Reply> {
     let key = a[1];
-    let cursor = parse_cursor(a[2])?;
-    let Some(meta) = read(ctx, key)? else {
+    let Some((cursor, meta, opts)) = scan_start(ctx, a, read)? else {
         return Ok(empty_scan_reply());
     };
-    let opts = ScanOptions::parse(&a[3..], false)?;
     let (next, page) = scan_page(ctx.subs(kind, key, &meta, None, false), cursor, opts.count)?;
     let mut items = Vec::new();
     for (id, value) in page {

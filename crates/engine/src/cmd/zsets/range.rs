@@ -8,7 +8,7 @@ use redcodec_codec::{Codec, DataType, Meta, ScoreIndex};
 use super::common::{entries_reply, zset};
 use crate::cmd::args::is;
 use crate::cmd::args::resolve_range;
-use crate::cmd::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
+use crate::cmd::scan_args::{empty_scan_reply, scan_page, scan_reply, scan_start};
 use crate::cmd::stored::store_collection;
 use crate::cmd::types::zsets::bounds::{Interval, LexRange, ScoreRange};
 use crate::cmd::types::zsets::order::{range_walk, walk, Entry, Start, Window};
@@ -331,11 +331,9 @@ pub(super) fn zscan<C: Codec, S: KvStore>(
     a: &[&[u8]],
 ) -> CmdResult<Reply> {
     let key = a[1];
-    let cursor = parse_cursor(a[2])?;
-    let Some(meta) = zset(ctx, key)? else {
+    let Some((cursor, meta, opts)) = scan_start(ctx, a, zset)? else {
         return Ok(empty_scan_reply());
     };
-    let opts = ScanOptions::parse(&a[3..], false)?;
     let entries = walk(ctx, key, &meta, Start::Edge, false);
     let (next, page) = scan_page(entries, cursor, opts.count)?;
     let items = page
