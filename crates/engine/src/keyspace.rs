@@ -814,28 +814,15 @@ mod expiry_tests {
         );
     }
 
-    /// Capabilities of a whole-second format.
+    /// Capabilities of a whole-second format: Kvrocks' but for the TTL
+    /// resolution (only it and the relative-expiry rule matter here).
     fn seconds_caps() -> Capabilities {
-        use redcodec_codec::{ListModel, ListShift, Namespaces, ScoreIndex};
         Capabilities {
-            meta_lookup: MetaLookup::PerType,
             ttl: TtlResolution::Seconds,
-            max_expire_ms: i32::MAX as u64 * 1000,
-            version_width: VersionWidth::Bits32,
-            collection_key_limit: None,
-            delete: DeleteModel::ResetMeta,
-            keeps_empty_meta: &[],
-            list_model: ListModel::Array {
-                shift: ListShift::ShorterSideHeadOnTie,
-            },
-            score_index: ScoreIndex::Exact,
-            score_limit: None,
-            namespaces: Namespaces::None,
             relative_expiry: RelativeExpiry::Exact,
-            active_expiry: None,
-            string_version: false,
-            version_may_repeat: false,
-            size_unknown: redcodec_codec::SizeUnknown::Never,
+            ..redcodec_kvrocks::KvrocksCodec::default()
+                .capabilities()
+                .clone()
         }
     }
 
