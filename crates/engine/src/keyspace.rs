@@ -814,36 +814,27 @@ mod expiry_tests {
         );
     }
 
-    /// Capabilities of a whole-second format.
+    /// Capabilities of a whole-second format: Kvrocks' but for the TTL
+    /// resolution (only it and the relative-expiry rule matter here).
     fn seconds_caps() -> Capabilities {
-        use redcodec_codec::{ListModel, ListShift, Namespaces, ScoreIndex};
         Capabilities {
-            meta_lookup: MetaLookup::PerType,
             ttl: TtlResolution::Seconds,
-            max_expire_ms: i32::MAX as u64 * 1000,
-            version_width: VersionWidth::Bits32,
-            collection_key_limit: None,
-            delete: DeleteModel::ResetMeta,
-            keeps_empty_meta: &[],
-            list_model: ListModel::Array {
-                shift: ListShift::ShorterSideHeadOnTie,
-            },
-            score_index: ScoreIndex::Exact,
-            score_limit: None,
-            namespaces: Namespaces::None,
             relative_expiry: RelativeExpiry::Exact,
-            active_expiry: None,
-            string_version: false,
-            version_may_repeat: false,
-            size_unknown: redcodec_codec::SizeUnknown::Never,
+            ..redcodec_kvrocks::KvrocksCodec::default()
+                .capabilities()
+                .clone()
         }
     }
 
     #[test]
     fn dates_print_in_utc() {
-        assert_eq!(iso_utc(2_147_483_647_000), "2038-01-19T03:14:07Z");
-        assert_eq!(iso_utc(0), "1970-01-01T00:00:00Z");
-        assert_eq!(iso_utc(1_700_000_000_000), "2023-11-14T22:13:20Z");
-        assert_eq!(iso_utc(951_782_400_000), "2000-02-29T00:00:00Z");
+        for (ms, text) in [
+            (2_147_483_647_000, "2038-01-19T03:14:07Z"),
+            (0, "1970-01-01T00:00:00Z"),
+            (1_700_000_000_000, "2023-11-14T22:13:20Z"),
+            (951_782_400_000, "2000-02-29T00:00:00Z"),
+        ] {
+            assert_eq!(iso_utc(ms), text, "{ms}");
+        }
     }
 }

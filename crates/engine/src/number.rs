@@ -22,53 +22,64 @@ pub fn format_score(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cmd::testkit::check_parser;
 
     #[test]
     fn integers_parse_like_string2ll() {
-        assert_eq!(parse_i64(b"0"), Some(0));
-        assert_eq!(parse_i64(b"-12"), Some(-12));
-        assert_eq!(parse_i64(b"9223372036854775807"), Some(i64::MAX));
-        assert_eq!(parse_i64(b"-9223372036854775808"), Some(i64::MIN));
-        for bad in [
-            &b""[..],
-            b"+1",
-            b"01",
-            b"-0",
-            b" 1",
-            b"1 ",
-            b"1.0",
-            b"9223372036854775808",
-            b"abc",
-            b"-",
-        ] {
-            assert_eq!(parse_i64(bad), None, "{bad:?}");
-        }
+        check_parser(
+            parse_i64,
+            &[
+                ("0", 0),
+                ("-12", -12),
+                ("9223372036854775807", i64::MAX),
+                ("-9223372036854775808", i64::MIN),
+            ],
+            &[
+                "",
+                "+1",
+                "01",
+                "-0",
+                " 1",
+                "1 ",
+                "1.0",
+                "9223372036854775808",
+                "abc",
+                "-",
+            ],
+        );
     }
 
     #[test]
     fn floats_parse_like_strtod() {
-        assert_eq!(parse_f64(b"1.5"), Some(1.5));
-        assert_eq!(parse_f64(b"1e3"), Some(1000.0));
-        assert_eq!(parse_f64(b"-inf"), Some(f64::NEG_INFINITY));
-        assert_eq!(parse_f64(b"+inf"), Some(f64::INFINITY));
-        assert_eq!(parse_f64(b".5"), Some(0.5));
-        for bad in [&b"nan"[..], b"1e400", b" 1", b"abc", b"", b"1x"] {
-            assert_eq!(parse_f64(bad), None, "{bad:?}");
-        }
+        check_parser(
+            parse_f64,
+            &[
+                ("1.5", 1.5),
+                ("1e3", 1000.0),
+                ("-inf", f64::NEG_INFINITY),
+                ("+inf", f64::INFINITY),
+                (".5", 0.5),
+            ],
+            &["nan", "1e400", " 1", "abc", "", "1x"],
+        );
     }
 
     #[test]
     fn scores_print_like_percent_17g() {
-        assert_eq!(format_score(0.1), "0.10000000000000001");
-        assert_eq!(format_score(1.5), "1.5");
-        assert_eq!(format_score(3.0), "3");
-        assert_eq!(format_score(1e20), "1e+20");
-        assert_eq!(format_score(1e308), "1e+308");
-        assert_eq!(format_score(0.30000000000000004), "0.30000000000000004");
-        assert_eq!(format_score(-2.5), "-2.5");
-        assert_eq!(format_score(0.0001), "0.0001");
-        assert_eq!(format_score(0.00001), "1.0000000000000001e-05");
-        assert_eq!(format_score(f64::INFINITY), "inf");
-        assert_eq!(format_score(123456789012345680.0), "1.2345678901234568e+17");
+        for (score, text) in [
+            (0.1, "0.10000000000000001"),
+            (1.5, "1.5"),
+            (3.0, "3"),
+            (1e20, "1e+20"),
+            (1e308, "1e+308"),
+            (0.30000000000000004, "0.30000000000000004"),
+            (-2.5, "-2.5"),
+            (0.0001, "0.0001"),
+            (0.00001, "1.0000000000000001e-05"),
+            (f64::INFINITY, "inf"),
+            (123456789012345680.0, "1.2345678901234568e+17"),
+        ] {
+            assert_eq!(format_score(score), text, "{score}");
+        }
     }
 }

@@ -4,7 +4,7 @@
 use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
-use super::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
+use super::scan_args::scan_records;
 use crate::cmd::args::{distinct, random_count_with};
 use crate::cmd::types::hashes::{
     decode_pair, field_id, last_wins, put_value, read_all, value_bytes, KIND,
@@ -285,22 +285,10 @@ fn hincrbyfloat<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> C
 }
 
 fn hscan<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    let key = a[1];
-    let cursor = parse_cursor(a[2])?;
-    let Some(meta) = read(ctx, key)? else {
-        return Ok(empty_scan_reply());
-    };
-    let opts = ScanOptions::parse(&a[3..], false)?;
-    let (next, page) = scan_page(ctx.subs(KIND, key, &meta, None, false), cursor, opts.count)?;
-    let mut items = Vec::new();
-    for (id, value) in page {
+    scan_records(ctx, a, KIND, read, |key, id, value| {
         let (field, value) = decode_pair(key, id, value)?;
-        if opts.matches(&field) {
-            items.push(Reply::Bulk(field));
-            items.push(Reply::Bulk(value));
-        }
-    }
-    Ok(scan_reply(next, items))
+        Ok((field, Some(value)))
+    })
 }
 
 /// HRANDFIELD key [count [WITHVALUES]]
@@ -343,35 +331,53 @@ mod tests {
     #[test]
     fn set_get_and_delete() {
         let t = TestEngine::in_memory();
-        assert_eq!(t.cli("HSET h a 1 b 2 a 3"), "(integer) 2");
-        assert_eq!(t.cli("HGET h a"), "\"3\"");
-        assert_eq!(t.cli("HSET h a 4 c 5"), "(integer) 1");
-        assert_eq!(t.cli("HLEN h"), "(integer) 3");
-        assert_eq!(
-            t.cli("HSET h a"),
-            "(error) ERR wrong number of arguments for 'hset' command"
+        t.script(
+            r#"
+                > HSET h a 1 b 2 a 3
+                (integer) 2
+                > HGET h a
+                "3"
+                > HSET h a 4 c 5
+                (integer) 1
+                > HLEN h
+                (integer) 3
+                > HSET h a
+                (error) ERR wrong number of arguments for 'hset' command
+                > HSET h a 1 b
+                (error) ERR wrong number of arguments for 'hset' command
+                > HMSET h x 1 y
+                (error) ERR wrong number of arguments for 'hmset' command
+                > HMSET h d 6
+                OK
+                > HSETNX h a 9
+                (integer) 0
+                > HSETNX h e 7
+                (integer) 1
+                > HSETNX new f v
+                (integer) 1
+                > HGET h zz
+                (nil)
+                > HGET nokey a
+                (nil)
+                > HMGET h a zz c
+                1) "4"
+                2) (nil)
+                3) "5"
+                > HMGET nokey a b
+                1) (nil)
+                2) (nil)
+                > HEXISTS h a
+                (integer) 1
+                > HEXISTS h zz
+                (integer) 0
+                > HSTRLEN h a
+                (integer) 1
+                > HSTRLEN h zz
+                (integer) 0
+                > HSTRLEN nokey a
+                (integer) 0
+            "#,
         );
-        assert_eq!(
-            t.cli("HSET h a 1 b"),
-            "(error) ERR wrong number of arguments for 'hset' command"
-        );
-        assert_eq!(
-            t.cli("HMSET h x 1 y"),
-            "(error) ERR wrong number of arguments for 'hmset' command"
-        );
-        assert_eq!(t.cli("HMSET h d 6"), "OK");
-        assert_eq!(t.cli("HSETNX h a 9"), "(integer) 0");
-        assert_eq!(t.cli("HSETNX h e 7"), "(integer) 1");
-        assert_eq!(t.cli("HSETNX new f v"), "(integer) 1");
-        assert_eq!(t.cli("HGET h zz"), "(nil)");
-        assert_eq!(t.cli("HGET nokey a"), "(nil)");
-        assert_eq!(t.cli("HMGET h a zz c"), "1) \"4\"\n2) (nil)\n3) \"5\"");
-        assert_eq!(t.cli("HMGET nokey a b"), "1) (nil)\n2) (nil)");
-        assert_eq!(t.cli("HEXISTS h a"), "(integer) 1");
-        assert_eq!(t.cli("HEXISTS h zz"), "(integer) 0");
-        assert_eq!(t.cli("HSTRLEN h a"), "(integer) 1");
-        assert_eq!(t.cli("HSTRLEN h zz"), "(integer) 0");
-        assert_eq!(t.cli("HSTRLEN nokey a"), "(integer) 0");
         assert_eq!(
             sorted_pairs(t.run("HGETALL h")),
             [("a", "4"), ("b", "2"), ("c", "5"), ("d", "6"), ("e", "7")]
@@ -381,14 +387,27 @@ mod tests {
         );
         assert_eq!(sorted(t.run("HKEYS h")), quoted(&["a", "b", "c", "d", "e"]));
         assert_eq!(sorted(t.run("HVALS h")), quoted(&["2", "4", "5", "6", "7"]));
-        assert_eq!(t.cli("HGETALL nokey"), "(empty array)");
-        assert_eq!(t.cli("HDEL h a a zz"), "(integer) 1");
-        assert_eq!(t.cli("HDEL nokey a"), "(integer) 0");
-        assert_eq!(t.cli("HDEL h b c d e"), "(integer) 4");
-        assert_eq!(t.cli("EXISTS h"), "(integer) 0");
-        assert_eq!(t.cli("HLEN h"), "(integer) 0");
-        assert_eq!(t.cli("HSET h z 1"), "(integer) 1");
-        assert_eq!(t.cli("HGETALL h"), "1) \"z\"\n2) \"1\"");
+        t.script(
+            r#"
+                > HGETALL nokey
+                (empty array)
+                > HDEL h a a zz
+                (integer) 1
+                > HDEL nokey a
+                (integer) 0
+                > HDEL h b c d e
+                (integer) 4
+                > EXISTS h
+                (integer) 0
+                > HLEN h
+                (integer) 0
+                > HSET h z 1
+                (integer) 1
+                > HGETALL h
+                1) "z"
+                2) "1"
+            "#,
+        );
     }
 
     #[test]
@@ -417,107 +436,100 @@ mod tests {
             assert_eq!(t.cli(cmd), WRONG, "{cmd}");
         }
         // Arguments are checked before the key.
-        assert_eq!(
-            t.cli("HINCRBY str a x"),
-            "(error) ERR value is not an integer or out of range"
+        t.script(
+            r#"
+                > HINCRBY str a x
+                (error) ERR value is not an integer or out of range
+                > HINCRBYFLOAT str a x
+                (error) ERR value is not a valid float
+                > HSCAN str x
+                (error) ERR invalid cursor
+                > GET str
+                "v"
+            "#,
         );
-        assert_eq!(
-            t.cli("HINCRBYFLOAT str a x"),
-            "(error) ERR value is not a valid float"
-        );
-        assert_eq!(t.cli("HSCAN str x"), "(error) ERR invalid cursor");
-        assert_eq!(t.cli("GET str"), "\"v\"");
     }
 
     #[test]
     fn increments() {
         let t = TestEngine::in_memory();
-        assert_eq!(t.cli("HINCRBY h n 5"), "(integer) 5");
-        assert_eq!(t.cli("HINCRBY h n -7"), "(integer) -2");
-        assert_eq!(t.cli("HLEN h"), "(integer) 1");
-        assert_eq!(
-            t.cli("HINCRBY h n x"),
-            "(error) ERR value is not an integer or out of range"
+        t.script(
+            r#"
+                > HINCRBY h n 5
+                (integer) 5
+                > HINCRBY h n -7
+                (integer) -2
+                > HLEN h
+                (integer) 1
+                > HINCRBY h n x
+                (error) ERR value is not an integer or out of range
+                > HSET h big 9223372036854775807 s abc sp " 1"
+                > HINCRBY h big 1
+                (error) ERR increment or decrement would overflow
+                > HINCRBY h s 1
+                (error) ERR hash value is not an integer
+                > HINCRBY h sp 1
+                (error) ERR hash value is not an integer
+                > HINCRBYFLOAT h s 1
+                (error) ERR hash value is not a float
+                > HINCRBYFLOAT h sp 1
+                (error) ERR hash value is not a float
+                > HINCRBYFLOAT h n abc
+                (error) ERR value is not a valid float
+                > HINCRBYFLOAT h n inf
+                (error) ERR value is NaN or Infinity
+                > HSET h fl 10.5 i inf
+                > HINCRBYFLOAT h fl 0.1
+                "10.6"
+                > HGET h fl
+                "10.6"
+                > HINCRBYFLOAT h i 1
+                (error) ERR increment would produce NaN or Infinity
+                > HINCRBYFLOAT h f2 5e3
+                "5000"
+                > HINCRBYFLOAT h f3 1e20
+                "100000000000000000000"
+                > HINCRBYFLOAT h f4 0.0000001
+                "0.0000001"
+                > HINCRBYFLOAT h n 2.5
+                "0.5"
+                > HGET h n
+                "0.5"
+                > HINCRBY h n 1
+                (error) ERR hash value is not an integer
+                > HLEN h
+                (integer) 9
+            "#,
         );
-        t.run("HSET h big 9223372036854775807 s abc sp \" 1\"");
-        assert_eq!(
-            t.cli("HINCRBY h big 1"),
-            "(error) ERR increment or decrement would overflow"
-        );
-        assert_eq!(
-            t.cli("HINCRBY h s 1"),
-            "(error) ERR hash value is not an integer"
-        );
-        assert_eq!(
-            t.cli("HINCRBY h sp 1"),
-            "(error) ERR hash value is not an integer"
-        );
-        assert_eq!(
-            t.cli("HINCRBYFLOAT h s 1"),
-            "(error) ERR hash value is not a float"
-        );
-        assert_eq!(
-            t.cli("HINCRBYFLOAT h sp 1"),
-            "(error) ERR hash value is not a float"
-        );
-        assert_eq!(
-            t.cli("HINCRBYFLOAT h n abc"),
-            "(error) ERR value is not a valid float"
-        );
-        assert_eq!(
-            t.cli("HINCRBYFLOAT h n inf"),
-            "(error) ERR value is NaN or Infinity"
-        );
-        t.run("HSET h fl 10.5 i inf");
-        assert_eq!(t.cli("HINCRBYFLOAT h fl 0.1"), "\"10.6\"");
-        assert_eq!(t.cli("HGET h fl"), "\"10.6\"");
-        assert_eq!(
-            t.cli("HINCRBYFLOAT h i 1"),
-            "(error) ERR increment would produce NaN or Infinity"
-        );
-        assert_eq!(t.cli("HINCRBYFLOAT h f2 5e3"), "\"5000\"");
-        assert_eq!(t.cli("HINCRBYFLOAT h f3 1e20"), "\"100000000000000000000\"");
-        assert_eq!(t.cli("HINCRBYFLOAT h f4 0.0000001"), "\"0.0000001\"");
-        assert_eq!(t.cli("HINCRBYFLOAT h n 2.5"), "\"0.5\"");
-        assert_eq!(t.cli("HGET h n"), "\"0.5\"");
-        assert_eq!(
-            t.cli("HINCRBY h n 1"),
-            "(error) ERR hash value is not an integer"
-        );
-        assert_eq!(t.cli("HLEN h"), "(integer) 9");
     }
 
     #[test]
     fn random_fields_follow_redis_counts() {
         let t = TestEngine::in_memory();
-        assert_eq!(t.cli("HRANDFIELD nokey"), "(nil)");
-        assert_eq!(t.cli("HRANDFIELD nokey 2"), "(empty array)");
-        assert_eq!(t.cli("HRANDFIELD nokey -2 WITHVALUES"), "(empty array)");
-        t.run("HSET h a 1 b 2 c 3");
-        assert_eq!(t.cli("HRANDFIELD h 0"), "(empty array)");
-        assert_eq!(
-            t.cli("HRANDFIELD h x"),
-            "(error) ERR value is not an integer or out of range"
-        );
-        assert_eq!(
-            t.cli("HRANDFIELD h 1 withvalue"),
-            "(error) ERR syntax error"
-        );
-        assert_eq!(
-            t.cli("HRANDFIELD h 1 withvalues x"),
-            "(error) ERR syntax error"
-        );
-        assert_eq!(
-            t.cli("HRANDFIELD h -9223372036854775808"),
-            "(error) ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
-        );
-        assert_eq!(
-            t.cli("HRANDFIELD h -4611686018427387904 WITHVALUES"),
-            "(error) ERR value is out of range"
-        );
-        assert_eq!(
-            t.cli("HRANDFIELD h 9223372036854775807 withvalues"),
-            "(error) ERR value is out of range"
+        t.script(
+            r#"
+                > HRANDFIELD nokey
+                (nil)
+                > HRANDFIELD nokey 2
+                (empty array)
+                > HRANDFIELD nokey -2 WITHVALUES
+                (empty array)
+                > HSET h a 1 b 2 c 3
+                > HRANDFIELD h 0
+                (empty array)
+                > HRANDFIELD h x
+                (error) ERR value is not an integer or out of range
+                > HRANDFIELD h 1 withvalue
+                (error) ERR syntax error
+                > HRANDFIELD h 1 withvalues x
+                (error) ERR syntax error
+                > HRANDFIELD h -9223372036854775808
+                (error) ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807
+                > HRANDFIELD h -4611686018427387904 WITHVALUES
+                (error) ERR value is out of range
+                > HRANDFIELD h 9223372036854775807 withvalues
+                (error) ERR value is out of range
+            "#,
         );
         assert_eq!(
             sorted(t.run("HRANDFIELD h 9223372036854775807")),
@@ -580,20 +592,33 @@ mod tests {
             10,
             "f409, f419, …, f499"
         );
-        assert_eq!(t.cli("HSCAN nokey 0"), "1) \"0\"\n2) (empty array)");
-        assert_eq!(t.cli("HSCAN big 0 NOVALUES"), "(error) ERR syntax error");
-        assert_eq!(t.cli("HSCAN big 0 COUNT -1"), "(error) ERR syntax error");
+        t.script(
+            r#"
+                > HSCAN nokey 0
+                1) "0"
+                2) (empty array)
+                > HSCAN big 0 NOVALUES
+                (error) ERR syntax error
+                > HSCAN big 0 COUNT -1
+                (error) ERR syntax error
+            "#,
+        );
     }
 
     #[test]
     fn binary_fields_and_values_round_trip() {
         let t = TestEngine::in_memory();
-        assert_eq!(
-            t.cli("HSET h \"\\x00\\xff\" \"\" \"\" \"\\r\\n\""),
-            "(integer) 2"
+        t.script(
+            r#"
+                > HSET h "\x00\xff" "" "" "\r\n"
+                (integer) 2
+                > HGET h "\x00\xff"
+                ""
+                > HGET h ""
+                "\r\n"
+                > HSTRLEN h ""
+                (integer) 2
+            "#,
         );
-        assert_eq!(t.cli("HGET h \"\\x00\\xff\""), "\"\"");
-        assert_eq!(t.cli("HGET h \"\""), "\"\\r\\n\"");
-        assert_eq!(t.cli("HSTRLEN h \"\""), "(integer) 2");
     }
 }

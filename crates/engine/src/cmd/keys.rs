@@ -6,6 +6,7 @@ use crate::store::KvStore;
 use redcodec_codec::Codec;
 
 use crate::cmd::args::is;
+use crate::cmd::variants::variants;
 use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{Ctx, ExpireAt};
@@ -152,20 +153,11 @@ fn expire_generic<C: Codec, S: KvStore>(
     Ok(Reply::Integer(1))
 }
 
-fn expire<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    expire_generic(ctx, a, 1000, true)
-}
-
-fn pexpire<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    expire_generic(ctx, a, 1, true)
-}
-
-fn expireat<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    expire_generic(ctx, a, 1000, false)
-}
-
-fn pexpireat<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    expire_generic(ctx, a, 1, false)
+variants! {
+    fn expire(ctx, a) => expire_generic(ctx, a, 1000, true);
+    fn pexpire(ctx, a) => expire_generic(ctx, a, 1, true);
+    fn expireat(ctx, a) => expire_generic(ctx, a, 1000, false);
+    fn pexpireat(ctx, a) => expire_generic(ctx, a, 1, false);
 }
 
 /// Remaining time to live in ms: -2 missing, -1 no expiry.
@@ -177,14 +169,19 @@ fn remaining_ms<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdRes
     })
 }
 
-fn ttl<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    let ms = remaining_ms(ctx, a[1])?;
-    // Saturating: a stored expiry near the end of time does not overflow.
-    Ok(Reply::Integer(if ms < 0 {
+/// Milliseconds to seconds, rounded as Redis' `ttlGenericCommand` rounds;
+/// the negative answers (-2 missing, -1 no expiry) stay as they are.
+fn ms_to_seconds(ms: i64) -> i64 {
+    if ms < 0 {
         ms
     } else {
+        // Saturating: a stored expiry near the end of time does not overflow.
         ms.saturating_add(500) / 1000
-    }))
+    }
+}
+
+fn ttl<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    Ok(Reply::Integer(ms_to_seconds(remaining_ms(ctx, a[1])?)))
 }
 
 fn pttl<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
@@ -204,13 +201,7 @@ fn expiry_ms<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdResult
 /// EXPIRETIME: the absolute expiry in seconds, rounded as Redis'
 /// `ttlGenericCommand` rounds.
 fn expiretime<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    let ms = expiry_ms(ctx, a[1])?;
-    // Saturating: a stored expiry near the end of time does not overflow.
-    Ok(Reply::Integer(if ms < 0 {
-        ms
-    } else {
-        ms.saturating_add(500) / 1000
-    }))
+    Ok(Reply::Integer(ms_to_seconds(expiry_ms(ctx, a[1])?)))
 }
 
 fn pexpiretime<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
@@ -316,9 +307,16 @@ mod expiretime_tests {
     #[test]
     fn expiretime_of_the_last_millisecond_does_not_overflow() {
         let t = TestEngine::in_memory();
-        t.run("SET k v");
-        assert_eq!(t.cli("PEXPIREAT k 9223372036854775807"), "(integer) 1");
-        assert_eq!(t.cli("PEXPIRETIME k"), "(integer) 9223372036854775807");
-        assert_eq!(t.cli("EXPIRETIME k"), "(integer) 9223372036854775");
+        t.script(
+            r#"
+                > SET k v
+                > PEXPIREAT k 9223372036854775807
+                (integer) 1
+                > PEXPIRETIME k
+                (integer) 9223372036854775807
+                > EXPIRETIME k
+                (integer) 9223372036854775
+            "#,
+        );
     }
 }

@@ -25,6 +25,7 @@ mod sort;
 mod stored;
 mod strings;
 pub(crate) mod types;
+mod variants;
 mod zsets;
 
 /// The table of every command the engine implements, each family

@@ -14,11 +14,17 @@
 //! let (next, page) = scan_page(ctx.subs(kind, key, &meta, None, false), cursor, opts.count)?;
 //! // keep the records whose name `opts.matches(..)`, then `scan_reply(next, items)`
 //! ```
+//!
+//! [`scan_start`] is its start, [`scan_records`] all of it for HSCAN and SSCAN.
+
+use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
 
 use crate::cmd::args::is;
 use crate::error::{CmdError, CmdResult};
+use crate::keyspace::Ctx;
 use crate::number::int_arg;
 use crate::reply::Reply;
+use crate::store::KvStore;
 
 /// Elements visited per call when COUNT is not given.
 pub(crate) const DEFAULT_COUNT: u64 = 10;
@@ -133,6 +139,48 @@ pub(crate) fn scan_page<T>(
     Ok((cursor.saturating_add(count), page))
 }
 
+/// The start of an element scan (HSCAN, SSCAN, ZSCAN) of the collection
+/// at `a[1]`, whose meta `read` finds, in Redis' order: the cursor before
+/// the key is read, the options after. `None`: no such key.
+pub(crate) fn scan_start<'a, C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    a: &[&'a [u8]],
+    read: impl FnOnce(&Ctx<'_, C, S>, &[u8]) -> CmdResult<Option<Meta>>,
+) -> CmdResult<Option<(u64, Meta, ScanOptions<'a>)>> {
+    let cursor = parse_cursor(a[2])?;
+    let Some(meta) = read(ctx, a[1])? else {
+        return Ok(None);
+    };
+    Ok(Some((cursor, meta, ScanOptions::parse(&a[3..], false)?)))
+}
+
+/// HSCAN and SSCAN: one page of the `kind` records of the collection at
+/// `a[1]` (see [`scan_start`]). `item` turns a record into its name and,
+/// for pairs, its value; the names MATCH keeps are replied, each followed
+/// by its value.
+pub(crate) fn scan_records<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    a: &[&[u8]],
+    kind: SubKind,
+    read: impl FnOnce(&Ctx<'_, C, S>, &[u8]) -> CmdResult<Option<Meta>>,
+    item: impl Fn(&[u8], SubId, SubValue) -> CmdResult<(Vec<u8>, Option<Vec<u8>>)>,
+) -> CmdResult<Reply> {
+    let key = a[1];
+    let Some((cursor, meta, opts)) = scan_start(ctx, a, read)? else {
+        return Ok(empty_scan_reply());
+    };
+    let (next, page) = scan_page(ctx.subs(kind, key, &meta, None, false), cursor, opts.count)?;
+    let mut items = Vec::new();
+    for (id, value) in page {
+        let (name, value) = item(key, id, value)?;
+        if opts.matches(&name) {
+            items.push(Reply::Bulk(name));
+            items.extend(value.map(Reply::Bulk));
+        }
+    }
+    Ok(scan_reply(next, items))
+}
+
 /// The reply of a SCAN-family command: the next cursor and the items.
 pub(crate) fn scan_reply(cursor: u64, items: Vec<Reply>) -> Reply {
     Reply::Array(vec![Reply::bulk(cursor.to_string()), Reply::Array(items)])
@@ -156,6 +204,7 @@ pub(crate) fn glob_match(pattern: &[u8], s: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cmd::testkit::check_parser;
 
     #[test]
     fn a_lone_star_matches_even_the_empty_key() {
@@ -167,25 +216,26 @@ mod tests {
 
     #[test]
     fn cursors_parse_like_strtoul() {
-        assert_eq!(parse_cursor(b"0").ok(), Some(0));
-        assert_eq!(parse_cursor(b"").ok(), Some(0));
-        assert_eq!(parse_cursor(b"+7").ok(), Some(7));
-        assert_eq!(parse_cursor(b"007").ok(), Some(7));
-        assert_eq!(parse_cursor(b"-1").ok(), Some(u64::MAX));
-        assert_eq!(parse_cursor(b"18446744073709551615").ok(), Some(u64::MAX));
-        assert_eq!(parse_cursor(b"12\x00junk").ok(), Some(12));
-        for bad in [
-            &b"x"[..],
-            b" 1",
-            b"1 ",
-            b"-",
-            b"+",
-            b"18446744073709551616",
-            b"1.0",
-        ] {
-            let err = parse_cursor(bad).expect_err("invalid");
-            assert_eq!(err.to_string(), "ERR invalid cursor");
-        }
+        let parse = |arg: &[u8]| match parse_cursor(arg) {
+            Ok(cursor) => Some(cursor),
+            Err(err) => {
+                assert_eq!(err.to_string(), "ERR invalid cursor");
+                None
+            }
+        };
+        check_parser(
+            parse,
+            &[
+                ("0", 0),
+                ("", 0),
+                ("+7", 7),
+                ("007", 7),
+                ("-1", u64::MAX),
+                ("18446744073709551615", u64::MAX),
+                ("12\0junk", 12),
+            ],
+            &["x", " 1", "1 ", "-", "+", "18446744073709551616", "1.0"],
+        );
     }
 
     #[test]

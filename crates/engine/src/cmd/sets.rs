@@ -11,11 +11,12 @@ use std::collections::HashSet;
 use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta, SubValue};
 
-use super::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
+use super::scan_args::scan_records;
 use super::stored::store_collection;
 use crate::cmd::args::{distinct, is, positive_arg};
 use crate::cmd::types::random::{random_count_arg, random_pick, random_record, Rng};
 use crate::cmd::types::sets::{member_id, read_all, record_name, write_all, KIND};
+use crate::cmd::variants::variants;
 use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
@@ -232,21 +233,9 @@ fn srandmember<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cm
 }
 
 fn sscan<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    let key = a[1];
-    let cursor = parse_cursor(a[2])?;
-    let Some(meta) = read(ctx, key)? else {
-        return Ok(empty_scan_reply());
-    };
-    let opts = ScanOptions::parse(&a[3..], false)?;
-    let (next, page) = scan_page(ctx.subs(KIND, key, &meta, None, false), cursor, opts.count)?;
-    let mut items = Vec::new();
-    for (id, _) in page {
-        let member = record_name(key, id)?;
-        if opts.matches(&member) {
-            items.push(Reply::bulk(member));
-        }
-    }
-    Ok(scan_reply(next, items))
+    scan_records(ctx, a, KIND, read, |key, id, _| {
+        Ok((record_name(key, id)?, None))
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -428,12 +417,9 @@ fn sintercard<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
     Ok(Reply::Integer(i64::try_from(size).unwrap_or(i64::MAX)))
 }
 
-fn sunion<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    Ok(Reply::bulks(combine(ctx, SetOp::Union, &a[1..])?))
-}
-
-fn sdiff<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    Ok(Reply::bulks(combine(ctx, SetOp::Diff, &a[1..])?))
+variants! {
+    fn sunion(ctx, a) => Ok(Reply::bulks(combine(ctx, SetOp::Union, &a[1..])?));
+    fn sdiff(ctx, a) => Ok(Reply::bulks(combine(ctx, SetOp::Diff, &a[1..])?));
 }
 
 /// S*STORE destination key...: the result replaces the destination whatever
@@ -450,16 +436,10 @@ fn store<C: Codec, S: KvStore>(
     })
 }
 
-fn sinterstore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    store(ctx, SetOp::Inter, a)
-}
-
-fn sunionstore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    store(ctx, SetOp::Union, a)
-}
-
-fn sdiffstore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    store(ctx, SetOp::Diff, a)
+variants! {
+    fn sinterstore(ctx, a) => store(ctx, SetOp::Inter, a);
+    fn sunionstore(ctx, a) => store(ctx, SetOp::Union, a);
+    fn sdiffstore(ctx, a) => store(ctx, SetOp::Diff, a);
 }
 
 // ---------------------------------------------------------------------------
@@ -473,26 +453,49 @@ mod tests {
     #[test]
     fn add_remove_and_membership() {
         let t = TestEngine::in_memory();
-        assert_eq!(t.cli("SADD s a b a c"), "(integer) 3");
-        assert_eq!(t.cli("SADD s c d"), "(integer) 1");
-        assert_eq!(t.cli("SCARD s"), "(integer) 4");
-        assert_eq!(t.cli("SISMEMBER s a"), "(integer) 1");
-        assert_eq!(t.cli("SISMEMBER s z"), "(integer) 0");
-        assert_eq!(t.cli("SISMEMBER nokey z"), "(integer) 0");
-        assert_eq!(
-            t.cli("SMISMEMBER s a z d"),
-            "1) (integer) 1\n2) (integer) 0\n3) (integer) 1"
+        t.script(
+            r#"
+                > SADD s a b a c
+                (integer) 3
+                > SADD s c d
+                (integer) 1
+                > SCARD s
+                (integer) 4
+                > SISMEMBER s a
+                (integer) 1
+                > SISMEMBER s z
+                (integer) 0
+                > SISMEMBER nokey z
+                (integer) 0
+                > SMISMEMBER s a z d
+                1) (integer) 1
+                2) (integer) 0
+                3) (integer) 1
+                > SMISMEMBER nokey a
+                1) (integer) 0
+            "#,
         );
-        assert_eq!(t.cli("SMISMEMBER nokey a"), "1) (integer) 0");
         assert_eq!(sorted(t.run("SMEMBERS s")), quoted(&["a", "b", "c", "d"]));
-        assert_eq!(t.cli("SREM s a a z"), "(integer) 1");
-        assert_eq!(t.cli("SREM nokey a"), "(integer) 0");
-        assert_eq!(t.cli("SREM s b c d"), "(integer) 3");
-        assert_eq!(t.cli("EXISTS s"), "(integer) 0");
-        assert_eq!(t.cli("SMEMBERS s"), "(empty array)");
-        assert_eq!(t.cli("SCARD s"), "(integer) 0");
-        assert_eq!(t.cli("SADD s x"), "(integer) 1");
-        assert_eq!(t.cli("SMEMBERS s"), "1) \"x\"");
+        t.script(
+            r#"
+                > SREM s a a z
+                (integer) 1
+                > SREM nokey a
+                (integer) 0
+                > SREM s b c d
+                (integer) 3
+                > EXISTS s
+                (integer) 0
+                > SMEMBERS s
+                (empty array)
+                > SCARD s
+                (integer) 0
+                > SADD s x
+                (integer) 1
+                > SMEMBERS s
+                1) "x"
+            "#,
+        );
     }
 
     #[test]
@@ -528,26 +531,38 @@ mod tests {
     #[test]
     fn pop_and_random_follow_redis_counts() {
         let t = TestEngine::in_memory();
-        assert_eq!(t.cli("SPOP nokey"), "(nil)");
-        assert_eq!(t.cli("SPOP nokey 2"), "(empty array)");
-        assert_eq!(t.cli("SRANDMEMBER nokey"), "(nil)");
-        assert_eq!(t.cli("SRANDMEMBER nokey -3"), "(empty array)");
-        t.run("SADD s a b c d e");
-        assert_eq!(t.cli("SPOP s 0"), "(empty array)");
+        t.script(
+            r#"
+                > SPOP nokey
+                (nil)
+                > SPOP nokey 2
+                (empty array)
+                > SRANDMEMBER nokey
+                (nil)
+                > SRANDMEMBER nokey -3
+                (empty array)
+                > SADD s a b c d e
+                > SPOP s 0
+                (empty array)
+            "#,
+        );
         let positive = "(error) ERR value is out of range, must be positive";
         assert_eq!(t.cli("SPOP s -1"), positive);
         assert_eq!(t.cli("SPOP s x"), positive);
-        assert_eq!(t.cli("SPOP s 1 2"), "(error) ERR syntax error");
-        assert_eq!(t.cli("SRANDMEMBER s 1 2"), "(error) ERR syntax error");
-        assert_eq!(
-            t.cli("SRANDMEMBER s x"),
-            "(error) ERR value is not an integer or out of range"
+        t.script(
+            r#"
+                > SPOP s 1 2
+                (error) ERR syntax error
+                > SRANDMEMBER s 1 2
+                (error) ERR syntax error
+                > SRANDMEMBER s x
+                (error) ERR value is not an integer or out of range
+                > SRANDMEMBER s -9223372036854775808
+                (error) ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807
+                > SRANDMEMBER s 0
+                (empty array)
+            "#,
         );
-        assert_eq!(
-            t.cli("SRANDMEMBER s -9223372036854775808"),
-            "(error) ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
-        );
-        assert_eq!(t.cli("SRANDMEMBER s 0"), "(empty array)");
         assert_eq!(
             sorted(t.run("SRANDMEMBER s 10")),
             quoted(&["a", "b", "c", "d", "e"])
@@ -576,50 +591,83 @@ mod tests {
         assert!(matches!(one, Reply::Bulk(_)));
         assert_eq!(t.cli("SCARD s"), "(integer) 2");
         assert_eq!(sorted(t.run("SPOP s 5")).len(), 2);
-        assert_eq!(t.cli("EXISTS s"), "(integer) 0");
-        t.run("SADD one m");
-        assert_eq!(t.cli("SPOP one"), "\"m\"");
-        assert_eq!(t.cli("EXISTS one"), "(integer) 0");
+        t.script(
+            r#"
+                > EXISTS s
+                (integer) 0
+                > SADD one m
+                > SPOP one
+                "m"
+                > EXISTS one
+                (integer) 0
+            "#,
+        );
     }
 
     #[test]
     fn huge_repeat_counts_fail_cleanly() {
         let t = TestEngine::in_memory();
-        t.run("SADD s a");
-        assert_eq!(
-            t.cli("SRANDMEMBER s -9223372036854775807"),
-            "(error) ERR value is out of range"
+        t.script(
+            r#"
+                > SADD s a
+                > SRANDMEMBER s -9223372036854775807
+                (error) ERR value is out of range
+                > SRANDMEMBER s 9223372036854775807
+                1) "a"
+                > SPOP s 9223372036854775807
+                1) "a"
+            "#,
         );
-        assert_eq!(t.cli("SRANDMEMBER s 9223372036854775807"), "1) \"a\"");
-        assert_eq!(t.cli("SPOP s 9223372036854775807"), "1) \"a\"");
     }
 
     #[test]
     fn smove_moves_once() {
         let t = TestEngine::in_memory();
-        t.run("SADD src a b");
-        t.run("SADD dst b");
-        assert_eq!(t.cli("SMOVE src dst zz"), "(integer) 0");
-        assert_eq!(t.cli("SMOVE nokey dst a"), "(integer) 0");
-        // A missing source answers 0 before the destination's type is seen.
-        t.run("SET str x");
-        assert_eq!(t.cli("SMOVE nokey str a"), "(integer) 0");
+        t.script(
+            r#"
+                > SADD src a b
+                > SADD dst b
+                > SMOVE src dst zz
+                (integer) 0
+                > SMOVE nokey dst a
+                (integer) 0
+                # A missing source answers 0 before the destination's type is seen.
+                > SET str x
+                > SMOVE nokey str a
+                (integer) 0
+            "#,
+        );
         assert!(t.cli("SMOVE src str a").starts_with("(error) WRONGTYPE"));
-        assert_eq!(t.cli("SMOVE src src a"), "(integer) 1");
-        assert_eq!(t.cli("SMOVE src src zz"), "(integer) 0");
-        assert_eq!(t.cli("SMOVE src dst b"), "(integer) 1");
-        assert_eq!(t.cli("SCARD dst"), "(integer) 1");
-        assert_eq!(t.cli("SMOVE src new a"), "(integer) 1");
-        assert_eq!(t.cli("EXISTS src"), "(integer) 0");
-        assert_eq!(t.cli("SMEMBERS new"), "1) \"a\"");
+        t.script(
+            r#"
+                > SMOVE src src a
+                (integer) 1
+                > SMOVE src src zz
+                (integer) 0
+                > SMOVE src dst b
+                (integer) 1
+                > SCARD dst
+                (integer) 1
+                > SMOVE src new a
+                (integer) 1
+                > EXISTS src
+                (integer) 0
+                > SMEMBERS new
+                1) "a"
+            "#,
+        );
     }
 
     #[test]
     fn algebra_and_store() {
         let t = TestEngine::in_memory();
-        t.run("SADD s1 a b c");
-        t.run("SADD s2 b c d");
-        t.run("SADD s3 c d e");
+        t.script(
+            r#"
+                > SADD s1 a b c
+                > SADD s2 b c d
+                > SADD s3 c d e
+            "#,
+        );
         assert_eq!(sorted(t.run("SINTER s1 s2")), quoted(&["b", "c"]));
         assert_eq!(sorted(t.run("SINTER s1 s2 s3")), quoted(&["c"]));
         assert_eq!(t.cli("SINTER s1 nokey"), "(empty array)");
@@ -635,22 +683,38 @@ mod tests {
         assert_eq!(t.cli("SUNIONSTORE d s1 s2"), "(integer) 4");
         assert_eq!(sorted(t.run("SMEMBERS d")), quoted(&["a", "b", "c", "d"]));
         // The destination is replaced, not merged.
-        assert_eq!(t.cli("SINTERSTORE d s1 s3"), "(integer) 1");
-        assert_eq!(t.cli("SMEMBERS d"), "1) \"c\"");
-        // A destination that is also a source.
-        assert_eq!(t.cli("SDIFFSTORE s1 s1 s2"), "(integer) 1");
-        assert_eq!(t.cli("SMEMBERS s1"), "1) \"a\"");
-        // Any type is replaced; an empty result deletes.
-        t.run("SET str x");
-        t.run("EXPIRE d 100");
-        assert_eq!(t.cli("SUNIONSTORE str s2"), "(integer) 3");
-        assert_eq!(t.cli("TYPE str"), "set");
-        assert_eq!(t.cli("SUNIONSTORE d s2"), "(integer) 3");
-        assert_eq!(t.cli("TTL d"), "(integer) -1");
-        assert_eq!(t.cli("SINTERSTORE str nokey s2"), "(integer) 0");
-        assert_eq!(t.cli("EXISTS str"), "(integer) 0");
-        assert_eq!(t.cli("SDIFFSTORE none nokey"), "(integer) 0");
-        assert_eq!(t.cli("EXISTS none"), "(integer) 0");
+        t.script(
+            r#"
+                > SINTERSTORE d s1 s3
+                (integer) 1
+                > SMEMBERS d
+                1) "c"
+                # A destination that is also a source.
+                > SDIFFSTORE s1 s1 s2
+                (integer) 1
+                > SMEMBERS s1
+                1) "a"
+                # Any type is replaced; an empty result deletes.
+                > SET str x
+                > EXPIRE d 100
+                > SUNIONSTORE str s2
+                (integer) 3
+                > TYPE str
+                set
+                > SUNIONSTORE d s2
+                (integer) 3
+                > TTL d
+                (integer) -1
+                > SINTERSTORE str nokey s2
+                (integer) 0
+                > EXISTS str
+                (integer) 0
+                > SDIFFSTORE none nokey
+                (integer) 0
+                > EXISTS none
+                (integer) 0
+            "#,
+        );
     }
 
     #[test]
@@ -694,16 +758,26 @@ mod tests {
                 "m990", "m991", "m992", "m993", "m994", "m995", "m996", "m997", "m998", "m999"
             ])
         );
-        assert_eq!(t.cli("SSCAN big 9999"), "1) \"0\"\n2) (empty array)");
-        assert_eq!(t.cli("SSCAN nokey 0 COUNT 0"), "1) \"0\"\n2) (empty array)");
-        assert_eq!(t.cli("SSCAN big x"), "(error) ERR invalid cursor");
-        assert_eq!(t.cli("SSCAN big 0 COUNT 0"), "(error) ERR syntax error");
-        assert_eq!(t.cli("SSCAN big 0 TYPE set"), "(error) ERR syntax error");
-        assert_eq!(
-            t.cli("SSCAN big 0 COUNT x"),
-            "(error) ERR value is not an integer or out of range"
+        t.script(
+            r#"
+                > SSCAN big 9999
+                1) "0"
+                2) (empty array)
+                > SSCAN nokey 0 COUNT 0
+                1) "0"
+                2) (empty array)
+                > SSCAN big x
+                (error) ERR invalid cursor
+                > SSCAN big 0 COUNT 0
+                (error) ERR syntax error
+                > SSCAN big 0 TYPE set
+                (error) ERR syntax error
+                > SSCAN big 0 COUNT x
+                (error) ERR value is not an integer or out of range
+                > SMOVE big other m5
+                (integer) 1
+            "#,
         );
-        assert_eq!(t.cli("SMOVE big other m5"), "(integer) 1");
         assert_eq!(t.cli("SPOP big 2000").lines().count(), 999);
         assert_eq!(t.cli("EXISTS big"), "(integer) 0");
     }

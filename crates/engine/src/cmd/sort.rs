@@ -307,27 +307,23 @@ fn strtod_whole(bytes: &[u8]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cmd::testkit::check_parser;
 
     #[test]
     fn weights_read_like_strtod() {
-        assert_eq!(strtod_whole(b"1.5"), Some(1.5));
-        assert_eq!(strtod_whole(b"  -2"), Some(-2.0));
-        assert_eq!(strtod_whole(b""), Some(0.0));
-        assert_eq!(strtod_whole(b"3\0junk"), Some(3.0));
-        assert_eq!(strtod_whole(b"+inf"), Some(f64::INFINITY));
-        assert_eq!(strtod_whole(b"0x10"), Some(16.0));
-        assert_eq!(strtod_whole(b"1e2"), Some(100.0));
-        for bad in [
-            &b"abc"[..],
-            b"1 ",
-            b"nan",
-            b"1e400",
-            b"1e-400",
-            b"--1",
-            b"1x",
-        ] {
-            assert_eq!(strtod_whole(bad), None, "{bad:?}");
-        }
+        check_parser(
+            strtod_whole,
+            &[
+                ("1.5", 1.5),
+                ("  -2", -2.0),
+                ("", 0.0),
+                ("3\0junk", 3.0),
+                ("+inf", f64::INFINITY),
+                ("0x10", 16.0),
+                ("1e2", 100.0),
+            ],
+            &["abc", "1 ", "nan", "1e400", "1e-400", "--1", "1x"],
+        );
     }
 
     #[test]

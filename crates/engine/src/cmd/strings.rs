@@ -4,6 +4,7 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
 use crate::cmd::args::is;
+use crate::cmd::variants::variants;
 use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{Ctx, ExpireAt, KeyView};
@@ -485,12 +486,9 @@ fn setex_with<C: Codec, S: KvStore>(
     Ok(Reply::ok())
 }
 
-fn setex<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    setex_with(ctx, a, "ex", "setex")
-}
-
-fn psetex<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    setex_with(ctx, a, "px", "psetex")
+variants! {
+    fn setex(ctx, a) => setex_with(ctx, a, "ex", "setex");
+    fn psetex(ctx, a) => setex_with(ctx, a, "px", "psetex");
 }
 
 fn mget<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
@@ -663,12 +661,9 @@ fn incr_by<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, key: &[u8], by: i64) -
     Ok(Reply::Integer(next))
 }
 
-fn incr<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    incr_by(ctx, a[1], 1)
-}
-
-fn decr<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    incr_by(ctx, a[1], -1)
+variants! {
+    fn incr(ctx, a) => incr_by(ctx, a[1], 1);
+    fn decr(ctx, a) => incr_by(ctx, a[1], -1);
 }
 
 fn incrby<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {

@@ -10,6 +10,7 @@ use redcodec_codec::{Codec, DataType, Meta};
 
 use crate::cmd::args::{is, mpop_count, numkeys_block, resolve_range};
 use crate::cmd::types::lists::{Insertion, List, ListMut, ListOps, Model, Side};
+use crate::cmd::variants::variants;
 use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
@@ -96,20 +97,11 @@ fn push_generic<C: Codec, S: KvStore>(
     Ok(len_reply(&meta))
 }
 
-fn lpush<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    push_generic(ctx, a, Side::Left, true)
-}
-
-fn rpush<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    push_generic(ctx, a, Side::Right, true)
-}
-
-fn lpushx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    push_generic(ctx, a, Side::Left, false)
-}
-
-fn rpushx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    push_generic(ctx, a, Side::Right, false)
+variants! {
+    fn lpush(ctx, a) => push_generic(ctx, a, Side::Left, true);
+    fn rpush(ctx, a) => push_generic(ctx, a, Side::Right, true);
+    fn lpushx(ctx, a) => push_generic(ctx, a, Side::Left, false);
+    fn rpushx(ctx, a) => push_generic(ctx, a, Side::Right, false);
 }
 
 /// LPOP / RPOP `key [count]`: without a count one bulk (nil when the key
@@ -151,12 +143,9 @@ fn pop_generic<C: Codec, S: KvStore>(
     })
 }
 
-fn lpop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    pop_generic(ctx, a, Side::Left)
-}
-
-fn rpop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    pop_generic(ctx, a, Side::Right)
+variants! {
+    fn lpop(ctx, a) => pop_generic(ctx, a, Side::Left);
+    fn rpop(ctx, a) => pop_generic(ctx, a, Side::Right);
 }
 
 /// LMPOP `numkeys key… LEFT|RIGHT [COUNT count]`: pops up to `count`

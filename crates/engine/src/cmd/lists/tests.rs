@@ -45,6 +45,27 @@ fn run(first: i64, values: &str) -> Vec<(i64, String)> {
         .collect()
 }
 
+/// Replays a redis-cli transcript (see [`TestEngine::script`]) whose
+/// `= key head tail values…` lines check the stored list (see [`stored`]:
+/// its bounds, and its values at consecutive offsets from the head), and
+/// `= key gone` that the key is gone.
+fn replay(t: &TestEngine<MemStore>, transcript: &str) {
+    t.script_with(transcript, |line| {
+        let words: Vec<&str> = line.split(' ').collect();
+        if let [key, "gone"] = words[..] {
+            assert!(is_gone(t, key), "{line}");
+            return;
+        }
+        let [key, head, tail, ref values @ ..] = words[..] else {
+            panic!("not a state line: {line:?}")
+        };
+        let head: i64 = head.parse().expect("head");
+        let tail: i64 = tail.parse().expect("tail");
+        let expected = (head, tail, run(head, &values.join(" ")));
+        assert_eq!(stored(t, key), expected, "{line}");
+    });
+}
+
 fn is_gone(t: &TestEngine<MemStore>, key: &str) -> bool {
     Ctx::new(&t.engine).live(key.as_bytes()).unwrap().is_none()
 }
@@ -52,94 +73,150 @@ fn is_gone(t: &TestEngine<MemStore>, key: &str) -> bool {
 #[test]
 fn pushes_write_at_both_ends() {
     let t = TestEngine::in_memory();
-    assert_eq!(t.cli("RPUSH l a b c"), "(integer) 3");
-    assert_eq!(stored(&t, "l"), (0, 3, run(0, "a b c")));
-    assert_eq!(t.cli("LPUSH l x y"), "(integer) 5");
-    assert_eq!(stored(&t, "l"), (-2, 3, run(-2, "y x a b c")));
-    assert_eq!(
-        t.cli("LRANGE l 0 -1"),
-        "1) \"y\"\n2) \"x\"\n3) \"a\"\n4) \"b\"\n5) \"c\""
+    replay(
+        &t,
+        r#"
+            > RPUSH l a b c
+            (integer) 3
+            = l 0 3 a b c
+            > LPUSH l x y
+            (integer) 5
+            = l -2 3 y x a b c
+            > LRANGE l 0 -1
+            1) "y"
+            2) "x"
+            3) "a"
+            4) "b"
+            5) "c"
+            > LPUSHX missing a
+            (integer) 0
+            = missing gone
+        "#,
     );
-    assert_eq!(t.cli("LPUSHX missing a"), "(integer) 0");
-    assert!(is_gone(&t, "missing"));
-    assert_eq!(t.cli("RPUSHX l z"), "(integer) 6");
-    assert_eq!(t.cli("LPUSHX l w"), "(integer) 7");
-    assert_eq!(t.cli("LLEN l"), "(integer) 7");
-    assert_eq!(t.cli("LLEN missing"), "(integer) 0");
+    t.script(
+        r#"
+            > RPUSHX l z
+            (integer) 6
+            > LPUSHX l w
+            (integer) 7
+            > LLEN l
+            (integer) 7
+            > LLEN missing
+            (integer) 0
+        "#,
+    );
 }
 
 #[test]
 fn pops_with_and_without_count() {
     let t = TestEngine::in_memory();
-    t.run("RPUSH l a b c d e");
-    assert_eq!(t.cli("LPOP l"), "\"a\"");
-    assert_eq!(t.cli("RPOP l"), "\"e\"");
+    t.script(
+        r#"
+            > RPUSH l a b c d e
+            > LPOP l
+            "a"
+            > RPOP l
+            "e"
+        "#,
+    );
     assert_eq!(stored(&t, "l"), (1, 4, run(1, "b c d")));
-    assert_eq!(t.cli("LPOP l 0"), "(empty array)");
-    assert_eq!(t.cli("RPOP l 2"), "1) \"d\"\n2) \"c\"");
-    assert_eq!(t.cli("LPOP l 10"), "1) \"b\"");
-    assert!(is_gone(&t, "l"));
-    assert_eq!(t.cli("LPOP l"), "(nil)");
-    assert_eq!(t.cli("LPOP l 2"), "(nil)");
+    t.script(
+        r#"
+            > LPOP l 0
+            (empty array)
+            > RPOP l 2
+            1) "d"
+            2) "c"
+            > LPOP l 10
+            1) "b"
+        "#,
+    );
+    replay(
+        &t,
+        r#"
+            = l gone
+            > LPOP l
+            (nil)
+            > LPOP l 2
+            (nil)
+        "#,
+    );
     assert_eq!(t.run("LPOP l 2"), crate::reply::Reply::NilArray);
-    assert_eq!(t.cli("LPOP l 0"), "(nil)");
-    assert_eq!(
-        t.cli("LPOP l -1"),
-        "(error) ERR value is out of range, must be positive"
-    );
-    assert_eq!(
-        t.cli("RPOP l foo"),
-        "(error) ERR value is out of range, must be positive"
-    );
-    assert_eq!(
-        t.cli("LPOP l 1 2"),
-        "(error) ERR wrong number of arguments for 'lpop' command"
-    );
-    t.run("SET s v");
-    assert_eq!(t.cli("LPOP s"), WRONG);
-    assert_eq!(t.cli("LPOP s 0"), WRONG);
-    assert_eq!(
-        t.cli("LPOP s -1"),
-        "(error) ERR value is out of range, must be positive"
+    t.script(
+        r#"
+            > LPOP l 0
+            (nil)
+            > LPOP l -1
+            (error) ERR value is out of range, must be positive
+            > RPOP l foo
+            (error) ERR value is out of range, must be positive
+            > LPOP l 1 2
+            (error) ERR wrong number of arguments for 'lpop' command
+            > SET s v
+            > LPOP s
+            (error) WRONGTYPE Operation against a key holding the wrong kind of value
+            > LPOP s 0
+            (error) WRONGTYPE Operation against a key holding the wrong kind of value
+            > LPOP s -1
+            (error) ERR value is out of range, must be positive
+        "#,
     );
 }
 
 #[test]
 fn index_range_and_set() {
     let t = TestEngine::in_memory();
-    t.run("RPUSH l a b c");
-    assert_eq!(t.cli("LINDEX l 0"), "\"a\"");
-    assert_eq!(t.cli("LINDEX l -1"), "\"c\"");
-    assert_eq!(t.cli("LINDEX l 3"), "(nil)");
-    assert_eq!(t.cli("LINDEX l -4"), "(nil)");
-    assert_eq!(t.cli("LINDEX l -9223372036854775808"), "(nil)");
-    assert_eq!(
-        t.cli("LINDEX l x"),
-        "(error) ERR value is not an integer or out of range"
+    t.script(
+        r#"
+            > RPUSH l a b c
+            > LINDEX l 0
+            "a"
+            > LINDEX l -1
+            "c"
+            > LINDEX l 3
+            (nil)
+            > LINDEX l -4
+            (nil)
+            > LINDEX l -9223372036854775808
+            (nil)
+            > LINDEX l x
+            (error) ERR value is not an integer or out of range
+            > LINDEX missing x
+            (nil)
+            > LRANGE l 1 1
+            1) "b"
+            > LRANGE l -100 100
+            1) "a"
+            2) "b"
+            3) "c"
+            > LRANGE l 2 1
+            (empty array)
+            > LRANGE l -9223372036854775808 9223372036854775807
+            1) "a"
+            2) "b"
+            3) "c"
+            > LRANGE missing x 1
+            (error) ERR value is not an integer or out of range
+            > LRANGE missing 0 -1
+            (empty array)
+            > LSET l -1 Z
+            OK
+            > LSET l 1 Y
+            OK
+        "#,
     );
-    assert_eq!(t.cli("LINDEX missing x"), "(nil)");
-    assert_eq!(t.cli("LRANGE l 1 1"), "1) \"b\"");
-    assert_eq!(t.cli("LRANGE l -100 100"), "1) \"a\"\n2) \"b\"\n3) \"c\"");
-    assert_eq!(t.cli("LRANGE l 2 1"), "(empty array)");
-    assert_eq!(
-        t.cli("LRANGE l -9223372036854775808 9223372036854775807"),
-        "1) \"a\"\n2) \"b\"\n3) \"c\""
-    );
-    assert_eq!(
-        t.cli("LRANGE missing x 1"),
-        "(error) ERR value is not an integer or out of range"
-    );
-    assert_eq!(t.cli("LRANGE missing 0 -1"), "(empty array)");
-    assert_eq!(t.cli("LSET l -1 Z"), "OK");
-    assert_eq!(t.cli("LSET l 1 Y"), "OK");
     assert_eq!(stored(&t, "l"), (0, 3, run(0, "a Y Z")));
-    assert_eq!(t.cli("LSET l 3 x"), "(error) ERR index out of range");
-    assert_eq!(t.cli("LSET missing x y"), "(error) ERR no such key");
-    assert_eq!(
-        t.cli("LSET l x y"),
-        "(error) ERR value is not an integer or out of range"
+    t.script(
+        r#"
+            > LSET l 3 x
+            (error) ERR index out of range
+            > LSET missing x y
+            (error) ERR no such key
+            > LSET l x y
+            (error) ERR value is not an integer or out of range
+            > SET s v
+        "#,
     );
-    t.run("SET s v");
     for cmd in ["LINDEX s x", "LSET s x y", "LRANGE s 0 1", "LLEN s"] {
         assert_eq!(t.cli(cmd), WRONG, "{cmd}");
     }
@@ -149,243 +226,372 @@ fn index_range_and_set() {
 fn linsert_shifts_the_shorter_side() {
     let t = TestEngine::in_memory();
     // Pivot nearer the head: the head side moves down.
-    t.run("RPUSH l a b c d e");
-    assert_eq!(t.cli("LINSERT l BEFORE c X"), "(integer) 6");
-    assert_eq!(stored(&t, "l"), (-1, 5, run(-1, "a b X c d e")));
-    // Pivot nearer the tail: the tail side moves up.
-    t.run("RPUSH m a b c d e");
-    assert_eq!(t.cli("LINSERT m after c X"), "(integer) 6");
-    assert_eq!(stored(&t, "m"), (0, 6, run(0, "a b c X d e")));
-    // A tie moves the head side, BEFORE and AFTER alike.
-    t.run("RPUSH n a b c d");
-    assert_eq!(t.cli("LINSERT n BEFORE c X"), "(integer) 5");
-    assert_eq!(stored(&t, "n"), (-1, 4, run(-1, "a b X c d")));
-    t.run("RPUSH o a b c d");
-    assert_eq!(t.cli("LINSERT o AFTER b X"), "(integer) 5");
-    assert_eq!(stored(&t, "o"), (-1, 4, run(-1, "a b X c d")));
+    replay(
+        &t,
+        r#"
+            > RPUSH l a b c d e
+            > LINSERT l BEFORE c X
+            (integer) 6
+            = l -1 5 a b X c d e
+            # Pivot nearer the tail: the tail side moves up.
+            > RPUSH m a b c d e
+            > LINSERT m after c X
+            (integer) 6
+            = m 0 6 a b c X d e
+            # A tie moves the head side, BEFORE and AFTER alike.
+            > RPUSH n a b c d
+            > LINSERT n BEFORE c X
+            (integer) 5
+            = n -1 4 a b X c d
+            > RPUSH o a b c d
+            > LINSERT o AFTER b X
+            (integer) 5
+            = o -1 4 a b X c d
+        "#,
+    );
     // At the ends.
-    t.run("RPUSH p a b c");
-    assert_eq!(t.cli("LINSERT p BEFORE a X"), "(integer) 4");
-    assert_eq!(t.cli("LINSERT p AFTER c Y"), "(integer) 5");
-    assert_eq!(stored(&t, "p"), (-1, 4, run(-1, "X a b c Y")));
-    // The first match from the head is the pivot.
-    t.run("RPUSH q a b a b");
-    assert_eq!(t.cli("LINSERT q AFTER b X"), "(integer) 5");
+    t.script(
+        r#"
+            > RPUSH p a b c
+            > LINSERT p BEFORE a X
+            (integer) 4
+            > LINSERT p AFTER c Y
+            (integer) 5
+        "#,
+    );
+    replay(
+        &t,
+        r#"
+            = p -1 4 X a b c Y
+            # The first match from the head is the pivot.
+            > RPUSH q a b a b
+            > LINSERT q AFTER b X
+            (integer) 5
+        "#,
+    );
     assert_eq!(
         t.cli("LRANGE q 0 -1").replace('\n', " "),
         "1) \"a\" 2) \"b\" 3) \"X\" 4) \"a\" 5) \"b\""
     );
 
-    assert_eq!(t.cli("LINSERT l BEFORE zz x"), "(integer) -1");
-    assert_eq!(t.cli("LINSERT missing BEFORE a x"), "(integer) 0");
-    assert!(is_gone(&t, "missing"));
-    assert_eq!(t.cli("LINSERT l middle a x"), "(error) ERR syntax error");
-    assert_eq!(
-        t.cli("LINSERT missing middle a x"),
-        "(error) ERR syntax error"
+    replay(
+        &t,
+        r#"
+            > LINSERT l BEFORE zz x
+            (integer) -1
+            > LINSERT missing BEFORE a x
+            (integer) 0
+            = missing gone
+        "#,
     );
-    t.run("SET s v");
-    assert_eq!(t.cli("LINSERT s BEFORE a x"), WRONG);
-    assert_eq!(t.cli("LINSERT s middle a x"), "(error) ERR syntax error");
+    t.script(
+        r#"
+            > LINSERT l middle a x
+            (error) ERR syntax error
+            > LINSERT missing middle a x
+            (error) ERR syntax error
+            > SET s v
+            > LINSERT s BEFORE a x
+            (error) WRONGTYPE Operation against a key holding the wrong kind of value
+            > LINSERT s middle a x
+            (error) ERR syntax error
+        "#,
+    );
 }
 
 #[test]
 fn lrem_compacts_the_shorter_side() {
     let t = TestEngine::in_memory();
     // Matches near the head: survivors below the highest match move up.
-    t.run("RPUSH l a x b x c d e f");
-    assert_eq!(t.cli("LREM l 0 x"), "(integer) 2");
-    assert_eq!(stored(&t, "l"), (2, 8, run(2, "a b c d e f")));
-    // Matches near the tail: survivors above the lowest match move down.
-    t.run("RPUSH m a b c d e x f x");
-    assert_eq!(t.cli("LREM m 0 x"), "(integer) 2");
-    assert_eq!(stored(&t, "m"), (0, 6, run(0, "a b c d e f")));
-    // Counting from the tail; earlier matches survive and move.
-    t.run("RPUSH n x x a x b c d e f g");
-    assert_eq!(t.cli("LREM n -1 x"), "(integer) 1");
-    assert_eq!(stored(&t, "n"), (1, 10, run(1, "x x a b c d e f g")));
-    // Counting from the head with a limit.
-    t.run("RPUSH o a b c d e x f x y x");
-    assert_eq!(t.cli("LREM o 2 x"), "(integer) 2");
-    assert_eq!(stored(&t, "o"), (0, 8, run(0, "a b c d e f y x")));
-    // A tie compacts toward the tail (the head side moves).
-    t.run("RPUSH p a x b");
-    assert_eq!(t.cli("LREM p 1 x"), "(integer) 1");
-    assert_eq!(stored(&t, "p"), (1, 3, run(1, "a b")));
-    // Nothing matches: nothing changes.
-    assert_eq!(t.cli("LREM p 0 zz"), "(integer) 0");
-    assert_eq!(stored(&t, "p"), (1, 3, run(1, "a b")));
-    // Every element matches: the key goes.
-    t.run("RPUSH q x x x");
-    assert_eq!(t.cli("LREM q 0 x"), "(integer) 3");
-    assert!(is_gone(&t, "q"));
-    t.run("RPUSH r x y x");
-    assert_eq!(t.cli("LREM r -9223372036854775808 x"), "(integer) 2");
-    assert_eq!(t.cli("LRANGE r 0 -1"), "1) \"y\"");
-
-    assert_eq!(t.cli("LREM missing 0 a"), "(integer) 0");
-    assert_eq!(
-        t.cli("LREM missing x a"),
-        "(error) ERR value is not an integer or out of range"
+    replay(
+        &t,
+        r#"
+            > RPUSH l a x b x c d e f
+            > LREM l 0 x
+            (integer) 2
+            = l 2 8 a b c d e f
+            # Matches near the tail: survivors above the lowest match move down.
+            > RPUSH m a b c d e x f x
+            > LREM m 0 x
+            (integer) 2
+            = m 0 6 a b c d e f
+            # Counting from the tail; earlier matches survive and move.
+            > RPUSH n x x a x b c d e f g
+            > LREM n -1 x
+            (integer) 1
+            = n 1 10 x x a b c d e f g
+            # Counting from the head with a limit.
+            > RPUSH o a b c d e x f x y x
+            > LREM o 2 x
+            (integer) 2
+            = o 0 8 a b c d e f y x
+            # A tie compacts toward the tail (the head side moves).
+            > RPUSH p a x b
+            > LREM p 1 x
+            (integer) 1
+            = p 1 3 a b
+            # Nothing matches: nothing changes.
+            > LREM p 0 zz
+            (integer) 0
+            = p 1 3 a b
+            # Every element matches: the key goes.
+            > RPUSH q x x x
+            > LREM q 0 x
+            (integer) 3
+            = q gone
+        "#,
     );
-    t.run("SET s v");
-    assert_eq!(t.cli("LREM s 0 a"), WRONG);
+    t.script(
+        r#"
+            > RPUSH r x y x
+            > LREM r -9223372036854775808 x
+            (integer) 2
+            > LRANGE r 0 -1
+            1) "y"
+        "#,
+    );
+
+    t.script(
+        r#"
+            > LREM missing 0 a
+            (integer) 0
+            > LREM missing x a
+            (error) ERR value is not an integer or out of range
+            > SET s v
+            > LREM s 0 a
+            (error) WRONGTYPE Operation against a key holding the wrong kind of value
+        "#,
+    );
 }
 
 #[test]
 fn ltrim_deletes_outside_the_range() {
     let t = TestEngine::in_memory();
-    t.run("RPUSH l a b c d e");
-    assert_eq!(t.cli("LTRIM l 1 -2"), "OK");
-    assert_eq!(stored(&t, "l"), (1, 4, run(1, "b c d")));
-    assert_eq!(t.cli("LTRIM l 0 -1"), "OK");
-    assert_eq!(stored(&t, "l"), (1, 4, run(1, "b c d")));
-    assert_eq!(t.cli("LTRIM l -100 0"), "OK");
-    assert_eq!(stored(&t, "l"), (1, 2, run(1, "b")));
-    assert_eq!(t.cli("LTRIM l 5 10"), "OK");
-    assert!(is_gone(&t, "l"));
-    t.run("RPUSH m a b");
-    assert_eq!(t.cli("LTRIM m 1 0"), "OK");
-    assert!(is_gone(&t, "m"));
-    assert_eq!(t.cli("LTRIM missing 0 1"), "OK");
-    assert!(is_gone(&t, "missing"));
-    assert_eq!(
-        t.cli("LTRIM missing x 1"),
-        "(error) ERR value is not an integer or out of range"
+    replay(
+        &t,
+        r#"
+            > RPUSH l a b c d e
+            > LTRIM l 1 -2
+            OK
+            = l 1 4 b c d
+            > LTRIM l 0 -1
+            OK
+            = l 1 4 b c d
+            > LTRIM l -100 0
+            OK
+            = l 1 2 b
+            > LTRIM l 5 10
+            OK
+            = l gone
+            > RPUSH m a b
+            > LTRIM m 1 0
+            OK
+            = m gone
+            > LTRIM missing 0 1
+            OK
+            = missing gone
+        "#,
     );
-    t.run("SET s v");
-    assert_eq!(t.cli("LTRIM s 0 1"), WRONG);
+    t.script(
+        r#"
+            > LTRIM missing x 1
+            (error) ERR value is not an integer or out of range
+            > SET s v
+            > LTRIM s 0 1
+            (error) WRONGTYPE Operation against a key holding the wrong kind of value
+        "#,
+    );
 }
 
 #[test]
 fn lpos_options() {
     let t = TestEngine::in_memory();
-    t.run("RPUSH l a b c 1 2 3 c c");
-    let flat = |cmd: &str| t.cli(cmd).replace('\n', " ");
-    assert_eq!(flat("LPOS l c"), "(integer) 2");
-    assert_eq!(flat("LPOS l c RANK -1"), "(integer) 7");
-    assert_eq!(flat("LPOS l c RANK 2"), "(integer) 6");
-    assert_eq!(
-        flat("LPOS l c COUNT 0"),
-        "1) (integer) 2 2) (integer) 6 3) (integer) 7"
-    );
-    assert_eq!(
-        flat("LPOS l c COUNT 2 RANK -1"),
-        "1) (integer) 7 2) (integer) 6"
-    );
-    assert_eq!(flat("LPOS l c MAXLEN 3"), "(integer) 2");
-    assert_eq!(flat("LPOS l c MAXLEN 2"), "(nil)");
-    assert_eq!(flat("LPOS l c MAXLEN 3 COUNT 0"), "1) (integer) 2");
-    assert_eq!(flat("LPOS l c RANK 4"), "(nil)");
-    assert_eq!(flat("LPOS l z"), "(nil)");
-    assert_eq!(flat("LPOS l z COUNT 0"), "(empty array)");
-    assert_eq!(flat("LPOS missing z COUNT 0"), "(empty array)");
-    assert_eq!(flat("LPOS missing z"), "(nil)");
-    assert_eq!(flat("LPOS l c RANK -9223372036854775808"), "(integer) 7");
-    assert_eq!(
-        flat("LPOS l c RANK -9223372036854775808 COUNT 1"),
-        "1) (integer) 7 2) (integer) 6 3) (integer) 2"
-    );
-    assert_eq!(flat("LPOS l c RANK 9223372036854775807"), "(nil)");
-    assert_eq!(
-        flat("LPOS l c COUNT 1 COUNT 2"),
-        "1) (integer) 2 2) (integer) 6"
+    t.script(
+        r#"
+            > RPUSH l a b c 1 2 3 c c
+            > LPOS l c
+            (integer) 2
+            > LPOS l c RANK -1
+            (integer) 7
+            > LPOS l c RANK 2
+            (integer) 6
+            > LPOS l c COUNT 0
+            1) (integer) 2
+            2) (integer) 6
+            3) (integer) 7
+            > LPOS l c COUNT 2 RANK -1
+            1) (integer) 7
+            2) (integer) 6
+            > LPOS l c MAXLEN 3
+            (integer) 2
+            > LPOS l c MAXLEN 2
+            (nil)
+            > LPOS l c MAXLEN 3 COUNT 0
+            1) (integer) 2
+            > LPOS l c RANK 4
+            (nil)
+            > LPOS l z
+            (nil)
+            > LPOS l z COUNT 0
+            (empty array)
+            > LPOS missing z COUNT 0
+            (empty array)
+            > LPOS missing z
+            (nil)
+            > LPOS l c RANK -9223372036854775808
+            (integer) 7
+            > LPOS l c RANK -9223372036854775808 COUNT 1
+            1) (integer) 7
+            2) (integer) 6
+            3) (integer) 2
+            > LPOS l c RANK 9223372036854775807
+            (nil)
+            > LPOS l c COUNT 1 COUNT 2
+            1) (integer) 2
+            2) (integer) 6
+        "#,
     );
     let rank_zero = "(error) ERR RANK can't be zero: use 1 to start from the first match, \
                      2 from the second ... or use negative to start from the end of the list";
-    assert_eq!(flat("LPOS l c RANK 0"), rank_zero);
-    assert_eq!(flat("LPOS missing c RANK 0"), rank_zero);
-    assert_eq!(
-        flat("LPOS l c COUNT -1"),
-        "(error) ERR COUNT can't be negative"
+    assert_eq!(t.cli("LPOS l c RANK 0"), rank_zero);
+    assert_eq!(t.cli("LPOS missing c RANK 0"), rank_zero);
+    t.script(
+        r#"
+            > LPOS l c COUNT -1
+            (error) ERR COUNT can't be negative
+            > LPOS l c COUNT x
+            (error) ERR COUNT can't be negative
+            > LPOS l c MAXLEN -1
+            (error) ERR MAXLEN can't be negative
+            > LPOS l c RANK x
+            (error) ERR value is not an integer or out of range
+            > LPOS l c foo
+            (error) ERR syntax error
+            > LPOS l c RANK
+            (error) ERR syntax error
+            > SET s v
+            > LPOS s c
+            (error) WRONGTYPE Operation against a key holding the wrong kind of value
+        "#,
     );
-    assert_eq!(
-        flat("LPOS l c COUNT x"),
-        "(error) ERR COUNT can't be negative"
-    );
-    assert_eq!(
-        flat("LPOS l c MAXLEN -1"),
-        "(error) ERR MAXLEN can't be negative"
-    );
-    assert_eq!(
-        flat("LPOS l c RANK x"),
-        "(error) ERR value is not an integer or out of range"
-    );
-    assert_eq!(flat("LPOS l c foo"), "(error) ERR syntax error");
-    assert_eq!(flat("LPOS l c RANK"), "(error) ERR syntax error");
-    t.run("SET s v");
-    assert_eq!(flat("LPOS s c"), WRONG);
-    assert_eq!(flat("LPOS s c RANK 0"), rank_zero);
+    assert_eq!(t.cli("LPOS s c RANK 0"), rank_zero);
 }
 
 #[test]
 fn lmove_between_lists() {
     let t = TestEngine::in_memory();
-    t.run("RPUSH src a b c");
-    assert_eq!(t.cli("LMOVE src dst LEFT RIGHT"), "\"a\"");
-    assert_eq!(t.cli("RPOPLPUSH src dst"), "\"c\"");
-    assert_eq!(stored(&t, "src"), (1, 2, run(1, "b")));
-    assert_eq!(stored(&t, "dst"), (-1, 1, run(-1, "c a")));
-    assert_eq!(t.cli("LMOVE src dst right left"), "\"b\"");
-    assert!(is_gone(&t, "src"));
-    assert_eq!(t.cli("LRANGE dst 0 -1"), "1) \"b\"\n2) \"c\"\n3) \"a\"");
-    // A missing source: nil, whatever the destination holds.
-    t.run("SET s v");
-    assert_eq!(t.cli("RPOPLPUSH missing s"), "(nil)");
-    assert_eq!(t.cli("LMOVE missing s LEFT LEFT"), "(nil)");
-    // A destination of another type: nothing changes.
-    assert_eq!(t.cli("RPOPLPUSH dst s"), WRONG);
-    assert_eq!(t.cli("LMOVE dst s LEFT LEFT"), WRONG);
-    assert_eq!(t.cli("LLEN dst"), "(integer) 3");
-    assert_eq!(t.cli("RPOPLPUSH s dst"), WRONG);
-    assert_eq!(t.cli("LMOVE dst dst foo RIGHT"), "(error) ERR syntax error");
-    assert_eq!(
-        t.cli("LMOVE missing dst LEFT foo"),
-        "(error) ERR syntax error"
+    t.script(
+        r#"
+            > RPUSH src a b c
+            > LMOVE src dst LEFT RIGHT
+            "a"
+            > RPOPLPUSH src dst
+            "c"
+        "#,
+    );
+    replay(
+        &t,
+        r#"
+            = src 1 2 b
+            = dst -1 1 c a
+            > LMOVE src dst right left
+            "b"
+            = src gone
+        "#,
+    );
+    t.script(
+        r#"
+            > LRANGE dst 0 -1
+            1) "b"
+            2) "c"
+            3) "a"
+            # A missing source: nil, whatever the destination holds.
+            > SET s v
+            > RPOPLPUSH missing s
+            (nil)
+            > LMOVE missing s LEFT LEFT
+            (nil)
+            # A destination of another type: nothing changes.
+            > RPOPLPUSH dst s
+            (error) WRONGTYPE Operation against a key holding the wrong kind of value
+            > LMOVE dst s LEFT LEFT
+            (error) WRONGTYPE Operation against a key holding the wrong kind of value
+            > LLEN dst
+            (integer) 3
+            > RPOPLPUSH s dst
+            (error) WRONGTYPE Operation against a key holding the wrong kind of value
+            > LMOVE dst dst foo RIGHT
+            (error) ERR syntax error
+            > LMOVE missing dst LEFT foo
+            (error) ERR syntax error
+        "#,
     );
 }
 
 #[test]
 fn lmove_rotates_a_list_onto_itself() {
     let t = TestEngine::in_memory();
-    t.run("RPUSH l a b c");
-    assert_eq!(t.cli("LMOVE l l LEFT RIGHT"), "\"a\"");
-    assert_eq!(stored(&t, "l"), (1, 4, run(1, "b c a")));
-    assert_eq!(t.cli("RPOPLPUSH l l"), "\"a\"");
-    assert_eq!(stored(&t, "l"), (0, 3, run(0, "a b c")));
-    assert_eq!(t.cli("LMOVE l l RIGHT RIGHT"), "\"c\"");
-    assert_eq!(t.cli("LMOVE l l LEFT LEFT"), "\"a\"");
-    assert_eq!(stored(&t, "l"), (0, 3, run(0, "a b c")));
-    t.run("RPUSH one x");
-    assert_eq!(t.cli("LMOVE one one LEFT RIGHT"), "\"x\"");
-    assert_eq!(stored(&t, "one"), (0, 1, run(0, "x")));
+    replay(
+        &t,
+        r#"
+            > RPUSH l a b c
+            > LMOVE l l LEFT RIGHT
+            "a"
+            = l 1 4 b c a
+            > RPOPLPUSH l l
+            "a"
+            = l 0 3 a b c
+            > LMOVE l l RIGHT RIGHT
+            "c"
+            > LMOVE l l LEFT LEFT
+            "a"
+            = l 0 3 a b c
+            > RPUSH one x
+            > LMOVE one one LEFT RIGHT
+            "x"
+            = one 0 1 x
+        "#,
+    );
 }
 
 #[test]
 fn a_big_list_is_read_by_windows() {
     let t = TestEngine::in_memory();
     let n = 10_000;
-    let values: Vec<String> = (0..n).map(|i| i.to_string()).collect();
-    assert_eq!(
-        t.cli(&format!("RPUSH big {}", values.join(" "))),
-        format!("(integer) {n}")
+    t.push_numbers("big", n);
+    t.script(
+        r#"
+            > LRANGE big 5000 5002
+            1) "5000"
+            2) "5001"
+            3) "5002"
+            > LRANGE big -2 -1
+            1) "9998"
+            2) "9999"
+            > LINDEX big -1
+            "9999"
+            > LPOS big 7777
+            (integer) 7777
+            > LPOS big 7777 RANK -1
+            (integer) 7777
+        "#,
     );
-    assert_eq!(
-        t.cli("LRANGE big 5000 5002"),
-        "1) \"5000\"\n2) \"5001\"\n3) \"5002\""
-    );
-    assert_eq!(t.cli("LRANGE big -2 -1"), "1) \"9998\"\n2) \"9999\"");
-    assert_eq!(t.cli("LINDEX big -1"), "\"9999\"");
-    assert_eq!(t.cli("LPOS big 7777"), "(integer) 7777");
-    assert_eq!(t.cli("LPOS big 7777 RANK -1"), "(integer) 7777");
     assert_eq!(
         t.cli("LINSERT big BEFORE 9990 x"),
         format!("(integer) {}", n + 1)
     );
-    assert_eq!(t.cli("LINDEX big 9990"), "\"x\"");
-    assert_eq!(t.cli("LREM big 0 10"), "(integer) 1");
-    assert_eq!(t.cli("LINDEX big 10"), "\"11\"");
-    assert_eq!(t.cli("LTRIM big 100 -101"), "OK");
+    t.script(
+        r#"
+            > LINDEX big 9990
+            "x"
+            > LREM big 0 10
+            (integer) 1
+            > LINDEX big 10
+            "11"
+            > LTRIM big 100 -101
+            OK
+        "#,
+    );
     assert_eq!(t.cli("LLEN big"), format!("(integer) {}", n - 200));
     assert_eq!(t.cli("LINDEX big 0"), "\"101\"");
     let (head, tail, items) = stored(&t, "big");

@@ -8,11 +8,12 @@ use redcodec_codec::{Codec, DataType, Meta, ScoreIndex};
 use super::common::{entries_reply, zset};
 use crate::cmd::args::is;
 use crate::cmd::args::resolve_range;
-use crate::cmd::scan_args::{empty_scan_reply, parse_cursor, scan_page, scan_reply, ScanOptions};
+use crate::cmd::scan_args::{empty_scan_reply, scan_page, scan_reply, scan_start};
 use crate::cmd::stored::store_collection;
 use crate::cmd::types::zsets::bounds::{Interval, LexRange, ScoreRange};
 use crate::cmd::types::zsets::order::{range_walk, walk, Entry, Start, Window};
 use crate::cmd::types::zsets::{write_all, Members};
+use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{format_score, int_arg};
@@ -45,73 +46,48 @@ pub(super) fn by_rank<C: Codec, S: KvStore>(
     Ok(entries)
 }
 
-/// Walks the entries whose scores are in `range`, Redis' way (see
-/// [`range_walk`]), seeking to the range's start.
-pub(super) fn score_walk<C: Codec, S: KvStore>(
-    ctx: &Ctx<'_, C, S>,
-    key: &[u8],
-    meta: &Meta,
-    range: &ScoreRange,
-    reverse: bool,
-    window: Window,
-    emit: impl FnMut(Entry),
-) -> CmdResult<()> {
-    if range.is_empty() {
-        return Ok(());
-    }
-    let start = if reverse {
+/// Where a walk over the scores in `range` starts: at the range's first
+/// bound in the walk's direction.
+fn score_start(range: &ScoreRange, reverse: bool) -> Start<'_> {
+    Start::Score(if reverse {
         range.max.value
     } else {
         range.min.value
-    };
-    let entries = walk(ctx, key, meta, Start::Score(start), reverse);
-    range_walk(entries, range, reverse, window, emit)
+    })
 }
 
-/// Walks the entries whose members are in `range`, as Redis does on its
-/// compact encoding (`zzlFirstInLexRange` and on): nothing when the first
-/// entry is above the maximum or the last below the minimum; else from the
-/// first entry at or past the range's start. The range is meaningful when
-/// all scores are equal; then, with an exact index, the walk seeks to the
-/// bound's member instead of reading from the edge.
-pub(super) fn lex_walk<C: Codec, S: KvStore>(
+/// Where a walk over the members in `range` starts, as Redis does on its
+/// compact encoding (`zzlFirstInLexRange` and on): nowhere (`None`) when
+/// the first entry is above the maximum or the last below the minimum;
+/// else at the first entry at or past the range's start. The range is
+/// meaningful when all scores are equal; then, with an exact index, the
+/// walk seeks to the bound's member instead of reading from the edge.
+fn lex_start<'r, C: Codec, S: KvStore>(
     ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
-    range: &LexRange,
+    range: &'r LexRange,
     reverse: bool,
-    window: Window,
-    emit: impl FnMut(Entry),
-) -> CmdResult<()> {
-    if range.is_empty() {
-        return Ok(());
-    }
+) -> CmdResult<Option<Start<'r>>> {
     let edge = |backward| {
         walk(ctx, key, meta, Start::Edge, backward)
             .next()
             .transpose()
     };
     let (Some(first), Some(last)) = (edge(false)?, edge(true)?) else {
-        return Ok(());
+        return Ok(None);
     };
     if !range.reaches_min(&last) || !range.within_max(&first) {
-        return Ok(());
+        return Ok(None);
     }
     let bound = if reverse { &range.max } else { &range.min };
     let uniform = first.score.to_bits() == last.score.to_bits();
-    let start = match bound.member() {
+    Ok(Some(match bound.member() {
         Some(member) if uniform && ctx.caps().score_index == ScoreIndex::Exact => {
             Start::Entry(first.score, member)
         }
         _ => Start::Edge,
-    };
-    range_walk(
-        walk(ctx, key, meta, start, reverse),
-        range,
-        reverse,
-        window,
-        emit,
-    )
+    }))
 }
 
 /// How ZRANGE selects entries.
@@ -195,13 +171,6 @@ fn parse_range<'a>(
     })
 }
 
-/// A range, parsed before the key is read.
-enum Parsed {
-    Rank(i64, i64),
-    Score(ScoreRange),
-    Lex(LexRange),
-}
-
 /// The ZRANGE family.
 fn zrange_generic<C: Codec, S: KvStore>(
     ctx: &mut Ctx<'_, C, S>,
@@ -239,10 +208,10 @@ fn range_entries<C: Codec, S: KvStore>(
     store: bool,
 ) -> CmdResult<(Vec<Entry>, bool)> {
     let req = parse_range(a, by, reverse, store)?;
-    let parsed = match req.by {
-        By::Rank => Parsed::Rank(int_arg(req.min)?, int_arg(req.max)?),
-        By::Score => Parsed::Score(ScoreRange::parse(req.min, req.max)?),
-        By::Lex => Parsed::Lex(LexRange::parse(req.min, req.max)?),
+    let span = match req.by {
+        By::Rank => Span::Rank(int_arg(req.min)?, int_arg(req.max)?),
+        By::Score => Span::Score(ScoreRange::parse(req.min, req.max)?),
+        By::Lex => Span::Lex(LexRange::parse(req.min, req.max)?),
     };
     let key = a[1];
     let Some(meta) = zset(ctx, key)? else {
@@ -254,91 +223,82 @@ fn range_entries<C: Codec, S: KvStore>(
         offset: req.offset as u64,
         count: u64::try_from(req.count).ok(),
     });
-    match (parsed, window) {
-        (Parsed::Rank(start, stop), _) => {
-            if let Some(ranks) = resolve_range(start, stop, meta.size) {
-                entries = by_rank(ctx, key, &meta, ranks, req.reverse)?;
-            }
-        }
-        (_, None) => {}
-        (Parsed::Score(range), Some(window)) => {
-            score_walk(ctx, key, &meta, &range, req.reverse, window, |e| {
-                entries.push(e);
-            })?;
-        }
-        (Parsed::Lex(range), Some(window)) => {
-            lex_walk(ctx, key, &meta, &range, req.reverse, window, |e| {
-                entries.push(e);
-            })?;
-        }
-    }
+    span.visit(ctx, key, &meta, req.reverse, window, |e| entries.push(e))?;
     Ok((entries, req.withscores))
 }
 
-pub(super) fn zrange<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    zrange_generic(ctx, a, None, None)
+variants! {
+    pub(super) fn zrange(ctx, a) => zrange_generic(ctx, a, None, None);
+    pub(super) fn zrevrange(ctx, a) => zrange_generic(ctx, a, Some(By::Rank), Some(true));
+    pub(super) fn zrangebyscore(ctx, a) => zrange_generic(ctx, a, Some(By::Score), Some(false));
+    pub(super) fn zrevrangebyscore(ctx, a) => zrange_generic(ctx, a, Some(By::Score), Some(true));
+    pub(super) fn zrangebylex(ctx, a) => zrange_generic(ctx, a, Some(By::Lex), Some(false));
+    pub(super) fn zrevrangebylex(ctx, a) => zrange_generic(ctx, a, Some(By::Lex), Some(true));
 }
 
-pub(super) fn zrevrange<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    zrange_generic(ctx, a, Some(By::Rank), Some(true))
+/// A stretch of a sorted set by rank, score or member name, parsed before
+/// the key is read.
+pub(super) enum Span {
+    /// Ranks `start..=stop` as given (negative from the end).
+    Rank(i64, i64),
+    /// The scores in a range.
+    Score(ScoreRange),
+    /// The member names in a range.
+    Lex(LexRange),
 }
 
-pub(super) fn zrangebyscore<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    zrange_generic(ctx, a, Some(By::Score), Some(false))
+impl Span {
+    /// Visits the entries of the span in the walk's direction; a score or
+    /// name range within `window` only (nothing without one: a negative
+    /// LIMIT offset skips everything, as in Redis).
+    pub(super) fn visit<C: Codec, S: KvStore>(
+        &self,
+        ctx: &Ctx<'_, C, S>,
+        key: &[u8],
+        meta: &Meta,
+        reverse: bool,
+        window: Option<Window>,
+        emit: impl FnMut(Entry),
+    ) -> CmdResult<()> {
+        match (self, window) {
+            (Span::Rank(start, stop), _) => {
+                if let Some(ranks) = resolve_range(*start, *stop, meta.size) {
+                    by_rank(ctx, key, meta, ranks, reverse)?
+                        .into_iter()
+                        .for_each(emit);
+                }
+                Ok(())
+            }
+            (Span::Score(range), Some(w)) if !range.is_empty() => {
+                let entries = walk(ctx, key, meta, score_start(range, reverse), reverse);
+                range_walk(entries, range, reverse, w, emit)
+            }
+            (Span::Lex(range), Some(w)) if !range.is_empty() => {
+                match lex_start(ctx, key, meta, range, reverse)? {
+                    Some(start) => {
+                        let entries = walk(ctx, key, meta, start, reverse);
+                        range_walk(entries, range, reverse, w, emit)
+                    }
+                    None => Ok(()),
+                }
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
-pub(super) fn zrevrangebyscore<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    zrange_generic(ctx, a, Some(By::Score), Some(true))
-}
-
-pub(super) fn zrangebylex<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    zrange_generic(ctx, a, Some(By::Lex), Some(false))
-}
-
-pub(super) fn zrevrangebylex<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    zrange_generic(ctx, a, Some(By::Lex), Some(true))
-}
-
-pub(super) fn zcount<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    let range = ScoreRange::parse(a[2], a[3])?;
+/// ZCOUNT and ZLEXCOUNT: the number of entries in `span` (0: no such key).
+fn count<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8], span: Span) -> CmdResult<Reply> {
     let mut n = 0;
-    if let Some(meta) = zset(ctx, a[1])? {
-        score_walk(ctx, a[1], &meta, &range, false, Window::ALL, |_| n += 1)?;
+    if let Some(meta) = zset(ctx, key)? {
+        span.visit(ctx, key, &meta, false, Some(Window::ALL), |_| n += 1)?;
     }
     Ok(Reply::Integer(n))
 }
 
-pub(super) fn zlexcount<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    let range = LexRange::parse(a[2], a[3])?;
-    let mut n = 0;
-    if let Some(meta) = zset(ctx, a[1])? {
-        lex_walk(ctx, a[1], &meta, &range, false, Window::ALL, |_| n += 1)?;
-    }
-    Ok(Reply::Integer(n))
+variants! {
+    pub(super) fn zcount(ctx, a) => count(ctx, a[1], Span::Score(ScoreRange::parse(a[2], a[3])?));
+    pub(super) fn zlexcount(ctx, a) => count(ctx, a[1], Span::Lex(LexRange::parse(a[2], a[3])?));
 }
 
 /// ZRANK and ZREVRANK: the member's position in the walk's direction.
@@ -359,18 +319,9 @@ fn rank<C: Codec, S: KvStore>(
     Ok(Reply::Nil)
 }
 
-pub(super) fn zrank<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    rank(ctx, a, false)
-}
-
-pub(super) fn zrevrank<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    rank(ctx, a, true)
+variants! {
+    pub(super) fn zrank(ctx, a) => rank(ctx, a, false);
+    pub(super) fn zrevrank(ctx, a) => rank(ctx, a, true);
 }
 
 /// ZSCAN: pages through the set in Redis order; the cursor counts the
@@ -380,11 +331,9 @@ pub(super) fn zscan<C: Codec, S: KvStore>(
     a: &[&[u8]],
 ) -> CmdResult<Reply> {
     let key = a[1];
-    let cursor = parse_cursor(a[2])?;
-    let Some(meta) = zset(ctx, key)? else {
+    let Some((cursor, meta, opts)) = scan_start(ctx, a, zset)? else {
         return Ok(empty_scan_reply());
     };
-    let opts = ScanOptions::parse(&a[3..], false)?;
     let entries = walk(ctx, key, &meta, Start::Edge, false);
     let (next, page) = scan_page(entries, cursor, opts.count)?;
     let items = page

@@ -5,14 +5,15 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta};
 
 use super::common::{entries_reply, zset};
-use super::range::{by_rank, lex_walk, score_walk};
-use crate::cmd::args::{is, mpop_count, numkeys_block, resolve_range};
+use super::range::Span;
+use crate::cmd::args::{is, mpop_count, numkeys_block};
 use crate::cmd::types::zsets::bounds::{LexRange, ScoreRange};
 use crate::cmd::types::zsets::order::{walk, Entry, Start, Window};
 use crate::cmd::types::zsets::write::del_member;
+use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
-use crate::number::{format_score, parse_i64};
+use crate::number::{format_score, int_arg, parse_i64};
 use crate::reply::Reply;
 
 /// Queues the removal of `entries` from the set and its new size.
@@ -32,67 +33,30 @@ fn remove_entries<C: Codec, S: KvStore>(
     ctx.save(key, &meta)
 }
 
-/// A range to remove, parsed before the key is read.
-enum Doomed {
-    Rank(i64, i64),
-    Score(ScoreRange),
-    Lex(LexRange),
-}
-
 /// The ZREMRANGEBY* commands: reads the range, then removes it.
 fn remove_range<C: Codec, S: KvStore>(
     ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
-    doomed: Doomed,
+    span: Span,
 ) -> CmdResult<Reply> {
     let Some(meta) = zset(ctx, key)? else {
         return Ok(Reply::Integer(0));
     };
     let mut entries = Vec::new();
-    match doomed {
-        Doomed::Rank(start, stop) => {
-            if let Some(ranks) = resolve_range(start, stop, meta.size) {
-                entries = by_rank(ctx, key, &meta, ranks, false)?;
-            }
-        }
-        Doomed::Score(range) => {
-            score_walk(ctx, key, &meta, &range, false, Window::ALL, |e| {
-                entries.push(e);
-            })?;
-        }
-        Doomed::Lex(range) => {
-            lex_walk(ctx, key, &meta, &range, false, Window::ALL, |e| {
-                entries.push(e);
-            })?;
-        }
-    }
+    span.visit(ctx, key, &meta, false, Some(Window::ALL), |e| {
+        entries.push(e);
+    })?;
     remove_entries(ctx, key, meta, &entries)?;
     Ok(Reply::Integer(entries.len() as i64))
 }
 
-pub(super) fn zremrangebyrank<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    let start = crate::number::int_arg(a[2])?;
-    let stop = crate::number::int_arg(a[3])?;
-    remove_range(ctx, a[1], Doomed::Rank(start, stop))
-}
-
-pub(super) fn zremrangebyscore<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    let range = ScoreRange::parse(a[2], a[3])?;
-    remove_range(ctx, a[1], Doomed::Score(range))
-}
-
-pub(super) fn zremrangebylex<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    let range = LexRange::parse(a[2], a[3])?;
-    remove_range(ctx, a[1], Doomed::Lex(range))
+variants! {
+    pub(super) fn zremrangebyrank(ctx, a) =>
+        remove_range(ctx, a[1], Span::Rank(int_arg(a[2])?, int_arg(a[3])?));
+    pub(super) fn zremrangebyscore(ctx, a) =>
+        remove_range(ctx, a[1], Span::Score(ScoreRange::parse(a[2], a[3])?));
+    pub(super) fn zremrangebylex(ctx, a) =>
+        remove_range(ctx, a[1], Span::Lex(LexRange::parse(a[2], a[3])?));
 }
 
 /// ZPOPMIN / ZPOPMAX's count: a non-negative integer, with the one error
@@ -126,18 +90,9 @@ fn pop<C: Codec, S: KvStore>(
     Ok(entries_reply(entries, true))
 }
 
-pub(super) fn zpopmin<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    pop(ctx, a, false)
-}
-
-pub(super) fn zpopmax<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    pop(ctx, a, true)
+variants! {
+    pub(super) fn zpopmin(ctx, a) => pop(ctx, a, false);
+    pub(super) fn zpopmax(ctx, a) => pop(ctx, a, true);
 }
 
 /// ZMPOP `numkeys key… MIN|MAX [COUNT count]`: pops up to `count` entries

@@ -13,6 +13,7 @@ use crate::cmd::stored::store_collection;
 use crate::cmd::types::sets;
 use crate::cmd::types::zsets::float::score_arg;
 use crate::cmd::types::zsets::{read_all, write_all, Members};
+use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{int_arg, parse_i64};
@@ -186,16 +187,21 @@ fn combine(op: SetOp, mut sources: Vec<Source>, aggregate: Aggregate) -> Members
     }
 }
 
+/// Each source's members, looked up by name, with their stored scores.
+fn by_member(sources: &[Source]) -> Vec<HashMap<&[u8], f64>> {
+    sources
+        .iter()
+        .map(|s| s.members.iter().map(|(m, v)| (m.as_slice(), *v)).collect())
+        .collect()
+}
+
 /// The first source's members (with their own scores) that are in none of
 /// the others.
 fn diff(sources: &[Source]) -> Members {
     let Some((first, others)) = sources.split_first() else {
         return Vec::new();
     };
-    let others: Vec<HashMap<&[u8], f64>> = others
-        .iter()
-        .map(|s| s.members.iter().map(|(m, v)| (m.as_slice(), *v)).collect())
-        .collect();
+    let others = by_member(others);
     first
         .members
         .iter()
@@ -238,10 +244,7 @@ fn inter(sources: &[Source], aggregate: Aggregate) -> Members {
     let Some((smallest, others)) = sources.split_first() else {
         return Vec::new();
     };
-    let lookups: Vec<HashMap<&[u8], f64>> = others
-        .iter()
-        .map(|s| s.members.iter().map(|(m, v)| (m.as_slice(), *v)).collect())
-        .collect();
+    let lookups = by_member(others);
     let mut out = Vec::new();
     'members: for (member, score) in &smallest.members {
         let mut total = smallest.weighted(*score);
@@ -309,53 +312,14 @@ fn generic<C: Codec, S: KvStore>(
     })
 }
 
-pub(super) fn zunionstore<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    generic(ctx, a, 2, SetOp::Union, Output::Store(a[1]))
-}
-
-pub(super) fn zinterstore<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    generic(ctx, a, 2, SetOp::Inter, Output::Store(a[1]))
-}
-
-pub(super) fn zdiffstore<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    generic(ctx, a, 2, SetOp::Diff, Output::Store(a[1]))
-}
-
-pub(super) fn zunion<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    generic(ctx, a, 1, SetOp::Union, Output::Members)
-}
-
-pub(super) fn zinter<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    generic(ctx, a, 1, SetOp::Inter, Output::Members)
-}
-
-pub(super) fn zdiff<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    generic(ctx, a, 1, SetOp::Diff, Output::Members)
-}
-
-pub(super) fn zintercard<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
-    generic(ctx, a, 1, SetOp::Inter, Output::Cardinality)
+variants! {
+    pub(super) fn zunionstore(ctx, a) => generic(ctx, a, 2, SetOp::Union, Output::Store(a[1]));
+    pub(super) fn zinterstore(ctx, a) => generic(ctx, a, 2, SetOp::Inter, Output::Store(a[1]));
+    pub(super) fn zdiffstore(ctx, a) => generic(ctx, a, 2, SetOp::Diff, Output::Store(a[1]));
+    pub(super) fn zunion(ctx, a) => generic(ctx, a, 1, SetOp::Union, Output::Members);
+    pub(super) fn zinter(ctx, a) => generic(ctx, a, 1, SetOp::Inter, Output::Members);
+    pub(super) fn zdiff(ctx, a) => generic(ctx, a, 1, SetOp::Diff, Output::Members);
+    pub(super) fn zintercard(ctx, a) => generic(ctx, a, 1, SetOp::Inter, Output::Cardinality);
 }
 
 #[cfg(test)]

@@ -59,6 +59,15 @@ fn chain(t: &NemoEngine, key: &str) -> Vec<String> {
     out
 }
 
+/// Replays a redis-cli transcript (see [`TestEngine::script`]) whose
+/// `= key values…` lines check the stored chain (see [`chain`]).
+fn replay(t: &NemoEngine, transcript: &str) {
+    t.script_with(transcript, |line| {
+        let (key, values) = line.split_once(' ').unwrap_or((line, ""));
+        assert_eq!(chain(t, key), words(values), "{line}");
+    });
+}
+
 fn words(s: &str) -> Vec<String> {
     if s.is_empty() {
         return Vec::new();
@@ -69,29 +78,53 @@ fn words(s: &str) -> Vec<String> {
 #[test]
 fn pushes_pops_and_rotations_keep_one_chain() {
     let t = nemo();
-    assert_eq!(t.cli("RPUSH l a b c"), "(integer) 3");
-    assert_eq!(chain(&t, "l"), words("a b c"));
-    assert_eq!(t.cli("LPUSH l y z"), "(integer) 5");
-    assert_eq!(chain(&t, "l"), words("z y a b c"));
-    assert_eq!(t.cli("RPOP l 2"), "1) \"c\"\n2) \"b\"");
-    assert_eq!(chain(&t, "l"), words("z y a"));
-    assert_eq!(t.cli("LMOVE l l RIGHT LEFT"), "\"a\"");
-    assert_eq!(chain(&t, "l"), words("a z y"));
-    assert_eq!(t.cli("RPOPLPUSH l l"), "\"y\"");
-    assert_eq!(chain(&t, "l"), words("y a z"));
-    assert_eq!(t.cli("LMOVE l l LEFT LEFT"), "\"y\"");
-    assert_eq!(t.cli("LMOVE l other LEFT RIGHT"), "\"y\"");
-    assert_eq!(chain(&t, "l"), words("a z"));
-    assert_eq!(chain(&t, "other"), words("y"));
-    assert_eq!(t.cli("LMOVE l l LEFT RIGHT"), "\"a\"");
-    assert_eq!(chain(&t, "l"), words("z a"));
-    assert_eq!(t.cli("LSET l 1 b"), "OK");
-    assert_eq!(t.cli("LSET l -2 c"), "OK");
-    assert_eq!(chain(&t, "l"), words("c b"));
-    assert_eq!(t.cli("LPOP l 2"), "1) \"c\"\n2) \"b\"");
-    assert_eq!(t.cli("EXISTS l"), "(integer) 0");
-    // An emptied list starts again at seq 1, as nemo's ListMeta() does.
-    assert_eq!(t.cli("RPUSH l n"), "(integer) 1");
+    replay(
+        &t,
+        r#"
+            > RPUSH l a b c
+            (integer) 3
+            = l a b c
+            > LPUSH l y z
+            (integer) 5
+            = l z y a b c
+            > RPOP l 2
+            1) "c"
+            2) "b"
+            = l z y a
+            > LMOVE l l RIGHT LEFT
+            "a"
+            = l a z y
+            > RPOPLPUSH l l
+            "y"
+            = l y a z
+            > LMOVE l l LEFT LEFT
+            "y"
+            > LMOVE l other LEFT RIGHT
+            "y"
+            = l a z
+            = other y
+            > LMOVE l l LEFT RIGHT
+            "a"
+            = l z a
+            > LSET l 1 b
+            OK
+            > LSET l -2 c
+            OK
+            = l c b
+        "#,
+    );
+    t.script(
+        r#"
+            > LPOP l 2
+            1) "c"
+            2) "b"
+            > EXISTS l
+            (integer) 0
+            # An emptied list starts again at seq 1, as nemo's ListMeta() does.
+            > RPUSH l n
+            (integer) 1
+        "#,
+    );
     let ctx = Ctx::new(&t.engine);
     let meta = ctx.typed(b"l", DataType::List).unwrap().unwrap();
     assert_eq!(
@@ -107,27 +140,47 @@ fn pushes_pops_and_rotations_keep_one_chain() {
 #[test]
 fn linsert_lrem_and_ltrim_relink_neighbours() {
     let t = nemo();
-    t.run("RPUSH l a b c d e");
-    assert_eq!(t.cli("LINSERT l BEFORE a x"), "(integer) 6");
-    assert_eq!(t.cli("LINSERT l AFTER e y"), "(integer) 7");
-    assert_eq!(t.cli("LINSERT l AFTER b x"), "(integer) 8");
-    assert_eq!(chain(&t, "l"), words("x a b x c d e y"));
-    // Neighbouring matches, from the tail, with a limit.
-    t.run("RPUSH m a x x b x x c");
-    assert_eq!(t.cli("LREM m -3 x"), "(integer) 3");
-    assert_eq!(chain(&t, "m"), words("a x b c"));
-    assert_eq!(t.cli("LREM l 0 x"), "(integer) 2");
-    assert_eq!(chain(&t, "l"), words("a b c d e y"));
-    // The ends themselves.
-    assert_eq!(t.cli("LREM l 1 a"), "(integer) 1");
-    assert_eq!(t.cli("LREM l -1 y"), "(integer) 1");
-    assert_eq!(chain(&t, "l"), words("b c d e"));
-    assert_eq!(t.cli("LTRIM l 1 -2"), "OK");
-    assert_eq!(chain(&t, "l"), words("c d"));
-    assert_eq!(t.cli("LTRIM l 1 1"), "OK");
-    assert_eq!(chain(&t, "l"), words("d"));
-    assert_eq!(t.cli("LREM l 0 d"), "(integer) 1");
-    assert_eq!(t.cli("EXISTS l"), "(integer) 0");
+    t.script(
+        r#"
+            > RPUSH l a b c d e
+            > LINSERT l BEFORE a x
+            (integer) 6
+            > LINSERT l AFTER e y
+            (integer) 7
+            > LINSERT l AFTER b x
+            (integer) 8
+        "#,
+    );
+    replay(
+        &t,
+        r#"
+            = l x a b x c d e y
+            # Neighbouring matches, from the tail, with a limit.
+            > RPUSH m a x x b x x c
+            > LREM m -3 x
+            (integer) 3
+            = m a x b c
+            > LREM l 0 x
+            (integer) 2
+            = l a b c d e y
+            # The ends themselves.
+            > LREM l 1 a
+            (integer) 1
+            > LREM l -1 y
+            (integer) 1
+            = l b c d e
+            > LTRIM l 1 -2
+            OK
+            = l c d
+            > LTRIM l 1 1
+            OK
+            = l d
+            > LREM l 0 d
+            (integer) 1
+            > EXISTS l
+            (integer) 0
+        "#,
+    );
 }
 
 /// A deterministic xorshift generator.
@@ -243,23 +296,32 @@ fn random_operations_agree_with_an_in_memory_list() {
 fn a_long_list_is_read_from_the_nearer_end() {
     let t = nemo();
     let n = 5000;
-    let values: Vec<String> = (0..n).map(|i| i.to_string()).collect();
-    assert_eq!(
-        t.cli(&format!("RPUSH big {}", values.join(" "))),
-        format!("(integer) {n}")
+    t.push_numbers("big", n);
+    t.script(
+        r#"
+            > LRANGE big 2500 2502
+            1) "2500"
+            2) "2501"
+            3) "2502"
+            > LRANGE big -2 -1
+            1) "4998"
+            2) "4999"
+            > LINDEX big -1
+            "4999"
+            > LINDEX big 4000
+            "4000"
+            > LPOS big 3777 RANK -1
+            (integer) 3777
+            > LINSERT big BEFORE 4990 x
+            (integer) 5001
+            > LINDEX big 4990
+            "x"
+            > LTRIM big 100 -101
+            OK
+            > LLEN big
+            (integer) 4801
+        "#,
     );
-    assert_eq!(
-        t.cli("LRANGE big 2500 2502"),
-        "1) \"2500\"\n2) \"2501\"\n3) \"2502\""
-    );
-    assert_eq!(t.cli("LRANGE big -2 -1"), "1) \"4998\"\n2) \"4999\"");
-    assert_eq!(t.cli("LINDEX big -1"), "\"4999\"");
-    assert_eq!(t.cli("LINDEX big 4000"), "\"4000\"");
-    assert_eq!(t.cli("LPOS big 3777 RANK -1"), "(integer) 3777");
-    assert_eq!(t.cli("LINSERT big BEFORE 4990 x"), "(integer) 5001");
-    assert_eq!(t.cli("LINDEX big 4990"), "\"x\"");
-    assert_eq!(t.cli("LTRIM big 100 -101"), "OK");
-    assert_eq!(t.cli("LLEN big"), "(integer) 4801");
     assert_eq!(chain(&t, "big").len(), 4801);
 }
 

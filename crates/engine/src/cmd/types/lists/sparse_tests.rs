@@ -22,6 +22,10 @@ impl Ardb {
         self.0.cli(line)
     }
 
+    fn script(&self, transcript: &str) {
+        self.0.script(transcript);
+    }
+
     /// `LRANGE key 0 -1` as one line of values.
     fn values(&self, key: &str) -> String {
         let ctx = Ctx::new(&self.0.engine);
@@ -87,10 +91,18 @@ fn pushes_count_out_from_zero() {
 fn linsert_uses_midpoints_and_ends_then_pushes_truncate() {
     let t = Ardb::new();
     t.cli("RPUSH l a b c");
-    assert_eq!(t.cli("LINSERT l BEFORE b X"), "(integer) 4");
-    assert_eq!(t.cli("LINSERT l BEFORE a Y"), "(integer) 5");
-    assert_eq!(t.cli("LINSERT l AFTER c W"), "(integer) 6");
-    assert_eq!(t.cli("LINSERT l AFTER X V"), "(integer) 7");
+    t.script(
+        r#"
+            > LINSERT l BEFORE b X
+            (integer) 4
+            > LINSERT l BEFORE a Y
+            (integer) 5
+            > LINSERT l AFTER c W
+            (integer) 6
+            > LINSERT l AFTER X V
+            (integer) 7
+        "#,
+    );
     assert_eq!(
         t.stored("l"),
         (
@@ -114,11 +126,22 @@ fn linsert_uses_midpoints_and_ends_then_pushes_truncate() {
     let (min, max, seq, _) = t.stored("l");
     assert_eq!((min, max, seq), (I(-2), I(4), false));
     assert_eq!(t.values("l"), "Z Y a X V b c W Q");
-    assert_eq!(t.cli("LINDEX l 4"), "\"V\"");
-    assert_eq!(t.cli("LINDEX l -2"), "\"W\"");
-    assert_eq!(t.cli("LSET l 3 x"), "OK");
-    assert_eq!(t.cli("LRANGE l 2 4"), "1) \"a\"\n2) \"x\"\n3) \"V\"");
-    assert_eq!(t.cli("LINSERT l BEFORE nope v"), "(integer) -1");
+    t.script(
+        r#"
+            > LINDEX l 4
+            "V"
+            > LINDEX l -2
+            "W"
+            > LSET l 3 x
+            OK
+            > LRANGE l 2 4
+            1) "a"
+            2) "x"
+            3) "V"
+            > LINSERT l BEFORE nope v
+            (integer) -1
+        "#,
+    );
 }
 
 #[test]
@@ -165,9 +188,16 @@ fn a_sequential_list_pops_at_its_bounds() {
         );
     }
     ctx.commit().unwrap();
-    assert_eq!(t.cli("LPOP s"), "\"b\"");
-    assert_eq!(t.cli("RPOP s"), "\"c\"");
-    assert_eq!(t.cli("EXISTS s"), "(integer) 0");
+    t.script(
+        r#"
+            > LPOP s
+            "b"
+            > RPOP s
+            "c"
+            > EXISTS s
+            (integer) 0
+        "#,
+    );
 }
 
 #[test]
@@ -189,10 +219,18 @@ fn lrem_clears_the_sequential_flag_even_when_nothing_matches() {
     );
     assert_eq!(t.cli("LREM l 1 x"), "(integer) 1");
     assert_eq!(t.stored("l").0, I(1));
-    assert_eq!(t.cli("LINDEX l 1"), "\"b\"");
-    assert_eq!(t.cli("LREM l 0 a"), "(integer) 1");
-    assert_eq!(t.cli("LREM l 0 b"), "(integer) 1");
-    assert_eq!(t.cli("EXISTS l"), "(integer) 0");
+    t.script(
+        r#"
+            > LINDEX l 1
+            "b"
+            > LREM l 0 a
+            (integer) 1
+            > LREM l 0 b
+            (integer) 1
+            > EXISTS l
+            (integer) 0
+        "#,
+    );
 }
 
 #[test]
@@ -256,9 +294,18 @@ fn lmove_and_a_big_list() {
     let values: Vec<String> = (0..n).map(|i| i.to_string()).collect();
     t.cli(&format!("RPUSH big {}", values.join(" ")));
     t.cli("LINSERT big AFTER 1000 x");
-    assert_eq!(t.cli("LINDEX big 1001"), "\"x\"");
-    assert_eq!(t.cli("LINDEX big 1999"), "\"1998\"");
-    assert_eq!(t.cli("LRANGE big 1500 1501"), "1) \"1499\"\n2) \"1500\"");
-    assert_eq!(t.cli("LPOS big 1500"), "(integer) 1501");
+    t.script(
+        r#"
+            > LINDEX big 1001
+            "x"
+            > LINDEX big 1999
+            "1998"
+            > LRANGE big 1500 1501
+            1) "1499"
+            2) "1500"
+            > LPOS big 1500
+            (integer) 1501
+        "#,
+    );
     assert_eq!(t.cli("LLEN big"), format!("(integer) {}", n + 1));
 }
