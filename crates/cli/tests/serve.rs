@@ -7,9 +7,12 @@ use std::io::Write;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use redcodec_conformance::skip;
 use redis::{Commands, Value};
 
+mod common;
 mod serve_support;
+use common::command;
 use serve_support::{exchange, read_until_close, store_dir, wait_blocked, Serve, FORMATS};
 
 #[test]
@@ -37,9 +40,7 @@ fn every_format_answers_resp2_and_resp3_and_keeps_data_across_sigterm() {
             panic!("{format}: HGETALL is not a map: {map:?}")
         };
         assert_eq!(pairs.len(), 2, "{format}");
-        let score = redis::cmd("ZSCORE")
-            .arg("z")
-            .arg("m")
+        let score = command(&["ZSCORE", "z", "m"])
             .query::<Value>(&mut c3)
             .unwrap();
         assert_eq!(score, Value::Double(1.5), "{format}");
@@ -240,11 +241,7 @@ fn watch_counts_only_the_keys_a_write_changed() {
         .arg(&["a", "b", "c"])
         .query(&mut c)
         .unwrap();
-    let _: () = redis::cmd("SADD")
-        .arg("dst")
-        .arg("a")
-        .query(&mut c)
-        .unwrap();
+    let _: () = command(&["SADD", "dst", "a"]).query(&mut c).unwrap();
     // SMOVE of a member the destination holds changes the source only.
     assert!(!aborts_watch(&server, "dst", &["SMOVE", "src", "dst", "a"]));
     assert!(aborts_watch(&server, "src", &["SMOVE", "src", "dst", "b"]));
@@ -276,28 +273,15 @@ fn watch_counts_only_the_keys_a_write_changed() {
         "out",
         &["SORT", "none", "STORE", "out"]
     ));
-    let sorted: Vec<String> = redis::cmd("LRANGE")
-        .arg("l")
-        .arg(0)
-        .arg(-1)
-        .query(&mut c)
-        .unwrap();
+    let sorted: Vec<String> = command(&["LRANGE", "l", "0", "-1"]).query(&mut c).unwrap();
     assert_eq!(sorted, ["1", "2", "3"]);
     // FLUSHALL touches the watched keys that existed only.
     assert!(!aborts_watch(&server, "absent", &["FLUSHALL"]));
-    let _: () = redis::cmd("SET")
-        .arg("present")
-        .arg(1)
-        .query(&mut c)
-        .unwrap();
+    let _: () = command(&["SET", "present", "1"]).query(&mut c).unwrap();
     assert!(aborts_watch(&server, "present", &["FLUSHDB"]));
     // A watched key that expires aborts EXEC; one gone before WATCH does not.
     let mut a = server.conn();
-    let _: () = redis::cmd("SET")
-        .arg("brief")
-        .arg(1)
-        .arg("PX")
-        .arg(50)
+    let _: () = command(&["SET", "brief", "1", "PX", "50"])
         .query(&mut a)
         .unwrap();
     let _: () = redis::cmd("WATCH")
@@ -544,15 +528,7 @@ fn blmpop_and_bzmpop_wake_with_up_to_count_elements() {
     let mut control = server.conn();
     let mut c = server.conn();
     let t = std::thread::spawn(move || {
-        redis::cmd("BLMPOP")
-            .arg(0)
-            .arg(2)
-            .arg("a")
-            .arg("b")
-            .arg("LEFT")
-            .arg("COUNT")
-            .arg(2)
-            .query::<Value>(&mut c)
+        command(&["BLMPOP", "0", "2", "a", "b", "LEFT", "COUNT", "2"]).query::<Value>(&mut c)
     });
     wait_blocked(&mut control, 1);
     let _: () = control.rpush("b", &["1", "2", "3"]).unwrap();
@@ -563,12 +539,7 @@ fn blmpop_and_bzmpop_wake_with_up_to_count_elements() {
     );
     let mut c3 = server.conn3();
     let t = std::thread::spawn(move || {
-        redis::cmd("BZMPOP")
-            .arg(0)
-            .arg(1)
-            .arg("z")
-            .arg("MAX")
-            .query::<Value>(&mut c3)
+        command(&["BZMPOP", "0", "1", "z", "MAX"]).query::<Value>(&mut c3)
     });
     wait_blocked(&mut control, 1);
     let _: () = control
@@ -581,11 +552,7 @@ fn blmpop_and_bzmpop_wake_with_up_to_count_elements() {
             Value::Array(vec![Value::Array(vec![bulk("high"), Value::Double(2.0)])])
         ])
     );
-    let e = redis::cmd("BLMPOP")
-        .arg(0)
-        .arg(0)
-        .arg("a")
-        .arg("LEFT")
+    let e = command(&["BLMPOP", "0", "0", "a", "LEFT"])
         .query::<Value>(&mut control)
         .unwrap_err();
     assert!(
@@ -600,37 +567,21 @@ fn blocked_pops_time_out_and_unblock() {
     let server = Serve::start("ardb", &dir, &[]);
     let mut c = server.conn();
     let start = Instant::now();
-    let r: Value = redis::cmd("BLPOP")
-        .arg("none")
-        .arg("0.3")
-        .query(&mut c)
-        .unwrap();
+    let r: Value = command(&["BLPOP", "none", "0.3"]).query(&mut c).unwrap();
     assert_eq!(r, Value::Nil);
     assert!(start.elapsed() >= Duration::from_millis(300));
-    let r: Value = redis::cmd("BLMOVE")
-        .arg("none")
-        .arg("d")
-        .arg("LEFT")
-        .arg("LEFT")
-        .arg("0.1")
+    let r: Value = command(&["BLMOVE", "none", "d", "LEFT", "LEFT", "0.1"])
         .query(&mut c)
         .unwrap();
     assert_eq!(r, Value::Nil);
-    let e = redis::cmd("BLPOP")
-        .arg("x")
-        .arg("-1")
+    let e = command(&["BLPOP", "x", "-1"])
         .query::<Value>(&mut c)
         .unwrap_err();
     assert!(e.to_string().contains("timeout is negative"), "{e}");
 
     let mut blocked = server.conn();
     let id: i64 = redis::cmd("CLIENT").arg("ID").query(&mut blocked).unwrap();
-    let t = std::thread::spawn(move || {
-        redis::cmd("BLPOP")
-            .arg("q")
-            .arg("0")
-            .query::<Value>(&mut blocked)
-    });
+    let t = std::thread::spawn(move || command(&["BLPOP", "q", "0"]).query::<Value>(&mut blocked));
     wait_blocked(&mut c, 1);
     let list: String = redis::cmd("CLIENT").arg("LIST").query(&mut c).unwrap();
     assert!(
@@ -713,27 +664,16 @@ fn config_command_and_info_answer_as_redis() {
     let (_tmp, dir) = store_dir();
     let server = Serve::start("kvrocks", &dir, &[]);
     let mut c = server.conn();
-    let v: Vec<String> = redis::cmd("CONFIG")
-        .arg("GET")
-        .arg("save")
-        .query(&mut c)
-        .unwrap();
+    let v: Vec<String> = command(&["CONFIG", "GET", "save"]).query(&mut c).unwrap();
     assert_eq!(v, ["save", ""]);
-    let v: Vec<String> = redis::cmd("CONFIG")
-        .arg("GET")
-        .arg("nonexistent")
+    let v: Vec<String> = command(&["CONFIG", "GET", "nonexistent"])
         .query(&mut c)
         .unwrap();
     assert!(v.is_empty());
-    let _: () = redis::cmd("CONFIG")
-        .arg("SET")
-        .arg("list-max-ziplist-size")
-        .arg("5")
+    let _: () = command(&["CONFIG", "SET", "list-max-ziplist-size", "5"])
         .query(&mut c)
         .unwrap();
-    let v: Vec<String> = redis::cmd("CONFIG")
-        .arg("GET")
-        .arg("list-max-ziplist-size")
+    let v: Vec<String> = command(&["CONFIG", "GET", "list-max-ziplist-size"])
         .query(&mut c)
         .unwrap();
     assert_eq!(v, ["list-max-ziplist-size", "5"]);
@@ -760,17 +700,13 @@ fn config_command_and_info_answer_as_redis() {
 
 #[test]
 fn redis_cli_one_shot_and_resp3() {
-    if let Err(e) = Command::new("redis-cli").arg("--version").output() {
-        if std::env::var("REDCODEC_REQUIRE_REDIS").is_ok_and(|v| v == "1") {
-            panic!("redis-cli is required (REDCODEC_REQUIRE_REDIS=1): {e}");
-        }
-        redcodec_conformance::skip::record("redis-cli against serve", &e.to_string());
+    let Some(redis_cli) = skip::REDIS_CLI.find("redis-cli against serve") else {
         return;
-    }
+    };
     let (_tmp, dir) = store_dir();
     let server = Serve::start("kvrocks", &dir, &["--sync", "always"]);
     let cli = |args: &[&str]| {
-        let out = Command::new("redis-cli")
+        let out = Command::new(redis_cli)
             .args(["-p", &server.port()])
             .args(args)
             .output()
