@@ -303,18 +303,14 @@ fn stores_go_to_redis_and_come_back_equal() {
         "(integer) 3599999\n(integer) 1999\n(integer) 7200999\n(integer) -1\n"
     );
     // `redcodec verify` with a server side compares the same way.
-    let stdout = ok(&Args::new("verify")
-        .src_url(&server.url(0))
+    let url = server.url(0);
+    let verify = Args::new("verify")
+        .src_url(&url)
         .dst("nemo", &nemo)
-        .fixed_clock(CLOCK));
-    assert_contains(&stdout, "11 keys compared, all equal");
+        .fixed_clock(CLOCK);
+    assert_contains(&ok(&verify), "11 keys compared, all equal");
     exec("nemo", &nemo, "HSET hbig f7 changed\nDEL s\n");
-    let (stdout, _) = refused(
-        &Args::new("verify")
-            .src_url(&server.url(0))
-            .dst("nemo", &nemo)
-            .fixed_clock(CLOCK),
-    );
+    let (stdout, _) = refused(&verify);
     assert_contains(&stdout, "11 keys compared, 2 differ");
     assert_contains(&stdout, "\"hbig\": content differs");
     assert_contains(&stdout, "\"s\": missing from the destination");

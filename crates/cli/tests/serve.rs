@@ -13,7 +13,9 @@ use redis::{Commands, Value};
 mod common;
 mod serve_support;
 use common::command;
-use serve_support::{exchange, read_until_close, store_dir, wait_blocked, Serve, FORMATS};
+use serve_support::{
+    bulk, bulks, exchange, read_until_close, store_dir, wait_blocked, Serve, FORMATS,
+};
 
 #[test]
 fn every_format_answers_resp2_and_resp3_and_keeps_data_across_sigterm() {
@@ -83,8 +85,8 @@ fn hello_replies_redis_map_and_refuses_unknown_versions() {
     let mut c = server.conn();
     let v: Vec<Value> = redis::cmd("HELLO").arg(2).query(&mut c).unwrap();
     assert_eq!(v.len(), 14);
-    assert_eq!(v[0], Value::BulkString(b"server".to_vec()));
-    assert_eq!(v[3], Value::BulkString(b"7.0.15".to_vec()));
+    assert_eq!(v[0], bulk("server"));
+    assert_eq!(v[3], bulk("7.0.15"));
     assert_eq!(v[5], Value::Int(2));
 }
 
@@ -456,68 +458,36 @@ fn blocked_pops_wake_on_push_in_fifo_order() {
         let (_tmp, dir) = store_dir();
         let server = Serve::start(format, &dir, &[]);
         let mut control = server.conn();
-        let spawn_pop = |cmd: &'static str, args: Vec<&'static str>| {
+        let spawn_pop = |words: &'static [&'static str]| {
             let mut c = server.conn();
-            std::thread::spawn(move || {
-                let mut q = redis::cmd(cmd);
-                for a in args {
-                    q.arg(a);
-                }
-                q.query::<Value>(&mut c).unwrap()
-            })
+            std::thread::spawn(move || command(words).query::<Value>(&mut c).unwrap())
         };
-        let first = spawn_pop("BLPOP", vec!["l1", "l2", "0"]);
+        let first = spawn_pop(&["BLPOP", "l1", "l2", "0"]);
         wait_blocked(&mut control, 1);
-        let second = spawn_pop("BRPOP", vec!["l2", "0"]);
+        let second = spawn_pop(&["BRPOP", "l2", "0"]);
         wait_blocked(&mut control, 2);
         let _: () = control.rpush("l2", "e1").unwrap();
         let got = first.join().unwrap();
-        assert_eq!(
-            got,
-            Value::Array(vec![
-                Value::BulkString(b"l2".to_vec()),
-                Value::BulkString(b"e1".to_vec())
-            ]),
-            "{format}"
-        );
+        assert_eq!(got, bulks(&["l2", "e1"]), "{format}");
         wait_blocked(&mut control, 1);
         let _: () = control.rpush("l2", &["e2", "e3"]).unwrap();
         let got = second.join().unwrap();
-        assert_eq!(
-            got,
-            Value::Array(vec![
-                Value::BulkString(b"l2".to_vec()),
-                Value::BulkString(b"e3".to_vec())
-            ]),
-            "{format}"
-        );
+        assert_eq!(got, bulks(&["l2", "e3"]), "{format}");
         let left: Vec<String> = control.lrange("l2", 0, -1).unwrap();
         assert_eq!(left, ["e2"], "{format}: each element to exactly one waiter");
 
-        let mover = spawn_pop("BLMOVE", vec!["src", "dst", "LEFT", "RIGHT", "0"]);
+        let mover = spawn_pop(&["BLMOVE", "src", "dst", "LEFT", "RIGHT", "0"]);
         wait_blocked(&mut control, 1);
         let _: () = control.lpush("src", "m").unwrap();
-        assert_eq!(
-            mover.join().unwrap(),
-            Value::BulkString(b"m".to_vec()),
-            "{format}"
-        );
+        assert_eq!(mover.join().unwrap(), bulk("m"), "{format}");
         let dst: Vec<String> = control.lrange("dst", 0, -1).unwrap();
         assert_eq!(dst, ["m"], "{format}");
 
-        let zpop = spawn_pop("BZPOPMIN", vec!["zs", "0"]);
+        let zpop = spawn_pop(&["BZPOPMIN", "zs", "0"]);
         wait_blocked(&mut control, 1);
         let _: () = control.zadd("zs", "low", 1).unwrap();
         let got = zpop.join().unwrap();
-        assert_eq!(
-            got,
-            Value::Array(vec![
-                Value::BulkString(b"zs".to_vec()),
-                Value::BulkString(b"low".to_vec()),
-                Value::BulkString(b"1".to_vec())
-            ]),
-            "{format}"
-        );
+        assert_eq!(got, bulks(&["zs", "low", "1"]), "{format}");
     }
 }
 
@@ -532,7 +502,6 @@ fn blmpop_and_bzmpop_wake_with_up_to_count_elements() {
     });
     wait_blocked(&mut control, 1);
     let _: () = control.rpush("b", &["1", "2", "3"]).unwrap();
-    let bulk = |s: &str| Value::BulkString(s.as_bytes().to_vec());
     assert_eq!(
         t.join().unwrap().unwrap(),
         Value::Array(vec![bulk("b"), Value::Array(vec![bulk("1"), bulk("2")])])

@@ -191,3 +191,15 @@ pub fn connect(url: &str) -> redis::Connection {
         .and_then(|c| c.get_connection())
         .expect("connects")
 }
+
+/// A bulk string reply.
+#[allow(dead_code)]
+pub fn bulk(s: &str) -> redis::Value {
+    redis::Value::BulkString(s.as_bytes().to_vec())
+}
+
+/// An array reply of bulk strings.
+#[allow(dead_code)]
+pub fn bulks(items: &[&str]) -> redis::Value {
+    redis::Value::Array(items.iter().map(|s| bulk(s)).collect())
+}
