@@ -76,8 +76,7 @@ fn every_format_answers_resp2_and_resp3_and_keeps_data_across_sigterm() {
 
 #[test]
 fn hello_replies_redis_map_and_refuses_unknown_versions() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("kvrocks", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("kvrocks", &[]);
     let mut s = server.raw();
     let expected = b"-NOPROTO unsupported protocol version\r\n";
     let hello = exchange(&mut s, b"HELLO 4\r\n", expected.len());
@@ -92,8 +91,7 @@ fn hello_replies_redis_map_and_refuses_unknown_versions() {
 
 #[test]
 fn protocol_errors_close_only_the_bad_connection() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("kvrocks", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("kvrocks", &[]);
     let mut good = server.conn();
     let _: () = good.set("k", "v").unwrap();
     let cases: [(&[u8], &str); 5] = [
@@ -139,8 +137,7 @@ fn protocol_errors_close_only_the_bad_connection() {
 
 #[test]
 fn pipelined_multibulk_and_inline_requests_answer_in_order() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("blackwidow", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("blackwidow", &[]);
     let mut s = server.raw();
     let mut batch = Vec::new();
     for i in 0..100 {
@@ -162,8 +159,7 @@ fn pipelined_multibulk_and_inline_requests_answer_in_order() {
 
 #[test]
 fn multi_exec_discard_and_watch_conflicts() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("kvrocks", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("kvrocks", &[]);
     let mut a = server.conn();
     let mut b = server.conn();
     let (x, y): (i64, i64) = redis::pipe()
@@ -235,8 +231,7 @@ fn aborts_watch(server: &Serve, key: &str, write: &[&str]) -> bool {
 
 #[test]
 fn watch_counts_only_the_keys_a_write_changed() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("ardb", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("ardb", &[]);
     let mut c = server.conn();
     let _: () = redis::cmd("SADD")
         .arg("src")
@@ -316,12 +311,10 @@ fn watch_counts_only_the_keys_a_write_changed() {
 
 #[test]
 fn object_answers_as_redis_for_the_value_and_settings() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("kvrocks", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("kvrocks", &[]);
     let mut c = server.conn();
     let query = |c: &mut redis::Connection, args: &[&str]| -> Value {
-        redis::cmd(args[0])
-            .arg(&args[1..])
+        command(args)
             .query(c)
             .unwrap_or_else(|e| Value::SimpleString(format!("error: {e}")))
     };
@@ -418,8 +411,7 @@ fn object_answers_as_redis_for_the_value_and_settings() {
 
 #[test]
 fn exec_is_atomic_against_other_clients() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("nemo", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("nemo", &[]);
     let writers: Vec<_> = (0..4)
         .map(|_| {
             let mut c = server.conn();
@@ -455,8 +447,7 @@ fn exec_is_atomic_against_other_clients() {
 #[test]
 fn blocked_pops_wake_on_push_in_fifo_order() {
     for format in FORMATS {
-        let (_tmp, dir) = store_dir();
-        let server = Serve::start(format, &dir, &[]);
+        let (_tmp, server) = Serve::on_fresh_store(format, &[]);
         let mut control = server.conn();
         let spawn_pop = |words: &'static [&'static str]| {
             let mut c = server.conn();
@@ -493,8 +484,7 @@ fn blocked_pops_wake_on_push_in_fifo_order() {
 
 #[test]
 fn blmpop_and_bzmpop_wake_with_up_to_count_elements() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("kvrocks", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("kvrocks", &[]);
     let mut control = server.conn();
     let mut c = server.conn();
     let t = std::thread::spawn(move || {
@@ -532,8 +522,7 @@ fn blmpop_and_bzmpop_wake_with_up_to_count_elements() {
 
 #[test]
 fn blocked_pops_time_out_and_unblock() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("ardb", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("ardb", &[]);
     let mut c = server.conn();
     let start = Instant::now();
     let r: Value = command(&["BLPOP", "none", "0.3"]).query(&mut c).unwrap();
@@ -608,8 +597,7 @@ fn requirepass_and_kvrocks_namespace_tokens() {
 
 #[test]
 fn ardb_select_works_in_the_namespace_of_the_index() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("ardb", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("ardb", &[]);
     let mut c = server.conn();
     let mut other = server.conn();
     let _: () = c.set("k", "db0").unwrap();
@@ -622,7 +610,7 @@ fn ardb_select_works_in_the_namespace_of_the_index() {
     let v: String = other.get("k").unwrap();
     assert_eq!(v, "db3");
 
-    let pika = Serve::start("nemo", &store_dir().1, &[]);
+    let (_pika_tmp, pika) = Serve::on_fresh_store("nemo", &[]);
     let mut p = pika.conn();
     let e = redis::cmd("SELECT").arg(1).query::<()>(&mut p).unwrap_err();
     assert!(e.to_string().contains("DB index is out of range"), "{e}");
@@ -630,8 +618,7 @@ fn ardb_select_works_in_the_namespace_of_the_index() {
 
 #[test]
 fn config_command_and_info_answer_as_redis() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("kvrocks", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("kvrocks", &[]);
     let mut c = server.conn();
     let v: Vec<String> = command(&["CONFIG", "GET", "save"]).query(&mut c).unwrap();
     assert_eq!(v, ["save", ""]);
@@ -672,8 +659,7 @@ fn redis_cli_one_shot_and_resp3() {
     let Some(redis_cli) = skip::REDIS_CLI.find("redis-cli against serve") else {
         return;
     };
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("kvrocks", &dir, &["--sync", "always"]);
+    let (_tmp, server) = Serve::on_fresh_store("kvrocks", &["--sync", "always"]);
     let cli = |args: &[&str]| {
         let out = Command::new(redis_cli)
             .args(["-p", &server.port()])

@@ -71,6 +71,15 @@ impl Serve {
         Serve { child, addr }
     }
 
+    /// [`Serve::start`] on a fresh store directory, removed when the
+    /// returned guard drops: bound first (`let (_tmp, server) = …`), it
+    /// drops after the server stops.
+    #[allow(dead_code)]
+    pub fn on_fresh_store(format: &str, extra: &[&str]) -> (tempfile::TempDir, Serve) {
+        let (tmp, dir) = store_dir();
+        (tmp, Serve::start(format, &dir, extra))
+    }
+
     /// `redis://addr/` with `query` appended.
     pub fn url(&self, query: &str) -> String {
         format!("redis://{}/{query}", self.addr)
