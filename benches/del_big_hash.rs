@@ -21,17 +21,19 @@ use redcodec::formats::{AnyCodec, Format, FormatOptions};
 
 /// Writes a hash of `n` fields in commands of 1,000 fields.
 fn fill(engine: &Engine<AnyCodec>, key: &[u8], n: usize) {
-    let mut start = 0;
-    while start < n {
-        let end = (start + 1000).min(n);
-        let mut args: Vec<Vec<u8>> = vec![b"HSET".to_vec(), key.to_vec()];
-        for i in start..end {
-            args.push(format!("field:{i:08}").into_bytes());
-            args.push(b"0123456789abcdef".to_vec());
-        }
+    for start in (0..n).step_by(1000) {
+        let fields = (start..(start + 1000).min(n)).flat_map(|i| {
+            [
+                format!("field:{i:08}").into_bytes(),
+                b"0123456789abcdef".to_vec(),
+            ]
+        });
+        let args: Vec<Vec<u8>> = [b"HSET".to_vec(), key.to_vec()]
+            .into_iter()
+            .chain(fields)
+            .collect();
         let reply = engine.execute(&args);
         assert!(!reply.is_error(), "{reply}");
-        start = end;
     }
 }
 

@@ -18,6 +18,8 @@ use redcodec::engine::{Engine, EngineOptions};
 use redcodec::formats::{AnyCodec, Format, FormatOptions};
 use rocksdb::{Options, DB};
 
+mod support;
+
 const SIZES: [usize; 2] = [16, 1024];
 /// String keys written before the reads.
 const KEYS: usize = 10_000;
@@ -25,21 +27,29 @@ const KEYS: usize = 10_000;
 const LIST_LEN: usize = 10_000;
 const COLL_LEN: usize = 1_000;
 
-const COMMANDS: [&str; 13] = [
-    "SET",
-    "GET",
-    "HSET",
-    "HGET",
-    "LPUSH",
-    "LINDEX",
-    "LRANGE",
-    "SADD",
-    "SISMEMBER",
-    "ZADD",
-    "ZRANGEBYSCORE",
-    "ZRANK",
-    "EXPIRE",
+/// A numbering that never repeats (fresh keys or members on every run).
+const FRESH: usize = usize::MAX;
+
+/// Each benchmarked command line (`$value`: the value of the run's size),
+/// the index of the argument [`set_counter`] numbers before each iteration
+/// (if any), and the modulus of that numbering.
+const WORKLOAD: [(&str, Option<usize>, usize); 13] = [
+    ("SET new:0000000000 $value", Some(1), FRESH),
+    ("GET s:0000000000", Some(1), KEYS),
+    ("HSET hash nf:0000000000 $value", Some(2), FRESH),
+    ("HGET hash f:0000000000", Some(2), COLL_LEN),
+    ("LPUSH pushed $value", None, 0),
+    // The middle of the list (LIST_LEN / 2).
+    ("LINDEX list 5000", None, 0),
+    ("LRANGE list 0 99", None, 0),
+    ("SADD set nm:0000000000", Some(2), FRESH),
+    ("SISMEMBER set m:0000000000", Some(2), COLL_LEN),
+    ("ZADD zset 1000000000 nm:0000000000", Some(3), FRESH),
+    ("ZRANGEBYSCORE zset 400 499", None, 0),
+    ("ZRANK zset m:0000000000", Some(2), COLL_LEN),
+    ("EXPIRE s:0000000000 1000000", Some(1), KEYS),
 ];
+const _: () = assert!(LIST_LEN / 2 == 5000);
 
 fn ok(engine: &Engine<AnyCodec>, args: &[Vec<u8>]) {
     let reply = engine.execute(args);
@@ -88,82 +98,28 @@ fn set_counter(buf: &mut [u8], n: usize) {
     write!(&mut buf[at..], "{:010}", n % 10_000_000_000).expect("10 digits");
 }
 
-/// The arguments of one run of `command`; `{n}`-numbered parts are
-/// rewritten by [`set_counter`] before each iteration when `counted`.
-fn args_of(command: &str, value: &[u8]) -> (Vec<Vec<u8>>, Option<usize>, usize) {
-    // (arguments, index of the argument to number, modulus of the numbering)
-    let fresh = usize::MAX;
-    match command {
-        "SET" => (
-            vec![b("SET"), b("new:0000000000"), value.to_vec()],
-            Some(1),
-            fresh,
-        ),
-        "GET" => (vec![b("GET"), b("s:0000000000")], Some(1), KEYS),
-        "HSET" => (
-            vec![b("HSET"), b("hash"), b("nf:0000000000"), value.to_vec()],
-            Some(2),
-            fresh,
-        ),
-        "HGET" => (
-            vec![b("HGET"), b("hash"), b("f:0000000000")],
-            Some(2),
-            COLL_LEN,
-        ),
-        "LPUSH" => (vec![b("LPUSH"), b("pushed"), value.to_vec()], None, 0),
-        "LINDEX" => (
-            vec![
-                b("LINDEX"),
-                b("list"),
-                (LIST_LEN / 2).to_string().into_bytes(),
-            ],
-            None,
-            0,
-        ),
-        "LRANGE" => (vec![b("LRANGE"), b("list"), b("0"), b("99")], None, 0),
-        "SADD" => (
-            vec![b("SADD"), b("set"), b("nm:0000000000")],
-            Some(2),
-            fresh,
-        ),
-        "SISMEMBER" => (
-            vec![b("SISMEMBER"), b("set"), b("m:0000000000")],
-            Some(2),
-            COLL_LEN,
-        ),
-        "ZADD" => (
-            vec![b("ZADD"), b("zset"), b("1000000000"), b("nm:0000000000")],
-            Some(3),
-            fresh,
-        ),
-        "ZRANGEBYSCORE" => (
-            vec![b("ZRANGEBYSCORE"), b("zset"), b("400"), b("499")],
-            None,
-            0,
-        ),
-        "ZRANK" => (
-            vec![b("ZRANK"), b("zset"), b("m:0000000000")],
-            Some(2),
-            COLL_LEN,
-        ),
-        "EXPIRE" => (
-            vec![b("EXPIRE"), b("s:0000000000"), b("1000000")],
-            Some(1),
-            KEYS,
-        ),
-        other => unreachable!("{other}"),
-    }
+/// The arguments of a [`WORKLOAD`] line.
+fn args_of(line: &str, value: &[u8]) -> Vec<Vec<u8>> {
+    line.split(' ')
+        .map(|word| {
+            if word == "$value" {
+                value.to_vec()
+            } else {
+                b(word)
+            }
+        })
+        .collect()
 }
 
 fn bench_format(
     group: &mut BenchmarkGroup<'_, WallTime>,
-    command: &str,
+    (line, numbered, modulus): (&str, Option<usize>, usize),
     engine: &Engine<AnyCodec>,
     name: &str,
     size: usize,
     value: &[u8],
 ) {
-    let (mut args, numbered, modulus) = args_of(command, value);
+    let mut args = args_of(line, value);
     let mut n = 0usize;
     group.bench_function(BenchmarkId::new(name, size), |bench| {
         bench.iter(|| {
@@ -244,13 +200,11 @@ fn formats(c: &mut Criterion) {
         for i in 0..KEYS {
             db.put(format!("s:{i:010}"), &value).expect("put");
         }
-        for command in COMMANDS {
+        for step in WORKLOAD {
+            let command = step.0.split(' ').next().expect("a command");
             let mut group = c.benchmark_group(command);
-            group.sample_size(10);
-            group.warm_up_time(Duration::from_millis(100));
-            group.measurement_time(Duration::from_millis(400));
             for (format, _, engine) in &stores {
-                bench_format(&mut group, command, engine, format.name(), size, &value);
+                bench_format(&mut group, step, engine, format.name(), size, &value);
             }
             bench_raw(&mut group, command, &db, size, &value);
             group.finish();
@@ -258,5 +212,9 @@ fn formats(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, formats);
+criterion_group! {
+    name = benches;
+    config = support::quick(Duration::from_millis(400));
+    targets = formats
+}
 criterion_main!(benches);

@@ -16,6 +16,8 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use redcodec::engine::{Engine, EngineOptions, Reply};
 use redcodec::formats::{AnyCodec, Format, FormatOptions};
 
+mod support;
+
 /// List lengths.
 const LENGTHS: [usize; 3] = [1_000, 10_000, 100_000];
 /// The longest list `LRANGE all` reads.
@@ -95,9 +97,6 @@ fn lists(c: &mut Criterion) {
     let groups: Vec<&str> = reads(ALL_UP_TO).into_iter().map(|r| r.0).collect();
     for group_name in groups {
         let mut group = c.benchmark_group(group_name);
-        group.sample_size(10);
-        group.warm_up_time(Duration::from_millis(100));
-        group.measurement_time(Duration::from_millis(500));
         for (format, _, engine) in &stores {
             for len in LENGTHS {
                 let Some((_, words, expected)) = reads(len).into_iter().find(|r| r.0 == group_name)
@@ -125,5 +124,9 @@ fn lists(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, lists);
+criterion_group! {
+    name = benches;
+    config = support::quick(Duration::from_millis(500));
+    targets = lists
+}
 criterion_main!(benches);

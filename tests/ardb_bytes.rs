@@ -62,8 +62,7 @@ fn values_and_members_are_int_encoded_when_canonical() {
             "no line starting {line:?} in:\n{dump}"
         );
     }
-    assert_eq!(f.run("GET n").to_cli_string(), "\"123\"");
-    assert_eq!(f.run("HGET h 7").to_cli_string(), "\"-8\"");
+    f.expect(&[("GET n", "\"123\""), ("HGET h 7", "\"-8\"")]);
 }
 
 #[test]

@@ -5,7 +5,6 @@ mod common;
 
 use common::Fixture;
 use redcodec::codec::{Codec, DataType, SubId, SubKind};
-use redcodec::engine::store::Batch;
 use redcodec::formats::Format;
 
 #[test]
@@ -15,9 +14,7 @@ fn corrupt_metadata_is_an_error_for_that_key_only() {
     let codec = f.engine.codec();
     let record = codec.meta_record(b"bad", DataType::String).unwrap();
     for garbage in [&[][..], &[0x82][..], &[0x8f, 1, 2, 3][..], &[0xff; 40][..]] {
-        let mut batch = Batch::default();
-        batch.put(record.place, record.key.clone(), garbage.to_vec());
-        f.engine.store().write(batch).unwrap();
+        f.put(record.place, record.key.clone(), garbage.to_vec());
         for cmd in [
             "GET bad",
             "HGET bad f",
@@ -42,22 +39,18 @@ fn corrupt_element_values_are_errors_for_that_key_only() {
     let f = Fixture::new(Format::Kvrocks);
     f.run_ok(&["ZADD z 1 a 2 b", "ZADD y 1 a"]);
     let codec = f.engine.codec();
-    let raw = codec.meta_record(b"z", DataType::ZSet).unwrap();
-    let meta_bytes = f.engine.store().get(raw.place, &raw.key).unwrap().unwrap();
-    let meta = codec.decode_meta(DataType::ZSet, &meta_bytes).unwrap();
+    let (_, meta) = f.meta(b"z", DataType::ZSet);
     let key = codec.sub_key(
         SubKind::ZSetMember,
         b"z",
         &meta,
         &SubId::Name(b"a".to_vec()),
     );
-    let mut batch = Batch::default();
-    batch.put(
+    f.put(
         codec.sub_place(SubKind::ZSetMember, b"z"),
         key,
         vec![1, 2, 3],
     );
-    f.engine.store().write(batch).unwrap();
     let reply = f.run("ZSCORE z a").to_cli_string();
     assert!(
         reply.starts_with("(error) ERR data under key \"z\" is unreadable"),
@@ -90,14 +83,7 @@ fn huge_counts_in_metadata_are_bounded_by_the_records() {
             ("s", DataType::Set),
             ("z", DataType::ZSet),
         ] {
-            let record = codec.meta_record(key.as_bytes(), t).unwrap();
-            let raw = f
-                .engine
-                .store()
-                .get(record.place, &record.key)
-                .unwrap()
-                .unwrap();
-            let mut meta = codec.decode_meta(t, &raw).unwrap();
+            let (record, mut meta) = f.meta(key.as_bytes(), t);
             meta.size = HUGE;
             meta.list = match meta.list {
                 ListBounds::Array { head, .. } => ListBounds::Array {
@@ -119,9 +105,7 @@ fn huge_counts_in_metadata_are_bounded_by_the_records() {
             let Ok(bytes) = codec.encode_meta(&meta) else {
                 continue; // a count the format cannot state
             };
-            let mut batch = Batch::default();
-            batch.put(record.place, record.key, bytes);
-            f.engine.store().write(batch).unwrap();
+            f.put(record.place, record.key, bytes);
         }
         for cmd in [
             "LRANGE l 0 -1",

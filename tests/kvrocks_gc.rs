@@ -20,8 +20,10 @@ fn deleted_hash_fields_are_gone_after_full_compaction() {
         10,
         "only the kept hash's fields remain"
     );
-    assert_eq!(f.run("HLEN kept").to_cli_string(), "(integer) 10");
-    assert_eq!(f.run("HGET kept field3").to_cli_string(), "\"value3\"");
+    f.expect(&[
+        ("HLEN kept", "(integer) 10"),
+        ("HGET kept field3", "\"value3\""),
+    ]);
 }
 
 #[test]

@@ -194,14 +194,14 @@ fn fill(e: &Engine<AnyCodec>, clock: &ManualClock) {
 /// Live keys and elements of the dataset after `fill`.
 const LIVE_KEYS: u64 = 15;
 
-fn pairs() -> Vec<(Format, Format)> {
-    let mut out = Vec::new();
-    for &a in Format::ALL {
-        for &b in Format::ALL {
-            out.push((a, b));
-        }
-    }
-    out
+/// Every (source, destination) pair of formats, each with a clock of its
+/// own at [`T0_MS`].
+fn pairs() -> impl Iterator<Item = (Format, Format, Arc<ManualClock>)> {
+    Format::ALL.iter().flat_map(|&a| {
+        Format::ALL
+            .iter()
+            .map(move |&b| (a, b, Arc::new(ManualClock::at_ms(T0_MS))))
+    })
 }
 
 fn dump(e: &Engine<AnyCodec>) -> String {
@@ -219,8 +219,7 @@ fn empty_dump(format: Format, clock: &Arc<ManualClock>) -> String {
 
 #[test]
 fn every_pair_round_trips_a_mixed_dataset() {
-    for (a, b) in pairs() {
-        let clock = Arc::new(ManualClock::at_ms(T0_MS));
+    for (a, b, clock) in pairs() {
         let dirs: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
         let src = open(a, dirs[0].path(), &clock);
         fill(&src, &clock);
@@ -298,8 +297,7 @@ impl Observer for StopAt {
 
 #[test]
 fn an_interrupted_then_resumed_migration_equals_an_uninterrupted_one() {
-    for (a, b) in pairs() {
-        let clock = Arc::new(ManualClock::at_ms(T0_MS));
+    for (a, b, clock) in pairs() {
         let (_src_dir, src) = filled(a, &clock);
 
         let (whole_dir, whole) = fresh(b, &clock);
@@ -404,8 +402,7 @@ impl Observer for CompactAfter<'_> {
 
 #[test]
 fn compaction_in_the_middle_of_a_big_key_loses_nothing() {
-    for (a, b) in pairs() {
-        let clock = Arc::new(ManualClock::at_ms(T0_MS));
+    for (a, b, clock) in pairs() {
         let (_src_dir, src) = filled(a, &clock);
         let (_dir, dst) = fresh(b, &clock);
         let mut compact = CompactAfter {
@@ -457,8 +454,7 @@ fn unrepresentable_keys(src: &Engine<AnyCodec>, b: Format) -> Vec<Vec<u8>> {
 #[test]
 fn unrepresentable_keys_stop_the_migration_or_are_skipped_and_listed() {
     let mut exercised = 0;
-    for (a, b) in pairs() {
-        let clock = Arc::new(ManualClock::at_ms(T0_MS));
+    for (a, b, clock) in pairs() {
         let (_src_dir, src) = fresh(a, &clock);
         run(&src, &[b"SET", b"a:first", b"1"]);
         run(&src, &[b"SET", b"zz:last", b"2"]);
@@ -541,8 +537,7 @@ fn unrepresentable_keys_stop_the_migration_or_are_skipped_and_listed() {
 
 #[test]
 fn a_destination_holding_data_is_refused_unless_merging() {
-    for (a, b) in pairs() {
-        let clock = Arc::new(ManualClock::at_ms(T0_MS));
+    for (a, b, clock) in pairs() {
         let (_src_dir, src) = fresh(a, &clock);
         run(&src, &[b"HSET", b"shared", b"f", b"from-source"]);
         run(&src, &[b"RPUSH", b"only-source", b"x"]);
@@ -589,8 +584,7 @@ fn a_destination_holding_data_is_refused_unless_merging() {
 
 #[test]
 fn expired_leftovers_in_the_destination_do_not_leak_into_migrated_keys() {
-    for (a, b) in pairs() {
-        let clock = Arc::new(ManualClock::at_ms(T0_MS));
+    for (a, b, clock) in pairs() {
         let (_src_dir, src) = fresh(a, &clock);
         let (_dir, dst) = fresh(b, &clock);
         // The destination holds only expired keys: not "data", but records.
@@ -615,8 +609,7 @@ fn expired_leftovers_in_the_destination_do_not_leak_into_migrated_keys() {
 
 #[test]
 fn verify_reports_every_kind_of_difference() {
-    for (a, b) in pairs() {
-        let clock = Arc::new(ManualClock::at_ms(T0_MS));
+    for (a, b, clock) in pairs() {
         let (_src_dir, src) = filled(a, &clock);
         let (_dir, dst) = fresh(b, &clock);
         migrate::migrate(&src, &dst, &options(None), &mut Quiet).unwrap();

@@ -68,27 +68,13 @@ pub fn check_total_order<T: std::fmt::Debug + ?Sized>(
 /// bytes); odd, `ZSetsScoreKeyComparator` (equal also where the scores are
 /// `-0.0` and `+0.0`); and `score_compare` on the keys' first 8 bytes.
 pub fn blackwidow(data: &[u8]) {
-    let Some((&sel, rest)) = data.split_first() else {
-        return;
-    };
-    let keys = crate::chunks(rest, 3);
-    if sel % 2 == 0 {
-        check_total_order(
-            "lists_data_key_compare",
-            lists_data_key_compare,
-            &keys,
-            true,
-            |a, b| a == b,
-        );
-    } else {
-        check_total_order(
-            "zsets_score_key_compare",
-            zsets_score_key_compare,
-            &keys,
-            true,
-            zero_scores_apart,
-        );
-    }
+    let keys = lists_or_zsets(
+        data,
+        "",
+        lists_data_key_compare,
+        zsets_score_key_compare,
+        zero_scores_apart,
+    );
     let scores: Vec<f64> = keys
         .iter()
         .filter_map(|k| k.get(..8))
@@ -186,27 +172,38 @@ fn ints_within_2_53(key: &[u8]) -> bool {
 /// differ only in an 8-byte score of `-0.0` against `+0.0`).
 pub fn floyd(data: &[u8]) {
     use redcodec_floyd::comparator as floyd;
+    lists_or_zsets(
+        data,
+        "floyd ",
+        floyd::lists_data_key_compare,
+        floyd::zsets_score_key_compare,
+        only_a_zero_score_apart,
+    );
+}
+
+/// A system's two Pika comparators on the keys after the selector byte:
+/// `sel` even, its `ListsDataKeyComparator` (`lists`: equal only on equal
+/// bytes); odd, its `ZSetsScoreKeyComparator` (`zsets`: equal also where
+/// `zero_apart` says). Returns the keys (none without a selector).
+fn lists_or_zsets<'a>(
+    data: &'a [u8],
+    system: &str,
+    lists: fn(&[u8], &[u8]) -> Ordering,
+    zsets: fn(&[u8], &[u8]) -> Ordering,
+    zero_apart: fn(&[u8], &[u8]) -> bool,
+) -> Vec<&'a [u8]> {
     let Some((&sel, rest)) = data.split_first() else {
-        return;
+        return Vec::new();
     };
     let keys = crate::chunks(rest, 3);
     if sel % 2 == 0 {
-        check_total_order(
-            "floyd lists_data_key_compare",
-            floyd::lists_data_key_compare,
-            &keys,
-            true,
-            |a, b| a == b,
-        );
+        let name = format!("{system}lists_data_key_compare");
+        check_total_order(&name, lists, &keys, true, |a, b| a == b);
     } else {
-        check_total_order(
-            "floyd zsets_score_key_compare",
-            floyd::zsets_score_key_compare,
-            &keys,
-            true,
-            only_a_zero_score_apart,
-        );
+        let name = format!("{system}zsets_score_key_compare");
+        check_total_order(&name, zsets, &keys, true, zero_apart);
     }
+    keys
 }
 
 /// Whether `a` and `b` are equal but for one 8-byte little-endian double

@@ -292,28 +292,27 @@ fn with<C: Codec>(c: &C, data: &[u8]) {
     }
 }
 
-/// [`check`] with the blackwidow codec.
-pub fn blackwidow(data: &[u8]) {
-    static C: OnceLock<redcodec_blackwidow::BlackwidowCodec> = OnceLock::new();
-    with(C.get_or_init(Default::default), data);
+/// Fuzz entry points that run [`with`] on one format's default codec,
+/// made once: `name: codec type;`, each after its doc comment.
+macro_rules! with_default_codec {
+    ($($(#[$doc:meta])* $name:ident: $codec:ty;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(data: &[u8]) {
+            static C: OnceLock<$codec> = OnceLock::new();
+            with(C.get_or_init(Default::default), data);
+        }
+    )*};
 }
 
-/// [`check`] with the nemo codec.
-pub fn nemo(data: &[u8]) {
-    static C: OnceLock<redcodec_nemo::NemoCodec> = OnceLock::new();
-    with(C.get_or_init(Default::default), data);
-}
-
-/// [`check`] with the Ardb codec of the default namespace.
-pub fn ardb(data: &[u8]) {
-    static C: OnceLock<redcodec_ardb::ArdbCodec> = OnceLock::new();
-    with(C.get_or_init(Default::default), data);
-}
-
-/// [`check`] with the floyd codec (three instances, 1,024 slots).
-pub fn floyd(data: &[u8]) {
-    static C: OnceLock<redcodec_floyd::FloydCodec> = OnceLock::new();
-    with(C.get_or_init(Default::default), data);
+with_default_codec! {
+    /// [`check`] with the blackwidow codec.
+    blackwidow: redcodec_blackwidow::BlackwidowCodec;
+    /// [`check`] with the nemo codec.
+    nemo: redcodec_nemo::NemoCodec;
+    /// [`check`] with the Ardb codec of the default namespace.
+    ardb: redcodec_ardb::ArdbCodec;
+    /// [`check`] with the floyd codec (three instances, 1,024 slots).
+    floyd: redcodec_floyd::FloydCodec;
 }
 
 /// The records of `case` under user key `key` (the case's own key is not

@@ -4,6 +4,8 @@
 
 use std::sync::Arc;
 
+use redcodec::codec::{Codec, DataType, Meta, Place, Record};
+use redcodec::engine::store::Batch;
 use redcodec::engine::{Engine, EngineOptions, ManualClock, Reply};
 use redcodec::formats::{AnyCodec, Format, FormatOptions};
 
@@ -74,6 +76,27 @@ impl Fixture {
         f.run("HSET h f v");
         assert_eq!(f.run("DEL h").to_cli_string(), "(integer) 1");
         f
+    }
+
+    /// Writes one raw record, as another program might have.
+    pub fn put(&self, place: Place, key: Vec<u8>, value: Vec<u8>) {
+        let mut batch = Batch::default();
+        batch.put(place, key, value);
+        self.engine.store().write(batch).unwrap();
+    }
+
+    /// The metadata record of `key` as type `t`, and what it holds.
+    pub fn meta(&self, key: &[u8], t: DataType) -> (Record, Meta) {
+        let codec = self.engine.codec();
+        let record = codec.meta_record(key, t).unwrap();
+        let raw = self
+            .engine
+            .store()
+            .get(record.place, &record.key)
+            .unwrap()
+            .unwrap();
+        let meta = codec.decode_meta(t, &raw).unwrap();
+        (record, meta)
     }
 
     /// Runs a command given as space-separated words.

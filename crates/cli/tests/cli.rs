@@ -5,32 +5,31 @@ use std::path::Path;
 mod common;
 use common::{assert_contains, redcodec, text, Args};
 
-fn store_args<'a>(dir: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec![
-        "--format",
-        "kvrocks",
-        "--dir",
-        dir.to_str().expect("utf-8 path"),
-    ];
-    args.extend_from_slice(extra);
-    args
+/// Runs `script` on a `format` store at `dir` at the worked examples'
+/// clock, checks it replied `replies`, and returns the store's dump.
+fn exec_then_dump(format: &str, dir: &Path, script: &str, replies: &str) -> String {
+    let args = Args::new("exec")
+        .store(format, dir)
+        .fixed_clock("1700000000000");
+    let out = redcodec(&args, script);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), replies);
+    let out = redcodec(&Args::new("dump").store(format, dir), "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
 }
 
 #[test]
 fn exec_then_dump_shows_the_worked_example() {
     let dir = tempfile::tempdir().unwrap();
-    let mut args = vec!["exec"];
-    args.extend(store_args(dir.path(), &["--fixed-clock", "1700000000000"]));
-    let out = redcodec(&args, "SET foo bar\nHSET h f v\n");
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(text(&out.stdout), "OK\n(integer) 1\n");
-
-    let mut args = vec!["dump"];
-    args.extend(store_args(dir.path(), &[]));
-    let out = redcodec(&args, "");
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let dump = exec_then_dump(
+        "kvrocks",
+        dir.path(),
+        "SET foo bar\nHSET h f v\n",
+        "OK\n(integer) 1\n",
+    );
     assert_eq!(
-        text(&out.stdout),
+        dump,
         "db\tdefault\t0b5f5f6e616d6573706163650000000168305120c0f200000066\t76\n\
          db\tmetadata\t0b5f5f6e616d657370616365666f6f\t810000000000000000626172\n\
          db\tmetadata\t0b5f5f6e616d65737061636568\t820000000000000000305120c0f20000000000000000000001\n"
@@ -41,20 +40,14 @@ fn exec_then_dump_shows_the_worked_example() {
 fn blackwidow_exec_then_dump_shows_the_bytes_of_pika_part_c() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().expect("utf-8 path");
-    let args = Args::new("exec")
-        .store("blackwidow", d)
-        .fixed_clock("1700000000000");
-    let out = redcodec(&args, "SET foo bar\nHSET h f v\nZADD z 1.5 m\nRPUSH l a\n");
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(
-        text(&out.stdout),
-        "OK\n(integer) 1\n(integer) 1\n(integer) 1\n"
+    let dump = exec_then_dump(
+        "blackwidow",
+        dir.path(),
+        "SET foo bar\nHSET h f v\nZADD z 1.5 m\nRPUSH l a\n",
+        "OK\n(integer) 1\n(integer) 1\n(integer) 1\n",
     );
-
-    let out = redcodec(&Args::new("dump").store("blackwidow", d), "");
-    assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
-        text(&out.stdout),
+        dump,
         "strings\tdefault\t666f6f\t62617200000000\n\
          hashes\tdefault\t68\t0100000000f1536500000000\n\
          hashes\tdata_cf\t010000006800f1536566\t76\n\
@@ -83,23 +76,16 @@ fn blackwidow_exec_then_dump_shows_the_bytes_of_pika_part_c() {
 #[test]
 fn nemo_exec_then_dump_shows_the_bytes_of_pika_part_c() {
     let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().to_str().expect("utf-8 path");
-    let args = Args::new("exec")
-        .store("nemo", d)
-        .fixed_clock("1700000000000");
-    let out = redcodec(&args, "SET foo bar\nHSET h f v\nZADD z 1.5 m\nLPUSH l a\n");
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(
-        text(&out.stdout),
-        "OK\n(integer) 1\n(integer) 1\n(integer) 1\n"
+    let dump = exec_then_dump(
+        "nemo",
+        dir.path(),
+        "SET foo bar\nHSET h f v\nZADD z 1.5 m\nLPUSH l a\n",
+        "OK\n(integer) 1\n(integer) 1\n(integer) 1\n",
     );
-
-    let out = redcodec(&Args::new("dump").store("nemo", d), "");
-    assert!(out.status.success(), "{}", text(&out.stderr));
     // Part C of the Pika reference, plus the five separators nemo writes
     // on every open (`h`, `l`, `y`, `z`, `s`: empty value, zero suffix).
     assert_eq!(
-        text(&out.stdout),
+        dump,
         "kv\tdefault\t666f6f\t6261720000000000000000\n\
          hash\tdefault\t4868\t010000000000000000f1536500000000\n\
          hash\tdefault\t68\t0000000000000000\n\
@@ -121,8 +107,7 @@ fn nemo_exec_then_dump_shows_the_bytes_of_pika_part_c() {
 #[test]
 fn exec_reads_redis_cli_quoting_and_prints_like_redis_cli() {
     let dir = tempfile::tempdir().unwrap();
-    let mut args = vec!["exec"];
-    args.extend(store_args(dir.path(), &[]));
+    let args = Args::new("exec").store("kvrocks", dir.path()).with(&[]);
     let script = "RPUSH \"l\\x00\" \"a b\" '\\x41'\nLRANGE \"l\\x00\" 0 -1\nGET\nINCR nope x\nHGET missing f\n\n";
     let out = redcodec(&args, script);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -137,8 +122,9 @@ fn exec_reads_redis_cli_quoting_and_prints_like_redis_cli() {
 #[test]
 fn exec_runs_one_command_after_double_dash() {
     let dir = tempfile::tempdir().unwrap();
-    let mut args = vec!["exec"];
-    args.extend(store_args(dir.path(), &["--", "ECHO", "hi there"]));
+    let args = Args::new("exec")
+        .store("kvrocks", dir.path())
+        .with(&["--", "ECHO", "hi there"]);
     let out = redcodec(&args, "");
     assert!(out.status.success());
     assert_eq!(text(&out.stdout), "\"hi there\"\n");
@@ -147,14 +133,17 @@ fn exec_runs_one_command_after_double_dash() {
 #[test]
 fn cluster_mode_writes_the_slot() {
     let dir = tempfile::tempdir().unwrap();
-    let mut args = vec!["exec"];
-    args.extend(store_args(
-        dir.path(),
-        &["--cluster", "--", "SET", "foo", "bar"],
-    ));
+    let args = Args::new("exec").store("kvrocks", dir.path()).with(&[
+        "--cluster",
+        "--",
+        "SET",
+        "foo",
+        "bar",
+    ]);
     assert!(redcodec(&args, "").status.success());
-    let mut args = vec!["dump"];
-    args.extend(store_args(dir.path(), &["--cluster"]));
+    let args = Args::new("dump")
+        .store("kvrocks", dir.path())
+        .with(&["--cluster"]);
     let out = redcodec(&args, "");
     assert_eq!(
         text(&out.stdout),
@@ -200,8 +189,9 @@ fn bad_input_is_one_clear_error_line_and_a_failing_status() {
 fn a_directory_holding_other_files_is_refused_and_left_untouched() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
-    let mut args = vec!["exec"];
-    args.extend(store_args(dir.path(), &["--", "SET", "a", "b"]));
+    let args = Args::new("exec")
+        .store("kvrocks", dir.path())
+        .with(&["--", "SET", "a", "b"]);
     let out = redcodec(&args, "");
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("is not empty and holds no kvrocks store"));
@@ -212,8 +202,7 @@ fn a_directory_holding_other_files_is_refused_and_left_untouched() {
 #[test]
 fn a_bad_quoted_line_names_its_line_number() {
     let dir = tempfile::tempdir().unwrap();
-    let mut args = vec!["exec"];
-    args.extend(store_args(dir.path(), &[]));
+    let args = Args::new("exec").store("kvrocks", dir.path()).with(&[]);
     let out = redcodec(&args, "PING\nSET \"unclosed\n");
     assert!(!out.status.success());
     assert_eq!(text(&out.stdout), "PONG\n");
@@ -228,20 +217,14 @@ fn a_bad_quoted_line_names_its_line_number() {
 fn ardb_exec_then_dump_shows_the_bytes_of_the_reference_worked_examples() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().expect("utf-8 path");
-    let args = Args::new("exec")
-        .store("ardb", d)
-        .fixed_clock("1700000000000");
-    let out = redcodec(&args, "SET foo bar\nHSET h f v\nRPUSH l a\nZADD z 1.5 m\n");
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(
-        text(&out.stdout),
-        "OK\n(integer) 1\n(integer) 1\n(integer) 1\n"
+    let dump = exec_then_dump(
+        "ardb",
+        dir.path(),
+        "SET foo bar\nHSET h f v\nRPUSH l a\nZADD z 1.5 m\n",
+        "OK\n(integer) 1\n(integer) 1\n(integer) 1\n",
     );
-
-    let out = redcodec(&Args::new("dump").store("ardb", d), "");
-    assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
-        text(&out.stdout),
+        dump,
         "rocksdb\t0\t03666f6f0100\t020000010403626172\n\
          rocksdb\t0\t01680100\t0300000200\n\
          rocksdb\t0\t01680401040166\t0401040176\n\

@@ -10,11 +10,6 @@ fn compare_prints_tables_and_writes_csv_json_svg_html() {
     let out_dir = tempfile::tempdir().unwrap();
     let out = tiny_compare(out_dir.path());
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     for title in [
         "#### Operations per second (single thread)",
         "#### Ratio to raw RocksDB (put for writes, get for reads)",
@@ -146,45 +141,32 @@ fn compare_prints_tables_and_writes_csv_json_svg_html() {
 /// figures, the same on every run of the same binary.
 #[test]
 fn compare_counts_instructions_under_callgrind() {
-    let valgrind = std::process::Command::new("valgrind")
-        .arg("--version")
-        .output();
-    if !valgrind.is_ok_and(|o| o.status.success()) {
-        if std::env::var("REDCODEC_REQUIRE_VALGRIND").is_ok_and(|v| v == "1") {
-            panic!("valgrind is required (REDCODEC_REQUIRE_VALGRIND=1)");
-        }
-        redcodec_conformance::skip::record(
-            "compare --instructions",
-            "valgrind is not installed (apt-get install valgrind)",
-        );
+    if redcodec_conformance::skip::VALGRIND
+        .find("compare --instructions")
+        .is_none()
+    {
         return;
     }
     let out_dir = tempfile::tempdir().unwrap();
     let run = || {
-        let out = common::binary()
-            .args([
-                "compare",
-                "--formats",
-                "kvrocks",
-                "--keys",
-                "100",
-                "--elements",
-                "20",
-                "--big-hash",
-                "1000",
-                "--rounds",
-                "1",
-                "--instructions",
-                "--out",
-                out_dir.path().to_str().expect("utf-8 path"),
-            ])
-            .output()
-            .expect("binary runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let mut compare = common::binary();
+        compare.args([
+            "compare",
+            "--formats",
+            "kvrocks",
+            "--keys",
+            "100",
+            "--elements",
+            "20",
+            "--big-hash",
+            "1000",
+            "--rounds",
+            "1",
+            "--instructions",
+            "--out",
+            out_dir.path().to_str().expect("utf-8 path"),
+        ]);
+        let out = common::succeeded(&mut compare, "redcodec compare --instructions");
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         let json: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(out_dir.path().join("report.json")).unwrap(),

@@ -84,13 +84,6 @@ const WRONGTYPE: &str = "(error) WRONGTYPE Operation against a key holding the w
 
 const FORMATS: [&str; 5] = ["kvrocks", "blackwidow", "nemo", "ardb", "floyd"];
 
-fn fixture(system: &str, name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures")
-        .join(system)
-        .join(name)
-}
-
 fn meta_file(system: &str, name: &str, file: &str) -> String {
     let path = fixture(system, &format!("{name}.meta")).join(file);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))

@@ -32,10 +32,11 @@ const SCRIPT: &str = concat!(
 /// Why the check cannot run on this machine: a skip, or a failure when
 /// `REDCODEC_REQUIRE_PYTHON=1`.
 fn unavailable(reason: String) -> Option<PathBuf> {
-    if std::env::var("REDCODEC_REQUIRE_PYTHON").is_ok_and(|v| v == "1") {
-        panic!("redis-py is required (REDCODEC_REQUIRE_PYTHON=1): {reason}");
-    }
-    redcodec_conformance::skip::record("redis-py against serve", &reason);
+    redcodec_conformance::skip::unavailable(
+        "REDCODEC_REQUIRE_PYTHON",
+        "redis-py against serve",
+        &reason,
+    );
     None
 }
 
@@ -133,19 +134,11 @@ fn redis_py_on_every_format_in_resp3_and_resp2() {
     let Some(python) = redis_py() else { return };
 
     // The script against Redis itself, when it is installed.
-    match RedisServer::start() {
-        Ok(mut redis) => {
-            let set = ["CONFIG", "SET", "requirepass", PASSWORD].map(|a| a.as_bytes().to_vec());
-            redis.execute(&set).expect("CONFIG SET requirepass");
-            let addr = format!("127.0.0.1:{}", redis.port());
-            check(&python, &addr, "redis-server", &[]);
-        }
-        Err(e) if std::env::var("REDCODEC_REQUIRE_REDIS").is_ok_and(|v| v == "1") => {
-            panic!("redis-server is required (REDCODEC_REQUIRE_REDIS=1): {e}")
-        }
-        Err(e) => {
-            redcodec_conformance::skip::record("redis-py against redis-server", &e.to_string());
-        }
+    if let Some(mut redis) = RedisServer::start_or_skip("redis-py against redis-server") {
+        let set = ["CONFIG", "SET", "requirepass", PASSWORD].map(|a| a.as_bytes().to_vec());
+        redis.execute(&set).expect("CONFIG SET requirepass");
+        let addr = format!("127.0.0.1:{}", redis.port());
+        check(&python, &addr, "redis-server", &[]);
     }
 
     for &format in Format::ALL {

@@ -13,6 +13,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+use redcodec_conformance::skip;
+
 mod common;
 use common::tiny_compare;
 
@@ -20,46 +22,24 @@ const ERRORS_JS: &str = include_str!("report_browser/errors.js");
 const LAYOUT_JS: &str = include_str!("report_browser/layout.js");
 const WIDTH: u32 = 1400;
 
-/// `chromium`, or `None` when it is not installed and not required.
-fn chromium() -> Option<&'static str> {
-    if Command::new("chromium").arg("--version").output().is_ok() {
-        return Some("chromium");
-    }
-    if std::env::var("REDCODEC_REQUIRE_CHROMIUM").is_ok_and(|v| v == "1") {
-        panic!("chromium is required (REDCODEC_REQUIRE_CHROMIUM=1)");
-    }
-    redcodec_conformance::skip::record(
-        "report.html in a browser",
-        "chromium is not installed (apt-get install chromium)",
-    );
-    None
-}
-
 /// Runs headless Chromium on `page` with `args`, in a fresh profile.
 fn headless(chromium: &str, page: &Path, args: &[String]) -> Output {
     let profile = tempfile::tempdir().unwrap();
-    let out = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .args(args)
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .expect("chromium runs");
-    assert!(
-        out.status.success(),
-        "chromium: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    let mut cmd = Command::new(chromium);
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+    ])
+    .arg(format!("--user-data-dir={}", profile.path().display()))
+    .args(args)
+    .arg(format!("file://{}", page.display()));
+    common::succeeded(&mut cmd, "chromium")
 }
 
 /// The number of bars each chart must have, from `report.json`.
@@ -102,16 +82,14 @@ fn expected_bars(json: &serde_json::Value) -> Vec<(&'static str, usize)> {
 
 #[test]
 fn report_html_renders_whole_in_chromium() {
-    let Some(chromium) = chromium() else { return };
+    // Skipped without chromium, unless it is required.
+    let Some(chromium) = skip::CHROMIUM.find("report.html in a browser") else {
+        return;
+    };
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report_browser");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let out = tiny_compare(&dir);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    tiny_compare(&dir);
     let report = dir.join("report.html");
     let html = std::fs::read_to_string(&report).unwrap();
     let json: serde_json::Value =

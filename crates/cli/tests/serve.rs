@@ -7,10 +7,15 @@ use std::io::Write;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use redcodec_conformance::skip;
 use redis::{Commands, Value};
 
+mod common;
 mod serve_support;
-use serve_support::{exchange, read_until_close, store_dir, wait_blocked, Serve, FORMATS};
+use common::command;
+use serve_support::{
+    bulk, bulks, exchange, read_until_close, store_dir, wait_blocked, Serve, FORMATS,
+};
 
 #[test]
 fn every_format_answers_resp2_and_resp3_and_keeps_data_across_sigterm() {
@@ -37,9 +42,7 @@ fn every_format_answers_resp2_and_resp3_and_keeps_data_across_sigterm() {
             panic!("{format}: HGETALL is not a map: {map:?}")
         };
         assert_eq!(pairs.len(), 2, "{format}");
-        let score = redis::cmd("ZSCORE")
-            .arg("z")
-            .arg("m")
+        let score = command(&["ZSCORE", "z", "m"])
             .query::<Value>(&mut c3)
             .unwrap();
         assert_eq!(score, Value::Double(1.5), "{format}");
@@ -73,8 +76,7 @@ fn every_format_answers_resp2_and_resp3_and_keeps_data_across_sigterm() {
 
 #[test]
 fn hello_replies_redis_map_and_refuses_unknown_versions() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("kvrocks", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("kvrocks", &[]);
     let mut s = server.raw();
     let expected = b"-NOPROTO unsupported protocol version\r\n";
     let hello = exchange(&mut s, b"HELLO 4\r\n", expected.len());
@@ -82,15 +84,14 @@ fn hello_replies_redis_map_and_refuses_unknown_versions() {
     let mut c = server.conn();
     let v: Vec<Value> = redis::cmd("HELLO").arg(2).query(&mut c).unwrap();
     assert_eq!(v.len(), 14);
-    assert_eq!(v[0], Value::BulkString(b"server".to_vec()));
-    assert_eq!(v[3], Value::BulkString(b"7.0.15".to_vec()));
+    assert_eq!(v[0], bulk("server"));
+    assert_eq!(v[3], bulk("7.0.15"));
     assert_eq!(v[5], Value::Int(2));
 }
 
 #[test]
 fn protocol_errors_close_only_the_bad_connection() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("kvrocks", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("kvrocks", &[]);
     let mut good = server.conn();
     let _: () = good.set("k", "v").unwrap();
     let cases: [(&[u8], &str); 5] = [
@@ -136,8 +137,7 @@ fn protocol_errors_close_only_the_bad_connection() {
 
 #[test]
 fn pipelined_multibulk_and_inline_requests_answer_in_order() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("blackwidow", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("blackwidow", &[]);
     let mut s = server.raw();
     let mut batch = Vec::new();
     for i in 0..100 {
@@ -159,8 +159,7 @@ fn pipelined_multibulk_and_inline_requests_answer_in_order() {
 
 #[test]
 fn multi_exec_discard_and_watch_conflicts() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("kvrocks", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("kvrocks", &[]);
     let mut a = server.conn();
     let mut b = server.conn();
     let (x, y): (i64, i64) = redis::pipe()
@@ -232,19 +231,14 @@ fn aborts_watch(server: &Serve, key: &str, write: &[&str]) -> bool {
 
 #[test]
 fn watch_counts_only_the_keys_a_write_changed() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("ardb", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("ardb", &[]);
     let mut c = server.conn();
     let _: () = redis::cmd("SADD")
         .arg("src")
         .arg(&["a", "b", "c"])
         .query(&mut c)
         .unwrap();
-    let _: () = redis::cmd("SADD")
-        .arg("dst")
-        .arg("a")
-        .query(&mut c)
-        .unwrap();
+    let _: () = command(&["SADD", "dst", "a"]).query(&mut c).unwrap();
     // SMOVE of a member the destination holds changes the source only.
     assert!(!aborts_watch(&server, "dst", &["SMOVE", "src", "dst", "a"]));
     assert!(aborts_watch(&server, "src", &["SMOVE", "src", "dst", "b"]));
@@ -276,28 +270,15 @@ fn watch_counts_only_the_keys_a_write_changed() {
         "out",
         &["SORT", "none", "STORE", "out"]
     ));
-    let sorted: Vec<String> = redis::cmd("LRANGE")
-        .arg("l")
-        .arg(0)
-        .arg(-1)
-        .query(&mut c)
-        .unwrap();
+    let sorted: Vec<String> = command(&["LRANGE", "l", "0", "-1"]).query(&mut c).unwrap();
     assert_eq!(sorted, ["1", "2", "3"]);
     // FLUSHALL touches the watched keys that existed only.
     assert!(!aborts_watch(&server, "absent", &["FLUSHALL"]));
-    let _: () = redis::cmd("SET")
-        .arg("present")
-        .arg(1)
-        .query(&mut c)
-        .unwrap();
+    let _: () = command(&["SET", "present", "1"]).query(&mut c).unwrap();
     assert!(aborts_watch(&server, "present", &["FLUSHDB"]));
     // A watched key that expires aborts EXEC; one gone before WATCH does not.
     let mut a = server.conn();
-    let _: () = redis::cmd("SET")
-        .arg("brief")
-        .arg(1)
-        .arg("PX")
-        .arg(50)
+    let _: () = command(&["SET", "brief", "1", "PX", "50"])
         .query(&mut a)
         .unwrap();
     let _: () = redis::cmd("WATCH")
@@ -330,12 +311,10 @@ fn watch_counts_only_the_keys_a_write_changed() {
 
 #[test]
 fn object_answers_as_redis_for_the_value_and_settings() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("kvrocks", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("kvrocks", &[]);
     let mut c = server.conn();
     let query = |c: &mut redis::Connection, args: &[&str]| -> Value {
-        redis::cmd(args[0])
-            .arg(&args[1..])
+        command(args)
             .query(c)
             .unwrap_or_else(|e| Value::SimpleString(format!("error: {e}")))
     };
@@ -432,8 +411,7 @@ fn object_answers_as_redis_for_the_value_and_settings() {
 
 #[test]
 fn exec_is_atomic_against_other_clients() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("nemo", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("nemo", &[]);
     let writers: Vec<_> = (0..4)
         .map(|_| {
             let mut c = server.conn();
@@ -469,106 +447,58 @@ fn exec_is_atomic_against_other_clients() {
 #[test]
 fn blocked_pops_wake_on_push_in_fifo_order() {
     for format in FORMATS {
-        let (_tmp, dir) = store_dir();
-        let server = Serve::start(format, &dir, &[]);
+        let (_tmp, server) = Serve::on_fresh_store(format, &[]);
         let mut control = server.conn();
-        let spawn_pop = |cmd: &'static str, args: Vec<&'static str>| {
+        let spawn_pop = |words: &'static [&'static str]| {
             let mut c = server.conn();
-            std::thread::spawn(move || {
-                let mut q = redis::cmd(cmd);
-                for a in args {
-                    q.arg(a);
-                }
-                q.query::<Value>(&mut c).unwrap()
-            })
+            std::thread::spawn(move || command(words).query::<Value>(&mut c).unwrap())
         };
-        let first = spawn_pop("BLPOP", vec!["l1", "l2", "0"]);
+        let first = spawn_pop(&["BLPOP", "l1", "l2", "0"]);
         wait_blocked(&mut control, 1);
-        let second = spawn_pop("BRPOP", vec!["l2", "0"]);
+        let second = spawn_pop(&["BRPOP", "l2", "0"]);
         wait_blocked(&mut control, 2);
         let _: () = control.rpush("l2", "e1").unwrap();
         let got = first.join().unwrap();
-        assert_eq!(
-            got,
-            Value::Array(vec![
-                Value::BulkString(b"l2".to_vec()),
-                Value::BulkString(b"e1".to_vec())
-            ]),
-            "{format}"
-        );
+        assert_eq!(got, bulks(&["l2", "e1"]), "{format}");
         wait_blocked(&mut control, 1);
         let _: () = control.rpush("l2", &["e2", "e3"]).unwrap();
         let got = second.join().unwrap();
-        assert_eq!(
-            got,
-            Value::Array(vec![
-                Value::BulkString(b"l2".to_vec()),
-                Value::BulkString(b"e3".to_vec())
-            ]),
-            "{format}"
-        );
+        assert_eq!(got, bulks(&["l2", "e3"]), "{format}");
         let left: Vec<String> = control.lrange("l2", 0, -1).unwrap();
         assert_eq!(left, ["e2"], "{format}: each element to exactly one waiter");
 
-        let mover = spawn_pop("BLMOVE", vec!["src", "dst", "LEFT", "RIGHT", "0"]);
+        let mover = spawn_pop(&["BLMOVE", "src", "dst", "LEFT", "RIGHT", "0"]);
         wait_blocked(&mut control, 1);
         let _: () = control.lpush("src", "m").unwrap();
-        assert_eq!(
-            mover.join().unwrap(),
-            Value::BulkString(b"m".to_vec()),
-            "{format}"
-        );
+        assert_eq!(mover.join().unwrap(), bulk("m"), "{format}");
         let dst: Vec<String> = control.lrange("dst", 0, -1).unwrap();
         assert_eq!(dst, ["m"], "{format}");
 
-        let zpop = spawn_pop("BZPOPMIN", vec!["zs", "0"]);
+        let zpop = spawn_pop(&["BZPOPMIN", "zs", "0"]);
         wait_blocked(&mut control, 1);
         let _: () = control.zadd("zs", "low", 1).unwrap();
         let got = zpop.join().unwrap();
-        assert_eq!(
-            got,
-            Value::Array(vec![
-                Value::BulkString(b"zs".to_vec()),
-                Value::BulkString(b"low".to_vec()),
-                Value::BulkString(b"1".to_vec())
-            ]),
-            "{format}"
-        );
+        assert_eq!(got, bulks(&["zs", "low", "1"]), "{format}");
     }
 }
 
 #[test]
 fn blmpop_and_bzmpop_wake_with_up_to_count_elements() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("kvrocks", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("kvrocks", &[]);
     let mut control = server.conn();
     let mut c = server.conn();
     let t = std::thread::spawn(move || {
-        redis::cmd("BLMPOP")
-            .arg(0)
-            .arg(2)
-            .arg("a")
-            .arg("b")
-            .arg("LEFT")
-            .arg("COUNT")
-            .arg(2)
-            .query::<Value>(&mut c)
+        command(&["BLMPOP", "0", "2", "a", "b", "LEFT", "COUNT", "2"]).query::<Value>(&mut c)
     });
     wait_blocked(&mut control, 1);
     let _: () = control.rpush("b", &["1", "2", "3"]).unwrap();
-    let bulk = |s: &str| Value::BulkString(s.as_bytes().to_vec());
     assert_eq!(
         t.join().unwrap().unwrap(),
         Value::Array(vec![bulk("b"), Value::Array(vec![bulk("1"), bulk("2")])])
     );
     let mut c3 = server.conn3();
     let t = std::thread::spawn(move || {
-        redis::cmd("BZMPOP")
-            .arg(0)
-            .arg(1)
-            .arg("z")
-            .arg("MAX")
-            .query::<Value>(&mut c3)
+        command(&["BZMPOP", "0", "1", "z", "MAX"]).query::<Value>(&mut c3)
     });
     wait_blocked(&mut control, 1);
     let _: () = control
@@ -581,11 +511,7 @@ fn blmpop_and_bzmpop_wake_with_up_to_count_elements() {
             Value::Array(vec![Value::Array(vec![bulk("high"), Value::Double(2.0)])])
         ])
     );
-    let e = redis::cmd("BLMPOP")
-        .arg(0)
-        .arg(0)
-        .arg("a")
-        .arg("LEFT")
+    let e = command(&["BLMPOP", "0", "0", "a", "LEFT"])
         .query::<Value>(&mut control)
         .unwrap_err();
     assert!(
@@ -596,41 +522,24 @@ fn blmpop_and_bzmpop_wake_with_up_to_count_elements() {
 
 #[test]
 fn blocked_pops_time_out_and_unblock() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("ardb", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("ardb", &[]);
     let mut c = server.conn();
     let start = Instant::now();
-    let r: Value = redis::cmd("BLPOP")
-        .arg("none")
-        .arg("0.3")
-        .query(&mut c)
-        .unwrap();
+    let r: Value = command(&["BLPOP", "none", "0.3"]).query(&mut c).unwrap();
     assert_eq!(r, Value::Nil);
     assert!(start.elapsed() >= Duration::from_millis(300));
-    let r: Value = redis::cmd("BLMOVE")
-        .arg("none")
-        .arg("d")
-        .arg("LEFT")
-        .arg("LEFT")
-        .arg("0.1")
+    let r: Value = command(&["BLMOVE", "none", "d", "LEFT", "LEFT", "0.1"])
         .query(&mut c)
         .unwrap();
     assert_eq!(r, Value::Nil);
-    let e = redis::cmd("BLPOP")
-        .arg("x")
-        .arg("-1")
+    let e = command(&["BLPOP", "x", "-1"])
         .query::<Value>(&mut c)
         .unwrap_err();
     assert!(e.to_string().contains("timeout is negative"), "{e}");
 
     let mut blocked = server.conn();
     let id: i64 = redis::cmd("CLIENT").arg("ID").query(&mut blocked).unwrap();
-    let t = std::thread::spawn(move || {
-        redis::cmd("BLPOP")
-            .arg("q")
-            .arg("0")
-            .query::<Value>(&mut blocked)
-    });
+    let t = std::thread::spawn(move || command(&["BLPOP", "q", "0"]).query::<Value>(&mut blocked));
     wait_blocked(&mut c, 1);
     let list: String = redis::cmd("CLIENT").arg("LIST").query(&mut c).unwrap();
     assert!(
@@ -688,8 +597,7 @@ fn requirepass_and_kvrocks_namespace_tokens() {
 
 #[test]
 fn ardb_select_works_in_the_namespace_of_the_index() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("ardb", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("ardb", &[]);
     let mut c = server.conn();
     let mut other = server.conn();
     let _: () = c.set("k", "db0").unwrap();
@@ -702,7 +610,7 @@ fn ardb_select_works_in_the_namespace_of_the_index() {
     let v: String = other.get("k").unwrap();
     assert_eq!(v, "db3");
 
-    let pika = Serve::start("nemo", &store_dir().1, &[]);
+    let (_pika_tmp, pika) = Serve::on_fresh_store("nemo", &[]);
     let mut p = pika.conn();
     let e = redis::cmd("SELECT").arg(1).query::<()>(&mut p).unwrap_err();
     assert!(e.to_string().contains("DB index is out of range"), "{e}");
@@ -710,30 +618,18 @@ fn ardb_select_works_in_the_namespace_of_the_index() {
 
 #[test]
 fn config_command_and_info_answer_as_redis() {
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("kvrocks", &dir, &[]);
+    let (_tmp, server) = Serve::on_fresh_store("kvrocks", &[]);
     let mut c = server.conn();
-    let v: Vec<String> = redis::cmd("CONFIG")
-        .arg("GET")
-        .arg("save")
-        .query(&mut c)
-        .unwrap();
+    let v: Vec<String> = command(&["CONFIG", "GET", "save"]).query(&mut c).unwrap();
     assert_eq!(v, ["save", ""]);
-    let v: Vec<String> = redis::cmd("CONFIG")
-        .arg("GET")
-        .arg("nonexistent")
+    let v: Vec<String> = command(&["CONFIG", "GET", "nonexistent"])
         .query(&mut c)
         .unwrap();
     assert!(v.is_empty());
-    let _: () = redis::cmd("CONFIG")
-        .arg("SET")
-        .arg("list-max-ziplist-size")
-        .arg("5")
+    let _: () = command(&["CONFIG", "SET", "list-max-ziplist-size", "5"])
         .query(&mut c)
         .unwrap();
-    let v: Vec<String> = redis::cmd("CONFIG")
-        .arg("GET")
-        .arg("list-max-ziplist-size")
+    let v: Vec<String> = command(&["CONFIG", "GET", "list-max-ziplist-size"])
         .query(&mut c)
         .unwrap();
     assert_eq!(v, ["list-max-ziplist-size", "5"]);
@@ -760,17 +656,12 @@ fn config_command_and_info_answer_as_redis() {
 
 #[test]
 fn redis_cli_one_shot_and_resp3() {
-    if let Err(e) = Command::new("redis-cli").arg("--version").output() {
-        if std::env::var("REDCODEC_REQUIRE_REDIS").is_ok_and(|v| v == "1") {
-            panic!("redis-cli is required (REDCODEC_REQUIRE_REDIS=1): {e}");
-        }
-        redcodec_conformance::skip::record("redis-cli against serve", &e.to_string());
+    let Some(redis_cli) = skip::REDIS_CLI.find("redis-cli against serve") else {
         return;
-    }
-    let (_tmp, dir) = store_dir();
-    let server = Serve::start("kvrocks", &dir, &["--sync", "always"]);
+    };
+    let (_tmp, server) = Serve::on_fresh_store("kvrocks", &["--sync", "always"]);
     let cli = |args: &[&str]| {
-        let out = Command::new("redis-cli")
+        let out = Command::new(redis_cli)
             .args(["-p", &server.port()])
             .args(args)
             .output()

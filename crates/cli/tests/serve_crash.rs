@@ -24,6 +24,7 @@ use std::time::Duration;
 
 mod common;
 mod serve_support;
+use common::command;
 use serve_support::{store_dir, Serve, FORMATS};
 
 /// One key's value in the model.
@@ -402,12 +403,7 @@ fn a_crash_between_two_instances_leaves_the_whole_command() {
         (
             "SET over a hash",
             |c| {
-                redis::cmd("HSET")
-                    .arg("k")
-                    .arg("f")
-                    .arg("v")
-                    .exec(c)
-                    .unwrap();
+                command(&["HSET", "k", "f", "v"]).exec(c).unwrap();
             },
             Cmd::Set("k".into(), "new".into()),
         ),
@@ -420,12 +416,7 @@ fn a_crash_between_two_instances_leaves_the_whole_command() {
             "DEL of keys of four types",
             |c| {
                 redis::cmd("SET").arg("a").arg("1").exec(c).unwrap();
-                redis::cmd("HSET")
-                    .arg("b")
-                    .arg("f")
-                    .arg("v")
-                    .exec(c)
-                    .unwrap();
+                command(&["HSET", "b", "f", "v"]).exec(c).unwrap();
                 redis::cmd("RPUSH").arg("c").arg("x").exec(c).unwrap();
                 redis::cmd("SADD").arg("d").arg("m").exec(c).unwrap();
                 redis::cmd("SET").arg("keep").arg("1").exec(c).unwrap();
@@ -435,12 +426,7 @@ fn a_crash_between_two_instances_leaves_the_whole_command() {
         (
             "SET over a list",
             |c| {
-                redis::cmd("RPUSH")
-                    .arg("k")
-                    .arg("x")
-                    .arg("y")
-                    .exec(c)
-                    .unwrap();
+                command(&["RPUSH", "k", "x", "y"]).exec(c).unwrap();
             },
             Cmd::Set("k".into(), "new".into()),
         ),

@@ -21,6 +21,7 @@ use std::time::Duration;
 
 mod common;
 mod serve_support;
+use common::command;
 use serve_support::{store_dir, Serve, FORMATS};
 
 /// The file-size limit: far above what opening a store writes (options
@@ -89,10 +90,7 @@ fn a_full_disk_refuses_writes_and_loses_no_acknowledged_one() {
         let mut writer = conn(&serve);
         // A hash, so that `SET` over it writes two instances on
         // blackwidow and nemo once the disk is full.
-        let ok: i64 = redis::cmd("HSET")
-            .arg("h")
-            .arg("f")
-            .arg("v")
+        let ok: i64 = command(&["HSET", "h", "f", "v"])
             .query(&mut writer)
             .expect("HSET");
         assert_eq!(ok, 1);
@@ -125,9 +123,7 @@ fn a_full_disk_refuses_writes_and_loses_no_acknowledged_one() {
         );
         assert!(serve.running(), "{format}: the server exited");
         let mut reader = conn(&serve);
-        let hash: Option<String> = redis::cmd("HGET")
-            .arg("h")
-            .arg("f")
+        let hash: Option<String> = command(&["HGET", "h", "f"])
             .query(&mut reader)
             .expect("HGET after a refused SET over the hash");
         assert_eq!(hash.as_deref(), Some("v"), "{format}");

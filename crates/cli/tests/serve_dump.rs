@@ -11,7 +11,9 @@ use redcodec_conformance::target::{RedisServer, Target};
 use redcodec_engine::Reply;
 use redcodec_rdb::decode_payload;
 
+mod common;
 mod serve_support;
+use common::command;
 use serve_support::{store_dir, Serve};
 
 fn on_redis(redis: &mut RedisServer, args: &[Vec<u8>]) -> Reply {
@@ -98,9 +100,7 @@ fn dump_on_one_server_restores_on_the_other_both_ways() {
         let payload: Vec<u8> = redis::cmd("DUMP").arg("built").query(&mut c).expect("DUMP");
         let _: () = redis::cmd("WATCH").arg("k").query(&mut c).expect("WATCH");
         let mut other = server.conn();
-        let _: () = redis::cmd("RESTORE")
-            .arg("k")
-            .arg(0)
+        let _: () = command(&["RESTORE", "k", "0"])
             .arg(payload.as_slice())
             .arg("REPLACE")
             .query(&mut other)

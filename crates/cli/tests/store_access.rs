@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use redcodec_codec::{Codec, DataType, SubId, SubKind, SubValue};
+use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
+use redcodec_conformance::skip;
 use redcodec_engine::store::sst::read_sst;
 use redcodec_engine::store::Batch;
 use redcodec_engine::{Engine, EngineOptions, OpenMode};
@@ -16,6 +17,74 @@ use common::*;
 fn codec(format: Format) -> AnyCodec {
     format.codec(&FormatOptions::default()).expect("codec")
 }
+
+/// `check` of the blackwidow store at `dir`, at the fixtures' read-time
+/// clock; returns (success, stdout, stderr).
+fn check_blackwidow(dir: &Path) -> (bool, String, String) {
+    run(
+        &Args::new("check")
+            .store("blackwidow", dir)
+            .fixed_clock(CLOCK),
+        "",
+    )
+}
+
+/// `exec --read-only` on the store at `dir` with `args` (options, then
+/// `--` and a command); returns (success, stdout, stderr).
+fn read_only(
+    format: &str,
+    dir: &(impl AsRef<Path> + ?Sized),
+    args: &[&str],
+) -> (bool, String, String) {
+    run(
+        &Args::new("exec")
+            .with(&["--read-only"])
+            .store(format, dir)
+            .with(args),
+        "",
+    )
+}
+
+/// Creates the RocksDB database at `db` with `families`, as another
+/// system would have.
+fn create_db(db: &Path, families: &[&str]) -> rocksdb::DB {
+    let mut opts = rocksdb::Options::default();
+    opts.create_if_missing(true);
+    opts.create_missing_column_families(true);
+    rocksdb::DB::open_cf(&opts, db, families).unwrap()
+}
+
+/// Rewrites the metadata of the hash `key` through `change` (a planted
+/// fault); returns the metadata written.
+fn rewrite_hash_meta(
+    engine: &Engine<AnyCodec>,
+    key: &[u8],
+    change: impl FnOnce(&mut Meta),
+) -> Meta {
+    let c = engine.codec();
+    let record = c.meta_record(key, DataType::Hash).unwrap();
+    let raw = engine
+        .store()
+        .get(record.place, &record.key)
+        .unwrap()
+        .unwrap();
+    let mut meta = c.decode_meta(DataType::Hash, &raw).unwrap();
+    change(&mut meta);
+    let mut batch = Batch::default();
+    batch.put(record.place, record.key, c.encode_meta(&meta).unwrap());
+    engine.store().write(batch).unwrap();
+    meta
+}
+
+/// The column families of a Kvrocks 2.5 store.
+const KVROCKS_2_5_FAMILIES: [&str; 6] = [
+    "default",
+    "metadata",
+    "zset_score",
+    "pubsub",
+    "propagate",
+    "stream",
+];
 
 #[test]
 fn a_store_is_read_while_its_writer_holds_the_lock() {
@@ -51,10 +120,6 @@ fn a_read_only_open_of_a_missing_store_fails_and_creates_nothing() {
 #[test]
 fn a_kvrocks_1_store_is_refused_naming_its_version() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("db");
-    let mut opts = rocksdb::Options::default();
-    opts.create_if_missing(true);
-    opts.create_missing_column_families(true);
     let families = [
         "default",
         "metadata",
@@ -63,7 +128,7 @@ fn a_kvrocks_1_store_is_refused_naming_its_version() {
         "slot_metadata",
         "slot",
     ];
-    drop(rocksdb::DB::open_cf(&opts, &db, families).unwrap());
+    drop(create_db(&dir.path().join("db"), &families));
     let (ok, _, stderr) = run(&Args::new("dump").store("kvrocks", dir.path()), "");
     assert!(!ok);
     assert_contains(&stderr, "Kvrocks 1.x");
@@ -152,34 +217,11 @@ const SCRIPT: &str =
 
 #[test]
 fn compat_stores_are_what_each_release_reads() {
+    // Kvrocks 2.10 adds the search family.
+    let kvrocks_2_10_families = [&KVROCKS_2_5_FAMILIES[..], &["search"]].concat();
     let cases: [(&str, &str, &[&str], bool); 2] = [
-        (
-            "kvrocks-2.10",
-            "kvrocks",
-            &[
-                "default",
-                "metadata",
-                "zset_score",
-                "pubsub",
-                "propagate",
-                "stream",
-                "search",
-            ],
-            true,
-        ),
-        (
-            "kvrocks-2.5",
-            "kvrocks",
-            &[
-                "default",
-                "metadata",
-                "zset_score",
-                "pubsub",
-                "propagate",
-                "stream",
-            ],
-            false,
-        ),
+        ("kvrocks-2.10", "kvrocks", &kvrocks_2_10_families, true),
+        ("kvrocks-2.5", "kvrocks", &KVROCKS_2_5_FAMILIES, false),
     ];
     for (compat, format, families, dynamic) in cases {
         let dir = tempfile::tempdir().unwrap();
@@ -192,13 +234,7 @@ fn compat_stores_are_what_each_release_reads() {
         );
         assert!(ok, "{compat}: {stderr}");
         assert_compat_store(&dir.path().join("db"), Format::Kvrocks, families, dynamic);
-        let (ok, stdout, _) = run(
-            &Args::new("exec")
-                .with(&["--read-only"])
-                .store(format, d)
-                .with(&["--", "HGETALL", "h"]),
-            "",
-        );
+        let (ok, stdout, _) = read_only(format, d, &["--", "HGETALL", "h"]);
         assert!(ok);
         assert_eq!(stdout.lines().count(), 6, "{stdout}");
     }
@@ -228,22 +264,19 @@ fn compat_stores_are_what_each_release_reads() {
     // A release of another system's format is refused before anything is written.
     let other = tempfile::tempdir().unwrap();
     let target = other.path().join("x");
-    let (ok, _, stderr) = run(
-        &Args::new("exec")
-            .store("nemo", &target)
-            .with(&["--compat", "kvrocks-2.10", "--", "PING"]),
-        "",
-    );
-    assert!(!ok);
-    assert_contains(&stderr, "writes the kvrocks format");
-    let (ok, _, stderr) = run(
-        &Args::new("exec")
-            .store("ardb", &target)
-            .with(&["--compat", "ardb-0.10", "--", "PING"]),
-        "",
-    );
-    assert!(!ok);
-    assert_contains(&stderr, "RocksDB 5.x");
+    for (format, compat, refusal) in [
+        ("nemo", "kvrocks-2.10", "writes the kvrocks format"),
+        ("ardb", "ardb-0.10", "RocksDB 5.x"),
+    ] {
+        let (ok, _, stderr) = run(
+            &Args::new("exec")
+                .store(format, &target)
+                .with(&["--compat", compat, "--", "PING"]),
+            "",
+        );
+        assert!(!ok, "{format} --compat {compat}");
+        assert_contains(&stderr, refusal);
+    }
 }
 
 #[test]
@@ -264,14 +297,7 @@ fn migrate_writes_a_compat_destination() {
     assert_compat_store(
         &dst.join("db"),
         Format::Kvrocks,
-        &[
-            "default",
-            "metadata",
-            "zset_score",
-            "pubsub",
-            "propagate",
-            "stream",
-        ],
+        &KVROCKS_2_5_FAMILIES,
         false,
     );
 }
@@ -279,11 +305,7 @@ fn migrate_writes_a_compat_destination() {
 /// A copy of the real blackwidow fixture with one fault of each kind.
 fn corrupted_copy(work: &Path) -> PathBuf {
     let dir = work.join("store");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../tests/fixtures/blackwidow/snappy-default"),
-        &dir,
-    );
+    copy_dir(&fixture("blackwidow", "snappy-default"), &dir);
     // At the fixture's read-time clock, as `check` runs below: the
     // compactions this read-write open may start collect nothing live.
     let engine = Engine::open(
@@ -296,18 +318,10 @@ fn corrupted_copy(work: &Path) -> PathBuf {
         },
     )
     .unwrap();
+    // A wrong count: the hash says one more field than it holds.
+    let meta = rewrite_hash_meta(&engine, b"hash:at", |meta| meta.size += 1);
     let c = engine.codec();
     let mut batch = Batch::default();
-    // A wrong count: the hash says one more field than it holds.
-    let record = c.meta_record(b"hash:at", DataType::Hash).unwrap();
-    let raw = engine
-        .store()
-        .get(record.place, &record.key)
-        .unwrap()
-        .unwrap();
-    let mut meta = c.decode_meta(DataType::Hash, &raw).unwrap();
-    meta.size += 1;
-    batch.put(record.place, record.key, c.encode_meta(&meta).unwrap());
     // An orphan: a field of the hash at a version newer than its
     // metadata's, which no read sees and blackwidow's compaction keeps.
     let mut newer = meta.clone();
@@ -339,15 +353,7 @@ fn corrupted_copy(work: &Path) -> PathBuf {
 #[test]
 fn check_passes_on_real_stores_and_finds_every_planted_fault() {
     for name in ["snappy-default", "zlib"] {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../tests/fixtures/blackwidow")
-            .join(name);
-        let (ok, stdout, stderr) = run(
-            &Args::new("check")
-                .store("blackwidow", &dir)
-                .fixed_clock(CLOCK),
-            "",
-        );
+        let (ok, stdout, stderr) = check_blackwidow(&fixture("blackwidow", name));
         assert!(ok, "{name}: {stdout}{stderr}");
         assert_contains(&stdout, "no findings");
         assert!(!stdout.contains(" 0 element records"), "{stdout}");
@@ -357,14 +363,7 @@ fn check_passes_on_real_stores_and_finds_every_planted_fault() {
                 "tables\tzsets\t6 × format_version 5, kXXH3, {compression} (readable by RocksDB 6.27 and later)"
             ));
     }
-    let crosstype =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/blackwidow/crosstype");
-    let (ok, stdout, _) = run(
-        &Args::new("check")
-            .store("blackwidow", &crosstype)
-            .fixed_clock(CLOCK),
-        "",
-    );
+    let (ok, stdout, _) = check_blackwidow(&fixture("blackwidow", "crosstype"));
     assert!(!ok);
     assert_contains(
         &stdout,
@@ -373,13 +372,7 @@ fn check_passes_on_real_stores_and_finds_every_planted_fault() {
     assert_contains(&stdout, "several-types\t\"sh\"\tstring, hash, set");
 
     let work = tempfile::tempdir().unwrap();
-    let dir = corrupted_copy(work.path());
-    let (ok, stdout, _) = run(
-        &Args::new("check")
-            .store("blackwidow", &dir)
-            .fixed_clock(CLOCK),
-        "",
-    );
+    let (ok, stdout, _) = check_blackwidow(&corrupted_copy(work.path()));
     assert!(!ok, "{stdout}");
     for kind in [
         "count\t\"hash:at\"",
@@ -451,10 +444,7 @@ fn a_pika_db_path_names_the_stores_below_it() {
     // Pika 3.1+ keeps a blackwidow store per database below its db-path.
     let work = tempfile::tempdir().unwrap();
     let db_path = work.path().join("db");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/blackwidow/zlib"),
-        &db_path.join("db0"),
-    );
+    copy_dir(&fixture("blackwidow", "zlib"), &db_path.join("db0"));
     let (ok, _, stderr) = run(&Args::new("dump").store("blackwidow", &db_path), "");
     assert!(!ok);
     let db0 = db_path.join("db0");
@@ -466,33 +456,31 @@ fn a_pika_db_path_names_the_stores_below_it() {
     assert!(ok, "{stderr}");
 }
 
-/// Runs each `(namespace, script)` in its namespace of the Kvrocks store
-/// at `dir`.
-fn exec_in_namespaces(dir: &str, scripts: &[(&str, &str)]) {
-    for (ns, script) in scripts {
+/// A Kvrocks store at `work/kv` with a string in namespace `a`, `b_script`
+/// run in namespace `b`, and a string in the namespace named `__namespace`.
+fn kvrocks_with_namespaces(work: &Path, b_script: &str) -> PathBuf {
+    let dir = work.join("kv");
+    for (ns, script) in [
+        ("a", "SET k1 v\n"),
+        ("b", b_script),
+        ("__namespace", "SET k v\n"),
+    ] {
         let (ok, _, stderr) = run(
             &Args::new("exec")
-                .store("kvrocks", dir)
+                .store("kvrocks", &dir)
                 .with(&["--namespace", ns]),
             script,
         );
         assert!(ok, "{stderr}");
     }
+    dir
 }
 
 #[test]
 fn check_covers_every_namespace_of_a_store() {
     let work = tempfile::tempdir().unwrap();
-    let dir = work.path().join("kv");
+    let dir = kvrocks_with_namespaces(work.path(), "HSET h f v g w\n");
     let d = path(&dir);
-    exec_in_namespaces(
-        d,
-        &[
-            ("a", "SET k1 v\n"),
-            ("b", "HSET h f v g w\n"),
-            ("__namespace", "SET k v\n"),
-        ],
-    );
     let (ok, stdout, _) = run(&Args::new("check").store("kvrocks", d), "");
     assert!(ok, "{stdout}");
     for ns in [
@@ -511,18 +499,7 @@ fn check_covers_every_namespace_of_a_store() {
             })
             .unwrap();
         let engine = Engine::open(c, &dir, EngineOptions::default()).unwrap();
-        let c = engine.codec();
-        let record = c.meta_record(b"h", DataType::Hash).unwrap();
-        let raw = engine
-            .store()
-            .get(record.place, &record.key)
-            .unwrap()
-            .unwrap();
-        let mut meta = c.decode_meta(DataType::Hash, &raw).unwrap();
-        meta.size = 5;
-        let mut batch = Batch::default();
-        batch.put(record.place, record.key, c.encode_meta(&meta).unwrap());
-        engine.store().write(batch).unwrap();
+        rewrite_hash_meta(&engine, b"h", |meta| meta.size = 5);
     }
     let (ok, stdout, _) = run(&Args::new("check").store("kvrocks", d), "");
     assert!(!ok);
@@ -548,45 +525,30 @@ fn check_covers_every_namespace_of_a_store() {
     );
 }
 
+/// Runs `script` on the Kvrocks store at `dir` in cluster mode.
+fn exec_in_cluster_mode(dir: &Path, script: &str) {
+    let (ok, _, stderr) = run(
+        &Args::new("exec").store("kvrocks", dir).with(&["--cluster"]),
+        script,
+    );
+    assert!(ok, "{stderr}");
+}
+
 #[test]
 fn a_cluster_store_is_not_read_as_a_standalone_one() {
     let work = tempfile::tempdir().unwrap();
     let cluster = work.path().join("cluster");
     let plain = work.path().join("plain");
-    let (ok, _, _) = run(
-        &Args::new("exec")
-            .store("kvrocks", &cluster)
-            .with(&["--cluster"]),
-        "SET a 1\nSET b 2\n",
-    );
-    assert!(ok);
+    exec_in_cluster_mode(&cluster, "SET a 1\nSET b 2\n");
     let (ok, _, _) = run(&Args::new("exec").store("kvrocks", &plain), "SET a 1\n");
     assert!(ok);
-    let (ok, _, stderr) = run(
-        &Args::new("exec")
-            .with(&["--read-only"])
-            .store("kvrocks", &cluster)
-            .with(&["--", "GET", "a"]),
-        "",
-    );
+    let (ok, _, stderr) = read_only("kvrocks", &cluster, &["--", "GET", "a"]);
     assert!(!ok);
     assert_contains(&stderr, "carries a cluster slot (cluster mode)");
-    let (ok, _, stderr) = run(
-        &Args::new("exec")
-            .with(&["--read-only"])
-            .store("kvrocks", &plain)
-            .with(&["--cluster", "--", "GET", "a"]),
-        "",
-    );
+    let (ok, _, stderr) = read_only("kvrocks", &plain, &["--cluster", "--", "GET", "a"]);
     assert!(!ok);
     assert_contains(&stderr, "not written in cluster mode");
-    let (ok, stdout, _) = run(
-        &Args::new("exec")
-            .with(&["--read-only"])
-            .store("kvrocks", &cluster)
-            .with(&["--cluster", "--", "GET", "b"]),
-        "",
-    );
+    let (ok, stdout, _) = read_only("kvrocks", &cluster, &["--cluster", "--", "GET", "b"]);
     assert!(ok);
     assert_eq!(stdout, "\"2\"\n");
 }
@@ -596,23 +558,13 @@ fn keys_of_an_instance_the_layout_lacks_are_named() {
     // Pika 3.5 keeps streams in a sixth instance beside blackwidow's five.
     let work = tempfile::tempdir().unwrap();
     let dir = work.path().join("db0");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../tests/fixtures/blackwidow/snappy-default"),
-        &dir,
-    );
+    copy_dir(&fixture("blackwidow", "snappy-default"), &dir);
     {
-        let mut opts = rocksdb::Options::default();
-        opts.create_if_missing(true);
-        opts.create_missing_column_families(true);
-        let db = rocksdb::DB::open_cf(&opts, dir.join("streams"), ["default", "data_cf"]).unwrap();
+        let db = create_db(&dir.join("streams"), &["default", "data_cf"]);
         db.put(b"events", b"stream meta").unwrap();
     }
     let d = path(&dir);
-    let (ok, stdout, _) = run(
-        &Args::new("check").store("blackwidow", d).fixed_clock(CLOCK),
-        "",
-    );
+    let (ok, stdout, _) = check_blackwidow(&dir);
     assert!(!ok);
     assert_contains(&stdout, "unmodelled\t\"events\"\tstreams/");
     let dst = work.path().join("kv");
@@ -622,13 +574,7 @@ fn keys_of_an_instance_the_layout_lacks_are_named() {
     let (ok, _, stderr) = run(&args, "");
     assert!(!ok);
     assert_contains(&stderr, "\"events\": it holds a record of streams/");
-    let (_, stdout, _) = run(
-        &Args::new("exec")
-            .with(&["--read-only"])
-            .store("kvrocks", &dst)
-            .with(&["--", "DBSIZE"]),
-        "",
-    );
+    let (_, stdout, _) = read_only("kvrocks", &dst, &["--", "DBSIZE"]);
     assert_eq!(
         stdout, "(integer) 0\n",
         "nothing is written before the refusal"
@@ -641,16 +587,8 @@ fn keys_of_an_instance_the_layout_lacks_are_named() {
 #[test]
 fn every_namespace_migrates_into_its_namesake() {
     let work = tempfile::tempdir().unwrap();
-    let src = work.path().join("kv");
+    let src = kvrocks_with_namespaces(work.path(), "RPUSH l x y\n");
     let s = path(&src);
-    exec_in_namespaces(
-        s,
-        &[
-            ("a", "SET k1 v1\n"),
-            ("b", "RPUSH l x y\n"),
-            ("__namespace", "SET k v\n"),
-        ],
-    );
     let dst = work.path().join("ardb");
     let d = path(&dst);
     let (ok, stdout, stderr) = run(
@@ -665,12 +603,10 @@ fn every_namespace_migrates_into_its_namesake() {
         assert_contains(&stdout, &format!("namespace {ns}:"));
     }
     assert_eq!(stdout.matches("all equal").count(), 3, "{stdout}");
-    let (_, stdout, _) = run(
-        &Args::new("exec")
-            .with(&["--read-only"])
-            .store("ardb", d)
-            .with(&["--namespace", "b", "--", "LRANGE", "l", "0", "-1"]),
-        "",
+    let (_, stdout, _) = read_only(
+        "ardb",
+        d,
+        &["--namespace", "b", "--", "LRANGE", "l", "0", "-1"],
     );
     assert_eq!(stdout, "1) \"x\"\n2) \"y\"\n");
     let (ok, stdout, _) = run(
@@ -701,13 +637,7 @@ fn every_namespace_migrates_into_its_namesake() {
 fn a_cluster_store_migrates_with_src_cluster() {
     let work = tempfile::tempdir().unwrap();
     let src = work.path().join("kv");
-    let (ok, _, _) = run(
-        &Args::new("exec")
-            .store("kvrocks", &src)
-            .with(&["--cluster"]),
-        "SET a 1\nHSET h f v\n",
-    );
-    assert!(ok);
+    exec_in_cluster_mode(&src, "SET a 1\nHSET h f v\n");
     let dst = work.path().join("bw");
     let args = Args::new("migrate")
         .src("kvrocks", &src)
@@ -721,41 +651,17 @@ fn a_cluster_store_migrates_with_src_cluster() {
     assert_contains(&stdout, "2 keys compared, all equal");
 }
 
-/// Debian's `ldb` (package rocksdb-tools, RocksDB 7.8.3), or `None` when it
-/// is not installed and not required (`REDCODEC_REQUIRE_LDB=1`, as CI sets).
-fn older_ldb() -> Option<&'static str> {
-    let found = std::process::Command::new("ldb")
-        .arg("--version")
-        .output()
-        .is_ok();
-    if found {
-        return Some("ldb");
-    }
-    if std::env::var("REDCODEC_REQUIRE_LDB").is_ok_and(|v| v == "1") {
-        panic!("ldb (rocksdb-tools) is required (REDCODEC_REQUIRE_LDB=1)");
-    }
-    redcodec_conformance::skip::record(
-        "compat stores in RocksDB 7.8.3",
-        "ldb is not installed (apt-get install rocksdb-tools)",
-    );
-    None
-}
-
 /// `ldb scan` of one family, as `redcodec dump` lines.
 fn ldb_pairs(ldb: &str, db: &Path, family: &str) -> Vec<String> {
-    let out = std::process::Command::new(ldb)
-        .arg(format!("--db={}", db.display()))
-        .args(["--ignore_unknown_options", "--hex"])
-        .arg(format!("--column_family={family}"))
-        .arg("scan")
-        .output()
-        .unwrap();
-    let listing = text(&out.stdout);
-    assert!(
-        out.status.success(),
-        "ldb scan {family}: {listing}{}",
-        text(&out.stderr)
+    let out = succeeded(
+        std::process::Command::new(ldb)
+            .arg(format!("--db={}", db.display()))
+            .args(["--ignore_unknown_options", "--hex"])
+            .arg(format!("--column_family={family}"))
+            .arg("scan"),
+        &format!("ldb scan {family}"),
     );
+    let listing = text(&out.stdout);
     let instance = db.file_name().unwrap().to_str().unwrap();
     listing
         .lines()
@@ -774,7 +680,11 @@ fn compat_stores_open_in_an_older_rocksdb() {
     // table format, checksums, compression and MANIFEST are old enough.
     // (ldb does read the OPTIONS file, which names RocksDB 11's newer
     // options; the real systems do not read it at open.)
-    let Some(ldb) = older_ldb() else { return };
+    // Debian's `ldb` (package rocksdb-tools, RocksDB 7.8.3): skipped
+    // without it, unless `REDCODEC_REQUIRE_LDB=1` (as CI sets).
+    let Some(ldb) = skip::LDB.find("compat stores in RocksDB 7.8.3") else {
+        return;
+    };
     for compat in ["kvrocks-2.10", "kvrocks-2.5"] {
         let dir = tempfile::tempdir().unwrap();
         let d = path(dir.path());

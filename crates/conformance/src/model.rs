@@ -99,6 +99,29 @@ impl Model {
         self.keys.get_mut(key)
     }
 
+    /// Runs `change` on the value of `key` when it has the variant `pick`
+    /// accepts, then drops the key if that emptied it; `Ok(None)` when the
+    /// key is missing, `Err(WRONGTYPE)` for another type.
+    fn change<T, R>(
+        &mut self,
+        key: &[u8],
+        pick: impl FnOnce(&mut Value) -> Option<&mut T>,
+        change: impl FnOnce(&mut T) -> R,
+    ) -> Result<Option<R>, Reply> {
+        let out = self.typed(key, pick)?.map(change);
+        self.tidy(key);
+        Ok(out)
+    }
+
+    /// The members of the sorted set `key` in Redis order (none when the
+    /// key is missing), or `Err(WRONGTYPE)`.
+    fn members(&mut self, key: &[u8]) -> Result<Vec<(Vec<u8>, f64)>, Reply> {
+        Ok(self
+            .typed(key, as_zset)?
+            .map(|z| ordered(z))
+            .unwrap_or_default())
+    }
+
     /// Drops an emptied collection.
     fn tidy(&mut self, key: &[u8]) {
         let empty = match self.keys.get(key).map(|e| &e.value) {
@@ -253,14 +276,10 @@ impl Model {
                 let h = self.typed_or_new(k, || Value::Hash(BTreeMap::new()), as_hash)?;
                 Reply::Integer(i64::from(h.insert(a[2].clone(), a[3].clone()).is_none()))
             }
-            "HDEL" => {
-                let removed = match self.typed(k, as_hash)? {
-                    Some(h) => i64::from(h.remove(&a[2]).is_some()),
-                    None => 0,
-                };
-                self.tidy(k);
-                Reply::Integer(removed)
-            }
+            "HDEL" => Reply::Integer(
+                self.change(k, as_hash, |h| i64::from(h.remove(&a[2]).is_some()))?
+                    .unwrap_or(0),
+            ),
             "HGET" => Reply::opt_bulk(self.typed(k, as_hash)?.and_then(|h| h.get(&a[2]).cloned())),
             "HLEN" => Reply::Integer(self.typed(k, as_hash)?.map_or(0, |h| h.len() as i64)),
             "HGETALL" => Reply::bulks(
@@ -281,15 +300,16 @@ impl Model {
                 }
                 Reply::Integer(l.len() as i64)
             }
-            "LPOP" | "RPOP" => {
-                let v = match self.typed(k, as_list)? {
-                    Some(l) if name == "LPOP" => l.pop_front(),
-                    Some(l) => l.pop_back(),
-                    None => None,
-                };
-                self.tidy(k);
-                Reply::opt_bulk(v)
-            }
+            "LPOP" | "RPOP" => Reply::opt_bulk(
+                self.change(k, as_list, |l| {
+                    if name == "LPOP" {
+                        l.pop_front()
+                    } else {
+                        l.pop_back()
+                    }
+                })?
+                .flatten(),
+            ),
             "LLEN" => Reply::Integer(self.typed(k, as_list)?.map_or(0, |l| l.len() as i64)),
             "LRANGE" => {
                 let (start, stop) = (int(&a[2]), int(&a[3]));
@@ -301,11 +321,9 @@ impl Model {
             }
             "LINDEX" => {
                 let i = int(&a[2]);
-                let v = self.typed(k, as_list)?.and_then(|l| {
-                    let len = l.len() as i64;
-                    let i = if i < 0 { len + i } else { i };
-                    (0..len).contains(&i).then(|| l[i as usize].clone())
-                });
+                let v = self
+                    .typed(k, as_list)?
+                    .and_then(|l| Some(l[position(i, l.len())?].clone()));
                 Reply::opt_bulk(v)
             }
             "LSET" => {
@@ -313,24 +331,20 @@ impl Model {
                 match self.typed(k, as_list)? {
                     None => return Err(Reply::error("ERR no such key")),
                     Some(l) => {
-                        let len = l.len() as i64;
-                        let i = if i < 0 { len + i } else { i };
-                        if !(0..len).contains(&i) {
+                        let Some(i) = position(i, l.len()) else {
                             return Err(Reply::error("ERR index out of range"));
-                        }
-                        l[i as usize] = a[3].clone();
+                        };
+                        l[i] = a[3].clone();
                         Reply::ok()
                     }
                 }
             }
             "LREM" => {
                 let count = int(&a[2]);
-                let removed = match self.typed(k, as_list)? {
-                    None => 0,
-                    Some(l) => lrem(l, count, &a[3]),
-                };
-                self.tidy(k);
-                Reply::Integer(removed)
+                Reply::Integer(
+                    self.change(k, as_list, |l| lrem(l, count, &a[3]))?
+                        .unwrap_or(0),
+                )
             }
             "LINSERT" => {
                 let before = a[2].eq_ignore_ascii_case(b"BEFORE");
@@ -347,25 +361,20 @@ impl Model {
             }
             "LTRIM" => {
                 let (start, stop) = (int(&a[2]), int(&a[3]));
-                if let Some(l) = self.typed(k, as_list)? {
+                self.change(k, as_list, |l| {
                     let items: Vec<Vec<u8>> = l.iter().cloned().collect();
                     *l = slice(&items, start, stop).into();
-                }
-                self.tidy(k);
+                })?;
                 Reply::ok()
             }
             "SADD" => {
                 let s = self.typed_or_new(k, || Value::Set(BTreeSet::new()), as_set)?;
                 Reply::Integer(i64::from(s.insert(a[2].clone())))
             }
-            "SREM" => {
-                let removed = match self.typed(k, as_set)? {
-                    Some(s) => i64::from(s.remove(&a[2])),
-                    None => 0,
-                };
-                self.tidy(k);
-                Reply::Integer(removed)
-            }
+            "SREM" => Reply::Integer(
+                self.change(k, as_set, |s| i64::from(s.remove(&a[2])))?
+                    .unwrap_or(0),
+            ),
             "SCARD" => Reply::Integer(self.typed(k, as_set)?.map_or(0, |s| s.len() as i64)),
             "SISMEMBER" => Reply::Integer(i64::from(
                 self.typed(k, as_set)?.is_some_and(|s| s.contains(&a[2])),
@@ -387,32 +396,22 @@ impl Model {
                 *s += by;
                 Reply::bulk(format_score(*s))
             }
-            "ZREM" => {
-                let removed = match self.typed(k, as_zset)? {
-                    Some(z) => i64::from(z.remove(&a[2]).is_some()),
-                    None => 0,
-                };
-                self.tidy(k);
-                Reply::Integer(removed)
-            }
+            "ZREM" => Reply::Integer(
+                self.change(k, as_zset, |z| i64::from(z.remove(&a[2]).is_some()))?
+                    .unwrap_or(0),
+            ),
             "ZCARD" => Reply::Integer(self.typed(k, as_zset)?.map_or(0, |z| z.len() as i64)),
             "ZSCORE" => Reply::opt_bulk(
                 self.typed(k, as_zset)?
                     .and_then(|z| z.get(&a[2]).map(|s| format_score(*s).into_bytes())),
             ),
             "ZRANK" => {
-                let rank = self
-                    .typed(k, as_zset)?
-                    .and_then(|z| ordered(z).iter().position(|(m, _)| *m == a[2]));
+                let rank = self.members(k)?.iter().position(|(m, _)| *m == a[2]);
                 rank.map_or(Reply::Nil, |r| Reply::Integer(r as i64))
             }
             "ZRANGE" => {
                 let (start, stop) = (int(&a[2]), int(&a[3]));
-                let all = self
-                    .typed(k, as_zset)?
-                    .map(|z| ordered(z))
-                    .unwrap_or_default();
-                let picked = slice(&all, start, stop);
+                let picked = slice(&self.members(k)?, start, stop);
                 Reply::bulks(
                     picked
                         .into_iter()
@@ -421,12 +420,9 @@ impl Model {
             }
             "ZRANGEBYSCORE" => {
                 let (min, max) = (float(&a[2]), float(&a[3]));
-                let all = self
-                    .typed(k, as_zset)?
-                    .map(|z| ordered(z))
-                    .unwrap_or_default();
                 Reply::bulks(
-                    all.into_iter()
+                    self.members(k)?
+                        .into_iter()
                         .filter(|(_, s)| *s >= min && *s <= max)
                         .map(|(m, _)| m),
                 )
@@ -489,20 +485,21 @@ fn ordered(z: &BTreeMap<Vec<u8>, f64>) -> Vec<(Vec<u8>, f64)> {
     v
 }
 
-/// Redis' `start..=stop` with negative indexes.
+/// Redis' list index `i` into `len` items (negative counts from the end),
+/// or `None` when it falls outside.
+fn position(i: i64, len: usize) -> Option<usize> {
+    let len = len as i64;
+    let i = if i < 0 { len + i } else { i };
+    (0..len).contains(&i).then_some(i as usize)
+}
+
+/// Redis' `start..=stop` with negative indexes: both counted from the
+/// front, then clamped to the items.
 fn slice<T: Clone>(items: &[T], start: i64, stop: i64) -> Vec<T> {
     let len = items.len() as i64;
-    let start = if start < 0 {
-        (len + start).max(0)
-    } else {
-        start
-    };
-    let stop = if stop < 0 {
-        len + stop
-    } else {
-        stop.min(len - 1)
-    };
-    if start > stop || start >= len || stop < 0 {
+    let from_front = |i: i64| if i < 0 { len + i } else { i };
+    let (start, stop) = (from_front(start).max(0), from_front(stop).min(len - 1));
+    if start > stop {
         return Vec::new();
     }
     items[start as usize..=stop as usize].to_vec()

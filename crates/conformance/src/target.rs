@@ -185,16 +185,11 @@ impl RedisServer {
     /// `None` returned — or, under `REDCODEC_REQUIRE_REDIS=1`, the test
     /// fails.
     pub fn start_or_skip(test: &str) -> Option<RedisServer> {
-        match RedisServer::start() {
-            Ok(s) => Some(s),
-            Err(e) if std::env::var("REDCODEC_REQUIRE_REDIS").is_ok_and(|v| v == "1") => {
-                panic!("{test}: redis-server is required (REDCODEC_REQUIRE_REDIS=1): {e}")
-            }
-            Err(e) => {
-                crate::skip::record(test, &e.to_string());
-                None
-            }
-        }
+        RedisServer::start()
+            .inspect_err(|e| {
+                crate::skip::unavailable("REDCODEC_REQUIRE_REDIS", test, &e.to_string());
+            })
+            .ok()
     }
 
     fn read_frame(&mut self) -> Result<OwnedFrame, TargetError> {

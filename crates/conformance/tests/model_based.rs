@@ -23,125 +23,87 @@ enum Step {
     Sleep(u64),
 }
 
-fn pick(words: &'static [&'static str]) -> impl Strategy<Value = String> {
-    proptest::sample::select(words).prop_map(str::to_string)
+fn pick(words: &'static [&'static str]) -> BoxedStrategy<String> {
+    proptest::sample::select(words)
+        .prop_map(str::to_string)
+        .boxed()
+}
+
+/// The commands generated, one a line: each word is a literal, one of the
+/// small alphabets (`key`, `elem`, `val`, `idx`, `score`), or `a|b|c`: one
+/// of those words.
+const COMMANDS: &[&str] = &[
+    "SET key val",
+    "SET key val PX 5|50|500",
+    "GET key",
+    "APPEND key val",
+    "STRLEN key",
+    "INCR key",
+    "DEL key",
+    "EXISTS key",
+    "TYPE key",
+    "PEXPIRE key -1|10|100|1000",
+    "PTTL key",
+    "PERSIST key",
+    "RENAME key key",
+    "HSET key elem val",
+    "HDEL key elem",
+    "HGET key elem",
+    "HLEN key",
+    "HGETALL key",
+    "LPUSH key elem",
+    "RPUSH key elem",
+    "LPOP key",
+    "RPOP key",
+    "LLEN key",
+    "LRANGE key idx idx",
+    "LINDEX key idx",
+    "LSET key idx elem",
+    "LREM key 0|1|-1|2 elem",
+    "LINSERT key BEFORE|AFTER elem elem",
+    "LTRIM key idx idx",
+    "SADD key elem",
+    "SREM key elem",
+    "SCARD key",
+    "SISMEMBER key elem",
+    "SMEMBERS key",
+    "ZADD key score elem",
+    "ZINCRBY key score elem",
+    "ZREM key elem",
+    "ZCARD key",
+    "ZSCORE key elem",
+    "ZRANK key elem",
+    "ZRANGE key idx idx WITHSCORES",
+    "ZRANGEBYSCORE key score score",
+];
+
+/// A strategy for one word of a [`COMMANDS`] line.
+fn word(spec: &'static str) -> BoxedStrategy<String> {
+    match spec {
+        "key" => pick(&["a", "b", "c"]),
+        "elem" => pick(&["x", "y", "z"]),
+        "val" => pick(&["1", "2", "v", ""]),
+        "idx" => pick(&["0", "1", "-1", "2", "-2", "5"]),
+        "score" => pick(&["-1", "0", "0.5", "1", "2", "1.5"]),
+        choice => {
+            proptest::sample::select(choice.split('|').map(str::to_string).collect::<Vec<_>>())
+                .boxed()
+        }
+    }
 }
 
 fn step() -> impl Strategy<Value = Step> {
-    let key = || pick(&["a", "b", "c"]);
-    let elem = || pick(&["x", "y", "z"]);
-    let val = || pick(&["1", "2", "v", ""]);
-    let idx = || pick(&["0", "1", "-1", "2", "-2", "5"]);
-    let score = || pick(&["-1", "0", "0.5", "1", "2", "1.5"]);
-    let cmd = |parts: Vec<BoxedStrategy<String>>| parts.prop_map(Step::Cmd);
-    let lit = |s: &'static str| Just(s.to_string()).boxed();
-    prop_oneof![
-        cmd(vec![lit("SET"), key().boxed(), val().boxed()]),
-        cmd(vec![
-            lit("SET"),
-            key().boxed(),
-            val().boxed(),
-            lit("PX"),
-            pick(&["5", "50", "500"]).boxed()
-        ]),
-        cmd(vec![lit("GET"), key().boxed()]),
-        cmd(vec![lit("APPEND"), key().boxed(), val().boxed()]),
-        cmd(vec![lit("STRLEN"), key().boxed()]),
-        cmd(vec![lit("INCR"), key().boxed()]),
-        cmd(vec![lit("DEL"), key().boxed()]),
-        cmd(vec![lit("EXISTS"), key().boxed()]),
-        cmd(vec![lit("TYPE"), key().boxed()]),
-        cmd(vec![
-            lit("PEXPIRE"),
-            key().boxed(),
-            pick(&["-1", "10", "100", "1000"]).boxed()
-        ]),
-        cmd(vec![lit("PTTL"), key().boxed()]),
-        cmd(vec![lit("PERSIST"), key().boxed()]),
-        cmd(vec![lit("RENAME"), key().boxed(), key().boxed()]),
-        cmd(vec![
-            lit("HSET"),
-            key().boxed(),
-            elem().boxed(),
-            val().boxed()
-        ]),
-        cmd(vec![lit("HDEL"), key().boxed(), elem().boxed()]),
-        cmd(vec![lit("HGET"), key().boxed(), elem().boxed()]),
-        cmd(vec![lit("HLEN"), key().boxed()]),
-        cmd(vec![lit("HGETALL"), key().boxed()]),
-        cmd(vec![lit("LPUSH"), key().boxed(), elem().boxed()]),
-        cmd(vec![lit("RPUSH"), key().boxed(), elem().boxed()]),
-        cmd(vec![lit("LPOP"), key().boxed()]),
-        cmd(vec![lit("RPOP"), key().boxed()]),
-        cmd(vec![lit("LLEN"), key().boxed()]),
-        cmd(vec![
-            lit("LRANGE"),
-            key().boxed(),
-            idx().boxed(),
-            idx().boxed()
-        ]),
-        cmd(vec![lit("LINDEX"), key().boxed(), idx().boxed()]),
-        cmd(vec![
-            lit("LSET"),
-            key().boxed(),
-            idx().boxed(),
-            elem().boxed()
-        ]),
-        cmd(vec![
-            lit("LREM"),
-            key().boxed(),
-            pick(&["0", "1", "-1", "2"]).boxed(),
-            elem().boxed()
-        ]),
-        cmd(vec![
-            lit("LINSERT"),
-            key().boxed(),
-            pick(&["BEFORE", "AFTER"]).boxed(),
-            elem().boxed(),
-            elem().boxed()
-        ]),
-        cmd(vec![
-            lit("LTRIM"),
-            key().boxed(),
-            idx().boxed(),
-            idx().boxed()
-        ]),
-        cmd(vec![lit("SADD"), key().boxed(), elem().boxed()]),
-        cmd(vec![lit("SREM"), key().boxed(), elem().boxed()]),
-        cmd(vec![lit("SCARD"), key().boxed()]),
-        cmd(vec![lit("SISMEMBER"), key().boxed(), elem().boxed()]),
-        cmd(vec![lit("SMEMBERS"), key().boxed()]),
-        cmd(vec![
-            lit("ZADD"),
-            key().boxed(),
-            score().boxed(),
-            elem().boxed()
-        ]),
-        cmd(vec![
-            lit("ZINCRBY"),
-            key().boxed(),
-            score().boxed(),
-            elem().boxed()
-        ]),
-        cmd(vec![lit("ZREM"), key().boxed(), elem().boxed()]),
-        cmd(vec![lit("ZCARD"), key().boxed()]),
-        cmd(vec![lit("ZSCORE"), key().boxed(), elem().boxed()]),
-        cmd(vec![lit("ZRANK"), key().boxed(), elem().boxed()]),
-        cmd(vec![
-            lit("ZRANGE"),
-            key().boxed(),
-            idx().boxed(),
-            idx().boxed(),
-            lit("WITHSCORES")
-        ]),
-        cmd(vec![
-            lit("ZRANGEBYSCORE"),
-            key().boxed(),
-            score().boxed(),
-            score().boxed()
-        ]),
-        pick(&["1", "20", "200"]).prop_map(|ms| Step::Sleep(ms.parse().unwrap_or(1))),
-    ]
+    let commands = COMMANDS.iter().map(|line| {
+        line.split(' ')
+            .map(word)
+            .collect::<Vec<_>>()
+            .prop_map(Step::Cmd)
+            .boxed()
+    });
+    let sleep = word("1|20|200")
+        .prop_map(|ms| Step::Sleep(ms.parse().unwrap_or(1)))
+        .boxed();
+    proptest::strategy::Union::new(commands.chain([sleep]))
 }
 
 /// Commands whose reply order Redis does not define.

@@ -9,14 +9,8 @@ use redcodec_conformance::{corpus_dir, runner, scenario, target::RedisServer};
 
 #[test]
 fn corpus_matches_real_redis() {
-    let required = std::env::var("REDCODEC_REQUIRE_REDIS").is_ok_and(|v| v == "1");
-    let mut server = match RedisServer::start() {
-        Ok(s) => s,
-        Err(e) if !required => {
-            redcodec_conformance::skip::record("conformance real-Redis oracle", &e.to_string());
-            return;
-        }
-        Err(e) => panic!("{e}"),
+    let Some(mut server) = RedisServer::start_or_skip("conformance real-Redis oracle") else {
+        return;
     };
     let scenarios = scenario::load_dir(&corpus_dir()).expect("corpus parses");
     let report = runner::run(&mut server, &scenarios).expect("run completes");

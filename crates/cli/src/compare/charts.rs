@@ -19,6 +19,7 @@ use redcodec_formats::Format;
 
 use super::figure::Figure;
 use super::format_run::FormatResult;
+use super::measure::Space;
 use super::report::{timing, Against, Report, OWN_SET_GOALS};
 use super::workload::STEPS;
 use crate::error::CliError;
@@ -693,33 +694,35 @@ pub fn charts(report: &Report) -> Vec<Chart> {
             OWN_SET_GOALS.iter().map(|(_, t)| Some(*t)).collect(),
         )),
     };
-    let raw_space = report.raw.space;
-    let bytes = Chart {
-        id: "bytes_per_element",
-        title: "SST bytes per element after a full compaction".into(),
-        axis: "bytes per element".into(),
-        unit: Unit::Bytes,
+    // A figure per element of the compacted store, against raw RocksDB's
+    // (the axis names it as the id does).
+    let per_element = |id, what: &str, unit, figure: fn(&Space) -> f64, raw: &str| Chart {
+        id,
+        title: format!("{what} per element after a full compaction"),
+        axis: id.replace('_', " "),
+        unit,
         rows: stores.clone(),
-        series: per_store(report, |f| Some(Figure::one(f.space.bytes_per_element()))),
+        series: per_store(report, |f| Some(Figure::one(figure(&f.space)))),
         reference: Some((
-            "raw RocksDB (string keys only)".into(),
-            vec![Some(raw_space.bytes_per_element()); stores.len()],
+            raw.into(),
+            vec![Some(figure(&report.raw.space)); stores.len()],
         )),
         goals: None,
     };
-    let records = Chart {
-        id: "records_per_element",
-        title: "RocksDB records per element after a full compaction".into(),
-        axis: "records per element".into(),
-        unit: Unit::Count,
-        rows: stores.clone(),
-        series: per_store(report, |f| Some(Figure::one(f.space.records_per_element()))),
-        reference: Some((
-            "raw RocksDB (one record per key)".into(),
-            vec![Some(raw_space.records_per_element()); stores.len()],
-        )),
-        goals: None,
-    };
+    let bytes = per_element(
+        "bytes_per_element",
+        "SST bytes",
+        Unit::Bytes,
+        Space::bytes_per_element,
+        "raw RocksDB (string keys only)",
+    );
+    let records = per_element(
+        "records_per_element",
+        "RocksDB records",
+        Unit::Count,
+        Space::records_per_element,
+        "raw RocksDB (one record per key)",
+    );
     let amp = Chart {
         id: "write_amp",
         title: "Write amplification (SST bytes written / logical bytes)".into(),

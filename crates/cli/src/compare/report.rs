@@ -4,8 +4,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::figure::Figure;
-use super::format_run::FormatResult;
+use super::format_run::{DelResult, FormatResult};
 use super::instructions::{Instructions, COMMANDS, RAW};
+use super::measure::{Space, WriteAmp};
 use super::raw::RawResult;
 use super::scaling::{Scaling, THREADS};
 use super::workload::{kind_of, Kind, Sizes, Timing, STEPS};
@@ -327,16 +328,7 @@ pub fn rate(x: f64) -> String {
     if !x.is_finite() {
         return "inf".into();
     }
-    let n = x.round() as u64;
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    crate::migrate::thousands(x.round() as u64)
 }
 
 /// A figure as `median (lowest–highest)`, or the value alone when it was
@@ -416,19 +408,47 @@ pub struct Tables {
     pub goals: Table,
 }
 
+/// Appends a table whose figures start at column `right_from`.
 fn table(
     out: &mut Vec<Table>,
     title: &str,
-    header: &[String],
-    rows: &[Vec<String>],
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
     right_from: usize,
 ) {
     out.push(Table {
         title: title.to_string(),
-        header: header.to_vec(),
-        rows: rows.to_vec(),
+        header,
+        rows,
         right_from,
     });
+}
+
+/// Column names as owned strings.
+fn columns(names: &[&str]) -> Vec<String> {
+    names.iter().map(ToString::to_string).collect()
+}
+
+/// Each format's `(name, space, write amplification)`, then raw RocksDB's
+/// under `raw_name`.
+fn stores<'a>(
+    report: &'a Report,
+    raw_name: &'a str,
+) -> impl Iterator<Item = (&'a str, &'a Space, &'a WriteAmp)> {
+    report
+        .formats
+        .iter()
+        .map(|f| (f.format.as_str(), &f.space, &f.write_amp))
+        .chain([(raw_name, &report.raw.space, &report.raw.write_amp)])
+}
+
+/// One row per DEL of every format, made by `row` from the format's name.
+fn del_rows(report: &Report, row: impl Fn(&str, &DelResult) -> Vec<String>) -> Vec<Vec<String>> {
+    report
+        .formats
+        .iter()
+        .flat_map(|f| f.del.iter().map(|d| row(&f.format, d)))
+        .collect()
 }
 
 /// The run's sizes in one line.
@@ -465,10 +485,13 @@ pub fn tables(report: &Report) -> String {
 /// The tables, one per metric.
 pub fn table_set(report: &Report) -> Tables {
     let mut out = Vec::new();
-    let names: Vec<String> = report.formats.iter().map(|f| f.format.clone()).collect();
+    let command_and_formats = || {
+        let mut header = vec!["command".to_string()];
+        header.extend(report.formats.iter().map(|f| f.format.clone()));
+        header
+    };
 
-    let mut header = vec!["command".to_string()];
-    header.extend(names.iter().cloned());
+    let mut header = command_and_formats();
     header.push("raw rocksdb (put / get)".into());
     let rows: Vec<Vec<String>> = STEPS
         .iter()
@@ -494,13 +517,11 @@ pub fn table_set(report: &Report) -> Tables {
     table(
         &mut out,
         "Operations per second (single thread)",
-        &header,
-        &rows,
+        header,
+        rows,
         1,
     );
 
-    let mut header = vec!["command".to_string()];
-    header.extend(names.iter().cloned());
     let rows: Vec<Vec<String>> = STEPS
         .iter()
         .map(|step| {
@@ -521,13 +542,12 @@ pub fn table_set(report: &Report) -> Tables {
     table(
         &mut out,
         "Ratio to raw RocksDB (put for writes, get for reads)",
-        &header,
-        &rows,
+        command_and_formats(),
+        rows,
         1,
     );
 
-    let mut header = vec!["command".to_string()];
-    header.extend(names.iter().cloned());
+    let mut header = command_and_formats();
     header.push("goal".into());
     let rows: Vec<Vec<String>> = OWN_SET_GOALS
         .iter()
@@ -546,49 +566,53 @@ pub fn table_set(report: &Report) -> Tables {
     table(
         &mut out,
         "Collection writes against the format's own SET",
-        &header,
-        &rows,
+        header,
+        rows,
         1,
     );
 
-    let header: Vec<String> = [
+    let header = columns(&[
         "store",
         "elements",
         "SST bytes",
         "bytes / element",
         "records",
         "records / element",
-    ]
-    .map(String::from)
-    .to_vec();
-    let mut rows: Vec<Vec<String>> = report
-        .formats
-        .iter()
-        .map(|f| space_row(&f.format, &f.space))
+    ]);
+    let rows = stores(report, RAW_SET_KEYS)
+        .map(|(name, s, _)| {
+            vec![
+                name.to_string(),
+                rate(s.elements as f64),
+                rate(s.sst_bytes as f64),
+                format!("{:.1}", s.bytes_per_element()),
+                rate(s.records as f64),
+                format!("{:.3}", s.records_per_element()),
+            ]
+        })
         .collect();
-    rows.push(space_row("raw rocksdb (SET keys only)", &report.raw.space));
-    table(&mut out, "Space after a full compaction", &header, &rows, 1);
+    table(&mut out, "Space after a full compaction", header, rows, 1);
 
-    let header: Vec<String> = [
+    let header = columns(&[
         "store",
         "logical bytes written",
         "SST bytes written (flush + compaction)",
         "write amplification",
-    ]
-    .map(String::from)
-    .to_vec();
-    let mut rows: Vec<Vec<String>> = report
-        .formats
-        .iter()
-        .map(|f| amp_row(&f.format, &f.write_amp))
+    ]);
+    let rows = stores(report, RAW_SET_KEYS)
+        .map(|(name, _, w)| {
+            vec![
+                name.to_string(),
+                rate(w.logical_bytes as f64),
+                w.sst_bytes_written.map_or("n/a".into(), |b| rate(b as f64)),
+                w.amplification()
+                    .map_or("n/a".into(), |a| format!("{a:.2}")),
+            ]
+        })
         .collect();
-    rows.push(amp_row(
-        "raw rocksdb (SET keys only)",
-        &report.raw.write_amp,
-    ));
-    table(&mut out, "Write amplification", &header, &rows, 1);
+    table(&mut out, "Write amplification", header, rows, 1);
 
-    let header: Vec<String> = [
+    let header = columns(&[
         "format",
         "hash fields",
         "DEL time (median)",
@@ -598,41 +622,31 @@ pub fn table_set(report: &Report) -> Tables {
         "records left after compaction",
         "of which metadata",
         "space back",
-    ]
-    .map(String::from)
-    .to_vec();
-    let rows: Vec<Vec<String>> = report
-        .formats
-        .iter()
-        .flat_map(|f| {
-            f.del.iter().map(|d| {
-                vec![
-                    f.format.clone(),
-                    rate(d.fields as f64),
-                    duration(d.seconds),
-                    d.seconds_spread.map_or("-".into(), |s| {
-                        format!("{} – {}", duration(s.min), duration(s.max))
-                    }),
-                    d.samples.to_string(),
-                    rate(d.records_before as f64),
-                    rate(d.records_left as f64),
-                    if d.meta_left { "1" } else { "0" }.into(),
-                    if d.elements_left() == 0 { "yes" } else { "no" }.into(),
-                ]
-            })
-        })
-        .collect();
-    table(&mut out, "DEL of a big hash", &header, &rows, 1);
+    ]);
+    let rows = del_rows(report, |format, d| {
+        vec![
+            format.to_string(),
+            rate(d.fields as f64),
+            duration(d.seconds),
+            d.seconds_spread.map_or("-".into(), |s| {
+                format!("{} – {}", duration(s.min), duration(s.max))
+            }),
+            d.samples.to_string(),
+            rate(d.records_before as f64),
+            rate(d.records_left as f64),
+            if d.meta_left { "1" } else { "0" }.into(),
+            if d.elements_left() == 0 { "yes" } else { "no" }.into(),
+        ]
+    });
+    table(&mut out, "DEL of a big hash", header, rows, 1);
 
-    let header: Vec<String> = [
+    let header = columns(&[
         "store",
         "SET, 1 thread (ops/s)",
         "SET, 2 threads on different keys (ops/s)",
         "speedup",
         "speedup / raw RocksDB's",
-    ]
-    .map(String::from)
-    .to_vec();
+    ]);
     let raw_speedup = report
         .scaling
         .iter()
@@ -655,13 +669,12 @@ pub fn table_set(report: &Report) -> Tables {
     table(
         &mut out,
         &format!("Writer threads: SET with 1 and {THREADS} threads"),
-        &header,
-        &rows,
+        header,
+        rows,
         1,
     );
 
-    let mut header = vec!["command".to_string()];
-    header.extend(names.iter().cloned());
+    let mut header = command_and_formats();
     header.push("raw rocksdb (put / get)".into());
     let count_of = |store: &str, command: &str| {
         report
@@ -690,18 +703,23 @@ pub fn table_set(report: &Report) -> Tables {
     table(
         &mut out,
         "Instructions per operation (callgrind; the engine, the codec and RocksDB's foreground work)",
-        &header,
-        &rows,
+        header,
+        rows,
         1,
     );
 
-    let header: Vec<String> = ["goal", "measured", "met"].map(String::from).to_vec();
     let rows: Vec<Vec<String>> = report
         .goals
         .iter()
         .map(|g| vec![g.goal.clone(), g.measured.clone(), g.status.label().into()])
         .collect();
-    table(&mut out, "Performance goals", &header, &rows, 3);
+    table(
+        &mut out,
+        "Performance goals",
+        columns(&["goal", "measured", "met"]),
+        rows,
+        3,
+    );
     let mut it = out.into_iter();
     let mut next = || it.next().expect("nine tables");
     Tables {
@@ -717,26 +735,8 @@ pub fn table_set(report: &Report) -> Tables {
     }
 }
 
-fn space_row(name: &str, s: &super::measure::Space) -> Vec<String> {
-    vec![
-        name.to_string(),
-        rate(s.elements as f64),
-        rate(s.sst_bytes as f64),
-        format!("{:.1}", s.bytes_per_element()),
-        rate(s.records as f64),
-        format!("{:.3}", s.records_per_element()),
-    ]
-}
-
-fn amp_row(name: &str, w: &super::measure::WriteAmp) -> Vec<String> {
-    vec![
-        name.to_string(),
-        rate(w.logical_bytes as f64),
-        w.sst_bytes_written.map_or("n/a".into(), |b| rate(b as f64)),
-        w.amplification()
-            .map_or("n/a".into(), |a| format!("{a:.2}")),
-    ]
-}
+/// Raw RocksDB's name in the space and write amplification tables.
+const RAW_SET_KEYS: &str = "raw rocksdb (SET keys only)";
 
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -838,22 +838,18 @@ pub fn write_files(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf
         &rows,
     )?;
 
-    let space = |name: &str, s: &super::measure::Space| {
-        vec![
-            name.to_string(),
-            s.elements.to_string(),
-            s.sst_bytes.to_string(),
-            format!("{:.3}", s.bytes_per_element()),
-            s.records.to_string(),
-            format!("{:.4}", s.records_per_element()),
-        ]
-    };
-    let mut rows: Vec<Vec<String>> = report
-        .formats
-        .iter()
-        .map(|f| space(&f.format, &f.space))
-        .collect();
-    rows.push(space("raw", &report.raw.space));
+    let rows = stores(report, "raw")
+        .map(|(name, s, _)| {
+            vec![
+                name.to_string(),
+                s.elements.to_string(),
+                s.sst_bytes.to_string(),
+                format!("{:.3}", s.bytes_per_element()),
+                s.records.to_string(),
+                format!("{:.4}", s.records_per_element()),
+            ]
+        })
+        .collect::<Vec<_>>();
     csv.write(
         "space.csv",
         &[
@@ -867,20 +863,16 @@ pub fn write_files(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf
         &rows,
     )?;
 
-    let amp = |name: &str, w: &super::measure::WriteAmp| {
-        vec![
-            name.to_string(),
-            w.logical_bytes.to_string(),
-            opt(w.sst_bytes_written),
-            opt(w.amplification().map(|a| format!("{a:.4}"))),
-        ]
-    };
-    let mut rows: Vec<Vec<String>> = report
-        .formats
-        .iter()
-        .map(|f| amp(&f.format, &f.write_amp))
-        .collect();
-    rows.push(amp("raw", &report.raw.write_amp));
+    let rows = stores(report, "raw")
+        .map(|(name, _, w)| {
+            vec![
+                name.to_string(),
+                w.logical_bytes.to_string(),
+                opt(w.sst_bytes_written),
+                opt(w.amplification().map(|a| format!("{a:.4}"))),
+            ]
+        })
+        .collect::<Vec<_>>();
     csv.write(
         "write_amp.csv",
         &[
@@ -892,25 +884,19 @@ pub fn write_files(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf
         &rows,
     )?;
 
-    let rows: Vec<Vec<String>> = report
-        .formats
-        .iter()
-        .flat_map(|f| {
-            f.del.iter().map(|d| {
-                vec![
-                    f.format.clone(),
-                    d.fields.to_string(),
-                    format!("{:.9}", d.seconds),
-                    d.samples.to_string(),
-                    d.records_before.to_string(),
-                    d.records_left.to_string(),
-                    d.meta_left.to_string(),
-                    d.elements_left().to_string(),
-                    d.sst_bytes_left.to_string(),
-                ]
-            })
-        })
-        .collect();
+    let rows = del_rows(report, |format, d| {
+        vec![
+            format.to_string(),
+            d.fields.to_string(),
+            format!("{:.9}", d.seconds),
+            d.samples.to_string(),
+            d.records_before.to_string(),
+            d.records_left.to_string(),
+            d.meta_left.to_string(),
+            d.elements_left().to_string(),
+            d.sst_bytes_left.to_string(),
+        ]
+    });
     csv.write(
         "del.csv",
         &[

@@ -449,12 +449,16 @@ mod tests {
 
     #[test]
     fn numbers_print_for_people() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(1_234_567), "1,234,567");
-        assert_eq!(human_bytes(12), "12 B");
-        assert_eq!(human_bytes(1536), "1.5 KiB");
-        assert_eq!(human_bytes(3 << 20), "3.0 MiB");
+        for (n, text) in [
+            (0, "0"),
+            (999, "999"),
+            (1000, "1,000"),
+            (1_234_567, "1,234,567"),
+        ] {
+            assert_eq!(thousands(n), text);
+        }
+        for (n, text) in [(12, "12 B"), (1536, "1.5 KiB"), (3 << 20, "3.0 MiB")] {
+            assert_eq!(human_bytes(n), text);
+        }
     }
 }

@@ -44,6 +44,15 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// A store of the fixtures: `tests/fixtures/SYSTEM/NAME`.
+#[allow(dead_code)]
+pub fn fixture(system: &str, name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(system)
+        .join(name)
+}
+
 /// A path as a command-line argument.
 #[allow(dead_code)]
 pub fn path(p: &Path) -> &str {
@@ -126,16 +135,35 @@ pub fn exec_at(clock: &str, format: &str, dir: &Path, script: &str) -> String {
     text(&out.stdout)
 }
 
+/// Runs `cmd` and checks it succeeded (`what` names it in a failure);
+/// returns its output.
+#[allow(dead_code)]
+#[track_caller]
+pub fn succeeded(cmd: &mut Command, what: &str) -> Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{what} does not run: {e}"));
+    assert!(
+        out.status.success(),
+        "{what} failed: {}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    out
+}
+
 /// Runs `redcodec compare` on a tiny workload (200 keys, collections of
-/// 50 elements, a hash of 2,000 fields, 3 rounds), writing its files to `out`.
+/// 50 elements, a hash of 2,000 fields, 3 rounds), writing its files to
+/// `out`; checks it succeeded and returns its output.
 #[allow(dead_code)]
 pub fn tiny_compare(out: &Path) -> Output {
-    binary()
-        .args(["compare", "--keys", "200", "--elements", "50"])
-        .args(["--big-hash", "2000", "--rounds", "3", "--out"])
-        .arg(out)
-        .output()
-        .expect("binary runs")
+    succeeded(
+        binary()
+            .args(["compare", "--keys", "200", "--elements", "50"])
+            .args(["--big-hash", "2000", "--rounds", "3", "--out"])
+            .arg(out),
+        "redcodec compare",
+    )
 }
 
 /// The `redcodec` binary as a command to complete.
@@ -177,4 +205,14 @@ pub fn kill_when_paused(cmd: &mut Command, commit: u64) {
 #[track_caller]
 pub fn assert_contains(text: &str, part: &str) {
     assert!(text.contains(part), "{text}");
+}
+
+/// A Redis command from its words, as on a `redis-cli` line.
+#[allow(dead_code)]
+pub fn command(words: &[&str]) -> redis::Cmd {
+    let mut cmd = redis::cmd(words[0]);
+    for word in &words[1..] {
+        cmd.arg(*word);
+    }
+    cmd
 }

@@ -71,6 +71,15 @@ impl Serve {
         Serve { child, addr }
     }
 
+    /// [`Serve::start`] on a fresh store directory, removed when the
+    /// returned guard drops: bound first (`let (_tmp, server) = …`), it
+    /// drops after the server stops.
+    #[allow(dead_code)]
+    pub fn on_fresh_store(format: &str, extra: &[&str]) -> (tempfile::TempDir, Serve) {
+        let (tmp, dir) = store_dir();
+        (tmp, Serve::start(format, &dir, extra))
+    }
+
     /// `redis://addr/` with `query` appended.
     pub fn url(&self, query: &str) -> String {
         format!("redis://{}/{query}", self.addr)
@@ -190,4 +199,16 @@ pub fn connect(url: &str) -> redis::Connection {
     redis::Client::open(url)
         .and_then(|c| c.get_connection())
         .expect("connects")
+}
+
+/// A bulk string reply.
+#[allow(dead_code)]
+pub fn bulk(s: &str) -> redis::Value {
+    redis::Value::BulkString(s.as_bytes().to_vec())
+}
+
+/// An array reply of bulk strings.
+#[allow(dead_code)]
+pub fn bulks(items: &[&str]) -> redis::Value {
+    redis::Value::Array(items.iter().map(|s| bulk(s)).collect())
 }
