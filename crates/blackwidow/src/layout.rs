@@ -54,20 +54,9 @@ pub const ZSETS_SCORE_COMPARATOR: ComparatorSpec = ComparatorSpec {
 
 /// The whole layout.
 pub fn layout() -> Layout {
-    let cf = |name, comparator, gc| CfSpec {
-        name,
-        comparator,
-        gc,
-        merge: None,
-        created_on_first_write: false,
-    };
+    let cf = CfSpec::plain;
     let meta = || cf("default", None, GcRule::Metadata);
-    let inst = |dir, column_families| InstanceSpec {
-        dir,
-        column_families,
-        refused: &[],
-        other_families: None,
-    };
+    let inst = InstanceSpec::new;
     Layout {
         instances: vec![
             inst("strings", vec![meta()]),

@@ -87,6 +87,21 @@ pub struct CfSpec {
     pub created_on_first_write: bool,
 }
 
+impl CfSpec {
+    /// A family that exists from the start and takes no merge operands:
+    /// `name`, ordered by `comparator` (`None`: bytewise), compacted by
+    /// `gc`.
+    pub const fn plain(name: &'static str, comparator: Option<ComparatorSpec>, gc: GcRule) -> Self {
+        CfSpec {
+            name,
+            comparator,
+            gc,
+            merge: None,
+            created_on_first_write: false,
+        }
+    }
+}
+
 /// One RocksDB instance of a layout.
 #[derive(Clone, Debug)]
 pub struct InstanceSpec {
@@ -103,6 +118,19 @@ pub struct InstanceSpec {
     /// filter, and never writes to it; `None` refuses a store that holds
     /// one.
     pub other_families: Option<ComparatorSpec>,
+}
+
+impl InstanceSpec {
+    /// The instance in `dir` holding `column_families`, refusing no
+    /// family and opening no family it does not name.
+    pub fn new(dir: &'static str, column_families: Vec<CfSpec>) -> Self {
+        InstanceSpec {
+            dir,
+            column_families,
+            refused: &[],
+            other_families: None,
+        }
+    }
 }
 
 /// A format's whole on-disk layout.

@@ -45,13 +45,7 @@ pub const ZSETS_SCORE_COMPARATOR: ComparatorSpec = ComparatorSpec {
 
 /// The layout of `instances` instances (1 to [`MAX_INSTANCES`]).
 pub fn layout(instances: usize) -> Layout {
-    let cf = |name, comparator, gc| CfSpec {
-        name,
-        comparator,
-        gc,
-        merge: None,
-        created_on_first_write: false,
-    };
+    let cf = CfSpec::plain;
     let families = || {
         vec![
             cf("default", None, GcRule::Metadata),
@@ -71,12 +65,7 @@ pub fn layout(instances: usize) -> Layout {
     Layout {
         instances: DIRS[..instances.clamp(1, MAX_INSTANCES)]
             .iter()
-            .map(|dir| InstanceSpec {
-                dir,
-                column_families: families(),
-                refused: &[],
-                other_families: None,
-            })
+            .map(|&dir| InstanceSpec::new(dir, families()))
             .collect(),
     }
 }
