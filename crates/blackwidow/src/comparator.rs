@@ -17,6 +17,8 @@
 
 use std::cmp::Ordering;
 
+use redcodec_codec::ComparatorSpec;
+
 use byteorder::{ByteOrder, LittleEndian};
 
 use crate::keys::{KEY_SIZE_LEN, VERSION_LEN, WORD_LEN};
@@ -79,6 +81,12 @@ pub fn lists_data_key_compare(a: &[u8], b: &[u8]) -> Ordering {
     }
 }
 
+/// [`lists_data_key_compare`] under its recorded name, as `lists/data_cf` declares it.
+pub const LISTS_DATA_SPEC: ComparatorSpec = ComparatorSpec {
+    name: LISTS_DATA_KEY_COMPARATOR,
+    compare: lists_data_key_compare,
+};
+
 /// A well-formed score key: `key_size ‖ key ‖ version` (the prefix), an
 /// 8-byte score, then any member.
 fn parse_score_key(raw: &[u8]) -> Option<(&[u8], f64, &[u8])> {
@@ -136,6 +144,12 @@ pub fn zsets_score_key_compare(a: &[u8], b: &[u8]) -> Ordering {
         (None, None) => a.cmp(b),
     }
 }
+
+/// [`zsets_score_key_compare`] under its recorded name, as `zsets/score_cf` declares it.
+pub const ZSETS_SCORE_SPEC: ComparatorSpec = ComparatorSpec {
+    name: ZSETS_SCORE_KEY_COMPARATOR,
+    compare: zsets_score_key_compare,
+};
 
 #[cfg(test)]
 mod tests {

@@ -10,9 +10,9 @@ use redcodec_codec::{
     Codec, DataType, GcDecision, ListBounds, Meta, Place, SubId, SubKind, SubValue,
 };
 use redcodec_testkit::{
-    assert_element, assert_element_bytes, assert_gc_of_set_meta, assert_meta_bytes,
-    assert_meta_record, edge_elements, field_f_v, filled_metas, member_m_1_5, place_names, unhex,
-    SetMetas,
+    assert_element, assert_element_bytes, assert_gc_meta_until, assert_gc_of_set_meta,
+    assert_meta_bytes, assert_meta_record, edge_elements, field_f_v, filled_metas, member_m_1_5,
+    place_names, unhex, SetMetas,
 };
 
 /// 1700000000 s = 0x6553F100, LE `00 f1 53 65`.
@@ -54,14 +54,7 @@ fn setex_foo_100_bar() {
     let meta = Meta::string(b"bar".to_vec(), (T + 100) * 1000);
     let value = assert_meta_bytes(&c, DataType::String, &meta, &unhex("62 61 72 64 f1 53 65"));
     let rec = c.meta_record(b"foo", DataType::String).unwrap();
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &value, (T + 100) * 1000),
-        GcDecision::Keep
-    );
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &value, (T + 101) * 1000),
-        GcDecision::Drop
-    );
+    assert_gc_meta_until(&c, &rec, &value, (T + 100) * 1000, (T + 101) * 1000);
 }
 
 #[test]
@@ -112,14 +105,7 @@ fn del_h_resets_the_meta() {
         .gc_sub_owner(c.sub_place(SubKind::HashField, b"k"), &old_key, &[])
         .unwrap();
     assert_eq!(c.gc_sub(&owner, Some(&bytes), T_MS), GcDecision::Drop);
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &bytes, T_MS),
-        GcDecision::Keep
-    );
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &bytes, (T + 2) * 1000),
-        GcDecision::Drop
-    );
+    assert_gc_meta_until(&c, &rec, &bytes, T_MS, (T + 2) * 1000);
 }
 
 #[test]

@@ -8,6 +8,8 @@
 
 use std::cmp::Ordering;
 
+use redcodec_codec::ComparatorSpec;
+
 use crate::keys::{delimiter_end, PREFIX_RESERVE_LEN, VERSION_LEN};
 
 /// The name `ListsDataKeyComparatorImpl::Name` gives (kept "floyd" in
@@ -70,6 +72,12 @@ pub fn lists_data_key_compare(a: &[u8], b: &[u8]) -> Ordering {
     }
 }
 
+/// [`lists_data_key_compare`] under its recorded name, as `list_data_cf` declares it.
+pub const LISTS_DATA_SPEC: ComparatorSpec = ComparatorSpec {
+    name: LISTS_DATA_KEY_COMPARATOR,
+    compare: lists_data_key_compare,
+};
+
 /// A score key split as the comparator reads it.
 struct ScoreParts<'a> {
     reserve: &'a [u8],
@@ -121,6 +129,12 @@ pub fn zsets_score_key_compare(a: &[u8], b: &[u8]) -> Ordering {
         (None, None) => a.cmp(b),
     }
 }
+
+/// [`zsets_score_key_compare`] under its recorded name, as `zset_score_cf` declares it.
+pub const ZSETS_SCORE_SPEC: ComparatorSpec = ComparatorSpec {
+    name: ZSETS_SCORE_KEY_COMPARATOR,
+    compare: zsets_score_key_compare,
+};
 
 #[cfg(test)]
 mod tests {

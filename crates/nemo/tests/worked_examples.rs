@@ -8,8 +8,8 @@ use redcodec_codec::{
 };
 use redcodec_nemo::{gc, layout, NemoCodec};
 use redcodec_testkit::{
-    assert_element, assert_element_bytes, assert_meta_bytes, assert_meta_record, edge_elements,
-    field_f_v, filled_metas, member_m_1_5, unhex,
+    assert_element, assert_element_bytes, assert_gc_meta_until, assert_meta_bytes,
+    assert_meta_record, edge_elements, field_f_v, filled_metas, member_m_1_5, unhex,
 };
 
 const T: u64 = 1_700_000_000;
@@ -48,14 +48,7 @@ fn setex_foo_100_bar() {
     assert_meta_bytes(&c, DataType::String, &meta, &value);
     // The kv compaction rule: live through second T+99, dropped after.
     let key = c.meta_record(b"foo", DataType::String).unwrap();
-    assert_eq!(
-        c.gc_meta(key.place, &key.key, &value, (T + 99) * 1000 + 999),
-        GcDecision::Keep
-    );
-    assert_eq!(
-        c.gc_meta(key.place, &key.key, &value, (T + 100) * 1000),
-        GcDecision::Drop
-    );
+    assert_gc_meta_until(&c, &key, &value, (T + 99) * 1000 + 999, (T + 100) * 1000);
 }
 
 #[test]
@@ -269,14 +262,7 @@ fn del_then_recreate_hides_old_elements() {
     assert_eq!(c.next_version(NOW_US, 0, Some(T)), T + 1);
     // Compaction: the empty meta stays while its version is now, then goes.
     let rec = c.meta_record(b"s", DataType::Set).unwrap();
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &del_value, NOW_MS),
-        GcDecision::Keep
-    );
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &del_value, NOW_MS + 1000),
-        GcDecision::Drop
-    );
+    assert_gc_meta_until(&c, &rec, &del_value, NOW_MS, NOW_MS + 1000);
     // The old member: dropped for its version, read from its value; the
     // trait path and gc_record agree.
     let gc::Verdict::Element(owner) = c.gc_record(range.place, &key, &old_value, NOW_MS) else {

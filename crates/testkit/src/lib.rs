@@ -486,6 +486,21 @@ pub fn assert_element_bytes<C: Codec>(
     written
 }
 
+/// Asserts that compaction keeps the metadata record `rec` holding `value`
+/// at `kept_ms` and drops it from `dropped_ms` on: the instant its expiry,
+/// or the staleness of a reset, takes effect.
+pub fn assert_gc_meta_until<C: Codec>(
+    c: &C,
+    rec: &Record,
+    value: &[u8],
+    kept_ms: u64,
+    dropped_ms: u64,
+) {
+    let at = |now_ms| c.gc_meta(rec.place, &rec.key, value, now_ms);
+    assert_eq!(at(kept_ms), GcDecision::Keep, "at {kept_ms} ms");
+    assert_eq!(at(dropped_ms), GcDecision::Drop, "at {dropped_ms} ms");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
