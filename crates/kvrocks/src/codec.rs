@@ -21,6 +21,11 @@ use crate::keys::KeyScheme;
 use crate::{gc, layout, meta, score, version, KvrocksOptions, OptionsError};
 use redcodec_codec::{elements, prefix_successor};
 
+/// Kvrocks' lists: LINSERT and LREM move the shorter side.
+const LIST_MODEL: ListModel = ListModel::Array {
+    shift: ListShift::ShorterSideHeadOnTie,
+};
+
 /// Types whose metadata Kvrocks rewrites with size 0 when the last element
 /// is removed: `HDEL` (`Hash::Delete`) and `ZREM` (`ZSet::Remove`) do;
 /// `SREM` and list pops delete the metadata record.
@@ -54,9 +59,7 @@ impl KvrocksCodec {
             collection_key_limit: None,
             delete: DeleteModel::DropMeta,
             keeps_empty_meta: KEEPS_EMPTY_META,
-            list_model: ListModel::Array {
-                shift: ListShift::ShorterSideHeadOnTie,
-            },
+            list_model: LIST_MODEL,
             score_index: ScoreIndex::Exact,
             score_limit: None,
             namespaces: Namespaces::Prefix {
@@ -94,14 +97,7 @@ impl Default for KvrocksCodec {
 /// The sub bytes of an element id.
 fn sub_bytes(kind: SubKind, id: &SubId) -> Vec<u8> {
     debug_assert!(
-        matches!(
-            (kind, id),
-            (
-                SubKind::HashField | SubKind::SetMember | SubKind::ZSetMember,
-                SubId::Name(_)
-            ) | (SubKind::ZSetScore, SubId::Scored { .. })
-                | (SubKind::ListItem, SubId::Index(_))
-        ),
+        id.is_of(kind, LIST_MODEL),
         "kvrocks: {id:?} is not an id of {kind:?}"
     );
     match id {
