@@ -46,9 +46,7 @@ fn corrupt_element_values_are_errors_for_that_key_only() {
     let meta_bytes = f.engine.store().get(raw.place, &raw.key).unwrap().unwrap();
     let meta = codec.decode_meta(DataType::ZSet, &meta_bytes).unwrap();
     let key = codec.sub_key(
-        SubKind::ZSetMember,
-        b"z",
-        &meta,
+        SubKind::ZSetMember.of(b"z", &meta),
         &SubId::Name(b"a".to_vec()),
     );
     let mut batch = Batch::default();

@@ -24,5 +24,5 @@ pub use layout::{
     beyond_prefix, prefix_successor, CfSpec, ComparatorSpec, FullMergeFn, GcRule, InstanceSpec,
     KeyRange, Layout, MergeOperatorSpec, Place, Record,
 };
-pub use model::{DataType, ListBounds, Meta, SparseIndex, SubId, SubKind, SubValue};
+pub use model::{DataType, Elements, ListBounds, Meta, SparseIndex, SubId, SubKind, SubValue};
 pub use reader::Reader;

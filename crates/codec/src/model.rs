@@ -224,6 +224,27 @@ impl SubKind {
             SubKind::ListItem => DataType::List,
         }
     }
+
+    /// The element records of this kind of `key` whose metadata is `meta`.
+    pub fn of<'a>(self, key: &'a [u8], meta: &'a Meta) -> Elements<'a> {
+        Elements {
+            kind: self,
+            key,
+            meta,
+        }
+    }
+}
+
+/// The element records of one kind of one version of a key: what every
+/// element record's key and value are encoded under.
+#[derive(Copy, Clone, Debug)]
+pub struct Elements<'a> {
+    /// The kind of element.
+    pub kind: SubKind,
+    /// The user key.
+    pub key: &'a [u8],
+    /// The key's metadata (its version, for most formats).
+    pub meta: &'a Meta,
 }
 
 /// What identifies an element record inside its key.

@@ -134,7 +134,10 @@ fn cluster_mode_slots() {
         c.meta_record(b"h", DataType::Hash).unwrap().key,
         unhex(&format!("{NS} 2dae 68"))
     );
-    let key = c.sub_key(SubKind::HashField, b"h", &meta, &SubId::Name(b"f".to_vec()));
+    let key = c.sub_key(
+        SubKind::HashField.of(b"h", &meta),
+        &SubId::Name(b"f".to_vec()),
+    );
     assert_eq!(
         key,
         unhex(&format!("{NS} 2dae 00000001 68 305120c0f2000000 66"))
@@ -149,7 +152,7 @@ fn cluster_mode_slots() {
         member: b"m".to_vec(),
     };
     assert_eq!(
-        c.sub_key(SubKind::ZSetScore, b"z", &meta, &scored),
+        c.sub_key(SubKind::ZSetScore.of(b"z", &meta), &scored),
         unhex(&format!(
             "{NS} 1fdd 00000001 7a 305120c0f2000000 bff8000000000000 6d"
         ))
@@ -186,10 +189,13 @@ fn zadd_z_1_5_m() {
     let value = unhex("bff8000000000000");
     assert_element_bytes(&c, b"z", &meta, &member, &member_key, &value);
     assert!(c
-        .decode_sub_value(SubKind::ZSetMember, &meta, &value[..7])
+        .decode_sub_value(SubKind::ZSetMember.of(b"z", &meta), &value[..7])
         .is_err());
     assert!(c
-        .decode_sub_value(SubKind::ZSetMember, &meta, &unhex("bff800000000000000"))
+        .decode_sub_value(
+            SubKind::ZSetMember.of(b"z", &meta),
+            &unhex("bff800000000000000")
+        )
         .is_err());
 }
 
@@ -220,7 +226,7 @@ fn round_trips_of_every_record_kind() {
             // Another version or key is rejected.
             let mut other = meta.clone();
             other.version = 1;
-            assert!(c.decode_sub_key(kind, key, &other, &raw_key).is_err());
+            assert!(c.decode_sub_key(kind.of(key, &other), &raw_key).is_err());
             let owner = c.gc_sub_owner(written.range.place, &raw_key, &[]).unwrap();
             assert_eq!(owner.meta, c.meta_record(key, DataType::ZSet).unwrap());
             assert_eq!(owner.version, u64::MAX);
@@ -236,13 +242,11 @@ fn list_items_sort_by_index() {
         panic!("array list expected");
     };
     assert_eq!((head, tail), (0x7FFF_FFFF_FFFF_FFFF, 0x7FFF_FFFF_FFFF_FFFF));
-    let at = |i| c.sub_key(SubKind::ListItem, b"l", &meta, &SubId::Index(i));
+    let at = |i| c.sub_key(SubKind::ListItem.of(b"l", &meta), &SubId::Index(i));
     assert!(at(head - 1) < at(head) && at(head) < at(tail + 1));
     assert!(c
         .decode_sub_key(
-            SubKind::ListItem,
-            b"l",
-            &meta,
+            SubKind::ListItem.of(b"l", &meta),
             &[at(head), vec![0]].concat()
         )
         .is_err());
@@ -265,7 +269,10 @@ fn meta_keys_of_other_namespaces_are_skipped() {
     );
     // Subkeys of any namespace find their owner.
     let meta = other.new_meta(DataType::Set, 5);
-    let sub = other.sub_key(SubKind::SetMember, b"k", &meta, &SubId::Name(b"m".to_vec()));
+    let sub = other.sub_key(
+        SubKind::SetMember.of(b"k", &meta),
+        &SubId::Name(b"m".to_vec()),
+    );
     assert_eq!(
         c.gc_sub_owner(c.sub_place(SubKind::SetMember, b"k"), &sub, &[])
             .unwrap()
@@ -295,7 +302,10 @@ fn gc_rules_through_the_codec() {
         GcDecision::Keep
     );
 
-    let sub = c.sub_key(SubKind::SetMember, b"s", &meta, &SubId::Name(b"m".to_vec()));
+    let sub = c.sub_key(
+        SubKind::SetMember.of(b"s", &meta),
+        &SubId::Name(b"m".to_vec()),
+    );
     let owner = c
         .gc_sub_owner(c.sub_place(SubKind::SetMember, b"k"), &sub, &[])
         .unwrap();
