@@ -17,7 +17,7 @@
 
 use std::cmp::Ordering;
 
-use redcodec_codec::ComparatorSpec;
+use redcodec_codec::{malformed_last, ComparatorSpec};
 
 use byteorder::{ByteOrder, LittleEndian};
 
@@ -73,12 +73,9 @@ fn parse_list_key(raw: &[u8]) -> Option<(&[u8], ListTail)> {
 /// itself ignores bytes after the index (it returns 0); a key of that
 /// shape is never written.
 pub fn lists_data_key_compare(a: &[u8], b: &[u8]) -> Ordering {
-    match (parse_list_key(a), parse_list_key(b)) {
-        (Some((ka, ta)), Some((kb, tb))) => ka.cmp(kb).then(ta.cmp(&tb)),
-        (Some(_), None) => Ordering::Less,
-        (None, Some(_)) => Ordering::Greater,
-        (None, None) => a.cmp(b),
-    }
+    malformed_last(a, b, parse_list_key, |(ka, ta), (kb, tb)| {
+        ka.cmp(kb).then(ta.cmp(&tb))
+    })
 }
 
 /// [`lists_data_key_compare`] under its recorded name, as `lists/data_cf` declares it.
@@ -134,15 +131,11 @@ pub fn score_compare(a: f64, b: f64) -> Ordering {
 /// compare **equal**, as in blackwidow: RocksDB treats them as one key.
 /// Shorter keys are malformed (module docs); blackwidow asserts on them.
 pub fn zsets_score_key_compare(a: &[u8], b: &[u8]) -> Ordering {
-    match (parse_score_key(a), parse_score_key(b)) {
-        (Some((pa, sa, ma)), Some((pb, sb, mb))) => pa
-            .cmp(pb)
+    malformed_last(a, b, parse_score_key, |(pa, sa, ma), (pb, sb, mb)| {
+        pa.cmp(pb)
             .then_with(|| score_compare(sa, sb))
-            .then_with(|| ma.cmp(mb)),
-        (Some(_), None) => Ordering::Less,
-        (None, Some(_)) => Ordering::Greater,
-        (None, None) => a.cmp(b),
-    }
+            .then_with(|| ma.cmp(mb))
+    })
 }
 
 /// [`zsets_score_key_compare`] under its recorded name, as `zsets/score_cf` declares it.

@@ -12,6 +12,24 @@ pub struct ComparatorSpec {
     pub compare: fn(&[u8], &[u8]) -> Ordering,
 }
 
+/// The order of a custom comparator that parses its keys: two keys that
+/// `parse` are ordered by `cmp` on their parts; a key that does not parse
+/// (malformed) sorts after every key that does, and malformed keys compare
+/// bytewise among themselves. A total order that never panics.
+pub fn malformed_last<'a, T>(
+    a: &'a [u8],
+    b: &'a [u8],
+    parse: impl Fn(&'a [u8]) -> Option<T>,
+    cmp: impl FnOnce(T, T) -> Ordering,
+) -> Ordering {
+    match (parse(a), parse(b)) {
+        (Some(x), Some(y)) => cmp(x, y),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => a.cmp(b),
+    }
+}
+
 impl std::fmt::Debug for ComparatorSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name)
