@@ -34,9 +34,6 @@ pub mod tag {
     pub const SDS: u8 = 4;
 }
 
-/// Longest string `string2ll` is tried on (`LONG_STR_SIZE`).
-pub const MAX_INT_STRING_LEN: usize = 21;
-
 /// Zigzag: small magnitudes of either sign become small unsigned numbers.
 pub fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
@@ -120,41 +117,11 @@ pub fn read_varint64(r: &mut Reader<'_>) -> Result<i64, DecodeError> {
     read_varuint64(r).map(unzigzag)
 }
 
-/// Redis `string2ll`: the integer a canonical decimal spells. Rejects the
-/// empty string, `+`, leading zeros, `-0`, anything else but digits, values
-/// outside `i64`, and strings longer than 21 bytes.
-pub fn string2ll(s: &[u8]) -> Option<i64> {
-    if s.is_empty() || s.len() > MAX_INT_STRING_LEN {
-        return None;
-    }
-    if s == b"0" {
-        return Some(0);
-    }
-    let (negative, digits) = match s.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, s),
-    };
-    match digits.first() {
-        Some(b'1'..=b'9') => {}
-        _ => return None,
-    }
-    let mut v: u64 = 0;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        v = v.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
-    }
-    if negative {
-        // i64::MIN's magnitude is one more than i64::MAX.
-        if v > i64::MAX as u64 + 1 {
-            return None;
-        }
-        Some((v as i64).wrapping_neg())
-    } else {
-        i64::try_from(v).ok()
-    }
-}
+/// Redis `string2ll`, which Ardb carries: the integer a canonical decimal
+/// spells. Rejects the empty string, `+`, leading zeros, `-0`, anything
+/// else but digits and values outside `i64` (so every string longer than
+/// Ardb's `LONG_STR_SIZE`, 21 bytes).
+pub use redcodec_codec::number::parse_i64 as string2ll;
 
 /// The decimal text of a double stored in a value, as Ardb prints it
 /// (`Data::ToString` → `lf2string`, `src/common/util/string_helper.cpp`):
