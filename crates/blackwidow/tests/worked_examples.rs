@@ -12,7 +12,7 @@ use redcodec_codec::{
 use redcodec_testkit::{
     assert_element, assert_element_bytes, assert_gc_meta_until, assert_gc_of_set_meta,
     assert_meta_bytes, assert_meta_record, edge_elements, field_f_v, filled_metas, member_m_1_5,
-    place_names, unhex, SetMetas,
+    place_names, set_member_owner, unhex, SetMetas,
 };
 
 /// 1700000000 s = 0x6553F100, LE `00 f1 53 65`.
@@ -310,13 +310,7 @@ fn gc_rules_through_the_codec() {
         GcDecision::Keep
     );
 
-    let sub = c.sub_key(
-        SubKind::SetMember.of(b"s", &meta),
-        &SubId::Name(b"m".to_vec()),
-    );
-    let owner = c
-        .gc_sub_owner(c.sub_place(SubKind::SetMember, b"k"), &sub, &[])
-        .unwrap();
+    let (sub, owner) = set_member_owner(&c, &meta);
     assert_eq!(owner.meta, rec);
     assert_eq!(c.gc_sub(&owner, Some(&live), T_MS), GcDecision::Keep);
     // No grace period: expired metadata drops its data at once.

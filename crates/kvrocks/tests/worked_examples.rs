@@ -5,7 +5,8 @@ use redcodec_codec::{Codec, DataType, GcDecision, ListBounds, Meta, SubId, SubKi
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
 use redcodec_testkit::{
     assert_element, assert_element_bytes, assert_gc_of_set_meta, assert_meta_bytes,
-    assert_meta_record, edge_elements, field_f_v, filled_metas, member_m_1_5, unhex, SetMetas,
+    assert_meta_record, edge_elements, field_f_v, filled_metas, member_m_1_5, set_member_owner,
+    unhex, SetMetas,
 };
 
 /// `(1700000000000000 µs << 11) + 0`.
@@ -302,13 +303,7 @@ fn gc_rules_through_the_codec() {
         GcDecision::Keep
     );
 
-    let sub = c.sub_key(
-        SubKind::SetMember.of(b"s", &meta),
-        &SubId::Name(b"m".to_vec()),
-    );
-    let owner = c
-        .gc_sub_owner(c.sub_place(SubKind::SetMember, b"k"), &sub, &[])
-        .unwrap();
+    let (sub, owner) = set_member_owner(&c, &meta);
     assert_eq!(c.gc_sub(&owner, Some(&live), now), GcDecision::Keep);
     assert_eq!(c.gc_sub(&owner, Some(&expired), now), GcDecision::Keep);
     assert_eq!(

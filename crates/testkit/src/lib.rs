@@ -504,6 +504,20 @@ pub fn assert_gc_meta_until<C: Codec>(
     assert_eq!(at(dropped_ms), GcDecision::Drop, "at {dropped_ms} ms");
 }
 
+/// The key of the member `m` of the set `s` written under `meta` (the set
+/// of [`assert_gc_of_set_meta`]), and the owner compaction finds for it.
+pub fn set_member_owner<C: Codec>(c: &C, meta: &Meta) -> (Vec<u8>, SubOwner) {
+    let member = c.sub_key(
+        SubKind::SetMember.of(b"s", meta),
+        &SubId::Name(b"m".to_vec()),
+    );
+    let place = c.sub_place(SubKind::SetMember, b"s");
+    let owner = c
+        .gc_sub_owner(place, &member, &[])
+        .expect("a set member has an owner");
+    (member, owner)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
