@@ -383,33 +383,35 @@ mod tests {
         assert!(decode(&[1]).is_err());
     }
 
+    /// `read` over `bytes`.
+    fn read_from<T>(
+        read: fn(&mut Reader<'_>) -> Result<T, DecodeError>,
+        bytes: &[u8],
+    ) -> Result<T, DecodeError> {
+        read(&mut Reader::new("t", bytes))
+    }
+
     #[test]
     fn varint_limits() {
         let mut out = Vec::new();
         put_varuint64(&mut out, u64::MAX);
         assert_eq!(hex(&out), "ff ff ff ff ff ff ff ff ff 01");
-        assert_eq!(
-            read_varuint64(&mut Reader::new("t", &out)).unwrap(),
-            u64::MAX
-        );
+        assert_eq!(read_from(read_varuint64, &out), Ok(u64::MAX));
         // An 11th byte, or a 10th byte above 1, overflows.
-        assert!(read_varuint64(&mut Reader::new("t", &[0xFF; 10])).is_err());
+        assert!(read_from(read_varuint64, &[0xFF; 10]).is_err());
         let mut bad = out.clone();
         bad[9] = 0x02;
-        assert!(read_varuint64(&mut Reader::new("t", &bad)).is_err());
+        assert!(read_from(read_varuint64, &bad).is_err());
         let mut out = Vec::new();
         put_varuint32(&mut out, u32::MAX);
         assert_eq!(hex(&out), "ff ff ff ff 0f");
-        assert_eq!(
-            read_varuint32(&mut Reader::new("t", &out)).unwrap(),
-            u32::MAX
-        );
-        assert!(read_varuint32(&mut Reader::new("t", &[0xFF, 0xFF, 0xFF, 0xFF, 0x1F])).is_err());
-        assert!(read_varuint32(&mut Reader::new("t", &[0x80])).is_err());
+        assert_eq!(read_from(read_varuint32, &out), Ok(u32::MAX));
+        assert!(read_from(read_varuint32, &[0xFF, 0xFF, 0xFF, 0xFF, 0x1F]).is_err());
+        assert!(read_from(read_varuint32, &[0x80]).is_err());
         for v in [0i64, 1, -1, 63, -64, 64, i64::MIN, i64::MAX] {
             let mut out = Vec::new();
             put_varint64(&mut out, v);
-            assert_eq!(read_varint64(&mut Reader::new("t", &out)).unwrap(), v);
+            assert_eq!(read_from(read_varint64, &out), Ok(v));
             assert_eq!(unzigzag(zigzag(v)), v);
         }
     }
