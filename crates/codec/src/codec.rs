@@ -164,12 +164,12 @@ pub trait Codec: Send + Sync + 'static {
     }
 
     /// Whether the element record of `of` whose stored value is
-    /// `raw_value` belongs to the key's current version. Formats that keep the version in the element's value leave
-    /// older versions' records in the key's [`Codec::sub_range`]; for
-    /// those this is false and the engine treats the record as absent:
-    /// skipped in scans, `None` in point reads, and a write over it adds an
-    /// element. A hook because it parses the value's bytes (nemo); true by
-    /// default.
+    /// `raw_value` belongs to the key's current version. Formats that keep
+    /// the version in the element's value leave older versions' records in
+    /// the key's [`Codec::sub_range`]; for those this is false and the
+    /// engine treats the record as absent: skipped in scans, `None` in point
+    /// reads, and a write over it adds an element. A hook because it parses
+    /// the value's bytes (nemo); true by default.
     fn sub_is_current(&self, of: Elements<'_>, raw_value: &[u8]) -> bool {
         let _ = (of, raw_value);
         true
