@@ -53,29 +53,31 @@ fn set_foo_bar() {
     );
 }
 
-#[test]
-fn legacy_set_foo_bar() {
-    let c = standalone();
-    let raw = unhex("01 00000000 626172");
-    let meta = c.decode_meta(DataType::String, &raw).unwrap();
-    assert_eq!(meta.data_type, DataType::String);
-    assert_eq!(meta.value, b"bar");
+/// Decodes the legacy (variant 1) metadata `hex` of `data_type`, which
+/// encodes back to the same bytes.
+fn legacy_meta(c: &KvrocksCodec, data_type: DataType, hex: &str) -> Meta {
+    let raw = unhex(hex);
+    let meta = c.decode_meta(data_type, &raw).unwrap();
+    assert_eq!(meta.data_type, data_type);
     assert_eq!(meta.variant, 1);
     assert_eq!(c.encode_meta(&meta).unwrap(), raw);
+    meta
+}
+
+#[test]
+fn legacy_set_foo_bar() {
+    let meta = legacy_meta(&standalone(), DataType::String, "01 00000000 626172");
+    assert_eq!(meta.value, b"bar");
 }
 
 #[test]
 fn legacy_hash_metadata() {
     let c = standalone();
     // Hash, expires at 1700000000 s, version V, 1 field.
-    let raw = unhex("02 6553f100 305120c0f2000000 00000001");
-    let meta = c.decode_meta(DataType::Hash, &raw).unwrap();
-    assert_eq!(meta.data_type, DataType::Hash);
+    let meta = legacy_meta(&c, DataType::Hash, "02 6553f100 305120c0f2000000 00000001");
     assert_eq!(meta.expire_ms, 1_700_000_000_000);
     assert_eq!(meta.version, V);
     assert_eq!(meta.size, 1);
-    assert_eq!(meta.variant, 1);
-    assert_eq!(c.encode_meta(&meta).unwrap(), raw);
     // Expiry is rounded to seconds on re-encoding.
     let mut later = meta;
     later.expire_ms = 1_700_000_000_999;
