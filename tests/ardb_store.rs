@@ -222,8 +222,11 @@ fn unknown_size_hash(f: &Fixture, n: usize) {
     for i in 0..n {
         let field = SubId::Name(format!("f{i}").into_bytes());
         pairs.push((
-            codec.sub_key(SubKind::HashField, b"h", &meta, &field),
-            codec.encode_sub_value(SubKind::HashField, &meta, &SubValue::Bytes(b"v".to_vec())),
+            codec.sub_key(SubKind::HashField.of(b"h", &meta), &field),
+            codec.encode_sub_value(
+                SubKind::HashField.of(b"h", &meta),
+                &SubValue::Bytes(b"v".to_vec()),
+            ),
         ));
     }
     put_raw(f, &pairs);
@@ -334,23 +337,23 @@ fn scard_and_zcard_count_sets_and_zsets_of_unknown_size() {
     for m in ["a", "7", "b"] {
         let id = SubId::Name(m.as_bytes().to_vec());
         pairs.push((
-            codec.sub_key(SubKind::SetMember, b"s", &set, &id),
-            codec.encode_sub_value(SubKind::SetMember, &set, &SubValue::Empty),
+            codec.sub_key(SubKind::SetMember.of(b"s", &set), &id),
+            codec.encode_sub_value(SubKind::SetMember.of(b"s", &set), &SubValue::Empty),
         ));
     }
     for (m, score) in [("x", 1.0), ("y", 2.5)] {
         let id = SubId::Name(m.as_bytes().to_vec());
         pairs.push((
-            codec.sub_key(SubKind::ZSetMember, b"z", &zset, &id),
-            codec.encode_sub_value(SubKind::ZSetMember, &zset, &SubValue::Score(score)),
+            codec.sub_key(SubKind::ZSetMember.of(b"z", &zset), &id),
+            codec.encode_sub_value(SubKind::ZSetMember.of(b"z", &zset), &SubValue::Score(score)),
         ));
         let scored = SubId::Scored {
             score,
             member: m.as_bytes().to_vec(),
         };
         pairs.push((
-            codec.sub_key(SubKind::ZSetScore, b"z", &zset, &scored),
-            codec.encode_sub_value(SubKind::ZSetScore, &zset, &SubValue::Empty),
+            codec.sub_key(SubKind::ZSetScore.of(b"z", &zset), &scored),
+            codec.encode_sub_value(SubKind::ZSetScore.of(b"z", &zset), &SubValue::Empty),
         ));
     }
     put_raw(&f, &pairs);

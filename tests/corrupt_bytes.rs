@@ -41,9 +41,7 @@ fn corrupt_element_values_are_errors_for_that_key_only() {
     let codec = f.engine.codec();
     let (_, meta) = f.meta(b"z", DataType::ZSet);
     let key = codec.sub_key(
-        SubKind::ZSetMember,
-        b"z",
-        &meta,
+        SubKind::ZSetMember.of(b"z", &meta),
         &SubId::Name(b"a".to_vec()),
     );
     f.put(

@@ -220,27 +220,27 @@ pub fn check<C: Codec>(c: &C, case: &Case) {
             continue;
         }
         let place = c.sub_place(kind, &case.key);
-        let key = c.sub_key(kind, &case.key, &decoded, &id);
-        let range = c.sub_range(kind, &case.key, &decoded);
+        let key = c.sub_key(kind.of(&case.key, &decoded), &id);
+        let range = c.sub_range(kind.of(&case.key, &decoded));
         assert!(
             in_range(c, &range, place, &key),
             "{name}: {kind:?} {id:?} → {key:02x?} outside {range:02x?}"
         );
         covered(place, &key);
         let got = c
-            .decode_sub_key(kind, &case.key, &decoded, &key)
+            .decode_sub_key(kind.of(&case.key, &decoded), &key)
             .unwrap_or_else(|e| panic!("{name}: {kind:?} {id:?} → {key:02x?} fails: {e}"));
         if !matches!(id, SubId::Scored { .. }) {
             assert_eq!(got, id, "{name}: {kind:?} {key:02x?}");
         }
         assert_eq!(
-            c.sub_key(kind, &case.key, &decoded, &got),
+            c.sub_key(kind.of(&case.key, &decoded), &got),
             key,
             "{name}: {kind:?} {id:?} decoded as {got:?}"
         );
-        let raw = c.encode_sub_value(kind, &decoded, &value);
+        let raw = c.encode_sub_value(kind.of(&case.key, &decoded), &value);
         let back = c
-            .decode_sub_value(kind, &decoded, &raw)
+            .decode_sub_value(kind.of(&case.key, &decoded), &raw)
             .unwrap_or_else(|e| panic!("{name}: {kind:?} {value:?} → {raw:02x?} fails: {e}"));
         assert_eq!(
             format!("{back:?}"),
@@ -248,7 +248,7 @@ pub fn check<C: Codec>(c: &C, case: &Case) {
             "{name}: {kind:?} {raw:02x?}"
         );
         assert!(
-            c.sub_is_current(kind, &decoded, &raw),
+            c.sub_is_current(kind.of(&case.key, &decoded), &raw),
             "{name}: {kind:?} {raw:02x?} not current"
         );
         if let Some(owner) = c.gc_sub_owner(place, &key, &raw) {
@@ -330,8 +330,8 @@ pub fn records<C: Codec>(c: &C, key: &[u8], case: &Case) -> Vec<(Place, Vec<u8>,
         if let Some((kind, id, value)) = element_of(c, e) {
             out.push((
                 c.sub_place(kind, key),
-                c.sub_key(kind, key, &meta, &id),
-                c.encode_sub_value(kind, &meta, &value),
+                c.sub_key(kind.of(key, &meta), &id),
+                c.encode_sub_value(kind.of(key, &meta), &value),
             ));
         }
     }

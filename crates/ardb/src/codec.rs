@@ -6,7 +6,7 @@
 //! zset members 11), then the next user key.
 
 use redcodec_codec::{
-    ActiveExpiry, Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel,
+    ActiveExpiry, Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, Elements,
     EncodeError, GcDecision, KeyRange, ListModel, Meta, MetaLookup, Namespaces, Place, Record,
     RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution,
     VersionWidth,
@@ -156,12 +156,12 @@ impl Codec for ArdbCodec {
         layout::NAMESPACE
     }
 
-    fn sub_key(&self, kind: SubKind, key: &[u8], _meta: &Meta, id: &SubId) -> Vec<u8> {
-        elements::sub_key(kind, key, id)
+    fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8> {
+        elements::sub_key(of.kind, of.key, id)
     }
 
-    fn sub_range(&self, kind: SubKind, key: &[u8], _meta: &Meta) -> KeyRange {
-        let (lower, upper) = elements::sub_bounds(kind, key);
+    fn sub_range(&self, of: Elements<'_>) -> KeyRange {
+        let (lower, upper) = elements::sub_bounds(of.kind, of.key);
         KeyRange {
             place: layout::NAMESPACE,
             lower,
@@ -169,27 +169,16 @@ impl Codec for ArdbCodec {
         }
     }
 
-    fn decode_sub_key(
-        &self,
-        kind: SubKind,
-        key: &[u8],
-        _meta: &Meta,
-        raw: &[u8],
-    ) -> Result<SubId, DecodeError> {
-        elements::decode_sub_key(kind, key, raw)
+    fn decode_sub_key(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubId, DecodeError> {
+        elements::decode_sub_key(of.kind, of.key, raw)
     }
 
-    fn encode_sub_value(&self, kind: SubKind, _meta: &Meta, value: &SubValue) -> Vec<u8> {
-        elements::encode_value(kind, value)
+    fn encode_sub_value(&self, of: Elements<'_>, value: &SubValue) -> Vec<u8> {
+        elements::encode_value(of.kind, value)
     }
 
-    fn decode_sub_value(
-        &self,
-        kind: SubKind,
-        _meta: &Meta,
-        raw: &[u8],
-    ) -> Result<SubValue, DecodeError> {
-        elements::decode_value(kind, raw)
+    fn decode_sub_value(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubValue, DecodeError> {
+        elements::decode_value(of.kind, raw)
     }
 
     fn gc_meta(&self, _place: Place, _key: &[u8], value: &[u8], _now_ms: u64) -> GcDecision {

@@ -479,6 +479,17 @@ impl Value {
     fn first(&mut self) -> &mut Scalar {
         self.element(0)
     }
+
+    /// The type check of the string merges: a value that is none, or a
+    /// string whose datum `accepts`, becomes a string (true); any other is
+    /// left as it is (false).
+    fn becomes_string(&mut self, accepts: impl FnOnce(&Scalar) -> bool) -> bool {
+        if self.ty > 0 && (self.ty != key_type::STRING || !accepts(self.first())) {
+            return false;
+        }
+        self.ty = key_type::STRING;
+        true
+    }
 }
 
 /// `StreamID::Decode`: the first 16 bytes of a string of at least 16 bytes,
@@ -710,12 +721,11 @@ fn merge_set(v: &mut Value, op: u16, data: Scalar) -> bool {
 /// `MergeAppend` (`t_string.cpp`): the text of the value (an int or float
 /// printed) followed by `append`, stored as a string.
 fn merge_append(v: &mut Value, append: &[u8]) -> bool {
-    if v.ty != 0 && v.ty != key_type::STRING {
+    if !v.becomes_string(|_| true) {
         return false;
     }
     let mut s = v.first().to_text();
     s.extend_from_slice(append);
-    v.ty = key_type::STRING;
     *v.first() = Scalar::Str(s);
     true
 }
@@ -723,10 +733,9 @@ fn merge_append(v: &mut Value, append: &[u8]) -> bool {
 /// `MergeIncrBy` (`t_string.cpp`): a string value must be int-encoded; the
 /// sum wraps (Ardb does not check overflow).
 fn merge_incrby(v: &mut Value, inc: i64) -> bool {
-    if v.ty > 0 && (v.ty != key_type::STRING || !v.first().is_int()) {
+    if !v.becomes_string(Scalar::is_int) {
         return false;
     }
-    v.ty = key_type::STRING;
     let current = v.first();
     *current = Scalar::Int(current.get_int64().wrapping_add(inc));
     true
@@ -735,10 +744,9 @@ fn merge_incrby(v: &mut Value, inc: i64) -> bool {
 /// `MergeIncrByFloat` (`t_string.cpp`): a string value must be an int or
 /// a float; the result is a float.
 fn merge_incrbyfloat(v: &mut Value, inc: f64) -> bool {
-    if v.ty > 0 && (v.ty != key_type::STRING || !v.first().is_number()) {
+    if !v.becomes_string(Scalar::is_number) {
         return false;
     }
-    v.ty = key_type::STRING;
     let current = v.first();
     *current = Scalar::Float(current.get_float64() + inc);
     true
@@ -749,10 +757,9 @@ fn merge_incrbyfloat(v: &mut Value, inc: f64) -> bool {
 /// computed on the unsigned sum. `None` where the sum wraps below the
 /// limit (a negative offset): Ardb's `replace` would throw.
 fn merge_setrange(v: &mut Value, offset: i64, range: &[u8]) -> Option<bool> {
-    if v.ty > 0 && v.ty != key_type::STRING {
+    if !v.becomes_string(|_| true) {
         return Some(false);
     }
-    v.ty = key_type::STRING;
     let end = (offset as u64).wrapping_add(range.len() as u64);
     if end > MAX_STRING_LEN {
         return Some(false);
@@ -775,10 +782,9 @@ fn merge_setrange(v: &mut Value, offset: i64, range: &[u8]) -> Option<bool> {
 /// outside `0..2^32` that no `SETBIT` writes (Ardb would truncate it to a
 /// C `int` byte index).
 fn merge_setbit(v: &mut Value, offset: i64, on: bool) -> Option<bool> {
-    if v.ty > 0 && v.ty != key_type::STRING {
+    if !v.becomes_string(|_| true) {
         return Some(false);
     }
-    v.ty = key_type::STRING;
     let byte = u64::try_from(offset).ok().map(|o| o >> 3)?;
     if byte >= MAX_STRING_LEN {
         return None;

@@ -34,9 +34,6 @@ pub mod tag {
     pub const SDS: u8 = 4;
 }
 
-/// Longest string `string2ll` is tried on (`LONG_STR_SIZE`).
-pub const MAX_INT_STRING_LEN: usize = 21;
-
 /// Zigzag: small magnitudes of either sign become small unsigned numbers.
 pub fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
@@ -120,41 +117,11 @@ pub fn read_varint64(r: &mut Reader<'_>) -> Result<i64, DecodeError> {
     read_varuint64(r).map(unzigzag)
 }
 
-/// Redis `string2ll`: the integer a canonical decimal spells. Rejects the
-/// empty string, `+`, leading zeros, `-0`, anything else but digits, values
-/// outside `i64`, and strings longer than 21 bytes.
-pub fn string2ll(s: &[u8]) -> Option<i64> {
-    if s.is_empty() || s.len() > MAX_INT_STRING_LEN {
-        return None;
-    }
-    if s == b"0" {
-        return Some(0);
-    }
-    let (negative, digits) = match s.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, s),
-    };
-    match digits.first() {
-        Some(b'1'..=b'9') => {}
-        _ => return None,
-    }
-    let mut v: u64 = 0;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        v = v.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
-    }
-    if negative {
-        // i64::MIN's magnitude is one more than i64::MAX.
-        if v > i64::MAX as u64 + 1 {
-            return None;
-        }
-        Some((v as i64).wrapping_neg())
-    } else {
-        i64::try_from(v).ok()
-    }
-}
+/// Redis `string2ll`, which Ardb carries: the integer a canonical decimal
+/// spells. Rejects the empty string, `+`, leading zeros, `-0`, anything
+/// else but digits and values outside `i64` (so every string longer than
+/// Ardb's `LONG_STR_SIZE`, 21 bytes).
+pub use redcodec_codec::number::parse_i64 as string2ll;
 
 /// The decimal text of a double stored in a value, as Ardb prints it
 /// (`Data::ToString` → `lf2string`, `src/common/util/string_helper.cpp`):
@@ -416,33 +383,35 @@ mod tests {
         assert!(decode(&[1]).is_err());
     }
 
+    /// `read` over `bytes`.
+    fn read_from<T>(
+        read: fn(&mut Reader<'_>) -> Result<T, DecodeError>,
+        bytes: &[u8],
+    ) -> Result<T, DecodeError> {
+        read(&mut Reader::new("t", bytes))
+    }
+
     #[test]
     fn varint_limits() {
         let mut out = Vec::new();
         put_varuint64(&mut out, u64::MAX);
         assert_eq!(hex(&out), "ff ff ff ff ff ff ff ff ff 01");
-        assert_eq!(
-            read_varuint64(&mut Reader::new("t", &out)).unwrap(),
-            u64::MAX
-        );
+        assert_eq!(read_from(read_varuint64, &out), Ok(u64::MAX));
         // An 11th byte, or a 10th byte above 1, overflows.
-        assert!(read_varuint64(&mut Reader::new("t", &[0xFF; 10])).is_err());
+        assert!(read_from(read_varuint64, &[0xFF; 10]).is_err());
         let mut bad = out.clone();
         bad[9] = 0x02;
-        assert!(read_varuint64(&mut Reader::new("t", &bad)).is_err());
+        assert!(read_from(read_varuint64, &bad).is_err());
         let mut out = Vec::new();
         put_varuint32(&mut out, u32::MAX);
         assert_eq!(hex(&out), "ff ff ff ff 0f");
-        assert_eq!(
-            read_varuint32(&mut Reader::new("t", &out)).unwrap(),
-            u32::MAX
-        );
-        assert!(read_varuint32(&mut Reader::new("t", &[0xFF, 0xFF, 0xFF, 0xFF, 0x1F])).is_err());
-        assert!(read_varuint32(&mut Reader::new("t", &[0x80])).is_err());
+        assert_eq!(read_from(read_varuint32, &out), Ok(u32::MAX));
+        assert!(read_from(read_varuint32, &[0xFF, 0xFF, 0xFF, 0xFF, 0x1F]).is_err());
+        assert!(read_from(read_varuint32, &[0x80]).is_err());
         for v in [0i64, 1, -1, 63, -64, 64, i64::MIN, i64::MAX] {
             let mut out = Vec::new();
             put_varint64(&mut out, v);
-            assert_eq!(read_varint64(&mut Reader::new("t", &out)).unwrap(), v);
+            assert_eq!(read_from(read_varint64, &out), Ok(v));
             assert_eq!(unzigzag(zigzag(v)), v);
         }
     }

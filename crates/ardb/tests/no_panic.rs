@@ -49,7 +49,7 @@ fn anchors(c: &ArdbCodec) -> Vec<Vec<u8>> {
         c.key_range(b"k").expect("ardb deletes by range").upper,
     ];
     for kind in SUB_KINDS {
-        let r = c.sub_range(kind, b"k", &meta);
+        let r = c.sub_range(kind.of(b"k", &meta));
         out.push(r.lower);
         out.push(r.upper);
     }
@@ -82,7 +82,10 @@ fn valid_records(c: &ArdbCodec) -> Vec<Vec<u8>> {
         ],
     );
     for m in &metas {
-        out.push(c.encode_sub_value(SubKind::HashField, m, &SubValue::Bytes(b"12345".to_vec())));
+        out.push(c.encode_sub_value(
+            SubKind::HashField.of(b"k", m),
+            &SubValue::Bytes(b"12345".to_vec()),
+        ));
     }
     out
 }
@@ -171,13 +174,19 @@ fn merge_never_panics() {
     let meta = c.new_meta(DataType::Hash, 0);
     let keys = vec![
         c.meta_record(b"k", DataType::String).unwrap().key,
-        c.sub_key(SubKind::HashField, b"k", &meta, &SubId::Name(b"f".to_vec())),
+        c.sub_key(
+            SubKind::HashField.of(b"k", &meta),
+            &SubId::Name(b"f".to_vec()),
+        ),
     ];
     let mut bases: Vec<Vec<u8>> = metas(&c)
         .iter()
         .map(|m| c.encode_meta(m).unwrap())
         .collect();
-    bases.push(c.encode_sub_value(SubKind::HashField, &meta, &SubValue::Bytes(b"12".to_vec())));
+    bases.push(c.encode_sub_value(
+        SubKind::HashField.of(b"k", &meta),
+        &SubValue::Bytes(b"12".to_vec()),
+    ));
     let operands = valid_operands();
     for record in operands.iter().chain(&bases) {
         prefixes_and_flips(record, |bytes| feed_merge(bytes, &keys, &bases, &operands));

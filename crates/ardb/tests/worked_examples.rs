@@ -161,7 +161,7 @@ fn zadd_z_1_5_m() {
     let sort_key = unhex("01 7a 0a 02 02 80 80 80 80 80 80 80 f8 7f 04 01 6d");
     assert_element_bytes(&c, b"z", &meta, &scored, &sort_key, &unhex("0a 00"));
     // The score index range starts at Ardb's pre-sized seek key.
-    let range = c.sub_range(SubKind::ZSetScore, b"z", &meta);
+    let range = c.sub_range(SubKind::ZSetScore.of(b"z", &meta));
     assert_eq!(range.lower, unhex("01 7a 0a 02 00 00"));
     assert_eq!(range.upper, unhex("01 7a 0b 00"));
     assert!(in_range(&c, &range, &sort_key));
@@ -169,9 +169,7 @@ fn zadd_z_1_5_m() {
     // A seek key with an empty member sorts at or before every member of
     // its score and after every lower score.
     let seek = c.sub_key(
-        SubKind::ZSetScore,
-        b"z",
-        &meta,
+        SubKind::ZSetScore.of(b"z", &meta),
         &SubId::Scored {
             score: 1.5,
             member: Vec::new(),
@@ -179,9 +177,7 @@ fn zadd_z_1_5_m() {
     );
     assert_eq!(compare_keys(&seek, &sort_key), Ordering::Less);
     let lower_score = c.sub_key(
-        SubKind::ZSetScore,
-        b"z",
-        &meta,
+        SubKind::ZSetScore.of(b"z", &meta),
         &SubId::Scored {
             score: 1.0,
             member: b"zzz".to_vec(),
@@ -194,14 +190,17 @@ fn zadd_z_1_5_m() {
 fn sadd_s_5() {
     let c = codec();
     let meta = c.new_meta(DataType::Set, 0);
-    let key = c.sub_key(SubKind::SetMember, b"s", &meta, &SubId::Name(b"5".to_vec()));
+    let key = c.sub_key(
+        SubKind::SetMember.of(b"s", &meta),
+        &SubId::Name(b"5".to_vec()),
+    );
     assert_eq!(key, unhex("01 73 08 01 01 0a"));
     assert_eq!(
-        c.encode_sub_value(SubKind::SetMember, &meta, &SubValue::Empty),
+        c.encode_sub_value(SubKind::SetMember.of(b"s", &meta), &SubValue::Empty),
         unhex("08 00")
     );
     assert_eq!(
-        c.decode_sub_key(SubKind::SetMember, b"s", &meta, &key),
+        c.decode_sub_key(SubKind::SetMember.of(b"s", &meta), &key),
         Ok(SubId::Name(b"5".to_vec()))
     );
     // Compat-mode set meta (size 1, min = max = 5, int-encoded).
@@ -262,7 +261,7 @@ fn float_values_written_by_incrbyfloat() {
 fn sparse_list_items_sort_numerically() {
     let c = codec();
     let meta = c.new_meta(DataType::List, 0);
-    let at = |i| c.sub_key(SubKind::ListItem, b"l", &meta, &SubId::Sparse(i));
+    let at = |i| c.sub_key(SubKind::ListItem.of(b"l", &meta), &SubId::Sparse(i));
     let order = [
         at(SparseIndex::Int(i64::MIN + 1)),
         at(SparseIndex::Int(-2)),
@@ -277,10 +276,10 @@ fn sparse_list_items_sort_numerically() {
     for w in order.windows(2) {
         assert_eq!(compare_keys(&w[0], &w[1]), Ordering::Less);
     }
-    let range = c.sub_range(SubKind::ListItem, b"l", &meta);
+    let range = c.sub_range(SubKind::ListItem.of(b"l", &meta));
     assert!(order.iter().all(|k| in_range(&c, &range, k)));
     assert_eq!(
-        c.decode_sub_key(SubKind::ListItem, b"l", &meta, &order[2]),
+        c.decode_sub_key(SubKind::ListItem.of(b"l", &meta), &order[2]),
         Ok(SubId::Sparse(SparseIndex::Float(-1.5)))
     );
 }
@@ -332,7 +331,7 @@ fn round_trips_of_every_record_kind() {
         // No other kind's range holds it.
         for other in SUB_KINDS {
             if other != kind {
-                assert!(!in_range(&c, &c.sub_range(other, key, &meta), &raw_key));
+                assert!(!in_range(&c, &c.sub_range(other.of(key, &meta)), &raw_key));
             }
         }
         assert_eq!(c.decode_meta_key(NS, &raw_key), Ok(None));
@@ -357,7 +356,10 @@ fn gc_rules_through_the_codec() {
     // Ardb keeps expired metadata (its cron deletes the key).
     assert_eq!(c.gc_meta(NS, &rec.key, &expired, now), GcDecision::Keep);
     assert_eq!(c.gc_meta(NS, &rec.key, b"", now), GcDecision::Drop);
-    let sub = c.sub_key(SubKind::SetMember, b"s", &meta, &SubId::Name(b"m".to_vec()));
+    let sub = c.sub_key(
+        SubKind::SetMember.of(b"s", &meta),
+        &SubId::Name(b"m".to_vec()),
+    );
     assert_eq!(c.gc_meta(NS, &sub, b"\x08\x00", now), GcDecision::Keep);
     assert_eq!(c.gc_meta(NS, &sub, b"", now), GcDecision::Drop);
     assert_eq!(c.gc_sub_owner(NS, &sub, &[]), None);
@@ -444,9 +446,7 @@ fn merge_worked_examples() {
     assert!(c.encode_meta(&meta).is_err());
     // HINCRBY h f 3 on 5.
     let field = c.sub_key(
-        SubKind::HashField,
-        b"h",
-        &c.new_meta(DataType::Hash, 0),
+        SubKind::HashField.of(b"h", &c.new_meta(DataType::Hash, 0)),
         &SubId::Name(b"f".to_vec()),
     );
     assert_eq!(field, unhex("01 68 04 01 04 01 66"));
@@ -454,7 +454,7 @@ fn merge_worked_examples() {
     assert_eq!(merged, unhex("04 01 01 10"));
     let meta = c.new_meta(DataType::Hash, 0);
     assert_eq!(
-        c.decode_sub_value(SubKind::HashField, &meta, &merged),
+        c.decode_sub_value(SubKind::HashField.of(b"h", &meta), &merged),
         Ok(SubValue::Bytes(b"8".to_vec()))
     );
     // INCRBYFLOAT fl 0.1 on a missing key: a float64, printed as Ardb does.
@@ -470,9 +470,7 @@ fn merge_worked_examples() {
     // HSETNX h n new: the field operand, when the field is missing and
     // when it is present.
     let n = c.sub_key(
-        SubKind::HashField,
-        b"h",
-        &c.new_meta(DataType::Hash, 0),
+        SubKind::HashField.of(b"h", &c.new_meta(DataType::Hash, 0)),
         &SubId::Name(b"n".to_vec()),
     );
     assert_eq!(n, unhex("01 68 04 01 04 01 6e"));

@@ -2,9 +2,10 @@
 //! together.
 
 use redcodec_codec::{
-    Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, EncodeError, GcDecision,
-    KeyRange, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry,
-    ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
+    Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, Elements, EncodeError,
+    GcDecision, KeyRange, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Record,
+    RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution,
+    VersionWidth,
 };
 
 use crate::{elements, gc, keys, layout, meta, version, TOP_KEY};
@@ -148,54 +149,37 @@ impl Codec for BlackwidowCodec {
         elements::place(kind)
     }
 
-    fn sub_key(&self, _kind: SubKind, key: &[u8], meta: &Meta, id: &SubId) -> Vec<u8> {
-        keys::data_key(key, version::to_i32(meta.version), &elements::sub_bytes(id))
+    fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8> {
+        let v = version::to_i32(of.meta.version);
+        keys::data_key(of.key, v, &elements::sub_bytes(id))
     }
 
-    fn sub_range(&self, kind: SubKind, key: &[u8], meta: &Meta) -> KeyRange {
-        let v = version::to_i32(meta.version);
-        let (lower, upper) = match kind {
-            SubKind::ListItem => keys::list_bounds(key, v),
-            SubKind::ZSetScore => keys::score_bounds(key, v),
-            SubKind::HashField | SubKind::SetMember | SubKind::ZSetMember => {
-                keys::bytewise_bounds(key, v)
-            }
-        };
+    fn sub_range(&self, of: Elements<'_>) -> KeyRange {
+        let (lower, upper) = keys::sub_bounds(of.kind, of.key, version::to_i32(of.meta.version));
         KeyRange {
-            place: elements::place(kind),
+            place: elements::place(of.kind),
             lower,
             upper,
         }
     }
 
-    fn decode_sub_key(
-        &self,
-        kind: SubKind,
-        key: &[u8],
-        meta: &Meta,
-        raw: &[u8],
-    ) -> Result<SubId, DecodeError> {
-        let prefix = keys::prefix(key, version::to_i32(meta.version));
+    fn decode_sub_key(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubId, DecodeError> {
+        let prefix = keys::prefix(of.key, version::to_i32(of.meta.version));
         let rest = raw
             .strip_prefix(prefix.as_slice())
             .ok_or_else(|| DecodeError::Invalid {
-                record: elements::key_record_name(kind),
+                record: elements::key_record_name(of.kind),
                 reason: "key does not belong to this key and version".into(),
             })?;
-        elements::decode_sub(kind, rest)
+        elements::decode_sub(of.kind, rest)
     }
 
-    fn encode_sub_value(&self, kind: SubKind, _meta: &Meta, value: &SubValue) -> Vec<u8> {
-        elements::encode_value(kind, value)
+    fn encode_sub_value(&self, of: Elements<'_>, value: &SubValue) -> Vec<u8> {
+        elements::encode_value(of.kind, value)
     }
 
-    fn decode_sub_value(
-        &self,
-        kind: SubKind,
-        _meta: &Meta,
-        raw: &[u8],
-    ) -> Result<SubValue, DecodeError> {
-        elements::decode_value(kind, raw)
+    fn decode_sub_value(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubValue, DecodeError> {
+        elements::decode_value(of.kind, raw)
     }
 
     fn gc_meta(&self, place: Place, _key: &[u8], value: &[u8], now_ms: u64) -> GcDecision {
@@ -296,9 +280,7 @@ mod tests {
                     b"".to_vec(),
                     b"k".to_vec(),
                     c.sub_key(
-                        SubKind::HashField,
-                        &[0xFF; 3],
-                        &meta,
+                        SubKind::HashField.of(&[0xFF; 3], &meta),
                         &SubId::Name(vec![0xFF; 2000]),
                     ),
                 ],

@@ -17,6 +17,8 @@
 
 use std::cmp::Ordering;
 
+use redcodec_codec::{malformed_last, ComparatorSpec};
+
 use byteorder::{ByteOrder, LittleEndian};
 
 use crate::keys::{KEY_SIZE_LEN, VERSION_LEN, WORD_LEN};
@@ -71,13 +73,16 @@ fn parse_list_key(raw: &[u8]) -> Option<(&[u8], ListTail)> {
 /// itself ignores bytes after the index (it returns 0); a key of that
 /// shape is never written.
 pub fn lists_data_key_compare(a: &[u8], b: &[u8]) -> Ordering {
-    match (parse_list_key(a), parse_list_key(b)) {
-        (Some((ka, ta)), Some((kb, tb))) => ka.cmp(kb).then(ta.cmp(&tb)),
-        (Some(_), None) => Ordering::Less,
-        (None, Some(_)) => Ordering::Greater,
-        (None, None) => a.cmp(b),
-    }
+    malformed_last(a, b, parse_list_key, |(ka, ta), (kb, tb)| {
+        ka.cmp(kb).then(ta.cmp(&tb))
+    })
 }
+
+/// [`lists_data_key_compare`] under its recorded name, as `lists/data_cf` declares it.
+pub const LISTS_DATA_SPEC: ComparatorSpec = ComparatorSpec {
+    name: LISTS_DATA_KEY_COMPARATOR,
+    compare: lists_data_key_compare,
+};
 
 /// A well-formed score key: `key_size ‖ key ‖ version` (the prefix), an
 /// 8-byte score, then any member.
@@ -126,16 +131,18 @@ pub fn score_compare(a: f64, b: f64) -> Ordering {
 /// compare **equal**, as in blackwidow: RocksDB treats them as one key.
 /// Shorter keys are malformed (module docs); blackwidow asserts on them.
 pub fn zsets_score_key_compare(a: &[u8], b: &[u8]) -> Ordering {
-    match (parse_score_key(a), parse_score_key(b)) {
-        (Some((pa, sa, ma)), Some((pb, sb, mb))) => pa
-            .cmp(pb)
+    malformed_last(a, b, parse_score_key, |(pa, sa, ma), (pb, sb, mb)| {
+        pa.cmp(pb)
             .then_with(|| score_compare(sa, sb))
-            .then_with(|| ma.cmp(mb)),
-        (Some(_), None) => Ordering::Less,
-        (None, Some(_)) => Ordering::Greater,
-        (None, None) => a.cmp(b),
-    }
+            .then_with(|| ma.cmp(mb))
+    })
 }
+
+/// [`zsets_score_key_compare`] under its recorded name, as `zsets/score_cf` declares it.
+pub const ZSETS_SCORE_SPEC: ComparatorSpec = ComparatorSpec {
+    name: ZSETS_SCORE_KEY_COMPARATOR,
+    compare: zsets_score_key_compare,
+};
 
 #[cfg(test)]
 mod tests {

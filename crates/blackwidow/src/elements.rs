@@ -41,17 +41,10 @@ pub fn key_record_name(kind: SubKind) -> &'static str {
 /// `Sparse`) are not blackwidow's; they are written as 8-byte LE numbers
 /// so that nothing panics.
 pub fn sub_bytes(id: &SubId) -> Vec<u8> {
-    match id {
-        SubId::Name(name) => name.clone(),
-        SubId::Scored { score, member } => {
-            let mut out = score.to_bits().to_le_bytes().to_vec();
-            out.extend_from_slice(member);
-            out
-        }
-        SubId::Index(i) => i.to_le_bytes().to_vec(),
-        SubId::Seq(i) | SubId::Sparse(SparseIndex::Int(i)) => i.to_le_bytes().to_vec(),
-        SubId::Sparse(SparseIndex::Float(f)) => f.to_bits().to_le_bytes().to_vec(),
-    }
+    elements::le_sub_bytes(id).unwrap_or_else(|sparse| match sparse {
+        SparseIndex::Int(i) => i.to_le_bytes().to_vec(),
+        SparseIndex::Float(f) => f.to_le_bytes().to_vec(),
+    })
 }
 
 /// Reads an 8-byte LE double; NaN is refused (blackwidow's `ZAdd` never

@@ -221,31 +221,18 @@ mod tests {
         let neg = data_key(b"h", -1, b"f");
         let owner = data_owner(layout::SETS_MEMBER, &neg).unwrap();
         assert_eq!(owner.meta.place, layout::SETS_META);
-        assert_eq!(
-            data_filter(&owner, Some(&base(1, 0, 0)), NOW),
-            GcDecision::Drop
-        );
-        assert_eq!(
-            data_filter(&owner, Some(&base(1, i32::MIN, 0)), NOW),
-            GcDecision::Keep
-        );
+        let f = |m: &[u8]| data_filter(&owner, Some(m), NOW);
+        assert_eq!(f(&base(1, 0, 0)), GcDecision::Drop);
+        assert_eq!(f(&base(1, i32::MIN, 0)), GcDecision::Keep);
 
         // Lists read the 32-byte meta.
         let item = list_key(b"l", 7, 1 << 63);
         let owner = data_owner(layout::LISTS_DATA, &item).unwrap();
         assert_eq!(owner.meta.place, layout::LISTS_META);
-        assert_eq!(
-            data_filter(&owner, Some(&list(1, 7, 0)), NOW),
-            GcDecision::Keep
-        );
-        assert_eq!(
-            data_filter(&owner, Some(&list(1, 8, 0)), NOW),
-            GcDecision::Drop
-        );
-        assert_eq!(
-            data_filter(&owner, Some(&base(1, 8, 0)), NOW),
-            GcDecision::Keep
-        );
+        let f = |m: &[u8]| data_filter(&owner, Some(m), NOW);
+        assert_eq!(f(&list(1, 7, 0)), GcDecision::Keep);
+        assert_eq!(f(&list(1, 8, 0)), GcDecision::Drop);
+        assert_eq!(f(&base(1, 8, 0)), GcDecision::Keep);
     }
 
     #[test]

@@ -21,7 +21,7 @@
 //! the successor of the whole prefix instead.
 
 use byteorder::{ByteOrder, LittleEndian};
-use redcodec_codec::{beyond_prefix, prefix_successor, DecodeError, Reader};
+use redcodec_codec::{beyond_prefix, prefix_successor, DecodeError, Reader, SubKind};
 
 /// Length of the key-size field.
 pub const KEY_SIZE_LEN: usize = 4;
@@ -88,6 +88,17 @@ impl<'a> DataKey<'a> {
             version,
             rest: r.rest(),
         })
+    }
+}
+
+/// The bounds of every element record of `kind` of `user_key` at `version`:
+/// list items and score-index entries in their families' own order, the
+/// other kinds bytewise.
+pub fn sub_bounds(kind: SubKind, user_key: &[u8], version: i32) -> (Vec<u8>, Vec<u8>) {
+    match kind {
+        SubKind::ListItem => list_bounds(user_key, version),
+        SubKind::ZSetScore => score_bounds(user_key, version),
+        _ => bytewise_bounds(user_key, version),
     }
 }
 

@@ -4,7 +4,7 @@
 //! families. Two families use blackwidow's custom comparators
 //! ([`crate::comparator`]); RocksDB records their names, so they must match.
 
-use redcodec_codec::{CfSpec, ComparatorSpec, DataType, GcRule, InstanceSpec, Layout, Place};
+use redcodec_codec::{CfSpec, DataType, GcRule, InstanceSpec, Layout, Place};
 
 use crate::comparator;
 
@@ -40,34 +40,11 @@ pub const ZSETS_DATA: Place = Place::new(ZSETS_INSTANCE, 1);
 /// `zsets/score_cf`: the score index (custom comparator).
 pub const ZSETS_SCORE: Place = Place::new(ZSETS_INSTANCE, 2);
 
-/// `blackwidow.ListsDataKeyComparator`, used by `lists/data_cf`.
-pub const LISTS_DATA_COMPARATOR: ComparatorSpec = ComparatorSpec {
-    name: comparator::LISTS_DATA_KEY_COMPARATOR,
-    compare: comparator::lists_data_key_compare,
-};
-
-/// `blackwidow.ZSetsScoreKeyComparator`, used by `zsets/score_cf`.
-pub const ZSETS_SCORE_COMPARATOR: ComparatorSpec = ComparatorSpec {
-    name: comparator::ZSETS_SCORE_KEY_COMPARATOR,
-    compare: comparator::zsets_score_key_compare,
-};
-
 /// The whole layout.
 pub fn layout() -> Layout {
-    let cf = |name, comparator, gc| CfSpec {
-        name,
-        comparator,
-        gc,
-        merge: None,
-        created_on_first_write: false,
-    };
+    let cf = CfSpec::plain;
     let meta = || cf("default", None, GcRule::Metadata);
-    let inst = |dir, column_families| InstanceSpec {
-        dir,
-        column_families,
-        refused: &[],
-        other_families: None,
-    };
+    let inst = InstanceSpec::new;
     Layout {
         instances: vec![
             inst("strings", vec![meta()]),
@@ -77,7 +54,11 @@ pub fn layout() -> Layout {
                 "lists",
                 vec![
                     meta(),
-                    cf("data_cf", Some(LISTS_DATA_COMPARATOR), GcRule::SubKeys),
+                    cf(
+                        "data_cf",
+                        Some(comparator::LISTS_DATA_SPEC),
+                        GcRule::SubKeys,
+                    ),
                 ],
             ),
             inst(
@@ -85,7 +66,11 @@ pub fn layout() -> Layout {
                 vec![
                     meta(),
                     cf("data_cf", None, GcRule::SubKeys),
-                    cf("score_cf", Some(ZSETS_SCORE_COMPARATOR), GcRule::SubKeys),
+                    cf(
+                        "score_cf",
+                        Some(comparator::ZSETS_SCORE_SPEC),
+                        GcRule::SubKeys,
+                    ),
                 ],
             ),
         ],

@@ -10,9 +10,9 @@ use redcodec_codec::{
     Codec, DataType, GcDecision, ListBounds, Meta, Place, SubId, SubKind, SubValue,
 };
 use redcodec_testkit::{
-    assert_element, assert_element_bytes, assert_gc_of_set_meta, assert_meta_bytes,
-    assert_meta_record, edge_elements, field_f_v, filled_metas, member_m_1_5, place_names, unhex,
-    SetMetas,
+    assert_element, assert_element_bytes, assert_gc_meta_until, assert_gc_of_set_meta,
+    assert_meta_bytes, assert_meta_record, edge_elements, field_f_v, filled_metas, member_m_1_5,
+    place_names, set_member_owner, unhex, SetMetas,
 };
 
 /// 1700000000 s = 0x6553F100, LE `00 f1 53 65`.
@@ -54,14 +54,7 @@ fn setex_foo_100_bar() {
     let meta = Meta::string(b"bar".to_vec(), (T + 100) * 1000);
     let value = assert_meta_bytes(&c, DataType::String, &meta, &unhex("62 61 72 64 f1 53 65"));
     let rec = c.meta_record(b"foo", DataType::String).unwrap();
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &value, (T + 100) * 1000),
-        GcDecision::Keep
-    );
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &value, (T + 101) * 1000),
-        GcDecision::Drop
-    );
+    assert_gc_meta_until(&c, &rec, &value, (T + 100) * 1000, (T + 101) * 1000);
 }
 
 #[test]
@@ -105,21 +98,17 @@ fn del_h_resets_the_meta() {
     let rec = c.meta_record(b"h", DataType::Hash).unwrap();
     // The old field is garbage now; the reset meta stays while its version
     // is not older than the clock.
-    let old_key = c.sub_key(SubKind::HashField, b"h", &old, &SubId::Name(b"f".to_vec()));
+    let old_key = c.sub_key(
+        SubKind::HashField.of(b"h", &old),
+        &SubId::Name(b"f".to_vec()),
+    );
     let owner = c.gc_sub_owner(rec.place, &old_key, &[]);
     assert!(owner.is_none(), "meta places hold no data keys");
     let owner = c
         .gc_sub_owner(c.sub_place(SubKind::HashField, b"k"), &old_key, &[])
         .unwrap();
     assert_eq!(c.gc_sub(&owner, Some(&bytes), T_MS), GcDecision::Drop);
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &bytes, T_MS),
-        GcDecision::Keep
-    );
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &bytes, (T + 2) * 1000),
-        GcDecision::Drop
-    );
+    assert_gc_meta_until(&c, &rec, &bytes, T_MS, (T + 2) * 1000);
 }
 
 #[test]
@@ -146,7 +135,7 @@ fn zadd_z_1_5_m() {
     );
     let score_key = unhex("01 00 00 00 7a 00 f1 53 65 00 00 00 00 00 00 f8 3f 6d");
     assert_element_bytes(&c, b"z", &meta, &scored, &score_key, &[]);
-    let range = c.sub_range(SubKind::ZSetScore, b"z", &meta);
+    let range = c.sub_range(SubKind::ZSetScore.of(b"z", &meta));
     assert_eq!(
         range.lower,
         unhex("01 00 00 00 7a 00 f1 53 65 00 00 00 00 00 00 f0 ff")
@@ -189,7 +178,7 @@ fn rpush_l_a() {
     let item = (SubKind::ListItem, item, SubValue::Bytes(b"a".to_vec()));
     let key = unhex("01 00 00 00 6c 00 f1 53 65 00 00 00 00 00 00 00 80");
     assert_element_bytes(&c, b"l", &meta, &item, &key, &unhex("61"));
-    let range = c.sub_range(SubKind::ListItem, b"l", &meta);
+    let range = c.sub_range(SubKind::ListItem.of(b"l", &meta));
     assert_eq!(range.lower, unhex("01 00 00 00 6c 00 f1 53 65"));
     assert_eq!(range.upper, unhex("01 00 00 00 6c 01 f1 53 65"));
     assert_eq!(lists_data_key_compare(&range.lower, &key), Less);
@@ -203,7 +192,7 @@ fn rpush_l_a() {
 fn list_items_sort_by_index_around_2_pow_63() {
     let c = codec();
     let meta = c.new_meta(DataType::List, 0x6553_F1FF);
-    let at = |i| c.sub_key(SubKind::ListItem, b"l", &meta, &SubId::Index(i));
+    let at = |i| c.sub_key(SubKind::ListItem.of(b"l", &meta), &SubId::Index(i));
     let order = [
         0,
         1,
@@ -217,7 +206,7 @@ fn list_items_sort_by_index_around_2_pow_63() {
     for w in order.windows(2) {
         assert_eq!(lists_data_key_compare(&at(w[0]), &at(w[1])), Less);
     }
-    let range = c.sub_range(SubKind::ListItem, b"l", &meta);
+    let range = c.sub_range(SubKind::ListItem.of(b"l", &meta));
     for i in order {
         assert_ne!(lists_data_key_compare(&range.lower, &at(i)), Greater);
         assert_eq!(lists_data_key_compare(&at(i), &range.upper), Less);
@@ -232,9 +221,7 @@ fn score_seek_keys() {
     let meta = one_element(&c, DataType::ZSet);
     let key = |score: f64, member: &[u8]| {
         c.sub_key(
-            SubKind::ZSetScore,
-            b"z",
-            &meta,
+            SubKind::ZSetScore.of(b"z", &meta),
             &SubId::Scored {
                 score,
                 member: member.to_vec(),
@@ -294,7 +281,7 @@ fn round_trips_of_every_record_kind() {
             // Another version or key is rejected.
             let mut other = meta.clone();
             other.version = version ^ 1;
-            assert!(c.decode_sub_key(kind, key, &other, &raw_key).is_err());
+            assert!(c.decode_sub_key(kind.of(key, &other), &raw_key).is_err());
             let place = c.sub_place(kind, key);
             let owner = c.gc_sub_owner(place, &raw_key, &[]).unwrap();
             assert_eq!(owner.meta.place, Place::new(place.instance, 0));
@@ -323,10 +310,7 @@ fn gc_rules_through_the_codec() {
         GcDecision::Keep
     );
 
-    let sub = c.sub_key(SubKind::SetMember, b"s", &meta, &SubId::Name(b"m".to_vec()));
-    let owner = c
-        .gc_sub_owner(c.sub_place(SubKind::SetMember, b"k"), &sub, &[])
-        .unwrap();
+    let (sub, owner) = set_member_owner(&c, &meta);
     assert_eq!(owner.meta, rec);
     assert_eq!(c.gc_sub(&owner, Some(&live), T_MS), GcDecision::Keep);
     // No grace period: expired metadata drops its data at once.

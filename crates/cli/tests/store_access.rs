@@ -330,8 +330,8 @@ fn corrupted_copy(work: &Path) -> PathBuf {
     let value = SubValue::Bytes(b"v".to_vec());
     batch.put(
         c.sub_place(SubKind::HashField, b"hash:at"),
-        c.sub_key(SubKind::HashField, b"hash:at", &newer, &id),
-        c.encode_sub_value(SubKind::HashField, &newer, &value),
+        c.sub_key(SubKind::HashField.of(b"hash:at", &newer), &id),
+        c.encode_sub_value(SubKind::HashField.of(b"hash:at", &newer), &value),
     );
     // A key in two types: the string "str:app" gains a one-field hash.
     let mut twin = c.new_meta(DataType::Hash, 1_600_000_000);
@@ -340,8 +340,8 @@ fn corrupted_copy(work: &Path) -> PathBuf {
     batch.put(record.place, record.key, c.encode_meta(&twin).unwrap());
     batch.put(
         c.sub_place(SubKind::HashField, b"str:app"),
-        c.sub_key(SubKind::HashField, b"str:app", &twin, &id),
-        c.encode_sub_value(SubKind::HashField, &twin, &value),
+        c.sub_key(SubKind::HashField.of(b"str:app", &twin), &id),
+        c.encode_sub_value(SubKind::HashField.of(b"str:app", &twin), &value),
     );
     // An undecodable record: a string value shorter than its timestamp.
     let record = c.meta_record(b"str:at-far", DataType::String).unwrap();

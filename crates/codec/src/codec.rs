@@ -1,8 +1,8 @@
 //! The [`Codec`] trait: everything the engine asks of a format.
 
 use crate::{
-    Capabilities, DataType, DecodeError, EncodeError, KeyRange, Layout, Meta, Place, Record, SubId,
-    SubKind, SubValue,
+    Capabilities, DataType, DecodeError, Elements, EncodeError, KeyRange, Layout, Meta, Place,
+    Record, SubId, SubKind, SubValue,
 };
 
 /// What a compaction filter does with one record.
@@ -118,32 +118,21 @@ pub trait Codec: Send + Sync + 'static {
         vec![self.sub_place(kind, b"")]
     }
 
-    /// The key of one element record of `key` (whose metadata is `meta`).
-    fn sub_key(&self, kind: SubKind, key: &[u8], meta: &Meta, id: &SubId) -> Vec<u8>;
+    /// The key of the element record `id` of `of`.
+    fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8>;
 
-    /// The range holding every element record of `kind` of `key`.
-    fn sub_range(&self, kind: SubKind, key: &[u8], meta: &Meta) -> KeyRange;
+    /// The range holding every element record of `of`.
+    fn sub_range(&self, of: Elements<'_>) -> KeyRange;
 
     /// Decodes the identity of an element record found in
     /// [`Codec::sub_range`].
-    fn decode_sub_key(
-        &self,
-        kind: SubKind,
-        key: &[u8],
-        meta: &Meta,
-        raw: &[u8],
-    ) -> Result<SubId, DecodeError>;
+    fn decode_sub_key(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubId, DecodeError>;
 
-    /// The value bytes of an element record.
-    fn encode_sub_value(&self, kind: SubKind, meta: &Meta, value: &SubValue) -> Vec<u8>;
+    /// The value bytes of an element record of `of`.
+    fn encode_sub_value(&self, of: Elements<'_>, value: &SubValue) -> Vec<u8>;
 
-    /// Decodes an element record's value.
-    fn decode_sub_value(
-        &self,
-        kind: SubKind,
-        meta: &Meta,
-        raw: &[u8],
-    ) -> Result<SubValue, DecodeError>;
+    /// Decodes the value of an element record of `of`.
+    fn decode_sub_value(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubValue, DecodeError>;
 
     /// Compaction rule for a metadata record.
     fn gc_meta(&self, place: Place, key: &[u8], value: &[u8], now_ms: u64) -> GcDecision;
@@ -174,16 +163,15 @@ pub trait Codec: Send + Sync + 'static {
         Vec::new()
     }
 
-    /// Whether the element record of `kind` whose stored value is
-    /// `raw_value`, read under `meta`, belongs to the key's current
-    /// version. Formats that keep the version in the element's value leave
-    /// older versions' records in the key's [`Codec::sub_range`]; for
-    /// those this is false and the engine treats the record as absent:
-    /// skipped in scans, `None` in point reads, and a write over it adds an
-    /// element. A hook because it parses the value's bytes (nemo); true by
-    /// default.
-    fn sub_is_current(&self, kind: SubKind, meta: &Meta, raw_value: &[u8]) -> bool {
-        let _ = (kind, meta, raw_value);
+    /// Whether the element record of `of` whose stored value is
+    /// `raw_value` belongs to the key's current version. Formats that keep
+    /// the version in the element's value leave older versions' records in
+    /// the key's [`Codec::sub_range`]; for those this is false and the
+    /// engine treats the record as absent: skipped in scans, `None` in point
+    /// reads, and a write over it adds an element. A hook because it parses
+    /// the value's bytes (nemo); true by default.
+    fn sub_is_current(&self, of: Elements<'_>, raw_value: &[u8]) -> bool {
+        let _ = (of, raw_value);
         true
     }
 

@@ -3,7 +3,7 @@
 //! values that are the same, the format passing in what differs (how a
 //! score or a list index is written).
 
-use crate::{DecodeError, Reader, SubId, SubKind, SubValue};
+use crate::{DecodeError, Reader, SparseIndex, SubId, SubKind, SubValue};
 
 /// The id of an element record of `kind` from `r`, the bytes after the
 /// key's prefix: a hash field or (sorted-)set member is all the rest; a
@@ -55,4 +55,23 @@ pub fn read_sub_value(
             SubValue::Score(score)
         }
     })
+}
+
+/// The bytes of `id` after a key's prefix where numbers are little-endian
+/// (Pika 3's blackwidow, Pika 4's floyd): a name as it is; a score-index
+/// entry's score (8 bytes) then its member; a list index or a sequence
+/// number in 8 bytes. A sparse index, which neither format has, is handed
+/// back for the format to write as it chooses.
+pub fn le_sub_bytes(id: &SubId) -> Result<Vec<u8>, SparseIndex> {
+    match id {
+        SubId::Name(name) => Ok(name.clone()),
+        SubId::Scored { score, member } => {
+            let mut out = score.to_le_bytes().to_vec();
+            out.extend_from_slice(member);
+            Ok(out)
+        }
+        SubId::Index(i) => Ok(i.to_le_bytes().to_vec()),
+        SubId::Seq(s) => Ok(s.to_le_bytes().to_vec()),
+        SubId::Sparse(sparse) => Err(*sparse),
+    }
 }

@@ -12,6 +12,24 @@ pub struct ComparatorSpec {
     pub compare: fn(&[u8], &[u8]) -> Ordering,
 }
 
+/// The order of a custom comparator that parses its keys: two keys that
+/// `parse` are ordered by `cmp` on their parts; a key that does not parse
+/// (malformed) sorts after every key that does, and malformed keys compare
+/// bytewise among themselves. A total order that never panics.
+pub fn malformed_last<'a, T>(
+    a: &'a [u8],
+    b: &'a [u8],
+    parse: impl Fn(&'a [u8]) -> Option<T>,
+    cmp: impl FnOnce(T, T) -> Ordering,
+) -> Ordering {
+    match (parse(a), parse(b)) {
+        (Some(x), Some(y)) => cmp(x, y),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => a.cmp(b),
+    }
+}
+
 impl std::fmt::Debug for ComparatorSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name)
@@ -87,6 +105,21 @@ pub struct CfSpec {
     pub created_on_first_write: bool,
 }
 
+impl CfSpec {
+    /// A family that exists from the start and takes no merge operands:
+    /// `name`, ordered by `comparator` (`None`: bytewise), compacted by
+    /// `gc`.
+    pub const fn plain(name: &'static str, comparator: Option<ComparatorSpec>, gc: GcRule) -> Self {
+        CfSpec {
+            name,
+            comparator,
+            gc,
+            merge: None,
+            created_on_first_write: false,
+        }
+    }
+}
+
 /// One RocksDB instance of a layout.
 #[derive(Clone, Debug)]
 pub struct InstanceSpec {
@@ -103,6 +136,19 @@ pub struct InstanceSpec {
     /// filter, and never writes to it; `None` refuses a store that holds
     /// one.
     pub other_families: Option<ComparatorSpec>,
+}
+
+impl InstanceSpec {
+    /// The instance in `dir` holding `column_families`, refusing no
+    /// family and opening no family it does not name.
+    pub fn new(dir: &'static str, column_families: Vec<CfSpec>) -> Self {
+        InstanceSpec {
+            dir,
+            column_families,
+            refused: &[],
+            other_families: None,
+        }
+    }
 }
 
 /// A format's whole on-disk layout.

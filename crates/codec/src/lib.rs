@@ -21,8 +21,8 @@ pub use caps::{
 pub use codec::{Codec, Declaration, GcDecision, KeyShape, SubOwner};
 pub use error::{DecodeError, EncodeError};
 pub use layout::{
-    beyond_prefix, prefix_successor, CfSpec, ComparatorSpec, FullMergeFn, GcRule, InstanceSpec,
-    KeyRange, Layout, MergeOperatorSpec, Place, Record,
+    beyond_prefix, malformed_last, prefix_successor, CfSpec, ComparatorSpec, FullMergeFn, GcRule,
+    InstanceSpec, KeyRange, Layout, MergeOperatorSpec, Place, Record,
 };
-pub use model::{DataType, ListBounds, Meta, SparseIndex, SubId, SubKind, SubValue};
+pub use model::{DataType, Elements, ListBounds, Meta, SparseIndex, SubId, SubKind, SubValue};
 pub use reader::Reader;

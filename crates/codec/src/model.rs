@@ -1,6 +1,8 @@
 //! The logical model every format stores: a metadata record per key plus
 //! records per element.
 
+use crate::ListModel;
+
 /// The five Redis data types redcodec stores.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DataType {
@@ -222,6 +224,27 @@ impl SubKind {
             SubKind::ListItem => DataType::List,
         }
     }
+
+    /// The element records of this kind of `key` whose metadata is `meta`.
+    pub fn of<'a>(self, key: &'a [u8], meta: &'a Meta) -> Elements<'a> {
+        Elements {
+            kind: self,
+            key,
+            meta,
+        }
+    }
+}
+
+/// The element records of one kind of one version of a key: what every
+/// element record's key and value are encoded under.
+#[derive(Copy, Clone, Debug)]
+pub struct Elements<'a> {
+    /// The kind of element.
+    pub kind: SubKind,
+    /// The user key.
+    pub key: &'a [u8],
+    /// The key's metadata (its version, for most formats).
+    pub meta: &'a Meta,
 }
 
 /// What identifies an element record inside its key.
@@ -243,6 +266,23 @@ pub enum SubId {
     Seq(i64),
     /// A list position in the sparse model.
     Sparse(SparseIndex),
+}
+
+impl SubId {
+    /// Whether this is the id of an element of `kind` in a format whose
+    /// lists follow `lists`: a name for a field or member, a score and a
+    /// member for a score-index entry, and for a list item the position
+    /// `lists` addresses items by.
+    pub fn is_of(&self, kind: SubKind, lists: ListModel) -> bool {
+        match (kind, self) {
+            (SubKind::HashField | SubKind::SetMember | SubKind::ZSetMember, SubId::Name(_)) => true,
+            (SubKind::ZSetScore, SubId::Scored { .. }) => true,
+            (SubKind::ListItem, SubId::Index(_)) => matches!(lists, ListModel::Array { .. }),
+            (SubKind::ListItem, SubId::Seq(_)) => lists == ListModel::Linked,
+            (SubKind::ListItem, SubId::Sparse(_)) => lists == ListModel::Sparse,
+            _ => false,
+        }
+    }
 }
 
 /// The logical value of an element record.
@@ -278,6 +318,35 @@ impl SubValue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ids_fit_their_kind_and_list_model() {
+        let array = ListModel::Array {
+            shift: crate::ListShift::ShorterSideHeadOnTie,
+        };
+        let name = SubId::Name(b"f".to_vec());
+        let scored = SubId::Scored {
+            score: 1.5,
+            member: b"m".to_vec(),
+        };
+        for kind in [SubKind::HashField, SubKind::SetMember, SubKind::ZSetMember] {
+            assert!(name.is_of(kind, array));
+            assert!(!scored.is_of(kind, array));
+        }
+        assert!(scored.is_of(SubKind::ZSetScore, ListModel::Linked));
+        assert!(!name.is_of(SubKind::ZSetScore, ListModel::Linked));
+        let lists = [
+            (SubId::Index(1), array),
+            (SubId::Seq(1), ListModel::Linked),
+            (SubId::Sparse(SparseIndex::Float(0.5)), ListModel::Sparse),
+        ];
+        for (id, model) in &lists {
+            for (_, other) in &lists {
+                assert_eq!(id.is_of(SubKind::ListItem, *other), model == other);
+            }
+            assert!(!id.is_of(SubKind::HashField, *model));
+        }
+    }
 
     #[test]
     fn fresh_metadata_is_empty_but_for_the_list_bounds() {

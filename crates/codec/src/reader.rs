@@ -5,6 +5,20 @@ use byteorder::{BigEndian, ByteOrder, LittleEndian};
 
 use crate::DecodeError;
 
+/// The fixed-width reads of [`Reader`]: each `name: type = read;` becomes
+/// a method that takes `size_of::<type>()` bytes and decodes them with
+/// `read` (a `byteorder` function).
+macro_rules! fixed_width_reads {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty = $read:path;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(&mut self) -> Result<$ty, DecodeError> {
+                Ok($read(self.take(std::mem::size_of::<$ty>())?))
+            }
+        )*
+    };
+}
+
 /// Reads fields from a record, front to back.
 #[derive(Clone, Debug)]
 pub struct Reader<'a> {
@@ -80,44 +94,23 @@ impl<'a> Reader<'a> {
         Ok(self.take(1)?[0])
     }
 
-    /// Big-endian u16.
-    pub fn u16_be(&mut self) -> Result<u16, DecodeError> {
-        Ok(BigEndian::read_u16(self.take(2)?))
-    }
-
-    /// Big-endian u32.
-    pub fn u32_be(&mut self) -> Result<u32, DecodeError> {
-        Ok(BigEndian::read_u32(self.take(4)?))
-    }
-
-    /// Big-endian u64.
-    pub fn u64_be(&mut self) -> Result<u64, DecodeError> {
-        Ok(BigEndian::read_u64(self.take(8)?))
-    }
-
-    /// Little-endian u32.
-    pub fn u32_le(&mut self) -> Result<u32, DecodeError> {
-        Ok(LittleEndian::read_u32(self.take(4)?))
-    }
-
-    /// Little-endian i32.
-    pub fn i32_le(&mut self) -> Result<i32, DecodeError> {
-        Ok(LittleEndian::read_i32(self.take(4)?))
-    }
-
-    /// Little-endian u64.
-    pub fn u64_le(&mut self) -> Result<u64, DecodeError> {
-        Ok(LittleEndian::read_u64(self.take(8)?))
-    }
-
-    /// Little-endian i64.
-    pub fn i64_le(&mut self) -> Result<i64, DecodeError> {
-        Ok(LittleEndian::read_i64(self.take(8)?))
-    }
-
-    /// Little-endian IEEE-754 double.
-    pub fn f64_le(&mut self) -> Result<f64, DecodeError> {
-        Ok(LittleEndian::read_f64(self.take(8)?))
+    fixed_width_reads! {
+        /// Big-endian u16.
+        u16_be: u16 = BigEndian::read_u16;
+        /// Big-endian u32.
+        u32_be: u32 = BigEndian::read_u32;
+        /// Big-endian u64.
+        u64_be: u64 = BigEndian::read_u64;
+        /// Little-endian u32.
+        u32_le: u32 = LittleEndian::read_u32;
+        /// Little-endian i32.
+        i32_le: i32 = LittleEndian::read_i32;
+        /// Little-endian u64.
+        u64_le: u64 = LittleEndian::read_u64;
+        /// Little-endian i64.
+        i64_le: i64 = LittleEndian::read_i64;
+        /// Little-endian IEEE-754 double.
+        f64_le: f64 = LittleEndian::read_f64;
     }
 
     /// Fails unless every byte was read.

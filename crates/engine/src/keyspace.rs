@@ -237,7 +237,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         let Some(&kind) = kinds_of(meta.data_type).first() else {
             return Ok(0);
         };
-        let range = self.codec().sub_range(kind, key, meta);
+        let range = self.codec().sub_range(kind.of(key, meta));
         let mut it = self.eng.store.scan(&range, None, false);
         let mut n = 0u64;
         while it.next()?.is_some() {
@@ -352,7 +352,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         let Some(&kind) = kinds_of(meta.data_type).first() else {
             return Ok(false);
         };
-        let range = self.codec().sub_range(kind, key, meta);
+        let range = self.codec().sub_range(kind.of(key, meta));
         Ok(self.eng.store.scan(&range, None, false).next()?.is_some())
     }
 
@@ -443,7 +443,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
     pub fn clear_elements(&mut self, key: &[u8], meta: &Meta) -> CmdResult<()> {
         let by_range = self.deletes_by_range(meta);
         for &kind in kinds_of(meta.data_type) {
-            let range = self.codec().sub_range(kind, key, meta);
+            let range = self.codec().sub_range(kind.of(key, meta));
             if by_range {
                 self.batch.delete_range(&range);
                 continue;
@@ -513,7 +513,8 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         id: &SubId,
     ) -> CmdResult<Option<SubValue>> {
         let place = self.codec().sub_place(kind, key);
-        let raw_key = self.codec().sub_key(kind, key, meta, id);
+        let of = kind.of(key, meta);
+        let raw_key = self.codec().sub_key(of, id);
         // A record this command already wrote or deleted reads as written:
         // a command that writes an element and reads it back (a linked list
         // push after a push, a migration appending chunks) sees its own
@@ -524,21 +525,21 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
                 let Some(raw) = pending else {
                     return Ok(None);
                 };
-                if !self.codec().sub_is_current(kind, meta, raw) {
+                if !self.codec().sub_is_current(of, raw) {
                     return Ok(None);
                 }
                 return self
                     .codec()
-                    .decode_sub_value(kind, meta, raw)
+                    .decode_sub_value(of, raw)
                     .map(Some)
                     .map_err(|e| corrupt(key, e));
             }
         }
         let decoded = self.eng.store.get_with(place, &raw_key, |raw| {
-            if !self.codec().sub_is_current(kind, meta, raw) {
+            if !self.codec().sub_is_current(of, raw) {
                 return None;
             }
-            Some(self.codec().decode_sub_value(kind, meta, raw))
+            Some(self.codec().decode_sub_value(of, raw))
         })?;
         decoded.flatten().transpose().map_err(|e| corrupt(key, e))
     }
@@ -553,15 +554,15 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         value: &SubValue,
     ) {
         let place = self.codec().sub_place(kind, key);
-        let raw_key = self.codec().sub_key(kind, key, meta, id);
-        let raw_value = self.codec().encode_sub_value(kind, meta, value);
+        let raw_key = self.codec().sub_key(kind.of(key, meta), id);
+        let raw_value = self.codec().encode_sub_value(kind.of(key, meta), value);
         self.batch.put(place, raw_key, raw_value);
     }
 
     /// Queues an element record deletion.
     pub fn sub_del(&mut self, kind: SubKind, key: &[u8], meta: &Meta, id: &SubId) {
         let place = self.codec().sub_place(kind, key);
-        let raw_key = self.codec().sub_key(kind, key, meta, id);
+        let raw_key = self.codec().sub_key(kind.of(key, meta), id);
         self.batch.delete(place, raw_key);
     }
 
@@ -577,8 +578,8 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         reverse: bool,
     ) -> SubIter<'e, 'k, C, S> {
         let codec = self.codec();
-        let range = codec.sub_range(kind, key, meta);
-        let start = from.map(|id| codec.sub_key(kind, key, meta, id));
+        let range = codec.sub_range(kind.of(key, meta));
+        let start = from.map(|id| codec.sub_key(kind.of(key, meta), id));
         SubIter {
             codec,
             kind,
@@ -602,11 +603,10 @@ impl<C: Codec, S: KvStore> Iterator for SubIter<'_, '_, C, S> {
     type Item = CmdResult<(SubId, SubValue)>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        let of = self.kind.of(self.key, self.meta);
         let (k, v) = loop {
             match self.it.next() {
-                Ok(Some((k, v))) if self.codec.sub_is_current(self.kind, self.meta, &v) => {
-                    break (k, v)
-                }
+                Ok(Some((k, v))) if self.codec.sub_is_current(of, &v) => break (k, v),
                 Ok(Some(_)) => {}
                 Ok(None) => return None,
                 Err(e) => return Some(Err(e.into())),
@@ -614,12 +614,8 @@ impl<C: Codec, S: KvStore> Iterator for SubIter<'_, '_, C, S> {
         };
         let decoded = self
             .codec
-            .decode_sub_key(self.kind, self.key, self.meta, &k)
-            .and_then(|id| {
-                self.codec
-                    .decode_sub_value(self.kind, self.meta, &v)
-                    .map(|val| (id, val))
-            })
+            .decode_sub_key(of, &k)
+            .and_then(|id| self.codec.decode_sub_value(of, &v).map(|val| (id, val)))
             .map_err(|e| corrupt(self.key, e));
         Some(decoded)
     }

@@ -2,9 +2,10 @@
 //! together.
 
 use redcodec_codec::{
-    Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, EncodeError, GcDecision,
-    KeyRange, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry,
-    ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
+    Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, Elements, EncodeError,
+    GcDecision, KeyRange, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Record,
+    RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution,
+    VersionWidth,
 };
 use thiserror::Error;
 
@@ -234,49 +235,31 @@ impl Codec for FloydCodec {
             .collect()
     }
 
-    fn sub_key(&self, _kind: SubKind, key: &[u8], meta: &Meta, id: &SubId) -> Vec<u8> {
-        keys::data_key(key, meta.version, &elements::sub_bytes(id))
+    fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8> {
+        keys::data_key(of.key, of.meta.version, &elements::sub_bytes(id))
     }
 
-    fn sub_range(&self, kind: SubKind, key: &[u8], meta: &Meta) -> KeyRange {
-        let v = meta.version;
-        let (lower, upper) = match kind {
-            SubKind::ListItem => keys::list_bounds(key, v),
-            SubKind::ZSetScore => keys::score_bounds(key, v),
-            SubKind::HashField | SubKind::SetMember | SubKind::ZSetMember => {
-                keys::bytewise_bounds(key, v)
-            }
-        };
+    fn sub_range(&self, of: Elements<'_>) -> KeyRange {
+        let (lower, upper) = keys::sub_bounds(of.kind, of.key, of.meta.version);
         KeyRange {
-            place: self.sub_place(kind, key),
+            place: self.sub_place(of.kind, of.key),
             lower,
             upper,
         }
     }
 
-    fn decode_sub_key(
-        &self,
-        kind: SubKind,
-        key: &[u8],
-        meta: &Meta,
-        raw: &[u8],
-    ) -> Result<SubId, DecodeError> {
-        let prefix = keys::prefix(key, meta.version);
-        let rest = keys::sub_bytes(elements::key_record_name(kind), &prefix, raw)?;
-        elements::decode_sub(kind, rest)
+    fn decode_sub_key(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubId, DecodeError> {
+        let prefix = keys::prefix(of.key, of.meta.version);
+        let rest = keys::sub_bytes(elements::key_record_name(of.kind), &prefix, raw)?;
+        elements::decode_sub(of.kind, rest)
     }
 
-    fn encode_sub_value(&self, kind: SubKind, meta: &Meta, value: &SubValue) -> Vec<u8> {
-        elements::encode_value(kind, value, meta.version & !meta::MILLIS_FLAG)
+    fn encode_sub_value(&self, of: Elements<'_>, value: &SubValue) -> Vec<u8> {
+        elements::encode_value(of.kind, value, of.meta.version & !meta::MILLIS_FLAG)
     }
 
-    fn decode_sub_value(
-        &self,
-        kind: SubKind,
-        _meta: &Meta,
-        raw: &[u8],
-    ) -> Result<SubValue, DecodeError> {
-        elements::decode_value(kind, raw)
+    fn decode_sub_value(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubValue, DecodeError> {
+        elements::decode_value(of.kind, raw)
     }
 
     fn gc_meta(&self, place: Place, _key: &[u8], value: &[u8], now_ms: u64) -> GcDecision {
@@ -357,7 +340,7 @@ mod tests {
             assert!(c.decode_meta_key(other, &rec.key).is_err());
             for kind in [SubKind::HashField, SubKind::ListItem, SubKind::ZSetScore] {
                 assert_eq!(c.sub_place(kind, key).instance, i);
-                assert_eq!(c.sub_range(kind, key, &meta).place.instance, i);
+                assert_eq!(c.sub_range(kind.of(key, &meta)).place.instance, i);
                 assert!(c.sub_places(kind).contains(&c.sub_place(kind, key)));
             }
         }
@@ -382,7 +365,7 @@ mod tests {
                         keys::meta_key(key),
                         keys::list_key(key, version, u64::MAX),
                         keys::score_key(key, version, f64::INFINITY, &[0xFF; 9]),
-                        c.sub_key(SubKind::HashField, key, &m, &SubId::Name(vec![0xFF; 40])),
+                        c.sub_key(SubKind::HashField.of(key, &m), &SubId::Name(vec![0xFF; 40])),
                     ];
                     for s in samples {
                         assert!(cmp(&r.lower, &s) != Ordering::Greater, "{:?}", r.place);
@@ -400,7 +383,7 @@ mod tests {
             };
             for version in [0u64, 255, u64::MAX] {
                 let m = c.new_meta(DataType::ZSet, version);
-                let r = c.sub_range(kind, b"k", &m);
+                let r = c.sub_range(kind.of(b"k", &m));
                 let id = |i: u64| match kind {
                     SubKind::ListItem => SubId::Index(i),
                     SubKind::ZSetScore => SubId::Scored {
@@ -410,13 +393,13 @@ mod tests {
                     _ => SubId::Name(vec![0xFF; i as usize]),
                 };
                 for i in [0, 1, u64::from(u8::MAX)] {
-                    let inside = c.sub_key(kind, b"k", &m, &id(i));
+                    let inside = c.sub_key(kind.of(b"k", &m), &id(i));
                     assert!(cmp(&r.lower, &inside) != Ordering::Greater);
                     assert_eq!(cmp(&inside, &r.upper), Less);
                 }
                 let neighbours = [
-                    c.sub_key(kind, b"k\x00", &c.new_meta(DataType::ZSet, 0), &id(0)),
-                    c.sub_key(kind, b"j", &m, &id(0)),
+                    c.sub_key(kind.of(b"k\x00", &c.new_meta(DataType::ZSet, 0)), &id(0)),
+                    c.sub_key(kind.of(b"j", &m), &id(0)),
                 ];
                 for n in neighbours {
                     let inside =
@@ -424,8 +407,10 @@ mod tests {
                     assert!(!inside, "{kind:?} {version}");
                 }
                 if version > 0 {
-                    let older =
-                        c.sub_key(kind, b"k", &c.new_meta(DataType::ZSet, version - 1), &id(0));
+                    let older = c.sub_key(
+                        kind.of(b"k", &c.new_meta(DataType::ZSet, version - 1)),
+                        &id(0),
+                    );
                     assert_eq!(cmp(&older, &r.lower), Less);
                 }
             }

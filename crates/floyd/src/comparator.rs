@@ -8,6 +8,8 @@
 
 use std::cmp::Ordering;
 
+use redcodec_codec::{malformed_last, ComparatorSpec};
+
 use crate::keys::{delimiter_end, PREFIX_RESERVE_LEN, VERSION_LEN};
 
 /// The name `ListsDataKeyComparatorImpl::Name` gives (kept "floyd" in
@@ -57,18 +59,20 @@ fn list_parts(k: &[u8]) -> Option<ListParts<'_>> {
 /// version first, indexes as u64 (Pika stops there; the rest, always
 /// `Z(16)` in Pika's keys, breaks ties bytewise).
 pub fn lists_data_key_compare(a: &[u8], b: &[u8]) -> Ordering {
-    match (list_parts(a), list_parts(b)) {
-        (Some(x), Some(y)) => x
-            .head
+    malformed_last(a, b, list_parts, |x, y| {
+        x.head
             .cmp(y.head)
             .then(x.version.cmp(&y.version))
             .then(x.index.cmp(&y.index))
-            .then(x.rest.cmp(y.rest)),
-        (Some(_), None) => Ordering::Less,
-        (None, Some(_)) => Ordering::Greater,
-        (None, None) => a.cmp(b),
-    }
+            .then(x.rest.cmp(y.rest))
+    })
 }
+
+/// [`lists_data_key_compare`] under its recorded name, as `list_data_cf` declares it.
+pub const LISTS_DATA_SPEC: ComparatorSpec = ComparatorSpec {
+    name: LISTS_DATA_KEY_COMPARATOR,
+    compare: lists_data_key_compare,
+};
 
 /// A score key split as the comparator reads it.
 struct ScoreParts<'a> {
@@ -108,19 +112,21 @@ fn compare_scores(a: f64, b: f64) -> Ordering {
 /// reserve) bytewise, versions as u64, scores as doubles, then member and
 /// suffix bytewise; the reserve, which Pika never reads, breaks ties.
 pub fn zsets_score_key_compare(a: &[u8], b: &[u8]) -> Ordering {
-    match (score_parts(a), score_parts(b)) {
-        (Some(x), Some(y)) => x
-            .user
+    malformed_last(a, b, score_parts, |x, y| {
+        x.user
             .cmp(y.user)
             .then(x.version.cmp(&y.version))
             .then(compare_scores(x.score, y.score))
             .then(x.rest.cmp(y.rest))
-            .then(x.reserve.cmp(y.reserve)),
-        (Some(_), None) => Ordering::Less,
-        (None, Some(_)) => Ordering::Greater,
-        (None, None) => a.cmp(b),
-    }
+            .then(x.reserve.cmp(y.reserve))
+    })
 }
+
+/// [`zsets_score_key_compare`] under its recorded name, as `zset_score_cf` declares it.
+pub const ZSETS_SCORE_SPEC: ComparatorSpec = ComparatorSpec {
+    name: ZSETS_SCORE_KEY_COMPARATOR,
+    compare: zsets_score_key_compare,
+};
 
 #[cfg(test)]
 mod tests {

@@ -13,7 +13,7 @@
 //! | zset score | `zset_score_cf` | score ‖ member | empty |
 //! | list item | `list_data_cf` | index u64 | element |
 
-use redcodec_codec::{DecodeError, Reader, SubId, SubKind, SubValue};
+use redcodec_codec::{elements, DecodeError, Reader, SubId, SubKind, SubValue};
 
 use crate::layout;
 use crate::meta::{encode_time, RESERVE_LEN};
@@ -55,18 +55,8 @@ fn value_record_name(kind: SubKind) -> &'static str {
 
 /// The bytes after the version of the element key for `id`.
 pub fn sub_bytes(id: &SubId) -> Vec<u8> {
-    match id {
-        SubId::Name(name) => name.clone(),
-        SubId::Scored { score, member } => {
-            let mut out = score.to_bits().to_le_bytes().to_vec();
-            out.extend_from_slice(member);
-            out
-        }
-        SubId::Index(i) => i.to_le_bytes().to_vec(),
-        // Floyd has array lists only; a foreign id still gets bytes.
-        SubId::Seq(s) => s.to_le_bytes().to_vec(),
-        SubId::Sparse(_) => Vec::new(),
-    }
+    // Floyd has array lists only; a sparse index gets no bytes.
+    elements::le_sub_bytes(id).unwrap_or_default()
 }
 
 /// The id of an element of `kind` from the bytes between the version and

@@ -9,7 +9,7 @@
 //! enc(key)       key with each 00 as 00 01, then 00 00
 //! ```
 
-use redcodec_codec::{prefix_successor, DecodeError};
+use redcodec_codec::{prefix_successor, DecodeError, SubKind};
 
 /// `kPrefixReserveLength`: the reserved bytes before the user key.
 pub const PREFIX_RESERVE_LEN: usize = 8;
@@ -176,6 +176,17 @@ pub fn sub_bytes<'a>(
 /// with the zero reserve).
 pub fn successor(p: &[u8]) -> Vec<u8> {
     prefix_successor(p).unwrap_or_default()
+}
+
+/// The bounds of every element record of `kind` of `key` at `version`:
+/// list items and score-index entries in their families' own order, the
+/// other kinds bytewise.
+pub fn sub_bounds(kind: SubKind, key: &[u8], version: u64) -> (Vec<u8>, Vec<u8>) {
+    match kind {
+        SubKind::ListItem => list_bounds(key, version),
+        SubKind::ZSetScore => score_bounds(key, version),
+        _ => bytewise_bounds(key, version),
+    }
 }
 
 /// Bounds of one key version in a bytewise family.

@@ -4,7 +4,7 @@
 //! families use Pika's custom comparators ([`crate::comparator`]); RocksDB
 //! records their names, so they must match.
 
-use redcodec_codec::{CfSpec, ComparatorSpec, GcRule, InstanceSpec, Layout, Place};
+use redcodec_codec::{CfSpec, GcRule, InstanceSpec, Layout, Place};
 
 use crate::comparator;
 
@@ -31,37 +31,23 @@ pub const ZSET_SCORE_CF: usize = 5;
 /// `stream_data_cf` (`kStreamsDataCF`): stream entries (kept as they are).
 pub const STREAM_DATA_CF: usize = 6;
 
-/// `floyd.ListsDataKeyComparator`, used by `list_data_cf`.
-pub const LISTS_DATA_COMPARATOR: ComparatorSpec = ComparatorSpec {
-    name: comparator::LISTS_DATA_KEY_COMPARATOR,
-    compare: comparator::lists_data_key_compare,
-};
-
-/// `floyd.ZSetsScoreKeyComparator`, used by `zset_score_cf`.
-pub const ZSETS_SCORE_COMPARATOR: ComparatorSpec = ComparatorSpec {
-    name: comparator::ZSETS_SCORE_KEY_COMPARATOR,
-    compare: comparator::zsets_score_key_compare,
-};
-
 /// The layout of `instances` instances (1 to [`MAX_INSTANCES`]).
 pub fn layout(instances: usize) -> Layout {
-    let cf = |name, comparator, gc| CfSpec {
-        name,
-        comparator,
-        gc,
-        merge: None,
-        created_on_first_write: false,
-    };
+    let cf = CfSpec::plain;
     let families = || {
         vec![
             cf("default", None, GcRule::Metadata),
             cf("hash_data_cf", None, GcRule::SubKeys),
             cf("set_data_cf", None, GcRule::SubKeys),
-            cf("list_data_cf", Some(LISTS_DATA_COMPARATOR), GcRule::SubKeys),
+            cf(
+                "list_data_cf",
+                Some(comparator::LISTS_DATA_SPEC),
+                GcRule::SubKeys,
+            ),
             cf("zset_data_cf", None, GcRule::SubKeys),
             cf(
                 "zset_score_cf",
-                Some(ZSETS_SCORE_COMPARATOR),
+                Some(comparator::ZSETS_SCORE_SPEC),
                 GcRule::SubKeys,
             ),
             // redcodec has no stream model to judge stream entries by.
@@ -71,12 +57,7 @@ pub fn layout(instances: usize) -> Layout {
     Layout {
         instances: DIRS[..instances.clamp(1, MAX_INSTANCES)]
             .iter()
-            .map(|dir| InstanceSpec {
-                dir,
-                column_families: families(),
-                refused: &[],
-                other_families: None,
-            })
+            .map(|&dir| InstanceSpec::new(dir, families()))
             .collect(),
     }
 }

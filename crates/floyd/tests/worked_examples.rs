@@ -160,7 +160,10 @@ fn rpush_l_a() {
 fn del_resets_and_gc_collects_the_old_field() {
     let c = codec();
     let meta = one_element(&c, DataType::Hash);
-    let field = c.sub_key(SubKind::HashField, b"h", &meta, &SubId::Name(b"f".to_vec()));
+    let field = c.sub_key(
+        SubKind::HashField.of(b"h", &meta),
+        &SubId::Name(b"f".to_vec()),
+    );
     // DEL in the same millisecond: count 0, version T+1.
     let reset = c.new_meta(DataType::Hash, c.next_version(T_US, 0, Some(meta.version)));
     let raw = c.encode_meta(&reset).unwrap();
@@ -204,7 +207,7 @@ fn pikas_key_format_tests() {
     meta.size = 1;
     let raw = keys::data_key(key, version, data);
     assert_eq!(
-        c.decode_sub_key(SubKind::HashField, key, &meta, &raw),
+        c.decode_sub_key(SubKind::HashField.of(key, &meta), &raw),
         Ok(SubId::Name(data.to_vec()))
     );
     let list_key = b"\x00\x01list_data_key\x00";

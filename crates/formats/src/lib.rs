@@ -12,8 +12,8 @@ use redcodec_ardb::{ArdbCodec, ArdbOptions};
 use redcodec_blackwidow::BlackwidowCodec;
 pub use redcodec_codec::Codec;
 use redcodec_codec::{
-    DataType, Declaration, DecodeError, EncodeError, GcDecision, KeyRange, KeyShape, Meta, Place,
-    Record, SubId, SubKind, SubOwner, SubValue,
+    DataType, Declaration, DecodeError, Elements, EncodeError, GcDecision, KeyRange, KeyShape,
+    Meta, Place, Record, SubId, SubKind, SubOwner, SubValue,
 };
 use redcodec_floyd::FloydCodec;
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
@@ -117,16 +117,16 @@ forward! {
     fn flush_ranges(&self) -> Vec<KeyRange>;
     fn sub_place(&self, kind: SubKind, key: &[u8]) -> Place;
     fn sub_places(&self, kind: SubKind) -> Vec<Place>;
-    fn sub_key(&self, kind: SubKind, key: &[u8], meta: &Meta, id: &SubId) -> Vec<u8>;
-    fn sub_range(&self, kind: SubKind, key: &[u8], meta: &Meta) -> KeyRange;
-    fn decode_sub_key(&self, kind: SubKind, key: &[u8], meta: &Meta, raw: &[u8]) -> Result<SubId, DecodeError>;
-    fn encode_sub_value(&self, kind: SubKind, meta: &Meta, value: &SubValue) -> Vec<u8>;
-    fn decode_sub_value(&self, kind: SubKind, meta: &Meta, raw: &[u8]) -> Result<SubValue, DecodeError>;
+    fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8>;
+    fn sub_range(&self, of: Elements<'_>) -> KeyRange;
+    fn decode_sub_key(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubId, DecodeError>;
+    fn encode_sub_value(&self, of: Elements<'_>, value: &SubValue) -> Vec<u8>;
+    fn decode_sub_value(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubValue, DecodeError>;
     fn gc_meta(&self, place: Place, key: &[u8], value: &[u8], now_ms: u64) -> GcDecision;
     fn gc_sub_owner(&self, place: Place, key: &[u8], value: &[u8]) -> Option<SubOwner>;
     fn gc_sub(&self, owner: &SubOwner, meta: Option<&[u8]>, now_ms: u64) -> GcDecision;
     fn bootstrap_records(&self) -> Vec<(Record, Vec<u8>)>;
-    fn sub_is_current(&self, kind: SubKind, meta: &Meta, raw_value: &[u8]) -> bool;
+    fn sub_is_current(&self, of: Elements<'_>, raw_value: &[u8]) -> bool;
     fn key_range(&self, key: &[u8]) -> Option<KeyRange>;
     fn gc_expired_key(&self, place: Place, key: &[u8], value: &[u8], now_ms: u64) -> Option<Vec<u8>>;
     fn key_shape(&self, place: Place, raw: &[u8]) -> Option<KeyShape>;
@@ -290,8 +290,8 @@ mod tests {
         let hash = nemo.new_meta(DataType::Hash, 7);
         for raw in [&b""[..], b"\x00\x00\x00\x07"] {
             assert_eq!(
-                any_nemo.sub_is_current(SubKind::HashField, &hash, raw),
-                nemo.sub_is_current(SubKind::HashField, &hash, raw)
+                any_nemo.sub_is_current(SubKind::HashField.of(b"h", &hash), raw),
+                nemo.sub_is_current(SubKind::HashField.of(b"h", &hash), raw)
             );
         }
     }

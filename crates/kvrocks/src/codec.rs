@@ -11,15 +11,20 @@
 //! | list item | `default` | index u64 BE | raw value |
 
 use redcodec_codec::{
-    Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, EncodeError, GcDecision,
-    KeyRange, KeyShape, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Reader, Record,
-    RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution,
-    VersionWidth,
+    Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, Elements, EncodeError,
+    GcDecision, KeyRange, KeyShape, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place,
+    Reader, Record, RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue,
+    TtlResolution, VersionWidth,
 };
 
 use crate::keys::KeyScheme;
 use crate::{gc, layout, meta, score, version, KvrocksOptions, OptionsError};
 use redcodec_codec::{elements, prefix_successor};
+
+/// Kvrocks' lists: LINSERT and LREM move the shorter side.
+const LIST_MODEL: ListModel = ListModel::Array {
+    shift: ListShift::ShorterSideHeadOnTie,
+};
 
 /// Types whose metadata Kvrocks rewrites with size 0 when the last element
 /// is removed: `HDEL` (`Hash::Delete`) and `ZREM` (`ZSet::Remove`) do;
@@ -54,9 +59,7 @@ impl KvrocksCodec {
             collection_key_limit: None,
             delete: DeleteModel::DropMeta,
             keeps_empty_meta: KEEPS_EMPTY_META,
-            list_model: ListModel::Array {
-                shift: ListShift::ShorterSideHeadOnTie,
-            },
+            list_model: LIST_MODEL,
             score_index: ScoreIndex::Exact,
             score_limit: None,
             namespaces: Namespaces::Prefix {
@@ -94,14 +97,7 @@ impl Default for KvrocksCodec {
 /// The sub bytes of an element id.
 fn sub_bytes(kind: SubKind, id: &SubId) -> Vec<u8> {
     debug_assert!(
-        matches!(
-            (kind, id),
-            (
-                SubKind::HashField | SubKind::SetMember | SubKind::ZSetMember,
-                SubId::Name(_)
-            ) | (SubKind::ZSetScore, SubId::Scored { .. })
-                | (SubKind::ListItem, SubId::Index(_))
-        ),
+        id.is_of(kind, LIST_MODEL),
         "kvrocks: {id:?} is not an id of {kind:?}"
     );
     match id {
@@ -223,33 +219,28 @@ impl Codec for KvrocksCodec {
         }
     }
 
-    fn sub_key(&self, kind: SubKind, key: &[u8], meta: &Meta, id: &SubId) -> Vec<u8> {
-        self.keys.sub_key(key, meta.version, &sub_bytes(kind, id))
+    fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8> {
+        self.keys
+            .sub_key(of.key, of.meta.version, &sub_bytes(of.kind, id))
     }
 
-    fn sub_range(&self, kind: SubKind, key: &[u8], meta: &Meta) -> KeyRange {
-        let (lower, upper) = self.keys.sub_bounds(key, meta.version);
+    fn sub_range(&self, of: Elements<'_>) -> KeyRange {
+        let (lower, upper) = self.keys.sub_bounds(of.key, of.meta.version);
         KeyRange {
-            place: self.sub_place(kind, key),
+            place: self.sub_place(of.kind, of.key),
             lower,
             upper,
         }
     }
 
-    fn decode_sub_key(
-        &self,
-        kind: SubKind,
-        key: &[u8],
-        meta: &Meta,
-        raw: &[u8],
-    ) -> Result<SubId, DecodeError> {
-        let sub = self.keys.strip_sub_prefix(key, meta.version, raw)?;
+    fn decode_sub_key(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubId, DecodeError> {
+        let sub = self.keys.strip_sub_prefix(of.key, of.meta.version, raw)?;
         let r = Reader::new("kvrocks subkey", sub);
-        elements::read_sub_id(kind, r, read_score, Reader::u64_be)
+        elements::read_sub_id(of.kind, r, read_score, Reader::u64_be)
     }
 
-    fn encode_sub_value(&self, kind: SubKind, _meta: &Meta, value: &SubValue) -> Vec<u8> {
-        match kind {
+    fn encode_sub_value(&self, of: Elements<'_>, value: &SubValue) -> Vec<u8> {
+        match of.kind {
             SubKind::SetMember | SubKind::ZSetScore => Vec::new(),
             SubKind::HashField | SubKind::ZSetMember | SubKind::ListItem => match value {
                 SubValue::Score(s) => score::to_bytes(*s).to_vec(),
@@ -259,14 +250,9 @@ impl Codec for KvrocksCodec {
         }
     }
 
-    fn decode_sub_value(
-        &self,
-        kind: SubKind,
-        _meta: &Meta,
-        raw: &[u8],
-    ) -> Result<SubValue, DecodeError> {
+    fn decode_sub_value(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubValue, DecodeError> {
         // Kvrocks never reads set-member and score-index values.
-        elements::read_sub_value(kind, raw, "kvrocks zset member value", read_score)
+        elements::read_sub_value(of.kind, raw, "kvrocks zset member value", read_score)
     }
 
     fn gc_meta(&self, _place: Place, _key: &[u8], value: &[u8], now_ms: u64) -> GcDecision {

@@ -28,13 +28,7 @@ const KVROCKS_1: &str = "a Kvrocks 1.x store (column families slot_metadata and 
 
 /// The whole layout.
 pub fn layout() -> Layout {
-    let cf = |name, gc| CfSpec {
-        name,
-        comparator: None,
-        gc,
-        merge: None,
-        created_on_first_write: false,
-    };
+    let cf = |name, gc| CfSpec::plain(name, None, gc);
     Layout {
         instances: vec![InstanceSpec {
             dir: DIR,

@@ -5,7 +5,8 @@ use redcodec_codec::{Codec, DataType, GcDecision, ListBounds, Meta, SubId, SubKi
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
 use redcodec_testkit::{
     assert_element, assert_element_bytes, assert_gc_of_set_meta, assert_meta_bytes,
-    assert_meta_record, edge_elements, field_f_v, filled_metas, member_m_1_5, unhex, SetMetas,
+    assert_meta_record, edge_elements, field_f_v, filled_metas, member_m_1_5, set_member_owner,
+    unhex, SetMetas,
 };
 
 /// `(1700000000000000 µs << 11) + 0`.
@@ -52,29 +53,31 @@ fn set_foo_bar() {
     );
 }
 
-#[test]
-fn legacy_set_foo_bar() {
-    let c = standalone();
-    let raw = unhex("01 00000000 626172");
-    let meta = c.decode_meta(DataType::String, &raw).unwrap();
-    assert_eq!(meta.data_type, DataType::String);
-    assert_eq!(meta.value, b"bar");
+/// Decodes the legacy (variant 1) metadata `hex` of `data_type`, which
+/// encodes back to the same bytes.
+fn legacy_meta(c: &KvrocksCodec, data_type: DataType, hex: &str) -> Meta {
+    let raw = unhex(hex);
+    let meta = c.decode_meta(data_type, &raw).unwrap();
+    assert_eq!(meta.data_type, data_type);
     assert_eq!(meta.variant, 1);
     assert_eq!(c.encode_meta(&meta).unwrap(), raw);
+    meta
+}
+
+#[test]
+fn legacy_set_foo_bar() {
+    let meta = legacy_meta(&standalone(), DataType::String, "01 00000000 626172");
+    assert_eq!(meta.value, b"bar");
 }
 
 #[test]
 fn legacy_hash_metadata() {
     let c = standalone();
     // Hash, expires at 1700000000 s, version V, 1 field.
-    let raw = unhex("02 6553f100 305120c0f2000000 00000001");
-    let meta = c.decode_meta(DataType::Hash, &raw).unwrap();
-    assert_eq!(meta.data_type, DataType::Hash);
+    let meta = legacy_meta(&c, DataType::Hash, "02 6553f100 305120c0f2000000 00000001");
     assert_eq!(meta.expire_ms, 1_700_000_000_000);
     assert_eq!(meta.version, V);
     assert_eq!(meta.size, 1);
-    assert_eq!(meta.variant, 1);
-    assert_eq!(c.encode_meta(&meta).unwrap(), raw);
     // Expiry is rounded to seconds on re-encoding.
     let mut later = meta;
     later.expire_ms = 1_700_000_000_999;
@@ -134,7 +137,10 @@ fn cluster_mode_slots() {
         c.meta_record(b"h", DataType::Hash).unwrap().key,
         unhex(&format!("{NS} 2dae 68"))
     );
-    let key = c.sub_key(SubKind::HashField, b"h", &meta, &SubId::Name(b"f".to_vec()));
+    let key = c.sub_key(
+        SubKind::HashField.of(b"h", &meta),
+        &SubId::Name(b"f".to_vec()),
+    );
     assert_eq!(
         key,
         unhex(&format!("{NS} 2dae 00000001 68 305120c0f2000000 66"))
@@ -149,7 +155,7 @@ fn cluster_mode_slots() {
         member: b"m".to_vec(),
     };
     assert_eq!(
-        c.sub_key(SubKind::ZSetScore, b"z", &meta, &scored),
+        c.sub_key(SubKind::ZSetScore.of(b"z", &meta), &scored),
         unhex(&format!(
             "{NS} 1fdd 00000001 7a 305120c0f2000000 bff8000000000000 6d"
         ))
@@ -186,10 +192,13 @@ fn zadd_z_1_5_m() {
     let value = unhex("bff8000000000000");
     assert_element_bytes(&c, b"z", &meta, &member, &member_key, &value);
     assert!(c
-        .decode_sub_value(SubKind::ZSetMember, &meta, &value[..7])
+        .decode_sub_value(SubKind::ZSetMember.of(b"z", &meta), &value[..7])
         .is_err());
     assert!(c
-        .decode_sub_value(SubKind::ZSetMember, &meta, &unhex("bff800000000000000"))
+        .decode_sub_value(
+            SubKind::ZSetMember.of(b"z", &meta),
+            &unhex("bff800000000000000")
+        )
         .is_err());
 }
 
@@ -220,7 +229,7 @@ fn round_trips_of_every_record_kind() {
             // Another version or key is rejected.
             let mut other = meta.clone();
             other.version = 1;
-            assert!(c.decode_sub_key(kind, key, &other, &raw_key).is_err());
+            assert!(c.decode_sub_key(kind.of(key, &other), &raw_key).is_err());
             let owner = c.gc_sub_owner(written.range.place, &raw_key, &[]).unwrap();
             assert_eq!(owner.meta, c.meta_record(key, DataType::ZSet).unwrap());
             assert_eq!(owner.version, u64::MAX);
@@ -236,13 +245,11 @@ fn list_items_sort_by_index() {
         panic!("array list expected");
     };
     assert_eq!((head, tail), (0x7FFF_FFFF_FFFF_FFFF, 0x7FFF_FFFF_FFFF_FFFF));
-    let at = |i| c.sub_key(SubKind::ListItem, b"l", &meta, &SubId::Index(i));
+    let at = |i| c.sub_key(SubKind::ListItem.of(b"l", &meta), &SubId::Index(i));
     assert!(at(head - 1) < at(head) && at(head) < at(tail + 1));
     assert!(c
         .decode_sub_key(
-            SubKind::ListItem,
-            b"l",
-            &meta,
+            SubKind::ListItem.of(b"l", &meta),
             &[at(head), vec![0]].concat()
         )
         .is_err());
@@ -265,7 +272,10 @@ fn meta_keys_of_other_namespaces_are_skipped() {
     );
     // Subkeys of any namespace find their owner.
     let meta = other.new_meta(DataType::Set, 5);
-    let sub = other.sub_key(SubKind::SetMember, b"k", &meta, &SubId::Name(b"m".to_vec()));
+    let sub = other.sub_key(
+        SubKind::SetMember.of(b"k", &meta),
+        &SubId::Name(b"m".to_vec()),
+    );
     assert_eq!(
         c.gc_sub_owner(c.sub_place(SubKind::SetMember, b"k"), &sub, &[])
             .unwrap()
@@ -295,10 +305,7 @@ fn gc_rules_through_the_codec() {
         GcDecision::Keep
     );
 
-    let sub = c.sub_key(SubKind::SetMember, b"s", &meta, &SubId::Name(b"m".to_vec()));
-    let owner = c
-        .gc_sub_owner(c.sub_place(SubKind::SetMember, b"k"), &sub, &[])
-        .unwrap();
+    let (sub, owner) = set_member_owner(&c, &meta);
     assert_eq!(c.gc_sub(&owner, Some(&live), now), GcDecision::Keep);
     assert_eq!(c.gc_sub(&owner, Some(&expired), now), GcDecision::Keep);
     assert_eq!(

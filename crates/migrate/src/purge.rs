@@ -41,7 +41,7 @@ pub(super) fn delete_elements<C: Codec>(
     chunk: usize,
 ) -> Result<(), MigrateError> {
     for &kind in kinds_of(meta.data_type) {
-        let range = engine.codec().sub_range(kind, key, meta);
+        let range = engine.codec().sub_range(kind.of(key, meta));
         let mut it = engine.store().scan(&range, None, false);
         let mut batch = Batch::default();
         let mut queued = 0;

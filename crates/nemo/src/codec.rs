@@ -16,9 +16,9 @@
 //! [`GcRule::MetaAndSubKeys`]: redcodec_codec::GcRule::MetaAndSubKeys
 
 use redcodec_codec::{
-    Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, EncodeError, GcDecision,
-    KeyRange, ListModel, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry, ScoreIndex,
-    SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
+    Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, Elements, EncodeError,
+    GcDecision, KeyRange, ListModel, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry,
+    ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
 };
 
 use crate::keys::{self, unbounded_upper};
@@ -176,35 +176,24 @@ impl Codec for NemoCodec {
         elements::place_of(kind)
     }
 
-    fn sub_key(&self, kind: SubKind, key: &[u8], _meta: &Meta, id: &SubId) -> Vec<u8> {
-        elements::key(kind, key, id)
+    fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8> {
+        elements::key(of.kind, of.key, id)
     }
 
-    fn sub_range(&self, kind: SubKind, key: &[u8], _meta: &Meta) -> KeyRange {
-        elements::range(kind, key)
+    fn sub_range(&self, of: Elements<'_>) -> KeyRange {
+        elements::range(of.kind, of.key)
     }
 
-    fn decode_sub_key(
-        &self,
-        kind: SubKind,
-        key: &[u8],
-        _meta: &Meta,
-        raw: &[u8],
-    ) -> Result<SubId, DecodeError> {
-        elements::decode_id(kind, key, raw)
+    fn decode_sub_key(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubId, DecodeError> {
+        elements::decode_id(of.kind, of.key, raw)
     }
 
-    fn encode_sub_value(&self, kind: SubKind, meta: &Meta, value: &SubValue) -> Vec<u8> {
-        elements::encode_value(kind, meta, value)
+    fn encode_sub_value(&self, of: Elements<'_>, value: &SubValue) -> Vec<u8> {
+        elements::encode_value(of.kind, of.meta, value)
     }
 
-    fn decode_sub_value(
-        &self,
-        kind: SubKind,
-        _meta: &Meta,
-        raw: &[u8],
-    ) -> Result<SubValue, DecodeError> {
-        elements::decode_value(kind, raw)
+    fn decode_sub_value(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubValue, DecodeError> {
+        elements::decode_value(of.kind, raw)
     }
 
     /// The `kv` rule for strings, the metadata rule for metadata keys;
@@ -244,8 +233,8 @@ impl Codec for NemoCodec {
 
     /// [`elements::is_current`]: the element's version (in its value) is
     /// at least the metadata's.
-    fn sub_is_current(&self, _kind: SubKind, meta: &Meta, raw_value: &[u8]) -> bool {
-        elements::is_current(meta, raw_value)
+    fn sub_is_current(&self, of: Elements<'_>, raw_value: &[u8]) -> bool {
+        elements::is_current(of.meta, raw_value)
     }
 }
 

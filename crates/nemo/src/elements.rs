@@ -16,7 +16,9 @@
 //! [`is_current`]. List node keys are not in numeric order (LE sequence
 //! numbers): lists are walked through their links.
 
-use redcodec_codec::{DecodeError, KeyRange, Meta, Reader, SparseIndex, SubId, SubKind, SubValue};
+use redcodec_codec::{
+    DecodeError, KeyRange, ListModel, Meta, Reader, SparseIndex, SubId, SubKind, SubValue,
+};
 
 use crate::keys;
 use crate::layout;
@@ -51,14 +53,7 @@ pub fn place_of(kind: SubKind) -> redcodec_codec::Place {
 /// their nearest nemo equivalent so that nothing panics.
 pub fn key(kind: SubKind, key: &[u8], id: &SubId) -> Vec<u8> {
     debug_assert!(
-        matches!(
-            (kind, id),
-            (
-                SubKind::HashField | SubKind::SetMember | SubKind::ZSetMember,
-                SubId::Name(_)
-            ) | (SubKind::ZSetScore, SubId::Scored { .. })
-                | (SubKind::ListItem, SubId::Seq(_))
-        ),
+        id.is_of(kind, ListModel::Linked),
         "nemo: {id:?} is not an id of {kind:?}"
     );
     let mut out = keys::element_prefix(tag_of(kind), key);

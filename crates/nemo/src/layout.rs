@@ -47,18 +47,7 @@ pub const SEPARATORS: [(Place, u8); 5] = [
 /// collection family holds metadata *and* element records, and uses
 /// [`GcRule::MetaAndSubKeys`]: nemo's whole filter (see `gc`).
 pub fn layout() -> Layout {
-    let instance = |dir, gc| InstanceSpec {
-        dir,
-        column_families: vec![CfSpec {
-            name: "default",
-            comparator: None,
-            gc,
-            merge: None,
-            created_on_first_write: false,
-        }],
-        refused: &[],
-        other_families: None,
-    };
+    let instance = |dir, gc| InstanceSpec::new(dir, vec![CfSpec::plain("default", None, gc)]);
     Layout {
         instances: vec![
             instance(DIRS[0], GcRule::Metadata),

@@ -60,8 +60,7 @@ fn valid_records(c: &NemoCodec) -> Vec<Vec<u8>> {
     let mut out = redcodec_testkit::valid_records(c, &metas, &[(SubKind::ListItem, SubId::Seq(6))]);
     for m in &metas {
         out.push(c.encode_sub_value(
-            SubKind::ListItem,
-            m,
+            SubKind::ListItem.of(b"k", m),
             &SubValue::Node {
                 prev: 1,
                 next: 0,
@@ -107,12 +106,13 @@ fn random_bytes() {
         // Encoders of out-of-range metadata return errors, not panics.
         let _ = c.encode_meta(&meta);
         for kind in SUB_KINDS {
-            let _ = c.encode_sub_value(kind, &meta, &SubValue::Score(f64::from_bits(next())));
+            let _ = c.encode_sub_value(
+                kind.of(b"k", &meta),
+                &SubValue::Score(f64::from_bits(next())),
+            );
         }
         let _ = c.sub_key(
-            SubKind::ZSetScore,
-            &bytes,
-            &meta,
+            SubKind::ZSetScore.of(&bytes, &meta),
             &SubId::Scored {
                 score: f64::from_bits(next()),
                 member: Vec::new(),

@@ -8,8 +8,8 @@ use redcodec_codec::{
 };
 use redcodec_nemo::{gc, layout, NemoCodec};
 use redcodec_testkit::{
-    assert_element, assert_element_bytes, assert_meta_bytes, assert_meta_record, edge_elements,
-    field_f_v, filled_metas, member_m_1_5, unhex,
+    assert_element, assert_element_bytes, assert_gc_meta_until, assert_meta_bytes,
+    assert_meta_record, edge_elements, field_f_v, filled_metas, member_m_1_5, unhex,
 };
 
 const T: u64 = 1_700_000_000;
@@ -48,14 +48,7 @@ fn setex_foo_100_bar() {
     assert_meta_bytes(&c, DataType::String, &meta, &value);
     // The kv compaction rule: live through second T+99, dropped after.
     let key = c.meta_record(b"foo", DataType::String).unwrap();
-    assert_eq!(
-        c.gc_meta(key.place, &key.key, &value, (T + 99) * 1000 + 999),
-        GcDecision::Keep
-    );
-    assert_eq!(
-        c.gc_meta(key.place, &key.key, &value, (T + 100) * 1000),
-        GcDecision::Drop
-    );
+    assert_gc_meta_until(&c, &key, &value, (T + 99) * 1000 + 999, (T + 100) * 1000);
 }
 
 #[test]
@@ -94,7 +87,7 @@ fn hset_h_f_v() {
     assert_eq!(range.lower, unhex("68 01 68 3d"));
     assert_eq!(range.upper, unhex("68 01 68 3e"));
     assert!(range.lower <= field && field < range.upper);
-    assert!(c.sub_is_current(SubKind::HashField, &meta, &value));
+    assert!(c.sub_is_current(SubKind::HashField.of(b"h", &meta), &value));
 
     // Compaction: the field's owner is the metadata record.
     let owner = c.gc_sub_owner(range.place, &field, &value).unwrap();
@@ -163,7 +156,7 @@ fn lpush_l_a() {
     let value = unhex("0000000000000000 0000000000000000 61 00f15365 00000000");
     let range = assert_element_bytes(&c, b"l", &meta, &item, &node, &value).range;
     for seq in [1, 2, 255, 256, i64::MAX, -1] {
-        let k = c.sub_key(SubKind::ListItem, b"l", &meta, &SubId::Seq(seq));
+        let k = c.sub_key(SubKind::ListItem.of(b"l", &meta), &SubId::Seq(seq));
         assert!(range.lower <= k && k < range.upper, "{seq}");
     }
 }
@@ -182,13 +175,13 @@ fn score_keys() {
             score,
             member: b"m".to_vec(),
         };
-        let key = c.sub_key(SubKind::ZSetScore, b"z", &meta, &id);
+        let key = c.sub_key(SubKind::ZSetScore.of(b"z", &meta), &id);
         assert_eq!(key, unhex(&format!("79 01 7a {bytes} 6d")));
         assert_eq!(
-            c.decode_sub_key(SubKind::ZSetScore, b"z", &meta, &key),
+            c.decode_sub_key(SubKind::ZSetScore.of(b"z", &meta), &key),
             Ok(id)
         );
-        let value = c.encode_sub_value(SubKind::ZSetScore, &meta, &SubValue::Empty);
+        let value = c.encode_sub_value(SubKind::ZSetScore.of(b"z", &meta), &SubValue::Empty);
         assert_eq!(value, unhex("00f15365 00000000"));
     }
 }
@@ -207,22 +200,20 @@ fn zadd_z_1_5_m() {
     assert_element_bytes(&c, b"z", &meta, &member, &unhex("7a 01 7a 6d"), &value);
     // The member record keeps the exact double; the index rounds it.
     let exact = 0.123456789;
-    let value = c.encode_sub_value(SubKind::ZSetMember, &meta, &SubValue::Score(exact));
+    let value = c.encode_sub_value(SubKind::ZSetMember.of(b"z", &meta), &SubValue::Score(exact));
     assert_eq!(
-        c.decode_sub_value(SubKind::ZSetMember, &meta, &value),
+        c.decode_sub_value(SubKind::ZSetMember.of(b"z", &meta), &value),
         Ok(SubValue::Score(exact))
     );
     let key = c.sub_key(
-        SubKind::ZSetScore,
-        b"z",
-        &meta,
+        SubKind::ZSetScore.of(b"z", &meta),
         &SubId::Scored {
             score: exact,
             member: b"m".to_vec(),
         },
     );
     assert_eq!(
-        c.decode_sub_key(SubKind::ZSetScore, b"z", &meta, &key),
+        c.decode_sub_key(SubKind::ZSetScore.of(b"z", &meta), &key),
         Ok(SubId::Scored {
             score: 0.12346,
             member: b"m".to_vec()
@@ -230,9 +221,7 @@ fn zadd_z_1_5_m() {
     );
     // A seek key with an empty member sorts before every member of its score.
     let seek = c.sub_key(
-        SubKind::ZSetScore,
-        b"z",
-        &meta,
+        SubKind::ZSetScore.of(b"z", &meta),
         &SubId::Scored {
             score: exact,
             member: Vec::new(),
@@ -254,29 +243,22 @@ fn del_then_recreate_hides_old_elements() {
     let mut old = c.new_meta(DataType::Set, T - 50);
     old.size = 1;
     let member = SubId::Name(b"m".to_vec());
-    let old_value = c.encode_sub_value(SubKind::SetMember, &old, &SubValue::Empty);
+    let old_value = c.encode_sub_value(SubKind::SetMember.of(b"s", &old), &SubValue::Empty);
     // DEL at T: PutWithKeyVersion gives now.
     let del = c.new_meta(DataType::Set, c.next_version(NOW_US, 0, Some(old.version)));
     assert_eq!(del.version, T);
     let del_value = c.encode_meta(&del).unwrap();
     assert_eq!(del_value, unhex("0000000000000000 00f15365 00000000"));
     // The old member is still in the key's range but no longer current.
-    let key = c.sub_key(SubKind::SetMember, b"s", &del, &member);
-    let range = c.sub_range(SubKind::SetMember, b"s", &del);
+    let key = c.sub_key(SubKind::SetMember.of(b"s", &del), &member);
+    let range = c.sub_range(SubKind::SetMember.of(b"s", &del));
     assert!(range.lower <= key && key < range.upper);
-    assert!(!c.sub_is_current(SubKind::SetMember, &del, &old_value));
+    assert!(!c.sub_is_current(SubKind::SetMember.of(b"s", &del), &old_value));
     // A second DEL in the same second: old + 1.
     assert_eq!(c.next_version(NOW_US, 0, Some(T)), T + 1);
     // Compaction: the empty meta stays while its version is now, then goes.
     let rec = c.meta_record(b"s", DataType::Set).unwrap();
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &del_value, NOW_MS),
-        GcDecision::Keep
-    );
-    assert_eq!(
-        c.gc_meta(rec.place, &rec.key, &del_value, NOW_MS + 1000),
-        GcDecision::Drop
-    );
+    assert_gc_meta_until(&c, &rec, &del_value, NOW_MS, NOW_MS + 1000);
     // The old member: dropped for its version, read from its value; the
     // trait path and gc_record agree.
     let gc::Verdict::Element(owner) = c.gc_record(range.place, &key, &old_value, NOW_MS) else {
@@ -288,7 +270,7 @@ fn del_then_recreate_hides_old_elements() {
     assert_eq!(same.version, T - 50);
     assert_eq!(c.gc_sub(&same, None, NOW_MS), GcDecision::Drop);
     // A member written under the new version is kept.
-    let new_value = c.encode_sub_value(SubKind::SetMember, &del, &SubValue::Empty);
+    let new_value = c.encode_sub_value(SubKind::SetMember.of(b"s", &del), &SubValue::Empty);
     let current = c.gc_sub_owner(range.place, &key, &new_value).unwrap();
     assert_eq!(
         c.gc_sub(&current, Some(&del_value), NOW_MS),
@@ -305,7 +287,10 @@ fn expiry_is_stamped_on_elements() {
     let mut meta = c.new_meta(DataType::Hash, T);
     meta.size = 1;
     meta.expire_ms = (T + 9) * 1000;
-    let value = c.encode_sub_value(SubKind::HashField, &meta, &SubValue::Bytes(Vec::new()));
+    let value = c.encode_sub_value(
+        SubKind::HashField.of(b"h", &meta),
+        &SubValue::Bytes(Vec::new()),
+    );
     assert_eq!(value, unhex("00f15365 09f15365"));
     let meta_value = c.encode_meta(&meta).unwrap();
     let owner = c
@@ -351,9 +336,7 @@ fn collection_key_limit() {
     }
     let meta = c.new_meta(DataType::Set, 1);
     let key = c.sub_key(
-        SubKind::SetMember,
-        &[b'k'; 254],
-        &meta,
+        SubKind::SetMember.of(&[b'k'; 254], &meta),
         &SubId::Name(b"m".to_vec()),
     );
     assert_eq!(key[1], 254);
@@ -401,7 +384,7 @@ fn round_trips_of_every_record_kind() {
     for element in &elements {
         let kind = element.0;
         let written = assert_element(&c, key, &meta, element);
-        assert!(c.sub_is_current(kind, &meta, &written.value));
+        assert!(c.sub_is_current(kind.of(key, &meta), &written.value));
         // Another key is rejected.
         let owner = c
             .gc_sub_owner(written.range.place, &written.key, &written.value)
@@ -414,14 +397,15 @@ fn round_trips_of_every_record_kind() {
 fn keys_of_equal_length_do_not_mix() {
     let c = codec();
     let meta = c.new_meta(DataType::Hash, 1);
-    let a = c.sub_range(SubKind::HashField, b"ab", &meta);
+    let a = c.sub_range(SubKind::HashField.of(b"ab", &meta));
     let longer = c.sub_key(
-        SubKind::HashField,
-        b"ab=",
-        &meta,
+        SubKind::HashField.of(b"ab=", &meta),
         &SubId::Name(b"x".to_vec()),
     );
-    let other = c.sub_key(SubKind::HashField, b"ac", &meta, &SubId::Name(Vec::new()));
+    let other = c.sub_key(
+        SubKind::HashField.of(b"ac", &meta),
+        &SubId::Name(Vec::new()),
+    );
     for k in [longer, other] {
         assert!(!(a.lower <= k && k < a.upper));
     }

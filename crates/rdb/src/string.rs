@@ -120,12 +120,16 @@ pub(crate) fn put_len(out: &mut Vec<u8>, n: u64) {
     } else if n < 1 << 14 {
         out.extend_from_slice(&[0x40 | (n >> 8) as u8, n as u8]);
     } else if let Ok(n) = u32::try_from(n) {
-        out.push(0x80);
-        out.extend_from_slice(&n.to_be_bytes());
+        put_tagged(out, 0x80, &n.to_be_bytes());
     } else {
-        out.push(0x81);
-        out.extend_from_slice(&n.to_be_bytes());
+        put_tagged(out, 0x81, &n.to_be_bytes());
     }
+}
+
+/// Appends the one-byte `tag` and then `bytes`.
+fn put_tagged(out: &mut Vec<u8>, tag: u8, bytes: &[u8]) {
+    out.push(tag);
+    out.extend_from_slice(bytes);
 }
 
 /// The integer `s` spells, if Redis would store it integer-encoded: it
@@ -143,14 +147,11 @@ fn as_small_int(s: &[u8]) -> Option<i32> {
 pub(crate) fn put_string(out: &mut Vec<u8>, s: &[u8], opts: EncodeOptions) {
     if let Some(v) = as_small_int(s) {
         if let Ok(v) = i8::try_from(v) {
-            out.push(0xc0);
-            out.extend_from_slice(&v.to_le_bytes());
+            put_tagged(out, 0xc0, &v.to_le_bytes());
         } else if let Ok(v) = i16::try_from(v) {
-            out.push(0xc1);
-            out.extend_from_slice(&v.to_le_bytes());
+            put_tagged(out, 0xc1, &v.to_le_bytes());
         } else {
-            out.push(0xc2);
-            out.extend_from_slice(&v.to_le_bytes());
+            put_tagged(out, 0xc2, &v.to_le_bytes());
         }
         return;
     }

@@ -18,36 +18,26 @@ fn check(value: Value, redis: &[u8]) {
     assert_eq!(decode_payload(redis).unwrap(), value);
 }
 
+/// Strings and the payloads redis-server DUMPs for them: raw, each
+/// integer width, a non-canonical integer kept raw, and LZF.
+const STRINGS: &[(&str, &[u8])] = &[
+    ("hello", b"\x00\x05hello\n\x00cr\xdfve4 \n"),
+    ("12", b"\x00\xc0\x0c\n\x00<*\xf8Q\\\x04\xbc\xd5"),
+    ("-300", b"\x00\xc1\xd4\xfe\n\x00\xc6\xc4\x86#\xfe\xbe\xde."),
+    ("100000", b"\x00\xc2\xa0\x86\x01\x00\n\x00\xf1$\x03Po/\xa6t"),
+    ("12345678901", b"\x00\x0b12345678901\n\x000NR\xd7'\x17e\x10"),
+    ("012", b"\x00\x03012\n\x00\x8fTc\xe9T~\xeb\x0c"),
+    (
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        b"\x00\xc3\t(\x01aa\xe0\x1b\x00\x01aa\n\x00\xcf\t/\xaa\xae%\x83\x1d",
+    ),
+];
+
 #[test]
 fn strings_match_redis() {
-    check(
-        Value::String(s("hello")),
-        b"\x00\x05hello\n\x00cr\xdfve4 \n",
-    );
-    check(
-        Value::String(s("12")),
-        b"\x00\xc0\x0c\n\x00<*\xf8Q\\\x04\xbc\xd5",
-    );
-    check(
-        Value::String(s("-300")),
-        b"\x00\xc1\xd4\xfe\n\x00\xc6\xc4\x86#\xfe\xbe\xde.",
-    );
-    check(
-        Value::String(s("100000")),
-        b"\x00\xc2\xa0\x86\x01\x00\n\x00\xf1$\x03Po/\xa6t",
-    );
-    check(
-        Value::String(s("12345678901")),
-        b"\x00\x0b12345678901\n\x000NR\xd7'\x17e\x10",
-    );
-    check(
-        Value::String(s("012")),
-        b"\x00\x03012\n\x00\x8fTc\xe9T~\xeb\x0c",
-    );
-    check(
-        Value::String(s("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")),
-        b"\x00\xc3\t(\x01aa\xe0\x1b\x00\x01aa\n\x00\xcf\t/\xaa\xae%\x83\x1d",
-    );
+    for (text, redis) in STRINGS {
+        check(Value::String(s(text)), redis);
+    }
 }
 
 #[test]
@@ -122,38 +112,38 @@ fn malformed_objects_are_bad_data() {
     bad(b"\x12\x01\x03\x07\x07\x00\x00\x00\x00\x00\xff"); // container 3
 }
 
+/// An object of type `tag` holding `body` as one string (a ziplist or
+/// zipmap blob), after the bytes `between` (a quicklist's node count).
+fn blob_object(tag: u8, between: &[u8], body: &[u8]) -> Vec<u8> {
+    let mut obj = vec![tag];
+    obj.extend_from_slice(between);
+    obj.push(body.len() as u8);
+    obj.extend_from_slice(body);
+    obj
+}
+
 #[test]
 fn old_encodings_decode() {
     // A ziplist list of "a" and 7 (an immediate integer).
     let zl = b"\x10\x00\x00\x00\x0d\x00\x00\x00\x02\x00\x00\x01a\x03\xf8\xff";
-    let mut obj = vec![10u8, zl.len() as u8];
-    obj.extend_from_slice(zl);
-    assert_eq!(
-        decode_object(&obj).unwrap(),
-        Value::List(vec![s("a"), s("7")])
-    );
-    // The same ziplist as one node of an RDB 7–9 quicklist.
-    let mut obj = vec![14u8, 1, zl.len() as u8];
-    obj.extend_from_slice(zl);
-    assert_eq!(
-        decode_object(&obj).unwrap(),
-        Value::List(vec![s("a"), s("7")])
-    );
-    // A zipmap hash {f: v}.
-    let zm = b"\x01\x01f\x01\x00v\xff";
-    let mut obj = vec![9u8, zm.len() as u8];
-    obj.extend_from_slice(zm);
-    assert_eq!(
-        decode_object(&obj).unwrap(),
-        Value::Hash(vec![(s("f"), s("v"))])
-    );
-    // A text-score sorted set (type 3) and a plain list (type 1).
-    assert_eq!(
-        decode_object(b"\x03\x01\x01a\x031.5").unwrap(),
-        Value::ZSet(vec![(s("a"), 1.5)])
-    );
-    assert_eq!(
-        decode_object(b"\x01\x01\x01x").unwrap(),
-        Value::List(vec![s("x")])
-    );
+    let a7 = Value::List(vec![s("a"), s("7")]);
+    let cases = [
+        (blob_object(10, b"", zl), a7.clone()),
+        // The same ziplist as one node of an RDB 7–9 quicklist.
+        (blob_object(14, b"\x01", zl), a7),
+        // A zipmap hash {f: v}.
+        (
+            blob_object(9, b"", b"\x01\x01f\x01\x00v\xff"),
+            Value::Hash(vec![(s("f"), s("v"))]),
+        ),
+        // A text-score sorted set (type 3) and a plain list (type 1).
+        (
+            b"\x03\x01\x01a\x031.5".to_vec(),
+            Value::ZSet(vec![(s("a"), 1.5)]),
+        ),
+        (b"\x01\x01\x01x".to_vec(), Value::List(vec![s("x")])),
+    ];
+    for (obj, value) in cases {
+        assert_eq!(decode_object(&obj).unwrap(), value, "{obj:x?}");
+    }
 }

@@ -185,9 +185,9 @@ pub fn feed_decoders<C: Codec>(
         }
     }
     for kind in SUB_KINDS {
-        let _ = c.decode_sub_key(kind, b"k", meta, bytes);
-        let _ = c.decode_sub_value(kind, meta, bytes);
-        let _ = c.sub_is_current(kind, meta, bytes);
+        let _ = c.decode_sub_key(kind.of(b"k", meta), bytes);
+        let _ = c.decode_sub_value(kind.of(b"k", meta), bytes);
+        let _ = c.sub_is_current(kind.of(b"k", meta), bytes);
     }
 }
 
@@ -196,8 +196,8 @@ pub fn feed_decoders<C: Codec>(
 pub fn sub_records<C: Codec>(c: &C, meta: &Meta, ids: &[(SubKind, SubId)]) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     for (kind, id) in ids {
-        out.push(c.sub_key(*kind, b"k", meta, id));
-        let range = c.sub_range(*kind, b"k", meta);
+        out.push(c.sub_key(kind.of(b"k", meta), id));
+        let range = c.sub_range(kind.of(b"k", meta));
         out.push(range.lower);
         out.push(range.upper);
     }
@@ -228,7 +228,7 @@ pub fn valid_records<C: Codec>(c: &C, metas: &[Meta], extra: &[(SubKind, SubId)]
         out.push(c.encode_meta(m).expect("valid metadata encodes"));
         out.push(c.meta_record(b"k", m.data_type).expect("meta record").key);
         out.extend(sub_records(c, m, &ids));
-        out.push(c.encode_sub_value(SubKind::ZSetMember, m, &SubValue::Score(3.0)));
+        out.push(c.encode_sub_value(SubKind::ZSetMember.of(b"k", m), &SubValue::Score(3.0)));
     }
     out
 }
@@ -245,8 +245,9 @@ pub fn assert_sub_round_trip<C: Codec>(
     id: &SubId,
     value: &SubValue,
 ) -> (Vec<u8>, Vec<u8>) {
-    let raw_key = c.sub_key(kind, key, meta, id);
-    let decoded = c.decode_sub_key(kind, key, meta, &raw_key).unwrap();
+    let of = kind.of(key, meta);
+    let raw_key = c.sub_key(of, id);
+    let decoded = c.decode_sub_key(of, &raw_key).unwrap();
     match (&decoded, id) {
         (
             SubId::Scored {
@@ -260,13 +261,15 @@ pub fn assert_sub_round_trip<C: Codec>(
         ) => assert!(a.to_bits() == b.to_bits() && m == n, "{kind:?}"),
         _ => assert_eq!(&decoded, id, "{kind:?}"),
     }
-    let raw_value = c.encode_sub_value(kind, meta, value);
-    match (c.decode_sub_value(kind, meta, &raw_value).unwrap(), value) {
+    let raw_value = c.encode_sub_value(of, value);
+    match (c.decode_sub_value(of, &raw_value).unwrap(), value) {
         (SubValue::Score(a), SubValue::Score(b)) => assert_eq!(a.to_bits(), b.to_bits()),
         (got, want) => assert_eq!(&got, want, "{kind:?}"),
     }
     let other_key: &[u8] = if key == b"key" { b"kez" } else { b"key" };
-    assert!(c.decode_sub_key(kind, other_key, meta, &raw_key).is_err());
+    assert!(c
+        .decode_sub_key(kind.of(other_key, meta), &raw_key)
+        .is_err());
     (raw_key, raw_value)
 }
 
@@ -446,7 +449,7 @@ pub struct Written {
 /// key and value read back as written ([`assert_sub_round_trip`]).
 pub fn assert_element<C: Codec>(c: &C, key: &[u8], meta: &Meta, element: &Element) -> Written {
     let (kind, id, value) = element;
-    let range = c.sub_range(*kind, key, meta);
+    let range = c.sub_range(kind.of(key, meta));
     assert_eq!(range.place, c.sub_place(*kind, key), "{kind:?}");
     let (raw_key, raw_value) = assert_sub_round_trip(c, *kind, key, meta, id, value);
     assert!(in_range(c, &range, &raw_key), "{kind:?}");
@@ -484,6 +487,35 @@ pub fn assert_element_bytes<C: Codec>(
     assert_eq!(written.key, want_key, "{:?} key", element.0);
     assert_eq!(written.value, want_value, "{:?} value", element.0);
     written
+}
+
+/// Asserts that compaction keeps the metadata record `rec` holding `value`
+/// at `kept_ms` and drops it from `dropped_ms` on: the instant its expiry,
+/// or the staleness of a reset, takes effect.
+pub fn assert_gc_meta_until<C: Codec>(
+    c: &C,
+    rec: &Record,
+    value: &[u8],
+    kept_ms: u64,
+    dropped_ms: u64,
+) {
+    let at = |now_ms| c.gc_meta(rec.place, &rec.key, value, now_ms);
+    assert_eq!(at(kept_ms), GcDecision::Keep, "at {kept_ms} ms");
+    assert_eq!(at(dropped_ms), GcDecision::Drop, "at {dropped_ms} ms");
+}
+
+/// The key of the member `m` of the set `s` written under `meta` (the set
+/// of [`assert_gc_of_set_meta`]), and the owner compaction finds for it.
+pub fn set_member_owner<C: Codec>(c: &C, meta: &Meta) -> (Vec<u8>, SubOwner) {
+    let member = c.sub_key(
+        SubKind::SetMember.of(b"s", meta),
+        &SubId::Name(b"m".to_vec()),
+    );
+    let place = c.sub_place(SubKind::SetMember, b"s");
+    let owner = c
+        .gc_sub_owner(place, &member, &[])
+        .expect("a set member has an owner");
+    (member, owner)
 }
 
 #[cfg(test)]

@@ -490,8 +490,8 @@ mod lossy {
     use std::sync::Arc;
 
     use redcodec_codec::{
-        Codec, DataType, Declaration, DecodeError, EncodeError, GcDecision, KeyRange, Meta, Place,
-        Record, ScoreIndex, SubId, SubKind, SubOwner, SubValue,
+        Codec, DataType, Declaration, DecodeError, Elements, EncodeError, GcDecision, KeyRange,
+        Meta, Place, Record, ScoreIndex, SubId, SubKind, SubOwner, SubValue,
     };
     use redcodec_kvrocks::KvrocksCodec;
 
@@ -558,31 +558,20 @@ mod lossy {
         fn sub_place(&self, kind: SubKind, key: &[u8]) -> Place {
             self.inner.sub_place(kind, key)
         }
-        fn sub_key(&self, kind: SubKind, key: &[u8], meta: &Meta, id: &SubId) -> Vec<u8> {
-            self.inner.sub_key(kind, key, meta, &index_id(kind, id))
+        fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8> {
+            self.inner.sub_key(of, &index_id(of.kind, id))
         }
-        fn sub_range(&self, kind: SubKind, key: &[u8], meta: &Meta) -> KeyRange {
-            self.inner.sub_range(kind, key, meta)
+        fn sub_range(&self, of: Elements<'_>) -> KeyRange {
+            self.inner.sub_range(of)
         }
-        fn decode_sub_key(
-            &self,
-            kind: SubKind,
-            key: &[u8],
-            meta: &Meta,
-            raw: &[u8],
-        ) -> Result<SubId, DecodeError> {
-            self.inner.decode_sub_key(kind, key, meta, raw)
+        fn decode_sub_key(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubId, DecodeError> {
+            self.inner.decode_sub_key(of, raw)
         }
-        fn encode_sub_value(&self, kind: SubKind, meta: &Meta, value: &SubValue) -> Vec<u8> {
-            self.inner.encode_sub_value(kind, meta, value)
+        fn encode_sub_value(&self, of: Elements<'_>, value: &SubValue) -> Vec<u8> {
+            self.inner.encode_sub_value(of, value)
         }
-        fn decode_sub_value(
-            &self,
-            kind: SubKind,
-            meta: &Meta,
-            raw: &[u8],
-        ) -> Result<SubValue, DecodeError> {
-            self.inner.decode_sub_value(kind, meta, raw)
+        fn decode_sub_value(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubValue, DecodeError> {
+            self.inner.decode_sub_value(of, raw)
         }
         fn gc_meta(&self, place: Place, key: &[u8], value: &[u8], now_ms: u64) -> GcDecision {
             self.inner.gc_meta(place, key, value, now_ms)

@@ -334,10 +334,9 @@ fn corrupt_links_are_an_error_not_a_loop() {
     let meta = ctx.typed(b"l", DataType::List).unwrap().unwrap();
     let place = codec.sub_place(SubKind::ListItem, b"l");
     let put_node = |seq: i64, prev: i64, next: i64| {
-        let key = codec.sub_key(SubKind::ListItem, b"l", &meta, &SubId::Seq(seq));
+        let key = codec.sub_key(SubKind::ListItem.of(b"l", &meta), &SubId::Seq(seq));
         let value = codec.encode_sub_value(
-            SubKind::ListItem,
-            &meta,
+            SubKind::ListItem.of(b"l", &meta),
             &SubValue::Node {
                 prev,
                 next,
