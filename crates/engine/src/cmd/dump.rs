@@ -7,17 +7,11 @@ use redcodec_codec::Codec;
 use redcodec_rdb as rdb;
 
 use crate::cmd::args::is;
-use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{Ctx, ExpireAt};
 use crate::number::int_arg;
 use crate::reply::Reply;
 use crate::value::{read_value, write_value, Value};
-
-pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
-    t.add("dump", 2, Keys::First, dump);
-    t.add("restore", -4, Keys::First, restore);
-}
 
 fn to_payload_value(value: Value) -> rdb::Value {
     match value {
@@ -41,7 +35,7 @@ fn from_payload_value(value: rdb::Value) -> Value {
 
 /// DUMP `key`: the payload of its value (no expiry: RESTORE takes it
 /// apart), nil when the key is missing.
-fn dump<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn dump<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let Some(meta) = ctx.live(a[1])? else {
         return Ok(Reply::Nil);
     };
@@ -100,7 +94,7 @@ impl RestoreOptions {
 /// checking in Redis' order: options, an existing key without REPLACE,
 /// the TTL, the payload's footer, then its object. A TTL already past
 /// creates nothing (REPLACE still removes the old key) and replies OK.
-fn restore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn restore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let opts = RestoreOptions::parse(&a[4..])?;
     let view = ctx.view(key)?;

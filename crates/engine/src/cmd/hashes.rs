@@ -11,31 +11,11 @@ use crate::cmd::types::hashes::{
 };
 use crate::cmd::types::random::{random_pick, random_record, Rng};
 use crate::cmd::types::sets::record_name;
-use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::long_double::LongDouble;
 use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
-
-pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
-    t.add("hset", -4, Keys::First, hset);
-    t.add("hsetnx", 4, Keys::First, hsetnx);
-    t.add("hget", 3, Keys::First, hget);
-    t.add("hmget", -3, Keys::First, hmget);
-    t.add("hmset", -4, Keys::First, hmset);
-    t.add("hdel", -3, Keys::First, hdel);
-    t.add("hlen", 2, Keys::First, hlen);
-    t.add("hexists", 3, Keys::First, hexists);
-    t.add("hgetall", 2, Keys::First, hgetall);
-    t.add("hkeys", 2, Keys::First, hkeys);
-    t.add("hvals", 2, Keys::First, hvals);
-    t.add("hincrby", 4, Keys::First, hincrby);
-    t.add("hincrbyfloat", 4, Keys::First, hincrbyfloat);
-    t.add("hstrlen", 3, Keys::First, hstrlen);
-    t.add("hscan", -3, Keys::First, hscan);
-    t.add("hrandfield", -2, Keys::First, hrandfield);
-}
 
 // ---------------------------------------------------------------------------
 // Reading and writing fields
@@ -122,16 +102,16 @@ fn set_pairs<C: Codec, S: KvStore>(
     Ok(added)
 }
 
-fn hset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn hset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(set_pairs(ctx, a, "hset")? as i64))
 }
 
-fn hmset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn hmset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     set_pairs(ctx, a, "hmset")?;
     Ok(Reply::ok())
 }
 
-fn hsetnx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn hsetnx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (key, field) = (a[1], a[2]);
     let mut meta = ctx.typed_or_create(key, DataType::Hash)?;
     if get_value(ctx, key, &meta, field)?.is_some() {
@@ -141,11 +121,11 @@ fn hsetnx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResu
     Ok(Reply::Integer(1))
 }
 
-fn hget<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn hget<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::opt_bulk(lookup(ctx, a[1], a[2])?))
 }
 
-fn hmget<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn hmget<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let meta = read(ctx, key)?;
     let mut out = Vec::with_capacity(a.len() - 2);
@@ -159,7 +139,7 @@ fn hmget<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResul
     Ok(Reply::Array(out))
 }
 
-fn hdel<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn hdel<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let Some(mut meta) = read(ctx, key)? else {
         return Ok(Reply::Integer(0));
@@ -178,19 +158,19 @@ fn hdel<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult
     Ok(Reply::Integer(removed as i64))
 }
 
-fn hlen<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn hlen<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(
         read(ctx, a[1])?.map_or(0, |m| m.size as i64),
     ))
 }
 
-fn hexists<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn hexists<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(i64::from(
         lookup(ctx, a[1], a[2])?.is_some(),
     )))
 }
 
-fn hstrlen<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn hstrlen<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(
         lookup(ctx, a[1], a[2])?.map_or(0, |v| v.len() as i64),
     ))
@@ -219,15 +199,15 @@ fn pairs_reply(pairs: Vec<(Vec<u8>, Vec<u8>)>, with_values: bool) -> Reply {
     Reply::Array(out)
 }
 
-fn hgetall<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn hgetall<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(pairs_reply(all_pairs(ctx, a[1])?, true))
 }
 
-fn hkeys<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn hkeys<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(pairs_reply(all_pairs(ctx, a[1])?, false))
 }
 
-fn hvals<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn hvals<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::bulks(
         all_pairs(ctx, a[1])?.into_iter().map(|(_, v)| v),
     ))
@@ -248,7 +228,7 @@ fn update_field<C: Codec, S: KvStore>(
     Ok(next)
 }
 
-fn hincrby<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn hincrby<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let by = int_arg(a[3])?;
     let next = update_field(ctx, a[1], a[2], |current| {
         let current = match current {
@@ -265,7 +245,10 @@ fn hincrby<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRes
     Ok(Reply::Integer(parse_i64(&next).unwrap_or_default()))
 }
 
-fn hincrbyfloat<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn hincrbyfloat<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+) -> CmdResult<Reply> {
     let by = LongDouble::parse(a[3]).ok_or(CmdError::NotFloat)?;
     if by.is_infinite() {
         return Err(CmdError::other("ERR value is NaN or Infinity"));
@@ -284,7 +267,7 @@ fn hincrbyfloat<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> C
     Ok(Reply::Bulk(next))
 }
 
-fn hscan<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn hscan<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     scan_records(ctx, a, KIND, read, |key, id, value| {
         let (field, value) = decode_pair(key, id, value)?;
         Ok((field, Some(value)))
@@ -292,7 +275,7 @@ fn hscan<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResul
 }
 
 /// HRANDFIELD key [count [WITHVALUES]]
-fn hrandfield<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn hrandfield<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     if a.len() == 2 {
         let Some(meta) = read(ctx, key)? else {

@@ -7,33 +7,13 @@ use redcodec_codec::Codec;
 
 use crate::cmd::args::is;
 use crate::cmd::variants::variants;
-use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{Ctx, ExpireAt};
 use crate::number::int_arg;
 use crate::reply::Reply;
 use crate::value::{read_value, write_value};
 
-pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
-    t.add("del", -2, Keys::All, del);
-    t.add("unlink", -2, Keys::All, del);
-    t.add("exists", -2, Keys::All, exists);
-    t.add("type", 2, Keys::First, type_of);
-    t.add("expire", -3, Keys::First, expire);
-    t.add("pexpire", -3, Keys::First, pexpire);
-    t.add("expireat", -3, Keys::First, expireat);
-    t.add("pexpireat", -3, Keys::First, pexpireat);
-    t.add("ttl", 2, Keys::First, ttl);
-    t.add("pttl", 2, Keys::First, pttl);
-    t.add("expiretime", 2, Keys::First, expiretime);
-    t.add("pexpiretime", 2, Keys::First, pexpiretime);
-    t.add("persist", 2, Keys::First, persist);
-    t.add("rename", 3, Keys::FirstTwo, rename);
-    t.add("renamenx", 3, Keys::FirstTwo, renamenx);
-    t.add("copy", -3, Keys::FirstTwo, copy);
-}
-
-fn del<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn del<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let mut seen: Vec<&[u8]> = Vec::new();
     let mut removed = 0;
     for &key in &a[1..] {
@@ -49,7 +29,7 @@ fn del<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<
     Ok(Reply::Integer(removed))
 }
 
-fn exists<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn exists<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let mut n = 0;
     for key in &a[1..] {
         if ctx.live(key)?.is_some() {
@@ -59,7 +39,7 @@ fn exists<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResu
     Ok(Reply::Integer(n))
 }
 
-fn type_of<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn type_of<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let name = ctx.live(a[1])?.map_or("none", |m| m.data_type.redis_name());
     Ok(Reply::Status(name.into()))
 }
@@ -154,10 +134,10 @@ fn expire_generic<C: Codec, S: KvStore>(
 }
 
 variants! {
-    fn expire(ctx, a) => expire_generic(ctx, a, 1000, true);
-    fn pexpire(ctx, a) => expire_generic(ctx, a, 1, true);
-    fn expireat(ctx, a) => expire_generic(ctx, a, 1000, false);
-    fn pexpireat(ctx, a) => expire_generic(ctx, a, 1, false);
+    pub fn expire(ctx, a) => expire_generic(ctx, a, 1000, true);
+    pub fn pexpire(ctx, a) => expire_generic(ctx, a, 1, true);
+    pub fn expireat(ctx, a) => expire_generic(ctx, a, 1000, false);
+    pub fn pexpireat(ctx, a) => expire_generic(ctx, a, 1, false);
 }
 
 /// Remaining time to live in ms: -2 missing, -1 no expiry.
@@ -180,11 +160,11 @@ fn ms_to_seconds(ms: i64) -> i64 {
     }
 }
 
-fn ttl<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn ttl<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(ms_to_seconds(remaining_ms(ctx, a[1])?)))
 }
 
-fn pttl<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn pttl<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(remaining_ms(ctx, a[1])?))
 }
 
@@ -200,15 +180,15 @@ fn expiry_ms<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdResult
 
 /// EXPIRETIME: the absolute expiry in seconds, rounded as Redis'
 /// `ttlGenericCommand` rounds.
-fn expiretime<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn expiretime<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(ms_to_seconds(expiry_ms(ctx, a[1])?)))
 }
 
-fn pexpiretime<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn pexpiretime<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(expiry_ms(ctx, a[1])?))
 }
 
-fn persist<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn persist<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     match ctx.live(a[1])? {
         Some(mut meta) if meta.expire_ms != 0 => {
             meta.expire_ms = 0;
@@ -243,12 +223,12 @@ fn rename_generic<C: Codec, S: KvStore>(
     Ok(true)
 }
 
-fn rename<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn rename<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     rename_generic(ctx, a, false)?;
     Ok(Reply::ok())
 }
 
-fn renamenx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn renamenx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(i64::from(rename_generic(ctx, a, true)?)))
 }
 
@@ -256,7 +236,7 @@ fn renamenx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRe
 /// expiry; 0 when the source is missing or the destination exists without
 /// REPLACE. The engine serves one database: `DB 0` is the current one, any
 /// other index is out of range.
-fn copy<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn copy<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (src, dst) = (a[1], a[2]);
     let mut replace = false;
     let mut i = 3;

@@ -5,20 +5,12 @@ use redcodec_codec::{Codec, DataType};
 
 use super::scan_args::{glob_match, parse_cursor, scan_reply, ScanOptions};
 use crate::cmd::types::random::Rng;
-use crate::command::{Keys, Table};
 use crate::error::CmdResult;
 use crate::keyspace::Ctx;
 use crate::reply::Reply;
 use crate::walk::KeyWalk;
 
-pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
-    t.add("keys", 2, Keys::None, keys);
-    t.add("scan", -2, Keys::None, scan);
-    t.add("dbsize", 1, Keys::None, dbsize);
-    t.add("randomkey", 1, Keys::None, randomkey);
-}
-
-fn keys<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn keys<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let mut out = Vec::new();
     let mut walk = KeyWalk::new(ctx, None);
     while let Some((key, _)) = walk.next()? {
@@ -29,7 +21,7 @@ fn keys<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult
     Ok(Reply::bulks(out))
 }
 
-fn dbsize<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, _a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn dbsize<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, _a: &[&[u8]]) -> CmdResult<Reply> {
     let mut n = 0;
     let mut walk = KeyWalk::new(ctx, None);
     while walk.next()?.is_some() {
@@ -40,7 +32,7 @@ fn dbsize<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, _a: &[&[u8]]) -> CmdRes
 
 /// RANDOMKEY: one live key chosen uniformly (one pass, keeping the i-th
 /// key with probability 1/i), or nil in an empty keyspace.
-fn randomkey<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, _a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn randomkey<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, _a: &[&[u8]]) -> CmdResult<Reply> {
     let mut rng = Rng::new(ctx.now_ms());
     let mut chosen = None;
     let mut seen = 0u64;
@@ -56,7 +48,7 @@ fn randomkey<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, _a: &[&[u8]]) -> Cmd
 
 /// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]. Cursors are
 /// numbers the engine maps to the last key returned; `0` starts and ends.
-fn scan<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn scan<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let cursor = parse_cursor(a[1])?;
     let opts = ScanOptions::parse(&a[2..], true)?;
     let type_filter = opts.type_name.map(DataType::from_redis_name);

@@ -17,31 +17,10 @@ use crate::cmd::args::{distinct, is, positive_arg};
 use crate::cmd::types::random::{random_count_arg, random_pick, random_record, Rng};
 use crate::cmd::types::sets::{member_id, read_all, record_name, write_all, KIND};
 use crate::cmd::variants::variants;
-use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::parse_i64;
 use crate::reply::Reply;
-
-pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
-    t.add("sadd", -3, Keys::First, sadd);
-    t.add("srem", -3, Keys::First, srem);
-    t.add("scard", 2, Keys::First, scard);
-    t.add("sismember", 3, Keys::First, sismember);
-    t.add("smismember", -3, Keys::First, smismember);
-    t.add("smembers", 2, Keys::First, smembers);
-    t.add("spop", -2, Keys::First, spop);
-    t.add("srandmember", -2, Keys::First, srandmember);
-    t.add("smove", 4, Keys::FirstTwo, smove);
-    t.add("sinter", -2, Keys::All, sinter);
-    t.add("sunion", -2, Keys::All, sunion);
-    t.add("sdiff", -2, Keys::All, sdiff);
-    t.add("sintercard", -3, Keys::NumKeys, sintercard);
-    t.add("sinterstore", -3, Keys::All, sinterstore);
-    t.add("sunionstore", -3, Keys::All, sunionstore);
-    t.add("sdiffstore", -3, Keys::All, sdiffstore);
-    t.add("sscan", -3, Keys::First, sscan);
-}
 
 // ---------------------------------------------------------------------------
 // Reading and writing members
@@ -84,7 +63,7 @@ fn remove_members<C: Codec, S: KvStore>(
 // ---------------------------------------------------------------------------
 // Single-key commands
 
-fn sadd<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn sadd<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let mut meta = ctx.typed_or_create(key, DataType::Set)?;
     let mut added = 0;
@@ -102,7 +81,7 @@ fn sadd<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult
     Ok(Reply::Integer(added as i64))
 }
 
-fn srem<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn srem<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let Some(mut meta) = read(ctx, key)? else {
         return Ok(Reply::Integer(0));
@@ -119,7 +98,7 @@ fn srem<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult
     Ok(Reply::Integer(present.len() as i64))
 }
 
-fn scard<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn scard<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(
         read(ctx, a[1])?.map_or(0, |m| m.size as i64),
     ))
@@ -144,16 +123,16 @@ fn membership<C: Codec, S: KvStore>(
         .collect()
 }
 
-fn sismember<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn sismember<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let mut replies = membership(ctx, a[1], &a[2..3])?;
     Ok(replies.pop().unwrap_or(Reply::Integer(0)))
 }
 
-fn smismember<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn smismember<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Array(membership(ctx, a[1], &a[2..])?))
 }
 
-fn smembers<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn smembers<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let members = match read(ctx, a[1])? {
         Some(meta) => read_all(ctx, a[1], &meta)?,
         None => Vec::new(),
@@ -162,7 +141,7 @@ fn smembers<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRe
 }
 
 /// SPOP key [count]
-fn spop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn spop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     match a.len() {
         2 => spop_one(ctx, a[1]),
         3 => spop_count(ctx, a[1], a[2]),
@@ -206,7 +185,7 @@ fn spop_count<C: Codec, S: KvStore>(
 }
 
 /// SRANDMEMBER key [count]
-fn srandmember<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn srandmember<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     match a.len() {
         2 => {
@@ -232,7 +211,7 @@ fn srandmember<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cm
     }
 }
 
-fn sscan<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn sscan<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     scan_records(ctx, a, KIND, read, |key, id, _| {
         Ok((record_name(key, id)?, None))
     })
@@ -241,7 +220,7 @@ fn sscan<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResul
 // ---------------------------------------------------------------------------
 // Multi-key commands
 
-fn smove<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn smove<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (src, dst, member) = (a[1], a[2], a[3]);
     // Redis answers 0 for a missing source before any type check, then
     // checks both types before looking at the member.
@@ -385,14 +364,14 @@ fn filter_members<C: Codec, S: KvStore>(
     Ok(kept)
 }
 
-fn sinter<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn sinter<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::bulks(combine(ctx, SetOp::Inter, &a[1..])?))
 }
 
 /// SINTERCARD `numkeys key… [LIMIT limit]`: the size of the intersection,
 /// at most `limit` when it is not 0. Arguments are checked in Redis' order
 /// before any key is read.
-fn sintercard<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn sintercard<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let numkeys = positive_arg(a[1], "numkeys")?;
     let numkeys = usize::try_from(numkeys).unwrap_or(usize::MAX);
     if numkeys > a.len() - 2 {
@@ -418,8 +397,8 @@ fn sintercard<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
 }
 
 variants! {
-    fn sunion(ctx, a) => Ok(Reply::bulks(combine(ctx, SetOp::Union, &a[1..])?));
-    fn sdiff(ctx, a) => Ok(Reply::bulks(combine(ctx, SetOp::Diff, &a[1..])?));
+    pub fn sunion(ctx, a) => Ok(Reply::bulks(combine(ctx, SetOp::Union, &a[1..])?));
+    pub fn sdiff(ctx, a) => Ok(Reply::bulks(combine(ctx, SetOp::Diff, &a[1..])?));
 }
 
 /// S*STORE destination key...: the result replaces the destination whatever
@@ -437,9 +416,9 @@ fn store<C: Codec, S: KvStore>(
 }
 
 variants! {
-    fn sinterstore(ctx, a) => store(ctx, SetOp::Inter, a);
-    fn sunionstore(ctx, a) => store(ctx, SetOp::Union, a);
-    fn sdiffstore(ctx, a) => store(ctx, SetOp::Diff, a);
+    pub fn sinterstore(ctx, a) => store(ctx, SetOp::Inter, a);
+    pub fn sunionstore(ctx, a) => store(ctx, SetOp::Union, a);
+    pub fn sdiffstore(ctx, a) => store(ctx, SetOp::Diff, a);
 }
 
 // ---------------------------------------------------------------------------

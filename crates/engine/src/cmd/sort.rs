@@ -10,23 +10,17 @@ use redcodec_codec::{Codec, DataType};
 
 use crate::cmd::args::is;
 use crate::cmd::types::{hashes, lists, sets, zsets};
-use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{parse_f64, parse_i64};
 use crate::reply::Reply;
 use crate::value::{write_value, Value};
 
-pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
-    t.add("sort", -2, Keys::Sort, sort);
-    t.add("sort_ro", -2, Keys::First, sort_ro);
-}
-
-fn sort<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn sort<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     run(ctx, a, false)
 }
 
-fn sort_ro<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn sort_ro<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     run(ctx, a, true)
 }
 

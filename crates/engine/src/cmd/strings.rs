@@ -5,39 +5,11 @@ use redcodec_codec::{Codec, DataType, Meta};
 
 use crate::cmd::args::is;
 use crate::cmd::variants::variants;
-use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{Ctx, ExpireAt, KeyView};
 use crate::long_double::LongDouble;
 use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
-
-pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
-    t.add("get", 2, Keys::First, get);
-    t.add("lcs", -3, Keys::FirstTwo, lcs);
-    t.add("setbit", 4, Keys::First, setbit);
-    t.add("getbit", 3, Keys::First, getbit);
-    t.add("bitcount", -2, Keys::First, bitcount);
-    t.add("set", -3, Keys::First, set);
-    t.add("setnx", 3, Keys::First, setnx);
-    t.add("setex", 4, Keys::First, setex);
-    t.add("psetex", 4, Keys::First, psetex);
-    t.add("mget", -2, Keys::All, mget);
-    t.add("mset", -3, Keys::Every(2), mset);
-    t.add("msetnx", -3, Keys::Every(2), msetnx);
-    t.add("getset", 3, Keys::First, getset);
-    t.add("getdel", 2, Keys::First, getdel);
-    t.add("getex", -2, Keys::First, getex);
-    t.add("append", 3, Keys::First, append);
-    t.add("strlen", 2, Keys::First, strlen);
-    t.add("incr", 2, Keys::First, incr);
-    t.add("decr", 2, Keys::First, decr);
-    t.add("incrby", 3, Keys::First, incrby);
-    t.add("decrby", 3, Keys::First, decrby);
-    t.add("incrbyfloat", 3, Keys::First, incrbyfloat);
-    t.add("getrange", 4, Keys::First, getrange);
-    t.add("setrange", 4, Keys::First, setrange);
-}
 
 /// The live string at `key`, WRONGTYPE for another type.
 fn read<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdResult<Option<Meta>> {
@@ -71,7 +43,7 @@ fn rewrite<C: Codec, S: KvStore>(
     ctx.put_meta(key, &meta)
 }
 
-fn get<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn get<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::opt_bulk(read(ctx, a[1])?.map(|m| m.value)))
 }
 
@@ -107,7 +79,7 @@ fn lcs_table<C: Codec, S: KvStore>(
 /// common subsequence of two strings (a missing key is the empty string),
 /// its length, or its matching ranges, as Redis' `lcsCommand` computes and
 /// walks them.
-fn lcs<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn lcs<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let mut values = Vec::with_capacity(2);
     for key in &a[1..3] {
         match ctx.live(key)? {
@@ -240,7 +212,7 @@ fn bit_offset<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, arg: &[u8]) -> CmdResul
 /// SETBIT `key offset 0|1`: sets one bit (bit 0 the most significant of
 /// byte 0), growing the string with zero bytes; replies with the old bit.
 /// The expiry is kept.
-fn setbit<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn setbit<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let offset = bit_offset(ctx, a[2])?;
     let on = match parse_i64(a[3]) {
         Some(0) => false,
@@ -272,7 +244,7 @@ fn setbit<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResu
 }
 
 /// GETBIT `key offset`: 0 past the end or for a missing key.
-fn getbit<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn getbit<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let offset = bit_offset(ctx, a[2])?;
     let value = read(ctx, a[1])?.map(|m| m.value).unwrap_or_default();
     let bit = usize::try_from(offset >> 3)
@@ -285,7 +257,7 @@ fn getbit<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResu
 /// BITCOUNT `key [start end [BYTE|BIT]]`: the set bits in the range, as
 /// Redis' `bitcountCommand` resolves it; a missing key is 0 before any
 /// argument is read.
-fn bitcount<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn bitcount<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let Some(meta) = read(ctx, a[1])? else {
         return Ok(Reply::Integer(0));
     };
@@ -415,7 +387,7 @@ impl<'a> SetOptions<'a> {
     }
 }
 
-fn set<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn set<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (key, value) = (a[1], a[2]);
     let opts = SetOptions::parse(&a[3..])?;
     let (nx, xx, get) = (opts.nx, opts.xx, opts.get);
@@ -465,7 +437,7 @@ fn set<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<
     })
 }
 
-fn setnx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn setnx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let view = ctx.view(a[1])?;
     if view.live.is_some() {
         return Ok(Reply::Integer(0));
@@ -487,11 +459,11 @@ fn setex_with<C: Codec, S: KvStore>(
 }
 
 variants! {
-    fn setex(ctx, a) => setex_with(ctx, a, "ex", "setex");
-    fn psetex(ctx, a) => setex_with(ctx, a, "px", "psetex");
+    pub fn setex(ctx, a) => setex_with(ctx, a, "ex", "setex");
+    pub fn psetex(ctx, a) => setex_with(ctx, a, "px", "psetex");
 }
 
-fn mget<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn mget<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let mut out = Vec::with_capacity(a.len() - 1);
     for key in &a[1..] {
         let value = match ctx.live(key)? {
@@ -516,7 +488,7 @@ fn mset_pairs<'a>(a: &[&'a [u8]], cmd: &str) -> CmdResult<Vec<(&'a [u8], &'a [u8
     Ok(pairs)
 }
 
-fn mset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn mset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     for (k, v) in mset_pairs(a, "mset")? {
         let view = ctx.view_for_overwrite(k)?;
         write(ctx, k, &view, v.to_vec(), 0)?;
@@ -524,7 +496,7 @@ fn mset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult
     Ok(Reply::ok())
 }
 
-fn msetnx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn msetnx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let pairs = mset_pairs(a, "msetnx")?;
     for (k, _) in &pairs {
         if ctx.live(k)?.is_some() {
@@ -538,7 +510,7 @@ fn msetnx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResu
     Ok(Reply::Integer(1))
 }
 
-fn getset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn getset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let view = ctx.view(a[1])?;
     let old = match &view.live {
         Some(m) if m.data_type == DataType::String => Some(m.value.clone()),
@@ -549,7 +521,7 @@ fn getset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResu
     Ok(Reply::opt_bulk(old))
 }
 
-fn getdel<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn getdel<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     match read(ctx, a[1])? {
         Some(m) => {
             ctx.remove_key(a[1], &m)?;
@@ -559,7 +531,7 @@ fn getdel<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResu
     }
 }
 
-fn getex<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn getex<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     // Redis parses the options, then answers nil for a missing key and
     // WRONGTYPE for another type, and only then reads the time given.
     let (mut persist, mut time) = (false, None);
@@ -617,7 +589,7 @@ fn check_size<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, len: u64) -> CmdResult<
     Ok(())
 }
 
-fn append<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn append<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let view = ctx.view(a[1])?;
     match view.live.clone() {
         Some(m) if m.data_type != DataType::String => Err(CmdError::WrongType),
@@ -636,7 +608,7 @@ fn append<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResu
     }
 }
 
-fn strlen<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn strlen<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Integer(
         read(ctx, a[1])?.map_or(0, |m| m.value.len() as i64),
     ))
@@ -662,16 +634,16 @@ fn incr_by<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, key: &[u8], by: i64) -
 }
 
 variants! {
-    fn incr(ctx, a) => incr_by(ctx, a[1], 1);
-    fn decr(ctx, a) => incr_by(ctx, a[1], -1);
+    pub fn incr(ctx, a) => incr_by(ctx, a[1], 1);
+    pub fn decr(ctx, a) => incr_by(ctx, a[1], -1);
 }
 
-fn incrby<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn incrby<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let by = int_arg(a[2])?;
     incr_by(ctx, a[1], by)
 }
 
-fn decrby<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn decrby<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let by = int_arg(a[2])?;
     let by = by
         .checked_neg()
@@ -679,7 +651,7 @@ fn decrby<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResu
     incr_by(ctx, a[1], by)
 }
 
-fn incrbyfloat<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn incrbyfloat<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let view = ctx.view(a[1])?;
     let current = match &view.live {
         Some(m) if m.data_type != DataType::String => return Err(CmdError::WrongType),
@@ -698,7 +670,7 @@ fn incrbyfloat<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cm
     Ok(Reply::bulk(text))
 }
 
-fn getrange<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn getrange<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (mut start, mut end) = (int_arg(a[2])?, int_arg(a[3])?);
     let value = read(ctx, a[1])?.map(|m| m.value).unwrap_or_default();
     let len = value.len() as i64;
@@ -722,7 +694,7 @@ fn getrange<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRe
     Ok(Reply::bulk(value[start as usize..=end as usize].to_vec()))
 }
 
-fn setrange<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn setrange<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let offset = int_arg(a[2])?;
     if offset < 0 {
         return Err(CmdError::other("ERR offset is out of range"));

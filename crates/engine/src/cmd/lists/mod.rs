@@ -11,31 +11,10 @@ use redcodec_codec::{Codec, DataType, Meta};
 use crate::cmd::args::{is, mpop_count, numkeys_block, resolve_range};
 use crate::cmd::types::lists::{Insertion, List, ListMut, ListOps, Model, Side};
 use crate::cmd::variants::variants;
-use crate::command::{Keys, Table};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
-
-pub fn register<C: Codec, S: KvStore>(t: &mut Table<C, S>) {
-    t.add("lpush", -3, Keys::First, lpush);
-    t.add("rpush", -3, Keys::First, rpush);
-    t.add("lpushx", -3, Keys::First, lpushx);
-    t.add("rpushx", -3, Keys::First, rpushx);
-    t.add("lpop", -2, Keys::First, lpop);
-    t.add("rpop", -2, Keys::First, rpop);
-    t.add("llen", 2, Keys::First, llen);
-    t.add("lindex", 3, Keys::First, lindex);
-    t.add("lrange", 4, Keys::First, lrange);
-    t.add("lset", 4, Keys::First, lset);
-    t.add("linsert", 5, Keys::First, linsert);
-    t.add("lrem", 4, Keys::First, lrem);
-    t.add("ltrim", 4, Keys::First, ltrim);
-    t.add("lpos", -3, Keys::First, lpos);
-    t.add("rpoplpush", 3, Keys::FirstTwo, rpoplpush);
-    t.add("lmove", 5, Keys::FirstTwo, lmove);
-    t.add("lmpop", -4, Keys::NumKeys, lmpop);
-}
 
 /// The live list at `key`, WRONGTYPE for another type.
 fn read<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdResult<Option<Meta>> {
@@ -98,10 +77,10 @@ fn push_generic<C: Codec, S: KvStore>(
 }
 
 variants! {
-    fn lpush(ctx, a) => push_generic(ctx, a, Side::Left, true);
-    fn rpush(ctx, a) => push_generic(ctx, a, Side::Right, true);
-    fn lpushx(ctx, a) => push_generic(ctx, a, Side::Left, false);
-    fn rpushx(ctx, a) => push_generic(ctx, a, Side::Right, false);
+    pub fn lpush(ctx, a) => push_generic(ctx, a, Side::Left, true);
+    pub fn rpush(ctx, a) => push_generic(ctx, a, Side::Right, true);
+    pub fn lpushx(ctx, a) => push_generic(ctx, a, Side::Left, false);
+    pub fn rpushx(ctx, a) => push_generic(ctx, a, Side::Right, false);
 }
 
 /// LPOP / RPOP `key [count]`: without a count one bulk (nil when the key
@@ -144,8 +123,8 @@ fn pop_generic<C: Codec, S: KvStore>(
 }
 
 variants! {
-    fn lpop(ctx, a) => pop_generic(ctx, a, Side::Left);
-    fn rpop(ctx, a) => pop_generic(ctx, a, Side::Right);
+    pub fn lpop(ctx, a) => pop_generic(ctx, a, Side::Left);
+    pub fn rpop(ctx, a) => pop_generic(ctx, a, Side::Right);
 }
 
 /// LMPOP `numkeys key… LEFT|RIGHT [COUNT count]`: pops up to `count`
@@ -153,7 +132,7 @@ variants! {
 /// or a nil array when every key is missing. Arguments are checked in
 /// Redis' order (numkeys, side, COUNT) before any key is read; a key of
 /// another type met before a list is WRONGTYPE.
-fn lmpop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn lmpop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (keys, side_at) = numkeys_block(a, 1, true)?;
     let side = side_arg(a[side_at])?;
     let count = mpop_count(a, side_at + 1)?;
@@ -175,11 +154,11 @@ fn lmpop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResul
     Ok(Reply::NilArray)
 }
 
-fn llen<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn llen<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     Ok(read(ctx, a[1])?.map_or(Reply::Integer(0), |meta| len_reply(&meta)))
 }
 
-fn lindex<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn lindex<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let Some(meta) = read(ctx, key)? else {
         return Ok(Reply::Nil);
@@ -191,7 +170,7 @@ fn lindex<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResu
     Ok(Reply::Bulk(Model::of(ctx)?.get(list, pos)?))
 }
 
-fn lrange<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn lrange<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let (start, stop) = (int_arg(a[2])?, int_arg(a[3])?);
     let Some(meta) = read(ctx, key)? else {
@@ -204,7 +183,7 @@ fn lrange<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResu
     Ok(Reply::bulks(Model::of(ctx)?.range(list, start, stop)?))
 }
 
-fn lset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn lset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let Some(mut meta) = read(ctx, key)? else {
         return Err(CmdError::NoSuchKey);
@@ -216,7 +195,7 @@ fn lset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult
     Ok(Reply::ok())
 }
 
-fn linsert<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn linsert<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let before = if is(a[2], "before") {
         true
@@ -240,7 +219,7 @@ fn linsert<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRes
     Ok(len_reply(&meta))
 }
 
-fn lrem<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn lrem<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let count = int_arg(a[2])?;
     let Some(mut meta) = read(ctx, key)? else {
@@ -259,7 +238,7 @@ fn lrem<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult
     Ok(Reply::Integer(i64::try_from(removed).unwrap_or(i64::MAX)))
 }
 
-fn ltrim<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn ltrim<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let (start, stop) = (int_arg(a[2])?, int_arg(a[3])?);
     let Some(mut meta) = read(ctx, key)? else {
@@ -349,7 +328,7 @@ impl LposQuery {
     }
 }
 
-fn lpos<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn lpos<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (key, element) = (a[1], a[2]);
     let q = LposQuery::parse(&a[3..])?;
     let found = match read(ctx, key)? {
@@ -397,11 +376,11 @@ fn find_positions<C: Codec, S: KvStore>(
     Ok(found)
 }
 
-fn rpoplpush<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn rpoplpush<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     move_element(ctx, a[1], a[2], Side::Right, Side::Left)
 }
 
-fn lmove<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn lmove<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (from, to) = (side_arg(a[3])?, side_arg(a[4])?);
     move_element(ctx, a[1], a[2], from, to)
 }

@@ -224,15 +224,12 @@ fn add<C: Codec, S: KvStore>(
     })
 }
 
-pub(super) fn zadd<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn zadd<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (flags, pairs) = parse_zadd(a)?;
     add(ctx, a[1], flags, &pairs)
 }
 
-pub(super) fn zincrby<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
+pub fn zincrby<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let increment = score_arg(a[2]).ok_or(CmdError::NotFloat)?;
     let flags = AddFlags {
         incr: true,
@@ -241,7 +238,7 @@ pub(super) fn zincrby<C: Codec, S: KvStore>(
     add(ctx, a[1], flags, &[(increment, a[3])])
 }
 
-pub(super) fn zrem<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+pub fn zrem<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let Some(mut meta) = zset(ctx, key)? else {
         return Ok(Reply::Integer(0));
@@ -278,18 +275,12 @@ fn score_reply<C: Codec, S: KvStore>(
     Ok(Reply::opt_bulk(score.map(|s| format_score(s).into_bytes())))
 }
 
-pub(super) fn zscore<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
+pub fn zscore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let meta = zset(ctx, a[1])?;
     score_reply(ctx, a[1], meta.as_ref(), a[2])
 }
 
-pub(super) fn zmscore<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
+pub fn zmscore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let meta = zset(ctx, a[1])?;
     let scores = a[2..]
         .iter()
@@ -298,10 +289,7 @@ pub(super) fn zmscore<C: Codec, S: KvStore>(
     Ok(Reply::Array(scores))
 }
 
-pub(super) fn zcard<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
+pub fn zcard<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let size = zset(ctx, a[1])?.map_or(0, |m| m.size);
     Ok(Reply::Integer(i64::try_from(size).unwrap_or(i64::MAX)))
 }
@@ -310,10 +298,7 @@ pub(super) fn zcard<C: Codec, S: KvStore>(
 /// picks (see [`random_pick`]): without a count one member or nil; with
 /// one an array, distinct members for a positive count, repeats allowed
 /// for a negative one.
-pub(super) fn zrandmember<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
+pub fn zrandmember<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     if a.len() == 2 {
         let Some(meta) = zset(ctx, key)? else {

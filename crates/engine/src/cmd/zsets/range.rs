@@ -185,10 +185,7 @@ fn zrange_generic<C: Codec, S: KvStore>(
 /// ZRANGESTORE `dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset
 /// count]`: ZRANGE's selection (without WITHSCORES) replaces the
 /// destination; an empty one removes it. Replies with the size stored.
-pub(super) fn zrangestore<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
+pub fn zrangestore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let dest = a[1];
     let (entries, _) = range_entries(ctx, &a[1..], None, None, true)?;
     let empty = entries.is_empty();
@@ -228,12 +225,12 @@ fn range_entries<C: Codec, S: KvStore>(
 }
 
 variants! {
-    pub(super) fn zrange(ctx, a) => zrange_generic(ctx, a, None, None);
-    pub(super) fn zrevrange(ctx, a) => zrange_generic(ctx, a, Some(By::Rank), Some(true));
-    pub(super) fn zrangebyscore(ctx, a) => zrange_generic(ctx, a, Some(By::Score), Some(false));
-    pub(super) fn zrevrangebyscore(ctx, a) => zrange_generic(ctx, a, Some(By::Score), Some(true));
-    pub(super) fn zrangebylex(ctx, a) => zrange_generic(ctx, a, Some(By::Lex), Some(false));
-    pub(super) fn zrevrangebylex(ctx, a) => zrange_generic(ctx, a, Some(By::Lex), Some(true));
+    pub fn zrange(ctx, a) => zrange_generic(ctx, a, None, None);
+    pub fn zrevrange(ctx, a) => zrange_generic(ctx, a, Some(By::Rank), Some(true));
+    pub fn zrangebyscore(ctx, a) => zrange_generic(ctx, a, Some(By::Score), Some(false));
+    pub fn zrevrangebyscore(ctx, a) => zrange_generic(ctx, a, Some(By::Score), Some(true));
+    pub fn zrangebylex(ctx, a) => zrange_generic(ctx, a, Some(By::Lex), Some(false));
+    pub fn zrevrangebylex(ctx, a) => zrange_generic(ctx, a, Some(By::Lex), Some(true));
 }
 
 /// A stretch of a sorted set by rank, score or member name, parsed before
@@ -297,8 +294,8 @@ fn count<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8], span: Span) -> C
 }
 
 variants! {
-    pub(super) fn zcount(ctx, a) => count(ctx, a[1], Span::Score(ScoreRange::parse(a[2], a[3])?));
-    pub(super) fn zlexcount(ctx, a) => count(ctx, a[1], Span::Lex(LexRange::parse(a[2], a[3])?));
+    pub fn zcount(ctx, a) => count(ctx, a[1], Span::Score(ScoreRange::parse(a[2], a[3])?));
+    pub fn zlexcount(ctx, a) => count(ctx, a[1], Span::Lex(LexRange::parse(a[2], a[3])?));
 }
 
 /// ZRANK and ZREVRANK: the member's position in the walk's direction.
@@ -320,16 +317,13 @@ fn rank<C: Codec, S: KvStore>(
 }
 
 variants! {
-    pub(super) fn zrank(ctx, a) => rank(ctx, a, false);
-    pub(super) fn zrevrank(ctx, a) => rank(ctx, a, true);
+    pub fn zrank(ctx, a) => rank(ctx, a, false);
+    pub fn zrevrank(ctx, a) => rank(ctx, a, true);
 }
 
 /// ZSCAN: pages through the set in Redis order; the cursor counts the
 /// entries already visited.
-pub(super) fn zscan<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
+pub fn zscan<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let key = a[1];
     let Some((cursor, meta, opts)) = scan_start(ctx, a, zset)? else {
         return Ok(empty_scan_reply());

@@ -51,11 +51,11 @@ fn remove_range<C: Codec, S: KvStore>(
 }
 
 variants! {
-    pub(super) fn zremrangebyrank(ctx, a) =>
+    pub fn zremrangebyrank(ctx, a) =>
         remove_range(ctx, a[1], Span::Rank(int_arg(a[2])?, int_arg(a[3])?));
-    pub(super) fn zremrangebyscore(ctx, a) =>
+    pub fn zremrangebyscore(ctx, a) =>
         remove_range(ctx, a[1], Span::Score(ScoreRange::parse(a[2], a[3])?));
-    pub(super) fn zremrangebylex(ctx, a) =>
+    pub fn zremrangebylex(ctx, a) =>
         remove_range(ctx, a[1], Span::Lex(LexRange::parse(a[2], a[3])?));
 }
 
@@ -91,8 +91,8 @@ fn pop<C: Codec, S: KvStore>(
 }
 
 variants! {
-    pub(super) fn zpopmin(ctx, a) => pop(ctx, a, false);
-    pub(super) fn zpopmax(ctx, a) => pop(ctx, a, true);
+    pub fn zpopmin(ctx, a) => pop(ctx, a, false);
+    pub fn zpopmax(ctx, a) => pop(ctx, a, true);
 }
 
 /// ZMPOP `numkeys key… MIN|MAX [COUNT count]`: pops up to `count` entries
@@ -100,10 +100,7 @@ variants! {
 /// or a nil array when every key is missing. Arguments are checked in
 /// Redis' order (numkeys, MIN|MAX, COUNT) before any key is read; a key of
 /// another type met before a sorted set is WRONGTYPE.
-pub(super) fn zmpop<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    a: &[&[u8]],
-) -> CmdResult<Reply> {
+pub fn zmpop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     let (keys, side_at) = numkeys_block(a, 1, true)?;
     let from_max = if is(a[side_at], "min") {
         false

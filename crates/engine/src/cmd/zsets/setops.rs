@@ -313,13 +313,13 @@ fn generic<C: Codec, S: KvStore>(
 }
 
 variants! {
-    pub(super) fn zunionstore(ctx, a) => generic(ctx, a, 2, SetOp::Union, Output::Store(a[1]));
-    pub(super) fn zinterstore(ctx, a) => generic(ctx, a, 2, SetOp::Inter, Output::Store(a[1]));
-    pub(super) fn zdiffstore(ctx, a) => generic(ctx, a, 2, SetOp::Diff, Output::Store(a[1]));
-    pub(super) fn zunion(ctx, a) => generic(ctx, a, 1, SetOp::Union, Output::Members);
-    pub(super) fn zinter(ctx, a) => generic(ctx, a, 1, SetOp::Inter, Output::Members);
-    pub(super) fn zdiff(ctx, a) => generic(ctx, a, 1, SetOp::Diff, Output::Members);
-    pub(super) fn zintercard(ctx, a) => generic(ctx, a, 1, SetOp::Inter, Output::Cardinality);
+    pub fn zunionstore(ctx, a) => generic(ctx, a, 2, SetOp::Union, Output::Store(a[1]));
+    pub fn zinterstore(ctx, a) => generic(ctx, a, 2, SetOp::Inter, Output::Store(a[1]));
+    pub fn zdiffstore(ctx, a) => generic(ctx, a, 2, SetOp::Diff, Output::Store(a[1]));
+    pub fn zunion(ctx, a) => generic(ctx, a, 1, SetOp::Union, Output::Members);
+    pub fn zinter(ctx, a) => generic(ctx, a, 1, SetOp::Inter, Output::Members);
+    pub fn zdiff(ctx, a) => generic(ctx, a, 1, SetOp::Diff, Output::Members);
+    pub fn zintercard(ctx, a) => generic(ctx, a, 1, SetOp::Inter, Output::Cardinality);
 }
 
 #[cfg(test)]
