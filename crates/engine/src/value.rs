@@ -4,6 +4,7 @@
 use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
 
+use crate::cmd::types::ValueMut;
 use crate::cmd::types::{hashes, lists, sets, zsets};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx, ExpireAt, KeyView};
@@ -106,12 +107,13 @@ pub fn write_value<C: Codec, S: KvStore>(
 ) -> CmdResult<()> {
     let mut meta = ctx.create(key, value.data_type(), view)?;
     ctx.set_expire_at(&mut meta, expire.into())?;
+    let records = ValueMut::new(ctx, key, &mut meta);
     match value {
-        Value::String(v) => meta.value = v.clone(),
-        Value::Hash(pairs) => hashes::write_all(ctx, key, &mut meta, pairs)?,
-        Value::List(items) => lists::write_all(ctx, key, &mut meta, items)?,
-        Value::Set(members) => sets::write_all(ctx, key, &mut meta, members)?,
-        Value::ZSet(members) => zsets::write_all(ctx, key, &mut meta, members)?,
+        Value::String(v) => records.meta.value = v.clone(),
+        Value::Hash(pairs) => hashes::write_all(records, pairs)?,
+        Value::List(items) => lists::write_all(records, items)?,
+        Value::Set(members) => sets::write_all(records, members)?,
+        Value::ZSet(members) => zsets::write_all(records, members)?,
     }
     if value.data_type().is_collection() && meta.size == 0 {
         if let Some(live) = &view.live {
@@ -203,7 +205,7 @@ pub fn append_list<C: Codec, S: KvStore>(
     meta: &mut Meta,
     items: &[Vec<u8>],
 ) -> CmdResult<()> {
-    lists::write_all(ctx, key, meta, items)
+    lists::write_all(ValueMut::new(ctx, key, meta), items)
 }
 
 /// Queues `members`, none of them already in the sorted set `meta` at
@@ -216,5 +218,5 @@ pub fn add_new_zset_members<C: Codec, S: KvStore>(
     meta: &mut Meta,
     members: &[(Vec<u8>, f64)],
 ) -> CmdResult<()> {
-    zsets::write_new(ctx, key, meta, members)
+    zsets::write_new(ValueMut::new(ctx, key, meta), members)
 }

@@ -16,6 +16,7 @@ use super::stored::store_collection;
 use crate::cmd::args::{distinct, is, positive_arg};
 use crate::cmd::types::random::{random_count_arg, random_pick, random_record, Rng};
 use crate::cmd::types::sets::{member_id, read_all, record_name, write_all, KIND};
+use crate::cmd::types::ValueMut;
 use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
@@ -411,7 +412,7 @@ fn store<C: Codec, S: KvStore>(
     let dest = a[1];
     let members = combine(ctx, op, &a[2..])?;
     store_collection(ctx, dest, DataType::Set, members.is_empty(), |ctx, meta| {
-        write_all(ctx, dest, meta, &members)
+        write_all(ValueMut::new(ctx, dest, meta), &members)
     })
 }
 

@@ -9,7 +9,7 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
 use crate::cmd::args::{is, mpop_count, numkeys_block, resolve_range};
-use crate::cmd::types::lists::{Insertion, List, ListMut, ListOps, Model, Side};
+use crate::cmd::types::lists::{Insertion, List, ListOps, Model, Side, ValueMut};
 use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
@@ -71,7 +71,7 @@ fn push_generic<C: Codec, S: KvStore>(
             None => return Ok(Reply::Integer(0)),
         }
     };
-    Model::of(ctx)?.push(ListMut::new(ctx, key, &mut meta), side, &a[2..])?;
+    Model::of(ctx)?.push(ValueMut::new(ctx, key, &mut meta), side, &a[2..])?;
     ctx.save(key, &meta)?;
     Ok(len_reply(&meta))
 }
@@ -114,7 +114,7 @@ fn pop_generic<C: Codec, S: KvStore>(
         return Ok(Reply::Array(Vec::new()));
     }
     let n = count.unwrap_or(1).min(meta.size);
-    let values = Model::of(ctx)?.pop(ListMut::new(ctx, key, &mut meta), side, n)?;
+    let values = Model::of(ctx)?.pop(ValueMut::new(ctx, key, &mut meta), side, n)?;
     ctx.save(key, &meta)?;
     Ok(match count {
         Some(_) => Reply::bulks(values),
@@ -144,7 +144,7 @@ pub fn lmpop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdR
             continue;
         }
         let n = count.min(meta.size);
-        let values = Model::of(ctx)?.pop(ListMut::new(ctx, key, &mut meta), side, n)?;
+        let values = Model::of(ctx)?.pop(ValueMut::new(ctx, key, &mut meta), side, n)?;
         ctx.save(key, &meta)?;
         return Ok(Reply::Array(vec![
             Reply::bulk(key.to_vec()),
@@ -191,7 +191,7 @@ pub fn lset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRe
     let Some(pos) = position(int_arg(a[2])?, meta.size) else {
         return Err(CmdError::other("ERR index out of range"));
     };
-    Model::of(ctx)?.set(ListMut::new(ctx, key, &mut meta), pos, a[3])?;
+    Model::of(ctx)?.set(ValueMut::new(ctx, key, &mut meta), pos, a[3])?;
     Ok(Reply::ok())
 }
 
@@ -212,7 +212,7 @@ pub fn linsert<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cm
         before,
         value: a[4],
     };
-    if !Model::of(ctx)?.insert(ListMut::new(ctx, key, &mut meta), new)? {
+    if !Model::of(ctx)?.insert(ValueMut::new(ctx, key, &mut meta), new)? {
         return Ok(Reply::Integer(-1));
     }
     ctx.save(key, &meta)?;
@@ -227,7 +227,7 @@ pub fn lrem<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRe
     };
     let len = meta.size;
     let before = meta.clone();
-    let removed = Model::of(ctx)?.remove(ListMut::new(ctx, key, &mut meta), count, a[3])?;
+    let removed = Model::of(ctx)?.remove(ValueMut::new(ctx, key, &mut meta), count, a[3])?;
     if removed == len {
         ctx.remove_key(key, &meta)?;
     } else if removed > 0 || meta != before {
@@ -248,7 +248,7 @@ pub fn ltrim<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdR
         None => ctx.remove_key(key, &meta)?,
         Some((0, stop)) if stop + 1 == meta.size => {}
         Some((start, stop)) => {
-            Model::of(ctx)?.trim(ListMut::new(ctx, key, &mut meta), start, stop)?;
+            Model::of(ctx)?.trim(ValueMut::new(ctx, key, &mut meta), start, stop)?;
             ctx.save(key, &meta)?;
         }
     }
@@ -403,8 +403,8 @@ fn move_element<C: Codec, S: KvStore>(
         return rotate(ctx, model, src, src_meta, from, to);
     }
     let mut dst_meta = ctx.typed_or_create(dst, DataType::List)?;
-    let popped = model.pop(ListMut::new(ctx, src, &mut src_meta), from, 1)?;
-    model.push(ListMut::new(ctx, dst, &mut dst_meta), to, &popped)?;
+    let popped = model.pop(ValueMut::new(ctx, src, &mut src_meta), from, 1)?;
+    model.push(ValueMut::new(ctx, dst, &mut dst_meta), to, &popped)?;
     ctx.save(src, &src_meta)?;
     ctx.save(dst, &dst_meta)?;
     Ok(Reply::opt_bulk(popped.into_iter().next()))
@@ -428,7 +428,7 @@ fn rotate<C: Codec, S: KvStore>(
         };
         return Ok(Reply::Bulk(model.get(List::new(ctx, key, &meta), pos)?));
     }
-    let moved = model.rotate(ListMut::new(ctx, key, &mut meta), from, to)?;
+    let moved = model.rotate(ValueMut::new(ctx, key, &mut meta), from, to)?;
     ctx.save(key, &meta)?;
     Ok(Reply::Bulk(moved))
 }

@@ -1,6 +1,7 @@
 use redcodec_codec::{Codec, DataType, ListBounds, SubId, SubKind, SubValue};
 
 use crate::cmd::testkit::{TestEngine, WRONG};
+use crate::cmd::types::ValueMut;
 use crate::keyspace::Ctx;
 use crate::store::MemStore;
 
@@ -615,7 +616,8 @@ fn read_all_and_write_all_round_trip() {
     );
     let mut ctx = Ctx::new(&t.engine);
     let mut meta = ctx.typed_or_create(b"copy", DataType::List).unwrap();
-    crate::cmd::types::lists::write_all(&mut ctx, b"copy", &mut meta, &values).unwrap();
+    crate::cmd::types::lists::write_all(ValueMut::new(&mut ctx, b"copy", &mut meta), &values)
+        .unwrap();
     assert_eq!(meta.size, 4);
     ctx.save(b"copy", &meta).unwrap();
     ctx.commit().unwrap();

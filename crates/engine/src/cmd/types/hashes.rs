@@ -7,6 +7,7 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
 
 use super::sets::record_name;
+use crate::cmd::types::ValueMut;
 use crate::error::CmdResult;
 use crate::keyspace::{corrupt, Ctx};
 
@@ -29,11 +30,10 @@ pub(crate) fn read_all<C: Codec, S: KvStore>(
 /// its size (a repeated field counts once; its last value wins). Does not
 /// write the metadata.
 pub(crate) fn write_all<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    key: &[u8],
-    meta: &mut Meta,
+    value: ValueMut<'_, '_, C, S>,
     pairs: &[(Vec<u8>, Vec<u8>)],
 ) -> CmdResult<()> {
+    let ValueMut { ctx, key, meta } = value;
     let pairs: Vec<(&[u8], &[u8])> = pairs
         .iter()
         .map(|(f, v)| (f.as_slice(), v.as_slice()))

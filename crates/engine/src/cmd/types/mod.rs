@@ -10,3 +10,35 @@ pub(crate) mod lists;
 pub(crate) mod random;
 pub(crate) mod sets;
 pub(crate) mod zsets;
+
+use crate::keyspace::Ctx;
+use crate::store::KvStore;
+use redcodec_codec::{Codec, Meta};
+
+/// A key's value as a command changes it: the keyspace (where element
+/// writes are queued), the key and its metadata (updated in memory; the
+/// caller saves it).
+pub(crate) struct ValueMut<'l, 'e, C: Codec, S: KvStore> {
+    /// The keyspace the value lives in.
+    pub(crate) ctx: &'l mut Ctx<'e, C, S>,
+    /// The value's key.
+    pub(crate) key: &'l [u8],
+    /// The value's live metadata.
+    pub(crate) meta: &'l mut Meta,
+}
+
+impl<'l, 'e, C: Codec, S: KvStore> ValueMut<'l, 'e, C, S> {
+    /// The value of `key` with metadata `meta` in `ctx`.
+    pub(crate) fn new(ctx: &'l mut Ctx<'e, C, S>, key: &'l [u8], meta: &'l mut Meta) -> Self {
+        ValueMut { ctx, key, meta }
+    }
+
+    /// The same value, borrowed again for one more operation.
+    pub(crate) fn reborrow(&mut self) -> ValueMut<'_, 'e, C, S> {
+        ValueMut {
+            ctx: self.ctx,
+            key: self.key,
+            meta: self.meta,
+        }
+    }
+}

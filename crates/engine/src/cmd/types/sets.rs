@@ -5,6 +5,7 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
 
 use crate::cmd::args::distinct;
+use crate::cmd::types::ValueMut;
 use crate::error::CmdResult;
 use crate::keyspace::{corrupt, Ctx};
 
@@ -26,11 +27,10 @@ pub(crate) fn read_all<C: Codec, S: KvStore>(
 /// Queues `members` as the records of the fresh set `meta` at `key` and sets
 /// its size (duplicates count once). Does not write the metadata.
 pub(crate) fn write_all<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    key: &[u8],
-    meta: &mut Meta,
+    value: ValueMut<'_, '_, C, S>,
     members: &[Vec<u8>],
 ) -> CmdResult<()> {
+    let ValueMut { ctx, key, meta } = value;
     let unique = distinct(members.iter().map(Vec::as_slice));
     for member in &unique {
         ctx.sub_put(KIND, key, meta, &member_id(member), &SubValue::Empty);

@@ -13,6 +13,7 @@ use crate::cmd::stored::store_collection;
 use crate::cmd::types::zsets::bounds::{Interval, LexRange, ScoreRange};
 use crate::cmd::types::zsets::order::{range_walk, walk, Entry, Start, Window};
 use crate::cmd::types::zsets::{write_all, Members};
+use crate::cmd::types::ValueMut;
 use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
@@ -191,7 +192,7 @@ pub fn zrangestore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -
     let empty = entries.is_empty();
     let members: Members = entries.into_iter().map(|e| (e.member, e.score)).collect();
     store_collection(ctx, dest, DataType::ZSet, empty, |ctx, meta| {
-        write_all(ctx, dest, meta, &members)
+        write_all(ValueMut::new(ctx, dest, meta), &members)
     })
 }
 

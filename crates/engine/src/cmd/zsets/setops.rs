@@ -13,6 +13,7 @@ use crate::cmd::stored::store_collection;
 use crate::cmd::types::sets;
 use crate::cmd::types::zsets::float::score_arg;
 use crate::cmd::types::zsets::{read_all, write_all, Members};
+use crate::cmd::types::ValueMut;
 use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
@@ -308,7 +309,7 @@ fn generic<C: Codec, S: KvStore>(
         }
     };
     store_collection(ctx, dest, DataType::ZSet, result.is_empty(), |ctx, meta| {
-        write_all(ctx, dest, meta, &result)
+        write_all(ValueMut::new(ctx, dest, meta), &result)
     })
 }
 

@@ -13,7 +13,7 @@ use redcodec_codec::{Codec, ListBounds, ListShift, Meta, SubId, SubKind, SubValu
 
 use super::ops::{
     matches, put_item, take_exactly, unexpected_item, values, visit_values, Insertion, List,
-    ListMut, ListOps, Side,
+    ListOps, Side, ValueMut,
 };
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx, SubIter};
@@ -249,11 +249,11 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Array {
         visit_values(Items::from_side(ctx, key, meta, from)?, visit)
     }
 
-    fn push<V>(&self, list: ListMut<'_, '_, C, S>, side: Side, values: &[V]) -> CmdResult<()>
+    fn push<V>(&self, list: ValueMut<'_, '_, C, S>, side: Side, values: &[V]) -> CmdResult<()>
     where
         V: AsRef<[u8]>,
     {
-        let ListMut { ctx, key, meta } = list;
+        let ValueMut { ctx, key, meta } = list;
         let (head, tail) = bounds(key, meta)?;
         let n = values.len() as u64;
         match side {
@@ -275,8 +275,8 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Array {
         Ok(())
     }
 
-    fn pop(&self, list: ListMut<'_, '_, C, S>, side: Side, n: u64) -> CmdResult<Vec<Vec<u8>>> {
-        let ListMut { ctx, key, meta } = list;
+    fn pop(&self, list: ValueMut<'_, '_, C, S>, side: Side, n: u64) -> CmdResult<Vec<Vec<u8>>> {
+        let ValueMut { ctx, key, meta } = list;
         let (head, tail) = bounds(key, meta)?;
         let n = n.min(tail - head);
         if n == 0 {
@@ -293,8 +293,8 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Array {
         Ok(values(run))
     }
 
-    fn set(&self, list: ListMut<'_, '_, C, S>, pos: u64, value: &[u8]) -> CmdResult<()> {
-        let ListMut { ctx, key, meta } = list;
+    fn set(&self, list: ValueMut<'_, '_, C, S>, pos: u64, value: &[u8]) -> CmdResult<()> {
+        let ValueMut { ctx, key, meta } = list;
         let index = index_of(key, meta, pos)?;
         put(ctx, key, meta, index, value);
         Ok(())
@@ -303,8 +303,8 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Array {
     /// LINSERT: the new element goes into the gap before index `gap` (the
     /// pivot's index, or the one after it for AFTER). The side of the gap
     /// chosen by `shift` moves one index outward to make room.
-    fn insert(&self, list: ListMut<'_, '_, C, S>, new: Insertion<'_>) -> CmdResult<bool> {
-        let ListMut { ctx, key, meta } = list;
+    fn insert(&self, list: ValueMut<'_, '_, C, S>, new: Insertion<'_>) -> CmdResult<bool> {
+        let ValueMut { ctx, key, meta } = list;
         let shift = self.shift;
         let (head, tail) = bounds(key, meta)?;
         let Some(pivot_index) = find_first(ctx, key, meta, new.pivot)? else {
@@ -333,8 +333,8 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Array {
     /// the elements of the side chosen by `shift`: towards the tail when the
     /// head side (head up to the highest match) moves, else towards the head;
     /// the freed indexes at that end are deleted.
-    fn remove(&self, list: ListMut<'_, '_, C, S>, count: i64, value: &[u8]) -> CmdResult<u64> {
-        let ListMut { ctx, key, meta } = list;
+    fn remove(&self, list: ValueMut<'_, '_, C, S>, count: i64, value: &[u8]) -> CmdResult<u64> {
+        let ValueMut { ctx, key, meta } = list;
         let shift = self.shift;
         let (head, tail) = bounds(key, meta)?;
         let from = Side::scan_from(count);
@@ -362,8 +362,8 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Array {
         Ok(n)
     }
 
-    fn trim(&self, list: ListMut<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<()> {
-        let ListMut { ctx, key, meta } = list;
+    fn trim(&self, list: ValueMut<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<()> {
+        let ValueMut { ctx, key, meta } = list;
         let (head, tail) = bounds(key, meta)?;
         let (new_head, new_tail) = (head + start, head + stop + 1);
         for index in (head..new_head).chain(new_tail..tail) {

@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::store::KvStore;
 use redcodec_codec::{Codec, ListBounds, Meta, SubId, SubKind, SubValue};
 
-use super::ops::{matches, visit_values, Insertion, List, ListMut, ListOps, Side};
+use super::ops::{matches, visit_values, Insertion, List, ListOps, Side, ValueMut};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx};
 
@@ -481,11 +481,11 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Linked {
         visit_values(Walk::new(ctx, key, meta, from)?, visit)
     }
 
-    fn push<V>(&self, list: ListMut<'_, '_, C, S>, side: Side, values: &[V]) -> CmdResult<()>
+    fn push<V>(&self, list: ValueMut<'_, '_, C, S>, side: Side, values: &[V]) -> CmdResult<()>
     where
         V: AsRef<[u8]>,
     {
-        let ListMut { ctx, key, meta } = list;
+        let ValueMut { ctx, key, meta } = list;
         let mut chain = Chain::new(ctx, key, meta)?;
         for value in values {
             chain.push(side, value.as_ref())?;
@@ -496,8 +496,8 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Linked {
         Ok(())
     }
 
-    fn pop(&self, list: ListMut<'_, '_, C, S>, side: Side, n: u64) -> CmdResult<Vec<Vec<u8>>> {
-        let ListMut { ctx, key, meta } = list;
+    fn pop(&self, list: ValueMut<'_, '_, C, S>, side: Side, n: u64) -> CmdResult<Vec<Vec<u8>>> {
+        let ValueMut { ctx, key, meta } = list;
         let mut chain = Chain::new(ctx, key, meta)?;
         let n = n.min(meta.size);
         let values = chain.pop(side, n)?;
@@ -507,8 +507,8 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Linked {
 
     /// LMOVE of a list of two or more elements onto itself: one element from
     /// the `from` end to the `to` end (the other one), relinked in one chain.
-    fn rotate(&self, list: ListMut<'_, '_, C, S>, from: Side, to: Side) -> CmdResult<Vec<u8>> {
-        let ListMut { ctx, key, meta } = list;
+    fn rotate(&self, list: ValueMut<'_, '_, C, S>, from: Side, to: Side) -> CmdResult<Vec<u8>> {
+        let ValueMut { ctx, key, meta } = list;
         let mut chain = Chain::new(ctx, key, meta)?;
         let value = chain.pop(from, 1)?.pop().unwrap_or_default();
         chain.push(to, &value)?;
@@ -516,8 +516,8 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Linked {
         Ok(value)
     }
 
-    fn set(&self, list: ListMut<'_, '_, C, S>, pos: u64, value: &[u8]) -> CmdResult<()> {
-        let ListMut { ctx, key, meta } = list;
+    fn set(&self, list: ValueMut<'_, '_, C, S>, pos: u64, value: &[u8]) -> CmdResult<()> {
+        let ValueMut { ctx, key, meta } = list;
         let (seq, mut node) = Walk::node_at(ctx, key, meta, pos)?;
         node.value = value.to_vec();
         let mut chain = Chain::new(ctx, key, meta)?;
@@ -526,8 +526,8 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Linked {
         Ok(())
     }
 
-    fn insert(&self, list: ListMut<'_, '_, C, S>, new: Insertion<'_>) -> CmdResult<bool> {
-        let ListMut { ctx, key, meta } = list;
+    fn insert(&self, list: ValueMut<'_, '_, C, S>, new: Insertion<'_>) -> CmdResult<bool> {
+        let ValueMut { ctx, key, meta } = list;
         let mut found = None;
         for item in Walk::new(ctx, key, meta, Side::Left)? {
             let (seq, node) = item?;
@@ -561,8 +561,8 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Linked {
         Ok(true)
     }
 
-    fn remove(&self, list: ListMut<'_, '_, C, S>, count: i64, value: &[u8]) -> CmdResult<u64> {
-        let ListMut { ctx, key, meta } = list;
+    fn remove(&self, list: ValueMut<'_, '_, C, S>, count: i64, value: &[u8]) -> CmdResult<u64> {
+        let ValueMut { ctx, key, meta } = list;
         let from = Side::scan_from(count);
         let walk = Walk::new(ctx, key, meta, from)?;
         let doomed = matches(walk, value, count.unsigned_abs(), |found| found)?;
@@ -580,8 +580,8 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Linked {
         Ok(n)
     }
 
-    fn trim(&self, list: ListMut<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<()> {
-        let ListMut { ctx, key, meta } = list;
+    fn trim(&self, list: ValueMut<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<()> {
+        let ValueMut { ctx, key, meta } = list;
         let mut chain = Chain::new(ctx, key, meta)?;
         let after = meta.size - 1 - stop;
         chain.pop(Side::Left, start)?;

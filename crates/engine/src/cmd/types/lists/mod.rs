@@ -17,7 +17,8 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta};
 
 pub(crate) use self::model::Model;
-pub(crate) use self::ops::{Insertion, List, ListMut, ListOps, Side};
+pub(crate) use self::ops::{Insertion, List, ListOps, Side};
+pub(crate) use super::ValueMut;
 use crate::error::CmdResult;
 use crate::keyspace::Ctx;
 
@@ -50,10 +51,8 @@ pub(crate) fn visit_all<C: Codec, S: KvStore>(
 /// Appends `values` in order to the fresh list metadata `meta`, as RPUSH
 /// would, updating its size and bounds; the caller saves the metadata.
 pub(crate) fn write_all<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    key: &[u8],
-    meta: &mut Meta,
+    list: ValueMut<'_, '_, C, S>,
     values: &[Vec<u8>],
 ) -> CmdResult<()> {
-    Model::of(ctx)?.push(ListMut::new(ctx, key, meta), Side::Right, values)
+    Model::of(list.ctx)?.push(list, Side::Right, values)
 }

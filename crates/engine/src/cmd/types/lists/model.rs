@@ -6,7 +6,7 @@ use redcodec_codec::{Codec, ListModel};
 
 use super::array::Array;
 use super::linked::Linked;
-use super::ops::{Insertion, List, ListMut, ListOps, Side};
+use super::ops::{Insertion, List, ListOps, Side, ValueMut};
 use super::sparse::Sparse;
 use crate::error::CmdResult;
 use crate::keyspace::Ctx;
@@ -57,11 +57,11 @@ forward! {
     fn get(&self, list: List<'_, '_, C, S>, pos: u64) -> CmdResult<Vec<u8>>;
     fn range(&self, list: List<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<Vec<Vec<u8>>>;
     fn visit<F: FnMut(&[u8]) -> bool>(&self, list: List<'_, '_, C, S>, from: Side, visit: F) -> CmdResult<()>;
-    fn push<V: AsRef<[u8]>>(&self, list: ListMut<'_, '_, C, S>, side: Side, values: &[V]) -> CmdResult<()>;
-    fn pop(&self, list: ListMut<'_, '_, C, S>, side: Side, n: u64) -> CmdResult<Vec<Vec<u8>>>;
-    fn set(&self, list: ListMut<'_, '_, C, S>, pos: u64, value: &[u8]) -> CmdResult<()>;
-    fn insert(&self, list: ListMut<'_, '_, C, S>, new: Insertion<'_>) -> CmdResult<bool>;
-    fn remove(&self, list: ListMut<'_, '_, C, S>, count: i64, value: &[u8]) -> CmdResult<u64>;
-    fn rotate(&self, list: ListMut<'_, '_, C, S>, from: Side, to: Side) -> CmdResult<Vec<u8>>;
-    fn trim(&self, list: ListMut<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<()>;
+    fn push<V: AsRef<[u8]>>(&self, list: ValueMut<'_, '_, C, S>, side: Side, values: &[V]) -> CmdResult<()>;
+    fn pop(&self, list: ValueMut<'_, '_, C, S>, side: Side, n: u64) -> CmdResult<Vec<Vec<u8>>>;
+    fn set(&self, list: ValueMut<'_, '_, C, S>, pos: u64, value: &[u8]) -> CmdResult<()>;
+    fn insert(&self, list: ValueMut<'_, '_, C, S>, new: Insertion<'_>) -> CmdResult<bool>;
+    fn remove(&self, list: ValueMut<'_, '_, C, S>, count: i64, value: &[u8]) -> CmdResult<u64>;
+    fn rotate(&self, list: ValueMut<'_, '_, C, S>, from: Side, to: Side) -> CmdResult<Vec<u8>>;
+    fn trim(&self, list: ValueMut<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<()>;
 }

@@ -1,7 +1,7 @@
 //! The one internal interface every list command goes through: the list
 //! operations, dispatched on the list model the format declares
 //! ([`redcodec_codec::ListModel`]). Each model is a sibling module implementing
-//! [`ListOps`] on the same list ([`List`] or [`ListMut`]: the keyspace,
+//! [`ListOps`] on the same list ([`List`] or [`ValueMut`]: the keyspace,
 //! the key and its metadata); commands never see indexes, nodes or
 //! sequence numbers.
 //!
@@ -17,6 +17,7 @@
 use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
 
+pub(crate) use crate::cmd::types::ValueMut;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 
@@ -81,33 +82,6 @@ impl<C: Codec, S: KvStore> Clone for List<'_, '_, C, S> {
 
 impl<C: Codec, S: KvStore> Copy for List<'_, '_, C, S> {}
 
-/// A list as an operation changes it: the keyspace (where element writes
-/// are queued), the list's key and its metadata (updated in memory).
-pub(crate) struct ListMut<'l, 'e, C: Codec, S: KvStore> {
-    /// The keyspace the list lives in.
-    pub(crate) ctx: &'l mut Ctx<'e, C, S>,
-    /// The list's key.
-    pub(crate) key: &'l [u8],
-    /// The list's live metadata.
-    pub(crate) meta: &'l mut Meta,
-}
-
-impl<'l, 'e, C: Codec, S: KvStore> ListMut<'l, 'e, C, S> {
-    /// The list `key` with metadata `meta` in `ctx`.
-    pub(crate) fn new(ctx: &'l mut Ctx<'e, C, S>, key: &'l [u8], meta: &'l mut Meta) -> Self {
-        ListMut { ctx, key, meta }
-    }
-
-    /// The same list, borrowed again for one more operation.
-    pub(crate) fn reborrow(&mut self) -> ListMut<'_, 'e, C, S> {
-        ListMut {
-            ctx: self.ctx,
-            key: self.key,
-            meta: self.meta,
-        }
-    }
-}
-
 /// LINSERT's request: `value` goes next to the first element equal to
 /// `pivot` (from the head), before it or after it.
 #[derive(Copy, Clone, Debug)]
@@ -122,7 +96,7 @@ pub(crate) struct Insertion<'v> {
 
 /// The list operations every model implements (array, linked, sparse,
 /// and [`super::Model`], which forwards to the format's), each on a
-/// [`List`] or [`ListMut`] and under the contract of this module.
+/// [`List`] or [`ValueMut`] and under the contract of this module.
 pub(crate) trait ListOps<C: Codec, S: KvStore> {
     /// The element at position `pos`.
     fn get(&self, list: List<'_, '_, C, S>, pos: u64) -> CmdResult<Vec<u8>>;
@@ -138,38 +112,38 @@ pub(crate) trait ListOps<C: Codec, S: KvStore> {
 
     /// Pushes `values` one by one at the `side` end (so a multi-value left
     /// push ends with the last value first, as Redis does).
-    fn push<V>(&self, list: ListMut<'_, '_, C, S>, side: Side, values: &[V]) -> CmdResult<()>
+    fn push<V>(&self, list: ValueMut<'_, '_, C, S>, side: Side, values: &[V]) -> CmdResult<()>
     where
         V: AsRef<[u8]>;
 
     /// Removes and returns `n` elements from the `side` end, in pop order.
-    fn pop(&self, list: ListMut<'_, '_, C, S>, side: Side, n: u64) -> CmdResult<Vec<Vec<u8>>>;
+    fn pop(&self, list: ValueMut<'_, '_, C, S>, side: Side, n: u64) -> CmdResult<Vec<Vec<u8>>>;
 
     /// Replaces the element at position `pos`.
-    fn set(&self, list: ListMut<'_, '_, C, S>, pos: u64, value: &[u8]) -> CmdResult<()>;
+    fn set(&self, list: ValueMut<'_, '_, C, S>, pos: u64, value: &[u8]) -> CmdResult<()>;
 
     /// Inserts the new element of `new` next to its pivot; `false` if there
     /// is no such element (nothing queued).
-    fn insert(&self, list: ListMut<'_, '_, C, S>, new: Insertion<'_>) -> CmdResult<bool>;
+    fn insert(&self, list: ValueMut<'_, '_, C, S>, new: Insertion<'_>) -> CmdResult<bool>;
 
     /// Removes up to `|count|` elements equal to `value` (all when `count`
     /// is 0), scanning from the head (`count >= 0`) or the tail; returns
     /// how many match. When every element of the list matches, nothing is
     /// queued: the caller drops the whole key.
-    fn remove(&self, list: ListMut<'_, '_, C, S>, count: i64, value: &[u8]) -> CmdResult<u64>;
+    fn remove(&self, list: ValueMut<'_, '_, C, S>, count: i64, value: &[u8]) -> CmdResult<u64>;
 
     /// Moves the element at the `from` end to the `to` end (the other one)
     /// of a list of two or more elements; returns it. By default a pop then
     /// a push, right where pops and pushes touch different records (array
     /// and sparse indexes).
-    fn rotate(&self, mut list: ListMut<'_, '_, C, S>, from: Side, to: Side) -> CmdResult<Vec<u8>> {
+    fn rotate(&self, mut list: ValueMut<'_, '_, C, S>, from: Side, to: Side) -> CmdResult<Vec<u8>> {
         let popped = self.pop(list.reborrow(), from, 1)?;
         self.push(list, to, &popped)?;
         Ok(popped.into_iter().next().unwrap_or_default())
     }
 
     /// Keeps only positions `start..=stop` (a non-empty, proper part).
-    fn trim(&self, list: ListMut<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<()>;
+    fn trim(&self, list: ValueMut<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<()>;
 }
 
 /// Takes exactly `n` elements from `items`, a model's walk over a list's

@@ -29,7 +29,7 @@ use redcodec_codec::{Codec, ListBounds, Meta, SparseIndex, SubId, SubKind, SubVa
 
 use super::ops::{
     matches, put_item, take_exactly, unexpected_item, values, visit_values, Insertion, List,
-    ListMut, ListOps, Side,
+    ListOps, Side, ValueMut,
 };
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx, SubIter};
@@ -294,11 +294,11 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Sparse {
         visit_values(Items::from_side(ctx, key, meta, from), visit)
     }
 
-    fn push<V>(&self, list: ListMut<'_, '_, C, S>, side: Side, values: &[V]) -> CmdResult<()>
+    fn push<V>(&self, list: ValueMut<'_, '_, C, S>, side: Side, values: &[V]) -> CmdResult<()>
     where
         V: AsRef<[u8]>,
     {
-        let ListMut { ctx, key, meta } = list;
+        let ValueMut { ctx, key, meta } = list;
         let (mut min, mut max, sequential) = bounds(key, meta)?;
         for value in values {
             let index = if meta.size == 0 {
@@ -323,8 +323,8 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Sparse {
         Ok(())
     }
 
-    fn pop(&self, list: ListMut<'_, '_, C, S>, side: Side, n: u64) -> CmdResult<Vec<Vec<u8>>> {
-        let ListMut { ctx, key, meta } = list;
+    fn pop(&self, list: ValueMut<'_, '_, C, S>, side: Side, n: u64) -> CmdResult<Vec<Vec<u8>>> {
+        let ValueMut { ctx, key, meta } = list;
         let n = n.min(meta.size);
         if n == 0 {
             return Ok(Vec::new());
@@ -356,15 +356,15 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Sparse {
         Ok(values(run))
     }
 
-    fn set(&self, list: ListMut<'_, '_, C, S>, pos: u64, value: &[u8]) -> CmdResult<()> {
-        let ListMut { ctx, key, meta } = list;
+    fn set(&self, list: ValueMut<'_, '_, C, S>, pos: u64, value: &[u8]) -> CmdResult<()> {
+        let ValueMut { ctx, key, meta } = list;
         let index = index_at(List::new(ctx, key, meta), pos)?;
         put(ctx, key, meta, index, value);
         Ok(())
     }
 
-    fn insert(&self, list: ListMut<'_, '_, C, S>, new: Insertion<'_>) -> CmdResult<bool> {
-        let ListMut { ctx, key, meta } = list;
+    fn insert(&self, list: ValueMut<'_, '_, C, S>, new: Insertion<'_>) -> CmdResult<bool> {
+        let ValueMut { ctx, key, meta } = list;
         let (min, max, _) = bounds(key, meta)?;
         // The pivot (first match from the head) and its neighbours.
         let mut previous = None;
@@ -410,8 +410,8 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Sparse {
     /// LREM: deletes the matches, scanning from the head (`count >= 0`) or
     /// the tail, and moves the bounds to the first and last survivors. The
     /// list is no longer sequential afterwards, even when nothing matched.
-    fn remove(&self, list: ListMut<'_, '_, C, S>, count: i64, value: &[u8]) -> CmdResult<u64> {
-        let ListMut { ctx, key, meta } = list;
+    fn remove(&self, list: ValueMut<'_, '_, C, S>, count: i64, value: &[u8]) -> CmdResult<u64> {
+        let ValueMut { ctx, key, meta } = list;
         let (mut min, mut max, _) = bounds(key, meta)?;
         let from = Side::scan_from(count);
         let items = Items::from_side(ctx, key, meta, from);
@@ -442,8 +442,8 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Sparse {
         Ok(n)
     }
 
-    fn trim(&self, list: ListMut<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<()> {
-        let ListMut { ctx, key, meta } = list;
+    fn trim(&self, list: ValueMut<'_, '_, C, S>, start: u64, stop: u64) -> CmdResult<()> {
+        let ValueMut { ctx, key, meta } = list;
         let (_, _, sequential) = bounds(key, meta)?;
         let tail_cut = meta.size - 1 - stop;
         let head = take_exactly(key, Items::from_side(ctx, key, meta, Side::Left), start + 1)?;

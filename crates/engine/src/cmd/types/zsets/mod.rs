@@ -17,6 +17,7 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta};
 
 use self::order::{walk, Start};
+use crate::cmd::types::ValueMut;
 use crate::error::CmdResult;
 use crate::keyspace::Ctx;
 
@@ -39,11 +40,10 @@ pub(crate) fn read_all<C: Codec, S: KvStore>(
 /// and sets its size. A member given twice keeps its last score. Does not
 /// write the metadata. Scores beyond the format's limit are an error.
 pub(crate) fn write_all<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    key: &[u8],
-    meta: &mut Meta,
+    value: ValueMut<'_, '_, C, S>,
     members: &[(Vec<u8>, f64)],
 ) -> CmdResult<()> {
+    let ValueMut { ctx, key, meta } = value;
     let mut last: HashMap<&[u8], f64> = HashMap::new();
     let mut order = Vec::new();
     for (member, score) in members {
@@ -65,11 +65,10 @@ pub(crate) fn write_all<C: Codec, S: KvStore>(
 /// its size. Does not write the metadata. Scores beyond the format's limit
 /// are an error.
 pub(crate) fn write_new<C: Codec, S: KvStore>(
-    ctx: &mut Ctx<'_, C, S>,
-    key: &[u8],
-    meta: &mut Meta,
+    value: ValueMut<'_, '_, C, S>,
     members: &[(Vec<u8>, f64)],
 ) -> CmdResult<()> {
+    let ValueMut { ctx, key, meta } = value;
     for (member, score) in members {
         write::put_member(ctx, key, meta, member, None, *score)?;
     }
