@@ -1,7 +1,7 @@
 //! What a command is: its arity, which arguments are keys (for locking),
-//! and the function that runs it; and the [`Table`] each command family
-//! fills. A leaf under the command families: `cmd` registers into it,
-//! [`crate::dispatch`] looks commands up in what it built.
+//! and the function that runs it; and the [`Table`] that `cmd/table.rs`
+//! fills with every command. A leaf under the command families: `cmd`
+//! builds the table, [`crate::dispatch`] looks commands up in it.
 
 use std::collections::HashMap;
 
