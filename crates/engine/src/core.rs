@@ -76,7 +76,7 @@ impl<C: Codec, S: KvStore> EngineCore<C, S> {
 
     /// The longest string a command may make (SETRANGE, APPEND, SETBIT's
     /// offset) and the most transient memory LCS may take: Redis'
-    /// `proto-max-bulk-len`, [`DEFAULT_MAX_BULK_LEN`] unless set.
+    /// `proto-max-bulk-len`, 512 MB (Redis' default) unless set.
     pub fn max_bulk_len(&self) -> u64 {
         self.max_bulk_len.load(Ordering::Relaxed)
     }
