@@ -208,17 +208,20 @@ fn linked_lists_relink_and_never_reuse_sequence_numbers() {
                 .collect::<String>()
         )
     };
+    // The meta record: length, left and right end seqs, next seq.
+    let meta = |len: u8, left: u8, right: u8, next_seq: u8| {
+        format!(
+            "list\tdefault\t4c6c\t\
+             {len:02x}00000000000000{left:02x}00000000000000\
+             {right:02x}00000000000000{next_seq:02x}00000000000000\
+             00f1536500000000"
+        )
+    };
     // Seqs: a 1, b 2, c 3, z 4, x 5; a unlinked (z ⇄ x), next seq 6.
     assert_eq!(
         records(&f),
         [
-            "list\tdefault\t4c6c\t\
-             0400000000000000\
-             0400000000000000\
-             0300000000000000\
-             0600000000000000\
-             00f1536500000000"
-                .to_string(),
+            meta(4, 4, 3, 6),
             node(2, 5, 3, "b"),
             node(3, 2, 0, "c"),
             node(4, 0, 5, "z"),
@@ -237,13 +240,7 @@ fn linked_lists_relink_and_never_reuse_sequence_numbers() {
     assert_eq!(
         records(&f),
         [
-            "list\tdefault\t4c6c\t\
-             0300000000000000\
-             0200000000000000\
-             0700000000000000\
-             0800000000000000\
-             00f1536500000000"
-                .to_string(),
+            meta(3, 2, 7, 8),
             node(2, 0, 6, "b"),
             node(6, 2, 7, "d"),
             node(7, 6, 0, "x"),
@@ -251,15 +248,7 @@ fn linked_lists_relink_and_never_reuse_sequence_numbers() {
     );
     // Popping the last element leaves nemo's empty ListMeta() (0, 0, 0, 1).
     f.expect(&[("LPOP l 3", "1) \"b\"\n2) \"d\"\n3) \"x\"")]);
-    assert_eq!(
-        records(&f),
-        ["list\tdefault\t4c6c\t\
-          0000000000000000\
-          0000000000000000\
-          0000000000000000\
-          0100000000000000\
-          00f1536500000000"]
-    );
+    assert_eq!(records(&f), [meta(0, 0, 0, 1)]);
     assert_eq!(f.run("EXISTS l").to_cli_string(), "(integer) 0");
 }
 
