@@ -113,84 +113,120 @@ fn index(word: &str) -> SparseIndex {
     }
 }
 
-#[test]
-fn pushes_count_out_from_zero() {
-    Ardb::new().script(
-        r#"
-            > RPUSH l a b c
-            (integer) 3
-            = l 0..2 sequential 0:a 1:b 2:c
-            > LPUSH l x y
-            (integer) 5
-            = l -2..2 sequential …
-            = l y x a b c
-            # The first element of a new list is at 0, whichever side.
-            > LPUSH m a
-            (integer) 1
-            = m 0..0 sequential 0:a
-        "#,
-    );
+/// One `#[test]` a transcript, each replayed on a fresh Ardb store (see
+/// [`Ardb::script`]).
+macro_rules! transcripts {
+    ($($name:ident: $transcript:expr;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                Ardb::new().script($transcript);
+            }
+        )*
+    };
 }
 
-#[test]
-fn linsert_uses_midpoints_and_ends_then_pushes_truncate() {
-    Ardb::new().script(
-        r#"
-            > RPUSH l a b c
-            > LINSERT l BEFORE b X
-            (integer) 4
-            > LINSERT l BEFORE a Y
-            (integer) 5
-            > LINSERT l AFTER c W
-            (integer) 6
-            > LINSERT l AFTER X V
-            (integer) 7
-            = l -1.0..3.0 gapped -1.0:Y 0:a 0.5:X 0.75:V 1:b 2:c 3.0:W
-            # A float bound is truncated toward zero before the push.
-            > LPUSH l Z
-            > RPUSH l Q
-            = l -2..4 gapped …
-            = l Z Y a X V b c W Q
-            > LINDEX l 4
-            "V"
-            > LINDEX l -2
-            "W"
-            > LSET l 3 x
-            OK
-            > LRANGE l 2 4
-            1) "a"
-            2) "x"
-            3) "V"
-            > LINSERT l BEFORE nope v
-            (integer) -1
-        "#,
-    );
-}
+transcripts! {
+    pushes_count_out_from_zero: r#"
+        > RPUSH l a b c
+        (integer) 3
+        = l 0..2 sequential 0:a 1:b 2:c
+        > LPUSH l x y
+        (integer) 5
+        = l -2..2 sequential …
+        = l y x a b c
+        # The first element of a new list is at 0, whichever side.
+        > LPUSH m a
+        (integer) 1
+        = m 0..0 sequential 0:a
+    "#;
 
-#[test]
-fn pops_move_the_bound_to_the_next_element() {
-    Ardb::new().script(
-        r#"
-            > RPUSH l a b c d
-            > LINSERT l AFTER a X
-            > LPOP l 2
-            1) "a"
-            2) "X"
-            > RPOP l
-            "d"
-            = l 1..2 gapped 1:b 2:c
-            # Sequential lists move their integer bounds.
-            > RPUSH s a b c
-            > LPOP s
-            "a"
-            = s 1..2 sequential 1:b 2:c
-            > RPOP s 5
-            1) "c"
-            2) "b"
-            > EXISTS s
-            (integer) 0
-        "#,
-    );
+    linsert_uses_midpoints_and_ends_then_pushes_truncate: r#"
+        > RPUSH l a b c
+        > LINSERT l BEFORE b X
+        (integer) 4
+        > LINSERT l BEFORE a Y
+        (integer) 5
+        > LINSERT l AFTER c W
+        (integer) 6
+        > LINSERT l AFTER X V
+        (integer) 7
+        = l -1.0..3.0 gapped -1.0:Y 0:a 0.5:X 0.75:V 1:b 2:c 3.0:W
+        # A float bound is truncated toward zero before the push.
+        > LPUSH l Z
+        > RPUSH l Q
+        = l -2..4 gapped …
+        = l Z Y a X V b c W Q
+        > LINDEX l 4
+        "V"
+        > LINDEX l -2
+        "W"
+        > LSET l 3 x
+        OK
+        > LRANGE l 2 4
+        1) "a"
+        2) "x"
+        3) "V"
+        > LINSERT l BEFORE nope v
+        (integer) -1
+    "#;
+
+    pops_move_the_bound_to_the_next_element: r#"
+        > RPUSH l a b c d
+        > LINSERT l AFTER a X
+        > LPOP l 2
+        1) "a"
+        2) "X"
+        > RPOP l
+        "d"
+        = l 1..2 gapped 1:b 2:c
+        # Sequential lists move their integer bounds.
+        > RPUSH s a b c
+        > LPOP s
+        "a"
+        = s 1..2 sequential 1:b 2:c
+        > RPOP s 5
+        1) "c"
+        2) "b"
+        > EXISTS s
+        (integer) 0
+    "#;
+
+    lrem_clears_the_sequential_flag_even_when_nothing_matches: r#"
+        > RPUSH l x a x b x
+        > LREM l 0 zz
+        (integer) 0
+        = l 0..4 gapped …
+        > LREM l -2 x
+        (integer) 2
+        = l 0..3 gapped 0:x 1:a 3:b
+        > LREM l 1 x
+        (integer) 1
+        = l 1..3 gapped …
+        > LINDEX l 1
+        "b"
+        > LREM l 0 a
+        (integer) 1
+        > LREM l 0 b
+        (integer) 1
+        > EXISTS l
+        (integer) 0
+    "#;
+
+    ltrim_keeps_the_middle: r#"
+        > RPUSH l a b c d e
+        > LTRIM l 1 -2
+        OK
+        = l 1..3 sequential 1:b 2:c 3:d
+        > LINSERT l BEFORE c X
+        > LTRIM l 1 1
+        OK
+        = l 1.5..1.5 gapped 1.5:X
+        > LTRIM l 2 3
+        OK
+        > EXISTS l
+        (integer) 0
+    "#;
 }
 
 #[test]
@@ -220,52 +256,6 @@ fn a_sequential_list_pops_at_its_bounds() {
             > RPOP s
             "c"
             > EXISTS s
-            (integer) 0
-        "#,
-    );
-}
-
-#[test]
-fn lrem_clears_the_sequential_flag_even_when_nothing_matches() {
-    Ardb::new().script(
-        r#"
-            > RPUSH l x a x b x
-            > LREM l 0 zz
-            (integer) 0
-            = l 0..4 gapped …
-            > LREM l -2 x
-            (integer) 2
-            = l 0..3 gapped 0:x 1:a 3:b
-            > LREM l 1 x
-            (integer) 1
-            = l 1..3 gapped …
-            > LINDEX l 1
-            "b"
-            > LREM l 0 a
-            (integer) 1
-            > LREM l 0 b
-            (integer) 1
-            > EXISTS l
-            (integer) 0
-        "#,
-    );
-}
-
-#[test]
-fn ltrim_keeps_the_middle() {
-    Ardb::new().script(
-        r#"
-            > RPUSH l a b c d e
-            > LTRIM l 1 -2
-            OK
-            = l 1..3 sequential 1:b 2:c 3:d
-            > LINSERT l BEFORE c X
-            > LTRIM l 1 1
-            OK
-            = l 1.5..1.5 gapped 1.5:X
-            > LTRIM l 2 3
-            OK
-            > EXISTS l
             (integer) 0
         "#,
     );
