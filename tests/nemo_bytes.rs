@@ -198,33 +198,39 @@ fn linked_lists_relink_and_never_reuse_sequence_numbers() {
         ("LREM l 1 a", "(integer) 1"),
         ("LRANGE l 0 -1", "1) \"z\"\n2) \"x\"\n3) \"b\"\n4) \"c\""),
     ]);
-    let node = |seq: u8, prev: u8, next: u8, value: &str| {
-        format!(
-            "list\tdefault\t6c016c{seq:02x}00000000000000\t\
-             {prev:02x}00000000000000{next:02x}00000000000000{}00f1536500000000",
-            value
-                .bytes()
-                .map(|b| format!("{b:02x}"))
-                .collect::<String>()
-        )
+    // The records of list `l` (all stamped at T0): its meta record (length,
+    // left and right end seqs, next seq), then its nodes (seq, prev, next,
+    // value) in seq order.
+    let list = |(len, left, right, next_seq): (u8, u8, u8, u8), nodes: &[(u8, u8, u8, &str)]| {
+        let le = |n: u8| format!("{n:02x}00000000000000");
+        let meta = format!(
+            "list\tdefault\t4c6c\t{}{}{}{}00f1536500000000",
+            le(len),
+            le(left),
+            le(right),
+            le(next_seq)
+        );
+        let node = |&(seq, prev, next, value): &(u8, u8, u8, &str)| {
+            let value: String = value.bytes().map(|b| format!("{b:02x}")).collect();
+            format!(
+                "list\tdefault\t6c016c{}\t{}{}{value}00f1536500000000",
+                le(seq),
+                le(prev),
+                le(next)
+            )
+        };
+        std::iter::once(meta)
+            .chain(nodes.iter().map(node))
+            .collect::<Vec<_>>()
     };
     // Seqs: a 1, b 2, c 3, z 4, x 5; a unlinked (z ⇄ x), next seq 6.
-    assert_eq!(
-        records(&f),
-        [
-            "list\tdefault\t4c6c\t\
-             0400000000000000\
-             0400000000000000\
-             0300000000000000\
-             0600000000000000\
-             00f1536500000000"
-                .to_string(),
-            node(2, 5, 3, "b"),
-            node(3, 2, 0, "c"),
-            node(4, 0, 5, "z"),
-            node(5, 4, 2, "x"),
-        ]
-    );
+    let nodes = [
+        (2, 5, 3, "b"),
+        (3, 2, 0, "c"),
+        (4, 0, 5, "z"),
+        (5, 4, 2, "x"),
+    ];
+    assert_eq!(records(&f), list((4, 4, 3, 6), &nodes));
     // Pops unlink the end nodes; the next push takes seq 6, never 1.
     f.expect(&[
         ("LPOP l", "\"z\""),
@@ -234,32 +240,11 @@ fn linked_lists_relink_and_never_reuse_sequence_numbers() {
         ("LMOVE l l LEFT RIGHT", "\"x\""),
         ("LRANGE l 0 -1", "1) \"b\"\n2) \"d\"\n3) \"x\""),
     ]);
-    assert_eq!(
-        records(&f),
-        [
-            "list\tdefault\t4c6c\t\
-             0300000000000000\
-             0200000000000000\
-             0700000000000000\
-             0800000000000000\
-             00f1536500000000"
-                .to_string(),
-            node(2, 0, 6, "b"),
-            node(6, 2, 7, "d"),
-            node(7, 6, 0, "x"),
-        ]
-    );
+    let nodes = [(2, 0, 6, "b"), (6, 2, 7, "d"), (7, 6, 0, "x")];
+    assert_eq!(records(&f), list((3, 2, 7, 8), &nodes));
     // Popping the last element leaves nemo's empty ListMeta() (0, 0, 0, 1).
     f.expect(&[("LPOP l 3", "1) \"b\"\n2) \"d\"\n3) \"x\"")]);
-    assert_eq!(
-        records(&f),
-        ["list\tdefault\t4c6c\t\
-          0000000000000000\
-          0000000000000000\
-          0000000000000000\
-          0100000000000000\
-          00f1536500000000"]
-    );
+    assert_eq!(records(&f), list((0, 0, 0, 1), &[]));
     assert_eq!(f.run("EXISTS l").to_cli_string(), "(integer) 0");
 }
 

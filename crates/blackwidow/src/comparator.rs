@@ -294,22 +294,6 @@ mod tests {
 
     #[test]
     fn score_prefix_is_bytewise_then_member() {
-        // Versions compare by their LE bytes: 256 (00 01 00 00) < 1 (01 00 00 00).
-        assert_eq!(
-            zsets_score_key_compare(
-                &score_key(b"z", 256, 5.0, b""),
-                &score_key(b"z", 1, -5.0, b"")
-            ),
-            Less
-        );
-        // Key sizes too: "b" (size 1) < "aa" (size 2).
-        assert_eq!(
-            zsets_score_key_compare(
-                &score_key(b"b", 1, 0.0, b""),
-                &score_key(b"aa", 1, 0.0, b"")
-            ),
-            Less
-        );
         // Same score: no member first, then members bytewise, shorter first.
         let keys: Vec<_> = [&b""[..], b"\0", b"a", b"ab", b"b"]
             .iter()
@@ -321,14 +305,19 @@ mod tests {
         // A seek key (score, no member) sorts before every member of that
         // score and after every member of lower scores.
         let seek = score_key(b"z", 1, 2.0, b"");
-        assert_eq!(
-            zsets_score_key_compare(&seek, &score_key(b"z", 1, 2.0, b"\0")),
-            Less
-        );
-        assert_eq!(
-            zsets_score_key_compare(&score_key(b"z", 1, 1.999, &[0xFF; 9]), &seek),
-            Less
-        );
+        for (a, b) in [
+            // Versions compare by their LE bytes: 256 (00 01 00 00) < 1 (01 00 00 00).
+            (
+                score_key(b"z", 256, 5.0, b""),
+                score_key(b"z", 1, -5.0, b""),
+            ),
+            // Key sizes too: "b" (size 1) < "aa" (size 2).
+            (score_key(b"b", 1, 0.0, b""), score_key(b"aa", 1, 0.0, b"")),
+            (seek.clone(), score_key(b"z", 1, 2.0, b"\0")),
+            (score_key(b"z", 1, 1.999, &[0xFF; 9]), seek),
+        ] {
+            assert_eq!(zsets_score_key_compare(&a, &b), Less, "{a:?} {b:?}");
+        }
     }
 
     #[test]

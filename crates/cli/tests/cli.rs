@@ -1,53 +1,54 @@
 //! The `redcodec` binary as a user runs it.
 
 use std::path::Path;
+use std::process::Output;
 
 mod common;
 use common::{assert_contains, redcodec, text, Args};
 
-/// Runs `script` on a `format` store at `dir` at the worked examples'
-/// clock, checks it replied `replies`, and returns the store's dump.
-fn exec_then_dump(format: &str, dir: &Path, script: &str, replies: &str) -> String {
+/// Runs `script` on a fresh `format` store at the worked examples' clock,
+/// checks it replied `replies` and that the store then dumps as `dump`;
+/// returns the store's directory for further steps.
+fn exec_then_dump(format: &str, script: &str, replies: &str, dump: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
     let args = Args::new("exec")
-        .store(format, dir)
+        .store(format, dir.path())
         .fixed_clock("1700000000000");
     let out = redcodec(&args, script);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), replies);
-    let out = redcodec(&Args::new("dump").store(format, dir), "");
+    let out = redcodec(&Args::new("dump").store(format, dir.path()), "");
     assert!(out.status.success(), "{}", text(&out.stderr));
-    text(&out.stdout)
+    assert_eq!(text(&out.stdout), dump);
+    dir
+}
+
+/// Runs `stdin` on the `format` store at `dir` in `namespace`.
+fn exec_in_namespace(format: &str, dir: &Path, namespace: &str, stdin: &str) -> Output {
+    let args = Args::new("exec")
+        .store(format, dir)
+        .with(&["--namespace", namespace]);
+    redcodec(&args, stdin)
 }
 
 #[test]
 fn exec_then_dump_shows_the_worked_example() {
-    let dir = tempfile::tempdir().unwrap();
-    let dump = exec_then_dump(
+    exec_then_dump(
         "kvrocks",
-        dir.path(),
         "SET foo bar\nHSET h f v\n",
         "OK\n(integer) 1\n",
-    );
-    assert_eq!(
-        dump,
         "db\tdefault\t0b5f5f6e616d6573706163650000000168305120c0f200000066\t76\n\
          db\tmetadata\t0b5f5f6e616d657370616365666f6f\t810000000000000000626172\n\
-         db\tmetadata\t0b5f5f6e616d65737061636568\t820000000000000000305120c0f20000000000000000000001\n"
+         db\tmetadata\t0b5f5f6e616d65737061636568\t820000000000000000305120c0f20000000000000000000001\n",
     );
 }
 
 #[test]
 fn blackwidow_exec_then_dump_shows_the_bytes_of_pika_part_c() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().to_str().expect("utf-8 path");
-    let dump = exec_then_dump(
+    let dir = exec_then_dump(
         "blackwidow",
-        dir.path(),
         "SET foo bar\nHSET h f v\nZADD z 1.5 m\nRPUSH l a\n",
         "OK\n(integer) 1\n(integer) 1\n(integer) 1\n",
-    );
-    assert_eq!(
-        dump,
         "strings\tdefault\t666f6f\t62617200000000\n\
          hashes\tdefault\t68\t0100000000f1536500000000\n\
          hashes\tdata_cf\t010000006800f1536566\t76\n\
@@ -55,16 +56,11 @@ fn blackwidow_exec_then_dump_shows_the_bytes_of_pika_part_c() {
          lists\tdata_cf\t010000006c00f153650000000000000080\t61\n\
          zsets\tdefault\t7a\t0100000000f1536500000000\n\
          zsets\tdata_cf\t010000007a00f153656d\t000000000000f83f\n\
-         zsets\tscore_cf\t010000007a00f15365000000000000f83f6d\t\n"
+         zsets\tscore_cf\t010000007a00f15365000000000000f83f6d\t\n",
     );
 
     // The format has no namespaces: asking for one is a clear error.
-    let out = redcodec(
-        &Args::new("exec")
-            .store("blackwidow", d)
-            .with(&["--namespace", "x"]),
-        "PING\n",
-    );
+    let out = exec_in_namespace("blackwidow", dir.path(), "x", "PING\n");
     assert!(!out.status.success());
     assert!(
         text(&out.stderr).contains("blackwidow format has no namespaces"),
@@ -75,17 +71,12 @@ fn blackwidow_exec_then_dump_shows_the_bytes_of_pika_part_c() {
 
 #[test]
 fn nemo_exec_then_dump_shows_the_bytes_of_pika_part_c() {
-    let dir = tempfile::tempdir().unwrap();
-    let dump = exec_then_dump(
-        "nemo",
-        dir.path(),
-        "SET foo bar\nHSET h f v\nZADD z 1.5 m\nLPUSH l a\n",
-        "OK\n(integer) 1\n(integer) 1\n(integer) 1\n",
-    );
     // Part C of the Pika reference, plus the five separators nemo writes
     // on every open (`h`, `l`, `y`, `z`, `s`: empty value, zero suffix).
-    assert_eq!(
-        dump,
+    exec_then_dump(
+        "nemo",
+        "SET foo bar\nHSET h f v\nZADD z 1.5 m\nLPUSH l a\n",
+        "OK\n(integer) 1\n(integer) 1\n(integer) 1\n",
         "kv\tdefault\t666f6f\t6261720000000000000000\n\
          hash\tdefault\t4868\t010000000000000000f1536500000000\n\
          hash\tdefault\t68\t0000000000000000\n\
@@ -100,7 +91,7 @@ fn nemo_exec_then_dump_shows_the_bytes_of_pika_part_c() {
          zset\tdefault\t79017a0de0b6b3a76649f06d\t00f1536500000000\n\
          zset\tdefault\t7a\t0000000000000000\n\
          zset\tdefault\t7a017a6d\t000000000000f83f00f1536500000000\n\
-         set\tdefault\t73\t0000000000000000\n"
+         set\tdefault\t73\t0000000000000000\n",
     );
 }
 
@@ -215,16 +206,10 @@ fn a_bad_quoted_line_names_its_line_number() {
 
 #[test]
 fn ardb_exec_then_dump_shows_the_bytes_of_the_reference_worked_examples() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().to_str().expect("utf-8 path");
-    let dump = exec_then_dump(
+    let dir = exec_then_dump(
         "ardb",
-        dir.path(),
         "SET foo bar\nHSET h f v\nRPUSH l a\nZADD z 1.5 m\n",
         "OK\n(integer) 1\n(integer) 1\n(integer) 1\n",
-    );
-    assert_eq!(
-        dump,
         "rocksdb\t0\t03666f6f0100\t020000010403626172\n\
          rocksdb\t0\t01680100\t0300000200\n\
          rocksdb\t0\t01680401040166\t0401040176\n\
@@ -232,21 +217,12 @@ fn ardb_exec_then_dump_shows_the_bytes_of_the_reference_worked_examples() {
          rocksdb\t0\t016c06010100\t0601040161\n\
          rocksdb\t0\t017a0100\t090000020204016d04016d\n\
          rocksdb\t0\t017a0a020280808080808080f87f04016d\t0a00\n\
-         rocksdb\t0\t017a0b0104016d\t0b010280808080808080f87f\n"
+         rocksdb\t0\t017a0b0104016d\t0b010280808080808080f87f\n",
     );
+    let d = dir.path().to_str().expect("utf-8 path");
 
     // Another namespace is another column family of the same store.
-    let out = redcodec(
-        &Args::new("exec").store("ardb", d).with(&[
-            "--namespace",
-            "tenant",
-            "--",
-            "SET",
-            "foo",
-            "t",
-        ]),
-        "",
-    );
+    let out = exec_in_namespace("ardb", dir.path(), "tenant", "SET foo t\n");
     assert!(out.status.success(), "{}", text(&out.stderr));
     let out = redcodec(&Args::new("dump").store("ardb", d), "");
     assert!(text(&out.stdout).ends_with("rocksdb\ttenant\t03666f6f0100\t02000001040174\n"));

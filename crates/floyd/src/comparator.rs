@@ -156,40 +156,27 @@ mod tests {
     #[test]
     fn scores_as_doubles_members_bytewise() {
         let k = |s: f64, m: &[u8]| score_key(b"z", 7, s, m);
-        assert_eq!(zsets_score_key_compare(&k(-1.0, b"b"), &k(0.5, b"a")), Less);
-        assert_eq!(zsets_score_key_compare(&k(1.5, b"a"), &k(1.5, b"b")), Less);
-        assert_eq!(
-            zsets_score_key_compare(&k(1.5, b"a"), &k(1.5, b"a\x00")),
-            Less
-        );
-        assert_eq!(
-            zsets_score_key_compare(&k(-0.0, b"m"), &k(0.0, b"m")),
-            Equal
-        );
-        assert_eq!(
-            zsets_score_key_compare(&k(f64::NAN, b""), &k(f64::INFINITY, b"")),
-            Greater
-        );
-        assert_eq!(zsets_score_key_compare(&k(2.0, b""), &k(2.0, b"")), Equal);
-        // The empty-member seek key sorts before every member at its score.
-        assert_eq!(
-            zsets_score_key_compare(&k(2.0, b""), &k(2.0, b"\x00")),
-            Less
-        );
-        // Versions as numbers, the reserve ignored until last.
-        assert_eq!(
-            zsets_score_key_compare(
-                &score_key(b"z", 255, 9.0, b""),
-                &score_key(b"z", 256, 0.0, b"")
-            ),
-            Less
-        );
         let mut other_reserve = k(1.0, b"m");
         other_reserve[0] = 1;
-        assert_eq!(
-            zsets_score_key_compare(&k(1.0, b"n"), &other_reserve),
-            Greater
-        );
-        assert_eq!(zsets_score_key_compare(&k(1.0, b"m"), &[0xFF; 16]), Less);
+        for (a, b, order) in [
+            (k(-1.0, b"b"), k(0.5, b"a"), Less),
+            (k(1.5, b"a"), k(1.5, b"b"), Less),
+            (k(1.5, b"a"), k(1.5, b"a\x00"), Less),
+            (k(-0.0, b"m"), k(0.0, b"m"), Equal),
+            (k(f64::NAN, b""), k(f64::INFINITY, b""), Greater),
+            (k(2.0, b""), k(2.0, b""), Equal),
+            // The empty-member seek key sorts before every member at its score.
+            (k(2.0, b""), k(2.0, b"\x00"), Less),
+            // Versions as numbers, the reserve ignored until last.
+            (
+                score_key(b"z", 255, 9.0, b""),
+                score_key(b"z", 256, 0.0, b""),
+                Less,
+            ),
+            (k(1.0, b"n"), other_reserve, Greater),
+            (k(1.0, b"m"), vec![0xFF; 16], Less),
+        ] {
+            assert_eq!(zsets_score_key_compare(&a, &b), order, "{a:?} {b:?}");
+        }
     }
 }

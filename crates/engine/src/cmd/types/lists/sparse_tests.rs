@@ -8,10 +8,13 @@ use crate::cmd::testkit::TestEngine;
 use crate::keyspace::Ctx;
 use crate::store::Store;
 
-use SparseIndex::{Float as F, Int as I};
+use SparseIndex::Int as I;
 
 /// An Ardb store in a temporary directory on a manual clock.
 struct Ardb(TestEngine<Store, ArdbCodec>);
+
+/// A list's stored bounds, sequential flag and element records.
+type Stored = (SparseIndex, SparseIndex, bool, Vec<(SparseIndex, String)>);
 
 impl Ardb {
     fn new() -> Ardb {
@@ -22,8 +25,48 @@ impl Ardb {
         self.0.cli(line)
     }
 
+    /// Replays a redis-cli transcript (see [`TestEngine::script`]) whose
+    /// `= …` lines check what the store holds (see [`Ardb::check`]).
     fn script(&self, transcript: &str) {
-        self.0.script(transcript);
+        self.0.script_with(transcript, |line| self.check(line));
+    }
+
+    /// Checks one state line against the store:
+    /// - `key values…`: [`Ardb::values`] of the list (nothing after the key
+    ///   for a missing one);
+    /// - `key min..max sequential|gapped index:value…`: the stored bounds,
+    ///   the sequential flag and every element record in order (an index
+    ///   with a `.` is a float); `…` in place of the records leaves them
+    ///   unchecked.
+    fn check(&self, line: &str) {
+        let mut words = line.split(' ');
+        let key = words.next().expect("a key");
+        let rest: Vec<&str> = words.collect();
+        let Some(bounds) = rest.first().and_then(|w| w.split_once("..")) else {
+            assert_eq!(self.values(key), rest.join(" "), "{line}");
+            return;
+        };
+        let sequential = match rest.get(1) {
+            Some(&"sequential") => true,
+            Some(&"gapped") => false,
+            other => panic!("{line}: sequential or gapped, not {other:?}"),
+        };
+        let (min, max, seq, items) = self.stored(key);
+        assert_eq!(
+            (min, max, seq),
+            (index(bounds.0), index(bounds.1), sequential),
+            "{line}"
+        );
+        if rest[2..] != ["…"] {
+            let expected: Vec<(SparseIndex, String)> = rest[2..]
+                .iter()
+                .map(|item| {
+                    let (i, v) = item.split_once(':').expect("index:value");
+                    (index(i), v.to_string())
+                })
+                .collect();
+            assert_eq!(items, expected, "{line}");
+        }
     }
 
     /// `LRANGE key 0 -1` as one line of values.
@@ -40,7 +83,7 @@ impl Ardb {
     }
 
     /// The stored bounds, the sequential flag and every element record.
-    fn stored(&self, key: &str) -> (SparseIndex, SparseIndex, bool, Vec<(SparseIndex, String)>) {
+    fn stored(&self, key: &str) -> Stored {
         let ctx = Ctx::new(&self.0.engine);
         let meta = ctx
             .typed(key.as_bytes(), DataType::List)
@@ -61,117 +104,135 @@ impl Ardb {
     }
 }
 
-fn items(pairs: &[(SparseIndex, &str)]) -> Vec<(SparseIndex, String)> {
-    pairs.iter().map(|(i, v)| (*i, v.to_string())).collect()
+/// A sparse index as a state line writes it: a float if it has a `.`.
+fn index(word: &str) -> SparseIndex {
+    if word.contains('.') {
+        SparseIndex::Float(word.parse().expect("a float index"))
+    } else {
+        I(word.parse().expect("an integer index"))
+    }
 }
 
-#[test]
-fn pushes_count_out_from_zero() {
-    let t = Ardb::new();
-    assert_eq!(t.cli("RPUSH l a b c"), "(integer) 3");
-    assert_eq!(
-        t.stored("l"),
-        (
-            I(0),
-            I(2),
-            true,
-            items(&[(I(0), "a"), (I(1), "b"), (I(2), "c")])
-        )
-    );
-    assert_eq!(t.cli("LPUSH l x y"), "(integer) 5");
-    let (min, max, seq, _) = t.stored("l");
-    assert_eq!((min, max, seq), (I(-2), I(2), true));
-    assert_eq!(t.values("l"), "y x a b c");
-    // The first element of a new list is at 0, whichever side.
-    assert_eq!(t.cli("LPUSH m a"), "(integer) 1");
-    assert_eq!(t.stored("m"), (I(0), I(0), true, items(&[(I(0), "a")])));
+/// One `#[test]` a transcript, each replayed on a fresh Ardb store (see
+/// [`Ardb::script`]).
+macro_rules! transcripts {
+    ($($name:ident: $transcript:expr;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                Ardb::new().script($transcript);
+            }
+        )*
+    };
 }
 
-#[test]
-fn linsert_uses_midpoints_and_ends_then_pushes_truncate() {
-    let t = Ardb::new();
-    t.cli("RPUSH l a b c");
-    t.script(
-        r#"
-            > LINSERT l BEFORE b X
-            (integer) 4
-            > LINSERT l BEFORE a Y
-            (integer) 5
-            > LINSERT l AFTER c W
-            (integer) 6
-            > LINSERT l AFTER X V
-            (integer) 7
-        "#,
-    );
-    assert_eq!(
-        t.stored("l"),
-        (
-            F(-1.0),
-            F(3.0),
-            false,
-            items(&[
-                (F(-1.0), "Y"),
-                (I(0), "a"),
-                (F(0.5), "X"),
-                (F(0.75), "V"),
-                (I(1), "b"),
-                (I(2), "c"),
-                (F(3.0), "W"),
-            ])
-        )
-    );
-    // A float bound is truncated toward zero before the push.
-    t.cli("LPUSH l Z");
-    t.cli("RPUSH l Q");
-    let (min, max, seq, _) = t.stored("l");
-    assert_eq!((min, max, seq), (I(-2), I(4), false));
-    assert_eq!(t.values("l"), "Z Y a X V b c W Q");
-    t.script(
-        r#"
-            > LINDEX l 4
-            "V"
-            > LINDEX l -2
-            "W"
-            > LSET l 3 x
-            OK
-            > LRANGE l 2 4
-            1) "a"
-            2) "x"
-            3) "V"
-            > LINSERT l BEFORE nope v
-            (integer) -1
-        "#,
-    );
-}
+transcripts! {
+    pushes_count_out_from_zero: r#"
+        > RPUSH l a b c
+        (integer) 3
+        = l 0..2 sequential 0:a 1:b 2:c
+        > LPUSH l x y
+        (integer) 5
+        = l -2..2 sequential …
+        = l y x a b c
+        # The first element of a new list is at 0, whichever side.
+        > LPUSH m a
+        (integer) 1
+        = m 0..0 sequential 0:a
+    "#;
 
-#[test]
-fn pops_move_the_bound_to_the_next_element() {
-    let t = Ardb::new();
-    t.cli("RPUSH l a b c d");
-    t.cli("LINSERT l AFTER a X");
-    assert_eq!(t.cli("LPOP l 2"), "1) \"a\"\n2) \"X\"");
-    assert_eq!(t.cli("RPOP l"), "\"d\"");
-    assert_eq!(
-        t.stored("l"),
-        (I(1), I(2), false, items(&[(I(1), "b"), (I(2), "c")]))
-    );
-    // Sequential lists move their integer bounds.
-    t.cli("RPUSH s a b c");
-    assert_eq!(t.cli("LPOP s"), "\"a\"");
-    assert_eq!(
-        t.stored("s"),
-        (I(1), I(2), true, items(&[(I(1), "b"), (I(2), "c")]))
-    );
-    assert_eq!(t.cli("RPOP s 5"), "1) \"c\"\n2) \"b\"");
-    assert_eq!(t.cli("EXISTS s"), "(integer) 0");
+    linsert_uses_midpoints_and_ends_then_pushes_truncate: r#"
+        > RPUSH l a b c
+        > LINSERT l BEFORE b X
+        (integer) 4
+        > LINSERT l BEFORE a Y
+        (integer) 5
+        > LINSERT l AFTER c W
+        (integer) 6
+        > LINSERT l AFTER X V
+        (integer) 7
+        = l -1.0..3.0 gapped -1.0:Y 0:a 0.5:X 0.75:V 1:b 2:c 3.0:W
+        # A float bound is truncated toward zero before the push.
+        > LPUSH l Z
+        > RPUSH l Q
+        = l -2..4 gapped …
+        = l Z Y a X V b c W Q
+        > LINDEX l 4
+        "V"
+        > LINDEX l -2
+        "W"
+        > LSET l 3 x
+        OK
+        > LRANGE l 2 4
+        1) "a"
+        2) "x"
+        3) "V"
+        > LINSERT l BEFORE nope v
+        (integer) -1
+    "#;
+
+    pops_move_the_bound_to_the_next_element: r#"
+        > RPUSH l a b c d
+        > LINSERT l AFTER a X
+        > LPOP l 2
+        1) "a"
+        2) "X"
+        > RPOP l
+        "d"
+        = l 1..2 gapped 1:b 2:c
+        # Sequential lists move their integer bounds.
+        > RPUSH s a b c
+        > LPOP s
+        "a"
+        = s 1..2 sequential 1:b 2:c
+        > RPOP s 5
+        1) "c"
+        2) "b"
+        > EXISTS s
+        (integer) 0
+    "#;
+
+    lrem_clears_the_sequential_flag_even_when_nothing_matches: r#"
+        > RPUSH l x a x b x
+        > LREM l 0 zz
+        (integer) 0
+        = l 0..4 gapped …
+        > LREM l -2 x
+        (integer) 2
+        = l 0..3 gapped 0:x 1:a 3:b
+        > LREM l 1 x
+        (integer) 1
+        = l 1..3 gapped …
+        > LINDEX l 1
+        "b"
+        > LREM l 0 a
+        (integer) 1
+        > LREM l 0 b
+        (integer) 1
+        > EXISTS l
+        (integer) 0
+    "#;
+
+    ltrim_keeps_the_middle: r#"
+        > RPUSH l a b c d e
+        > LTRIM l 1 -2
+        OK
+        = l 1..3 sequential 1:b 2:c 3:d
+        > LINSERT l BEFORE c X
+        > LTRIM l 1 1
+        OK
+        = l 1.5..1.5 gapped 1.5:X
+        > LTRIM l 2 3
+        OK
+        > EXISTS l
+        (integer) 0
+    "#;
 }
 
 #[test]
 fn a_sequential_list_pops_at_its_bounds() {
     let t = Ardb::new();
-    t.cli("RPUSH s a b c d");
-    t.cli("LPOP s");
-    t.cli("RPOP s");
+    t.script("> RPUSH s a b c d\n> LPOP s\n> RPOP s");
     // Records outside the bounds, which no command leaves, show where a pop
     // looks: at `min` and `max` (as Ardb reads them), not at the ends of the
     // key's range, where the tombstones of earlier pops lie.
@@ -201,63 +262,6 @@ fn a_sequential_list_pops_at_its_bounds() {
 }
 
 #[test]
-fn lrem_clears_the_sequential_flag_even_when_nothing_matches() {
-    let t = Ardb::new();
-    t.cli("RPUSH l x a x b x");
-    assert_eq!(t.cli("LREM l 0 zz"), "(integer) 0");
-    let (min, max, seq, _) = t.stored("l");
-    assert_eq!((min, max, seq), (I(0), I(4), false));
-    assert_eq!(t.cli("LREM l -2 x"), "(integer) 2");
-    assert_eq!(
-        t.stored("l"),
-        (
-            I(0),
-            I(3),
-            false,
-            items(&[(I(0), "x"), (I(1), "a"), (I(3), "b")])
-        )
-    );
-    assert_eq!(t.cli("LREM l 1 x"), "(integer) 1");
-    assert_eq!(t.stored("l").0, I(1));
-    t.script(
-        r#"
-            > LINDEX l 1
-            "b"
-            > LREM l 0 a
-            (integer) 1
-            > LREM l 0 b
-            (integer) 1
-            > EXISTS l
-            (integer) 0
-        "#,
-    );
-}
-
-#[test]
-fn ltrim_keeps_the_middle() {
-    let t = Ardb::new();
-    t.cli("RPUSH l a b c d e");
-    assert_eq!(t.cli("LTRIM l 1 -2"), "OK");
-    assert_eq!(
-        t.stored("l"),
-        (
-            I(1),
-            I(3),
-            true,
-            items(&[(I(1), "b"), (I(2), "c"), (I(3), "d")])
-        )
-    );
-    t.cli("LINSERT l BEFORE c X");
-    assert_eq!(t.cli("LTRIM l 1 1"), "OK");
-    assert_eq!(
-        t.stored("l"),
-        (F(1.5), F(1.5), false, items(&[(F(1.5), "X")]))
-    );
-    assert_eq!(t.cli("LTRIM l 2 3"), "OK");
-    assert_eq!(t.cli("EXISTS l"), "(integer) 0");
-}
-
-#[test]
 fn a_gap_without_room_renumbers_the_list() {
     let t = Ardb::new();
     t.cli("RPUSH l a b");
@@ -283,19 +287,24 @@ fn a_gap_without_room_renumbers_the_list() {
 #[test]
 fn lmove_and_a_big_list() {
     let t = Ardb::new();
-    t.cli("RPUSH l a b c");
-    assert_eq!(t.cli("LMOVE l l LEFT RIGHT"), "\"a\"");
-    assert_eq!(t.values("l"), "b c a");
-    assert_eq!(t.stored("l").0, I(1));
-    assert_eq!(t.cli("RPOPLPUSH l m"), "\"a\"");
-    assert_eq!(t.values("m"), "a");
-
+    t.script(
+        r#"
+            > RPUSH l a b c
+            > LMOVE l l LEFT RIGHT
+            "a"
+            = l b c a
+            = l 1..3 sequential …
+            > RPOPLPUSH l m
+            "a"
+            = m a
+        "#,
+    );
     let n = 2_000;
     let values: Vec<String> = (0..n).map(|i| i.to_string()).collect();
     t.cli(&format!("RPUSH big {}", values.join(" ")));
-    t.cli("LINSERT big AFTER 1000 x");
     t.script(
         r#"
+            > LINSERT big AFTER 1000 x
             > LINDEX big 1001
             "x"
             > LINDEX big 1999
@@ -305,7 +314,8 @@ fn lmove_and_a_big_list() {
             2) "1500"
             > LPOS big 1500
             (integer) 1501
+            > LLEN big
+            (integer) 2001
         "#,
     );
-    assert_eq!(t.cli("LLEN big"), format!("(integer) {}", n + 1));
 }
