@@ -14,12 +14,13 @@
 //!   │
 //! dispatch   command lookup by name (dispatch.rs), over the table
 //!   │        cmd::table() builds from command.rs's Table and Keys
-//! cmd        one module per command family (cmd/strings.rs, cmd/hashes.rs,
-//!   │        cmd/lists/, cmd/sets.rs, cmd/zsets/, cmd/keys.rs, ...)
+//! cmd        the command table (cmd/table.rs: every command's name, arity,
+//!   │        keys and handler) and one module per command family
+//!   │        (cmd/strings.rs, cmd/hashes.rs, cmd/lists/, cmd/zsets/, ...)
 //! types      what a type is in records (cmd/types/): whole-value read,
-//!   │        write and visit, list models behind ListOps, the sorted-set
-//!   │        walk, random picks; also used by value.rs, typed.rs and
-//!   │        migration
+//!   │        write (through ValueMut: keyspace, key, metadata) and visit,
+//!   │        list models behind ListOps, the sorted-set walk, random
+//!   │        picks; also used by value.rs, typed.rs and migration
 //! keyspace   Ctx: one command's view of the keyspace (keyspace.rs), on
 //!   │        EngineCore (core.rs): codec, store, clock, locks, cursors
 //! store      behind redcodec_store::KvStore (get, multi-get, ordered scan,
