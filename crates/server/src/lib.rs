@@ -7,6 +7,7 @@
 //! client's loop; [`session`] and [`commands`] answer what the server
 //! answers itself and hand the rest to the engine; [`state`] holds what
 //! clients share (the engine, WATCH versions, blocked clients, settings);
+//! [`process`] reads what the operating system reports for INFO;
 //! [`server`] accepts clients and shuts down gracefully.
 
 pub mod blocking;
@@ -17,6 +18,7 @@ pub mod connection;
 pub mod engines;
 pub mod error;
 pub mod frame;
+pub mod process;
 pub mod reply;
 pub mod server;
 pub mod session;
