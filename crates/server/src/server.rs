@@ -1,20 +1,25 @@
 //! Accepting clients, the WAL sync task, and the graceful shutdown.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
+use redcodec_engine::dispatch::CommandTable;
+use redcodec_formats::AnyCodec;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::blocking::Waiters;
 use crate::clients::Clients;
+use crate::command_stats::CommandStats;
+use crate::commands::SERVER_COMMANDS;
 use crate::config::{ServerConfig, SyncPolicy};
 use crate::engines::{EngineSlot, Opener};
 use crate::error::ServerError;
+use crate::error_stats::ErrorStats;
 use crate::settings::Settings;
 use crate::state::Shared;
 use crate::watch::WatchTable;
@@ -39,16 +44,24 @@ impl Server {
         );
         let max_bulk_len = AtomicI64::new(settings.max_bulk_len());
         let (shutdown, _) = watch::channel(false);
+        let commands: CommandTable<AnyCodec> = CommandTable::default();
+        let command_stats = CommandStats::new(
+            commands
+                .iter()
+                .map(|(name, _)| name)
+                .chain(SERVER_COMMANDS.iter().map(|&(name, _)| name)),
+        );
         let shared = Arc::new(Shared {
             config,
             engines,
-            commands: Default::default(),
+            commands,
             settings: Mutex::new(settings),
             max_bulk_len,
             clients: Clients::default(),
             watch: WatchTable::default(),
             waiters: Waiters::default(),
-            commands_processed: AtomicU64::new(0),
+            command_stats,
+            error_stats: ErrorStats::default(),
             dirty: AtomicBool::new(false),
             started: Instant::now(),
             shutdown,

@@ -1,6 +1,6 @@
 //! What every connection shares.
 
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64};
 use std::time::Instant;
 
 use parking_lot::Mutex;
@@ -10,8 +10,10 @@ use tokio::sync::watch;
 
 use crate::blocking::Waiters;
 use crate::clients::Clients;
+use crate::command_stats::CommandStats;
 use crate::config::ServerConfig;
 use crate::engines::EngineSlot;
+use crate::error_stats::ErrorStats;
 use crate::settings::Settings;
 use crate::watch::WatchTable;
 
@@ -33,8 +35,10 @@ pub struct Shared {
     pub watch: WatchTable,
     /// Blocked clients.
     pub waiters: Waiters,
-    /// Commands processed.
-    pub commands_processed: AtomicU64,
+    /// INFO commandstats and `total_commands_processed`.
+    pub command_stats: CommandStats,
+    /// INFO errorstats and `total_error_replies`.
+    pub error_stats: ErrorStats,
     /// Whether something was written since the WAL was last synced.
     pub dirty: AtomicBool,
     /// When the server started.
@@ -52,10 +56,5 @@ impl Shared {
     /// Whether the shutdown has begun.
     pub fn shutting_down(&self) -> bool {
         *self.shutdown.borrow()
-    }
-
-    /// Counts one command.
-    pub fn count_command(&self) {
-        self.commands_processed.fetch_add(1, Ordering::Relaxed);
     }
 }

@@ -60,9 +60,10 @@ fn section(shared: &Shared, session: &Session, access: &Access<'_>, name: &str) 
         "stats" => {
             let _ = write!(
                 s,
-                "# Stats\r\ntotal_connections_received:{}\r\ntotal_commands_processed:{}\r\ninstantaneous_ops_per_sec:0\r\nrejected_connections:0\r\nexpired_keys:0\r\nevicted_keys:0\r\nkeyspace_hits:0\r\nkeyspace_misses:0\r\n",
+                "# Stats\r\ntotal_connections_received:{}\r\ntotal_commands_processed:{}\r\ninstantaneous_ops_per_sec:0\r\nrejected_connections:0\r\nexpired_keys:0\r\nevicted_keys:0\r\nkeyspace_hits:0\r\nkeyspace_misses:0\r\ntotal_error_replies:{}\r\n",
                 shared.clients.received.load(Ordering::Relaxed),
-                shared.commands_processed.load(Ordering::Relaxed),
+                shared.command_stats.processed(),
+                shared.error_stats.total(),
             );
         }
         "keyspace" => {
