@@ -20,7 +20,7 @@ use tokio::sync::watch;
 
 use crate::blocking::{Blocked, WaitState};
 use crate::clients::ClientInfo;
-use crate::commands::{blocking as block_cmd, check, run_sync, Access};
+use crate::commands::{blocking as block_cmd, check, run_sync, Access, NO_MULTI};
 use crate::config::SyncPolicy;
 use crate::frame::{parse_request, Limits};
 use crate::reply::{encode, shape_of, Next, Protocol, Shape, Streamer};
@@ -269,8 +269,7 @@ async fn answer(
             "exec" | "discard" | "multi" | "watch" | "quit" | "reset"
         )
     {
-        // Redis' no-multi commands.
-        if name == "shutdown" {
+        if NO_MULTI.contains(&name) {
             let e = Reply::error("ERR Command not allowed inside a transaction");
             return Some(refuse(shared, session, name, &args, e));
         }
@@ -326,6 +325,7 @@ async fn block(
         Blocked::Now(reply) => {
             if !reply.is_error() {
                 session.wrote = true;
+                shared.saves.note_change();
             }
             return Some(reply);
         }
@@ -370,6 +370,7 @@ async fn block(
             session.close |= close;
             if !reply.is_error() {
                 session.wrote = true;
+                shared.saves.note_change();
             }
             Some(reply)
         }

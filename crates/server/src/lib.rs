@@ -7,8 +7,8 @@
 //! client's loop; [`session`] and [`commands`] answer what the server
 //! answers itself and hand the rest to the engine; [`state`] holds what
 //! clients share (the engine, WATCH versions, blocked clients, settings,
-//! the counters of [`command_stats`] and [`error_stats`]); [`process`]
-//! reads what the operating system reports for INFO;
+//! the counters of [`command_stats`], [`error_stats`] and
+//! [`persistence`]); [`process`] reads what the operating system reports for INFO;
 //! [`server`] accepts clients and shuts down gracefully.
 
 pub mod blocking;
@@ -21,6 +21,7 @@ pub mod engines;
 pub mod error;
 pub mod error_stats;
 pub mod frame;
+pub mod persistence;
 pub mod process;
 pub mod reply;
 pub mod server;

@@ -20,6 +20,7 @@ use crate::config::{ServerConfig, SyncPolicy};
 use crate::engines::{EngineSlot, Opener};
 use crate::error::ServerError;
 use crate::error_stats::ErrorStats;
+use crate::persistence::Saves;
 use crate::settings::Settings;
 use crate::state::Shared;
 use crate::watch::WatchTable;
@@ -53,7 +54,7 @@ impl Server {
         );
         let shared = Arc::new(Shared {
             config,
-            engines,
+            engines: Arc::new(engines),
             commands,
             settings: Mutex::new(settings),
             max_bulk_len,
@@ -62,6 +63,7 @@ impl Server {
             waiters: Waiters::default(),
             command_stats,
             error_stats: ErrorStats::default(),
+            saves: Arc::new(Saves::default()),
             dirty: AtomicBool::new(false),
             started: Instant::now(),
             shutdown,

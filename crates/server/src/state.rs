@@ -1,6 +1,7 @@
 //! What every connection shares.
 
-use std::sync::atomic::{AtomicBool, AtomicI64};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use parking_lot::Mutex;
@@ -14,6 +15,7 @@ use crate::command_stats::CommandStats;
 use crate::config::ServerConfig;
 use crate::engines::EngineSlot;
 use crate::error_stats::ErrorStats;
+use crate::persistence::Saves;
 use crate::settings::Settings;
 use crate::watch::WatchTable;
 
@@ -21,8 +23,8 @@ use crate::watch::WatchTable;
 pub struct Shared {
     /// How the server was started.
     pub config: ServerConfig,
-    /// The engine.
-    pub engines: EngineSlot,
+    /// The engine (shared with background saves).
+    pub engines: Arc<EngineSlot>,
     /// The engine's command table (arity, keys), for COMMAND and MULTI.
     pub commands: CommandTable<AnyCodec>,
     /// CONFIG settings.
@@ -39,6 +41,8 @@ pub struct Shared {
     pub command_stats: CommandStats,
     /// INFO errorstats and `total_error_replies`.
     pub error_stats: ErrorStats,
+    /// SAVE, BGSAVE, LASTSAVE (shared with background saves).
+    pub saves: Arc<Saves>,
     /// Whether something was written since the WAL was last synced.
     pub dirty: AtomicBool,
     /// When the server started.
@@ -56,5 +60,12 @@ impl Shared {
     /// Whether the shutdown has begun.
     pub fn shutting_down(&self) -> bool {
         *self.shutdown.borrow()
+    }
+
+    /// Records a write that changed something: the WAL has something to
+    /// sync, and one more change is unsaved.
+    pub fn note_write(&self) {
+        self.dirty.store(true, Ordering::Relaxed);
+        self.saves.note_change();
     }
 }

@@ -8,11 +8,13 @@ use crate::state::Shared;
 
 /// CONFIG RESETSTAT: what Redis 7.0 resets (INFO commandstats and
 /// errorstats; stats' `total_connections_received`,
-/// `total_commands_processed`, `total_error_replies`).
+/// `total_commands_processed`, `total_error_replies`; persistence's
+/// `rdb_saves`).
 fn reset_stats(shared: &Shared) {
     shared.command_stats.reset();
     shared.error_stats.reset();
     shared.clients.received.store(0, Ordering::Relaxed);
+    shared.saves.reset_stats();
 }
 
 /// CONFIG subcommand ….

@@ -55,7 +55,18 @@ fn section(shared: &Shared, session: &Session, access: &Access<'_>, name: &str) 
             );
         }
         "persistence" => {
-            s.push_str("# Persistence\r\nloading:0\r\nasync_loading:0\r\nrdb_changes_since_last_save:0\r\nrdb_bgsave_in_progress:0\r\naof_enabled:0\r\naof_rewrite_in_progress:0\r\n");
+            let saves = &shared.saves;
+            let _ = write!(
+                s,
+                "# Persistence\r\nloading:0\r\nasync_loading:0\r\nrdb_changes_since_last_save:{}\r\nrdb_bgsave_in_progress:{}\r\nrdb_last_save_time:{}\r\nrdb_last_bgsave_status:{}\r\nrdb_last_bgsave_time_sec:{}\r\nrdb_current_bgsave_time_sec:{}\r\nrdb_saves:{}\r\naof_enabled:0\r\naof_rewrite_in_progress:0\r\n",
+                saves.changes(),
+                u8::from(saves.in_progress()),
+                saves.last_save(),
+                saves.last_status(),
+                saves.last_bgsave_secs(),
+                saves.current_bgsave_secs(),
+                saves.saves(),
+            );
         }
         "stats" => {
             let _ = write!(
