@@ -8,8 +8,8 @@
 //! answers itself and hand the rest to the engine; [`state`] holds what
 //! clients share (the engine, WATCH versions, blocked clients, settings,
 //! the counters of [`command_stats`], [`error_stats`] and
-//! [`persistence`]); [`process`] reads what the operating system reports for INFO;
-//! [`server`] accepts clients and shuts down gracefully.
+//! [`persistence`]); [`process`] reads what the operating system reports
+//! for INFO; [`server`] accepts clients and shuts down gracefully.
 
 pub mod blocking;
 pub mod clients;

@@ -1,5 +1,7 @@
 //! Accepting clients, the WAL sync task, and the graceful shutdown.
 
+use std::hash::{BuildHasher, Hasher};
+use std::io::Read;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
@@ -64,6 +66,8 @@ impl Server {
             command_stats,
             error_stats: ErrorStats::default(),
             saves: Arc::new(Saves::default()),
+            run_id: random_hex40(),
+            replid: random_hex40(),
             dirty: AtomicBool::new(false),
             started: Instant::now(),
             shutdown,
@@ -150,4 +154,21 @@ async fn sync_every_second(shared: Arc<Shared>) {
             let _ = tokio::task::spawn_blocking(move || s.engines.sync_wal()).await;
         }
     }
+}
+
+/// 40 random hex digits (160 bits), as Redis' run and replication ids:
+/// from `/dev/urandom`, else from the standard library's randomly seeded
+/// hasher.
+fn random_hex40() -> String {
+    let mut bytes = [0u8; 20];
+    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if read.is_err() {
+        let state = std::collections::hash_map::RandomState::new();
+        for (i, chunk) in bytes.chunks_mut(8).enumerate() {
+            let mut h = state.build_hasher();
+            h.write_usize(i);
+            chunk.copy_from_slice(&h.finish().to_le_bytes()[..chunk.len()]);
+        }
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -43,6 +43,11 @@ pub struct Shared {
     pub error_stats: ErrorStats,
     /// SAVE, BGSAVE, LASTSAVE (shared with background saves).
     pub saves: Arc<Saves>,
+    /// INFO's `run_id` and `master_replid`: 40 random hex digits each,
+    /// new at every start.
+    pub run_id: String,
+    /// See [`Shared::run_id`].
+    pub replid: String,
     /// Whether something was written since the WAL was last synced.
     pub dirty: AtomicBool,
     /// When the server started.

@@ -33,6 +33,7 @@ impl Served {
             default_namespace: String::new(),
             namespace_tokens: Vec::new(),
             dir: path.display().to_string(),
+            allocator: "libc",
         };
         let opener: Opener = Box::new(move |_ns: &str| {
             let codec = format.codec(&FormatOptions::default()).unwrap();
