@@ -11,6 +11,10 @@ use clap::{Parser, Subcommand};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// The global allocator's name, as `redcodec serve`'s INFO reports it
+/// (`mem_allocator`).
+const ALLOCATOR: &str = "mimalloc";
+
 mod check;
 mod compare;
 mod dump;

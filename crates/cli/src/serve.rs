@@ -70,6 +70,7 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
             .unwrap_or_else(|| default_ns.to_string()),
         namespace_tokens: tokens,
         dir: args.store.dir.display().to_string(),
+        allocator: crate::ALLOCATOR,
     };
     let store = args.store.clone();
     let compat = args.compat;

@@ -78,4 +78,8 @@ pub struct ServerConfig {
     pub namespace_tokens: Vec<(String, String)>,
     /// The store directory (`CONFIG GET dir`).
     pub dir: String,
+    /// The process' global allocator, as INFO's `mem_allocator` names it
+    /// (the binary chooses it: `mimalloc` for `redcodec`, `libc` for the
+    /// system's).
+    pub allocator: &'static str,
 }

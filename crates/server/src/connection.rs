@@ -9,7 +9,7 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::{Buf, BytesMut};
 use redcodec_engine::Reply;
@@ -20,7 +20,7 @@ use tokio::sync::watch;
 
 use crate::blocking::{Blocked, WaitState};
 use crate::clients::ClientInfo;
-use crate::commands::{blocking as block_cmd, check, run_sync, Access};
+use crate::commands::{blocking as block_cmd, check, run_sync, Access, NO_MULTI};
 use crate::config::SyncPolicy;
 use crate::frame::{parse_request, Limits};
 use crate::reply::{encode, shape_of, Next, Protocol, Shape, Streamer};
@@ -143,12 +143,9 @@ pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>
                 }
                 Ok(None) => break,
                 Err(e) => {
-                    encode(
-                        &Reply::Error(e.reply_text()),
-                        Shape::Plain,
-                        session.protocol,
-                        &mut io.out,
-                    );
+                    let reply = Reply::Error(e.reply_text());
+                    shared.error_stats.note(&reply);
+                    encode(&reply, Shape::Plain, session.protocol, &mut io.out);
                     session.close = true;
                     break;
                 }
@@ -183,7 +180,6 @@ async fn handle(
     io: &mut Io,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Stop {
-    shared.count_command();
     let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
     {
         let mut live = session.info.live.lock();
@@ -194,6 +190,16 @@ async fn handle(
     // ignored under RESP2; HELLO may switch protocols on the way).
     let shape = shape_of(&args, Protocol::Resp3);
     let answer = answer(shared, session, &name, args, io, shutdown).await;
+    // Counted before the reply goes out: a pipelined INFO after it sees it.
+    match &answer {
+        Some(Answer::One(reply)) => shared.error_stats.note(reply),
+        Some(Answer::Exec(replies)) => {
+            for (reply, _) in replies {
+                shared.error_stats.note(reply);
+            }
+        }
+        None => {}
+    }
     let sent = match answer {
         Some(Answer::One(reply)) => {
             if std::mem::take(&mut session.silent) {
@@ -222,8 +228,26 @@ async fn handle(
     }
 }
 
+/// Refuses a request before it runs: counted as a rejected call, and a
+/// transaction being queued aborts at EXEC.
+fn refuse(
+    shared: &Shared,
+    session: &mut Session,
+    name: &str,
+    args: &[Vec<u8>],
+    e: Reply,
+) -> Answer {
+    shared.command_stats.rejected(name, args);
+    if session.queued.is_some() {
+        session.queue_failed = true;
+    }
+    Answer::One(e)
+}
+
 /// The answer to one request; `None` when the connection must close at
-/// once (killed or shut down while blocked).
+/// once (killed or shut down while blocked). A command that runs is
+/// counted in INFO commandstats here (inside EXEC, each queued one in
+/// [`Session::exec`]), one that is refused in [`refuse`].
 async fn answer(
     shared: &Shared,
     session: &mut Session,
@@ -233,7 +257,11 @@ async fn answer(
     shutdown: &mut watch::Receiver<bool>,
 ) -> Option<Answer> {
     if !session.authenticated && !matches!(name, "auth" | "hello" | "quit" | "reset") {
-        return Some(Answer::One(Reply::error("NOAUTH Authentication required.")));
+        let e = Reply::error("NOAUTH Authentication required.");
+        return Some(refuse(shared, session, name, &args, e));
+    }
+    if let Err(e) = check(shared, name, &args) {
+        return Some(refuse(shared, session, name, &args, e));
     }
     if session.queued.is_some()
         && !matches!(
@@ -241,40 +269,34 @@ async fn answer(
             "exec" | "discard" | "multi" | "watch" | "quit" | "reset"
         )
     {
-        return Some(Answer::One(match check(shared, name, &args) {
-            // Redis' no-multi commands.
-            Ok(()) if name == "shutdown" => {
-                session.queue_failed = true;
-                Reply::error("ERR Command not allowed inside a transaction")
-            }
-            Ok(()) => session.queue(args),
-            Err(e) => {
-                session.queue_failed = true;
-                e
-            }
-        }));
-    }
-    if let Err(e) = check(shared, name, &args) {
-        if session.queued.is_some() {
-            session.queue_failed = true;
+        if NO_MULTI.contains(&name) {
+            let e = Reply::error("ERR Command not allowed inside a transaction");
+            return Some(refuse(shared, session, name, &args, e));
         }
-        return Some(Answer::One(e));
+        return Some(Answer::One(session.queue(args)));
     }
-    match name {
+    let started = Instant::now();
+    let mut waited = Duration::ZERO;
+    let answer = match name {
         "exec" => Some(session.exec(shared)),
         "blpop" | "brpop" | "blmove" | "brpoplpush" | "bzpopmin" | "bzpopmax" | "blmpop"
-        | "bzmpop" => block(shared, session, name, &args, io, shutdown)
+        | "bzmpop" => block(shared, session, name, &args, io, shutdown, &mut waited)
             .await
             .map(Answer::One),
         _ => {
             let access = Access::Shared(&shared.engines);
             Some(Answer::One(run_sync(shared, session, &access, name, &args)))
         }
-    }
+    };
+    let failed = matches!(&answer, Some(Answer::One(reply)) if reply.is_error());
+    let took = started.elapsed().saturating_sub(waited);
+    shared.command_stats.ran(name, &args, took, failed);
+    answer
 }
 
 /// A blocking pop: answered at once when a key holds something, else
-/// after a write serves it, its timeout, or CLIENT UNBLOCK.
+/// after a write serves it, its timeout, or CLIENT UNBLOCK; `waited`
+/// gets the time it spent waiting.
 async fn block(
     shared: &Shared,
     session: &mut Session,
@@ -282,6 +304,7 @@ async fn block(
     args: &[Vec<u8>],
     io: &mut Io,
     shutdown: &mut watch::Receiver<bool>,
+    waited: &mut Duration,
 ) -> Option<Reply> {
     let request = match block_cmd::parse(name, args) {
         Ok(r) => r,
@@ -302,6 +325,7 @@ async fn block(
         Blocked::Now(reply) => {
             if !reply.is_error() {
                 session.wrote = true;
+                shared.saves.note_change();
             }
             return Some(reply);
         }
@@ -312,6 +336,7 @@ async fn block(
         return None;
     }
     session.info.live.lock().blocked = Some(waiter.clone());
+    let wait_started = Instant::now();
     let mut close = false;
     loop {
         if *waiter.state.lock() != WaitState::Waiting {
@@ -336,6 +361,7 @@ async fn block(
             },
         }
     }
+    *waited = wait_started.elapsed();
     session.info.live.lock().blocked = None;
     let state = std::mem::replace(&mut *waiter.state.lock(), WaitState::Abandoned);
     shared.waiters.remove(&waiter);
@@ -344,6 +370,7 @@ async fn block(
             session.close |= close;
             if !reply.is_error() {
                 session.wrote = true;
+                shared.saves.note_change();
             }
             Some(reply)
         }

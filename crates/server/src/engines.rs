@@ -92,6 +92,17 @@ impl EngineSlot {
         }
     }
 
+    /// Saves the open engine's store (see
+    /// [`crate::persistence::save_store`]); nothing once the server has
+    /// shut down (closing saved it).
+    pub fn save(&self) -> Result<(), EngineError> {
+        let guard = self.active.read();
+        match &guard.engine {
+            Some(engine) => crate::persistence::save_store(engine),
+            None => Ok(()),
+        }
+    }
+
     /// Flushes memtables and the WAL, and closes the engine; commands
     /// then fail.
     pub fn close(&self) -> Result<(), EngineError> {

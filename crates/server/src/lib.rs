@@ -6,17 +6,23 @@
 //! [`reply`] encodes replies in RESP2 or RESP3; [`connection`] runs one
 //! client's loop; [`session`] and [`commands`] answer what the server
 //! answers itself and hand the rest to the engine; [`state`] holds what
-//! clients share (the engine, WATCH versions, blocked clients, settings);
-//! [`server`] accepts clients and shuts down gracefully.
+//! clients share (the engine, WATCH versions, blocked clients, settings,
+//! the counters of [`command_stats`], [`error_stats`] and
+//! [`persistence`]); [`process`] reads what the operating system reports
+//! for INFO; [`server`] accepts clients and shuts down gracefully.
 
 pub mod blocking;
 pub mod clients;
+pub mod command_stats;
 pub mod commands;
 pub mod config;
 pub mod connection;
 pub mod engines;
 pub mod error;
+pub mod error_stats;
 pub mod frame;
+pub mod persistence;
+pub mod process;
 pub mod reply;
 pub mod server;
 pub mod session;

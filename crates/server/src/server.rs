@@ -1,20 +1,28 @@
 //! Accepting clients, the WAL sync task, and the graceful shutdown.
 
+use std::hash::{BuildHasher, Hasher};
+use std::io::Read;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
+use redcodec_engine::dispatch::CommandTable;
+use redcodec_formats::AnyCodec;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::blocking::Waiters;
 use crate::clients::Clients;
+use crate::command_stats::CommandStats;
+use crate::commands::SERVER_COMMANDS;
 use crate::config::{ServerConfig, SyncPolicy};
 use crate::engines::{EngineSlot, Opener};
 use crate::error::ServerError;
+use crate::error_stats::ErrorStats;
+use crate::persistence::Saves;
 use crate::settings::Settings;
 use crate::state::Shared;
 use crate::watch::WatchTable;
@@ -39,16 +47,27 @@ impl Server {
         );
         let max_bulk_len = AtomicI64::new(settings.max_bulk_len());
         let (shutdown, _) = watch::channel(false);
+        let commands: CommandTable<AnyCodec> = CommandTable::default();
+        let command_stats = CommandStats::new(
+            commands
+                .iter()
+                .map(|(name, _)| name)
+                .chain(SERVER_COMMANDS.iter().map(|&(name, _)| name)),
+        );
         let shared = Arc::new(Shared {
             config,
-            engines,
-            commands: Default::default(),
+            engines: Arc::new(engines),
+            commands,
             settings: Mutex::new(settings),
             max_bulk_len,
             clients: Clients::default(),
             watch: WatchTable::default(),
             waiters: Waiters::default(),
-            commands_processed: AtomicU64::new(0),
+            command_stats,
+            error_stats: ErrorStats::default(),
+            saves: Arc::new(Saves::default()),
+            run_id: random_hex40(),
+            replid: random_hex40(),
             dirty: AtomicBool::new(false),
             started: Instant::now(),
             shutdown,
@@ -135,4 +154,21 @@ async fn sync_every_second(shared: Arc<Shared>) {
             let _ = tokio::task::spawn_blocking(move || s.engines.sync_wal()).await;
         }
     }
+}
+
+/// 40 random hex digits (160 bits), as Redis' run and replication ids:
+/// from `/dev/urandom`, else from the standard library's randomly seeded
+/// hasher.
+fn random_hex40() -> String {
+    let mut bytes = [0u8; 20];
+    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if read.is_err() {
+        let state = std::collections::hash_map::RandomState::new();
+        for (i, chunk) in bytes.chunks_mut(8).enumerate() {
+            let mut h = state.build_hasher();
+            h.write_usize(i);
+            chunk.copy_from_slice(&h.finish().to_le_bytes()[..chunk.len()]);
+        }
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -2,6 +2,7 @@
 //! transaction being queued and the keys it watches.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use redcodec_engine::Reply;
 
@@ -137,8 +138,9 @@ impl Session {
         Reply::ok()
     }
 
-    /// EXEC: every queued command with the engine held exclusively, or a
-    /// null reply when a watched key changed.
+    /// EXEC: every queued command with the engine held exclusively (each
+    /// counted in INFO commandstats as it runs), or a null reply when a
+    /// watched key changed.
     pub fn exec(&mut self, shared: &Shared) -> Answer {
         let Some(queued) = self.queued.take() else {
             return Answer::One(Reply::error("ERR EXEC without MULTI"));
@@ -170,7 +172,12 @@ impl Session {
         self.ready_keys = Some(Vec::new());
         for args in &queued {
             let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
+            let started = Instant::now();
             let reply = run_sync(shared, self, &access, &name, args);
+            let failed = reply.is_error();
+            shared
+                .command_stats
+                .ran(&name, args, started.elapsed(), failed);
             replies.push((reply, shape_of(args, self.protocol)));
         }
         let ready = self.ready_keys.take().unwrap_or_default();

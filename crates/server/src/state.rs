@@ -1,6 +1,7 @@
 //! What every connection shares.
 
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use parking_lot::Mutex;
@@ -10,8 +11,11 @@ use tokio::sync::watch;
 
 use crate::blocking::Waiters;
 use crate::clients::Clients;
+use crate::command_stats::CommandStats;
 use crate::config::ServerConfig;
 use crate::engines::EngineSlot;
+use crate::error_stats::ErrorStats;
+use crate::persistence::Saves;
 use crate::settings::Settings;
 use crate::watch::WatchTable;
 
@@ -19,8 +23,8 @@ use crate::watch::WatchTable;
 pub struct Shared {
     /// How the server was started.
     pub config: ServerConfig,
-    /// The engine.
-    pub engines: EngineSlot,
+    /// The engine (shared with background saves).
+    pub engines: Arc<EngineSlot>,
     /// The engine's command table (arity, keys), for COMMAND and MULTI.
     pub commands: CommandTable<AnyCodec>,
     /// CONFIG settings.
@@ -33,8 +37,17 @@ pub struct Shared {
     pub watch: WatchTable,
     /// Blocked clients.
     pub waiters: Waiters,
-    /// Commands processed.
-    pub commands_processed: AtomicU64,
+    /// INFO commandstats and `total_commands_processed`.
+    pub command_stats: CommandStats,
+    /// INFO errorstats and `total_error_replies`.
+    pub error_stats: ErrorStats,
+    /// SAVE, BGSAVE, LASTSAVE (shared with background saves).
+    pub saves: Arc<Saves>,
+    /// INFO's `run_id` and `master_replid`: 40 random hex digits each,
+    /// new at every start.
+    pub run_id: String,
+    /// See [`Shared::run_id`].
+    pub replid: String,
     /// Whether something was written since the WAL was last synced.
     pub dirty: AtomicBool,
     /// When the server started.
@@ -54,8 +67,10 @@ impl Shared {
         *self.shutdown.borrow()
     }
 
-    /// Counts one command.
-    pub fn count_command(&self) {
-        self.commands_processed.fetch_add(1, Ordering::Relaxed);
+    /// Records a write that changed something: the WAL has something to
+    /// sync, and one more change is unsaved.
+    pub fn note_write(&self) {
+        self.dirty.store(true, Ordering::Relaxed);
+        self.saves.note_change();
     }
 }

@@ -6,6 +6,17 @@ use redcodec_engine::Reply;
 
 use crate::state::Shared;
 
+/// CONFIG RESETSTAT: what Redis 7.0 resets (INFO commandstats and
+/// errorstats; stats' `total_connections_received`,
+/// `total_commands_processed`, `total_error_replies`; persistence's
+/// `rdb_saves`).
+fn reset_stats(shared: &Shared) {
+    shared.command_stats.reset();
+    shared.error_stats.reset();
+    shared.clients.received.store(0, Ordering::Relaxed);
+    shared.saves.reset_stats();
+}
+
 /// CONFIG subcommand ….
 pub fn config(shared: &Shared, args: &[Vec<u8>]) -> Reply {
     let sub = String::from_utf8_lossy(&args[1]).to_ascii_lowercase();
@@ -35,7 +46,10 @@ pub fn config(shared: &Shared, args: &[Vec<u8>]) -> Reply {
                 Err(e) => Reply::Error(e),
             }
         }
-        "resetstat" if args.len() == 2 => Reply::ok(),
+        "resetstat" if args.len() == 2 => {
+            reset_stats(shared);
+            Reply::ok()
+        }
         "rewrite" if args.len() == 2 => {
             Reply::error("ERR The server is running without a config file")
         }

@@ -10,6 +10,7 @@ pub mod flags;
 pub mod info;
 pub mod memory;
 mod object;
+pub mod save;
 
 use std::sync::atomic::Ordering;
 
@@ -25,6 +26,7 @@ use crate::state::Shared;
 /// arity (`-n`: at least n).
 pub const SERVER_COMMANDS: &[(&str, i32)] = &[
     ("auth", -2),
+    ("bgsave", -1),
     ("blmove", 6),
     ("blmpop", -5),
     ("blpop", -3),
@@ -41,17 +43,23 @@ pub const SERVER_COMMANDS: &[(&str, i32)] = &[
     ("function", -2),
     ("hello", -1),
     ("info", -1),
+    ("lastsave", 1),
     ("memory", -2),
     ("multi", 1),
     ("object", -2),
     ("quit", -1),
     ("reset", 1),
+    ("save", 1),
     ("select", 2),
     ("shutdown", -1),
     ("time", 1),
     ("unwatch", 1),
     ("watch", -2),
 ];
+
+/// The server commands Redis refuses inside MULTI (`Command not allowed
+/// inside a transaction`; EXEC then aborts).
+pub const NO_MULTI: &[&str] = &["save", "shutdown"];
 
 /// The arity of the server command named `name` (lower-case).
 pub fn server_command(name: &str) -> Option<i32> {
@@ -155,7 +163,7 @@ pub fn run_engine(
     let (reply, unchanged) = engine.execute_noting_unchanged(args);
     if flags::is_write(name) && flags::may_have_changed(name, &reply) {
         session.wrote = true;
-        shared.dirty.store(true, Ordering::Relaxed);
+        shared.note_write();
         if let Some((_, spec)) = shared.commands.get(args[0].as_slice()) {
             let argv: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
             let mut keys = spec.keys.of(&argv);
@@ -199,6 +207,9 @@ pub fn run_sync(
         "command" => Some(command::command(shared, args)),
         "info" => Some(info::info(shared, session, access, args)),
         "function" => Some(connection::function(args)),
+        "save" => Some(save::save(shared, session, access)),
+        "bgsave" => Some(save::bgsave(shared, access, args)),
+        "lastsave" => Some(save::lastsave(shared)),
         "memory" => Some(memory::memory(session, access, args)),
         "object" => Some(object::object(shared, session, access, args)),
         "multi" => Some(session.multi(shared)),

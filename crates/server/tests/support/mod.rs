@@ -17,7 +17,7 @@ use redcodec_server::{Opener, Server, ServerConfig, SyncPolicy};
 pub struct Served {
     pub addr: SocketAddr,
     thread: Option<thread::JoinHandle<()>>,
-    _dir: tempfile::TempDir,
+    tmp: tempfile::TempDir,
 }
 
 impl Served {
@@ -33,6 +33,7 @@ impl Served {
             default_namespace: String::new(),
             namespace_tokens: Vec::new(),
             dir: path.display().to_string(),
+            allocator: "libc",
         };
         let opener: Opener = Box::new(move |_ns: &str| {
             let codec = format.codec(&FormatOptions::default()).unwrap();
@@ -55,12 +56,17 @@ impl Served {
         Served {
             addr,
             thread: Some(thread),
-            _dir: dir,
+            tmp: dir,
         }
     }
 
     pub fn client(&self) -> Client {
         Client(TcpStream::connect(self.addr).unwrap())
+    }
+
+    /// The store's directory.
+    pub fn dir(&self) -> &std::path::Path {
+        self.tmp.path()
     }
 }
 
@@ -133,6 +139,14 @@ impl Client {
         self.0.read_exact(&mut bytes).unwrap();
         bytes.truncate(len);
         bytes
+    }
+
+    /// Runs INFO with `sections` and returns its text.
+    pub fn info(&mut self, sections: &[&str]) -> String {
+        let mut args: Vec<&[u8]> = vec![b"INFO"];
+        args.extend(sections.iter().map(|s| s.as_bytes()));
+        self.send(&args);
+        String::from_utf8(self.bulk()).unwrap()
     }
 
     /// Runs a command whose reply is one line, and returns it.
