@@ -455,6 +455,7 @@ fn command_info_and_list_report_the_subcommands() {
     assert_eq!(get[0].text(), "config|get");
     assert_eq!(get[1], line(":-3"));
     assert_eq!(get[9], Resp::Array(Vec::new()));
+    // A null bulk string in RESP2, as Redis' addReplyNull.
     assert_eq!(*missing, Resp::Nil);
     let config = config.items();
     assert_eq!(config[0].text(), "config");

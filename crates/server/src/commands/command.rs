@@ -154,7 +154,7 @@ pub fn command(shared: &Shared, args: &[Vec<u8>]) -> Reply {
         "info" => Reply::Array(
             args[2..]
                 .iter()
-                .map(|n| find(&all, n).map_or(Reply::NilArray, info_entry))
+                .map(|n| find(&all, n).map_or(Reply::Nil, info_entry))
                 .collect(),
         ),
         "docs" if args.len() == 2 => Reply::Array(all.iter().flat_map(docs_entry).collect()),

@@ -164,7 +164,7 @@ impl Client {
         match kind {
             "+" | "-" | ":" => Resp::Line(line),
             "$" if rest == "-1" => Resp::Nil,
-            "*" if rest == "-1" => Resp::Nil,
+            "*" if rest == "-1" => Resp::NilArray,
             "$" => {
                 let len: usize = rest.parse().unwrap();
                 let mut bytes = vec![0; len + 2];
@@ -206,8 +206,10 @@ pub enum Resp {
     Line(String),
     /// A bulk string.
     Bulk(Vec<u8>),
-    /// A null bulk string or array.
+    /// A null bulk string (`$-1`).
     Nil,
+    /// A null array (`*-1`).
+    NilArray,
     /// An array.
     Array(Vec<Resp>),
 }
