@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use redcodec_formats::Format;
-use support::{Client, Served};
+use support::{counts, stats_lines, Client, Served};
 
 /// The `# Header` lines of an INFO text, in order.
 fn headers(info: &str) -> Vec<&str> {
@@ -29,34 +29,6 @@ fn field<'a>(info: &'a str, name: &str) -> &'a str {
         .get(name)
         .copied()
         .unwrap_or_else(|| panic!("no {name} in {info}"))
-}
-
-/// The `cmdstat_` and `errorstat_` lines of INFO, without their prefix.
-fn stats_lines(info: &str, prefix: &str) -> BTreeMap<String, String> {
-    info.lines()
-        .filter_map(|l| l.strip_prefix(prefix))
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
-
-/// A `cmdstat_` value without its `usec` and `usec_per_call` (timings),
-/// checked to parse: `calls=…,rejected_calls=…,failed_calls=…`.
-fn counts(value: &str) -> String {
-    let parts: Vec<&str> = value.split(',').collect();
-    assert_eq!(parts.len(), 5, "{value}");
-    let usec: u64 = parts[1].strip_prefix("usec=").unwrap().parse().unwrap();
-    let per_call: f64 = parts[2]
-        .strip_prefix("usec_per_call=")
-        .unwrap()
-        .parse()
-        .unwrap();
-    let calls: u64 = parts[0].strip_prefix("calls=").unwrap().parse().unwrap();
-    if calls > 0 {
-        let expected = usec as f64 / calls as f64;
-        assert!((per_call - expected).abs() <= 0.005 + 1e-9, "{value}");
-    }
-    [parts[0], parts[3], parts[4]].join(",")
 }
 
 const DEFAULT: &[&str] = &[
@@ -142,13 +114,6 @@ fn sections_are_selected_as_redis_selects_them() {
     assert_eq!(c.info(&["sentinel"]), "");
 }
 
-/// Reads a RESP array of one-line replies (EXEC's), as lines.
-fn array_of_lines(c: &mut Client) -> Vec<String> {
-    let head = c.line();
-    let n: usize = head.trim_start_matches('*').trim_end().parse().unwrap();
-    (0..n).map(|_| c.line()).collect()
-}
-
 #[test]
 fn commandstats_and_errorstats_count_as_redis_and_resetstat_clears_them() {
     let served = Served::start(Format::Kvrocks);
@@ -177,7 +142,7 @@ fn commandstats_and_errorstats_count_as_redis_and_resetstat_clears_them() {
     assert_eq!(c.call(&[b"SET", b"d", b"4"]), "+QUEUED\r\n");
     assert_eq!(c.call(&[b"LPUSH", b"a", b"y"]), "+QUEUED\r\n");
     c.send(&[b"EXEC"]);
-    let replies = array_of_lines(&mut c);
+    let replies = c.array_of_lines();
     assert_eq!(replies[0], "+OK\r\n");
     assert!(replies[1].starts_with("-WRONGTYPE "), "{replies:?}");
     // A subcommand counts under Redis' name for it.
@@ -471,7 +436,7 @@ fn save_and_bgsave_flush_the_store_on_every_format() {
         assert_eq!(c.call(&[b"BGSAVE", b"SCHEDULE"]), "+QUEUED\r\n");
         c.send(&[b"EXEC"]);
         assert_eq!(
-            array_of_lines(&mut c),
+            c.array_of_lines(),
             [":1\r\n", "+Background saving scheduled\r\n"],
             "{format}"
         );

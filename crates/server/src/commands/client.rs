@@ -1,5 +1,7 @@
-//! CLIENT ID SETNAME GETNAME SETINFO LIST KILL UNBLOCK.
+//! CLIENT ID SETNAME GETNAME SETINFO LIST INFO KILL UNBLOCK NO-EVICT
+//! NO-TOUCH.
 
+use redcodec_engine::number::parse_i64;
 use redcodec_engine::Reply;
 
 use crate::session::Session;
@@ -16,23 +18,46 @@ pub fn set_name(session: &Session, name: &[u8]) -> Result<(), Reply> {
     Ok(())
 }
 
-fn unknown_sub(args: &[Vec<u8>]) -> Reply {
+/// Whether every client of this server is of the type `name` names, in
+/// Redis' `getClientTypeByName` (all are normal clients: no replicas, no
+/// master, no Pub/Sub); `None` for a name Redis does not know.
+fn all_of_type(name: &[u8]) -> Option<bool> {
+    let name = String::from_utf8_lossy(name).to_ascii_lowercase();
+    match name.as_str() {
+        "normal" => Some(true),
+        "slave" | "replica" | "master" | "pubsub" => Some(false),
+        _ => None,
+    }
+}
+
+fn unknown_type(name: &[u8]) -> Reply {
     Reply::error(format!(
-        "ERR unknown subcommand or wrong number of arguments for '{}'. Try CLIENT HELP.",
-        String::from_utf8_lossy(&args[1])
+        "ERR Unknown client type '{}'",
+        String::from_utf8_lossy(name)
     ))
 }
 
-/// CLIENT subcommand ….
+/// ON or OFF (CLIENT NO-EVICT, NO-TOUCH): accepted with OK, as nothing is
+/// evicted and no access time is kept; anything else a syntax error.
+fn on_off(arg: &[u8]) -> Reply {
+    if arg.eq_ignore_ascii_case(b"on") || arg.eq_ignore_ascii_case(b"off") {
+        Reply::ok()
+    } else {
+        Reply::error("ERR syntax error")
+    }
+}
+
+/// CLIENT subcommand … (the subcommand and its arity checked before, by
+/// [`super::subcommands`], which answers HELP).
 pub fn client(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Reply {
     let sub = String::from_utf8_lossy(&args[1]).to_ascii_lowercase();
-    match (sub.as_str(), args.len()) {
-        ("id", 2) => Reply::Integer(session.info.id as i64),
-        ("setname", 3) => match set_name(session, &args[2]) {
+    match sub.as_str() {
+        "id" => Reply::Integer(session.info.id as i64),
+        "setname" => match set_name(session, &args[2]) {
             Ok(()) => Reply::ok(),
             Err(e) => e,
         },
-        ("getname", 2) => {
+        "getname" => {
             let name = session.info.live.lock().name.clone();
             if name.is_empty() {
                 Reply::Nil
@@ -40,7 +65,7 @@ pub fn client(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Reply
                 Reply::Bulk(name)
             }
         }
-        ("setinfo", 4) => {
+        "setinfo" => {
             let attr = String::from_utf8_lossy(&args[2]).to_ascii_lowercase();
             let value = String::from_utf8_lossy(&args[3]).into_owned();
             let mut live = session.info.live.lock();
@@ -56,16 +81,9 @@ pub fn client(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Reply
             }
             Reply::ok()
         }
-        ("list", _) => {
-            let mut text = String::new();
-            for c in shared.clients.all() {
-                text.push_str(&c.list_line());
-                text.push('\n');
-            }
-            Reply::Bulk(text.into_bytes())
-        }
-        ("info", 2) => Reply::Bulk(format!("{}\n", session.info.list_line()).into_bytes()),
-        ("kill", 3) => {
+        "list" => list(shared, args),
+        "info" => Reply::Bulk(format!("{}\n", session.info.list_line()).into_bytes()),
+        "kill" if args.len() == 3 => {
             let addr = String::from_utf8_lossy(&args[2]).into_owned();
             match shared
                 .clients
@@ -83,35 +101,86 @@ pub fn client(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Reply
                 None => Reply::error("ERR No such client"),
             }
         }
-        ("kill", n) if n.is_multiple_of(2) => kill_filtered(shared, session, &args[2..]),
-        ("unblock", 3 | 4) => unblock(shared, args),
-        ("tracking" | "no-evict" | "no-touch" | "reply", _) => Reply::ok(),
-        _ => unknown_sub(args),
+        "kill" => kill_filtered(shared, session, &args[2..]),
+        "unblock" if args.len() <= 4 => unblock(shared, args),
+        "no-evict" | "no-touch" => on_off(&args[2]),
+        _ => super::subcommands::syntax_error(args),
     }
 }
 
-/// CLIENT KILL with filters (ID, ADDR, LADDR, SKIPME): how many closed.
+/// CLIENT LIST [TYPE type | ID id…]: the lines of every client, of the
+/// clients of a type, or of the clients given by id in that order.
+fn list(shared: &Shared, args: &[Vec<u8>]) -> Reply {
+    let mut text = String::new();
+    if args.len() == 4 && args[2].eq_ignore_ascii_case(b"type") {
+        match all_of_type(&args[3]) {
+            None => return unknown_type(&args[3]),
+            Some(false) => {}
+            Some(true) => {
+                for c in shared.clients.all() {
+                    text.push_str(&c.list_line());
+                    text.push('\n');
+                }
+            }
+        }
+    } else if args.len() > 3 && args[2].eq_ignore_ascii_case(b"id") {
+        for id in &args[3..] {
+            let Some(id) = parse_i64(id) else {
+                return Reply::error("ERR Invalid client ID");
+            };
+            if let Some(c) = u64::try_from(id).ok().and_then(|id| shared.clients.get(id)) {
+                text.push_str(&c.list_line());
+                text.push('\n');
+            }
+        }
+    } else if args.len() != 2 {
+        return Reply::error("ERR syntax error");
+    } else {
+        for c in shared.clients.all() {
+            text.push_str(&c.list_line());
+            text.push('\n');
+        }
+    }
+    Reply::Bulk(text.into_bytes())
+}
+
+/// CLIENT KILL with filters (ID, TYPE, ADDR, LADDR, USER, SKIPME), read as
+/// Redis reads them: how many closed.
 fn kill_filtered(shared: &Shared, session: &mut Session, filters: &[Vec<u8>]) -> Reply {
     let mut id = None;
     let mut addr = None;
     let mut laddr = None;
+    let mut of_type = true;
     let mut skipme = true;
     for pair in filters.chunks(2) {
-        let name = String::from_utf8_lossy(&pair[0]).to_ascii_lowercase();
-        let value = String::from_utf8_lossy(&pair[1]).into_owned();
+        let [name, value] = pair else {
+            return Reply::error("ERR syntax error");
+        };
+        let name = String::from_utf8_lossy(name).to_ascii_lowercase();
         match name.as_str() {
-            "id" => match value.parse::<u64>() {
-                Ok(n) => id = Some(n),
-                Err(_) => return Reply::error("ERR client-id should be greater than 0"),
+            "id" => match parse_i64(value) {
+                Some(n) if n >= 1 => id = Some(n as u64),
+                _ => return Reply::error("ERR client-id should be greater than 0"),
             },
-            "addr" => addr = Some(value),
-            "laddr" => laddr = Some(value),
-            "skipme" => match value.to_ascii_lowercase().as_str() {
-                "yes" => skipme = true,
-                "no" => skipme = false,
+            "type" => match all_of_type(value) {
+                Some(all) => of_type = all,
+                None => return unknown_type(value),
+            },
+            "addr" => addr = Some(String::from_utf8_lossy(value).into_owned()),
+            "laddr" => laddr = Some(String::from_utf8_lossy(value).into_owned()),
+            // Every client is the `default` user, the only one.
+            "user" if value.as_slice() == b"default" => {}
+            "user" => {
+                return Reply::error(format!(
+                    "ERR No such user '{}'",
+                    String::from_utf8_lossy(value)
+                ))
+            }
+            "skipme" => match value.to_ascii_lowercase().as_slice() {
+                b"yes" => skipme = true,
+                b"no" => skipme = false,
                 _ => return Reply::error("ERR syntax error"),
             },
-            "type" | "user" | "maxage" => {}
             _ => return Reply::error("ERR syntax error"),
         }
     }
@@ -119,6 +188,7 @@ fn kill_filtered(shared: &Shared, session: &mut Session, filters: &[Vec<u8>]) ->
     for c in shared.clients.all() {
         let me = c.id == session.info.id;
         if (me && skipme)
+            || !of_type
             || id.is_some_and(|i| i != c.id)
             || addr.as_ref().is_some_and(|a| *a != c.addr.to_string())
             || laddr.as_ref().is_some_and(|a| *a != c.laddr.to_string())
@@ -136,12 +206,6 @@ fn kill_filtered(shared: &Shared, session: &mut Session, filters: &[Vec<u8>]) ->
 
 /// CLIENT UNBLOCK id [TIMEOUT|ERROR].
 fn unblock(shared: &Shared, args: &[Vec<u8>]) -> Reply {
-    let Some(id) = std::str::from_utf8(&args[2])
-        .ok()
-        .and_then(|s| s.parse::<u64>().ok())
-    else {
-        return Reply::error("ERR value is not an integer or out of range");
-    };
     let as_error = match args
         .get(3)
         .map(|a| String::from_utf8_lossy(a).to_ascii_lowercase())
@@ -151,7 +215,10 @@ fn unblock(shared: &Shared, args: &[Vec<u8>]) -> Reply {
         Some(m) if m == "error" => true,
         Some(_) => return Reply::error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"),
     };
-    let Some(client) = shared.clients.get(id) else {
+    let Some(id) = parse_i64(&args[2]) else {
+        return Reply::error("ERR value is not an integer or out of range");
+    };
+    let Some(client) = u64::try_from(id).ok().and_then(|id| shared.clients.get(id)) else {
         return Reply::Integer(0);
     };
     let Some(waiter) = client.live.lock().blocked.clone() else {

@@ -4,14 +4,17 @@
 use redcodec_engine::dispatch::Keys;
 use redcodec_engine::Reply;
 
-use super::{flags, SERVER_COMMANDS};
+use super::{flags, subcommands, SERVER_COMMANDS};
 use crate::state::Shared;
 
-/// One command as COMMAND lists it: name, arity, keys.
+/// One command as COMMAND lists it: name, arity, key positions, and a
+/// container's subcommands.
 struct Entry {
-    name: &'static str,
+    name: String,
     arity: i32,
-    keys: Keys,
+    /// Redis' first key, last key and step.
+    keys: (i64, i64, i64),
+    subcommands: Vec<Entry>,
 }
 
 fn entries(shared: &Shared) -> Vec<Entry> {
@@ -19,9 +22,10 @@ fn entries(shared: &Shared) -> Vec<Entry> {
         .commands
         .iter()
         .map(|(name, spec)| Entry {
-            name,
+            name: name.to_string(),
             arity: spec.arity,
-            keys: spec.keys.clone(),
+            keys: key_positions(&spec.keys),
+            subcommands: Vec::new(),
         })
         .collect();
     for &(name, arity) in SERVER_COMMANDS {
@@ -31,9 +35,29 @@ fn entries(shared: &Shared) -> Vec<Entry> {
             "blmpop" | "bzmpop" => Keys::None,
             _ => Keys::None,
         };
-        all.push(Entry { name, arity, keys });
+        let subcommands = subcommands::container(name).map_or_else(Vec::new, |c| {
+            c.subcommands
+                .iter()
+                .map(|s| Entry {
+                    name: format!("{name}|{}", s.name),
+                    arity: s.arity,
+                    keys: if s.key > 0 {
+                        (s.key, s.key, 1)
+                    } else {
+                        (0, 0, 0)
+                    },
+                    subcommands: Vec::new(),
+                })
+                .collect()
+        });
+        all.push(Entry {
+            name: name.to_string(),
+            arity,
+            keys: key_positions(&keys),
+            subcommands,
+        });
     }
-    all.sort_by_key(|e| e.name);
+    all.sort_by(|a, b| a.name.cmp(&b.name));
     all
 }
 
@@ -49,9 +73,27 @@ fn key_positions(keys: &Keys) -> (i64, i64, i64) {
     }
 }
 
+/// The entry named `name` in any case: a command, or a subcommand as
+/// `container|sub` (Redis' `lookupCommandBySds`).
+fn find<'a>(all: &'a [Entry], name: &[u8]) -> Option<&'a Entry> {
+    let by_name = |entries: &'a [Entry], name: &[u8]| {
+        entries
+            .iter()
+            .find(|e| name.eq_ignore_ascii_case(e.name.as_bytes()))
+    };
+    let mut parts = name.split(|&b| b == b'|');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(_), None, _) => by_name(all, name),
+        (Some(container), Some(_), None) => by_name(&by_name(all, container)?.subcommands, name),
+        _ => None,
+    }
+}
+
+/// A command's entry of COMMAND INFO; a container's tenth element lists
+/// its subcommands' entries, as Redis 7.0 lists them.
 fn info_entry(e: &Entry) -> Reply {
-    let (first, last, step) = key_positions(&e.keys);
-    let flag = if flags::is_write(e.name) {
+    let (first, last, step) = e.keys;
+    let flag = if flags::is_write(&e.name) {
         "write"
     } else if first > 0 {
         "readonly"
@@ -59,7 +101,7 @@ fn info_entry(e: &Entry) -> Reply {
         "fast"
     };
     Reply::Array(vec![
-        Reply::bulk(e.name),
+        Reply::bulk(e.name.as_str()),
         Reply::Integer(i64::from(e.arity)),
         Reply::Array(vec![Reply::Status(flag.into())]),
         Reply::Integer(first),
@@ -68,13 +110,13 @@ fn info_entry(e: &Entry) -> Reply {
         Reply::Array(Vec::new()),
         Reply::Array(Vec::new()),
         Reply::Array(Vec::new()),
-        Reply::Array(Vec::new()),
+        Reply::Array(e.subcommands.iter().map(info_entry).collect()),
     ])
 }
 
 fn docs_entry(e: &Entry) -> [Reply; 2] {
     [
-        Reply::bulk(e.name),
+        Reply::bulk(e.name.as_str()),
         Reply::Array(vec![
             Reply::bulk("summary"),
             Reply::bulk(""),
@@ -86,7 +128,9 @@ fn docs_entry(e: &Entry) -> [Reply; 2] {
     ]
 }
 
-/// COMMAND [COUNT | LIST | INFO name… | DOCS name…].
+/// COMMAND [COUNT | LIST | INFO name… | DOCS name…] (the subcommand and
+/// its arity checked before, by [`super::subcommands`], which answers
+/// HELP).
 pub fn command(shared: &Shared, args: &[Vec<u8>]) -> Reply {
     let all = entries(shared);
     let Some(sub) = args.get(1) else {
@@ -98,17 +142,19 @@ pub fn command(shared: &Shared, args: &[Vec<u8>]) -> Reply {
             .any(|n| n.eq_ignore_ascii_case(e.name.as_bytes()))
     };
     match String::from_utf8_lossy(sub).to_ascii_lowercase().as_str() {
-        "count" if args.len() == 2 => Reply::Integer(all.len() as i64),
-        "list" => Reply::Array(all.iter().map(|e| Reply::bulk(e.name)).collect()),
+        "count" => Reply::Integer(all.len() as i64),
+        // Every command, each container followed by its subcommands.
+        "list" => Reply::Array(
+            all.iter()
+                .flat_map(|e| std::iter::once(e).chain(&e.subcommands))
+                .map(|e| Reply::bulk(e.name.as_str()))
+                .collect(),
+        ),
         "info" if args.len() == 2 => Reply::Array(all.iter().map(info_entry).collect()),
         "info" => Reply::Array(
             args[2..]
                 .iter()
-                .map(|n| {
-                    all.iter()
-                        .find(|e| n.eq_ignore_ascii_case(e.name.as_bytes()))
-                        .map_or(Reply::NilArray, info_entry)
-                })
+                .map(|n| find(&all, n).map_or(Reply::Nil, info_entry))
                 .collect(),
         ),
         "docs" if args.len() == 2 => Reply::Array(all.iter().flat_map(docs_entry).collect()),
@@ -118,9 +164,6 @@ pub fn command(shared: &Shared, args: &[Vec<u8>]) -> Reply {
                 .flat_map(docs_entry)
                 .collect(),
         ),
-        _ => Reply::error(format!(
-            "ERR unknown subcommand or wrong number of arguments for '{}'. Try COMMAND HELP.",
-            String::from_utf8_lossy(sub)
-        )),
+        _ => subcommands::syntax_error(args),
     }
 }

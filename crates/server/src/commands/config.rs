@@ -17,11 +17,12 @@ fn reset_stats(shared: &Shared) {
     shared.saves.reset_stats();
 }
 
-/// CONFIG subcommand ….
+/// CONFIG GET, SET, RESETSTAT, REWRITE (the subcommand and its arity
+/// checked before, by [`super::subcommands`]).
 pub fn config(shared: &Shared, args: &[Vec<u8>]) -> Reply {
     let sub = String::from_utf8_lossy(&args[1]).to_ascii_lowercase();
     match sub.as_str() {
-        "get" if args.len() >= 3 => {
+        "get" => {
             let pairs = shared.settings.lock().get(&args[2..]);
             Reply::Array(
                 pairs
@@ -30,7 +31,9 @@ pub fn config(shared: &Shared, args: &[Vec<u8>]) -> Reply {
                     .collect(),
             )
         }
-        "set" if args.len() >= 4 && args.len().is_multiple_of(2) => {
+        // configSetCommand: name-value pairs, else a syntax error.
+        "set" if !args.len().is_multiple_of(2) => Reply::error("ERR syntax error"),
+        "set" => {
             let pairs: Vec<(Vec<u8>, Vec<u8>)> = args[2..]
                 .chunks(2)
                 .map(|p| (p[0].clone(), p[1].clone()))
@@ -46,16 +49,11 @@ pub fn config(shared: &Shared, args: &[Vec<u8>]) -> Reply {
                 Err(e) => Reply::Error(e),
             }
         }
-        "resetstat" if args.len() == 2 => {
+        "resetstat" => {
             reset_stats(shared);
             Reply::ok()
         }
-        "rewrite" if args.len() == 2 => {
-            Reply::error("ERR The server is running without a config file")
-        }
-        _ => Reply::error(format!(
-            "ERR unknown subcommand or wrong number of arguments for '{}'. Try CONFIG HELP.",
-            String::from_utf8_lossy(&args[1])
-        )),
+        "rewrite" => Reply::error("ERR The server is running without a config file"),
+        _ => super::subcommands::syntax_error(args),
     }
 }

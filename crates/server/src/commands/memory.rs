@@ -1,6 +1,7 @@
 //! MEMORY USAGE: an estimate of a key's size, from its length and its
 //! elements (a store on disk has no in-memory object to measure).
 
+use redcodec_engine::number::parse_i64;
 use redcodec_engine::{Engine, Reply};
 use redcodec_formats::AnyCodec;
 
@@ -32,16 +33,36 @@ fn estimate(engine: &Engine<AnyCodec>, key: &[u8]) -> Reply {
     Reply::Integer(key.len() as i64 + RECORD_OVERHEAD + n.saturating_mul(per_element))
 }
 
-/// MEMORY USAGE key [SAMPLES count].
+/// Checks MEMORY USAGE's options as `memoryCommand` does: `SAMPLES n`
+/// pairs, `n` an integer of at least 0 (the estimate reads every element
+/// anyway).
+fn check_samples(options: &[Vec<u8>]) -> Result<(), Reply> {
+    let mut rest = options;
+    while let [option, tail @ ..] = rest {
+        let [count, tail @ ..] = tail else {
+            return Err(Reply::error("ERR syntax error"));
+        };
+        if !option.eq_ignore_ascii_case(b"samples") {
+            return Err(Reply::error("ERR syntax error"));
+        }
+        match parse_i64(count) {
+            None => return Err(Reply::error("ERR value is not an integer or out of range")),
+            Some(n) if n < 0 => return Err(Reply::error("ERR syntax error")),
+            Some(_) => {}
+        }
+        rest = tail;
+    }
+    Ok(())
+}
+
+/// MEMORY USAGE key [SAMPLES count] (the subcommand and its arity checked
+/// before, by [`super::subcommands`]).
 pub fn memory(session: &Session, access: &Access<'_>, args: &[Vec<u8>]) -> Reply {
-    let sub = String::from_utf8_lossy(&args[1]).to_ascii_lowercase();
-    let samples_ok =
-        args.len() == 3 || (args.len() == 5 && args[3].eq_ignore_ascii_case(b"samples"));
-    if sub != "usage" || !samples_ok {
-        return Reply::error(format!(
-            "ERR unknown subcommand or wrong number of arguments for '{}'. Try MEMORY HELP.",
-            String::from_utf8_lossy(&args[1])
-        ));
+    if !args[1].eq_ignore_ascii_case(b"usage") {
+        return super::subcommands::syntax_error(args);
+    }
+    if let Err(e) = check_samples(&args[3..]) {
+        return e;
     }
     match access.with(&session.namespace, |engine| estimate(engine, &args[2])) {
         Ok(r) | Err(r) => r,

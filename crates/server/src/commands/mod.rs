@@ -11,6 +11,7 @@ pub mod info;
 pub mod memory;
 mod object;
 pub mod save;
+pub mod subcommands;
 
 use std::sync::atomic::Ordering;
 
@@ -79,9 +80,13 @@ pub fn arity_ok(arity: i32, argc: usize) -> bool {
     }
 }
 
-/// Checks a command before running or queueing it: unknown command or
-/// wrong arity, with Redis' texts.
+/// Checks a command before running or queueing it, as Redis 7.0 does:
+/// unknown command, unknown subcommand of a container, wrong arity (of
+/// the subcommand, when there is one), with Redis' texts.
 pub fn check(shared: &Shared, name: &str, args: &[Vec<u8>]) -> Result<(), Reply> {
+    if let (Some(container), true) = (subcommands::container(name), args.len() > 1) {
+        return subcommands::check(container, args);
+    }
     let arity = match server_command(name) {
         Some(arity) => arity,
         None => match shared.commands.get(args[0].as_slice()) {
@@ -189,6 +194,11 @@ pub fn run_sync(
     name: &str,
     args: &[Vec<u8>],
 ) -> Reply {
+    if let Some(container) = subcommands::container(name) {
+        if args.len() == 2 && args[1].eq_ignore_ascii_case(b"help") {
+            return container.help_reply();
+        }
+    }
     let reply = match name {
         "ping" => connection::ping(session, args),
         "echo" => Some(Reply::Bulk(args[1].clone())),

@@ -1,4 +1,4 @@
-//! OBJECT ENCODING, REFCOUNT, FREQ, IDLETIME and HELP: what Redis 7.0
+//! OBJECT ENCODING, REFCOUNT, FREQ and IDLETIME: what Redis 7.0
 //! would answer for a key's current value under the server's settings.
 //!
 //! A store on disk has no in-memory object, so the encoding is the one
@@ -27,24 +27,6 @@ const SHARED_REFCOUNT: i64 = i32::MAX as i64;
 const EMBSTR_MAX: usize = 44;
 /// The LFU counter of a new key (`LFU_INIT_VAL`).
 const LFU_INIT: i64 = 5;
-
-const HELP: &[&str] = &[
-    "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-    "ENCODING <key>",
-    "    Return the kind of internal representation used in order to store the value",
-    "    associated with a <key>.",
-    "FREQ <key>",
-    "    Return the access frequency index of the <key>. The returned integer is",
-    "    proportional to the logarithm of the recent access frequency of the key.",
-    "IDLETIME <key>",
-    "    Return the idle time of the <key>, that is the approximated number of",
-    "    seconds elapsed since the last access to the key.",
-    "REFCOUNT <key>",
-    "    Return the number of references of the value associated with the specified",
-    "    <key>.",
-    "HELP",
-    "    Prints this help.",
-];
 
 /// The settings OBJECT answers by, read once per call.
 struct Limits {
@@ -81,29 +63,12 @@ impl Limits {
     }
 }
 
-/// OBJECT subcommand [key].
+/// OBJECT ENCODING, REFCOUNT, FREQ, IDLETIME key (the subcommand and its
+/// arity checked before, by [`super::subcommands`], which answers HELP).
 pub fn object(shared: &Shared, session: &Session, access: &Access<'_>, args: &[Vec<u8>]) -> Reply {
     let sub = String::from_utf8_lossy(&args[1]).to_ascii_lowercase();
-    let arity = match sub.as_str() {
-        "help" => 2,
-        "encoding" | "refcount" | "freq" | "idletime" => 3,
-        _ => {
-            return Reply::error(format!(
-                "ERR unknown subcommand '{}'. Try OBJECT HELP.",
-                String::from_utf8_lossy(&args[1])
-                    .chars()
-                    .take(128)
-                    .collect::<String>()
-            ))
-        }
-    };
-    if args.len() != arity {
-        return Reply::error(format!(
-            "ERR wrong number of arguments for 'object|{sub}' command"
-        ));
-    }
-    if sub == "help" {
-        return Reply::Array(HELP.iter().map(|l| Reply::Status(l.to_string())).collect());
+    if !matches!(sub.as_str(), "encoding" | "refcount" | "freq" | "idletime") {
+        return super::subcommands::syntax_error(args);
     }
     let limits = Limits::of(&shared.settings.lock());
     match access.with(&session.namespace, |engine| {

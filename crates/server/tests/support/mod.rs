@@ -4,6 +4,7 @@
 
 #![allow(dead_code)] // each test file uses its own part
 
+use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::thread;
@@ -155,10 +156,109 @@ impl Client {
         self.line()
     }
 
+    /// Reads one whole reply (RESP2).
+    pub fn reply(&mut self) -> Resp {
+        let line = self.line();
+        let (kind, rest) = line.split_at(1);
+        let rest = rest.trim_end();
+        match kind {
+            "+" | "-" | ":" => Resp::Line(line),
+            "$" if rest == "-1" => Resp::Nil,
+            "*" if rest == "-1" => Resp::NilArray,
+            "$" => {
+                let len: usize = rest.parse().unwrap();
+                let mut bytes = vec![0; len + 2];
+                self.0.read_exact(&mut bytes).unwrap();
+                bytes.truncate(len);
+                Resp::Bulk(bytes)
+            }
+            "*" => {
+                let n: usize = rest.parse().unwrap();
+                Resp::Array((0..n).map(|_| self.reply()).collect())
+            }
+            _ => panic!("not a RESP2 reply: {line:?}"),
+        }
+    }
+
+    /// Runs a command and reads its whole reply.
+    pub fn query(&mut self, args: &[&[u8]]) -> Resp {
+        self.send(args);
+        self.reply()
+    }
+
+    /// Reads a RESP array of one-line replies (EXEC's), as lines.
+    pub fn array_of_lines(&mut self) -> Vec<String> {
+        let head = self.line();
+        let n: usize = head.trim_start_matches('*').trim_end().parse().unwrap();
+        (0..n).map(|_| self.line()).collect()
+    }
+
     /// Whether the server closed the connection (after any replies sent).
     pub fn closed(&mut self) -> bool {
         matches!(self.0.read(&mut [0; 1]), Ok(0) | Err(_))
     }
+}
+
+/// A whole RESP2 reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resp {
+    /// A status, error or integer line, its type byte and CRLF included.
+    Line(String),
+    /// A bulk string.
+    Bulk(Vec<u8>),
+    /// A null bulk string (`$-1`).
+    Nil,
+    /// A null array (`*-1`).
+    NilArray,
+    /// An array.
+    Array(Vec<Resp>),
+}
+
+impl Resp {
+    /// The elements of an array.
+    pub fn items(&self) -> &[Resp] {
+        match self {
+            Resp::Array(items) => items,
+            other => panic!("not an array: {other:?}"),
+        }
+    }
+
+    /// A bulk string's text.
+    pub fn text(&self) -> String {
+        match self {
+            Resp::Bulk(b) => String::from_utf8_lossy(b).into_owned(),
+            other => panic!("not a bulk string: {other:?}"),
+        }
+    }
+}
+
+/// The `cmdstat_` or `errorstat_` (`prefix`) lines of INFO, without the
+/// prefix: name to value.
+pub fn stats_lines(info: &str, prefix: &str) -> BTreeMap<String, String> {
+    info.lines()
+        .filter_map(|l| l.strip_prefix(prefix))
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// A `cmdstat_` value without its `usec` and `usec_per_call` (timings),
+/// checked to parse: `calls=…,rejected_calls=…,failed_calls=…`.
+pub fn counts(value: &str) -> String {
+    let parts: Vec<&str> = value.split(',').collect();
+    assert_eq!(parts.len(), 5, "{value}");
+    let usec: u64 = parts[1].strip_prefix("usec=").unwrap().parse().unwrap();
+    let per_call: f64 = parts[2]
+        .strip_prefix("usec_per_call=")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let calls: u64 = parts[0].strip_prefix("calls=").unwrap().parse().unwrap();
+    if calls > 0 {
+        let expected = usec as f64 / calls as f64;
+        assert!((per_call - expected).abs() <= 0.005 + 1e-9, "{value}");
+    }
+    [parts[0], parts[3], parts[4]].join(",")
 }
 
 /// The length of a RESP bulk string of `len` bytes.
