@@ -256,11 +256,12 @@ async fn answer(
     io: &mut Io,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Option<Answer> {
-    if !session.authenticated && !matches!(name, "auth" | "hello" | "quit" | "reset") {
-        let e = Reply::error("NOAUTH Authentication required.");
+    // Redis' order: the command and its arity, then authentication.
+    if let Err(e) = check(shared, name, &args) {
         return Some(refuse(shared, session, name, &args, e));
     }
-    if let Err(e) = check(shared, name, &args) {
+    if !session.authenticated && !matches!(name, "auth" | "hello" | "quit" | "reset") {
+        let e = Reply::error("NOAUTH Authentication required.");
         return Some(refuse(shared, session, name, &args, e));
     }
     if session.queued.is_some()
