@@ -14,12 +14,12 @@ mod common;
 mod serve_support;
 use common::command;
 use serve_support::{
-    bulk, bulks, exchange, read_until_close, store_dir, wait_blocked, Serve, FORMATS,
+    bulk, bulks, exchange, formats, read_until_close, store_dir, wait_blocked, Serve,
 };
 
 #[test]
 fn every_format_answers_resp2_and_resp3_and_keeps_data_across_sigterm() {
-    for format in FORMATS {
+    for format in formats() {
         let (_tmp, dir) = store_dir();
         let server = Serve::start(format, &dir, &["--sync", "everysec"]);
         let mut c = server.conn();
@@ -446,7 +446,7 @@ fn exec_is_atomic_against_other_clients() {
 
 #[test]
 fn blocked_pops_wake_on_push_in_fifo_order() {
-    for format in FORMATS {
+    for format in formats() {
         let (_tmp, server) = Serve::on_fresh_store(format, &[]);
         let mut control = server.conn();
         let spawn_pop = |words: &'static [&'static str]| {
@@ -573,9 +573,21 @@ fn requirepass_and_kvrocks_namespace_tokens() {
         &["--requirepass", "admin", "--namespace-token", "tenant=tok1"],
     );
     let mut s = server.raw();
-    let expected = b"-NOAUTH Authentication required.\r\n";
-    let got = exchange(&mut s, b"GET k\r\n", expected.len());
-    assert_eq!(got, expected.to_vec());
+    // As redis-server 7.0.15 with requirepass replies: the command and its
+    // arity are checked before authentication.
+    let expected: &[u8] = b"-ERR unknown command 'NOSUCH', with args beginning with: 'a' \r\n\
+        -ERR wrong number of arguments for 'get' command\r\n\
+        -NOAUTH Authentication required.\r\n\
+        -ERR unknown subcommand 'foo'. Try CONFIG HELP.\r\n";
+    let got = exchange(
+        &mut s,
+        b"NOSUCH a\r\nGET\r\nGET k\r\nCONFIG foo\r\n",
+        expected.len(),
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        String::from_utf8_lossy(expected)
+    );
     let bad = redis::Client::open(format!("redis://:wrong@{}/", server.addr)).unwrap();
     assert!(bad.get_connection().is_err());
     let mut admin = redis::Client::open(format!("redis://:admin@{}/", server.addr))

@@ -13,7 +13,7 @@ use std::thread;
 use redis::Commands;
 
 mod serve_support;
-use serve_support::{connect, store_dir, wait_blocked, Serve, FORMATS};
+use serve_support::{connect, formats, store_dir, wait_blocked, Serve};
 
 /// Concurrent clients per test.
 const CLIENTS: usize = 8;
@@ -80,7 +80,7 @@ fn assert_each_once(
 /// Runs `test` against a server on a store of every format, and prints
 /// the summary line it returns.
 fn on_every_format(test: impl Fn(&str, &Serve) -> String) {
-    for format in FORMATS {
+    for format in formats() {
         let (_tmp, server) = start(format);
         println!("{}", test(format, &server));
     }

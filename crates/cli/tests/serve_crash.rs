@@ -25,7 +25,7 @@ use std::time::Duration;
 mod common;
 mod serve_support;
 use common::command;
-use serve_support::{store_dir, Serve, FORMATS};
+use serve_support::{formats, store_dir, Serve};
 
 /// One key's value in the model.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -298,10 +298,11 @@ fn run_rounds(format: &str, sync: &str, kills: usize, seed: u64, strict: bool) -
     let mut outcome: Option<(Vec<Model>, Option<Cmd>)> = None;
     let mut round = 0usize;
     loop {
-        // On the formats with one instance per type, every third round
-        // ends at its first write that spans two instances, right after
-        // the first instance's batch, instead of at a SIGKILL.
-        let hook = matches!(format, "blackwidow" | "nemo") && round % 3 == 2;
+        // On the formats with several instances (one per type; floyd's
+        // by slot, where a DEL of keys in two instances spans them), every
+        // third round ends at its first write that spans two instances,
+        // right after the first instance's batch, instead of at a SIGKILL.
+        let hook = matches!(format, "blackwidow" | "nemo" | "floyd") && round % 3 == 2;
         round += 1;
         let env: &[(&str, &str)] = if hook {
             &[("REDCODEC_ABORT_BETWEEN_INSTANCES", "1")]
@@ -367,7 +368,7 @@ fn kills() -> usize {
 
 #[test]
 fn sync_always_keeps_every_acknowledged_write() {
-    for (i, format) in FORMATS.into_iter().enumerate() {
+    for (i, format) in formats().enumerate() {
         let f = run_rounds(format, "always", kills(), 7 + i as u64, true);
         assert_eq!(f.lost, 0);
         println!(
@@ -381,7 +382,7 @@ fn sync_always_keeps_every_acknowledged_write() {
 
 #[test]
 fn sync_everysec_keeps_a_consistent_prefix() {
-    for (i, format) in FORMATS.into_iter().enumerate() {
+    for (i, format) in formats().enumerate() {
         let f = run_rounds(format, "everysec", kills(), 1000 + i as u64, false);
         println!(
             "{format} --sync everysec: {} kills and {} crashes between two instances, \
@@ -393,7 +394,8 @@ fn sync_everysec_keeps_a_consistent_prefix() {
 }
 
 /// A crash between the batches of a command that writes two instances
-/// (blackwidow and nemo keep one per type): the hook
+/// (blackwidow and nemo keep one per type; floyd one per slot range, so a
+/// DEL of `a`, `b`, `c` (instance 0) and `d` (instance 2)): the hook
 /// `REDCODEC_ABORT_BETWEEN_INSTANCES=1` aborts the server right after the
 /// first instance's batch. After a restart the command happened whole.
 #[test]
@@ -431,8 +433,14 @@ fn a_crash_between_two_instances_leaves_the_whole_command() {
             Cmd::Set("k".into(), "new".into()),
         ),
     ];
-    for format in ["blackwidow", "nemo"] {
-        for (name, setup, cmd) in &cases {
+    // The cases that write two instances on each format (by index).
+    let spanning: [(&str, &[usize]); 3] = [
+        ("blackwidow", &[0, 1, 2, 3]),
+        ("nemo", &[0, 1, 2, 3]),
+        ("floyd", &[2]),
+    ];
+    for (format, indexes) in spanning {
+        for (name, setup, cmd) in indexes.iter().map(|&i| &cases[i]) {
             let (_tmp, dir) = store_dir();
             let server = Serve::start(format, &dir, &["--sync", "always"]);
             let mut c = server.conn();

@@ -22,7 +22,7 @@ use std::time::Duration;
 mod common;
 mod serve_support;
 use common::command;
-use serve_support::{store_dir, Serve, FORMATS};
+use serve_support::{formats, store_dir, Serve};
 
 /// The file-size limit: far above what opening a store writes (options
 /// files, the first LOG lines), far below what the writes need.
@@ -34,6 +34,22 @@ const VALUE_BYTES: usize = 4096;
 const MAX_WRITES: usize = 2 * LIMIT_BYTES / VALUE_BYTES;
 /// Writes sent after the first refused one: each must be refused too.
 const AFTER_FULL: usize = 20;
+
+/// The hash tag every key of the test carries: floyd routes a key by its
+/// tag, so all of them land in one instance and fill one write-ahead log,
+/// as a full disk would refuse every instance (a file-size limit refuses
+/// only the file that reaches it). The other formats ignore tags.
+const TAG: &str = "{full}";
+
+/// The name of write `i`'s key.
+fn key(i: usize) -> String {
+    format!("{TAG}w{i}")
+}
+
+/// The hash the test writes first.
+fn hash_key() -> String {
+    format!("{TAG}h")
+}
 
 fn value(i: usize) -> String {
     format!("{i:08}{}", "x".repeat(VALUE_BYTES - 8))
@@ -49,17 +65,11 @@ fn conn(serve: &Serve) -> redis::Connection {
 }
 
 fn set(c: &mut redis::Connection, i: usize) -> redis::RedisResult<()> {
-    redis::cmd("SET")
-        .arg(format!("w{i}"))
-        .arg(value(i))
-        .query(c)
+    redis::cmd("SET").arg(key(i)).arg(value(i)).query(c)
 }
 
 fn get(c: &mut redis::Connection, i: usize) -> Option<String> {
-    redis::cmd("GET")
-        .arg(format!("w{i}"))
-        .query(c)
-        .expect("GET replies")
+    redis::cmd("GET").arg(key(i)).query(c).expect("GET replies")
 }
 
 fn check_clean(format: &str, dir: &Path) {
@@ -72,7 +82,7 @@ fn check_clean(format: &str, dir: &Path) {
 
 #[test]
 fn a_full_disk_refuses_writes_and_loses_no_acknowledged_one() {
-    for format in FORMATS {
+    for format in formats() {
         let (_tmp, dir) = store_dir();
         let limit = format!("--fsize={LIMIT_BYTES}");
         let mut serve = Serve::start_wrapped(
@@ -89,8 +99,9 @@ fn a_full_disk_refuses_writes_and_loses_no_acknowledged_one() {
         );
         let mut writer = conn(&serve);
         // A hash, so that `SET` over it writes two instances on
-        // blackwidow and nemo once the disk is full.
-        let ok: i64 = command(&["HSET", "h", "f", "v"])
+        // blackwidow and nemo once the disk is full (and one on floyd, the
+        // instance of the tag).
+        let ok: i64 = command(&["HSET", &hash_key(), "f", "v"])
             .query(&mut writer)
             .expect("HSET");
         assert_eq!(ok, 1);
@@ -115,7 +126,10 @@ fn a_full_disk_refuses_writes_and_loses_no_acknowledged_one() {
         for e in &refused {
             assert!(e.contains("storage error"), "{format}: {e}");
         }
-        let over: redis::RedisResult<()> = redis::cmd("SET").arg("h").arg("s").query(&mut writer);
+        let over: redis::RedisResult<()> = redis::cmd("SET")
+            .arg(hash_key())
+            .arg("s")
+            .query(&mut writer);
         let over = over.expect_err("SET over a hash on a full disk");
         assert!(
             over.to_string().contains("storage error"),
@@ -123,7 +137,7 @@ fn a_full_disk_refuses_writes_and_loses_no_acknowledged_one() {
         );
         assert!(serve.running(), "{format}: the server exited");
         let mut reader = conn(&serve);
-        let hash: Option<String> = command(&["HGET", "h", "f"])
+        let hash: Option<String> = command(&["HGET", &hash_key(), "f"])
             .query(&mut reader)
             .expect("HGET after a refused SET over the hash");
         assert_eq!(hash.as_deref(), Some("v"), "{format}");
@@ -147,7 +161,10 @@ fn a_full_disk_refuses_writes_and_loses_no_acknowledged_one() {
         // A refused write left nothing, not even half a command.
         let first_refused = acknowledged.len();
         assert_eq!(get(&mut c, first_refused), None, "{format}");
-        let t: String = redis::cmd("TYPE").arg("h").query(&mut c).expect("TYPE");
+        let t: String = redis::cmd("TYPE")
+            .arg(hash_key())
+            .query(&mut c)
+            .expect("TYPE");
         assert_eq!(t, "hash", "{format}");
         set(&mut c, MAX_WRITES).expect("a write after the restart");
         drop(c);
@@ -217,7 +234,7 @@ fn a_read_only_directory_is_refused_and_left_as_it_was() {
             return;
         }
     };
-    for format in FORMATS {
+    for format in formats() {
         let (_tmp, dir) = store_dir();
         let serve = Serve::start(format, &dir, &["--sync", "always"]);
         let mut c = conn(&serve);

@@ -7,9 +7,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-/// The four formats.
+/// Every format's name, from the registry (`Format::ALL`).
 #[allow(dead_code)]
-pub const FORMATS: [&str; 4] = ["kvrocks", "blackwidow", "nemo", "ardb"];
+pub fn formats() -> impl Iterator<Item = &'static str> {
+    redcodec_formats::Format::ALL.iter().map(|f| f.name())
+}
 
 /// A running `redcodec serve`, killed on drop if still running.
 pub struct Serve {
