@@ -225,7 +225,7 @@ impl Store {
             };
             let db = opened.map_err(|e| {
                 StoreError::Open(format!(
-                    "cannot open {} as a {} store: {e}",
+                    "cannot open {} as a store of format {}: {e}",
                     path.display(),
                     codec.name()
                 ))
