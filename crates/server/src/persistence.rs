@@ -184,11 +184,13 @@ pub struct Background {
 }
 
 /// Why SAVE failed.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum SaveError<E> {
     /// A BGSAVE runs already.
+    #[error("background save already in progress")]
     InProgress,
     /// Saving failed.
+    #[error("saving failed: {0}")]
     Failed(E),
 }
 

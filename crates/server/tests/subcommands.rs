@@ -9,11 +9,9 @@
 
 mod support;
 
-use std::collections::BTreeMap;
-
 use redcodec_formats::Format;
 use redcodec_server::commands::subcommands::CONTAINERS;
-use support::{counts, stats_lines, Client, Resp, Served};
+use support::{command_counts, owned, stats_lines, Client, Resp, Served};
 
 fn line(text: &str) -> Resp {
     Resp::Line(format!("{text}\r\n"))
@@ -173,35 +171,34 @@ fn refusals_count_as_rejected_calls_of_the_subcommand_and_abort_multi() {
         call(&mut c, &["config", "GeT", "maxmemory"]).items().len(),
         2
     );
-    assert_eq!(call(&mut c, &["MULTI"]), line("+OK"));
-    assert_eq!(call(&mut c, &["SET", "k", "v"]), line("+QUEUED"));
-    assert_eq!(
-        call(&mut c, &["Config", "gEt"]),
-        line("-ERR wrong number of arguments for 'config|get' command")
-    );
-    assert_eq!(
-        call(&mut c, &["EXEC"]),
-        line("-EXECABORT Transaction discarded because of previous errors.")
-    );
-    assert_eq!(call(&mut c, &["MULTI"]), line("+OK"));
-    assert_eq!(
-        call(&mut c, &["MEMORY", "nosuch"]),
-        line("-ERR unknown subcommand 'nosuch'. Try MEMORY HELP.")
-    );
-    assert_eq!(
-        call(&mut c, &["EXEC"]),
-        line("-EXECABORT Transaction discarded because of previous errors.")
-    );
+    // A subcommand refused while queueing aborts the transaction (queued
+    // commands count in commandstats only when they run).
+    let refused_in_multi = [
+        (
+            &["Config", "gEt"][..],
+            "-ERR wrong number of arguments for 'config|get' command",
+        ),
+        (
+            &["MEMORY", "nosuch"],
+            "-ERR unknown subcommand 'nosuch'. Try MEMORY HELP.",
+        ),
+    ];
+    for (args, error) in refused_in_multi {
+        assert_eq!(call(&mut c, &["MULTI"]), line("+OK"));
+        assert_eq!(call(&mut c, &["SET", "k", "v"]), line("+QUEUED"));
+        assert_eq!(call(&mut c, args), line(error));
+        assert_eq!(
+            call(&mut c, &["EXEC"]),
+            line("-EXECABORT Transaction discarded because of previous errors.")
+        );
+    }
     // Neither transaction ran its SET.
     assert_eq!(call(&mut c, &["GET", "k"]), Resp::Nil);
 
     let info = c.info(&["commandstats", "errorstats"]);
-    let cmd: BTreeMap<String, String> = stats_lines(&info, "cmdstat_")
-        .into_iter()
-        .map(|(k, v)| (k, counts(&v)))
-        .collect();
+    let cmd = command_counts(&info);
     let rejected = "calls=0,rejected_calls=1,failed_calls=0";
-    let expected: BTreeMap<String, String> = [
+    let expected = owned(&[
         ("client|id", rejected),
         ("command|count", rejected),
         ("config", rejected),
@@ -216,10 +213,7 @@ fn refusals_count_as_rejected_calls_of_the_subcommand_and_abort_multi() {
         ("memory|usage", rejected),
         ("multi", "calls=2,rejected_calls=0,failed_calls=0"),
         ("object|encoding", rejected),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
+    ]);
     assert_eq!(cmd, expected, "{info}");
     let errors = stats_lines(&info, "errorstat_");
     assert_eq!(errors["ERR"], "count=11", "{info}");

@@ -286,3 +286,22 @@ pub fn load(c: &mut Client, requests: &[Vec<u8>]) {
         assert!(reply.starts_with('+') || reply.starts_with(':'), "{reply}");
     }
 }
+
+/// INFO commandstats as `name → calls=…,rejected_calls=…,failed_calls=…`
+/// (the times left out: they vary; [`counts`] checks them).
+#[allow(dead_code)]
+pub fn command_counts(info: &str) -> BTreeMap<String, String> {
+    stats_lines(info, "cmdstat_")
+        .into_iter()
+        .map(|(k, v)| (k, counts(&v)))
+        .collect()
+}
+
+/// `pairs` as an owned map, to compare with what INFO gave.
+#[allow(dead_code)]
+pub fn owned(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+        .collect()
+}
