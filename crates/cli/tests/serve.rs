@@ -59,6 +59,18 @@ fn every_format_answers_resp2_and_resp3_and_keeps_data_across_sigterm() {
             .query::<Value>(&mut c3)
             .unwrap();
         assert_eq!(missing, Value::Nil, "{format}");
+        // INFO and CLIENT INFO are verbatim text, as Redis 7.0 sends them.
+        for words in [&["INFO", "server"][..], &["CLIENT", "INFO"]] {
+            let text = command(words).query::<Value>(&mut c3).unwrap();
+            assert!(
+                matches!(
+                    &text,
+                    Value::VerbatimString { format: redis::VerbatimFormat::Text, text }
+                        if text.contains("redis_version:7.0.15") || text.contains("resp=3")
+                ),
+                "{format} {words:?}: {text:?}"
+            );
+        }
         drop((c, c3));
 
         let status = server.signal("TERM");

@@ -121,6 +121,12 @@ pub(super) fn whole(reply: &Reply, shape: Shape, protocol: Protocol, out: &mut B
     match (protocol, shape, reply) {
         (Protocol::Resp2, ..) | (_, Shape::Plain, _) => plain(reply, protocol, out),
         (_, Shape::Double, r) => double(r, protocol, out),
+        (_, Shape::Verbatim, Reply::Bulk(text)) => {
+            header(out, b'=', text.len() + 4);
+            out.put_slice(b"txt:");
+            out.put_slice(text);
+            out.put_slice(b"\r\n");
+        }
         (_, Shape::ScoredFlat, Reply::Array(items)) if items.len() == 2 => {
             header(out, b'*', 2);
             plain(&items[0], protocol, out);
@@ -237,7 +243,7 @@ mod tests {
     fn resp3_reshapes_per_command() {
         let hash = Reply::Array(vec![Reply::bulk("f"), Reply::bulk("v")]);
         let scored = Reply::Array(vec![Reply::bulk("m"), Reply::bulk("2")]);
-        let cases: [(&Reply, Shape, &[u8]); 6] = [
+        let cases: [(&Reply, Shape, &[u8]); 8] = [
             (&hash, Shape::Map, b"%1\r\n$1\r\nf\r\n$1\r\nv\r\n"),
             (&hash, Shape::Set, b"~2\r\n$1\r\nf\r\n$1\r\nv\r\n"),
             (&Reply::bulk("1.5"), Shape::Double, b",1.5\r\n"),
@@ -248,6 +254,13 @@ mod tests {
                 b"*1\r\n*2\r\n$1\r\nm\r\n,2\r\n",
             ),
             (&Reply::error("ERR x\ny"), Shape::Map, b"-ERR x y\r\n"),
+            // INFO's text: its length counts the `txt:` prefix.
+            (
+                &Reply::bulk("# CPU\r\n"),
+                Shape::Verbatim,
+                b"=11\r\ntxt:# CPU\r\n\r\n",
+            ),
+            (&Reply::error("ERR x"), Shape::Verbatim, b"-ERR x\r\n"),
         ];
         for (reply, shape, bytes) in cases {
             assert_eq!(

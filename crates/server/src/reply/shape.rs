@@ -28,6 +28,9 @@ pub enum Shape {
     KeyScored,
     /// `[key, [[m, s], …]]` with scores as doubles (BZMPOP).
     KeyScoredPairs,
+    /// A bulk string becomes a verbatim string of format `txt` (INFO,
+    /// CLIENT INFO, CLIENT LIST: Redis' `addReplyVerbatim`).
+    Verbatim,
 }
 
 fn has_word(args: &[Vec<u8>], word: &str) -> bool {
@@ -62,6 +65,14 @@ pub fn shape_of(args: &[Vec<u8>], protocol: Protocol) -> Shape {
         "bzmpop" | "zmpop" => Shape::KeyScoredPairs,
         "hrandfield" if has_word(args, "withvalues") => Shape::Pairs,
         "lcs" if has_word(args, "idx") => Shape::Map,
+        "info" => Shape::Verbatim,
+        "client"
+            if args.get(1).is_some_and(|a| {
+                a.eq_ignore_ascii_case(b"info") || a.eq_ignore_ascii_case(b"list")
+            }) =>
+        {
+            Shape::Verbatim
+        }
         _ => Shape::Plain,
     }
 }

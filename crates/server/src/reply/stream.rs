@@ -60,10 +60,12 @@ impl Streamer {
                     header(out, kind, count);
                     self.stack.push((items.into_iter(), form));
                 }
-                // A string the shape leaves as it is (not a RESP3 double).
+                // A string the shape leaves as it is (not a RESP3 double
+                // or verbatim string).
                 (_, Reply::Bulk(b))
                     if b.len() >= chunk
-                        && (self.protocol == Protocol::Resp2 || shape != Shape::Double) =>
+                        && (self.protocol == Protocol::Resp2
+                            || !matches!(shape, Shape::Double | Shape::Verbatim)) =>
                 {
                     return self.payload(b, out);
                 }
@@ -191,7 +193,7 @@ mod tests {
         ]
     }
 
-    const SHAPES: [Shape; 10] = [
+    const SHAPES: [Shape; 11] = [
         Shape::Plain,
         Shape::Map,
         Shape::Set,
@@ -202,6 +204,7 @@ mod tests {
         Shape::Pairs,
         Shape::KeyScored,
         Shape::KeyScoredPairs,
+        Shape::Verbatim,
     ];
 
     #[test]
