@@ -40,6 +40,28 @@ fn a_fresh_store_holds_the_separators() {
 }
 
 #[test]
+fn a_string_key_of_leading_ff_bytes_is_listed_and_flushed() {
+    // 300 `0xFF` bytes, then `x`: beyond the old 256-byte bound of the
+    // `kv` instance's whole-family range, inside the 1024-byte one
+    // (formats-spec/nemo.md §2).
+    let f = Fixture::new(Format::Nemo);
+    let mut key = vec![0xFF_u8; 300];
+    key.push(b'x');
+    let set = f
+        .engine
+        .execute(&[b"SET".as_slice(), &key, b"v".as_slice()]);
+    assert_eq!(set.to_cli_string(), "OK");
+    assert_eq!(f.run("DBSIZE").to_cli_string(), "(integer) 1");
+    let keys = f.engine.execute(&[b"KEYS".as_slice(), b"*".as_slice()]);
+    assert_eq!(
+        keys,
+        redcodec::engine::Reply::Array(vec![redcodec::engine::Reply::Bulk(key)])
+    );
+    assert_eq!(f.run("FLUSHALL").to_cli_string(), "OK");
+    f.assert_dump(&SEPARATORS);
+}
+
+#[test]
 fn set_hset_zadd_lpush_write_the_bytes_of_part_c() {
     let f = Fixture::new(Format::Nemo);
     f.expect(&[

@@ -169,11 +169,16 @@ pub fn user_key_of_element(raw: &[u8]) -> Option<&[u8]> {
     r.take(usize::from(len)).ok()
 }
 
-/// An upper bound above every key redcodec can meet in a family without a
-/// prefix of its own (the `kv` instance): 256 bytes of `0xFF`. A key
-/// starting with 256 `0xFF` bytes lies beyond it.
+/// Length of [`unbounded_upper`].
+pub const TOP_KEY_LEN: usize = 1024;
+
+/// The upper bound of the whole-family ranges of a family without a
+/// prefix of its own (the `kv` instance): 1024 bytes of `0xFF`, as
+/// blackwidow's `TOP_KEY`. No finite key bounds every byte string and
+/// [`redcodec_codec::KeyRange`] has no unbounded form, so a string key
+/// starting with 1024 `0xFF` bytes lies beyond it (formats-spec/nemo.md §2).
 pub fn unbounded_upper() -> Vec<u8> {
-    vec![0xFF; 256]
+    vec![0xFF; TOP_KEY_LEN]
 }
 
 #[cfg(test)]
