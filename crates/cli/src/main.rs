@@ -22,6 +22,7 @@ mod error;
 mod exec;
 mod migrate;
 mod serve;
+mod signals;
 mod store_args;
 
 use store_args::StoreArgs;

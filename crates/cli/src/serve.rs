@@ -9,6 +9,7 @@ use redcodec_server::config::NamespaceMode;
 use redcodec_server::{Opener, ServerConfig, SyncPolicy};
 
 use crate::error::CliError;
+use crate::signals::ShutdownSignals;
 use crate::store_args::StoreArgs;
 
 /// Options of `serve`.
@@ -86,6 +87,8 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
                 other => EngineError::Open(other.to_string()),
             })
     });
+    // Before any thread starts: SIGTERM and SIGINT wait for the server.
+    let signals = ShutdownSignals::block()?;
     // Commands run on the runtime's threads; some recurse deeply (KEYS
     // with a pattern of 100,000 `*?`, as Redis' keyspace tests send), so
     // the threads get a large stack (reserved, touched only as used).
@@ -95,11 +98,19 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
         .build()?;
     let format = args.store.format.clone();
     let dir = args.store.dir.display().to_string();
+    let stop = signals.wait()?;
     runtime
-        .block_on(redcodec_server::run(config, opener, |addr| {
-            println!("redcodec serve: {format} store {dir}, ready to accept connections on {addr}");
-            let _ = std::io::stdout().flush();
-        }))
+        .block_on(redcodec_server::run_until(
+            config,
+            opener,
+            |addr| {
+                println!(
+                    "redcodec serve: {format} store {dir}, ready to accept connections on {addr}"
+                );
+                let _ = std::io::stdout().flush();
+            },
+            stop,
+        ))
         .map_err(|e| CliError::Io(std::io::Error::other(e.to_string())))?;
     println!("redcodec serve: store flushed and closed");
     Ok(())

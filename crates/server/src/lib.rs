@@ -33,4 +33,4 @@ pub mod watch;
 pub use config::{ServerConfig, SyncPolicy};
 pub use engines::Opener;
 pub use error::ServerError;
-pub use server::{run, Server};
+pub use server::{run, run_until, Server};

@@ -84,9 +84,24 @@ impl Server {
     /// clients, lets every connection finish the requests it is running,
     /// flushes the store and closes it.
     pub async fn serve(self) -> Result<(), ServerError> {
+        self.serve_until(wait_for_signal()).await
+    }
+
+    /// Serves until SHUTDOWN or until `stop` completes, then shuts down
+    /// as [`Server::serve`] does. For a caller that receives the
+    /// process' signals itself (`redcodec serve` waits for them on a
+    /// thread of its own, so that none is lost however early it comes).
+    pub async fn serve_until(
+        self,
+        stop: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServerError> {
         let Server { shared, listener } = self;
         let mut shutdown = shared.shutdown.subscribe();
-        let signals = tokio::spawn(wait_for_signal(shared.clone()));
+        let stopper = shared.clone();
+        let signals = tokio::spawn(async move {
+            stop.await;
+            stopper.begin_shutdown();
+        });
         let syncer = (shared.config.sync == SyncPolicy::Everysec)
             .then(|| tokio::spawn(sync_every_second(shared.clone())));
         let mut connections = JoinSet::new();
@@ -128,19 +143,34 @@ pub async fn run(
     server.serve().await
 }
 
-async fn wait_for_signal(shared: Arc<Shared>) {
+/// Binds and serves until SHUTDOWN or until `stop` completes (see
+/// [`Server::serve_until`]); `ready` gets the bound address once clients
+/// can connect.
+pub async fn run_until(
+    config: ServerConfig,
+    opener: Opener,
+    ready: impl FnOnce(SocketAddr),
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
+    let server = Server::bind(config, opener).await?;
+    ready(server.local_addr()?);
+    server.serve_until(stop).await
+}
+
+/// Completes at SIGTERM or SIGINT, through tokio's signal handling
+/// (never, if the handlers cannot be installed).
+async fn wait_for_signal() {
     use tokio::signal::unix::{signal, SignalKind};
     let (Ok(mut term), Ok(mut int)) = (
         signal(SignalKind::terminate()),
         signal(SignalKind::interrupt()),
     ) else {
-        return;
+        return std::future::pending().await;
     };
     tokio::select! {
         _ = term.recv() => {}
         _ = int.recv() => {}
     }
-    shared.begin_shutdown();
 }
 
 /// `--sync everysec`: the WAL reaches the disk once a second when

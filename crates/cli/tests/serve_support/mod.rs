@@ -127,7 +127,9 @@ impl Serve {
         self.addr.rsplit(':').next().unwrap().to_string()
     }
 
-    /// Sends SIGTERM (or SIGINT) and waits for the exit.
+    /// Sends SIGTERM (or SIGINT) and waits for the exit: a server still
+    /// running after two minutes fails the test (and is killed) instead
+    /// of hanging the run.
     #[allow(dead_code)]
     pub fn signal(mut self, name: &str) -> ExitStatus {
         let status = Command::new("kill")
@@ -135,7 +137,17 @@ impl Serve {
             .status()
             .expect("kill runs");
         assert!(status.success());
-        self.child.wait().expect("server exits")
+        for _ in 0..1200 {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return status;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let _ = self.child.kill();
+        panic!(
+            "serve (pid {}) did not exit within two minutes of SIG{name}",
+            self.child.id()
+        );
     }
 
     /// Waits for the server to exit by itself (after SHUTDOWN).
