@@ -395,3 +395,181 @@ fn three_nodes_under_the_redis_crate_cluster_client() {
     }
     assert_eq!(total, 600);
 }
+
+#[test]
+fn without_cluster_mode() {
+    let (_tmp, dir) = store_dir();
+    let serve = serve_support::Serve::start("kvrocks", &dir, &["--sync", "no"]);
+    let mut c = cluster_support::Conn::open(&serve.addr);
+    let off = R::err("ERR Cluster mode is not enabled");
+    assert_eq!(c.call(&["CLUSTER", "INFO"]), off);
+    assert_eq!(c.call(&["CLUSTERX", "VERSION"]), off);
+    // Arguments are checked first, as Kvrocks parses before it runs.
+    assert_eq!(
+        c.call(&["CLUSTER", "SHARDS"]),
+        R::err("ERR CLUSTER command, CLUSTER INFO|NODES|SLOTS|KEYSLOT|RESET|REPLICAS")
+    );
+    assert_eq!(c.call(&["SET", "foo", "1"]), R::ok());
+    assert_eq!(c.call(&["READONLY"]), R::ok());
+    let info = c.call(&["INFO", "cluster"]).text();
+    assert!(info.contains("cluster_enabled:0\r\n"), "{info}");
+    assert!(!dir.join("nodes.conf").exists());
+}
+
+#[test]
+fn a_replica_serves_reads_after_readonly() {
+    let node = Node::start(1, &[]);
+    let master = node_id(0);
+    let text = format!(
+        "{master} 127.0.0.1 7999 master - 0-16383\n{} 127.0.0.1 {} slave {master}",
+        node.id,
+        node.port()
+    );
+    let mut c = node.conn();
+    assert_eq!(c.call(&["CLUSTERX", "SETNODES", &text, "1"]), R::ok());
+    let moved = R::err("MOVED 12182 127.0.0.1:7999");
+    assert_eq!(c.call(&["GET", "foo"]), moved);
+    assert_eq!(c.call(&["READONLY"]), R::ok());
+    assert_eq!(c.call(&["GET", "foo"]), R::Bulk(None));
+    assert_eq!(
+        c.call(&["SET", "foo", "1"]),
+        moved,
+        "writes go to the master"
+    );
+    assert_eq!(c.call(&["READWRITE"]), R::ok());
+    assert_eq!(c.call(&["GET", "foo"]), moved);
+    let R::Array(Some(slots)) = c.call(&["CLUSTER", "SLOTS"]) else {
+        panic!()
+    };
+    assert_eq!(slots.len(), 1);
+    let R::Array(Some(entry)) = &slots[0] else {
+        panic!()
+    };
+    assert_eq!(
+        entry.len(),
+        4,
+        "start, end, the master, its replica: {entry:?}"
+    );
+    assert_eq!(
+        entry[3],
+        R::Array(Some(vec![
+            R::bulk("127.0.0.1"),
+            R::Int(i64::from(node.port())),
+            R::bulk(&node.id)
+        ]))
+    );
+    let replicas = c.call(&["CLUSTER", "REPLICAS", &master]).text();
+    let fields: Vec<&str> = replicas.trim_end().split(' ').collect();
+    assert_eq!(
+        fields[..3],
+        [
+            node.id.as_str(),
+            &format!(
+                "127.0.0.1:{}@{}",
+                node.port(),
+                u32::from(node.port()) + 10000
+            ),
+            "slave"
+        ]
+    );
+    assert_eq!(fields[3], master);
+    assert_eq!(fields[6..], ["1", "connected"]);
+    assert_eq!(
+        c.call(&["CLUSTER", "REPLICAS", &node.id]),
+        R::err("ERR The node isn't a master")
+    );
+    assert_eq!(
+        c.call(&["CLUSTER", "IMPORT", "5", "0"]),
+        R::err("ERR Slave can't import slot")
+    );
+    assert_eq!(
+        c.call(&["CLUSTERX", "MIGRATE", "5", &master]),
+        R::err("ERR Can't migrate slot which doesn't belong to me")
+    );
+}
+
+#[test]
+fn an_import_is_served_to_its_link_and_after_asking() {
+    let node = Node::start(1, &[]);
+    let src = node_id(0);
+    let text = topology(&[(&src, 7999, "0-16383"), (&node.id, node.port(), "")]);
+    let mut link = node.conn();
+    assert_eq!(link.call(&["CLUSTERX", "SETNODES", &text, "1"]), R::ok());
+    assert_eq!(link.call(&["CLUSTER", "IMPORT", "12182", "0"]), R::ok());
+    // The importing connection writes the slot; others are sent away,
+    // but for one command after ASKING.
+    assert_eq!(link.call(&["SET", "foo", "1"]), R::ok());
+    assert_eq!(
+        link.call(&["SET", "a", "1"]),
+        R::err("MOVED 15495 127.0.0.1:7999")
+    );
+    let mut other = node.conn();
+    let moved = R::err("MOVED 12182 127.0.0.1:7999");
+    assert_eq!(other.call(&["GET", "foo"]), moved);
+    assert_eq!(other.call(&["ASKING"]), R::ok());
+    assert_eq!(other.call(&["GET", "foo"]), R::bulk("1"));
+    assert_eq!(
+        other.call(&["GET", "foo"]),
+        moved,
+        "ASKING counts for one command"
+    );
+    assert_eq!(
+        link.call(&["CLUSTER", "IMPORT", "12182", "0"]),
+        R::ok(),
+        "the same import again"
+    );
+    assert_eq!(
+        link.call(&["CLUSTER", "IMPORT", "7", "0"]),
+        R::err("ERR only one importing job is allowed, current importing: 12182")
+    );
+    assert_eq!(
+        link.call(&["CLUSTER", "IMPORT", "7", "1"]),
+        R::err("ERR mismatch slot, importing slot(s): 12182, but got: 7")
+    );
+    let nodes = other.call(&["CLUSTER", "NODES"]).text();
+    assert!(nodes.contains(&format!(" [12182-<-{src}]\n")), "{nodes}");
+    let info = other.call(&["CLUSTER", "INFO"]).text();
+    assert!(
+        info.ends_with("importing_slot(s): 12182\r\nimport_state: start\r\n"),
+        "{info}"
+    );
+    assert_eq!(
+        other.call(&["CLUSTER", "RESET"]),
+        R::err("ERR Can't reset cluster while importing slot")
+    );
+
+    // The link drops mid-import: the import fails and its keys go.
+    drop(link);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let info = other.call(&["CLUSTER", "INFO"]).text();
+        if info.contains("import_state: error") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{info}");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(
+        other.call(&["CLUSTER", "COUNTKEYSINSLOT", "12182"]),
+        R::Int(0)
+    );
+
+    // A finished import is served to everyone until the next topology.
+    let mut link = node.conn();
+    assert_eq!(link.call(&["CLUSTER", "IMPORT", "12182", "0"]), R::ok());
+    assert_eq!(link.call(&["SET", "foo", "2"]), R::ok());
+    assert_eq!(link.call(&["CLUSTER", "IMPORT", "12182", "1"]), R::ok());
+    drop(link);
+    assert_eq!(other.call(&["GET", "foo"]), R::bulk("2"));
+    assert_eq!(other.call(&["SET", "foo", "3"]), R::ok());
+    assert_eq!(
+        other.call(&["CLUSTER", "IMPORT", "0", "2"]),
+        R::err("ERR mismatch slot, importing slot(s): 12182, but got: 0")
+    );
+    assert_eq!(
+        other.call(&["CLUSTER", "IMPORT", "12182", "3"]),
+        R::err("ERR Invalid import state")
+    );
+    assert_eq!(other.call(&["CLUSTERX", "SETNODES", &text, "2"]), R::ok());
+    assert_eq!(other.call(&["GET", "foo"]), moved);
+}

@@ -5,7 +5,7 @@
 //! slot's keys once the controller's next topology gives the slot away.
 
 use std::net::TcpListener;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -40,6 +40,9 @@ fn routed_set(conns: &mut Vec<(String, Conn)>, at: &mut usize, key: &str, value:
     }
 }
 
+/// Keys of each type written in the slot before it moves.
+const PRELOAD: usize = 1000;
+
 fn info(c: &mut Conn) -> String {
     c.call(&["CLUSTER", "INFO"]).text()
 }
@@ -59,7 +62,7 @@ fn a_slot_moves_while_a_client_writes() {
     let slot = slot.to_string();
 
     // Keys of every type in the slot, some with a TTL; and keys elsewhere.
-    for i in 0..300 {
+    for i in 0..PRELOAD {
         let k = |t: &str| format!("{{m}}{t}:{i}");
         assert_eq!(s.call(&["SET", &k("s"), &i.to_string()]), R::ok());
         assert_eq!(
@@ -83,33 +86,46 @@ fn a_slot_moves_while_a_client_writes() {
         panic!()
     };
 
-    // A writer that keeps writing new keys and overwriting old ones.
+    // A writer that keeps writing new keys and overwriting old ones,
+    // before, during and after the move.
     let stop = Arc::new(AtomicBool::new(false));
+    let written = Arc::new(AtomicU64::new(0));
     let writer = {
-        let stop = stop.clone();
+        let (stop, written) = (stop.clone(), written.clone());
         let addr = src.addr().to_string();
         std::thread::spawn(move || {
             let mut conns = vec![(addr.clone(), Conn::open(&addr))];
             let mut at = 0;
             let mut acked = Vec::new();
             let mut i = 0u64;
-            while !stop.load(Ordering::SeqCst) || i < 200 {
+            while !stop.load(Ordering::SeqCst) {
                 let key = format!("{{m}}w:{}", i % 500);
                 let value = i.to_string();
                 routed_set(&mut conns, &mut at, &key, &value);
                 acked.push((key, value));
                 i += 1;
+                written.store(i, Ordering::SeqCst);
             }
-            acked
+            (acked, conns[at].0.clone())
         })
     };
-    let R::Status(ok) = s.call(&["CLUSTERX", "MIGRATE", &slot, &dst.id, "sync"]) else {
-        panic!("MIGRATE sync failed")
+    let wait_for = |n: u64| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while written.load(Ordering::SeqCst) < n {
+            assert!(Instant::now() < deadline, "the writer is stuck");
+            std::thread::sleep(Duration::from_millis(1));
+        }
     };
-    assert_eq!(ok, "OK");
+    wait_for(100);
+    assert_eq!(
+        s.call(&["CLUSTERX", "MIGRATE", &slot, &dst.id, "sync"]),
+        R::ok()
+    );
+    let after = written.load(Ordering::SeqCst) + 100;
+    wait_for(after);
     stop.store(true, Ordering::SeqCst);
-    let acked = writer.join().unwrap();
-    assert!(acked.len() >= 200);
+    let (acked, writing_to) = writer.join().unwrap();
+    assert_eq!(writing_to, dst.addr(), "the writer followed MOVED");
 
     let si = info(&mut s);
     assert!(
@@ -141,7 +157,7 @@ fn a_slot_moves_while_a_client_writes() {
     for (k, v) in &last {
         assert_eq!(d.call(&["GET", k]), R::bulk(v), "{k}");
     }
-    for i in [0, 7, 299] {
+    for i in [0, 7, PRELOAD - 1] {
         let k = |t: &str| format!("{{m}}{t}:{i}");
         assert_eq!(d.call(&["GET", &k("s")]), R::bulk(&i.to_string()));
         assert_eq!(d.call(&["HGET", &k("h"), "g"]), R::bulk(&i.to_string()));
@@ -156,7 +172,7 @@ fn a_slot_moves_while_a_client_writes() {
     assert_eq!(d.call(&["PEXPIRETIME", "{m}h:7"]), R::Int(ttl_before));
     assert_eq!(d.call(&["PEXPIRETIME", "{m}s:7"]), R::Int(-1));
     assert_eq!(d.call(&["SCARD", "{m}big"]), R::Int(100));
-    let expected = (300 * 5 + 1 + last.len()) as i64;
+    let expected = (PRELOAD * 5 + 1 + last.len()) as i64;
     assert_eq!(
         d.call(&["CLUSTER", "COUNTKEYSINSLOT", &slot]),
         R::Int(expected)
@@ -193,7 +209,7 @@ fn a_slot_moves_while_a_client_writes() {
         );
     }
     assert_eq!(s.call(&["CLUSTER", "COUNTKEYSINSLOT", &slot]), R::Int(0));
-    assert_eq!(s.call(&["DBSIZE"]), R::Int(300));
+    assert_eq!(s.call(&["DBSIZE"]), R::Int(PRELOAD as i64));
     assert_eq!(
         d.call(&["CLUSTER", "COUNTKEYSINSLOT", &slot]),
         R::Int(expected)
