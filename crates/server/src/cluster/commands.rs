@@ -383,10 +383,13 @@ enum ClusterXAnswer {
 
 /// `CLUSTERX <subcommand> …`. `MIGRATE … sync [timeout]` answers when
 /// the migration ends: OK, its error, or a nil bulk string after the
-/// timeout (Kvrocks' `SyncMigrateContext`).
+/// timeout (Kvrocks' `SyncMigrateContext`); inside a transaction it
+/// answers at once, as `async`.
 pub fn clusterx(shared: &Shared, session: &Session, args: &[Vec<u8>]) -> Reply {
     match clusterx_reply(shared, session, args) {
         Ok(ClusterXAnswer::Now(r)) | Err(r) => r,
+        // Inside EXEC the engine is held: the migration could not read it.
+        Ok(ClusterXAnswer::WaitMigration(_)) if session.ready_keys.is_some() => Reply::ok(),
         Ok(ClusterXAnswer::WaitMigration(timeout)) => {
             let wait = || shared.cluster.migrator.wait(timeout);
             let multi_thread = tokio::runtime::Handle::try_current()
