@@ -288,3 +288,29 @@ fn one_migration_at_a_time_and_a_failure_keeps_the_slot() {
     assert_eq!(s.call(&["GET", "{m}a"]), R::bulk("1"));
     assert_eq!(s.call(&["SET", "{m}c", "3"]), R::ok());
 }
+
+#[test]
+fn a_migration_authenticates_with_the_source_password() {
+    let src = Node::start(0, &["--requirepass", "pw"]);
+    let dst = Node::start(1, &["--requirepass", "pw"]);
+    let text = topology(&[(&src.id, src.port(), "0-16383"), (&dst.id, dst.port(), "")]);
+    let conn = |n: &Node| {
+        let mut c = n.conn();
+        assert_eq!(c.call(&["AUTH", "pw"]), R::ok());
+        c
+    };
+    let (mut s, mut d) = (conn(&src), conn(&dst));
+    for c in [&mut s, &mut d] {
+        assert_eq!(c.call(&["CLUSTERX", "SETNODES", &text, "1"]), R::ok());
+    }
+    assert_eq!(s.call(&["SET", "foo", "bar"]), R::ok());
+    assert_eq!(
+        s.call(&["CLUSTERX", "MIGRATE", "12182", &dst.id, "sync", "60"]),
+        R::ok()
+    );
+    assert_eq!(d.call(&["GET", "foo"]), R::bulk("bar"));
+    assert_eq!(
+        s.call(&["GET", "foo"]),
+        R::err(&format!("MOVED 12182 {}", dst.addr()))
+    );
+}
