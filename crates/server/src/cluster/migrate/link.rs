@@ -6,6 +6,12 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
+/// The longest reply line taken (an error text, a length).
+const MAX_LINE: usize = 64 * 1024;
+
+/// Arrays in arrays a reply may nest (the commands sent answer flat).
+const MAX_DEPTH: usize = 8;
+
 /// How long a reply may take before the migration gives up.
 const REPLY_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -67,7 +73,7 @@ impl Link {
         self.out.clear();
         let mut first_error = None;
         for _ in 0..std::mem::take(&mut self.pending) {
-            if let Err(e) = self.read_reply() {
+            if let Err(e) = self.read_reply(0) {
                 first_error.get_or_insert(e);
             }
         }
@@ -82,10 +88,12 @@ impl Link {
 
     fn line(&mut self) -> Result<Vec<u8>, String> {
         let mut line = Vec::new();
-        let n = self
-            .reader
+        let n = std::io::Read::take(&mut self.reader, MAX_LINE as u64)
             .read_until(b'\n', &mut line)
             .map_err(|e| format!("failed to read a reply: {e}"))?;
+        if n == MAX_LINE && !line.ends_with(b"\n") {
+            return Err("a reply line too long".into());
+        }
         if n == 0 || !line.ends_with(b"\r\n") {
             return Err("the destination node closed the connection".into());
         }
@@ -93,7 +101,7 @@ impl Link {
         Ok(line)
     }
 
-    fn read_reply(&mut self) -> ReplyResult {
+    fn read_reply(&mut self, depth: usize) -> ReplyResult {
         let line = self.line()?;
         let (kind, rest) = line.split_first().ok_or("an empty reply line")?;
         let rest = String::from_utf8_lossy(rest).into_owned();
@@ -103,16 +111,26 @@ impl Link {
             b'$' => {
                 let len: i64 = rest.parse().map_err(|_| "a malformed bulk length")?;
                 if len >= 0 {
-                    let mut buf = vec![0u8; len as usize + 2];
-                    std::io::Read::read_exact(&mut self.reader, &mut buf)
-                        .map_err(|e| format!("failed to read a reply: {e}"))?;
+                    // Skipped, not kept: whatever length the peer claims.
+                    let want = len as u64 + 2;
+                    let got = std::io::copy(
+                        &mut std::io::Read::take(&mut self.reader, want),
+                        &mut std::io::sink(),
+                    )
+                    .map_err(|e| format!("failed to read a reply: {e}"))?;
+                    if got != want {
+                        return Err("the destination node closed the connection".into());
+                    }
                 }
                 Ok(())
             }
             b'*' => {
                 let len: i64 = rest.parse().map_err(|_| "a malformed array length")?;
+                if depth >= MAX_DEPTH {
+                    return Err("a reply nested too deep".into());
+                }
                 for _ in 0..len.max(0) {
-                    self.read_reply()?;
+                    self.read_reply(depth + 1)?;
                 }
                 Ok(())
             }
@@ -121,5 +139,52 @@ impl Link {
                 String::from_utf8_lossy(&line)
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+    use std::net::TcpListener;
+
+    /// A peer that reads one request and answers `reply`, then closes.
+    fn peer(reply: &'static [u8]) -> Link {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut buf = [0u8; 256];
+            let _ = s.read(&mut buf);
+            let _ = s.write_all(reply);
+        });
+        Link::connect("127.0.0.1", port).unwrap()
+    }
+
+    fn call(reply: &'static [u8]) -> ReplyResult {
+        peer(reply).call(&[b"ping".to_vec()])
+    }
+
+    #[test]
+    fn replies_and_misbehaving_peers() {
+        assert_eq!(call(b"+OK\r\n"), Ok(()));
+        assert_eq!(call(b":3\r\n"), Ok(()));
+        assert_eq!(call(b"$3\r\nabc\r\n"), Ok(()));
+        assert_eq!(call(b"*2\r\n$-1\r\n:1\r\n"), Ok(()));
+        assert_eq!(call(b"-ERR no\r\n"), Err("ERR no".into()));
+        let closed = Err("the destination node closed the connection".to_string());
+        assert_eq!(call(b""), closed);
+        assert_eq!(call(b"$999999999999\r\nab"), closed);
+        assert_eq!(call(b"*9\r\n:1\r\n"), closed);
+        assert_eq!(
+            call(b"*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n"),
+            Err("a reply nested too deep".into())
+        );
+        assert_eq!(call(b"$x\r\n"), Err("a malformed bulk length".into()));
+        let long: &'static [u8] = Box::leak(vec![b'-'; MAX_LINE + 10].into_boxed_slice());
+        assert_eq!(call(long), Err("a reply line too long".into()));
+        assert!(call(b"?\r\n")
+            .unwrap_err()
+            .starts_with("an unexpected reply"));
     }
 }
