@@ -582,3 +582,27 @@ fn an_import_is_served_to_its_link_and_after_asking() {
     assert_eq!(other.call(&["CLUSTERX", "SETNODES", &text, "2"]), R::ok());
     assert_eq!(other.call(&["GET", "foo"]), moved);
 }
+
+#[test]
+fn resp3_gets_verbatim_text_as_kvrocks_sends_it() {
+    let node = Node::start(0, &[]);
+    let text = topology(&[(&node.id, node.port(), "0-16383")]);
+    assert_eq!(
+        node.conn().call(&["CLUSTERX", "SETNODES", &text, "1"]),
+        R::ok()
+    );
+    let mut c = node.serve.conn3();
+    for sub in ["INFO", "NODES"] {
+        let v: redis::Value = redis::cmd("CLUSTER").arg(sub).query(&mut c).unwrap();
+        assert!(
+            matches!(&v, redis::Value::VerbatimString { text, .. } if !text.is_empty()),
+            "CLUSTER {sub}: {v:?}"
+        );
+    }
+    let v: redis::Value = redis::cmd("CLUSTER")
+        .arg("KEYSLOT")
+        .arg("foo")
+        .query(&mut c)
+        .unwrap();
+    assert_eq!(v, redis::Value::Int(12182));
+}
