@@ -5,6 +5,7 @@ use std::io::Write;
 use clap::Args;
 use redcodec_codec::{Codec, Namespaces};
 use redcodec_engine::{Compat, EngineError, OpenMode};
+use redcodec_formats::Format;
 use redcodec_server::config::NamespaceMode;
 use redcodec_server::{Opener, ServerConfig, SyncPolicy};
 
@@ -43,6 +44,13 @@ pub struct ServeArgs {
 
 /// Serves until SHUTDOWN, SIGTERM or SIGINT.
 pub fn run(args: &ServeArgs) -> Result<(), CliError> {
+    // Only Kvrocks' layout carries the slot of every key.
+    if args.store.cluster && args.store.format.parse::<Format>()? != Format::Kvrocks {
+        return Err(CliError::Io(std::io::Error::other(format!(
+            "serve --cluster needs --format kvrocks: only Kvrocks' layout carries a slot in every key (not {})",
+            args.store.format
+        ))));
+    }
     let codec = args.store.codec()?;
     let (mode, default_ns) = match codec.capabilities().namespaces {
         Namespaces::Prefix { .. } => (NamespaceMode::Tokens, "__namespace"),

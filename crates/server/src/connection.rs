@@ -169,6 +169,7 @@ pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>
     }
     let _ = io.wr.shutdown().await;
     session.unwatch(&shared);
+    shared.cluster.disconnected(&shared, info.id);
     shared.clients.remove(info.id);
 }
 
@@ -264,6 +265,11 @@ async fn answer(
         let e = Reply::error("NOAUTH Authentication required.");
         return Some(refuse(shared, session, name, &args, e));
     }
+    // Kvrocks' slot check (MOVED, CROSSSLOT…); held while the command runs.
+    let _moving = match shared.cluster.route(shared, session, name, &args) {
+        Ok(moving) => moving,
+        Err(e) => return Some(refuse(shared, session, name, &args, e)),
+    };
     if session.queued.is_some()
         && !matches!(
             name,

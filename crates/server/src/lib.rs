@@ -13,6 +13,7 @@
 
 pub mod blocking;
 pub mod clients;
+pub mod cluster;
 pub mod command_stats;
 pub mod commands;
 pub mod config;

@@ -54,6 +54,8 @@ impl Server {
                 .map(|(name, _)| name)
                 .chain(SERVER_COMMANDS.iter().map(|&(name, _)| name)),
         );
+        let cluster =
+            crate::cluster::Cluster::for_server(&engines, &config, listener.local_addr()?.port())?;
         let shared = Arc::new(Shared {
             config,
             engines: Arc::new(engines),
@@ -70,8 +72,10 @@ impl Server {
             replid: random_hex40(),
             dirty: AtomicBool::new(false),
             started: Instant::now(),
+            cluster,
             shutdown,
         });
+        shared.cluster.attach(&shared);
         Ok(Server { shared, listener })
     }
 

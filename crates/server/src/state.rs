@@ -52,6 +52,8 @@ pub struct Shared {
     pub dirty: AtomicBool,
     /// When the server started.
     pub started: Instant,
+    /// Kvrocks' cluster model: topology, routing, slot moves.
+    pub cluster: crate::cluster::Cluster,
     /// Set to `true` when the server shuts down.
     pub shutdown: watch::Sender<bool>,
 }

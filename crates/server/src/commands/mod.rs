@@ -26,6 +26,7 @@ use crate::state::Shared;
 /// The commands the server answers itself: lower-case name and Redis
 /// arity (`-n`: at least n).
 pub const SERVER_COMMANDS: &[(&str, i32)] = &[
+    ("asking", 1),
     ("auth", -2),
     ("bgsave", -1),
     ("blmove", 6),
@@ -37,6 +38,8 @@ pub const SERVER_COMMANDS: &[(&str, i32)] = &[
     ("bzpopmax", -3),
     ("bzpopmin", -3),
     ("client", -2),
+    ("cluster", -2),
+    ("clusterx", -2),
     ("command", -1),
     ("config", -2),
     ("discard", 1),
@@ -49,6 +52,8 @@ pub const SERVER_COMMANDS: &[(&str, i32)] = &[
     ("multi", 1),
     ("object", -2),
     ("quit", -1),
+    ("readonly", 1),
+    ("readwrite", 1),
     ("reset", 1),
     ("save", 1),
     ("select", 2),
@@ -213,6 +218,11 @@ pub fn run_sync(
         "time" => Some(connection::time()),
         "shutdown" => Some(connection::shutdown(shared, session, args)),
         "client" => Some(client::client(shared, session, args)),
+        "cluster" => Some(crate::cluster::commands::cluster(shared, session, args)),
+        "clusterx" => Some(crate::cluster::commands::clusterx(shared, session, args)),
+        "asking" | "readonly" | "readwrite" => {
+            Some(crate::cluster::commands::link_flag(shared, session, name))
+        }
         "config" => Some(config::config(shared, args)),
         "command" => Some(command::command(shared, args)),
         "info" => Some(info::info(shared, session, access, args)),

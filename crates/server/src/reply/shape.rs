@@ -66,6 +66,14 @@ pub fn shape_of(args: &[Vec<u8>], protocol: Protocol) -> Shape {
         "hrandfield" if has_word(args, "withvalues") => Shape::Pairs,
         "lcs" if has_word(args, "idx") => Shape::Map,
         "info" => Shape::Verbatim,
+        // Kvrocks' CLUSTER NODES, INFO and REPLICAS: `conn->VerbatimString`.
+        "cluster"
+            if args
+                .get(1)
+                .is_some_and(|a| crate::cluster::commands::verbatim(a)) =>
+        {
+            Shape::Verbatim
+        }
         "client"
             if args.get(1).is_some_and(|a| {
                 a.eq_ignore_ascii_case(b"info") || a.eq_ignore_ascii_case(b"list")

@@ -61,7 +61,7 @@ pub fn write(shared: &Shared, session: &Session, access: &Access<'_>, name: &str
         }
         "commandstats" => shared.command_stats.render(s),
         "errorstats" => shared.error_stats.render(s),
-        "cluster" => s.push_str("cluster_enabled:0\r\n"),
+        "cluster" => s.push_str(shared.cluster.info_section()),
         "keyspace" => {
             let counts = access.with(&session.namespace, Engine::keyspace_counts);
             if let Ok(Ok(c)) = counts {

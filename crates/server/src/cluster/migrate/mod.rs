@@ -1,0 +1,404 @@
+//! `CLUSTERX MIGRATE <slot|range> <node-id> [async | sync [timeout]]`:
+//! moves slots to another node the way Kvrocks' `SlotMigrator` does with
+//! `migrate-type redis-command`, from a background thread:
+//!
+//! 1. connect to the destination, `AUTH` if this node has a password,
+//!    `CLUSTER IMPORT <range> 0` (the destination clears the range and
+//!    takes this connection's writes to it);
+//! 2. send every key of the range as typed commands, 16 a pipeline,
+//!    one reply each, any error aborts ([`dump`]);
+//! 3. catch up: the keys written in the range meanwhile are sent again
+//!    (`DEL`, then rebuilt), in rounds until few are left (at most
+//!    [`MAX_ROUNDS`]);
+//! 4. forbid writes to the range (`TRYAGAIN`), wait for the writes
+//!    already running, send the last keys written;
+//! 5. `CLUSTER IMPORT <range> 1`; the range is then answered with
+//!    `MOVED` to the destination until the controller's next topology,
+//!    which deletes its keys here.
+//!
+//! A failure sends `CLUSTER IMPORT <range> 2` (the destination deletes
+//! what arrived) and lifts the write ban. Where Kvrocks reads its WAL to
+//! catch up, this node records which keys of the range commands wrote
+//! (after each write ran: a key is never sent before its write is
+//! applied).
+
+mod dump;
+mod link;
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+use redcodec_engine::Reply;
+
+use super::parse::SlotRange;
+use crate::state::Shared;
+use link::Link;
+
+/// Catch-up rounds before writes are forbidden (Kvrocks' `kMaxLoopTimes`).
+pub const MAX_ROUNDS: usize = 10;
+
+/// Keys left to send that end the catch-up rounds.
+const SMALL_GAP: usize = 100;
+
+/// Commands in one pipeline (Kvrocks' `kDefaultMaxPipelineSize`).
+const PIPELINE: usize = 16;
+
+/// Where the last migration stands (`MigrationState`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MigrationState {
+    /// None ran.
+    None,
+    /// Running.
+    Started,
+    /// Finished: the range is served by the destination.
+    Success,
+    /// Failed: the range stays here.
+    Failed,
+}
+
+#[derive(Debug)]
+struct Inner {
+    /// The range being moved.
+    running: Option<SlotRange>,
+    /// Writes to it get `TRYAGAIN` (last phase; kept after success).
+    forbidden: Option<SlotRange>,
+    /// The range of the last failed migration.
+    failed: Option<SlotRange>,
+    /// The destination's node id.
+    dst: String,
+    state: MigrationState,
+    /// The result of the last migration, for a synchronous MIGRATE.
+    result: Option<Result<(), String>>,
+    /// Migrations started so far.
+    started: u64,
+}
+
+/// The migration this node runs or ran last.
+pub struct Migrator {
+    inner: Mutex<Inner>,
+    finished: Condvar,
+    /// Writes to the running range that have begun and not ended.
+    in_flight: AtomicUsize,
+    /// Keys of the running range written since they were last sent.
+    dirty: Mutex<BTreeSet<Vec<u8>>>,
+}
+
+impl Default for Migrator {
+    fn default() -> Self {
+        Migrator {
+            inner: Mutex::new(Inner {
+                running: None,
+                forbidden: None,
+                failed: None,
+                dst: String::new(),
+                state: MigrationState::None,
+                result: None,
+                started: 0,
+            }),
+            finished: Condvar::new(),
+            in_flight: AtomicUsize::new(0),
+            dirty: Mutex::new(BTreeSet::new()),
+        }
+    }
+}
+
+/// A write to a slot being migrated, while it runs: its keys are marked
+/// to be sent again when it ends.
+pub struct WriteGuard<'a> {
+    migrator: &'a Migrator,
+    keys: Vec<Vec<u8>>,
+    /// Counted in `in_flight` (a blocking pop is not: it may wait long).
+    counted: bool,
+}
+
+impl Drop for WriteGuard<'_> {
+    fn drop(&mut self) {
+        self.migrator
+            .dirty
+            .lock()
+            .extend(std::mem::take(&mut self.keys));
+        if self.counted {
+            self.migrator.in_flight.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
+impl Migrator {
+    /// CLUSTER INFO's `migrating_slot(s)` lines (`GetMigrationInfo`).
+    pub fn info_text(&self) -> String {
+        let inner = self.inner.lock();
+        if inner.running.is_none() && inner.forbidden.is_none() && inner.failed.is_none() {
+            return String::new();
+        }
+        let (range, state) = match inner.state {
+            MigrationState::None => (None, "none"),
+            MigrationState::Started => (inner.running, "start"),
+            MigrationState::Success => (inner.forbidden, "success"),
+            MigrationState::Failed => (inner.failed, "fail"),
+        };
+        format!(
+            "migrating_slot(s): {}\r\ndestination_node: {}\r\nmigrating_state: {state}\r\n",
+            range.map_or("-1".to_string(), |r| r.to_string()),
+            inner.dst
+        )
+    }
+
+    /// The range being moved and its destination's id.
+    pub fn migrating(&self) -> Option<(SlotRange, String)> {
+        let inner = self.inner.lock();
+        inner.running.map(|r| (r, inner.dst.clone()))
+    }
+
+    /// Lifts the write ban on `range` (an import of the range it left).
+    pub fn release_forbidden(&self, range: SlotRange) {
+        let mut inner = self.inner.lock();
+        if inner.forbidden == Some(range) {
+            inner.forbidden = None;
+        }
+    }
+
+    /// A write to `slot` (of this node) is about to run: refused with
+    /// `TRYAGAIN` in a migration's last phase; tracked while the slot
+    /// moves. A `blocking` pop is not waited for before the last phase
+    /// (its keys are marked now and again when it ends).
+    pub fn enter_write<'a>(
+        &'a self,
+        slot: u16,
+        keys: &[&[u8]],
+        blocking: bool,
+    ) -> Result<Option<WriteGuard<'a>>, Reply> {
+        let inner = self.inner.lock();
+        if inner.forbidden.is_some_and(|r| r.contains(slot)) {
+            return Err(Reply::error(
+                "TRYAGAIN Can't write to slot being migrated which is in write forbidden phase",
+            ));
+        }
+        if inner.running.is_some_and(|r| r.contains(slot)) {
+            let keys: Vec<Vec<u8>> = keys.iter().map(|k| k.to_vec()).collect();
+            if blocking {
+                self.dirty.lock().extend(keys.iter().cloned());
+            } else {
+                self.in_flight.fetch_add(1, Ordering::SeqCst);
+            }
+            return Ok(Some(WriteGuard {
+                migrator: self,
+                keys,
+                counted: !blocking,
+            }));
+        }
+        Ok(None)
+    }
+
+    /// Waits for the migration started last to end, at most `timeout`
+    /// seconds (0: no limit): its result, or `None` on timeout.
+    pub fn wait(&self, timeout: u64) -> Option<Result<(), String>> {
+        let deadline = (timeout > 0).then(|| Instant::now() + Duration::from_secs(timeout));
+        let mut inner = self.inner.lock();
+        while inner.running.is_some() {
+            match deadline {
+                Some(d) => {
+                    if self.finished.wait_until(&mut inner, d).timed_out() {
+                        return None;
+                    }
+                }
+                None => self.finished.wait(&mut inner),
+            }
+        }
+        inner.result.clone()
+    }
+}
+
+fn err(text: impl AsRef<str>) -> Reply {
+    Reply::error(format!("ERR {}", text.as_ref()))
+}
+
+/// Starts moving `range` to the node `dst` (Kvrocks' `MigrateSlotRange`
+/// checks, then `PerformSlotRangeMigration`).
+pub fn start(shared: &Shared, range: SlotRange, dst: &str) -> Result<(), Reply> {
+    let c = &shared.cluster;
+    let Some(me) = c.handle() else {
+        return Err(err("the server is shutting down"));
+    };
+    let (host, port) = {
+        let state = c.state.read();
+        let Some(target) = state.topology.node(dst) else {
+            return Err(err("Can't find the destination node id"));
+        };
+        if let (Some(first), Some(last)) =
+            (state.migrated.keys().next(), state.migrated.keys().last())
+        {
+            if range.overlaps(&SlotRange {
+                start: *first,
+                end: *last,
+            }) {
+                return Err(err("Can't migrate slot which has been migrated"));
+            }
+        }
+        if !range.slots().all(|s| state.mine(s)) {
+            return Err(err("Can't migrate slot which doesn't belong to me"));
+        }
+        if state.not_master() {
+            return Err(err("Slave can't migrate slot"));
+        }
+        if !target.is_master() {
+            return Err(err("Can't migrate slot to a slave"));
+        }
+        if target.id == state.myid {
+            return Err(err("Can't migrate slot to myself"));
+        }
+        (target.host.clone(), target.port)
+    };
+    let m = &c.migrator;
+    {
+        let mut inner = m.inner.lock();
+        if inner.running.is_some() {
+            return Err(err("There is already a migrating job"));
+        }
+        if inner.forbidden.is_some_and(|f| f.overlaps(&range)) {
+            return Err(err("Can't migrate slot which has been migrated"));
+        }
+        inner.running = Some(range);
+        inner.state = MigrationState::Started;
+        inner.dst = dst.to_string();
+        inner.result = None;
+        inner.started += 1;
+        m.dirty.lock().clear();
+    }
+    std::thread::Builder::new()
+        .name("slot-migrate".into())
+        .spawn(move || run(me, range, host, port))
+        .map(|_| ())
+        .map_err(|e| err(format!("failed to start the migration: {e}")))
+}
+
+/// The migration thread.
+fn run(shared: Arc<Shared>, range: SlotRange, host: String, port: u16) {
+    let m = &shared.cluster.migrator;
+    let mut link = None;
+    let result = migrate(&shared, range, &host, port, &mut link);
+    let result = match result {
+        Ok(()) => {
+            let addr = format!("{host}:{port}");
+            let mut state = shared.cluster.state.write();
+            for s in range.slots() {
+                state.migrated.insert(s, addr.clone());
+            }
+            Ok(())
+        }
+        Err(e) => {
+            {
+                let mut inner = m.inner.lock();
+                inner.failed = Some(range);
+                inner.forbidden = None;
+            }
+            if let Some(link) = link.as_mut() {
+                let _ = link.call(&import_args(range, 2));
+            }
+            Err(e)
+        }
+    };
+    if let Err(e) = &result {
+        eprintln!("redcodec serve: [migrate] failed to migrate slot(s) {range}: {e}");
+    }
+    let mut inner = m.inner.lock();
+    match &result {
+        Ok(()) => {
+            inner.state = MigrationState::Success;
+            inner.failed = None;
+        }
+        Err(_) => inner.state = MigrationState::Failed,
+    }
+    inner.result = Some(result);
+    inner.running = None;
+    m.dirty.lock().clear();
+    m.finished.notify_all();
+}
+
+fn import_args(range: SlotRange, state: u8) -> Vec<Vec<u8>> {
+    vec![
+        b"cluster".to_vec(),
+        b"import".to_vec(),
+        range.to_string().into_bytes(),
+        state.to_string().into_bytes(),
+    ]
+}
+
+/// Steps 1 to 5; the link is left in `link` for a failure's IMPORT 2.
+fn migrate(
+    shared: &Shared,
+    range: SlotRange,
+    host: &str,
+    port: u16,
+    link: &mut Option<Link>,
+) -> Result<(), String> {
+    let l = link.insert(
+        Link::connect(host, port)
+            .map_err(|e| format!("failed to connect to the destination node: {e}"))?,
+    );
+    if let Some(pass) = &shared.config.requirepass {
+        l.call(&[b"auth".to_vec(), pass.clone().into_bytes()])
+            .map_err(|e| format!("failed to authenticate on destination node: {e}"))?;
+    }
+    l.call(&import_args(range, 0))
+        .map_err(|e| format!("failed to set import status on destination node: {e}"))?;
+    let keys = {
+        let engine = engine(shared)?;
+        super::slot_keys::keys_in(&engine, range, usize::MAX)
+    };
+    send(shared, l, &keys, false)?;
+    let m = &shared.cluster.migrator;
+    for _ in 0..MAX_ROUNDS {
+        let keys = std::mem::take(&mut *m.dirty.lock());
+        let few = keys.len() <= SMALL_GAP;
+        send(shared, l, &keys.into_iter().collect::<Vec<_>>(), true)?;
+        if few {
+            break;
+        }
+    }
+    m.inner.lock().forbidden = Some(range);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while m.in_flight.load(Ordering::SeqCst) > 0 {
+        if Instant::now() > deadline {
+            return Err("writes to the slot did not end".into());
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let keys = std::mem::take(&mut *m.dirty.lock());
+    send(shared, l, &keys.into_iter().collect::<Vec<_>>(), true)?;
+    l.call(&import_args(range, 1))
+        .map_err(|e| format!("failed to set import status on destination node: {e}"))
+}
+
+fn engine(
+    shared: &Shared,
+) -> Result<
+    parking_lot::MappedRwLockReadGuard<'_, redcodec_engine::Engine<redcodec_formats::AnyCodec>>,
+    String,
+> {
+    shared
+        .engines
+        .shared(&shared.config.default_namespace)
+        .map_err(|e| format!("{e:?}"))
+}
+
+/// Sends `keys` as commands, [`PIPELINE`] commands at a time.
+fn send(shared: &Shared, l: &mut Link, keys: &[Vec<u8>], replace: bool) -> Result<(), String> {
+    for key in keys {
+        let commands = {
+            let engine = engine(shared)?;
+            dump::commands(&engine, key, replace)
+        };
+        for c in commands {
+            l.queue(&c);
+            if l.pending() >= PIPELINE {
+                l.flush()
+                    .map_err(|e| format!("failed to send commands to restore a key: {e}"))?;
+            }
+        }
+    }
+    l.flush()
+        .map_err(|e| format!("failed to send commands to restore a key: {e}"))
+}
