@@ -74,7 +74,8 @@ fn commands(script: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
     for line in script.lines() {
-        let line = line.trim();
+        // A trailing comment is not part of the command.
+        let line = line.split_once(" # ").map_or(line, |(command, _)| command).trim();
         if current.is_empty() && (line.is_empty() || line.starts_with('#')) {
             continue;
         }
