@@ -75,7 +75,10 @@ fn commands(script: &str) -> Vec<String> {
     let mut current = String::new();
     for line in script.lines() {
         // A trailing comment is not part of the command.
-        let line = line.split_once(" # ").map_or(line, |(command, _)| command).trim();
+        let line = line
+            .split_once(" # ")
+            .map_or(line, |(command, _)| command)
+            .trim();
         if current.is_empty() && (line.is_empty() || line.starts_with('#')) {
             continue;
         }
