@@ -87,7 +87,12 @@ impl<C: Codec, S: KvStore> Deref for Engine<C, S> {
 impl<C: Codec> Engine<C> {
     /// Opens the store of `codec`'s format in `dir`, and starts the
     /// background tasks the format declares (active expiry).
-    pub fn open(codec: C, dir: &Path, options: EngineOptions) -> Result<Engine<C>, EngineError> {
+    pub fn open(
+        codec: C,
+        dir: impl AsRef<Path>,
+        options: EngineOptions,
+    ) -> Result<Engine<C>, EngineError> {
+        let dir = dir.as_ref();
         let codec = Arc::new(codec);
         let store_options = StoreOptions {
             mode: options.mode,
