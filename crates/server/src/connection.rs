@@ -264,6 +264,9 @@ async fn answer(
         let e = Reply::error("NOAUTH Authentication required.");
         return Some(refuse(shared, session, name, &args, e));
     }
+    if let Some(e) = crate::replica::gate(shared, session, name) {
+        return Some(refuse(shared, session, name, &args, e));
+    }
     if session.queued.is_some()
         && !matches!(
             name,

@@ -54,6 +54,7 @@ impl Server {
                 .map(|(name, _)| name)
                 .chain(SERVER_COMMANDS.iter().map(|&(name, _)| name)),
         );
+        let replid = random_hex40();
         let shared = Arc::new(Shared {
             config,
             engines: Arc::new(engines),
@@ -67,7 +68,8 @@ impl Server {
             error_stats: ErrorStats::default(),
             saves: Arc::new(Saves::default()),
             run_id: random_hex40(),
-            replid: random_hex40(),
+            replica: crate::replica::Replica::new(&replid),
+            replid,
             dirty: AtomicBool::new(false),
             started: Instant::now(),
             shutdown,
@@ -86,6 +88,7 @@ impl Server {
     pub async fn serve(self) -> Result<(), ServerError> {
         let Server { shared, listener } = self;
         let mut shutdown = shared.shutdown.subscribe();
+        crate::replica::start(&shared);
         let signals = tokio::spawn(wait_for_signal(shared.clone()));
         let syncer = (shared.config.sync == SyncPolicy::Everysec)
             .then(|| tokio::spawn(sync_every_second(shared.clone())));

@@ -54,6 +54,8 @@ pub struct Shared {
     pub started: Instant,
     /// Set to `true` when the server shuts down.
     pub shutdown: watch::Sender<bool>,
+    /// Following a master (REPLICAOF): [`crate::replica`].
+    pub replica: crate::replica::Replica,
 }
 
 impl Shared {

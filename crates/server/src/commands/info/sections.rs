@@ -43,6 +43,7 @@ pub fn write(shared: &Shared, session: &Session, access: &Access<'_>, name: &str
                 shared.error_stats.total(),
             );
         }
+        "replication" if crate::replica::info::write(shared, s) => {}
         "replication" => {
             let _ = write!(
                 s,
