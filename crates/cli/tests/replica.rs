@@ -606,6 +606,19 @@ fn a_replica_refuses_writes_until_replicaof_no_one() {
         }
         let got: String = redis::cmd("GET").arg("from-master").query(&mut r).unwrap();
         assert_eq!(got, "1", "{format}: reads are served");
+        // The master's writes reach WATCH on the replica, as a client's do.
+        let _: () = redis::cmd("WATCH")
+            .arg("from-master")
+            .query(&mut r)
+            .unwrap();
+        q(&mut m, &["SET", "from-master", "2"]);
+        wait_caught_up(&mut m, &mut r, format);
+        let _: () = redis::cmd("MULTI").query(&mut r).unwrap();
+        let _: () = redis::cmd("GET").arg("from-master").query(&mut r).unwrap();
+        let exec: redis::Value = redis::cmd("EXEC").query(&mut r).unwrap();
+        assert_eq!(exec, redis::Value::Nil, "{format}: the transaction aborts");
+        q(&mut m, &["SET", "from-master", "1"]);
+        wait_caught_up(&mut m, &mut r, format);
         let _: () = redis::cmd("REPLICAOF")
             .arg("NO")
             .arg("ONE")
@@ -652,6 +665,12 @@ fn a_replica_killed_while_loading_restarts_empty_and_resyncs() {
         assert!(
             loading.to_string().contains("loading"),
             "{format}: {loading}"
+        );
+        let persistence = info(&mut r, "persistence");
+        assert_eq!(
+            field(&persistence, "loading").as_deref(),
+            Some("1"),
+            "{format}"
         );
         let pid = serve.pid();
         assert!(serve.running());
