@@ -71,7 +71,8 @@ impl Master {
             let answered = redis::Client::open(master.url())
                 .and_then(|c| c.get_connection_with_timeout(Duration::from_secs(1)))
                 .and_then(|mut c| redis::cmd("PING").query::<String>(&mut c));
-            if answered.is_ok() {
+            // NOAUTH: it answers, and wants a password (`--requirepass`).
+            if answered.is_ok() || answered.is_err_and(|e| e.to_string().contains("NOAUTH")) {
                 return Some(master);
             }
             assert!(Instant::now() < deadline, "redis-server never answered");
@@ -715,4 +716,70 @@ fn a_replica_killed_while_loading_restarts_empty_and_resyncs() {
         assert_eq!(sample, theirs, "{format}");
         assert!(!dir.join("redcodec-replica-loading").exists());
     }
+}
+
+/// The keys of database `db` of the server at `url`, sorted.
+fn keys_of(url: &str, db: u8) -> Vec<String> {
+    let mut c = connect(url);
+    let _: () = redis::cmd("SELECT").arg(db).query(&mut c).unwrap();
+    let mut keys: Vec<String> = redis::cmd("KEYS").arg("*").query(&mut c).unwrap();
+    keys.sort();
+    keys
+}
+
+#[test]
+fn the_masters_databases_map_as_select_maps_them_on_each_format() {
+    let test = "the master's databases on replicas";
+    let Some(master) = Master::start(test, &["--requirepass", "pw"]) else {
+        return;
+    };
+    let url = format!("redis://:pw@127.0.0.1:{}/", master.port);
+    let mut m = connect(&url);
+    // In the full copy: a in database 0, b in database 3.
+    q(&mut m, &["SET", "a", "0"]);
+    q(&mut m, &["SELECT", "3"]);
+    q(&mut m, &["SET", "b", "3"]);
+    q(&mut m, &["SELECT", "0"]);
+    let mut replicas = Vec::new();
+    for format in ["ardb", "kvrocks", "nemo"] {
+        let (tmp, dir) = store_dir();
+        let args = ["--replicaof", &master.addr(), "--masterauth", "pw"];
+        let serve = Serve::start(format, &dir, &args);
+        let mut r = serve.conn();
+        wait_caught_up(&mut m, &mut r, format);
+        replicas.push((format, tmp, serve));
+    }
+    // In the stream: c in database 3, d in database 0.
+    q(&mut m, &["SELECT", "3"]);
+    q(&mut m, &["SET", "c", "3"]);
+    q(&mut m, &["SELECT", "0"]);
+    q(&mut m, &["SET", "d", "0"]);
+    for (format, _tmp, serve) in &replicas {
+        let mut r = serve.conn();
+        wait_caught_up(&mut m, &mut r, format);
+        let url = serve.url("");
+        match *format {
+            // One namespace per database.
+            "ardb" => {
+                assert_eq!(keys_of(&url, 0), ["a", "d"]);
+                assert_eq!(keys_of(&url, 3), ["b", "c"]);
+            }
+            // SELECT changes nothing: one keyspace.
+            "kvrocks" => assert_eq!(keys_of(&url, 0), ["a", "b", "c", "d"]),
+            // Database 0 only; the others are skipped.
+            _ => assert_eq!(keys_of(&url, 0), ["a", "d"]),
+        }
+    }
+    // A wrong password: the link stays down and says why.
+    let (_tmp, dir) = store_dir();
+    let args = ["--replicaof", &master.addr(), "--masterauth", "wrong"];
+    let serve = Serve::start("kvrocks", &dir, &args);
+    let mut r = serve.conn();
+    wait_until("the AUTH failure reported", || {
+        let text = info(&mut r, "replication");
+        match field(&text, "master_link_error") {
+            Some(e) if e.starts_with("Unable to AUTH to MASTER: -WRONGPASS") => Ok(()),
+            _ => Err(text),
+        }
+    });
 }

@@ -504,7 +504,13 @@ fn select_db(shared: &Shared, session: &mut Session, db: u64) {
     match namespace_of(shared, db) {
         Some(ns) => session.namespace = ns,
         None => {
-            eprintln!("redcodec serve: replication: this format holds database 0 only; the master's writes to database {db} are skipped");
+            if !shared
+                .replica
+                .warned_skipped_db
+                .swap(true, Ordering::SeqCst)
+            {
+                eprintln!("redcodec serve: replication: this format holds database 0 only; the master's writes to database {db} (and any other but 0) are skipped");
+            }
             session.namespace = SKIPPED_DB.to_string();
         }
     }

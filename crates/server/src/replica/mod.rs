@@ -122,6 +122,8 @@ pub struct Replica {
     /// The server's shared state, for the link task REPLICAOF starts (set
     /// by [`start`]).
     shared: OnceLock<Weak<crate::state::Shared>>,
+    /// Whether the skipping of a database's writes was reported.
+    pub(crate) warned_skipped_db: AtomicBool,
 }
 
 impl Replica {
@@ -133,6 +135,7 @@ impl Replica {
             generation: watch::channel(0).0,
             can_continue: AtomicBool::new(false),
             shared: OnceLock::new(),
+            warned_skipped_db: AtomicBool::new(false),
         }
     }
 
@@ -164,8 +167,11 @@ impl Replica {
 
     /// Records a failure: in INFO replication and on stderr.
     pub fn fail(&self, why: String) {
-        eprintln!("redcodec serve: replication: {why}");
         let mut st = self.state.lock();
+        // Once per new reason, not at every retry.
+        if st.last_error.as_deref() != Some(why.as_str()) {
+            eprintln!("redcodec serve: replication: {why}");
+        }
         st.last_error = Some(why);
         if st.phase != LinkPhase::Down {
             st.phase = LinkPhase::Down;
