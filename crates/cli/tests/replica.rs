@@ -157,8 +157,22 @@ fn contents(c: &mut redis::Connection) -> BTreeMap<Vec<u8>, (Value, Option<i64>)
 /// The replica holds what the master holds: same keys, types, values,
 /// expiry within a second.
 fn assert_equal(master: &mut redis::Connection, replica: &mut redis::Connection, name: &str) {
-    let want = contents(master);
-    let got = contents(replica);
+    assert_equal_but(master, replica, name, &[]);
+}
+
+/// [`assert_equal`], but for the keys in `except`.
+fn assert_equal_but(
+    master: &mut redis::Connection,
+    replica: &mut redis::Connection,
+    name: &str,
+    except: &[&str],
+) {
+    let mut want = contents(master);
+    let mut got = contents(replica);
+    for k in except {
+        want.remove(k.as_bytes());
+        got.remove(k.as_bytes());
+    }
     let missing: Vec<_> = want.keys().filter(|k| !got.contains_key(*k)).collect();
     let extra: Vec<_> = got.keys().filter(|k| !want.contains_key(*k)).collect();
     assert!(
@@ -351,6 +365,9 @@ fn replicas_of_every_format_follow_a_master_that_keeps_writing() {
     };
     let mut m = master.conn();
     seed(&mut m);
+    // An expiry in 2100: past what some formats store (seconds in 32
+    // bits); those leave the key out of the copy and name it.
+    q(&mut m, &["SET", "far", "1", "PXAT", "4102444800000"]);
     let stop = Arc::new(AtomicBool::new(false));
     let rounds = Arc::new(AtomicUsize::new(0));
     let writing = writer(master.url(), stop.clone(), rounds.clone());
@@ -374,7 +391,13 @@ fn replicas_of_every_format_follow_a_master_that_keeps_writing() {
     for (format, _tmp, serve) in &replicas {
         let mut r = serve.conn();
         wait_caught_up(&mut m, &mut r, format);
-        assert_equal(&mut m, &mut r, format);
+        assert_equal_but(&mut m, &mut r, format, &["far"]);
+        let far: i64 = redis::cmd("PEXPIRETIME").arg("far").query(&mut r).unwrap();
+        match far {
+            4_102_444_800_000 => assert_ne!(*format, "blackwidow"),
+            -2 => assert_ne!(*format, "kvrocks", "far was left out"),
+            other => panic!("{format}: far expires at {other}"),
+        }
         let text = info(&mut r, "replication");
         let names: Vec<&str> = text
             .lines()

@@ -1,9 +1,11 @@
 //! Loading a full copy: the spooled RDB is read whole first (every object
 //! decoded, the CRC checked) while the data held is left alone; only then
 //! is a load marker written to the data directory, the data flushed and
-//! every key loaded through the engine (`RESTORE key <expiry> <payload>
-//! REPLACE ABSTTL`, the command clients use), and the marker removed once
-//! the keys are durable. A replica killed in between finds the marker when
+//! every key loaded through the engine (the code `RESTORE` runs, a few
+//! hundred keys per RocksDB write; a batch holding a key the engine
+//! refuses is written again key by key with `RESTORE key <expiry>
+//! <payload> REPLACE ABSTTL`, so only that key is left out, named on
+//! stderr), and the marker removed once the keys are durable. A replica killed in between finds the marker when
 //! it starts again ([`recover`]): it flushes the half copy instead of
 //! serving it as complete, and resynchronises.
 //!
@@ -19,8 +21,10 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
+use redcodec_engine::keyspace::{Ctx, ExpireAt};
+use redcodec_engine::value;
 use redcodec_engine::Reply;
-use redcodec_rdb::file_reader::{validate, RdbFileError, RdbFileReader};
+use redcodec_rdb::file_reader::{validate, Entry, RdbFileError, RdbFileReader};
 
 use crate::commands::{run_engine, Access};
 use crate::config::NamespaceMode;
@@ -166,6 +170,19 @@ pub fn load(shared: &Shared, session: &mut Session, spool: &Path) -> Result<Load
     loaded
 }
 
+/// Keys written per RocksDB batch while loading, and the payload bytes
+/// that close a batch early.
+const BATCH_KEYS: usize = 256;
+const BATCH_BYTES: usize = 4 << 20;
+
+/// Keys of one namespace waiting to be written together.
+#[derive(Default)]
+struct Batch {
+    namespace: String,
+    entries: Vec<Entry>,
+    bytes: usize,
+}
+
 /// Flushes, then loads every key of the spool and makes them durable.
 fn load_keys(shared: &Shared, session: &mut Session, spool: &Path) -> Result<Loaded, LoadError> {
     flush_all(shared, session)?;
@@ -174,6 +191,7 @@ fn load_keys(shared: &Shared, session: &mut Session, spool: &Path) -> Result<Loa
         RdbFileReader::new(BufReader::with_capacity(1 << 20, file)).map_err(LoadError::Read)?;
     let mut loaded = Loaded::default();
     let mut warned = false;
+    let mut batch = Batch::default();
     while let Some(entry) = reader.next_entry().map_err(LoadError::Read)? {
         let Some(ns) = namespace_of(shared, entry.db) else {
             if !warned {
@@ -186,49 +204,123 @@ fn load_keys(shared: &Shared, session: &mut Session, spool: &Path) -> Result<Loa
             loaded.skipped += 1;
             continue;
         };
-        session.namespace = ns;
-        let ttl = entry.expire_ms.unwrap_or(0).max(0);
-        // An expiry of 0 would mean none: a key that expired at the epoch
-        // is loaded as already expired.
-        let ttl = if entry.expire_ms.is_some() && ttl == 0 {
-            1
-        } else {
-            ttl
-        };
-        let payload = entry.dump_payload();
-        match run(
-            shared,
-            session,
-            &[
-                b"restore",
-                &entry.key,
-                ttl.to_string().as_bytes(),
-                &payload,
-                b"REPLACE",
-                b"ABSTTL",
-            ],
-        ) {
-            Ok(()) => loaded.keys += 1,
-            // A value this format cannot hold (an expiry past its range, a
-            // score it does not store…) is reported and skipped: the
-            // rest of the copy goes on, as the stream goes on past a
-            // command the engine refuses.
-            Err(reply) => {
-                if loaded.refused < 10 {
-                    eprintln!(
-                        "redcodec serve: replication: key '{}' of the master's RDB is not loaded: {reply}",
-                        String::from_utf8_lossy(&entry.key)
-                    );
-                }
-                loaded.refused += 1;
-            }
+        if ns != batch.namespace {
+            write_batch(shared, session, &mut batch, &mut loaded);
+            batch.namespace = ns;
+        }
+        batch.bytes += entry.object.len() + entry.key.len();
+        batch.entries.push(entry);
+        if batch.entries.len() >= BATCH_KEYS || batch.bytes >= BATCH_BYTES {
+            write_batch(shared, session, &mut batch, &mut loaded);
         }
     }
+    write_batch(shared, session, &mut batch, &mut loaded);
     shared
         .engines
         .save()
         .map_err(|e| std::io::Error::other(e.to_string()))?;
+    shared.note_write();
     Ok(loaded)
+}
+
+/// The engine's form of a decoded value.
+fn engine_value(value: &redcodec_rdb::Value) -> value::Value {
+    use redcodec_rdb::Value as V;
+    match value {
+        V::String(s) => value::Value::String(s.clone()),
+        V::List(items) => value::Value::List(items.clone()),
+        V::Set(members) => value::Value::Set(members.clone()),
+        V::ZSet(members) => value::Value::ZSet(members.clone()),
+        V::Hash(pairs) => value::Value::Hash(pairs.clone()),
+    }
+}
+
+/// Writes the batch's keys in one RocksDB write, through the code RESTORE
+/// uses ([`value::write_value`]: each format's rules, its expiry range);
+/// if the engine refuses any of them, the batch is written again one key
+/// at a time with RESTORE, so only the refused keys are left out.
+fn write_batch(shared: &Shared, session: &mut Session, batch: &mut Batch, loaded: &mut Loaded) {
+    let entries = std::mem::take(&mut batch.entries);
+    batch.bytes = 0;
+    if entries.is_empty() {
+        return;
+    }
+    let together = shared
+        .engines
+        .shared(&batch.namespace)
+        .ok()
+        .is_some_and(|engine| {
+            let mut ctx = Ctx::new(&engine);
+            let now = ctx.now_ms();
+            for e in &entries {
+                let at = match e.expire_ms {
+                    // An expiry of 0 would mean none: a key that expired at
+                    // the epoch is as expired as any past one.
+                    Some(ms) => u64::try_from(ms).unwrap_or(0).max(1),
+                    None => 0,
+                };
+                if at != 0 && at <= now {
+                    // Already expired: RESTORE creates nothing either.
+                    continue;
+                }
+                let written = ctx.view(&e.key).and_then(|view| {
+                    value::write_value(
+                        &mut ctx,
+                        &e.key,
+                        &view,
+                        &engine_value(&e.value),
+                        ExpireAt::absolute(at),
+                    )
+                });
+                if written.is_err() {
+                    return false;
+                }
+            }
+            ctx.commit().is_ok()
+        });
+    if together {
+        loaded.keys += entries.len() as u64;
+        return;
+    }
+    session.namespace.clone_from(&batch.namespace);
+    for entry in &entries {
+        restore_one(shared, session, entry, loaded);
+    }
+}
+
+/// Loads one key with `RESTORE key <expiry> <payload> REPLACE ABSTTL`; a
+/// key the engine refuses is named on stderr and counted.
+fn restore_one(shared: &Shared, session: &mut Session, entry: &Entry, loaded: &mut Loaded) {
+    let ttl = entry.expire_ms.map_or(0, |ms| ms.max(1));
+    let payload = entry.dump_payload();
+    let restored = run(
+        shared,
+        session,
+        &[
+            b"restore",
+            &entry.key,
+            ttl.to_string().as_bytes(),
+            &payload,
+            b"REPLACE",
+            b"ABSTTL",
+        ],
+    );
+    match restored {
+        Ok(()) => loaded.keys += 1,
+        // A value this format cannot hold (an expiry past its range, a
+        // score it does not store…) is reported and skipped: the rest of
+        // the copy goes on, as the stream goes on past a command the
+        // engine refuses.
+        Err(reply) => {
+            if loaded.refused < 10 {
+                eprintln!(
+                    "redcodec serve: replication: key '{}' of the master's RDB is not loaded: {reply}",
+                    String::from_utf8_lossy(&entry.key)
+                );
+            }
+            loaded.refused += 1;
+        }
+    }
 }
 
 /// At start: a load marker left by a replica killed while loading means
