@@ -753,7 +753,10 @@ fn keys_of(url: &str, db: u8) -> Vec<String> {
 #[test]
 fn the_masters_databases_map_as_select_maps_them_on_each_format() {
     let test = "the master's databases on replicas";
-    let Some(master) = Master::start(test, &["--requirepass", "pw"]) else {
+    // A diskless master that waits 2 s for more replicas (sending
+    // newlines meanwhile) before it answers PSYNC.
+    let args = ["--requirepass", "pw", "--repl-diskless-sync-delay", "2"];
+    let Some(master) = Master::start(test, &args) else {
         return;
     };
     let url = format!("redis://:pw@127.0.0.1:{}/", master.port);

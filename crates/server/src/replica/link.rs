@@ -258,9 +258,17 @@ async fn sync_and_stream(
     } else {
         ("?".to_string(), "-1".to_string())
     };
-    let reply = conn
-        .ask(&[b"PSYNC", replid.as_bytes(), offset.as_bytes()])
+    conn.send(&[b"PSYNC", replid.as_bytes(), offset.as_bytes()])
         .await?;
+    // The master may send newlines to keep the link alive before it
+    // replies (a diskless master waits for more replicas first).
+    let reply = loop {
+        let line = conn.line().await?;
+        if !line.is_empty() {
+            break String::from_utf8_lossy(&line).into_owned();
+        }
+        shared.replica.state.lock().last_io = Some(Instant::now());
+    };
     let words: Vec<&str> = reply.split(' ').collect();
     match words.as_slice() {
         ["+FULLRESYNC", id, off] => {
