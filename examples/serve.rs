@@ -24,6 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         namespace_tokens: Vec::new(),
         dir: dir.display().to_string(),
         allocator: "libc",
+        replica: Default::default(), // not following a master
     };
     // The server opens the store through this (again for each namespace a
     // client selects, for the formats that have namespaces).

@@ -40,6 +40,24 @@ pub struct ServeArgs {
     /// TOKEN` works in that namespace.
     #[arg(long = "namespace-token", value_name = "NAMESPACE=TOKEN")]
     namespace_tokens: Vec<String>,
+    /// Follow a Redis master from the start, as a read-only replica
+    /// (`REPLICAOF HOST PORT`; see the replication page of the book).
+    #[arg(long, value_name = "HOST:PORT", value_parser = parse_host_port)]
+    replicaof: Option<(String, u16)>,
+    /// The password to AUTH with on the master.
+    #[arg(long, value_name = "PASS")]
+    masterauth: Option<String>,
+}
+
+/// `HOST:PORT` (the last colon splits them).
+fn parse_host_port(s: &str) -> Result<(String, u16), String> {
+    let (host, port) = s
+        .rsplit_once(':')
+        .ok_or_else(|| format!("'{s}': expected HOST:PORT"))?;
+    let port = port
+        .parse()
+        .map_err(|_| format!("'{s}': the port is not a number from 0 to 65535"))?;
+    Ok((host.to_string(), port))
 }
 
 /// Serves until SHUTDOWN, SIGTERM or SIGINT.
@@ -80,6 +98,10 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
         namespace_tokens: tokens,
         dir: args.store.dir.display().to_string(),
         allocator: crate::ALLOCATOR,
+        replica: redcodec_server::replica::ReplicaOptions {
+            replicaof: args.replicaof.clone(),
+            masterauth: args.masterauth.clone(),
+        },
     };
     let store = args.store.clone();
     let compat = args.compat;

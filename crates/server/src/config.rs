@@ -82,4 +82,6 @@ pub struct ServerConfig {
     /// (the binary chooses it: `mimalloc` for `redcodec`, `libc` for the
     /// system's).
     pub allocator: &'static str,
+    /// `--replicaof`, `--masterauth`: [`crate::replica`].
+    pub replica: crate::replica::ReplicaOptions,
 }

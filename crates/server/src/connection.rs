@@ -270,6 +270,11 @@ async fn answer(
         Ok(moving) => moving,
         Err(e) => return Some(refuse(shared, session, name, &args, e)),
     };
+    // A replica's refusals (READONLY, LOADING), after the redirections
+    // as in Redis' processCommand.
+    if let Some(e) = crate::replica::gate(shared, session, name) {
+        return Some(refuse(shared, session, name, &args, e));
+    }
     if session.queued.is_some()
         && !matches!(
             name,

@@ -24,6 +24,7 @@ pub mod error_stats;
 pub mod frame;
 pub mod persistence;
 pub mod process;
+pub mod replica;
 pub mod reply;
 pub mod server;
 pub mod session;

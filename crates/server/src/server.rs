@@ -56,6 +56,7 @@ impl Server {
         );
         let cluster =
             crate::cluster::Cluster::for_server(&engines, &config, listener.local_addr()?.port())?;
+        let replid = random_hex40();
         let shared = Arc::new(Shared {
             config,
             engines: Arc::new(engines),
@@ -69,7 +70,8 @@ impl Server {
             error_stats: ErrorStats::default(),
             saves: Arc::new(Saves::default()),
             run_id: random_hex40(),
-            replid: random_hex40(),
+            replica: crate::replica::Replica::new(&replid),
+            replid,
             dirty: AtomicBool::new(false),
             started: Instant::now(),
             cluster,
@@ -101,6 +103,7 @@ impl Server {
     ) -> Result<(), ServerError> {
         let Server { shared, listener } = self;
         let mut shutdown = shared.shutdown.subscribe();
+        crate::replica::start(&shared);
         let stopper = shared.clone();
         let signals = tokio::spawn(async move {
             stop.await;

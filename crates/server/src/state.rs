@@ -56,6 +56,8 @@ pub struct Shared {
     pub cluster: crate::cluster::Cluster,
     /// Set to `true` when the server shuts down.
     pub shutdown: watch::Sender<bool>,
+    /// Following a master (REPLICAOF): [`crate::replica`].
+    pub replica: crate::replica::Replica,
 }
 
 impl Shared {

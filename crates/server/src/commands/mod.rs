@@ -54,10 +54,12 @@ pub const SERVER_COMMANDS: &[(&str, i32)] = &[
     ("quit", -1),
     ("readonly", 1),
     ("readwrite", 1),
+    ("replicaof", 3),
     ("reset", 1),
     ("save", 1),
     ("select", 2),
     ("shutdown", -1),
+    ("slaveof", 3),
     ("time", 1),
     ("unwatch", 1),
     ("watch", -2),
@@ -215,6 +217,7 @@ pub fn run_sync(
             Some(Reply::ok())
         }
         "reset" => Some(connection::reset(shared, session)),
+        "replicaof" | "slaveof" => Some(crate::replica::replicaof(shared, args)),
         "time" => Some(connection::time()),
         "shutdown" => Some(connection::shutdown(shared, session, args)),
         "client" => Some(client::client(shared, session, args)),

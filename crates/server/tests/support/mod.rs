@@ -35,6 +35,7 @@ impl Served {
             namespace_tokens: Vec::new(),
             dir: path.display().to_string(),
             allocator: "libc",
+            replica: Default::default(),
         };
         let opener: Opener = Box::new(move |_ns: &str| {
             let codec = format.codec(&FormatOptions::default()).unwrap();

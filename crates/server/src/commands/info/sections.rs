@@ -43,6 +43,7 @@ pub fn write(shared: &Shared, session: &Session, access: &Access<'_>, name: &str
                 shared.error_stats.total(),
             );
         }
+        "replication" if crate::replica::info::write(shared, s) => {}
         "replication" => {
             let _ = write!(
                 s,
@@ -134,7 +135,8 @@ fn persistence(shared: &Shared, s: &mut String) {
     let saves = &shared.saves;
     let _ = write!(
         s,
-        "loading:0\r\nasync_loading:0\r\nrdb_changes_since_last_save:{}\r\nrdb_bgsave_in_progress:{}\r\nrdb_last_save_time:{}\r\nrdb_last_bgsave_status:{}\r\nrdb_last_bgsave_time_sec:{}\r\nrdb_current_bgsave_time_sec:{}\r\nrdb_saves:{}\r\naof_enabled:0\r\naof_rewrite_in_progress:0\r\n",
+        "loading:{}\r\nasync_loading:0\r\nrdb_changes_since_last_save:{}\r\nrdb_bgsave_in_progress:{}\r\nrdb_last_save_time:{}\r\nrdb_last_bgsave_status:{}\r\nrdb_last_bgsave_time_sec:{}\r\nrdb_current_bgsave_time_sec:{}\r\nrdb_saves:{}\r\naof_enabled:0\r\naof_rewrite_in_progress:0\r\n",
+        u8::from(shared.replica.is_loading()),
         saves.changes(),
         u8::from(saves.in_progress()),
         saves.last_save(),

@@ -1,0 +1,811 @@
+//! `redcodec serve` as a replica of a real redis-server 7.0 master, on
+//! every format: a full copy while the master keeps taking writes of every
+//! type with TTLs, then the stream; a link killed from the master resumed
+//! by a partial resync; a malformed RDB from a fake master refused with the
+//! data kept; READONLY; REPLICAOF NO ONE; a replica SIGKILLed while it
+//! loads a full copy, restarted: it never serves the half copy as complete
+//! and ends equal.
+//!
+//! Needs `redis-server` on PATH. Without it each test is reported as
+//! skipped (`redcodec_conformance::skip`), unless `REDCODEC_REQUIRE_REDIS=1`
+//! (set by CI), where it fails.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use redcodec_rdb::{decode_payload, Value};
+
+mod serve_support;
+use serve_support::{connect, exchange, formats, store_dir, Serve};
+
+/// How long convergence may take on a busy machine.
+const BOUND: Duration = Duration::from_secs(120);
+
+/// A redis-server master on a loopback port, killed on drop.
+struct Master {
+    child: Child,
+    port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl Master {
+    fn start(test: &str, args: &[&str]) -> Option<Master> {
+        let dir = tempfile::tempdir().unwrap();
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .unwrap()
+            .port();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+            .args(["--repl-diskless-sync-delay", "0"])
+            .arg("--dir")
+            .arg(dir.path())
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        let child = match child {
+            Ok(c) => c,
+            Err(e) => {
+                redcodec_conformance::skip::unavailable(
+                    "REDCODEC_REQUIRE_REDIS",
+                    test,
+                    &format!("cannot start redis-server: {e} (is it installed?)"),
+                );
+                return None;
+            }
+        };
+        let master = Master {
+            child,
+            port,
+            _dir: dir,
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let answered = redis::Client::open(master.url())
+                .and_then(|c| c.get_connection_with_timeout(Duration::from_secs(1)))
+                .and_then(|mut c| redis::cmd("PING").query::<String>(&mut c));
+            // NOAUTH: it answers, and wants a password (`--requirepass`).
+            if answered.is_ok() || answered.is_err_and(|e| e.to_string().contains("NOAUTH")) {
+                return Some(master);
+            }
+            assert!(Instant::now() < deadline, "redis-server never answered");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    fn conn(&self) -> redis::Connection {
+        connect(&self.url())
+    }
+
+    fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for Master {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One field of an INFO section.
+fn field(info: &str, name: &str) -> Option<String> {
+    info.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name}:")))
+        .map(|v| v.trim().to_string())
+}
+
+fn info(c: &mut redis::Connection, section: &str) -> String {
+    redis::cmd("INFO").arg(section).query(c).unwrap()
+}
+
+/// Polls until `ready` holds, failing with `what` and the last state
+/// after [`BOUND`].
+fn wait_until(what: &str, mut ready: impl FnMut() -> Result<(), String>) {
+    let deadline = Instant::now() + BOUND;
+    loop {
+        let Err(state) = ready() else { return };
+        assert!(Instant::now() < deadline, "never {what}: {state}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Waits until the replica's link is up and it applied everything the
+/// master sent (its offset equals the master's).
+fn wait_caught_up(master: &mut redis::Connection, replica: &mut redis::Connection, name: &str) {
+    wait_until(&format!("{name} caught up"), || {
+        let m = info(master, "replication");
+        let r = info(replica, "replication");
+        let want = field(&m, "master_repl_offset");
+        if field(&r, "master_link_status").as_deref() == Some("up")
+            && field(&r, "slave_repl_offset") == want
+        {
+            Ok(())
+        } else {
+            Err(format!("master {want:?}, replica:\n{r}"))
+        }
+    });
+}
+
+/// Every key of the selected database: its value (DUMP, decoded, in an
+/// order-free form) and PEXPIRETIME (`None`: no expiry).
+fn contents(c: &mut redis::Connection) -> BTreeMap<Vec<u8>, (Value, Option<i64>)> {
+    let keys: Vec<Vec<u8>> = redis::cmd("KEYS").arg("*").query(c).unwrap();
+    let mut out = BTreeMap::new();
+    for key in keys {
+        let payload: Option<Vec<u8>> = redis::cmd("DUMP").arg(&key).query(c).unwrap();
+        let Some(payload) = payload else { continue };
+        let value = decode_payload(&payload).unwrap().canonical();
+        let at: i64 = redis::cmd("PEXPIRETIME").arg(&key).query(c).unwrap();
+        out.insert(key, (value, (at >= 0).then_some(at)));
+    }
+    out
+}
+
+/// The replica holds what the master holds: same keys, types, values,
+/// expiry within a second.
+fn assert_equal(master: &mut redis::Connection, replica: &mut redis::Connection, name: &str) {
+    assert_equal_but(master, replica, name, &[]);
+}
+
+/// [`assert_equal`], but for the keys in `except`.
+fn assert_equal_but(
+    master: &mut redis::Connection,
+    replica: &mut redis::Connection,
+    name: &str,
+    except: &[&str],
+) {
+    let mut want = contents(master);
+    let mut got = contents(replica);
+    for k in except {
+        want.remove(k.as_bytes());
+        got.remove(k.as_bytes());
+    }
+    let missing: Vec<_> = want.keys().filter(|k| !got.contains_key(*k)).collect();
+    let extra: Vec<_> = got.keys().filter(|k| !want.contains_key(*k)).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "{name}: keys missing on the replica {missing:?}, extra {extra:?}"
+    );
+    for (key, (value, expiry)) in &want {
+        let (gv, ge) = &got[key];
+        assert_eq!(gv, value, "{name}: key {:?}", String::from_utf8_lossy(key));
+        match (expiry, ge) {
+            (None, None) => {}
+            (Some(a), Some(b)) => assert!(
+                (a - b).abs() <= 1000,
+                "{name}: key {:?} expires at {a} on the master, {b} on the replica",
+                String::from_utf8_lossy(key)
+            ),
+            _ => panic!(
+                "{name}: key {:?}: expiry {expiry:?} on the master, {ge:?} on the replica",
+                String::from_utf8_lossy(key)
+            ),
+        }
+    }
+    assert!(
+        !want.is_empty(),
+        "{name}: the comparison compared something"
+    );
+}
+
+fn q(c: &mut redis::Connection, args: &[&str]) -> redis::Value {
+    let mut cmd = redis::cmd(args[0]);
+    for a in &args[1..] {
+        cmd.arg(*a);
+    }
+    cmd.query(c)
+        .unwrap_or_else(|e| panic!("{args:?} on the master: {e}"))
+}
+
+/// A starting dataset on the master: every type in compact and big
+/// encodings, some keys with expiries.
+fn seed(c: &mut redis::Connection) {
+    let words: Vec<String> = (0..300).map(|i| format!("w{i}")).collect();
+    let long = "x".repeat(100);
+    q(c, &["SET", "s:plain", "hello"]);
+    q(c, &["SET", "s:int", "12345"]);
+    q(c, &["SET", "s:long", &long]);
+    q(c, &["SET", "s:ttl", "v", "EX", "3600"]);
+    q(c, &["RPUSH", "l:small", "a", "b", "c"]);
+    let mut rpush = vec!["RPUSH", "l:big"];
+    rpush.extend(words.iter().map(String::as_str));
+    q(c, &rpush);
+    q(c, &["SADD", "set:ints", "1", "2", "3"]);
+    let mut sadd = vec!["SADD", "set:big"];
+    sadd.extend(words.iter().map(String::as_str));
+    q(c, &sadd);
+    q(c, &["ZADD", "z:small", "1", "a", "2.5", "b"]);
+    let scored: Vec<(String, String)> = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| ((i as f64 / 7.0).to_string(), w.clone()))
+        .collect();
+    let mut zadd = vec!["ZADD", "z:big"];
+    for (s, m) in &scored {
+        zadd.push(s);
+        zadd.push(m);
+    }
+    q(c, &zadd);
+    q(c, &["HSET", "h:small", "f", "v"]);
+    let mut hset = vec!["HSET", "h:big"];
+    for w in &words {
+        hset.push(w);
+        hset.push(&long);
+    }
+    q(c, &hset);
+    q(c, &["PEXPIRE", "h:big", "7200000"]);
+}
+
+/// One round of writes of every type (round `i`), as an application
+/// makes them: expiries relative and absolute, increments, pops,
+/// scripts and transactions (which reach replicas as MULTI … EXEC).
+fn write_round(c: &mut redis::Connection, i: usize) {
+    let k = |p: &str| format!("{p}:{}", i % 17);
+    let n = i.to_string();
+    q(c, &["SET", &k("str"), &n, "EX", "3600"]);
+    q(c, &["APPEND", &k("app"), "ab"]);
+    q(c, &["INCRBY", &k("cnt"), "3"]);
+    q(c, &["INCRBYFLOAT", &k("flt"), "1.5"]);
+    q(c, &["SETEX", &k("sx"), "5000", &n]);
+    q(c, &["RPUSH", &k("list"), &n, "x", "y"]);
+    q(c, &["LPUSH", &k("list"), &n]);
+    q(c, &["LPOP", &k("list")]);
+    q(c, &["LTRIM", &k("list"), "0", "20"]);
+    q(c, &["SADD", &k("set"), &n, "m"]);
+    q(c, &["SREM", &k("set"), &(i / 2).to_string()]);
+    q(c, &["ZADD", &k("zset"), &n, &format!("m{}", i % 5)]);
+    q(c, &["ZINCRBY", &k("zset"), "0.25", "m0"]);
+    q(c, &["HSET", &k("hash"), &format!("f{}", i % 7), &n]);
+    q(c, &["HINCRBY", &k("hash"), "count", "1"]);
+    q(c, &["HINCRBYFLOAT", &k("hash"), "float", "0.5"]);
+    // 2036: within every format's expiry range (blackwidow stores seconds
+    // in 32 bits).
+    q(c, &["PEXPIREAT", &k("hash"), "2100000000000"]);
+    if i.is_multiple_of(5) {
+        q(c, &["DEL", &k("app")]);
+        q(c, &["PERSIST", &k("str")]);
+        q(c, &["EXPIRE", &k("set"), "9000"]);
+        q(c, &["BLPOP", &k("list"), "1"]);
+    }
+    if i.is_multiple_of(7) {
+        q(c, &["MULTI"]);
+        q(c, &["SET", &k("tx"), &n]);
+        q(c, &["INCR", &k("txn")]);
+        q(c, &["EXEC"]);
+        q(
+            c,
+            &[
+                "EVAL",
+                "redis.call('SET', KEYS[1], ARGV[1]); return redis.call('RPUSH', KEYS[2], ARGV[1])",
+                "2",
+                &k("lua"),
+                &k("lualist"),
+                &n,
+            ],
+        );
+    }
+    if i.is_multiple_of(11) {
+        q(c, &["RENAME", &k("cnt"), &k("renamed")]);
+        q(c, &["SET", &k("short"), "gone soon", "PX", "300"]);
+    }
+}
+
+/// Writes rounds until `stop`, counting them.
+fn writer(
+    url: String,
+    stop: Arc<AtomicBool>,
+    rounds: Arc<AtomicUsize>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut c = connect(&url);
+        let mut i = 0;
+        while !stop.load(Ordering::SeqCst) && i < 100_000 {
+            write_round(&mut c, i);
+            i += 1;
+            rounds.store(i, Ordering::SeqCst);
+        }
+    })
+}
+
+fn wait_rounds(rounds: &AtomicUsize, at_least: usize) {
+    wait_until(&format!("{at_least} rounds written"), || {
+        let n = rounds.load(Ordering::SeqCst);
+        if n >= at_least {
+            Ok(())
+        } else {
+            Err(format!("{n} rounds"))
+        }
+    });
+}
+
+/// The INFO replication fields of a Redis 7.0 replica whose link is up,
+/// in Redis' order.
+const REPLICA_FIELDS: &[&str] = &[
+    "role",
+    "master_host",
+    "master_port",
+    "master_link_status",
+    "master_last_io_seconds_ago",
+    "master_sync_in_progress",
+    "slave_read_repl_offset",
+    "slave_repl_offset",
+    "slave_priority",
+    "slave_read_only",
+    "replica_announced",
+    "connected_slaves",
+    "master_failover_state",
+    "master_replid",
+    "master_replid2",
+    "master_repl_offset",
+    "second_repl_offset",
+    "repl_backlog_active",
+    "repl_backlog_size",
+    "repl_backlog_first_byte_offset",
+    "repl_backlog_histlen",
+];
+
+#[test]
+fn replicas_of_every_format_follow_a_master_that_keeps_writing() {
+    let test = "replicas of every format follow a redis-server master";
+    let Some(master) = Master::start(test, &[]) else {
+        return;
+    };
+    let mut m = master.conn();
+    seed(&mut m);
+    // An expiry in 2100: past what some formats store (seconds in 32
+    // bits); those leave the key out of the copy and name it.
+    q(&mut m, &["SET", "far", "1", "PXAT", "4102444800000"]);
+    let stop = Arc::new(AtomicBool::new(false));
+    let rounds = Arc::new(AtomicUsize::new(0));
+    let writing = writer(master.url(), stop.clone(), rounds.clone());
+    wait_rounds(&rounds, 20);
+    // Replicas start while the master writes: their full copies and the
+    // writes made meanwhile meet.
+    let mut replicas = Vec::new();
+    for format in formats() {
+        let (tmp, dir) = store_dir();
+        let serve = Serve::start(format, &dir, &["--replicaof", &master.addr()]);
+        replicas.push((format, tmp, serve));
+    }
+    let started = rounds.load(Ordering::SeqCst);
+    wait_rounds(&rounds, started + 100);
+    stop.store(true, Ordering::SeqCst);
+    writing.join().unwrap();
+    // The keys set to live 300 ms are gone on both sides before the
+    // comparison (it reads the master, then the replica).
+    std::thread::sleep(Duration::from_secs(1));
+    let master_replid = field(&info(&mut m, "replication"), "master_replid").unwrap();
+    for (format, _tmp, serve) in &replicas {
+        let mut r = serve.conn();
+        wait_caught_up(&mut m, &mut r, format);
+        assert_equal_but(&mut m, &mut r, format, &["far"]);
+        let far: i64 = redis::cmd("PEXPIRETIME").arg("far").query(&mut r).unwrap();
+        match far {
+            4_102_444_800_000 => assert_ne!(*format, "blackwidow"),
+            -2 => assert_ne!(*format, "kvrocks", "far was left out"),
+            other => panic!("{format}: far expires at {other}"),
+        }
+        let text = info(&mut r, "replication");
+        let names: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.split_once(':').map(|(n, _)| n))
+            .collect();
+        assert_eq!(names, REPLICA_FIELDS, "{format}: {text}");
+        assert_eq!(field(&text, "role").as_deref(), Some("slave"));
+        assert_eq!(field(&text, "master_port"), Some(master.port.to_string()));
+        assert_eq!(field(&text, "master_replid"), Some(master_replid.clone()));
+    }
+    let stats = info(&mut m, "replication");
+    assert_eq!(
+        field(&stats, "connected_slaves"),
+        Some(replicas.len().to_string()),
+        "{stats}"
+    );
+}
+
+#[test]
+fn a_link_killed_by_the_master_resumes_with_a_partial_resync() {
+    let test = "a killed replication link resumes with PSYNC";
+    // A backlog that covers the writes made while the link is down (an
+    // operator sizes it so; the default 1 MB is gone in a moment under a
+    // writer that never pauses).
+    let args = ["--repl-diskless-sync", "no", "--repl-backlog-size", "64mb"];
+    let Some(master) = Master::start(test, &args) else {
+        return;
+    };
+    let mut m = master.conn();
+    seed(&mut m);
+    let (_tmp, dir) = store_dir();
+    let serve = Serve::start("blackwidow", &dir, &["--replicaof", &master.addr()]);
+    let mut r = serve.conn();
+    wait_caught_up(&mut m, &mut r, "first sync");
+    let stop = Arc::new(AtomicBool::new(false));
+    let rounds = Arc::new(AtomicUsize::new(0));
+    let writing = writer(master.url(), stop.clone(), rounds.clone());
+    for kill in 1..=3 {
+        wait_rounds(&rounds, kill * 40);
+        // The link is back (after the previous kill) and streaming.
+        wait_until("the replica online", || {
+            let text = info(&mut m, "replication");
+            match field(&text, "slave0") {
+                Some(line) if line.contains("state=online") => Ok(()),
+                _ => Err(text),
+            }
+        });
+        let killed: i64 = redis::cmd("CLIENT")
+            .arg("KILL")
+            .arg("TYPE")
+            .arg("replica")
+            .query(&mut m)
+            .unwrap();
+        assert_eq!(killed, 1, "the replica's link was connected");
+    }
+    let now = rounds.load(Ordering::SeqCst);
+    wait_rounds(&rounds, now + 40);
+    stop.store(true, Ordering::SeqCst);
+    writing.join().unwrap();
+    std::thread::sleep(Duration::from_secs(1));
+    wait_caught_up(&mut m, &mut r, "after the kills");
+    assert_equal(&mut m, &mut r, "after the kills");
+    let stats = info(&mut m, "stats");
+    let partial: u64 = field(&stats, "sync_partial_ok").unwrap().parse().unwrap();
+    let full: u64 = field(&stats, "sync_full").unwrap().parse().unwrap();
+    assert!(partial >= 1, "no partial resync: {stats}");
+    assert_eq!(full, 1, "one full sync only: {stats}");
+}
+
+/// A fake master: answers the handshake, then sends `rdb` as the full
+/// copy (`$len`), and counts the connections it got.
+fn fake_master(rdb: Vec<u8>) -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let connections = Arc::new(AtomicUsize::new(0));
+    let count = connections.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            count.fetch_add(1, Ordering::SeqCst);
+            let rdb = rdb.clone();
+            std::thread::spawn(move || {
+                let _ = serve_fake(stream, &rdb);
+            });
+        }
+    });
+    (addr, connections)
+}
+
+/// Reads one RESP array command; returns its words.
+fn read_command(r: &mut BufReader<TcpStream>) -> std::io::Result<Vec<String>> {
+    let mut line = String::new();
+    r.read_line(&mut line)?;
+    let n: usize = line.trim().trim_start_matches('*').parse().unwrap_or(0);
+    let mut words = Vec::new();
+    for _ in 0..n {
+        line.clear();
+        r.read_line(&mut line)?;
+        let len: usize = line.trim().trim_start_matches('$').parse().unwrap_or(0);
+        let mut buf = vec![0u8; len + 2];
+        r.read_exact(&mut buf)?;
+        buf.truncate(len);
+        words.push(String::from_utf8_lossy(&buf).into_owned());
+    }
+    Ok(words)
+}
+
+fn serve_fake(stream: TcpStream, rdb: &[u8]) -> std::io::Result<()> {
+    let mut w = stream.try_clone()?;
+    let mut r = BufReader::new(stream);
+    loop {
+        let words = read_command(&mut r)?;
+        match words.first().map(|w| w.to_ascii_uppercase()).as_deref() {
+            Some("PING") => w.write_all(b"+PONG\r\n")?,
+            Some("REPLCONF") => w.write_all(b"+OK\r\n")?,
+            Some("PSYNC") => {
+                w.write_all(format!("+FULLRESYNC {} 0\r\n", "f".repeat(40)).as_bytes())?;
+                w.write_all(b"\n\n")?;
+                w.write_all(format!("${}\r\n", rdb.len()).as_bytes())?;
+                w.write_all(rdb)?;
+            }
+            Some(_) => {}
+            None => return Ok(()),
+        }
+    }
+}
+
+/// A real RDB file (what redis-server SAVEs) holding `keys` strings.
+fn real_rdb(test: &str, keys: usize) -> Option<Vec<u8>> {
+    let master = Master::start(test, &["--enable-debug-command", "yes"])?;
+    let mut c = master.conn();
+    q(&mut c, &["DEBUG", "POPULATE", &keys.to_string(), "k", "8"]);
+    q(&mut c, &["SAVE"]);
+    Some(std::fs::read(master._dir.path().join("dump.rdb")).unwrap())
+}
+
+#[test]
+fn a_malformed_rdb_is_reported_and_the_data_kept_and_the_replica_retries() {
+    let test = "a malformed RDB from a master";
+    let Some(mut rdb) = real_rdb(test, 50) else {
+        return;
+    };
+    // The CRC64 at the end no longer matches: every key reads, and the
+    // whole file must still be refused.
+    let last = rdb.len() - 1;
+    rdb[last] ^= 0x20;
+    let (addr, connections) = fake_master(rdb);
+    for format in formats() {
+        let (_tmp, dir) = store_dir();
+        let serve = Serve::start(format, &dir, &[]);
+        let mut r = serve.conn();
+        let _: () = redis::cmd("SET")
+            .arg("kept")
+            .arg("1")
+            .query(&mut r)
+            .unwrap();
+        let (host, port) = addr.rsplit_once(':').unwrap();
+        let before = connections.load(Ordering::SeqCst);
+        let _: () = redis::cmd("REPLICAOF")
+            .arg(host)
+            .arg(port)
+            .query(&mut r)
+            .unwrap();
+        wait_until(&format!("{format}: the error reported and a retry"), || {
+            let text = info(&mut r, "replication");
+            let error = field(&text, "master_link_error").unwrap_or_default();
+            if error.contains("wrong checksum") && connections.load(Ordering::SeqCst) >= before + 2
+            {
+                Ok(())
+            } else {
+                Err(text)
+            }
+        });
+        let text = info(&mut r, "replication");
+        assert_eq!(field(&text, "master_link_status").as_deref(), Some("down"));
+        let kept: String = redis::cmd("GET").arg("kept").query(&mut r).unwrap();
+        assert_eq!(kept, "1", "{format}: the data held is kept");
+        let keys: i64 = redis::cmd("DBSIZE").query(&mut r).unwrap();
+        assert_eq!(keys, 1, "{format}: nothing of the bad RDB was loaded");
+    }
+}
+
+#[test]
+fn a_replica_refuses_writes_until_replicaof_no_one() {
+    let test = "READONLY and REPLICAOF NO ONE";
+    let Some(master) = Master::start(test, &[]) else {
+        return;
+    };
+    let mut m = master.conn();
+    q(&mut m, &["SET", "from-master", "1"]);
+    for format in formats() {
+        let (_tmp, dir) = store_dir();
+        let serve = Serve::start(format, &dir, &[]);
+        let mut r = serve.conn();
+        let (host, port) = master
+            .addr()
+            .rsplit_once(':')
+            .map(|(h, p)| (h.to_string(), p.to_string()))
+            .unwrap();
+        let _: () = redis::cmd("SLAVEOF")
+            .arg(&host)
+            .arg(&port)
+            .query(&mut r)
+            .unwrap();
+        let again: String = redis::cmd("REPLICAOF")
+            .arg(&host)
+            .arg(&port)
+            .query(&mut r)
+            .unwrap();
+        assert_eq!(again, "OK Already connected to specified master");
+        wait_caught_up(&mut m, &mut r, format);
+        // Redis' exact text, on the wire.
+        let mut raw = serve.raw();
+        for write in [
+            &["SET", "x", "1"][..],
+            &["DEL", "from-master"],
+            &["BLPOP", "l", "0"],
+        ] {
+            let mut request = format!("*{}\r\n", write.len());
+            for w in write {
+                request.push_str(&format!("${}\r\n{w}\r\n", w.len()));
+            }
+            let want = b"-READONLY You can't write against a read only replica.\r\n";
+            let got = exchange(&mut raw, request.as_bytes(), want.len());
+            assert_eq!(
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(want),
+                "{format} {write:?}"
+            );
+        }
+        let got: String = redis::cmd("GET").arg("from-master").query(&mut r).unwrap();
+        assert_eq!(got, "1", "{format}: reads are served");
+        // The master's writes reach WATCH on the replica, as a client's do.
+        let _: () = redis::cmd("WATCH")
+            .arg("from-master")
+            .query(&mut r)
+            .unwrap();
+        q(&mut m, &["SET", "from-master", "2"]);
+        wait_caught_up(&mut m, &mut r, format);
+        let _: () = redis::cmd("MULTI").query(&mut r).unwrap();
+        let _: () = redis::cmd("GET").arg("from-master").query(&mut r).unwrap();
+        let exec: redis::Value = redis::cmd("EXEC").query(&mut r).unwrap();
+        assert_eq!(exec, redis::Value::Nil, "{format}: the transaction aborts");
+        q(&mut m, &["SET", "from-master", "1"]);
+        wait_caught_up(&mut m, &mut r, format);
+        let _: () = redis::cmd("REPLICAOF")
+            .arg("NO")
+            .arg("ONE")
+            .query(&mut r)
+            .unwrap();
+        let _: () = redis::cmd("SET").arg("x").arg("1").query(&mut r).unwrap();
+        let got: String = redis::cmd("GET").arg("from-master").query(&mut r).unwrap();
+        assert_eq!(got, "1", "{format}: the data is kept");
+        let role = field(&info(&mut r, "replication"), "role");
+        assert_eq!(role.as_deref(), Some("master"), "{format}");
+        // The master's later writes no longer arrive.
+        q(&mut m, &["SET", "later", "1"]);
+        std::thread::sleep(Duration::from_millis(200));
+        let later: Option<String> = redis::cmd("GET").arg("later").query(&mut r).unwrap();
+        assert_eq!(later, None, "{format}");
+        q(&mut m, &["DEL", "later"]);
+    }
+}
+
+#[test]
+fn a_replica_killed_while_loading_restarts_empty_and_resyncs() {
+    let test = "a replica SIGKILLed during a full copy";
+    let Some(master) = Master::start(test, &["--enable-debug-command", "yes"]) else {
+        return;
+    };
+    let mut m = master.conn();
+    let keys = 500_000;
+    q(&mut m, &["DEBUG", "POPULATE", &keys.to_string(), "k", "16"]);
+    q(&mut m, &["SET", "last", "1"]);
+    let want = keys + 1;
+    for format in ["kvrocks", "floyd"] {
+        let (_tmp, dir) = store_dir();
+        let mut serve = Serve::start(format, &dir, &["--replicaof", &master.addr()]);
+        let mut r = serve.conn();
+        // Killed once the load has begun: its marker is in the data
+        // directory, and clients are refused LOADING.
+        let marker = dir.join("redcodec-replica-loading");
+        let deadline = Instant::now() + BOUND;
+        while !marker.exists() {
+            assert!(Instant::now() < deadline, "{format}: the load never began");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let loading = redis::cmd("PING").query::<String>(&mut r).unwrap_err();
+        assert!(
+            loading.to_string().contains("loading"),
+            "{format}: {loading}"
+        );
+        let persistence = info(&mut r, "persistence");
+        assert_eq!(
+            field(&persistence, "loading").as_deref(),
+            Some("1"),
+            "{format}"
+        );
+        let pid = serve.pid();
+        assert!(serve.running());
+        let status = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        drop(serve);
+        assert!(
+            dir.join("redcodec-replica-loading").exists(),
+            "{format}: the load marker is left behind"
+        );
+        // Restarted: never a half copy served as complete.
+        let serve = Serve::start(format, &dir, &["--replicaof", &master.addr()]);
+        let mut r = serve.conn();
+        let mut seen = Vec::new();
+        wait_until(
+            &format!("{format}: the full copy again"),
+            || match redis::cmd("DBSIZE").query::<i64>(&mut r) {
+                Ok(n) => {
+                    seen.push(n);
+                    if n == want as i64 {
+                        Ok(())
+                    } else {
+                        Err(format!("{n} keys"))
+                    }
+                }
+                Err(e) if e.to_string().contains("is loading the dataset") => Err("loading".into()),
+                Err(e) => panic!("{format}: {e}"),
+            },
+        );
+        assert!(
+            seen.iter().all(|&n| n == 0 || n == want as i64),
+            "{format}: a partial copy was served: {seen:?}"
+        );
+        wait_caught_up(&mut m, &mut r, format);
+        let last: String = redis::cmd("GET").arg("last").query(&mut r).unwrap();
+        assert_eq!(last, "1");
+        let sample: String = redis::cmd("GET").arg("k:12345").query(&mut r).unwrap();
+        let theirs: String = redis::cmd("GET").arg("k:12345").query(&mut m).unwrap();
+        assert_eq!(sample, theirs, "{format}");
+        assert!(!dir.join("redcodec-replica-loading").exists());
+    }
+}
+
+/// The keys of database `db` of the server at `url`, sorted.
+fn keys_of(url: &str, db: u8) -> Vec<String> {
+    let mut c = connect(url);
+    let _: () = redis::cmd("SELECT").arg(db).query(&mut c).unwrap();
+    let mut keys: Vec<String> = redis::cmd("KEYS").arg("*").query(&mut c).unwrap();
+    keys.sort();
+    keys
+}
+
+#[test]
+fn the_masters_databases_map_as_select_maps_them_on_each_format() {
+    let test = "the master's databases on replicas";
+    // A diskless master that waits 2 s for more replicas (sending
+    // newlines meanwhile) before it answers PSYNC.
+    let args = ["--requirepass", "pw", "--repl-diskless-sync-delay", "2"];
+    let Some(master) = Master::start(test, &args) else {
+        return;
+    };
+    let url = format!("redis://:pw@127.0.0.1:{}/", master.port);
+    let mut m = connect(&url);
+    // In the full copy: a in database 0, b in database 3.
+    q(&mut m, &["SET", "a", "0"]);
+    q(&mut m, &["SELECT", "3"]);
+    q(&mut m, &["SET", "b", "3"]);
+    q(&mut m, &["SELECT", "0"]);
+    let mut replicas = Vec::new();
+    for format in ["ardb", "kvrocks", "nemo"] {
+        let (tmp, dir) = store_dir();
+        let args = ["--replicaof", &master.addr(), "--masterauth", "pw"];
+        let serve = Serve::start(format, &dir, &args);
+        let mut r = serve.conn();
+        wait_caught_up(&mut m, &mut r, format);
+        replicas.push((format, tmp, serve));
+    }
+    // In the stream: c in database 3, d in database 0.
+    q(&mut m, &["SELECT", "3"]);
+    q(&mut m, &["SET", "c", "3"]);
+    q(&mut m, &["SELECT", "0"]);
+    q(&mut m, &["SET", "d", "0"]);
+    for (format, _tmp, serve) in &replicas {
+        let mut r = serve.conn();
+        wait_caught_up(&mut m, &mut r, format);
+        let url = serve.url("");
+        match *format {
+            // One namespace per database.
+            "ardb" => {
+                assert_eq!(keys_of(&url, 0), ["a", "d"]);
+                assert_eq!(keys_of(&url, 3), ["b", "c"]);
+            }
+            // SELECT changes nothing: one keyspace.
+            "kvrocks" => assert_eq!(keys_of(&url, 0), ["a", "b", "c", "d"]),
+            // Database 0 only; the others are skipped.
+            _ => assert_eq!(keys_of(&url, 0), ["a", "d"]),
+        }
+    }
+    // A wrong password: the link stays down and says why.
+    let (_tmp, dir) = store_dir();
+    let args = ["--replicaof", &master.addr(), "--masterauth", "wrong"];
+    let serve = Serve::start("kvrocks", &dir, &args);
+    let mut r = serve.conn();
+    wait_until("the AUTH failure reported", || {
+        let text = info(&mut r, "replication");
+        match field(&text, "master_link_error") {
+            Some(e) if e.starts_with("Unable to AUTH to MASTER: -WRONGPASS") => Ok(()),
+            _ => Err(text),
+        }
+    });
+}

@@ -1,0 +1,133 @@
+//! `REPLICAOF host port` / `REPLICAOF NO ONE` (and its old name
+//! `SLAVEOF`), and what a replica refuses its clients.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+use redcodec_engine::Reply;
+
+use super::{link, LinkPhase};
+use crate::commands::flags;
+use crate::session::Session;
+use crate::state::Shared;
+
+/// Redis' reply to a write on a replica.
+pub const READONLY: &str = "READONLY You can't write against a read only replica.";
+
+/// Redis' reply while a dataset loads.
+pub const LOADING: &str = "LOADING Redis is loading the dataset in memory";
+
+/// The commands Redis 7.0 runs while it loads (flag `LOADING` in its
+/// command table), among those this server has.
+const RUN_WHILE_LOADING: &[&str] = &[
+    "auth", "client", "command", "config", "discard", "echo", "exec", "hello", "info", "lastsave",
+    "multi", "quit", "replconf", "reset", "role", "select", "shutdown", "time", "unwatch", "watch",
+];
+
+/// The blocking pops: writes (Redis flags them `write`), answered outside
+/// the engine's table.
+const BLOCKING_WRITES: &[&str] = &[
+    "blmove",
+    "blmpop",
+    "blpop",
+    "brpop",
+    "brpoplpush",
+    "bzmpop",
+    "bzpopmax",
+    "bzpopmin",
+];
+
+fn is_write(name: &str) -> bool {
+    flags::is_write(name) || BLOCKING_WRITES.contains(&name)
+}
+
+fn runs_while_loading(name: &str) -> bool {
+    RUN_WHILE_LOADING.contains(&name)
+}
+
+/// What a replica refuses a client before the command runs or is queued,
+/// in Redis' order: a write (`-READONLY`), then anything but the commands
+/// Redis runs while loading when a full copy is being loaded
+/// (`-LOADING`; an EXEC whose queue holds another command too).
+pub fn gate(shared: &Shared, session: &Session, name: &str) -> Option<Reply> {
+    let replica = &shared.replica;
+    if replica.is_replica() && is_write(name) {
+        return Some(Reply::error(READONLY));
+    }
+    if replica.is_loading() {
+        let queued_ok = || {
+            session.queued.as_ref().is_none_or(|q| {
+                q.iter().all(|args| {
+                    runs_while_loading(&String::from_utf8_lossy(&args[0]).to_ascii_lowercase())
+                })
+            })
+        };
+        if !runs_while_loading(name) || (name == "exec" && !queued_ok()) {
+            return Some(Reply::error(LOADING));
+        }
+    }
+    None
+}
+
+/// `REPLICAOF host port | NO ONE` (arity checked before).
+pub fn replicaof(shared: &Shared, args: &[Vec<u8>]) -> Reply {
+    if args[1].eq_ignore_ascii_case(b"no") && args[2].eq_ignore_ascii_case(b"one") {
+        stop(shared);
+        return Reply::ok();
+    }
+    let Some(port) = std::str::from_utf8(&args[2])
+        .ok()
+        .and_then(|p| p.parse::<i64>().ok())
+    else {
+        return Reply::error("ERR value is not an integer or out of range");
+    };
+    let Ok(port) = u16::try_from(port) else {
+        return Reply::error("ERR Invalid master port");
+    };
+    let host = String::from_utf8_lossy(&args[1]).into_owned();
+    if shared.replica.state.lock().master == Some((host.clone(), port)) {
+        return Reply::Status("OK Already connected to specified master".into());
+    }
+    let Some(shared) = shared.replica.shared() else {
+        return Reply::error("ERR the server is shutting down");
+    };
+    follow(&shared, host, port);
+    Reply::ok()
+}
+
+/// Starts following `host:port` (stopping any link to another master).
+pub fn follow(shared: &Arc<Shared>, host: String, port: u16) {
+    let replica = &shared.replica;
+    let generation = replica.next_generation();
+    {
+        let mut st = replica.state.lock();
+        st.master = Some((host.clone(), port));
+        st.phase = LinkPhase::Connecting;
+        st.last_error = None;
+        st.down_since = Some(Instant::now());
+    }
+    eprintln!("redcodec serve: replication: following the master at {host}:{port}");
+    let stop = replica.generation.subscribe();
+    tokio::spawn(link::run(shared.clone(), host, port, generation, stop));
+}
+
+/// `REPLICAOF NO ONE`: stops following; the data is kept and clients
+/// may write again. The replication ID changes, as Redis'
+/// `shiftReplicationId`: the old one (and the offset) become
+/// `master_replid2` and `second_repl_offset`.
+pub fn stop(shared: &Shared) {
+    let replica = &shared.replica;
+    replica.next_generation();
+    let mut st = replica.state.lock();
+    if st.master.take().is_none() {
+        return;
+    }
+    eprintln!("redcodec serve: replication: REPLICAOF NO ONE, now a master");
+    if replica.can_continue.swap(false, Ordering::SeqCst) {
+        st.replid2 = std::mem::replace(&mut st.replid, shared.replid.clone());
+        st.second_offset = st.offset + 1;
+    }
+    st.phase = LinkPhase::Down;
+    st.last_error = None;
+}

@@ -1,0 +1,591 @@
+//! The link to the master: connect, the handshake of a Redis 7 replica
+//! (`PING`, `AUTH`, `REPLCONF listening-port`, `REPLCONF capa eof capa
+//! psync2`, `PSYNC`), a full copy or a partial one, then the command
+//! stream until the link breaks; then again, a second later, until
+//! REPLICAOF changes or the server stops.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::{Buf, BytesMut};
+use redcodec_engine::Reply;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::TcpStream;
+use tokio::sync::watch;
+
+use super::load::{self, namespace_of, LoadError};
+use super::transfer::{self, Announced};
+use super::LinkPhase;
+use crate::commands::{run_sync, Access};
+use crate::config::SyncPolicy;
+use crate::frame::{parse_request, Limits};
+use crate::session::{Answer, Session};
+use crate::state::Shared;
+
+/// Redis' `repl-timeout`: a master silent this long is gone.
+pub const REPL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Why a link ended.
+#[derive(Debug, thiserror::Error)]
+pub enum LinkError {
+    /// The master could not be reached.
+    #[error("Unable to connect to MASTER: {0}")]
+    Connect(std::io::Error),
+    /// Reading from the master failed.
+    #[error("Error reading from MASTER: {0}")]
+    Read(std::io::Error),
+    /// Writing to the master failed.
+    #[error("Error writing to MASTER: {0}")]
+    Write(std::io::Error),
+    /// The master closed the connection.
+    #[error("Connection with master lost (the master closed it)")]
+    Closed,
+    /// Nothing came from the master for [`REPL_TIMEOUT`].
+    #[error("MASTER timeout: no data nor PING received")]
+    Timeout,
+    /// The master answered the handshake with an error.
+    #[error("{0}")]
+    Handshake(String),
+    /// The master sent something a master does not send.
+    #[error("{0}")]
+    Protocol(String),
+    /// The spool file could not be written.
+    #[error("Opening the temp file needed for MASTER <-> REPLICA synchronization: {0}")]
+    Spool(std::io::Error),
+    /// The full copy could not be loaded.
+    #[error("Failed trying to load the MASTER synchronization DB: {0}")]
+    Load(#[from] LoadError),
+    /// This server's own link client was killed (CLIENT KILL).
+    #[error("the link to the master was killed (CLIENT KILL)")]
+    Killed,
+}
+
+impl LinkError {
+    /// A spool file error.
+    pub fn spool(e: std::io::Error) -> LinkError {
+        LinkError::Spool(e)
+    }
+}
+
+/// Reads more bytes into `buf`, waiting at most [`REPL_TIMEOUT`].
+pub async fn read_more(rd: &mut OwnedReadHalf, buf: &mut BytesMut) -> Result<usize, LinkError> {
+    match tokio::time::timeout(REPL_TIMEOUT, rd.read_buf(buf)).await {
+        Err(_) => Err(LinkError::Timeout),
+        Ok(Err(e)) => Err(LinkError::Read(e)),
+        Ok(Ok(0)) => Err(LinkError::Closed),
+        Ok(Ok(n)) => Ok(n),
+    }
+}
+
+/// A RESP array of bulk strings.
+fn resp(args: &[&[u8]]) -> Vec<u8> {
+    let mut out = format!("*{}\r\n", args.len()).into_bytes();
+    for a in args {
+        out.extend_from_slice(format!("${}\r\n", a.len()).as_bytes());
+        out.extend_from_slice(a);
+        out.extend_from_slice(b"\r\n");
+    }
+    out
+}
+
+/// The connection to the master.
+struct Conn {
+    rd: OwnedReadHalf,
+    wr: OwnedWriteHalf,
+    buf: BytesMut,
+}
+
+impl Conn {
+    async fn send(&mut self, args: &[&[u8]]) -> Result<(), LinkError> {
+        self.wr
+            .write_all(&resp(args))
+            .await
+            .map_err(LinkError::Write)
+    }
+
+    /// One line (without its `\r\n`).
+    async fn line(&mut self) -> Result<Vec<u8>, LinkError> {
+        loop {
+            if let Some(end) = self.buf.iter().position(|&b| b == b'\n') {
+                let mut line = self.buf.split_to(end + 1).to_vec();
+                line.pop();
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                return Ok(line);
+            }
+            if self.buf.len() > 64 * 1024 {
+                return Err(LinkError::Protocol(
+                    "the master sent a line longer than 64 KiB".into(),
+                ));
+            }
+            read_more(&mut self.rd, &mut self.buf).await?;
+        }
+    }
+
+    /// Sends a command and reads its one-line reply.
+    async fn ask(&mut self, args: &[&[u8]]) -> Result<String, LinkError> {
+        self.send(args).await?;
+        let line = self.line().await?;
+        Ok(String::from_utf8_lossy(&line).into_owned())
+    }
+}
+
+/// Follows the master at `host:port` until the generation changes (another
+/// REPLICAOF) or the server shuts down, reconnecting a second after a
+/// failure.
+pub async fn run(
+    shared: Arc<Shared>,
+    host: String,
+    port: u16,
+    generation: u64,
+    mut stop: watch::Receiver<u64>,
+) {
+    let mut shutdown = shared.shutdown.subscribe();
+    loop {
+        let result = tokio::select! {
+            r = follow_once(&shared, &host, port) => r,
+            _ = stop.wait_for(|g| *g != generation) => return,
+            _ = shutdown.wait_for(|s| *s) => return,
+        };
+        if *stop.borrow() != generation || shared.shutting_down() {
+            return;
+        }
+        if let Err(e) = result {
+            shared.replica.fail(e.to_string());
+        }
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_secs(1)) => {}
+            _ = stop.wait_for(|g| *g != generation) => return,
+            _ = shutdown.wait_for(|s| *s) => return,
+        }
+    }
+}
+
+/// Sets the link's phase.
+fn phase(shared: &Shared, phase: LinkPhase) {
+    let mut st = shared.replica.state.lock();
+    if phase == LinkPhase::Up {
+        st.down_since = None;
+        st.last_error = None;
+    } else if st.phase == LinkPhase::Up {
+        st.down_since = Some(Instant::now());
+    }
+    st.phase = phase;
+    st.last_io = Some(Instant::now());
+}
+
+/// One connection: handshake, sync, stream; returns why it ended.
+async fn follow_once(shared: &Arc<Shared>, host: &str, port: u16) -> Result<(), LinkError> {
+    phase(shared, LinkPhase::Connecting);
+    let stream = tokio::time::timeout(REPL_TIMEOUT, TcpStream::connect((host, port)))
+        .await
+        .map_err(|_| LinkError::Connect(std::io::ErrorKind::TimedOut.into()))?
+        .map_err(LinkError::Connect)?;
+    let _ = stream.set_nodelay(true);
+    let peer = stream.peer_addr().map_err(LinkError::Connect)?;
+    let local = stream.local_addr().map_err(LinkError::Connect)?;
+    let (rd, wr) = stream.into_split();
+    let mut conn = Conn {
+        rd,
+        wr,
+        buf: BytesMut::with_capacity(64 * 1024),
+    };
+    handshake(shared, &mut conn).await?;
+    let info = shared.clients.add(peer, local);
+    let mut session = Session::new(shared, info.clone());
+    session.authenticated = true;
+    let result = sync_and_stream(shared, &mut conn, &mut session).await;
+    session.unwatch(shared);
+    shared.clients.remove(info.id);
+    result
+}
+
+/// PING, AUTH, REPLCONF: errors that Redis tolerates are tolerated.
+async fn handshake(shared: &Shared, conn: &mut Conn) -> Result<(), LinkError> {
+    let pong = conn.ask(&[b"PING"]).await?;
+    if pong.starts_with('-')
+        && !pong.starts_with("-NOAUTH")
+        && !pong.starts_with("-NOPERM")
+        && !pong.starts_with("-ERR operation not permitted")
+    {
+        return Err(LinkError::Handshake(format!(
+            "Error reply to PING from master: '{pong}'"
+        )));
+    }
+    if let Some(pass) = &shared.config.replica.masterauth {
+        let reply = conn.ask(&[b"AUTH", pass.as_bytes()]).await?;
+        if reply.starts_with('-') {
+            return Err(LinkError::Handshake(format!(
+                "Unable to AUTH to MASTER: {reply}"
+            )));
+        }
+    }
+    let port = shared.config.port.to_string();
+    let listening = {
+        let settings = shared.settings.lock();
+        settings.value("port").map(str::to_string)
+    }
+    .unwrap_or(port);
+    let reply = conn
+        .ask(&[b"REPLCONF", b"listening-port", listening.as_bytes()])
+        .await?;
+    if reply.starts_with('-') {
+        eprintln!("redcodec serve: replication: (non critical) master does not understand REPLCONF listening-port: {reply}");
+    }
+    let reply = conn
+        .ask(&[b"REPLCONF", b"capa", b"eof", b"capa", b"psync2"])
+        .await?;
+    if reply.starts_with('-') {
+        eprintln!("redcodec serve: replication: (non critical) master does not understand REPLCONF capa: {reply}");
+    }
+    Ok(())
+}
+
+/// PSYNC, then a full copy (`+FULLRESYNC`) or none (`+CONTINUE`), then
+/// the stream.
+async fn sync_and_stream(
+    shared: &Arc<Shared>,
+    conn: &mut Conn,
+    session: &mut Session,
+) -> Result<(), LinkError> {
+    let replica = &shared.replica;
+    let (replid, offset) = if replica.can_continue.load(Ordering::SeqCst) {
+        let st = replica.state.lock();
+        (st.replid.clone(), (st.offset + 1).to_string())
+    } else {
+        ("?".to_string(), "-1".to_string())
+    };
+    conn.send(&[b"PSYNC", replid.as_bytes(), offset.as_bytes()])
+        .await?;
+    // The master may send newlines to keep the link alive before it
+    // replies (a diskless master waits for more replicas first).
+    let reply = loop {
+        let line = conn.line().await?;
+        if !line.is_empty() {
+            break String::from_utf8_lossy(&line).into_owned();
+        }
+        shared.replica.state.lock().last_io = Some(Instant::now());
+    };
+    let words: Vec<&str> = reply.split(' ').collect();
+    match words.as_slice() {
+        ["+FULLRESYNC", id, off] => {
+            let off: i64 = off
+                .parse()
+                .map_err(|_| LinkError::Protocol(format!("bad +FULLRESYNC reply: {reply}")))?;
+            eprintln!("redcodec serve: replication: full resync from the master: {id}:{off}");
+            full_sync(shared, conn, session).await?;
+            let mut st = replica.state.lock();
+            st.replid = (*id).to_string();
+            st.offset = off;
+            st.read_offset = off;
+            st.replid2 = "0".repeat(40);
+            st.second_offset = -1;
+            st.stream_db = None;
+            replica.can_continue.store(true, Ordering::SeqCst);
+        }
+        ["+CONTINUE", rest @ ..] => {
+            let mut st = replica.state.lock();
+            if let Some(new_id) = rest.first().filter(|id| id.len() == 40) {
+                if **new_id != st.replid {
+                    st.replid2 = std::mem::replace(&mut st.replid, (*new_id).to_string());
+                    st.second_offset = st.offset + 1;
+                }
+            }
+            eprintln!(
+                "redcodec serve: replication: partial resync accepted, continuing from offset {}",
+                st.offset
+            );
+        }
+        _ if reply.starts_with("-NOMASTERLINK") || reply.starts_with("-LOADING") => {
+            return Err(LinkError::Handshake(format!(
+                "Master is currently unable to PSYNC but should be in the future: {reply}"
+            )))
+        }
+        _ => {
+            return Err(LinkError::Handshake(format!(
+                "Unexpected reply to PSYNC from master: {reply}"
+            )))
+        }
+    }
+    stream(shared, conn, session).await
+}
+
+/// Receives the RDB into the spool, checks it whole, then loads it (the
+/// master gets a newline every second meanwhile, as Redis' replica sends
+/// while it loads, so it does not time the link out).
+async fn full_sync(
+    shared: &Arc<Shared>,
+    conn: &mut Conn,
+    session: &mut Session,
+) -> Result<(), LinkError> {
+    phase(shared, LinkPhase::Syncing);
+    // Newlines are the master's keep-alive while it prepares the RDB.
+    let header = loop {
+        let line = conn.line().await?;
+        if !line.is_empty() {
+            break line;
+        }
+        shared.replica.state.lock().last_io = Some(Instant::now());
+    };
+    let announced = Announced::parse(&header)?;
+    {
+        let mut st = shared.replica.state.lock();
+        st.sync_total = match announced {
+            Announced::Length(n) => i64::try_from(n).unwrap_or(i64::MAX),
+            Announced::EofMark(_) => -1,
+        };
+        st.sync_read = 0;
+    }
+    let spool = load::spool_path(shared);
+    let replica = &shared.replica;
+    let received = transfer::receive(&mut conn.rd, &mut conn.buf, &announced, &spool, |n| {
+        let mut st = replica.state.lock();
+        st.sync_read = i64::try_from(n).unwrap_or(i64::MAX);
+        st.last_io = Some(Instant::now());
+    })
+    .await;
+    if let Err(e) = received {
+        let _ = std::fs::remove_file(&spool);
+        return Err(e);
+    }
+    // Checked whole before anything changes.
+    let checked = {
+        let spool = spool.clone();
+        keep_alive(
+            conn,
+            tokio::task::spawn_blocking(move || load::check(&spool)),
+        )
+        .await?
+    };
+    if let Err(e) = checked {
+        let _ = std::fs::remove_file(&spool);
+        return Err(e.into());
+    }
+    replica.can_continue.store(false, Ordering::SeqCst);
+    let loaded = {
+        let shared = shared.clone();
+        let spool = spool.clone();
+        let mut s = Session::new(&shared, session.info.clone());
+        s.authenticated = true;
+        keep_alive(
+            conn,
+            tokio::task::spawn_blocking(move || {
+                let r = load::load(&shared, &mut s, &spool);
+                s.unwatch(&shared);
+                r
+            }),
+        )
+        .await
+    };
+    replica.loading.store(false, Ordering::SeqCst);
+    let _ = std::fs::remove_file(&spool);
+    let loaded = loaded??;
+    let mut note = String::new();
+    if loaded.skipped > 0 {
+        note += &format!(
+            ", {} keys of databases this format cannot hold skipped",
+            loaded.skipped
+        );
+    }
+    if loaded.refused > 0 {
+        note += &format!(", {} keys refused by the engine skipped", loaded.refused);
+    }
+    eprintln!(
+        "redcodec serve: replication: MASTER <-> REPLICA sync: {} keys loaded{note}",
+        loaded.keys
+    );
+    Ok(())
+}
+
+/// Waits for a blocking task, sending the master a newline every second.
+async fn keep_alive<T>(conn: &mut Conn, task: tokio::task::JoinHandle<T>) -> Result<T, LinkError> {
+    tokio::pin!(task);
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    tick.tick().await;
+    loop {
+        tokio::select! {
+            done = &mut task => {
+                return done.map_err(|e| LinkError::Protocol(format!("the load task failed: {e}")));
+            }
+            _ = tick.tick() => {
+                // A failed write shows when the stream starts.
+                let _ = conn.wr.write_all(b"\n").await;
+            }
+        }
+    }
+}
+
+/// `REPLCONF ACK <offset>`.
+async fn ack(conn: &mut Conn, offset: i64) -> Result<(), LinkError> {
+    conn.send(&[b"REPLCONF", b"ACK", offset.to_string().as_bytes()])
+        .await
+}
+
+/// Applies the command stream until the link breaks: every command through
+/// the engine path clients use; the offset counts the bytes of each
+/// command once it has run (inside MULTI, once EXEC has run, as Redis
+/// counts them); REPLCONF GETACK is answered, and an ACK goes to the
+/// master every second.
+async fn stream(
+    shared: &Arc<Shared>,
+    conn: &mut Conn,
+    session: &mut Session,
+) -> Result<(), LinkError> {
+    phase(shared, LinkPhase::Up);
+    let replica = &shared.replica;
+    let stream_db = replica.state.lock().stream_db;
+    select_db(shared, session, stream_db.unwrap_or(0));
+    let mut offset = replica.state.lock().offset;
+    // Bytes of commands read since the last one that completed (MULTI …).
+    let mut pending: i64 = 0;
+    ack(conn, offset).await?;
+    let limits = Limits {
+        max_bulk_len: i64::MAX,
+    };
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let info = session.info.clone();
+    loop {
+        loop {
+            let parsed = parse_request(&conn.buf, &limits)
+                .map_err(|e| LinkError::Protocol(format!("bad command from the master: {e}")))?;
+            let Some((request, used)) = parsed else { break };
+            conn.buf.advance(used);
+            pending += used as i64;
+            let args = request.args;
+            if args.is_empty() {
+                continue;
+            }
+            let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
+            if name == "replconf" {
+                if args
+                    .get(1)
+                    .is_some_and(|a| a.eq_ignore_ascii_case(b"getack"))
+                {
+                    ack(conn, offset).await?;
+                }
+            } else {
+                apply(shared, session, &name, args);
+            }
+            if session.queued.is_none() {
+                offset += pending;
+                pending = 0;
+                let mut st = replica.state.lock();
+                st.offset = offset;
+                st.stream_db = Some(u64::try_from(session.db).unwrap_or(0));
+            }
+        }
+        if session.wrote && shared.config.sync == SyncPolicy::Always {
+            session.wrote = false;
+            shared
+                .engines
+                .sync_wal()
+                .map_err(|e| LinkError::Protocol(format!("the WAL sync failed: {e}")))?;
+        }
+        {
+            let mut st = replica.state.lock();
+            st.read_offset = offset + pending + conn.buf.len() as i64;
+        }
+        if info.killed.load(Ordering::SeqCst) {
+            return Err(LinkError::Killed);
+        }
+        tokio::select! {
+            read = tokio::time::timeout(REPL_TIMEOUT, conn.rd.read_buf(&mut conn.buf)) => match read {
+                Err(_) => return Err(LinkError::Timeout),
+                Ok(Err(e)) => return Err(LinkError::Read(e)),
+                Ok(Ok(0)) => return Err(LinkError::Closed),
+                Ok(Ok(_)) => replica.state.lock().last_io = Some(Instant::now()),
+            },
+            _ = tick.tick() => ack(conn, offset).await?,
+            () = info.kill.notified() => return Err(LinkError::Killed),
+        }
+    }
+}
+
+/// The master's SELECT: the database maps to a namespace as a client's
+/// SELECT maps it ([`namespace_of`]); a database the format cannot hold
+/// leaves the session in no namespace, and its writes are skipped.
+fn select_db(shared: &Shared, session: &mut Session, db: u64) {
+    session.set_db(i64::try_from(db).unwrap_or(i64::MAX));
+    match namespace_of(shared, db) {
+        Some(ns) => session.namespace = ns,
+        None => {
+            if !shared
+                .replica
+                .warned_skipped_db
+                .swap(true, Ordering::SeqCst)
+            {
+                eprintln!("redcodec serve: replication: this format holds database 0 only; the master's writes to database {db} (and any other but 0) are skipped");
+            }
+            session.namespace = SKIPPED_DB.to_string();
+        }
+    }
+}
+
+/// The namespace name of a database the format cannot hold: commands
+/// there are not run.
+const SKIPPED_DB: &str = "\u{0}redcodec-skipped-db";
+
+/// Runs one command of the master's (its reply goes nowhere; an error is
+/// reported on stderr).
+fn apply(shared: &Arc<Shared>, session: &mut Session, name: &str, args: Vec<Vec<u8>>) {
+    let started = Instant::now();
+    match name {
+        "ping" => return,
+        "select" => {
+            let db = std::str::from_utf8(&args[1])
+                .ok()
+                .and_then(|d| d.parse::<u64>().ok());
+            match db {
+                Some(db) => select_db(shared, session, db),
+                None => report(
+                    name,
+                    &Reply::error("ERR value is not an integer or out of range"),
+                ),
+            }
+            return;
+        }
+        _ => {}
+    }
+    if session.namespace == SKIPPED_DB {
+        return;
+    }
+    if session.queued.is_some() && !matches!(name, "exec" | "discard" | "multi") {
+        session.queue(args);
+        return;
+    }
+    let reply = match name {
+        "multi" => session.multi(shared),
+        "discard" => session.discard(shared),
+        "exec" => match session.exec(shared) {
+            Answer::One(r) => r,
+            Answer::Exec(replies) => {
+                for (r, _) in &replies {
+                    report("exec", r);
+                }
+                Reply::ok()
+            }
+        },
+        _ => run_sync(
+            shared,
+            session,
+            &Access::Shared(&shared.engines),
+            name,
+            &args,
+        ),
+    };
+    report(name, &reply);
+    let failed = reply.is_error();
+    shared
+        .command_stats
+        .ran(name, &args, started.elapsed(), failed);
+}
+
+/// Reports an error a master's command got here.
+fn report(name: &str, reply: &Reply) {
+    if let Reply::Error(e) = reply {
+        eprintln!("redcodec serve: replication: the master's {name} failed here: {e}");
+    }
+}

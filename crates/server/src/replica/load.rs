@@ -1,0 +1,360 @@
+//! Loading a full copy: the spooled RDB is read whole first (every object
+//! decoded, the CRC checked) while the data held is left alone; only then
+//! is a load marker written to the data directory, the data flushed and
+//! every key loaded through the engine (the code `RESTORE` runs, a few
+//! hundred keys per RocksDB write; a batch holding a key the engine
+//! refuses is written again key by key with `RESTORE key <expiry>
+//! <payload> REPLACE ABSTTL`, so only that key is left out, named on
+//! stderr), and the marker removed once the keys are durable. A replica killed in between finds the marker when
+//! it starts again ([`recover`]): it flushes the half copy instead of
+//! serving it as complete, and resynchronises.
+//!
+//! **Databases.** A Redis master has databases 0–15; the master's
+//! `SELECT n` and the RDB's SELECTDB map as a client's `SELECT n` does on
+//! this format ([`namespace_of`]): Ardb keeps database n in namespace `n`;
+//! Kvrocks' SELECT changes nothing, so every database lands in the default
+//! namespace; Pika's formats have database 0 only, and keys of other
+//! databases are skipped (counted, reported on stderr).
+
+use std::fs::{File, OpenOptions};
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+
+use redcodec_engine::keyspace::{Ctx, ExpireAt};
+use redcodec_engine::value;
+use redcodec_engine::Reply;
+use redcodec_rdb::file_reader::{validate, Entry, RdbFileError, RdbFileReader};
+
+use crate::commands::{run_engine, Access};
+use crate::config::NamespaceMode;
+use crate::session::Session;
+use crate::state::Shared;
+
+/// The spool file's name in the data directory.
+pub const SPOOL_FILE: &str = "redcodec-replica-sync.rdb";
+
+/// The load marker's name in the data directory.
+pub const MARKER_FILE: &str = "redcodec-replica-loading";
+
+/// The spool file of the server's data directory.
+pub fn spool_path(shared: &Shared) -> PathBuf {
+    Path::new(&shared.config.dir).join(SPOOL_FILE)
+}
+
+fn marker_path(shared: &Shared) -> PathBuf {
+    Path::new(&shared.config.dir).join(MARKER_FILE)
+}
+
+/// The namespace a Redis database index maps to on this format (as a
+/// client's SELECT maps it), `None` when the format cannot hold it.
+pub fn namespace_of(shared: &Shared, db: u64) -> Option<String> {
+    let config = &shared.config;
+    match config.namespaces {
+        NamespaceMode::DbIndex if db < 16 => Some(db.to_string()),
+        NamespaceMode::Tokens if db < 16 => Some(config.default_namespace.clone()),
+        NamespaceMode::None if db == 0 => Some(config.default_namespace.clone()),
+        _ => None,
+    }
+}
+
+/// Every namespace a master's data can reach.
+fn reachable_namespaces(shared: &Shared) -> Vec<String> {
+    let mut all: Vec<String> = (0..16).filter_map(|db| namespace_of(shared, db)).collect();
+    all.dedup();
+    all
+}
+
+/// Why a load failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The spooled RDB is not a valid RDB (nothing was changed).
+    #[error("the master's RDB is invalid, the data held is kept: {0}")]
+    Invalid(RdbFileError),
+    /// The RDB became unreadable during the load.
+    #[error("reading the master's RDB: {0}")]
+    Read(RdbFileError),
+    /// The spool or the marker could not be written or read.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The engine refused to flush.
+    #[error("flushing the data held: {0}")]
+    Flush(String),
+}
+
+/// What a load did.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    /// Keys loaded.
+    pub keys: u64,
+    /// Keys of databases the format cannot hold, skipped.
+    pub skipped: u64,
+    /// Keys the engine refused (reported on stderr), skipped.
+    pub refused: u64,
+}
+
+/// Checks the spooled RDB completely: the number of keys.
+pub fn check(spool: &Path) -> Result<u64, LoadError> {
+    let file = File::open(spool)?;
+    validate(BufReader::with_capacity(1 << 20, file)).map_err(LoadError::Invalid)
+}
+
+fn write_marker(path: &Path) -> std::io::Result<()> {
+    let file = OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(true)
+        .open(path)?;
+    file.sync_all()?;
+    sync_dir(path)
+}
+
+fn sync_dir(path: &Path) -> std::io::Result<()> {
+    match path.parent() {
+        Some(dir) => File::open(dir)?.sync_all(),
+        None => Ok(()),
+    }
+}
+
+/// Runs a command on the engine as the replication link does, in
+/// `namespace`: an error reply is an error.
+fn run(shared: &Shared, session: &mut Session, args: &[&[u8]]) -> Result<(), String> {
+    let owned: Vec<Vec<u8>> = args.iter().map(|a| a.to_vec()).collect();
+    let name = String::from_utf8_lossy(args[0]).to_ascii_lowercase();
+    let ns = session.namespace.clone();
+    let reply = Access::Shared(&shared.engines)
+        .with(&ns, |engine| {
+            run_engine(shared, session, engine, &name, &owned)
+        })
+        .unwrap_or_else(|e| e);
+    match reply {
+        Reply::Error(e) => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Flushes every namespace the master's data reaches (watched keys that
+/// existed are touched, as FLUSHALL touches them).
+fn flush_all(shared: &Shared, session: &mut Session) -> Result<(), LoadError> {
+    for ns in reachable_namespaces(shared) {
+        session.namespace = ns;
+        run(shared, session, &[b"flushall"]).map_err(LoadError::Flush)?;
+    }
+    Ok(())
+}
+
+/// Replaces the data with the spooled RDB's keys (checked before by
+/// [`check`]), under the load marker; `session` is the master's. Sets the
+/// replica's loading flag (the caller clears it).
+pub fn load(shared: &Shared, session: &mut Session, spool: &Path) -> Result<Loaded, LoadError> {
+    // Clients get -LOADING from now until the caller says it is over;
+    // commands that passed that check before finish first (the engine
+    // taken exclusively once waits for them).
+    shared.replica.loading.store(true, Ordering::SeqCst);
+    if let Some(ns) = reachable_namespaces(shared).first() {
+        drop(shared.engines.exclusive(ns));
+    }
+    let marker = marker_path(shared);
+    write_marker(&marker)?;
+    let loaded = load_keys(shared, session, spool);
+    if loaded.is_err() {
+        // A half copy is not kept: flushed, as Redis empties a replica
+        // whose load failed (the marker stays if even that fails).
+        if flush_all(shared, session).is_ok() && shared.engines.save().is_ok() {
+            let _ = std::fs::remove_file(&marker);
+        }
+        return loaded;
+    }
+    std::fs::remove_file(&marker)?;
+    sync_dir(&marker)?;
+    loaded
+}
+
+/// Keys written per RocksDB batch while loading, and the payload bytes
+/// that close a batch early.
+const BATCH_KEYS: usize = 256;
+const BATCH_BYTES: usize = 4 << 20;
+
+/// Keys of one namespace waiting to be written together.
+#[derive(Default)]
+struct Batch {
+    namespace: String,
+    entries: Vec<Entry>,
+    bytes: usize,
+}
+
+/// Flushes, then loads every key of the spool and makes them durable.
+fn load_keys(shared: &Shared, session: &mut Session, spool: &Path) -> Result<Loaded, LoadError> {
+    flush_all(shared, session)?;
+    let file = File::open(spool)?;
+    let mut reader =
+        RdbFileReader::new(BufReader::with_capacity(1 << 20, file)).map_err(LoadError::Read)?;
+    let mut loaded = Loaded::default();
+    let mut warned = false;
+    let mut batch = Batch::default();
+    while let Some(entry) = reader.next_entry().map_err(LoadError::Read)? {
+        let Some(ns) = namespace_of(shared, entry.db) else {
+            if !warned {
+                eprintln!(
+                    "redcodec serve: replication: this format holds database 0 only; keys of database {} are skipped",
+                    entry.db
+                );
+                warned = true;
+            }
+            loaded.skipped += 1;
+            continue;
+        };
+        if ns != batch.namespace {
+            write_batch(shared, session, &mut batch, &mut loaded);
+            batch.namespace = ns;
+        }
+        batch.bytes += entry.object.len() + entry.key.len();
+        batch.entries.push(entry);
+        if batch.entries.len() >= BATCH_KEYS || batch.bytes >= BATCH_BYTES {
+            write_batch(shared, session, &mut batch, &mut loaded);
+        }
+    }
+    write_batch(shared, session, &mut batch, &mut loaded);
+    shared
+        .engines
+        .save()
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    shared.note_write();
+    Ok(loaded)
+}
+
+/// The engine's form of a decoded value.
+fn engine_value(value: &redcodec_rdb::Value) -> value::Value {
+    use redcodec_rdb::Value as V;
+    match value {
+        V::String(s) => value::Value::String(s.clone()),
+        V::List(items) => value::Value::List(items.clone()),
+        V::Set(members) => value::Value::Set(members.clone()),
+        V::ZSet(members) => value::Value::ZSet(members.clone()),
+        V::Hash(pairs) => value::Value::Hash(pairs.clone()),
+    }
+}
+
+/// Writes the batch's keys in one RocksDB write, through the code RESTORE
+/// uses ([`value::write_value`]: each format's rules, its expiry range);
+/// if the engine refuses any of them, the batch is written again one key
+/// at a time with RESTORE, so only the refused keys are left out.
+fn write_batch(shared: &Shared, session: &mut Session, batch: &mut Batch, loaded: &mut Loaded) {
+    let entries = std::mem::take(&mut batch.entries);
+    batch.bytes = 0;
+    if entries.is_empty() {
+        return;
+    }
+    let together = shared
+        .engines
+        .shared(&batch.namespace)
+        .ok()
+        .is_some_and(|engine| {
+            let mut ctx = Ctx::new(&engine);
+            let now = ctx.now_ms();
+            for e in &entries {
+                let at = match e.expire_ms {
+                    // An expiry of 0 would mean none: a key that expired at
+                    // the epoch is as expired as any past one.
+                    Some(ms) => u64::try_from(ms).unwrap_or(0).max(1),
+                    None => 0,
+                };
+                if at != 0 && at <= now {
+                    // Already expired: RESTORE creates nothing either.
+                    continue;
+                }
+                let written = ctx.view(&e.key).and_then(|view| {
+                    value::write_value(
+                        &mut ctx,
+                        &e.key,
+                        &view,
+                        &engine_value(&e.value),
+                        ExpireAt::absolute(at),
+                    )
+                });
+                if written.is_err() {
+                    return false;
+                }
+            }
+            ctx.commit().is_ok()
+        });
+    if together {
+        loaded.keys += entries.len() as u64;
+        return;
+    }
+    session.namespace.clone_from(&batch.namespace);
+    for entry in &entries {
+        restore_one(shared, session, entry, loaded);
+    }
+}
+
+/// Loads one key with `RESTORE key <expiry> <payload> REPLACE ABSTTL`; a
+/// key the engine refuses is named on stderr and counted.
+fn restore_one(shared: &Shared, session: &mut Session, entry: &Entry, loaded: &mut Loaded) {
+    let ttl = entry.expire_ms.map_or(0, |ms| ms.max(1));
+    let payload = entry.dump_payload();
+    let restored = run(
+        shared,
+        session,
+        &[
+            b"restore",
+            &entry.key,
+            ttl.to_string().as_bytes(),
+            &payload,
+            b"REPLACE",
+            b"ABSTTL",
+        ],
+    );
+    match restored {
+        Ok(()) => loaded.keys += 1,
+        // A value this format cannot hold (an expiry past its range, a
+        // score it does not store…) is reported and skipped: the rest of
+        // the copy goes on, as the stream goes on past a command the
+        // engine refuses.
+        Err(reply) => {
+            if loaded.refused < 10 {
+                eprintln!(
+                    "redcodec serve: replication: key '{}' of the master's RDB is not loaded: {reply}",
+                    String::from_utf8_lossy(&entry.key)
+                );
+            }
+            loaded.refused += 1;
+        }
+    }
+}
+
+/// At start: a load marker left by a replica killed while loading means
+/// the data is a half copy: it is flushed (and made durable) before the
+/// marker is removed, so a crash in between flushes again.
+pub fn recover(shared: &Shared) -> Result<(), LoadError> {
+    let _ = std::fs::remove_file(spool_path(shared));
+    let marker = marker_path(shared);
+    if !marker.exists() {
+        return Ok(());
+    }
+    eprintln!(
+        "redcodec serve: replication: a full copy from a master was interrupted ({} found): its keys are flushed{}",
+        marker.display(),
+        if shared.config.replica.replicaof.is_some() {
+            "; a new full copy follows"
+        } else {
+            " (start with --replicaof to copy again)"
+        }
+    );
+    let info = shared.clients.add(
+        std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+        std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+    );
+    let mut session = Session::new(shared, info.clone());
+    session.authenticated = true;
+    let flushed = flush_all(shared, &mut session);
+    shared.clients.remove(info.id);
+    flushed?;
+    shared
+        .engines
+        .save()
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    std::fs::remove_file(&marker)?;
+    sync_dir(&marker)?;
+    Ok(())
+}
