@@ -63,6 +63,7 @@
 //!   value built by `RPUSH`/`SADD`/`ZADD`/`HSET` in the given order.
 
 mod error;
+pub mod file_writer;
 mod intset;
 mod listpack;
 mod object;
