@@ -180,8 +180,8 @@ mod tests {
 
     #[test]
     fn an_empty_file_is_header_and_trailer_with_a_right_crc() {
-        let w = RdbFileWriter::new(Vec::new(), &FileInfo::new(0), EncodeOptions::default())
-            .unwrap();
+        let w =
+            RdbFileWriter::new(Vec::new(), &FileInfo::new(0), EncodeOptions::default()).unwrap();
         let (bytes, len) = w.finish().unwrap();
         assert_eq!(len, bytes.len() as u64);
         assert!(bytes.starts_with(b"REDIS0010\xfa\x09redis-ver"));
@@ -192,8 +192,8 @@ mod tests {
 
     #[test]
     fn a_key_is_type_name_body_after_its_expiry() {
-        let mut w = RdbFileWriter::new(Vec::new(), &FileInfo::new(0), EncodeOptions::default())
-            .unwrap();
+        let mut w =
+            RdbFileWriter::new(Vec::new(), &FileInfo::new(0), EncodeOptions::default()).unwrap();
         let start = w.written as usize + w.buf.len();
         w.select_db(0, 1, 1).unwrap();
         w.key(b"k", &Value::String(b"v".to_vec()), Some(5)).unwrap();

@@ -71,6 +71,7 @@ impl Server {
             dirty: AtomicBool::new(false),
             started: Instant::now(),
             shutdown,
+            repl: Default::default(),
         });
         Ok(Server { shared, listener })
     }

@@ -54,6 +54,8 @@ pub struct Shared {
     pub started: Instant,
     /// Set to `true` when the server shuts down.
     pub shutdown: watch::Sender<bool>,
+    /// The replication master: backlog, replicas, stream.
+    pub repl: crate::master::Replication,
 }
 
 impl Shared {
