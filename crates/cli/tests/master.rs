@@ -287,7 +287,7 @@ fn redis_server_loads_an_rdb_file_written_here() {
                 m.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
                 let got = scored(&got);
                 assert_eq!(got, m, "{key:?}");
-                continue_checks(&ty, pttl, expire, now, key);
+                check_ttl(&ty, pttl, *expire, now, key);
                 continue;
             }
             RdbValue::Hash(p) => sorted_pairs(Value::Array(
@@ -297,7 +297,7 @@ fn redis_server_loads_an_rdb_file_written_here() {
             )),
         };
         assert_eq!(got, want, "{key:?}");
-        continue_checks(&ty, pttl, expire, now, key);
+        check_ttl(&ty, pttl, *expire, now, key);
     }
 }
 
@@ -324,11 +324,11 @@ fn scored(v: &Value) -> Vec<(Vec<u8>, f64)> {
 }
 
 /// The TTL of a key loaded from the file: none, or the file's expiry.
-fn continue_checks(ty: &str, pttl: i64, expire: &Option<u64>, now: i64, key: &[u8]) {
+fn check_ttl(ty: &str, pttl: i64, expire: Option<u64>, now: i64, key: &[u8]) {
     match expire {
         None => assert_eq!(pttl, -1, "{ty} {key:?}"),
         Some(at) => {
-            let left = *at as i64 - now;
+            let left = at as i64 - now;
             assert!((pttl - left).abs() < 5_000, "{key:?}: {pttl} vs {left}");
         }
     }

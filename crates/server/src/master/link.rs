@@ -227,7 +227,9 @@ fn snapshot_to_file(
     let file = tempfile::tempfile()?;
     let (out, len, _keys) = snapshot::write_rdb(&engine, std::io::BufWriter::new(file), &info)?;
     drop(held);
-    let mut file = out.into_inner().map_err(|e| e.into_error())?;
+    let mut file = out
+        .into_inner()
+        .map_err(std::io::IntoInnerError::into_error)?;
     file.flush()?;
     file.seek(SeekFrom::Start(0))?;
     Ok((file, len))

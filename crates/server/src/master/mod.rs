@@ -236,7 +236,7 @@ impl Replication {
             let core = self.core.clone();
             let observer: redcodec_engine::observe::Observer<AnyCodec, _> = Arc::new(
                 move |engine: &EngineCore<AnyCodec>, event: &CommandEvent<'_>| {
-                    core.observe(engine, event)
+                    core.observe(engine, event);
                 },
             );
             engine.set_observer(Some(observer));
