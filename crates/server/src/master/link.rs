@@ -85,7 +85,7 @@ pub async fn serve_replica(
         Some((link, head)) => {
             core.sync_partial_ok.fetch_add(1, Ordering::Relaxed);
             match wr.write_all(head.as_bytes()).await {
-                Ok(()) => stream(&shared, &link, &mut rd, &mut wr, &mut buf).await,
+                Ok(()) => stream(&shared, &link, &mut rd, &mut wr, &mut buf, false).await,
                 Err(e) => Err(e.into()),
             }
         }
@@ -95,8 +95,11 @@ pub async fn serve_replica(
             }
             core.sync_full.fetch_add(1, Ordering::Relaxed);
             let link = new_link(&info, &hs, LinkState::WaitBgsave);
+            // After an `$EOF:` transfer the stream waits for the replica's
+            // first ACK, as Redis 7 does: bytes right behind the mark would
+            // hide it from a replica that looks for it at the end of a read.
             match full_sync(&shared, &link, &hs, &mut wr).await {
-                Ok(()) => stream(&shared, &link, &mut rd, &mut wr, &mut buf).await,
+                Ok(()) => stream(&shared, &link, &mut rd, &mut wr, &mut buf, hs.capa_eof).await,
                 Err(e) => Err(e),
             }
         }
@@ -235,13 +238,15 @@ fn snapshot_to_file(
     Ok((file, len))
 }
 
-/// Sends the stream to an online replica and reads its acknowledgements.
+/// Sends the stream to an online replica and reads its acknowledgements;
+/// with `wait_ack`, sends nothing before the first acknowledgement.
 async fn stream(
     shared: &Shared,
     link: &Arc<Link>,
     rd: &mut OwnedReadHalf,
     wr: &mut OwnedWriteHalf,
     buf: &mut BytesMut,
+    mut wait_ack: bool,
 ) -> Result<(), LinkError> {
     let core = shared.repl.core();
     let mut shutdown = shared.shutdown.subscribe();
@@ -253,9 +258,14 @@ async fn stream(
         if link.info.killed.load(Ordering::SeqCst) || *shutdown.borrow() {
             return Ok(());
         }
-        let chunks = link.take().ok_or(LinkError::Overflow)?;
-        for chunk in chunks {
-            wr.write_all(&chunk).await?;
+        if link.overflowed() {
+            return Err(LinkError::Overflow);
+        }
+        if !wait_ack {
+            let chunks = link.take().ok_or(LinkError::Overflow)?;
+            for chunk in chunks {
+                wr.write_all(&chunk).await?;
+            }
         }
         tokio::select! {
             () = link.wake.notified() => {}
@@ -272,6 +282,8 @@ async fn stream(
                     {
                         if let Some(off) = std::str::from_utf8(&a[2]).ok().and_then(|s| s.parse().ok()) {
                             link.acknowledge(off);
+                            wait_ack = false;
+                            link.wake.notify_one();
                             core.acked.notify_waiters();
                         }
                     }

@@ -138,6 +138,11 @@ impl Link {
         Some(q.chunks.drain(..).collect())
     }
 
+    /// Whether the queue passed [`QUEUE_LIMIT`].
+    pub fn overflowed(&self) -> bool {
+        self.queue.lock().overflowed
+    }
+
     /// Sets the synchronisation state.
     pub fn set_state(&self, state: LinkState) {
         *self.state.lock() = state;
