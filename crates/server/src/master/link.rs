@@ -144,6 +144,7 @@ async fn full_sync(
     hs: &Handshake,
     wr: &mut OwnedWriteHalf,
 ) -> Result<(), LinkError> {
+    let started = Instant::now();
     let (tx, rx) = tokio::sync::oneshot::channel();
     let task = {
         let shared = shared.clone();
@@ -156,12 +157,13 @@ async fn full_sync(
     tokio::pin!(task);
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     tick.tick().await;
-    let (file, len) = loop {
+    let (file, len, keys) = loop {
         tokio::select! {
             done = &mut task => break done.map_err(std::io::Error::other)??,
             _ = tick.tick() => wr.write_all(b"\n").await?,
         }
     };
+    let snapshot_took = started.elapsed();
     link.set_state(LinkState::SendBulk);
     let mark = hs.capa_eof.then(random_mark);
     match &mark {
@@ -187,6 +189,12 @@ async fn full_sync(
     if let Some(mark) = &mark {
         wr.write_all(mark.as_bytes()).await?;
     }
+    eprintln!(
+        "redcodec serve: full resync of replica {}: {keys} keys, {len} bytes of RDB at offset {offset}; snapshot {:.2}s (commands waited), transfer {:.2}s",
+        link.info.addr,
+        snapshot_took.as_secs_f64(),
+        (started.elapsed() - snapshot_took).as_secs_f64(),
+    );
     link.set_state(LinkState::Online);
     Ok(())
 }
@@ -194,12 +202,12 @@ async fn full_sync(
 /// Takes every key lock of the default namespace's engine, registers the
 /// link at the stream's current offset (sent on `offset`), and writes the
 /// snapshot to an anonymous temporary file; returns the file, rewound,
-/// and its length.
+/// its length and how many keys it holds.
 fn snapshot_to_file(
     shared: &Shared,
     link: &Arc<Link>,
     offset: tokio::sync::oneshot::Sender<u64>,
-) -> Result<(std::fs::File, u64), LinkError> {
+) -> Result<(std::fs::File, u64, u64), LinkError> {
     let ns = shared.config.default_namespace.clone();
     let engine = shared.engines.shared(&ns).map_err(|_| LinkError::Closed)?;
     shared.repl.attach(shared, &engine, &ns);
@@ -228,14 +236,14 @@ fn snapshot_to_file(
         }),
     };
     let file = tempfile::tempfile()?;
-    let (out, len, _keys) = snapshot::write_rdb(&engine, std::io::BufWriter::new(file), &info)?;
+    let (out, len, keys) = snapshot::write_rdb(&engine, std::io::BufWriter::new(file), &info)?;
     drop(held);
     let mut file = out
         .into_inner()
         .map_err(std::io::IntoInnerError::into_error)?;
     file.flush()?;
     file.seek(SeekFrom::Start(0))?;
-    Ok((file, len))
+    Ok((file, len, keys))
 }
 
 /// Sends the stream to an online replica and reads its acknowledgements;
@@ -262,9 +270,16 @@ async fn stream(
             return Err(LinkError::Overflow);
         }
         if !wait_ack {
+            // One write for everything queued (a chunk is one command).
             let chunks = link.take().ok_or(LinkError::Overflow)?;
-            for chunk in chunks {
-                wr.write_all(&chunk).await?;
+            if let [one] = chunks.as_slice() {
+                wr.write_all(one).await?;
+            } else if !chunks.is_empty() {
+                let mut out = BytesMut::with_capacity(chunks.iter().map(|c| c.len()).sum());
+                for chunk in &chunks {
+                    out.extend_from_slice(chunk);
+                }
+                wr.write_all(&out).await?;
             }
         }
         tokio::select! {
