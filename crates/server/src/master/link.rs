@@ -275,7 +275,7 @@ async fn stream(
             if let [one] = chunks.as_slice() {
                 wr.write_all(one).await?;
             } else if !chunks.is_empty() {
-                let mut out = BytesMut::with_capacity(chunks.iter().map(|c| c.len()).sum());
+                let mut out = BytesMut::with_capacity(chunks.iter().map(bytes::Bytes::len).sum());
                 for chunk in &chunks {
                     out.extend_from_slice(chunk);
                 }
