@@ -741,3 +741,131 @@ fn psync_outside_the_backlog_is_a_full_resync_and_bad_requests_get_redis_errors(
         );
     }
 }
+
+/// Reads one RESP array of bulk strings (a command of the stream).
+fn read_command(s: &mut TcpStream) -> Vec<String> {
+    let head = line(s);
+    let n: usize = head
+        .strip_prefix('*')
+        .unwrap_or_else(|| panic!("not an array: {head:?}"))
+        .trim_end()
+        .parse()
+        .unwrap();
+    (0..n)
+        .map(|_| {
+            let len: usize = line(s).trim_start_matches('$').trim_end().parse().unwrap();
+            let mut arg = vec![0u8; len + 2];
+            s.read_exact(&mut arg).unwrap();
+            arg.truncate(len);
+            String::from_utf8(arg).unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn the_stream_carries_redis_7_deterministic_forms() {
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start("kvrocks", &dir, &[]);
+    let mut c = server.conn();
+    let mut replica = TcpStream::connect(&server.addr).unwrap();
+    replica
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    replica.write_all(b"PSYNC ? -1\r\n").unwrap();
+    assert!(line(&mut replica).starts_with("+FULLRESYNC "));
+    let mut bulk = line(&mut replica);
+    while bulk.trim_start_matches('\n').is_empty() {
+        bulk = line(&mut replica);
+    }
+    let len: usize = bulk
+        .trim_start_matches(['\n', '$'])
+        .trim_end()
+        .parse()
+        .unwrap();
+    let mut file = vec![0u8; len];
+    replica.read_exact(&mut file).unwrap();
+
+    let mut run = |args: &[&str]| -> Value {
+        let mut cmd = redis::cmd(args[0]);
+        for a in &args[1..] {
+            cmd.arg(*a);
+        }
+        cmd.query(&mut c).unwrap()
+    };
+    // Command names compare case-insensitively (the blocking pops run
+    // their non-blocking forms in lower case; a replica reads either).
+    let expect = |replica: &mut TcpStream, want: &[&str]| {
+        let mut got = read_command(replica);
+        got[0].make_ascii_uppercase();
+        assert_eq!(got, want, "stream");
+    };
+    let pexpiretime =
+        |run: &mut dyn FnMut(&[&str]) -> Value, key: &str| match run(&["PEXPIRETIME", key]) {
+            Value::Int(ms) => ms.to_string(),
+            other => panic!("{other:?}"),
+        };
+
+    run(&["SET", "a", "1", "EX", "100"]);
+    expect(&mut replica, &["SELECT", "0"]);
+    let at = pexpiretime(&mut run, "a");
+    expect(&mut replica, &["SET", "a", "1", "PXAT", &at]);
+    run(&["SETEX", "b", "100", "v"]);
+    let at = pexpiretime(&mut run, "b");
+    expect(&mut replica, &["SET", "b", "v", "PXAT", &at]);
+    run(&["EXPIRE", "a", "200"]);
+    let at = pexpiretime(&mut run, "a");
+    expect(&mut replica, &["PEXPIREAT", "a", &at]);
+    run(&["GETEX", "a", "PERSIST"]);
+    expect(&mut replica, &["PERSIST", "a"]);
+    run(&["GET", "a"]);
+    run(&["EXPIRE", "b", "-1"]);
+    expect(&mut replica, &["DEL", "b"]);
+    run(&["SADD", "s", "x", "y"]);
+    expect(&mut replica, &["SADD", "s", "x", "y"]);
+    run(&["SADD", "s", "x"]);
+    let Value::BulkString(popped) = run(&["SPOP", "s"]) else {
+        panic!("SPOP")
+    };
+    expect(
+        &mut replica,
+        &["SREM", "s", &String::from_utf8(popped).unwrap()],
+    );
+    run(&["SPOP", "s"]);
+    expect(&mut replica, &["DEL", "s"]);
+    run(&["INCRBYFLOAT", "f", "1.5"]);
+    expect(&mut replica, &["SET", "f", "1.5", "KEEPTTL"]);
+    run(&["RPUSH", "l", "a", "b"]);
+    expect(&mut replica, &["RPUSH", "l", "a", "b"]);
+    run(&["BLPOP", "l", "1"]);
+    expect(&mut replica, &["LPOP", "l"]);
+    run(&["BLPOP", "nothing", "0.01"]);
+    let mut pipe = redis::pipe();
+    pipe.atomic()
+        .cmd("INCR")
+        .arg("n")
+        .cmd("GET")
+        .arg("n")
+        .cmd("SET")
+        .arg("d")
+        .arg("1");
+    let _: Value = pipe.query(&mut c).unwrap();
+    expect(&mut replica, &["MULTI"]);
+    expect(&mut replica, &["INCR", "n"]);
+    expect(&mut replica, &["SET", "d", "1"]);
+    expect(&mut replica, &["EXEC"]);
+    let mut run = |args: &[&str]| -> Value {
+        let mut cmd = redis::cmd(args[0]);
+        for a in &args[1..] {
+            cmd.arg(*a);
+        }
+        cmd.query(&mut c).unwrap()
+    };
+    run(&["SADD", "e", "old"]);
+    expect(&mut replica, &["SADD", "e", "old"]);
+    run(&["PEXPIRE", "e", "1"]);
+    let _ = read_command(&mut replica); // PEXPIREAT e <ms>
+    std::thread::sleep(Duration::from_millis(50));
+    run(&["SADD", "e", "new"]);
+    expect(&mut replica, &["DEL", "e"]);
+    expect(&mut replica, &["SADD", "e", "new"]);
+}
