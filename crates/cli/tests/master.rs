@@ -869,3 +869,33 @@ fn the_stream_carries_redis_7_deterministic_forms() {
     expect(&mut replica, &["DEL", "e"]);
     expect(&mut replica, &["SADD", "e", "new"]);
 }
+
+#[test]
+fn wait_for_a_replica_that_never_comes_ends_at_timeout_or_shutdown() {
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start("kvrocks", &dir, &[]);
+    let mut c = server.conn();
+    let _: () = redis::cmd("SET").arg("k").arg("v").query(&mut c).unwrap();
+    let none: i64 = redis::cmd("WAIT").arg(1).arg(50).query(&mut c).unwrap();
+    assert_eq!(none, 0, "the timeout ends it");
+    let url = server.url("");
+    let waiting = std::thread::spawn(move || {
+        let mut c = connect(&url);
+        redis::cmd("WAIT").arg(1).arg(0).query::<i64>(&mut c)
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let list: String = redis::cmd("CLIENT").arg("LIST").query(&mut c).unwrap();
+        if list.contains("cmd=wait") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "WAIT never ran: {list}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = redis::cmd("SHUTDOWN").query::<Value>(&mut c);
+    assert!(server.wait().success(), "the server shuts down");
+    // Answered with the count, or closed by the shutdown.
+    if let Ok(n) = waiting.join().unwrap() {
+        assert_eq!(n, 0);
+    }
+}

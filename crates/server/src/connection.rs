@@ -297,7 +297,9 @@ async fn answer(
             }
             Err(e) => Some(Answer::One(e)),
         },
-        "wait" => Some(Answer::One(crate::master::wait(shared, &args).await)),
+        "wait" => Some(Answer::One(
+            crate::master::wait(shared, &session.info, &args).await,
+        )),
         "exec" => Some(session.exec(shared)),
         "blpop" | "brpop" | "blmove" | "brpoplpush" | "bzpopmin" | "bzpopmax" | "blmpop"
         | "bzmpop" => block(shared, session, name, &args, io, shutdown, &mut waited)

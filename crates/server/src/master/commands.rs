@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use redcodec_engine::Reply;
 
+use crate::clients::ClientInfo;
 use crate::session::Session;
 use crate::state::Shared;
 
@@ -102,8 +103,9 @@ pub fn wait_now(shared: &Shared) -> Reply {
 
 /// WAIT numreplicas timeout: how many replicas acknowledged the stream
 /// up to its current end, once `numreplicas` have or after `timeout`
-/// milliseconds (0: no limit).
-pub async fn wait(shared: &Shared, args: &[Vec<u8>]) -> Reply {
+/// milliseconds (0: no limit) — or at once when the client is killed or
+/// the server shuts down.
+pub async fn wait(shared: &Shared, client: &ClientInfo, args: &[Vec<u8>]) -> Reply {
     let Some(wanted) = parse_i64(&args[1]) else {
         return Reply::error(NOT_AN_INTEGER);
     };
@@ -121,7 +123,11 @@ pub async fn wait(shared: &Shared, args: &[Vec<u8>]) -> Reply {
     core.request_acks();
     let deadline =
         (timeout > 0).then(|| tokio::time::Instant::now() + Duration::from_millis(timeout));
+    let mut shutdown = shared.shutdown.subscribe();
     loop {
+        if *shutdown.borrow() || client.killed.load(std::sync::atomic::Ordering::SeqCst) {
+            return Reply::Integer(core.acked_at_least(target) as i64);
+        }
         let acked = core.acked.notified();
         tokio::pin!(acked);
         acked.as_mut().enable();
@@ -137,6 +143,8 @@ pub async fn wait(shared: &Shared, args: &[Vec<u8>]) -> Reply {
         };
         tokio::select! {
             () = acked => {}
+            _ = shutdown.changed() => {}
+            () = client.kill.notified() => {}
             () = sleep => return Reply::Integer(core.acked_at_least(target) as i64),
         }
     }
