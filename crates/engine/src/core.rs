@@ -31,6 +31,8 @@ pub struct EngineCore<C: Codec, S: KvStore = DefaultStore> {
     pub(crate) cursors: Mutex<CursorTable>,
     /// Redis' `proto-max-bulk-len`, which also bounds what commands make.
     max_bulk_len: AtomicU64,
+    /// Told what each command did ([`crate::observe`]).
+    pub(crate) observer: parking_lot::RwLock<Option<crate::observe::Observer<C, S>>>,
 }
 
 /// Redis' default `proto-max-bulk-len`: 512 MB.
@@ -71,6 +73,7 @@ impl<C: Codec, S: KvStore> EngineCore<C, S> {
             locks: LockTable::default(),
             cursors: Mutex::new(CursorTable::default()),
             max_bulk_len: AtomicU64::new(DEFAULT_MAX_BULK_LEN),
+            observer: parking_lot::RwLock::new(None),
         }
     }
 

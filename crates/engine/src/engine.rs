@@ -233,7 +233,16 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
         let mut ctx = Ctx::new(self);
         let reply = (spec.run)(&mut ctx, args)?;
         let unchanged = ctx.take_unchanged();
+        let expired = ctx.take_expired();
         ctx.commit()?;
+        // Still holding the keys' locks: commands on one key reach the
+        // observer in the order they applied.
+        self.notify(&crate::observe::CommandEvent {
+            args,
+            reply: &reply,
+            unchanged: &unchanged,
+            expired: &expired,
+        });
         Ok((reply, unchanged))
     }
 }

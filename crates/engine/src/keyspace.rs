@@ -56,6 +56,8 @@ pub struct Ctx<'e, C: Codec, S: KvStore = DefaultStore> {
     /// Keys the command names but did not change (see
     /// [`Ctx::leave_unchanged`]).
     unchanged: Vec<Vec<u8>>,
+    /// Keys met with expired metadata (see [`crate::observe::CommandEvent::expired`]).
+    expired: RefCell<Vec<Vec<u8>>>,
 }
 
 impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
@@ -68,6 +70,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
             batch: Batch::default(),
             shadowed: RefCell::new(Vec::new()),
             unchanged: Vec::new(),
+            expired: RefCell::new(Vec::new()),
         }
     }
 
@@ -81,6 +84,14 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
     /// The keys noted by [`Ctx::leave_unchanged`].
     pub(crate) fn take_unchanged(&mut self) -> Vec<Vec<u8>> {
         std::mem::take(&mut self.unchanged)
+    }
+
+    /// The keys met with expired metadata so far.
+    pub(crate) fn take_expired(&mut self) -> Vec<Vec<u8>> {
+        let mut keys = self.expired.take();
+        keys.sort_unstable();
+        keys.dedup();
+        keys
     }
 
     /// The command's time in unix milliseconds (the same on every call).
@@ -148,6 +159,9 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
             };
             let meta = self.counted(key, decoded.map_err(|e| undecodable(key, e))?)?;
             if !self.is_live(&meta) {
+                if meta.expire_ms != 0 && meta.expired_at(self.now_ms()) {
+                    self.expired.borrow_mut().push(key.to_vec());
+                }
                 view.dead.push(meta);
             } else if view.live.is_none() {
                 view.live = Some(meta);

@@ -52,6 +52,7 @@ pub mod long_double;
 #[cfg(feature = "rocksdb")]
 pub mod namespaces;
 pub mod number;
+pub mod observe;
 pub mod reply;
 pub mod typed;
 pub mod value;

@@ -64,6 +64,7 @@
 
 mod error;
 pub mod file_reader;
+pub mod file_writer;
 mod intset;
 mod listpack;
 mod object;

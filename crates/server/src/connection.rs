@@ -54,6 +54,8 @@ struct Io {
     buf: BytesMut,
     /// Replies not yet written.
     out: BytesMut,
+    /// The PSYNC or SYNC that makes this connection a replica's link.
+    replica: Option<Vec<Vec<u8>>>,
 }
 
 impl Io {
@@ -119,6 +121,7 @@ pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>
         wr,
         buf: BytesMut::with_capacity(START_CAPACITY),
         out: BytesMut::with_capacity(START_CAPACITY),
+        replica: None,
     };
     'conn: loop {
         let limits = Limits {
@@ -167,7 +170,15 @@ pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>
             () = info.kill.notified() => break,
         }
     }
-    let _ = io.wr.shutdown().await;
+    match io.replica.take() {
+        Some(args) => {
+            let info = info.clone();
+            crate::master::serve_replica(shared.clone(), info, io.rd, io.wr, io.buf, args).await;
+        }
+        None => {
+            let _ = io.wr.shutdown().await;
+        }
+    }
     session.unwatch(&shared);
     shared.cluster.disconnected(&shared, info.id);
     shared.clients.remove(info.id);
@@ -290,6 +301,16 @@ async fn answer(
     let started = Instant::now();
     let mut waited = Duration::ZERO;
     let answer = match name {
+        "psync" | "sync" => match crate::master::check_sync(&args) {
+            Ok(()) => {
+                io.replica = Some(args);
+                return None;
+            }
+            Err(e) => Some(Answer::One(e)),
+        },
+        "wait" => Some(Answer::One(
+            crate::master::wait(shared, &session.info, &args).await,
+        )),
         "exec" => Some(session.exec(shared)),
         "blpop" | "brpop" | "blmove" | "brpoplpush" | "bzpopmin" | "bzpopmax" | "blmpop"
         | "bzmpop" => block(shared, session, name, &args, io, shutdown, &mut waited)

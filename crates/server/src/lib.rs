@@ -22,6 +22,7 @@ pub mod engines;
 pub mod error;
 pub mod error_stats;
 pub mod frame;
+pub mod master;
 pub mod persistence;
 pub mod process;
 pub mod replica;

@@ -76,6 +76,7 @@ impl Server {
             started: Instant::now(),
             cluster,
             shutdown,
+            repl: Default::default(),
         });
         shared.cluster.attach(&shared);
         Ok(Server { shared, listener })

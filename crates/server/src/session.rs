@@ -170,6 +170,7 @@ impl Session {
         }
         let mut replies = Vec::with_capacity(queued.len());
         self.ready_keys = Some(Vec::new());
+        shared.repl.begin_transaction();
         for args in &queued {
             let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
             let started = Instant::now();
@@ -180,6 +181,7 @@ impl Session {
                 .ran(&name, args, started.elapsed(), failed);
             replies.push((reply, shape_of(args, self.protocol)));
         }
+        shared.repl.end_transaction();
         let ready = self.ready_keys.take().unwrap_or_default();
         let ready: Vec<&[u8]> = ready.iter().map(Vec::as_slice).collect();
         shared.waiters.serve(engine, &shared.watch, &ns, &ready);

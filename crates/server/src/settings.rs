@@ -65,6 +65,10 @@ impl Settings {
         put("busy-reply-threshold", "5000");
         put("active-expire-effort", "1");
         put("hz", "10");
+        put(
+            "repl-backlog-size",
+            &crate::master::DEFAULT_BACKLOG_SIZE.to_string(),
+        );
         Settings { values }
     }
 
@@ -107,7 +111,10 @@ impl Settings {
             let value = String::from_utf8_lossy(value).into_owned();
             let value = if matches!(
                 *key,
-                "proto-max-bulk-len" | "client-query-buffer-limit" | "maxmemory"
+                "proto-max-bulk-len"
+                    | "client-query-buffer-limit"
+                    | "maxmemory"
+                    | "repl-backlog-size"
             ) {
                 match parse_memory(&value) {
                     Some(n) => n.to_string(),

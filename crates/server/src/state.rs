@@ -58,6 +58,8 @@ pub struct Shared {
     pub shutdown: watch::Sender<bool>,
     /// Following a master (REPLICAOF): [`crate::replica`].
     pub replica: crate::replica::Replica,
+    /// The replication master: backlog, replicas, stream.
+    pub repl: crate::master::Replication,
 }
 
 impl Shared {

@@ -48,6 +48,14 @@ impl<C: Codec> EngineCore<C> {
             }
         }
         ctx.commit()?;
+        if deleted {
+            self.notify(&crate::observe::CommandEvent {
+                args: &[b"del", key],
+                reply: &crate::Reply::Integer(1),
+                unchanged: &[],
+                expired: &[],
+            });
+        }
         Ok(deleted)
     }
 }

@@ -150,7 +150,7 @@ fn kill_filtered(shared: &Shared, session: &mut Session, filters: &[Vec<u8>]) ->
     let mut id = None;
     let mut addr = None;
     let mut laddr = None;
-    let mut of_type = true;
+    let mut of_type = None;
     let mut skipme = true;
     for pair in filters.chunks(2) {
         let [name, value] = pair else {
@@ -162,8 +162,8 @@ fn kill_filtered(shared: &Shared, session: &mut Session, filters: &[Vec<u8>]) ->
                 Some(n) if n >= 1 => id = Some(n as u64),
                 _ => return Reply::error("ERR client-id should be greater than 0"),
             },
-            "type" => match all_of_type(value) {
-                Some(all) => of_type = all,
+            "type" => match crate::master::type_name(value) {
+                Some(t) => of_type = Some(t),
                 None => return unknown_type(value),
             },
             "addr" => addr = Some(String::from_utf8_lossy(value).into_owned()),
@@ -188,7 +188,7 @@ fn kill_filtered(shared: &Shared, session: &mut Session, filters: &[Vec<u8>]) ->
     for c in shared.clients.all() {
         let me = c.id == session.info.id;
         if (me && skipme)
-            || !of_type
+            || of_type.is_some_and(|t| t != crate::master::client_type(shared, c.id))
             || id.is_some_and(|i| i != c.id)
             || addr.as_ref().is_some_and(|a| *a != c.addr.to_string())
             || laddr.as_ref().is_some_and(|a| *a != c.laddr.to_string())

@@ -44,6 +44,7 @@ pub fn config(shared: &Shared, args: &[Vec<u8>]) -> Reply {
                     shared
                         .max_bulk_len
                         .store(settings.max_bulk_len(), Ordering::SeqCst);
+                    shared.repl.configure(&settings);
                     Reply::ok()
                 }
                 Err(e) => Reply::Error(e),

@@ -51,23 +51,27 @@ pub const SERVER_COMMANDS: &[(&str, i32)] = &[
     ("memory", -2),
     ("multi", 1),
     ("object", -2),
+    ("psync", -3),
     ("quit", -1),
     ("readonly", 1),
     ("readwrite", 1),
+    ("replconf", -1),
     ("replicaof", 3),
     ("reset", 1),
     ("save", 1),
     ("select", 2),
     ("shutdown", -1),
     ("slaveof", 3),
+    ("sync", 1),
     ("time", 1),
     ("unwatch", 1),
+    ("wait", 3),
     ("watch", -2),
 ];
 
 /// The server commands Redis refuses inside MULTI (`Command not allowed
 /// inside a transaction`; EXEC then aborts).
-pub const NO_MULTI: &[&str] = &["save", "shutdown"];
+pub const NO_MULTI: &[&str] = &["save", "shutdown", "psync", "sync"];
 
 /// The arity of the server command named `name` (lower-case).
 pub fn server_command(name: &str) -> Option<i32> {
@@ -172,6 +176,7 @@ pub fn run_engine(
     if engine.max_bulk_len() != max_bulk_len {
         engine.set_max_bulk_len(max_bulk_len);
     }
+    shared.repl.attach(shared, engine, &session.namespace);
     let (reply, unchanged) = engine.execute_noting_unchanged(args);
     if flags::is_write(name) && flags::may_have_changed(name, &reply) {
         session.wrote = true;
@@ -236,6 +241,8 @@ pub fn run_sync(
         "memory" => Some(memory::memory(session, access, args)),
         "object" => Some(object::object(shared, session, access, args)),
         "multi" => Some(session.multi(shared)),
+        "replconf" => Some(crate::master::replconf(shared, session, args)),
+        "wait" => Some(crate::master::wait_now(shared)),
         "discard" => Some(session.discard(shared)),
         "watch" => Some(session.watch(shared, access, args)),
         "unwatch" => Some(session.unwatch(shared)),

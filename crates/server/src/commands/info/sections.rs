@@ -37,20 +37,16 @@ pub fn write(shared: &Shared, session: &Session, access: &Access<'_>, name: &str
         "stats" => {
             let _ = write!(
                 s,
-                "total_connections_received:{}\r\ntotal_commands_processed:{}\r\ninstantaneous_ops_per_sec:0\r\nrejected_connections:0\r\nexpired_keys:0\r\nevicted_keys:0\r\nkeyspace_hits:0\r\nkeyspace_misses:0\r\ntotal_error_replies:{}\r\n",
+                "total_connections_received:{}\r\ntotal_commands_processed:{}\r\ninstantaneous_ops_per_sec:0\r\nrejected_connections:0\r\n{}expired_keys:0\r\nevicted_keys:0\r\nkeyspace_hits:0\r\nkeyspace_misses:0\r\ntotal_error_replies:{}\r\n",
                 shared.clients.received.load(Ordering::Relaxed),
                 shared.command_stats.processed(),
+                shared.repl.info_stats(),
                 shared.error_stats.total(),
             );
         }
         "replication" if crate::replica::info::write(shared, s) => {}
         "replication" => {
-            let _ = write!(
-                s,
-                "role:master\r\nconnected_slaves:0\r\nmaster_failover_state:no-failover\r\nmaster_replid:{}\r\nmaster_replid2:{}\r\nmaster_repl_offset:0\r\nsecond_repl_offset:-1\r\nrepl_backlog_active:0\r\nrepl_backlog_size:1048576\r\nrepl_backlog_first_byte_offset:0\r\nrepl_backlog_histlen:0\r\n",
-                shared.replid,
-                "0".repeat(40),
-            );
+            s.push_str(&shared.repl.info_replication(shared));
         }
         "cpu" => {
             let cpu = process::cpu_usage();

@@ -1,0 +1,53 @@
+//! Watching what commands did: a server replicating its writes installs
+//! an [`Observer`] on the engine ([`EngineCore::set_observer`]) and is
+//! called after every command that committed, and after every key the
+//! active expiry deleted, while the keys' locks are still held — so two
+//! commands on one key reach the observer in the order they applied.
+
+use std::sync::Arc;
+
+use redcodec_codec::Codec;
+
+use crate::core::EngineCore;
+use crate::reply::Reply;
+use crate::store::KvStore;
+
+/// What one command did.
+pub struct CommandEvent<'a> {
+    /// The command as run, name first. The active expiry reports each key
+    /// it deletes as `DEL key`.
+    pub args: &'a [&'a [u8]],
+    /// Its reply (errors included).
+    pub reply: &'a Reply,
+    /// Keys it names but left unchanged although it may write (see
+    /// [`crate::Engine::execute_noting_unchanged`]).
+    pub unchanged: &'a [Vec<u8>],
+    /// Keys it met whose metadata had expired (still stored, invisible),
+    /// in the order met: a replica may still hold them.
+    pub expired: &'a [Vec<u8>],
+}
+
+/// Called after each command with the engine (to read the state the
+/// command left, without taking locks: the caller holds them) and the
+/// event.
+pub type Observer<C, S> = Arc<dyn Fn(&EngineCore<C, S>, &CommandEvent<'_>) + Send + Sync>;
+
+impl<C: Codec, S: KvStore> EngineCore<C, S> {
+    /// Installs (or, with `None`, removes) the observer of commands.
+    pub fn set_observer(&self, observer: Option<Observer<C, S>>) {
+        *self.observer.write() = observer;
+    }
+
+    /// Whether an observer is installed.
+    pub fn has_observer(&self) -> bool {
+        self.observer.read().is_some()
+    }
+
+    /// Calls the observer, if any, with `event`.
+    pub(crate) fn notify(&self, event: &CommandEvent<'_>) {
+        let observer = self.observer.read().clone();
+        if let Some(observer) = observer {
+            observer(self, event);
+        }
+    }
+}
