@@ -23,6 +23,10 @@ use redcodec_rdb::{decode_payload, Value};
 mod serve_support;
 use serve_support::{connect, exchange, formats, store_dir, Serve};
 
+/// How long the keys written to live 300 ms take to be gone everywhere:
+/// blackwidow keeps whole seconds and rounds an expiry up, by up to one.
+const SHORT_GONE: Duration = Duration::from_millis(2500);
+
 /// How long convergence may take on a busy machine.
 const BOUND: Duration = Duration::from_secs(120);
 
@@ -251,8 +255,9 @@ fn seed(c: &mut redis::Connection) {
 
 /// One round of writes of every type (round `i`), as an application
 /// makes them: expiries relative and absolute, increments, pops,
-/// scripts and transactions (which reach replicas as MULTI … EXEC).
-fn write_round(c: &mut redis::Connection, i: usize) {
+/// transactions (which reach replicas as MULTI … EXEC) and, where the
+/// master runs them (`scripts`), Lua scripts.
+fn write_round(c: &mut redis::Connection, i: usize, scripts: bool) {
     let k = |p: &str| format!("{p}:{}", i % 17);
     let n = i.to_string();
     q(c, &["SET", &k("str"), &n, "EX", "3600"]);
@@ -285,6 +290,8 @@ fn write_round(c: &mut redis::Connection, i: usize) {
         q(c, &["SET", &k("tx"), &n]);
         q(c, &["INCR", &k("txn")]);
         q(c, &["EXEC"]);
+    }
+    if scripts && i.is_multiple_of(7) {
         q(
             c,
             &[
@@ -303,17 +310,19 @@ fn write_round(c: &mut redis::Connection, i: usize) {
     }
 }
 
-/// Writes rounds until `stop`, counting them.
+/// Writes rounds until `stop`, counting them (Lua scripts among them
+/// when `scripts`).
 fn writer(
     url: String,
     stop: Arc<AtomicBool>,
     rounds: Arc<AtomicUsize>,
+    scripts: bool,
 ) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         let mut c = connect(&url);
         let mut i = 0;
         while !stop.load(Ordering::SeqCst) && i < 100_000 {
-            write_round(&mut c, i);
+            write_round(&mut c, i, scripts);
             i += 1;
             rounds.store(i, Ordering::SeqCst);
         }
@@ -370,7 +379,7 @@ fn replicas_of_every_format_follow_a_master_that_keeps_writing() {
     q(&mut m, &["SET", "far", "1", "PXAT", "4102444800000"]);
     let stop = Arc::new(AtomicBool::new(false));
     let rounds = Arc::new(AtomicUsize::new(0));
-    let writing = writer(master.url(), stop.clone(), rounds.clone());
+    let writing = writer(master.url(), stop.clone(), rounds.clone(), true);
     wait_rounds(&rounds, 20);
     // Replicas start while the master writes: their full copies and the
     // writes made meanwhile meet.
@@ -386,7 +395,7 @@ fn replicas_of_every_format_follow_a_master_that_keeps_writing() {
     writing.join().unwrap();
     // The keys set to live 300 ms are gone on both sides before the
     // comparison (it reads the master, then the replica).
-    std::thread::sleep(Duration::from_secs(1));
+    std::thread::sleep(SHORT_GONE);
     let master_replid = field(&info(&mut m, "replication"), "master_replid").unwrap();
     for (format, _tmp, serve) in &replicas {
         let mut r = serve.conn();
@@ -416,6 +425,73 @@ fn replicas_of_every_format_follow_a_master_that_keeps_writing() {
     );
 }
 
+/// Every format as a master, followed by a redcodec replica of the next
+/// format in the list (so every format is also a replica), while the
+/// master keeps taking writes; then equal key by key.
+#[test]
+fn redcodec_replicas_follow_redcodec_masters_of_every_format() {
+    let all: Vec<&str> = formats().collect();
+    let mut pairs = Vec::new();
+    for (i, format) in all.iter().enumerate() {
+        let (mtmp, mdir) = store_dir();
+        let master = Serve::start(format, &mdir, &[]);
+        let mut m = master.conn();
+        seed(&mut m);
+        pairs.push((*format, all[(i + 1) % all.len()], mtmp, master));
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let rounds: Vec<Arc<AtomicUsize>> = pairs.iter().map(|_| Arc::default()).collect();
+    let writers: Vec<_> = pairs
+        .iter()
+        .zip(&rounds)
+        .map(|((_, _, _, master), n)| {
+            let url = master.url("");
+            writer(url, stop.clone(), n.clone(), false)
+        })
+        .collect();
+    for n in &rounds {
+        wait_rounds(n, 10);
+    }
+    // Replicas start while their masters write.
+    let mut replicas = Vec::new();
+    for (_, replica_format, _, master) in &pairs {
+        let (tmp, dir) = store_dir();
+        let addr = master.addr.clone();
+        let serve = Serve::start(replica_format, &dir, &["--replicaof", &addr]);
+        replicas.push((tmp, serve));
+    }
+    for n in &rounds {
+        let now = n.load(Ordering::SeqCst);
+        wait_rounds(n, now + 40);
+    }
+    stop.store(true, Ordering::SeqCst);
+    for w in writers {
+        w.join().unwrap();
+    }
+    // The keys set to live 300 ms are gone on both sides.
+    std::thread::sleep(SHORT_GONE);
+    for ((master_format, replica_format, _, master), (_, replica)) in pairs.iter().zip(&replicas) {
+        let name = format!("{replica_format} replica of a {master_format} master");
+        let mut m = master.conn();
+        let mut r = replica.conn();
+        wait_caught_up(&mut m, &mut r, &name);
+        assert_equal(&mut m, &mut r, &name);
+        let text = info(&mut r, "replication");
+        assert_eq!(field(&text, "role").as_deref(), Some("slave"), "{name}");
+        let mine = info(&mut m, "replication");
+        assert_eq!(
+            field(&mine, "connected_slaves").as_deref(),
+            Some("1"),
+            "{name}"
+        );
+        assert_eq!(
+            field(&text, "master_replid"),
+            field(&mine, "master_replid"),
+            "{name}"
+        );
+    }
+}
+
 #[test]
 fn a_link_killed_by_the_master_resumes_with_a_partial_resync() {
     let test = "a killed replication link resumes with PSYNC";
@@ -434,7 +510,7 @@ fn a_link_killed_by_the_master_resumes_with_a_partial_resync() {
     wait_caught_up(&mut m, &mut r, "first sync");
     let stop = Arc::new(AtomicBool::new(false));
     let rounds = Arc::new(AtomicUsize::new(0));
-    let writing = writer(master.url(), stop.clone(), rounds.clone());
+    let writing = writer(master.url(), stop.clone(), rounds.clone(), true);
     for kill in 1..=3 {
         wait_rounds(&rounds, kill * 40);
         // The link is back (after the previous kill) and streaming.
@@ -457,7 +533,7 @@ fn a_link_killed_by_the_master_resumes_with_a_partial_resync() {
     wait_rounds(&rounds, now + 40);
     stop.store(true, Ordering::SeqCst);
     writing.join().unwrap();
-    std::thread::sleep(Duration::from_secs(1));
+    std::thread::sleep(SHORT_GONE);
     wait_caught_up(&mut m, &mut r, "after the kills");
     assert_equal(&mut m, &mut r, "after the kills");
     let stats = info(&mut m, "stats");
