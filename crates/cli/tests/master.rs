@@ -8,12 +8,12 @@
 //! skipped, unless `REDCODEC_REQUIRE_REDIS=1` (CI), where it fails.
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use redcodec_conformance::skip::Tool;
+use redcodec_conformance::target::RedisServer;
 use redcodec_rdb::file_writer::{FileInfo, RdbFileWriter};
 use redcodec_rdb::{EncodeOptions, Value as RdbValue};
 use redis::Value;
@@ -25,38 +25,18 @@ const REDIS_SERVER: Tool = Tool::new("redis-server", "redis-server", "REDCODEC_R
 
 /// A redis-server child, killed on drop.
 struct Redis {
-    child: Child,
+    _server: RedisServer,
     port: u16,
 }
 
 impl Redis {
     /// Starts redis-server with persistence off and `extra` options.
     fn start(dir: &Path, extra: &[&str]) -> Redis {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .unwrap()
-            .port();
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
-            .arg("--dir")
-            .arg(dir)
-            .args(extra)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server starts");
-        let redis = Redis { child, port };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let pong = redis::Client::open(redis.url())
-                .and_then(|c| c.get_connection())
-                .and_then(|mut c| redis::cmd("PING").query::<String>(&mut c));
-            if pong.is_ok() {
-                return redis;
-            }
-            assert!(Instant::now() < deadline, "redis-server never answered");
-            std::thread::sleep(Duration::from_millis(20));
+        let server = RedisServer::start_with(Some(dir), extra).expect("redis-server starts");
+        let port = server.port();
+        Redis {
+            _server: server,
+            port,
         }
     }
 
@@ -66,13 +46,6 @@ impl Redis {
 
     fn conn(&self) -> redis::Connection {
         connect(&self.url())
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

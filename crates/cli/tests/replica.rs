@@ -13,11 +13,12 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use redcodec_conformance::target::RedisServer;
 use redcodec_rdb::{decode_payload, Value};
 
 mod serve_support;
@@ -30,9 +31,10 @@ const SHORT_GONE: Duration = Duration::from_millis(2500);
 /// How long convergence may take on a busy machine.
 const BOUND: Duration = Duration::from_secs(120);
 
-/// A redis-server master on a loopback port, killed on drop.
+/// A redis-server master on a loopback port, killed on drop (before its
+/// directory is removed).
 struct Master {
-    child: Child,
+    _server: RedisServer,
     port: u16,
     _dir: tempfile::TempDir,
 }
@@ -40,48 +42,15 @@ struct Master {
 impl Master {
     fn start(test: &str, args: &[&str]) -> Option<Master> {
         let dir = tempfile::tempdir().unwrap();
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .unwrap()
-            .port();
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
-            .args(["--repl-diskless-sync-delay", "0"])
-            .arg("--dir")
-            .arg(dir.path())
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn();
-        let child = match child {
-            Ok(c) => c,
-            Err(e) => {
-                redcodec_conformance::skip::unavailable(
-                    "REDCODEC_REQUIRE_REDIS",
-                    test,
-                    &format!("cannot start redis-server: {e} (is it installed?)"),
-                );
-                return None;
-            }
-        };
-        let master = Master {
-            child,
+        let mut extra = vec!["--repl-diskless-sync-delay", "0"];
+        extra.extend_from_slice(args);
+        let server = RedisServer::start_with_or_skip(test, Some(dir.path()), &extra)?;
+        let port = server.port();
+        Some(Master {
+            _server: server,
             port,
             _dir: dir,
-        };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let answered = redis::Client::open(master.url())
-                .and_then(|c| c.get_connection_with_timeout(Duration::from_secs(1)))
-                .and_then(|mut c| redis::cmd("PING").query::<String>(&mut c));
-            // NOAUTH: it answers, and wants a password (`--requirepass`).
-            if answered.is_ok() || answered.is_err_and(|e| e.to_string().contains("NOAUTH")) {
-                return Some(master);
-            }
-            assert!(Instant::now() < deadline, "redis-server never answered");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        })
     }
 
     fn url(&self) -> String {
@@ -94,13 +63,6 @@ impl Master {
 
     fn addr(&self) -> String {
         format!("127.0.0.1:{}", self.port)
-    }
-}
-
-impl Drop for Master {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -3,6 +3,7 @@
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -136,6 +137,14 @@ impl RedisServer {
 
     /// Starts `redis-server` (from PATH) with persistence off.
     pub fn start() -> Result<RedisServer, TargetError> {
+        RedisServer::start_with(None, &[])
+    }
+
+    /// Starts `redis-server` with persistence off, its files in `dir`
+    /// (else the current directory) and `extra` options after those. It
+    /// is ready once it answers PING, with PONG or, under
+    /// `--requirepass`, NOAUTH.
+    pub fn start_with(dir: Option<&Path>, extra: &[&str]) -> Result<RedisServer, TargetError> {
         let start = |message: String| TargetError::Start {
             target: "redis-server".into(),
             message,
@@ -144,14 +153,21 @@ impl RedisServer {
             .and_then(|l| l.local_addr())
             .map_err(|e| start(e.to_string()))?
             .port();
-        let child = Command::new("redis-server")
+        let mut command = Command::new("redis-server");
+        command
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"]);
+        if let Some(dir) = dir {
+            command.arg("--dir").arg(dir);
+        }
+        let child = command
+            .args(extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| start(format!("{e} (is redis-server installed?)")))?;
-        let deadline = Instant::now() + Duration::from_secs(10);
+        // Generous: a busy 2-core machine may take a while to start it.
+        let deadline = Instant::now() + Duration::from_secs(60);
         let conn = loop {
             match TcpStream::connect(("127.0.0.1", port)) {
                 Ok(c) => break c,
@@ -170,10 +186,10 @@ impl RedisServer {
         };
         // The port may accept before the server is ready to answer.
         while Instant::now() < deadline {
-            if let Ok(Reply::Status(s)) = server.execute(&[b"PING".to_vec()]) {
-                if s == "PONG" {
-                    return Ok(server);
-                }
+            match server.execute(&[b"PING".to_vec()]) {
+                Ok(Reply::Status(s)) if s == "PONG" => return Ok(server),
+                Ok(Reply::Error(e)) if e.starts_with("NOAUTH") => return Ok(server),
+                _ => {}
             }
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -185,7 +201,16 @@ impl RedisServer {
     /// `None` returned — or, under `REDCODEC_REQUIRE_REDIS=1`, the test
     /// fails.
     pub fn start_or_skip(test: &str) -> Option<RedisServer> {
-        RedisServer::start()
+        RedisServer::start_with_or_skip(test, None, &[])
+    }
+
+    /// [`RedisServer::start_with`], skipped as [`RedisServer::start_or_skip`].
+    pub fn start_with_or_skip(
+        test: &str,
+        dir: Option<&Path>,
+        extra: &[&str],
+    ) -> Option<RedisServer> {
+        RedisServer::start_with(dir, extra)
             .inspect_err(|e| {
                 crate::skip::unavailable("REDCODEC_REQUIRE_REDIS", test, &e.to_string());
             })
