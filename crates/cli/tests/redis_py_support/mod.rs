@@ -1,0 +1,101 @@
+//! redis-py for the tests that run it: installed once, pinned, into a
+//! virtual environment outside the clone (`$XDG_CACHE_HOME/redcodec-venv/`,
+//! else `~/.cache/redcodec-venv/`) and reused. Without `python3`, its
+//! `venv` module or PyPI a test is reported as skipped
+//! (`redcodec_conformance::skip`, counted by `scripts/test`), unless
+//! `REDCODEC_REQUIRE_PYTHON=1` (set by `.ci/run`), where it fails.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The redis-py release the tests are written for.
+pub const REDIS_PY: &str = "5.2.1";
+
+/// Why `test` cannot run redis-py on this machine: a skip, or a failure
+/// when `REDCODEC_REQUIRE_PYTHON=1`.
+fn unavailable(test: &str, reason: String) -> Option<PathBuf> {
+    redcodec_conformance::skip::unavailable("REDCODEC_REQUIRE_PYTHON", test, &reason);
+    None
+}
+
+/// `what` failed: its status and output.
+pub fn failed(what: &str, out: &Output) -> String {
+    format!(
+        "{what} failed ({}): {}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Where the virtual environment is kept, outside the clone.
+fn venv_dir() -> PathBuf {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")));
+    cache
+        .join("redcodec-venv")
+        .join(format!("redis-py-{REDIS_PY}"))
+}
+
+/// The venv's python when it imports the pinned redis-py.
+fn ready(venv: &Path) -> bool {
+    Command::new(venv.join("bin/python"))
+        .args([
+            "-c",
+            &format!("import redis, sys; sys.exit(redis.__version__ != '{REDIS_PY}')"),
+        ])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// The python of a venv holding redis-py, made (in a scratch directory
+/// renamed into place when whole) if it is not there yet.
+pub fn redis_py(test: &str) -> Option<PathBuf> {
+    let venv = venv_dir();
+    if ready(&venv) {
+        return Some(venv.join("bin/python"));
+    }
+    match Command::new("python3").arg("--version").output() {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => return unavailable(test, failed("python3 --version", &o)),
+        Err(e) => return unavailable(test, format!("python3 is not installed: {e}")),
+    }
+    let parent = venv.parent().expect("the venv has a parent");
+    std::fs::create_dir_all(parent).expect("the cache directory can be made");
+    let scratch = tempfile::tempdir_in(parent).expect("a scratch directory");
+    let new = scratch.path().join("venv");
+    let made = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&new)
+        .output()
+        .expect("python3 runs");
+    if !made.status.success() {
+        return unavailable(
+            test,
+            failed(
+                "python3 -m venv (Debian: apt-get install python3-venv)",
+                &made,
+            ),
+        );
+    }
+    let pip = Command::new(new.join("bin/python"))
+        .args(["-m", "pip", "install", "--quiet", "--timeout", "30"])
+        .args(["--retries", "2", &format!("redis=={REDIS_PY}")])
+        .output()
+        .expect("the venv's python runs");
+    if !pip.status.success() {
+        return unavailable(
+            test,
+            failed(&format!("pip install redis=={REDIS_PY}"), &pip),
+        );
+    }
+    // Another run may have put a venv there meanwhile: either one will do.
+    if std::fs::rename(&new, &venv).is_err() && !ready(&venv) {
+        panic!("cannot put the venv in place at {}", venv.display());
+    }
+    Some(venv.join("bin/python"))
+}
