@@ -10,6 +10,8 @@
 //!   `processInlineBuffer`).
 //! * [`glob`]: Redis' glob patterns, as KEYS, SCAN MATCH and CONFIG GET
 //!   match them.
+//! * [`encode_request`]: the other way, a command as a client sends it
+//!   (a replica's handshake, a master's stream, a slot migration's link).
 
 pub mod cmdline;
 pub mod glob;
@@ -17,6 +19,18 @@ pub mod inline;
 pub mod parse;
 
 pub use parse::parse_request;
+
+/// Appends `args` to `out` as a client sends a command: a RESP array of
+/// bulk strings.
+pub fn encode_request(args: &[impl AsRef<[u8]>], out: &mut Vec<u8>) {
+    out.extend_from_slice(format!("*{}\r\n", args.len()).as_bytes());
+    for a in args {
+        let a = a.as_ref();
+        out.extend_from_slice(format!("${}\r\n", a.len()).as_bytes());
+        out.extend_from_slice(a);
+        out.extend_from_slice(b"\r\n");
+    }
+}
 
 /// One command, its name first.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -26,16 +26,7 @@ use redcodec_formats::AnyCodec;
 /// One command to send, as its arguments.
 pub type Args = Vec<Vec<u8>>;
 
-/// Appends the RESP array of `args` to `out`.
-pub fn encode(args: &[impl AsRef<[u8]>], out: &mut Vec<u8>) {
-    out.extend_from_slice(format!("*{}\r\n", args.len()).as_bytes());
-    for a in args {
-        let a = a.as_ref();
-        out.extend_from_slice(format!("${}\r\n", a.len()).as_bytes());
-        out.extend_from_slice(a);
-        out.extend_from_slice(b"\r\n");
-    }
-}
+pub use redcodec_protocol::encode_request as encode;
 
 /// The key's absolute expiry in unix ms after the command: `Some(0)`
 /// when it has none, `None` when the key is gone.

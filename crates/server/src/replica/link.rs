@@ -81,12 +81,8 @@ pub async fn read_more(rd: &mut OwnedReadHalf, buf: &mut BytesMut) -> Result<usi
 
 /// A RESP array of bulk strings.
 fn resp(args: &[&[u8]]) -> Vec<u8> {
-    let mut out = format!("*{}\r\n", args.len()).into_bytes();
-    for a in args {
-        out.extend_from_slice(format!("${}\r\n", a.len()).as_bytes());
-        out.extend_from_slice(a);
-        out.extend_from_slice(b"\r\n");
-    }
+    let mut out = Vec::new();
+    redcodec_protocol::encode_request(args, &mut out);
     out
 }
 

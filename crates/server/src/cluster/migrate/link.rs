@@ -45,14 +45,7 @@ impl Link {
 
     /// Queues a command.
     pub fn queue(&mut self, args: &[Vec<u8>]) {
-        self.out
-            .extend_from_slice(format!("*{}\r\n", args.len()).as_bytes());
-        for a in args {
-            self.out
-                .extend_from_slice(format!("${}\r\n", a.len()).as_bytes());
-            self.out.extend_from_slice(a);
-            self.out.extend_from_slice(b"\r\n");
-        }
+        redcodec_protocol::encode_request(args, &mut self.out);
         self.pending += 1;
     }
 
