@@ -121,6 +121,33 @@ impl Target for EngineTarget {
     }
 }
 
+/// The error of a redis-server that does not start.
+fn start_error(message: String) -> TargetError {
+    TargetError::Start {
+        target: "redis-server".into(),
+        message,
+    }
+}
+
+/// A connection to `port` whose PING was answered by a Redis server (with
+/// PONG, or NOAUTH under `--requirepass`).
+fn answers_ping(port: u16) -> Option<TcpStream> {
+    let mut conn = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    conn.set_read_timeout(Some(Duration::from_secs(1))).ok()?;
+    conn.write_all(b"*1\r\n$4\r\nPING\r\n").ok()?;
+    let mut line = Vec::new();
+    let mut byte = [0u8; 1];
+    while !line.ends_with(b"\r\n") {
+        match conn.read(&mut byte) {
+            Ok(1) => line.push(byte[0]),
+            _ => return None,
+        }
+    }
+    let ready = line == b"+PONG\r\n" || line.starts_with(b"-NOAUTH");
+    conn.set_read_timeout(Some(Duration::from_secs(30))).ok()?;
+    ready.then_some(conn)
+}
+
 /// A real `redis-server` child process on a loopback port, stopped on drop.
 pub struct RedisServer {
     child: Child,
@@ -145,13 +172,28 @@ impl RedisServer {
     /// is ready once it answers PING, with PONG or, under
     /// `--requirepass`, NOAUTH.
     pub fn start_with(dir: Option<&Path>, extra: &[&str]) -> Result<RedisServer, TargetError> {
-        let start = |message: String| TargetError::Start {
-            target: "redis-server".into(),
-            message,
-        };
+        // A port found free may be taken by another process before
+        // redis-server binds it: redis-server then exits, and another
+        // port is tried.
+        for _ in 0..5 {
+            if let Some(server) = RedisServer::start_on_a_free_port(dir, extra)? {
+                return Ok(server);
+            }
+        }
+        Err(start_error(
+            "it exited at start five times (its port taken each time, or bad options)".into(),
+        ))
+    }
+
+    /// One try of [`RedisServer::start_with`]: `None` when redis-server
+    /// exited before it answered.
+    fn start_on_a_free_port(
+        dir: Option<&Path>,
+        extra: &[&str],
+    ) -> Result<Option<RedisServer>, TargetError> {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
-            .map_err(|e| start(e.to_string()))?
+            .map_err(|e| start_error(e.to_string()))?
             .port();
         let mut command = Command::new("redis-server");
         command
@@ -160,40 +202,51 @@ impl RedisServer {
         if let Some(dir) = dir {
             command.arg("--dir").arg(dir);
         }
-        let child = command
+        let mut child = command
             .args(extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| start(format!("{e} (is redis-server installed?)")))?;
+            .map_err(|e| start_error(format!("{e} (is redis-server installed?)")))?;
         // Generous: a busy 2-core machine may take a while to start it.
         let deadline = Instant::now() + Duration::from_secs(60);
-        let conn = loop {
-            match TcpStream::connect(("127.0.0.1", port)) {
-                Ok(c) => break c,
-                Err(_) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(20));
-                }
-                Err(e) => return Err(start(format!("no answer on port {port}: {e}"))),
+        loop {
+            if child.try_wait()?.is_some() {
+                return Ok(None);
             }
-        };
-        conn.set_read_timeout(Some(Duration::from_secs(30)))?;
-        let mut server = RedisServer {
-            child,
-            port,
-            conn,
-            buf: Vec::new(),
-        };
-        // The port may accept before the server is ready to answer.
-        while Instant::now() < deadline {
-            match server.execute(&[b"PING".to_vec()]) {
-                Ok(Reply::Status(s)) if s == "PONG" => return Ok(server),
-                Ok(Reply::Error(e)) if e.starts_with("NOAUTH") => return Ok(server),
-                _ => {}
+            if Instant::now() >= deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(start_error(format!("no answer to PING on port {port}")));
+            }
+            if let Some(conn) = answers_ping(port) {
+                let mut server = RedisServer {
+                    child,
+                    port,
+                    conn,
+                    buf: Vec::new(),
+                };
+                // The server that answered is ours when INFO names our
+                // child's pid (under `--requirepass` INFO is refused:
+                // then ours is still running, as it would not be had it
+                // failed to bind). Dropping another's kills our child.
+                let pid = format!("process_id:{}\r\n", server.child.id());
+                return Ok(
+                    match server.execute(&[b"INFO".to_vec(), b"server".to_vec()])? {
+                        Reply::Bulk(info)
+                            if info.windows(pid.len()).any(|w| w == pid.as_bytes()) =>
+                        {
+                            Some(server)
+                        }
+                        Reply::Error(e) if e.starts_with("NOAUTH") => {
+                            server.child.try_wait()?.is_none().then_some(server)
+                        }
+                        _ => None,
+                    },
+                );
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        Err(start("the server never answered PING".into()))
     }
 
     /// [`RedisServer::start`] for the test `test`: when redis-server
