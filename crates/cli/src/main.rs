@@ -16,7 +16,6 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const ALLOCATOR: &str = "mimalloc";
 
 mod check;
-mod compare;
 mod dump;
 mod error;
 mod exec;
@@ -64,10 +63,10 @@ enum Command {
     /// Run a standard workload on every chosen format and on raw RocksDB,
     /// in temporary stores; print one table per metric and write CSV, JSON
     /// and SVG charts into `--out`.
-    Compare(compare::CompareArgs),
+    Compare(redcodec_compare::CompareArgs),
     /// One callgrind probe of `compare --instructions` (run by it).
     #[command(hide = true)]
-    CompareProbe(compare::instructions::ProbeArgs),
+    CompareProbe(redcodec_compare::instructions::ProbeArgs),
     /// Copy every live key (type, expiry, elements) of a store into a store
     /// of another format, in batches, with a progress bar and a checkpoint
     /// to --resume from after an interruption.
@@ -93,8 +92,10 @@ fn main() -> ExitCode {
         } => exec::run(&store, &access, &command),
         Command::Dump { store } => dump::run(&store),
         Command::Check { store } => check::run(&store),
-        Command::Compare(args) => compare::run(&args),
-        Command::CompareProbe(args) => compare::instructions::probe(&args),
+        Command::Compare(args) => redcodec_compare::run(&args).map_err(error::CliError::from),
+        Command::CompareProbe(args) => {
+            redcodec_compare::instructions::probe(&args).map_err(error::CliError::from)
+        }
         Command::Migrate(args) => migrate::run(&args),
         Command::Verify(args) => migrate::run_verify(&args),
         Command::MigrateBench(args) => migrate::bench::run(&args),

@@ -20,7 +20,7 @@ use rocksdb::DB;
 
 use super::raw::db_err;
 use super::workload::{run_all, setup_args, step_args, string_key, Sizes, STEPS};
-use crate::error::CliError;
+use crate::CompareError;
 
 /// The commands counted on every format.
 pub const COMMANDS: [&str; 4] = ["SET", "GET", "HSET", "ZADD"];
@@ -88,7 +88,7 @@ pub fn measured_get(db: &DB, keys: &[Vec<u8>]) -> Result<usize, rocksdb::Error> 
 }
 
 /// The probe itself (run under callgrind by [`count`]).
-pub fn probe(args: &ProbeArgs) -> Result<(), CliError> {
+pub fn probe(args: &ProbeArgs) -> Result<(), CompareError> {
     let sizes = Sizes {
         keys: args.keys,
         elements: args.elements,
@@ -158,7 +158,7 @@ pub fn count(
     elements: usize,
     value_size: usize,
     mut progress: impl FnMut(&str),
-) -> Result<Vec<Instructions>, CliError> {
+) -> Result<Vec<Instructions>, CompareError> {
     let exe = std::env::current_exe()?;
     let mut probes: Vec<(String, String)> = ["put", "get"]
         .iter()
@@ -198,7 +198,7 @@ fn run_probe(
     command: &str,
     elements: usize,
     value_size: usize,
-) -> Result<u64, CliError> {
+) -> Result<u64, CompareError> {
     let function = if store != "raw" {
         "measured"
     } else if command == "put" {

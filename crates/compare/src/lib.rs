@@ -1,4 +1,4 @@
-//! `redcodec compare`: one standard workload on every chosen format and on
+//! The format benchmark behind `redcodec compare`: one standard workload on every chosen format and on
 //! a raw RocksDB baseline, in temporary stores, single-threaded; tables on
 //! stdout, CSV, JSON, SVG charts and one HTML report in `--out`.
 //!
@@ -17,8 +17,6 @@ use std::path::PathBuf;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use redcodec_formats::Format;
-
-use crate::error::CliError;
 
 mod charts;
 mod figure;
@@ -66,13 +64,36 @@ pub struct CompareArgs {
     pub out: PathBuf,
 }
 
+/// Why a comparison failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    /// A format name could not be parsed.
+    #[error("{0}")]
+    Format(#[from] redcodec_formats::FormatError),
+    /// A store could not be opened, written or read.
+    #[error("{0}")]
+    Engine(#[from] redcodec_engine::EngineError),
+    /// Writing the report, or a file of a store.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// Anything else: bad options, a failed probe, an unexpected reply.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<redcodec_engine::store::StoreError> for CompareError {
+    fn from(e: redcodec_engine::store::StoreError) -> Self {
+        CompareError::Engine(e.into())
+    }
+}
+
 /// An error of the comparison.
-pub(crate) fn fail(message: String) -> CliError {
-    CliError::Io(std::io::Error::other(message))
+pub(crate) fn fail(message: String) -> CompareError {
+    CompareError::Failed(message)
 }
 
 /// Runs the comparison.
-pub fn run(args: &CompareArgs) -> Result<(), CliError> {
+pub fn run(args: &CompareArgs) -> Result<(), CompareError> {
     let formats: Vec<Format> = if args.formats.is_empty() {
         Format::ALL.to_vec()
     } else {
