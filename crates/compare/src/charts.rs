@@ -22,7 +22,7 @@ use super::format_run::FormatResult;
 use super::measure::Space;
 use super::report::{timing, Against, Report, OWN_SET_GOALS};
 use super::workload::STEPS;
-use crate::CompareError;
+use crate::error::CompareError;
 
 /// Values spanning more than this factor are drawn on a logarithmic scale.
 pub const LOG_SPAN: f64 = 20.0;
@@ -173,7 +173,7 @@ fn font(px: f64) -> FontDesc<'static> {
 }
 
 fn chart_err<E: std::fmt::Display>(e: E) -> CompareError {
-    super::fail(format!("chart: {e}"))
+    crate::error::fail(format!("chart: {e}"))
 }
 
 /// One row's bars, in pixels from the plot's top.

@@ -11,7 +11,7 @@ use redcodec_formats::{AnyCodec, Format, FormatOptions};
 use super::figure::{Figure, Spread};
 use super::measure::{sst_bytes_written, Space, WriteAmp};
 use super::workload::{fill_hash, run_engine, Sizes, Timing};
-use crate::CompareError;
+use crate::error::CompareError;
 
 /// Everything measured on one format.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -157,11 +157,11 @@ fn del_hash(format: Format, fields: usize, sizes: &Sizes) -> Result<DelResult, C
     let record = engine
         .codec()
         .meta_record(&key, DataType::Hash)
-        .map_err(|e| super::fail(format!("metadata record of the big hash: {e}")))?;
+        .map_err(|e| crate::error::fail(format!("metadata record of the big hash: {e}")))?;
     let saved = engine
         .store()
         .get(record.place, &record.key)?
-        .ok_or_else(|| super::fail("the big hash has no metadata record".into()))?;
+        .ok_or_else(|| crate::error::fail("the big hash has no metadata record".into()))?;
     let restorable = !matches!(
         engine.capabilities().delete,
         DeleteModel::RemoveElements { .. }
@@ -173,7 +173,9 @@ fn del_hash(format: Format, fields: usize, sizes: &Sizes) -> Result<DelResult, C
         let reply = engine.execute(&[b"DEL".to_vec(), key.clone()]);
         times.push(started.elapsed());
         if reply != Reply::Integer(1) {
-            return Err(super::fail(format!("DEL of the big hash replied {reply}")));
+            return Err(crate::error::fail(format!(
+                "DEL of the big hash replied {reply}"
+            )));
         }
         if n + 1 < samples {
             let mut restore = Batch::default();

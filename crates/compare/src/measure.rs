@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use crate::CompareError;
+use crate::error::CompareError;
 
 /// Space of a store after a full compaction.
 #[derive(Clone, Copy, Debug, serde::Serialize)]

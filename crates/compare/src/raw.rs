@@ -10,7 +10,7 @@ use rocksdb::{BottommostLevelCompaction, CompactOptions, Options, DB};
 
 use super::measure::{rocksdb_version, sst_bytes_written, Space, WriteAmp};
 use super::workload::{shuffled, string_key, Kind, Sizes, Timing};
-use crate::CompareError;
+use crate::error::CompareError;
 
 /// What the baseline measured.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -68,14 +68,16 @@ fn scan_100(db: &DB, keys: &[Vec<u8>]) -> Result<Timing, CompareError> {
     }
     let seconds = started.elapsed().as_secs_f64();
     if seen < scans.min(keys.len()) {
-        return Err(super::fail("raw rocksdb: a scan found nothing".into()));
+        return Err(crate::error::fail(
+            "raw rocksdb: a scan found nothing".into(),
+        ));
     }
     Ok(Timing::new("scan 100", Kind::Read, scans as u64, seconds))
 }
 
 /// A RocksDB error of the baseline.
 pub(super) fn db_err(e: rocksdb::Error) -> CompareError {
-    super::fail(format!("raw rocksdb: {e}"))
+    crate::error::fail(format!("raw rocksdb: {e}"))
 }
 
 /// A plain `rocksdb::DB` with default options in `dir`, created if missing:
@@ -106,7 +108,9 @@ pub fn run(dir: &Path, sizes: &Sizes) -> Result<RawResult, CompareError> {
     for &i in &order {
         let found = db.get(&keys[i]).map_err(db_err)?;
         if found.is_none() {
-            return Err(super::fail("raw rocksdb: a written key is missing".into()));
+            return Err(crate::error::fail(
+                "raw rocksdb: a written key is missing".into(),
+            ));
         }
     }
     let get = Timing::new(

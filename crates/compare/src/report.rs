@@ -10,7 +10,7 @@ use super::measure::{Space, WriteAmp};
 use super::raw::RawResult;
 use super::scaling::{Scaling, THREADS};
 use super::workload::{kind_of, Kind, Sizes, Timing, STEPS};
-use crate::CompareError;
+use crate::error::CompareError;
 
 /// Everything one `redcodec compare` measured.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -795,8 +795,8 @@ pub fn write_files(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf
         written: Vec::new(),
     };
     let json = dir.join("report.json");
-    let text =
-        serde_json::to_string_pretty(report).map_err(|e| super::fail(format!("JSON: {e}")))?;
+    let text = serde_json::to_string_pretty(report)
+        .map_err(|e| crate::error::fail(format!("JSON: {e}")))?;
     std::fs::write(&json, text + "\n")?;
     csv.written.push(json);
 

@@ -10,7 +10,7 @@ use redcodec_formats::Format;
 
 use super::figure::Figure;
 use super::workload::{string_key, Kind, Sizes, Timing};
-use crate::CompareError;
+use crate::error::CompareError;
 
 /// The writer threads of the two-thread pass.
 pub const THREADS: usize = 2;
@@ -94,7 +94,7 @@ pub fn format(format: Format, dir: &Path, sizes: &Sizes) -> Result<Scaling, Comp
         timed_sets(threads, sizes, |k, v| {
             let reply = engine.execute(&[&b"SET"[..], k, v]);
             if reply.is_error() {
-                return Err(super::fail(format!("SET failed: {reply}")));
+                return Err(crate::error::fail(format!("SET failed: {reply}")));
             }
             Ok(())
         })

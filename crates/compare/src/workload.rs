@@ -7,7 +7,7 @@ use redcodec_engine::{Engine, Reply};
 use redcodec_formats::AnyCodec;
 
 use super::figure::{Figure, Spread};
-use crate::CompareError;
+use crate::error::CompareError;
 
 /// The size of a run.
 #[derive(Clone, Copy, Debug, serde::Serialize)]
@@ -413,7 +413,7 @@ pub fn run_all(engine: &Engine<AnyCodec>, all: &[Vec<Vec<u8>>]) -> Result<(), Co
 
 fn check(reply: Reply, args: &[Vec<u8>]) -> Result<(), CompareError> {
     if let Reply::Error(e) = reply {
-        return Err(super::fail(format!(
+        return Err(crate::error::fail(format!(
             "{} failed: {e}",
             String::from_utf8_lossy(&args[0])
         )));
