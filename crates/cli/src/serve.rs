@@ -97,7 +97,7 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
             .unwrap_or_else(|| default_ns.to_string()),
         namespace_tokens: tokens,
         dir: args.store.dir.display().to_string(),
-        allocator: crate::ALLOCATOR,
+        allocator: crate::allocator::ALLOCATOR,
         replica: redcodec_server::replica::ReplicaOptions {
             replicaof: args.replicaof.clone(),
             masterauth: args.masterauth.clone(),
