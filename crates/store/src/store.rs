@@ -16,22 +16,19 @@ use std::sync::{Arc, OnceLock, Weak};
 use parking_lot::Mutex;
 use redcodec_codec::{Codec, KeyRange, Layout, MergeOperatorSpec, Place, Record};
 use rocksdb::{
-    BoundColumnFamily, ColumnFamilyDescriptor, DBRawIteratorWithThreadMode, MergeOperands,
-    MultiThreaded, Options, ReadOptions, WriteBatch, WriteOptions,
+    BoundColumnFamily, ColumnFamilyDescriptor, DBRawIteratorWithThreadMode, MergeOperands, Options,
+    ReadOptions, WriteBatch, WriteOptions,
 };
 
 use crate::batch::{hex, Batch, Op, Pair};
 use crate::clock::Clock;
 use crate::compat::Compat;
+use crate::db::Db;
 use crate::error::StoreError;
 use crate::expired::ExpiredKeys;
 use crate::gc::FilterFactory;
 use crate::intent;
 use crate::options::{OpenMode, StoreOptions};
-
-/// The RocksDB handle type: column families can be created while the
-/// database is shared.
-pub(crate) type Db = rocksdb::DBWithThreadMode<MultiThreaded>;
 
 /// One open RocksDB instance.
 struct Instance {
