@@ -215,6 +215,12 @@ fn snapshot_to_file(
     let ns = shared.config.default_namespace.clone();
     let engine = shared.engines.shared(&ns).map_err(|_| LinkError::Closed)?;
     shared.repl.attach(shared, &engine, &ns);
+    // Most of the memtables go to disk before commands wait: the
+    // checkpoint under the locks then flushes only what came meanwhile.
+    engine
+        .store()
+        .flush()
+        .map_err(snapshot::SnapshotError::Checkpoint)?;
     let waiting = Instant::now();
     let held = engine.lock_all();
     let checkpoint = snapshot::Checkpoint::take(&engine, Path::new(&shared.config.dir))?;
