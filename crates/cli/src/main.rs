@@ -11,6 +11,7 @@ mod dump;
 mod error;
 mod exec;
 mod migrate;
+mod rdb;
 mod serve;
 mod signals;
 mod store_args;
@@ -68,6 +69,13 @@ enum Command {
     /// Time a migration against a raw RocksDB write of the same data and
     /// measure its peak memory.
     MigrateBench(migrate::bench::BenchArgs),
+    /// Write the store as an RDB file (Redis 7.0, version 10) that
+    /// redis-server loads; the store is opened read-only.
+    Export(rdb::ExportArgs),
+    /// Read an RDB file redis-server wrote (SAVE, BGSAVE, any object
+    /// encoding) into an empty store of any format; the whole file is
+    /// checked before anything is written.
+    Import(rdb::ImportArgs),
     /// Serve the store to Redis clients (RESP2 and RESP3) until SHUTDOWN,
     /// SIGTERM or SIGINT; then flush it and close.
     Serve(serve::ServeArgs),
@@ -88,6 +96,8 @@ fn main() -> ExitCode {
             redcodec_compare::instructions::probe(&args).map_err(error::CliError::from)
         }
         Command::Migrate(args) => migrate::run(&args),
+        Command::Export(args) => rdb::export(&args),
+        Command::Import(args) => rdb::import(&args),
         Command::Verify(args) => migrate::run_verify(&args),
         Command::MigrateBench(args) => migrate::bench::run(&args),
         Command::Serve(args) => serve::run(&args),

@@ -19,7 +19,9 @@ use redcodec_rdb::{EncodeOptions, Value as RdbValue};
 use redis::Value;
 
 mod serve_support;
-use serve_support::{connect, formats, store_dir, Serve};
+use serve_support::{
+    assert_same_keys, connect, formats, read_key, sorted, sorted_pairs, store_dir, Serve,
+};
 
 const REDIS_SERVER: Tool = Tool::new("redis-server", "redis-server", "REDCODEC_REQUIRE_REDIS");
 
@@ -146,64 +148,6 @@ fn rdb_samples() -> Vec<(Vec<u8>, RdbValue, Option<u64>)> {
         None,
     ));
     v
-}
-
-/// A key's type and whole value as a client reads it, in an order-free
-/// form, and its PTTL.
-fn read_key(c: &mut redis::Connection, key: &[u8]) -> (String, Value, i64) {
-    let ty: String = redis::cmd("TYPE").arg(key).query(c).unwrap();
-    let value = match ty.as_str() {
-        "string" => redis::cmd("GET").arg(key).query(c).unwrap(),
-        "list" => redis::cmd("LRANGE")
-            .arg(key)
-            .arg(0)
-            .arg(-1)
-            .query(c)
-            .unwrap(),
-        "set" => sorted(redis::cmd("SMEMBERS").arg(key).query(c).unwrap()),
-        "zset" => redis::cmd("ZRANGE")
-            .arg(key)
-            .arg(0)
-            .arg(-1)
-            .arg("WITHSCORES")
-            .query(c)
-            .unwrap(),
-        "hash" => sorted_pairs(redis::cmd("HGETALL").arg(key).query(c).unwrap()),
-        "none" => Value::Nil,
-        other => panic!("unexpected type {other}"),
-    };
-    let pttl: i64 = redis::cmd("PTTL").arg(key).query(c).unwrap();
-    (ty, value, pttl)
-}
-
-fn sorted(v: Value) -> Value {
-    match v {
-        Value::Array(mut items) | Value::Set(mut items) => {
-            items.sort_by_key(|i| format!("{i:?}"));
-            Value::Array(items)
-        }
-        other => other,
-    }
-}
-
-fn sorted_pairs(v: Value) -> Value {
-    match v {
-        Value::Array(items) => {
-            let mut pairs: Vec<(String, Value)> = items
-                .chunks(2)
-                .map(|p| (format!("{:?}", p[0]), Value::Array(p.to_vec())))
-                .collect();
-            pairs.sort_by(|a, b| a.0.cmp(&b.0));
-            Value::Array(pairs.into_iter().map(|p| p.1).collect())
-        }
-        other => other,
-    }
-}
-
-fn keys(c: &mut redis::Connection) -> Vec<Vec<u8>> {
-    let mut keys: Vec<Vec<u8>> = redis::cmd("KEYS").arg("*").query(c).unwrap();
-    keys.sort();
-    keys
 }
 
 #[test]
@@ -341,29 +285,7 @@ fn wait_caught_up(master: &mut redis::Connection, replica: &mut redis::Connectio
 fn assert_same(master: &mut redis::Connection, replica: &mut redis::Connection, what: &str) {
     std::thread::sleep(Duration::from_millis(2500));
     wait_caught_up(master, replica, what);
-    let mk = keys(master);
-    let rk = keys(replica);
-    assert_eq!(
-        mk.iter()
-            .map(|k| String::from_utf8_lossy(k).into_owned())
-            .collect::<Vec<_>>(),
-        rk.iter()
-            .map(|k| String::from_utf8_lossy(k).into_owned())
-            .collect::<Vec<_>>(),
-        "{what}: the same keys"
-    );
-    assert!(!mk.is_empty(), "{what}: some keys");
-    for key in &mk {
-        let (mt, mv, mttl) = read_key(master, key);
-        let (rt, rv, rttl) = read_key(replica, key);
-        let k = String::from_utf8_lossy(key);
-        assert_eq!(mt, rt, "{what}: type of {k}");
-        assert_eq!(mv, rv, "{what}: value of {k}");
-        assert!(
-            (mttl < 0 && mttl == rttl) || (mttl >= 0 && rttl >= 0 && (mttl - rttl).abs() <= 1000),
-            "{what}: TTL of {k}: master {mttl}, replica {rttl}"
-        );
-    }
+    assert_same_keys(master, replica, what);
 }
 
 /// One client's writes: every type, TTLs, the commands Redis rewrites

@@ -72,6 +72,7 @@ mod digest;
 mod error;
 mod plan;
 mod purge;
+pub mod rdb_file;
 mod reader;
 mod represent;
 mod run;
