@@ -16,6 +16,7 @@ use tokio::net::TcpStream;
 use tokio::sync::watch;
 
 use super::load::{self, namespace_of, LoadError};
+use super::resume;
 use super::transfer::{self, Announced};
 use super::LinkPhase;
 use crate::commands::{run_sync, Access};
@@ -60,6 +61,9 @@ pub enum LinkError {
     /// This server's own link client was killed (CLIENT KILL).
     #[error("the link to the master was killed (CLIENT KILL)")]
     Killed,
+    /// The saved replication state could not be removed before a write.
+    #[error("removing the saved replication state before applying a write: {0}")]
+    State(std::io::Error),
 }
 
 impl LinkError {
@@ -443,6 +447,13 @@ async fn stream(
     };
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     let info = session.info.clone();
+    // The offset at the previous tick: when a whole tick passed without
+    // a byte applied, the state is saved for a restart ([`resume`]).
+    let mut quiet_since_tick = offset;
+    let mut saved = -1;
+    // A command that may change the store was applied since the state
+    // was last updated.
+    let mut wrote = false;
     loop {
         loop {
             let parsed = parse_request(&conn.buf, &limits)
@@ -463,6 +474,11 @@ async fn stream(
                     ack(conn, offset).await?;
                 }
             } else {
+                if changes_store(&name) {
+                    resume::invalidate(shared).map_err(LinkError::State)?;
+                    saved = -1;
+                    wrote = true;
+                }
                 apply(shared, session, &name, args);
             }
             if session.queued.is_none() {
@@ -471,6 +487,9 @@ async fn stream(
                 let mut st = replica.state.lock();
                 st.offset = offset;
                 st.stream_db = Some(u64::try_from(session.db).unwrap_or(0));
+                if std::mem::take(&mut wrote) {
+                    st.last_write = Some(Instant::now());
+                }
             }
         }
         if session.wrote && shared.config.sync == SyncPolicy::Always {
@@ -494,10 +513,25 @@ async fn stream(
                 Ok(Ok(0)) => return Err(LinkError::Closed),
                 Ok(Ok(_)) => replica.state.lock().last_io = Some(Instant::now()),
             },
-            _ = tick.tick() => ack(conn, offset).await?,
+            _ = tick.tick() => {
+                if offset == quiet_since_tick && offset != saved && session.queued.is_none() {
+                    match resume::save(shared) {
+                        Ok(_) => saved = offset,
+                        Err(e) => eprintln!("redcodec serve: replication: saving the replication state: {e}"),
+                    }
+                }
+                quiet_since_tick = offset;
+                ack(conn, offset).await?;
+            }
             () = info.kill.notified() => return Err(LinkError::Killed),
         }
     }
+}
+
+/// Whether a command of the master's may change the store (everything
+/// but what only moves the offset or the stream's state).
+fn changes_store(name: &str) -> bool {
+    !matches!(name, "ping" | "select" | "multi" | "discard")
 }
 
 /// The master's SELECT: the database maps to a namespace as a client's
