@@ -571,3 +571,161 @@ fn two_replicas_told_to_follow_each_other_refuse_each_other() {
     assert_data_untouched(&mut ca, "a", "A");
     assert_data_untouched(&mut cb, "b", "B");
 }
+
+/// A real RDB file (what redis-server SAVEs) holding `keys` strings.
+fn real_rdb(test: &str, keys: usize) -> Option<Vec<u8>> {
+    let master = Master::start(test, &["--enable-debug-command", "yes"])?;
+    let mut c = master.conn();
+    q(&mut c, &["DEBUG", "POPULATE", &keys.to_string(), "k", "8"]);
+    q(&mut c, &["SAVE"]);
+    Some(std::fs::read(master._dir.path().join("dump.rdb")).unwrap())
+}
+
+/// A command as a master streams it.
+fn resp(words: &[&str]) -> Vec<u8> {
+    let mut out = format!("*{}\r\n", words.len()).into_bytes();
+    for w in words {
+        out.extend_from_slice(format!("${}\r\n{w}\r\n", w.len()).as_bytes());
+    }
+    out
+}
+
+/// Reads one RESP array command; returns its words.
+fn read_command(r: &mut impl std::io::BufRead) -> std::io::Result<Vec<String>> {
+    let mut line = String::new();
+    if r.read_line(&mut line)? == 0 {
+        return Ok(Vec::new());
+    }
+    let n: usize = line.trim().trim_start_matches('*').parse().unwrap_or(0);
+    let mut words = Vec::new();
+    for _ in 0..n {
+        line.clear();
+        r.read_line(&mut line)?;
+        let len: usize = line.trim().trim_start_matches('$').parse().unwrap_or(0);
+        let mut buf = vec![0u8; len + 2];
+        r.read_exact(&mut buf)?;
+        buf.truncate(len);
+        words.push(String::from_utf8_lossy(&buf).into_owned());
+    }
+    Ok(words)
+}
+
+const FAKE_REPLID: &str = "0123456789abcdef0123456789abcdef01234567";
+
+/// A fake master: a full copy of `rdb` then `stream` to `PSYNC ? -1`;
+/// `+CONTINUE` then `resent` to a `PSYNC` that continues. Every PSYNC's
+/// arguments are kept.
+fn fake_master(
+    rdb: Vec<u8>,
+    stream: Vec<u8>,
+    resent: Vec<u8>,
+) -> (String, Arc<parking_lot_free::Log>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let log = Arc::new(parking_lot_free::Log::default());
+    let seen = log.clone();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(conn) = conn else { return };
+            let (rdb, stream, resent, seen) =
+                (rdb.clone(), stream.clone(), resent.clone(), seen.clone());
+            std::thread::spawn(move || -> std::io::Result<()> {
+                use std::io::Write;
+                let mut w = conn.try_clone()?;
+                let mut r = std::io::BufReader::new(conn);
+                loop {
+                    let words = read_command(&mut r)?;
+                    match words.first().map(|w| w.to_ascii_uppercase()).as_deref() {
+                        Some("PING") => w.write_all(b"+PONG\r\n")?,
+                        Some("REPLCONF")
+                            if words.len() > 1 && words[1].eq_ignore_ascii_case("ack") => {}
+                        Some("REPLCONF") => w.write_all(b"+OK\r\n")?,
+                        Some("PSYNC") => {
+                            seen.push(words[1..].join(" "));
+                            if words[1] == "?" {
+                                w.write_all(format!("+FULLRESYNC {FAKE_REPLID} 0\r\n").as_bytes())?;
+                                w.write_all(format!("${}\r\n", rdb.len()).as_bytes())?;
+                                w.write_all(&rdb)?;
+                                w.write_all(&stream)?;
+                            } else {
+                                w.write_all(format!("+CONTINUE {FAKE_REPLID}\r\n").as_bytes())?;
+                                w.write_all(&resent)?;
+                            }
+                        }
+                        Some(_) => {}
+                        None => return Ok(()),
+                    }
+                }
+            });
+        }
+    });
+    (addr, log)
+}
+
+/// A list shared between threads, without another dependency.
+mod parking_lot_free {
+    /// Lines pushed by the fake master's threads.
+    #[derive(Default)]
+    pub struct Log(std::sync::Mutex<Vec<String>>);
+
+    impl Log {
+        pub fn push(&self, line: String) {
+            self.0.lock().unwrap().push(line);
+        }
+
+        pub fn all(&self) -> Vec<String> {
+            self.0.lock().unwrap().clone()
+        }
+    }
+}
+
+#[test]
+fn a_command_the_engine_refuses_stops_the_stream_before_it_and_the_replica_retries() {
+    let test = "a master's command the engine refuses";
+    let Some(rdb) = real_rdb(test, 20) else {
+        return;
+    };
+    // The stream: a write, then one no store of a replica can apply (the
+    // key holds a string): the data no longer matches the master's.
+    let mut stream = resp(&["SELECT", "0"]);
+    stream.extend(resp(&["SET", "streamed", "1"]));
+    let applied = stream.len();
+    let refused = resp(&["LPUSH", "streamed", "x"]);
+    stream.extend(&refused);
+    let (addr, psyncs) = fake_master(rdb, stream, refused);
+    for format in ["kvrocks", "floyd"] {
+        let (_tmp, dir) = store_dir();
+        let before = psyncs.all().len();
+        let serve = Serve::start(format, &dir, &["--replicaof", &addr]);
+        let mut r = serve.conn();
+        let want_psync = format!("{FAKE_REPLID} {}", applied + 1);
+        wait_until(
+            &format!("{format}: the refusal reported and a retry"),
+            || {
+                let text = info(&mut r, "replication");
+                let error = field(&text, "master_link_error").unwrap_or_default();
+                let asked = psyncs.all()[before..].to_vec();
+                if error.contains("WRONGTYPE")
+                    && asked.iter().filter(|p| **p == want_psync).count() >= 2
+                {
+                    Ok(())
+                } else {
+                    Err(format!("{text}\nPSYNCs: {asked:?}"))
+                }
+            },
+        );
+        let text = info(&mut r, "replication");
+        let error = field(&text, "master_link_error").unwrap();
+        assert!(
+            error.starts_with(&format!("Stopped following at offset {applied}: the master's lpush was refused here: WRONGTYPE")),
+            "{format}: {error}"
+        );
+        assert_eq!(field(&text, "master_link_status").as_deref(), Some("down"));
+        assert_eq!(field(&text, "slave_repl_offset"), Some(applied.to_string()));
+        // The data held is kept: the copy and the write before.
+        let v: String = redis::cmd("GET").arg("streamed").query(&mut r).unwrap();
+        assert_eq!(v, "1", "{format}");
+        let keys: i64 = redis::cmd("DBSIZE").query(&mut r).unwrap();
+        assert_eq!(keys, 21, "{format}");
+    }
+}

@@ -61,6 +61,17 @@ pub enum LinkError {
     /// This server's own link client was killed (CLIENT KILL).
     #[error("the link to the master was killed (CLIENT KILL)")]
     Killed,
+    /// The engine refused a command of the master's stream: following
+    /// stops before it (the data held is kept) and starts again later.
+    #[error("Stopped following at offset {offset}: the master's {command} was refused here: {error} (the data held is kept; retrying)")]
+    Refused {
+        /// The command's name.
+        command: String,
+        /// The engine's error.
+        error: String,
+        /// The offset applied, just before the command.
+        offset: i64,
+    },
     /// The saved replication state could not be removed before a write.
     #[error("removing the saved replication state before applying a write: {0}")]
     State(std::io::Error),
@@ -479,7 +490,15 @@ async fn stream(
                     saved = -1;
                     wrote = true;
                 }
-                apply(shared, session, &name, args);
+                if let Err(refused) = apply(shared, session, &name, args) {
+                    // The offset stays before the command: the data held
+                    // is what the master had there.
+                    return Err(LinkError::Refused {
+                        command: name,
+                        error: refused,
+                        offset,
+                    });
+                }
             }
             if session.queued.is_none() {
                 offset += pending;
@@ -560,10 +579,22 @@ const SKIPPED_DB: &str = "\u{0}redcodec-skipped-db";
 
 /// Runs one command of the master's (its reply goes nowhere; an error is
 /// reported on stderr).
-fn apply(shared: &Arc<Shared>, session: &mut Session, name: &str, args: Vec<Vec<u8>>) {
+///
+/// A command the engine has but refuses (a value out of the format's
+/// range, a key of another type: the data here no longer matches the
+/// master's) is returned as an error, the store unchanged by it: the link
+/// stops before it. A command the engine does not have is reported and
+/// passed over, and so is a refusal inside a transaction (its other
+/// commands ran).
+fn apply(
+    shared: &Arc<Shared>,
+    session: &mut Session,
+    name: &str,
+    args: Vec<Vec<u8>>,
+) -> Result<(), String> {
     let started = Instant::now();
     match name {
-        "ping" => return,
+        "ping" => return Ok(()),
         "select" => {
             let db = std::str::from_utf8(&args[1])
                 .ok()
@@ -575,16 +606,16 @@ fn apply(shared: &Arc<Shared>, session: &mut Session, name: &str, args: Vec<Vec<
                     &Reply::error("ERR value is not an integer or out of range"),
                 ),
             }
-            return;
+            return Ok(());
         }
         _ => {}
     }
     if session.namespace == SKIPPED_DB {
-        return;
+        return Ok(());
     }
     if session.queued.is_some() && !matches!(name, "exec" | "discard" | "multi") {
         session.queue(args);
-        return;
+        return Ok(());
     }
     let reply = match name {
         "multi" => session.multi(shared),
@@ -606,11 +637,22 @@ fn apply(shared: &Arc<Shared>, session: &mut Session, name: &str, args: Vec<Vec<
             &args,
         ),
     };
-    report(name, &reply);
     let failed = reply.is_error();
     shared
         .command_stats
         .ran(name, &args, started.elapsed(), failed);
+    match reply {
+        Reply::Error(e)
+            if !matches!(name, "multi" | "discard" | "exec")
+                && !e.starts_with("ERR unknown command") =>
+        {
+            Err(e)
+        }
+        reply => {
+            report(name, &reply);
+            Ok(())
+        }
+    }
 }
 
 /// Reports an error a master's command got here.

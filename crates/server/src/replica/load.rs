@@ -317,8 +317,8 @@ fn restore_one(shared: &Shared, session: &mut Session, entry: &Entry, loaded: &m
         Ok(()) => loaded.keys += 1,
         // A value this format cannot hold (an expiry past its range, a
         // score it does not store…) is reported and skipped: the rest of
-        // the copy goes on, as the stream goes on past a command the
-        // engine refuses.
+        // the copy goes on. (A command of the stream that the engine
+        // refuses stops the stream before it instead: see `link::apply`.)
         Err(reply) => {
             if loaded.refused < 10 {
                 eprintln!(
