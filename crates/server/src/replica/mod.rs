@@ -14,7 +14,12 @@
 //!   Redis database indexes to the format's namespaces.
 //! - [`info`]: `INFO replication` as a Redis 7.0 replica writes it.
 //! - [`command`]: `REPLICAOF` / `SLAVEOF`, and the refusals a replica
-//!   answers clients with (`READONLY`, `LOADING`).
+//!   answers clients with (`READONLY`, `LOADING`) and replicas with
+//!   (`NOMASTERLINK`).
+//! - [`resume`]: the replication ID and offset kept in the data directory
+//!   for a partial resync after a restart.
+//! - [`follow`]: `migrate --follow`, this replica run with progress until
+//!   caught up.
 
 pub mod command;
 pub mod follow;
