@@ -24,6 +24,7 @@ use crate::store_args::StoreArgs;
 
 pub mod bench;
 mod dataset;
+mod follow;
 mod namespaces;
 mod network;
 mod progress;
@@ -177,6 +178,8 @@ pub struct MigrateArgs {
     pub pause_after_commits: Option<u64>,
     #[command(flatten)]
     pub network: network::NetworkArgs,
+    #[command(flatten)]
+    pub follow: follow::FollowArgs,
 }
 
 /// The options of `redcodec verify`.
@@ -192,6 +195,9 @@ pub struct VerifyArgs {
 
 /// Runs `redcodec migrate`.
 pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
+    if args.follow.follow {
+        return follow::run(args);
+    }
     if network::involved(&args.pair) {
         return network::run(args);
     }

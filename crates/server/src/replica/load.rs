@@ -42,7 +42,8 @@ pub fn spool_path(shared: &Shared) -> PathBuf {
     Path::new(&shared.config.dir).join(SPOOL_FILE)
 }
 
-fn marker_path(shared: &Shared) -> PathBuf {
+/// The load marker of the server's data directory.
+pub fn marker_path(shared: &Shared) -> PathBuf {
     Path::new(&shared.config.dir).join(MARKER_FILE)
 }
 
@@ -154,6 +155,9 @@ pub fn load(shared: &Shared, session: &mut Session, spool: &Path) -> Result<Load
     if let Some(ns) = reachable_namespaces(shared).first() {
         drop(shared.engines.exclusive(ns));
     }
+    // The data stops matching any saved replication offset.
+    super::resume::invalidate(shared)?;
+    shared.replica.loaded_keys.store(0, Ordering::Relaxed);
     let marker = marker_path(shared);
     write_marker(&marker)?;
     let loaded = load_keys(shared, session, spool);
@@ -280,12 +284,16 @@ fn write_batch(shared: &Shared, session: &mut Session, batch: &mut Batch, loaded
         });
     if together {
         loaded.keys += entries.len() as u64;
-        return;
+    } else {
+        session.namespace.clone_from(&batch.namespace);
+        for entry in &entries {
+            restore_one(shared, session, entry, loaded);
+        }
     }
-    session.namespace.clone_from(&batch.namespace);
-    for entry in &entries {
-        restore_one(shared, session, entry, loaded);
-    }
+    shared
+        .replica
+        .loaded_keys
+        .store(loaded.keys, Ordering::Relaxed);
 }
 
 /// Loads one key with `RESTORE key <expiry> <payload> REPLACE ABSTTL`; a
@@ -309,8 +317,8 @@ fn restore_one(shared: &Shared, session: &mut Session, entry: &Entry, loaded: &m
         Ok(()) => loaded.keys += 1,
         // A value this format cannot hold (an expiry past its range, a
         // score it does not store…) is reported and skipped: the rest of
-        // the copy goes on, as the stream goes on past a command the
-        // engine refuses.
+        // the copy goes on. (A command of the stream that the engine
+        // refuses stops the stream before it instead: see `link::apply`.)
         Err(reply) => {
             if loaded.refused < 10 {
                 eprintln!(
