@@ -314,3 +314,96 @@ fn a_migration_authenticates_with_the_source_password() {
         R::err(&format!("MOVED 12182 {}", dst.addr()))
     );
 }
+
+/// Keys written into the migrated slot by the kill tests.
+const SLOW_KEYS: usize = 400;
+
+/// A source owning every slot with [`SLOW_KEYS`] keys in the slot of
+/// `{m}`, a destination owning none, and a migration of that slot started
+/// at 160 commands a second (`migrate-speed`: about 3 s for the slot).
+/// Returns once the destination holds some of the slot's keys, not all.
+fn slow_migration() -> (Node, Node, String) {
+    let src = Node::start(0, &[]);
+    let dst = Node::start(1, &[]);
+    let text = topology(&[(&src.id, src.port(), "0-16383"), (&dst.id, dst.port(), "")]);
+    let nodes = [src, dst];
+    set_nodes(&nodes, &text, 1);
+    let [src, dst] = nodes;
+    let mut s = src.conn();
+    for i in 0..SLOW_KEYS {
+        assert_eq!(s.call(&["SET", &format!("{{m}}{i}"), "v"]), R::ok());
+    }
+    let R::Int(slot) = s.call(&["CLUSTER", "KEYSLOT", "{m}"]) else {
+        panic!()
+    };
+    let slot = slot.to_string();
+    assert_eq!(s.call(&["CONFIG", "SET", "migrate-speed", "160"]), R::ok());
+    assert_eq!(s.call(&["CLUSTERX", "MIGRATE", &slot, &dst.id]), R::ok());
+    let mut d = dst.conn();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let R::Int(n) = d.call(&["CLUSTER", "COUNTKEYSINSLOT", &slot]) else {
+            panic!()
+        };
+        if n > 0 {
+            assert!(
+                (n as usize) < SLOW_KEYS,
+                "the whole slot arrived at 160 commands a second"
+            );
+            break;
+        }
+        assert!(Instant::now() < deadline, "no key of the slot arrived");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    (src, dst, slot)
+}
+
+/// Polls `f` until it holds, for up to a minute.
+fn eventually(what: &str, mut f: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !f() {
+        assert!(Instant::now() < deadline, "never: {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_source_killed_mid_migration_leaves_no_partial_slot_on_the_destination() {
+    let (src, dst, slot) = slow_migration();
+    src.serve.signal("KILL");
+    let mut d = dst.conn();
+    eventually("the destination drops the partial slot", || {
+        d.call(&["CLUSTER", "COUNTKEYSINSLOT", &slot]) == R::Int(0)
+    });
+    let di = info(&mut d);
+    assert!(
+        di.contains(&format!(
+            "importing_slot(s): {slot}\r\nimport_state: error\r\n"
+        )),
+        "{di}"
+    );
+}
+
+#[test]
+fn a_destination_killed_mid_migration_leaves_the_slot_whole_on_the_source() {
+    let (src, dst, slot) = slow_migration();
+    dst.serve.signal("KILL");
+    let mut s = src.conn();
+    eventually("the migration fails", || {
+        info(&mut s).contains("migrating_state: fail")
+    });
+    for i in 0..SLOW_KEYS {
+        assert_eq!(
+            s.call(&["GET", &format!("{{m}}{i}")]),
+            R::bulk("v"),
+            "{{m}}{i}"
+        );
+    }
+    let R::Int(n) = s.call(&["CLUSTER", "COUNTKEYSINSLOT", &slot]) else {
+        panic!()
+    };
+    assert_eq!(n as usize, SLOW_KEYS);
+    // The slot is still served here, writes included.
+    assert_eq!(s.call(&["SET", "{m}after", "w"]), R::ok());
+    assert_eq!(s.call(&["GET", "{m}after"]), R::bulk("w"));
+}

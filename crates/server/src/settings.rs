@@ -11,6 +11,12 @@ pub struct Settings {
     values: BTreeMap<&'static str, String>,
 }
 
+/// Integer settings and their ranges (Kvrocks' `IntField`s).
+const INTEGERS: &[(&str, i64, i64)] = &[
+    ("migrate-speed", 0, i32::MAX as i64),
+    ("migrate-pipeline-size", 1, i32::MAX as i64),
+];
+
 /// Settings that `CONFIG SET` refuses (they are fixed at start).
 const IMMUTABLE: &[&str] = &[
     "port",
@@ -58,6 +64,9 @@ impl Settings {
         put("lazyfree-lazy-user-del", "no");
         put("lazyfree-lazy-user-flush", "no");
         put("notify-keyspace-events", "");
+        // Kvrocks' slot migration (`CLUSTERX MIGRATE`), with its defaults.
+        put("migrate-speed", "4096");
+        put("migrate-pipeline-size", "16");
         put("loglevel", "notice");
         put("slowlog-log-slower-than", "10000");
         put("latency-tracking", "no");
@@ -124,6 +133,20 @@ impl Settings {
                         ))
                     }
                 }
+            } else if let Some(&(_, min, max)) = INTEGERS.iter().find(|(n, _, _)| n == key) {
+                match value.parse::<i64>() {
+                    Ok(n) if (min..=max).contains(&n) => n.to_string(),
+                    Ok(_) => {
+                        return Err(format!(
+                            "ERR CONFIG SET failed (possibly related to argument '{key}') - argument must be between {min} and {max} inclusive"
+                        ))
+                    }
+                    Err(_) => {
+                        return Err(format!(
+                            "ERR CONFIG SET failed (possibly related to argument '{key}') - argument couldn't be parsed into an integer"
+                        ))
+                    }
+                }
             } else {
                 value
             };
@@ -133,6 +156,13 @@ impl Settings {
             self.values.insert(key, value);
         }
         Ok(())
+    }
+
+    /// An integer setting, or `default` if it does not parse.
+    pub fn integer(&self, name: &str, default: i64) -> i64 {
+        self.value(name)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
     }
 
     /// `proto-max-bulk-len` as a number.
@@ -180,6 +210,18 @@ mod tests {
         s.set(&[(b"proto-max-bulk-len".to_vec(), b"10000000000".to_vec())])
             .unwrap();
         assert_eq!(s.max_bulk_len(), 10_000_000_000);
+        assert_eq!(s.integer("migrate-speed", 0), 4096);
+        s.set(&[(b"migrate-speed".to_vec(), b"0".to_vec())])
+            .unwrap();
+        assert_eq!(s.integer("migrate-speed", 4096), 0);
+        assert_eq!(
+            s.set(&[(b"migrate-pipeline-size".to_vec(), b"0".to_vec())]),
+            Err("ERR CONFIG SET failed (possibly related to argument 'migrate-pipeline-size') - argument must be between 1 and 2147483647 inclusive".into())
+        );
+        assert_eq!(
+            s.set(&[(b"migrate-speed".to_vec(), b"fast".to_vec())]),
+            Err("ERR CONFIG SET failed (possibly related to argument 'migrate-speed') - argument couldn't be parsed into an integer".into())
+        );
         let e = s.set(&[(b"foo".to_vec(), b"1".to_vec())]).unwrap_err();
         assert_eq!(
             e,

@@ -5,8 +5,10 @@
 //! 1. connect to the destination, `AUTH` if this node has a password,
 //!    `CLUSTER IMPORT <range> 0` (the destination clears the range and
 //!    takes this connection's writes to it);
-//! 2. send every key of the range as typed commands, 16 a pipeline,
-//!    one reply each, any error aborts ([`dump`]);
+//! 2. send every key of the range as typed commands, `migrate-pipeline-size`
+//!    (16) a pipeline, one reply each, any error aborts ([`dump`]); with
+//!    `migrate-speed` (4096, 0: no limit) a pipeline leaves at most every
+//!    `1000000 * pipeline / speed` µs, as Kvrocks paces it;
 //! 3. catch up: the keys written in the range meanwhile are sent again
 //!    (`DEL`, then rebuilt), in rounds until few are left (at most
 //!    [`MAX_ROUNDS`]);
@@ -43,8 +45,45 @@ pub const MAX_ROUNDS: usize = 10;
 /// Keys left to send that end the catch-up rounds.
 const SMALL_GAP: usize = 100;
 
-/// Commands in one pipeline (Kvrocks' `kDefaultMaxPipelineSize`).
-const PIPELINE: usize = 16;
+/// How commands leave for the destination: `migrate-pipeline-size`
+/// commands a pipeline, paced by `migrate-speed` (Kvrocks'
+/// `applyMigrationSpeedLimit`).
+struct Pace {
+    pipeline: usize,
+    /// The least time between two pipelines; zero without a limit.
+    gap: Duration,
+    last: Option<Instant>,
+}
+
+impl Pace {
+    /// The pace the settings give now.
+    fn of(shared: &Shared) -> Pace {
+        let settings = shared.settings.lock();
+        let pipeline = settings.integer("migrate-pipeline-size", 16).max(1) as u64;
+        let speed = settings.integer("migrate-speed", 4096).max(0) as u64;
+        let gap = match speed {
+            0 => Duration::ZERO,
+            speed => Duration::from_micros((1_000_000 * pipeline / speed).max(1)),
+        };
+        Pace {
+            pipeline: pipeline as usize,
+            gap,
+            last: None,
+        }
+    }
+
+    /// Waits until the next pipeline may leave.
+    fn wait(&mut self) {
+        if let Some(last) = self.last {
+            let next = last + self.gap;
+            let now = Instant::now();
+            if next > now {
+                std::thread::sleep(next - now);
+            }
+        }
+        self.last = Some(Instant::now());
+    }
+}
 
 /// Where the last migration stands (`MigrationState`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -348,12 +387,13 @@ fn migrate(
         let engine = engine(shared)?;
         super::slot_keys::keys_in(&engine, range, usize::MAX)
     };
-    send(shared, l, &keys, false)?;
+    let pace = &mut Pace::of(shared);
+    send(shared, l, pace, &keys, false)?;
     let m = &shared.cluster.migrator;
     for _ in 0..MAX_ROUNDS {
         let keys = std::mem::take(&mut *m.dirty.lock());
         let few = keys.len() <= SMALL_GAP;
-        send(shared, l, &keys.into_iter().collect::<Vec<_>>(), true)?;
+        send(shared, l, pace, &keys.into_iter().collect::<Vec<_>>(), true)?;
         if few {
             break;
         }
@@ -367,7 +407,7 @@ fn migrate(
         std::thread::sleep(Duration::from_millis(1));
     }
     let keys = std::mem::take(&mut *m.dirty.lock());
-    send(shared, l, &keys.into_iter().collect::<Vec<_>>(), true)?;
+    send(shared, l, pace, &keys.into_iter().collect::<Vec<_>>(), true)?;
     l.call(&import_args(range, 1))
         .map_err(|e| format!("failed to set import status on destination node: {e}"))
 }
@@ -384,8 +424,14 @@ fn engine(
         .map_err(|e| format!("{e:?}"))
 }
 
-/// Sends `keys` as commands, [`PIPELINE`] commands at a time.
-fn send(shared: &Shared, l: &mut Link, keys: &[Vec<u8>], replace: bool) -> Result<(), String> {
+/// Sends `keys` as commands, a pipeline at a time, at `pace`.
+fn send(
+    shared: &Shared,
+    l: &mut Link,
+    pace: &mut Pace,
+    keys: &[Vec<u8>],
+    replace: bool,
+) -> Result<(), String> {
     for key in keys {
         let commands = {
             let engine = engine(shared)?;
@@ -393,11 +439,15 @@ fn send(shared: &Shared, l: &mut Link, keys: &[Vec<u8>], replace: bool) -> Resul
         };
         for c in commands {
             l.queue(&c);
-            if l.pending() >= PIPELINE {
+            if l.pending() >= pace.pipeline {
+                pace.wait();
                 l.flush()
                     .map_err(|e| format!("failed to send commands to restore a key: {e}"))?;
             }
         }
+    }
+    if l.pending() > 0 {
+        pace.wait();
     }
     l.flush()
         .map_err(|e| format!("failed to send commands to restore a key: {e}"))
