@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod allocator;
 mod check;
+mod config_file;
 mod dump;
 mod error;
 mod exec;
@@ -20,7 +21,7 @@ use store_args::StoreArgs;
 
 /// Redis data types on RocksDB, in the on-disk format of your choice.
 #[derive(Parser)]
-#[command(name = "redcodec", version, about)]
+#[command(name = "redcodec", version, about, args_override_self = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -82,7 +83,14 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args = match config_file::expand(std::env::args().collect()) {
+        Ok(args) => args,
+        Err(e) => {
+            eprintln!("redcodec: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let cli = Cli::parse_from(args);
     let result = match cli.command {
         Command::Exec {
             store,

@@ -47,6 +47,12 @@ pub struct ServeArgs {
     /// The password to AUTH with on the master.
     #[arg(long, value_name = "PASS")]
     masterauth: Option<String>,
+    /// A Kvrocks or Pika configuration file: its port, bind, dir or
+    /// db-path, requirepass, masterauth, slaveof, namespace tokens and
+    /// cluster-enabled become these options (given ones win); the rest is
+    /// named and ignored. See the serving page of the book.
+    #[arg(long, value_name = "FILE")]
+    config: Option<std::path::PathBuf>,
 }
 
 /// `HOST:PORT` (the last colon splits them).

@@ -101,7 +101,7 @@ fn a_full_disk_stops_a_replica_that_loses_nothing_and_follows_again() {
         // Still up and serving what it applied; it applied a part only.
         let held: usize = redis::cmd("DBSIZE").query(&mut r).unwrap();
         assert!(
-            held >= 1 && held < WRITES,
+            (1..WRITES).contains(&held),
             "{format}: {held} keys held ({error})"
         );
         // What the master was told is applied, is.
