@@ -18,6 +18,7 @@
 
 pub mod command;
 pub mod info;
+pub mod kvrocks;
 pub mod link;
 pub mod load;
 pub mod transfer;
