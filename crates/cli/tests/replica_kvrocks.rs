@@ -135,7 +135,14 @@ fn contents(c: &mut redis::Connection) -> BTreeMap<Vec<u8>, (V, Option<i64>)> {
             "none" => continue,
             "string" => V::S(redis::cmd("GET").arg(&key).query(c).unwrap()),
             "hash" => V::H(redis::cmd("HGETALL").arg(&key).query(c).unwrap()),
-            "list" => V::L(redis::cmd("LRANGE").arg(&key).arg(0).arg(-1).query(c).unwrap()),
+            "list" => V::L(
+                redis::cmd("LRANGE")
+                    .arg(&key)
+                    .arg(0)
+                    .arg(-1)
+                    .query(c)
+                    .unwrap(),
+            ),
             "set" => {
                 let mut m: Vec<Vec<u8>> = redis::cmd("SMEMBERS").arg(&key).query(c).unwrap();
                 m.sort();
@@ -173,7 +180,10 @@ fn write_round(c: &mut redis::Connection, i: u64) {
     let _: i64 = q(c, &["RPUSH", &l, &n, "a b", "c"]);
     let _: i64 = q(c, &["LPUSH", &l, &format!("L{n}")]);
     let _: i64 = q(c, &["SADD", &st, &format!("m{}", i % 5), "always"]);
-    let _: i64 = q(c, &["ZADD", &z, &format!("{}.25", i % 9), &format!("m{}", i % 4)]);
+    let _: i64 = q(
+        c,
+        &["ZADD", &z, &format!("{}.25", i % 9), &format!("m{}", i % 4)],
+    );
     match i % 13 {
         0 => {
             let _: Option<Vec<u8>> = q(c, &["RPOP", &l]);
@@ -204,7 +214,10 @@ fn write_round(c: &mut redis::Connection, i: u64) {
             let _: i64 = q(c, &["LINSERT", &l, "BEFORE", "c", "in serted"]);
         }
         9 => {
-            let _: Option<Vec<u8>> = q(c, &["LMOVE", &l, &format!("l:{}", (g + 1) % 50), "LEFT", "RIGHT"]);
+            let _: Option<Vec<u8>> = q(
+                c,
+                &["LMOVE", &l, &format!("l:{}", (g + 1) % 50), "LEFT", "RIGHT"],
+            );
         }
         10 => {
             let _: i64 = q(c, &["DEL", &st]);
@@ -305,7 +318,10 @@ fn a_kvrocks_master_is_followed_on_every_format_tested() {
             if field(&rep, "master_link_status").as_deref() == Some("up") {
                 break;
             }
-            assert!(Instant::now() < deadline, "{format}: the link never came up: {rep}");
+            assert!(
+                Instant::now() < deadline,
+                "{format}: the link never came up: {rep}"
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
         let started = rounds.load(Ordering::SeqCst);
@@ -319,8 +335,16 @@ fn a_kvrocks_master_is_followed_on_every_format_tested() {
         wait_equal(&mut m, &mut r, format);
         let rep = info(&mut r, "replication");
         assert_eq!(field(&rep, "role").as_deref(), Some("slave"), "{rep}");
-        assert_eq!(field(&rep, "master_port"), Some(master.port.to_string()), "{rep}");
-        let err = redis::cmd("SET").arg("w").arg("1").query::<()>(&mut r).unwrap_err();
+        assert_eq!(
+            field(&rep, "master_port"),
+            Some(master.port.to_string()),
+            "{rep}"
+        );
+        let err = redis::cmd("SET")
+            .arg("w")
+            .arg("1")
+            .query::<()>(&mut r)
+            .unwrap_err();
         assert!(err.to_string().contains("READONLY"), "{err}");
         // More writes after the copy, through the stream only.
         let _: () = q(&mut m, &["FLUSHDB"]);
@@ -335,7 +359,10 @@ fn a_kvrocks_master_is_followed_on_every_format_tested() {
         let _: () = q(&mut m, &["SET", "after", "1"]);
         std::thread::sleep(Duration::from_millis(500));
         let after: Option<String> = q(&mut r, &["GET", "after"]);
-        assert_eq!(after, None, "{format}: still following after REPLICAOF NO ONE");
+        assert_eq!(
+            after, None,
+            "{format}: still following after REPLICAOF NO ONE"
+        );
     }
 }
 
@@ -379,7 +406,11 @@ mod enc {
     /// The order-preserving score encoding.
     pub fn score(s: f64) -> [u8; 8] {
         let bits = s.to_bits();
-        let enc = if bits >> 63 == 1 { !bits } else { bits | (1 << 63) };
+        let enc = if bits >> 63 == 1 {
+            !bits
+        } else {
+            bits | (1 << 63)
+        };
         enc.to_be_bytes()
     }
 }
@@ -397,9 +428,16 @@ impl FakeStore {
         let mut opts = rocksdb::Options::default();
         opts.create_if_missing(true);
         opts.create_missing_column_families(true);
-        let cfs = ["metadata", "zset_score", "pubsub", "propagate", "stream", "search"]
-            .into_iter()
-            .map(|n| rocksdb::ColumnFamilyDescriptor::new(n, rocksdb::Options::default()));
+        let cfs = [
+            "metadata",
+            "zset_score",
+            "pubsub",
+            "propagate",
+            "stream",
+            "search",
+        ]
+        .into_iter()
+        .map(|n| rocksdb::ColumnFamilyDescriptor::new(n, rocksdb::Options::default()));
         let db = rocksdb::DB::open_cf_descriptors(&opts, dir.path().join("db"), cfs).unwrap();
         FakeStore { _dir: dir, db }
     }
@@ -410,7 +448,13 @@ impl FakeStore {
 
     /// One batch as a Kvrocks command writes it: `LogData`, subkeys, then
     /// metadata.
-    fn write(&self, log: &str, subs: &[(Vec<u8>, Vec<u8>)], dels: &[Vec<u8>], metas: &[(&[u8], Option<Vec<u8>>)]) {
+    fn write(
+        &self,
+        log: &str,
+        subs: &[(Vec<u8>, Vec<u8>)],
+        dels: &[Vec<u8>],
+        metas: &[(&[u8], Option<Vec<u8>>)],
+    ) {
         let mut b = rocksdb::WriteBatch::default();
         b.put_log_data(log.as_bytes());
         for (k, v) in subs {
@@ -522,7 +566,12 @@ fn kvrocks_replication_protocol_against_a_fake_master() {
     let store = Arc::new(FakeStore::open());
     let version = 1_700_000_000_000_000u64 << 11;
     // Before the checkpoint: a string with a TTL, a hash, a sorted set.
-    store.write("1", &[], &[], &[(b"s", Some(enc::string(b"hello", 2_000_000_000_000)))]);
+    store.write(
+        "1",
+        &[],
+        &[],
+        &[(b"s", Some(enc::string(b"hello", 2_000_000_000_000)))],
+    );
     store.write(
         "2",
         &[
@@ -534,7 +583,10 @@ fn kvrocks_replication_protocol_against_a_fake_master() {
     );
     store.write(
         "5",
-        &[(enc::sub_key(b"z", version + 1, b"m"), enc::score(2.5).to_vec())],
+        &[(
+            enc::sub_key(b"z", version + 1, b"m"),
+            enc::score(2.5).to_vec(),
+        )],
         &[],
         &[(b"z", Some(enc::collection(5, 0, version + 1, 1)))],
     );
@@ -559,8 +611,14 @@ fn kvrocks_replication_protocol_against_a_fake_master() {
     store.write(
         "3 6",
         &[
-            (enc::sub_key(b"l", version + 2, &mid.to_be_bytes()), b"b".to_vec()),
-            (enc::sub_key(b"l", version + 2, &(mid - 1).to_be_bytes()), b"a".to_vec()),
+            (
+                enc::sub_key(b"l", version + 2, &mid.to_be_bytes()),
+                b"b".to_vec(),
+            ),
+            (
+                enc::sub_key(b"l", version + 2, &(mid - 1).to_be_bytes()),
+                b"a".to_vec(),
+            ),
         ],
         &[],
         &[(b"l", Some(list))],
@@ -598,19 +656,35 @@ fn kvrocks_replication_protocol_against_a_fake_master() {
             {
                 break;
             }
-            assert!(Instant::now() < deadline, "{format}: never caught up to {last_seq}: {rep}");
+            assert!(
+                Instant::now() < deadline,
+                "{format}: never caught up to {last_seq}: {rep}"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
         let got = contents(&mut r);
         let mut want = BTreeMap::new();
-        want.insert(b"s".to_vec(), (V::S(b"hello".to_vec()), Some(2_000_000_000_000)));
-        let h: BTreeMap<Vec<u8>, Vec<u8>> =
-            [(b"f2".to_vec(), b"v2".to_vec()), (b"f3".to_vec(), b"v 3".to_vec())].into();
+        want.insert(
+            b"s".to_vec(),
+            (V::S(b"hello".to_vec()), Some(2_000_000_000_000)),
+        );
+        let h: BTreeMap<Vec<u8>, Vec<u8>> = [
+            (b"f2".to_vec(), b"v2".to_vec()),
+            (b"f3".to_vec(), b"v 3".to_vec()),
+        ]
+        .into();
         want.insert(b"h".to_vec(), (V::H(h), None));
-        want.insert(b"l".to_vec(), (V::L(vec![b"a".to_vec(), b"b".to_vec()]), None));
+        want.insert(
+            b"l".to_vec(),
+            (V::L(vec![b"a".to_vec(), b"b".to_vec()]), None),
+        );
         assert_eq!(got, want, "{format}");
         let rep = info(&mut r, "replication");
-        assert_eq!(field(&rep, "master_host").as_deref(), Some("127.0.0.1"), "{rep}");
+        assert_eq!(
+            field(&rep, "master_host").as_deref(),
+            Some("127.0.0.1"),
+            "{rep}"
+        );
         let _: () = q(&mut r, &["REPLICAOF", "NO", "ONE"]);
         let _: () = q(&mut r, &["SET", "mine", "1"]);
     }

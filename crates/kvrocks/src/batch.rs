@@ -186,7 +186,10 @@ impl<'a> Cursor<'a> {
     fn slice(&mut self) -> Result<&'a [u8], BatchError> {
         let len = self.varint32()? as usize;
         let end = self.pos.checked_add(len).ok_or_else(|| self.truncated())?;
-        let out = self.data.get(self.pos..end).ok_or_else(|| self.truncated())?;
+        let out = self
+            .data
+            .get(self.pos..end)
+            .ok_or_else(|| self.truncated())?;
         self.pos = end;
         Ok(out)
     }
@@ -239,7 +242,10 @@ pub fn parse(data: &[u8]) -> Result<WriteBatch<'_>, BatchError> {
             | tag::CF_DELETION
             | tag::SINGLE_DELETION
             | tag::CF_SINGLE_DELETION
-            | tag::DELETION_WITH_TIMESTAMP => Some(Record::Delete { cf, key: c.slice()? }),
+            | tag::DELETION_WITH_TIMESTAMP => Some(Record::Delete {
+                cf,
+                key: c.slice()?,
+            }),
             tag::RANGE_DELETION | tag::CF_RANGE_DELETION => {
                 let begin = c.slice()?;
                 let end = c.slice()?;
@@ -354,7 +360,10 @@ mod tests {
                     key: b"mk",
                     value: b"mv"
                 },
-                Record::Delete { cf: 2, key: b"gone" },
+                Record::Delete {
+                    cf: 2,
+                    key: b"gone"
+                },
                 Record::Delete { cf: 0, key: b"d0" },
                 Record::DeleteRange {
                     cf: 1,

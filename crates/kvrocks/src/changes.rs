@@ -244,7 +244,11 @@ fn lossy(b: &[u8]) -> String {
 /// A score as a command argument (exact: shortest round-trip form).
 fn score_arg(score: f64) -> Vec<u8> {
     if score.is_infinite() {
-        return if score > 0.0 { b"+inf".to_vec() } else { b"-inf".to_vec() };
+        return if score > 0.0 {
+            b"+inf".to_vec()
+        } else {
+            b"-inf".to_vec()
+        };
     }
     format!("{score:e}").into_bytes()
 }
@@ -263,18 +267,16 @@ pub fn decode(data: &[u8], cluster: bool) -> Result<Changes, ChangeError> {
     let mut index: HashMap<(Vec<u8>, Vec<u8>), usize> = HashMap::new();
     let mut lmove: Option<(Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>)> = None;
     let mut state = |ns: &[u8], key: &[u8], keys: &mut Vec<KeyState<'_>>| -> usize {
-        *index
-            .entry((ns.to_vec(), key.to_vec()))
-            .or_insert_with(|| {
-                keys.push(KeyState {
-                    namespace: ns.to_vec(),
-                    key: key.to_vec(),
-                    meta: None,
-                    deleted_first: false,
-                    subs: Vec::new(),
-                });
-                keys.len() - 1
-            })
+        *index.entry((ns.to_vec(), key.to_vec())).or_insert_with(|| {
+            keys.push(KeyState {
+                namespace: ns.to_vec(),
+                key: key.to_vec(),
+                meta: None,
+                deleted_first: false,
+                subs: Vec::new(),
+            });
+            keys.len() - 1
+        })
     };
     for record in &parsed.records {
         match *record {
@@ -335,7 +337,9 @@ pub fn decode(data: &[u8], cluster: bool) -> Result<Changes, ChangeError> {
                     match lmove.as_mut() {
                         Some(m) if m.1.is_none() => m.1 = Some(ik.user_key.to_vec()),
                         Some(_) => {}
-                        None => lmove = Some((ik.namespace.to_vec(), Some(ik.user_key.to_vec()), None)),
+                        None => {
+                            lmove = Some((ik.namespace.to_vec(), Some(ik.user_key.to_vec()), None))
+                        }
                     }
                 }
             }
@@ -354,7 +358,10 @@ pub fn decode(data: &[u8], cluster: bool) -> Result<Changes, ChangeError> {
                     _ => out.changes.push(Change::FlushAll),
                 }
             }
-            Record::Put { cf: CF_STREAM, key, .. } | Record::Delete { cf: CF_STREAM, key } => {
+            Record::Put {
+                cf: CF_STREAM, key, ..
+            }
+            | Record::Delete { cf: CF_STREAM, key } => {
                 if let Ok(ik) = InternalKey::parse(key, cluster) {
                     out.skipped.push(Skipped {
                         namespace: ik.namespace.to_vec(),
@@ -387,7 +394,12 @@ pub fn decode(data: &[u8], cluster: bool) -> Result<Changes, ChangeError> {
 }
 
 /// The commands for one key's records.
-fn emit(out: &mut Changes, log: &LogData, k: KeyState<'_>, is_lmove: bool) -> Result<(), ChangeError> {
+fn emit(
+    out: &mut Changes,
+    log: &LogData,
+    k: KeyState<'_>,
+    is_lmove: bool,
+) -> Result<(), ChangeError> {
     let ns = k.namespace.clone();
     let key = k.key.clone();
     let mut cmds: Vec<Command> = Vec::new();
@@ -408,7 +420,10 @@ fn emit(out: &mut Changes, log: &LogData, k: KeyState<'_>, is_lmove: bool) -> Re
             let decoded = match meta::decode(raw) {
                 Ok(m) => m,
                 Err(DecodeError::Unmodelled { type_name, .. }) => {
-                    skip(out, format!("a {type_name}, a type redcodec does not model; deleted here"));
+                    skip(
+                        out,
+                        format!("a {type_name}, a type redcodec does not model; deleted here"),
+                    );
                     cmds.push(vec![b"DEL".to_vec(), key.clone()]);
                     push(out, &ns, cmds);
                     return Ok(());
@@ -488,7 +503,11 @@ fn push(out: &mut Changes, ns: &[u8], cmds: Vec<Command>) {
 }
 
 fn pexpireat(key: &[u8], ms: u64) -> Command {
-    vec![b"PEXPIREAT".to_vec(), key.to_vec(), ms.to_string().into_bytes()]
+    vec![
+        b"PEXPIREAT".to_vec(),
+        key.to_vec(),
+        ms.to_string().into_bytes(),
+    ]
 }
 
 fn list_index(key: &[u8], sub: &[u8]) -> Result<u64, ChangeError> {
@@ -597,7 +616,9 @@ fn members(
     }
     for op in subs {
         match (data_type, op) {
-            (DataType::Hash, SubOp::Put(f, v)) => merged(cmds, b"HSET", key, vec![f.to_vec(), v.to_vec()]),
+            (DataType::Hash, SubOp::Put(f, v)) => {
+                merged(cmds, b"HSET", key, vec![f.to_vec(), v.to_vec()])
+            }
             (DataType::Hash, SubOp::Delete(f)) => merged(cmds, b"HDEL", key, vec![f.to_vec()]),
             (DataType::Set, SubOp::Put(m, _)) => merged(cmds, b"SADD", key, vec![m.to_vec()]),
             (DataType::Set, SubOp::Delete(m)) => merged(cmds, b"SREM", key, vec![m.to_vec()]),
@@ -630,12 +651,17 @@ fn list_members(
             SubOp::Delete(_) => None,
         })
     };
-    let deletes = subs.iter().filter(|op| matches!(op, SubOp::Delete(_))).count();
+    let deletes = subs
+        .iter()
+        .filter(|op| matches!(op, SubOp::Delete(_)))
+        .count();
     let unknown = |out: &mut Changes, what: &str| {
         out.skipped.push(Skipped {
             namespace: ns.to_vec(),
             key: key.to_vec(),
-            reason: format!("list change {what} not understood; the list may differ from the master's"),
+            reason: format!(
+                "list change {what} not understood; the list may differ from the master's"
+            ),
         })
     };
     let key_cmd = |name: &[u8], args: Vec<Vec<u8>>| {
@@ -643,7 +669,10 @@ fn list_members(
         c.extend(args);
         c
     };
-    match (log.type_code == meta::type_code::LIST).then(|| log.command()).flatten() {
+    match (log.type_code == meta::type_code::LIST)
+        .then(|| log.command())
+        .flatten()
+    {
         Some(list_cmd::LPUSH) => merged(cmds, b"LPUSH", key, puts().collect()),
         Some(list_cmd::RPUSH) => merged(cmds, b"RPUSH", key, puts().collect()),
         Some(list_cmd::LPOP) => (0..deletes).for_each(|_| cmds.push(key_cmd(b"LPOP", vec![]))),
@@ -665,15 +694,18 @@ fn list_members(
         Some(list_cmd::LINSERT) => {
             // "<before 1|0> <pivot> <elem>": pivot and element may hold
             // spaces; the element is one of the values put.
-            let found = log.word(0).zip(log.rest_after(1)).and_then(|(before, rest)| {
-                puts().find_map(|v| {
-                    let cut = rest.len().checked_sub(v.len() + 1)?;
-                    (rest.ends_with(&v) && rest[cut] == b' ').then(|| {
-                        let place: &[u8] = if before == b"1" { b"BEFORE" } else { b"AFTER" };
-                        vec![place.to_vec(), rest[..cut].to_vec(), v]
+            let found = log
+                .word(0)
+                .zip(log.rest_after(1))
+                .and_then(|(before, rest)| {
+                    puts().find_map(|v| {
+                        let cut = rest.len().checked_sub(v.len() + 1)?;
+                        (rest.ends_with(&v) && rest[cut] == b' ').then(|| {
+                            let place: &[u8] = if before == b"1" { b"BEFORE" } else { b"AFTER" };
+                            vec![place.to_vec(), rest[..cut].to_vec(), v]
+                        })
                     })
-                })
-            });
+                });
             match found {
                 Some(args) => cmds.push(key_cmd(b"LINSERT", args)),
                 None => unknown(out, "LINSERT"),

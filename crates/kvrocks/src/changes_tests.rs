@@ -16,9 +16,16 @@ fn db() -> Db {
     let mut opts = Options::default();
     opts.create_if_missing(true);
     opts.create_missing_column_families(true);
-    let descs = ["metadata", "zset_score", "pubsub", "propagate", "stream", "search"]
-        .into_iter()
-        .map(|n| ColumnFamilyDescriptor::new(n, Options::default()));
+    let descs = [
+        "metadata",
+        "zset_score",
+        "pubsub",
+        "propagate",
+        "stream",
+        "search",
+    ]
+    .into_iter()
+    .map(|n| ColumnFamilyDescriptor::new(n, Options::default()));
     let db = DB::open_cf_descriptors(&opts, dir.path(), descs).unwrap();
     Db { _dir: dir, db }
 }
@@ -58,7 +65,11 @@ fn cmds(changes: &Changes) -> Vec<String> {
 
 impl Db {
     fn meta_put(&self, b: &mut WriteBatch, key: &[u8], value: &[u8]) {
-        b.put_cf(&self.db.cf_handle("metadata").unwrap(), ns().ns_key(key), value);
+        b.put_cf(
+            &self.db.cf_handle("metadata").unwrap(),
+            ns().ns_key(key),
+            value,
+        );
     }
     fn meta_del(&self, b: &mut WriteBatch, key: &[u8]) {
         b.delete_cf(&self.db.cf_handle("metadata").unwrap(), ns().ns_key(key));
@@ -74,7 +85,11 @@ fn a_string_with_an_expiry() {
     let d = db();
     let mut b = WriteBatch::default();
     b.put_log_data(b"1");
-    d.meta_put(&mut b, b"s", &meta::encode(&Meta::string(b"v a l".to_vec(), 1_900_000_000_123)).unwrap());
+    d.meta_put(
+        &mut b,
+        b"s",
+        &meta::encode(&Meta::string(b"v a l".to_vec(), 1_900_000_000_123)).unwrap(),
+    );
     let c = decoded(&b);
     assert_eq!(cmds(&c), ["SET s v a l", "PEXPIREAT s 1900000000123"]);
     assert_eq!(c.next_sequence, c.sequence + 1);
@@ -97,8 +112,15 @@ fn members_added_and_removed_keep_the_rest() {
     let mut b = WriteBatch::default();
     b.put_log_data(b"2");
     b.put(ns().sub_key(b"h", 7, b"f3"), b"v3");
-    d.meta_put(&mut b, b"h", &meta_of(DataType::Hash, 7, 3, 5_000_000_000_000));
-    assert_eq!(cmds(&decoded(&b)), ["HSET h f3 v3", "PEXPIREAT h 5000000000000"]);
+    d.meta_put(
+        &mut b,
+        b"h",
+        &meta_of(DataType::Hash, 7, 3, 5_000_000_000_000),
+    );
+    assert_eq!(
+        cmds(&decoded(&b)),
+        ["HSET h f3 v3", "PEXPIREAT h 5000000000000"]
+    );
 
     let mut b = WriteBatch::default();
     b.put_log_data(b"4");
@@ -123,7 +145,10 @@ fn sorted_set_scores_are_exact() {
         b.put(ns().sub_key(b"z", 3, m), crate::score::to_bytes(s));
     }
     d.meta_put(&mut b, b"z", &meta_of(DataType::ZSet, 3, 3, 0));
-    assert_eq!(cmds(&decoded(&b)), ["DEL z", "ZADD z 1e-1 a -2.5e300 b +inf c"]);
+    assert_eq!(
+        cmds(&decoded(&b)),
+        ["DEL z", "ZADD z 1e-1 a -2.5e300 b +inf c"]
+    );
 }
 
 #[test]
@@ -162,7 +187,10 @@ fn list_commands_from_the_log_data() {
     b.put(ns().sub_key(b"l", 1, &idx(mid)), b"r s");
     b.put(ns().sub_key(b"l", 1, &idx(mid + 1)), b"p q");
     d.meta_put(&mut b, b"l", &list_meta(1, mid - 1, mid + 5));
-    assert_eq!(cmds(&decoded(&b)), ["LINSERT l BEFORE p q r s", "PERSIST l"]);
+    assert_eq!(
+        cmds(&decoded(&b)),
+        ["LINSERT l BEFORE p q r s", "PERSIST l"]
+    );
     // LSET, LTRIM.
     let mut b = WriteBatch::default();
     b.put_log_data(b"3 0 -1");
@@ -262,7 +290,10 @@ fn bad_bytes_are_errors() {
     let d = db();
     let mut b = WriteBatch::default();
     d.meta_put(&mut b, b"h", &[0x82, 1, 2]);
-    assert!(matches!(decode(b.data(), false), Err(ChangeError::Meta { .. })));
+    assert!(matches!(
+        decode(b.data(), false),
+        Err(ChangeError::Meta { .. })
+    ));
     let mut b = WriteBatch::default();
     b.put(b"\x05ab", b"");
     assert!(matches!(decode(b.data(), false), Err(ChangeError::Key(_))));
@@ -270,8 +301,14 @@ fn bad_bytes_are_errors() {
     b.put_log_data(b"3 6");
     b.put(ns().sub_key(b"l", 1, b"short"), b"a");
     d.meta_put(&mut b, b"l", &list_meta(1, 5, 6));
-    assert!(matches!(decode(b.data(), false), Err(ChangeError::ListIndex(_))));
-    assert!(matches!(decode(b"garbage", false), Err(ChangeError::Batch(_))));
+    assert!(matches!(
+        decode(b.data(), false),
+        Err(ChangeError::ListIndex(_))
+    ));
+    assert!(matches!(
+        decode(b"garbage", false),
+        Err(ChangeError::Batch(_))
+    ));
     // Every truncation of a real batch is an error, never a panic.
     let mut b = WriteBatch::default();
     b.put_log_data(b"2");

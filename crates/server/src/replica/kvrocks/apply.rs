@@ -93,13 +93,25 @@ pub fn apply(shared: &Shared, session: &mut Session, changes: &Changes, reported
         match change {
             Change::Command { namespace, args } => {
                 if group_ns != Some(namespace.as_slice()) {
-                    run_group(shared, session, group_ns, std::mem::take(&mut group), reported);
+                    run_group(
+                        shared,
+                        session,
+                        group_ns,
+                        std::mem::take(&mut group),
+                        reported,
+                    );
                     group_ns = Some(namespace);
                 }
                 group.push(args.clone());
             }
             Change::FlushNamespace(ns) => {
-                run_group(shared, session, group_ns, std::mem::take(&mut group), reported);
+                run_group(
+                    shared,
+                    session,
+                    group_ns,
+                    std::mem::take(&mut group),
+                    reported,
+                );
                 group_ns = None;
                 if let Some(dest) = destination(shared, ns) {
                     session.namespace = dest;
@@ -107,7 +119,13 @@ pub fn apply(shared: &Shared, session: &mut Session, changes: &Changes, reported
                 }
             }
             Change::FlushAll => {
-                run_group(shared, session, group_ns, std::mem::take(&mut group), reported);
+                run_group(
+                    shared,
+                    session,
+                    group_ns,
+                    std::mem::take(&mut group),
+                    reported,
+                );
                 group_ns = None;
                 if let Err(e) = flush_everything(shared, session) {
                     eprintln!("redcodec serve: replication: the Kvrocks master's FLUSHALL failed here: {e}");
@@ -162,7 +180,13 @@ fn run_group(
 fn run_one(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) {
     let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
     let started = Instant::now();
-    let reply = run_sync(shared, session, &Access::Shared(&shared.engines), &name, args);
+    let reply = run_sync(
+        shared,
+        session,
+        &Access::Shared(&shared.engines),
+        &name,
+        args,
+    );
     report(&name, &reply);
     shared
         .command_stats

@@ -52,10 +52,16 @@ impl Copied {
     pub fn note(&self) -> String {
         let mut note = String::new();
         if self.skipped > 0 {
-            note += &format!(", {} keys of other namespaces skipped (this format has one keyspace)", self.skipped);
+            note += &format!(
+                ", {} keys of other namespaces skipped (this format has one keyspace)",
+                self.skipped
+            );
         }
         if self.unmodelled > 0 {
-            note += &format!(", {} keys of types redcodec does not model skipped", self.unmodelled);
+            note += &format!(
+                ", {} keys of types redcodec does not model skipped",
+                self.unmodelled
+            );
         }
         if self.refused > 0 {
             note += &format!(", {} keys refused by the engine skipped", self.refused);
@@ -72,7 +78,8 @@ fn copy_error(what: &str, e: impl std::fmt::Display) -> LinkError {
 /// WAL replayed).
 pub fn checkpoint_sequence(db: &Path) -> Result<u64, LinkError> {
     let opts = rocksdb::Options::default();
-    let families = rocksdb::DB::list_cf(&opts, db).map_err(|e| copy_error("listing its column families", e))?;
+    let families = rocksdb::DB::list_cf(&opts, db)
+        .map_err(|e| copy_error("listing its column families", e))?;
     let opened = rocksdb::DB::open_cf_for_read_only(&opts, db, families, false)
         .map_err(|e| copy_error("opening it", e))?;
     Ok(opened.latest_sequence_number())
@@ -85,8 +92,14 @@ pub fn destination_namespaces(shared: &Shared) -> Vec<String> {
         .collect();
     if let Some(default) = all.first().cloned() {
         if let Ok(engine) = shared.engines.shared(&default) {
-            if let Ok(found) = redcodec_engine::namespaces::namespaces(engine.codec(), engine.store()) {
-                all.extend(found.into_iter().map(|n| String::from_utf8_lossy(&n.name).into_owned()));
+            if let Ok(found) =
+                redcodec_engine::namespaces::namespaces(engine.codec(), engine.store())
+            {
+                all.extend(
+                    found
+                        .into_iter()
+                        .map(|n| String::from_utf8_lossy(&n.name).into_owned()),
+                );
             }
         }
     }
@@ -116,7 +129,13 @@ fn sync_dir(path: &Path) -> std::io::Result<()> {
 pub fn flush_everything(shared: &Shared, session: &mut Session) -> Result<(), LinkError> {
     for ns in destination_namespaces(shared) {
         session.namespace = ns;
-        let reply = run_sync(shared, session, &Access::Shared(&shared.engines), "flushall", &[b"flushall".to_vec()]);
+        let reply = run_sync(
+            shared,
+            session,
+            &Access::Shared(&shared.engines),
+            "flushall",
+            &[b"flushall".to_vec()],
+        );
         if let redcodec_engine::Reply::Error(e) = reply {
             return Err(LinkError::Protocol(format!("flushing the data held: {e}")));
         }

@@ -35,10 +35,7 @@ pub async fn fetch_meta(conn: &mut Conn) -> Result<Vec<String>, LinkError> {
 
 /// A file name that stays inside the spool directory.
 fn safe_name(name: &str) -> bool {
-    !name.is_empty()
-        && name != "."
-        && name != ".."
-        && !name.contains(['/', '\\', '\0'])
+    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0'])
 }
 
 /// Fetches every file into `spool/db/` (the directory emptied first);
@@ -80,7 +77,9 @@ pub async fn fetch_files(
             if conn.buf.is_empty() {
                 conn.more().await?;
             }
-            let n = usize::try_from(left).unwrap_or(usize::MAX).min(conn.buf.len());
+            let n = usize::try_from(left)
+                .unwrap_or(usize::MAX)
+                .min(conn.buf.len());
             let chunk = conn.buf.split_to(n);
             out.write_all(&chunk).map_err(LinkError::spool)?;
             left -= n as u64;

@@ -210,11 +210,19 @@ pub(crate) fn phase(shared: &Shared, phase: LinkPhase) {
 
 /// Asks the master `_db_name`: `Some(connection, name)` from a Kvrocks
 /// master, `None` from any other.
-async fn probe(shared: &Shared, host: &str, port: u16) -> Result<Option<(Conn, String)>, LinkError> {
+async fn probe(
+    shared: &Shared,
+    host: &str,
+    port: u16,
+) -> Result<Option<(Conn, String)>, LinkError> {
     let mut conn = Conn::connect(host, port).await?;
     let asked = async {
         if let Some(pass) = &shared.config.replica.masterauth {
-            if !conn.ask(&[b"AUTH", pass.as_bytes()]).await?.starts_with('+') {
+            if !conn
+                .ask(&[b"AUTH", pass.as_bytes()])
+                .await?
+                .starts_with('+')
+            {
                 return Ok(None);
             }
         }
@@ -268,7 +276,10 @@ async fn follow(
             );
             return stream(shared, conn, r).await;
         }
-        eprintln!("redcodec serve: replication: Kvrocks master refused PSYNC {}: {reply}; full copy", r.next_sequence);
+        eprintln!(
+            "redcodec serve: replication: Kvrocks master refused PSYNC {}: {reply}; full copy",
+            r.next_sequence
+        );
     }
     set_resume(shared, None);
     phase(shared, LinkPhase::Syncing);
@@ -326,9 +337,7 @@ async fn cluster_mode(conn: &mut Conn) -> Result<bool, LinkError> {
         .await?
         .map_err(|e| LinkError::Handshake(format!("INFO server from the Kvrocks master: {e}")))?;
     let info = String::from_utf8_lossy(&info);
-    Ok(info
-        .lines()
-        .any(|l| l.trim() == "kvrocks_mode:cluster"))
+    Ok(info.lines().any(|l| l.trim() == "kvrocks_mode:cluster"))
 }
 
 /// `replconf listening-port <port>` (an error is tolerated, as Kvrocks'
