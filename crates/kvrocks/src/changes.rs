@@ -180,6 +180,10 @@ impl LogData {
     }
 }
 
+/// An LMOVE batch: namespace, source (the key an element left), destination
+/// (the key one was put in).
+type Lmove = (Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>);
+
 /// A subkey record of one key.
 #[derive(Debug)]
 enum SubOp<'a> {
@@ -265,7 +269,7 @@ pub fn decode(data: &[u8], cluster: bool) -> Result<Changes, ChangeError> {
     let mut log = LogData::default();
     let mut keys: Vec<KeyState<'_>> = Vec::new();
     let mut index: HashMap<(Vec<u8>, Vec<u8>), usize> = HashMap::new();
-    let mut lmove: Option<(Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>)> = None;
+    let mut lmove: Option<Lmove> = None;
     let mut state = |ns: &[u8], key: &[u8], keys: &mut Vec<KeyState<'_>>| -> usize {
         *index.entry((ns.to_vec(), key.to_vec())).or_insert_with(|| {
             keys.push(KeyState {
@@ -338,7 +342,7 @@ pub fn decode(data: &[u8], cluster: bool) -> Result<Changes, ChangeError> {
                         Some(m) if m.1.is_none() => m.1 = Some(ik.user_key.to_vec()),
                         Some(_) => {}
                         None => {
-                            lmove = Some((ik.namespace.to_vec(), Some(ik.user_key.to_vec()), None))
+                            lmove = Some((ik.namespace.to_vec(), Some(ik.user_key.to_vec()), None));
                         }
                     }
                 }
@@ -408,7 +412,7 @@ fn emit(
             namespace: ns.clone(),
             key: key.clone(),
             reason,
-        })
+        });
     };
     match k.meta {
         Some(MetaOp::Delete) => cmds.push(vec![b"DEL".to_vec(), key.clone()]),
@@ -617,7 +621,7 @@ fn members(
     for op in subs {
         match (data_type, op) {
             (DataType::Hash, SubOp::Put(f, v)) => {
-                merged(cmds, b"HSET", key, vec![f.to_vec(), v.to_vec()])
+                merged(cmds, b"HSET", key, vec![f.to_vec(), v.to_vec()]);
             }
             (DataType::Hash, SubOp::Delete(f)) => merged(cmds, b"HDEL", key, vec![f.to_vec()]),
             (DataType::Set, SubOp::Put(m, _)) => merged(cmds, b"SADD", key, vec![m.to_vec()]),
@@ -662,7 +666,7 @@ fn list_members(
             reason: format!(
                 "list change {what} not understood; the list may differ from the master's"
             ),
-        })
+        });
     };
     let key_cmd = |name: &[u8], args: Vec<Vec<u8>>| {
         let mut c = vec![name.to_vec(), key.to_vec()];
@@ -687,7 +691,7 @@ fn list_members(
         },
         Some(list_cmd::LREM) => match (log.word(0), log.rest_after(1)) {
             (Some(count), Some(elem)) => {
-                cmds.push(key_cmd(b"LREM", vec![count.to_vec(), elem.to_vec()]))
+                cmds.push(key_cmd(b"LREM", vec![count.to_vec(), elem.to_vec()]));
             }
             _ => unknown(out, "LREM"),
         },
