@@ -594,8 +594,16 @@ fn kvrocks_replication_protocol_against_a_fake_master() {
     let checkpoint = checkpoint_dir.path().join("cp");
     rocksdb::checkpoint::Checkpoint::new(&store.db)
         .unwrap()
-        .create_checkpoint(&checkpoint)
+        // As Kvrocks makes it (a log size for flush of its write buffer
+        // size): no flush, the WAL copied, replayed when it is opened.
+        .create_checkpoint_with_log_size(&checkpoint, 64 << 20)
         .unwrap();
+    assert!(
+        std::fs::read_dir(&checkpoint)
+            .unwrap()
+            .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".log")),
+        "the checkpoint holds the WAL"
+    );
     let checkpoint_seq = store.db.latest_sequence_number();
     // After it: a field added and one removed, a list pushed, a delete.
     store.write(
