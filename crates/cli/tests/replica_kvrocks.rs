@@ -599,9 +599,11 @@ fn kvrocks_replication_protocol_against_a_fake_master() {
         .create_checkpoint_with_log_size(&checkpoint, 64 << 20)
         .unwrap();
     assert!(
-        std::fs::read_dir(&checkpoint)
+        std::fs::read_dir(&checkpoint).unwrap().any(|e| e
             .unwrap()
-            .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".log")),
+            .file_name()
+            .to_string_lossy()
+            .ends_with(".log")),
         "the checkpoint holds the WAL"
     );
     let checkpoint_seq = store.db.latest_sequence_number();

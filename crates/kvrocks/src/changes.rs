@@ -697,17 +697,17 @@ fn list_members(
         },
         Some(list_cmd::LINSERT) => {
             // "<before 1|0> <pivot> <elem>": pivot and element may hold
-            // spaces; the element is one of the values put.
+            // spaces; Kvrocks' `List::Insert` puts the new element last,
+            // after the elements it shifts.
             let found = log
                 .word(0)
                 .zip(log.rest_after(1))
-                .and_then(|(before, rest)| {
-                    puts().find_map(|v| {
-                        let cut = rest.len().checked_sub(v.len() + 1)?;
-                        (rest.ends_with(&v) && rest[cut] == b' ').then(|| {
-                            let place: &[u8] = if before == b"1" { b"BEFORE" } else { b"AFTER" };
-                            vec![place.to_vec(), rest[..cut].to_vec(), v]
-                        })
+                .zip(puts().last())
+                .and_then(|((before, rest), v)| {
+                    let cut = rest.len().checked_sub(v.len() + 1)?;
+                    (rest.ends_with(&v) && rest[cut] == b' ').then(|| {
+                        let place: &[u8] = if before == b"1" { b"BEFORE" } else { b"AFTER" };
+                        vec![place.to_vec(), rest[..cut].to_vec(), v]
                     })
                 });
             match found {

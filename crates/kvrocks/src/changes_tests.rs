@@ -184,8 +184,8 @@ fn list_commands_from_the_log_data() {
     // LINSERT: pivot and element with spaces.
     let mut b = WriteBatch::default();
     b.put_log_data(b"3 1 1 p q r s");
-    b.put(ns().sub_key(b"l", 1, &idx(mid)), b"r s");
     b.put(ns().sub_key(b"l", 1, &idx(mid + 1)), b"p q");
+    b.put(ns().sub_key(b"l", 1, &idx(mid)), b"r s");
     d.meta_put(&mut b, b"l", &list_meta(1, mid - 1, mid + 5));
     assert_eq!(
         cmds(&decoded(&b)),
