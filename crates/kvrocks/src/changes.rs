@@ -180,9 +180,9 @@ impl LogData {
     }
 }
 
-/// An LMOVE batch: namespace, source (the key an element left), destination
+/// An LMOVE in a batch: its `LogData`'s index, namespace, source (the key an element left), destination
 /// (the key one was put in).
-type Lmove = (Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>);
+type Lmove = (usize, Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>);
 
 /// A subkey record of one key.
 #[derive(Debug)]
@@ -204,7 +204,8 @@ struct KeyState<'a> {
     key: Vec<u8>,
     meta: Option<MetaOp<'a>>,
     deleted_first: bool,
-    subs: Vec<(u64, SubOp<'a>)>,
+    /// Version, index of the `LogData` in force, the record.
+    subs: Vec<(u64, usize, SubOp<'a>)>,
 }
 
 /// Splits a metadata key: `[u8 ns_len][ns][u16 slot, cluster only][key]`.
@@ -266,10 +267,11 @@ pub fn decode(data: &[u8], cluster: bool) -> Result<Changes, ChangeError> {
         next_sequence: parsed.next_sequence(),
         ..Changes::default()
     };
-    let mut log = LogData::default();
+    // The `LogData` records in order (the first: none yet).
+    let mut logs: Vec<LogData> = vec![LogData::default()];
     let mut keys: Vec<KeyState<'_>> = Vec::new();
     let mut index: HashMap<(Vec<u8>, Vec<u8>), usize> = HashMap::new();
-    let mut lmove: Option<Lmove> = None;
+    let mut lmoves: Vec<Lmove> = Vec::new();
     let mut state = |ns: &[u8], key: &[u8], keys: &mut Vec<KeyState<'_>>| -> usize {
         *index.entry((ns.to_vec(), key.to_vec())).or_insert_with(|| {
             keys.push(KeyState {
@@ -286,7 +288,7 @@ pub fn decode(data: &[u8], cluster: bool) -> Result<Changes, ChangeError> {
         match *record {
             Record::LogData(blob) => {
                 if let Some(l) = LogData::parse(blob) {
-                    log = l;
+                    logs.push(l);
                 }
             }
             Record::Put {
@@ -319,13 +321,19 @@ pub fn decode(data: &[u8], cluster: bool) -> Result<Changes, ChangeError> {
             } => {
                 let ik = InternalKey::parse(key, cluster).map_err(ChangeError::Key)?;
                 let i = state(ik.namespace, ik.user_key, &mut keys);
-                keys[i].subs.push((ik.version, SubOp::Put(ik.sub, value)));
-                if log.type_code == meta::type_code::LIST && log.command() == Some(list_cmd::LMOVE)
-                {
-                    if let Some(m) = lmove.as_mut() {
-                        m.2 = Some(ik.user_key.to_vec());
-                    } else {
-                        lmove = Some((ik.namespace.to_vec(), None, Some(ik.user_key.to_vec())));
+                let li = logs.len() - 1;
+                keys[i]
+                    .subs
+                    .push((ik.version, li, SubOp::Put(ik.sub, value)));
+                if is_lmove(&logs[li]) {
+                    match lmoves.last_mut() {
+                        Some(m) if m.0 == li => m.3 = Some(ik.user_key.to_vec()),
+                        _ => lmoves.push((
+                            li,
+                            ik.namespace.to_vec(),
+                            None,
+                            Some(ik.user_key.to_vec()),
+                        )),
                     }
                 }
             }
@@ -335,15 +343,21 @@ pub fn decode(data: &[u8], cluster: bool) -> Result<Changes, ChangeError> {
             } => {
                 let ik = InternalKey::parse(key, cluster).map_err(ChangeError::Key)?;
                 let i = state(ik.namespace, ik.user_key, &mut keys);
-                keys[i].subs.push((ik.version, SubOp::Delete(ik.sub)));
-                if log.type_code == meta::type_code::LIST && log.command() == Some(list_cmd::LMOVE)
-                {
-                    match lmove.as_mut() {
-                        Some(m) if m.1.is_none() => m.1 = Some(ik.user_key.to_vec()),
-                        Some(_) => {}
-                        None => {
-                            lmove = Some((ik.namespace.to_vec(), Some(ik.user_key.to_vec()), None));
+                let li = logs.len() - 1;
+                keys[i].subs.push((ik.version, li, SubOp::Delete(ik.sub)));
+                if is_lmove(&logs[li]) {
+                    match lmoves.last_mut() {
+                        Some(m) if m.0 == li => {
+                            if m.2.is_none() {
+                                m.2 = Some(ik.user_key.to_vec());
+                            }
                         }
+                        _ => lmoves.push((
+                            li,
+                            ik.namespace.to_vec(),
+                            Some(ik.user_key.to_vec()),
+                            None,
+                        )),
                     }
                 }
             }
@@ -379,11 +393,10 @@ pub fn decode(data: &[u8], cluster: bool) -> Result<Changes, ChangeError> {
             _ => {}
         }
     }
-    let is_lmove = lmove.is_some();
-    if let Some((ns, src, dst)) = lmove {
+    for (li, ns, src, dst) in lmoves {
         let src = src.or_else(|| dst.clone());
         let dst = dst.or_else(|| src.clone());
-        let words: Vec<&[u8]> = log.args.rsplitn(3, |&b| b == b' ').take(2).collect();
+        let words: Vec<&[u8]> = logs[li].args.rsplitn(3, |&b| b == b' ').take(2).collect();
         if let (Some(src), Some(dst), [to, from]) = (src, dst, words.as_slice()) {
             out.changes.push(Change::Command {
                 namespace: ns,
@@ -392,18 +405,20 @@ pub fn decode(data: &[u8], cluster: bool) -> Result<Changes, ChangeError> {
         }
     }
     for k in keys {
-        emit(&mut out, &log, k, is_lmove)?;
+        emit(&mut out, &logs, k)?;
     }
     Ok(out)
 }
 
+/// Whether a `LogData` is an LMOVE's.
+fn is_lmove(log: &LogData) -> bool {
+    log.type_code == meta::type_code::LIST && log.command() == Some(list_cmd::LMOVE)
+}
+
 /// The commands for one key's records.
-fn emit(
-    out: &mut Changes,
-    log: &LogData,
-    k: KeyState<'_>,
-    is_lmove: bool,
-) -> Result<(), ChangeError> {
+fn emit(out: &mut Changes, logs: &[LogData], k: KeyState<'_>) -> Result<(), ChangeError> {
+    // An LMOVE moved an element from or to this key (emitted apart).
+    let moved = k.subs.iter().any(|(_, li, _)| is_lmove(&logs[*li]));
     let ns = k.namespace.clone();
     let key = k.key.clone();
     let mut cmds: Vec<Command> = Vec::new();
@@ -447,16 +462,20 @@ fn emit(
                 }
             } else if decoded.size == 0 {
                 cmds.push(vec![b"DEL".to_vec(), key.clone()]);
-            } else if is_lmove && decoded.data_type == DataType::List {
-                // The LMOVE already emitted does it all.
             } else {
-                let subs: Vec<&SubOp<'_>> = k
+                let subs: Vec<(usize, &SubOp<'_>)> = k
                     .subs
                     .iter()
-                    .filter(|(v, _)| *v == decoded.version)
-                    .map(|(_, op)| op)
+                    .filter(|(v, _, _)| *v == decoded.version)
+                    .map(|(_, li, op)| (*li, op))
                     .collect();
-                if let Some(whole) = whole_content(&key, decoded.data_type, decoded.size, &subs)? {
+                let whole = if moved {
+                    None
+                } else {
+                    let ops: Vec<&SubOp<'_>> = subs.iter().map(|(_, op)| *op).collect();
+                    whole_content(&key, decoded.data_type, decoded.size, &ops)?
+                };
+                if let Some(whole) = whole {
                     cmds.push(vec![b"DEL".to_vec(), key.clone()]);
                     cmds.push(whole);
                     if expire != 0 {
@@ -466,7 +485,7 @@ fn emit(
                     if k.deleted_first {
                         cmds.push(vec![b"DEL".to_vec(), key.clone()]);
                     }
-                    members(&mut cmds, out, log, &ns, &key, decoded.data_type, &subs)?;
+                    members(&mut cmds, out, logs, &ns, &key, decoded.data_type, &subs)?;
                     cmds.push(if expire != 0 {
                         pexpireat(&key, expire)
                     } else {
@@ -476,13 +495,15 @@ fn emit(
             }
         }
         None => {
-            if k.subs.is_empty() || is_lmove && log.type_code == meta::type_code::LIST {
+            let Some((_, first, _)) = k.subs.first() else {
                 return Ok(());
-            }
+            };
+            let log = &logs[*first];
             match meta::type_of(log.type_code) {
                 Some(t) if t != DataType::String => {
-                    let subs: Vec<&SubOp<'_>> = k.subs.iter().map(|(_, op)| op).collect();
-                    members(&mut cmds, out, log, &ns, &key, t, &subs)?;
+                    let subs: Vec<(usize, &SubOp<'_>)> =
+                        k.subs.iter().map(|(_, li, op)| (*li, op)).collect();
+                    members(&mut cmds, out, logs, &ns, &key, t, &subs)?;
                 }
                 _ => skip(
                     out,
@@ -609,16 +630,25 @@ fn merged(cmds: &mut Vec<Command>, name: &[u8], key: &[u8], args: Vec<Vec<u8>>) 
 fn members(
     cmds: &mut Vec<Command>,
     out: &mut Changes,
-    log: &LogData,
+    logs: &[LogData],
     ns: &[u8],
     key: &[u8],
     data_type: DataType,
-    subs: &[&SubOp<'_>],
+    subs: &[(usize, &SubOp<'_>)],
 ) -> Result<(), ChangeError> {
     if data_type == DataType::List {
-        return list_members(cmds, out, log, ns, key, subs);
+        // One command per `LogData` (a MULTI's batch holds several); an
+        // LMOVE's records are its LMOVE, emitted apart.
+        for group in subs.chunk_by(|a, b| a.0 == b.0) {
+            let log = &logs[group[0].0];
+            if !is_lmove(log) {
+                let ops: Vec<&SubOp<'_>> = group.iter().map(|(_, op)| *op).collect();
+                list_members(cmds, out, log, ns, key, &ops)?;
+            }
+        }
+        return Ok(());
     }
-    for op in subs {
+    for (_, op) in subs {
         match (data_type, op) {
             (DataType::Hash, SubOp::Put(f, v)) => {
                 merged(cmds, b"HSET", key, vec![f.to_vec(), v.to_vec()]);

@@ -213,7 +213,26 @@ fn lmove_is_one_command() {
     d.meta_del(&mut b, b"s r");
     b.put(ns().sub_key(b"c d", 4, &mid.to_be_bytes()), b"x");
     d.meta_put(&mut b, b"c d", &list_meta(4, mid, mid + 1));
-    assert_eq!(cmds(&decoded(&b)), ["LMOVE s r c d left right", "DEL s r"]);
+    assert_eq!(
+        cmds(&decoded(&b)),
+        ["LMOVE s r c d left right", "DEL s r", "PERSIST c d"]
+    );
+}
+
+#[test]
+fn a_transaction_batch_replays_each_list_command() {
+    // MULTI; RPUSH l x; LPOP l; EXEC: one batch, one LogData per command.
+    let d = db();
+    let mid = meta::LIST_INITIAL_INDEX;
+    let mut b = WriteBatch::default();
+    b.put_log_data(b"3 7");
+    b.put(ns().sub_key(b"l", 1, &(mid + 2).to_be_bytes()), b"x");
+    d.meta_put(&mut b, b"l", &list_meta(1, mid, mid + 3));
+    b.put_log_data(b"3 3");
+    b.delete(ns().sub_key(b"l", 1, &mid.to_be_bytes()));
+    d.meta_put(&mut b, b"l", &list_meta(1, mid + 1, mid + 3));
+    b.put_log_data(b"r 0123456789012345678901234567890123456789");
+    assert_eq!(cmds(&decoded(&b)), ["RPUSH l x", "LPOP l", "PERSIST l"]);
 }
 
 #[test]
