@@ -732,7 +732,7 @@ fn list_members(
             let found = log
                 .word(0)
                 .zip(log.rest_after(1))
-                .zip(puts().last())
+                .zip(puts().next_back())
                 .and_then(|((before, rest), v)| {
                     let cut = rest.len().checked_sub(v.len() + 1)?;
                     (rest.ends_with(&v) && rest[cut] == b' ').then(|| {
