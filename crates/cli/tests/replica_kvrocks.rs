@@ -501,6 +501,7 @@ fn serve_kvrocks(
     checkpoint: &std::path::Path,
     checkpoint_seq: u64,
     psyncs: &AtomicU64,
+    fetches: &AtomicU64,
 ) -> std::io::Result<()> {
     use std::io::Write;
     let mut w = stream.try_clone()?;
@@ -518,6 +519,7 @@ fn serve_kvrocks(
             }
             "replconf" | "auth" => w.write_all(b"+OK\r\n")?,
             "_fetch_meta" => {
+                fetches.fetch_add(1, Ordering::SeqCst);
                 let mut files: Vec<String> = std::fs::read_dir(checkpoint)?
                     .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
                     .collect();
@@ -535,24 +537,33 @@ fn serve_kvrocks(
             }
             "psync" => {
                 let seq: u64 = words.last().unwrap().parse().unwrap();
-                if seq != checkpoint_seq + 1 {
+                // What Kvrocks' checkWALBoundary accepts: a sequence the
+                // WAL holds since the checkpoint, or the next one.
+                if seq <= checkpoint_seq || seq > store.db.latest_sequence_number() + 1 {
                     w.write_all(b"-ERR sequence out of range, please use fullsync\r\n")?;
                     continue;
                 }
-                psyncs.fetch_add(1, Ordering::SeqCst);
+                // The first link of each replica is cut after its first
+                // burst of batches: the replica must continue with PSYNC.
+                let cut = psyncs.fetch_add(1, Ordering::SeqCst) % 2 == 0;
                 w.write_all(b"+OK\r\n")?;
-                // The crate's WAL iterator yields batches after the
-                // sequence asked for: ask for the one before.
-                let mut it = store.db.get_updates_since(seq - 1).unwrap();
-                for batch in &mut it {
-                    let (_, batch) = batch.unwrap();
-                    w.write_all(format!("${}\r\n", batch.data().len()).as_bytes())?;
-                    w.write_all(batch.data())?;
-                    w.write_all(b"\r\n")?;
-                }
-                // Keep the link alive, as the master's feed thread does.
+                let mut next = seq;
                 loop {
-                    std::thread::sleep(Duration::from_millis(500));
+                    // The crate's WAL iterator yields batches after the
+                    // sequence asked for: ask for the one before.
+                    for batch in store.db.get_updates_since(next - 1).unwrap() {
+                        let (at, batch) = batch.unwrap();
+                        assert_eq!(at, next, "the WAL is contiguous");
+                        w.write_all(format!("${}\r\n", batch.data().len()).as_bytes())?;
+                        w.write_all(batch.data())?;
+                        w.write_all(b"\r\n")?;
+                        next = at + batch.len() as u64;
+                    }
+                    if cut {
+                        return Ok(());
+                    }
+                    // Keep the link alive, as the master's feed thread does.
+                    std::thread::sleep(Duration::from_millis(100));
                     w.write_all(b"$4\r\nping\r\n")?;
                 }
             }
@@ -634,61 +645,85 @@ fn kvrocks_replication_protocol_against_a_fake_master() {
         &[(b"l", Some(list))],
     );
     store.write("0", &[], &[], &[(b"z", None)]);
-    let last_seq = store.db.latest_sequence_number();
 
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     let psyncs = Arc::new(AtomicU64::new(0));
+    let fetches = Arc::new(AtomicU64::new(0));
     {
         let store = store.clone();
         let psyncs = psyncs.clone();
+        let fetches = fetches.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { return };
                 let store = store.clone();
                 let checkpoint = checkpoint.clone();
                 let psyncs = psyncs.clone();
+                let fetches = fetches.clone();
                 std::thread::spawn(move || {
-                    let _ = serve_kvrocks(stream, &store, &checkpoint, checkpoint_seq, &psyncs);
+                    let _ = serve_kvrocks(
+                        stream,
+                        &store,
+                        &checkpoint,
+                        checkpoint_seq,
+                        &psyncs,
+                        &fetches,
+                    );
                 });
             }
         });
     }
+    let mut want = BTreeMap::new();
+    want.insert(
+        b"s".to_vec(),
+        (V::S(b"hello".to_vec()), Some(2_000_000_000_000)),
+    );
+    let h: BTreeMap<Vec<u8>, Vec<u8>> = [
+        (b"f2".to_vec(), b"v2".to_vec()),
+        (b"f3".to_vec(), b"v 3".to_vec()),
+    ]
+    .into();
+    want.insert(b"h".to_vec(), (V::H(h), None));
+    want.insert(
+        b"l".to_vec(),
+        (V::L(vec![b"a".to_vec(), b"b".to_vec()]), None),
+    );
+    let caught_up = |r: &mut redis::Connection, format: &str| {
+        let deadline = Instant::now() + BOUND;
+        loop {
+            let latest = store.db.latest_sequence_number();
+            let rep = info(r, "replication");
+            if field(&rep, "master_link_status").as_deref() == Some("up")
+                && field(&rep, "slave_repl_offset") == Some(latest.to_string())
+            {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{format}: never caught up to {latest}: {rep}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
     for format in ["kvrocks", "floyd", "blackwidow"] {
         let (_tmp, dir) = store_dir();
         let serve = Serve::start(format, &dir, &["--replicaof", &addr]);
         let mut r = serve.conn();
-        let deadline = Instant::now() + BOUND;
-        loop {
-            let rep = info(&mut r, "replication");
-            if field(&rep, "master_link_status").as_deref() == Some("up")
-                && field(&rep, "slave_repl_offset") == Some(last_seq.to_string())
-            {
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{format}: never caught up to {last_seq}: {rep}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let got = contents(&mut r);
-        let mut want = BTreeMap::new();
-        want.insert(
-            b"s".to_vec(),
-            (V::S(b"hello".to_vec()), Some(2_000_000_000_000)),
+        caught_up(&mut r, format);
+        assert_eq!(contents(&mut r), want, "{format}");
+        // The first link was cut after its burst; a write now reaches the
+        // replica through the link it continued with PSYNC.
+        let key = format!("t:{format}");
+        store.write(
+            "1",
+            &[],
+            &[],
+            &[(key.as_bytes(), Some(enc::string(b"later", 0)))],
         );
-        let h: BTreeMap<Vec<u8>, Vec<u8>> = [
-            (b"f2".to_vec(), b"v2".to_vec()),
-            (b"f3".to_vec(), b"v 3".to_vec()),
-        ]
-        .into();
-        want.insert(b"h".to_vec(), (V::H(h), None));
-        want.insert(
-            b"l".to_vec(),
-            (V::L(vec![b"a".to_vec(), b"b".to_vec()]), None),
-        );
-        assert_eq!(got, want, "{format}");
+        want.insert(key.into_bytes(), (V::S(b"later".to_vec()), None));
+        caught_up(&mut r, format);
+        assert_eq!(contents(&mut r), want, "{format}");
         let rep = info(&mut r, "replication");
         assert_eq!(
             field(&rep, "master_host").as_deref(),
@@ -698,5 +733,14 @@ fn kvrocks_replication_protocol_against_a_fake_master() {
         let _: () = q(&mut r, &["REPLICAOF", "NO", "ONE"]);
         let _: () = q(&mut r, &["SET", "mine", "1"]);
     }
-    assert_eq!(psyncs.load(Ordering::SeqCst), 3, "one PSYNC per replica");
+    assert_eq!(
+        fetches.load(Ordering::SeqCst),
+        3,
+        "one full copy per replica"
+    );
+    assert_eq!(
+        psyncs.load(Ordering::SeqCst),
+        6,
+        "per replica: PSYNC after the copy, PSYNC after the cut"
+    );
 }
