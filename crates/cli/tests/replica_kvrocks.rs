@@ -545,7 +545,7 @@ fn serve_kvrocks(
                 }
                 // The first link of each replica is cut after its first
                 // burst of batches: the replica must continue with PSYNC.
-                let cut = psyncs.fetch_add(1, Ordering::SeqCst) % 2 == 0;
+                let cut = psyncs.fetch_add(1, Ordering::SeqCst).is_multiple_of(2);
                 w.write_all(b"+OK\r\n")?;
                 let mut next = seq;
                 loop {
