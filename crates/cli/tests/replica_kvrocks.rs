@@ -732,15 +732,24 @@ fn kvrocks_replication_protocol_against_a_fake_master() {
         );
         let _: () = q(&mut r, &["REPLICAOF", "NO", "ONE"]);
         let _: () = q(&mut r, &["SET", "mine", "1"]);
+        if format == "kvrocks" {
+            // Written to as a master, it copies again when it follows
+            // again: its own write is gone.
+            let (host, port) = addr.rsplit_once(':').unwrap();
+            let _: () = q(&mut r, &["REPLICAOF", host, port]);
+            caught_up(&mut r, format);
+            assert_eq!(contents(&mut r), want, "{format} following again");
+            let _: () = q(&mut r, &["REPLICAOF", "NO", "ONE"]);
+        }
     }
     assert_eq!(
         fetches.load(Ordering::SeqCst),
-        3,
-        "one full copy per replica"
+        4,
+        "one full copy per replica, one more after REPLICAOF NO ONE"
     );
     assert_eq!(
         psyncs.load(Ordering::SeqCst),
-        6,
-        "per replica: PSYNC after the copy, PSYNC after the cut"
+        8,
+        "per copy: PSYNC after it, PSYNC after the cut"
     );
 }

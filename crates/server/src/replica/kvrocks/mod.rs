@@ -33,6 +33,7 @@ pub mod copy;
 pub mod fetch;
 
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -264,7 +265,10 @@ async fn follow(
 ) -> Result<(), LinkError> {
     let cluster = cluster_mode(&mut conn).await?;
     listening_port(shared, &mut conn).await?;
-    let resume = resume_of(shared, host, port).filter(|r| r.cluster == cluster);
+    // REPLICAOF NO ONE clears `can_continue` (this server may have taken
+    // writes since): then the data is copied again, as Redis does.
+    let resume = resume_of(shared, host, port)
+        .filter(|r| r.cluster == cluster && shared.replica.can_continue.load(Ordering::SeqCst));
     if let Some(r) = resume {
         let reply = conn
             .ask(&[b"PSYNC", r.next_sequence.to_string().as_bytes()])
@@ -282,6 +286,7 @@ async fn follow(
         );
     }
     set_resume(shared, None);
+    shared.replica.can_continue.store(false, Ordering::SeqCst);
     phase(shared, LinkPhase::Syncing);
     let files = fetch::fetch_meta(&mut conn).await?;
     drop(conn);
@@ -308,6 +313,7 @@ async fn follow(
         cluster,
     };
     set_resume(shared, Some(r.clone()));
+    shared.replica.can_continue.store(true, Ordering::SeqCst);
     {
         let mut st = shared.replica.state.lock();
         st.offset = i64::try_from(copied.sequence).unwrap_or(i64::MAX);
