@@ -349,7 +349,12 @@ async fn cluster_mode(conn: &mut Conn) -> Result<bool, LinkError> {
 /// `replconf listening-port <port>` (an error is tolerated, as Kvrocks'
 /// replica tolerates it).
 async fn listening_port(shared: &Shared, conn: &mut Conn) -> Result<(), LinkError> {
-    let port = shared.config.port.to_string();
+    // The port clients reach this server on (as the Redis link sends it).
+    let port = {
+        let settings = shared.settings.lock();
+        settings.value("port").map(str::to_string)
+    }
+    .unwrap_or_else(|| shared.config.port.to_string());
     let reply = conn
         .ask(&[b"replconf", b"listening-port", port.as_bytes()])
         .await?;
