@@ -707,8 +707,17 @@ fn list_members(
         .then(|| log.command())
         .flatten()
     {
-        Some(list_cmd::LPUSH) => merged(cmds, b"LPUSH", key, puts().collect()),
-        Some(list_cmd::RPUSH) => merged(cmds, b"RPUSH", key, puts().collect()),
+        Some(c @ (list_cmd::LPUSH | list_cmd::RPUSH)) => {
+            let values: Vec<Vec<u8>> = puts().collect();
+            if !values.is_empty() {
+                let name: &[u8] = if c == list_cmd::LPUSH {
+                    b"LPUSH"
+                } else {
+                    b"RPUSH"
+                };
+                merged(cmds, name, key, values);
+            }
+        }
         Some(list_cmd::LPOP) => (0..deletes).for_each(|_| cmds.push(key_cmd(b"LPOP", vec![]))),
         Some(list_cmd::RPOP) => (0..deletes).for_each(|_| cmds.push(key_cmd(b"RPOP", vec![]))),
         Some(list_cmd::LSET) => match (log.word(0), puts().next()) {
