@@ -9,6 +9,8 @@
 //! - [`meta`]: metadata values, new (64-bit) and legacy (32-bit) layouts;
 //! - [`version`]: the version stamped on subkeys;
 //! - [`gc`]: the `MetadataFilter` and `SubKeyFilter` compaction rules;
+//! - [`batch`]: RocksDB write batches as a master streams them;
+//! - [`changes`]: a batch's changes as Redis commands, for a replica;
 //! - `codec`: [`KvrocksCodec`], the [`redcodec_codec::Codec`] implementation.
 //!
 //! Only strings, hashes, lists, sets and sorted sets are supported; metadata
@@ -16,6 +18,8 @@
 
 #![deny(missing_docs)]
 
+pub mod batch;
+pub mod changes;
 mod codec;
 pub mod gc;
 pub mod keys;

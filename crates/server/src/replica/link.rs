@@ -191,6 +191,9 @@ fn phase(shared: &Shared, phase: LinkPhase) {
 /// One connection: handshake, sync, stream; returns why it ended.
 async fn follow_once(shared: &Arc<Shared>, host: &str, port: u16) -> Result<(), LinkError> {
     phase(shared, LinkPhase::Connecting);
+    if let Some(kvrocks) = super::kvrocks::follow_if_kvrocks(shared, host, port).await {
+        return kvrocks;
+    }
     let stream = tokio::time::timeout(REPL_TIMEOUT, TcpStream::connect((host, port)))
         .await
         .map_err(|_| LinkError::Connect(std::io::ErrorKind::TimedOut.into()))?

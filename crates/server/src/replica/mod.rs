@@ -24,6 +24,7 @@
 pub mod command;
 pub mod follow;
 pub mod info;
+pub mod kvrocks;
 pub mod link;
 pub mod load;
 pub mod resume;

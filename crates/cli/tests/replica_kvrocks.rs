@@ -1,0 +1,768 @@
+//! `redcodec serve --replicaof` pointed at a real Apache Kvrocks master:
+//! the full copy of its checkpoint while it takes writes of every type
+//! with TTLs, then its write-batch stream, key by key equal on the kvrocks
+//! and floyd formats; INFO replication; REPLICAOF NO ONE.
+//!
+//! Needs a Kvrocks server binary named by `REDCODEC_KVROCKS_BIN`. Without
+//! it the test is reported as skipped (`redcodec_conformance::skip`),
+//! unless `REDCODEC_REQUIRE_KVROCKS=1`, where it fails.
+
+use std::collections::BTreeMap;
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+mod serve_support;
+use serve_support::{connect, store_dir, Serve};
+
+/// How long convergence may take on a busy machine.
+const BOUND: Duration = Duration::from_secs(120);
+
+/// The Kvrocks binary, or a recorded skip.
+fn kvrocks_bin(test: &str) -> Option<PathBuf> {
+    match std::env::var_os("REDCODEC_KVROCKS_BIN") {
+        Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
+        _ => {
+            redcodec_conformance::skip::unavailable(
+                "REDCODEC_REQUIRE_KVROCKS",
+                test,
+                "REDCODEC_KVROCKS_BIN does not name a Kvrocks server binary",
+            );
+            None
+        }
+    }
+}
+
+/// A Kvrocks server on a loopback port, killed on drop.
+struct Kvrocks {
+    child: Child,
+    port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl Kvrocks {
+    fn start(bin: &PathBuf) -> Kvrocks {
+        let dir = tempfile::tempdir().unwrap();
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let conf = dir.path().join("kvrocks.conf");
+        std::fs::write(
+            &conf,
+            format!(
+                "bind 127.0.0.1\nport {port}\ndir {}\nworkers 2\nlog-dir stdout\n",
+                dir.path().join("data").display()
+            ),
+        )
+        .unwrap();
+        let child = Command::new(bin)
+            .arg("-c")
+            .arg(&conf)
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("kvrocks starts");
+        let mut k = Kvrocks {
+            child,
+            port,
+            _dir: dir,
+        };
+        let deadline = Instant::now() + BOUND;
+        loop {
+            if let Ok(Some(status)) = k.child.try_wait() {
+                panic!("kvrocks exited at start: {status}");
+            }
+            let ping = redis::Client::open(k.url())
+                .and_then(|c| c.get_connection())
+                .and_then(|mut c| redis::cmd("PING").query::<String>(&mut c));
+            if ping.is_ok() {
+                break;
+            }
+            assert!(Instant::now() < deadline, "kvrocks never answered PING");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        k
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    fn conn(&self) -> redis::Connection {
+        connect(&self.url())
+    }
+}
+
+impl Drop for Kvrocks {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn q<T: redis::FromRedisValue>(c: &mut redis::Connection, args: &[&str]) -> T {
+    let mut cmd = redis::cmd(args[0]);
+    for a in &args[1..] {
+        cmd.arg(*a);
+    }
+    cmd.query(c)
+        .unwrap_or_else(|e| panic!("{args:?} failed: {e}"))
+}
+
+/// A key's value in an order-free form.
+#[derive(Debug, PartialEq, Clone)]
+enum V {
+    S(Vec<u8>),
+    H(BTreeMap<Vec<u8>, Vec<u8>>),
+    L(Vec<Vec<u8>>),
+    Set(Vec<Vec<u8>>),
+    Z(Vec<(Vec<u8>, String)>),
+    Other(String),
+}
+
+/// Every key: its value and PEXPIRETIME (`None`: none).
+fn contents(c: &mut redis::Connection) -> BTreeMap<Vec<u8>, (V, Option<i64>)> {
+    let keys: Vec<Vec<u8>> = redis::cmd("KEYS").arg("*").query(c).unwrap();
+    let mut out = BTreeMap::new();
+    for key in keys {
+        let t: String = redis::cmd("TYPE").arg(&key).query(c).unwrap();
+        let v = match t.as_str() {
+            "none" => continue,
+            "string" => V::S(redis::cmd("GET").arg(&key).query(c).unwrap()),
+            "hash" => V::H(redis::cmd("HGETALL").arg(&key).query(c).unwrap()),
+            "list" => V::L(
+                redis::cmd("LRANGE")
+                    .arg(&key)
+                    .arg(0)
+                    .arg(-1)
+                    .query(c)
+                    .unwrap(),
+            ),
+            "set" => {
+                let mut m: Vec<Vec<u8>> = redis::cmd("SMEMBERS").arg(&key).query(c).unwrap();
+                m.sort();
+                V::Set(m)
+            }
+            "zset" => V::Z(
+                redis::cmd("ZRANGE")
+                    .arg(&key)
+                    .arg(0)
+                    .arg(-1)
+                    .arg("WITHSCORES")
+                    .query(c)
+                    .unwrap(),
+            ),
+            other => V::Other(other.to_string()),
+        };
+        let at: i64 = redis::cmd("PEXPIRETIME").arg(&key).query(c).unwrap();
+        out.insert(key, (v, (at >= 0).then_some(at)));
+    }
+    out
+}
+
+/// Writes of every type, some with TTLs; round `i` touches keys of
+/// generation `i % 50`.
+fn write_round(c: &mut redis::Connection, i: u64) {
+    let g = i % 50;
+    let s = format!("s:{g}");
+    let h = format!("h:{g}");
+    let l = format!("l:{g}");
+    let st = format!("set:{g}");
+    let z = format!("z:{g}");
+    let n = i.to_string();
+    let _: () = q(c, &["SET", &s, &format!("v {i}")]);
+    let _: i64 = q(c, &["HSET", &h, &format!("f{}", i % 7), &n, "fixed", "x y"]);
+    let _: i64 = q(c, &["RPUSH", &l, &n, "a b", "c"]);
+    let _: i64 = q(c, &["LPUSH", &l, &format!("L{n}")]);
+    let _: i64 = q(c, &["SADD", &st, &format!("m{}", i % 5), "always"]);
+    let _: i64 = q(
+        c,
+        &["ZADD", &z, &format!("{}.25", i % 9), &format!("m{}", i % 4)],
+    );
+    match i % 13 {
+        0 => {
+            let _: Option<Vec<u8>> = q(c, &["RPOP", &l]);
+        }
+        1 => {
+            let _: i64 = q(c, &["HDEL", &h, "fixed"]);
+        }
+        2 => {
+            let _: i64 = q(c, &["SREM", &st, "always"]);
+        }
+        3 => {
+            let _: i64 = q(c, &["ZREM", &z, "m1"]);
+        }
+        4 => {
+            let _: i64 = q(c, &["EXPIRE", &h, "1000"]);
+            let _: i64 = q(c, &["PEXPIRE", &s, "300"]);
+        }
+        5 => {
+            let _: i64 = q(c, &["PERSIST", &h]);
+        }
+        6 => {
+            let _: i64 = q(c, &["LREM", &l, "0", "a b"]);
+        }
+        7 => {
+            let _: () = q(c, &["LTRIM", &l, "0", "5"]);
+        }
+        8 => {
+            let _: i64 = q(c, &["LINSERT", &l, "BEFORE", "c", "in serted"]);
+        }
+        9 => {
+            let _: Option<Vec<u8>> = q(
+                c,
+                &["LMOVE", &l, &format!("l:{}", (g + 1) % 50), "LEFT", "RIGHT"],
+            );
+        }
+        10 => {
+            let _: i64 = q(c, &["DEL", &st]);
+        }
+        11 => {
+            let _: f64 = q(c, &["ZINCRBY", &z, "1.5", "m0"]);
+            let _: i64 = q(c, &["APPEND", &s, "+"]);
+        }
+        _ => {
+            let _: () = q(c, &["LSET", &l, "0", "first"]);
+            let _: i64 = q(c, &["SUNIONSTORE", &format!("u:{g}"), &st, "set:0"]);
+        }
+    }
+}
+
+fn info(c: &mut redis::Connection, section: &str) -> String {
+    redis::cmd("INFO").arg(section).query(c).unwrap()
+}
+
+fn field(info: &str, name: &str) -> Option<String> {
+    info.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name}:")))
+        .map(|v| v.trim().to_string())
+}
+
+/// Polls until master and replica hold the same keys, values and expiries.
+fn wait_equal(m: &mut redis::Connection, r: &mut redis::Connection, what: &str) {
+    let deadline = Instant::now() + BOUND;
+    loop {
+        let want = contents(m);
+        let got = contents(r);
+        if want == got {
+            return;
+        }
+        if Instant::now() > deadline {
+            let missing: Vec<_> = want
+                .iter()
+                .filter(|(k, v)| got.get(*k) != Some(v))
+                .take(5)
+                .collect();
+            let extra: Vec<_> = got
+                .iter()
+                .filter(|(k, v)| want.get(*k) != Some(v))
+                .take(5)
+                .collect();
+            panic!(
+                "{what}: the replica never matched the master ({} vs {} keys); master has {missing:?}; replica has {extra:?}; replica INFO: {}",
+                want.len(),
+                got.len(),
+                info(r, "replication")
+            );
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn a_kvrocks_master_is_followed_on_every_format_tested() {
+    let test = "redcodec serve as a replica of a real Kvrocks master";
+    let Some(bin) = kvrocks_bin(test) else {
+        return;
+    };
+    for format in ["kvrocks", "floyd"] {
+        let master = Kvrocks::start(&bin);
+        let mut m = master.conn();
+        for i in 0..400 {
+            write_round(&mut m, i);
+        }
+        let _: () = q(&mut m, &["SET", "ttl:long", "x", "PX", "5000000"]);
+        let _: () = q(&mut m, &["SET", "ttl:short", "x", "PX", "300"]);
+        let _: i64 = q(&mut m, &["HSET", "big", "f", "v"]);
+        for i in 0..2000 {
+            let _: i64 = q(&mut m, &["HSET", "big", &format!("f{i}"), &"x".repeat(100)]);
+        }
+        // Keep writing while the replica copies and follows.
+        let stop = Arc::new(AtomicBool::new(false));
+        let rounds = Arc::new(AtomicU64::new(400));
+        let writer = {
+            let stop = stop.clone();
+            let rounds = rounds.clone();
+            let url = master.url();
+            std::thread::spawn(move || {
+                let mut c = connect(&url);
+                while !stop.load(Ordering::SeqCst) {
+                    let i = rounds.fetch_add(1, Ordering::SeqCst);
+                    write_round(&mut c, i);
+                }
+            })
+        };
+        let (_tmp, dir) = store_dir();
+        let addr = format!("127.0.0.1:{}", master.port);
+        let serve = Serve::start(format, &dir, &["--replicaof", &addr]);
+        let mut r = serve.conn();
+        // Until it follows: the stream has applied writes after the copy.
+        let deadline = Instant::now() + BOUND;
+        loop {
+            let rep = info(&mut r, "replication");
+            if field(&rep, "master_link_status").as_deref() == Some("up") {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{format}: the link never came up: {rep}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let started = rounds.load(Ordering::SeqCst);
+        while rounds.load(Ordering::SeqCst) < started + 300 {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        stop.store(true, Ordering::SeqCst);
+        writer.join().unwrap();
+        // The 300 ms keys are gone on both sides before comparing.
+        std::thread::sleep(Duration::from_millis(1500));
+        wait_equal(&mut m, &mut r, format);
+        let rep = info(&mut r, "replication");
+        assert_eq!(field(&rep, "role").as_deref(), Some("slave"), "{rep}");
+        assert_eq!(
+            field(&rep, "master_port"),
+            Some(master.port.to_string()),
+            "{rep}"
+        );
+        let err = redis::cmd("SET")
+            .arg("w")
+            .arg("1")
+            .query::<()>(&mut r)
+            .unwrap_err();
+        assert!(err.to_string().contains("READONLY"), "{err}");
+        // More writes after the copy, through the stream only.
+        let _: () = q(&mut m, &["FLUSHDB"]);
+        for i in 0..50 {
+            write_round(&mut m, 1000 + i);
+        }
+        wait_equal(&mut m, &mut r, &format!("{format} after FLUSHDB"));
+        let _: () = q(&mut r, &["REPLICAOF", "NO", "ONE"]);
+        let rep = info(&mut r, "replication");
+        assert_eq!(field(&rep, "role").as_deref(), Some("master"), "{rep}");
+        let _: () = q(&mut r, &["SET", "w", "1"]);
+        let _: () = q(&mut m, &["SET", "after", "1"]);
+        std::thread::sleep(Duration::from_millis(500));
+        let after: Option<String> = q(&mut r, &["GET", "after"]);
+        assert_eq!(
+            after, None,
+            "{format}: still following after REPLICAOF NO ONE"
+        );
+    }
+}
+
+/// Kvrocks' records, encoded as `src/storage/redis_metadata.cc` does
+/// (default namespace, standalone, 64-bit metadata).
+mod enc {
+    const NS: &[u8] = b"__namespace";
+
+    pub fn ns_key(key: &[u8]) -> Vec<u8> {
+        let mut out = vec![NS.len() as u8];
+        out.extend_from_slice(NS);
+        out.extend_from_slice(key);
+        out
+    }
+
+    pub fn sub_key(key: &[u8], version: u64, sub: &[u8]) -> Vec<u8> {
+        let mut out = vec![NS.len() as u8];
+        out.extend_from_slice(NS);
+        out.extend_from_slice(&(key.len() as u32).to_be_bytes());
+        out.extend_from_slice(key);
+        out.extend_from_slice(&version.to_be_bytes());
+        out.extend_from_slice(sub);
+        out
+    }
+
+    pub fn string(value: &[u8], expire_ms: u64) -> Vec<u8> {
+        let mut out = vec![0x81];
+        out.extend_from_slice(&expire_ms.to_be_bytes());
+        out.extend_from_slice(value);
+        out
+    }
+
+    pub fn collection(type_code: u8, expire_ms: u64, version: u64, size: u64) -> Vec<u8> {
+        let mut out = vec![0x80 | type_code];
+        out.extend_from_slice(&expire_ms.to_be_bytes());
+        out.extend_from_slice(&version.to_be_bytes());
+        out.extend_from_slice(&size.to_be_bytes());
+        out
+    }
+
+    /// The order-preserving score encoding.
+    pub fn score(s: f64) -> [u8; 8] {
+        let bits = s.to_bits();
+        let enc = if bits >> 63 == 1 {
+            !bits
+        } else {
+            bits | (1 << 63)
+        };
+        enc.to_be_bytes()
+    }
+}
+
+/// A RocksDB with Kvrocks' column families, standing in for a Kvrocks
+/// master's storage.
+struct FakeStore {
+    _dir: tempfile::TempDir,
+    db: rocksdb::DB,
+}
+
+impl FakeStore {
+    fn open() -> FakeStore {
+        let dir = tempfile::tempdir().unwrap();
+        let mut opts = rocksdb::Options::default();
+        opts.create_if_missing(true);
+        opts.create_missing_column_families(true);
+        let cfs = [
+            "metadata",
+            "zset_score",
+            "pubsub",
+            "propagate",
+            "stream",
+            "search",
+        ]
+        .into_iter()
+        .map(|n| rocksdb::ColumnFamilyDescriptor::new(n, rocksdb::Options::default()));
+        let db = rocksdb::DB::open_cf_descriptors(&opts, dir.path().join("db"), cfs).unwrap();
+        FakeStore { _dir: dir, db }
+    }
+
+    fn meta(&self) -> &rocksdb::ColumnFamily {
+        self.db.cf_handle("metadata").unwrap()
+    }
+
+    /// One batch as a Kvrocks command writes it: `LogData`, subkeys, then
+    /// metadata.
+    fn write(
+        &self,
+        log: &str,
+        subs: &[(Vec<u8>, Vec<u8>)],
+        dels: &[Vec<u8>],
+        metas: &[(&[u8], Option<Vec<u8>>)],
+    ) {
+        let mut b = rocksdb::WriteBatch::default();
+        b.put_log_data(log.as_bytes());
+        for (k, v) in subs {
+            b.put(k, v);
+        }
+        for k in dels {
+            b.delete(k);
+        }
+        for (key, value) in metas {
+            match value {
+                Some(v) => b.put_cf(self.meta(), enc::ns_key(key), v),
+                None => b.delete_cf(self.meta(), enc::ns_key(key)),
+            }
+        }
+        self.db.write(b).unwrap();
+    }
+}
+
+/// Reads one RESP command from a client.
+fn read_command(r: &mut std::io::BufReader<std::net::TcpStream>) -> std::io::Result<Vec<String>> {
+    use std::io::{BufRead, Read};
+    let mut line = String::new();
+    if r.read_line(&mut line)? == 0 {
+        return Ok(Vec::new());
+    }
+    let n: usize = line.trim().trim_start_matches('*').parse().unwrap_or(0);
+    let mut words = Vec::new();
+    for _ in 0..n {
+        line.clear();
+        r.read_line(&mut line)?;
+        let len: usize = line.trim().trim_start_matches('$').parse().unwrap_or(0);
+        let mut buf = vec![0u8; len + 2];
+        r.read_exact(&mut buf)?;
+        buf.truncate(len);
+        words.push(String::from_utf8_lossy(&buf).into_owned());
+    }
+    Ok(words)
+}
+
+/// Answers one connection as a Kvrocks master does (`cmd_replication.cc`).
+fn serve_kvrocks(
+    stream: std::net::TcpStream,
+    store: &FakeStore,
+    checkpoint: &std::path::Path,
+    checkpoint_seq: u64,
+    psyncs: &AtomicU64,
+    fetches: &AtomicU64,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut w = stream.try_clone()?;
+    let mut r = std::io::BufReader::new(stream);
+    loop {
+        let words = read_command(&mut r)?;
+        let Some(name) = words.first() else {
+            return Ok(());
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "_db_name" => w.write_all(b"fake.kvrocks.db\r\n")?,
+            "info" => {
+                let body = "# Server\r\nkvrocks_version:2.10.0\r\nkvrocks_mode:standalone\r\n";
+                w.write_all(format!("${}\r\n{body}\r\n", body.len()).as_bytes())?;
+            }
+            "replconf" | "auth" => w.write_all(b"+OK\r\n")?,
+            "_fetch_meta" => {
+                fetches.fetch_add(1, Ordering::SeqCst);
+                let mut files: Vec<String> = std::fs::read_dir(checkpoint)?
+                    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .collect();
+                files.sort();
+                w.write_all(format!("{}\r\n", files.join(",")).as_bytes())?;
+                return Ok(());
+            }
+            "_fetch_file" => {
+                for f in words[1].split(',') {
+                    let data = std::fs::read(checkpoint.join(f))?;
+                    w.write_all(format!("{}\r\n", data.len()).as_bytes())?;
+                    w.write_all(&data)?;
+                }
+                return Ok(());
+            }
+            "psync" => {
+                let seq: u64 = words.last().unwrap().parse().unwrap();
+                // What Kvrocks' checkWALBoundary accepts: a sequence the
+                // WAL holds since the checkpoint, or the next one.
+                if seq <= checkpoint_seq || seq > store.db.latest_sequence_number() + 1 {
+                    w.write_all(b"-ERR sequence out of range, please use fullsync\r\n")?;
+                    continue;
+                }
+                // The first link of each replica is cut after its first
+                // burst of batches: the replica must continue with PSYNC.
+                let cut = psyncs.fetch_add(1, Ordering::SeqCst).is_multiple_of(2);
+                w.write_all(b"+OK\r\n")?;
+                let mut next = seq;
+                loop {
+                    // The crate's WAL iterator yields batches after the
+                    // sequence asked for: ask for the one before.
+                    for batch in store.db.get_updates_since(next - 1).unwrap() {
+                        let (at, batch) = batch.unwrap();
+                        assert_eq!(at, next, "the WAL is contiguous");
+                        w.write_all(format!("${}\r\n", batch.data().len()).as_bytes())?;
+                        w.write_all(batch.data())?;
+                        w.write_all(b"\r\n")?;
+                        next = at + batch.len() as u64;
+                    }
+                    if cut {
+                        return Ok(());
+                    }
+                    // Keep the link alive, as the master's feed thread does.
+                    std::thread::sleep(Duration::from_millis(100));
+                    w.write_all(b"$4\r\nping\r\n")?;
+                }
+            }
+            _ => w.write_all(b"-ERR unknown command\r\n")?,
+        }
+    }
+}
+
+/// Expiries in whole seconds: the formats that keep seconds (nemo,
+/// blackwidow) report the last millisecond of the second.
+fn secs(keys: BTreeMap<Vec<u8>, (V, Option<i64>)>) -> BTreeMap<Vec<u8>, (V, Option<i64>)> {
+    keys.into_iter()
+        .map(|(k, (v, at))| (k, (v, at.map(|ms| ms / 1000))))
+        .collect()
+}
+
+#[test]
+fn kvrocks_replication_protocol_against_a_fake_master() {
+    let store = Arc::new(FakeStore::open());
+    let version = 1_700_000_000_000_000u64 << 11;
+    // Before the checkpoint: a string with a TTL, a hash, a sorted set.
+    store.write(
+        "1",
+        &[],
+        &[],
+        &[(b"s", Some(enc::string(b"hello", 2_000_000_000_000)))],
+    );
+    store.write(
+        "2",
+        &[
+            (enc::sub_key(b"h", version, b"f1"), b"v1".to_vec()),
+            (enc::sub_key(b"h", version, b"f2"), b"v2".to_vec()),
+        ],
+        &[],
+        &[(b"h", Some(enc::collection(2, 0, version, 2)))],
+    );
+    store.write(
+        "5",
+        &[(
+            enc::sub_key(b"z", version + 1, b"m"),
+            enc::score(2.5).to_vec(),
+        )],
+        &[],
+        &[(b"z", Some(enc::collection(5, 0, version + 1, 1)))],
+    );
+    let checkpoint_dir = tempfile::tempdir().unwrap();
+    let checkpoint = checkpoint_dir.path().join("cp");
+    rocksdb::checkpoint::Checkpoint::new(&store.db)
+        .unwrap()
+        // As Kvrocks makes it (a log size for flush of its write buffer
+        // size): no flush, the WAL copied, replayed when it is opened.
+        .create_checkpoint_with_log_size(&checkpoint, 64 << 20)
+        .unwrap();
+    assert!(
+        std::fs::read_dir(&checkpoint).unwrap().any(|e| e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .ends_with(".log")),
+        "the checkpoint holds the WAL"
+    );
+    let checkpoint_seq = store.db.latest_sequence_number();
+    // After it: a field added and one removed, a list pushed, a delete.
+    store.write(
+        "2",
+        &[(enc::sub_key(b"h", version, b"f3"), b"v 3".to_vec())],
+        &[enc::sub_key(b"h", version, b"f1")],
+        &[(b"h", Some(enc::collection(2, 0, version, 2)))],
+    );
+    let mid = u64::MAX / 2;
+    let mut list = enc::collection(3, 0, version + 2, 2);
+    list.extend_from_slice(&(mid - 1).to_be_bytes());
+    list.extend_from_slice(&(mid + 1).to_be_bytes());
+    store.write(
+        "3 6",
+        &[
+            (
+                enc::sub_key(b"l", version + 2, &mid.to_be_bytes()),
+                b"b".to_vec(),
+            ),
+            (
+                enc::sub_key(b"l", version + 2, &(mid - 1).to_be_bytes()),
+                b"a".to_vec(),
+            ),
+        ],
+        &[],
+        &[(b"l", Some(list))],
+    );
+    store.write("0", &[], &[], &[(b"z", None)]);
+
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let psyncs = Arc::new(AtomicU64::new(0));
+    let fetches = Arc::new(AtomicU64::new(0));
+    {
+        let store = store.clone();
+        let psyncs = psyncs.clone();
+        let fetches = fetches.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { return };
+                let store = store.clone();
+                let checkpoint = checkpoint.clone();
+                let psyncs = psyncs.clone();
+                let fetches = fetches.clone();
+                std::thread::spawn(move || {
+                    let _ = serve_kvrocks(
+                        stream,
+                        &store,
+                        &checkpoint,
+                        checkpoint_seq,
+                        &psyncs,
+                        &fetches,
+                    );
+                });
+            }
+        });
+    }
+    let mut want = BTreeMap::new();
+    want.insert(
+        b"s".to_vec(),
+        (V::S(b"hello".to_vec()), Some(2_000_000_000_000)),
+    );
+    let h: BTreeMap<Vec<u8>, Vec<u8>> = [
+        (b"f2".to_vec(), b"v2".to_vec()),
+        (b"f3".to_vec(), b"v 3".to_vec()),
+    ]
+    .into();
+    want.insert(b"h".to_vec(), (V::H(h), None));
+    want.insert(
+        b"l".to_vec(),
+        (V::L(vec![b"a".to_vec(), b"b".to_vec()]), None),
+    );
+    let caught_up = |r: &mut redis::Connection, format: &str| {
+        let deadline = Instant::now() + BOUND;
+        loop {
+            let latest = store.db.latest_sequence_number();
+            let rep = info(r, "replication");
+            if field(&rep, "master_link_status").as_deref() == Some("up")
+                && field(&rep, "slave_repl_offset") == Some(latest.to_string())
+            {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{format}: never caught up to {latest}: {rep}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    let all: Vec<&str> = serve_support::formats().collect();
+    for &format in &all {
+        let (_tmp, dir) = store_dir();
+        let serve = Serve::start(format, &dir, &["--replicaof", &addr]);
+        let mut r = serve.conn();
+        caught_up(&mut r, format);
+        assert_eq!(secs(contents(&mut r)), secs(want.clone()), "{format}");
+        // The first link was cut after its burst; a write now reaches the
+        // replica through the link it continued with PSYNC.
+        let key = format!("t:{format}");
+        store.write(
+            "1",
+            &[],
+            &[],
+            &[(key.as_bytes(), Some(enc::string(b"later", 0)))],
+        );
+        want.insert(key.into_bytes(), (V::S(b"later".to_vec()), None));
+        caught_up(&mut r, format);
+        assert_eq!(secs(contents(&mut r)), secs(want.clone()), "{format}");
+        let rep = info(&mut r, "replication");
+        assert_eq!(
+            field(&rep, "master_host").as_deref(),
+            Some("127.0.0.1"),
+            "{rep}"
+        );
+        let _: () = q(&mut r, &["REPLICAOF", "NO", "ONE"]);
+        let _: () = q(&mut r, &["SET", "mine", "1"]);
+        if format == "kvrocks" {
+            // Written to as a master, it copies again when it follows
+            // again: its own write is gone.
+            let (host, port) = addr.rsplit_once(':').unwrap();
+            let _: () = q(&mut r, &["REPLICAOF", host, port]);
+            caught_up(&mut r, format);
+            assert_eq!(
+                secs(contents(&mut r)),
+                secs(want.clone()),
+                "{format} following again"
+            );
+            let _: () = q(&mut r, &["REPLICAOF", "NO", "ONE"]);
+        }
+    }
+    assert_eq!(
+        fetches.load(Ordering::SeqCst),
+        all.len() as u64 + 1,
+        "one full copy per replica, one more after REPLICAOF NO ONE"
+    );
+    assert_eq!(
+        psyncs.load(Ordering::SeqCst),
+        2 * (all.len() as u64 + 1),
+        "per copy: PSYNC after it, PSYNC after the cut"
+    );
+}

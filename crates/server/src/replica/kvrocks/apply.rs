@@ -1,0 +1,201 @@
+//! The stream of a Kvrocks master: one bulk string per RocksDB write batch
+//! (`ping` to check the link), each read as Redis commands
+//! ([`redcodec_kvrocks::changes::decode`]) and run through the path
+//! clients' commands take (WATCH and blocked clients see them), one
+//! MULTI/EXEC per namespace a batch touches. A batch out of sequence or
+//! that does not decode ends the link (the next one resumes from the last
+//! batch applied).
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+use redcodec_engine::Reply;
+use redcodec_kvrocks::changes::{self, Change, Changes};
+
+use super::copy::flush_everything;
+use super::{destination, set_resume, Conn, Resume};
+use crate::commands::{run_sync, Access};
+use crate::config::SyncPolicy;
+use crate::replica::link::LinkError;
+use crate::session::{Answer, Session};
+use crate::state::Shared;
+
+/// Keys left out reported on stderr before only counts are.
+const REPORTED: u64 = 20;
+
+/// Applies batches until the link breaks.
+pub async fn run(
+    shared: &Arc<Shared>,
+    conn: &mut Conn,
+    session: &mut Session,
+    mut resume: Resume,
+) -> Result<(), LinkError> {
+    let mut reported: u64 = 0;
+    loop {
+        let body = conn.bulk().await?.map_err(|line| {
+            LinkError::Protocol(format!(
+                "the Kvrocks master sent '{line}' instead of a write batch"
+            ))
+        })?;
+        shared.replica.state.lock().last_io = Some(Instant::now());
+        if body == b"ping" {
+            continue;
+        }
+        let changes = changes::decode(&body, resume.cluster).map_err(|e| {
+            LinkError::Protocol(format!(
+                "a write batch from the Kvrocks master does not decode: {e}"
+            ))
+        })?;
+        if changes.sequence != resume.next_sequence {
+            return Err(LinkError::Protocol(format!(
+                "the Kvrocks master sent the batch of sequence {} where {} was due",
+                changes.sequence, resume.next_sequence
+            )));
+        }
+        apply(shared, session, &changes, &mut reported);
+        if session.wrote && shared.config.sync == SyncPolicy::Always {
+            session.wrote = false;
+            shared
+                .engines
+                .sync_wal()
+                .map_err(|e| LinkError::Protocol(format!("the WAL sync failed: {e}")))?;
+        }
+        resume.next_sequence = changes.next_sequence;
+        set_resume(shared, Some(resume.clone()));
+        {
+            let mut st = shared.replica.state.lock();
+            st.offset = i64::try_from(changes.next_sequence - 1).unwrap_or(i64::MAX);
+            st.read_offset = st.offset;
+        }
+        if session.info.killed.load(Ordering::SeqCst) {
+            return Err(LinkError::Killed);
+        }
+    }
+}
+
+/// Runs one batch's changes.
+pub fn apply(shared: &Shared, session: &mut Session, changes: &Changes, reported: &mut u64) {
+    for s in &changes.skipped {
+        if *reported < REPORTED {
+            eprintln!(
+                "redcodec serve: replication: key '{}' of the Kvrocks master's namespace '{}': {}",
+                String::from_utf8_lossy(&s.key),
+                String::from_utf8_lossy(&s.namespace),
+                s.reason
+            );
+        }
+        *reported += 1;
+    }
+    let mut group: Vec<Vec<Vec<u8>>> = Vec::new();
+    let mut group_ns: Option<&[u8]> = None;
+    for change in &changes.changes {
+        match change {
+            Change::Command { namespace, args } => {
+                if group_ns != Some(namespace.as_slice()) {
+                    run_group(
+                        shared,
+                        session,
+                        group_ns,
+                        std::mem::take(&mut group),
+                        reported,
+                    );
+                    group_ns = Some(namespace);
+                }
+                group.push(args.clone());
+            }
+            Change::FlushNamespace(ns) => {
+                run_group(
+                    shared,
+                    session,
+                    group_ns,
+                    std::mem::take(&mut group),
+                    reported,
+                );
+                group_ns = None;
+                if let Some(dest) = destination(shared, ns) {
+                    session.namespace = dest;
+                    run_one(shared, session, &[b"flushdb".to_vec()]);
+                }
+            }
+            Change::FlushAll => {
+                run_group(
+                    shared,
+                    session,
+                    group_ns,
+                    std::mem::take(&mut group),
+                    reported,
+                );
+                group_ns = None;
+                if let Err(e) = flush_everything(shared, session) {
+                    eprintln!("redcodec serve: replication: the Kvrocks master's FLUSHALL failed here: {e}");
+                }
+            }
+        }
+    }
+    run_group(shared, session, group_ns, group, reported);
+}
+
+/// Runs the commands of one namespace: alone, or in MULTI/EXEC.
+fn run_group(
+    shared: &Shared,
+    session: &mut Session,
+    namespace: Option<&[u8]>,
+    commands: Vec<Vec<Vec<u8>>>,
+    reported: &mut u64,
+) {
+    let Some(namespace) = namespace else { return };
+    if commands.is_empty() {
+        return;
+    }
+    let Some(dest) = destination(shared, namespace) else {
+        if *reported < REPORTED {
+            eprintln!(
+                "redcodec serve: replication: this format has one keyspace: the Kvrocks master's writes to namespace '{}' are skipped",
+                String::from_utf8_lossy(namespace)
+            );
+        }
+        *reported += 1;
+        return;
+    };
+    session.namespace = dest;
+    if commands.len() == 1 {
+        run_one(shared, session, &commands[0]);
+        return;
+    }
+    session.multi(shared);
+    for args in commands {
+        session.queue(args);
+    }
+    match session.exec(shared) {
+        Answer::One(r) => report("exec", &r),
+        Answer::Exec(replies) => {
+            for (r, _) in &replies {
+                report("exec", r);
+            }
+        }
+    }
+}
+
+fn run_one(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) {
+    let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
+    let started = Instant::now();
+    let reply = run_sync(
+        shared,
+        session,
+        &Access::Shared(&shared.engines),
+        &name,
+        args,
+    );
+    report(&name, &reply);
+    shared
+        .command_stats
+        .ran(&name, args, started.elapsed(), reply.is_error());
+}
+
+/// Reports an error a master's change got here.
+fn report(name: &str, reply: &Reply) {
+    if let Reply::Error(e) = reply {
+        eprintln!("redcodec serve: replication: the Kvrocks master's {name} failed here: {e}");
+    }
+}

@@ -1,0 +1,378 @@
+//! Following an Apache Kvrocks master with Kvrocks' own replication
+//! protocol (`src/cluster/replication.cc`, `src/commands/cmd_replication.cc`),
+//! on any format.
+//!
+//! - **Detection** ([`follow_if_kvrocks`], called first by each attempt of
+//!   the link): a connection sends `AUTH` (with `--masterauth`) and Kvrocks'
+//!   `_db_name`. A Kvrocks master answers with its name on a bare line; a
+//!   Redis master answers an error (or, a fake one, nothing for
+//!   [`PROBE_TIMEOUT`]): the Redis path then runs unchanged.
+//! - **Handshake**: `INFO server` (`kvrocks_mode`: cluster mode puts a slot
+//!   in every key), `replconf listening-port <port>`, then `PSYNC <seq>`
+//!   when this server holds the master's data up to `seq - 1` (`+OK`: the
+//!   stream follows).
+//! - **Full copy** ([`fetch`], [`copy`]): `_fetch_meta` names the files of
+//!   a RocksDB checkpoint the master makes; `_fetch_file` sends them on a
+//!   second connection (`<size>\r\n` + bytes each), into a spool directory
+//!   inside the data directory. The checkpoint is opened read-only as a
+//!   Kvrocks store and every key of every namespace is copied into this
+//!   server's engine through the load marker of the Redis full copy
+//!   ([`super::load::MARKER_FILE`]); then `PSYNC <checkpoint sequence + 1>`.
+//! - **Stream** ([`apply`]): one bulk string per RocksDB write batch (or
+//!   `ping`); each batch is read as Redis commands
+//!   ([`redcodec_kvrocks::changes`]) and run through the path clients'
+//!   commands take, in one MULTI/EXEC per namespace.
+//!
+//! The replication offset INFO shows is the master's RocksDB sequence
+//! number of the last batch applied. What a Kvrocks master's link knows to
+//! resume (the master, the sequence, cluster mode) lives in memory: a
+//! restarted replica copies again.
+
+pub mod apply;
+pub mod copy;
+pub mod fetch;
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use bytes::BytesMut;
+use parking_lot::Mutex;
+use tokio::io::AsyncWriteExt;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::TcpStream;
+
+use super::link::{read_more, LinkError, REPL_TIMEOUT};
+use super::LinkPhase;
+use crate::config::NamespaceMode;
+use crate::session::Session;
+use crate::state::Shared;
+
+/// How long the `_db_name` probe waits for an answer.
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// What the link to a Kvrocks master keeps between connections.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resume {
+    /// The master.
+    pub master: (String, u16),
+    /// The sequence number of the next batch to apply.
+    pub next_sequence: u64,
+    /// Whether the master's keys carry a cluster slot.
+    pub cluster: bool,
+}
+
+/// The resume points, by server (its own replication ID).
+fn resumes() -> &'static Mutex<HashMap<String, Resume>> {
+    static RESUMES: OnceLock<Mutex<HashMap<String, Resume>>> = OnceLock::new();
+    RESUMES.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+fn resume_of(shared: &Shared, host: &str, port: u16) -> Option<Resume> {
+    resumes()
+        .lock()
+        .get(&shared.replid)
+        .filter(|r| r.master.0 == host && r.master.1 == port)
+        .cloned()
+}
+
+pub(crate) fn set_resume(shared: &Shared, resume: Option<Resume>) {
+    let mut all = resumes().lock();
+    match resume {
+        Some(r) => all.insert(shared.replid.clone(), r),
+        None => all.remove(&shared.replid),
+    };
+}
+
+/// The namespace of this server that a Kvrocks namespace maps to: the
+/// default namespace (`__namespace`) to this server's default keyspace;
+/// another to the namespace of the same name where the format has named
+/// namespaces (Kvrocks, Ardb); `None` on a format with one keyspace.
+pub fn destination(shared: &Shared, namespace: &[u8]) -> Option<String> {
+    if namespace == redcodec_kvrocks::DEFAULT_NAMESPACE {
+        return super::load::namespace_of(shared, 0);
+    }
+    match shared.config.namespaces {
+        NamespaceMode::Tokens | NamespaceMode::DbIndex => {
+            Some(String::from_utf8_lossy(namespace).into_owned())
+        }
+        NamespaceMode::None => None,
+    }
+}
+
+/// A connection to the master.
+pub struct Conn {
+    rd: OwnedReadHalf,
+    wr: OwnedWriteHalf,
+    /// Bytes read and not consumed yet.
+    pub buf: BytesMut,
+}
+
+impl Conn {
+    /// Connects (within [`REPL_TIMEOUT`]).
+    pub async fn connect(host: &str, port: u16) -> Result<Conn, LinkError> {
+        let stream = tokio::time::timeout(REPL_TIMEOUT, TcpStream::connect((host, port)))
+            .await
+            .map_err(|_| LinkError::Connect(std::io::ErrorKind::TimedOut.into()))?
+            .map_err(LinkError::Connect)?;
+        let _ = stream.set_nodelay(true);
+        let (rd, wr) = stream.into_split();
+        Ok(Conn {
+            rd,
+            wr,
+            buf: BytesMut::with_capacity(64 * 1024),
+        })
+    }
+
+    /// Sends a command.
+    pub async fn send(&mut self, args: &[&[u8]]) -> Result<(), LinkError> {
+        let mut out = Vec::new();
+        redcodec_protocol::encode_request(args, &mut out);
+        self.wr.write_all(&out).await.map_err(LinkError::Write)
+    }
+
+    /// One line, without its `\r\n`.
+    pub async fn line(&mut self) -> Result<Vec<u8>, LinkError> {
+        loop {
+            if let Some(end) = self.buf.iter().position(|&b| b == b'\n') {
+                let mut line = self.buf.split_to(end + 1).to_vec();
+                line.pop();
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                return Ok(line);
+            }
+            if self.buf.len() > 1 << 20 {
+                return Err(LinkError::Protocol(
+                    "the master sent a line longer than 1 MiB".into(),
+                ));
+            }
+            self.more().await?;
+        }
+    }
+
+    /// Reads more bytes into the buffer.
+    pub async fn more(&mut self) -> Result<usize, LinkError> {
+        read_more(&mut self.rd, &mut self.buf).await
+    }
+
+    /// Sends a command and reads a one-line reply.
+    pub async fn ask(&mut self, args: &[&[u8]]) -> Result<String, LinkError> {
+        self.send(args).await?;
+        Ok(String::from_utf8_lossy(&self.line().await?).into_owned())
+    }
+
+    /// A bulk string reply (`$<len>\r\n<bytes>\r\n`); `Ok(None)` for an
+    /// error reply, returned as the `Err` string of the inner result.
+    pub async fn bulk(&mut self) -> Result<Result<Vec<u8>, String>, LinkError> {
+        let line = self.line().await?;
+        let text = String::from_utf8_lossy(&line).into_owned();
+        let Some(len) = text.strip_prefix('$') else {
+            return Ok(Err(text));
+        };
+        let len: usize = len
+            .parse()
+            .map_err(|_| LinkError::Protocol(format!("bad bulk length from the master: {text}")))?;
+        while self.buf.len() < len + 2 {
+            self.more().await?;
+        }
+        let body = self.buf.split_to(len).to_vec();
+        let _ = self.buf.split_to(2);
+        Ok(Ok(body))
+    }
+
+    /// `AUTH` with `--masterauth`, if set.
+    pub async fn auth(&mut self, shared: &Shared) -> Result<(), LinkError> {
+        if let Some(pass) = &shared.config.replica.masterauth {
+            let reply = self.ask(&[b"AUTH", pass.as_bytes()]).await?;
+            if reply != "+OK" {
+                return Err(LinkError::Handshake(format!(
+                    "Unable to AUTH to MASTER: {reply}"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Sets the link's phase (as the Redis link does).
+pub(crate) fn phase(shared: &Shared, phase: LinkPhase) {
+    let mut st = shared.replica.state.lock();
+    if phase == LinkPhase::Up {
+        st.down_since = None;
+        st.last_error = None;
+    } else if st.phase == LinkPhase::Up {
+        st.down_since = Some(Instant::now());
+    }
+    st.phase = phase;
+    st.last_io = Some(Instant::now());
+}
+
+/// Asks the master `_db_name`: `Some(connection, name)` from a Kvrocks
+/// master, `None` from any other.
+async fn probe(
+    shared: &Shared,
+    host: &str,
+    port: u16,
+) -> Result<Option<(Conn, String)>, LinkError> {
+    let mut conn = Conn::connect(host, port).await?;
+    let asked = async {
+        if let Some(pass) = &shared.config.replica.masterauth {
+            if !conn
+                .ask(&[b"AUTH", pass.as_bytes()])
+                .await?
+                .starts_with('+')
+            {
+                return Ok(None);
+            }
+        }
+        let reply = conn.ask(&[b"_db_name"]).await?;
+        Ok::<_, LinkError>(Some(reply))
+    };
+    match tokio::time::timeout(PROBE_TIMEOUT, asked).await {
+        Ok(Ok(Some(name)))
+            if !name.is_empty() && !name.starts_with(['-', '+', ':', '$', '*', '%', '_']) =>
+        {
+            Ok(Some((conn, name)))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// If the master at `host:port` is a Kvrocks server, follows it for one
+/// connection (full copy when needed, then the stream) and returns why it
+/// ended; `None` when it is not one (the Redis link goes on).
+pub async fn follow_if_kvrocks(
+    shared: &Arc<Shared>,
+    host: &str,
+    port: u16,
+) -> Option<Result<(), LinkError>> {
+    let (conn, name) = match probe(shared, host, port).await {
+        Ok(Some(found)) => found,
+        Ok(None) => return None,
+        Err(e) => return Some(Err(e)),
+    };
+    Some(follow(shared, host, port, conn, &name).await)
+}
+
+async fn follow(
+    shared: &Arc<Shared>,
+    host: &str,
+    port: u16,
+    mut conn: Conn,
+    name: &str,
+) -> Result<(), LinkError> {
+    let cluster = cluster_mode(&mut conn).await?;
+    listening_port(shared, &mut conn).await?;
+    // REPLICAOF NO ONE clears `can_continue` (this server may have taken
+    // writes since): then the data is copied again, as Redis does.
+    let resume = resume_of(shared, host, port)
+        .filter(|r| r.cluster == cluster && shared.replica.can_continue.load(Ordering::SeqCst));
+    if let Some(r) = resume {
+        let reply = conn
+            .ask(&[b"PSYNC", r.next_sequence.to_string().as_bytes()])
+            .await?;
+        if reply == "+OK" {
+            eprintln!(
+                "redcodec serve: replication: Kvrocks master '{name}' continues from sequence {}",
+                r.next_sequence
+            );
+            return stream(shared, conn, r).await;
+        }
+        eprintln!(
+            "redcodec serve: replication: Kvrocks master refused PSYNC {}: {reply}; full copy",
+            r.next_sequence
+        );
+    }
+    set_resume(shared, None);
+    shared.replica.can_continue.store(false, Ordering::SeqCst);
+    phase(shared, LinkPhase::Syncing);
+    let files = fetch::fetch_meta(&mut conn).await?;
+    drop(conn);
+    let spool = copy::spool_dir(shared);
+    fetch::fetch_files(shared, host, port, &files, &spool).await?;
+    let copied = {
+        let shared = shared.clone();
+        let spool = spool.clone();
+        tokio::task::spawn_blocking(move || copy::load(&shared, &spool, cluster))
+            .await
+            .map_err(|e| LinkError::Protocol(format!("the copy task failed: {e}")))?
+    };
+    let _ = std::fs::remove_dir_all(&spool);
+    let copied = copied?;
+    eprintln!(
+        "redcodec serve: replication: Kvrocks master '{name}': {} keys copied from its checkpoint at sequence {}{}",
+        copied.keys,
+        copied.sequence,
+        copied.note()
+    );
+    let r = Resume {
+        master: (host.to_string(), port),
+        next_sequence: copied.sequence + 1,
+        cluster,
+    };
+    set_resume(shared, Some(r.clone()));
+    shared.replica.can_continue.store(true, Ordering::SeqCst);
+    {
+        let mut st = shared.replica.state.lock();
+        st.offset = i64::try_from(copied.sequence).unwrap_or(i64::MAX);
+        st.read_offset = st.offset;
+    }
+    let mut conn = Conn::connect(host, port).await?;
+    conn.auth(shared).await?;
+    listening_port(shared, &mut conn).await?;
+    let reply = conn
+        .ask(&[b"PSYNC", r.next_sequence.to_string().as_bytes()])
+        .await?;
+    if reply != "+OK" {
+        set_resume(shared, None);
+        return Err(LinkError::Handshake(format!(
+            "the Kvrocks master refused PSYNC {} after the full copy: {reply}",
+            r.next_sequence
+        )));
+    }
+    stream(shared, conn, r).await
+}
+
+/// `INFO server`'s `kvrocks_mode`: whether keys carry a slot.
+async fn cluster_mode(conn: &mut Conn) -> Result<bool, LinkError> {
+    conn.send(&[b"INFO", b"server"]).await?;
+    let info = conn
+        .bulk()
+        .await?
+        .map_err(|e| LinkError::Handshake(format!("INFO server from the Kvrocks master: {e}")))?;
+    let info = String::from_utf8_lossy(&info);
+    Ok(info.lines().any(|l| l.trim() == "kvrocks_mode:cluster"))
+}
+
+/// `replconf listening-port <port>` (an error is tolerated, as Kvrocks'
+/// replica tolerates it).
+async fn listening_port(shared: &Shared, conn: &mut Conn) -> Result<(), LinkError> {
+    // The port clients reach this server on (as the Redis link sends it).
+    let port = {
+        let settings = shared.settings.lock();
+        settings.value("port").map(str::to_string)
+    }
+    .unwrap_or_else(|| shared.config.port.to_string());
+    let reply = conn
+        .ask(&[b"replconf", b"listening-port", port.as_bytes()])
+        .await?;
+    if reply.starts_with('-') {
+        eprintln!("redcodec serve: replication: (non critical) the Kvrocks master refused replconf listening-port: {reply}");
+    }
+    Ok(())
+}
+
+/// The stream, through a session of the link's own.
+async fn stream(shared: &Arc<Shared>, mut conn: Conn, resume: Resume) -> Result<(), LinkError> {
+    let local = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let info = shared.clients.add(local, local);
+    let mut session = Session::new(shared, info.clone());
+    session.authenticated = true;
+    phase(shared, LinkPhase::Up);
+    let result = apply::run(shared, &mut conn, &mut session, resume).await;
+    session.unwatch(shared);
+    shared.clients.remove(info.id);
+    result
+}
