@@ -4,10 +4,10 @@
 use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
 
-use crate::cmd::types::ValueMut;
-use crate::cmd::types::{hashes, lists, sets, zsets};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx, ExpireAt, KeyView};
+use crate::types::ValueMut;
+use crate::types::{hashes, lists, sets, zsets};
 
 /// The content of one key.
 #[derive(Clone, Debug, PartialEq)]

@@ -5,17 +5,18 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
 use super::scan_args::scan_records;
-use crate::cmd::args::{distinct, random_count_with};
-use crate::cmd::types::hashes::{
-    decode_pair, field_id, last_wins, put_value, read_all, value_bytes, KIND,
-};
-use crate::cmd::types::random::{random_pick, random_record, Rng};
-use crate::cmd::types::sets::record_name;
+use crate::cmd::args::random_count_with;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::long_double::LongDouble;
 use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
+use crate::types::hashes::{
+    decode_pair, field_id, last_wins, put_value, read_all, value_bytes, KIND,
+};
+use crate::types::random::{random_pick, random_record, Rng};
+use crate::types::sets::distinct;
+use crate::types::sets::record_name;
 
 // ---------------------------------------------------------------------------
 // Reading and writing fields

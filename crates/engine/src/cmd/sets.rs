@@ -13,15 +13,16 @@ use redcodec_codec::{Codec, DataType, Meta, SubValue};
 
 use super::scan_args::scan_records;
 use super::stored::store_collection;
-use crate::cmd::args::{distinct, is, positive_arg};
-use crate::cmd::types::random::{random_count_arg, random_pick, random_record, Rng};
-use crate::cmd::types::sets::{member_id, read_all, record_name, write_all, KIND};
-use crate::cmd::types::ValueMut;
+use crate::cmd::args::{is, positive_arg};
 use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::parse_i64;
 use crate::reply::Reply;
+use crate::types::random::{random_count_arg, random_pick, random_record, Rng};
+use crate::types::sets::distinct;
+use crate::types::sets::{member_id, read_all, record_name, write_all, KIND};
+use crate::types::ValueMut;
 
 // ---------------------------------------------------------------------------
 // Reading and writing members

@@ -9,11 +9,11 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType};
 
 use crate::cmd::args::is;
-use crate::cmd::types::{hashes, lists, sets, zsets};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{parse_f64, parse_i64};
 use crate::reply::Reply;
+use crate::types::{hashes, lists, sets, zsets};
 use crate::value::{write_value, Value};
 
 pub fn sort<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {

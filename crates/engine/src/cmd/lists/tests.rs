@@ -1,9 +1,9 @@
 use redcodec_codec::{Codec, DataType, ListBounds, SubId, SubKind, SubValue};
 
 use crate::cmd::testkit::{TestEngine, WRONG};
-use crate::cmd::types::ValueMut;
 use crate::keyspace::Ctx;
 use crate::store::MemStore;
+use crate::types::ValueMut;
 
 /// Where the codec starts a new list.
 fn initial_head(t: &TestEngine<MemStore>) -> u64 {
@@ -608,7 +608,7 @@ fn read_all_and_write_all_round_trip() {
     let values = {
         let ctx = Ctx::new(&t.engine);
         let meta = ctx.typed(b"l", DataType::List).unwrap().unwrap();
-        crate::cmd::types::lists::read_all(&ctx, b"l", &meta).unwrap()
+        crate::types::lists::read_all(&ctx, b"l", &meta).unwrap()
     };
     assert_eq!(
         values,
@@ -616,8 +616,7 @@ fn read_all_and_write_all_round_trip() {
     );
     let mut ctx = Ctx::new(&t.engine);
     let mut meta = ctx.typed_or_create(b"copy", DataType::List).unwrap();
-    crate::cmd::types::lists::write_all(ValueMut::new(&mut ctx, b"copy", &mut meta), &values)
-        .unwrap();
+    crate::types::lists::write_all(ValueMut::new(&mut ctx, b"copy", &mut meta), &values).unwrap();
     assert_eq!(meta.size, 4);
     ctx.save(b"copy", &meta).unwrap();
     ctx.commit().unwrap();

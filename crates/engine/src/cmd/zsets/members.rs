@@ -8,14 +8,14 @@ use redcodec_codec::{Codec, DataType, Meta};
 
 use super::common::{scored_reply, zset};
 use crate::cmd::args::{is, random_count_with};
-use crate::cmd::types::random::{random_pick, Rng};
-use crate::cmd::types::zsets::float::score_arg;
-use crate::cmd::types::zsets::read_all;
-use crate::cmd::types::zsets::write::{del_member, put_member, score_of};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::format_score;
 use crate::reply::Reply;
+use crate::types::random::{random_pick, Rng};
+use crate::types::zsets::float::score_arg;
+use crate::types::zsets::read_all;
+use crate::types::zsets::write::{del_member, put_member, score_of};
 
 /// ZADD's options.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

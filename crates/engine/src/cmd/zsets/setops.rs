@@ -10,15 +10,15 @@ use redcodec_codec::{Codec, DataType, Meta};
 use super::common::scored_reply;
 use crate::cmd::args::is;
 use crate::cmd::stored::store_collection;
-use crate::cmd::types::sets;
-use crate::cmd::types::zsets::float::score_arg;
-use crate::cmd::types::zsets::{read_all, write_all, Members};
-use crate::cmd::types::ValueMut;
 use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
+use crate::types::sets;
+use crate::types::zsets::float::score_arg;
+use crate::types::zsets::{read_all, write_all, Members};
+use crate::types::ValueMut;
 
 /// Union, intersection or difference.
 #[derive(Clone, Copy, Debug, PartialEq)]

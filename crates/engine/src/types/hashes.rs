@@ -7,9 +7,9 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
 
 use super::sets::record_name;
-use crate::cmd::types::ValueMut;
 use crate::error::CmdResult;
 use crate::keyspace::{corrupt, Ctx};
+use crate::types::ValueMut;
 
 /// The element records of a hash.
 pub(crate) const KIND: SubKind = SubKind::HashField;
