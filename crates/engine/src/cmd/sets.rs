@@ -20,8 +20,8 @@ use crate::keyspace::Ctx;
 use crate::number::parse_i64;
 use crate::reply::Reply;
 use crate::types::random::{random_count_arg, random_pick, random_record, Rng};
-use crate::types::sets::distinct;
-use crate::types::sets::{member_id, read_all, record_name, write_all, KIND};
+use crate::types::set::distinct;
+use crate::types::set::{member_id, read_all, record_name, write_all, KIND};
 use crate::types::ValueMut;
 
 // ---------------------------------------------------------------------------

@@ -1,9 +1,9 @@
 //! List commands. Each command is written once against [`Model`], the
 //! list operations ([`ListOps`]) of the format's declared list model; the
-//! models live in the type layer ([`crate::types::lists`]).
+//! models live in the type layer ([`crate::types::list`]).
 
 #[cfg(test)]
-mod tests;
+mod list_tests;
 
 use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
@@ -14,7 +14,7 @@ use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
-use crate::types::lists::{Insertion, List, ListOps, Model, Side, ValueMut};
+use crate::types::list::{Insertion, List, ListOps, Model, Side, ValueMut};
 
 /// The live list at `key`, WRONGTYPE for another type.
 fn read<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdResult<Option<Meta>> {

@@ -7,7 +7,7 @@ use crate::error::CmdResult;
 use crate::keyspace::Ctx;
 use crate::number::format_score;
 use crate::reply::Reply;
-use crate::types::zsets::order::Entry;
+use crate::types::zset::order::Entry;
 
 /// The live sorted set at `key`; WRONGTYPE for another type.
 pub(super) fn zset<C: Codec, S: KvStore>(

@@ -13,9 +13,9 @@ use crate::keyspace::Ctx;
 use crate::number::format_score;
 use crate::reply::Reply;
 use crate::types::random::{random_pick, Rng};
-use crate::types::zsets::float::score_arg;
-use crate::types::zsets::read_all;
-use crate::types::zsets::write::{del_member, put_member, score_of};
+use crate::types::zset::float::score_arg;
+use crate::types::zset::read_all;
+use crate::types::zset::write::{del_member, put_member, score_of};
 
 /// ZADD's options.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -15,9 +15,9 @@ use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{format_score, int_arg};
 use crate::reply::Reply;
-use crate::types::zsets::bounds::{Interval, LexRange, ScoreRange};
-use crate::types::zsets::order::{range_walk, walk, Entry, Start, Window};
-use crate::types::zsets::{write_all, Members};
+use crate::types::zset::bounds::{Interval, LexRange, ScoreRange};
+use crate::types::zset::order::{range_walk, walk, Entry, Start, Window};
+use crate::types::zset::{write_all, Members};
 use crate::types::ValueMut;
 
 /// The entries at ranks `first..=last` counted in the walk's direction

@@ -12,9 +12,9 @@ use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{format_score, int_arg, parse_i64};
 use crate::reply::Reply;
-use crate::types::zsets::bounds::{LexRange, ScoreRange};
-use crate::types::zsets::order::{walk, Entry, Start, Window};
-use crate::types::zsets::write::del_member;
+use crate::types::zset::bounds::{LexRange, ScoreRange};
+use crate::types::zset::order::{walk, Entry, Start, Window};
+use crate::types::zset::write::del_member;
 
 /// Queues the removal of `entries` from the set and its new size.
 fn remove_entries<C: Codec, S: KvStore>(

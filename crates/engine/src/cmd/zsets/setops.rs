@@ -15,9 +15,9 @@ use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
-use crate::types::sets;
-use crate::types::zsets::float::score_arg;
-use crate::types::zsets::{read_all, write_all, Members};
+use crate::types::set;
+use crate::types::zset::float::score_arg;
+use crate::types::zset::{read_all, write_all, Members};
 use crate::types::ValueMut;
 
 /// Union, intersection or difference.
@@ -165,7 +165,7 @@ fn read_sources<C: Codec, S: KvStore>(
         .zip(&metas)
         .map(|(key, meta)| match meta {
             None => Ok(Vec::new()),
-            Some(m) if m.data_type == DataType::Set => Ok(sets::read_all(ctx, key, m)?
+            Some(m) if m.data_type == DataType::Set => Ok(set::read_all(ctx, key, m)?
                 .into_iter()
                 .map(|member| (member, 1.0))
                 .collect()),

@@ -608,7 +608,7 @@ fn read_all_and_write_all_round_trip() {
     let values = {
         let ctx = Ctx::new(&t.engine);
         let meta = ctx.typed(b"l", DataType::List).unwrap().unwrap();
-        crate::types::lists::read_all(&ctx, b"l", &meta).unwrap()
+        crate::types::list::read_all(&ctx, b"l", &meta).unwrap()
     };
     assert_eq!(
         values,
@@ -616,7 +616,7 @@ fn read_all_and_write_all_round_trip() {
     );
     let mut ctx = Ctx::new(&t.engine);
     let mut meta = ctx.typed_or_create(b"copy", DataType::List).unwrap();
-    crate::types::lists::write_all(ValueMut::new(&mut ctx, b"copy", &mut meta), &values).unwrap();
+    crate::types::list::write_all(ValueMut::new(&mut ctx, b"copy", &mut meta), &values).unwrap();
     assert_eq!(meta.size, 4);
     ctx.save(b"copy", &meta).unwrap();
     ctx.commit().unwrap();

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
 
-use super::sets::record_name;
+use super::set::record_name;
 use crate::error::CmdResult;
 use crate::keyspace::{corrupt, Ctx};
 use crate::types::ValueMut;
