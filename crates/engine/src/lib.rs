@@ -44,6 +44,7 @@ mod core;
 pub mod dispatch;
 mod engine;
 pub mod error;
+mod event;
 pub mod expiry;
 mod fnv;
 pub mod keyspace;
