@@ -5,6 +5,7 @@
 //! format's score limit to every score written. And sorted sets as whole
 //! values.
 
+pub(crate) mod add;
 pub(crate) mod bounds;
 pub(crate) mod entry;
 pub(crate) mod float;
