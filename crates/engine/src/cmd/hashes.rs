@@ -317,6 +317,7 @@ mod tests {
         let t = TestEngine::in_memory();
         t.script(
             r#"
+                === set get and delete
                 > HSET h a 1 b 2 a 3
                 (integer) 2
                 > HGET h a
@@ -373,6 +374,7 @@ mod tests {
         assert_eq!(sorted(t.run("HVALS h")), quoted(&["2", "4", "5", "6", "7"]));
         t.script(
             r#"
+                === set get and delete
                 > HGETALL nokey
                 (empty array)
                 > HDEL h a a zz
@@ -422,6 +424,7 @@ mod tests {
         // Arguments are checked before the key.
         t.script(
             r#"
+                === wrong types are refused
                 > HINCRBY str a x
                 (error) ERR value is not an integer or out of range
                 > HINCRBYFLOAT str a x
@@ -439,6 +442,7 @@ mod tests {
         let t = TestEngine::in_memory();
         t.script(
             r#"
+                === increments
                 > HINCRBY h n 5
                 (integer) 5
                 > HINCRBY h n -7
@@ -448,6 +452,7 @@ mod tests {
                 > HINCRBY h n x
                 (error) ERR value is not an integer or out of range
                 > HSET h big 9223372036854775807 s abc sp " 1"
+                (integer) 3
                 > HINCRBY h big 1
                 (error) ERR increment or decrement would overflow
                 > HINCRBY h s 1
@@ -463,6 +468,7 @@ mod tests {
                 > HINCRBYFLOAT h n inf
                 (error) ERR value is NaN or Infinity
                 > HSET h fl 10.5 i inf
+                (integer) 2
                 > HINCRBYFLOAT h fl 0.1
                 "10.6"
                 > HGET h fl
@@ -492,6 +498,7 @@ mod tests {
         let t = TestEngine::in_memory();
         t.script(
             r#"
+                === random fields follow redis counts
                 > HRANDFIELD nokey
                 (nil)
                 > HRANDFIELD nokey 2
@@ -499,6 +506,7 @@ mod tests {
                 > HRANDFIELD nokey -2 WITHVALUES
                 (empty array)
                 > HSET h a 1 b 2 c 3
+                (integer) 3
                 > HRANDFIELD h 0
                 (empty array)
                 > HRANDFIELD h x
@@ -578,6 +586,7 @@ mod tests {
         );
         t.script(
             r#"
+                === hscan pages through a big hash
                 > HSCAN nokey 0
                 1) "0"
                 2) (empty array)
@@ -594,6 +603,7 @@ mod tests {
         let t = TestEngine::in_memory();
         t.script(
             r#"
+                === binary fields and values round trip
                 > HSET h "\x00\xff" "" "" "\r\n"
                 (integer) 2
                 > HGET h "\x00\xff"
