@@ -115,6 +115,7 @@ fn pops_with_and_without_count() {
     let t = TestEngine::in_memory();
     t.script(
         r#"
+            # Pops move the bounds inwards.
             === pops with and without count
             > RPUSH l a b c d e
             (integer) 5

@@ -304,6 +304,7 @@ fn lmove_and_a_big_list() {
     let t = Ardb::new();
     t.script(
         r#"
+            # LMOVE rotates a list in place, RPOPLPUSH moves to another.
             === lmove and a big list
             > RPUSH l a b c
             (integer) 3
