@@ -164,6 +164,16 @@ pub enum Step {
     },
     /// Advance time by this many milliseconds.
     Sleep(u64),
+    /// `@state TEXT`: a check of what the store holds at this point, in
+    /// the terms of the engine's own unit tests (a list's bounds, a nemo
+    /// chain), which embed transcripts in this grammar. The corpus has
+    /// none ([`load_dir`] refuses them): they are not Redis behaviour.
+    State {
+        /// Line of the directive.
+        line: usize,
+        /// What follows `@state `.
+        text: String,
+    },
 }
 
 /// How a reply is compared with its expectation (see `scenarios/README.md`).
@@ -236,6 +246,11 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, ParseError> {
                 )
             })?;
             case.requires.push(req);
+        } else if let Some(text) = line.strip_prefix("@state ") {
+            case.steps.push(Step::State {
+                line: line_no,
+                text: text.to_string(),
+            });
         } else if line.starts_with('@') {
             return Err(err(line_no, format!("unknown directive: {line}")));
         } else if let Some((cmd, mode)) = line
@@ -303,9 +318,32 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Scenario>, ParseError> {
                 line: 0,
                 message: e.to_string(),
             })?;
-            parse(&name, &text)
+            let scenario = parse(&name, &text)?;
+            no_state_lines(&scenario)?;
+            Ok(scenario)
         })
         .collect()
+}
+
+/// Refuses a corpus file with `@state` lines: they check the engine's
+/// records, which no other target has.
+fn no_state_lines(scenario: &Scenario) -> Result<(), ParseError> {
+    let state = scenario
+        .cases
+        .iter()
+        .flat_map(|c| &c.steps)
+        .find_map(|step| match step {
+            Step::State { line, .. } => Some(*line),
+            _ => None,
+        });
+    match state {
+        Some(line) => Err(ParseError {
+            file: scenario.file.clone(),
+            line,
+            message: "@state lines are for the engine's unit tests, not the corpus".into(),
+        }),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -331,7 +369,7 @@ mod tests {
                 assert_eq!(*mode, Mode::Exact);
                 assert_eq!(*line, 3);
             }
-            other @ Step::Sleep(_) => panic!("{other:?}"),
+            other => panic!("{other:?}"),
         }
         assert!(matches!(
             s.cases[0].steps[1],
@@ -389,6 +427,19 @@ mod tests {
             Requirement::parse("ttl=s-1"),
             Some(Requirement::TtlSecondsMinusOne)
         );
+    }
+
+    #[test]
+    fn parses_state_lines_in_order_and_keeps_them_out_of_the_corpus() {
+        let text = "=== one\n> RPUSH l a\n(integer) 1\n@state l 0 1 a\n@sleep 5\n";
+        let s = parse("t.txt", text).unwrap();
+        assert!(matches!(
+            &s.cases[0].steps[1],
+            Step::State { line: 4, text } if text == "l 0 1 a"
+        ));
+        assert!(matches!(s.cases[0].steps[2], Step::Sleep(5)));
+        let err = no_state_lines(&s).unwrap_err();
+        assert_eq!(err.line, 4);
     }
 
     #[test]

@@ -14,6 +14,7 @@ use redcodec_codec::{Capabilities, Codec};
 use crate::clock::Clock;
 #[cfg(feature = "rocksdb")]
 use crate::error::EngineError;
+use crate::event::CommandEvent;
 use crate::locks::{Held, LockTable};
 #[cfg(feature = "rocksdb")]
 use crate::store::Store;
@@ -31,8 +32,12 @@ pub struct EngineCore<C: Codec, S: KvStore = DefaultStore> {
     pub(crate) cursors: Mutex<CursorTable>,
     /// Redis' `proto-max-bulk-len`, which also bounds what commands make.
     max_bulk_len: AtomicU64,
-    /// Told what each command did ([`crate::observe`]).
-    pub(crate) observer: parking_lot::RwLock<Option<crate::observe::Observer<C, S>>>,
+    /// Told what each command did: the observer [`crate::observe`]
+    /// installs (its type, `observe::Observer`, spelled out).
+    #[allow(clippy::type_complexity)]
+    pub(crate) observer: parking_lot::RwLock<
+        Option<Arc<dyn Fn(&EngineCore<C, S>, &CommandEvent<'_>) + Send + Sync>>,
+    >,
 }
 
 /// Redis' default `proto-max-bulk-len`: 512 MB.

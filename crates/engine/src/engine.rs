@@ -232,11 +232,22 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
         };
         let mut ctx = Ctx::new(self);
         let reply = (spec.run)(&mut ctx, args)?;
+        self.finish(ctx, reply, args)
+    }
+
+    /// Commits what `ctx` queued for the command `args` and tells the
+    /// observer what it did, the caller still holding the keys' locks (so
+    /// commands on one key reach the observer in the order they applied).
+    /// Returns the reply and the keys the command left unchanged.
+    pub(crate) fn finish(
+        &self,
+        mut ctx: Ctx<'_, C, S>,
+        reply: Reply,
+        args: &[&[u8]],
+    ) -> Result<(Reply, Vec<Vec<u8>>), CmdError> {
         let unchanged = ctx.take_unchanged();
         let expired = ctx.take_expired();
         ctx.commit()?;
-        // Still holding the keys' locks: commands on one key reach the
-        // observer in the order they applied.
         self.notify(&crate::observe::CommandEvent {
             args,
             reply: &reply,

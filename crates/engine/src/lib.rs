@@ -17,7 +17,7 @@
 //! cmd        the command table (cmd/table.rs: every command's name, arity,
 //!   │        keys and handler) and one module per command family
 //!   │        (cmd/strings.rs, cmd/hashes.rs, cmd/lists/, cmd/zsets/, ...)
-//! types      what a type is in records (cmd/types/): whole-value read,
+//! types      what a type is in records (types/): whole-value read,
 //!   │        write (through ValueMut: keyspace, key, metadata) and visit,
 //!   │        list models behind ListOps, the sorted-set walk, random
 //!   │        picks; also used by value.rs, typed.rs and migration
@@ -44,6 +44,7 @@ mod core;
 pub mod dispatch;
 mod engine;
 pub mod error;
+mod event;
 pub mod expiry;
 mod fnv;
 pub mod keyspace;
@@ -55,6 +56,7 @@ pub mod number;
 pub mod observe;
 pub mod reply;
 pub mod typed;
+mod types;
 pub mod value;
 pub mod walk;
 

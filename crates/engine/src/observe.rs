@@ -9,23 +9,8 @@ use std::sync::Arc;
 use redcodec_codec::Codec;
 
 use crate::core::EngineCore;
-use crate::reply::Reply;
+pub use crate::event::CommandEvent;
 use crate::store::KvStore;
-
-/// What one command did.
-pub struct CommandEvent<'a> {
-    /// The command as run, name first. The active expiry reports each key
-    /// it deletes as `DEL key`.
-    pub args: &'a [&'a [u8]],
-    /// Its reply (errors included).
-    pub reply: &'a Reply,
-    /// Keys it names but left unchanged although it may write (see
-    /// [`crate::Engine::execute_noting_unchanged`]).
-    pub unchanged: &'a [Vec<u8>],
-    /// Keys it met whose metadata had expired (still stored, invisible),
-    /// in the order met: a replica may still hold them.
-    pub expired: &'a [Vec<u8>],
-}
 
 /// Called after each command with the engine (to read the state the
 /// command left, without taking locks: the caller holds them) and the

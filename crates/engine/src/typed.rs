@@ -10,6 +10,7 @@ use crate::engine::Engine;
 use crate::error::CmdError;
 use crate::keyspace::{corrupt, Ctx};
 use crate::reply::Reply;
+use crate::types::zset::add::{add, AddFlags, Added};
 use crate::value::{miscounted, read_value, visit_elements, write_value, Element, Value};
 use crate::walk::KeyWalk;
 
@@ -288,14 +289,43 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
     }
 
     /// ZADD of (score, member) pairs; returns how many members were new.
+    /// The scores reach the sorted set as the `f64`s given, through the
+    /// typed operation ZADD runs; a NaN is refused as ZADD refuses it.
+    /// Errors are those of ZADD, as text.
     pub fn zadd(&self, key: &[u8], members: &[(f64, &[u8])]) -> Result<u64, CmdError> {
-        let scores: Vec<String> = members.iter().map(|(s, _)| format!("{s:?}")).collect();
-        let mut args: Vec<&[u8]> = vec![b"ZADD", key];
-        for ((_, m), s) in members.iter().zip(&scores) {
-            args.push(s.as_bytes());
-            args.push(m);
+        self.zadd_scores(key, members)
+            .map_err(|e| CmdError::Other(e.to_string()))
+    }
+
+    fn zadd_scores(&self, key: &[u8], members: &[(f64, &[u8])]) -> Result<u64, CmdError> {
+        if members.is_empty() {
+            return Err(CmdError::WrongArity("zadd".to_string()));
         }
-        integer(self.call(&args)?)
+        if members.iter().any(|(score, _)| score.is_nan()) {
+            return Err(CmdError::NotFloat);
+        }
+        let _held = self.locks.lock_key(key);
+        let mut ctx = Ctx::new(self);
+        let added = match add(&mut ctx, key, AddFlags::default(), members)? {
+            Added::Count(n) => n,
+            Added::Score(_) => 0,
+        };
+        // An observer (a server replicating its writes) is told the
+        // command as a client would have sent it.
+        let scores: Vec<String> = if self.has_observer() {
+            members.iter().map(|(s, _)| format!("{s:?}")).collect()
+        } else {
+            Vec::new()
+        };
+        let mut args: Vec<&[u8]> = Vec::with_capacity(2 + 2 * scores.len());
+        if !scores.is_empty() {
+            args.extend([b"ZADD".as_slice(), key]);
+            for ((_, member), score) in members.iter().zip(&scores) {
+                args.extend([score.as_bytes(), member]);
+            }
+        }
+        self.finish(ctx, Reply::Integer(added), &args)?;
+        Ok(added.max(0) as u64)
     }
 
     /// PEXPIRE; returns whether the key existed.
@@ -356,6 +386,10 @@ fn integer(reply: Reply) -> Result<u64, CmdError> {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
+    use parking_lot::Mutex;
+
     use crate::cmd::testkit::TestEngine;
     use crate::error::CmdError;
     use crate::value::Value;
@@ -393,6 +427,29 @@ mod tests {
         let keys = e.keys_after(None, 100).unwrap();
         assert_eq!(keys.len(), 5);
         assert_eq!(e.keys_after(Some(b"k2"), 100).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_typed_zadd_reaches_the_observer_as_the_command() {
+        let t = TestEngine::new();
+        let e = &t.engine;
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        e.set_observer(Some(Arc::new(move |_, event| {
+            let args: Vec<String> = event
+                .args
+                .iter()
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect();
+            log.lock()
+                .push((args.join(" "), event.reply.to_cli_string()));
+        })));
+        assert_eq!(e.zadd(b"z", &[(1.5, b"m"), (-2.0, b"n")]).unwrap(), 2);
+        assert!(e.zadd(b"z", &[(f64::NAN, b"m")]).is_err());
+        assert_eq!(
+            *seen.lock(),
+            [("ZADD z 1.5 m -2.0 n".to_string(), "(integer) 2".to_string())]
+        );
     }
 
     #[test]
@@ -469,6 +526,8 @@ mod tests {
 
     #[test]
     fn typed_commands_and_expiry() {
+        const WRONG_TYPE: &str =
+            "WRONGTYPE Operation against a key holding the wrong kind of value";
         let t = TestEngine::new();
         let e = &t.engine;
         e.set(b"s", b"1").unwrap();
@@ -477,6 +536,29 @@ mod tests {
         assert_eq!(e.hget(b"h", b"f").unwrap(), Some(b"v".to_vec()));
         assert!(e.hget(b"s", b"f").is_err(), "WRONGTYPE is an error");
         assert_eq!(e.zadd(b"z", &[(0.1, b"a")]).unwrap(), 1);
+        assert_eq!(
+            e.zadd(b"z", &[(0.1, b"a"), (-0.0, b"b"), (f64::INFINITY, b"c")])
+                .unwrap(),
+            2
+        );
+        assert_eq!(
+            t.cli("ZRANGE z 0 -1 WITHSCORES"),
+            "1) \"b\"\n2) \"0\"\n3) \"a\"\n4) \"0.10000000000000001\"\n5) \"c\"\n6) \"inf\""
+        );
+        let refused = |members: &[(f64, &[u8])]| e.zadd(b"z", members).unwrap_err().to_string();
+        assert_eq!(
+            refused(&[(f64::NAN, b"d")]),
+            "ERR value is not a valid float"
+        );
+        assert_eq!(
+            refused(&[]),
+            "ERR wrong number of arguments for 'zadd' command"
+        );
+        e.set(b"str", b"v").unwrap();
+        assert_eq!(
+            e.zadd(b"str", &[(1.0, b"d")]).unwrap_err().to_string(),
+            WRONG_TYPE
+        );
         assert_eq!(e.type_of(b"z").unwrap(), Some(DataType::ZSet));
         assert!(e.pexpire(b"s", 1000).unwrap());
         assert_eq!(e.pttl(b"s").unwrap(), Some(Some(1000)));

@@ -4,10 +4,10 @@
 use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
 
-use crate::cmd::types::ValueMut;
-use crate::cmd::types::{hashes, lists, sets, zsets};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx, ExpireAt, KeyView};
+use crate::types::ValueMut;
+use crate::types::{hash, list, set, zset};
 
 /// The content of one key.
 #[derive(Clone, Debug, PartialEq)]
@@ -114,10 +114,10 @@ pub fn read_value<C: Codec, S: KvStore>(
 ) -> CmdResult<Value> {
     Ok(match meta.data_type {
         DataType::String => Value::String(meta.value.clone()),
-        DataType::Hash => Value::Hash(hashes::read_all(ctx, key, meta)?),
-        DataType::List => Value::List(lists::read_all(ctx, key, meta)?),
-        DataType::Set => Value::Set(sets::read_all(ctx, key, meta)?),
-        DataType::ZSet => Value::ZSet(zsets::read_all(ctx, key, meta)?),
+        DataType::Hash => Value::Hash(hash::read_all(ctx, key, meta)?),
+        DataType::List => Value::List(list::read_all(ctx, key, meta)?),
+        DataType::Set => Value::Set(set::read_all(ctx, key, meta)?),
+        DataType::ZSet => Value::ZSet(zset::read_all(ctx, key, meta)?),
     })
 }
 
@@ -136,10 +136,10 @@ pub fn write_value<C: Codec, S: KvStore>(
     let records = ValueMut::new(ctx, key, &mut meta);
     match value {
         Value::String(v) => records.meta.value = v.clone(),
-        Value::Hash(pairs) => hashes::write_all(records, pairs)?,
-        Value::List(items) => lists::write_all(records, items)?,
-        Value::Set(members) => sets::write_all(records, members)?,
-        Value::ZSet(members) => zsets::write_all(records, members)?,
+        Value::Hash(pairs) => hash::write_all(records, pairs)?,
+        Value::List(items) => list::write_all(records, items)?,
+        Value::Set(members) => set::write_all(records, members)?,
+        Value::ZSet(members) => zset::write_all(records, members)?,
     }
     if value.data_type().is_collection() && meta.size == 0 {
         if let Some(live) = &view.live {
@@ -179,7 +179,7 @@ pub fn visit_elements<C: Codec, S: KvStore, E: From<CmdError>>(
         DataType::String => return Ok(0),
         DataType::List => {
             let mut failed = None;
-            lists::visit_all(ctx, key, meta, |item| {
+            list::visit_all(ctx, key, meta, |item| {
                 count += 1;
                 match visit(Element::Item(item.to_vec())) {
                     Ok(()) => true,
@@ -231,7 +231,7 @@ pub fn append_list<C: Codec, S: KvStore>(
     meta: &mut Meta,
     items: &[Vec<u8>],
 ) -> CmdResult<()> {
-    lists::write_all(ValueMut::new(ctx, key, meta), items)
+    list::write_all(ValueMut::new(ctx, key, meta), items)
 }
 
 /// Queues `members`, none of them already in the sorted set `meta` at
@@ -244,5 +244,5 @@ pub fn add_new_zset_members<C: Codec, S: KvStore>(
     meta: &mut Meta,
     members: &[(Vec<u8>, f64)],
 ) -> CmdResult<()> {
-    zsets::write_new(ValueMut::new(ctx, key, meta), members)
+    zset::write_new(ValueMut::new(ctx, key, meta), members)
 }

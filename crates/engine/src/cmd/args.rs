@@ -1,7 +1,5 @@
 //! Argument helpers every command family shares.
 
-use std::collections::HashSet;
-
 use crate::error::{CmdError, CmdResult};
 use crate::number::parse_i64;
 
@@ -15,7 +13,7 @@ pub(crate) fn is(arg: &[u8], name: &str) -> bool {
 /// WITHSCORES) is given. The flag doubles the reply's length, so Redis then
 /// refuses counts whose doubled length would overflow.
 pub(crate) fn random_count_with(a: &[&[u8]], flag: &str) -> CmdResult<(i64, bool)> {
-    let count = crate::cmd::types::random::random_count_arg(a[0])?;
+    let count = crate::types::random::random_count_arg(a[0])?;
     let with = match a.len() {
         1 => false,
         2 if is(a[1], flag) => true,
@@ -46,15 +44,6 @@ pub(crate) fn resolve_range(start: i64, stop: i64, len: u64) -> Option<(u64, u64
     } else {
         Some((start as u64, stop as u64))
     }
-}
-
-/// The items in first-seen order, each once.
-pub(crate) fn distinct<'a>(items: impl IntoIterator<Item = &'a [u8]>) -> Vec<&'a [u8]> {
-    let mut seen = HashSet::new();
-    items
-        .into_iter()
-        .filter(|item| seen.insert(*item))
-        .collect()
 }
 
 /// A count that must be at least 1, as Redis'

@@ -5,17 +5,18 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
 use super::scan_args::scan_records;
-use crate::cmd::args::{distinct, random_count_with};
-use crate::cmd::types::hashes::{
-    decode_pair, field_id, last_wins, put_value, read_all, value_bytes, KIND,
-};
-use crate::cmd::types::random::{random_pick, random_record, Rng};
-use crate::cmd::types::sets::record_name;
+use crate::cmd::args::random_count_with;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::long_double::LongDouble;
 use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
+use crate::types::hash::{
+    decode_pair, field_id, last_wins, put_value, read_all, value_bytes, KIND,
+};
+use crate::types::random::{random_pick, random_record, Rng};
+use crate::types::set::distinct;
+use crate::types::set::record_name;
 
 // ---------------------------------------------------------------------------
 // Reading and writing fields
@@ -316,6 +317,7 @@ mod tests {
         let t = TestEngine::in_memory();
         t.script(
             r#"
+                === set get and delete
                 > HSET h a 1 b 2 a 3
                 (integer) 2
                 > HGET h a
@@ -372,6 +374,7 @@ mod tests {
         assert_eq!(sorted(t.run("HVALS h")), quoted(&["2", "4", "5", "6", "7"]));
         t.script(
             r#"
+                === set get and delete
                 > HGETALL nokey
                 (empty array)
                 > HDEL h a a zz
@@ -421,6 +424,7 @@ mod tests {
         // Arguments are checked before the key.
         t.script(
             r#"
+                === wrong types are refused
                 > HINCRBY str a x
                 (error) ERR value is not an integer or out of range
                 > HINCRBYFLOAT str a x
@@ -438,6 +442,7 @@ mod tests {
         let t = TestEngine::in_memory();
         t.script(
             r#"
+                === increments
                 > HINCRBY h n 5
                 (integer) 5
                 > HINCRBY h n -7
@@ -447,6 +452,7 @@ mod tests {
                 > HINCRBY h n x
                 (error) ERR value is not an integer or out of range
                 > HSET h big 9223372036854775807 s abc sp " 1"
+                (integer) 3
                 > HINCRBY h big 1
                 (error) ERR increment or decrement would overflow
                 > HINCRBY h s 1
@@ -462,6 +468,7 @@ mod tests {
                 > HINCRBYFLOAT h n inf
                 (error) ERR value is NaN or Infinity
                 > HSET h fl 10.5 i inf
+                (integer) 2
                 > HINCRBYFLOAT h fl 0.1
                 "10.6"
                 > HGET h fl
@@ -491,6 +498,7 @@ mod tests {
         let t = TestEngine::in_memory();
         t.script(
             r#"
+                === random fields follow redis counts
                 > HRANDFIELD nokey
                 (nil)
                 > HRANDFIELD nokey 2
@@ -498,6 +506,7 @@ mod tests {
                 > HRANDFIELD nokey -2 WITHVALUES
                 (empty array)
                 > HSET h a 1 b 2 c 3
+                (integer) 3
                 > HRANDFIELD h 0
                 (empty array)
                 > HRANDFIELD h x
@@ -577,6 +586,7 @@ mod tests {
         );
         t.script(
             r#"
+                === hscan pages through a big hash
                 > HSCAN nokey 0
                 1) "0"
                 2) (empty array)
@@ -593,6 +603,7 @@ mod tests {
         let t = TestEngine::in_memory();
         t.script(
             r#"
+                === binary fields and values round trip
                 > HSET h "\x00\xff" "" "" "\r\n"
                 (integer) 2
                 > HGET h "\x00\xff"

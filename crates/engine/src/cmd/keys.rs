@@ -289,7 +289,9 @@ mod expiretime_tests {
         let t = TestEngine::in_memory();
         t.script(
             r#"
+                === expiretime of the last millisecond does not overflow
                 > SET k v
+                OK
                 > PEXPIREAT k 9223372036854775807
                 (integer) 1
                 > PEXPIRETIME k

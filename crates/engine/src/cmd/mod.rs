@@ -2,10 +2,10 @@
 //! table ([`table`]). Each family implements each command once, through
 //! [`Ctx`](crate::keyspace::Ctx) and the codec's declared capabilities.
 //!
-//! Below the families, [`types`] holds what a type is on disk: whole-value
-//! read, write and visit, the list models, the sorted-set walk and the
-//! random picks. Families import [`types`] and [`args`], never each other
-//! and never this module.
+//! Below the families, [`crate::types`] holds what a type is on disk:
+//! whole-value read, write and visit, the list models, the sorted-set walk
+//! and the random picks. Families import [`crate::types`] and [`args`],
+//! never each other and never this module.
 
 pub use table::table;
 
@@ -22,7 +22,6 @@ mod sort;
 mod stored;
 mod strings;
 mod table;
-pub(crate) mod types;
 mod variants;
 mod zsets;
 

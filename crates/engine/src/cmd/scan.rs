@@ -4,10 +4,10 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType};
 
 use super::scan_args::{glob_match, parse_cursor, scan_reply, ScanOptions};
-use crate::cmd::types::random::Rng;
 use crate::error::CmdResult;
 use crate::keyspace::Ctx;
 use crate::reply::Reply;
+use crate::types::random::Rng;
 use crate::walk::KeyWalk;
 
 pub fn keys<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {

@@ -13,15 +13,16 @@ use redcodec_codec::{Codec, DataType, Meta, SubValue};
 
 use super::scan_args::scan_records;
 use super::stored::store_collection;
-use crate::cmd::args::{distinct, is, positive_arg};
-use crate::cmd::types::random::{random_count_arg, random_pick, random_record, Rng};
-use crate::cmd::types::sets::{member_id, read_all, record_name, write_all, KIND};
-use crate::cmd::types::ValueMut;
+use crate::cmd::args::{is, positive_arg};
 use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::parse_i64;
 use crate::reply::Reply;
+use crate::types::random::{random_count_arg, random_pick, random_record, Rng};
+use crate::types::set::distinct;
+use crate::types::set::{member_id, read_all, record_name, write_all, KIND};
+use crate::types::ValueMut;
 
 // ---------------------------------------------------------------------------
 // Reading and writing members
@@ -435,6 +436,7 @@ mod tests {
         let t = TestEngine::in_memory();
         t.script(
             r#"
+                === add remove and membership
                 > SADD s a b a c
                 (integer) 3
                 > SADD s c d
@@ -458,6 +460,7 @@ mod tests {
         assert_eq!(sorted(t.run("SMEMBERS s")), quoted(&["a", "b", "c", "d"]));
         t.script(
             r#"
+                === add remove and membership
                 > SREM s a a z
                 (integer) 1
                 > SREM nokey a
@@ -513,6 +516,7 @@ mod tests {
         let t = TestEngine::in_memory();
         t.script(
             r#"
+                === pop and random follow redis counts
                 > SPOP nokey
                 (nil)
                 > SPOP nokey 2
@@ -522,6 +526,7 @@ mod tests {
                 > SRANDMEMBER nokey -3
                 (empty array)
                 > SADD s a b c d e
+                (integer) 5
                 > SPOP s 0
                 (empty array)
             "#,
@@ -531,6 +536,7 @@ mod tests {
         assert_eq!(t.cli("SPOP s x"), positive);
         t.script(
             r#"
+                === pop and random follow redis counts
                 > SPOP s 1 2
                 (error) ERR syntax error
                 > SRANDMEMBER s 1 2
@@ -573,9 +579,11 @@ mod tests {
         assert_eq!(sorted(t.run("SPOP s 5")).len(), 2);
         t.script(
             r#"
+                === pop and random follow redis counts
                 > EXISTS s
                 (integer) 0
                 > SADD one m
+                (integer) 1
                 > SPOP one
                 "m"
                 > EXISTS one
@@ -589,7 +597,9 @@ mod tests {
         let t = TestEngine::in_memory();
         t.script(
             r#"
+                === huge repeat counts fail cleanly
                 > SADD s a
+                (integer) 1
                 > SRANDMEMBER s -9223372036854775807
                 (error) ERR value is out of range
                 > SRANDMEMBER s 9223372036854775807
@@ -605,14 +615,18 @@ mod tests {
         let t = TestEngine::in_memory();
         t.script(
             r#"
+                === smove moves once
                 > SADD src a b
+                (integer) 2
                 > SADD dst b
+                (integer) 1
                 > SMOVE src dst zz
                 (integer) 0
                 > SMOVE nokey dst a
                 (integer) 0
                 # A missing source answers 0 before the destination's type is seen.
                 > SET str x
+                OK
                 > SMOVE nokey str a
                 (integer) 0
             "#,
@@ -620,6 +634,7 @@ mod tests {
         assert!(t.cli("SMOVE src str a").starts_with("(error) WRONGTYPE"));
         t.script(
             r#"
+                === smove moves once
                 > SMOVE src src a
                 (integer) 1
                 > SMOVE src src zz
@@ -643,9 +658,13 @@ mod tests {
         let t = TestEngine::in_memory();
         t.script(
             r#"
+                === algebra and store
                 > SADD s1 a b c
+                (integer) 3
                 > SADD s2 b c d
+                (integer) 3
                 > SADD s3 c d e
+                (integer) 3
             "#,
         );
         assert_eq!(sorted(t.run("SINTER s1 s2")), quoted(&["b", "c"]));
@@ -665,6 +684,7 @@ mod tests {
         // The destination is replaced, not merged.
         t.script(
             r#"
+                === algebra and store
                 > SINTERSTORE d s1 s3
                 (integer) 1
                 > SMEMBERS d
@@ -676,7 +696,9 @@ mod tests {
                 1) "a"
                 # Any type is replaced; an empty result deletes.
                 > SET str x
+                OK
                 > EXPIRE d 100
+                (integer) 1
                 > SUNIONSTORE str s2
                 (integer) 3
                 > TYPE str
@@ -740,6 +762,7 @@ mod tests {
         );
         t.script(
             r#"
+                === sscan pages through a big set
                 > SSCAN big 9999
                 1) "0"
                 2) (empty array)

@@ -9,11 +9,11 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType};
 
 use crate::cmd::args::is;
-use crate::cmd::types::{hashes, lists, sets, zsets};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{parse_f64, parse_i64};
 use crate::reply::Reply;
+use crate::types::{hash, list, set, zset};
 use crate::value::{write_value, Value};
 
 pub fn sort<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
@@ -127,9 +127,9 @@ fn run<C: Codec, S: KvStore>(
     let mut elements = match &meta {
         None => Vec::new(),
         Some(m) => match data_type {
-            DataType::List => lists::read_all(ctx, key, m)?,
-            DataType::Set => sets::read_all(ctx, key, m)?,
-            _ => zsets::read_all(ctx, key, m)?
+            DataType::List => list::read_all(ctx, key, m)?,
+            DataType::Set => set::read_all(ctx, key, m)?,
+            _ => zset::read_all(ctx, key, m)?
                 .into_iter()
                 .map(|(member, _)| member)
                 .collect(),
@@ -257,8 +257,8 @@ fn lookup<C: Codec, S: KvStore>(
     match (field, meta.data_type) {
         (None, DataType::String) => Ok(Some(meta.value)),
         (Some(field), DataType::Hash) if meta.size > 0 => ctx
-            .sub_get(hashes::KIND, &name, &meta, &hashes::field_id(field))?
-            .map(|value| hashes::value_bytes(&name, value))
+            .sub_get(hash::KIND, &name, &meta, &hash::field_id(field))?
+            .map(|value| hash::value_bytes(&name, value))
             .transpose(),
         _ => Ok(None),
     }

@@ -8,6 +8,8 @@ use redcodec_kvrocks::KvrocksCodec;
 
 use crate::clock::ManualClock;
 use crate::engine::{Engine, EngineOptions};
+use redcodec_conformance::scenario::{parse, Mode, Step};
+
 use crate::reply::Reply;
 use crate::store::{KvStore, MemStore, Store};
 
@@ -78,73 +80,72 @@ impl<S: KvStore, C: Codec> TestEngine<S, C> {
         );
     }
 
-    /// Replays a redis-cli session; see [`script`].
+    /// Replays a transcript without `@state` lines; see
+    /// [`TestEngine::script_with`].
     pub fn script(&self, transcript: &str) {
         self.script_with(transcript, |line| {
             panic!("no check for state lines: {line:?}");
         });
     }
 
-    /// Replays a redis-cli session whose `= …` lines `state` checks; see
-    /// [`script`].
-    pub fn script_with(&self, transcript: &str, state: impl FnMut(&str)) {
-        script(transcript, |line| self.run(line), state);
-    }
-}
-
-/// One step of a [`script`].
-enum Step<'a> {
-    /// A command and the lines of its expected reply.
-    Command(&'a str, Vec<&'a str>),
-    /// A line about the stored state, after `= `.
-    State(&'a str),
-}
-
-/// Replays a redis-cli session written as text: each `> command` line is
-/// run, and the lines after it, up to the next command, are its expected
-/// reply as redis-cli renders it. A command without reply lines sets
-/// something up: any reply but an error will do. A `= …` line is handed
-/// to `state`, which checks what the store holds at that point in the
-/// test's own terms. Lines starting with `#` are comments; blank lines are
-/// skipped. The indentation of the first line is taken off every line
-/// (array items keep their own alignment).
-pub fn script(transcript: &str, mut run: impl FnMut(&str) -> Reply, mut state: impl FnMut(&str)) {
-    let mut lines = transcript.lines().filter(|l| !l.trim().is_empty());
-    let Some(first) = lines.next() else {
-        return;
-    };
-    let indent = &first[..first.len() - first.trim_start().len()];
-    let mut steps: Vec<Step<'_>> = Vec::new();
-    for line in std::iter::once(first).chain(lines) {
-        let line = line.strip_prefix(indent).unwrap_or_else(|| {
-            panic!("line indented less than the first: {line:?}");
-        });
-        if line.starts_with('#') {
-            continue;
-        }
-        if let Some(command) = line.strip_prefix("> ") {
-            steps.push(Step::Command(command, Vec::new()));
-        } else if let Some(check) = line.strip_prefix("= ") {
-            steps.push(Step::State(check));
-        } else if let Some(Step::Command(_, reply)) = steps.last_mut() {
-            reply.push(line);
-        } else {
-            panic!("a reply line not after a command: {line:?}");
-        }
-    }
-    for step in steps {
-        match step {
-            Step::State(check) => state(check),
-            Step::Command(command, expected) => {
-                let reply = run(command);
-                if expected.is_empty() {
-                    assert!(!matches!(reply, Reply::Error(_)), "{command}: {reply:?}");
-                } else {
-                    assert_eq!(reply.to_cli_string(), expected.join("\n"), "{command}");
+    /// Replays a transcript written in the conformance corpus' grammar and
+    /// read by its parser (`crates/conformance/scenarios/README.md`):
+    /// `=== case` headers; each `> command` is run and its reply, as
+    /// redis-cli prints it, compared with the lines under it; `@sleep MS`
+    /// advances the clock; and each `@state …` line is handed to `state`,
+    /// which checks what the store holds at that point in the test's own
+    /// terms. The cases run in order on this engine, without a flush
+    /// between them. The indentation of the first line is taken off every
+    /// line, so a transcript can be indented as the code around it.
+    pub fn script_with(&self, transcript: &str, mut state: impl FnMut(&str)) {
+        let scenario = parse("transcript", &dedent(transcript)).unwrap_or_else(|e| panic!("{e}"));
+        for case in &scenario.cases {
+            for step in &case.steps {
+                match step {
+                    Step::State { text, .. } => state(text),
+                    Step::Sleep(ms) => self.clock.advance_ms(*ms),
+                    Step::Command {
+                        text,
+                        args,
+                        expected,
+                        mode,
+                        ..
+                    } => {
+                        assert_eq!(*mode, Mode::Exact, "{}: {text}: only `> ` here", case.name);
+                        let reply = self.engine.execute(args).to_cli_string();
+                        let lines: Vec<&str> = reply
+                            .lines()
+                            .map(|l| l.trim_end_matches([' ', '\t']))
+                            .collect();
+                        assert_eq!(
+                            lines.join("\n"),
+                            expected.join("\n"),
+                            "{}: {text}",
+                            case.name
+                        );
+                    }
                 }
             }
         }
     }
+}
+
+/// `transcript` without the indentation of its first non-blank line.
+fn dedent(transcript: &str) -> String {
+    let first = transcript
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    let indent = &first[..first.len() - first.trim_start().len()];
+    transcript
+        .lines()
+        .map(|line| match line.strip_prefix(indent) {
+            Some(rest) => rest,
+            None if line.trim().is_empty() => "",
+            None => panic!("line indented less than the first: {line:?}"),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// redis-cli's rendering of the WRONGTYPE error.
@@ -183,28 +184,40 @@ pub fn quoted(items: &[&str]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clock::Clock;
 
     #[test]
     fn a_script_checks_every_reply_in_order() {
         let t = TestEngine::in_memory();
         t.script(
             r#"
-            # A comment, then a setup step.
+            === replies in order
+            # A comment.
             > RPUSH l a b
+            (integer) 2
             > LRANGE l 0 -1
             1) "a"
             2) "b"
             > LPOP l
             "a"
+            === the next case on the same store
+            > LLEN l
+            (integer) 1
+            @sleep 1000
             "#,
         );
         assert_eq!(t.cli("LLEN l"), "(integer) 1");
+        assert_eq!(
+            t.clock.now_ms(),
+            1_700_000_001_000,
+            "@sleep advanced the clock"
+        );
     }
 
     #[test]
     #[should_panic(expected = "LLEN l")]
     fn a_script_fails_on_a_wrong_reply() {
-        TestEngine::in_memory().script("> LLEN l\n(integer) 1");
+        TestEngine::in_memory().script("=== x\n> LLEN l\n(integer) 1");
     }
 
     #[test]
@@ -212,7 +225,7 @@ mod tests {
         let t = TestEngine::in_memory();
         let mut seen = Vec::new();
         t.script_with(
-            "> RPUSH l a\n= first\n> RPUSH l b\n(integer) 2\n= second",
+            "=== x\n> RPUSH l a\n(integer) 1\n@state first\n> RPUSH l b\n(integer) 2\n@state second",
             |line| seen.push((line.to_string(), t.cli("LLEN l"))),
         );
         assert_eq!(
@@ -225,8 +238,14 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "GET h")]
-    fn a_script_fails_on_an_error_in_a_setup_step() {
-        TestEngine::in_memory().script("> HSET h f v\n> GET h");
+    #[should_panic(expected = "command without an expected reply")]
+    fn a_script_refuses_a_command_without_its_reply() {
+        TestEngine::in_memory().script("=== x\n> HSET h f v\n> GET h\n(error) WRONGTYPE");
+    }
+
+    #[test]
+    #[should_panic(expected = "indented less than the first")]
+    fn a_script_refuses_a_line_indented_less_than_the_first() {
+        TestEngine::in_memory().script("    === x\n  > GET h\n  (nil)");
     }
 }

@@ -1,20 +1,20 @@
 //! List commands. Each command is written once against [`Model`], the
 //! list operations ([`ListOps`]) of the format's declared list model; the
-//! models live in the type layer ([`crate::cmd::types::lists`]).
+//! models live in the type layer ([`crate::types::list`]).
 
 #[cfg(test)]
-mod tests;
+mod list_tests;
 
 use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
 use crate::cmd::args::{is, mpop_count, numkeys_block, resolve_range};
-use crate::cmd::types::lists::{Insertion, List, ListOps, Model, Side, ValueMut};
 use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
+use crate::types::list::{Insertion, List, ListOps, Model, Side, ValueMut};
 
 /// The live list at `key`, WRONGTYPE for another type.
 fn read<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdResult<Option<Meta>> {

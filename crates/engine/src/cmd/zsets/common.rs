@@ -3,11 +3,11 @@
 use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
-use crate::cmd::types::zsets::order::Entry;
 use crate::error::CmdResult;
 use crate::keyspace::Ctx;
 use crate::number::format_score;
 use crate::reply::Reply;
+use crate::types::zset::order::Entry;
 
 /// The live sorted set at `key`; WRONGTYPE for another type.
 pub(super) fn zset<C: Codec, S: KvStore>(

@@ -3,10 +3,10 @@
 //! Every member has two records: a member record (member → exact score)
 //! and a score-index record ((score, member) → nothing). Point reads use
 //! the member records; everything ordered goes through
-//! [`order::walk`](crate::cmd::types::zsets::order::walk), which yields
+//! [`order::walk`](crate::types::zset::order::walk), which yields
 //! members in Redis order with exact scores whatever the format's score
 //! index keeps. Every score written goes through
-//! [`put_member`](crate::cmd::types::zsets::write::put_member), which
+//! [`put_member`](crate::types::zset::write::put_member), which
 //! applies the format's score limit.
 
 mod common;
@@ -18,4 +18,4 @@ pub(super) mod setops;
 #[cfg(test)]
 mod nemo_tests;
 #[cfg(test)]
-mod tests;
+mod zset_tests;

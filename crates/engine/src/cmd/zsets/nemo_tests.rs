@@ -5,7 +5,7 @@
 use redcodec_codec::{Codec, DataType, SubId, SubKind};
 use redcodec_nemo::NemoCodec;
 
-use super::tests::lines;
+use super::zset_tests::lines;
 use crate::cmd::testkit::TestEngine;
 use crate::keyspace::Ctx;
 

@@ -10,15 +10,15 @@ use crate::cmd::args::is;
 use crate::cmd::args::resolve_range;
 use crate::cmd::scan_args::{empty_scan_reply, scan_page, scan_reply, scan_start};
 use crate::cmd::stored::store_collection;
-use crate::cmd::types::zsets::bounds::{Interval, LexRange, ScoreRange};
-use crate::cmd::types::zsets::order::{range_walk, walk, Entry, Start, Window};
-use crate::cmd::types::zsets::{write_all, Members};
-use crate::cmd::types::ValueMut;
 use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{format_score, int_arg};
 use crate::reply::Reply;
+use crate::types::zset::bounds::{Interval, LexRange, ScoreRange};
+use crate::types::zset::order::{range_walk, walk, Entry, Start, Window};
+use crate::types::zset::{write_all, Members};
+use crate::types::ValueMut;
 
 /// The entries at ranks `first..=last` counted in the walk's direction
 /// (resolved and within the set), in that direction. A range nearer the

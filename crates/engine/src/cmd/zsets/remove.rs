@@ -7,14 +7,14 @@ use redcodec_codec::{Codec, Meta};
 use super::common::{entries_reply, zset};
 use super::range::Span;
 use crate::cmd::args::{is, mpop_count, numkeys_block};
-use crate::cmd::types::zsets::bounds::{LexRange, ScoreRange};
-use crate::cmd::types::zsets::order::{walk, Entry, Start, Window};
-use crate::cmd::types::zsets::write::del_member;
 use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{format_score, int_arg, parse_i64};
 use crate::reply::Reply;
+use crate::types::zset::bounds::{LexRange, ScoreRange};
+use crate::types::zset::order::{walk, Entry, Start, Window};
+use crate::types::zset::write::del_member;
 
 /// Queues the removal of `entries` from the set and its new size.
 fn remove_entries<C: Codec, S: KvStore>(

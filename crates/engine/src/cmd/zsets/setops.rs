@@ -10,15 +10,15 @@ use redcodec_codec::{Codec, DataType, Meta};
 use super::common::scored_reply;
 use crate::cmd::args::is;
 use crate::cmd::stored::store_collection;
-use crate::cmd::types::sets;
-use crate::cmd::types::zsets::float::score_arg;
-use crate::cmd::types::zsets::{read_all, write_all, Members};
-use crate::cmd::types::ValueMut;
 use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
+use crate::types::set;
+use crate::types::zset::float::score_arg;
+use crate::types::zset::{read_all, write_all, Members};
+use crate::types::ValueMut;
 
 /// Union, intersection or difference.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -165,7 +165,7 @@ fn read_sources<C: Codec, S: KvStore>(
         .zip(&metas)
         .map(|(key, meta)| match meta {
             None => Ok(Vec::new()),
-            Some(m) if m.data_type == DataType::Set => Ok(sets::read_all(ctx, key, m)?
+            Some(m) if m.data_type == DataType::Set => Ok(set::read_all(ctx, key, m)?
                 .into_iter()
                 .map(|member| (member, 1.0))
                 .collect()),

@@ -5,11 +5,11 @@
 //! API and migration; imports only the keyspace ([`crate::keyspace::Ctx`])
 //! and the leaves below it, never a command family.
 
-pub(crate) mod hashes;
-pub(crate) mod lists;
+pub(crate) mod hash;
+pub(crate) mod list;
 pub(crate) mod random;
-pub(crate) mod sets;
-pub(crate) mod zsets;
+pub(crate) mod set;
+pub(crate) mod zset;
 
 use crate::keyspace::Ctx;
 use crate::store::KvStore;

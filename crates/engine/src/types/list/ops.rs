@@ -17,9 +17,9 @@
 use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
 
-pub(crate) use crate::cmd::types::ValueMut;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
+pub(crate) use crate::types::ValueMut;
 
 /// An end of a list.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -6,10 +6,10 @@ use std::collections::HashMap;
 use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
 
-use super::sets::record_name;
-use crate::cmd::types::ValueMut;
+use super::set::record_name;
 use crate::error::CmdResult;
 use crate::keyspace::{corrupt, Ctx};
+use crate::types::ValueMut;
 
 /// The element records of a hash.
 pub(crate) const KIND: SubKind = SubKind::HashField;

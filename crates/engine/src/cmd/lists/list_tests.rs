@@ -1,9 +1,9 @@
 use redcodec_codec::{Codec, DataType, ListBounds, SubId, SubKind, SubValue};
 
 use crate::cmd::testkit::{TestEngine, WRONG};
-use crate::cmd::types::ValueMut;
 use crate::keyspace::Ctx;
 use crate::store::MemStore;
+use crate::types::ValueMut;
 
 /// Where the codec starts a new list.
 fn initial_head(t: &TestEngine<MemStore>) -> u64 {
@@ -47,9 +47,9 @@ fn run(first: i64, values: &str) -> Vec<(i64, String)> {
 }
 
 /// Replays a redis-cli transcript (see [`TestEngine::script`]) whose
-/// `= key head tail values…` lines check the stored list (see [`stored`]:
+/// `@state key head tail values…` lines check the stored list (see [`stored`]:
 /// its bounds, and its values at consecutive offsets from the head), and
-/// `= key gone` that the key is gone.
+/// `@state key gone` that the key is gone.
 fn replay(t: &TestEngine<MemStore>, transcript: &str) {
     t.script_with(transcript, |line| {
         let words: Vec<&str> = line.split(' ').collect();
@@ -77,12 +77,13 @@ fn pushes_write_at_both_ends() {
     replay(
         &t,
         r#"
+            === pushes write at both ends
             > RPUSH l a b c
             (integer) 3
-            = l 0 3 a b c
+            @state l 0 3 a b c
             > LPUSH l x y
             (integer) 5
-            = l -2 3 y x a b c
+            @state l -2 3 y x a b c
             > LRANGE l 0 -1
             1) "y"
             2) "x"
@@ -91,11 +92,12 @@ fn pushes_write_at_both_ends() {
             5) "c"
             > LPUSHX missing a
             (integer) 0
-            = missing gone
+            @state missing gone
         "#,
     );
     t.script(
         r#"
+            === pushes write at both ends
             > RPUSHX l z
             (integer) 6
             > LPUSHX l w
@@ -113,7 +115,10 @@ fn pops_with_and_without_count() {
     let t = TestEngine::in_memory();
     t.script(
         r#"
+            # Pops move the bounds inwards.
+            === pops with and without count
             > RPUSH l a b c d e
+            (integer) 5
             > LPOP l
             "a"
             > RPOP l
@@ -123,6 +128,7 @@ fn pops_with_and_without_count() {
     assert_eq!(stored(&t, "l"), (1, 4, run(1, "b c d")));
     t.script(
         r#"
+            === pops with and without count
             > LPOP l 0
             (empty array)
             > RPOP l 2
@@ -135,7 +141,8 @@ fn pops_with_and_without_count() {
     replay(
         &t,
         r#"
-            = l gone
+            === pops with and without count
+            @state l gone
             > LPOP l
             (nil)
             > LPOP l 2
@@ -145,6 +152,7 @@ fn pops_with_and_without_count() {
     assert_eq!(t.run("LPOP l 2"), crate::reply::Reply::NilArray);
     t.script(
         r#"
+            === pops with and without count
             > LPOP l 0
             (nil)
             > LPOP l -1
@@ -154,6 +162,7 @@ fn pops_with_and_without_count() {
             > LPOP l 1 2
             (error) ERR wrong number of arguments for 'lpop' command
             > SET s v
+            OK
             > LPOP s
             (error) WRONGTYPE Operation against a key holding the wrong kind of value
             > LPOP s 0
@@ -169,7 +178,9 @@ fn index_range_and_set() {
     let t = TestEngine::in_memory();
     t.script(
         r#"
+            === index range and set
             > RPUSH l a b c
+            (integer) 3
             > LINDEX l 0
             "a"
             > LINDEX l -1
@@ -209,6 +220,7 @@ fn index_range_and_set() {
     assert_eq!(stored(&t, "l"), (0, 3, run(0, "a Y Z")));
     t.script(
         r#"
+            === index range and set
             > LSET l 3 x
             (error) ERR index out of range
             > LSET missing x y
@@ -216,6 +228,7 @@ fn index_range_and_set() {
             > LSET l x y
             (error) ERR value is not an integer or out of range
             > SET s v
+            OK
         "#,
     );
     for cmd in ["LINDEX s x", "LSET s x y", "LRANGE s 0 1", "LLEN s"] {
@@ -230,30 +243,37 @@ fn linsert_shifts_the_shorter_side() {
     replay(
         &t,
         r#"
+            === linsert shifts the shorter side
             > RPUSH l a b c d e
+            (integer) 5
             > LINSERT l BEFORE c X
             (integer) 6
-            = l -1 5 a b X c d e
+            @state l -1 5 a b X c d e
             # Pivot nearer the tail: the tail side moves up.
             > RPUSH m a b c d e
+            (integer) 5
             > LINSERT m after c X
             (integer) 6
-            = m 0 6 a b c X d e
+            @state m 0 6 a b c X d e
             # A tie moves the head side, BEFORE and AFTER alike.
             > RPUSH n a b c d
+            (integer) 4
             > LINSERT n BEFORE c X
             (integer) 5
-            = n -1 4 a b X c d
+            @state n -1 4 a b X c d
             > RPUSH o a b c d
+            (integer) 4
             > LINSERT o AFTER b X
             (integer) 5
-            = o -1 4 a b X c d
+            @state o -1 4 a b X c d
         "#,
     );
     // At the ends.
     t.script(
         r#"
+            === linsert shifts the shorter side
             > RPUSH p a b c
+            (integer) 3
             > LINSERT p BEFORE a X
             (integer) 4
             > LINSERT p AFTER c Y
@@ -263,9 +283,11 @@ fn linsert_shifts_the_shorter_side() {
     replay(
         &t,
         r#"
-            = p -1 4 X a b c Y
+            === linsert shifts the shorter side
+            @state p -1 4 X a b c Y
             # The first match from the head is the pivot.
             > RPUSH q a b a b
+            (integer) 4
             > LINSERT q AFTER b X
             (integer) 5
         "#,
@@ -278,20 +300,23 @@ fn linsert_shifts_the_shorter_side() {
     replay(
         &t,
         r#"
+            === linsert shifts the shorter side
             > LINSERT l BEFORE zz x
             (integer) -1
             > LINSERT missing BEFORE a x
             (integer) 0
-            = missing gone
+            @state missing gone
         "#,
     );
     t.script(
         r#"
+            === linsert shifts the shorter side
             > LINSERT l middle a x
             (error) ERR syntax error
             > LINSERT missing middle a x
             (error) ERR syntax error
             > SET s v
+            OK
             > LINSERT s BEFORE a x
             (error) WRONGTYPE Operation against a key holding the wrong kind of value
             > LINSERT s middle a x
@@ -307,44 +332,53 @@ fn lrem_compacts_the_shorter_side() {
     replay(
         &t,
         r#"
+            === lrem compacts the shorter side
             > RPUSH l a x b x c d e f
+            (integer) 8
             > LREM l 0 x
             (integer) 2
-            = l 2 8 a b c d e f
+            @state l 2 8 a b c d e f
             # Matches near the tail: survivors above the lowest match move down.
             > RPUSH m a b c d e x f x
+            (integer) 8
             > LREM m 0 x
             (integer) 2
-            = m 0 6 a b c d e f
+            @state m 0 6 a b c d e f
             # Counting from the tail; earlier matches survive and move.
             > RPUSH n x x a x b c d e f g
+            (integer) 10
             > LREM n -1 x
             (integer) 1
-            = n 1 10 x x a b c d e f g
+            @state n 1 10 x x a b c d e f g
             # Counting from the head with a limit.
             > RPUSH o a b c d e x f x y x
+            (integer) 10
             > LREM o 2 x
             (integer) 2
-            = o 0 8 a b c d e f y x
+            @state o 0 8 a b c d e f y x
             # A tie compacts toward the tail (the head side moves).
             > RPUSH p a x b
+            (integer) 3
             > LREM p 1 x
             (integer) 1
-            = p 1 3 a b
+            @state p 1 3 a b
             # Nothing matches: nothing changes.
             > LREM p 0 zz
             (integer) 0
-            = p 1 3 a b
+            @state p 1 3 a b
             # Every element matches: the key goes.
             > RPUSH q x x x
+            (integer) 3
             > LREM q 0 x
             (integer) 3
-            = q gone
+            @state q gone
         "#,
     );
     t.script(
         r#"
+            === lrem compacts the shorter side
             > RPUSH r x y x
+            (integer) 3
             > LREM r -9223372036854775808 x
             (integer) 2
             > LRANGE r 0 -1
@@ -354,11 +388,13 @@ fn lrem_compacts_the_shorter_side() {
 
     t.script(
         r#"
+            === lrem compacts the shorter side
             > LREM missing 0 a
             (integer) 0
             > LREM missing x a
             (error) ERR value is not an integer or out of range
             > SET s v
+            OK
             > LREM s 0 a
             (error) WRONGTYPE Operation against a key holding the wrong kind of value
         "#,
@@ -371,33 +407,38 @@ fn ltrim_deletes_outside_the_range() {
     replay(
         &t,
         r#"
+            === ltrim deletes outside the range
             > RPUSH l a b c d e
+            (integer) 5
             > LTRIM l 1 -2
             OK
-            = l 1 4 b c d
+            @state l 1 4 b c d
             > LTRIM l 0 -1
             OK
-            = l 1 4 b c d
+            @state l 1 4 b c d
             > LTRIM l -100 0
             OK
-            = l 1 2 b
+            @state l 1 2 b
             > LTRIM l 5 10
             OK
-            = l gone
+            @state l gone
             > RPUSH m a b
+            (integer) 2
             > LTRIM m 1 0
             OK
-            = m gone
+            @state m gone
             > LTRIM missing 0 1
             OK
-            = missing gone
+            @state missing gone
         "#,
     );
     t.script(
         r#"
+            === ltrim deletes outside the range
             > LTRIM missing x 1
             (error) ERR value is not an integer or out of range
             > SET s v
+            OK
             > LTRIM s 0 1
             (error) WRONGTYPE Operation against a key holding the wrong kind of value
         "#,
@@ -409,7 +450,9 @@ fn lpos_options() {
     let t = TestEngine::in_memory();
     t.script(
         r#"
+            === lpos options
             > RPUSH l a b c 1 2 3 c c
+            (integer) 8
             > LPOS l c
             (integer) 2
             > LPOS l c RANK -1
@@ -458,6 +501,7 @@ fn lpos_options() {
     assert_eq!(t.cli("LPOS missing c RANK 0"), rank_zero);
     t.script(
         r#"
+            === lpos options
             > LPOS l c COUNT -1
             (error) ERR COUNT can't be negative
             > LPOS l c COUNT x
@@ -471,6 +515,7 @@ fn lpos_options() {
             > LPOS l c RANK
             (error) ERR syntax error
             > SET s v
+            OK
             > LPOS s c
             (error) WRONGTYPE Operation against a key holding the wrong kind of value
         "#,
@@ -483,7 +528,9 @@ fn lmove_between_lists() {
     let t = TestEngine::in_memory();
     t.script(
         r#"
+            === lmove between lists
             > RPUSH src a b c
+            (integer) 3
             > LMOVE src dst LEFT RIGHT
             "a"
             > RPOPLPUSH src dst
@@ -493,21 +540,24 @@ fn lmove_between_lists() {
     replay(
         &t,
         r#"
-            = src 1 2 b
-            = dst -1 1 c a
+            === lmove between lists
+            @state src 1 2 b
+            @state dst -1 1 c a
             > LMOVE src dst right left
             "b"
-            = src gone
+            @state src gone
         "#,
     );
     t.script(
         r#"
+            === lmove between lists
             > LRANGE dst 0 -1
             1) "b"
             2) "c"
             3) "a"
             # A missing source: nil, whatever the destination holds.
             > SET s v
+            OK
             > RPOPLPUSH missing s
             (nil)
             > LMOVE missing s LEFT LEFT
@@ -535,22 +585,25 @@ fn lmove_rotates_a_list_onto_itself() {
     replay(
         &t,
         r#"
+            === lmove rotates a list onto itself
             > RPUSH l a b c
+            (integer) 3
             > LMOVE l l LEFT RIGHT
             "a"
-            = l 1 4 b c a
+            @state l 1 4 b c a
             > RPOPLPUSH l l
             "a"
-            = l 0 3 a b c
+            @state l 0 3 a b c
             > LMOVE l l RIGHT RIGHT
             "c"
             > LMOVE l l LEFT LEFT
             "a"
-            = l 0 3 a b c
+            @state l 0 3 a b c
             > RPUSH one x
+            (integer) 1
             > LMOVE one one LEFT RIGHT
             "x"
-            = one 0 1 x
+            @state one 0 1 x
         "#,
     );
 }
@@ -562,6 +615,7 @@ fn a_big_list_is_read_by_windows() {
     t.push_numbers("big", n);
     t.script(
         r#"
+            === a big list is read by windows
             > LRANGE big 5000 5002
             1) "5000"
             2) "5001"
@@ -583,6 +637,7 @@ fn a_big_list_is_read_by_windows() {
     );
     t.script(
         r#"
+            === a big list is read by windows
             > LINDEX big 9990
             "x"
             > LREM big 0 10
@@ -608,7 +663,7 @@ fn read_all_and_write_all_round_trip() {
     let values = {
         let ctx = Ctx::new(&t.engine);
         let meta = ctx.typed(b"l", DataType::List).unwrap().unwrap();
-        crate::cmd::types::lists::read_all(&ctx, b"l", &meta).unwrap()
+        crate::types::list::read_all(&ctx, b"l", &meta).unwrap()
     };
     assert_eq!(
         values,
@@ -616,8 +671,7 @@ fn read_all_and_write_all_round_trip() {
     );
     let mut ctx = Ctx::new(&t.engine);
     let mut meta = ctx.typed_or_create(b"copy", DataType::List).unwrap();
-    crate::cmd::types::lists::write_all(ValueMut::new(&mut ctx, b"copy", &mut meta), &values)
-        .unwrap();
+    crate::types::list::write_all(ValueMut::new(&mut ctx, b"copy", &mut meta), &values).unwrap();
     assert_eq!(meta.size, 4);
     ctx.save(b"copy", &meta).unwrap();
     ctx.commit().unwrap();

@@ -2,12 +2,13 @@
 //! identity of a member record.
 
 use crate::store::KvStore;
+use std::collections::HashSet;
+
 use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
 
-use crate::cmd::args::distinct;
-use crate::cmd::types::ValueMut;
 use crate::error::CmdResult;
 use crate::keyspace::{corrupt, Ctx};
+use crate::types::ValueMut;
 
 /// The element records of a set.
 pub(crate) const KIND: SubKind = SubKind::SetMember;
@@ -50,4 +51,13 @@ pub(crate) fn record_name(key: &[u8], id: SubId) -> CmdResult<Vec<u8>> {
 
 pub(crate) fn member_id(member: &[u8]) -> SubId {
     SubId::Name(member.to_vec())
+}
+
+/// The items in first-seen order, each once.
+pub(crate) fn distinct<'a>(items: impl IntoIterator<Item = &'a [u8]>) -> Vec<&'a [u8]> {
+    let mut seen = HashSet::new();
+    items
+        .into_iter()
+        .filter(|item| seen.insert(*item))
+        .collect()
 }

@@ -26,7 +26,7 @@ impl Ardb {
     }
 
     /// Replays a redis-cli transcript (see [`TestEngine::script`]) whose
-    /// `= …` lines check what the store holds (see [`Ardb::check`]).
+    /// `@state …` lines check what the store holds (see [`Ardb::check`]).
     fn script(&self, transcript: &str) {
         self.0.script_with(transcript, |line| self.check(line));
     }
@@ -128,21 +128,24 @@ macro_rules! transcripts {
 
 transcripts! {
     pushes_count_out_from_zero: r#"
+        === pushes count out from zero
         > RPUSH l a b c
         (integer) 3
-        = l 0..2 sequential 0:a 1:b 2:c
+        @state l 0..2 sequential 0:a 1:b 2:c
         > LPUSH l x y
         (integer) 5
-        = l -2..2 sequential …
-        = l y x a b c
+        @state l -2..2 sequential …
+        @state l y x a b c
         # The first element of a new list is at 0, whichever side.
         > LPUSH m a
         (integer) 1
-        = m 0..0 sequential 0:a
+        @state m 0..0 sequential 0:a
     "#;
 
     linsert_uses_midpoints_and_ends_then_pushes_truncate: r#"
+        === linsert uses midpoints and ends then pushes truncate
         > RPUSH l a b c
+        (integer) 3
         > LINSERT l BEFORE b X
         (integer) 4
         > LINSERT l BEFORE a Y
@@ -151,12 +154,14 @@ transcripts! {
         (integer) 6
         > LINSERT l AFTER X V
         (integer) 7
-        = l -1.0..3.0 gapped -1.0:Y 0:a 0.5:X 0.75:V 1:b 2:c 3.0:W
+        @state l -1.0..3.0 gapped -1.0:Y 0:a 0.5:X 0.75:V 1:b 2:c 3.0:W
         # A float bound is truncated toward zero before the push.
         > LPUSH l Z
+        (integer) 8
         > RPUSH l Q
-        = l -2..4 gapped …
-        = l Z Y a X V b c W Q
+        (integer) 9
+        @state l -2..4 gapped …
+        @state l Z Y a X V b c W Q
         > LINDEX l 4
         "V"
         > LINDEX l -2
@@ -172,19 +177,23 @@ transcripts! {
     "#;
 
     pops_move_the_bound_to_the_next_element: r#"
+        === pops move the bound to the next element
         > RPUSH l a b c d
+        (integer) 4
         > LINSERT l AFTER a X
+        (integer) 5
         > LPOP l 2
         1) "a"
         2) "X"
         > RPOP l
         "d"
-        = l 1..2 gapped 1:b 2:c
+        @state l 1..2 gapped 1:b 2:c
         # Sequential lists move their integer bounds.
         > RPUSH s a b c
+        (integer) 3
         > LPOP s
         "a"
-        = s 1..2 sequential 1:b 2:c
+        @state s 1..2 sequential 1:b 2:c
         > RPOP s 5
         1) "c"
         2) "b"
@@ -193,16 +202,18 @@ transcripts! {
     "#;
 
     lrem_clears_the_sequential_flag_even_when_nothing_matches: r#"
+        === lrem clears the sequential flag even when nothing matches
         > RPUSH l x a x b x
+        (integer) 5
         > LREM l 0 zz
         (integer) 0
-        = l 0..4 gapped …
+        @state l 0..4 gapped …
         > LREM l -2 x
         (integer) 2
-        = l 0..3 gapped 0:x 1:a 3:b
+        @state l 0..3 gapped 0:x 1:a 3:b
         > LREM l 1 x
         (integer) 1
-        = l 1..3 gapped …
+        @state l 1..3 gapped …
         > LINDEX l 1
         "b"
         > LREM l 0 a
@@ -214,14 +225,17 @@ transcripts! {
     "#;
 
     ltrim_keeps_the_middle: r#"
+        === ltrim keeps the middle
         > RPUSH l a b c d e
+        (integer) 5
         > LTRIM l 1 -2
         OK
-        = l 1..3 sequential 1:b 2:c 3:d
+        @state l 1..3 sequential 1:b 2:c 3:d
         > LINSERT l BEFORE c X
+        (integer) 4
         > LTRIM l 1 1
         OK
-        = l 1.5..1.5 gapped 1.5:X
+        @state l 1.5..1.5 gapped 1.5:X
         > LTRIM l 2 3
         OK
         > EXISTS l
@@ -232,7 +246,7 @@ transcripts! {
 #[test]
 fn a_sequential_list_pops_at_its_bounds() {
     let t = Ardb::new();
-    t.script("> RPUSH s a b c d\n> LPOP s\n> RPOP s");
+    t.script("=== pops\n> RPUSH s a b c d\n(integer) 4\n> LPOP s\n\"a\"\n> RPOP s\n\"d\"");
     // Records outside the bounds, which no command leaves, show where a pop
     // looks: at `min` and `max` (as Ardb reads them), not at the ends of the
     // key's range, where the tombstones of earlier pops lie.
@@ -251,6 +265,7 @@ fn a_sequential_list_pops_at_its_bounds() {
     ctx.commit().unwrap();
     t.script(
         r#"
+            === a sequential list pops at its bounds
             > LPOP s
             "b"
             > RPOP s
@@ -289,14 +304,17 @@ fn lmove_and_a_big_list() {
     let t = Ardb::new();
     t.script(
         r#"
+            # LMOVE rotates a list in place, RPOPLPUSH moves to another.
+            === lmove and a big list
             > RPUSH l a b c
+            (integer) 3
             > LMOVE l l LEFT RIGHT
             "a"
-            = l b c a
-            = l 1..3 sequential …
+            @state l b c a
+            @state l 1..3 sequential …
             > RPOPLPUSH l m
             "a"
-            = m a
+            @state m a
         "#,
     );
     let n = 2_000;
@@ -304,7 +322,9 @@ fn lmove_and_a_big_list() {
     t.cli(&format!("RPUSH big {}", values.join(" ")));
     t.script(
         r#"
+            === lmove and a big list
             > LINSERT big AFTER 1000 x
+            (integer) 2001
             > LINDEX big 1001
             "x"
             > LINDEX big 1999

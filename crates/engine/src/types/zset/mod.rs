@@ -5,6 +5,7 @@
 //! format's score limit to every score written. And sorted sets as whole
 //! values.
 
+pub(crate) mod add;
 pub(crate) mod bounds;
 pub(crate) mod entry;
 pub(crate) mod float;
@@ -17,9 +18,9 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta};
 
 use self::order::{walk, Start};
-use crate::cmd::types::ValueMut;
 use crate::error::CmdResult;
 use crate::keyspace::Ctx;
+use crate::types::ValueMut;
 
 /// Members with their exact scores.
 pub(crate) type Members = Vec<(Vec<u8>, f64)>;

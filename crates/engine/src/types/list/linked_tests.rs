@@ -60,7 +60,7 @@ fn chain(t: &NemoEngine, key: &str) -> Vec<String> {
 }
 
 /// Replays a redis-cli transcript (see [`TestEngine::script`]) whose
-/// `= key values…` lines check the stored chain (see [`chain`]).
+/// `@state key values…` lines check the stored chain (see [`chain`]).
 fn replay(t: &NemoEngine, transcript: &str) {
     t.script_with(transcript, |line| {
         let (key, values) = line.split_once(' ').unwrap_or((line, ""));
@@ -81,40 +81,42 @@ fn pushes_pops_and_rotations_keep_one_chain() {
     replay(
         &t,
         r#"
+            === pushes pops and rotations keep one chain
             > RPUSH l a b c
             (integer) 3
-            = l a b c
+            @state l a b c
             > LPUSH l y z
             (integer) 5
-            = l z y a b c
+            @state l z y a b c
             > RPOP l 2
             1) "c"
             2) "b"
-            = l z y a
+            @state l z y a
             > LMOVE l l RIGHT LEFT
             "a"
-            = l a z y
+            @state l a z y
             > RPOPLPUSH l l
             "y"
-            = l y a z
+            @state l y a z
             > LMOVE l l LEFT LEFT
             "y"
             > LMOVE l other LEFT RIGHT
             "y"
-            = l a z
-            = other y
+            @state l a z
+            @state other y
             > LMOVE l l LEFT RIGHT
             "a"
-            = l z a
+            @state l z a
             > LSET l 1 b
             OK
             > LSET l -2 c
             OK
-            = l c b
+            @state l c b
         "#,
     );
     t.script(
         r#"
+            === pushes pops and rotations keep one chain
             > LPOP l 2
             1) "c"
             2) "b"
@@ -142,7 +144,9 @@ fn linsert_lrem_and_ltrim_relink_neighbours() {
     let t = nemo();
     t.script(
         r#"
+            === linsert lrem and ltrim relink neighbours
             > RPUSH l a b c d e
+            (integer) 5
             > LINSERT l BEFORE a x
             (integer) 6
             > LINSERT l AFTER e y
@@ -154,27 +158,29 @@ fn linsert_lrem_and_ltrim_relink_neighbours() {
     replay(
         &t,
         r#"
-            = l x a b x c d e y
+            === linsert lrem and ltrim relink neighbours
+            @state l x a b x c d e y
             # Neighbouring matches, from the tail, with a limit.
             > RPUSH m a x x b x x c
+            (integer) 7
             > LREM m -3 x
             (integer) 3
-            = m a x b c
+            @state m a x b c
             > LREM l 0 x
             (integer) 2
-            = l a b c d e y
+            @state l a b c d e y
             # The ends themselves.
             > LREM l 1 a
             (integer) 1
             > LREM l -1 y
             (integer) 1
-            = l b c d e
+            @state l b c d e
             > LTRIM l 1 -2
             OK
-            = l c d
+            @state l c d
             > LTRIM l 1 1
             OK
-            = l d
+            @state l d
             > LREM l 0 d
             (integer) 1
             > EXISTS l
@@ -299,6 +305,7 @@ fn a_long_list_is_read_from_the_nearer_end() {
     t.push_numbers("big", n);
     t.script(
         r#"
+            === a long list is read from the nearer end
             > LRANGE big 2500 2502
             1) "2500"
             2) "2501"
