@@ -9,7 +9,7 @@ use std::time::Instant;
 use parking_lot::Mutex;
 use tokio::sync::Notify;
 
-use crate::blocking::Waiter;
+use crate::waiters::Waiter;
 
 /// What the server knows of one client.
 pub struct ClientInfo {

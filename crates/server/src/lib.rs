@@ -3,7 +3,7 @@
 //! format.
 //!
 //! Layers, from the wire in: [`frame`] parses requests (pure, no I/O);
-//! [`reply`] encodes replies in RESP2 or RESP3; [`connection`] runs one
+//! [`reply`] encodes replies in RESP2 or RESP3; [`client_loop`] runs one
 //! client's loop; [`session`] and [`commands`] answer what the server
 //! answers itself and hand the rest to the engine; [`state`] holds what
 //! clients share (the engine, WATCH versions, blocked clients, settings,
@@ -11,13 +11,12 @@
 //! [`persistence`]); [`process`] reads what the operating system reports
 //! for INFO; [`server`] accepts clients and shuts down gracefully.
 
-pub mod blocking;
+pub mod client_loop;
 pub mod clients;
 pub mod cluster;
 pub mod command_stats;
 pub mod commands;
 pub mod config;
-pub mod connection;
 pub mod engines;
 pub mod error;
 pub mod error_stats;
@@ -31,6 +30,7 @@ pub mod server;
 pub mod session;
 pub mod settings;
 pub mod state;
+pub mod waiters;
 pub mod watch;
 
 pub use config::{ServerConfig, SyncPolicy};

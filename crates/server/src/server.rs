@@ -14,7 +14,6 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use crate::blocking::Waiters;
 use crate::clients::Clients;
 use crate::command_stats::CommandStats;
 use crate::commands::SERVER_COMMANDS;
@@ -25,6 +24,7 @@ use crate::error_stats::ErrorStats;
 use crate::persistence::Saves;
 use crate::settings::Settings;
 use crate::state::Shared;
+use crate::waiters::Waiters;
 use crate::watch::WatchTable;
 
 /// A bound server, not yet serving.
@@ -124,7 +124,7 @@ impl Server {
                     let Ok((stream, addr)) = accepted else { continue };
                     let laddr = stream.local_addr().unwrap_or(addr);
                     let info = shared.clients.add(addr, laddr);
-                    connections.spawn(crate::connection::serve(shared.clone(), stream, info));
+                    connections.spawn(crate::client_loop::serve(shared.clone(), stream, info));
                 }
                 Some(_) = connections.join_next(), if !connections.is_empty() => {}
                 _ = shutdown.changed() => break,

@@ -9,7 +9,6 @@ use redcodec_engine::dispatch::CommandTable;
 use redcodec_formats::AnyCodec;
 use tokio::sync::watch;
 
-use crate::blocking::Waiters;
 use crate::clients::Clients;
 use crate::command_stats::CommandStats;
 use crate::config::ServerConfig;
@@ -17,6 +16,7 @@ use crate::engines::EngineSlot;
 use crate::error_stats::ErrorStats;
 use crate::persistence::Saves;
 use crate::settings::Settings;
+use crate::waiters::Waiters;
 use crate::watch::WatchTable;
 
 /// The server's shared state.

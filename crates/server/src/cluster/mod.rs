@@ -9,10 +9,10 @@
 //! `nodes.conf`. Modules: [`parse`] (slot ranges and numbers),
 //! [`topology`] (nodes and slots), [`nodes_file`] (`nodes.conf`),
 //! [`routing`] (which node answers a command), [`slot_keys`] (the keys of
-//! a slot), [`commands`] (CLUSTER, CLUSTERX, ASKING, READONLY,
+//! a slot), [`cluster_commands`] (CLUSTER, CLUSTERX, ASKING, READONLY,
 //! READWRITE), [`migrate`] (moving slots).
 
-pub mod commands;
+pub mod cluster_commands;
 pub mod migrate;
 pub mod nodes_file;
 pub mod parse;

@@ -6,9 +6,9 @@ use std::time::Duration;
 use redcodec_engine::Reply;
 
 use super::Access;
-use crate::blocking::BlockOp;
 use crate::session::Session;
 use crate::state::Shared;
+use crate::waiters::BlockOp;
 
 /// A parsed blocking command.
 pub struct BlockRequest {

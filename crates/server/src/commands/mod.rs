@@ -4,7 +4,7 @@
 pub mod blocking;
 pub mod client;
 pub mod command;
-pub mod config;
+pub mod config_commands;
 pub mod connection;
 pub mod flags;
 pub mod info;
@@ -226,12 +226,16 @@ pub fn run_sync(
         "time" => Some(connection::time()),
         "shutdown" => Some(connection::shutdown(shared, session, args)),
         "client" => Some(client::client(shared, session, args)),
-        "cluster" => Some(crate::cluster::commands::cluster(shared, session, args)),
-        "clusterx" => Some(crate::cluster::commands::clusterx(shared, session, args)),
-        "asking" | "readonly" | "readwrite" => {
-            Some(crate::cluster::commands::link_flag(shared, session, name))
-        }
-        "config" => Some(config::config(shared, args)),
+        "cluster" => Some(crate::cluster::cluster_commands::cluster(
+            shared, session, args,
+        )),
+        "clusterx" => Some(crate::cluster::cluster_commands::clusterx(
+            shared, session, args,
+        )),
+        "asking" | "readonly" | "readwrite" => Some(crate::cluster::cluster_commands::link_flag(
+            shared, session, name,
+        )),
+        "config" => Some(config_commands::config(shared, args)),
         "command" => Some(command::command(shared, args)),
         "info" => Some(info::info(shared, session, access, args)),
         "function" => Some(connection::function(args)),

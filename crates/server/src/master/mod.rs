@@ -27,9 +27,9 @@
 //! Only the default namespace is replicated (as database 0).
 
 pub mod backlog;
-pub mod commands;
-pub mod link;
 pub mod propagate;
+pub mod replica_link;
+pub mod replication_commands;
 pub mod snapshot;
 
 use std::collections::{HashMap, VecDeque};
@@ -50,8 +50,8 @@ use crate::state::Shared;
 use backlog::Backlog;
 use propagate::Args;
 
-pub use commands::{check_sync, client_type, replconf, type_name, wait, wait_now};
-pub use link::serve_replica;
+pub use replica_link::serve_replica;
+pub use replication_commands::{check_sync, client_type, replconf, type_name, wait, wait_now};
 
 /// Redis' default `repl-backlog-size`: 1 MB.
 pub const DEFAULT_BACKLOG_SIZE: usize = 1024 * 1024;

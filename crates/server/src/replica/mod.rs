@@ -6,14 +6,14 @@
 //! take (WATCH and blocked clients see them), with Redis' offsets, ACKs
 //! and partial resynchronisation after a lost link.
 //!
-//! - [`link`]: one connection to the master, from the handshake to the
+//! - [`master_link`]: one connection to the master, from the handshake to the
 //!   end of the command stream, and the loop that reconnects.
 //! - [`transfer`]: receiving the RDB (`$<len>` or diskless `$EOF:<mark>`)
 //!   into a spool file.
 //! - [`load`]: the load marker, flushing and loading the keys, mapping
 //!   Redis database indexes to the format's namespaces.
 //! - [`info`]: `INFO replication` as a Redis 7.0 replica writes it.
-//! - [`command`]: `REPLICAOF` / `SLAVEOF`, and the refusals a replica
+//! - [`replicaof`](mod@replicaof): `REPLICAOF` / `SLAVEOF`, and the refusals a replica
 //!   answers clients with (`READONLY`, `LOADING`) and replicas with
 //!   (`NOMASTERLINK`).
 //! - [`resume`]: the replication ID and offset kept in the data directory
@@ -21,12 +21,12 @@
 //! - [`follow`]: `migrate --follow`, this replica run with progress until
 //!   caught up.
 
-pub mod command;
 pub mod follow;
 pub mod info;
 pub mod kvrocks;
-pub mod link;
 pub mod load;
+pub mod master_link;
+pub mod replicaof;
 pub mod resume;
 pub mod transfer;
 
@@ -37,7 +37,7 @@ use std::time::Instant;
 use parking_lot::Mutex;
 use tokio::sync::watch;
 
-pub use command::{gate, replicaof};
+pub use replicaof::{gate, replicaof};
 
 /// How `redcodec serve` starts following a master.
 #[derive(Clone, Debug, Default)]
@@ -212,7 +212,7 @@ pub fn start(shared: &Arc<crate::state::Shared>) {
         eprintln!("redcodec serve: replication: {e}");
     }
     if let Some((host, port)) = shared.config.replica.replicaof.clone() {
-        command::follow(shared, host, port);
+        replicaof::follow(shared, host, port);
     }
 }
 

@@ -70,7 +70,7 @@ pub fn shape_of(args: &[Vec<u8>], protocol: Protocol) -> Shape {
         "cluster"
             if args
                 .get(1)
-                .is_some_and(|a| crate::cluster::commands::verbatim(a)) =>
+                .is_some_and(|a| crate::cluster::cluster_commands::verbatim(a)) =>
         {
             Shape::Verbatim
         }

@@ -24,8 +24,8 @@
 //! (after each write ran: a key is never sent before its write is
 //! applied).
 
+mod destination;
 mod dump;
-mod link;
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -37,7 +37,7 @@ use redcodec_engine::Reply;
 
 use super::parse::SlotRange;
 use crate::state::Shared;
-use link::Link;
+use destination::Link;
 
 /// Catch-up rounds before writes are forbidden (Kvrocks' `kMaxLoopTimes`).
 pub const MAX_ROUNDS: usize = 10;

@@ -17,7 +17,7 @@ use super::copy::flush_everything;
 use super::{destination, set_resume, Conn, Resume};
 use crate::commands::{run_sync, Access};
 use crate::config::SyncPolicy;
-use crate::replica::link::LinkError;
+use crate::replica::master_link::LinkError;
 use crate::session::{Answer, Session};
 use crate::state::Shared;
 

@@ -16,8 +16,8 @@ use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
 
 use super::destination;
 use crate::commands::{run_sync, Access};
-use crate::replica::link::LinkError;
 use crate::replica::load::MARKER_FILE;
+use crate::replica::master_link::LinkError;
 use crate::session::Session;
 use crate::state::Shared;
 

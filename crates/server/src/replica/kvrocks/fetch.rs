@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::Conn;
-use crate::replica::link::LinkError;
+use crate::replica::master_link::LinkError;
 use crate::state::Shared;
 
 /// `_fetch_meta`: the checkpoint's file names.

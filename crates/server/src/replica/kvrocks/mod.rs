@@ -43,7 +43,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 
-use super::link::{read_more, LinkError, REPL_TIMEOUT};
+use super::master_link::{read_more, LinkError, REPL_TIMEOUT};
 use super::LinkPhase;
 use crate::config::NamespaceMode;
 use crate::session::Session;

@@ -21,7 +21,7 @@ fn parse_i64(arg: &[u8]) -> Option<i64> {
 /// be an integer (`getLongLongFromObjectOrReply`). `Ok` hands the
 /// connection over to [`super::serve_replica`].
 pub fn check_sync(shared: &Shared, args: &[Vec<u8>]) -> Result<(), Reply> {
-    if let Some(refused) = crate::replica::command::refuse_sync(shared) {
+    if let Some(refused) = crate::replica::replicaof::refuse_sync(shared) {
         return Err(refused);
     }
     let psync = args[0].eq_ignore_ascii_case(b"psync");

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use redcodec_engine::Reply;
 
-use super::{link, LinkPhase};
+use super::{master_link, LinkPhase};
 use crate::commands::flags;
 use crate::session::Session;
 use crate::state::Shared;
@@ -112,7 +112,13 @@ pub fn follow(shared: &Arc<Shared>, host: String, port: u16) {
     }
     eprintln!("redcodec serve: replication: following the master at {host}:{port}");
     let stop = replica.generation.subscribe();
-    let task = tokio::spawn(link::run(shared.clone(), host, port, generation, stop));
+    let task = tokio::spawn(master_link::run(
+        shared.clone(),
+        host,
+        port,
+        generation,
+        stop,
+    ));
     *replica.task.lock() = Some(task);
 }
 

@@ -18,7 +18,6 @@ use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 
-use crate::blocking::{Blocked, WaitState};
 use crate::clients::ClientInfo;
 use crate::commands::{blocking as block_cmd, check, run_sync, Access, NO_MULTI};
 use crate::config::SyncPolicy;
@@ -26,6 +25,7 @@ use crate::frame::{parse_request, Limits};
 use crate::reply::{encode, shape_of, Next, Protocol, Shape, Streamer};
 use crate::session::{Answer, Session};
 use crate::state::Shared;
+use crate::waiters::{Blocked, WaitState};
 
 /// Why a connection's loop stops waiting.
 enum Stop {
