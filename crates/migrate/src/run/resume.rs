@@ -6,9 +6,10 @@ use std::path::Path;
 
 use redcodec_codec::{Codec, Meta};
 
-use super::super::checkpoint::Checkpoint;
-use super::super::purge::{delete_elements, purge_key};
-use super::super::{checkpoint_error, represent, MigrateError};
+use crate::checkpoint::{checkpoint_error, Checkpoint};
+use crate::error::MigrateError;
+use crate::purge::{delete_elements, purge_key};
+use crate::represent;
 use super::{Mark, Run};
 use redcodec_engine::error::CmdError;
 use redcodec_engine::keyspace::Ctx;

@@ -2,7 +2,7 @@
 //! (`TYPE`, the expiry, the whole value — `HGETALL`, `LRANGE`, `SMEMBERS`,
 //! `ZRANGE … WITHSCORES`, or `HSCAN`/`SSCAN`/`ZSCAN`/`LRANGE` windows for a
 //! big value) and compared with the store by a digest of its content
-//! ([`super::digest`]); then the destination is walked for keys the source
+//! ([`ContentDigest`]); then the destination is walked for keys the source
 //! lacks. Expiries read with `TIME` + `PTTL` (servers without
 //! `PEXPIRETIME`) are equal within [`INEXACT_EXPIRY_MS`].
 
@@ -10,16 +10,17 @@ use std::collections::HashSet;
 
 use redcodec_codec::DataType;
 use redcodec_engine::keyspace::migrated_expiry;
+use redcodec_codec::Codec;
 use redcodec_engine::Engine;
-use redcodec_formats::AnyCodec;
-use redcodec_migrate::{Difference, DifferenceKind, KeyDigest, VerifyReport};
 
-use super::digest::ContentDigest;
+use super::endpoint::Endpoint;
 use super::judge::{cannot_hold, Rules, Verdict};
+use super::pages::{for_each_page, CHUNK, PAGE};
 use super::remote::{self, Fetched, RemoteKey, RemoteType};
-use super::server::{int, Server};
-use super::{for_each_page, SinkError, CHUNK, PAGE};
-use crate::error::CliError;
+use super::reply::int;
+use super::server::Server;
+use crate::digest::{ContentDigest, Difference, DifferenceKind, KeyDigest, VerifyReport};
+use crate::error::MigrateError;
 
 /// How far apart two expiries may be when the server's was read as
 /// `TIME` + `PTTL` (its own rounding to seconds included, for servers
@@ -64,16 +65,15 @@ fn compare(
 }
 
 /// The digest of a store's key, its expiry as stored; `None` if not live.
-fn store_digest(engine: &Engine<AnyCodec>, key: &[u8]) -> Result<Option<KeyDigest>, CliError> {
+fn store_digest<C: Codec>(engine: &Engine<C>, key: &[u8]) -> Result<Option<KeyDigest>, MigrateError> {
     let mut digest: Option<ContentDigest> = None;
     let summary = engine
-        .read_chunks(key, CHUNK, |summary, chunk| -> Result<(), SinkError> {
+        .read_chunks(key, CHUNK, |summary, chunk| -> Result<(), MigrateError> {
             digest
                 .get_or_insert_with(|| ContentDigest::new(summary.data_type))
                 .add(&chunk);
             Ok(())
-        })
-        .map_err(|SinkError(e)| e)?;
+        })?;
     Ok(summary.zip(digest).map(|(s, d)| d.finish(s.expire_ms)))
 }
 
@@ -86,7 +86,7 @@ fn server_digest(
     k: &RemoteKey,
     fetched: Fetched,
     expire_ms: u64,
-) -> Result<Option<KeyDigest>, CliError> {
+) -> Result<Option<KeyDigest>, MigrateError> {
     let t = k.data_type().unwrap_or(DataType::String);
     match fetched {
         Fetched::Whole(value) => {
@@ -114,16 +114,17 @@ fn server_digest(
     Ok(None)
 }
 
-/// Compares every live key of the store `src` with the server (after a
-/// migration to it), then lists keys only the server holds (counted
-/// apart with `merge`). Keys `rules` leave out are counted as
-/// unrepresentable.
-pub fn store_to_server(
-    src: &Engine<AnyCodec>,
-    server: &mut Server,
+/// Compares every live key of the store `src` with the server or
+/// cluster at `target` (after a migration to it), then lists keys only
+/// the server holds (counted apart with `merge`). Keys `rules` leave out
+/// are counted as unrepresentable.
+pub fn verify_store_to_server<C: Codec>(
+    src: &Engine<C>,
+    target: &Endpoint,
     rules: &Rules,
     merge: bool,
-) -> Result<VerifyReport, CliError> {
+) -> Result<VerifyReport, MigrateError> {
+    let server = &mut Server::connect(target)?;
     let mut report = VerifyReport::default();
     let pages = |after: Option<&[u8]>| src.summaries_after(after, PAGE);
     for_each_page(None, pages, |page| {
@@ -184,15 +185,16 @@ pub fn store_to_server(
     }
 }
 
-/// Compares every key of the server with the store `dst` (after a
-/// migration into it), expiries as the store keeps them, then lists keys
-/// only the store holds (counted apart with `merge`). Keys the store
-/// cannot hold are counted as unrepresentable.
-pub fn server_to_store(
-    server: &mut Server,
-    dst: &Engine<AnyCodec>,
+/// Compares every key of the server at `source` with the store `dst`
+/// (after a migration into it), expiries as the store keeps them, then
+/// lists keys only the store holds (counted apart with `merge`). Keys the
+/// store cannot hold are counted as unrepresentable.
+pub fn verify_server_to_store<C: Codec>(
+    source: &Endpoint,
+    dst: &Engine<C>,
     merge: bool,
-) -> Result<VerifyReport, CliError> {
+) -> Result<VerifyReport, MigrateError> {
+    let server = &mut Server::connect(source)?;
     let caps = dst.capabilities();
     let mut report = VerifyReport::default();
     let mut cursor = 0;

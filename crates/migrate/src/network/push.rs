@@ -1,31 +1,37 @@
-//! `migrate --from FMT --src DIR --to redis://…`: every live key of a
-//! store replayed into a server, in the store's key order. A planning pass
+//! A store into a server (`migrate --from FMT --src DIR --to redis://…`,
+//! or `redis-cluster://…`): every live key replayed, in the store's key
+//! order. A planning pass
 //! counts the work and finds every key that cannot be migrated before
 //! anything is written; then each key goes out as `DEL`, chunks and
-//! `PEXPIREAT` (see [`super::outbox`]), pipelined. After each pipeline the
-//! checkpoint records the last key the server surely holds whole.
+//! `PEXPIREAT` (see [`super::outbox`]), pipelined (into a cluster, each
+//! key to its slot's master). After each pipeline the checkpoint records
+//! the last key the server surely holds whole.
 
 use std::time::Instant;
 
 use redcodec_engine::reply::quote_bytes;
 use redcodec_engine::value::Value;
+use redcodec_codec::Codec;
 use redcodec_engine::Engine;
-use redcodec_formats::AnyCodec;
-use redcodec_migrate::{Observer, Tally};
 
-use super::checkpoint::{Checkpoint, Position};
 use super::endpoint::Endpoint;
+use super::job::{Job, Planned, ServerReport};
 use super::judge::{Rules, Verdict};
 use super::outbox::Outbox;
+use super::pages::{for_each_page, CHUNK, PAGE};
 use super::server::Server;
-use super::{fail, for_each_page, verify, Job, Planned, Report, SinkError, CHUNK, PAGE};
-use crate::error::CliError;
-use crate::migrate::progress::Bar;
-use crate::migrate::{print_verify, MigrateArgs};
+use crate::checkpoint::{remove_checkpoint, Position, ServerCheckpoint};
+use crate::error::{fail, MigrateError};
+use crate::options::MigrateOptions;
+use crate::report::{Observer, Tally};
 
 /// Walks the source's summaries after `after`: totals, and every key
 /// that stops the migration.
-fn plan(src: &Engine<AnyCodec>, after: Option<&[u8]>, rules: &Rules) -> Result<Planned, CliError> {
+fn plan<C: Codec>(
+    src: &Engine<C>,
+    after: Option<&[u8]>,
+    rules: &Rules,
+) -> Result<Planned, MigrateError> {
     let mut planned = Planned::default();
     let pages = |after: Option<&[u8]>| src.summaries_after(after, PAGE);
     for_each_page(after.map(<[u8]>::to_vec), pages, |page| {
@@ -42,11 +48,8 @@ fn plan(src: &Engine<AnyCodec>, after: Option<&[u8]>, rules: &Rules) -> Result<P
 struct Pusher<'a> {
     server: Server,
     outbox: Outbox,
-    bar: Bar,
+    observer: &'a mut dyn Observer,
     job: &'a Job,
-    /// Limits of one pipeline.
-    batch_elements: usize,
-    batch_bytes: usize,
     /// Everything queued so far (an interrupted run's part included).
     queued: Tally,
     /// The last key queued whole, and the tally at that point.
@@ -55,18 +58,13 @@ struct Pusher<'a> {
 }
 
 impl Pusher<'_> {
-    fn checkpoint(&self) -> Checkpoint {
-        Checkpoint {
-            from: self.job.from.clone(),
-            to: self.job.to.clone(),
-            merge: self.job.merge,
-            done: self.complete.1,
-            position: Position::AfterKey(self.complete.0.clone()),
-        }
+    fn checkpoint(&self) -> ServerCheckpoint {
+        self.job
+            .checkpoint_at(Position::AfterKey(self.complete.0.clone()), self.complete.1)
     }
 
     /// Sends the pipeline, then records how far the server surely is.
-    fn send(&mut self) -> Result<(), CliError> {
+    fn send(&mut self) -> Result<(), MigrateError> {
         if self.outbox.size() == (0, 0) {
             return Ok(());
         }
@@ -74,32 +72,33 @@ impl Pusher<'_> {
         self.checkpoint()
             .save(&self.job.checkpoint, self.job.sync)?;
         self.commits += 1;
-        self.bar.committed(self.commits);
+        self.observer.committed(self.commits);
         Ok(())
     }
 
-    fn send_if_full(&mut self) -> Result<(), CliError> {
+    fn send_if_full(&mut self) -> Result<(), MigrateError> {
         let (elements, bytes) = self.outbox.size();
-        if elements >= self.batch_elements || bytes >= self.batch_bytes {
+        let (most_elements, most_bytes) = self.job.batch;
+        if elements >= most_elements || bytes >= most_bytes {
             self.send()?;
         }
         Ok(())
     }
 
     /// Queues one chunk of `key` (its first: after `DEL`).
-    fn chunk(&mut self, key: &[u8], first: bool, value: &Value) -> Result<(), CliError> {
+    fn chunk(&mut self, key: &[u8], first: bool, value: &Value) -> Result<(), MigrateError> {
         if first {
             self.outbox.begin_key(key);
         }
         self.outbox.chunk(key, value);
         self.queued.elements += value.element_count();
         self.queued.bytes += value.byte_count();
-        self.bar.progressed(&self.queued);
+        self.observer.progressed(&self.queued);
         self.send_if_full()
     }
 
     /// Queues the end of `key`: its expiry; the key is then complete.
-    fn end_key(&mut self, key: &[u8], expire_ms: u64) -> Result<(), CliError> {
+    fn end_key(&mut self, key: &[u8], expire_ms: u64) -> Result<(), MigrateError> {
         if expire_ms != 0 {
             self.outbox.expire_at(key, expire_ms);
         }
@@ -110,13 +109,22 @@ impl Pusher<'_> {
     }
 }
 
-/// Runs the migration of the store `src` into the server at `target`.
-pub fn run(args: &MigrateArgs, target: &Endpoint) -> Result<(), CliError> {
-    let src = args.pair.open_source()?;
+/// Migrates every live key of the store `src` (named `from` in messages
+/// and the checkpoint: `FORMAT (DIR)`) into the server or cluster at
+/// `target`, with `options`' batch limits, rules, merge, checkpoint
+/// (default: [`Endpoint::default_checkpoint`]), resume and sync. A server
+/// holding keys is refused unless merging. The checkpoint is deleted when
+/// the migration completes.
+pub fn migrate_to_server<C: Codec>(
+    src: &Engine<C>,
+    from: &str,
+    target: &Endpoint,
+    options: &MigrateOptions,
+    observer: &mut dyn Observer,
+) -> Result<ServerReport, MigrateError> {
     let mut server = Server::connect(target)?;
-    let from = super::store_description(&args.pair.from, args.pair.src_dir()?);
-    let job = Job::new(args, from, server.name().to_string(), target)?;
-    if job.resumed.is_none() && !args.merge {
+    let job = Job::new(options, from.to_string(), server.name().to_string(), target)?;
+    if job.resumed.is_none() && !job.merge {
         if let Some((n, key)) = server.any_key()? {
             return Err(fail(format!(
                 "{} already holds {n} keys (for example {}); refusing to migrate into it \
@@ -133,50 +141,38 @@ pub fn run(args: &MigrateArgs, target: &Endpoint) -> Result<(), CliError> {
         },
         None => (None, Tally::default()),
     };
-    let planned = plan(&src, after.as_deref(), &job.rules)?;
-    let bar = planned.start(args, &job, done)?;
+    let planned = plan(src, after.as_deref(), &job.rules)?;
+    planned.start(observer, &job, done)?;
     let started = Instant::now();
     let mut pusher = Pusher {
         server,
         outbox: Outbox::default(),
-        bar,
+        observer,
         job: &job,
-        batch_elements: args.batch_elements.max(1),
-        batch_bytes: args.batch_bytes.max(1),
         queued: done,
         complete: (after.clone(), done),
         commits: 0,
     };
-    let mut report = Report::default();
-    let result = pusher
-        .checkpoint()
-        .save(&job.checkpoint, job.sync)
-        .and_then(|()| copy(&src, &mut pusher, after, &job.rules, &mut report));
-    pusher.bar.finish();
-    result?;
-    let mut server = pusher.server;
+    let mut report = job.report();
+    pusher.checkpoint().save(&job.checkpoint, job.sync)?;
+    copy(src, &mut pusher, after, &job.rules, &mut report)?;
     report.migrated = pusher.queued;
     report.seconds = started.elapsed().as_secs_f64();
-    Checkpoint::remove(&job.checkpoint)?;
+    remove_checkpoint(&job.checkpoint)?;
     report.resumed = job.resumed.as_ref().map(|c| match &c.position {
         Position::AfterKey(Some(k)) => format!("resumed after key {}", quote_bytes(k)),
         _ => "resumed from the first key".to_string(),
     });
-    report.print(&job, "that cannot be migrated");
-    if args.verify {
-        let verified = verify::store_to_server(&src, &mut server, &job.rules, job.merge)?;
-        return print_verify(&verified);
-    }
-    Ok(())
+    Ok(report)
 }
 
-fn copy(
-    src: &Engine<AnyCodec>,
+fn copy<C: Codec>(
+    src: &Engine<C>,
     pusher: &mut Pusher<'_>,
     after: Option<Vec<u8>>,
     rules: &Rules,
-    report: &mut Report,
-) -> Result<(), CliError> {
+    report: &mut ServerReport,
+) -> Result<(), MigrateError> {
     let pages = |after: Option<&[u8]>| src.summaries_after(after, PAGE);
     for_each_page(after, pages, |page| {
         for (key, entry) in page {
@@ -184,7 +180,7 @@ fn copy(
                 Verdict::Copy => {}
                 Verdict::CopyFirst(s) => report.first_of_several.push(s),
                 Verdict::Skip(s) => {
-                    pusher.bar.skipped(&s);
+                    pusher.observer.skipped(&s);
                     report.skipped.push(s);
                     continue;
                 }
@@ -193,14 +189,12 @@ fn copy(
                 }
             }
             let mut first = true;
-            let chunk = CHUNK.min(pusher.batch_elements);
-            let read = src
-                .read_chunks(&key, chunk, |_, value| -> Result<(), SinkError> {
-                    pusher.chunk(&key, first, &value)?;
-                    first = false;
-                    Ok(())
-                })
-                .map_err(|SinkError(e)| e)?;
+            let chunk = CHUNK.min(pusher.job.batch.0);
+            let read = src.read_chunks(&key, chunk, |_, value| -> Result<(), MigrateError> {
+                pusher.chunk(&key, first, &value)?;
+                first = false;
+                Ok(())
+            })?;
             match read {
                 Some(summary) => pusher.end_key(&key, summary.expire_ms)?,
                 None => report.expired += 1,
