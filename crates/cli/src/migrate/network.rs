@@ -1,6 +1,7 @@
 //! `redcodec migrate` and `verify` with a live server on one side
 //! (`--to redis://HOST:PORT[/DB]`, `--to redis-cluster://HOST:PORT` or
-//! `--from redis://…`): the options only they have, the checks of the
+//! `--from redis://…`, also together: a server into a cluster): the
+//! options only they have, the checks of the
 //! command line, and the printing; the work is
 //! [`redcodec_migrate::network`]'s.
 
@@ -91,8 +92,46 @@ pub fn run(request: &Request<'_>) -> Result<(), CliError> {
             }
             Ok(())
         }
-        _ => Err(both_servers()),
+        (true, true) => {
+            let (source, target) = servers(pair)?;
+            reject(request.compat.is_some(), "--compat", "--to")?;
+            let result = network::migrate_between_servers(&source, &target, options, &mut bar);
+            bar.finish();
+            let report = result?;
+            print(&report, "that cannot be migrated");
+            if request.verify {
+                let verified = network::verify_between_servers(&source, &target, report.merged)?;
+                return print_verify(&verified);
+            }
+            Ok(())
+        }
+        (false, false) => Err(no_server()),
     }
+}
+
+/// A server as the source and a cluster as the destination; two plain
+/// servers are refused.
+fn servers(pair: &PairArgs) -> Result<(Endpoint, Endpoint), CliError> {
+    let source = Endpoint::parse(&pair.from)?;
+    let target = Endpoint::parse(&pair.to)?;
+    if !target.cluster {
+        return Err(both_servers());
+    }
+    for (given, option) in [
+        (pair.src.is_some(), "--src"),
+        (pair.src_namespace.is_some(), "--src-namespace"),
+        (pair.src_cluster, "--src-cluster"),
+    ] {
+        reject(given, option, "--from")?;
+    }
+    for (given, option) in [
+        (pair.dst.is_some(), "--dst"),
+        (pair.dst_namespace.is_some(), "--dst-namespace"),
+        (pair.dst_cluster, "--dst-cluster"),
+    ] {
+        reject(given, option, "--to")?;
+    }
+    Ok((source, target))
 }
 
 /// Runs `redcodec verify` with a server on one side.
@@ -109,7 +148,11 @@ pub fn run_verify(pair: &PairArgs, merge: bool) -> Result<(), CliError> {
             let dst = pair.open_destination(OpenMode::ReadOnly, None)?;
             network::verify_server_to_store(&source, &dst, merge)?
         }
-        _ => return Err(both_servers()),
+        (true, true) => {
+            let (source, target) = servers(pair)?;
+            network::verify_between_servers(&source, &target, merge)?
+        }
+        (false, false) => return Err(no_server()),
     };
     print_verify(&report)
 }
@@ -124,8 +167,12 @@ fn one_namespace(pair: &PairArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+fn no_server() -> CliError {
+    fail("neither --from nor --to names a server")
+}
+
 fn both_servers() -> CliError {
-    fail("--from and --to are both servers: migrate through a store (or use the servers' own replication)")
+    fail("--from and --to are both servers: migrate into a cluster (--to redis-cluster://…) or through a store (or use the servers' own replication)")
 }
 
 /// Refuses an option that names a store where `side` is a server.

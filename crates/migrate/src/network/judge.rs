@@ -107,6 +107,21 @@ impl Rules {
         })
     }
 
+    /// A key of a server, to be written to another server: any type
+    /// redcodec models can go.
+    pub fn server_key(&self, key: &RemoteKey) -> Verdict {
+        match &key.kind {
+            RemoteType::Modelled(_) => Verdict::Copy,
+            RemoteType::Other(name) => self.unrepresentable(Skipped {
+                key: key.key.clone(),
+                data_type: None,
+                reason: Unrepresentable::Unmodelled {
+                    type_name: name.clone(),
+                },
+            }),
+        }
+    }
+
     /// A key of a server, to be written to a store of a format with
     /// `caps`, encoded by `codec`.
     pub fn remote_key<C: Codec>(&self, key: &RemoteKey, caps: &Capabilities, codec: &C) -> Verdict {

@@ -14,7 +14,8 @@
 //! - [`judge`]: which keys can be migrated (the store-to-store rules);
 //! - [`job`]: both ends, the checkpoint ([`crate::checkpoint`]), the plan
 //!   and the report; [`pages`]: the sizes and the walk of a store;
-//! - [`push`]: store → server; [`pull`]: server → store;
+//! - [`push`]: store → server; [`pull`]: server → store; [`relay`]:
+//!   server → server or cluster;
 //! - [`verify`]: every key compared through the protocol.
 
 mod cluster;
@@ -26,6 +27,7 @@ mod outbox;
 mod pages;
 mod pull;
 mod push;
+mod relay;
 mod remote;
 mod reply;
 mod server;
@@ -36,4 +38,7 @@ pub use job::ServerReport;
 pub use judge::Rules;
 pub use pull::migrate_from_server;
 pub use push::migrate_to_server;
-pub use verify::{verify_server_to_store, verify_store_to_server, INEXACT_EXPIRY_MS};
+pub use relay::migrate_between_servers;
+pub use verify::{
+    verify_between_servers, verify_server_to_store, verify_store_to_server, INEXACT_EXPIRY_MS,
+};

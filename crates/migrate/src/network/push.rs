@@ -44,8 +44,18 @@ fn plan<C: Codec>(
     Ok(planned)
 }
 
-/// The copy: outbox, progress and checkpoint.
-struct Pusher<'a> {
+/// What the checkpoint records of a copy into a server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mark {
+    /// The last source key sent whole (a store's walk).
+    AfterKey,
+    /// The `SCAN` cursor of the source server's page being copied, and
+    /// what was copied before it (a page is copied again on resume).
+    Page(u64, Tally),
+}
+
+/// The copy into a server: outbox, progress and checkpoint.
+pub struct Pusher<'a> {
     server: Server,
     outbox: Outbox,
     observer: &'a mut dyn Observer,
@@ -54,17 +64,63 @@ struct Pusher<'a> {
     queued: Tally,
     /// The last key queued whole, and the tally at that point.
     complete: (Option<Vec<u8>>, Tally),
+    /// What the checkpoint records.
+    mark: Mark,
     commits: u64,
 }
 
-impl Pusher<'_> {
+impl<'a> Pusher<'a> {
+    /// A copy into `server` for `job`, after `after` (`done` already
+    /// written), its checkpoint recording `mark`.
+    pub fn new(
+        server: Server,
+        observer: &'a mut dyn Observer,
+        job: &'a Job,
+        after: Option<Vec<u8>>,
+        done: Tally,
+        mark: Mark,
+    ) -> Pusher<'a> {
+        Pusher {
+            server,
+            outbox: Outbox::default(),
+            observer,
+            job,
+            queued: done,
+            complete: (after, done),
+            mark,
+            commits: 0,
+        }
+    }
+
+    /// Everything queued so far.
+    pub fn queued(&self) -> Tally {
+        self.queued
+    }
+
+    /// The progress observer.
+    pub fn observer(&mut self) -> &mut dyn Observer {
+        &mut *self.observer
+    }
+
+    /// Records in the checkpoint that a page begins at `cursor`: what is
+    /// queued so far is sent first.
+    pub fn page(&mut self, cursor: u64) -> Result<(), MigrateError> {
+        self.send()?;
+        self.mark = Mark::Page(cursor, self.queued);
+        self.checkpoint().save(&self.job.checkpoint, self.job.sync)
+    }
+
     fn checkpoint(&self) -> ServerCheckpoint {
-        self.job
-            .checkpoint_at(Position::AfterKey(self.complete.0.clone()), self.complete.1)
+        match &self.mark {
+            Mark::AfterKey => self
+                .job
+                .checkpoint_at(Position::AfterKey(self.complete.0.clone()), self.complete.1),
+            Mark::Page(cursor, done) => self.job.checkpoint_at(Position::Cursor(*cursor), *done),
+        }
     }
 
     /// Sends the pipeline, then records how far the server surely is.
-    fn send(&mut self) -> Result<(), MigrateError> {
+    pub fn send(&mut self) -> Result<(), MigrateError> {
         if self.outbox.size() == (0, 0) {
             return Ok(());
         }
@@ -86,7 +142,7 @@ impl Pusher<'_> {
     }
 
     /// Queues one chunk of `key` (its first: after `DEL`).
-    fn chunk(&mut self, key: &[u8], first: bool, value: &Value) -> Result<(), MigrateError> {
+    pub fn chunk(&mut self, key: &[u8], first: bool, value: &Value) -> Result<(), MigrateError> {
         if first {
             self.outbox.begin_key(key);
         }
@@ -98,7 +154,7 @@ impl Pusher<'_> {
     }
 
     /// Queues the end of `key`: its expiry; the key is then complete.
-    fn end_key(&mut self, key: &[u8], expire_ms: u64) -> Result<(), MigrateError> {
+    pub fn end_key(&mut self, key: &[u8], expire_ms: u64) -> Result<(), MigrateError> {
         if expire_ms != 0 {
             self.outbox.expire_at(key, expire_ms);
         }
@@ -144,15 +200,7 @@ pub fn migrate_to_server<C: Codec>(
     let planned = plan(src, after.as_deref(), &job.rules)?;
     planned.start(observer, &job, done)?;
     let started = Instant::now();
-    let mut pusher = Pusher {
-        server,
-        outbox: Outbox::default(),
-        observer,
-        job: &job,
-        queued: done,
-        complete: (after.clone(), done),
-        commits: 0,
-    };
+    let mut pusher = Pusher::new(server, observer, &job, after.clone(), done, Mark::AfterKey);
     let mut report = job.report();
     pusher.checkpoint().save(&job.checkpoint, job.sync)?;
     copy(src, &mut pusher, after, &job.rules, &mut report)?;
