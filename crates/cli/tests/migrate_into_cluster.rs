@@ -57,7 +57,12 @@ fn expected() -> BTreeMap<Vec<u8>, (Expected, i64)> {
             1 => Expected::List((0..4).map(|j| format!("e{i}-{j}").into_bytes()).collect()),
             2 => Expected::Hash(
                 (0..3)
-                    .map(|j| (format!("f{j}").into_bytes(), format!("{i}.{j}").into_bytes()))
+                    .map(|j| {
+                        (
+                            format!("f{j}").into_bytes(),
+                            format!("{i}.{j}").into_bytes(),
+                        )
+                    })
                     .collect(),
             ),
             3 => Expected::Set((0..3).map(|j| format!("m{j}").into_bytes()).collect()),
@@ -314,7 +319,10 @@ impl RedisCluster {
     }
 
     fn addrs(&self) -> Vec<String> {
-        self.ports.iter().map(|p| format!("127.0.0.1:{p}")).collect()
+        self.ports
+            .iter()
+            .map(|p| format!("127.0.0.1:{p}"))
+            .collect()
     }
 
     /// Waits until every node reports the cluster up with every slot.
@@ -325,8 +333,7 @@ impl RedisCluster {
                 let info: String = command(&["CLUSTER", "INFO"])
                     .query(&mut connect(&addr))
                     .unwrap();
-                if info.contains("cluster_state:ok") && owners(&mut connect(&addr)).len() == 16384
-                {
+                if info.contains("cluster_state:ok") && owners(&mut connect(&addr)).len() == 16384 {
                     break;
                 }
                 assert!(
@@ -390,10 +397,9 @@ fn start_redis(dir: &Path, extra: &[&str]) -> Result<(Child, u16), String> {
         let own = format!("process_id:{}", child.id());
         why = format!("redis-server never answered on port {port}");
         while Instant::now() < deadline {
-            let info: Result<String, _> =
-                redis::Client::open(format!("redis://127.0.0.1:{port}/"))
-                    .and_then(|c| c.get_connection_with_timeout(Duration::from_secs(1)))
-                    .and_then(|mut c| command(&["INFO", "server"]).query(&mut c));
+            let info: Result<String, _> = redis::Client::open(format!("redis://127.0.0.1:{port}/"))
+                .and_then(|c| c.get_connection_with_timeout(Duration::from_secs(1)))
+                .and_then(|mut c| command(&["INFO", "server"]).query(&mut c));
             match info {
                 Ok(info) if info.contains(&own) => return Ok((child, port)),
                 Ok(_) => {
@@ -449,7 +455,10 @@ fn a_store_goes_into_a_redis_cluster_each_key_to_its_slots_master() {
         .dst_url(&url)
         .with(&["--checkpoint", path(&checkpoint), "--verify"]));
     let n = expected().len();
-    assert!(stdout.starts_with(&format!("migrated {n} keys,")), "{stdout}");
+    assert!(
+        stdout.starts_with(&format!("migrated {n} keys,")),
+        "{stdout}"
+    );
     assert_contains(&stdout, &format!("to {url} in"));
     assert_contains(&stdout, &format!("verify: {n} keys compared, all equal"));
     assert!(!checkpoint.exists(), "the checkpoint goes when done");
@@ -497,13 +506,17 @@ fn a_store_goes_into_a_redis_cluster_each_key_to_its_slots_master() {
     for addr in &addrs {
         let _: () = redis::cmd("FLUSHALL").query(&mut connect(addr)).unwrap();
     }
-    let stdout = ok(&Args::new("migrate")
-        .src_url(&server)
-        .dst_url(&url)
-        .with(&["--checkpoint", path(&checkpoint), "--verify"]));
+    let stdout = ok(&Args::new("migrate").src_url(&server).dst_url(&url).with(&[
+        "--checkpoint",
+        path(&checkpoint),
+        "--verify",
+    ]));
     let _ = child.kill();
     let _ = child.wait();
-    assert!(stdout.starts_with(&format!("migrated {n} keys,")), "{stdout}");
+    assert!(
+        stdout.starts_with(&format!("migrated {n} keys,")),
+        "{stdout}"
+    );
     assert_contains(&stdout, &format!("verify: {n} keys compared, all equal"));
     assert_keys_on_their_owners(&addrs);
 }
@@ -548,7 +561,10 @@ fn a_store_goes_into_redcodec_cluster_nodes_following_moved() {
         .dst_url(&url)
         .with(&["--checkpoint", path(&checkpoint), "--verify"]));
     let n = expected().len();
-    assert!(stdout.starts_with(&format!("migrated {n} keys,")), "{stdout}");
+    assert!(
+        stdout.starts_with(&format!("migrated {n} keys,")),
+        "{stdout}"
+    );
     assert_contains(&stdout, &format!("verify: {n} keys compared, all equal"));
     // The seed learns the truth; every key is on its slot's master.
     set_nodes(&nodes[..1], &truth, 3);
@@ -571,8 +587,14 @@ fn an_interrupted_migration_into_a_cluster_resumes() {
     };
     // 20 elements a pipeline: "big:hash" (1,500) is whole after 75, and
     // "big:list" (2,500) half sent after 100.
-    kill_when_paused(binary().args(&*args(&["--pause-after-commits", "100"])), 100);
-    assert!(checkpoint.exists(), "the interrupted run leaves its checkpoint");
+    kill_when_paused(
+        binary().args(&*args(&["--pause-after-commits", "100"])),
+        100,
+    );
+    assert!(
+        checkpoint.exists(),
+        "the interrupted run leaves its checkpoint"
+    );
     let written: usize = addrs(&nodes)
         .iter()
         .map(|a| -> usize { redis::cmd("DBSIZE").query(&mut connect(a)).unwrap() })
@@ -585,7 +607,10 @@ fn an_interrupted_migration_into_a_cluster_resumes() {
     assert_contains(&text(&refused.stderr), "resume it (--resume)");
 
     let stdout = ok(&args(&["--resume", "--verify"]));
-    assert!(stdout.starts_with(&format!("migrated {n} keys,")), "{stdout}");
+    assert!(
+        stdout.starts_with(&format!("migrated {n} keys,")),
+        "{stdout}"
+    );
     assert_contains(&stdout, "resumed after key \"big:hash\"");
     assert_contains(&stdout, &format!("verify: {n} keys compared, all equal"));
     assert!(!checkpoint.exists());

@@ -41,8 +41,8 @@ use std::path::{Path, PathBuf};
 use redcodec_codec::DataType;
 
 use crate::error::MigrateError;
-use crate::represent::Unrepresentable;
 use crate::report::{Skipped, Tally};
+use crate::represent::Unrepresentable;
 use redcodec_engine::store::{hex, unhex};
 
 const MAGIC: &str = "redcodec migration checkpoint 1";
@@ -135,62 +135,62 @@ impl Checkpoint {
 
 /// A store-to-store checkpoint's text, parsed.
 fn parse_store(text: &str) -> Result<Checkpoint, String> {
-        let mut cp = Checkpoint {
-            source_format: String::new(),
-            source_dir: Vec::new(),
-            destination_format: String::new(),
-            merge: false,
-            probe: true,
-            done: None,
-            counter: 0,
-            through: None,
-            through_count: 0,
-            pending: None,
-            tally: Tally::default(),
-            expired: 0,
-            skipped: Vec::new(),
-        };
-        let mut magic = false;
-        for (n, line) in text.lines().enumerate() {
-            let bad = |what: &str| format!("line {}: {what}", n + 1);
-            let (name, value) = line.split_once(' ').ok_or_else(|| bad("no value"))?;
-            match name {
-                "format" => magic = value == MAGIC,
-                "source-format" => cp.source_format = value.to_string(),
-                "source-dir" => cp.source_dir = unhex(value).ok_or_else(|| bad("bad hex"))?,
-                "destination-format" => cp.destination_format = value.to_string(),
-                "merge" => cp.merge = value == "1",
-                "probe" => cp.probe = value == "1",
-                "done" => cp.done = opt_unhex(value).ok_or_else(|| bad("bad hex"))?,
-                "counter" => cp.counter = number(value).ok_or_else(|| bad("bad number"))?,
-                "through" => cp.through = opt_unhex(value).ok_or_else(|| bad("bad hex"))?,
-                "through-count" => {
-                    cp.through_count = number(value).ok_or_else(|| bad("bad number"))?;
-                }
-                "pending" => {
-                    cp.pending = if value == "-" {
-                        None
-                    } else {
-                        let (ty, meta) = value.split_once(' ').ok_or_else(|| bad("bad pending"))?;
-                        let ty = DataType::from_redis_name(ty.as_bytes())
-                            .ok_or_else(|| bad("bad type"))?;
-                        Some((ty, unhex(meta).ok_or_else(|| bad("bad hex"))?))
-                    }
-                }
-                "keys" => cp.tally.keys = number(value).ok_or_else(|| bad("bad number"))?,
-                "elements" => cp.tally.elements = number(value).ok_or_else(|| bad("bad number"))?,
-                "bytes" => cp.tally.bytes = number(value).ok_or_else(|| bad("bad number"))?,
-                "expired" => cp.expired = number(value).ok_or_else(|| bad("bad number"))?,
-                "skipped" => cp
-                    .skipped
-                    .push(decode_skipped(value).ok_or_else(|| bad("bad skipped key"))?),
-                _ => return Err(bad(&format!("unknown entry '{name}'"))),
+    let mut cp = Checkpoint {
+        source_format: String::new(),
+        source_dir: Vec::new(),
+        destination_format: String::new(),
+        merge: false,
+        probe: true,
+        done: None,
+        counter: 0,
+        through: None,
+        through_count: 0,
+        pending: None,
+        tally: Tally::default(),
+        expired: 0,
+        skipped: Vec::new(),
+    };
+    let mut magic = false;
+    for (n, line) in text.lines().enumerate() {
+        let bad = |what: &str| format!("line {}: {what}", n + 1);
+        let (name, value) = line.split_once(' ').ok_or_else(|| bad("no value"))?;
+        match name {
+            "format" => magic = value == MAGIC,
+            "source-format" => cp.source_format = value.to_string(),
+            "source-dir" => cp.source_dir = unhex(value).ok_or_else(|| bad("bad hex"))?,
+            "destination-format" => cp.destination_format = value.to_string(),
+            "merge" => cp.merge = value == "1",
+            "probe" => cp.probe = value == "1",
+            "done" => cp.done = opt_unhex(value).ok_or_else(|| bad("bad hex"))?,
+            "counter" => cp.counter = number(value).ok_or_else(|| bad("bad number"))?,
+            "through" => cp.through = opt_unhex(value).ok_or_else(|| bad("bad hex"))?,
+            "through-count" => {
+                cp.through_count = number(value).ok_or_else(|| bad("bad number"))?;
             }
+            "pending" => {
+                cp.pending = if value == "-" {
+                    None
+                } else {
+                    let (ty, meta) = value.split_once(' ').ok_or_else(|| bad("bad pending"))?;
+                    let ty =
+                        DataType::from_redis_name(ty.as_bytes()).ok_or_else(|| bad("bad type"))?;
+                    Some((ty, unhex(meta).ok_or_else(|| bad("bad hex"))?))
+                }
+            }
+            "keys" => cp.tally.keys = number(value).ok_or_else(|| bad("bad number"))?,
+            "elements" => cp.tally.elements = number(value).ok_or_else(|| bad("bad number"))?,
+            "bytes" => cp.tally.bytes = number(value).ok_or_else(|| bad("bad number"))?,
+            "expired" => cp.expired = number(value).ok_or_else(|| bad("bad number"))?,
+            "skipped" => cp
+                .skipped
+                .push(decode_skipped(value).ok_or_else(|| bad("bad skipped key"))?),
+            _ => return Err(bad(&format!("unknown entry '{name}'"))),
         }
-        if !magic {
-            return Err("not a redcodec migration checkpoint".into());
-        }
-        Ok(cp)
+    }
+    if !magic {
+        return Err("not a redcodec migration checkpoint".into());
+    }
+    Ok(cp)
 }
 
 /// Replaces the file at `path` with `text`: written aside (`PATH.tmp`),

@@ -150,4 +150,3 @@ fn foreign_keys<A: Codec>(src: &Engine<A>) -> Result<Vec<Skipped>, MigrateError>
     }
     Ok(out)
 }
-

@@ -209,7 +209,6 @@ fn verify_options(merge: bool) -> VerifyOptions {
     }
 }
 
-
 /// The library's error with what to do next on the command line.
 fn explain(e: MigrateError, checkpoint_kept: bool) -> CliError {
     let hint = match &e {
@@ -260,4 +259,3 @@ fn print_summary(args: &MigrateArgs, report: &MigrateReport, seconds: f64) {
         &report.first_of_several,
     );
 }
-

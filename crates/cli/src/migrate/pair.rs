@@ -20,7 +20,8 @@ pub struct PairArgs {
     /// server.
     #[arg(long, value_name = "DIR")]
     pub src: Option<PathBuf>,
-    /// Format of the destination store, or a server: redis://HOST:PORT[/DB].
+    /// Format of the destination store, or a server: redis://HOST:PORT[/DB],
+    /// or a cluster: redis-cluster://HOST:PORT (any node).
     #[arg(long, value_name = "FMT|URL")]
     pub to: String,
     /// Destination store directory; not with a server.

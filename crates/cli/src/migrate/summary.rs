@@ -9,7 +9,12 @@ use crate::error::{fail, CliError};
 /// summary: how many expired meanwhile, the keys skipped (`skipped_why`
 /// completes "skipped N keys …"), and the keys held in several types of
 /// which the first type was migrated.
-pub(crate) fn print_left_out(expired: u64, skipped: &[Skipped], skipped_why: &str, first: &[Skipped]) {
+pub(crate) fn print_left_out(
+    expired: u64,
+    skipped: &[Skipped],
+    skipped_why: &str,
+    first: &[Skipped],
+) {
     if expired > 0 {
         println!("{expired} keys expired during the migration and were not copied");
     }

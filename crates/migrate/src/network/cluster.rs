@@ -128,11 +128,10 @@ impl Cluster {
                 Ok(Value::ServerError(e)) => why = format!("{host}:{port}: {}", describe(&e)),
                 Ok(reply) => {
                     let ranges = slot_ranges(reply).ok_or_else(|| {
-                        fail(format!(
-                            "{host}:{port}: CLUSTER SLOTS: unexpected reply"
-                        ))
+                        fail(format!("{host}:{port}: CLUSTER SLOTS: unexpected reply"))
                     })?;
-                    return Ok(self.route(ranges));
+                    self.route(ranges);
+                    return Ok(());
                 }
                 Err(e) => why = e.to_string(),
             }
@@ -223,7 +222,7 @@ impl Cluster {
         routes: &[Route],
         replies: &mut [Value],
     ) -> Result<(), MigrateError> {
-        let mut by_node: Vec<(usize, Vec<Cmd>, Vec<(usize, bool)>)> = Vec::new();
+        let mut by_node: Vec<Batch> = Vec::new();
         for &i in which {
             let (node, asking) = match routes[i] {
                 Route::Node(n) => (n, false),
@@ -308,6 +307,11 @@ impl Cluster {
         Ok(scan_page(self.scan.token, keys))
     }
 }
+
+/// The commands for one node: its index, the commands (an `ASKING`
+/// before a redirected one), and for each the number of the command it
+/// answers and whether its reply is kept (not `ASKING`'s).
+type Batch = (usize, Vec<Cmd>, Vec<(usize, bool)>);
 
 /// Where one command goes.
 #[derive(Copy, Clone)]

@@ -4,16 +4,16 @@
 //! hold, stops the migration unless `--skip-unrepresentable`; a key a
 //! store holds in several types follows `--type-conflict`.
 
-use redcodec_codec::{Capabilities, Codec};
-use redcodec_engine::keyspace::migrated_expiry;
-use redcodec_engine::reply::quote_bytes;
-use redcodec_engine::typed::KeySummary;
-use redcodec_engine::CmdError;
 use super::remote::{RemoteKey, RemoteType};
 use crate::error::{fail, MigrateError};
 use crate::options::{MigrateOptions, OnUnrepresentable, TypeConflict};
 use crate::report::Skipped;
 use crate::represent::Unrepresentable;
+use redcodec_codec::{Capabilities, Codec};
+use redcodec_engine::keyspace::migrated_expiry;
+use redcodec_engine::reply::quote_bytes;
+use redcodec_engine::typed::KeySummary;
+use redcodec_engine::CmdError;
 
 /// What to do with one key.
 #[derive(Clone, Debug, PartialEq)]

@@ -9,9 +9,9 @@
 
 use std::time::Instant;
 
+use redcodec_codec::Codec;
 use redcodec_engine::reply::quote_bytes;
 use redcodec_engine::value::Value;
-use redcodec_codec::Codec;
 use redcodec_engine::Engine;
 
 use super::endpoint::Endpoint;

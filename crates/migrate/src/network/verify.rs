@@ -8,9 +8,9 @@
 
 use std::collections::{HashMap, HashSet};
 
+use redcodec_codec::Codec;
 use redcodec_codec::DataType;
 use redcodec_engine::keyspace::migrated_expiry;
-use redcodec_codec::Codec;
 use redcodec_engine::Engine;
 
 use super::endpoint::Endpoint;
@@ -65,15 +65,17 @@ fn compare(
 }
 
 /// The digest of a store's key, its expiry as stored; `None` if not live.
-fn store_digest<C: Codec>(engine: &Engine<C>, key: &[u8]) -> Result<Option<KeyDigest>, MigrateError> {
+fn store_digest<C: Codec>(
+    engine: &Engine<C>,
+    key: &[u8],
+) -> Result<Option<KeyDigest>, MigrateError> {
     let mut digest: Option<ContentDigest> = None;
-    let summary = engine
-        .read_chunks(key, CHUNK, |summary, chunk| -> Result<(), MigrateError> {
-            digest
-                .get_or_insert_with(|| ContentDigest::new(summary.data_type))
-                .add(&chunk);
-            Ok(())
-        })?;
+    let summary = engine.read_chunks(key, CHUNK, |summary, chunk| -> Result<(), MigrateError> {
+        digest
+            .get_or_insert_with(|| ContentDigest::new(summary.data_type))
+            .add(&chunk);
+        Ok(())
+    })?;
     Ok(summary.zip(digest).map(|(s, d)| d.finish(s.expire_ms)))
 }
 
