@@ -103,10 +103,10 @@ pub struct MigrateReport {
     /// Keys skipped because they had expired.
     pub expired: u64,
     /// Keys skipped as unrepresentable (or held in several types, with
-    /// [`TypeConflict::Skip`]).
+    /// [`TypeConflict::Skip`](crate::TypeConflict::Skip)).
     pub skipped: Vec<Skipped>,
     /// Keys held in several types whose first type was migrated
-    /// ([`TypeConflict::First`]); the reason lists every type.
+    /// ([`TypeConflict::First`](crate::TypeConflict::First)); the reason lists every type.
     pub first_of_several: Vec<Skipped>,
     /// The last key an interrupted run had surely written, when resuming
     /// (`Some(None)`: resumed before the first key).

@@ -6,17 +6,17 @@
 //! rules are the store-to-store migration's ([`crate::MigrateOptions`]);
 //! values are compared with the same [`crate::ContentDigest`].
 //!
-//! - [`endpoint`]: the URL, parsed by the `redis` crate;
-//! - [`server`]: the connection ([`link`], or every master of a
-//!   [`cluster`], keys routed by slot), pipelines, [`reply`]s checked;
-//! - [`remote`]: keys probed and values read from the server, in chunks;
-//! - [`outbox`]: a key written to the server as `DEL`, chunks, `PEXPIREAT`;
-//! - [`judge`]: which keys can be migrated (the store-to-store rules);
-//! - [`job`]: both ends, the checkpoint ([`crate::checkpoint`]), the plan
-//!   and the report; [`pages`]: the sizes and the walk of a store;
-//! - [`push`]: store → server; [`pull`]: server → store; [`relay`]:
+//! - `endpoint`: the URL, parsed by the `redis` crate;
+//! - `server`: the connection (`link`, or every master of a
+//!   `cluster`, keys routed by slot), pipelines, `reply`s checked;
+//! - `remote`: keys probed and values read from the server, in chunks;
+//! - `outbox`: a key written to the server as `DEL`, chunks, `PEXPIREAT`;
+//! - `judge`: which keys can be migrated (the store-to-store rules);
+//! - `job`: both ends, the checkpoint (`crate::checkpoint`), the plan
+//!   and the report; `pages`: the sizes and the walk of a store;
+//! - `push`: store → server; `pull`: server → store; `relay`:
 //!   server → server or cluster;
-//! - [`verify`]: every key compared through the protocol.
+//! - `verify`: every key compared through the protocol.
 
 mod cluster;
 mod endpoint;
