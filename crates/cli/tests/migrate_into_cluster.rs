@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::net::TcpListener;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -20,7 +20,7 @@ use common::*;
 mod serve_support;
 
 mod cluster_support;
-use cluster_support::{set_nodes, topology, Node, THIRDS};
+use cluster_support::{set_nodes, three_nodes, topology, Node, THIRDS};
 
 /// Stores are written at this fixed time, 2035-01-01T00:00:00Z: their
 /// expiries lie ahead of the servers' real clocks, known to the
@@ -100,33 +100,26 @@ fn store_script() -> String {
     let mut script = String::new();
     for (key, (value, ttl)) in expected() {
         let k = quote(&key);
-        let line = match value {
-            Expected::String(v) => format!("SET {k} {}", quote(&v)),
-            Expected::List(items) => {
-                let items: Vec<String> = items.iter().map(|i| quote(i)).collect();
-                format!("RPUSH {k} {}", items.join(" "))
-            }
-            Expected::Hash(pairs) => {
-                let pairs: Vec<String> = pairs
+        let (command, words): (&str, Vec<String>) = match value {
+            Expected::String(v) => ("SET", vec![quote(&v)]),
+            Expected::List(items) => ("RPUSH", items.iter().map(|i| quote(i)).collect()),
+            Expected::Hash(pairs) => (
+                "HSET",
+                pairs
                     .iter()
-                    .map(|(f, v)| format!("{} {}", quote(f), quote(v)))
-                    .collect();
-                format!("HSET {k} {}", pairs.join(" "))
-            }
-            Expected::Set(members) => {
-                let members: Vec<String> = members.iter().map(|m| quote(m)).collect();
-                format!("SADD {k} {}", members.join(" "))
-            }
-            Expected::ZSet(members) => {
-                let members: Vec<String> = members
+                    .flat_map(|(f, v)| [quote(f), quote(v)])
+                    .collect(),
+            ),
+            Expected::Set(members) => ("SADD", members.iter().map(|m| quote(m)).collect()),
+            Expected::ZSet(members) => (
+                "ZADD",
+                members
                     .iter()
-                    .map(|(m, s)| format!("{s} {}", quote(m)))
-                    .collect();
-                format!("ZADD {k} {}", members.join(" "))
-            }
+                    .flat_map(|(m, s)| [s.to_string(), quote(m)])
+                    .collect(),
+            ),
         };
-        script.push_str(&line);
-        script.push('\n');
+        script.push_str(&format!("{command} {k} {}\n", words.join(" ")));
         if ttl > 0 {
             script.push_str(&format!("PEXPIREAT {k} {ttl}\n"));
         }
@@ -134,21 +127,35 @@ fn store_script() -> String {
     script
 }
 
-/// A kvrocks store holding [`expected`] in `dir`.
-fn store(dir: &Path) {
-    exec_at(CLOCK, "kvrocks", dir, &store_script());
+/// A temporary directory with a kvrocks store holding [`expected`] and
+/// the path of a checkpoint.
+fn source() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let (kv, checkpoint) = (dir.path().join("kv"), dir.path().join("c"));
+    exec_at(CLOCK, "kvrocks", &kv, &store_script());
+    (dir, kv, checkpoint)
 }
 
-/// Runs `redcodec ARGS` and checks it succeeded; its stdout.
-fn ok(args: &[&str]) -> String {
-    let out = redcodec(args, "");
+/// `migrate` of the kvrocks store `kv` into the cluster at `url`,
+/// with the checkpoint `checkpoint`.
+fn into_cluster<'a>(kv: &'a Path, url: &'a str, checkpoint: &'a Path) -> Args<'a> {
+    Args::new("migrate")
+        .src("kvrocks", kv)
+        .dst_url(url)
+        .with(&["--checkpoint", path(checkpoint)])
+}
+
+/// Runs `args` (a migration with `--verify`), checks that it migrated
+/// and verified every key of [`expected`]; its stdout.
+fn migrated_and_verified(args: &[&str]) -> String {
+    let stdout = ok(args);
+    let n = expected().len();
     assert!(
-        out.status.success(),
-        "redcodec {args:?} failed:\n{}{}",
-        text(&out.stdout),
-        text(&out.stderr)
+        stdout.starts_with(&format!("migrated {n} keys,")),
+        "{stdout}"
     );
-    text(&out.stdout)
+    assert_contains(&stdout, &format!("verify: {n} keys compared, all equal"));
+    stdout
 }
 
 /// A connection to `host:port`.
@@ -424,13 +431,11 @@ fn keyslot(addr: &str, key: &str) -> u16 {
 
 #[test]
 fn a_store_goes_into_a_redis_cluster_each_key_to_its_slots_master() {
-    let Some(cluster) = RedisCluster::start() else {
+    let Some(mut cluster) = RedisCluster::start() else {
         return;
     };
     let addrs = cluster.addrs();
-    let dir = tempfile::tempdir().unwrap();
-    let (kv, checkpoint) = (dir.path().join("kv"), dir.path().join("c"));
-    store(&kv);
+    let (dir, kv, checkpoint) = source();
 
     // One key's slot is being migrated: its owner answers ASK for it,
     // and the key goes to the importing node after ASKING.
@@ -450,18 +455,10 @@ fn a_store_goes_into_a_redis_cluster_each_key_to_its_slots_master() {
 
     // The seed is the second master: any node will do.
     let url = format!("redis-cluster://{}", addrs[1]);
-    let stdout = ok(&Args::new("migrate")
-        .src("kvrocks", &kv)
-        .dst_url(&url)
-        .with(&["--checkpoint", path(&checkpoint), "--verify"]));
-    let n = expected().len();
-    assert!(
-        stdout.starts_with(&format!("migrated {n} keys,")),
-        "{stdout}"
-    );
+    let stdout = migrated_and_verified(&into_cluster(&kv, &url, &checkpoint).with(&["--verify"]));
     assert_contains(&stdout, &format!("to {url} in"));
-    assert_contains(&stdout, &format!("verify: {n} keys compared, all equal"));
     assert!(!checkpoint.exists(), "the checkpoint goes when done");
+    let n = expected().len();
     let (held,): (bool,) = redis::pipe()
         .cmd("ASKING")
         .ignore()
@@ -484,20 +481,15 @@ fn a_store_goes_into_a_redis_cluster_each_key_to_its_slots_master() {
     assert_contains(&ok(&verify), &format!("{n} keys compared, all equal"));
 
     // A cluster holding keys is refused without --merge.
-    let again = redcodec(
-        &Args::new("migrate")
-            .src("kvrocks", &kv)
-            .dst_url(&url)
-            .with(&["--checkpoint", path(&checkpoint)]),
-        "",
-    );
+    let again = redcodec(&into_cluster(&kv, &url, &checkpoint), "");
     assert!(!again.status.success());
     assert_contains(&text(&again.stderr), "already holds");
 
     // A live server into the cluster: the keys come back the same.
     let single = dir.path().join("single");
     std::fs::create_dir_all(&single).unwrap();
-    let (mut child, port) = start_redis(&single, &[]).expect("redis-server starts");
+    let (child, port) = start_redis(&single, &[]).expect("redis-server starts");
+    cluster.children.push(child); // killed with the cluster
     let server = format!("redis://127.0.0.1:{port}/0");
     ok(&Args::new("migrate")
         .src("kvrocks", &kv)
@@ -506,35 +498,20 @@ fn a_store_goes_into_a_redis_cluster_each_key_to_its_slots_master() {
     for addr in &addrs {
         let _: () = redis::cmd("FLUSHALL").query(&mut connect(addr)).unwrap();
     }
-    let stdout = ok(&Args::new("migrate").src_url(&server).dst_url(&url).with(&[
+    migrated_and_verified(&Args::new("migrate").src_url(&server).dst_url(&url).with(&[
         "--checkpoint",
         path(&checkpoint),
         "--verify",
     ]));
-    let _ = child.kill();
-    let _ = child.wait();
-    assert!(
-        stdout.starts_with(&format!("migrated {n} keys,")),
-        "{stdout}"
-    );
-    assert_contains(&stdout, &format!("verify: {n} keys compared, all equal"));
     assert_keys_on_their_owners(&addrs);
 }
 
 /// Three `redcodec serve --cluster` nodes, each given a third of the
-/// slots, except that the first (the seed) believes the second also owns
-/// the third's slots: keys of those go to the second, which answers
-/// `MOVED` towards the third.
+/// slots (version 1), and the topology text. With `stale_seed` the first
+/// (the seed) believes the second also owns the third's slots: keys of
+/// those go to the second, which answers `MOVED` towards the third.
 fn redcodec_cluster(stale_seed: bool) -> (Vec<Node>, String) {
-    let nodes: Vec<Node> = (0..3).map(|i| Node::start(i, &[])).collect();
-    let truth = topology(
-        &nodes
-            .iter()
-            .zip(THIRDS)
-            .map(|(n, s)| (n.id.as_str(), n.port(), s))
-            .collect::<Vec<_>>(),
-    );
-    set_nodes(&nodes, &truth, 1);
+    let (nodes, truth) = three_nodes();
     if stale_seed {
         let stale = topology(&[
             (nodes[0].id.as_str(), nodes[0].port(), THIRDS[0]),
@@ -552,20 +529,9 @@ fn addrs(nodes: &[Node]) -> Vec<String> {
 #[test]
 fn a_store_goes_into_redcodec_cluster_nodes_following_moved() {
     let (nodes, truth) = redcodec_cluster(true);
-    let dir = tempfile::tempdir().unwrap();
-    let (kv, checkpoint) = (dir.path().join("kv"), dir.path().join("c"));
-    store(&kv);
+    let (_dir, kv, checkpoint) = source();
     let url = format!("redis-cluster://{}", nodes[0].addr());
-    let stdout = ok(&Args::new("migrate")
-        .src("kvrocks", &kv)
-        .dst_url(&url)
-        .with(&["--checkpoint", path(&checkpoint), "--verify"]));
-    let n = expected().len();
-    assert!(
-        stdout.starts_with(&format!("migrated {n} keys,")),
-        "{stdout}"
-    );
-    assert_contains(&stdout, &format!("verify: {n} keys compared, all equal"));
+    migrated_and_verified(&into_cluster(&kv, &url, &checkpoint).with(&["--verify"]));
     // The seed learns the truth; every key is on its slot's master.
     set_nodes(&nodes[..1], &truth, 3);
     assert_keys_on_their_owners(&addrs(&nodes));
@@ -574,15 +540,11 @@ fn a_store_goes_into_redcodec_cluster_nodes_following_moved() {
 #[test]
 fn an_interrupted_migration_into_a_cluster_resumes() {
     let (nodes, _) = redcodec_cluster(false);
-    let dir = tempfile::tempdir().unwrap();
-    let (kv, checkpoint) = (dir.path().join("kv"), dir.path().join("c"));
-    store(&kv);
+    let (_dir, kv, checkpoint) = source();
     let url = format!("redis-cluster://{}", nodes[2].addr());
     let args = |extra: &[&'static str]| {
-        Args::new("migrate")
-            .src("kvrocks", &kv)
-            .dst_url(&url)
-            .with(&["--checkpoint", path(&checkpoint), "--batch-elements", "20"])
+        into_cluster(&kv, &url, &checkpoint)
+            .with(&["--batch-elements", "20"])
             .with(extra)
     };
     // 20 elements a pipeline: "big:hash" (1,500) is whole after 75, and
@@ -606,13 +568,8 @@ fn an_interrupted_migration_into_a_cluster_resumes() {
     assert!(!refused.status.success());
     assert_contains(&text(&refused.stderr), "resume it (--resume)");
 
-    let stdout = ok(&args(&["--resume", "--verify"]));
-    assert!(
-        stdout.starts_with(&format!("migrated {n} keys,")),
-        "{stdout}"
-    );
+    let stdout = migrated_and_verified(&args(&["--resume", "--verify"]));
     assert_contains(&stdout, "resumed after key \"big:hash\"");
-    assert_contains(&stdout, &format!("verify: {n} keys compared, all equal"));
     assert!(!checkpoint.exists());
     assert_keys_on_their_owners(&addrs(&nodes));
 }

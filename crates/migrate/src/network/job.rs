@@ -3,10 +3,14 @@
 //! the rules; the planning pass's count; and what it reports.
 
 use std::path::PathBuf;
+use std::time::Instant;
+
+use redcodec_engine::reply::quote_bytes;
 
 use super::endpoint::Endpoint;
 use super::judge::{Rules, Verdict};
-use crate::checkpoint::ServerCheckpoint;
+use super::server::Server;
+use crate::checkpoint::{remove_checkpoint, ServerCheckpoint};
 use crate::error::{fail, MigrateError};
 use crate::options::MigrateOptions;
 use crate::report::{Observer, Plan, Skipped, Tally};
@@ -151,6 +155,40 @@ impl Job {
         })
     }
 
+    /// Refuses a destination server holding keys, unless merging or
+    /// resuming.
+    pub fn refuse_unless_empty(&self, server: &mut Server) -> Result<(), MigrateError> {
+        if self.resumed.is_some() || self.merge {
+            return Ok(());
+        }
+        match server.any_key()? {
+            None => Ok(()),
+            Some((n, key)) => Err(fail(format!(
+                "{} already holds {n} keys (for example {}); refusing to migrate into it \
+                 without --merge (with it, source keys replace server keys of the same name)",
+                self.to,
+                quote_bytes(&key)
+            ))),
+        }
+    }
+
+    /// The report of this job done: `migrated` in all, this run since
+    /// `started`, `resumed` (how it continued) if it resumed an
+    /// interrupted run. The checkpoint is deleted.
+    pub fn finish(
+        &self,
+        mut report: ServerReport,
+        migrated: Tally,
+        started: Instant,
+        resumed: String,
+    ) -> Result<ServerReport, MigrateError> {
+        report.migrated = migrated;
+        report.seconds = started.elapsed().as_secs_f64();
+        remove_checkpoint(&self.checkpoint)?;
+        report.resumed = self.resumed.as_ref().map(|_| resumed);
+        Ok(report)
+    }
+
     /// The error for a checkpoint of the other direction.
     pub fn wrong_direction(&self) -> MigrateError {
         fail(format!(
@@ -185,6 +223,17 @@ impl Job {
             ..ServerReport::default()
         }
     }
+}
+
+/// Refuses a cluster as the source of a migration.
+pub fn not_from_a_cluster(source: &Endpoint) -> Result<(), MigrateError> {
+    if source.cluster {
+        return Err(fail(format!(
+            "{}: migrating from a cluster is not supported; migrate from each master (redis://HOST:PORT)",
+            source.name()
+        )));
+    }
+    Ok(())
 }
 
 /// What a migration with a server did.

@@ -23,12 +23,12 @@ use redcodec_engine::value::Value;
 use redcodec_engine::{Engine, Reply};
 
 use super::endpoint::Endpoint;
-use super::job::{Job, Planned, ServerReport};
+use super::job::{not_from_a_cluster, Job, Planned, ServerReport};
 use super::judge::{Rules, Verdict};
 use super::pages::{CHUNK, PAGE};
 use super::remote::{self, Fetched, RemoteKey};
 use super::server::Server;
-use crate::checkpoint::{remove_checkpoint, Position};
+use crate::checkpoint::Position;
 use crate::error::{fail, MigrateError};
 use crate::options::MigrateOptions;
 use crate::report::{Observer, Tally};
@@ -171,12 +171,7 @@ pub fn migrate_from_server<C: Codec>(
     options: &MigrateOptions,
     observer: &mut dyn Observer,
 ) -> Result<ServerReport, MigrateError> {
-    if source.cluster {
-        return Err(fail(format!(
-            "{}: migrating from a cluster is not supported; migrate from each master (redis://HOST:PORT)",
-            source.name()
-        )));
-    }
+    not_from_a_cluster(source)?;
     let mut server = Server::connect(source)?;
     let job = Job::new(options, server.name().to_string(), to.to_string(), source)?;
     if job.resumed.is_none() && !job.merge {
@@ -204,14 +199,8 @@ pub fn migrate_from_server<C: Codec>(
     };
     let mut report = job.report();
     copy(&mut server, &mut puller, cursor, &job, &mut report)?;
-    report.migrated = puller.done;
-    report.seconds = started.elapsed().as_secs_f64();
-    remove_checkpoint(&job.checkpoint)?;
-    report.resumed = job
-        .resumed
-        .as_ref()
-        .map(|_| format!("resumed at SCAN cursor {cursor}"));
-    Ok(report)
+    let resumed = format!("resumed at SCAN cursor {cursor}");
+    job.finish(report, puller.done, started, resumed)
 }
 
 fn copy<C: Codec>(

@@ -20,7 +20,7 @@ use super::judge::{Rules, Verdict};
 use super::outbox::Outbox;
 use super::pages::{for_each_page, CHUNK, PAGE};
 use super::server::Server;
-use crate::checkpoint::{remove_checkpoint, Position, ServerCheckpoint};
+use crate::checkpoint::{Position, ServerCheckpoint};
 use crate::error::{fail, MigrateError};
 use crate::options::MigrateOptions;
 use crate::report::{Observer, Tally};
@@ -180,16 +180,7 @@ pub fn migrate_to_server<C: Codec>(
 ) -> Result<ServerReport, MigrateError> {
     let mut server = Server::connect(target)?;
     let job = Job::new(options, from.to_string(), server.name().to_string(), target)?;
-    if job.resumed.is_none() && !job.merge {
-        if let Some((n, key)) = server.any_key()? {
-            return Err(fail(format!(
-                "{} already holds {n} keys (for example {}); refusing to migrate into it \
-                 without --merge (with it, source keys replace server keys of the same name)",
-                job.to,
-                quote_bytes(&key)
-            )));
-        }
-    }
+    job.refuse_unless_empty(&mut server)?;
     let (after, done) = match &job.resumed {
         Some(c) => match &c.position {
             Position::AfterKey(after) => (after.clone(), c.done),
@@ -203,15 +194,12 @@ pub fn migrate_to_server<C: Codec>(
     let mut pusher = Pusher::new(server, observer, &job, after.clone(), done, Mark::AfterKey);
     let mut report = job.report();
     pusher.checkpoint().save(&job.checkpoint, job.sync)?;
+    let resumed = match &after {
+        Some(k) => format!("resumed after key {}", quote_bytes(k)),
+        None => "resumed from the first key".to_string(),
+    };
     copy(src, &mut pusher, after, &job.rules, &mut report)?;
-    report.migrated = pusher.queued;
-    report.seconds = started.elapsed().as_secs_f64();
-    remove_checkpoint(&job.checkpoint)?;
-    report.resumed = job.resumed.as_ref().map(|c| match &c.position {
-        Position::AfterKey(Some(k)) => format!("resumed after key {}", quote_bytes(k)),
-        _ => "resumed from the first key".to_string(),
-    });
-    Ok(report)
+    job.finish(report, pusher.queued, started, resumed)
 }
 
 fn copy<C: Codec>(

@@ -8,16 +8,14 @@
 
 use std::time::Instant;
 
-use redcodec_engine::reply::quote_bytes;
-
 use super::endpoint::Endpoint;
-use super::job::{Job, Planned, ServerReport};
+use super::job::{not_from_a_cluster, Job, Planned, ServerReport};
 use super::judge::{Rules, Verdict};
 use super::pages::{CHUNK, PAGE};
 use super::push::{Mark, Pusher};
 use super::remote::{self, Fetched, RemoteKey};
 use super::server::Server;
-use crate::checkpoint::{remove_checkpoint, Position};
+use crate::checkpoint::Position;
 use crate::error::{fail, MigrateError};
 use crate::options::MigrateOptions;
 use crate::report::{Observer, Tally};
@@ -47,12 +45,7 @@ pub fn migrate_between_servers(
     options: &MigrateOptions,
     observer: &mut dyn Observer,
 ) -> Result<ServerReport, MigrateError> {
-    if source.cluster {
-        return Err(fail(format!(
-            "{}: migrating from a cluster is not supported; migrate from each master (redis://HOST:PORT)",
-            source.name()
-        )));
-    }
+    not_from_a_cluster(source)?;
     if source.name() == target.name() {
         return Err(fail(format!(
             "--from and --to are the same server ({})",
@@ -67,16 +60,7 @@ pub fn migrate_between_servers(
         to.name().to_string(),
         target,
     )?;
-    if job.resumed.is_none() && !job.merge {
-        if let Some((n, key)) = to.any_key()? {
-            return Err(fail(format!(
-                "{} already holds {n} keys (for example {}); refusing to migrate into it \
-                 without --merge (with it, source keys replace server keys of the same name)",
-                job.to,
-                quote_bytes(&key)
-            )));
-        }
-    }
+    job.refuse_unless_empty(&mut to)?;
     let (cursor, done) = match &job.resumed {
         Some(c) => match c.position {
             Position::Cursor(cursor) => (cursor, c.done),
@@ -90,14 +74,8 @@ pub fn migrate_between_servers(
     let mut pusher = Pusher::new(to, observer, &job, None, done, Mark::Page(cursor, done));
     let mut report = job.report();
     copy(&mut from, &mut pusher, cursor, &job.rules, &mut report)?;
-    report.migrated = pusher.queued();
-    report.seconds = started.elapsed().as_secs_f64();
-    remove_checkpoint(&job.checkpoint)?;
-    report.resumed = job
-        .resumed
-        .as_ref()
-        .map(|_| format!("resumed at SCAN cursor {cursor}"));
-    Ok(report)
+    let resumed = format!("resumed at SCAN cursor {cursor}");
+    job.finish(report, pusher.queued(), started, resumed)
 }
 
 fn copy(

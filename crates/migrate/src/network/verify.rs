@@ -168,23 +168,15 @@ pub fn verify_store_to_server<C: Codec>(
         })?;
         Ok(())
     })?;
-    let mut cursor = 0;
-    loop {
-        let (next, keys) = server.scan(cursor, PAGE)?;
+    for_each_scan_page(server, |_, keys| {
         for key in keys {
             if let Ok(None) = src.summary(&key) {
-                if merge {
-                    report.destination_only += 1;
-                } else {
-                    differ(&mut report, key, DifferenceKind::Extra);
-                }
+                only_in_destination(&mut report, key, merge);
             }
         }
-        cursor = next;
-        if cursor == 0 {
-            return Ok(report);
-        }
-    }
+        Ok(())
+    })?;
+    Ok(report)
 }
 
 /// Compares every key of the server at `source` with the store `dst`
@@ -199,9 +191,7 @@ pub fn verify_server_to_store<C: Codec>(
     let server = &mut Server::connect(source)?;
     let caps = dst.capabilities();
     let mut report = VerifyReport::default();
-    let mut cursor = 0;
-    loop {
-        let (next, keys) = server.scan(cursor, PAGE)?;
+    for_each_scan_page(server, |server, keys| {
         let mut probed = remote::probe(server, keys, caps.score_limit.is_some())?;
         report.source_keys += probed.len() as u64;
         probed.retain(|k| {
@@ -227,34 +217,12 @@ pub fn verify_server_to_store<C: Codec>(
                 None => differ(&mut report, k.key.clone(), DifferenceKind::Missing),
             }
             Ok(())
-        })?;
-        cursor = next;
-        if cursor == 0 {
-            break;
-        }
-    }
+        })
+    })?;
     let pages = |after: Option<&[u8]>| dst.keys_after(after, PAGE);
     for_each_page(None, pages, |page| {
-        let exists: Vec<redis::Cmd> = page
-            .iter()
-            .map(|(k, _)| {
-                let mut c = redis::cmd("EXISTS");
-                c.arg(k.as_slice());
-                c
-            })
-            .collect();
-        let replies = server.pipeline(&exists)?;
-        for ((key, _), reply) in page.into_iter().zip(replies) {
-            let reply = server.checked(reply, "EXISTS", Some(&key))?;
-            if int(&reply) == Some(0) {
-                if merge {
-                    report.destination_only += 1;
-                } else {
-                    differ(&mut report, key, DifferenceKind::Extra);
-                }
-            }
-        }
-        Ok(())
+        let keys = page.into_iter().map(|(k, _)| k).collect();
+        count_destination_only(&mut report, server, keys, merge)
     })?;
     Ok(report)
 }
@@ -296,9 +264,7 @@ pub fn verify_between_servers(
     let from = &mut Server::connect(source)?;
     let to = &mut Server::connect(target)?;
     let mut report = VerifyReport::default();
-    let mut cursor = 0;
-    loop {
-        let (next, keys) = from.scan(cursor, PAGE)?;
+    for_each_scan_page(from, |from, keys| {
         let probed = remote::probe(from, keys, false)?;
         let sources = server_digests(from, &probed, &mut report.unrepresentable)?;
         report.source_keys += sources.len() as u64;
@@ -320,35 +286,71 @@ pub fn verify_between_servers(
                 None => differ(&mut report, key, DifferenceKind::Missing),
             }
         }
+        Ok(())
+    })?;
+    for_each_scan_page(to, |_, keys| {
+        count_destination_only(&mut report, from, keys, merge)
+    })?;
+    Ok(report)
+}
+
+/// Calls `visit` with each page of the server's keys (`SCAN`).
+fn for_each_scan_page(
+    server: &mut Server,
+    mut visit: impl FnMut(&mut Server, Vec<Vec<u8>>) -> Result<(), MigrateError>,
+) -> Result<(), MigrateError> {
+    let mut cursor = 0;
+    loop {
+        let (next, keys) = server.scan(cursor, PAGE)?;
+        visit(server, keys)?;
         cursor = next;
         if cursor == 0 {
-            break;
+            return Ok(());
         }
     }
-    loop {
-        let (next, keys) = to.scan(cursor, PAGE)?;
-        let exists: Vec<redis::Cmd> = keys
-            .iter()
-            .map(|k| {
-                let mut c = redis::cmd("EXISTS");
-                c.arg(k.as_slice());
-                c
-            })
-            .collect();
-        let replies = from.pipeline(&exists)?;
-        for (key, reply) in keys.into_iter().zip(replies) {
-            let reply = from.checked(reply, "EXISTS", Some(&key))?;
-            if int(&reply) == Some(0) {
-                if merge {
-                    report.destination_only += 1;
-                } else {
-                    differ(&mut report, key, DifferenceKind::Extra);
-                }
-            }
+}
+
+/// Counts (or lists) the `keys` of the destination that the source
+/// `server` lacks.
+fn count_destination_only(
+    report: &mut VerifyReport,
+    server: &mut Server,
+    keys: Vec<Vec<u8>>,
+    merge: bool,
+) -> Result<(), MigrateError> {
+    for key in lacking(server, keys)? {
+        only_in_destination(report, key, merge);
+    }
+    Ok(())
+}
+
+/// Which of `keys` the server lacks (`EXISTS`, pipelined).
+fn lacking(server: &mut Server, keys: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, MigrateError> {
+    let exists: Vec<redis::Cmd> = keys
+        .iter()
+        .map(|k| {
+            let mut c = redis::cmd("EXISTS");
+            c.arg(k.as_slice());
+            c
+        })
+        .collect();
+    let replies = server.pipeline(&exists)?;
+    let mut out = Vec::new();
+    for (key, reply) in keys.into_iter().zip(replies) {
+        let reply = server.checked(reply, "EXISTS", Some(&key))?;
+        if int(&reply) == Some(0) {
+            out.push(key);
         }
-        cursor = next;
-        if cursor == 0 {
-            return Ok(report);
-        }
+    }
+    Ok(out)
+}
+
+/// A key only the destination holds: counted apart when merging, else
+/// a difference.
+fn only_in_destination(report: &mut VerifyReport, key: Vec<u8>, merge: bool) {
+    if merge {
+        report.destination_only += 1;
+    } else {
+        differ(report, key, DifferenceKind::Extra);
     }
 }
