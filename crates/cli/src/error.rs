@@ -20,6 +20,9 @@ pub enum CliError {
     /// A migration or verification failed.
     #[error("{0}")]
     Migrate(#[from] MigrateError),
+    /// The format comparison failed.
+    #[error("{0}")]
+    Compare(#[from] redcodec_compare::CompareError),
     /// `check` found faults in the store (listed on stdout).
     #[error("check found {0} problem(s) in the store")]
     Findings(usize),

@@ -5,22 +5,13 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// mimalloc instead of the system allocator: copying a store allocates
-/// for every element, and glibc's malloc cost a third of the CPU time of a
-/// migration.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-/// The global allocator's name, as `redcodec serve`'s INFO reports it
-/// (`mem_allocator`).
-const ALLOCATOR: &str = "mimalloc";
-
+mod allocator;
 mod check;
-mod compare;
 mod dump;
 mod error;
 mod exec;
 mod migrate;
+mod rdb;
 mod serve;
 mod signals;
 mod store_args;
@@ -64,10 +55,10 @@ enum Command {
     /// Run a standard workload on every chosen format and on raw RocksDB,
     /// in temporary stores; print one table per metric and write CSV, JSON
     /// and SVG charts into `--out`.
-    Compare(compare::CompareArgs),
+    Compare(redcodec_compare::CompareArgs),
     /// One callgrind probe of `compare --instructions` (run by it).
     #[command(hide = true)]
-    CompareProbe(compare::instructions::ProbeArgs),
+    CompareProbe(redcodec_compare::instructions::ProbeArgs),
     /// Copy every live key (type, expiry, elements) of a store into a store
     /// of another format, in batches, with a progress bar and a checkpoint
     /// to --resume from after an interruption.
@@ -78,6 +69,13 @@ enum Command {
     /// Time a migration against a raw RocksDB write of the same data and
     /// measure its peak memory.
     MigrateBench(migrate::bench::BenchArgs),
+    /// Write the store as an RDB file (Redis 7.0, version 10) that
+    /// redis-server loads; the store is opened read-only.
+    Export(rdb::ExportArgs),
+    /// Read an RDB file redis-server wrote (SAVE, BGSAVE, any object
+    /// encoding) into an empty store of any format; the whole file is
+    /// checked before anything is written.
+    Import(rdb::ImportArgs),
     /// Serve the store to Redis clients (RESP2 and RESP3) until SHUTDOWN,
     /// SIGTERM or SIGINT; then flush it and close.
     Serve(serve::ServeArgs),
@@ -93,9 +91,13 @@ fn main() -> ExitCode {
         } => exec::run(&store, &access, &command),
         Command::Dump { store } => dump::run(&store),
         Command::Check { store } => check::run(&store),
-        Command::Compare(args) => compare::run(&args),
-        Command::CompareProbe(args) => compare::instructions::probe(&args),
+        Command::Compare(args) => redcodec_compare::run(&args).map_err(error::CliError::from),
+        Command::CompareProbe(args) => {
+            redcodec_compare::instructions::probe(&args).map_err(error::CliError::from)
+        }
         Command::Migrate(args) => migrate::run(&args),
+        Command::Export(args) => rdb::export(&args),
+        Command::Import(args) => rdb::import(&args),
         Command::Verify(args) => migrate::run_verify(&args),
         Command::MigrateBench(args) => migrate::bench::run(&args),
         Command::Serve(args) => serve::run(&args),

@@ -69,12 +69,7 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
             args.store.format
         ))));
     }
-    let codec = args.store.codec()?;
-    let (mode, default_ns) = match codec.capabilities().namespaces {
-        Namespaces::Prefix { .. } => (NamespaceMode::Tokens, "__namespace"),
-        Namespaces::ColumnFamily => (NamespaceMode::DbIndex, "0"),
-        Namespaces::None => (NamespaceMode::None, ""),
-    };
+    let (mut config, opener) = server_config(&args.store, args.compat)?;
     let mut tokens = Vec::new();
     for t in &args.namespace_tokens {
         let Some((ns, token)) = t.split_once('=') else {
@@ -84,39 +79,15 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
         };
         tokens.push((ns.to_string(), token.to_string()));
     }
-    let config = ServerConfig {
-        bind: args.bind.clone(),
-        port: args.port,
-        requirepass: args.requirepass.clone(),
-        sync: args.sync,
-        namespaces: mode.clone(),
-        default_namespace: args
-            .store
-            .namespace
-            .clone()
-            .unwrap_or_else(|| default_ns.to_string()),
-        namespace_tokens: tokens,
-        dir: args.store.dir.display().to_string(),
-        allocator: crate::ALLOCATOR,
-        replica: redcodec_server::replica::ReplicaOptions {
-            replicaof: args.replicaof.clone(),
-            masterauth: args.masterauth.clone(),
-        },
+    config.bind.clone_from(&args.bind);
+    config.port = args.port;
+    config.requirepass.clone_from(&args.requirepass);
+    config.sync = args.sync;
+    config.namespace_tokens = tokens;
+    config.replica = redcodec_server::replica::ReplicaOptions {
+        replicaof: args.replicaof.clone(),
+        masterauth: args.masterauth.clone(),
     };
-    let store = args.store.clone();
-    let compat = args.compat;
-    let opener: Opener = Box::new(move |ns: &str| {
-        let store = StoreArgs {
-            namespace: (mode != NamespaceMode::None).then(|| ns.to_string()),
-            ..store.clone()
-        };
-        store
-            .open(OpenMode::CreateIfMissing, compat)
-            .map_err(|e| match e {
-                CliError::Engine(e) => e,
-                other => EngineError::Open(other.to_string()),
-            })
-    });
     // Before any thread starts: SIGTERM and SIGINT wait for the server.
     let signals = ShutdownSignals::block()?;
     // Commands run on the runtime's threads; some recurse deeply (KEYS
@@ -144,4 +115,48 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::Io(std::io::Error::other(e.to_string())))?;
     println!("redcodec serve: store flushed and closed");
     Ok(())
+}
+
+/// The server's configuration for `store` with the defaults of `serve`
+/// (127.0.0.1, any free port, no password, `--sync everysec`, not a
+/// replica), and the opener of its namespaces.
+pub(crate) fn server_config(
+    store: &StoreArgs,
+    compat: Option<Compat>,
+) -> Result<(ServerConfig, Opener), CliError> {
+    let codec = store.codec()?;
+    let (mode, default_ns) = match codec.capabilities().namespaces {
+        Namespaces::Prefix { .. } => (NamespaceMode::Tokens, "__namespace"),
+        Namespaces::ColumnFamily => (NamespaceMode::DbIndex, "0"),
+        Namespaces::None => (NamespaceMode::None, ""),
+    };
+    let config = ServerConfig {
+        bind: "127.0.0.1".to_string(),
+        port: 0,
+        requirepass: None,
+        sync: SyncPolicy::Everysec,
+        namespaces: mode.clone(),
+        default_namespace: store
+            .namespace
+            .clone()
+            .unwrap_or_else(|| default_ns.to_string()),
+        namespace_tokens: Vec::new(),
+        dir: store.dir.display().to_string(),
+        allocator: crate::allocator::ALLOCATOR,
+        replica: redcodec_server::replica::ReplicaOptions::default(),
+    };
+    let store = store.clone();
+    let opener: Opener = Box::new(move |ns: &str| {
+        let store = StoreArgs {
+            namespace: (mode != NamespaceMode::None).then(|| ns.to_string()),
+            ..store.clone()
+        };
+        store
+            .open(OpenMode::CreateIfMissing, compat)
+            .map_err(|e| match e {
+                CliError::Engine(e) => e,
+                other => EngineError::Open(other.to_string()),
+            })
+    });
+    Ok((config, opener))
 }

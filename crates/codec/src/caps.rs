@@ -1,7 +1,7 @@
 //! The closed list of behaviours in which formats differ. The engine branches
 //! on these, never on a format's name.
 
-use crate::{DataType, Meta};
+use crate::{DataType, ListModel, Meta};
 
 /// Where a key's metadata is found.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -48,36 +48,6 @@ pub enum DeleteModel {
         /// Smallest size deleted by range.
         min_size: u64,
     },
-}
-
-/// How list elements are addressed.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ListModel {
-    /// Consecutive integer indexes `[head, tail)`.
-    Array {
-        /// Which side an insert or removal in the middle moves.
-        shift: ListShift,
-    },
-    /// Doubly linked nodes with never-reused sequence numbers.
-    Linked,
-    /// Numeric indexes, fractional after LINSERT.
-    Sparse,
-}
-
-/// For array lists: how LINSERT and LREM choose the elements to move.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ListShift {
-    /// Move the part on the shorter side; on a tie move the head side.
-    /// LINSERT compares the two sides of the gap the new element goes into
-    /// (Kvrocks); LREM compares the elements each side would move.
-    ShorterSideHeadOnTie,
-    /// LINSERT moves the head side when the elements *before the pivot* are
-    /// no more than those after it, whether the insert is BEFORE or AFTER
-    /// the pivot (blackwidow: `pivot <= left + (right - left) / 2`). The
-    /// moved part is still the one on that side of the gap, so with AFTER
-    /// the pivot itself moves down. LREM behaves as
-    /// [`ListShift::ShorterSideHeadOnTie`].
-    PivotHalfHeadOnTie,
 }
 
 /// How the sorted-set score index orders scores.

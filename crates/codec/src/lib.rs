@@ -15,8 +15,8 @@ pub mod number;
 pub mod reader;
 
 pub use caps::{
-    ActiveExpiry, Capabilities, DeleteModel, ListModel, ListShift, MetaLookup, Namespaces,
-    RelativeExpiry, ScoreIndex, SizeUnknown, TtlResolution, VersionWidth,
+    ActiveExpiry, Capabilities, DeleteModel, MetaLookup, Namespaces, RelativeExpiry, ScoreIndex,
+    SizeUnknown, TtlResolution, VersionWidth,
 };
 pub use codec::{Codec, Declaration, GcDecision, KeyShape, SubOwner};
 pub use error::{DecodeError, EncodeError};
@@ -24,5 +24,8 @@ pub use layout::{
     beyond_prefix, malformed_last, prefix_successor, CfSpec, ComparatorSpec, FullMergeFn, GcRule,
     InstanceSpec, KeyRange, Layout, MergeOperatorSpec, Place, Record,
 };
-pub use model::{DataType, Elements, ListBounds, Meta, SparseIndex, SubId, SubKind, SubValue};
+pub use model::{
+    DataType, Elements, ListBounds, ListModel, ListShift, Meta, SparseIndex, SubId, SubKind,
+    SubValue,
+};
 pub use reader::Reader;

@@ -104,6 +104,11 @@ impl<C: Codec, S: KvStore> EngineCore<C, S> {
         &self.store
     }
 
+    /// The engine's clock (expiry and versions).
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+
     /// Current time in unix milliseconds, from the engine's clock.
     pub fn now_ms(&self) -> u64 {
         self.clock.now_ms()

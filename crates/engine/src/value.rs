@@ -24,6 +24,32 @@ pub enum Value {
     ZSet(Vec<(Vec<u8>, f64)>),
 }
 
+impl From<redcodec_rdb::Value> for Value {
+    fn from(value: redcodec_rdb::Value) -> Value {
+        use redcodec_rdb::Value as R;
+        match value {
+            R::String(s) => Value::String(s),
+            R::Hash(pairs) => Value::Hash(pairs),
+            R::List(items) => Value::List(items),
+            R::Set(members) => Value::Set(members),
+            R::ZSet(members) => Value::ZSet(members),
+        }
+    }
+}
+
+impl From<Value> for redcodec_rdb::Value {
+    fn from(value: Value) -> redcodec_rdb::Value {
+        use redcodec_rdb::Value as R;
+        match value {
+            Value::String(s) => R::String(s),
+            Value::Hash(pairs) => R::Hash(pairs),
+            Value::List(items) => R::List(items),
+            Value::Set(members) => R::Set(members),
+            Value::ZSet(members) => R::ZSet(members),
+        }
+    }
+}
+
 impl Value {
     /// The Redis type of the value.
     pub fn data_type(&self) -> DataType {

@@ -78,6 +78,7 @@ pub mod network;
 mod options;
 mod plan;
 mod purge;
+pub mod rdb_file;
 mod reader;
 mod report;
 mod represent;

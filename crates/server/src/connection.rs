@@ -301,7 +301,7 @@ async fn answer(
     let started = Instant::now();
     let mut waited = Duration::ZERO;
     let answer = match name {
-        "psync" | "sync" => match crate::master::check_sync(&args) {
+        "psync" | "sync" => match crate::master::check_sync(shared, &args) {
             Ok(()) => {
                 io.replica = Some(args);
                 return None;

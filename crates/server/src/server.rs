@@ -82,6 +82,11 @@ impl Server {
         Ok(Server { shared, listener })
     }
 
+    /// The state its connections will share.
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
     /// The address it listens on.
     pub fn local_addr(&self) -> Result<SocketAddr, ServerError> {
         Ok(self.listener.local_addr()?)
@@ -127,6 +132,7 @@ impl Server {
         }
         drop(listener);
         while connections.join_next().await.is_some() {}
+        crate::replica::finish(&shared).await;
         signals.abort();
         if let Some(task) = syncer {
             task.abort();

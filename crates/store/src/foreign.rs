@@ -7,8 +7,9 @@ use std::path::Path;
 
 use rocksdb::{ColumnFamilyDescriptor, Options};
 
+use crate::db::Db;
 use crate::error::StoreError;
-use crate::store::{Db, Store};
+use crate::store::Store;
 
 /// The directories beside the store's instances (in its root) that hold a
 /// RocksDB store the layout does not name, in name order.

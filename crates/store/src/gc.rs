@@ -13,8 +13,8 @@ use rocksdb::compaction_filter::{CompactionFilter, Decision};
 use rocksdb::compaction_filter_factory::{CompactionFilterContext, CompactionFilterFactory};
 
 use crate::clock::Clock;
+use crate::db::Db;
 use crate::expired::ExpiredKeys;
-use crate::store::Db;
 
 /// Creates one [`Filter`] per compaction of one column family.
 pub(crate) struct FilterFactory<C> {

@@ -25,6 +25,7 @@
 mod batch;
 pub mod clock;
 mod compat;
+mod db;
 mod error;
 mod expired;
 pub mod faults;

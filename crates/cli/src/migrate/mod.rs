@@ -25,6 +25,7 @@ use crate::error::{fail, CliError};
 
 pub mod bench;
 mod dataset;
+mod follow;
 mod namespaces;
 mod network;
 mod pair;
@@ -87,6 +88,8 @@ pub struct MigrateArgs {
     pub pause_after_commits: Option<u64>,
     #[command(flatten)]
     pub network: network::NetworkArgs,
+    #[command(flatten)]
+    pub follow: follow::FollowArgs,
 }
 
 /// The options of `redcodec verify`.
@@ -102,6 +105,9 @@ pub struct VerifyArgs {
 
 /// Runs `redcodec migrate`.
 pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
+    if args.follow.follow {
+        return follow::run(args);
+    }
     if network::involved(&args.pair) {
         return network::run(&network::Request {
             pair: &args.pair,

@@ -226,3 +226,94 @@ pub fn bulk(s: &str) -> redis::Value {
 pub fn bulks(items: &[&str]) -> redis::Value {
     redis::Value::Array(items.iter().map(|s| bulk(s)).collect())
 }
+
+/// A key's type and whole value as a client reads it, in an order-free
+/// form, and its PTTL.
+#[allow(dead_code)]
+pub fn read_key(c: &mut redis::Connection, key: &[u8]) -> (String, redis::Value, i64) {
+    let ty: String = redis::cmd("TYPE").arg(key).query(c).unwrap();
+    let value = match ty.as_str() {
+        "string" => redis::cmd("GET").arg(key).query(c).unwrap(),
+        "list" => redis::cmd("LRANGE")
+            .arg(key)
+            .arg(0)
+            .arg(-1)
+            .query(c)
+            .unwrap(),
+        "set" => sorted(redis::cmd("SMEMBERS").arg(key).query(c).unwrap()),
+        "zset" => redis::cmd("ZRANGE")
+            .arg(key)
+            .arg(0)
+            .arg(-1)
+            .arg("WITHSCORES")
+            .query(c)
+            .unwrap(),
+        "hash" => sorted_pairs(redis::cmd("HGETALL").arg(key).query(c).unwrap()),
+        "none" => redis::Value::Nil,
+        other => panic!("unexpected type {other}"),
+    };
+    let pttl: i64 = redis::cmd("PTTL").arg(key).query(c).unwrap();
+    (ty, value, pttl)
+}
+
+/// A set reply in a fixed order.
+#[allow(dead_code)]
+pub fn sorted(v: redis::Value) -> redis::Value {
+    match v {
+        redis::Value::Array(mut items) | redis::Value::Set(mut items) => {
+            items.sort_by_key(|i| format!("{i:?}"));
+            redis::Value::Array(items)
+        }
+        other => other,
+    }
+}
+
+/// A field–value reply in a fixed order of its pairs.
+#[allow(dead_code)]
+pub fn sorted_pairs(v: redis::Value) -> redis::Value {
+    match v {
+        redis::Value::Array(items) => {
+            let mut pairs: Vec<(String, redis::Value)> = items
+                .chunks(2)
+                .map(|p| (format!("{:?}", p[0]), redis::Value::Array(p.to_vec())))
+                .collect();
+            pairs.sort_by(|a, b| a.0.cmp(&b.0));
+            redis::Value::Array(pairs.into_iter().map(|p| p.1).collect())
+        }
+        other => other,
+    }
+}
+
+/// Every key, sorted.
+#[allow(dead_code)]
+pub fn keys(c: &mut redis::Connection) -> Vec<Vec<u8>> {
+    let mut keys: Vec<Vec<u8>> = redis::cmd("KEYS").arg("*").query(c).unwrap();
+    keys.sort();
+    keys
+}
+
+/// Every key of `a` reads the same on `b`: the same keys, and for each its
+/// type, value, and TTL within a second.
+#[allow(dead_code)]
+pub fn assert_same_keys(a: &mut redis::Connection, b: &mut redis::Connection, what: &str) {
+    let ak = keys(a);
+    let bk = keys(b);
+    let names = |k: &[Vec<u8>]| {
+        k.iter()
+            .map(|k| String::from_utf8_lossy(k).into_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(&ak), names(&bk), "{what}: the same keys");
+    assert!(!ak.is_empty(), "{what}: some keys");
+    for key in &ak {
+        let (at, av, attl) = read_key(a, key);
+        let (bt, bv, bttl) = read_key(b, key);
+        let k = String::from_utf8_lossy(key);
+        assert_eq!(at, bt, "{what}: type of {k}");
+        assert_eq!(av, bv, "{what}: value of {k}");
+        assert!(
+            (attl < 0 && attl == bttl) || (attl >= 0 && bttl >= 0 && (attl - bttl).abs() <= 1000),
+            "{what}: TTL of {k}: {attl} against {bttl}"
+        );
+    }
+}

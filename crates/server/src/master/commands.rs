@@ -16,10 +16,14 @@ fn parse_i64(arg: &[u8]) -> Option<i64> {
     std::str::from_utf8(arg).ok()?.parse().ok()
 }
 
-/// PSYNC's and SYNC's checks, with Redis' replies: PSYNC's offset must
+/// PSYNC's and SYNC's checks, with Redis' replies: a replica whose link
+/// is down has nothing to serve (`-NOMASTERLINK`); PSYNC's offset must
 /// be an integer (`getLongLongFromObjectOrReply`). `Ok` hands the
 /// connection over to [`super::serve_replica`].
-pub fn check_sync(args: &[Vec<u8>]) -> Result<(), Reply> {
+pub fn check_sync(shared: &Shared, args: &[Vec<u8>]) -> Result<(), Reply> {
+    if let Some(refused) = crate::replica::command::refuse_sync(shared) {
+        return Err(refused);
+    }
     let psync = args[0].eq_ignore_ascii_case(b"psync");
     if psync && parse_i64(&args[2]).is_none() {
         return Err(Reply::error(NOT_AN_INTEGER));

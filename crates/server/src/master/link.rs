@@ -3,6 +3,7 @@
 //! transfer); then the stream, and the replica's `REPLCONF ACK`s.
 
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -157,7 +158,7 @@ async fn full_sync(
     tokio::pin!(task);
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     tick.tick().await;
-    let (file, len, keys) = loop {
+    let (file, len, keys, waited) = loop {
         tokio::select! {
             done = &mut task => break done.map_err(std::io::Error::other)??,
             _ = tick.tick() => wr.write_all(b"\n").await?,
@@ -190,8 +191,9 @@ async fn full_sync(
         wr.write_all(mark.as_bytes()).await?;
     }
     eprintln!(
-        "redcodec serve: full resync of replica {}: {keys} keys, {len} bytes of RDB at offset {offset}; snapshot {:.2}s (commands waited), transfer {:.2}s",
+        "redcodec serve: full resync of replica {}: {keys} keys, {len} bytes of RDB at offset {offset}; commands waited {:.3}s, snapshot {:.2}s, transfer {:.2}s",
         link.info.addr,
+        waited.as_secs_f64(),
         snapshot_took.as_secs_f64(),
         (started.elapsed() - snapshot_took).as_secs_f64(),
     );
@@ -199,19 +201,29 @@ async fn full_sync(
     Ok(())
 }
 
-/// Takes every key lock of the default namespace's engine, registers the
-/// link at the stream's current offset (sent on `offset`), and writes the
-/// snapshot to an anonymous temporary file; returns the file, rewound,
-/// its length and how many keys it holds.
+/// Takes every key lock of the default namespace's engine just long enough
+/// to register the link at the stream's current offset (sent on `offset`)
+/// and to checkpoint the store at that point; then, with commands running
+/// again, writes the snapshot from the checkpoint to an anonymous
+/// temporary file. Returns the file, rewound, its length, how many keys
+/// it holds and how long commands waited.
 fn snapshot_to_file(
     shared: &Shared,
     link: &Arc<Link>,
     offset: tokio::sync::oneshot::Sender<u64>,
-) -> Result<(std::fs::File, u64, u64), LinkError> {
+) -> Result<(std::fs::File, u64, u64, Duration), LinkError> {
     let ns = shared.config.default_namespace.clone();
     let engine = shared.engines.shared(&ns).map_err(|_| LinkError::Closed)?;
     shared.repl.attach(shared, &engine, &ns);
+    // Most of the memtables go to disk before commands wait: the
+    // checkpoint under the locks then flushes only what came meanwhile.
+    engine
+        .store()
+        .flush()
+        .map_err(snapshot::SnapshotError::Checkpoint)?;
+    let waiting = Instant::now();
     let held = engine.lock_all();
+    let checkpoint = snapshot::Checkpoint::take(&engine, Path::new(&shared.config.dir))?;
     let at = {
         let core = shared.repl.core();
         let mut s = core.stream.lock();
@@ -224,7 +236,11 @@ fn snapshot_to_file(
         s.links.push(link.clone());
         s.backlog.as_ref().map_or(0, Backlog::offset)
     };
+    drop(held);
+    let waited = waiting.elapsed();
     let _ = offset.send(at);
+    let copy = checkpoint.open(&engine)?;
+    drop(engine);
     let info = FileInfo {
         redis_ver: "7.0.15".into(),
         ctime: unix_now().max(0) as u64,
@@ -236,14 +252,14 @@ fn snapshot_to_file(
         }),
     };
     let file = tempfile::tempfile()?;
-    let (out, len, keys) = snapshot::write_rdb(&engine, std::io::BufWriter::new(file), &info)?;
-    drop(held);
+    let (out, len, keys) = snapshot::write_rdb(copy.core(), std::io::BufWriter::new(file), &info)?;
+    drop(copy);
     let mut file = out
         .into_inner()
         .map_err(std::io::IntoInnerError::into_error)?;
     file.flush()?;
     file.seek(SeekFrom::Start(0))?;
-    Ok((file, len, keys))
+    Ok((file, len, keys, waited))
 }
 
 /// Sends the stream to an online replica and reads its acknowledgements;

@@ -15,12 +15,14 @@
 //!
 //! **Full resynchronisation.** The snapshot takes every key lock
 //! ([`redcodec_engine::EngineCore::lock_all`]): no command runs, none is
-//! half applied and unappended. Under it, the stream's offset is read and
-//! the replica's queue registered, and the keyspace is written as an RDB
-//! file to a temporary file; then the locks go. Every write is therefore
-//! either in the snapshot (applied before) or in the replica's queue
-//! (after), never both, never neither. The cost: commands wait while the
-//! snapshot is written (see `docs/src/replication-master.md` for figures).
+//! half applied and unappended. Under it, the stream's offset is read, the
+//! replica's queue registered, and the store checkpointed (RocksDB hard
+//! links and a flush: [`snapshot::Checkpoint`]); then the locks go, and
+//! the keyspace is written as an RDB file from the checkpoint while
+//! commands run. Every write is therefore either in the snapshot (applied
+//! before) or in the replica's queue (after), never both, never neither.
+//! Commands wait only for the checkpoint, whatever the store's size (see
+//! `docs/src/replication-master.md` for figures).
 //!
 //! Only the default namespace is replicated (as database 0).
 

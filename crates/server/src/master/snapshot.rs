@@ -1,63 +1,123 @@
 //! The keyspace as an RDB file: every live key of the engine, with its
 //! type, value and absolute expiry, written as redis-server 7.0 writes
-//! `dump.rdb` (one database, 0).
+//! `dump.rdb` (one database, 0) — read from a point-in-time copy of the
+//! store ([`PointInTime`]), so that commands wait only while the copy is
+//! made, not while the file is written.
 
 use std::io::Write;
+use std::path::Path;
 
-use redcodec_engine::keyspace::Ctx;
-use redcodec_engine::value::{read_value, Value};
-use redcodec_engine::walk::KeyWalk;
-use redcodec_engine::{CmdError, EngineCore};
+use redcodec_engine::store::{OpenMode, StoreError};
+use redcodec_engine::{Engine, EngineCore, EngineError, EngineOptions};
 use redcodec_formats::AnyCodec;
-use redcodec_rdb::file_writer::{FileInfo, RdbFileWriter};
-use redcodec_rdb::EncodeOptions;
+use redcodec_migrate::rdb_file::{Exporter, RdbError};
+use redcodec_rdb::file_writer::FileInfo;
 
 /// Why a snapshot could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
-    /// Reading the store failed.
-    #[error("reading the store: {0}")]
-    Read(#[from] CmdError),
-    /// Writing the file failed.
-    #[error("writing the RDB file: {0}")]
-    Write(#[from] std::io::Error),
+    /// Reading the store or writing the file failed.
+    #[error("{0}")]
+    Rdb(#[from] RdbError),
+    /// Making the checkpoint's directory failed.
+    #[error("checkpoint directory: {0}")]
+    Io(#[from] std::io::Error),
+    /// The point-in-time copy could not be made.
+    #[error("checkpoint of the store: {0}")]
+    Checkpoint(#[from] StoreError),
+    /// The point-in-time copy could not be opened.
+    #[error("opening the checkpoint of the store: {0}")]
+    Open(#[from] EngineError),
 }
 
-/// An engine value as an RDB value.
-pub fn rdb_value(value: Value) -> redcodec_rdb::Value {
-    match value {
-        Value::String(s) => redcodec_rdb::Value::String(s),
-        Value::Hash(p) => redcodec_rdb::Value::Hash(p),
-        Value::List(l) => redcodec_rdb::Value::List(l),
-        Value::Set(m) => redcodec_rdb::Value::Set(m),
-        Value::ZSet(m) => redcodec_rdb::Value::ZSet(m),
+/// The name every checkpoint directory starts with, followed by the
+/// process id of the server that made it.
+pub const CHECKPOINT_PREFIX: &str = "redcodec-master-snapshot-";
+
+/// A RocksDB checkpoint of the store in a directory of its own inside the
+/// data directory (hard links to the SST files: as fast as a flush,
+/// whatever the store's size), removed when dropped.
+pub struct Checkpoint {
+    dir: tempfile::TempDir,
+}
+
+impl Checkpoint {
+    /// Checkpoints `core`'s store into a new directory in `data_dir`. The
+    /// caller keeps writes out meanwhile (the copy is one point in time of
+    /// every instance). Also removes the checkpoints a server that is no
+    /// longer running left behind (killed while writing a snapshot).
+    pub fn take(core: &EngineCore<AnyCodec>, data_dir: &Path) -> Result<Checkpoint, SnapshotError> {
+        remove_leftovers(data_dir);
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("{CHECKPOINT_PREFIX}{}-", std::process::id()))
+            .tempdir_in(data_dir)?;
+        core.store().checkpoint(&dir.path().join("store"))?;
+        Ok(Checkpoint { dir })
+    }
+
+    /// Opens the copy read-only in `core`'s format and on its clock.
+    pub fn open(self, core: &EngineCore<AnyCodec>) -> Result<PointInTime, SnapshotError> {
+        let options = EngineOptions {
+            clock: core.clock().clone(),
+            mode: OpenMode::ReadOnly,
+            compat: None,
+        };
+        let engine = Engine::open(core.codec().clone(), self.dir.path().join("store"), options)?;
+        Ok(PointInTime {
+            engine,
+            _checkpoint: self,
+        })
+    }
+}
+
+/// A [`Checkpoint`], open: an engine over the store as it was.
+pub struct PointInTime {
+    /// Declared first: closed before the checkpoint is removed.
+    engine: Engine<AnyCodec>,
+    _checkpoint: Checkpoint,
+}
+
+impl PointInTime {
+    /// The engine over the copy.
+    pub fn core(&self) -> &EngineCore<AnyCodec> {
+        &self.engine
+    }
+}
+
+/// Removes checkpoint directories of `data_dir` whose process is gone
+/// (a checkpoint is only ever read by the process that made it).
+fn remove_leftovers(data_dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(data_dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(CHECKPOINT_PREFIX))
+        else {
+            continue;
+        };
+        let pid = rest.split('-').next().and_then(|p| p.parse::<u32>().ok());
+        let alive = pid.is_some_and(|pid| Path::new(&format!("/proc/{pid}")).exists());
+        if !alive {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
     }
 }
 
 /// Writes every live key of `core` as an RDB file with the header
-/// `info` to `out`; returns the writer, the file's length and how many
-/// keys it holds. Keys whose metadata cannot be decoded are left out
-/// (they are reported by `redcodec check`). The caller makes the read
-/// consistent (no write runs meanwhile).
+/// `info` to `out` (database 0); returns the writer, the file's length and
+/// how many keys it holds. Keys whose metadata cannot be decoded are left
+/// out (they are reported by `redcodec check`). `core` is a
+/// [`PointInTime`] copy, or no write runs meanwhile.
 pub fn write_rdb<W: Write>(
     core: &EngineCore<AnyCodec>,
     out: W,
     info: &FileInfo,
 ) -> Result<(W, u64, u64), SnapshotError> {
-    let mut w = RdbFileWriter::new(out, info, EncodeOptions::default())?;
-    let ctx = Ctx::new(core);
-    let mut walk = KeyWalk::new(&ctx, None);
-    let mut keys = 0u64;
-    while let Some((key, meta)) = walk.next()? {
-        let Some(meta) = meta else { continue };
-        let value = read_value(&ctx, &key, &meta)?;
-        if keys == 0 {
-            w.select_db(0, 0, 0)?;
-        }
-        keys += 1;
-        let expire = (meta.expire_ms != 0).then_some(meta.expire_ms);
-        w.key(&key, &rdb_value(value), expire)?;
-    }
-    let (out, len) = w.finish()?;
-    Ok((out, len, keys))
+    let mut export = Exporter::new(out, info)?;
+    export.database(0, core)?;
+    let (out, counts) = export.finish()?;
+    Ok((out, counts.bytes, counts.keys))
 }

@@ -86,7 +86,10 @@ pub fn replicaof(shared: &Shared, args: &[Vec<u8>]) -> Reply {
         return Reply::error("ERR Invalid master port");
     };
     let host = String::from_utf8_lossy(&args[1]).into_owned();
-    if shared.replica.state.lock().master == Some((host.clone(), port)) {
+    let already = matches!(&shared.replica.state.lock().master,
+        Some((h, p)) if h.eq_ignore_ascii_case(&host) && *p == port);
+    if already {
+        eprintln!("redcodec serve: replication: REPLICAOF would result into synchronization with the master we are already connected with. No operation performed.");
         return Reply::Status("OK Already connected to specified master".into());
     }
     let Some(shared) = shared.replica.shared() else {
@@ -109,7 +112,18 @@ pub fn follow(shared: &Arc<Shared>, host: String, port: u16) {
     }
     eprintln!("redcodec serve: replication: following the master at {host}:{port}");
     let stop = replica.generation.subscribe();
-    tokio::spawn(link::run(shared.clone(), host, port, generation, stop));
+    let task = tokio::spawn(link::run(shared.clone(), host, port, generation, stop));
+    *replica.task.lock() = Some(task);
+}
+
+/// Redis' refusal of `SYNC`/`PSYNC` by a replica whose own link is not up
+/// (`syncCommand`): it has no stream to serve. It is what ends a
+/// replica told to follow itself, or two replicas told to follow each
+/// other: each refuses the other and retries, the data untouched.
+pub fn refuse_sync(shared: &Shared) -> Option<Reply> {
+    let st = shared.replica.state.lock();
+    (st.master.is_some() && st.phase != LinkPhase::Up)
+        .then(|| Reply::error("NOMASTERLINK Can't SYNC while not connected with my master"))
 }
 
 /// `REPLICAOF NO ONE`: stops following; the data is kept and clients
@@ -124,6 +138,10 @@ pub fn stop(shared: &Shared) {
         return;
     }
     eprintln!("redcodec serve: replication: REPLICAOF NO ONE, now a master");
+    // Clients may write from now on: the saved offset no longer holds.
+    if let Err(e) = super::resume::invalidate(shared) {
+        eprintln!("redcodec serve: replication: removing the replication state: {e}");
+    }
     if replica.can_continue.swap(false, Ordering::SeqCst) {
         st.replid2 = std::mem::replace(&mut st.replid, shared.replid.clone());
         st.second_offset = st.offset + 1;

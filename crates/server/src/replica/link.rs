@@ -16,6 +16,7 @@ use tokio::net::TcpStream;
 use tokio::sync::watch;
 
 use super::load::{self, namespace_of, LoadError};
+use super::resume;
 use super::transfer::{self, Announced};
 use super::LinkPhase;
 use crate::commands::{run_sync, Access};
@@ -60,6 +61,20 @@ pub enum LinkError {
     /// This server's own link client was killed (CLIENT KILL).
     #[error("the link to the master was killed (CLIENT KILL)")]
     Killed,
+    /// The engine refused a command of the master's stream: following
+    /// stops before it (the data held is kept) and starts again later.
+    #[error("Stopped following at offset {offset}: the master's {command} was refused here: {error} (the data held is kept; retrying)")]
+    Refused {
+        /// The command's name.
+        command: String,
+        /// The engine's error.
+        error: String,
+        /// The offset applied, just before the command.
+        offset: i64,
+    },
+    /// The saved replication state could not be removed before a write.
+    #[error("removing the saved replication state before applying a write: {0}")]
+    State(std::io::Error),
 }
 
 impl LinkError {
@@ -443,6 +458,13 @@ async fn stream(
     };
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     let info = session.info.clone();
+    // The offset at the previous tick: when a whole tick passed without
+    // a byte applied, the state is saved for a restart ([`resume`]).
+    let mut quiet_since_tick = offset;
+    let mut saved = -1;
+    // A command that may change the store was applied since the state
+    // was last updated.
+    let mut wrote = false;
     loop {
         loop {
             let parsed = parse_request(&conn.buf, &limits)
@@ -463,7 +485,20 @@ async fn stream(
                     ack(conn, offset).await?;
                 }
             } else {
-                apply(shared, session, &name, args);
+                if changes_store(&name) {
+                    resume::invalidate(shared).map_err(LinkError::State)?;
+                    saved = -1;
+                    wrote = true;
+                }
+                if let Err(refused) = apply(shared, session, &name, args) {
+                    // The offset stays before the command: the data held
+                    // is what the master had there.
+                    return Err(LinkError::Refused {
+                        command: name,
+                        error: refused,
+                        offset,
+                    });
+                }
             }
             if session.queued.is_none() {
                 offset += pending;
@@ -471,6 +506,9 @@ async fn stream(
                 let mut st = replica.state.lock();
                 st.offset = offset;
                 st.stream_db = Some(u64::try_from(session.db).unwrap_or(0));
+                if std::mem::take(&mut wrote) {
+                    st.last_write = Some(Instant::now());
+                }
             }
         }
         if session.wrote && shared.config.sync == SyncPolicy::Always {
@@ -494,10 +532,25 @@ async fn stream(
                 Ok(Ok(0)) => return Err(LinkError::Closed),
                 Ok(Ok(_)) => replica.state.lock().last_io = Some(Instant::now()),
             },
-            _ = tick.tick() => ack(conn, offset).await?,
+            _ = tick.tick() => {
+                if offset == quiet_since_tick && offset != saved && session.queued.is_none() {
+                    match resume::save(shared) {
+                        Ok(_) => saved = offset,
+                        Err(e) => eprintln!("redcodec serve: replication: saving the replication state: {e}"),
+                    }
+                }
+                quiet_since_tick = offset;
+                ack(conn, offset).await?;
+            }
             () = info.kill.notified() => return Err(LinkError::Killed),
         }
     }
+}
+
+/// Whether a command of the master's may change the store (everything
+/// but what only moves the offset or the stream's state).
+fn changes_store(name: &str) -> bool {
+    !matches!(name, "ping" | "select" | "multi" | "discard")
 }
 
 /// The master's SELECT: the database maps to a namespace as a client's
@@ -526,10 +579,22 @@ const SKIPPED_DB: &str = "\u{0}redcodec-skipped-db";
 
 /// Runs one command of the master's (its reply goes nowhere; an error is
 /// reported on stderr).
-fn apply(shared: &Arc<Shared>, session: &mut Session, name: &str, args: Vec<Vec<u8>>) {
+///
+/// A command the engine has but refuses (a value out of the format's
+/// range, a key of another type: the data here no longer matches the
+/// master's) is returned as an error, the store unchanged by it: the link
+/// stops before it. A command the engine does not have is reported and
+/// passed over, and so is a refusal inside a transaction (its other
+/// commands ran).
+fn apply(
+    shared: &Arc<Shared>,
+    session: &mut Session,
+    name: &str,
+    args: Vec<Vec<u8>>,
+) -> Result<(), String> {
     let started = Instant::now();
     match name {
-        "ping" => return,
+        "ping" => return Ok(()),
         "select" => {
             let db = std::str::from_utf8(&args[1])
                 .ok()
@@ -541,16 +606,16 @@ fn apply(shared: &Arc<Shared>, session: &mut Session, name: &str, args: Vec<Vec<
                     &Reply::error("ERR value is not an integer or out of range"),
                 ),
             }
-            return;
+            return Ok(());
         }
         _ => {}
     }
     if session.namespace == SKIPPED_DB {
-        return;
+        return Ok(());
     }
     if session.queued.is_some() && !matches!(name, "exec" | "discard" | "multi") {
         session.queue(args);
-        return;
+        return Ok(());
     }
     let reply = match name {
         "multi" => session.multi(shared),
@@ -572,11 +637,22 @@ fn apply(shared: &Arc<Shared>, session: &mut Session, name: &str, args: Vec<Vec<
             &args,
         ),
     };
-    report(name, &reply);
     let failed = reply.is_error();
     shared
         .command_stats
         .ran(name, &args, started.elapsed(), failed);
+    match reply {
+        Reply::Error(e)
+            if !matches!(name, "multi" | "discard" | "exec")
+                && !e.starts_with("ERR unknown command") =>
+        {
+            Err(e)
+        }
+        reply => {
+            report(name, &reply);
+            Ok(())
+        }
+    }
 }
 
 /// Reports an error a master's command got here.

@@ -21,10 +21,9 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
-use redcodec_engine::keyspace::{Ctx, ExpireAt};
-use redcodec_engine::value;
 use redcodec_engine::Reply;
-use redcodec_rdb::file_reader::{validate, Entry, RdbFileError, RdbFileReader};
+use redcodec_migrate::rdb_file;
+use redcodec_rdb::file_reader::{validate, RdbFileError};
 
 use crate::commands::{run_engine, Access};
 use crate::config::NamespaceMode;
@@ -42,7 +41,8 @@ pub fn spool_path(shared: &Shared) -> PathBuf {
     Path::new(&shared.config.dir).join(SPOOL_FILE)
 }
 
-fn marker_path(shared: &Shared) -> PathBuf {
+/// The load marker of the server's data directory.
+pub fn marker_path(shared: &Shared) -> PathBuf {
     Path::new(&shared.config.dir).join(MARKER_FILE)
 }
 
@@ -154,6 +154,9 @@ pub fn load(shared: &Shared, session: &mut Session, spool: &Path) -> Result<Load
     if let Some(ns) = reachable_namespaces(shared).first() {
         drop(shared.engines.exclusive(ns));
     }
+    // The data stops matching any saved replication offset.
+    super::resume::invalidate(shared)?;
+    shared.replica.loaded_keys.store(0, Ordering::Relaxed);
     let marker = marker_path(shared);
     write_marker(&marker)?;
     let loaded = load_keys(shared, session, spool);
@@ -170,157 +173,71 @@ pub fn load(shared: &Shared, session: &mut Session, spool: &Path) -> Result<Load
     loaded
 }
 
-/// Keys written per RocksDB batch while loading, and the payload bytes
-/// that close a batch early.
-const BATCH_KEYS: usize = 256;
-const BATCH_BYTES: usize = 4 << 20;
-
-/// Keys of one namespace waiting to be written together.
-#[derive(Default)]
-struct Batch {
-    namespace: String,
-    entries: Vec<Entry>,
-    bytes: usize,
-}
-
-/// Flushes, then loads every key of the spool and makes them durable.
+/// Flushes, then loads every key of the spool (in batches of one
+/// database, each in one store write where the engine takes them all:
+/// [`rdb_file::load_batch`]) and makes them durable.
 fn load_keys(shared: &Shared, session: &mut Session, spool: &Path) -> Result<Loaded, LoadError> {
     flush_all(shared, session)?;
     let file = File::open(spool)?;
-    let mut reader =
-        RdbFileReader::new(BufReader::with_capacity(1 << 20, file)).map_err(LoadError::Read)?;
-    let mut loaded = Loaded::default();
     let mut warned = false;
-    let mut batch = Batch::default();
-    while let Some(entry) = reader.next_entry().map_err(LoadError::Read)? {
-        let Some(ns) = namespace_of(shared, entry.db) else {
+    let mut named = 0;
+    let counts = rdb_file::import(BufReader::with_capacity(1 << 20, file), |db, entries, counts| {
+        if entries.is_empty() {
+            return;
+        }
+        let Some(ns) = namespace_of(shared, db) else {
             if !warned {
                 eprintln!(
-                    "redcodec serve: replication: this format holds database 0 only; keys of database {} are skipped",
-                    entry.db
+                    "redcodec serve: replication: this format holds database 0 only; keys of database {db} are skipped"
                 );
                 warned = true;
             }
-            loaded.skipped += 1;
-            continue;
+            counts.skipped += entries.len() as u64;
+            return;
         };
-        if ns != batch.namespace {
-            write_batch(shared, session, &mut batch, &mut loaded);
-            batch.namespace = ns;
+        match shared.engines.shared(&ns) {
+            Ok(engine) => rdb_file::load_batch(&engine, entries, counts),
+            Err(reply) => {
+                for e in entries {
+                    counts.refused.push(rdb_file::Refused {
+                        key: e.key.clone(),
+                        reason: reply.to_string(),
+                    });
+                }
+                counts.refused_count += entries.len() as u64;
+            }
         }
-        batch.bytes += entry.object.len() + entry.key.len();
-        batch.entries.push(entry);
-        if batch.entries.len() >= BATCH_KEYS || batch.bytes >= BATCH_BYTES {
-            write_batch(shared, session, &mut batch, &mut loaded);
+        // A value this format cannot hold (an expiry past its range, a
+        // score it does not store…) is named and skipped: the rest of the
+        // copy goes on, as the stream goes on past a command the engine
+        // refuses.
+        for refused in counts.refused.drain(..) {
+            if named < 10 {
+                eprintln!(
+                    "redcodec serve: replication: key '{}' of the master's RDB is not loaded: {}",
+                    String::from_utf8_lossy(&refused.key),
+                    refused.reason
+                );
+                named += 1;
+            }
         }
-    }
-    write_batch(shared, session, &mut batch, &mut loaded);
+    })
+    .map_err(|e| match e {
+        rdb_file::RdbError::File(e) => LoadError::Read(e),
+        other => LoadError::Io(std::io::Error::other(other.to_string())),
+    })?;
+    // Keys already expired count as loaded, as RESTORE answers OK for them.
+    let loaded = Loaded {
+        keys: counts.keys + counts.expired,
+        skipped: counts.skipped,
+        refused: counts.refused_count,
+    };
     shared
         .engines
         .save()
         .map_err(|e| std::io::Error::other(e.to_string()))?;
     shared.note_write();
     Ok(loaded)
-}
-
-/// The engine's form of a decoded value.
-fn engine_value(value: &redcodec_rdb::Value) -> value::Value {
-    use redcodec_rdb::Value as V;
-    match value {
-        V::String(s) => value::Value::String(s.clone()),
-        V::List(items) => value::Value::List(items.clone()),
-        V::Set(members) => value::Value::Set(members.clone()),
-        V::ZSet(members) => value::Value::ZSet(members.clone()),
-        V::Hash(pairs) => value::Value::Hash(pairs.clone()),
-    }
-}
-
-/// Writes the batch's keys in one RocksDB write, through the code RESTORE
-/// uses ([`value::write_value`]: each format's rules, its expiry range);
-/// if the engine refuses any of them, the batch is written again one key
-/// at a time with RESTORE, so only the refused keys are left out.
-fn write_batch(shared: &Shared, session: &mut Session, batch: &mut Batch, loaded: &mut Loaded) {
-    let entries = std::mem::take(&mut batch.entries);
-    batch.bytes = 0;
-    if entries.is_empty() {
-        return;
-    }
-    let together = shared
-        .engines
-        .shared(&batch.namespace)
-        .ok()
-        .is_some_and(|engine| {
-            let mut ctx = Ctx::new(&engine);
-            let now = ctx.now_ms();
-            for e in &entries {
-                let at = match e.expire_ms {
-                    // An expiry of 0 would mean none: a key that expired at
-                    // the epoch is as expired as any past one.
-                    Some(ms) => u64::try_from(ms).unwrap_or(0).max(1),
-                    None => 0,
-                };
-                if at != 0 && at <= now {
-                    // Already expired: RESTORE creates nothing either.
-                    continue;
-                }
-                let written = ctx.view(&e.key).and_then(|view| {
-                    value::write_value(
-                        &mut ctx,
-                        &e.key,
-                        &view,
-                        &engine_value(&e.value),
-                        ExpireAt::absolute(at),
-                    )
-                });
-                if written.is_err() {
-                    return false;
-                }
-            }
-            ctx.commit().is_ok()
-        });
-    if together {
-        loaded.keys += entries.len() as u64;
-        return;
-    }
-    session.namespace.clone_from(&batch.namespace);
-    for entry in &entries {
-        restore_one(shared, session, entry, loaded);
-    }
-}
-
-/// Loads one key with `RESTORE key <expiry> <payload> REPLACE ABSTTL`; a
-/// key the engine refuses is named on stderr and counted.
-fn restore_one(shared: &Shared, session: &mut Session, entry: &Entry, loaded: &mut Loaded) {
-    let ttl = entry.expire_ms.map_or(0, |ms| ms.max(1));
-    let payload = entry.dump_payload();
-    let restored = run(
-        shared,
-        session,
-        &[
-            b"restore",
-            &entry.key,
-            ttl.to_string().as_bytes(),
-            &payload,
-            b"REPLACE",
-            b"ABSTTL",
-        ],
-    );
-    match restored {
-        Ok(()) => loaded.keys += 1,
-        // A value this format cannot hold (an expiry past its range, a
-        // score it does not store…) is reported and skipped: the rest of
-        // the copy goes on, as the stream goes on past a command the
-        // engine refuses.
-        Err(reply) => {
-            if loaded.refused < 10 {
-                eprintln!(
-                    "redcodec serve: replication: key '{}' of the master's RDB is not loaded: {reply}",
-                    String::from_utf8_lossy(&entry.key)
-                );
-            }
-            loaded.refused += 1;
-        }
-    }
 }
 
 /// At start: a load marker left by a replica killed while loading means

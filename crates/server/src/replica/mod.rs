@@ -14,15 +14,22 @@
 //!   Redis database indexes to the format's namespaces.
 //! - [`info`]: `INFO replication` as a Redis 7.0 replica writes it.
 //! - [`command`]: `REPLICAOF` / `SLAVEOF`, and the refusals a replica
-//!   answers clients with (`READONLY`, `LOADING`).
+//!   answers clients with (`READONLY`, `LOADING`) and replicas with
+//!   (`NOMASTERLINK`).
+//! - [`resume`]: the replication ID and offset kept in the data directory
+//!   for a partial resync after a restart.
+//! - [`follow`]: `migrate --follow`, this replica run with progress until
+//!   caught up.
 
 pub mod command;
+pub mod follow;
 pub mod info;
 pub mod link;
 pub mod load;
+pub mod resume;
 pub mod transfer;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Instant;
 
@@ -62,6 +69,9 @@ pub struct LinkState {
     pub phase: LinkPhase,
     /// When the last bytes came from the master.
     pub last_io: Option<Instant>,
+    /// When the last command of the master's that may change the store
+    /// was applied (not PING, REPLCONF, SELECT).
+    pub last_write: Option<Instant>,
     /// When the link went down (`None` while up, or if it never was).
     pub down_since: Option<Instant>,
     /// The replication ID of the data held (the master's after a sync).
@@ -92,6 +102,7 @@ impl LinkState {
             master: None,
             phase: LinkPhase::Down,
             last_io: None,
+            last_write: None,
             down_since: None,
             replid: replid.to_string(),
             replid2: "0".repeat(40),
@@ -124,6 +135,12 @@ pub struct Replica {
     shared: OnceLock<Weak<crate::state::Shared>>,
     /// Whether the skipping of a database's writes was reported.
     pub(crate) warned_skipped_db: AtomicBool,
+    /// The state file for a partial resync after a restart.
+    pub(crate) resume: resume::ResumeState,
+    /// Keys loaded so far by the full copy under way (progress).
+    pub loaded_keys: AtomicU64,
+    /// The link task, awaited at shutdown before the state is saved.
+    task: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 impl Replica {
@@ -136,6 +153,9 @@ impl Replica {
             can_continue: AtomicBool::new(false),
             shared: OnceLock::new(),
             warned_skipped_db: AtomicBool::new(false),
+            resume: resume::ResumeState::default(),
+            loaded_keys: AtomicU64::new(0),
+            task: Mutex::new(None),
         }
     }
 
@@ -186,10 +206,22 @@ impl Replica {
 /// the server starts following.
 pub fn start(shared: &Arc<crate::state::Shared>) {
     let _ = shared.replica.shared.set(Arc::downgrade(shared));
+    resume::restore(shared, &load::marker_path(shared));
     if let Err(e) = load::recover(shared) {
         eprintln!("redcodec serve: replication: {e}");
     }
     if let Some((host, port)) = shared.config.replica.replicaof.clone() {
         command::follow(shared, host, port);
     }
+}
+
+/// At shutdown, once clients are gone: waits for the link task to end
+/// (nothing is applied after), then saves the replication state for a
+/// partial resync at the next start ([`resume`]).
+pub async fn finish(shared: &Arc<crate::state::Shared>) {
+    let task = shared.replica.task.lock().take();
+    if let Some(task) = task {
+        let _ = task.await;
+    }
+    resume::save_at_stop(shared);
 }

@@ -10,7 +10,7 @@ use redcodec_formats::Format;
 
 use super::figure::Figure;
 use super::workload::{string_key, Kind, Sizes, Timing};
-use crate::error::CliError;
+use crate::error::CompareError;
 
 /// The writer threads of the two-thread pass.
 pub const THREADS: usize = 2;
@@ -48,9 +48,9 @@ impl Scaling {
 
 /// Times `sizes.keys` SETs of new keys spread over `threads` threads, each
 /// thread writing its own keys through `set`.
-fn timed_sets<F>(threads: usize, sizes: &Sizes, set: F) -> Result<Timing, CliError>
+fn timed_sets<F>(threads: usize, sizes: &Sizes, set: F) -> Result<Timing, CompareError>
 where
-    F: Fn(&[u8], &[u8]) -> Result<(), CliError> + Sync,
+    F: Fn(&[u8], &[u8]) -> Result<(), CompareError> + Sync,
 {
     let value = sizes.value();
     let keys: Vec<Vec<u8>> = (0..sizes.keys).map(string_key).collect();
@@ -73,8 +73,8 @@ where
 }
 
 /// Raw RocksDB's scaling, in fresh stores under `dir`.
-pub fn raw(dir: &Path, sizes: &Sizes) -> Result<Scaling, CliError> {
-    let pass = |threads: usize| -> Result<Timing, CliError> {
+pub fn raw(dir: &Path, sizes: &Sizes) -> Result<Scaling, CompareError> {
+    let pass = |threads: usize| -> Result<Timing, CompareError> {
         let db = super::raw::open(&dir.join(format!("raw-{threads}")))?;
         timed_sets(threads, sizes, |k, v| {
             db.put(k, v).map_err(super::raw::db_err)
@@ -88,13 +88,13 @@ pub fn raw(dir: &Path, sizes: &Sizes) -> Result<Scaling, CliError> {
 }
 
 /// A format's scaling, in fresh stores under `dir`.
-pub fn format(format: Format, dir: &Path, sizes: &Sizes) -> Result<Scaling, CliError> {
-    let pass = |threads: usize| -> Result<Timing, CliError> {
+pub fn format(format: Format, dir: &Path, sizes: &Sizes) -> Result<Scaling, CompareError> {
+    let pass = |threads: usize| -> Result<Timing, CompareError> {
         let engine = super::format_run::open(format, &dir.join(format!("{format}-{threads}")))?;
         timed_sets(threads, sizes, |k, v| {
             let reply = engine.execute(&[&b"SET"[..], k, v]);
             if reply.is_error() {
-                return Err(super::fail(format!("SET failed: {reply}")));
+                return Err(crate::error::fail(format!("SET failed: {reply}")));
             }
             Ok(())
         })

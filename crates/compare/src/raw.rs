@@ -10,7 +10,7 @@ use rocksdb::{BottommostLevelCompaction, CompactOptions, Options, DB};
 
 use super::measure::{rocksdb_version, sst_bytes_written, Space, WriteAmp};
 use super::workload::{shuffled, string_key, Kind, Sizes, Timing};
-use crate::error::CliError;
+use crate::error::CompareError;
 
 /// What the baseline measured.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -51,7 +51,7 @@ impl RawResult {
 
 /// Times [`RawResult::scan`]: `keys / 10` scans of 100 keys from spread
 /// starting points, each with its own iterator (as each engine command).
-fn scan_100(db: &DB, keys: &[Vec<u8>]) -> Result<Timing, CliError> {
+fn scan_100(db: &DB, keys: &[Vec<u8>]) -> Result<Timing, CompareError> {
     let scans = (keys.len() / 10).max(1);
     let span = keys.len().saturating_sub(99).max(1);
     let mut seen = 0usize;
@@ -68,26 +68,28 @@ fn scan_100(db: &DB, keys: &[Vec<u8>]) -> Result<Timing, CliError> {
     }
     let seconds = started.elapsed().as_secs_f64();
     if seen < scans.min(keys.len()) {
-        return Err(super::fail("raw rocksdb: a scan found nothing".into()));
+        return Err(crate::error::fail(
+            "raw rocksdb: a scan found nothing".into(),
+        ));
     }
     Ok(Timing::new("scan 100", Kind::Read, scans as u64, seconds))
 }
 
 /// A RocksDB error of the baseline.
-pub(super) fn db_err(e: rocksdb::Error) -> CliError {
-    super::fail(format!("raw rocksdb: {e}"))
+pub(super) fn db_err(e: rocksdb::Error) -> CompareError {
+    crate::error::fail(format!("raw rocksdb: {e}"))
 }
 
 /// A plain `rocksdb::DB` with default options in `dir`, created if missing:
 /// the baseline every raw figure is measured on.
-pub(super) fn open(dir: &Path) -> Result<DB, CliError> {
+pub(super) fn open(dir: &Path) -> Result<DB, CompareError> {
     let mut opts = Options::default();
     opts.create_if_missing(true);
     DB::open(&opts, dir).map_err(db_err)
 }
 
 /// Runs the baseline in `dir` (empty).
-pub fn run(dir: &Path, sizes: &Sizes) -> Result<RawResult, CliError> {
+pub fn run(dir: &Path, sizes: &Sizes) -> Result<RawResult, CompareError> {
     let db = open(dir)?;
     let value = sizes.value();
     let keys: Vec<Vec<u8>> = (0..sizes.keys).map(string_key).collect();
@@ -106,7 +108,9 @@ pub fn run(dir: &Path, sizes: &Sizes) -> Result<RawResult, CliError> {
     for &i in &order {
         let found = db.get(&keys[i]).map_err(db_err)?;
         if found.is_none() {
-            return Err(super::fail("raw rocksdb: a written key is missing".into()));
+            return Err(crate::error::fail(
+                "raw rocksdb: a written key is missing".into(),
+            ));
         }
     }
     let get = Timing::new(

@@ -20,7 +20,7 @@ use rocksdb::DB;
 
 use super::raw::db_err;
 use super::workload::{run_all, setup_args, step_args, string_key, Sizes, STEPS};
-use crate::error::CliError;
+use crate::error::CompareError;
 
 /// The commands counted on every format.
 pub const COMMANDS: [&str; 4] = ["SET", "GET", "HSET", "ZADD"];
@@ -88,7 +88,7 @@ pub fn measured_get(db: &DB, keys: &[Vec<u8>]) -> Result<usize, rocksdb::Error> 
 }
 
 /// The probe itself (run under callgrind by [`count`]).
-pub fn probe(args: &ProbeArgs) -> Result<(), CliError> {
+pub fn probe(args: &ProbeArgs) -> Result<(), CompareError> {
     let sizes = Sizes {
         keys: args.keys,
         elements: args.elements,
@@ -108,10 +108,12 @@ pub fn probe(args: &ProbeArgs) -> Result<(), CliError> {
                     .try_for_each(|k| db.put(k, &value))
                     .map_err(db_err)?;
                 if measured_get(&db, &keys).map_err(db_err)? != keys.len() {
-                    return Err(super::fail("raw rocksdb: a written key is missing".into()));
+                    return Err(crate::error::fail(
+                        "raw rocksdb: a written key is missing".into(),
+                    ));
                 }
             }
-            other => return Err(super::fail(format!("no raw probe for {other:?}"))),
+            other => return Err(crate::error::fail(format!("no raw probe for {other:?}"))),
         }
         return Ok(());
     }
@@ -119,7 +121,7 @@ pub fn probe(args: &ProbeArgs) -> Result<(), CliError> {
     let target = STEPS
         .iter()
         .position(|s| s.name == args.command)
-        .ok_or_else(|| super::fail(format!("no workload step {:?}", args.command)))?;
+        .ok_or_else(|| crate::error::fail(format!("no workload step {:?}", args.command)))?;
     // The steps before the command fill the store, uncounted; then the
     // command's own step runs inside `measured`.
     for (i, step) in STEPS[..=target].iter().enumerate() {
@@ -132,7 +134,7 @@ pub fn probe(args: &ProbeArgs) -> Result<(), CliError> {
         } else {
             let errors = measured(&engine, &all);
             if errors > 0 {
-                return Err(super::fail(format!(
+                return Err(crate::error::fail(format!(
                     "{errors} {} commands failed",
                     step.name
                 )));
@@ -158,7 +160,7 @@ pub fn count(
     elements: usize,
     value_size: usize,
     mut progress: impl FnMut(&str),
-) -> Result<Vec<Instructions>, CliError> {
+) -> Result<Vec<Instructions>, CompareError> {
     let exe = std::env::current_exe()?;
     let mut probes: Vec<(String, String)> = ["put", "get"]
         .iter()
@@ -198,7 +200,7 @@ fn run_probe(
     command: &str,
     elements: usize,
     value_size: usize,
-) -> Result<u64, CliError> {
+) -> Result<u64, CompareError> {
     let function = if store != "raw" {
         "measured"
     } else if command == "put" {
@@ -221,7 +223,7 @@ fn run_probe(
     // valgrind's own warnings (e.g. an fcntl it does not model) are shown
     // only when the probe fails.
     if !run.status.success() {
-        return Err(super::fail(format!(
+        return Err(crate::error::fail(format!(
             "callgrind probe of {store} {command} failed ({}): {}",
             run.status,
             String::from_utf8_lossy(&run.stderr)
@@ -229,13 +231,13 @@ fn run_probe(
     }
     let text = std::fs::read_to_string(out)?;
     let total = total_instructions(&text).ok_or_else(|| {
-        super::fail(format!(
+        crate::error::fail(format!(
             "no instruction total in {} for {store} {command}",
             out.display()
         ))
     })?;
     if total == 0 {
-        return Err(super::fail(format!(
+        return Err(crate::error::fail(format!(
             "callgrind counted nothing in {function} for {store} {command}"
         )));
     }

@@ -10,7 +10,7 @@ use super::measure::{Space, WriteAmp};
 use super::raw::RawResult;
 use super::scaling::{Scaling, THREADS};
 use super::workload::{kind_of, Kind, Sizes, Timing, STEPS};
-use crate::error::CliError;
+use crate::error::CompareError;
 
 /// Everything one `redcodec compare` measured.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -328,7 +328,7 @@ pub fn rate(x: f64) -> String {
     if !x.is_finite() {
         return "inf".into();
     }
-    crate::migrate::thousands(x.round() as u64)
+    crate::report::thousands(x.round() as u64)
 }
 
 /// A figure as `median (lowest–highest)`, or the value alone when it was
@@ -754,7 +754,12 @@ struct CsvFiles<'a> {
 
 impl CsvFiles<'_> {
     /// Writes `name` with one header line and one line per row.
-    fn write(&mut self, name: &str, header: &[&str], rows: &[Vec<String>]) -> Result<(), CliError> {
+    fn write(
+        &mut self,
+        name: &str,
+        header: &[&str],
+        rows: &[Vec<String>],
+    ) -> Result<(), CompareError> {
         let path = self.dir.join(name);
         write_csv(&path, header, rows)?;
         self.written.push(path);
@@ -762,7 +767,7 @@ impl CsvFiles<'_> {
     }
 }
 
-fn write_csv(path: &Path, header: &[&str], rows: &[Vec<String>]) -> Result<(), CliError> {
+fn write_csv(path: &Path, header: &[&str], rows: &[Vec<String>]) -> Result<(), CompareError> {
     let mut text = header.join(",");
     text.push('\n');
     for row in rows {
@@ -784,14 +789,14 @@ fn opt<T: ToString>(v: Option<T>) -> String {
 
 /// Writes `report.json`, `ops.csv`, `space.csv`, `write_amp.csv`, `del.csv`
 /// and `goals.csv` into `dir`; returns the files written.
-pub fn write_files(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf>, CliError> {
+pub fn write_files(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf>, CompareError> {
     let mut csv = CsvFiles {
         dir,
         written: Vec::new(),
     };
     let json = dir.join("report.json");
-    let text =
-        serde_json::to_string_pretty(report).map_err(|e| super::fail(format!("JSON: {e}")))?;
+    let text = serde_json::to_string_pretty(report)
+        .map_err(|e| crate::error::fail(format!("JSON: {e}")))?;
     std::fs::write(&json, text + "\n")?;
     csv.written.push(json);
 
@@ -927,6 +932,19 @@ pub fn write_files(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf
         .collect();
     csv.write("goals.csv", &["goal", "measured", "met", "status"], &rows)?;
     Ok(csv.written)
+}
+
+/// `1234567` as `1,234,567`.
+pub(crate) fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 #[cfg(test)]

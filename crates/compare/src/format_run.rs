@@ -11,7 +11,7 @@ use redcodec_formats::{AnyCodec, Format, FormatOptions};
 use super::figure::{Figure, Spread};
 use super::measure::{sst_bytes_written, Space, WriteAmp};
 use super::workload::{fill_hash, run_engine, Sizes, Timing};
-use crate::error::CliError;
+use crate::error::CompareError;
 
 /// Everything measured on one format.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -70,14 +70,17 @@ impl DelResult {
 }
 
 /// A fresh engine of `format` in `dir`, with default options.
-pub(super) fn open(format: Format, dir: &std::path::Path) -> Result<Engine<AnyCodec>, CliError> {
+pub(super) fn open(
+    format: Format,
+    dir: &std::path::Path,
+) -> Result<Engine<AnyCodec>, CompareError> {
     let codec = format.codec(&FormatOptions::default())?;
     Ok(Engine::open(codec, dir, EngineOptions::default())?)
 }
 
 /// Stored records, not counting the ones the format writes on every open
 /// (nemo's separators), which hold no data.
-fn count_records(engine: &Engine<AnyCodec>) -> Result<u64, CliError> {
+fn count_records(engine: &Engine<AnyCodec>) -> Result<u64, CompareError> {
     let bootstrap: Vec<_> = engine
         .codec()
         .bootstrap_records()
@@ -99,7 +102,7 @@ pub fn timings(
     format: Format,
     sizes: &Sizes,
     progress: impl FnMut(&str),
-) -> Result<Vec<super::workload::Timing>, CliError> {
+) -> Result<Vec<super::workload::Timing>, CompareError> {
     let dir = tempfile::tempdir()?;
     let engine = open(format, dir.path())?;
     Ok(run_engine(&engine, sizes, progress)?.0)
@@ -110,7 +113,7 @@ pub fn run(
     format: Format,
     sizes: &Sizes,
     mut progress: impl FnMut(&str),
-) -> Result<FormatResult, CliError> {
+) -> Result<FormatResult, CompareError> {
     let dir = tempfile::tempdir()?;
     let engine = open(format, dir.path())?;
     let version_based = engine.capabilities().version_width != VersionWidth::None;
@@ -144,7 +147,7 @@ pub fn run(
     })
 }
 
-fn del_hash(format: Format, fields: usize, sizes: &Sizes) -> Result<DelResult, CliError> {
+fn del_hash(format: Format, fields: usize, sizes: &Sizes) -> Result<DelResult, CompareError> {
     let dir = tempfile::tempdir()?;
     let engine = open(format, dir.path())?;
     let key = b"big".to_vec();
@@ -154,11 +157,11 @@ fn del_hash(format: Format, fields: usize, sizes: &Sizes) -> Result<DelResult, C
     let record = engine
         .codec()
         .meta_record(&key, DataType::Hash)
-        .map_err(|e| super::fail(format!("metadata record of the big hash: {e}")))?;
+        .map_err(|e| crate::error::fail(format!("metadata record of the big hash: {e}")))?;
     let saved = engine
         .store()
         .get(record.place, &record.key)?
-        .ok_or_else(|| super::fail("the big hash has no metadata record".into()))?;
+        .ok_or_else(|| crate::error::fail("the big hash has no metadata record".into()))?;
     let restorable = !matches!(
         engine.capabilities().delete,
         DeleteModel::RemoveElements { .. }
@@ -170,7 +173,9 @@ fn del_hash(format: Format, fields: usize, sizes: &Sizes) -> Result<DelResult, C
         let reply = engine.execute(&[b"DEL".to_vec(), key.clone()]);
         times.push(started.elapsed());
         if reply != Reply::Integer(1) {
-            return Err(super::fail(format!("DEL of the big hash replied {reply}")));
+            return Err(crate::error::fail(format!(
+                "DEL of the big hash replied {reply}"
+            )));
         }
         if n + 1 < samples {
             let mut restore = Batch::default();

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use crate::error::CliError;
+use crate::error::CompareError;
 
 /// Space of a store after a full compaction.
 #[derive(Clone, Copy, Debug, serde::Serialize)]
@@ -88,7 +88,7 @@ pub fn ratio(a: u64, b: u64) -> f64 {
 /// Sums the sizes of the SST files created by flushes and by compactions
 /// other than manual ones, from every RocksDB `LOG` under `root`. Read it
 /// after the databases are closed (the LOG is buffered while open).
-pub fn sst_bytes_written(root: &Path) -> Result<Option<u64>, CliError> {
+pub fn sst_bytes_written(root: &Path) -> Result<Option<u64>, CompareError> {
     let mut logs = Vec::new();
     find_logs(root, &mut logs)?;
     if logs.is_empty() {
@@ -135,7 +135,7 @@ pub fn sst_bytes_written(root: &Path) -> Result<Option<u64>, CliError> {
 
 /// The version RocksDB wrote at the head of a `LOG` under `root`
 /// (`RocksDB version: 10.4.2`), if any.
-pub fn rocksdb_version(root: &Path) -> Result<Option<String>, CliError> {
+pub fn rocksdb_version(root: &Path) -> Result<Option<String>, CompareError> {
     let mut logs = Vec::new();
     find_logs(root, &mut logs)?;
     for log in logs {
@@ -150,7 +150,7 @@ pub fn rocksdb_version(root: &Path) -> Result<Option<String>, CliError> {
     Ok(None)
 }
 
-fn find_logs(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), CliError> {
+fn find_logs(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), CompareError> {
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let path = entry.path();

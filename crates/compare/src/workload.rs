@@ -7,7 +7,7 @@ use redcodec_engine::{Engine, Reply};
 use redcodec_formats::AnyCodec;
 
 use super::figure::{Figure, Spread};
-use crate::error::CliError;
+use crate::error::CompareError;
 
 /// The size of a run.
 #[derive(Clone, Copy, Debug, serde::Serialize)]
@@ -404,16 +404,16 @@ pub fn setup_args(sizes: &Sizes, value: &[u8]) -> Vec<Vec<Vec<u8>>> {
 }
 
 /// Runs every command of `all` on `engine`, untimed; the first error fails.
-pub fn run_all(engine: &Engine<AnyCodec>, all: &[Vec<Vec<u8>>]) -> Result<(), CliError> {
+pub fn run_all(engine: &Engine<AnyCodec>, all: &[Vec<Vec<u8>>]) -> Result<(), CompareError> {
     for args in all {
         check(engine.execute(args), args)?;
     }
     Ok(())
 }
 
-fn check(reply: Reply, args: &[Vec<u8>]) -> Result<(), CliError> {
+fn check(reply: Reply, args: &[Vec<u8>]) -> Result<(), CompareError> {
     if let Reply::Error(e) = reply {
-        return Err(super::fail(format!(
+        return Err(crate::error::fail(format!(
             "{} failed: {e}",
             String::from_utf8_lossy(&args[0])
         )));
@@ -433,7 +433,7 @@ pub fn run_engine(
     engine: &Engine<AnyCodec>,
     sizes: &Sizes,
     mut progress: impl FnMut(&str),
-) -> Result<(Vec<Timing>, Written), CliError> {
+) -> Result<(Vec<Timing>, Written), CompareError> {
     let value = sizes.value();
     let mut written = Written::default();
     let mut timings = Vec::with_capacity(STEPS.len());
@@ -467,7 +467,7 @@ pub fn fill_hash(
     key: &[u8],
     fields: usize,
     value: &[u8],
-) -> Result<(), CliError> {
+) -> Result<(), CompareError> {
     let mut start = 0;
     while start < fields {
         let end = (start + 1000).min(fields);

@@ -22,7 +22,7 @@ use super::format_run::FormatResult;
 use super::measure::Space;
 use super::report::{timing, Against, Report, OWN_SET_GOALS};
 use super::workload::STEPS;
-use crate::error::CliError;
+use crate::error::CompareError;
 
 /// Values spanning more than this factor are drawn on a logarithmic scale.
 pub const LOG_SPAN: f64 = 20.0;
@@ -172,8 +172,8 @@ fn font(px: f64) -> FontDesc<'static> {
     ("sans-serif", px * 1.24).into_font()
 }
 
-fn chart_err<E: std::fmt::Display>(e: E) -> CliError {
-    super::fail(format!("chart: {e}"))
+fn chart_err<E: std::fmt::Display>(e: E) -> CompareError {
+    crate::error::fail(format!("chart: {e}"))
 }
 
 /// One row's bars, in pixels from the plot's top.
@@ -281,7 +281,7 @@ impl Chart {
     }
 
     /// The chart as an SVG document.
-    pub fn svg(&self) -> Result<String, CliError> {
+    pub fn svg(&self) -> Result<String, CompareError> {
         let label_w = self
             .rows
             .iter()
@@ -378,7 +378,7 @@ impl Chart {
         area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
         x: X,
         frame: &Frame<'_>,
-    ) -> Result<(), CliError>
+    ) -> Result<(), CompareError>
     where
         X: Ranged<ValueType = f64> + ValueFormatter<f64>,
     {
@@ -537,7 +537,7 @@ fn draw_swatch(
     area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
     swatch: Swatch,
     (x, y): (i32, i32),
-) -> Result<(), CliError> {
+) -> Result<(), CompareError> {
     match swatch {
         // A disc, not a rectangle: the chart's only filled rectangles are bars.
         Swatch::Fill(color) => area.draw(&Circle::new((x + 8, y), 6, color.filled())),
@@ -781,7 +781,7 @@ pub struct Drawn {
 
 /// Draws every chart of `report`, writes each as `<id>.svg` into `dir`;
 /// returns the charts drawn and the files written.
-pub fn draw(report: &Report, dir: &Path) -> Result<(Vec<Drawn>, Vec<PathBuf>), CliError> {
+pub fn draw(report: &Report, dir: &Path) -> Result<(Vec<Drawn>, Vec<PathBuf>), CompareError> {
     let mut drawn = Vec::new();
     let mut files = Vec::new();
     for chart in charts(report) {

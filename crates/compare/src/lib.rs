@@ -1,4 +1,4 @@
-//! `redcodec compare`: one standard workload on every chosen format and on
+//! The format benchmark behind `redcodec compare`: one standard workload on every chosen format and on
 //! a raw RocksDB baseline, in temporary stores, single-threaded; tables on
 //! stdout, CSV, JSON, SVG charts and one HTML report in `--out`.
 //!
@@ -18,9 +18,8 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use redcodec_formats::Format;
 
-use crate::error::CliError;
-
 mod charts;
+mod error;
 mod figure;
 mod format_run;
 pub mod instructions;
@@ -31,6 +30,8 @@ mod report;
 mod scaling;
 mod workload;
 
+use error::fail;
+pub use error::CompareError;
 use workload::{Sizes, STEPS};
 
 /// The options of `redcodec compare`.
@@ -66,13 +67,8 @@ pub struct CompareArgs {
     pub out: PathBuf,
 }
 
-/// An error of the comparison.
-pub(crate) fn fail(message: String) -> CliError {
-    CliError::Io(std::io::Error::other(message))
-}
-
 /// Runs the comparison.
-pub fn run(args: &CompareArgs) -> Result<(), CliError> {
+pub fn run(args: &CompareArgs) -> Result<(), CompareError> {
     let formats: Vec<Format> = if args.formats.is_empty() {
         Format::ALL.to_vec()
     } else {

@@ -1,0 +1,163 @@
+//! `redcodec migrate --from redis://[:PASS@]HOST:PORT --to FORMAT --dst DIR
+//! --follow [--until-caught-up SECS]`: the flags, checked, handed to the
+//! server's follower ([`redcodec_server::replica::follow`]), which runs
+//! the replica `serve --replicaof` runs.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use clap::Args;
+use redcodec_server::replica::follow::{self, FollowOptions};
+use redcodec_server::replica::ReplicaOptions;
+
+use super::{fail, thousands, MigrateArgs};
+use crate::error::CliError;
+use crate::signals::ShutdownSignals;
+use crate::store_args::StoreArgs;
+
+/// The options of a migration that keeps following its source.
+#[derive(Args, Debug, Clone, Default)]
+pub struct FollowArgs {
+    /// With --from redis://[:PASS@]HOST:PORT: a full copy, then every write
+    /// as it happens, as a replica (PSYNC), until stopped (SIGINT,
+    /// SIGTERM); a rerun on the same --dst continues with a partial resync.
+    #[arg(long)]
+    pub follow: bool,
+    /// With --follow: exit 0 once the lag behind the master has stayed at
+    /// 0 for SECS seconds.
+    #[arg(long, value_name = "SECS", requires = "follow")]
+    pub until_caught_up: Option<u64>,
+}
+
+/// The master named by `--from`: host, port, password.
+fn master_of(url: &str) -> Result<(String, u16, Option<String>), CliError> {
+    let bad = || {
+        fail(format!(
+            "--follow: '{url}' is not a master's URL: expected redis://[:PASS@]HOST:PORT"
+        ))
+    };
+    let parsed = redis::parse_redis_url(url).ok_or_else(bad)?;
+    if parsed.scheme() != "redis" {
+        return Err(fail(format!(
+            "--follow: '{url}': only redis:// (TCP without TLS) is supported"
+        )));
+    }
+    let host = parsed.host_str().ok_or_else(bad)?;
+    let host = host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host)
+        .to_string();
+    let port = parsed.port().unwrap_or(6379);
+    if !matches!(parsed.path(), "" | "/" | "/0") {
+        return Err(fail(format!(
+            "--follow: '{url}': a replica copies every database; name none"
+        )));
+    }
+    Ok((host, port, parsed.password().map(str::to_string)))
+}
+
+/// Refuses the options a follower has no use for.
+fn check(args: &MigrateArgs) -> Result<(), CliError> {
+    let pair = &args.pair;
+    let unused = [
+        (pair.src.is_some(), "--src"),
+        (pair.src_namespace.is_some(), "--src-namespace"),
+        (pair.src_cluster, "--src-cluster"),
+        (pair.all_namespaces, "--all-namespaces"),
+        (args.verify, "--verify"),
+        (args.resume, "--resume (a rerun continues by itself)"),
+        (args.merge, "--merge"),
+        (args.network.checkpoint.is_some(), "--checkpoint"),
+    ];
+    for (given, name) in unused {
+        if given {
+            return Err(fail(format!("--follow does not take {name}")));
+        }
+    }
+    if pair.to.contains("://") {
+        return Err(fail(
+            "--follow writes a store: --to FORMAT --dst DIR (to follow into a server, start it with --replicaof)",
+        ));
+    }
+    Ok(())
+}
+
+/// Runs `migrate --follow`.
+pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
+    check(args)?;
+    let pair = &args.pair;
+    let (host, port, password) = master_of(&pair.from)?;
+    let store = StoreArgs {
+        format: pair.to.clone(),
+        dir: pair.dst_dir()?.to_path_buf(),
+        fixed_clock: pair.fixed_clock,
+        namespace: pair.dst_namespace.clone(),
+        cluster: pair.dst_cluster,
+    };
+    let (mut config, opener) = crate::serve::server_config(&store, args.compat)?;
+    config.replica = ReplicaOptions {
+        replicaof: Some((host, port)),
+        masterauth: password,
+    };
+    let options = FollowOptions {
+        until_caught_up: args.follow.until_caught_up.map(Duration::from_secs),
+        interactive: std::io::stderr().is_terminal(),
+    };
+    let signals = ShutdownSignals::block()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_stack_size(256 << 20)
+        .build()?;
+    let stop = signals.wait()?;
+    let report = runtime
+        .block_on(follow::run(config, opener, options, stop))
+        .map_err(|e| fail(e.to_string()))?;
+    let master = report
+        .master_offset
+        .map_or("unknown".to_string(), |m| m.to_string());
+    let keys = report
+        .keys
+        .map_or(String::new(), |k| format!(", {} keys", thousands(k)));
+    let saved = if report.state_saved {
+        "; replication state saved in the destination: a rerun continues with a partial resync"
+    } else {
+        ""
+    };
+    if report.caught_up {
+        println!(
+            "caught up: master_repl_offset {master}, replica offset {}{keys}{saved}",
+            report.offset
+        );
+        return Ok(());
+    }
+    println!(
+        "stopped: replica offset {} (master_repl_offset {master}){keys}{saved}",
+        report.offset
+    );
+    if args.follow.until_caught_up.is_some() {
+        return Err(fail("stopped before catching up"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masters_are_named_by_url() {
+        assert_eq!(
+            master_of("redis://127.0.0.1:6380").unwrap(),
+            ("127.0.0.1".to_string(), 6380, None)
+        );
+        assert_eq!(
+            master_of("redis://:secret@db.example:7000/").unwrap(),
+            ("db.example".to_string(), 7000, Some("secret".to_string()))
+        );
+        assert_eq!(master_of("redis://h").unwrap().1, 6379);
+        assert!(master_of("redis://h:1/3").is_err());
+        assert!(master_of("rediss://h:1").is_err());
+        assert!(master_of("kvrocks").is_err());
+    }
+}

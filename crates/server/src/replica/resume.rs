@@ -1,0 +1,267 @@
+//! Resuming after a restart: the replication ID and offset of the data
+//! held, kept in the data directory (`redcodec-replica-state`), so that a
+//! replica started again on the same directory (`serve --replicaof`,
+//! `migrate --follow`) asks `PSYNC <replid> <offset+1>` and gets
+//! `+CONTINUE` when the master's backlog still holds the bytes since,
+//! instead of a full copy.
+//!
+//! **The rule: the file exists only while the store is exactly at its
+//! offset.** It is written (after the store's write-ahead log is synced)
+//! at a clean stop, once the link task has ended, and whenever the stream
+//! has been quiet for a second; it is removed (and the removal made
+//! durable) before the next command of the master that may change the
+//! store is applied, before a full copy starts, at `REPLICAOF NO ONE`,
+//! and when it is read at start. So a crash at any moment leaves either
+//! no file (a full resynchronisation follows) or a file that matches the
+//! store; a store left half loaded by a crash has its load marker, which
+//! wins over any file. Writes the store makes of its own (an expired key
+//! deleted) delete only what the master deletes too.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::state::Shared;
+
+/// The file's name in the data directory.
+pub const STATE_FILE: &str = "redcodec-replica-state";
+
+/// What is kept between runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Saved {
+    /// The replication ID of the stream the data follows.
+    pub replid: String,
+    /// The offset applied (the next byte wanted is `offset + 1`).
+    pub offset: i64,
+    /// The database the stream had selected (`None`: none yet).
+    pub stream_db: Option<u64>,
+}
+
+impl Saved {
+    fn render(&self) -> String {
+        let db = self.stream_db.map_or("-".to_string(), |d| d.to_string());
+        format!(
+            "redcodec-replica-state 1\nreplid {}\noffset {}\ndb {db}\n",
+            self.replid, self.offset
+        )
+    }
+
+    /// Parses the file's text; `None` when it is not one this code wrote.
+    pub fn parse(text: &str) -> Option<Saved> {
+        let mut lines = text.lines();
+        if lines.next()? != "redcodec-replica-state 1" {
+            return None;
+        }
+        let mut replid = None;
+        let mut offset = None;
+        let mut db = None;
+        for line in lines {
+            let (name, value) = line.split_once(' ')?;
+            match name {
+                "replid" if value.len() == 40 && value.bytes().all(|b| b.is_ascii_hexdigit()) => {
+                    replid = Some(value.to_string());
+                }
+                "offset" => offset = Some(value.parse::<i64>().ok().filter(|o| *o >= 0)?),
+                "db" => {
+                    db = Some(match value {
+                        "-" => None,
+                        d => Some(d.parse::<u64>().ok()?),
+                    });
+                }
+                _ => return None,
+            }
+        }
+        Some(Saved {
+            replid: replid?,
+            offset: offset?,
+            stream_db: db?,
+        })
+    }
+}
+
+/// Whether the file is on disk (so it must go before the store changes).
+#[derive(Debug, Default)]
+pub struct ResumeState {
+    on_disk: AtomicBool,
+}
+
+/// The file of the server's data directory.
+pub fn state_path(shared: &Shared) -> PathBuf {
+    Path::new(&shared.config.dir).join(STATE_FILE)
+}
+
+fn sync_dir(path: &Path) -> std::io::Result<()> {
+    match path.parent() {
+        Some(dir) => File::open(dir)?.sync_all(),
+        None => Ok(()),
+    }
+}
+
+fn remove(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Ok(()) => sync_dir(path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Writes the state of the data held, if it came from a master it can
+/// continue from: the store's write-ahead log is synced first, then the
+/// file is written whole (a temporary file renamed). The caller makes
+/// sure nothing applies the master's commands meanwhile.
+pub fn save(shared: &Shared) -> std::io::Result<bool> {
+    let replica = &shared.replica;
+    if !replica.can_continue.load(Ordering::SeqCst) || replica.is_loading() {
+        return Ok(false);
+    }
+    let saved = {
+        let st = replica.state.lock();
+        if st.master.is_none() || st.offset < 0 {
+            return Ok(false);
+        }
+        Saved {
+            replid: st.replid.clone(),
+            offset: st.offset,
+            stream_db: st.stream_db,
+        }
+    };
+    shared
+        .engines
+        .sync_wal()
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    let path = state_path(shared);
+    let tmp = path.with_extension("tmp");
+    {
+        let mut file = OpenOptions::new()
+            .create(true)
+            .write(true)
+            .truncate(true)
+            .open(&tmp)?;
+        file.write_all(saved.render().as_bytes())?;
+        file.sync_all()?;
+    }
+    std::fs::rename(&tmp, &path)?;
+    sync_dir(&path)?;
+    replica.resume.on_disk.store(true, Ordering::SeqCst);
+    Ok(true)
+}
+
+/// Removes the file before the store changes (nothing to do when it is
+/// not on disk).
+pub fn invalidate(shared: &Shared) -> std::io::Result<()> {
+    let resume = &shared.replica.resume;
+    if resume.on_disk.load(Ordering::SeqCst) {
+        remove(&state_path(shared))?;
+        resume.on_disk.store(false, Ordering::SeqCst);
+    }
+    Ok(())
+}
+
+/// At start, before anything is applied: reads the file and removes it
+/// (the store may change from now on). Returns what it held when the
+/// data can be continued from: no load marker (a half copy), and the
+/// server follows a master from the start.
+pub fn take(shared: &Shared, marker: &Path) -> std::io::Result<Option<Saved>> {
+    let path = state_path(shared);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    remove(&path)?;
+    if marker.exists() {
+        return Ok(None);
+    }
+    let Some(saved) = Saved::parse(&text) else {
+        eprintln!(
+            "redcodec serve: replication: {} is not a state file this version wrote; ignored (a full copy follows)",
+            path.display()
+        );
+        return Ok(None);
+    };
+    if shared.config.replica.replicaof.is_none() {
+        eprintln!(
+            "redcodec serve: replication: the replication state in {} is dropped: the server does not start as a replica (--replicaof), so the data may change",
+            path.display()
+        );
+        return Ok(None);
+    }
+    Ok(Some(saved))
+}
+
+/// At start: continues from the state the file held, if any (see
+/// [`take`]).
+pub fn restore(shared: &Shared, marker: &Path) {
+    match take(shared, marker) {
+        Ok(Some(saved)) => {
+            eprintln!(
+                "redcodec serve: replication: the data held is at offset {} of replication ID {}: asking the master to continue from there",
+                saved.offset, saved.replid
+            );
+            let mut st = shared.replica.state.lock();
+            st.replid = saved.replid;
+            st.offset = saved.offset;
+            st.read_offset = saved.offset;
+            st.stream_db = saved.stream_db;
+            shared.replica.can_continue.store(true, Ordering::SeqCst);
+        }
+        Ok(None) => {}
+        Err(e) => eprintln!(
+            "redcodec serve: replication: reading {}: {e} (a full copy follows)",
+            state_path(shared).display()
+        ),
+    }
+}
+
+/// At a clean stop, once the link task has ended: keeps the state for
+/// the next start.
+pub fn save_at_stop(shared: &Shared) {
+    match save(shared) {
+        Ok(true) => {
+            let st = shared.replica.state.lock();
+            eprintln!(
+                "redcodec serve: replication: stopped at offset {} of replication ID {}; saved in {} for a partial resync at the next start",
+                st.offset,
+                st.replid,
+                state_path(shared).display()
+            );
+        }
+        Ok(false) => {}
+        Err(e) => eprintln!(
+            "redcodec serve: replication: saving the replication state: {e} (the next start makes a full copy)"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_file_reads_back_and_refuses_anything_else() {
+        let saved = Saved {
+            replid: "ab".repeat(20),
+            offset: 12345,
+            stream_db: Some(3),
+        };
+        assert_eq!(Saved::parse(&saved.render()), Some(saved.clone()));
+        let none = Saved {
+            stream_db: None,
+            ..saved.clone()
+        };
+        assert_eq!(Saved::parse(&none.render()), Some(none));
+        for bad in [
+            "",
+            "replid x\n",
+            &saved.render().replace("offset 12345", "offset -4"),
+            &saved.render().replace("offset 12345\n", ""),
+            &saved.render().replace(&"ab".repeat(20), "zz"),
+            &saved
+                .render()
+                .replace("redcodec-replica-state 1", "other 1"),
+        ] {
+            assert_eq!(Saved::parse(bad), None, "{bad:?}");
+        }
+    }
+}
