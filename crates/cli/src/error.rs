@@ -41,3 +41,8 @@ impl From<redcodec_engine::store::StoreError> for CliError {
         CliError::Engine(e.into())
     }
 }
+
+/// An error with `message` as its whole text.
+pub(crate) fn fail(message: impl Into<String>) -> CliError {
+    CliError::Io(std::io::Error::other(message.into()))
+}

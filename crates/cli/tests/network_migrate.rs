@@ -108,18 +108,6 @@ fn exec(format: &str, dir: &Path, script: &str) -> String {
     exec_at(CLOCK, format, dir, script)
 }
 
-/// Runs `redcodec ARGS` and checks it succeeded; its stdout.
-fn ok(args: &[&str]) -> String {
-    let out = redcodec(args, "");
-    assert!(
-        out.status.success(),
-        "redcodec {args:?} failed:\n{}{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    text(&out.stdout)
-}
-
 /// Runs `redcodec ARGS` and checks it failed; its stdout and stderr.
 fn refused(args: &[&str]) -> (String, String) {
     let out = redcodec(args, "");

@@ -21,9 +21,11 @@ use redcodec_engine::value::Value;
 use redcodec_engine::walk::KeyWalk;
 use redcodec_engine::Engine;
 
-use super::represent;
-use super::source::{stream_value, Limits};
-use super::{MigrateError, TypeConflict};
+use crate::error::MigrateError;
+use crate::options::TypeConflict;
+use crate::represent;
+use crate::source::{stream_value, Limits};
+use crate::stores::{check_distinct, BulkMode};
 
 /// Chunks read while digesting.
 const LIMITS: Limits = Limits {
@@ -387,10 +389,10 @@ pub fn verify<A: Codec, B: Codec>(
     dst: &Engine<B>,
     options: &VerifyOptions,
 ) -> Result<VerifyReport, MigrateError> {
-    super::check_distinct(src, dst)?;
+    check_distinct(src, dst)?;
     let _src_held = src.lock_all();
     let _dst_held = dst.lock_all();
-    let _bulk = super::BulkMode::enter(src, dst);
+    let _bulk = BulkMode::enter(src, dst);
     let src_ctx = Ctx::new(src);
     let dst_ctx = Ctx::new(dst);
     let rule = dst.capabilities();
@@ -403,7 +405,7 @@ pub fn verify<A: Codec, B: Codec>(
         let Some(meta) = meta else {
             // A key of a type redcodec does not model cannot have been
             // migrated: absent from the destination, it is unrepresentable.
-            let unmodelled = super::reader::unmodelled(&src_ctx, &key);
+            let unmodelled = crate::reader::unmodelled(&src_ctx, &key);
             if unmodelled.is_some() && matches!(dst_ctx.live(&key), Ok(None)) {
                 report.unrepresentable += 1;
                 continue;
@@ -525,5 +527,38 @@ mod tests {
         assert_eq!((store.keys, store.elements), (4, 4));
         t.run("PERSIST s2");
         assert_ne!(store_digest(e, e.capabilities()).unwrap(), store);
+    }
+
+    fn chunked_digest(chunks: &[Value]) -> KeyDigest {
+        let mut d = ContentDigest::new(chunks[0].data_type());
+        for c in chunks {
+            d.add(c);
+        }
+        d.finish(0)
+    }
+
+    #[test]
+    fn chunking_and_order_of_unordered_types_do_not_matter() {
+        let a = chunked_digest(&[Value::Set(vec![b"x".to_vec(), b"y".to_vec()])]);
+        let b = chunked_digest(&[
+            Value::Set(vec![b"y".to_vec()]),
+            Value::Set(vec![b"x".to_vec()]),
+        ]);
+        assert_eq!(a, b);
+        let l1 = chunked_digest(&[Value::List(vec![b"x".to_vec(), b"y".to_vec()])]);
+        let l2 = chunked_digest(&[Value::List(vec![b"y".to_vec(), b"x".to_vec()])]);
+        assert_ne!(l1.content, l2.content);
+        let z1 = chunked_digest(&[Value::ZSet(vec![(b"m".to_vec(), 0.1)])]);
+        // Redis 7.0 prints 0.1 with 17 digits: the same double.
+        let printed: f64 = "0.10000000000000001".parse().unwrap();
+        let z2 = chunked_digest(&[Value::ZSet(vec![(b"m".to_vec(), printed)])]);
+        let next = f64::from_bits(0.1f64.to_bits() + 1);
+        let z3 = chunked_digest(&[Value::ZSet(vec![(b"m".to_vec(), next)])]);
+        assert_eq!(z1, z2, "the same double");
+        let zero = chunked_digest(&[Value::ZSet(vec![(b"m".to_vec(), 0.0)])]);
+        let negative_zero = chunked_digest(&[Value::ZSet(vec![(b"m".to_vec(), -0.0)])]);
+        assert_eq!(zero, negative_zero);
+        assert_ne!(z1, z3);
+        assert_eq!(z1.elements, 1);
     }
 }

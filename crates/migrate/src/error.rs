@@ -2,7 +2,7 @@
 
 use thiserror::Error;
 
-use super::Skipped;
+use crate::report::Skipped;
 use redcodec_engine::error::{CmdError, EngineError};
 
 /// Why a migration failed.
@@ -50,6 +50,15 @@ pub enum MigrateError {
         /// How many more there are.
         more: u64,
     },
+    /// A migration with a server failed: the server, the command and the
+    /// key, or what to do next.
+    #[error("{0}")]
+    Network(String),
+}
+
+/// A [`MigrateError::Network`] with `message`.
+pub(crate) fn fail(message: impl Into<String>) -> MigrateError {
+    MigrateError::Network(message.into())
 }
 
 fn unrepresentable_text(format: &str, keys: &[Skipped], more: u64) -> String {

@@ -8,8 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use redcodec_codec::Codec;
 
-use super::represent::{self, Unrepresentable};
-use super::{Skipped, TypeConflict};
+use crate::options::TypeConflict;
+use crate::report::Skipped;
+use crate::represent::{self, Unrepresentable};
 use redcodec_engine::error::CmdError;
 use redcodec_engine::keyspace::Ctx;
 use redcodec_engine::walk::KeyWalk;

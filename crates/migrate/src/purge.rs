@@ -3,7 +3,7 @@
 
 use redcodec_codec::{Codec, Meta};
 
-use super::MigrateError;
+use crate::error::MigrateError;
 use redcodec_engine::error::CmdError;
 use redcodec_engine::keyspace::{kinds_of, Ctx};
 use redcodec_engine::store::Batch;

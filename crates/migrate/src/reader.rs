@@ -10,9 +10,9 @@ use std::sync::mpsc::{Receiver, SyncSender};
 
 use redcodec_codec::{Codec, DataType, Meta};
 
-use super::represent::{self, Unrepresentable};
-use super::source::{stream_value, Limits};
-use super::TypeConflict;
+use crate::options::TypeConflict;
+use crate::represent::{self, Unrepresentable};
+use crate::source::{stream_value, Limits};
 use redcodec_engine::error::CmdError;
 use redcodec_engine::keyspace::Ctx;
 use redcodec_engine::value::Value;

@@ -7,7 +7,7 @@ use std::fmt;
 
 use redcodec_codec::{Capabilities, Codec, DataType, Meta, SubId, SubKind, SubValue};
 
-use super::TypeConflict;
+use crate::options::TypeConflict;
 use redcodec_engine::error::CmdResult;
 use redcodec_engine::keyspace::{corrupt, iso_utc, migrated_expiry, Ctx};
 use redcodec_engine::number::format_score;

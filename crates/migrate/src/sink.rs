@@ -17,7 +17,7 @@ use redcodec_engine::value;
 use redcodec_engine::value::Value;
 use redcodec_engine::Engine;
 
-use super::source::Limits;
+use crate::source::Limits;
 
 /// Write batches on the destination engine.
 pub(crate) struct Sink<'d, B: Codec> {

@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 
 use super::dataset::for_each_piece;
 use super::progress::Bar;
-use super::thousands;
+use super::summary::thousands;
 use crate::error::CliError;
 
 /// Goal: migration rate over raw write rate.

@@ -4,7 +4,10 @@
 //! - [`progress`]: the progress bar (hidden when stderr is not a
 //!   terminal) and the hidden pause hook the kill test uses;
 //! - [`network`]: the same with a live server on one side
-//!   (`--to redis://…` or `--from redis://…`);
+//!   (`--to redis://…`, `--to redis-cluster://…` or `--from redis://…`),
+//!   done by [`redcodec_migrate::network`];
+//! - [`pair`]: the two sides as the command line names them;
+//! - [`summary`]: what is printed when done;
 //! - [`bench`]: `redcodec migrate-bench`, migration against a raw RocksDB
 //!   write of the same data, with peak memory.
 
@@ -12,119 +15,26 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-use redcodec_engine::{Compat, Engine, OpenMode};
-use redcodec_formats::AnyCodec;
+use redcodec_engine::{Compat, OpenMode};
 use redcodec_migrate::{
     self as migrate, MigrateError, MigrateOptions, MigrateReport, OnUnrepresentable, Outcome,
-    Skipped, TypeConflict, VerifyOptions, VerifyReport,
+    TypeConflict, VerifyOptions,
 };
 
-use crate::error::CliError;
-use crate::store_args::StoreArgs;
+use crate::error::{fail, CliError};
 
 pub mod bench;
 mod dataset;
 mod follow;
 mod namespaces;
 mod network;
+mod pair;
 mod progress;
+mod summary;
 
-/// The two stores of a migration or a verification.
-#[derive(Args, Debug, Clone)]
-pub struct PairArgs {
-    /// Format of the source store, or a server: redis://HOST:PORT[/DB].
-    #[arg(long, value_name = "FMT|URL")]
-    pub from: String,
-    /// Source store directory (must hold a store of --from); not with a
-    /// server.
-    #[arg(long, value_name = "DIR")]
-    pub src: Option<PathBuf>,
-    /// Format of the destination store, or a server: redis://HOST:PORT[/DB].
-    #[arg(long, value_name = "FMT|URL")]
-    pub to: String,
-    /// Destination store directory; not with a server.
-    #[arg(long, value_name = "DIR")]
-    pub dst: Option<PathBuf>,
-    /// Namespace of the source, for formats that have them.
-    #[arg(long, value_name = "NS")]
-    pub src_namespace: Option<String>,
-    /// Namespace of the destination, for formats that have them.
-    #[arg(long, value_name = "NS")]
-    pub dst_namespace: Option<String>,
-    /// Every namespace of the source (Kvrocks, Ardb), each into the
-    /// destination namespace of the same name.
-    #[arg(long, conflicts_with_all = ["src_namespace", "dst_namespace"])]
-    pub all_namespaces: bool,
-    /// The source is a Kvrocks store in cluster mode (a slot in every key).
-    #[arg(long)]
-    pub src_cluster: bool,
-    /// Write the destination in Kvrocks' cluster mode.
-    #[arg(long)]
-    pub dst_cluster: bool,
-    /// Freeze time at this unix time in milliseconds (expiry decisions and
-    /// the destination's versions are then reproducible).
-    #[arg(long, value_name = "MS")]
-    pub fixed_clock: Option<u64>,
-}
-
-impl PairArgs {
-    /// The source store's directory (required for a store).
-    fn src_dir(&self) -> Result<&Path, CliError> {
-        self.src
-            .as_deref()
-            .ok_or_else(|| fail("--src DIR is required: the source store's directory"))
-    }
-
-    /// The destination store's directory (required for a store).
-    fn dst_dir(&self) -> Result<&Path, CliError> {
-        self.dst
-            .as_deref()
-            .ok_or_else(|| fail("--dst DIR is required: the destination store's directory"))
-    }
-
-    fn store(
-        &self,
-        format: &str,
-        dir: &Path,
-        namespace: Option<&String>,
-        cluster: bool,
-    ) -> StoreArgs {
-        StoreArgs {
-            format: format.to_string(),
-            dir: dir.to_path_buf(),
-            fixed_clock: self.fixed_clock,
-            namespace: namespace.cloned(),
-            cluster,
-        }
-    }
-
-    /// Opens the source read-only: it must exist in the named format, and
-    /// none of its files changes.
-    fn open_source(&self) -> Result<Engine<AnyCodec>, CliError> {
-        self.store(
-            &self.from,
-            self.src_dir()?,
-            self.src_namespace.as_ref(),
-            self.src_cluster,
-        )
-        .open(OpenMode::ReadOnly, None)
-    }
-
-    /// Opens the destination.
-    fn open_destination(
-        &self,
-        mode: OpenMode,
-        compat: Option<Compat>,
-    ) -> Result<Engine<AnyCodec>, CliError> {
-        self.store(
-            &self.to,
-            self.dst_dir()?,
-            self.dst_namespace.as_ref(),
-            self.dst_cluster,
-        )
-        .open(mode, compat)
-    }
-}
+pub use pair::PairArgs;
+pub(crate) use summary::{human_bytes, thousands};
+use summary::{print_left_out, print_verify};
 
 /// The options of `redcodec migrate`.
 #[derive(Args, Debug, Clone)]
@@ -199,7 +109,13 @@ pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
         return follow::run(args);
     }
     if network::involved(&args.pair) {
-        return network::run(args);
+        return network::run(&network::Request {
+            pair: &args.pair,
+            options: options(args, args.network.checkpoint.clone()),
+            compat: args.compat,
+            verify: args.verify,
+            pause_after_commits: args.pause_after_commits,
+        });
     }
     if args.network.checkpoint.is_some() {
         return Err(fail(
@@ -236,21 +152,7 @@ fn run_one(args: &MigrateArgs, checkpoint: &Path) -> Result<(), CliError> {
         .pair
         .open_destination(OpenMode::CreateIfMissing, args.compat)?;
     let checkpoint = checkpoint.to_path_buf();
-    let options = MigrateOptions {
-        batch_elements: args.batch_elements,
-        batch_bytes: args.batch_bytes,
-        merge: args.merge,
-        on_unrepresentable: if args.skip_unrepresentable {
-            OnUnrepresentable::Skip
-        } else {
-            OnUnrepresentable::Stop
-        },
-        checkpoint: Some(checkpoint.clone()),
-        resume: args.resume,
-        sync: args.sync,
-        type_conflict: args.type_conflict,
-        ..MigrateOptions::default()
-    };
+    let options = options(args, Some(checkpoint.clone()));
     let mut bar = progress::Bar::new(args.pause_after_commits);
     let started = Instant::now();
     let result = migrate::migrate(&src, &dst, &options, &mut bar);
@@ -267,10 +169,29 @@ fn run_one(args: &MigrateArgs, checkpoint: &Path) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The library's options for `args`, the checkpoint at `checkpoint`.
+fn options(args: &MigrateArgs, checkpoint: Option<PathBuf>) -> MigrateOptions {
+    MigrateOptions {
+        batch_elements: args.batch_elements,
+        batch_bytes: args.batch_bytes,
+        merge: args.merge,
+        on_unrepresentable: if args.skip_unrepresentable {
+            OnUnrepresentable::Skip
+        } else {
+            OnUnrepresentable::Stop
+        },
+        checkpoint,
+        resume: args.resume,
+        sync: args.sync,
+        type_conflict: args.type_conflict,
+        ..MigrateOptions::default()
+    }
+}
+
 /// Runs `redcodec verify`.
 pub fn run_verify(args: &VerifyArgs) -> Result<(), CliError> {
     if network::involved(&args.pair) {
-        return network::run_verify(args);
+        return network::run_verify(&args.pair, args.merge);
     }
     let mut failed = None;
     for part in namespaces::parts(&args.pair)? {
@@ -292,10 +213,6 @@ fn verify_options(merge: bool) -> VerifyOptions {
         merge,
         ..VerifyOptions::default()
     }
-}
-
-fn fail(message: impl Into<String>) -> CliError {
-    CliError::Io(std::io::Error::other(message.into()))
 }
 
 /// The library's error with what to do next on the command line.
@@ -347,124 +264,4 @@ fn print_summary(args: &MigrateArgs, report: &MigrateReport, seconds: f64) {
         &skipped_why,
         &report.first_of_several,
     );
-}
-
-/// Prints the keys a migration did not copy as they were, after its
-/// summary: how many expired meanwhile, the keys skipped (`skipped_why`
-/// completes "skipped N keys …"), and the keys held in several types of
-/// which the first type was migrated.
-fn print_left_out(expired: u64, skipped: &[Skipped], skipped_why: &str, first: &[Skipped]) {
-    if expired > 0 {
-        println!("{expired} keys expired during the migration and were not copied");
-    }
-    if !skipped.is_empty() {
-        println!("skipped {} keys {skipped_why}:", skipped.len());
-        for s in skipped {
-            println!("  {s}");
-        }
-    }
-    if !first.is_empty() {
-        println!(
-            "migrated the first type of {} keys the source holds in several types (--type-conflict first):",
-            first.len()
-        );
-        for s in first {
-            println!("  {s}");
-        }
-    }
-}
-
-fn print_verify(report: &VerifyReport) -> Result<(), CliError> {
-    let mut extra = Vec::new();
-    if report.unrepresentable > 0 {
-        extra.push(format!(
-            "{} unrepresentable in the destination",
-            report.unrepresentable
-        ));
-    }
-    if report.destination_only > 0 {
-        extra.push(format!(
-            "{} only in the destination (merged)",
-            report.destination_only
-        ));
-    }
-    let extra = if extra.is_empty() {
-        String::new()
-    } else {
-        format!("; {}", extra.join(", "))
-    };
-    if report.is_equal() {
-        println!(
-            "verify: {} keys compared, all equal{extra}",
-            thousands(report.source_keys)
-        );
-        return Ok(());
-    }
-    println!(
-        "verify: {} keys compared, {} differ{extra}:",
-        thousands(report.source_keys),
-        thousands(report.differences)
-    );
-    for d in &report.listed {
-        println!("  {d}");
-    }
-    if report.differences > report.listed.len() as u64 {
-        println!(
-            "  … and {} more",
-            report.differences - report.listed.len() as u64
-        );
-    }
-    Err(fail(format!(
-        "verify found {} differences",
-        report.differences
-    )))
-}
-
-/// `1234567` as `1,234,567`.
-pub(crate) fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// Bytes in B, KiB, MiB or GiB.
-pub(crate) fn human_bytes(n: u64) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = n as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < units.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{n} B")
-    } else {
-        format!("{value:.1} {}", units[unit])
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers_print_for_people() {
-        for (n, text) in [
-            (0, "0"),
-            (999, "999"),
-            (1000, "1,000"),
-            (1_234_567, "1,234,567"),
-        ] {
-            assert_eq!(thousands(n), text);
-        }
-        for (n, text) in [(12, "12 B"), (1536, "1.5 KiB"), (3 << 20, "3.0 MiB")] {
-            assert_eq!(human_bytes(n), text);
-        }
-    }
 }

@@ -7,7 +7,8 @@ use redcodec_engine::OpenMode;
 use redcodec_formats::{Format, FormatOptions};
 use redcodec_migrate::CHECKPOINT_FILE;
 
-use super::{fail, PairArgs};
+use super::pair::PairArgs;
+use crate::error::fail;
 use crate::error::CliError;
 
 /// One namespace's share of the job.

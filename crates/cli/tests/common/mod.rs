@@ -125,6 +125,19 @@ pub fn run(args: &[&str], stdin: &str) -> (bool, String, String) {
     (out.status.success(), text(&out.stdout), text(&out.stderr))
 }
 
+/// Runs `redcodec ARGS` and checks it succeeded; its stdout.
+#[allow(dead_code)]
+pub fn ok(args: &[&str]) -> String {
+    let out = redcodec(args, "");
+    assert!(
+        out.status.success(),
+        "redcodec {args:?} failed:\n{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
 /// Runs `exec` on a store at the fixed clock `clock` (ms), checks it
 /// succeeded and returns what it printed.
 #[allow(dead_code)]

@@ -9,15 +9,15 @@ use std::sync::mpsc::Receiver;
 
 use redcodec_codec::{Codec, DataType, Meta};
 
-use super::plan;
-use super::reader::{self, Item, Packet};
-use super::represent::Unrepresentable;
-use super::sink::Sink;
-use super::source::Limits;
-use super::{
-    remove_checkpoint, Flow, MigrateError, MigrateOptions, MigrateReport, Observer,
-    OnUnrepresentable, Outcome, Plan, Skipped, Tally, TypeConflict,
-};
+use crate::checkpoint::remove_checkpoint;
+use crate::error::MigrateError;
+use crate::options::{MigrateOptions, OnUnrepresentable, TypeConflict};
+use crate::plan;
+use crate::reader::{self, Item, Packet};
+use crate::report::{Flow, MigrateReport, Observer, Outcome, Plan, Skipped, Tally};
+use crate::represent::Unrepresentable;
+use crate::sink::Sink;
+use crate::source::Limits;
 use redcodec_engine::error::{CmdError, EngineError};
 use redcodec_engine::reply::quote_bytes;
 use redcodec_engine::value::Value;

@@ -6,10 +6,11 @@ use std::path::Path;
 
 use redcodec_codec::{Codec, Meta};
 
-use super::super::checkpoint::Checkpoint;
-use super::super::purge::{delete_elements, purge_key};
-use super::super::{checkpoint_error, represent, MigrateError};
 use super::{Mark, Run};
+use crate::checkpoint::{checkpoint_error, Checkpoint};
+use crate::error::MigrateError;
+use crate::purge::{delete_elements, purge_key};
+use crate::represent;
 use redcodec_engine::error::CmdError;
 use redcodec_engine::keyspace::Ctx;
 use redcodec_engine::reply::quote_bytes;

@@ -4,16 +4,16 @@
 //! hold, stops the migration unless `--skip-unrepresentable`; a key a
 //! store holds in several types follows `--type-conflict`.
 
+use super::remote::{RemoteKey, RemoteType};
+use crate::error::{fail, MigrateError};
+use crate::options::{MigrateOptions, OnUnrepresentable, TypeConflict};
+use crate::report::Skipped;
+use crate::represent::Unrepresentable;
 use redcodec_codec::{Capabilities, Codec};
 use redcodec_engine::keyspace::migrated_expiry;
 use redcodec_engine::reply::quote_bytes;
 use redcodec_engine::typed::KeySummary;
 use redcodec_engine::CmdError;
-use redcodec_migrate::{Skipped, TypeConflict, Unrepresentable};
-
-use super::fail;
-use super::remote::{RemoteKey, RemoteType};
-use crate::error::CliError;
 
 /// What to do with one key.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,16 +29,32 @@ pub enum Verdict {
     Stop(Skipped),
 }
 
-/// The rules the command line sets.
+/// Which keys a migration with a server copies: the rules of
+/// [`MigrateOptions`].
 #[derive(Copy, Clone, Debug)]
 pub struct Rules {
-    /// `--skip-unrepresentable`.
+    /// Leave out keys the destination cannot hold, listed (else stop).
     pub skip_unrepresentable: bool,
-    /// `--type-conflict`.
+    /// Keys a store holds in several types.
     pub type_conflict: TypeConflict,
 }
 
 impl Rules {
+    /// The strict rules of a verification: nothing is skipped, a key in
+    /// several types is a conflict.
+    pub const STRICT: Rules = Rules {
+        skip_unrepresentable: false,
+        type_conflict: TypeConflict::Fail,
+    };
+
+    /// The rules `options` set.
+    pub fn of(options: &MigrateOptions) -> Rules {
+        Rules {
+            skip_unrepresentable: options.on_unrepresentable == OnUnrepresentable::Skip,
+            type_conflict: options.type_conflict,
+        }
+    }
+
     fn unrepresentable(&self, skipped: Skipped) -> Verdict {
         if self.skip_unrepresentable {
             Verdict::Skip(skipped)
@@ -55,7 +71,7 @@ impl Rules {
         &self,
         key: &[u8],
         entry: &Result<KeySummary, CmdError>,
-    ) -> Result<Verdict, CliError> {
+    ) -> Result<Verdict, MigrateError> {
         let summary = match entry {
             Ok(summary) => summary,
             Err(CmdError::Unmodelled { type_name, .. }) => {
@@ -89,6 +105,21 @@ impl Rules {
             TypeConflict::Skip => Verdict::Skip(skipped),
             TypeConflict::First => Verdict::CopyFirst(skipped),
         })
+    }
+
+    /// A key of a server, to be written to another server: any type
+    /// redcodec models can go.
+    pub fn server_key(&self, key: &RemoteKey) -> Verdict {
+        match &key.kind {
+            RemoteType::Modelled(_) => Verdict::Copy,
+            RemoteType::Other(name) => self.unrepresentable(Skipped {
+                key: key.key.clone(),
+                data_type: None,
+                reason: Unrepresentable::Unmodelled {
+                    type_name: name.clone(),
+                },
+            }),
+        }
     }
 
     /// A key of a server, to be written to a store of a format with

@@ -1,13 +1,15 @@
-//! A Redis-compatible server named by a URL (`redis://HOST:PORT[/DB]`),
-//! parsed by the `redis` crate's own parser.
+//! A Redis-compatible server named by a URL (`redis://[:PASS@]HOST:PORT[/DB]`),
+//! parsed by the `redis` crate's own parser, or a cluster named by one of
+//! its nodes (`redis-cluster://[:PASS@]HOST:PORT`).
 
 use std::path::PathBuf;
 
 use redis::{ConnectionAddr, ConnectionInfo, IntoConnectionInfo};
 
-use crate::error::CliError;
+use crate::error::{fail, MigrateError};
 
-use super::fail;
+/// The scheme of a cluster's URL.
+const CLUSTER_SCHEME: &str = "redis-cluster://";
 
 /// Whether a `--from` or `--to` value names a server rather than a format.
 pub fn is_url(value: &str) -> bool {
@@ -23,16 +25,24 @@ pub struct Endpoint {
     pub host: String,
     /// TCP port.
     pub port: u16,
-    /// Database number.
+    /// Database number (0 in a cluster).
     pub db: i64,
+    /// Whether this is the seed node of a cluster (`redis-cluster://`):
+    /// keys go to the master of their slot.
+    pub cluster: bool,
 }
 
 impl Endpoint {
     /// Parses `url`. Only TCP without TLS is supported.
-    pub fn parse(url: &str) -> Result<Endpoint, CliError> {
-        let parsed = redis::parse_redis_url(url).ok_or_else(|| {
+    pub fn parse(url: &str) -> Result<Endpoint, MigrateError> {
+        let cluster = url.starts_with(CLUSTER_SCHEME);
+        let plain = match url.strip_prefix(CLUSTER_SCHEME) {
+            Some(rest) => format!("redis://{rest}"),
+            None => url.to_string(),
+        };
+        let parsed = redis::parse_redis_url(&plain).ok_or_else(|| {
             fail(format!(
-                "'{url}' is not a server URL: expected redis://HOST:PORT[/DB]"
+                "'{url}' is not a server URL: expected redis://HOST:PORT[/DB] or redis-cluster://HOST:PORT"
             ))
         })?;
         let info = parsed
@@ -52,6 +62,11 @@ impl Endpoint {
             }
         };
         let db = info.redis_settings().db();
+        if cluster && db != 0 {
+            return Err(fail(format!(
+                "'{url}': a cluster has only database 0; use redis-cluster://HOST:PORT"
+            )));
+        }
         // Older servers (Pika, Ardb) know no CLIENT SETINFO.
         let settings = info.redis_settings().clone().set_skip_set_lib_name();
         let info = info.set_redis_settings(settings);
@@ -60,21 +75,27 @@ impl Endpoint {
             host,
             port,
             db,
+            cluster,
         })
     }
 
-    /// The server for messages: `redis://HOST:PORT/DB`, without credentials.
+    /// The server for messages: `redis://HOST:PORT/DB`, or
+    /// `redis-cluster://HOST:PORT`, without credentials.
     pub fn name(&self) -> String {
         let host = if self.host.contains(':') && !self.host.starts_with('[') {
             format!("[{}]", self.host)
         } else {
             self.host.clone()
         };
+        if self.cluster {
+            return format!("{CLUSTER_SCHEME}{host}:{}", self.port);
+        }
         format!("redis://{host}:{}/{}", self.port, self.db)
     }
 
     /// The checkpoint file used unless `--checkpoint` names one:
-    /// `redcodec-migrate-HOST-PORT-DB.checkpoint` in the current directory.
+    /// `redcodec-migrate-HOST-PORT-DB.checkpoint` in the current directory
+    /// (`redcodec-migrate-cluster-HOST-PORT.checkpoint` for a cluster).
     pub fn default_checkpoint(&self) -> PathBuf {
         let host: String = self
             .host
@@ -87,6 +108,12 @@ impl Endpoint {
                 }
             })
             .collect();
+        if self.cluster {
+            return PathBuf::from(format!(
+                "redcodec-migrate-cluster-{host}-{}.checkpoint",
+                self.port
+            ));
+        }
         PathBuf::from(format!(
             "redcodec-migrate-{host}-{}-{}.checkpoint",
             self.port, self.db
@@ -111,5 +138,15 @@ mod tests {
         assert_eq!(e.name(), "redis://localhost:6380/0");
         assert!(Endpoint::parse("http://localhost:6379").is_err());
         assert!(is_url("redis://x") && !is_url("kvrocks"));
+        let c = Endpoint::parse("redis-cluster://:pw@127.0.0.1:7000").unwrap();
+        assert!(c.cluster);
+        assert_eq!(c.name(), "redis-cluster://127.0.0.1:7000");
+        assert_eq!(c.info.redis_settings().password(), Some("pw"));
+        assert_eq!(
+            c.default_checkpoint(),
+            PathBuf::from("redcodec-migrate-cluster-127.0.0.1-7000.checkpoint")
+        );
+        assert!(Endpoint::parse("redis-cluster://127.0.0.1:7000/2").is_err());
+        assert!(is_url("redis-cluster://h:1"));
     }
 }

@@ -1,5 +1,6 @@
-//! `migrate --from redis://… --to FMT --dst DIR`: every key of a server
-//! written into a store through the engine. The server is walked with
+//! A server into a store (`migrate --from redis://… --to FMT --dst
+//! DIR`): every key of the server written into the store through the
+//! engine. The server is walked with
 //! `SCAN` a page at a time; each page's keys are probed (type, expiry,
 //! size) in two round trips, small values read in one more, big ones in
 //! chunks. A planning pass does the same without reading values, to count
@@ -15,35 +16,35 @@
 
 use std::time::Instant;
 
+use redcodec_codec::Codec;
 use redcodec_engine::keyspace::migrated_expiry;
 use redcodec_engine::reply::quote_bytes;
 use redcodec_engine::value::Value;
-use redcodec_engine::{Engine, OpenMode, Reply};
-use redcodec_formats::AnyCodec;
-use redcodec_migrate::{Observer, Tally};
+use redcodec_engine::{Engine, Reply};
 
-use super::checkpoint::{Checkpoint, Position};
 use super::endpoint::Endpoint;
+use super::job::{not_from_a_cluster, Job, Planned, ServerReport};
 use super::judge::{Rules, Verdict};
+use super::pages::{CHUNK, PAGE};
 use super::remote::{self, Fetched, RemoteKey};
 use super::server::Server;
-use super::{engine_error, fail, verify, Job, Planned, Report, CHUNK, PAGE};
-use crate::error::CliError;
-use crate::migrate::progress::Bar;
-use crate::migrate::{print_verify, MigrateArgs};
+use crate::checkpoint::Position;
+use crate::error::{fail, MigrateError};
+use crate::options::MigrateOptions;
+use crate::report::{Observer, Tally};
 
 /// Whether probes must read sorted sets' lowest and highest scores.
-fn needs_scores(dst: &Engine<AnyCodec>) -> bool {
+fn needs_scores<C: Codec>(dst: &Engine<C>) -> bool {
     dst.capabilities().score_limit.is_some()
 }
 
 /// Walks the server from `cursor`: totals, and every key that stops.
-fn plan(
+fn plan<C: Codec>(
     server: &mut Server,
-    dst: &Engine<AnyCodec>,
+    dst: &Engine<C>,
     mut cursor: u64,
     rules: &Rules,
-) -> Result<Planned, CliError> {
+) -> Result<Planned, MigrateError> {
     let mut planned = Planned::default();
     loop {
         let (next, keys) = server.scan(cursor, PAGE)?;
@@ -58,7 +59,7 @@ fn plan(
 }
 
 /// The error for a write the store refused.
-fn store_error(key: &[u8], e: impl std::fmt::Display) -> CliError {
+fn store_error(key: &[u8], e: impl std::fmt::Display) -> MigrateError {
     fail(format!(
         "writing key {} into the store: {e}",
         quote_bytes(key)
@@ -66,13 +67,13 @@ fn store_error(key: &[u8], e: impl std::fmt::Display) -> CliError {
 }
 
 /// The copy into the store, with its progress.
-struct Puller<'a> {
-    dst: &'a Engine<AnyCodec>,
-    bar: Bar,
+struct Puller<'a, C: Codec> {
+    dst: &'a Engine<C>,
+    observer: &'a mut dyn Observer,
     done: Tally,
 }
 
-impl Puller<'_> {
+impl<C: Codec> Puller<'_, C> {
     /// Writes `key` (probed as `k`) with its expiry `expire_ms` as the
     /// store keeps it; `whole`: its value, if read whole. Returns whether
     /// the key was still there to copy.
@@ -82,7 +83,7 @@ impl Puller<'_> {
         k: &RemoteKey,
         whole: Option<Value>,
         expire_ms: u64,
-    ) -> Result<bool, CliError> {
+    ) -> Result<bool, MigrateError> {
         let key = k.key.as_slice();
         if let Some(value) = whole {
             self.dst
@@ -115,20 +116,20 @@ impl Puller<'_> {
         }
         self.done.keys += 1;
         self.done.bytes += key.len() as u64;
-        self.bar.progressed(&self.done);
+        self.observer.progressed(&self.done);
         Ok(true)
     }
 
     fn count(&mut self, value: &Value) {
         self.done.elements += value.element_count();
         self.done.bytes += value.byte_count();
-        self.bar.progressed(&self.done);
+        self.observer.progressed(&self.done);
     }
 }
 
 /// Appends a chunk of a collection to `key`, as its type's command does.
-fn append(
-    dst: &Engine<AnyCodec>,
+fn append<C: Codec>(
+    dst: &Engine<C>,
     key: &[u8],
     chunk: &Value,
 ) -> Result<(), redcodec_engine::CmdError> {
@@ -157,17 +158,24 @@ fn append(
     }
 }
 
-/// Runs the migration of the server at `source` into a store.
-pub fn run(args: &MigrateArgs, source: &Endpoint) -> Result<(), CliError> {
+/// Migrates every key of the server at `source` into the store `dst`
+/// (named `to` in messages and the checkpoint: `FORMAT (DIR)`), with
+/// `options`' rules, merge, checkpoint (default:
+/// [`Endpoint::default_checkpoint`]), resume and sync. A destination
+/// holding keys is refused unless merging. A cluster is not a source:
+/// migrate from each of its masters.
+pub fn migrate_from_server<C: Codec>(
+    source: &Endpoint,
+    dst: &Engine<C>,
+    to: &str,
+    options: &MigrateOptions,
+    observer: &mut dyn Observer,
+) -> Result<ServerReport, MigrateError> {
+    not_from_a_cluster(source)?;
     let mut server = Server::connect(source)?;
-    let dst_dir = args.pair.dst_dir()?;
-    let dst = args
-        .pair
-        .open_destination(OpenMode::CreateIfMissing, args.compat)?;
-    let to = super::store_description(&args.pair.to, dst_dir);
-    let job = Job::new(args, server.name().to_string(), to, source)?;
-    if job.resumed.is_none() && !args.merge {
-        if let Some((key, _)) = dst.keys_after(None, 1).map_err(engine_error)?.first() {
+    let job = Job::new(options, server.name().to_string(), to.to_string(), source)?;
+    if job.resumed.is_none() && !job.merge {
+        if let Some((key, _)) = dst.keys_after(None, 1)?.first() {
             return Err(fail(format!(
                 "the destination already holds data (for example key {}); refusing to migrate into it without --merge",
                 quote_bytes(key)
@@ -181,54 +189,35 @@ pub fn run(args: &MigrateArgs, source: &Endpoint) -> Result<(), CliError> {
         },
         None => (0, Tally::default()),
     };
-    let planned = plan(&mut server, &dst, cursor, &job.rules)?;
-    let bar = planned.start(args, &job, done)?;
+    let planned = plan(&mut server, dst, cursor, &job.rules)?;
+    planned.start(observer, &job, done)?;
     let started = Instant::now();
     let mut puller = Puller {
-        dst: &dst,
-        bar,
+        dst,
+        observer,
         done,
     };
-    let mut report = Report::default();
-    let result = copy(&mut server, &mut puller, cursor, &job, &mut report);
-    puller.bar.finish();
-    result?;
-    report.migrated = puller.done;
-    report.seconds = started.elapsed().as_secs_f64();
-    Checkpoint::remove(&job.checkpoint)?;
-    report.resumed = job
-        .resumed
-        .as_ref()
-        .map(|_| format!("resumed at SCAN cursor {cursor}"));
-    report.print(&job, &format!("the {} format cannot hold", args.pair.to));
-    if args.verify {
-        let verified = verify::server_to_store(&mut server, &dst, job.merge)?;
-        return print_verify(&verified);
-    }
-    Ok(())
+    let mut report = job.report();
+    copy(&mut server, &mut puller, cursor, &job, &mut report)?;
+    let resumed = format!("resumed at SCAN cursor {cursor}");
+    job.finish(report, puller.done, started, resumed)
 }
 
-fn copy(
+fn copy<C: Codec>(
     server: &mut Server,
-    puller: &mut Puller<'_>,
+    puller: &mut Puller<'_, C>,
     mut cursor: u64,
     job: &Job,
-    report: &mut Report,
-) -> Result<(), CliError> {
+    report: &mut ServerReport,
+) -> Result<(), MigrateError> {
     let dst = puller.dst;
     let caps = dst.capabilities();
     let save = |cursor: u64, done: Tally| {
         if job.sync {
             dst.store().sync_wal()?;
         }
-        Checkpoint {
-            from: job.from.clone(),
-            to: job.to.clone(),
-            merge: job.merge,
-            done,
-            position: Position::Cursor(cursor),
-        }
-        .save(&job.checkpoint, job.sync)
+        job.checkpoint_at(Position::Cursor(cursor), done)
+            .save(&job.checkpoint, job.sync)
     };
     save(cursor, puller.done)?;
     let expiry = |k: &RemoteKey| k.expire.map_or(0, |e| migrated_expiry(caps, e.at_ms));
@@ -240,7 +229,7 @@ fn copy(
             match job.rules.remote_key(&k, caps, dst.codec()) {
                 Verdict::Copy | Verdict::CopyFirst(_) => {}
                 Verdict::Skip(s) => {
-                    puller.bar.skipped(&s);
+                    puller.observer.skipped(&s);
                     report.skipped.push(s);
                     continue;
                 }
@@ -269,7 +258,7 @@ fn copy(
         cursor = next;
         save(cursor, puller.done)?;
         commits += 1;
-        puller.bar.committed(commits);
+        puller.observer.committed(commits);
         if cursor == 0 {
             return Ok(());
         }

@@ -2,7 +2,8 @@
 //! its elements in commands of at most one chunk (`SET`, `RPUSH`, `HMSET`,
 //! `SADD`, `ZADD`) and `PEXPIREAT` with the absolute expiry, so writing a
 //! key again gives the same result. Commands are queued and sent in
-//! pipelines; every reply is checked, and a refusal names the key.
+//! pipelines (into a cluster, one per master, each key to its slot's
+//! master); every reply is checked, and a refusal names the key.
 //!
 //! `HMSET` rather than a many-field `HSET`: servers older than Redis 4
 //! (Pika, Ardb) take one field per `HSET`; Redis 7 still has `HMSET`.
@@ -11,15 +12,16 @@ use redcodec_engine::number::format_score;
 use redcodec_engine::value::Value;
 use redis::Cmd;
 
-use super::server::{command_name, Server};
-use crate::error::CliError;
+use super::reply::command_name;
+use super::server::Server;
+use crate::error::MigrateError;
 
 /// Queued commands, sent together.
 #[derive(Default)]
 pub struct Outbox {
-    packed: Vec<u8>,
+    commands: Vec<Cmd>,
     /// For each queued command: the index of its key in `keys`, and its name.
-    commands: Vec<(usize, String)>,
+    names: Vec<(usize, String)>,
     keys: Vec<Vec<u8>>,
     elements: usize,
     bytes: usize,
@@ -35,12 +37,11 @@ impl Outbox {
         if self.keys.last().map(Vec::as_slice) != Some(key) {
             self.keys.push(key.to_vec());
         }
-        let before = self.packed.len();
-        command.write_packed_command(&mut self.packed);
-        self.bytes += self.packed.len() - before;
+        self.bytes += command.get_packed_command().len();
         self.elements += elements;
-        self.commands
+        self.names
             .push((self.keys.len() - 1, command_name(&command)));
+        self.commands.push(command);
     }
 
     /// Queues the start of `key`: `DEL`, so that what the server held
@@ -96,16 +97,16 @@ impl Outbox {
     }
 
     /// Sends everything queued in one pipeline and checks every reply.
-    pub fn send(&mut self, server: &mut Server) -> Result<(), CliError> {
+    pub fn send(&mut self, server: &mut Server) -> Result<(), MigrateError> {
         if self.commands.is_empty() {
             return Ok(());
         }
-        let replies = server.send_packed(&self.packed, self.commands.len())?;
-        for ((key, name), reply) in self.commands.iter().zip(replies) {
+        let replies = server.pipeline(&self.commands)?;
+        for ((key, name), reply) in self.names.iter().zip(replies) {
             server.checked(reply, name, Some(&self.keys[*key]))?;
         }
-        self.packed.clear();
         self.commands.clear();
+        self.names.clear();
         self.keys.clear();
         self.elements = 0;
         self.bytes = 0;

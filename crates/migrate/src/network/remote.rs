@@ -11,8 +11,9 @@ use redcodec_engine::value::Value;
 use redis::{Cmd, Value as Reply};
 use sha2::{Digest, Sha256};
 
-use super::server::{bytes, int, scan_reply, strings, ExpiryQuery, Server};
-use crate::error::CliError;
+use super::reply::{bytes, int, scan_reply, strings};
+use super::server::{ExpiryQuery, Server};
+use crate::error::MigrateError;
 
 /// A sorted-set member and its score.
 pub type Scored = (Vec<u8>, f64);
@@ -76,7 +77,7 @@ impl RemoteKey {
 }
 
 /// The message for a key that changed between two reads.
-fn changed(server: &Server, key: &[u8], command: &str) -> CliError {
+fn changed(server: &Server, key: &[u8], command: &str) -> MigrateError {
     server.refused(
         command,
         Some(key),
@@ -109,7 +110,7 @@ pub fn probe(
     server: &mut Server,
     keys: Vec<Vec<u8>>,
     scores: bool,
-) -> Result<Vec<RemoteKey>, CliError> {
+) -> Result<Vec<RemoteKey>, MigrateError> {
     let types: Vec<Cmd> = keys.iter().map(|k| on_key("TYPE", k)).collect();
     let replies = server.pipeline(&types)?;
     let mut found = Vec::with_capacity(keys.len());
@@ -288,7 +289,7 @@ fn whole_command(t: DataType, key: &[u8]) -> (Cmd, &'static str) {
 pub fn read_whole(
     server: &mut Server,
     keys: &[&RemoteKey],
-) -> Result<Vec<Option<Value>>, CliError> {
+) -> Result<Vec<Option<Value>>, MigrateError> {
     let mut commands = Vec::with_capacity(keys.len());
     let mut names = Vec::with_capacity(keys.len());
     for k in keys {
@@ -340,8 +341,8 @@ pub fn for_each_value(
     server: &mut Server,
     keys: &[RemoteKey],
     chunk: usize,
-    mut visit: impl FnMut(&mut Server, &RemoteKey, Fetched) -> Result<(), CliError>,
-) -> Result<(), CliError> {
+    mut visit: impl FnMut(&mut Server, &RemoteKey, Fetched) -> Result<(), MigrateError>,
+) -> Result<(), MigrateError> {
     let cost = |k: &RemoteKey| if k.read_whole(chunk) { k.len.max(1) } else { 0 };
     let mut start = 0;
     while start < keys.len() {
@@ -393,8 +394,8 @@ pub fn read_chunked(
     key: &RemoteKey,
     chunk: usize,
     distinct: bool,
-    sink: &mut dyn FnMut(Value) -> Result<(), CliError>,
-) -> Result<u64, CliError> {
+    sink: &mut dyn FnMut(Value) -> Result<(), MigrateError>,
+) -> Result<u64, MigrateError> {
     let t = key.data_type().unwrap_or(DataType::String);
     let chunk = chunk.max(1);
     let mut delivered = 0u64;

@@ -2,24 +2,25 @@
 //! (`TYPE`, the expiry, the whole value — `HGETALL`, `LRANGE`, `SMEMBERS`,
 //! `ZRANGE … WITHSCORES`, or `HSCAN`/`SSCAN`/`ZSCAN`/`LRANGE` windows for a
 //! big value) and compared with the store by a digest of its content
-//! ([`super::digest`]); then the destination is walked for keys the source
+//! ([`ContentDigest`]); then the destination is walked for keys the source
 //! lacks. Expiries read with `TIME` + `PTTL` (servers without
 //! `PEXPIRETIME`) are equal within [`INEXACT_EXPIRY_MS`].
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
+use redcodec_codec::Codec;
 use redcodec_codec::DataType;
 use redcodec_engine::keyspace::migrated_expiry;
 use redcodec_engine::Engine;
-use redcodec_formats::AnyCodec;
-use redcodec_migrate::{Difference, DifferenceKind, KeyDigest, VerifyReport};
 
-use super::digest::ContentDigest;
+use super::endpoint::Endpoint;
 use super::judge::{cannot_hold, Rules, Verdict};
+use super::pages::{for_each_page, CHUNK, PAGE};
 use super::remote::{self, Fetched, RemoteKey, RemoteType};
-use super::server::{int, Server};
-use super::{for_each_page, SinkError, CHUNK, PAGE};
-use crate::error::CliError;
+use super::reply::int;
+use super::server::Server;
+use crate::digest::{ContentDigest, Difference, DifferenceKind, KeyDigest, VerifyReport};
+use crate::error::MigrateError;
 
 /// How far apart two expiries may be when the server's was read as
 /// `TIME` + `PTTL` (its own rounding to seconds included, for servers
@@ -64,16 +65,17 @@ fn compare(
 }
 
 /// The digest of a store's key, its expiry as stored; `None` if not live.
-fn store_digest(engine: &Engine<AnyCodec>, key: &[u8]) -> Result<Option<KeyDigest>, CliError> {
+fn store_digest<C: Codec>(
+    engine: &Engine<C>,
+    key: &[u8],
+) -> Result<Option<KeyDigest>, MigrateError> {
     let mut digest: Option<ContentDigest> = None;
-    let summary = engine
-        .read_chunks(key, CHUNK, |summary, chunk| -> Result<(), SinkError> {
-            digest
-                .get_or_insert_with(|| ContentDigest::new(summary.data_type))
-                .add(&chunk);
-            Ok(())
-        })
-        .map_err(|SinkError(e)| e)?;
+    let summary = engine.read_chunks(key, CHUNK, |summary, chunk| -> Result<(), MigrateError> {
+        digest
+            .get_or_insert_with(|| ContentDigest::new(summary.data_type))
+            .add(&chunk);
+        Ok(())
+    })?;
     Ok(summary.zip(digest).map(|(s, d)| d.finish(s.expire_ms)))
 }
 
@@ -86,7 +88,7 @@ fn server_digest(
     k: &RemoteKey,
     fetched: Fetched,
     expire_ms: u64,
-) -> Result<Option<KeyDigest>, CliError> {
+) -> Result<Option<KeyDigest>, MigrateError> {
     let t = k.data_type().unwrap_or(DataType::String);
     match fetched {
         Fetched::Whole(value) => {
@@ -114,16 +116,17 @@ fn server_digest(
     Ok(None)
 }
 
-/// Compares every live key of the store `src` with the server (after a
-/// migration to it), then lists keys only the server holds (counted
-/// apart with `merge`). Keys `rules` leave out are counted as
-/// unrepresentable.
-pub fn store_to_server(
-    src: &Engine<AnyCodec>,
-    server: &mut Server,
+/// Compares every live key of the store `src` with the server or
+/// cluster at `target` (after a migration to it), then lists keys only
+/// the server holds (counted apart with `merge`). Keys `rules` leave out
+/// are counted as unrepresentable.
+pub fn verify_store_to_server<C: Codec>(
+    src: &Engine<C>,
+    target: &Endpoint,
     rules: &Rules,
     merge: bool,
-) -> Result<VerifyReport, CliError> {
+) -> Result<VerifyReport, MigrateError> {
+    let server = &mut Server::connect(target)?;
     let mut report = VerifyReport::default();
     let pages = |after: Option<&[u8]>| src.summaries_after(after, PAGE);
     for_each_page(None, pages, |page| {
@@ -165,39 +168,30 @@ pub fn store_to_server(
         })?;
         Ok(())
     })?;
-    let mut cursor = 0;
-    loop {
-        let (next, keys) = server.scan(cursor, PAGE)?;
+    for_each_scan_page(server, |_, keys| {
         for key in keys {
             if let Ok(None) = src.summary(&key) {
-                if merge {
-                    report.destination_only += 1;
-                } else {
-                    differ(&mut report, key, DifferenceKind::Extra);
-                }
+                only_in_destination(&mut report, key, merge);
             }
         }
-        cursor = next;
-        if cursor == 0 {
-            return Ok(report);
-        }
-    }
+        Ok(())
+    })?;
+    Ok(report)
 }
 
-/// Compares every key of the server with the store `dst` (after a
-/// migration into it), expiries as the store keeps them, then lists keys
-/// only the store holds (counted apart with `merge`). Keys the store
-/// cannot hold are counted as unrepresentable.
-pub fn server_to_store(
-    server: &mut Server,
-    dst: &Engine<AnyCodec>,
+/// Compares every key of the server at `source` with the store `dst`
+/// (after a migration into it), expiries as the store keeps them, then
+/// lists keys only the store holds (counted apart with `merge`). Keys the
+/// store cannot hold are counted as unrepresentable.
+pub fn verify_server_to_store<C: Codec>(
+    source: &Endpoint,
+    dst: &Engine<C>,
     merge: bool,
-) -> Result<VerifyReport, CliError> {
+) -> Result<VerifyReport, MigrateError> {
+    let server = &mut Server::connect(source)?;
     let caps = dst.capabilities();
     let mut report = VerifyReport::default();
-    let mut cursor = 0;
-    loop {
-        let (next, keys) = server.scan(cursor, PAGE)?;
+    for_each_scan_page(server, |server, keys| {
         let mut probed = remote::probe(server, keys, caps.score_limit.is_some())?;
         report.source_keys += probed.len() as u64;
         probed.retain(|k| {
@@ -223,34 +217,140 @@ pub fn server_to_store(
                 None => differ(&mut report, k.key.clone(), DifferenceKind::Missing),
             }
             Ok(())
-        })?;
-        cursor = next;
-        if cursor == 0 {
-            break;
-        }
-    }
+        })
+    })?;
     let pages = |after: Option<&[u8]>| dst.keys_after(after, PAGE);
     for_each_page(None, pages, |page| {
-        let exists: Vec<redis::Cmd> = page
-            .iter()
-            .map(|(k, _)| {
-                let mut c = redis::cmd("EXISTS");
-                c.arg(k.as_slice());
-                c
-            })
-            .collect();
-        let replies = server.pipeline(&exists)?;
-        for ((key, _), reply) in page.into_iter().zip(replies) {
-            let reply = server.checked(reply, "EXISTS", Some(&key))?;
-            if int(&reply) == Some(0) {
-                if merge {
-                    report.destination_only += 1;
-                } else {
-                    differ(&mut report, key, DifferenceKind::Extra);
-                }
+        let keys = page.into_iter().map(|(k, _)| k).collect();
+        count_destination_only(&mut report, server, keys, merge)
+    })?;
+    Ok(report)
+}
+
+/// The digests of a page of a server's keys, with whether each expiry
+/// was read inexactly (`TIME` + `PTTL`); keys gone meanwhile are left
+/// out, and keys of types redcodec does not model are counted in
+/// `unmodelled`.
+fn server_digests(
+    server: &mut Server,
+    keys: &[RemoteKey],
+    unmodelled: &mut u64,
+) -> Result<HashMap<Vec<u8>, (KeyDigest, bool)>, MigrateError> {
+    let mut out = HashMap::with_capacity(keys.len());
+    remote::for_each_value(server, keys, CHUNK, |server, k, fetched| {
+        if let RemoteType::Other(_) = k.kind {
+            *unmodelled += 1;
+            return Ok(());
+        }
+        let inexact = k.expire.is_some_and(|e| !e.exact);
+        let expire_ms = k.expire.map_or(0, |e| e.at_ms);
+        if let Some(d) = server_digest(server, k, fetched, expire_ms)? {
+            out.insert(k.key.clone(), (d, inexact));
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Compares every key of the server at `source` with the server or
+/// cluster at `target` (after a migration between them), then lists keys
+/// only the target holds (counted apart with `merge`). Keys of types
+/// redcodec does not model are counted as unrepresentable.
+pub fn verify_between_servers(
+    source: &Endpoint,
+    target: &Endpoint,
+    merge: bool,
+) -> Result<VerifyReport, MigrateError> {
+    let from = &mut Server::connect(source)?;
+    let to = &mut Server::connect(target)?;
+    let mut report = VerifyReport::default();
+    for_each_scan_page(from, |from, keys| {
+        let probed = remote::probe(from, keys, false)?;
+        let sources = server_digests(from, &probed, &mut report.unrepresentable)?;
+        report.source_keys += sources.len() as u64;
+        let mut keys: Vec<Vec<u8>> = sources.keys().cloned().collect();
+        keys.sort();
+        let there = remote::probe(to, keys.clone(), false)?;
+        let mut foreign = 0;
+        let destinations = server_digests(to, &there, &mut foreign)?;
+        for key in keys {
+            let (source, source_inexact) = sources[&key].clone();
+            match destinations.get(&key) {
+                Some((destination, inexact)) => compare(
+                    &mut report,
+                    key,
+                    source,
+                    destination.clone(),
+                    source_inexact || *inexact,
+                ),
+                None => differ(&mut report, key, DifferenceKind::Missing),
             }
         }
         Ok(())
     })?;
+    for_each_scan_page(to, |_, keys| {
+        count_destination_only(&mut report, from, keys, merge)
+    })?;
     Ok(report)
+}
+
+/// Calls `visit` with each page of the server's keys (`SCAN`).
+fn for_each_scan_page(
+    server: &mut Server,
+    mut visit: impl FnMut(&mut Server, Vec<Vec<u8>>) -> Result<(), MigrateError>,
+) -> Result<(), MigrateError> {
+    let mut cursor = 0;
+    loop {
+        let (next, keys) = server.scan(cursor, PAGE)?;
+        visit(server, keys)?;
+        cursor = next;
+        if cursor == 0 {
+            return Ok(());
+        }
+    }
+}
+
+/// Counts (or lists) the `keys` of the destination that the source
+/// `server` lacks.
+fn count_destination_only(
+    report: &mut VerifyReport,
+    server: &mut Server,
+    keys: Vec<Vec<u8>>,
+    merge: bool,
+) -> Result<(), MigrateError> {
+    for key in lacking(server, keys)? {
+        only_in_destination(report, key, merge);
+    }
+    Ok(())
+}
+
+/// Which of `keys` the server lacks (`EXISTS`, pipelined).
+fn lacking(server: &mut Server, keys: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, MigrateError> {
+    let exists: Vec<redis::Cmd> = keys
+        .iter()
+        .map(|k| {
+            let mut c = redis::cmd("EXISTS");
+            c.arg(k.as_slice());
+            c
+        })
+        .collect();
+    let replies = server.pipeline(&exists)?;
+    let mut out = Vec::new();
+    for (key, reply) in keys.into_iter().zip(replies) {
+        let reply = server.checked(reply, "EXISTS", Some(&key))?;
+        if int(&reply) == Some(0) {
+            out.push(key);
+        }
+    }
+    Ok(out)
+}
+
+/// A key only the destination holds: counted apart when merging, else
+/// a difference.
+fn only_in_destination(report: &mut VerifyReport, key: Vec<u8>, merge: bool) {
+    if merge {
+        report.destination_only += 1;
+    } else {
+        differ(report, key, DifferenceKind::Extra);
+    }
 }
