@@ -11,6 +11,7 @@ use super::raw::RawResult;
 use super::scaling::{Scaling, THREADS};
 use super::workload::{kind_of, Kind, Sizes, Timing, STEPS};
 use crate::error::CompareError;
+use num_format::{Locale, ToFormattedString};
 
 /// Everything one `redcodec compare` measured.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -936,15 +937,7 @@ pub fn write_files(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf
 
 /// `1234567` as `1,234,567`.
 pub(crate) fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    n.to_formatted_string(&Locale::en)
 }
 
 #[cfg(test)]

@@ -10,7 +10,11 @@ use clap::Args;
 use redcodec_server::replica::follow::{self, FollowOptions};
 use redcodec_server::replica::ReplicaOptions;
 
-use super::{fail, thousands, MigrateArgs};
+use redcodec_engine::Compat;
+
+use super::pair::PairArgs;
+use super::summary::thousands;
+use crate::error::fail;
 use crate::error::CliError;
 use crate::signals::ShutdownSignals;
 use crate::store_args::StoreArgs;
@@ -57,20 +61,16 @@ fn master_of(url: &str) -> Result<(String, u16, Option<String>), CliError> {
     Ok((host, port, parsed.password().map(str::to_string)))
 }
 
-/// Refuses the options a follower has no use for.
-fn check(args: &MigrateArgs) -> Result<(), CliError> {
-    let pair = &args.pair;
+/// Refuses the options a follower has no use for: the source side of
+/// `pair`, and `others` (whether given, and the name).
+fn check(pair: &PairArgs, others: &[(bool, &str)]) -> Result<(), CliError> {
     let unused = [
         (pair.src.is_some(), "--src"),
         (pair.src_namespace.is_some(), "--src-namespace"),
         (pair.src_cluster, "--src-cluster"),
         (pair.all_namespaces, "--all-namespaces"),
-        (args.verify, "--verify"),
-        (args.resume, "--resume (a rerun continues by itself)"),
-        (args.merge, "--merge"),
-        (args.network.checkpoint.is_some(), "--checkpoint"),
     ];
-    for (given, name) in unused {
+    for &(given, name) in unused.iter().chain(others) {
         if given {
             return Err(fail(format!("--follow does not take {name}")));
         }
@@ -83,10 +83,15 @@ fn check(args: &MigrateArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Runs `migrate --follow`.
-pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
-    check(args)?;
-    let pair = &args.pair;
+/// Runs `migrate --follow`; `unused` are the other options of `migrate`
+/// it refuses (whether given, and the name).
+pub fn run(
+    pair: &PairArgs,
+    compat: Option<Compat>,
+    follow: &FollowArgs,
+    unused: &[(bool, &str)],
+) -> Result<(), CliError> {
+    check(pair, unused)?;
     let (host, port, password) = master_of(&pair.from)?;
     let store = StoreArgs {
         format: pair.to.clone(),
@@ -95,13 +100,13 @@ pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
         namespace: pair.dst_namespace.clone(),
         cluster: pair.dst_cluster,
     };
-    let (mut config, opener) = crate::serve::server_config(&store, args.compat)?;
+    let (mut config, opener) = crate::serve::server_config(&store, compat)?;
     config.replica = ReplicaOptions {
         replicaof: Some((host, port)),
         masterauth: password,
     };
     let options = FollowOptions {
-        until_caught_up: args.follow.until_caught_up.map(Duration::from_secs),
+        until_caught_up: follow.until_caught_up.map(Duration::from_secs),
         interactive: std::io::stderr().is_terminal(),
     };
     let signals = ShutdownSignals::block()?;
@@ -135,7 +140,7 @@ pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
         "stopped: replica offset {} (master_repl_offset {master}){keys}{saved}",
         report.offset
     );
-    if args.follow.until_caught_up.is_some() {
+    if follow.until_caught_up.is_some() {
         return Err(fail("stopped before catching up"));
     }
     Ok(())

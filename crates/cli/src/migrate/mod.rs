@@ -106,7 +106,17 @@ pub struct VerifyArgs {
 /// Runs `redcodec migrate`.
 pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
     if args.follow.follow {
-        return follow::run(args);
+        return follow::run(
+            &args.pair,
+            args.compat,
+            &args.follow,
+            &[
+                (args.verify, "--verify"),
+                (args.resume, "--resume (a rerun continues by itself)"),
+                (args.merge, "--merge"),
+                (args.network.checkpoint.is_some(), "--checkpoint"),
+            ],
+        );
     }
     if network::involved(&args.pair) {
         return network::run(&network::Request {

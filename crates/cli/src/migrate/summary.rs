@@ -4,6 +4,8 @@
 use redcodec_migrate::{Skipped, VerifyReport};
 
 use crate::error::{fail, CliError};
+use humansize::{format_size, BINARY};
+use num_format::{Locale, ToFormattedString};
 
 /// Prints the keys a migration did not copy as they were, after its
 /// summary: how many expired meanwhile, the keys skipped (`skipped_why`
@@ -83,31 +85,12 @@ pub(crate) fn print_verify(report: &VerifyReport) -> Result<(), CliError> {
 
 /// `1234567` as `1,234,567`.
 pub(crate) fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    n.to_formatted_string(&Locale::en)
 }
 
-/// Bytes in B, KiB, MiB or GiB.
+/// Bytes in B, KiB, MiB or GiB, one decimal.
 pub(crate) fn human_bytes(n: u64) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = n as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < units.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{n} B")
-    } else {
-        format!("{value:.1} {}", units[unit])
-    }
+    format_size(n, BINARY.decimal_places(1).decimal_zeroes(1))
 }
 
 #[cfg(test)]

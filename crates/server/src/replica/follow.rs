@@ -29,6 +29,8 @@ use crate::engines::Opener;
 use crate::error::ServerError;
 use crate::server::Server;
 use crate::state::Shared;
+use humansize::{format_size, BINARY};
+use num_format::{Locale, ToFormattedString};
 
 /// How the follower runs.
 #[derive(Clone, Debug, Default)]
@@ -147,30 +149,15 @@ async fn count_keys_async(shared: &Arc<Shared>) -> Option<u64> {
 
 /// `1234567` as `1,234,567`.
 fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    n.to_formatted_string(&Locale::en)
 }
 
-/// Bytes in B, KiB, MiB or GiB.
+/// Bytes in B, KiB, MiB or GiB, one decimal.
 fn human_bytes(n: i64) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = n as f64;
-    let mut unit = 0;
-    while value.abs() >= 1024.0 && unit + 1 < units.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{n} B")
+    if n < 0 {
+        format!("-{}", human_bytes(-n))
     } else {
-        format!("{value:.1} {}", units[unit])
+        format_size(n.unsigned_abs(), BINARY.decimal_places(1).decimal_zeroes(1))
     }
 }
 
