@@ -8,102 +8,24 @@
 //! skipped (`redcodec_conformance::skip`), unless `REDCODEC_REQUIRE_REDIS=1`
 //! (set by CI), where it fails.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use redcodec_conformance::target::RedisServer;
-use redcodec_rdb::{decode_payload, Value};
-
+mod replication_support;
 mod serve_support;
+use replication_support::{
+    contents, field, info, q, real_rdb, wait_rounds, wait_until, Master, BOUND, SHORT_GONE,
+};
 use serve_support::{connect, exchange, formats, store_dir, Serve};
-
-/// How long the keys written to live 300 ms take to be gone everywhere:
-/// blackwidow keeps whole seconds and rounds an expiry up, by up to one.
-const SHORT_GONE: Duration = Duration::from_millis(2500);
-
-/// How long convergence may take on a busy machine.
-const BOUND: Duration = Duration::from_secs(180);
-
-/// A redis-server master on a loopback port, killed on drop.
-struct Master {
-    _server: RedisServer,
-    port: u16,
-    _dir: tempfile::TempDir,
-}
-
-impl Master {
-    fn start(test: &str, args: &[&str]) -> Option<Master> {
-        let dir = tempfile::tempdir().unwrap();
-        let mut extra = vec!["--repl-diskless-sync-delay", "0"];
-        extra.extend_from_slice(args);
-        let server = RedisServer::start_with_or_skip(test, Some(dir.path()), &extra)?;
-        let port = server.port();
-        Some(Master {
-            _server: server,
-            port,
-            _dir: dir,
-        })
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
-    }
-
-    fn conn(&self) -> redis::Connection {
-        connect(&self.url())
-    }
-
-    fn addr(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-}
-
-/// One field of an INFO section.
-fn field(info: &str, name: &str) -> Option<String> {
-    info.lines()
-        .find_map(|l| l.strip_prefix(&format!("{name}:")))
-        .map(|v| v.trim().to_string())
-}
-
-fn info(c: &mut redis::Connection, section: &str) -> String {
-    redis::cmd("INFO").arg(section).query(c).unwrap()
-}
 
 fn stat(c: &mut redis::Connection, name: &str) -> u64 {
     let text = info(c, "stats");
     field(&text, name)
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| panic!("no {name} in {text}"))
-}
-
-/// Polls until `ready` holds, failing with `what` and the last state
-/// after [`BOUND`].
-fn wait_until(what: &str, mut ready: impl FnMut() -> Result<(), String>) {
-    let deadline = Instant::now() + BOUND;
-    loop {
-        let Err(state) = ready() else { return };
-        assert!(Instant::now() < deadline, "never {what}: {state}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// Every key: its value (DUMP, decoded, in an order-free form) and
-/// PEXPIRETIME (`None`: no expiry).
-fn contents(c: &mut redis::Connection) -> BTreeMap<Vec<u8>, (Value, Option<i64>)> {
-    let keys: Vec<Vec<u8>> = redis::cmd("KEYS").arg("*").query(c).unwrap();
-    let mut out = BTreeMap::new();
-    for key in keys {
-        let payload: Option<Vec<u8>> = redis::cmd("DUMP").arg(&key).query(c).unwrap();
-        let Some(payload) = payload else { continue };
-        let value = decode_payload(&payload).unwrap().canonical();
-        let at: i64 = redis::cmd("PEXPIRETIME").arg(&key).query(c).unwrap();
-        out.insert(key, (value, (at >= 0).then_some(at)));
-    }
-    out
 }
 
 /// The copy holds what the master holds: same keys, types, values,
@@ -131,15 +53,6 @@ fn assert_equal(master: &mut redis::Connection, copy: &mut redis::Connection, na
         }
     }
     assert!(want.len() > 20, "{name}: the comparison compared something");
-}
-
-fn q(c: &mut redis::Connection, args: &[&str]) -> redis::Value {
-    let mut cmd = redis::cmd(args[0]);
-    for a in &args[1..] {
-        cmd.arg(*a);
-    }
-    cmd.query(c)
-        .unwrap_or_else(|e| panic!("{args:?} on the master: {e}"))
 }
 
 /// A starting dataset: every type, small and big, some with expiries.
@@ -228,17 +141,6 @@ fn writer(
             rounds.store(i, Ordering::SeqCst);
         }
     })
-}
-
-fn wait_rounds(rounds: &AtomicUsize, at_least: usize) {
-    wait_until(&format!("{at_least} rounds written"), || {
-        let n = rounds.load(Ordering::SeqCst);
-        if n >= at_least {
-            Ok(())
-        } else {
-            Err(format!("{n} rounds"))
-        }
-    });
 }
 
 /// A running `redcodec migrate --follow`, its stderr in a file.
@@ -575,15 +477,6 @@ fn two_replicas_told_to_follow_each_other_refuse_each_other() {
     wait_link_error(&mut cb, NOMASTERLINK, "B, later");
     assert_data_untouched(&mut ca, "a", "A");
     assert_data_untouched(&mut cb, "b", "B");
-}
-
-/// A real RDB file (what redis-server SAVEs) holding `keys` strings.
-fn real_rdb(test: &str, keys: usize) -> Option<Vec<u8>> {
-    let master = Master::start(test, &["--enable-debug-command", "yes"])?;
-    let mut c = master.conn();
-    q(&mut c, &["DEBUG", "POPULATE", &keys.to_string(), "k", "8"]);
-    q(&mut c, &["SAVE"]);
-    Some(std::fs::read(master._dir.path().join("dump.rdb")).unwrap())
 }
 
 /// A command as a master streams it.

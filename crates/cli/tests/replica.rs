@@ -10,7 +10,6 @@
 //! skipped (`redcodec_conformance::skip`), unless `REDCODEC_REQUIRE_REDIS=1`
 //! (set by CI), where it fails.
 
-use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::Command;
@@ -18,75 +17,12 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use redcodec_conformance::target::RedisServer;
-use redcodec_rdb::{decode_payload, Value};
-
+mod replication_support;
 mod serve_support;
+use replication_support::{
+    contents, field, info, q, real_rdb, wait_rounds, wait_until, Master, BOUND, SHORT_GONE,
+};
 use serve_support::{connect, exchange, formats, store_dir, Serve};
-
-/// How long the keys written to live 300 ms take to be gone everywhere:
-/// blackwidow keeps whole seconds and rounds an expiry up, by up to one.
-const SHORT_GONE: Duration = Duration::from_millis(2500);
-
-/// How long convergence may take on a busy machine.
-const BOUND: Duration = Duration::from_secs(120);
-
-/// A redis-server master on a loopback port, killed on drop (before its
-/// directory is removed).
-struct Master {
-    _server: RedisServer,
-    port: u16,
-    _dir: tempfile::TempDir,
-}
-
-impl Master {
-    fn start(test: &str, args: &[&str]) -> Option<Master> {
-        let dir = tempfile::tempdir().unwrap();
-        let mut extra = vec!["--repl-diskless-sync-delay", "0"];
-        extra.extend_from_slice(args);
-        let server = RedisServer::start_with_or_skip(test, Some(dir.path()), &extra)?;
-        let port = server.port();
-        Some(Master {
-            _server: server,
-            port,
-            _dir: dir,
-        })
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
-    }
-
-    fn conn(&self) -> redis::Connection {
-        connect(&self.url())
-    }
-
-    fn addr(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-}
-
-/// One field of an INFO section.
-fn field(info: &str, name: &str) -> Option<String> {
-    info.lines()
-        .find_map(|l| l.strip_prefix(&format!("{name}:")))
-        .map(|v| v.trim().to_string())
-}
-
-fn info(c: &mut redis::Connection, section: &str) -> String {
-    redis::cmd("INFO").arg(section).query(c).unwrap()
-}
-
-/// Polls until `ready` holds, failing with `what` and the last state
-/// after [`BOUND`].
-fn wait_until(what: &str, mut ready: impl FnMut() -> Result<(), String>) {
-    let deadline = Instant::now() + BOUND;
-    loop {
-        let Err(state) = ready() else { return };
-        assert!(Instant::now() < deadline, "never {what}: {state}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 /// Waits until the replica's link is up and it applied everything the
 /// master sent (its offset equals the master's).
@@ -103,21 +39,6 @@ fn wait_caught_up(master: &mut redis::Connection, replica: &mut redis::Connectio
             Err(format!("master {want:?}, replica:\n{r}"))
         }
     });
-}
-
-/// Every key of the selected database: its value (DUMP, decoded, in an
-/// order-free form) and PEXPIRETIME (`None`: no expiry).
-fn contents(c: &mut redis::Connection) -> BTreeMap<Vec<u8>, (Value, Option<i64>)> {
-    let keys: Vec<Vec<u8>> = redis::cmd("KEYS").arg("*").query(c).unwrap();
-    let mut out = BTreeMap::new();
-    for key in keys {
-        let payload: Option<Vec<u8>> = redis::cmd("DUMP").arg(&key).query(c).unwrap();
-        let Some(payload) = payload else { continue };
-        let value = decode_payload(&payload).unwrap().canonical();
-        let at: i64 = redis::cmd("PEXPIRETIME").arg(&key).query(c).unwrap();
-        out.insert(key, (value, (at >= 0).then_some(at)));
-    }
-    out
 }
 
 /// The replica holds what the master holds: same keys, types, values,
@@ -165,15 +86,6 @@ fn assert_equal_but(
         !want.is_empty(),
         "{name}: the comparison compared something"
     );
-}
-
-fn q(c: &mut redis::Connection, args: &[&str]) -> redis::Value {
-    let mut cmd = redis::cmd(args[0]);
-    for a in &args[1..] {
-        cmd.arg(*a);
-    }
-    cmd.query(c)
-        .unwrap_or_else(|e| panic!("{args:?} on the master: {e}"))
 }
 
 /// A starting dataset on the master: every type in compact and big
@@ -289,17 +201,6 @@ fn writer(
             rounds.store(i, Ordering::SeqCst);
         }
     })
-}
-
-fn wait_rounds(rounds: &AtomicUsize, at_least: usize) {
-    wait_until(&format!("{at_least} rounds written"), || {
-        let n = rounds.load(Ordering::SeqCst);
-        if n >= at_least {
-            Ok(())
-        } else {
-            Err(format!("{n} rounds"))
-        }
-    });
 }
 
 /// The INFO replication fields of a Redis 7.0 replica whose link is up,
@@ -561,15 +462,6 @@ fn serve_fake(stream: TcpStream, rdb: &[u8]) -> std::io::Result<()> {
             None => return Ok(()),
         }
     }
-}
-
-/// A real RDB file (what redis-server SAVEs) holding `keys` strings.
-fn real_rdb(test: &str, keys: usize) -> Option<Vec<u8>> {
-    let master = Master::start(test, &["--enable-debug-command", "yes"])?;
-    let mut c = master.conn();
-    q(&mut c, &["DEBUG", "POPULATE", &keys.to_string(), "k", "8"]);
-    q(&mut c, &["SAVE"]);
-    Some(std::fs::read(master._dir.path().join("dump.rdb")).unwrap())
 }
 
 #[test]

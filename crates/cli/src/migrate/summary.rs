@@ -90,7 +90,11 @@ pub(crate) fn thousands(n: u64) -> String {
 
 /// Bytes in B, KiB, MiB or GiB, one decimal.
 pub(crate) fn human_bytes(n: u64) -> String {
-    format_size(n, BINARY.decimal_places(1).decimal_zeroes(1))
+    if n < 1024 {
+        format!("{n} B")
+    } else {
+        format_size(n, BINARY.decimal_places(1).decimal_zeroes(1))
+    }
 }
 
 #[cfg(test)]

@@ -154,10 +154,16 @@ fn thousands(n: u64) -> String {
 
 /// Bytes in B, KiB, MiB or GiB, one decimal.
 fn human_bytes(n: i64) -> String {
-    if n < 0 {
-        format!("-{}", human_bytes(-n))
-    } else {
-        format_size(n.unsigned_abs(), BINARY.decimal_places(1).decimal_zeroes(1))
+    match n.unsigned_abs() {
+        small if small < 1024 => format!("{n} B"),
+        size => {
+            let text = format_size(size, BINARY.decimal_places(1).decimal_zeroes(1));
+            if n < 0 {
+                format!("-{text}")
+            } else {
+                text
+            }
+        }
     }
 }
 

@@ -99,7 +99,8 @@ pub fn check(spool: &Path) -> Result<u64, LoadError> {
     validate(BufReader::with_capacity(1 << 20, file)).map_err(LoadError::Invalid)
 }
 
-fn write_marker(path: &Path) -> std::io::Result<()> {
+/// Writes the empty file `path` and makes it, and its name, durable.
+pub(crate) fn write_marker(path: &Path) -> std::io::Result<()> {
     let file = OpenOptions::new()
         .create(true)
         .write(true)
@@ -109,7 +110,8 @@ fn write_marker(path: &Path) -> std::io::Result<()> {
     sync_dir(path)
 }
 
-fn sync_dir(path: &Path) -> std::io::Result<()> {
+/// Makes the directory entry of `path` durable.
+pub(crate) fn sync_dir(path: &Path) -> std::io::Result<()> {
     match path.parent() {
         Some(dir) => File::open(dir)?.sync_all(),
         None => Ok(()),

@@ -176,7 +176,7 @@ pub async fn run(
 }
 
 /// Sets the link's phase.
-fn phase(shared: &Shared, phase: LinkPhase) {
+pub(crate) fn phase(shared: &Shared, phase: LinkPhase) {
     let mut st = shared.replica.state.lock();
     if phase == LinkPhase::Up {
         st.down_since = None;
@@ -514,13 +514,7 @@ async fn stream(
                 }
             }
         }
-        if session.wrote && shared.config.sync == SyncPolicy::Always {
-            session.wrote = false;
-            shared
-                .engines
-                .sync_wal()
-                .map_err(|e| LinkError::Protocol(format!("the WAL sync failed: {e}")))?;
-        }
+        sync_if_always(shared, session)?;
         {
             let mut st = replica.state.lock();
             st.read_offset = offset + pending + conn.buf.len() as i64;
@@ -663,4 +657,17 @@ fn report(name: &str, reply: &Reply) {
     if let Reply::Error(e) = reply {
         eprintln!("redcodec serve: replication: the master's {name} failed here: {e}");
     }
+}
+
+/// With `--sync always`, syncs the write-ahead log once a batch of the
+/// stream wrote something (before it is acknowledged).
+pub(crate) fn sync_if_always(shared: &Shared, session: &mut Session) -> Result<(), LinkError> {
+    if session.wrote && shared.config.sync == SyncPolicy::Always {
+        session.wrote = false;
+        shared
+            .engines
+            .sync_wal()
+            .map_err(|e| LinkError::Protocol(format!("the WAL sync failed: {e}")))?;
+    }
+    Ok(())
 }

@@ -16,7 +16,6 @@ use redcodec_kvrocks::changes::{self, Change, Changes};
 use super::copy::flush_everything;
 use super::{destination, set_resume, Conn, Resume};
 use crate::commands::{run_sync, Access};
-use crate::config::SyncPolicy;
 use crate::replica::master_link::LinkError;
 use crate::session::{Answer, Session};
 use crate::state::Shared;
@@ -54,13 +53,7 @@ pub async fn run(
             )));
         }
         apply(shared, session, &changes, &mut reported);
-        if session.wrote && shared.config.sync == SyncPolicy::Always {
-            session.wrote = false;
-            shared
-                .engines
-                .sync_wal()
-                .map_err(|e| LinkError::Protocol(format!("the WAL sync failed: {e}")))?;
-        }
+        crate::replica::master_link::sync_if_always(shared, session)?;
         resume.next_sequence = changes.next_sequence;
         set_resume(shared, Some(resume.clone()));
         {

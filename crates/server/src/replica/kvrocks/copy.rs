@@ -5,7 +5,6 @@
 //! meanwhile, and a replica killed in between flushes the half copy when
 //! it starts again instead of serving it.
 
-use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
@@ -16,7 +15,7 @@ use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
 
 use super::destination;
 use crate::commands::{run_sync, Access};
-use crate::replica::load::MARKER_FILE;
+use crate::replica::load::{sync_dir, write_marker, MARKER_FILE};
 use crate::replica::master_link::LinkError;
 use crate::session::Session;
 use crate::state::Shared;
@@ -106,23 +105,6 @@ pub fn destination_namespaces(shared: &Shared) -> Vec<String> {
     all.sort();
     all.dedup();
     all
-}
-
-fn write_marker(path: &Path) -> std::io::Result<()> {
-    let file = OpenOptions::new()
-        .create(true)
-        .write(true)
-        .truncate(true)
-        .open(path)?;
-    file.sync_all()?;
-    sync_dir(path)
-}
-
-fn sync_dir(path: &Path) -> std::io::Result<()> {
-    match path.parent() {
-        Some(dir) => File::open(dir)?.sync_all(),
-        None => Ok(()),
-    }
 }
 
 /// Runs `name` in every namespace of this server (FLUSHALL).

@@ -35,7 +35,7 @@ pub mod fetch;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::BytesMut;
 use parking_lot::Mutex;
@@ -43,7 +43,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 
-use super::master_link::{read_more, LinkError, REPL_TIMEOUT};
+use super::master_link::{phase, read_more, LinkError, REPL_TIMEOUT};
 use super::LinkPhase;
 use crate::config::NamespaceMode;
 use crate::session::Session;
@@ -194,19 +194,6 @@ impl Conn {
         }
         Ok(())
     }
-}
-
-/// Sets the link's phase (as the Redis link does).
-pub(crate) fn phase(shared: &Shared, phase: LinkPhase) {
-    let mut st = shared.replica.state.lock();
-    if phase == LinkPhase::Up {
-        st.down_since = None;
-        st.last_error = None;
-    } else if st.phase == LinkPhase::Up {
-        st.down_since = Some(Instant::now());
-    }
-    st.phase = phase;
-    st.last_io = Some(Instant::now());
 }
 
 /// Asks the master `_db_name`: `Some(connection, name)` from a Kvrocks
