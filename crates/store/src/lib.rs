@@ -25,6 +25,7 @@
 mod batch;
 pub mod clock;
 mod compat;
+#[cfg(feature = "rocksdb")]
 mod db;
 mod error;
 mod expired;
