@@ -777,3 +777,71 @@ fn kvrocks_replication_protocol_against_a_fake_master() {
         "per copy: PSYNC after it, PSYNC after the cut"
     );
 }
+
+/// Runs `redcodec` with `args`; its status and stderr.
+fn redcodec(args: &[&str]) -> (std::process::ExitStatus, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_redcodec"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("redcodec runs");
+    (
+        out.status,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn migrate_follow_from_a_kvrocks_master_continues_after_a_rerun() {
+    let test = "migrate --follow from a real Kvrocks master, run twice";
+    let Some(bin) = kvrocks_bin(test) else {
+        return;
+    };
+    for format in formats() {
+        let master = Kvrocks::start(&bin);
+        let mut m = master.conn();
+        for i in 0..200 {
+            write_round(&mut m, i);
+        }
+        let (_tmp, dir) = store_dir();
+        let dir = dir.to_str().unwrap().to_string();
+        let url = master.url();
+        let follow = [
+            "migrate",
+            "--from",
+            url.as_str(),
+            "--to",
+            format,
+            "--dst",
+            dir.as_str(),
+            "--follow",
+            "--until-caught-up",
+            "1",
+        ];
+        let (status, err) = redcodec(&follow);
+        assert!(status.success(), "{format}: first run failed: {err}");
+        assert!(
+            err.contains("keys copied from its checkpoint"),
+            "{format}: the first run made no full copy: {err}"
+        );
+        // Writes (and deletes) while no replica is connected: the next
+        // run must get them from the master's WAL.
+        let _: i64 = q(&mut m, &["DEL", "s:3", "h:4", "z:5"]);
+        for i in 200..260 {
+            write_round(&mut m, i);
+        }
+        // The 300 ms keys are gone on both sides before comparing.
+        std::thread::sleep(Duration::from_millis(1500));
+        let (status, err) = redcodec(&follow);
+        assert!(status.success(), "{format}: second run failed: {err}");
+        assert!(
+            err.contains("continues from sequence") && !err.contains("copied from its checkpoint"),
+            "{format}: the second run copied again instead of continuing: {err}"
+        );
+        let (status, err) = redcodec(&["verify", "--from", &url, "--to", format, "--dst", &dir]);
+        assert!(
+            status.success(),
+            "{format}: not equal after the rerun: {err}"
+        );
+    }
+}

@@ -218,7 +218,14 @@ fn describe(
             }
         }
         LinkPhase::Up => {
+            // A Kvrocks master's offset is its RocksDB sequence number,
+            // which counts writes, not bytes.
+            let kvrocks = super::kvrocks::current(shared).is_some();
             let lag = match master_offset {
+                Some(m) if kvrocks => format!(
+                    "lag {} writes (master sequence {m})",
+                    thousands(u64::try_from(m - st.offset).unwrap_or(0))
+                ),
                 Some(m) => format!(
                     "lag {} (master_repl_offset {m})",
                     human_bytes((m - st.offset).max(0))

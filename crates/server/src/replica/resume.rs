@@ -16,6 +16,11 @@
 //! store; a store left half loaded by a crash has its load marker, which
 //! wins over any file. Writes the store makes of its own (an expired key
 //! deleted) delete only what the master deletes too.
+//!
+//! Following a Kvrocks master, the offset is the master's RocksDB sequence
+//! number of the last batch applied, and a `kvrocks HOST:PORT plain|cluster`
+//! line names the master and its key layout: the next start asks that
+//! master `PSYNC <offset+1>` ([`super::kvrocks`]) instead of copying again.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -36,13 +41,51 @@ pub struct Saved {
     pub offset: i64,
     /// The database the stream had selected (`None`: none yet).
     pub stream_db: Option<u64>,
+    /// Set when the data follows a Kvrocks master: its address and
+    /// whether its keys carry a cluster slot.
+    pub kvrocks: Option<KvrocksMaster>,
+}
+
+/// The Kvrocks master a saved state continues from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KvrocksMaster {
+    /// The master's host and port.
+    pub master: (String, u16),
+    /// Whether its keys carry a cluster slot.
+    pub cluster: bool,
+}
+
+impl KvrocksMaster {
+    fn render(&self) -> String {
+        let layout = if self.cluster { "cluster" } else { "plain" };
+        format!("kvrocks {}:{} {layout}\n", self.master.0, self.master.1)
+    }
+
+    fn parse(value: &str) -> Option<KvrocksMaster> {
+        let (address, layout) = value.rsplit_once(' ')?;
+        let (host, port) = address.rsplit_once(':')?;
+        let cluster = match layout {
+            "cluster" => true,
+            "plain" => false,
+            _ => return None,
+        };
+        (!host.is_empty()).then_some(())?;
+        Some(KvrocksMaster {
+            master: (host.to_string(), port.parse().ok()?),
+            cluster,
+        })
+    }
 }
 
 impl Saved {
     fn render(&self) -> String {
         let db = self.stream_db.map_or("-".to_string(), |d| d.to_string());
+        let kvrocks = self
+            .kvrocks
+            .as_ref()
+            .map_or(String::new(), KvrocksMaster::render);
         format!(
-            "redcodec-replica-state 1\nreplid {}\noffset {}\ndb {db}\n",
+            "redcodec-replica-state 1\nreplid {}\noffset {}\ndb {db}\n{kvrocks}",
             self.replid, self.offset
         )
     }
@@ -56,6 +99,7 @@ impl Saved {
         let mut replid = None;
         let mut offset = None;
         let mut db = None;
+        let mut kvrocks = None;
         for line in lines {
             let (name, value) = line.split_once(' ')?;
             match name {
@@ -63,6 +107,7 @@ impl Saved {
                     replid = Some(value.to_string());
                 }
                 "offset" => offset = Some(value.parse::<i64>().ok().filter(|o| *o >= 0)?),
+                "kvrocks" => kvrocks = Some(KvrocksMaster::parse(value)?),
                 "db" => {
                     db = Some(match value {
                         "-" => None,
@@ -76,6 +121,7 @@ impl Saved {
             replid: replid?,
             offset: offset?,
             stream_db: db?,
+            kvrocks,
         })
     }
 }
@@ -124,6 +170,10 @@ pub fn save(shared: &Shared) -> std::io::Result<bool> {
             replid: st.replid.clone(),
             offset: st.offset,
             stream_db: st.stream_db,
+            kvrocks: super::kvrocks::current(shared).map(|r| KvrocksMaster {
+                master: r.master,
+                cluster: r.cluster,
+            }),
         }
     };
     shared
@@ -204,6 +254,17 @@ pub fn restore(shared: &Shared, marker: &Path) {
             st.offset = saved.offset;
             st.read_offset = saved.offset;
             st.stream_db = saved.stream_db;
+            drop(st);
+            if let Some(k) = saved.kvrocks {
+                super::kvrocks::set_resume(
+                    shared,
+                    Some(super::kvrocks::Resume {
+                        master: k.master,
+                        next_sequence: u64::try_from(saved.offset).unwrap_or(0) + 1,
+                        cluster: k.cluster,
+                    }),
+                );
+            }
             shared.replica.can_continue.store(true, Ordering::SeqCst);
         }
         Ok(None) => {}
@@ -244,8 +305,19 @@ mod tests {
             replid: "ab".repeat(20),
             offset: 12345,
             stream_db: Some(3),
+            kvrocks: None,
         };
         assert_eq!(Saved::parse(&saved.render()), Some(saved.clone()));
+        for cluster in [false, true] {
+            let kvrocks = Saved {
+                kvrocks: Some(KvrocksMaster {
+                    master: ("::1".to_string(), 6666),
+                    cluster,
+                }),
+                ..saved.clone()
+            };
+            assert_eq!(Saved::parse(&kvrocks.render()), Some(kvrocks));
+        }
         let none = Saved {
             stream_db: None,
             ..saved.clone()
@@ -260,6 +332,9 @@ mod tests {
             &saved
                 .render()
                 .replace("redcodec-replica-state 1", "other 1"),
+            &format!("{}kvrocks host:6666 sideways\n", saved.render()),
+            &format!("{}kvrocks host:port plain\n", saved.render()),
+            &format!("{}kvrocks :6666 plain\n", saved.render()),
         ] {
             assert_eq!(Saved::parse(bad), None, "{bad:?}");
         }

@@ -60,6 +60,9 @@ pub async fn run(
             let mut st = shared.replica.state.lock();
             st.offset = i64::try_from(changes.next_sequence - 1).unwrap_or(i64::MAX);
             st.read_offset = st.offset;
+            if !changes.changes.is_empty() {
+                st.last_write = Some(Instant::now());
+            }
         }
         if session.info.killed.load(Ordering::SeqCst) {
             return Err(LinkError::Killed);

@@ -25,8 +25,10 @@
 //!
 //! The replication offset INFO shows is the master's RocksDB sequence
 //! number of the last batch applied. What a Kvrocks master's link knows to
-//! resume (the master, the sequence, cluster mode) lives in memory: a
-//! restarted replica copies again.
+//! resume (the master, the sequence, cluster mode) is kept in memory and,
+//! at a clean stop, in the replication state file
+//! ([`super::resume`]): a restarted replica asks `PSYNC <seq>` and copies
+//! again only when the master refuses (its WAL no longer holds `seq`).
 
 pub mod apply;
 pub mod copy;
@@ -75,6 +77,12 @@ fn resume_of(shared: &Shared, host: &str, port: u16) -> Option<Resume> {
         .get(&shared.replid)
         .filter(|r| r.master.0 == host && r.master.1 == port)
         .cloned()
+}
+
+/// The resume point of this server's link to a Kvrocks master, if it
+/// follows one.
+pub(crate) fn current(shared: &Shared) -> Option<Resume> {
+    resumes().lock().get(&shared.replid).cloned()
 }
 
 pub(crate) fn set_resume(shared: &Shared, resume: Option<Resume>) {
