@@ -28,6 +28,12 @@
 //!   EXPIRE and PERSIST write the metadata only);
 //! - `LMOVE`/`RPOPLPUSH`/`BLMOVE`: one `LMOVE src dst from to`.
 //!
+//! A slot migration's batches (`APPLYBATCH` of Kvrocks' `raw-key-value`
+//! migration) hold many keys under the `LogData` of the first: each key's
+//! metadata, then its subkeys, a big collection split over several
+//! batches. They read the same way; a list's elements under another
+//! type's `LogData` are `RPUSH`ed in index order.
+//!
 //! A metadata `DeleteRange` is FLUSHDB (one namespace's whole range) or
 //! FLUSHALL (any other range): [`Change::FlushNamespace`] /
 //! [`Change::FlushAll`].
@@ -752,6 +758,28 @@ fn list_members(
             match found {
                 Some(args) => cmds.push(key_cmd(b"LINSERT", args)),
                 None => unknown(out, "LINSERT"),
+            }
+        }
+        // A slot migration's batch (Kvrocks' `BatchSender`,
+        // `sendSnapshotByRawKV`) carries the `LogData` of its first key
+        // only: elements of a list under another type's `LogData` are that
+        // list's snapshot, sent head first.
+        None if log.type_code != meta::type_code::LIST && deletes == 0 => {
+            let mut items = subs
+                .iter()
+                .filter_map(|op| match op {
+                    SubOp::Put(sub, v) => Some(list_index(key, sub).map(|i| (i, v.to_vec()))),
+                    SubOp::Delete(_) => None,
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            items.sort_by_key(|(i, _)| *i);
+            if !items.is_empty() {
+                merged(
+                    cmds,
+                    b"RPUSH",
+                    key,
+                    items.into_iter().map(|(_, v)| v).collect(),
+                );
             }
         }
         other => unknown(

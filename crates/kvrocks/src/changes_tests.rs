@@ -204,6 +204,39 @@ fn list_commands_from_the_log_data() {
 }
 
 #[test]
+fn a_slot_migration_batch_shares_one_log_data() {
+    // Kvrocks' `BatchSender`: the first key's `LogData` (a hash) heads the
+    // batch; a string and the first two elements of a list of three
+    // follow, metadata first; the list's last element comes in the next
+    // batch, under the list's own `LogData` ("3 7": RPUSH).
+    let d = db();
+    let mid = meta::LIST_INITIAL_INDEX;
+    let idx = |i: u64| i.to_be_bytes();
+    let mut b = WriteBatch::default();
+    b.put_log_data(b"2");
+    d.meta_put(&mut b, b"h", &meta_of(DataType::Hash, 7, 1, 0));
+    b.put(ns().sub_key(b"h", 7, b"f"), b"v");
+    d.meta_put(
+        &mut b,
+        b"s",
+        &meta::encode(&Meta::string(b"x".to_vec(), 0)).unwrap(),
+    );
+    d.meta_put(&mut b, b"l", &list_meta(3, mid, mid + 3));
+    b.put(ns().sub_key(b"l", 3, &idx(mid)), b"a");
+    b.put(ns().sub_key(b"l", 3, &idx(mid + 1)), b"b");
+    let c = decoded(&b);
+    assert!(c.skipped.is_empty(), "{:?}", c.skipped);
+    assert_eq!(
+        cmds(&c),
+        ["DEL h", "HSET h f v", "SET s x", "RPUSH l a b", "PERSIST l"]
+    );
+    let mut b = WriteBatch::default();
+    b.put_log_data(b"3 7");
+    b.put(ns().sub_key(b"l", 3, &idx(mid + 2)), b"c");
+    assert_eq!(cmds(&decoded(&b)), ["RPUSH l c"]);
+}
+
+#[test]
 fn lmove_is_one_command() {
     let d = db();
     let mid = meta::LIST_INITIAL_INDEX;

@@ -12,6 +12,7 @@
 //! a slot), [`cluster_commands`] (CLUSTER, CLUSTERX, ASKING, READONLY,
 //! READWRITE), [`migrate`] (moving slots).
 
+pub mod apply_batch;
 pub mod cluster_commands;
 pub mod migrate;
 pub mod nodes_file;

@@ -6,6 +6,7 @@ use redcodec_engine::Reply;
 /// Commands that may change the keys they name.
 const WRITE: &[&str] = &[
     "append",
+    "applybatch",
     "copy",
     "decr",
     "decrby",

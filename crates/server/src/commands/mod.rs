@@ -26,6 +26,7 @@ use crate::state::Shared;
 /// The commands the server answers itself: lower-case name and Redis
 /// arity (`-n`: at least n).
 pub const SERVER_COMMANDS: &[(&str, i32)] = &[
+    ("applybatch", -2),
     ("asking", 1),
     ("auth", -2),
     ("bgsave", -1),
@@ -71,7 +72,7 @@ pub const SERVER_COMMANDS: &[(&str, i32)] = &[
 
 /// The server commands Redis refuses inside MULTI (`Command not allowed
 /// inside a transaction`; EXEC then aborts).
-pub const NO_MULTI: &[&str] = &["save", "shutdown", "psync", "sync"];
+pub const NO_MULTI: &[&str] = &["save", "shutdown", "psync", "sync", "applybatch"];
 
 /// The arity of the server command named `name` (lower-case).
 pub fn server_command(name: &str) -> Option<i32> {
@@ -230,6 +231,9 @@ pub fn run_sync(
             shared, session, args,
         )),
         "clusterx" => Some(crate::cluster::cluster_commands::clusterx(
+            shared, session, args,
+        )),
+        "applybatch" => Some(crate::cluster::apply_batch::apply_batch(
             shared, session, args,
         )),
         "asking" | "readonly" | "readwrite" => Some(crate::cluster::cluster_commands::link_flag(

@@ -52,7 +52,9 @@ pub async fn run(
                 changes.sequence, resume.next_sequence
             )));
         }
-        apply(shared, session, &changes, &mut reported);
+        // Errors are reported on stderr; the stream goes on, as Kvrocks'
+        // replicas do.
+        let _ = apply(shared, session, &changes, &mut reported);
         crate::replica::master_link::sync_if_always(shared, session)?;
         resume.next_sequence = changes.next_sequence;
         set_resume(shared, Some(resume.clone()));
@@ -70,8 +72,14 @@ pub async fn run(
     }
 }
 
-/// Runs one batch's changes.
-pub fn apply(shared: &Shared, session: &mut Session, changes: &Changes, reported: &mut u64) {
+/// Runs one batch's changes; the first error a change got here, if any
+/// (each is also reported on stderr).
+pub fn apply(
+    shared: &Shared,
+    session: &mut Session,
+    changes: &Changes,
+    reported: &mut u64,
+) -> Option<Reply> {
     for s in &changes.skipped {
         if *reported < REPORTED {
             eprintln!(
@@ -83,53 +91,61 @@ pub fn apply(shared: &Shared, session: &mut Session, changes: &Changes, reported
         }
         *reported += 1;
     }
+    let mut first_error = None;
+    let mut note = |error: Option<Reply>| {
+        if first_error.is_none() {
+            first_error = error;
+        }
+    };
     let mut group: Vec<Vec<Vec<u8>>> = Vec::new();
     let mut group_ns: Option<&[u8]> = None;
     for change in &changes.changes {
         match change {
             Change::Command { namespace, args } => {
                 if group_ns != Some(namespace.as_slice()) {
-                    run_group(
+                    note(run_group(
                         shared,
                         session,
                         group_ns,
                         std::mem::take(&mut group),
                         reported,
-                    );
+                    ));
                     group_ns = Some(namespace);
                 }
                 group.push(args.clone());
             }
             Change::FlushNamespace(ns) => {
-                run_group(
+                note(run_group(
                     shared,
                     session,
                     group_ns,
                     std::mem::take(&mut group),
                     reported,
-                );
+                ));
                 group_ns = None;
                 if let Some(dest) = destination(shared, ns) {
                     session.namespace = dest;
-                    run_one(shared, session, &[b"flushdb".to_vec()]);
+                    note(run_one(shared, session, &[b"flushdb".to_vec()]));
                 }
             }
             Change::FlushAll => {
-                run_group(
+                note(run_group(
                     shared,
                     session,
                     group_ns,
                     std::mem::take(&mut group),
                     reported,
-                );
+                ));
                 group_ns = None;
                 if let Err(e) = flush_everything(shared, session) {
                     eprintln!("redcodec serve: replication: the Kvrocks master's FLUSHALL failed here: {e}");
+                    note(Some(Reply::error(format!("ERR {e}"))));
                 }
             }
         }
     }
-    run_group(shared, session, group_ns, group, reported);
+    note(run_group(shared, session, group_ns, group, reported));
+    first_error
 }
 
 /// Runs the commands of one namespace: alone, or in MULTI/EXEC.
@@ -139,10 +155,10 @@ fn run_group(
     namespace: Option<&[u8]>,
     commands: Vec<Vec<Vec<u8>>>,
     reported: &mut u64,
-) {
-    let Some(namespace) = namespace else { return };
+) -> Option<Reply> {
+    let namespace = namespace?;
     if commands.is_empty() {
-        return;
+        return None;
     }
     let Some(dest) = destination(shared, namespace) else {
         if *reported < REPORTED {
@@ -152,28 +168,26 @@ fn run_group(
             );
         }
         *reported += 1;
-        return;
+        return None;
     };
     session.namespace = dest;
     if commands.len() == 1 {
-        run_one(shared, session, &commands[0]);
-        return;
+        return run_one(shared, session, &commands[0]);
     }
     session.multi(shared);
     for args in commands {
         session.queue(args);
     }
     match session.exec(shared) {
-        Answer::One(r) => report("exec", &r),
-        Answer::Exec(replies) => {
-            for (r, _) in &replies {
-                report("exec", r);
-            }
-        }
+        Answer::One(r) => report("exec", r),
+        Answer::Exec(replies) => replies
+            .into_iter()
+            .filter_map(|(r, _)| report("exec", r))
+            .reduce(|first, _| first),
     }
 }
 
-fn run_one(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) {
+fn run_one(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Option<Reply> {
     let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
     let started = Instant::now();
     let reply = run_sync(
@@ -183,15 +197,17 @@ fn run_one(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) {
         &name,
         args,
     );
-    report(&name, &reply);
     shared
         .command_stats
         .ran(&name, args, started.elapsed(), reply.is_error());
+    report(&name, reply)
 }
 
-/// Reports an error a master's change got here.
-fn report(name: &str, reply: &Reply) {
-    if let Reply::Error(e) = reply {
+/// Reports an error a master's change got here; the error, if it is one.
+fn report(name: &str, reply: Reply) -> Option<Reply> {
+    if let Reply::Error(e) = &reply {
         eprintln!("redcodec serve: replication: the Kvrocks master's {name} failed here: {e}");
+        return Some(reply);
     }
+    None
 }
