@@ -191,7 +191,12 @@ fn every_command_on_a_kvrocks_store_changes_no_file() {
         f.readback("readback.txt");
         f.readback("readback-unmodelled.txt");
         let (ok, stdout, _) = run(
-            &[&["exec", "--read-only"][..], &store, &["--", "SET", "k", "v"]].concat(),
+            &[
+                &["exec", "--read-only"][..],
+                &store,
+                &["--", "SET", "k", "v"],
+            ]
+            .concat(),
             "",
         );
         assert!(ok);
