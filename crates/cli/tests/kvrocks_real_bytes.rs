@@ -10,7 +10,10 @@
 //! kvrocks-2.10` (tests/fixtures/kvrocks-2.10/from-redcodec) was opened by
 //! Kvrocks 2.10.1, which answered its read-back, then writes and `COMPACT`,
 //! then the read-back again. redcodec answers all of it alike, and rebuilding
-//! the store at the fixed clock gives the committed pairs.
+//! the store at the fixed clock gives the committed pairs. With a Kvrocks
+//! binary named by `REDCODEC_KVROCKS_BIN` (else a recorded skip, a failure
+//! with `REDCODEC_REQUIRE_KVROCKS=1`) the rebuilt store is served by it and
+//! the same read-back, writes and read-back again are compared live.
 //!
 //! Versions are compared by their time part (`version >> 11`); their counter
 //! part is renamed consistently: Kvrocks seeds its counter with `rand()` at
@@ -18,7 +21,9 @@
 //! 0 (formats-spec/kvrocks.md §4, §11).
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 mod common;
 use common::*;
@@ -320,6 +325,15 @@ fn the_comparison_sees_a_changed_byte() {
 /// compacts (`--compat` compacts when done; answered OK), the other lines
 /// run in the namespace; read-only unless `write`.
 fn run_as_kvrocks(dir: &Path, file: &str, write: bool) -> String {
+    run_as_kvrocks_at(dir, file, write, Some(OPEN_CLOCK))
+}
+
+/// As `run_as_kvrocks`, at `clock` (ms), or at the real clock.
+fn run_as_kvrocks_at(dir: &Path, file: &str, write: bool, clock: Option<&str>) -> String {
+    let clock: &[&str] = match &clock {
+        Some(ms) => &["--fixed-clock", ms],
+        None => &[],
+    };
     let tokens = tokens();
     let mut replies = String::new();
     let mut section: Option<(String, String)> = None;
@@ -330,7 +344,7 @@ fn run_as_kvrocks(dir: &Path, file: &str, write: bool) -> String {
                 &Args::new("exec")
                     .with(mode)
                     .store("kvrocks", dir)
-                    .fixed_clock(OPEN_CLOCK)
+                    .with(clock)
                     .with(&["--namespace", ns]),
                 script,
             );
@@ -347,10 +361,12 @@ fn run_as_kvrocks(dir: &Path, file: &str, write: bool) -> String {
         } else if line == "COMPACT" {
             flush(&mut section, &mut replies);
             let (ok, _, stderr) = run(
-                &Args::new("exec")
-                    .store("kvrocks", dir)
-                    .fixed_clock(OPEN_CLOCK)
-                    .with(&["--compat", "kvrocks-2.10", "--", "PING"]),
+                &Args::new("exec").store("kvrocks", dir).with(clock).with(&[
+                    "--compat",
+                    "kvrocks-2.10",
+                    "--",
+                    "PING",
+                ]),
                 "",
             );
             assert!(ok, "{stderr}");
@@ -474,4 +490,136 @@ fn cluster_mode_pairs_equal_kvrocks_own() {
     assert!(ok, "{stderr}");
     assert_eq!(modelled.lines().count(), 19);
     assert_eq!(compare_in(&modelled, &mine, 2), vec![]);
+}
+
+/// A real Kvrocks server on a store directory, killed on drop.
+struct Kvrocks {
+    child: Child,
+    port: u16,
+}
+
+impl Kvrocks {
+    /// Starts `bin` on `dir` (which holds `db/`) with the fixtures' password
+    /// and the `ns1` token, at the real clock.
+    fn start(bin: &Path, dir: &Path, conf: &Path) -> Kvrocks {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        std::fs::write(
+            conf,
+            format!(
+                "bind 127.0.0.1\nport {port}\ndir {}\nworkers 2\nlog-dir stdout\n\
+                 requirepass admin-pass\nnamespace.ns1 tok-ns1\n",
+                dir.display()
+            ),
+        )
+        .unwrap();
+        let child = Command::new(bin)
+            .arg("-c")
+            .arg(conf)
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("kvrocks starts");
+        let mut k = Kvrocks { child, port };
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while k.cli("AUTH admin-pass\nPING\n") != "OK\nPONG\n" {
+            if let Ok(Some(status)) = k.child.try_wait() {
+                panic!("kvrocks exited at start: {status}");
+            }
+            assert!(Instant::now() < deadline, "kvrocks never answered PING");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        k
+    }
+
+    /// `redis-cli --no-raw` with `script` on its standard input.
+    fn cli(&self, script: &str) -> String {
+        let mut child = Command::new("redis-cli")
+            .args(["-p", &self.port.to_string(), "--no-raw"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-cli runs (needed with REDCODEC_KVROCKS_BIN)");
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(script.as_bytes())
+            .unwrap();
+        text(&child.wait_with_output().unwrap().stdout)
+    }
+}
+
+impl Drop for Kvrocks {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Equal line for line, but TTLs read a moment apart: both `(integer)`
+/// above 1000 s and within 5 s of each other.
+fn assert_same_answers(kvrocks: &str, redcodec: &str, what: &str) {
+    assert_eq!(kvrocks.lines().count(), redcodec.lines().count(), "{what}");
+    for (n, (a, b)) in kvrocks.lines().zip(redcodec.lines()).enumerate() {
+        if a == b {
+            continue;
+        }
+        let ttl = |l: &str| l.strip_prefix("(integer) ")?.parse::<i64>().ok();
+        match (ttl(a), ttl(b)) {
+            (Some(x), Some(y)) if x > 1000 && y > 1000 && (x - y).abs() <= 5 => {}
+            _ => panic!("{what} line {}: kvrocks {a:?}, redcodec {b:?}", n + 1),
+        }
+    }
+}
+
+/// The Kvrocks binary, or a recorded skip.
+fn kvrocks_bin(test: &str) -> Option<PathBuf> {
+    match std::env::var_os("REDCODEC_KVROCKS_BIN") {
+        Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
+        _ => {
+            redcodec_conformance::skip::unavailable(
+                "REDCODEC_REQUIRE_KVROCKS",
+                test,
+                "REDCODEC_KVROCKS_BIN does not name a Kvrocks server binary",
+            );
+            None
+        }
+    }
+}
+
+#[test]
+fn a_real_kvrocks_opens_the_rebuilt_store_and_answers_as_redcodec() {
+    // Needs a Kvrocks 2.8-2.10 server binary (REDCODEC_KVROCKS_BIN) and
+    // redis-cli. Both run at the real clock: keys that expired in 2023 are
+    // missing on both sides, TTLs of the far ones may differ by a moment.
+    let Some(bin) = kvrocks_bin("a_real_kvrocks_opens_the_rebuilt_store_and_answers_as_redcodec")
+    else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let (served, ours) = (work.path().join("served"), work.path().join("ours"));
+    replay(&served, &["--compat", "kvrocks-2.10"]);
+    copy_dir(&served, &ours);
+    let readback = meta_of("from-redcodec", "readback.txt");
+    let ours_before = run_as_kvrocks_at(&ours, "readback.txt", false, None);
+    let kvrocks = Kvrocks::start(&bin, &served, &work.path().join("kvrocks.conf"));
+    assert_same_answers(&kvrocks.cli(&readback), &ours_before, "read-back");
+    let writes = meta_of("from-redcodec", "writes.txt");
+    assert_eq!(
+        kvrocks.cli(&writes),
+        run_as_kvrocks_at(&ours, "writes.txt", true, None),
+        "writes"
+    );
+    let ours_after = run_as_kvrocks_at(&ours, "readback.txt", false, None);
+    assert_same_answers(
+        &kvrocks.cli(&readback),
+        &ours_after,
+        "read-back after writes and COMPACT",
+    );
 }
