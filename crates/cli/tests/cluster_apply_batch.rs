@@ -6,8 +6,6 @@
 //! With `REDCODEC_KVROCKS_BIN`, a real Kvrocks 2.10 node also moves a slot
 //! to a redcodec node this way, and the slot comes back as commands.
 
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use redcodec_codec::{DataType, ListBounds, Meta};
@@ -19,6 +17,9 @@ mod serve_support;
 
 mod cluster_support;
 use cluster_support::{node_id, topology, Conn, Node, R};
+
+mod kvrocks_support;
+use kvrocks_support::{kvrocks_bin, Kvrocks};
 
 /// A scratch RocksDB with Kvrocks' column families in Kvrocks' order, so
 /// that `put_cf` writes Kvrocks' column family ids (metadata 1, scores 2).
@@ -165,77 +166,6 @@ fn applybatch_imports_a_slot_from_raw_batches() {
     assert_eq!(link.call(&["DISCARD"]), R::ok());
 }
 
-/// The Kvrocks binary, or a recorded skip.
-fn kvrocks_bin(test: &str) -> Option<PathBuf> {
-    match std::env::var_os("REDCODEC_KVROCKS_BIN") {
-        Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
-        _ => {
-            redcodec_conformance::skip::unavailable(
-                "REDCODEC_REQUIRE_KVROCKS",
-                test,
-                "REDCODEC_KVROCKS_BIN does not name a Kvrocks server binary",
-            );
-            None
-        }
-    }
-}
-
-/// A Kvrocks node in cluster mode on a loopback port, killed on drop.
-struct KvrocksNode {
-    child: Child,
-    port: u16,
-    _dir: tempfile::TempDir,
-}
-
-impl KvrocksNode {
-    fn start(bin: &PathBuf) -> KvrocksNode {
-        let dir = tempfile::tempdir().unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let conf = dir.path().join("kvrocks.conf");
-        std::fs::write(
-            &conf,
-            format!(
-                "bind 127.0.0.1\nport {port}\ndir {}\nworkers 2\ncluster-enabled yes\nlog-dir stdout\n",
-                dir.path().join("data").display()
-            ),
-        )
-        .unwrap();
-        let child = Command::new(bin)
-            .arg("-c")
-            .arg(&conf)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("kvrocks starts");
-        let node = KvrocksNode {
-            child,
-            port,
-            _dir: dir,
-        };
-        let deadline = Instant::now() + Duration::from_secs(120);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "kvrocks never listened");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        node
-    }
-
-    fn conn(&self) -> Conn {
-        Conn::open(&format!("127.0.0.1:{}", self.port))
-    }
-}
-
-impl Drop for KvrocksNode {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// Waits until `CLUSTER INFO` of `c` says the migration ended; its state.
 fn migration_end(c: &mut Conn) -> String {
     let deadline = Instant::now() + Duration::from_secs(120);
@@ -286,12 +216,13 @@ fn a_real_kvrocks_node_moves_a_slot_here_raw_and_takes_it_back() {
     let Some(bin) = kvrocks_bin(test) else {
         return;
     };
-    let kv = KvrocksNode::start(&bin);
+    let kv = Kvrocks::start(&bin, "cluster-enabled yes\n");
+    let kv_conn = || Conn::open(&kv.addr());
     let rc = Node::start(1, &[]);
     let kv_id = node_id(0);
     let set = |kv_slots: &str, rc_slots: &str, version: &str| {
         let text = topology(&[(&kv_id, kv.port, kv_slots), (&rc.id, rc.port(), rc_slots)]);
-        let mut k = kv.conn();
+        let mut k = kv_conn();
         assert_eq!(k.call(&["CLUSTERX", "SETNODEID", &kv_id]), R::ok());
         assert_eq!(k.call(&["CLUSTERX", "SETNODES", &text, version]), R::ok());
         assert_eq!(
@@ -300,7 +231,7 @@ fn a_real_kvrocks_node_moves_a_slot_here_raw_and_takes_it_back() {
         );
     };
     set("0-16383", "", "1");
-    let mut k = kv.conn();
+    let mut k = kv_conn();
     let R::Int(slot) = k.call(&["CLUSTER", "KEYSLOT", "{m}"]) else {
         panic!("KEYSLOT")
     };
@@ -338,5 +269,5 @@ fn a_real_kvrocks_node_moves_a_slot_here_raw_and_takes_it_back() {
     );
     assert_eq!(migration_end(&mut r), "success");
     set("0-16383", "", "3");
-    assert_eq!(contents(&mut kv.conn()), before, "the slot back on Kvrocks");
+    assert_eq!(contents(&mut kv_conn()), before, "the slot back on Kvrocks");
 }

@@ -21,12 +21,14 @@
 //! 0 (formats-spec/kvrocks.md §4, §11).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::{Command, Stdio};
 
 mod common;
 use common::*;
+
+mod kvrocks_support;
+use kvrocks_support::{kvrocks_bin, Kvrocks};
 
 /// The script's phases: first line (1-based) and clock in ms. Kvrocks was
 /// restarted between them (PROVENANCE.md).
@@ -492,74 +494,34 @@ fn cluster_mode_pairs_equal_kvrocks_own() {
     assert_eq!(compare_in(&modelled, &mine, 2), vec![]);
 }
 
-/// A real Kvrocks server on a store directory, killed on drop.
-struct Kvrocks {
-    child: Child,
-    port: u16,
+/// A real Kvrocks server on `dir` (which holds `db/`) with the
+/// fixtures' password and the `ns1` token, at the real clock.
+fn kvrocks_on(bin: &Path, dir: &Path) -> Kvrocks {
+    Kvrocks::start_on(
+        bin,
+        Some(dir),
+        "requirepass admin-pass\nnamespace.ns1 tok-ns1\n",
+        Some("admin-pass"),
+    )
 }
 
-impl Kvrocks {
-    /// Starts `bin` on `dir` (which holds `db/`) with the fixtures' password
-    /// and the `ns1` token, at the real clock.
-    fn start(bin: &Path, dir: &Path, conf: &Path) -> Kvrocks {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        std::fs::write(
-            conf,
-            format!(
-                "bind 127.0.0.1\nport {port}\ndir {}\nworkers 2\nlog-dir stdout\n\
-                 requirepass admin-pass\nnamespace.ns1 tok-ns1\n",
-                dir.display()
-            ),
-        )
+/// `redis-cli --no-raw` against `k` with `script` on its standard input.
+fn cli(k: &Kvrocks, script: &str) -> String {
+    let mut child = Command::new("redis-cli")
+        .args(["-p", &k.port.to_string(), "--no-raw"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("redis-cli runs (needed with REDCODEC_KVROCKS_BIN)");
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
         .unwrap();
-        let child = Command::new(bin)
-            .arg("-c")
-            .arg(conf)
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("kvrocks starts");
-        let mut k = Kvrocks { child, port };
-        let deadline = Instant::now() + Duration::from_secs(120);
-        while k.cli("AUTH admin-pass\nPING\n") != "OK\nPONG\n" {
-            if let Ok(Some(status)) = k.child.try_wait() {
-                panic!("kvrocks exited at start: {status}");
-            }
-            assert!(Instant::now() < deadline, "kvrocks never answered PING");
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        k
-    }
-
-    /// `redis-cli --no-raw` with `script` on its standard input.
-    fn cli(&self, script: &str) -> String {
-        let mut child = Command::new("redis-cli")
-            .args(["-p", &self.port.to_string(), "--no-raw"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-cli runs (needed with REDCODEC_KVROCKS_BIN)");
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(script.as_bytes())
-            .unwrap();
-        text(&child.wait_with_output().unwrap().stdout)
-    }
-}
-
-impl Drop for Kvrocks {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    text(&child.wait_with_output().unwrap().stdout)
 }
 
 /// Equal line for line, but TTLs read a moment apart: both `(integer)`
@@ -574,21 +536,6 @@ fn assert_same_answers(kvrocks: &str, redcodec: &str, what: &str) {
         match (ttl(a), ttl(b)) {
             (Some(x), Some(y)) if x > 100 && y > 100 && (x - y).abs() <= 5 => {}
             _ => panic!("{what} line {}: kvrocks {a:?}, redcodec {b:?}", n + 1),
-        }
-    }
-}
-
-/// The Kvrocks binary, or a recorded skip.
-fn kvrocks_bin(test: &str) -> Option<PathBuf> {
-    match std::env::var_os("REDCODEC_KVROCKS_BIN") {
-        Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
-        _ => {
-            redcodec_conformance::skip::unavailable(
-                "REDCODEC_REQUIRE_KVROCKS",
-                test,
-                "REDCODEC_KVROCKS_BIN does not name a Kvrocks server binary",
-            );
-            None
         }
     }
 }
@@ -608,17 +555,17 @@ fn a_real_kvrocks_opens_the_rebuilt_store_and_answers_as_redcodec() {
     copy_dir(&served, &ours);
     let readback = meta_of("from-redcodec", "readback.txt");
     let ours_before = run_as_kvrocks_at(&ours, "readback.txt", false, None);
-    let kvrocks = Kvrocks::start(&bin, &served, &work.path().join("kvrocks.conf"));
-    assert_same_answers(&kvrocks.cli(&readback), &ours_before, "read-back");
+    let kvrocks = kvrocks_on(&bin, &served);
+    assert_same_answers(&cli(&kvrocks, &readback), &ours_before, "read-back");
     let writes = meta_of("from-redcodec", "writes.txt");
     assert_eq!(
-        kvrocks.cli(&writes),
+        cli(&kvrocks, &writes),
         run_as_kvrocks_at(&ours, "writes.txt", true, None),
         "writes"
     );
     let ours_after = run_as_kvrocks_at(&ours, "readback.txt", false, None);
     assert_same_answers(
-        &kvrocks.cli(&readback),
+        &cli(&kvrocks, &readback),
         &ours_after,
         "read-back after writes and COMPACT",
     );

@@ -9,8 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::net::TcpListener;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -18,91 +17,15 @@ use std::time::{Duration, Instant};
 mod serve_support;
 use serve_support::{connect, formats, store_dir, Serve};
 
+mod kvrocks_support;
+use kvrocks_support::{kvrocks_bin, Kvrocks};
+
 /// How long convergence may take on a busy machine.
 const BOUND: Duration = Duration::from_secs(120);
 
-/// The Kvrocks binary, or a recorded skip.
-fn kvrocks_bin(test: &str) -> Option<PathBuf> {
-    match std::env::var_os("REDCODEC_KVROCKS_BIN") {
-        Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
-        _ => {
-            redcodec_conformance::skip::unavailable(
-                "REDCODEC_REQUIRE_KVROCKS",
-                test,
-                "REDCODEC_KVROCKS_BIN does not name a Kvrocks server binary",
-            );
-            None
-        }
-    }
-}
-
-/// A Kvrocks server on a loopback port, killed on drop.
-struct Kvrocks {
-    child: Child,
-    port: u16,
-    _dir: tempfile::TempDir,
-}
-
-impl Kvrocks {
-    fn start(bin: &PathBuf) -> Kvrocks {
-        let dir = tempfile::tempdir().unwrap();
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let conf = dir.path().join("kvrocks.conf");
-        std::fs::write(
-            &conf,
-            format!(
-                "bind 127.0.0.1\nport {port}\ndir {}\nworkers 2\nlog-dir stdout\n",
-                dir.path().join("data").display()
-            ),
-        )
-        .unwrap();
-        let child = Command::new(bin)
-            .arg("-c")
-            .arg(&conf)
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("kvrocks starts");
-        let mut k = Kvrocks {
-            child,
-            port,
-            _dir: dir,
-        };
-        let deadline = Instant::now() + BOUND;
-        loop {
-            if let Ok(Some(status)) = k.child.try_wait() {
-                panic!("kvrocks exited at start: {status}");
-            }
-            let ping = redis::Client::open(k.url())
-                .and_then(|c| c.get_connection())
-                .and_then(|mut c| redis::cmd("PING").query::<String>(&mut c));
-            if ping.is_ok() {
-                break;
-            }
-            assert!(Instant::now() < deadline, "kvrocks never answered PING");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        k
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
-    }
-
-    fn conn(&self) -> redis::Connection {
-        connect(&self.url())
-    }
-}
-
-impl Drop for Kvrocks {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// A connection to a Kvrocks server.
+fn kv_conn(k: &Kvrocks) -> redis::Connection {
+    connect(&k.url())
 }
 
 fn q<T: redis::FromRedisValue>(c: &mut redis::Connection, args: &[&str]) -> T {
@@ -282,8 +205,8 @@ fn a_kvrocks_master_is_followed_on_every_format_tested() {
         return;
     };
     for format in formats() {
-        let master = Kvrocks::start(&bin);
-        let mut m = master.conn();
+        let master = Kvrocks::start(&bin, "");
+        let mut m = kv_conn(&master);
         for i in 0..400 {
             write_round(&mut m, i);
         }
@@ -798,8 +721,8 @@ fn migrate_follow_from_a_kvrocks_master_continues_after_a_rerun() {
         return;
     };
     for format in formats() {
-        let master = Kvrocks::start(&bin);
-        let mut m = master.conn();
+        let master = Kvrocks::start(&bin, "");
+        let mut m = kv_conn(&master);
         for i in 0..200 {
             write_round(&mut m, i);
         }
