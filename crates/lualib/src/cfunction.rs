@@ -6,13 +6,16 @@
 //! caller used (`luaL_argerror`). An mlua callback's error would reach a
 //! script as an mlua error object instead. So each library function is a
 //! Rust closure wrapped in a small C closure ([`shim`]): the closure
-//! returns `true, results...` or `false, kind, message, argument`, and the
+//! returns a kind, then its results (or, for many results, their count
+//! and a table holding them) or its failure's message and argument; the
 //! shim returns the results or raises the error with Lua's own auxiliary
 //! functions, exactly as the C library would.
 
 use std::ffi::c_int;
 
 use mlua::{ffi, Function, Lua, MultiValue, Value};
+
+use crate::luastack::LuaStack;
 
 /// Why a library function failed, and how Lua reports it.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,12 +41,23 @@ impl Failure {
     }
 }
 
-/// What a library function returns: its results, or a failure.
-pub(crate) type Outcome = Result<MultiValue, Failure>;
+/// What a library function returns.
+pub(crate) enum Results {
+    /// A few values.
+    Values(MultiValue),
+    /// Values kept in a Lua table, as many as a C function may return
+    /// (mlua would hold a handle per value).
+    Stack(LuaStack),
+}
 
-const KIND_ERROR: i64 = 0;
-const KIND_ARG: i64 = 1;
-const KIND_BARE: i64 = 2;
+/// What a library function returns: its results, or a failure.
+pub(crate) type Outcome = Result<Results, Failure>;
+
+const KIND_VALUES: i64 = 0;
+const KIND_STACK: i64 = 1;
+const KIND_ERROR: i64 = 2;
+const KIND_ARG: i64 = 3;
+const KIND_BARE: i64 = 4;
 
 /// A Lua function calling `f` with its arguments, raising `f`'s failures
 /// as Redis' C libraries raise theirs.
@@ -55,9 +69,14 @@ where
         let args = Args(args.into_iter().collect());
         let mut out = MultiValue::new();
         match f(lua, &args) {
-            Ok(results) => {
-                out.push_back(Value::Boolean(true));
-                out.extend(results);
+            Ok(Results::Values(values)) => {
+                out.push_back(Value::Integer(KIND_VALUES));
+                out.extend(values);
+            }
+            Ok(Results::Stack(stack)) => {
+                out.push_back(Value::Integer(KIND_STACK));
+                out.push_back(Value::Integer(stack.len()));
+                out.push_back(Value::Table(stack.into_table()));
             }
             Err(failure) => {
                 let (kind, message, n) = match failure {
@@ -65,7 +84,6 @@ where
                     Failure::Arg(n, m) => (KIND_ARG, m, n),
                     Failure::Bare(m) => (KIND_BARE, m, 0),
                 };
-                out.push_back(Value::Boolean(false));
                 out.push_back(Value::Integer(kind));
                 out.push_back(Value::String(lua.create_string(message)?));
                 out.push_back(Value::Integer(i64::from(n)));
@@ -89,22 +107,39 @@ unsafe extern "C-unwind" fn shim(state: *mut ffi::lua_State) -> c_int {
         ffi::lua_pushvalue(state, ffi::lua_upvalueindex(1));
         ffi::lua_insert(state, 1);
         ffi::lua_call(state, nargs, ffi::LUA_MULTRET);
-        if ffi::lua_toboolean(state, 1) != 0 {
+        let kind = ffi::lua_tointeger(state, 1);
+        if kind == KIND_VALUES {
             return ffi::lua_gettop(state) - 1;
         }
-        let kind = ffi::lua_tointeger(state, 2);
+        if kind == KIND_STACK {
+            // The table alone at the bottom, its values above it.
+            let n = ffi::lua_tointeger(state, 2) as c_int;
+            ffi::lua_settop(state, 3);
+            ffi::lua_replace(state, 1);
+            ffi::lua_settop(state, 1);
+            if ffi::lua_checkstack(state, n) == 0 {
+                ffi::luaL_where(state, 1);
+                ffi::lua_pushstring(state, c"stack overflow (too many results)".as_ptr());
+                ffi::lua_concat(state, 2);
+                ffi::lua_error(state);
+            }
+            for i in 1..=n {
+                ffi::lua_rawgeti(state, 1, i.into());
+            }
+            return n;
+        }
         if kind == KIND_ARG {
-            let n = ffi::lua_tointeger(state, 4) as c_int;
-            let message = ffi::lua_tolstring(state, 3, std::ptr::null_mut());
+            let n = ffi::lua_tointeger(state, 3) as c_int;
+            let message = ffi::lua_tolstring(state, 2, std::ptr::null_mut());
             ffi::luaL_argerror(state, n, message);
             unreachable!("luaL_argerror returns only by raising")
         }
         if kind == KIND_ERROR {
             ffi::luaL_where(state, 1);
-            ffi::lua_pushvalue(state, 3);
+            ffi::lua_pushvalue(state, 2);
             ffi::lua_concat(state, 2);
         } else {
-            ffi::lua_pushvalue(state, 3);
+            ffi::lua_pushvalue(state, 2);
         }
         ffi::lua_error(state)
     }
@@ -243,5 +278,5 @@ pub(crate) fn c_i32(d: f64) -> i32 {
 
 /// Results from values.
 pub(crate) fn results(values: impl IntoIterator<Item = Value>) -> Outcome {
-    Ok(values.into_iter().collect())
+    Ok(Results::Values(values.into_iter().collect()))
 }

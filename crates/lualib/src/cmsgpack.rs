@@ -11,7 +11,7 @@
 
 use mlua::{Lua, Table, Value};
 
-use crate::cfunction::{c_i32, c_i64, function, results, Args, Failure, Outcome};
+use crate::cfunction::{c_i32, c_i64, function, results, Args, Failure, Outcome, Results};
 use crate::luastack::{lua_failure, LuaStack};
 use crate::LUAI_MAXCSTACK;
 
@@ -225,21 +225,32 @@ fn unpack_full(lua: &Lua, args: &Args, limit: i64, offset: i64) -> Outcome {
         data: &data,
         pos: offset as usize,
     };
-    let mut values = Vec::new();
+    let mut values = LuaStack::new(lua)?;
+    if !decode_all {
+        // The offset comes first; set once known.
+        values.push(Value::Nil)?;
+    }
+    let first = values.len();
     // The C function's stack holds the data string, then the values.
-    while decoder.pos < len && (values.len() as i64) < limit {
-        let value = decoder.value(1 + values.len())?;
-        values.push(value);
+    while decoder.pos < len && values.len() - first < limit {
+        let value = decoder.value(1 + (values.len() - first) as usize)?;
+        values.push(value)?;
     }
     if !decode_all {
+        // Room for the offset above the data and the values.
+        if 1 + (values.len() - first) as usize + 1 > LUAI_MAXCSTACK {
+            return Err(Failure::error(
+                "stack overflow (in function mp_unpack_full)",
+            ));
+        }
         let next = if decoder.pos == len {
             -1
         } else {
             decoder.pos as i64
         };
-        values.insert(0, Value::Integer(next));
+        values.set(1, next)?;
     }
-    results(values)
+    Ok(Results::Stack(values))
 }
 
 /// Why decoding stopped short.

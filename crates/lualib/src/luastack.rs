@@ -39,6 +39,21 @@ impl LuaStack {
         self.table.raw_get(self.len - below).map_err(lua_failure)
     }
 
+    /// How many values it holds.
+    pub(crate) fn len(&self) -> i64 {
+        self.len
+    }
+
+    /// Replaces the value at `index` (from 1).
+    pub(crate) fn set(&self, index: i64, value: impl IntoLua) -> Result<(), Failure> {
+        self.table.raw_set(index, value).map_err(lua_failure)
+    }
+
+    /// The table holding the values at 1..len.
+    pub(crate) fn into_table(self) -> Table {
+        self.table
+    }
+
     pub(crate) fn pop<V: FromLua>(&mut self) -> Result<V, Failure> {
         let value = self.peek(0)?;
         self.table

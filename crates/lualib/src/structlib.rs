@@ -10,7 +10,9 @@
 
 use mlua::{Lua, Table, Value};
 
-use crate::cfunction::{c_i64, function, results, Args, Failure, Outcome};
+use crate::cfunction::{c_i64, function, results, Args, Failure, Outcome, Results};
+use crate::luastack::LuaStack;
+use crate::LUAI_MAXCSTACK;
 
 /// Largest `i`/`I` size.
 const MAXINTSIZE: usize = 32;
@@ -238,7 +240,7 @@ fn unpack(lua: &Lua, args: &Args) -> Outcome {
     let mut pos = start - 1;
     let mut format = Format::new(&format);
     let mut header = Header::default();
-    let mut values: Vec<Value> = Vec::new();
+    let mut values = LuaStack::new(lua)?;
     let too_short = || Failure::arg(2, "data string too short");
     while let Some(opt) = format.next_option() {
         let mut size = format.size(opt)?;
@@ -246,11 +248,16 @@ fn unpack(lua: &Lua, args: &Args) -> Outcome {
         if !(size <= ld && pos <= ld - size) {
             return Err(too_short());
         }
+        // Room for a value and the position, after the arguments and
+        // the values so far.
+        if args.count() + values.len() as usize + 2 > LUAI_MAXCSTACK {
+            return Err(Failure::error("stack overflow (too many results)"));
+        }
         match opt {
             b'b' | b'B' | b'h' | b'H' | b'l' | b'L' | b'T' | b'i' | b'I' => {
                 let signed = opt.is_ascii_lowercase();
                 let n = get_integer(&data[pos..pos + size], header.little, signed);
-                values.push(Value::Number(n));
+                values.push(Value::Number(n))?;
             }
             b'x' => {}
             b'f' => {
@@ -261,7 +268,7 @@ fn unpack(lua: &Lua, args: &Args) -> Outcome {
                 } else {
                     f32::from_be_bytes(bytes)
                 };
-                values.push(Value::Number(f64::from(f)));
+                values.push(Value::Number(f64::from(f)))?;
             }
             b'd' => {
                 let mut bytes = [0u8; 8];
@@ -271,11 +278,15 @@ fn unpack(lua: &Lua, args: &Args) -> Outcome {
                 } else {
                     f64::from_be_bytes(bytes)
                 };
-                values.push(Value::Number(d));
+                values.push(Value::Number(d))?;
             }
             b'c' => {
                 if size == 0 {
-                    let previous = values.pop();
+                    let previous: Option<Value> = if values.len() > 0 {
+                        Some(values.peek(0)?)
+                    } else {
+                        None
+                    };
                     let length = previous.as_ref().and_then(|v| match v {
                         Value::Number(_) | Value::Integer(_) | Value::String(_) => {
                             crate::cfunction::to_number(lua, v)
@@ -285,6 +296,7 @@ fn unpack(lua: &Lua, args: &Args) -> Outcome {
                     let Some(length) = length else {
                         return Err(Failure::error("format 'c0' needs a previous size"));
                     };
+                    values.pop::<Value>()?;
                     size = c_u64(length) as usize;
                     if !(size <= ld && pos <= ld - size) {
                         return Err(too_short());
@@ -293,7 +305,7 @@ fn unpack(lua: &Lua, args: &Args) -> Outcome {
                 let s = lua
                     .create_string(&data[pos..pos + size])
                     .map_err(|e| Failure::error(e.to_string()))?;
-                values.push(Value::String(s));
+                values.push(Value::String(s))?;
             }
             b's' => {
                 let Some(len) = data[pos..].iter().position(|&b| b == 0) else {
@@ -303,14 +315,14 @@ fn unpack(lua: &Lua, args: &Args) -> Outcome {
                 let s = lua
                     .create_string(&data[pos..pos + len])
                     .map_err(|e| Failure::error(e.to_string()))?;
-                values.push(Value::String(s));
+                values.push(Value::String(s))?;
             }
             _ => format.control(opt, &mut header)?,
         }
         pos = pos.wrapping_add(size);
     }
-    values.push(Value::Number(pos.wrapping_add(1) as i64 as f64));
-    results(values)
+    values.push(Value::Number(pos.wrapping_add(1) as i64 as f64))?;
+    Ok(Results::Stack(values))
 }
 
 /// A double converted to `size_t` as x86-64 code does.

@@ -460,3 +460,14 @@ return struct.pack('>I4', bit.band(0xdeadbeef, 0xffffffff))
 return bit.tohex(struct.unpack('>i4', '\222\173\190\239'))
 local t = {} for i = 1, 100 do t[i] = i % 7 == 0 and cjson.null or i end return cjson.encode(t)
 local t = {} for i = 1, 50 do t[#t + 1] = {i, tostring(i)} end return cmsgpack.pack(t)
+-- ===== many values at once (Lua's 8000-slot C stack) =====
+return select('#', cmsgpack.unpack(string.rep("\161a", 7990)))
+local ok, e = pcall(cmsgpack.unpack, string.rep("\161a", 8000)) return e
+return select('#', struct.unpack(string.rep('c1', 7000), string.rep('a', 7000)))
+return #cjson.encode(cjson.decode('[' .. string.rep('"abc",', 20000) .. '1]'))
+local t = {} for i = 1, 20000 do t['k' .. i] = {i} end return #cmsgpack.pack(t) .. #cjson.encode(t)
+return select('#', struct.unpack(string.rep('b', 7997), string.rep('a', 8000)))
+local ok, e = pcall(struct.unpack, string.rep('b', 7998), string.rep('a', 8000)) return e
+return select('#', cmsgpack.unpack(string.rep("\161a", 7999)))
+return select('#', cmsgpack.unpack_limit(string.rep("\161a", 7999), 7998))
+local ok, e = pcall(cmsgpack.unpack_limit, string.rep("\161a", 7999), 7999) return e
