@@ -8,10 +8,13 @@ use mlua::{Lua, Table, Value};
 
 use crate::cfunction::{function, results, Args, Failure, Outcome};
 
+/// A function of the library.
+type BitFunction = fn(&Lua, &Args) -> Outcome;
+
 /// The `bit` module table.
 pub(crate) fn module(lua: &Lua) -> mlua::Result<Table> {
     let table = lua.create_table()?;
-    let functions: [(&str, fn(&Lua, &Args) -> Outcome); 12] = [
+    let functions: [(&str, BitFunction); 12] = [
         ("tobit", tobit),
         ("bnot", bnot),
         ("band", band),
@@ -134,4 +137,49 @@ fn tohex(lua: &Lua, args: &Args) -> Outcome {
         .create_string(out)
         .map_err(|e| Failure::error(e.to_string()))?;
     results([Value::String(hex)])
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::{error, text};
+
+    #[test]
+    fn thirty_two_bit_operations() {
+        let cases = [
+            ("bit.tobit(0xffffffff)", "-1"),
+            ("bit.tobit(2^32 + 5)", "5"),
+            ("bit.tobit(2.5)", "2"),
+            ("bit.tobit(3.5)", "4"),
+            ("bit.bnot(0)", "-1"),
+            ("bit.band(0xff, 0x0f, 0x3c)", "12"),
+            ("bit.bor(1, 2, 4)", "7"),
+            ("bit.bxor(0xff, 0x0f)", "240"),
+            ("bit.lshift(1, 31)", "-2147483648"),
+            ("bit.lshift(1, 33)", "2"),
+            ("bit.rshift(-1, 28)", "15"),
+            ("bit.arshift(-256, 4)", "-16"),
+            ("bit.rol(0x12345678, 8)", "878082066"),
+            ("bit.ror(0x12345678, 8)", "2014458966"),
+            ("bit.bswap(0x12345678)", "2018915346"),
+            ("bit.tohex(bit.bnot(0))", "ffffffff"),
+            ("bit.tohex(255, -4)", "00FF"),
+            ("bit.tohex(0x1234, 2)", "34"),
+            ("bit.tobit('0x10')", "16"),
+        ];
+        for (call, want) in cases {
+            assert_eq!(text(&format!("return {call}")), want, "{call}");
+        }
+    }
+
+    #[test]
+    fn arguments_must_be_numbers() {
+        assert_eq!(
+            error("bit.tobit()"),
+            "t:1: bad argument #1 to 'tobit' (number expected, got no value)"
+        );
+        assert_eq!(
+            error("bit.band(1, 'x')"),
+            "t:1: bad argument #2 to 'band' (number expected, got string)"
+        );
+    }
 }

@@ -259,7 +259,7 @@ pub(crate) fn type_name(value: &Value) -> &'static str {
 /// A double converted to a 64-bit integer as C does on x86-64
 /// (`cvttsd2si`): truncated, and out of range or NaN gives `i64::MIN`.
 pub(crate) fn c_i64(d: f64) -> i64 {
-    if d.is_nan() || d >= 9_223_372_036_854_775_808.0 || d < -9_223_372_036_854_775_808.0 {
+    if !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&d) {
         i64::MIN
     } else {
         d as i64
@@ -269,7 +269,7 @@ pub(crate) fn c_i64(d: f64) -> i64 {
 /// A double converted to a 32-bit `int` as C does on x86-64: truncated,
 /// and out of range or NaN gives `i32::MIN`.
 pub(crate) fn c_i32(d: f64) -> i32 {
-    if d.is_nan() || d >= 2_147_483_648.0 || d <= -2_147_483_649.0 {
+    if !(d > -2_147_483_649.0 && d < 2_147_483_648.0) {
         i32::MIN
     } else {
         d as i32

@@ -546,3 +546,102 @@ fn be_len(bytes: &[u8]) -> usize {
         .iter()
         .fold(0usize, |acc, &b| acc << 8 | usize::from(b))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::{error, eval, text};
+
+    fn packed(values: &str) -> Vec<u8> {
+        eval(&format!("return cmsgpack.pack({values})"))
+    }
+
+    #[test]
+    fn integers_take_the_smallest_encoding() {
+        assert_eq!(packed("0, 127, -1, -32"), [0x00, 0x7f, 0xff, 0xe0]);
+        assert_eq!(packed("128, 255"), [0xcc, 0x80, 0xcc, 0xff]);
+        assert_eq!(packed("256"), [0xcd, 0x01, 0x00]);
+        assert_eq!(packed("65536"), [0xce, 0, 1, 0, 0]);
+        assert_eq!(packed("2^32"), [0xcf, 0, 0, 0, 1, 0, 0, 0, 0]);
+        assert_eq!(packed("-33, -129"), [0xd0, 0xdf, 0xd1, 0xff, 0x7f]);
+        assert_eq!(packed("-32769"), [0xd2, 0xff, 0xff, 0x7f, 0xff]);
+        assert_eq!(packed("-2^63"), [0xd3, 0x80, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(packed("-0.0"), [0x00]);
+    }
+
+    #[test]
+    fn floats_are_32_bits_when_exact() {
+        assert_eq!(packed("0.5"), [0xca, 0x3f, 0x00, 0x00, 0x00]);
+        assert_eq!(packed("1/0"), [0xca, 0x7f, 0x80, 0x00, 0x00]);
+        assert_eq!(packed("0.1"), {
+            let mut v = vec![0xcb];
+            v.extend_from_slice(&0.1f64.to_be_bytes());
+            v
+        });
+        assert_eq!(packed("2^63")[0], 0xca);
+    }
+
+    #[test]
+    fn strings_tables_and_other_types() {
+        assert_eq!(packed("'abc'"), b"\xa3abc");
+        assert_eq!(packed("string.rep('x', 32)")[..2], [0xd9, 32]);
+        assert_eq!(packed("string.rep('x', 256)")[..3], [0xda, 1, 0]);
+        assert_eq!(packed("{1, 2}"), [0x92, 1, 2]);
+        assert_eq!(packed("{}"), [0x90]);
+        assert_eq!(packed("{[2] = 5}"), [0x81, 2, 5]);
+        assert_eq!(packed("{a = true}"), b"\x81\xa1a\xc3");
+        assert_eq!(packed("nil, false, tostring"), [0xc0, 0xc2, 0xc0]);
+        // The seventeenth nested table is nil.
+        let deep = eval("local t = {} local c = t for i = 1, 20 do c[1] = {} c = c[1] end return cmsgpack.pack(t)");
+        assert_eq!(deep, [&[0x91u8; 16][..], &[0xc0]].concat());
+    }
+
+    #[test]
+    fn unpacks_streams_with_offsets() {
+        assert_eq!(
+            text("return cjson.encode({cmsgpack.unpack(cmsgpack.pack(1, 'a', {2}, {b = 3}))})"),
+            r#"[1,"a",[2],{"b":3}]"#
+        );
+        assert_eq!(
+            text("return cjson.encode({cmsgpack.unpack_one(cmsgpack.pack(1, 2), 1)})"),
+            "[-1,2]"
+        );
+        assert_eq!(
+            text("return cjson.encode({cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), 2)})"),
+            "[2,1,2]"
+        );
+        assert_eq!(
+            text(
+                "return tostring(cmsgpack.unpack('\\207\\255\\255\\255\\255\\255\\255\\255\\255'))"
+            ),
+            "-1"
+        );
+    }
+
+    #[test]
+    fn unpack_errors_as_lua_cmsgpack() {
+        assert_eq!(
+            error("cmsgpack.unpack('\\205\\1')"),
+            "t:1: Missing bytes in input."
+        );
+        assert_eq!(
+            error("cmsgpack.unpack('\\193')"),
+            "t:1: Bad data format in input."
+        );
+        assert_eq!(
+            error("cmsgpack.unpack('\\129\\192\\1')"),
+            "table index is nil"
+        );
+        assert_eq!(
+            error("cmsgpack.unpack_one('\\1', 5)"),
+            "t:1: Start offset 5 greater than input length 1."
+        );
+        assert_eq!(
+            error("cmsgpack.unpack_limit('\\1\\1', -1)"),
+            "t:1: Invalid request to unpack with offset of 0 and limit of 2."
+        );
+        assert_eq!(
+            error("cmsgpack.pack()"),
+            "t:1: bad argument #0 to 'pack' (MessagePack pack needs input.)"
+        );
+    }
+}

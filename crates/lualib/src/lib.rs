@@ -39,3 +39,43 @@ pub fn load(lua: &mlua::Lua) -> mlua::Result<()> {
     globals.set("bit", bit::module(lua)?)?;
     Ok(())
 }
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    //! Scripts run in a Lua state with the libraries loaded.
+
+    /// A Lua state with the libraries loaded.
+    pub(crate) fn lua() -> mlua::Lua {
+        let lua = mlua::Lua::new();
+        super::load(&lua).expect("load the libraries");
+        lua
+    }
+
+    /// The string (or number as Lua writes it) `script` returns.
+    pub(crate) fn eval(script: &str) -> Vec<u8> {
+        let lua = lua();
+        let value: mlua::Value = lua
+            .load(script)
+            .set_name("@t")
+            .eval()
+            .unwrap_or_else(|e| panic!("{script}: {e}"));
+        match lua.coerce_string(value.clone()) {
+            Ok(Some(s)) => s.as_bytes().to_vec(),
+            _ => panic!("{script} returned {value:?}"),
+        }
+    }
+
+    /// [`eval`] as text.
+    pub(crate) fn text(script: &str) -> String {
+        String::from_utf8(eval(script)).expect("UTF-8")
+    }
+
+    /// The message of the error `call` (a Lua expression) raises in
+    /// `pcall`, checked to be a plain string.
+    pub(crate) fn error(call: &str) -> String {
+        text(&format!(
+            "local ok, e = pcall(function() local r = {call} return r end) \
+             assert(not ok, 'no error') assert(type(e) == 'string') return e"
+        ))
+    }
+}

@@ -340,9 +340,13 @@ fn get_integer(bytes: &[u8], little: bool, signed: bool) -> f64 {
     let mut l: u64 = 0;
     let mut push = |b: u8| l = l.wrapping_shl(8) | u64::from(b);
     if little {
-        bytes.iter().rev().for_each(|&b| push(b));
+        for &b in bytes.iter().rev() {
+            push(b);
+        }
     } else {
-        bytes.iter().for_each(|&b| push(b));
+        for &b in bytes {
+            push(b);
+        }
     }
     if !signed {
         return l as f64;
@@ -376,4 +380,90 @@ fn size(lua: &Lua, args: &Args) -> Outcome {
         pos = pos.wrapping_add(size);
     }
     results([Value::Number(pos as i64 as f64)])
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::{error, eval, text};
+
+    #[test]
+    fn packs_integers_floats_and_strings() {
+        assert_eq!(eval("return struct.pack('>i2', 300)"), [0x01, 0x2c]);
+        assert_eq!(eval("return struct.pack('<i2', 300)"), [0x2c, 0x01]);
+        assert_eq!(
+            eval("return struct.pack('i', -2)"),
+            [0xfe, 0xff, 0xff, 0xff]
+        );
+        assert_eq!(eval("return struct.pack('>I8', 2^64)"), [0; 8]);
+        assert_eq!(
+            eval("return struct.pack('>i9', -1)"),
+            [0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]
+        );
+        assert_eq!(eval("return struct.pack('>f', 1.5)"), [0x3f, 0xc0, 0, 0]);
+        assert_eq!(eval("return struct.pack('s', 'ab')"), b"ab\0");
+        assert_eq!(eval("return struct.pack('c3', 'abcdef')"), b"abc");
+        assert_eq!(
+            eval("return struct.pack('!4 b i', 1, 2)"),
+            [1, 0, 0, 0, 2, 0, 0, 0]
+        );
+        assert_eq!(eval("return struct.pack('b i', 1, 2)"), [1, 2, 0, 0, 0]);
+    }
+
+    #[test]
+    fn unpacks_and_sizes() {
+        assert_eq!(
+            text("return cjson.encode({struct.unpack('>i2 <I2 s b c0', '\\255\\254\\1\\0ab\\0\\2xy')})"),
+            "[-2,1,\"ab\",\"xy\",11]"
+        );
+        assert_eq!(
+            text("return cjson.encode({struct.unpack('b', '\\1\\2', 2)})"),
+            "[2,3]"
+        );
+        assert_eq!(text("return struct.size('!bBhHlLTfd')"), "48");
+        assert_eq!(text("return struct.size('i3 c9 x')"), "13");
+    }
+
+    #[test]
+    fn errors_as_struct_c() {
+        assert_eq!(
+            error("struct.pack('z', 1)"),
+            "t:1: bad argument #1 to 'pack' (invalid format option 'z')"
+        );
+        assert_eq!(
+            error("struct.pack('>i2')"),
+            "t:1: bad argument #2 to 'pack' (number expected, got nil)"
+        );
+        assert_eq!(
+            error("struct.pack('c5', 'ab')"),
+            "t:1: bad argument #3 to 'pack' (string too short)"
+        );
+        assert_eq!(
+            error("struct.pack('i33', 1)"),
+            "t:1: integral size 33 is larger than limit of 32"
+        );
+        assert_eq!(
+            error("struct.pack('!3')"),
+            "t:1: alignment 3 is not a power of 2"
+        );
+        assert_eq!(
+            error("struct.unpack('i4', 'abc')"),
+            "t:1: bad argument #2 to 'unpack' (data string too short)"
+        );
+        assert_eq!(
+            error("struct.unpack('b', 'a', 0)"),
+            "t:1: bad argument #3 to 'unpack' (offset must be 1 or greater)"
+        );
+        assert_eq!(
+            error("struct.unpack('s', 'abc')"),
+            "t:1: unfinished string in data"
+        );
+        assert_eq!(
+            error("struct.unpack('c0', 'abc')"),
+            "t:1: format 'c0' needs a previous size"
+        );
+        assert_eq!(
+            error("struct.size('s')"),
+            "t:1: bad argument #1 to 'size' (option 's' has no fixed size)"
+        );
+    }
 }
