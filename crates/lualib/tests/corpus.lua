@@ -471,3 +471,68 @@ local ok, e = pcall(struct.unpack, string.rep('b', 7998), string.rep('a', 8000))
 return select('#', cmsgpack.unpack(string.rep("\161a", 7999)))
 return select('#', cmsgpack.unpack_limit(string.rep("\161a", 7999), 7998))
 local ok, e = pcall(cmsgpack.unpack_limit, string.rep("\161a", 7999), 7999) return e
+-- ===== more numbers =====
+local c = cjson.new() local s = "" for p = 1, 14 do c.encode_number_precision(p) s = s .. c.encode({math.pi, -1/3, 2/3 * 1e20, 1e-10 / 3}) end return s
+local c = cjson.new() local s = "" for p = 1, 14 do c.encode_number_precision(p) s = s .. c.encode({0.5, 1.5, 2.5, 125, 0.125, 99.95, 1e21}) end return s
+return cjson.encode({2^63, -2^63, 2^1023, 2^-1022, 2^-1074, 1e15, 1e16, 123.456e-300})
+return cjson.encode({0.1 + 0.2, 100, 1e5, 1e-5, 12345678.9, 0.000123456789})
+local s = "" for _, t in ipairs({'1.5e3', '-0.0', '1E-2', '0.0000001', '9007199254740993', '1e-320', '2.2250738585072011e-308', '0x1.8p1', '0x.1', '0X1P+2', '0x1p-1074', '0x1p-1075', '0x3p-1076', '0x1fffffffffffffp0', '0x1.fffffffffffff8p0', '0x123456789abcdef0123', '-0x', 'NaN', 'INF', 'iNfInItY', 'nan(123)'}) do local ok, v = pcall(cjson.decode, t) s = s .. t .. "=" .. tostring(v) .. ";" end return s
+local s = "" for _, t in ipairs({'1.', '1.e5', '-.5', '00', '-01', '1e+', '1e-x', '0e0', '-0e-0', '1.5.5', '1e5e5', '--1', '+-1', '-+1', '1x'}) do local ok, v = pcall(cjson.decode, t) s = s .. t .. "=" .. tostring(v) .. ";" end return s
+local c = cjson.new() c.decode_invalid_numbers(false) local s = "" for _, t in ipairs({'1.', '-.5', '00', '-01', '0.5', '-0', '0x1', '-inf', 'nan', '1e5'}) do local ok, v = pcall(c.decode, t) s = s .. t .. "=" .. tostring(v) .. ";" end return s
+return tostring(cjson.decode(1e15)) .. tostring(cjson.decode(-0.5))
+local ok, e = pcall(function() return cjson:encode() end) return e
+local ok, e = pcall(function() return cjson:decode() end) return e
+local ok, e = pcall(function() return struct:pack() end) return e
+return cmsgpack.pack(1.1754943508222875e-38, 3.4028234663852886e38, 3.4028235677973366e38, 1e-45, 1.401298464324817e-45, 2^-149, 2^-150)
+return cmsgpack.pack(2^31, -2^31, 2^31 - 1, -2^31 - 1, 2^53 + 1, -(2^53))
+return cmsgpack.pack(0.1):byte(1) .. cmsgpack.pack(16777216):byte(1) .. cmsgpack.pack(16777217.5):byte(1)
+return tostring(cmsgpack.unpack(cmsgpack.pack(0/0))) .. tostring(cmsgpack.unpack("\202\127\192\0\0"))
+return tostring(bit.tobit(2^51)) .. " " .. tostring(bit.tobit(2^51 + 1)) .. " " .. tostring(bit.tobit(-2^51)) .. " " .. tostring(bit.tobit(2^53 + 2)) .. " " .. tostring(bit.tobit(-2^31 - 0.5))
+return bit.band(2^40 + 7, 3) .. " " .. bit.bor(-0.5, 0) .. " " .. bit.bxor(0.5, 1.5) .. " " .. bit.tobit(0.49999999999999994)
+return bit.tohex(1, 9) .. bit.tohex(1, -9) .. bit.tohex(-1, 1) .. bit.tohex(0xf0, -1)
+return bit.lshift(3, 2^32 + 2) .. " " .. bit.rshift(-16, -28) .. " " .. bit.arshift(-1, 31) .. " " .. bit.rol(-1, 7) .. " " .. bit.ror(2, 1)
+-- ===== more tables =====
+local t = {1, 2, 3} t[5] = 5 t[4] = nil t.x = nil return cjson.encode(t)
+local t = {} for i = 1, 10 do t[i] = i end for i = 1, 9 do t[i] = nil end return cjson.encode(t)
+local t = {} for i = 1, 10 do t[i] = i end for i = 1, 9 do t[i] = nil end return cmsgpack.pack(t)
+local t = {} t[3] = 'c' t[2] = 'b' t[1] = 'a' return cjson.encode(t) .. cmsgpack.pack(t)
+local t = {x = 1, y = 2, [1] = 'a', [2.5] = 'b', [-3] = 'c', z = {}} return cjson.encode(t)
+local t = {x = 1, y = 2, [1] = 'a', [2.5] = 'b', [-3] = 'c', z = {}} return cmsgpack.pack(t)
+local t = {} for i = 1, 40 do t[i * 3] = i end local c = cjson.new() c.encode_sparse_array(true) return c.encode(t)
+local t = {} for i = 1, 40 do t[i * 3] = i end local c = cjson.new() c.encode_sparse_array(false, 3) return c.encode(t)
+local t = {} for i = 1, 40 do t[i * 3] = i end local c = cjson.new() c.encode_sparse_array(false, 1, 1) local ok, e = pcall(c.encode, t) return e
+local c = cjson.new() c.encode_sparse_array(false, 1, 0) local ok, e = pcall(c.encode, {1, 2, nil, 4}) return tostring(ok) .. tostring(e)
+local c = cjson.new() c.encode_sparse_array(false, 2147483647, 0) return c.encode({[1] = 1, [2147483647] = 1}):sub(1, 20)
+return cjson.encode({[2147483647] = 1}):sub(1, 30)
+local ok, e = pcall(cjson.encode, {[2^31 - 1] = 1, [1] = 1}) return e
+return cjson.encode({["a\0b"] = "c\0d", ["\239\187\191"] = "\226\130\172"})
+return cjson.encode({{{{{{{{{{{{{{{{{{{{"deep"}}}}}}}}}}}}}}}}}}}})
+return cmsgpack.pack({{{{{{{{{{{{{{{{{{{{"deep"}}}}}}}}}}}}}}}}}}}})
+return cjson.encode(cjson.decode('{"a":[],"b":{},"c":[{}],"d":[[]]}'))
+local t = cjson.decode('[null,null,3]') return #t .. tostring(t[1] == cjson.null) .. cjson.encode(t)
+local t = cjson.decode('{"a":null}') return tostring(t.a == cjson.null) .. type(t.a)
+return cmsgpack.pack(cjson.decode('{"a":null,"b":[1,null]}'))
+-- ===== more struct =====
+return struct.pack('!2 b h !4 b i !8 b d', 1, 2, 3, 4, 5, 6)
+return struct.pack('!1 b h b i b d', 1, 2, 3, 4, 5, 6)
+return struct.pack('!16 b d', 1, 2)
+return struct.pack('!8 b i5 b i6 b i7 b i9', 1, 2, 3, 4, 5, 6, 7, 8)
+return struct.pack('! b c3 b s b', 1, 'abc', 2, 'de', 3)
+return struct.size('!8 b i5 b i6 b i7 b i9') .. ' ' .. struct.size('! b h b l b T b f') .. ' ' .. struct.size('<>!4 b i')
+return cjson.encode({struct.unpack('!8 b i5 b i9', struct.pack('!8 b i5 b i9', -1, -2, -3, -4))})
+return cjson.encode({struct.unpack('>I3 <I3 >i3 <i3', '\1\2\3\1\2\3\255\254\253\253\254\255')})
+return cjson.encode({struct.unpack('>I9', '\1\2\3\4\5\6\7\8\9')})
+return cjson.encode({struct.unpack('>I16', string.rep('\255', 16))})
+return cjson.encode({struct.unpack('<f<d', struct.pack('<f<d', 0.1, 0.1))})
+return cjson.encode({struct.unpack('>f', '\127\192\0\1')}) == '[nan,5]'
+return cjson.encode({struct.unpack('c2 c0', '11' .. string.rep('x', 11))})
+return cjson.encode({struct.unpack(' b ', '\5')})
+return cjson.encode({struct.unpack('b', '\1\2', 3)})
+local ok, e = pcall(struct.unpack, 'b', '\1\2', 4) return e
+local ok, e = pcall(struct.unpack, 'b', '\1\2', 2^70) return e
+local ok, e = pcall(struct.unpack, '!3 b', 'x') return e
+local ok, e = pcall(struct.unpack, 'i40', 'x') return e
+local ok, e = pcall(struct.unpack, '\255', 'x') return e
+local ok, e = pcall(struct.size, '\255') return e
+return struct.size('bz?q') == nil
+local ok, e = pcall(struct.size, 'b?') return e
