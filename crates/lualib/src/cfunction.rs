@@ -68,15 +68,22 @@ where
     let inner = lua.create_function(move |lua, args: MultiValue| {
         let args = Args(args.into_iter().collect());
         let mut out = MultiValue::new();
-        match f(lua, &args) {
-            Ok(Results::Values(values)) => {
+        let outcome = f(lua, &args).and_then(|results| match results {
+            Results::Values(values) => Ok(Ok(values)),
+            Results::Stack(stack) => {
+                let n = stack.len();
+                stack.into_table().map(|table| Err((n, table)))
+            }
+        });
+        match outcome {
+            Ok(Ok(values)) => {
                 out.push_back(Value::Integer(KIND_VALUES));
                 out.extend(values);
             }
-            Ok(Results::Stack(stack)) => {
+            Ok(Err((n, table))) => {
                 out.push_back(Value::Integer(KIND_STACK));
-                out.push_back(Value::Integer(stack.len()));
-                out.push_back(Value::Table(stack.into_table()));
+                out.push_back(Value::Integer(n));
+                out.push_back(Value::Table(table));
             }
             Err(failure) => {
                 let (kind, message, n) = match failure {

@@ -536,3 +536,11 @@ local ok, e = pcall(struct.unpack, '\255', 'x') return e
 local ok, e = pcall(struct.size, '\255') return e
 return struct.size('bz?q') == nil
 local ok, e = pcall(struct.size, 'b?') return e
+-- ===== inside coroutines and through tail calls =====
+local co = coroutine.wrap(function() return cjson.encode({1, {a = 2}}) end) return co()
+local co = coroutine.create(function() return cjson.decode('[') end) local ok, e = coroutine.resume(co) return e
+local co = coroutine.create(function() local x = struct.pack('q') return x end) local ok, e = coroutine.resume(co) return e
+local function f() return bit.tobit() end local ok, e = pcall(f) return e
+local function f() local v = bit.tobit() return v end local ok, e = pcall(f) return e
+local ok, e = pcall(cmsgpack.unpack_limit) return e
+local ok, e = xpcall(function() return cjson.encode({[true] = 1}) end, function(m) return 'handled: ' .. m end) return e

@@ -190,11 +190,8 @@ impl Parser<'_> {
     }
 
     fn number_token(&mut self) -> Token {
-        let end = self.text[self.pos..]
-            .iter()
-            .position(|&b| b == 0)
-            .map_or(self.text.len(), |n| self.pos + n);
-        match strtod(&self.text[self.pos..end]) {
+        // A NUL ends the number as any other byte strtod does not read.
+        match strtod(&self.text[self.pos..]) {
             Some((number, used)) => {
                 let mut token = self.token(Kind::Number, self.pos);
                 token.number = number;
