@@ -105,6 +105,14 @@ impl LuaStack {
         Ok(table)
     }
 
+    /// Drops the top `n` values (those in the Lua table stay there until
+    /// overwritten, unreachable).
+    pub(crate) fn drop_top(&mut self, n: i64) {
+        let from_hot = n.min(self.hot.len() as i64);
+        self.hot.truncate(self.hot.len() - from_hot as usize);
+        self.spilled = (self.spilled - (n - from_hot)).max(0);
+    }
+
     pub(crate) fn pop<V: FromLua>(&mut self) -> Result<V, Failure> {
         let value = match self.hot.pop_back() {
             Some(value) => value,

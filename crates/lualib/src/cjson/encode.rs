@@ -42,8 +42,8 @@ fn cannot(value: &Value, reason: &str) -> Failure {
     Failure::error(format!("Cannot serialise {}: {reason}", type_name(value)))
 }
 
-/// A table being written: an array, or an object with its keys (kept,
-/// with the table, on the stack of open tables).
+/// A table being written (kept on the stack of open tables): an array,
+/// or an object, its `count` keys in `next` order above it.
 enum Level {
     Array { len: i32, next: i32, stack: usize },
     Object { count: i64, next: i64, stack: usize },
@@ -79,18 +79,16 @@ impl Encoder<'_> {
                 Level::Object { count, next, stack } => {
                     if *next == *count {
                         self.out.push(b'}');
+                        open.drop_top(*count + 1);
                         levels.pop();
-                        open.pop::<Value>()?;
-                        open.pop::<Value>()?;
                         continue;
                     }
                     if *next > 0 {
                         self.out.push(b',');
                     }
+                    let key: Value = open.peek(*count - 1 - *next)?;
+                    let table: Table = open.peek(*count)?;
                     *next += 1;
-                    let keys: Table = open.peek(0)?;
-                    let table: Table = open.peek(1)?;
-                    let key: Value = keys.raw_get(*next).map_err(lua_failure)?;
                     match &key {
                         Value::Integer(i) => self.quoted_number(*i as f64, &key)?,
                         Value::Number(n) => self.quoted_number(*n, &key)?,
@@ -146,10 +144,13 @@ impl Encoder<'_> {
                     });
                 } else {
                     self.out.push(b'{');
-                    let keys = self.lua_keys(table)?;
-                    let count = keys.raw_len() as i64;
                     open.push(table.clone())?;
-                    open.push(keys)?;
+                    let mut count = 0;
+                    for pair in table.pairs::<Value, Value>() {
+                        let (key, _) = pair.map_err(lua_failure)?;
+                        open.push(key)?;
+                        count += 1;
+                    }
                     levels.push(Level::Object {
                         count,
                         next: 0,
@@ -160,18 +161,6 @@ impl Encoder<'_> {
             _ => return Err(cannot(value, "type not supported")),
         }
         Ok(())
-    }
-
-    /// The keys of `table` in `next` order, as a Lua array.
-    fn lua_keys(&self, table: &Table) -> Result<Table, Failure> {
-        let keys = self.lua.create_table().map_err(lua_failure)?;
-        let mut n = 0i64;
-        for pair in table.pairs::<Value, Value>() {
-            let (key, _) = pair.map_err(lua_failure)?;
-            n += 1;
-            keys.raw_set(n, key).map_err(lua_failure)?;
-        }
-        Ok(keys)
     }
 
     /// The length of `table` as an array, `None` for an object (keys
