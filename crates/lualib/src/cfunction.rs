@@ -110,7 +110,7 @@ unsafe extern "C-unwind" fn shim(state: *mut ffi::lua_State) -> c_int {
     // Nothing here owns a Rust value when `lua_error` unwinds.
     unsafe {
         let nargs = ffi::lua_gettop(state);
-        ffi::luaL_checkstack(state, 2, std::ptr::null());
+        // A C function has LUA_MINSTACK free slots: room for the upvalue.
         ffi::lua_pushvalue(state, ffi::lua_upvalueindex(1));
         ffi::lua_insert(state, 1);
         ffi::lua_call(state, nargs, ffi::LUA_MULTRET);

@@ -37,6 +37,10 @@ fn pack(lua: &Lua, args: &Args) -> Outcome {
     if args.count() == 0 {
         return Err(Failure::arg(0, "MessagePack pack needs input."));
     }
+    // lua-cmsgpack makes room for one packed string per argument.
+    if 2 * args.count() > LUAI_MAXCSTACK {
+        return Err(Failure::arg(0, "Too many arguments for MessagePack pack."));
+    }
     let mut out = Vec::new();
     for n in 1..=args.count() {
         encode(args.get(n).unwrap_or(&Value::Nil), 0, &mut out)?;

@@ -544,3 +544,11 @@ local function f() return bit.tobit() end local ok, e = pcall(f) return e
 local function f() local v = bit.tobit() return v end local ok, e = pcall(f) return e
 local ok, e = pcall(cmsgpack.unpack_limit) return e
 local ok, e = xpcall(function() return cjson.encode({[true] = 1}) end, function(m) return 'handled: ' .. m end) return e
+-- ===== many arguments =====
+local t = {} for i = 1, 7900 do t[i] = 'x' .. i end return #cmsgpack.pack(unpack(t))
+local t = {} for i = 1, 7900 do t[i] = {i} end return #cmsgpack.pack(unpack(t))
+local t = {} for i = 1, 7900 do t[i] = i end return bit.bor(unpack(t))
+local t = {} for i = 1, 4000 do t[i] = i end return #cmsgpack.pack(unpack(t))
+local t = {} for i = 1, 4001 do t[i] = i end local ok, e = pcall(cmsgpack.pack, unpack(t)) return e
+local t = {} for i = 1, 7990 do t[i] = i end return bit.bor(unpack(t))
+local t = {} for i = 1, 7990 do t[i] = 'a' end return #struct.pack(string.rep('c', 7989), unpack(t))

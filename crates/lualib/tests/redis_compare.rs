@@ -33,6 +33,12 @@ enum Reply {
 impl std::fmt::Display for Reply {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            Reply::Bulk(b) if b.len() > 200 => write!(
+                f,
+                "{:?}... ({} bytes)",
+                String::from_utf8_lossy(&b[..200]),
+                b.len()
+            ),
             Reply::Bulk(b) => write!(f, "{:?}", String::from_utf8_lossy(b)),
             Reply::Integer(i) => write!(f, "(integer) {i}"),
             Reply::Status(s) => write!(f, "+{s}"),
