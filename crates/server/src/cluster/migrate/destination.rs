@@ -21,6 +21,8 @@ pub struct Link {
     writer: TcpStream,
     out: Vec<u8>,
     pending: usize,
+    sent: u64,
+    commands: u64,
 }
 
 /// The first line of a reply, or why none came.
@@ -40,6 +42,8 @@ impl Link {
             writer,
             out: Vec::new(),
             pending: 0,
+            sent: 0,
+            commands: 0,
         })
     }
 
@@ -47,6 +51,11 @@ impl Link {
     pub fn queue(&mut self, args: &[Vec<u8>]) {
         redcodec_protocol::encode_request(args, &mut self.out);
         self.pending += 1;
+    }
+
+    /// Bytes and commands sent so far.
+    pub fn sent(&self) -> (u64, u64) {
+        (self.sent, self.commands)
     }
 
     /// How many queued commands wait for their replies.
@@ -63,6 +72,8 @@ impl Link {
         self.writer
             .write_all(&self.out)
             .map_err(|e| format!("failed to send commands: {e}"))?;
+        self.sent += self.out.len() as u64;
+        self.commands += self.pending as u64;
         self.out.clear();
         let mut first_error = None;
         for _ in 0..std::mem::take(&mut self.pending) {

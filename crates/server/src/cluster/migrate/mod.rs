@@ -313,18 +313,42 @@ pub fn start(shared: &Shared, range: SlotRange, dst: &str) -> Result<(), Reply> 
         .map_err(|e| err(format!("failed to start the migration: {e}")))
 }
 
+/// What a migration moved, for its log line.
+struct Moved {
+    /// When it started.
+    started: Instant,
+    /// Keys of the snapshot.
+    keys: usize,
+    /// Keys written meanwhile and sent again.
+    resent: usize,
+    /// When writes to the slots began to wait.
+    blocked: Instant,
+}
+
 /// The migration thread.
 fn run(shared: Arc<Shared>, range: SlotRange, host: String, port: u16) {
     let m = &shared.cluster.migrator;
     let mut link = None;
     let result = migrate(&shared, range, &host, port, &mut link);
     let result = match result {
-        Ok(()) => {
+        Ok(moved) => {
             let addr = format!("{host}:{port}");
-            let mut state = shared.cluster.state.write();
-            for s in range.slots() {
-                state.migrated.insert(s, addr.clone());
+            {
+                let mut state = shared.cluster.state.write();
+                for s in range.slots() {
+                    state.migrated.insert(s, addr.clone());
+                }
             }
+            let (bytes, commands) = link.as_ref().map_or((0, 0), Link::sent);
+            let secs = moved.started.elapsed().as_secs_f64();
+            eprintln!(
+                "redcodec serve: [migrate] slot(s) {range} moved to {addr}: {} keys ({} sent again), {commands} commands, {bytes} bytes in {secs:.2}s ({:.1} MB/s, {:.0} keys/s); writes to the slots waited {:.1} ms",
+                moved.keys,
+                moved.resent,
+                bytes as f64 / 1e6 / secs.max(1e-9),
+                moved.keys as f64 / secs.max(1e-9),
+                moved.blocked.elapsed().as_secs_f64() * 1000.0,
+            );
             Ok(())
         }
         Err(e) => {
@@ -372,7 +396,8 @@ fn migrate(
     host: &str,
     port: u16,
     link: &mut Option<Link>,
-) -> Result<(), String> {
+) -> Result<Moved, String> {
+    let started = Instant::now();
     let l = link.insert(
         Link::connect(host, port)
             .map_err(|e| format!("failed to connect to the destination node: {e}"))?,
@@ -390,15 +415,18 @@ fn migrate(
     let pace = &mut Pace::of(shared);
     send(shared, l, pace, &keys, false)?;
     let m = &shared.cluster.migrator;
+    let mut resent = 0;
     for _ in 0..MAX_ROUNDS {
         let keys = std::mem::take(&mut *m.dirty.lock());
         let few = keys.len() <= SMALL_GAP;
+        resent += keys.len();
         send(shared, l, pace, &keys.into_iter().collect::<Vec<_>>(), true)?;
         if few {
             break;
         }
     }
     m.inner.lock().forbidden = Some(range);
+    let blocked = Instant::now();
     let deadline = Instant::now() + Duration::from_secs(60);
     while m.in_flight.load(Ordering::SeqCst) > 0 {
         if Instant::now() > deadline {
@@ -406,10 +434,17 @@ fn migrate(
         }
         std::thread::sleep(Duration::from_millis(1));
     }
-    let keys = std::mem::take(&mut *m.dirty.lock());
-    send(shared, l, pace, &keys.into_iter().collect::<Vec<_>>(), true)?;
+    let last = std::mem::take(&mut *m.dirty.lock());
+    resent += last.len();
+    send(shared, l, pace, &last.into_iter().collect::<Vec<_>>(), true)?;
     l.call(&import_args(range, 1))
-        .map_err(|e| format!("failed to set import status on destination node: {e}"))
+        .map_err(|e| format!("failed to set import status on destination node: {e}"))?;
+    Ok(Moved {
+        started,
+        keys: keys.len(),
+        resent,
+        blocked,
+    })
 }
 
 fn engine(
