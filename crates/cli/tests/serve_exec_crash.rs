@@ -119,7 +119,9 @@ fn drive(server: &Serve, next: usize, target: usize, pause_us: u64) -> (usize, u
                 acked.fetch_add(1, Ordering::SeqCst);
                 t += 1;
             }
-            Err(e) if e.is_io_error() || e.is_connection_dropped() || e.is_unrecoverable_error() => {
+            Err(e)
+                if e.is_io_error() || e.is_connection_dropped() || e.is_unrecoverable_error() =>
+            {
                 break;
             }
             Err(e) => panic!("transaction {t}: unexpected error {e}"),

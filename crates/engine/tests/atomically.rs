@@ -273,7 +273,10 @@ fn a_group_whose_commit_fails_leaves_the_store_as_it_was() {
         );
         // One write was asked of the store: the group's.
         assert_eq!(engine.store().writes(), writes + 1, "{format}");
-        assert!(engine.store().inner().pairs() == before, "{format}: the store changed");
+        assert!(
+            engine.store().inner().pairs() == before,
+            "{format}: the store changed"
+        );
         assert!(!engine.in_group(), "{format}");
         // The engine works on, and the group left nothing behind.
         assert_eq!(engine.execute(&["GET", "a"]), Reply::Nil, "{format}");
@@ -282,7 +285,11 @@ fn a_group_whose_commit_fails_leaves_the_store_as_it_was() {
             Reply::Bulk(b"old".to_vec()),
             "{format}"
         );
-        assert_eq!(engine.execute(&["INCR", "kept"]), Reply::Integer(2), "{format}");
+        assert_eq!(
+            engine.execute(&["INCR", "kept"]),
+            Reply::Integer(2),
+            "{format}"
+        );
     }
 }
 
@@ -305,7 +312,8 @@ fn inside_a_group_later_commands_see_earlier_writes_and_the_store_sees_none() {
                     e.execute(&["SET", "s", "v"]),
                     e.execute(&["KEYS", "*"]),
                     // Nested: joins this group.
-                    e.atomically(|e| e.execute(&["APPEND", "s", "w"])).expect("nested"),
+                    e.atomically(|e| e.execute(&["APPEND", "s", "w"]))
+                        .expect("nested"),
                 ];
                 // Nothing written yet.
                 assert_eq!(e.store().writes(), writes);

@@ -172,6 +172,7 @@ impl Session {
         self.ready_keys = Some(Vec::new());
         shared.repl.begin_transaction();
         // One store write for the whole transaction (crash-atomic).
+        let wrote = self.wrote;
         let committed = engine.atomically(|_| {
             for args in &queued {
                 let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
@@ -186,7 +187,10 @@ impl Session {
         });
         if let Err(e) = committed {
             let text = redcodec_engine::CmdError::Engine(e).to_string();
-            replies.iter_mut().for_each(|r| r.0 = Reply::error(text.clone()));
+            replies
+                .iter_mut()
+                .for_each(|r| r.0 = Reply::error(text.clone()));
+            self.wrote = wrote;
             shared.repl.discard_transaction();
         }
         shared.repl.end_transaction();

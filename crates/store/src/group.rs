@@ -137,7 +137,10 @@ impl Group {
         reverse: bool,
     ) -> GroupIter<I> {
         let overlay = self.families.get(&range.place).map(|family| {
-            let (lo, hi) = (family.ord(range.lower.clone()), family.ord(range.upper.clone()));
+            let (lo, hi) = (
+                family.ord(range.lower.clone()),
+                family.ord(range.upper.clone()),
+            );
             let keys = if lo < hi {
                 family
                     .keys

@@ -23,9 +23,9 @@ impl Overlay {
     /// Whether a deleted range holds `key`.
     fn deletes(&self, key: &[u8]) -> bool {
         let order = self.order;
-        self.ranges.iter().any(|(a, b)| {
-            order(a, key) != Ordering::Greater && order(key, b) == Ordering::Less
-        })
+        self.ranges
+            .iter()
+            .any(|(a, b)| order(a, key) != Ordering::Greater && order(key, b) == Ordering::Less)
     }
 }
 
