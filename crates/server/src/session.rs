@@ -187,9 +187,9 @@ impl Session {
         });
         if let Err(e) = committed {
             let text = redcodec_engine::CmdError::Engine(e).to_string();
-            replies
-                .iter_mut()
-                .for_each(|r| r.0 = Reply::error(text.clone()));
+            for reply in &mut replies {
+                reply.0 = Reply::error(text.clone());
+            }
             self.wrote = wrote;
             shared.repl.discard_transaction();
         }
