@@ -145,7 +145,11 @@ fn run_scan<I: KvIter>(mut it: I, s: &Scan) -> Vec<(Vec<u8>, Vec<u8>)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig {
+        cases: 300,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn a_group_reads_and_commits_as_its_batches_in_turn(
