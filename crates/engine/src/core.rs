@@ -18,7 +18,7 @@ use crate::event::CommandEvent;
 use crate::locks::{Held, LockTable};
 #[cfg(feature = "rocksdb")]
 use crate::store::Store;
-use crate::store::{DefaultStore, KvStore};
+use crate::store::{DefaultStore, Group, KvStore};
 
 /// The store, clock, version source and locks of an [`crate::Engine`],
 /// shared with its background tasks: what a [`Ctx`](crate::keyspace::Ctx)
@@ -30,6 +30,10 @@ pub struct EngineCore<C: Codec, S: KvStore = DefaultStore> {
     pub(crate) counter: AtomicU64,
     pub(crate) locks: LockTable,
     pub(crate) cursors: Mutex<CursorTable>,
+    /// The writes of the open group of commands, if any
+    /// ([`crate::Engine::atomically`]): only the thread that opened it
+    /// (holding every lock) reads or adds to it.
+    pub(crate) group: Mutex<Option<Group>>,
     /// Redis' `proto-max-bulk-len`, which also bounds what commands make.
     max_bulk_len: AtomicU64,
     /// Told what each command did: the observer [`crate::observe`]
@@ -77,6 +81,7 @@ impl<C: Codec, S: KvStore> EngineCore<C, S> {
             counter: AtomicU64::new(0),
             locks: LockTable::default(),
             cursors: Mutex::new(CursorTable::default()),
+            group: Mutex::new(None),
             max_bulk_len: AtomicU64::new(DEFAULT_MAX_BULK_LEN),
             observer: parking_lot::RwLock::new(None),
         }

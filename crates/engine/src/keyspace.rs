@@ -1,6 +1,11 @@
 //! The per-command context: reads a key's metadata through the codec,
 //! applies Redis' key rules (expiry, one type per key, WRONGTYPE), and
 //! queues every write of the command in one batch.
+//!
+//! Inside a group of commands ([`crate::Engine::atomically`]), a context
+//! of the group's thread reads the store with the group's held-back writes
+//! laid over it ([`Ctx::get_with`], [`Ctx::scan`]), and its commit adds
+//! its batch to the group instead of writing it.
 
 use std::cell::{Cell, RefCell};
 
@@ -12,7 +17,7 @@ use redcodec_codec::{
 use crate::core::EngineCore;
 use crate::error::{CmdError, CmdResult};
 use crate::reply::quote_bytes;
-use crate::store::{Batch, DefaultStore, KvIter, KvStore};
+use crate::store::{Batch, DefaultStore, GroupIter, KvIter, KvStore, StoreError};
 
 /// What is stored under one key.
 #[derive(Debug, Default)]
@@ -50,6 +55,9 @@ pub struct Ctx<'e, C: Codec, S: KvStore = DefaultStore> {
     /// (a read of a key without expiry) never read the clock.
     now_ms: Cell<Option<u64>>,
     batch: Batch,
+    /// Whether the context runs in the open group of its thread: it reads
+    /// through the group's writes and commits into the group.
+    grouped: bool,
     /// Shadowed values met by [`Ctx::view`] (see [`TYPE_ORDER`]), removed
     /// when the command writes their key.
     shadowed: RefCell<Vec<(Vec<u8>, Meta)>>,
@@ -68,6 +76,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
             eng,
             now_ms: Cell::new(None),
             batch: Batch::default(),
+            grouped: eng.locks.held_by_group_here(),
             shadowed: RefCell::new(Vec::new()),
             unchanged: Vec::new(),
             expired: RefCell::new(Vec::new()),
@@ -121,12 +130,57 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         self.eng
     }
 
-    /// Writes everything queued, atomically per instance.
+    /// Writes everything queued, atomically (one batch; across instances,
+    /// with the store's intent record). In a group, adds it to the group
+    /// instead: written when the group commits.
     pub fn commit(self) -> CmdResult<()> {
-        if !self.batch.is_empty() {
-            self.eng.store.write(self.batch)?;
+        if self.batch.is_empty() {
+            return Ok(());
         }
+        if self.grouped {
+            if let Some(group) = self.eng.group.lock().as_mut() {
+                group.add(self.batch, &self.eng.store);
+                return Ok(());
+            }
+        }
+        self.eng.store.write(self.batch)?;
         Ok(())
+    }
+
+    /// Reads one record as the command sees the store: through the
+    /// writes of its group, if any, then the store.
+    pub fn get_with<T>(
+        &self,
+        place: redcodec_codec::Place,
+        key: &[u8],
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> Result<Option<T>, StoreError> {
+        if self.grouped {
+            if let Some(group) = self.eng.group.lock().as_ref() {
+                if let Some(decided) = group.get(place, key) {
+                    return Ok(decided.map(read));
+                }
+            }
+        }
+        self.eng.store.get_with(place, key, read)
+    }
+
+    /// Iterates `range` as the command sees the store (see
+    /// [`KvStore::scan`]): the store's pairs merged with the writes of its
+    /// group, if any.
+    pub fn scan(
+        &self,
+        range: &redcodec_codec::KeyRange,
+        from: Option<&[u8]>,
+        reverse: bool,
+    ) -> GroupIter<S::Iter<'e>> {
+        let base = self.eng.store.scan(range, from, reverse);
+        if self.grouped {
+            if let Some(group) = self.eng.group.lock().as_ref() {
+                return group.scan(base, range, from, reverse);
+            }
+        }
+        GroupIter::plain(base)
     }
 
     /// Queues raw range deletions (FLUSHDB).
@@ -151,7 +205,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
             let Ok(record) = self.codec().meta_record(key, ty) else {
                 continue;
             };
-            let decoded = self.eng.store.get_with(record.place, &record.key, |raw| {
+            let decoded = self.get_with(record.place, &record.key, |raw| {
                 self.codec().decode_meta(ty, raw)
             })?;
             let Some(decoded) = decoded else {
@@ -252,7 +306,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
             return Ok(0);
         };
         let range = self.codec().sub_range(kind.of(key, meta));
-        let mut it = self.eng.store.scan(&range, None, false);
+        let mut it = self.scan(&range, None, false);
         let mut n = 0u64;
         while it.next()?.is_some() {
             n += 1;
@@ -367,7 +421,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
             return Ok(false);
         };
         let range = self.codec().sub_range(kind.of(key, meta));
-        Ok(self.eng.store.scan(&range, None, false).next()?.is_some())
+        Ok(self.scan(&range, None, false).next()?.is_some())
     }
 
     /// Without versions, the records of an expired collection would still
@@ -437,7 +491,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
                 // record by record.
                 Some(range) if self.deletes_by_range(meta) => self.batch.delete_range(&range),
                 Some(range) => {
-                    let mut it = self.eng.store.scan(&range, None, false);
+                    let mut it = self.scan(&range, None, false);
                     while let Some((k, _)) = it.next()? {
                         self.batch.delete(range.place, k);
                     }
@@ -462,7 +516,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
                 self.batch.delete_range(&range);
                 continue;
             }
-            let mut it = self.eng.store.scan(&range, None, false);
+            let mut it = self.scan(&range, None, false);
             while let Some((k, _)) = it.next()? {
                 self.batch.delete(range.place, k);
             }
@@ -549,7 +603,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
                     .map_err(|e| corrupt(key, e));
             }
         }
-        let decoded = self.eng.store.get_with(place, &raw_key, |raw| {
+        let decoded = self.get_with(place, &raw_key, |raw| {
             if !self.codec().sub_is_current(of, raw) {
                 return None;
             }
@@ -599,7 +653,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
             kind,
             key,
             meta,
-            it: self.eng.store.scan(&range, start.as_deref(), reverse),
+            it: self.scan(&range, start.as_deref(), reverse),
         }
     }
 }
@@ -610,7 +664,7 @@ pub struct SubIter<'e, 'k, C: Codec, S: KvStore = DefaultStore> {
     kind: SubKind,
     key: &'k [u8],
     meta: &'k Meta,
-    it: S::Iter<'e>,
+    it: GroupIter<S::Iter<'e>>,
 }
 
 impl<C: Codec, S: KvStore> Iterator for SubIter<'_, '_, C, S> {

@@ -35,6 +35,7 @@
 //! `redcodec-migrate`). `scripts/modgraph` prints the module graph's
 //! cycles: there are none.
 
+mod atomic;
 #[cfg(feature = "rocksdb")]
 pub mod check;
 mod cmd;

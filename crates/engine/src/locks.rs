@@ -5,6 +5,13 @@
 //! keyspace lock; keyspace-wide commands (FLUSHALL) take it exclusively and
 //! then every stripe, in the same ascending order. A keyed command takes
 //! only its stripes: one lock on the common path.
+//!
+//! A group of commands ([`crate::Engine::atomically`]) holds the whole
+//! keyspace for its thread ([`LockTable::hold_for_group`]): every lock
+//! that thread asks for meanwhile is already its own and is granted at
+//! once; every other thread waits until the group has committed.
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -14,6 +21,8 @@ const STRIPES: usize = 1024;
 pub struct LockTable {
     keyspace: RwLock<()>,
     stripes: Vec<Mutex<()>>,
+    /// The thread ([`thread_id`]) holding everything for a group; 0: none.
+    group_owner: AtomicU64,
 }
 
 /// Held locks; released on drop.
@@ -29,6 +38,34 @@ pub enum Held<'a> {
         #[allow(dead_code)] RwLockWriteGuard<'a, ()>,
         #[allow(dead_code)] Vec<MutexGuard<'a, ()>>,
     ),
+    /// Everything, for a group run by this thread: its mark is cleared
+    /// (first) and then the locks are released.
+    Group(
+        #[allow(dead_code)] GroupMark<'a>,
+        #[allow(dead_code)] RwLockWriteGuard<'a, ()>,
+        #[allow(dead_code)] Vec<MutexGuard<'a, ()>>,
+    ),
+    /// Nothing: the thread's group holds everything already.
+    InGroup,
+}
+
+/// The mark of the thread that holds everything for a group; cleared
+/// when dropped.
+pub struct GroupMark<'a>(&'a AtomicU64);
+
+impl Drop for GroupMark<'_> {
+    fn drop(&mut self) {
+        self.0.store(0, Ordering::Release);
+    }
+}
+
+/// A number for the calling thread, never 0 and never reused.
+fn thread_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    thread_local! {
+        static ID: u64 = NEXT.fetch_add(1, Ordering::Relaxed);
+    }
+    ID.with(|id| *id)
 }
 
 impl Default for LockTable {
@@ -36,6 +73,7 @@ impl Default for LockTable {
         LockTable {
             keyspace: RwLock::new(()),
             stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
+            group_owner: AtomicU64::new(0),
         }
     }
 }
@@ -43,11 +81,17 @@ impl Default for LockTable {
 impl LockTable {
     /// Locks the stripe of one key (the common case, without allocating).
     pub fn lock_key(&self, key: &[u8]) -> Held<'_> {
+        if self.held_by_group_here() {
+            return Held::InGroup;
+        }
         Held::One(self.stripes[stripe(key)].lock())
     }
 
     /// Locks the stripes of `keys`; with no keys, shares the keyspace lock.
     pub fn lock_keys<'a>(&'a self, keys: &[&[u8]]) -> Held<'a> {
+        if self.held_by_group_here() {
+            return Held::InGroup;
+        }
         match keys {
             [] => Held::Keyspace(self.keyspace.read()),
             [key] => self.lock_key(key),
@@ -62,8 +106,33 @@ impl LockTable {
 
     /// Locks the whole keyspace.
     pub fn lock_all(&self) -> Held<'_> {
+        if self.held_by_group_here() {
+            return Held::InGroup;
+        }
         let keyspace = self.keyspace.write();
         Held::All(keyspace, self.stripes.iter().map(|m| m.lock()).collect())
+    }
+
+    /// Locks the whole keyspace for a group run by the calling thread:
+    /// until the result is dropped, that thread's own lock requests are
+    /// granted at once ([`Held::InGroup`]) and every other thread's wait.
+    /// `None` when the calling thread holds everything for a group
+    /// already.
+    pub fn hold_for_group(&self) -> Option<Held<'_>> {
+        if self.held_by_group_here() {
+            return None;
+        }
+        let keyspace = self.keyspace.write();
+        let stripes = self.stripes.iter().map(|m| m.lock()).collect();
+        self.group_owner.store(thread_id(), Ordering::Release);
+        Some(Held::Group(GroupMark(&self.group_owner), keyspace, stripes))
+    }
+
+    /// Whether the calling thread holds everything for a group.
+    #[inline]
+    pub fn held_by_group_here(&self) -> bool {
+        let owner = self.group_owner.load(Ordering::Acquire);
+        owner != 0 && owner == thread_id()
     }
 }
 

@@ -5,11 +5,11 @@ use redcodec_codec::{Codec, DataType, Meta};
 
 use crate::error::CmdResult;
 use crate::keyspace::Ctx;
-use crate::store::{DefaultStore, KvIter, KvStore};
+use crate::store::{DefaultStore, GroupIter, KvIter, KvStore};
 
 /// One metadata place being walked.
 struct Lane<'e, S: KvStore> {
-    it: S::Iter<'e>,
+    it: GroupIter<S::Iter<'e>>,
     place_type: Option<DataType>,
     place: redcodec_codec::Place,
     /// The next (user key, raw value) of this lane, if any.
@@ -43,7 +43,7 @@ impl<'c, 'e, C: Codec, S: KvStore> KeyWalk<'c, 'e, C, S> {
                         .map(|r| r.key)
                 });
                 Lane {
-                    it: ctx.engine().store().scan(&range, from.as_deref(), false),
+                    it: ctx.scan(&range, from.as_deref(), false),
                     place_type,
                     place: range.place,
                     head: None,

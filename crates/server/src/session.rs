@@ -171,15 +171,27 @@ impl Session {
         let mut replies = Vec::with_capacity(queued.len());
         self.ready_keys = Some(Vec::new());
         shared.repl.begin_transaction();
-        for args in &queued {
-            let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
-            let started = Instant::now();
-            let reply = run_sync(shared, self, &access, &name, args);
-            let failed = reply.is_error();
-            shared
-                .command_stats
-                .ran(&name, args, started.elapsed(), failed);
-            replies.push((reply, shape_of(args, self.protocol)));
+        // One store write for the whole transaction (crash-atomic).
+        let wrote = self.wrote;
+        let committed = engine.atomically(|_| {
+            for args in &queued {
+                let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
+                let started = Instant::now();
+                let reply = run_sync(shared, self, &access, &name, args);
+                let failed = reply.is_error();
+                shared
+                    .command_stats
+                    .ran(&name, args, started.elapsed(), failed);
+                replies.push((reply, shape_of(args, self.protocol)));
+            }
+        });
+        if let Err(e) = committed {
+            let text = redcodec_engine::CmdError::Engine(e).to_string();
+            for reply in &mut replies {
+                reply.0 = Reply::error(text.clone());
+            }
+            self.wrote = wrote;
+            shared.repl.discard_transaction();
         }
         shared.repl.end_transaction();
         let ready = self.ready_keys.take().unwrap_or_default();

@@ -129,9 +129,9 @@ impl KvIter for StoreIter<'_> {
 
 /// A key kept in a family's order.
 #[derive(Clone)]
-struct OrdKey {
-    key: Vec<u8>,
-    order: Order,
+pub(crate) struct OrdKey {
+    pub(crate) key: Vec<u8>,
+    pub(crate) order: Order,
 }
 
 impl PartialEq for OrdKey {

@@ -16,6 +16,8 @@
 //!   per level, column families).
 //! - `gc` holds the compaction filters: RocksDB asks, the codec decides.
 //! - [`FaultyStore`] fails the writes and reads a test asks it to.
+//! - [`Group`] holds back the writes of several commands, readable by
+//!   them ([`GroupIter`] merges a scan with them), to commit as one batch.
 //! - [`clock`] is the injectable time every timestamp comes from.
 //! - [`foreign`] lists the keys of RocksDB stores beside the layout's
 //!   instances that it does not name (Pika 3.5's `streams/`).
@@ -34,6 +36,8 @@ pub mod faults;
 pub mod foreign;
 #[cfg(feature = "rocksdb")]
 mod gc;
+mod group;
+mod group_iter;
 pub mod intent;
 mod kv;
 mod options;
@@ -47,6 +51,8 @@ pub use compat::{Compat, COMPAT_NAMES};
 pub use error::StoreError;
 pub use expired::ExpiredKeys;
 pub use faults::FaultyStore;
+pub use group::Group;
+pub use group_iter::GroupIter;
 pub use kv::{DefaultStore, KvIter, KvStore, MemIter, MemStore, Order};
 pub use options::{OpenMode, StoreOptions};
 #[cfg(feature = "rocksdb")]

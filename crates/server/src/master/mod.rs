@@ -260,12 +260,22 @@ impl Replication {
 
     /// EXEC ended: closes the `MULTI` it opened, if any.
     pub fn end_transaction(&self) {
+        self.close_transaction(b"EXEC");
+    }
+
+    /// EXEC's writes failed to commit (none applied): closes the `MULTI`
+    /// it opened, if any, with `DISCARD`, so replicas apply none either.
+    pub fn discard_transaction(&self) {
+        self.close_transaction(b"DISCARD");
+    }
+
+    fn close_transaction(&self, with: &[u8]) {
         let open = {
             let mut s = self.core.stream.lock();
             std::mem::replace(&mut s.multi, Multi::Off) == Multi::Open
         };
         if open {
-            self.core.feed(&[vec![b"EXEC".to_vec()]]);
+            self.core.feed(&[vec![with.to_vec()]]);
         }
     }
 

@@ -1,0 +1,111 @@
+//! [`Engine::atomically`]: a group of commands committed as one store
+//! write.
+
+use redcodec_codec::Codec;
+
+use crate::core::EngineCore;
+use crate::engine::Engine;
+use crate::error::EngineError;
+use crate::store::{Group, KvStore};
+
+impl<C: Codec, S: KvStore> Engine<C, S> {
+    /// Runs `run` with every store write of this engine deferred into one
+    /// group, then commits the group as one atomic store write.
+    ///
+    /// # What `run` sees
+    /// Inside `run`, the caller issues ordinary commands
+    /// ([`Engine::execute`], the typed writes of [`crate::typed`], …) on
+    /// this engine, from the calling thread. Each command reads the store
+    /// with the group's earlier writes laid over it — point reads, and
+    /// scans forward or reverse, from a key or after a seek, with deleted
+    /// ranges, in each column family's own order — so its reply is the
+    /// one it would give had every earlier command of the group been
+    /// written. Nothing of the group reaches the store, nor any other
+    /// reader, before the commit.
+    ///
+    /// # Commit
+    /// After `run` returns, the group's writes go to the store as one
+    /// [`KvStore::write`] (each key's last write, after the ranges the
+    /// group deleted): one RocksDB write batch, or — where the group
+    /// touches several instances (blackwidow and nemo keep one per type,
+    /// floyd spreads keys over three) — one batch per instance under one
+    /// intent record, so a crash leaves all of the group or none of it. A
+    /// group that wrote nothing writes nothing. Returns `run`'s value, or
+    /// the store's error when the commit fails: then nothing of the group
+    /// was applied (the RocksDB store's one exception, documented at its
+    /// `Store::write`: a multi-instance write that failed
+    /// after its first instance is completed from its intent record before
+    /// any later read or write, so the group then happened whole).
+    ///
+    /// # Concurrency
+    /// The engine stays `Send + Sync`. The group holds every key lock of
+    /// the engine (as `FLUSHALL` does) from before `run` until the commit
+    /// is written: commands of other threads — keyed or not, and the
+    /// active-expiry task — wait until then, so none sees or joins the
+    /// open group, and none writes under it. Lock-free reads of other
+    /// threads (the typed reads of [`crate::typed`], a replica's
+    /// snapshot) see the store before the group. The calling thread's own
+    /// lock requests are granted at once while the group is open. A
+    /// thread that `run` starts and waits for must not use this engine
+    /// (it would wait for the group, and the group for it). Called again
+    /// inside `run`, on the same thread, `atomically` runs its closure in
+    /// the open group and returns `Ok`: the outer group commits both. If
+    /// `run` panics, the group is dropped unwritten and the locks are
+    /// released.
+    ///
+    /// # State beside the store
+    /// What the engine keeps in memory is updated as each command runs,
+    /// and is not rolled back when the commit fails:
+    /// - versions ([`EngineCore::version_counter`]) handed out by the
+    ///   group's commands stay used: versions only have to grow, and a
+    ///   failed single command skips them the same way;
+    /// - SCAN cursors issued inside the group stay valid (a cursor names a
+    ///   position in the keyspace, not a state of it);
+    /// - the observer ([`crate::observe`]) is told of each command as it
+    ///   finishes inside the group, on the calling thread, reading the
+    ///   state the command left through the group; when the commit then
+    ///   fails, it has been told of writes that did not happen (a server
+    ///   ends the transaction it replicates with `DISCARD` then).
+    pub fn atomically<T>(&self, run: impl FnOnce(&Self) -> T) -> Result<T, EngineError> {
+        let Some(_held) = self.locks.hold_for_group() else {
+            // Already in this thread's group: it commits this too.
+            return Ok(run(self));
+        };
+        let open = OpenGroup::open(self);
+        let out = run(self);
+        let group = open.close();
+        if !group.is_empty() {
+            self.store.write(group.into_batch())?;
+        }
+        Ok(out)
+    }
+
+    /// Whether the calling thread runs inside a group of this engine
+    /// ([`Engine::atomically`]).
+    pub fn in_group(&self) -> bool {
+        self.locks.held_by_group_here()
+    }
+}
+
+/// The open group of an engine; dropped unwritten if `run` panics.
+struct OpenGroup<'a, C: Codec, S: KvStore> {
+    core: &'a EngineCore<C, S>,
+}
+
+impl<'a, C: Codec, S: KvStore> OpenGroup<'a, C, S> {
+    fn open(core: &'a EngineCore<C, S>) -> OpenGroup<'a, C, S> {
+        *core.group.lock() = Some(Group::new());
+        OpenGroup { core }
+    }
+
+    /// The group's writes; the engine has no open group any more.
+    fn close(self) -> Group {
+        self.core.group.lock().take().unwrap_or_default()
+    }
+}
+
+impl<C: Codec, S: KvStore> Drop for OpenGroup<'_, C, S> {
+    fn drop(&mut self) {
+        self.core.group.lock().take();
+    }
+}

@@ -1,0 +1,399 @@
+//! `Engine::atomically`: a group of commands replies as the same commands
+//! run one by one and leaves the same store; a group whose commit fails
+//! leaves nothing; other threads neither see nor join an open group.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use redcodec_codec::Codec;
+use redcodec_engine::store::{FaultyStore, KvStore, MemStore, Store};
+use redcodec_engine::{Engine, EngineOptions, ManualClock, Reply};
+use redcodec_formats::{AnyCodec, Format, FormatOptions};
+
+const START_MS: u64 = 1_700_000_000_000;
+
+/// One generated step: a command, or time passing.
+#[derive(Clone, Debug)]
+enum Step {
+    Cmd(Vec<String>),
+    Sleep(u64),
+}
+
+/// Commands generated, one a line (words as in the conformance crate's
+/// model-based test): writes and reads of every type, including the ones
+/// that scan forward and in reverse, delete ranges and walk the keyspace.
+const COMMANDS: &[&str] = &[
+    "SET key val",
+    "SET key val PX 5|50",
+    "GET key",
+    "MGET key key key",
+    "APPEND key val",
+    "INCR key",
+    "DEL key",
+    "DEL key key",
+    "EXISTS key",
+    "TYPE key",
+    "PEXPIRE key -1|10|100",
+    "PTTL key",
+    "PERSIST key",
+    "RENAME key key",
+    "COPY key key REPLACE",
+    "HSET key elem val",
+    "HSET key elem val elem val",
+    "HDEL key elem",
+    "HGET key elem",
+    "HLEN key",
+    "HGETALL key",
+    "HINCRBY key elem 3",
+    "LPUSH key elem elem",
+    "RPUSH key elem",
+    "LPOP key",
+    "RPOP key 2",
+    "LRANGE key idx idx",
+    "LINDEX key idx",
+    "LSET key idx elem",
+    "LREM key 0|1|-1 elem",
+    "LINSERT key BEFORE|AFTER elem elem",
+    "LTRIM key idx idx",
+    "LMOVE key key LEFT|RIGHT LEFT|RIGHT",
+    "SADD key elem elem",
+    "SREM key elem",
+    "SCARD key",
+    "SISMEMBER key elem",
+    "SMEMBERS key",
+    "SINTERSTORE key key key",
+    "ZADD key score elem score elem",
+    "ZINCRBY key score elem",
+    "ZREM key elem",
+    "ZRANK key elem",
+    "ZREVRANK key elem",
+    "ZRANGE key idx idx WITHSCORES",
+    "ZRANGE key idx idx REV",
+    "ZRANGEBYSCORE key score score",
+    "ZREVRANGEBYSCORE key score score",
+    "ZRANGEBYLEX key - +",
+    "ZREMRANGEBYRANK key idx idx",
+    "ZPOPMIN key",
+    "ZPOPMAX key",
+    "KEYS *",
+    "SCAN 0 COUNT 100",
+    "DBSIZE",
+    "FLUSHDB",
+];
+
+fn pick(words: &'static [&'static str]) -> BoxedStrategy<String> {
+    proptest::sample::select(words)
+        .prop_map(str::to_string)
+        .boxed()
+}
+
+fn word(spec: &'static str) -> BoxedStrategy<String> {
+    match spec {
+        "key" => pick(&["a", "b", "c"]),
+        "elem" => pick(&["x", "y", "z", "w"]),
+        "val" => pick(&["1", "2", "v", ""]),
+        "idx" => pick(&["0", "1", "-1", "2", "-2", "5"]),
+        "score" => pick(&["-1", "0", "0.5", "1", "2"]),
+        choice => {
+            proptest::sample::select(choice.split('|').map(str::to_string).collect::<Vec<_>>())
+                .boxed()
+        }
+    }
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    let commands = COMMANDS.iter().map(|line| {
+        line.split(' ')
+            .map(word)
+            .collect::<Vec<_>>()
+            .prop_map(Step::Cmd)
+            .boxed()
+    });
+    let sleep = word("1|20")
+        .prop_map(|ms| Step::Sleep(ms.parse().unwrap_or(1)))
+        .boxed();
+    proptest::strategy::Union::new(commands.chain([sleep]))
+}
+
+/// Runs `steps`, returning the replies (every reply compared exactly:
+/// reply orders depend only on the store, the same in both runs).
+fn run_steps<S: KvStore>(
+    engine: &Engine<AnyCodec, S>,
+    clock: &ManualClock,
+    steps: &[Step],
+) -> Vec<Reply> {
+    let mut replies = Vec::new();
+    for step in steps {
+        match step {
+            Step::Sleep(ms) => clock.advance_ms(*ms),
+            Step::Cmd(words) => replies.push(engine.execute(words)),
+        }
+    }
+    replies
+}
+
+fn codec(format: Format) -> AnyCodec {
+    format.codec(&FormatOptions::default()).expect("codec")
+}
+
+/// Every record of a RocksDB store, family by family.
+fn rocks_contents(store: &Store) -> Vec<(redcodec_codec::Place, Vec<u8>, Vec<u8>)> {
+    let mut out = Vec::new();
+    for place in store.layout().places() {
+        let mut it = store.scan_family(place);
+        while let Some((k, v)) = it.next().expect("scan") {
+            out.push((place, k, v));
+        }
+    }
+    out
+}
+
+fn memory_pair(format: Format) -> [(Engine<AnyCodec, MemStore>, Arc<ManualClock>); 2] {
+    [(), ()].map(|()| {
+        let clock = Arc::new(ManualClock::at_ms(START_MS));
+        let engine = Engine::in_memory(codec(format), clock.clone()).expect("engine");
+        (engine, clock)
+    })
+}
+
+#[test]
+fn a_group_replies_and_writes_as_its_commands_one_by_one_on_every_format() {
+    let cases = std::env::var("REDCODEC_PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(150);
+    for &format in Format::ALL {
+        let mut runner = TestRunner::new(Config {
+            cases,
+            failure_persistence: None,
+            ..Config::default()
+        });
+        let result = runner.run(
+            &(
+                proptest::collection::vec(step(), 0..15),
+                proptest::collection::vec(step(), 1..40),
+            ),
+            |(before, group)| {
+                let [(alone, alone_clock), (grouped, grouped_clock)] = memory_pair(format);
+                run_steps(&alone, &alone_clock, &before);
+                run_steps(&grouped, &grouped_clock, &before);
+                let want = run_steps(&alone, &alone_clock, &group);
+                let got = grouped
+                    .atomically(|e| run_steps(e, &grouped_clock, &group))
+                    .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                    prop_assert_eq!(g, w, "step {} of the group: {:?}", i, group);
+                }
+                prop_assert_eq!(got.len(), want.len());
+                prop_assert!(
+                    grouped.store().pairs() == alone.store().pairs(),
+                    "the stores differ after {:?}",
+                    group
+                );
+                Ok(())
+            },
+        );
+        if let Err(e) = result {
+            panic!("{format}: {e}");
+        }
+    }
+}
+
+#[test]
+fn a_group_writes_rocksdb_as_its_commands_one_by_one_on_every_format() {
+    for &format in Format::ALL {
+        let mut runner = TestRunner::new(Config {
+            cases: 6,
+            failure_persistence: None,
+            ..Config::default()
+        });
+        let result = runner.run(&proptest::collection::vec(step(), 20..60), |group| {
+            let dirs = [(); 2].map(|()| tempfile::tempdir().expect("tempdir"));
+            let [mut alone, mut grouped] = [0, 1].map(|i| {
+                let clock = Arc::new(ManualClock::at_ms(START_MS));
+                let options = EngineOptions::with_clock(clock.clone());
+                let engine = Engine::open(codec(format), dirs[i].path(), options).expect("open");
+                (engine, clock)
+            });
+            alone.0.stop_expiry_task();
+            grouped.0.stop_expiry_task();
+            let want = run_steps(&alone.0, &alone.1, &group);
+            let got = grouped
+                .0
+                .atomically(|e| run_steps(e, &grouped.1, &group))
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(got, want, "{:?}", group);
+            prop_assert!(
+                rocks_contents(grouped.0.store()) == rocks_contents(alone.0.store()),
+                "the stores differ after {:?}",
+                group
+            );
+            Ok(())
+        });
+        if let Err(e) = result {
+            panic!("{format}: {e}");
+        }
+    }
+}
+
+/// A FaultyStore over memory for `format`, and its engine.
+fn faulty(format: Format) -> Engine<AnyCodec, FaultyStore<MemStore>> {
+    let codec = codec(format);
+    let store = FaultyStore::new(MemStore::new(codec.layout()));
+    let clock = Arc::new(ManualClock::at_ms(START_MS));
+    Engine::over(codec, store, clock).expect("engine")
+}
+
+#[test]
+fn a_group_whose_commit_fails_leaves_the_store_as_it_was() {
+    for &format in Format::ALL {
+        let engine = faulty(format);
+        engine.execute(&["SET", "kept", "1"]);
+        engine.execute(&["HSET", "h", "f", "old"]);
+        let before = engine.store().inner().pairs();
+        engine.store().fail_write(1);
+        let writes = engine.store().writes();
+        let outcome = engine.atomically(|e| {
+            [
+                e.execute(&["SET", "a", "1"]),
+                e.execute(&["INCR", "kept"]),
+                e.execute(&["HSET", "h", "f", "new", "g", "2"]),
+                e.execute(&["RPUSH", "l", "x", "y"]),
+                e.execute(&["DEL", "h"]),
+                e.execute(&["GET", "kept"]),
+            ]
+        });
+        let err = outcome.expect_err("the commit fails");
+        assert_eq!(
+            err.to_string(),
+            "storage error: injected write failure",
+            "{format}"
+        );
+        // One write was asked of the store: the group's.
+        assert_eq!(engine.store().writes(), writes + 1, "{format}");
+        assert!(
+            engine.store().inner().pairs() == before,
+            "{format}: the store changed"
+        );
+        assert!(!engine.in_group(), "{format}");
+        // The engine works on, and the group left nothing behind.
+        assert_eq!(engine.execute(&["GET", "a"]), Reply::Nil, "{format}");
+        assert_eq!(
+            engine.execute(&["HGET", "h", "f"]),
+            Reply::Bulk(b"old".to_vec()),
+            "{format}"
+        );
+        assert_eq!(
+            engine.execute(&["INCR", "kept"]),
+            Reply::Integer(2),
+            "{format}"
+        );
+    }
+}
+
+#[test]
+fn inside_a_group_later_commands_see_earlier_writes_and_the_store_sees_none() {
+    for &format in Format::ALL {
+        let engine = faulty(format);
+        let writes = engine.store().writes();
+        let before = engine.store().inner().pairs();
+        let replies = engine
+            .atomically(|e| {
+                assert!(e.in_group());
+                let replies = vec![
+                    e.execute(&["RPUSH", "l", "a", "b", "c"]),
+                    e.execute(&["LRANGE", "l", "0", "-1"]),
+                    e.execute(&["ZADD", "z", "1", "m", "2", "n"]),
+                    e.execute(&["ZREVRANGE", "z", "0", "-1"]),
+                    e.execute(&["FLUSHDB"]),
+                    e.execute(&["EXISTS", "l", "z"]),
+                    e.execute(&["SET", "s", "v"]),
+                    e.execute(&["KEYS", "*"]),
+                    // Nested: joins this group.
+                    e.atomically(|e| e.execute(&["APPEND", "s", "w"]))
+                        .expect("nested"),
+                ];
+                // Nothing written yet.
+                assert_eq!(e.store().writes(), writes);
+                assert!(e.store().inner().pairs() == before);
+                replies
+            })
+            .expect("commit");
+        let bulk = |s: &str| Reply::Bulk(s.as_bytes().to_vec());
+        assert_eq!(
+            replies,
+            vec![
+                Reply::Integer(3),
+                Reply::Array(vec![bulk("a"), bulk("b"), bulk("c")]),
+                Reply::Integer(2),
+                Reply::Array(vec![bulk("n"), bulk("m")]),
+                Reply::Status("OK".into()),
+                Reply::Integer(0),
+                Reply::Status("OK".into()),
+                Reply::Array(vec![bulk("s")]),
+                Reply::Integer(2),
+            ],
+            "{format}"
+        );
+        assert_eq!(engine.store().writes(), writes + 1, "{format}: one write");
+        assert_eq!(engine.execute(&["GET", "s"]), bulk("vw"), "{format}");
+    }
+}
+
+#[test]
+fn other_threads_neither_see_nor_join_an_open_group() {
+    for &format in Format::ALL {
+        let clock = Arc::new(ManualClock::at_ms(START_MS));
+        let engine = Arc::new(Engine::in_memory(codec(format), clock).expect("engine"));
+        engine.execute(&["MSET", "x", "0", "y", "0"]);
+        let stop = Arc::new(AtomicBool::new(false));
+        let readers: Vec<_> = (0..2)
+            .map(|_| {
+                let (engine, stop) = (engine.clone(), stop.clone());
+                std::thread::spawn(move || {
+                    let mut seen = 0u64;
+                    let mut increments = 0u64;
+                    while !stop.load(Ordering::SeqCst) {
+                        // A group sets x and y together: never one alone.
+                        let reply = engine.execute(&["MGET", "x", "y"]);
+                        let Reply::Array(items) = reply else {
+                            panic!("MGET: {reply:?}");
+                        };
+                        assert_eq!(items[0], items[1], "half a group seen");
+                        assert!(!engine.in_group());
+                        // Writes of this thread never join a group.
+                        engine.execute(&["INCR", "counter"]);
+                        increments += 1;
+                        seen += 1;
+                    }
+                    (seen, increments)
+                })
+            })
+            .collect();
+        let groups = 200u64;
+        for i in 1..=groups {
+            let v = i.to_string();
+            engine
+                .atomically(|e| {
+                    e.execute(&["SET", "x", &v]);
+                    std::thread::yield_now();
+                    e.execute(&["INCR", "counter"]);
+                    e.execute(&["SET", "y", &v]);
+                })
+                .expect("commit");
+        }
+        stop.store(true, Ordering::SeqCst);
+        let mut increments = groups;
+        for reader in readers {
+            increments += reader.join().expect("reader").1;
+        }
+        // No increment lost: every thread's INCR applied exactly once.
+        assert_eq!(
+            engine.execute(&["GET", "counter"]),
+            Reply::Bulk(increments.to_string().into_bytes()),
+            "{format}"
+        );
+    }
+}
