@@ -11,6 +11,7 @@ mod config_file;
 mod dump;
 mod error;
 mod exec;
+mod generate;
 mod migrate;
 mod rdb;
 mod serve;
@@ -77,6 +78,9 @@ enum Command {
     /// encoding) into an empty store of any format; the whole file is
     /// checked before anything is written.
     Import(rdb::ImportArgs),
+    /// Write a realistic dataset (seeded; sizes from a stated distribution,
+    /// big keys, TTLs) into an empty store of any format.
+    Generate(generate::GenerateArgs),
     /// Serve the store to Redis clients (RESP2 and RESP3) until SHUTDOWN,
     /// SIGTERM or SIGINT; then flush it and close.
     Serve(serve::ServeArgs),
@@ -109,6 +113,7 @@ fn main() -> ExitCode {
         Command::Verify(args) => migrate::run_verify(&args),
         Command::MigrateBench(args) => migrate::bench::run(&args),
         Command::Serve(args) => serve::run(&args),
+        Command::Generate(args) => generate::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

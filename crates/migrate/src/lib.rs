@@ -74,6 +74,7 @@
 mod checkpoint;
 mod digest;
 mod error;
+pub mod generate;
 pub mod network;
 mod options;
 mod plan;
