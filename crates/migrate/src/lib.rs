@@ -71,6 +71,7 @@
 //! them, see [`network`]: the same rules, the keys travel through the
 //! protocol.
 
+pub mod analyze;
 mod checkpoint;
 mod digest;
 mod error;
