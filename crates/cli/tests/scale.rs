@@ -164,6 +164,9 @@ fn planted(format: &str, dir: &Path) {
     exec_at(CLOCK, format, dir, &script);
 }
 
+/// A column family, its stale metadata and its stale element records.
+type StaleIn = (&'static str, u64, u64);
+
 #[test]
 fn analyze_finds_exactly_the_planted_big_keys_and_garbage() {
     // Per column family: (stale metadata, stale element records).
@@ -171,7 +174,7 @@ fn analyze_finds_exactly_the_planted_big_keys_and_garbage() {
     // set members in one family; blackwidow keeps a deleted key's
     // metadata as a marker, each type in its own instance. Both keep
     // expired metadata, and the elements under it, until compaction.
-    let expected: [(&str, &[(&str, u64, u64)]); 2] = [
+    let expected: [(&str, &[StaleIn]); 2] = [
         ("kvrocks", &[("db/metadata", 4, 0), ("db/default", 0, 520)]),
         (
             "blackwidow",

@@ -342,7 +342,7 @@ fn live_keys<C: Codec>(
 }
 
 /// The stale records of a family, created when first met.
-fn stale_of<'a>(stale: &'a mut Vec<Stale>, family: String) -> &'a mut Stale {
+fn stale_of(stale: &mut Vec<Stale>, family: String) -> &mut Stale {
     let at = match stale.iter().position(|s| s.family == family) {
         Some(at) => at,
         None => {
