@@ -56,7 +56,6 @@ pub fn run(args: &AnalyzeArgs) -> Result<(), CliError> {
     let mut done = Vec::new();
     for store in args.store.each_namespace()? {
         let engine = store.open(OpenMode::ReadOnly, None)?;
-        engine.store().set_fill_cache(false);
         let analysis = analyze(&engine, &options).map_err(|e| fail(e.to_string()))?;
         done.push((store.namespace.clone(), analysis));
     }

@@ -264,6 +264,7 @@ fn live_keys<C: Codec>(
     let mut by_bytes = Top::new(options.top);
     let mut by_elements = Top::new(options.top);
     let mut ttl = [0u64; TTL_BUCKETS.len()];
+    let mut lanes: Vec<(Place, redcodec_engine::store::StoreIter<'_>)> = Vec::new();
     let mut walk = KeyWalk::new(ctx, None);
     while let Some((key, meta)) = walk.next()? {
         let Some(meta) = meta else {
@@ -279,8 +280,21 @@ fn live_keys<C: Codec>(
         for &kind in kinds_of(meta.data_type) {
             let of = kind.of(&key, &meta);
             let range = codec.sub_range(of);
-            let mut it = store.scan(&range, None, false);
+            // One iterator per family, moved from key to key: creating
+            // one per key would cost more than the key's records.
+            let it = match lanes.iter().position(|(p, _)| *p == range.place) {
+                Some(at) => &mut lanes[at].1,
+                None => {
+                    lanes.push((range.place, store.scan_family(range.place)));
+                    &mut lanes.last_mut().expect("just pushed").1
+                }
+            };
+            let order = store.order(range.place);
+            it.seek(&range.lower);
             while let Some((k, v)) = it.next()? {
+                if order(&k, &range.upper) != std::cmp::Ordering::Less {
+                    break;
+                }
                 if !codec.sub_is_current(of, &v) {
                     continue;
                 }
