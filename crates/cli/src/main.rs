@@ -6,11 +6,13 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod allocator;
+mod analyze;
 mod check;
 mod config_file;
 mod dump;
 mod error;
 mod exec;
+mod generate;
 mod migrate;
 mod rdb;
 mod serve;
@@ -77,6 +79,12 @@ enum Command {
     /// encoding) into an empty store of any format; the whole file is
     /// checked before anything is written.
     Import(rdb::ImportArgs),
+    /// Write a realistic dataset (seeded; sizes from a stated distribution,
+    /// big keys, TTLs) into an empty store of any format.
+    Generate(generate::GenerateArgs),
+    /// Report, read-only, the biggest keys, bytes per type and prefix, TTLs,
+    /// stale records not yet compacted, and bytes per column family and level.
+    Analyze(analyze::AnalyzeArgs),
     /// Serve the store to Redis clients (RESP2 and RESP3) until SHUTDOWN,
     /// SIGTERM or SIGINT; then flush it and close.
     Serve(serve::ServeArgs),
@@ -109,6 +117,8 @@ fn main() -> ExitCode {
         Command::Verify(args) => migrate::run_verify(&args),
         Command::MigrateBench(args) => migrate::bench::run(&args),
         Command::Serve(args) => serve::run(&args),
+        Command::Generate(args) => generate::run(&args),
+        Command::Analyze(args) => analyze::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -71,9 +71,11 @@
 //! them, see [`network`]: the same rules, the keys travel through the
 //! protocol.
 
+pub mod analyze;
 mod checkpoint;
 mod digest;
 mod error;
+pub mod generate;
 pub mod network;
 mod options;
 mod plan;

@@ -29,7 +29,7 @@ mod follow;
 mod namespaces;
 mod network;
 mod pair;
-mod progress;
+pub(crate) mod progress;
 mod summary;
 
 pub use pair::PairArgs;
