@@ -43,10 +43,12 @@ fn settings(text: &str) -> Vec<(String, String)> {
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(|line| {
-            // Pika: `name : value` (the value may be empty); Kvrocks: `name value`.
-            let (name, value) = match line.split_once(" :") {
-                Some((name, value)) if !name.contains(char::is_whitespace) => {
-                    (name, value.trim_start_matches(':'))
+            // Pika splits at the first `:` (`name : value`, `name:value`;
+            // the value may be empty); Kvrocks: `name value` (a `:` only
+            // after the name, e.g. `bind 127.0.0.1 ::1`).
+            let (name, value) = match line.split_once(':') {
+                Some((name, value)) if !name.trim().contains(char::is_whitespace) => {
+                    (name, value)
                 }
                 _ => line.split_once(char::is_whitespace).unwrap_or((line, "")),
             };
@@ -194,7 +196,8 @@ mod tests {
             ]
             .map(|(a, b)| (a.to_string(), b.to_string()))
         );
-        let pika = "port : 9221\nrequirepass :\ndb-path : ./db/\nslaveof : 10.0.0.1:9221\n";
+        let pika = "port : 9221\nrequirepass :\ndb-path : ./db/\nslaveof : 10.0.0.1:9221\n\
+                    cache-type: string\nport:27991\n";
         assert_eq!(
             settings(pika),
             [
@@ -202,6 +205,8 @@ mod tests {
                 ("requirepass", ""),
                 ("db-path", "./db/"),
                 ("slaveof", "10.0.0.1:9221"),
+                ("cache-type", "string"),
+                ("port", "27991"),
             ]
             .map(|(a, b)| (a.to_string(), b.to_string()))
         );
