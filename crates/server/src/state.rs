@@ -60,6 +60,8 @@ pub struct Shared {
     pub replica: crate::replica::Replica,
     /// The replication master: backlog, replicas, stream.
     pub repl: crate::master::Replication,
+    /// EVAL's script cache, function libraries, the running script.
+    pub scripts: crate::scripting::Scripts,
 }
 
 impl Shared {
