@@ -75,7 +75,7 @@ impl RunControl {
     /// Called by the Lua hook every few thousand instructions: marks the
     /// run busy past the threshold; `true` when it must stop (killed).
     pub(crate) fn tick(&self) -> bool {
-        if !self.busy.load(Ordering::Relaxed) {
+        if self.running.load(Ordering::Relaxed) && !self.busy.load(Ordering::Relaxed) {
             let limit = self.threshold_ms.load(Ordering::Relaxed);
             if limit > 0 && self.started.lock().elapsed().as_millis() >= u128::from(limit) {
                 self.busy.store(true, Ordering::SeqCst);
@@ -95,6 +95,14 @@ impl RunControl {
         self.load_deadline
             .lock()
             .is_some_and(|at| Instant::now() >= at)
+    }
+
+    /// The server shuts down: the running script stops at its next hook,
+    /// written or not (SHUTDOWN NOSAVE, SIGTERM).
+    pub fn abort(&self) {
+        if self.running.load(Ordering::SeqCst) {
+            self.kill.store(true, Ordering::SeqCst);
+        }
     }
 
     /// The script wrote: it can no longer be killed.

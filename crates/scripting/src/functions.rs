@@ -157,7 +157,7 @@ impl Functions {
         self.libraries
             .values()
             .flat_map(|l| l.functions.iter())
-            .find(|f| f.name == name)
+            .find(|f| f.name.eq_ignore_ascii_case(name))
     }
 
     /// The flags of the function `name`.
@@ -193,6 +193,9 @@ impl Functions {
         let started = Instant::now();
         let deadline = self.control.load_deadline(Some(started + LOAD_TIMEOUT));
         let result = load.call::<(bool, Value)>(chunk);
+        if self.control.load_overdue() {
+            self.sandbox.reset_hook();
+        }
         self.control.load_deadline(deadline);
         let (ok, value) = match result {
             Ok(r) => r,
@@ -275,7 +278,7 @@ impl Functions {
                 .values()
                 .filter(|l| l.name != library.name)
                 .flat_map(|l| l.functions.iter())
-                .any(|g| g.name == f.name);
+                .any(|g| g.name.eq_ignore_ascii_case(&f.name));
             if clash {
                 return Err(format!("ERR Function {} already exists", f.name));
             }
@@ -317,7 +320,11 @@ impl Functions {
         }
         for lib in &created {
             for f in &lib.functions {
-                if next.values().flat_map(|l| l.functions.iter()).any(|g| g.name == f.name) {
+                if next
+                    .values()
+                    .flat_map(|l| l.functions.iter())
+                    .any(|g| g.name.eq_ignore_ascii_case(&f.name))
+                {
                     return Err(format!("ERR Function {} already exists", f.name));
                 }
             }

@@ -19,6 +19,7 @@ local raw_rawset, raw_rawget, raw_next = rawset, rawget, next
 local raw_pairs, raw_ipairs, raw_unpack = pairs, ipairs, unpack
 local raw_pcall, raw_loadstring, raw_setfenv = pcall, loadstring, setfenv
 local concat = table.concat
+local floor = math.floor
 
 local READONLY = "Attempt to modify a readonly table"
 
@@ -114,8 +115,32 @@ end
 G.ipairs = function(t)
   return raw_ipairs(unwrap(t))
 end
+-- Stock Lua 5.1's unpack overflows on huge ranges (Redis patched its
+-- copy): such ranges are refused here first.
+-- (Called with as many arguments as given: the stack room the C
+-- function checks counts them.)
+local INT_MAX = 2147483647
 G.unpack = function(t, ...)
-  return raw_unpack(unwrap(t), ...)
+  local real_t = unwrap(t)
+  local n = select("#", ...)
+  local i, j = ...
+  if type(real_t) == "table" then
+    local first = i == nil and 1 or tonumber(i)
+    local last = j == nil and #real_t or tonumber(j)
+    if first and last then
+      first = first >= 0 and floor(first) or -floor(-first)
+      last = last >= 0 and floor(last) or -floor(-last)
+      if first <= last and (last - first >= INT_MAX or first < -INT_MAX - 1 or last > INT_MAX) then
+        error("too many results to unpack", 0)
+      end
+    end
+  end
+  if n == 0 then
+    return raw_unpack(real_t)
+  elseif n == 1 then
+    return raw_unpack(real_t, i)
+  end
+  return raw_unpack(real_t, ...)
 end
 
 -- Redis 7's pcall: an error table {err=…} is caught as its message.
@@ -310,7 +335,6 @@ redis.REDIS_VERSION_NUM = native.version_num
 G.redis = redis
 
 -- Redis' math.random: Lua's own code over redisLrand48.
-local floor = math.floor
 local function checkint(v, n)
   local x = tonumber(v)
   if x == nil then
@@ -375,6 +399,7 @@ local function finish()
   local string_meta = raw_getmetatable("")
   if string_meta then
     string_meta.__index = raw_rawget(G, "string")
+    string_meta.__metatable = proxy_of(string_meta, false)
   end
   local shown = proxy_of({ __index = nonexistent }, false)
   env = proxy_of(G, shown)
@@ -490,6 +515,7 @@ do
     REDIS_VERSION = native.version,
     REDIS_VERSION_NUM = native.version_num,
   }
+  raw_setmetatable(load_redis, { __index = nonexistent })
   local load_api = { redis = proxy_of(load_redis, false) }
   raw_setmetatable(load_api, { __index = nonexistent })
   local mt = { __index = G, __newindex = readonly_write, __metatable = false }

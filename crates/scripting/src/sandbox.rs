@@ -77,6 +77,26 @@ unsafe fn call_c(state: *mut mlua::ffi::lua_State, raise: bool) -> std::os::raw:
     1
 }
 
+/// The hook every [`HOOK_EVERY`] instructions: marks the run busy past
+/// the threshold; once the run is killed (or a FUNCTION LOAD overdue) it
+/// raises an error at every line, so that a `pcall` in a loop cannot keep
+/// the script alive (as Redis' `luaMaskCountHook` does).
+fn install_hook(lua: &Lua, control: &Arc<RunControl>) -> mlua::Result<()> {
+    let control = control.clone();
+    lua.set_hook(
+        HookTriggers::new().every_nth_instruction(HOOK_EVERY),
+        move |lua, _| {
+            if control.tick() || control.load_overdue() {
+                lua.set_hook(HookTriggers::EVERY_LINE, |_, _| {
+                    Err(mlua::Error::runtime(KILLED))
+                })?;
+                return Err(mlua::Error::runtime(KILLED));
+            }
+            Ok(VmState::Continue)
+        },
+    )
+}
+
 /// Lowercase hex SHA1 of `bytes` (script names, `redis.sha1hex`).
 pub fn sha1_hex(bytes: &[u8]) -> String {
     let digest = Sha1::digest(bytes);
@@ -201,17 +221,7 @@ impl Sandbox {
         load_libraries(&lua)?;
         let finish: Function = parts.raw_get("finish")?;
         let env: Table = finish.call(())?;
-        let hook_control = control.clone();
-        lua.set_hook(
-            HookTriggers::new().every_nth_instruction(HOOK_EVERY),
-            move |_, _| {
-                if hook_control.tick() || hook_control.load_overdue() {
-                    Err(mlua::Error::runtime(KILLED))
-                } else {
-                    Ok(VmState::Continue)
-                }
-            },
-        )?;
+        install_hook(&lua, &control)?;
         lua.set_memory_limit(DEFAULT_MEMORY_LIMIT)?;
         Ok(Sandbox {
             ctx: parts.raw_get("ctx")?,
@@ -281,6 +291,9 @@ impl Sandbox {
         let outcome = self.run_inner(runner, f, name, keys, args, as_function, read_only);
         let killed = self.control.killed();
         self.control.end();
+        if killed {
+            let _ = install_hook(&self.lua, &self.control);
+        }
         let _ = self.ctx.raw_set("resp", 2);
         match outcome {
             _ if killed => Outcome::Error(format!("{KILLED} script: {name}")),
@@ -327,6 +340,11 @@ impl Sandbox {
             return Ok(Outcome::Value(lua_to_resp(&value, resp3)));
         }
         Ok(Outcome::Error(error_reply(&value, name)))
+    }
+
+    /// Puts back the counting hook (after a stop switched it to every line).
+    pub fn reset_hook(&self) {
+        let _ = install_hook(&self.lua, &self.control);
     }
 
     /// Runs a full garbage collection (after SCRIPT FLUSH).

@@ -158,6 +158,27 @@ impl Scripts {
     }
 }
 
+/// INFO memory's scripting fields, as Redis 7.0 names them.
+pub fn info_memory(shared: &Shared, out: &mut String) {
+    use std::fmt::Write as _;
+    let human = crate::process::human_bytes;
+    let Some((lua, functions, scripts, cached)) = shared.scripts.memory() else {
+        return;
+    };
+    let (libs, funcs) = shared.scripts.scripting.try_lock().map_or((0, 0), |s| {
+        (s.functions().libraries().count(), s.functions().function_count())
+    });
+    let (lua, functions, scripts) = (lua as u64, functions as u64, scripts as u64);
+    let _ = write!(
+        out,
+        "used_memory_lua:{lua}\r\nused_memory_vm_eval:{lua}\r\nused_memory_lua_human:{}\r\nused_memory_scripts_eval:{scripts}\r\nnumber_of_cached_scripts:{cached}\r\nnumber_of_functions:{funcs}\r\nnumber_of_libraries:{libs}\r\nused_memory_vm_functions:{functions}\r\nused_memory_vm_total:{}\r\nused_memory_vm_total_human:{}\r\nused_memory_functions:0\r\nused_memory_scripts:{scripts}\r\nused_memory_scripts_human:{}\r\n",
+        human(lua),
+        lua + functions,
+        human(lua + functions),
+        human(scripts),
+    );
+}
+
 /// Reads [`FUNCTIONS_FILE`]: the libraries' codes (none without a file).
 pub fn read_libraries(path: &Path) -> std::io::Result<Vec<Vec<u8>>> {
     let bytes = match std::fs::read(path) {
@@ -602,7 +623,10 @@ pub fn function(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Rep
             let policy = args
                 .get(3)
                 .map_or("append".to_string(), |p| String::from_utf8_lossy(p).to_ascii_lowercase());
-            if args.len() > 4 || !matches!(policy.as_str(), "append" | "replace" | "flush") {
+            if args.len() > 4 {
+                return crate::commands::subcommands::syntax_error(args);
+            }
+            if !matches!(policy.as_str(), "append" | "replace" | "flush") {
                 return Reply::error(
                     "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.",
                 );
@@ -721,7 +745,13 @@ fn function_list(shared: &Shared, args: &[Vec<u8>]) -> Result<RespValue, Reply> 
                     ),
                     (
                         bulk("flags"),
-                        RespValue::Set(f.flags.names().into_iter().map(bulk).collect()),
+                        RespValue::Set(
+                            f.flags
+                                .names()
+                                .into_iter()
+                                .map(|n| RespValue::Status(n.to_string()))
+                                .collect(),
+                        ),
                     ),
                 ])
             })

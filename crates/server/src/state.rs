@@ -67,6 +67,7 @@ pub struct Shared {
 impl Shared {
     /// Starts the shutdown: connections finish what they run and close.
     pub fn begin_shutdown(&self) {
+        self.scripts.control().abort();
         self.shutdown.send_replace(true);
     }
 
