@@ -234,8 +234,8 @@ local redis = {}
 -- redis.call and redis.pcall are C functions (sandbox.rs) over
 -- `call_helper`, so that a script's `return redis.call(…)` keeps the
 -- script's frame for the error position, as Redis' C functions do.
-local function call_helper(...)
-  return call(false, ...)
+local function call_helper(args, n)
+  return call(false, args, n)
 end
 redis.call = native.call
 redis.pcall = native.pcall
@@ -324,7 +324,7 @@ redis.acl_check_cmd = function(...)
   if not f then
     outside("redis.acl_check_cmd")
   end
-  local r, is_err = f(1, ctx.resp, ...)
+  local r, is_err = f(1, ctx.resp, { ... }, select("#", ...))
   if is_err then
     error(r, 0)
   end

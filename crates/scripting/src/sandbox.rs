@@ -64,11 +64,19 @@ unsafe extern "C-unwind" fn redis_pcall(state: *mut mlua::ffi::lua_State) -> std
 /// Redis: a script's tail call to it keeps the script's frame.
 unsafe fn call_c(state: *mut mlua::ffi::lua_State, raise: bool) -> std::os::raw::c_int {
     use mlua::ffi;
+    // The arguments go in one table: thousands of them (an `unpack` of
+    // a big table) must not pass through the C stack limit again.
     let n = ffi::lua_gettop(state);
+    ffi::lua_createtable(state, n, 0);
+    ffi::lua_insert(state, 1);
+    for i in (1..=n).rev() {
+        ffi::lua_rawseti(state, 1, ffi::lua_Integer::from(i));
+    }
     // The helper's name, NUL-terminated.
     ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, c"redcodec.call".as_ptr());
     ffi::lua_insert(state, 1);
-    ffi::lua_call(state, n, 2);
+    ffi::lua_pushinteger(state, ffi::lua_Integer::from(n));
+    ffi::lua_call(state, 2, 2);
     let is_err = ffi::lua_toboolean(state, -1) != 0;
     ffi::lua_settop(state, -2);
     if raise && is_err {
@@ -120,7 +128,13 @@ pub struct Sandbox {
     set_args: Function,
     env: Table,
     control: Arc<RunControl>,
+    /// Runs since the last full garbage collection.
+    runs: std::sync::atomic::AtomicU32,
 }
+
+/// A full garbage collection every this many runs (Redis steps its
+/// collector every 50 scripts): the state stays near its size at rest.
+const GC_EVERY: u32 = 50;
 
 /// How a run ended.
 pub enum Outcome {
@@ -223,7 +237,9 @@ impl Sandbox {
         let env: Table = finish.call(())?;
         install_hook(&lua, &control)?;
         lua.set_memory_limit(DEFAULT_MEMORY_LIMIT)?;
+        lua.gc_collect()?;
         Ok(Sandbox {
+            runs: std::sync::atomic::AtomicU32::new(0),
             ctx: parts.raw_get("ctx")?,
             run: parts.raw_get("run")?,
             set_args: parts.raw_get("set_args")?,
@@ -293,6 +309,11 @@ impl Sandbox {
         self.control.end();
         if killed {
             let _ = install_hook(&self.lua, &self.control);
+        }
+        let runs = self.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if runs >= GC_EVERY {
+            self.runs.store(0, std::sync::atomic::Ordering::Relaxed);
+            let _ = self.lua.gc_collect();
         }
         let _ = self.ctx.raw_set("resp", 2);
         match outcome {
@@ -414,7 +435,12 @@ fn call_from_script(
         _ => 0,
     };
     let resp3 = matches!(it.next(), Some(Value::Integer(3)));
-    let rest: Vec<Value> = it.collect();
+    let rest: Vec<Value> = match (it.next(), it.next()) {
+        (Some(Value::Table(t)), Some(Value::Integer(n))) => (1..=n)
+            .map(|i| t.raw_get::<Value>(i).unwrap_or(Value::Nil))
+            .collect(),
+        _ => Vec::new(),
+    };
     let err = |text: &str| -> mlua::Result<(Value, bool)> {
         let t = lua.create_table()?;
         t.raw_set("err", format!("ERR {text}"))?;

@@ -402,3 +402,57 @@ fn function_libraries() {
     );
 }
 
+
+#[test]
+fn evals_do_not_leak_lua_memory() {
+    // Redis' "EVAL does not leak in the Lua stack": under 100 KB after
+    // 10000 runs of a script.
+    let (mut s, mut m) = (scripting(), Memory::default());
+    for _ in 0..10_000 {
+        eval(&mut s, &mut m, "return redis.call('incr', KEYS[1])", &["x"], &[]);
+    }
+    assert_eq!(m.data[b"x".as_slice()], b"10000");
+    let used = s.eval_memory();
+    assert!(used < 100 * 1024, "{used} bytes");
+}
+
+#[test]
+fn unpack_of_thousands_of_arguments_reaches_the_command() {
+    #[derive(Default)]
+    struct Count(usize);
+    impl CommandRunner for Count {
+        fn call(&mut self, args: &[Vec<u8>], _: bool, _: bool) -> Result<RespValue, String> {
+            self.0 = args.len();
+            Ok(RespValue::Integer(args.len() as i64 - 2))
+        }
+        fn exists(&self, _: &[u8]) -> bool {
+            true
+        }
+    }
+    let mut s = scripting();
+    let body = b"local a = {} for i=1,7999 do a[i] = 1 end return redis.call('lpush', 'l', unpack(a))";
+    let (sha, _) = s.resolve(body, false).unwrap();
+    let mut c = Count::default();
+    assert_eq!(s.run_script(&mut c, &sha, &[], &[], false), RespValue::Integer(7999));
+    assert_eq!(c.0, 8001);
+    let (mut s, mut m) = (scripting(), Memory::default());
+    for body in [
+        "return {unpack({1,2,3}, -2, 2147483647)}",
+        "return {unpack({1,2,3}, 0, 2147483647)}",
+        "return {unpack({1,2,3}, -2147483648, -2)}",
+    ] {
+        let r = eval(&mut s, &mut m, body, &[], &[]);
+        assert!(matches!(&r, RespValue::Error(e) if e.contains("too many results to unpack")), "{body}: {r:?}");
+    }
+    assert_eq!(
+        eval(&mut s, &mut m, "return {unpack({1,2,3}, 2)}", &[], &[]),
+        RespValue::Array(vec![RespValue::Integer(2), RespValue::Integer(3)])
+    );
+}
+
+#[test]
+fn a_fresh_state_is_small() {
+    let s = scripting();
+    let used = s.eval_memory();
+    assert!(used < 80 * 1024, "{used} bytes");
+}
