@@ -51,20 +51,38 @@ fn function_libraries_survive_a_restart() {
                 .query(&mut c)
                 .unwrap();
             assert_eq!(name, "keep", "{format}");
-            let n: i64 = redis::cmd("FCALL").arg("kept").arg(1).arg("n").query(&mut c).unwrap();
+            let n: i64 = redis::cmd("FCALL")
+                .arg("kept")
+                .arg(1)
+                .arg("n")
+                .query(&mut c)
+                .unwrap();
             assert_eq!(n, 1, "{format}");
             let status = server.signal("TERM");
             assert!(status.success(), "{format}: {status}");
         }
         let server = Serve::start(format, &dir, &["--sync", "always"]);
         let mut c = server.conn();
-        let n: i64 = redis::cmd("FCALL").arg("kept").arg(1).arg("n").query(&mut c).unwrap();
+        let n: i64 = redis::cmd("FCALL")
+            .arg("kept")
+            .arg(1)
+            .arg("n")
+            .query(&mut c)
+            .unwrap();
         assert_eq!(n, 2, "{format}: the library and the key are back");
-        let listed: Value = redis::cmd("FUNCTION").arg("LIST").arg("WITHCODE").query(&mut c).unwrap();
+        let listed: Value = redis::cmd("FUNCTION")
+            .arg("LIST")
+            .arg("WITHCODE")
+            .query(&mut c)
+            .unwrap();
         let text = format!("{listed:?}");
         assert!(text.contains("kept"), "{format}: {text}");
         // A deleted library stays deleted.
-        let _: () = redis::cmd("FUNCTION").arg("DELETE").arg("keep").query(&mut c).unwrap();
+        let _: () = redis::cmd("FUNCTION")
+            .arg("DELETE")
+            .arg("keep")
+            .query(&mut c)
+            .unwrap();
         drop(c);
         assert!(server.signal("TERM").success());
         let server = Serve::start(format, &dir, &["--sync", "always"]);
@@ -74,7 +92,10 @@ fn function_libraries_survive_a_restart() {
             .arg(0)
             .query::<Value>(&mut c)
             .unwrap_err();
-        assert!(err.to_string().contains("Function not found"), "{format}: {err}");
+        assert!(
+            err.to_string().contains("Function not found"),
+            "{format}: {err}"
+        );
     }
 }
 
@@ -85,13 +106,28 @@ fn scripts_are_atomic_against_other_clients() {
     let (_tmp, dir) = store_dir();
     let server = Serve::start("kvrocks", &dir, &["--sync", "no"]);
     let mut c = server.conn();
-    let _: () = redis::cmd("MSET").arg("a").arg(1000).arg("b").arg(0).query(&mut c).unwrap();
+    let _: () = redis::cmd("MSET")
+        .arg("a")
+        .arg(1000)
+        .arg("b")
+        .arg(0)
+        .query(&mut c)
+        .unwrap();
     let mover = "for i = 1, 50 do redis.call('decr', KEYS[1]); redis.call('incr', KEYS[2]) end";
     let addr = server.addr.clone();
     let writer = std::thread::spawn(move || {
-        let mut w = redis::Client::open(format!("redis://{addr}/")).unwrap().get_connection().unwrap();
+        let mut w = redis::Client::open(format!("redis://{addr}/"))
+            .unwrap()
+            .get_connection()
+            .unwrap();
         for _ in 0..20 {
-            let _: Value = redis::cmd("EVAL").arg(mover).arg(2).arg("a").arg("b").query(&mut w).unwrap();
+            let _: Value = redis::cmd("EVAL")
+                .arg(mover)
+                .arg(2)
+                .arg("a")
+                .arg("b")
+                .query(&mut w)
+                .unwrap();
         }
     });
     let mut reads = 0;
@@ -114,17 +150,32 @@ fn busy_scripts_and_script_kill() {
     let (_tmp, dir) = store_dir();
     let server = Serve::start("kvrocks", &dir, &["--sync", "no"]);
     let mut c = server.conn();
-    let _: () = redis::cmd("CONFIG").arg("SET").arg("lua-time-limit").arg(10).query(&mut c).unwrap();
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("lua-time-limit")
+        .arg(10)
+        .query(&mut c)
+        .unwrap();
     let addr = server.addr.clone();
     let runner = std::thread::spawn(move || {
-        let mut r = redis::Client::open(format!("redis://{addr}/")).unwrap().get_connection().unwrap();
-        redis::cmd("EVAL").arg("while true do end").arg(0).query::<Value>(&mut r)
+        let mut r = redis::Client::open(format!("redis://{addr}/"))
+            .unwrap()
+            .get_connection()
+            .unwrap();
+        redis::cmd("EVAL")
+            .arg("while true do end")
+            .arg(0)
+            .query::<Value>(&mut r)
     });
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         match redis::cmd("PING").query::<String>(&mut c) {
             Err(e) if e.to_string().contains("BUSY") => {
-                assert!(e.to_string().contains("You can only call SCRIPT KILL or SHUTDOWN NOSAVE"), "{e}");
+                assert!(
+                    e.to_string()
+                        .contains("You can only call SCRIPT KILL or SHUTDOWN NOSAVE"),
+                    "{e}"
+                );
                 break;
             }
             _ if Instant::now() > deadline => panic!("no BUSY within 60 s"),
@@ -133,14 +184,22 @@ fn busy_scripts_and_script_kill() {
     }
     let _: () = redis::cmd("SCRIPT").arg("KILL").query(&mut c).unwrap();
     let killed = runner.join().unwrap().unwrap_err();
-    assert!(killed.to_string().contains("Script killed by user with SCRIPT KILL"), "{killed}");
+    assert!(
+        killed
+            .to_string()
+            .contains("Script killed by user with SCRIPT KILL"),
+        "{killed}"
+    );
     let pong: String = redis::cmd("PING").query(&mut c).unwrap();
     assert_eq!(pong, "PONG");
 
     // A script that wrote cannot be killed; it ends on its own here.
     let addr = server.addr.clone();
     let runner = std::thread::spawn(move || {
-        let mut r = redis::Client::open(format!("redis://{addr}/")).unwrap().get_connection().unwrap();
+        let mut r = redis::Client::open(format!("redis://{addr}/"))
+            .unwrap()
+            .get_connection()
+            .unwrap();
         redis::cmd("EVAL")
             .arg("redis.call('set', 'w', '1'); local t = redis.call('time')[1] + 0; while redis.call('time')[1] + 0 < t + 2 do end; return 'done'")
             .arg(0)
@@ -180,6 +239,10 @@ fn resp3_types_reach_resp3_clients() {
         v,
         Value::Map(vec![(Value::BulkString(b"a".to_vec()), Value::Int(1))])
     );
-    let v: Value = redis::cmd("EVAL").arg("redis.setresp(3); return true").arg(0).query(&mut c).unwrap();
+    let v: Value = redis::cmd("EVAL")
+        .arg("redis.setresp(3); return true")
+        .arg(0)
+        .query(&mut c)
+        .unwrap();
     assert_eq!(v, Value::Boolean(true));
 }

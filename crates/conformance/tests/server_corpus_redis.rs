@@ -9,8 +9,7 @@ use redcodec_conformance::{runner, scenario, server_corpus_dir, target::RedisSer
 
 #[test]
 fn server_corpus_matches_real_redis() {
-    let Some(mut server) = RedisServer::start_or_skip("server scenarios against real Redis")
-    else {
+    let Some(mut server) = RedisServer::start_or_skip("server scenarios against real Redis") else {
         return;
     };
     let scenarios = scenario::load_dir(&server_corpus_dir()).expect("server corpus parses");

@@ -118,7 +118,8 @@ fn table_to_resp(t: &Table, resp3: bool, depth: usize) -> RespValue {
         return RespValue::BigNumber(one_line(&s.as_bytes()));
     }
     if let Value::Table(v) = field(t, "verbatim_string") {
-        if let (Value::String(format), Value::String(s)) = (field(&v, "format"), field(&v, "string"))
+        if let (Value::String(format), Value::String(s)) =
+            (field(&v, "format"), field(&v, "string"))
         {
             return RespValue::Verbatim(
                 String::from_utf8_lossy(&format.as_bytes()).into_owned(),
@@ -194,7 +195,9 @@ pub fn resp_to_lua(lua: &Lua, reply: &RespValue) -> mlua::Result<Value> {
             wrapped(lua, "set", Value::Table(s))?
         }
         RespValue::Double(d) => wrapped(lua, "double", Value::Number(*d))?,
-        RespValue::BigNumber(n) => wrapped(lua, "big_number", Value::String(lua.create_string(n)?))?,
+        RespValue::BigNumber(n) => {
+            wrapped(lua, "big_number", Value::String(lua.create_string(n)?))?
+        }
         RespValue::Verbatim(format, s) => {
             let v = lua.create_table()?;
             v.raw_set("string", lua.create_string(s)?)?;

@@ -350,8 +350,13 @@ impl Functions {
             return RespValue::Error(WRITE_FLAG_WITH_RO.into());
         }
         let read_only = ro || f.flags.no_writes;
-        self.sandbox
-            .run(runner, &f.callback, &f.name, keys, args, true, read_only)
-            .into_reply()
+        let inv = crate::sandbox::Invocation {
+            name: &f.name,
+            keys,
+            args,
+            as_function: true,
+            read_only,
+        };
+        self.sandbox.run(runner, &f.callback, &inv).into_reply()
     }
 }

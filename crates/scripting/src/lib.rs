@@ -126,7 +126,8 @@ impl Scripting {
             .compile(&body[shebang_len..], "@user_script")
             .map_err(|e| format!("ERR Error compiling script (new function): {e}"))?;
         self.scripts_bytes += body.len();
-        self.scripts.insert(sha.clone(), CachedScript { function, flags });
+        self.scripts
+            .insert(sha.clone(), CachedScript { function, flags });
         Ok(sha)
     }
 
@@ -178,7 +179,11 @@ impl Scripting {
 
     /// Resolves EVAL's or EVALSHA's first argument to a cached script's
     /// SHA1 (compiling an EVAL body): the SHA1 and its flags.
-    pub fn resolve(&mut self, script: &[u8], by_sha: bool) -> Result<(String, ScriptFlags), String> {
+    pub fn resolve(
+        &mut self,
+        script: &[u8],
+        by_sha: bool,
+    ) -> Result<(String, ScriptFlags), String> {
         let sha = if by_sha {
             let sha = String::from_utf8_lossy(script).to_ascii_lowercase();
             if sha.len() != 40 || !self.scripts.contains_key(&sha) {
@@ -210,9 +215,14 @@ impl Scripting {
             return RespValue::Error(WRITE_FLAG_WITH_RO.into());
         }
         let read_only = ro || (!flags.eval_compat && flags.no_writes);
-        self.eval
-            .run(runner, &script.function, sha, keys, args, false, read_only)
-            .into_reply()
+        let inv = sandbox::Invocation {
+            name: sha,
+            keys,
+            args,
+            as_function: false,
+            read_only,
+        };
+        self.eval.run(runner, &script.function, &inv).into_reply()
     }
 
     /// The function libraries.

@@ -13,9 +13,7 @@
 use std::sync::Arc;
 
 use mlua::chunk::ChunkMode;
-use mlua::{
-    Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value, VmState,
-};
+use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value, VmState};
 use parking_lot::Mutex;
 use sha1::{Digest, Sha1};
 
@@ -135,6 +133,23 @@ pub struct Sandbox {
 /// A full garbage collection every this many runs (Redis steps its
 /// collector every 50 scripts): the state stays near its size at rest.
 const GC_EVERY: u32 = 50;
+
+/// One run: what errors call it (the SHA1, or the function's name), its
+/// keys and arguments, whether it is a function (else an EVAL script),
+/// and whether it may not write.
+#[derive(Clone, Copy, Debug)]
+pub struct Invocation<'a> {
+    /// The script's SHA1 or the function's name.
+    pub name: &'a str,
+    /// KEYS.
+    pub keys: &'a [Vec<u8>],
+    /// ARGV.
+    pub args: &'a [Vec<u8>],
+    /// A function (FCALL) rather than an EVAL script.
+    pub as_function: bool,
+    /// Writes are refused.
+    pub read_only: bool,
+}
 
 /// How a run ended.
 pub enum Outcome {
@@ -290,21 +305,17 @@ impl Sandbox {
             })
     }
 
-    /// Runs `f`: an EVAL script (`fargs` `None`: KEYS and ARGV become
+    /// Runs `f` as `inv` says: an EVAL script (KEYS and ARGV become
     /// globals) or a function (called with the keys and args tables).
-    /// `name` is what errors call it (the SHA1, or the function's name).
     pub fn run(
         &self,
         runner: &mut dyn CommandRunner,
         f: &Function,
-        name: &str,
-        keys: &[Vec<u8>],
-        args: &[Vec<u8>],
-        as_function: bool,
-        read_only: bool,
+        inv: &Invocation<'_>,
     ) -> Outcome {
-        self.control.start(!as_function);
-        let outcome = self.run_inner(runner, f, name, keys, args, as_function, read_only);
+        let name = inv.name;
+        self.control.start(!inv.as_function);
+        let outcome = self.run_inner(runner, f, inv);
         let killed = self.control.killed();
         self.control.end();
         if killed {
@@ -326,17 +337,19 @@ impl Sandbox {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn run_inner(
         &self,
         runner: &mut dyn CommandRunner,
         f: &Function,
-        name: &str,
-        keys: &[Vec<u8>],
-        args: &[Vec<u8>],
-        as_function: bool,
-        read_only: bool,
+        inv: &Invocation<'_>,
     ) -> mlua::Result<Outcome> {
+        let Invocation {
+            name,
+            keys,
+            args,
+            as_function,
+            read_only,
+        } = *inv;
         let lua = &self.lua;
         let keys_t = strings_table(lua, keys)?;
         let args_t = strings_table(lua, args)?;
@@ -391,7 +404,9 @@ fn error_reply(err: &Value, name: &str) -> String {
     let text = |k: &str| t.raw_get::<Value>(k).ok().and_then(|v| value_text(&v));
     let msg = match t.raw_get::<Value>("err") {
         Ok(Value::Error(e)) => lua_error_text(&e),
-        Ok(v) => value_text(&v).map_or_else(String::new, |b| String::from_utf8_lossy(&b).into_owned()),
+        Ok(v) => {
+            value_text(&v).map_or_else(String::new, |b| String::from_utf8_lossy(&b).into_owned())
+        }
         Err(_) => String::new(),
     };
     let mut out = msg;

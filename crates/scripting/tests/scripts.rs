@@ -39,7 +39,10 @@ impl CommandRunner for Memory {
             }
             ("incr", 2) => {
                 let v = self.data.entry(args[1].clone()).or_insert(b"0".to_vec());
-                match std::str::from_utf8(v).ok().and_then(|s| s.parse::<i64>().ok()) {
+                match std::str::from_utf8(v)
+                    .ok()
+                    .and_then(|s| s.parse::<i64>().ok())
+                {
                     Some(n) => {
                         *v = (n + 1).to_string().into_bytes();
                         RespValue::Integer(n + 1)
@@ -90,10 +93,22 @@ fn bulk(text: &str) -> RespValue {
 #[test]
 fn lua_values_convert_as_in_redis() {
     let (mut s, mut m) = (scripting(), Memory::default());
-    assert_eq!(eval(&mut s, &mut m, "return 3.99", &[], &[]), RespValue::Integer(3));
-    assert_eq!(eval(&mut s, &mut m, "return -3.99", &[], &[]), RespValue::Integer(-3));
-    assert_eq!(eval(&mut s, &mut m, "return true", &[], &[]), RespValue::Integer(1));
-    assert_eq!(eval(&mut s, &mut m, "return false", &[], &[]), RespValue::Nil);
+    assert_eq!(
+        eval(&mut s, &mut m, "return 3.99", &[], &[]),
+        RespValue::Integer(3)
+    );
+    assert_eq!(
+        eval(&mut s, &mut m, "return -3.99", &[], &[]),
+        RespValue::Integer(-3)
+    );
+    assert_eq!(
+        eval(&mut s, &mut m, "return true", &[], &[]),
+        RespValue::Integer(1)
+    );
+    assert_eq!(
+        eval(&mut s, &mut m, "return false", &[], &[]),
+        RespValue::Nil
+    );
     assert_eq!(eval(&mut s, &mut m, "return nil", &[], &[]), RespValue::Nil);
     assert_eq!(eval(&mut s, &mut m, "return 'x'", &[], &[]), bulk("x"));
     assert_eq!(
@@ -121,11 +136,23 @@ fn lua_values_convert_as_in_redis() {
         err("ERR x")
     );
     assert_eq!(
-        eval(&mut s, &mut m, "return redis.status_reply('FINE')", &[], &[]),
+        eval(
+            &mut s,
+            &mut m,
+            "return redis.status_reply('FINE')",
+            &[],
+            &[]
+        ),
         RespValue::Status("FINE".into())
     );
     assert_eq!(
-        eval(&mut s, &mut m, "return {KEYS[1], ARGV[2]}", &["k"], &["a", "b"]),
+        eval(
+            &mut s,
+            &mut m,
+            "return {KEYS[1], ARGV[2]}",
+            &["k"],
+            &["a", "b"]
+        ),
         RespValue::Array(vec![bulk("k"), bulk("b")])
     );
     assert_eq!(
@@ -133,7 +160,13 @@ fn lua_values_convert_as_in_redis() {
         RespValue::Double(3.5)
     );
     assert_eq!(
-        eval(&mut s, &mut m, "redis.setresp(3); return redis.call('pairs')", &[], &[]),
+        eval(
+            &mut s,
+            &mut m,
+            "redis.setresp(3); return redis.call('pairs')",
+            &[],
+            &[]
+        ),
         RespValue::Map(vec![(bulk("a"), RespValue::Double(1.5))])
     );
     assert_eq!(
@@ -166,17 +199,31 @@ fn lua_values_convert_as_in_redis() {
 fn commands_and_their_errors() {
     let (mut s, mut m) = (scripting(), Memory::default());
     assert_eq!(
-        eval(&mut s, &mut m, "redis.call('set', KEYS[1], 5); return redis.call('incr', KEYS[1])", &["n"], &[]),
+        eval(
+            &mut s,
+            &mut m,
+            "redis.call('set', KEYS[1], 5); return redis.call('incr', KEYS[1])",
+            &["n"],
+            &[]
+        ),
         RespValue::Integer(6)
     );
     assert_eq!(
-        eval(&mut s, &mut m, "return redis.call('get', 'nosuch')", &[], &[]),
+        eval(
+            &mut s,
+            &mut m,
+            "return redis.call('get', 'nosuch')",
+            &[],
+            &[]
+        ),
         RespValue::Nil
     );
     let sha = redcodec_scripting::sha1_hex(b"return redis.call('nosuch')");
     assert_eq!(
         eval(&mut s, &mut m, "return redis.call('nosuch')", &[], &[]),
-        err(&format!("ERR Unknown Redis command called from script script: {sha}, on @user_script:1."))
+        err(&format!(
+            "ERR Unknown Redis command called from script script: {sha}, on @user_script:1."
+        ))
     );
     assert_eq!(
         eval(&mut s, &mut m, "return redis.pcall('get')", &[], &[]),
@@ -215,7 +262,10 @@ fn commands_and_their_errors() {
             &[],
             &[]
         ),
-        RespValue::Array(vec![bulk("false"), bulk("ERR Unknown Redis command called from script")])
+        RespValue::Array(vec![
+            bulk("false"),
+            bulk("ERR Unknown Redis command called from script")
+        ])
     );
     assert_eq!(
         eval(&mut s, &mut m, "return redis.pcall()", &[], &[]),
@@ -226,7 +276,13 @@ fn commands_and_their_errors() {
         err("ERR Lua redis lib command arguments must be strings or integers")
     );
     assert_eq!(
-        eval(&mut s, &mut m, "return redis.acl_check_cmd('get')", &[], &[]),
+        eval(
+            &mut s,
+            &mut m,
+            "return redis.acl_check_cmd('get')",
+            &[],
+            &[]
+        ),
         RespValue::Integer(1)
     );
 }
@@ -234,7 +290,9 @@ fn commands_and_their_errors() {
 #[test]
 fn read_only_runs_refuse_writes() {
     let (mut s, mut m) = (scripting(), Memory::default());
-    let (sha, _) = s.resolve(b"return redis.pcall('set','a','b')", false).unwrap();
+    let (sha, _) = s
+        .resolve(b"return redis.pcall('set','a','b')", false)
+        .unwrap();
     assert_eq!(
         s.run_script(&mut m, &sha, &[], &[], true),
         err("ERR Write commands are not allowed from read-only scripts.")
@@ -245,7 +303,10 @@ fn read_only_runs_refuse_writes() {
         err("ERR Can not execute a script with write flag using *_ro command.")
     );
     let (sha, _) = s
-        .resolve(b"#!lua flags=no-writes\nreturn redis.pcall('set','a','b')", false)
+        .resolve(
+            b"#!lua flags=no-writes\nreturn redis.pcall('set','a','b')",
+            false,
+        )
         .unwrap();
     assert_eq!(
         s.run_script(&mut m, &sha, &[], &[], false),
@@ -261,23 +322,63 @@ fn read_only_runs_refuse_writes() {
 fn the_sandbox_is_redis_sandbox() {
     let (mut s, mut m) = (scripting(), Memory::default());
     let with_sha = |body: &str, text: &str| {
-        format!("{text} script: {}, on @user_script:1.", redcodec_scripting::sha1_hex(body.as_bytes()))
+        format!(
+            "{text} script: {}, on @user_script:1.",
+            redcodec_scripting::sha1_hex(body.as_bytes())
+        )
     };
     for (body, text) in [
-        ("return a", "ERR user_script:1: Script attempted to access nonexistent global variable 'a'"),
-        ("a=10", "ERR user_script:1: Attempt to modify a readonly table"),
-        ("redis.call = 1", "ERR user_script:1: Attempt to modify a readonly table"),
-        ("string.foo = 1", "ERR user_script:1: Attempt to modify a readonly table"),
+        (
+            "return a",
+            "ERR user_script:1: Script attempted to access nonexistent global variable 'a'",
+        ),
+        (
+            "a=10",
+            "ERR user_script:1: Attempt to modify a readonly table",
+        ),
+        (
+            "redis.call = 1",
+            "ERR user_script:1: Attempt to modify a readonly table",
+        ),
+        (
+            "string.foo = 1",
+            "ERR user_script:1: Attempt to modify a readonly table",
+        ),
         ("rawset(_G,'x',1)", "ERR Attempt to modify a readonly table"),
-        ("setmetatable(_G, {})", "ERR Attempt to modify a readonly table"),
-        ("local g = getmetatable(_G); g.__index = {}", "ERR user_script:1: Attempt to modify a readonly table"),
-        ("_G = {}", "ERR user_script:1: Attempt to modify a readonly table"),
-        ("loadfile('x')", "ERR user_script:1: Script attempted to access nonexistent global variable 'loadfile'"),
-        ("dofile('x')", "ERR user_script:1: Script attempted to access nonexistent global variable 'dofile'"),
-        ("print('x')", "ERR user_script:1: Script attempted to access nonexistent global variable 'print'"),
-        ("os.exit()", "ERR user_script:1: Script attempted to access nonexistent global variable 'os'"),
+        (
+            "setmetatable(_G, {})",
+            "ERR Attempt to modify a readonly table",
+        ),
+        (
+            "local g = getmetatable(_G); g.__index = {}",
+            "ERR user_script:1: Attempt to modify a readonly table",
+        ),
+        (
+            "_G = {}",
+            "ERR user_script:1: Attempt to modify a readonly table",
+        ),
+        (
+            "loadfile('x')",
+            "ERR user_script:1: Script attempted to access nonexistent global variable 'loadfile'",
+        ),
+        (
+            "dofile('x')",
+            "ERR user_script:1: Script attempted to access nonexistent global variable 'dofile'",
+        ),
+        (
+            "print('x')",
+            "ERR user_script:1: Script attempted to access nonexistent global variable 'print'",
+        ),
+        (
+            "os.exit()",
+            "ERR user_script:1: Script attempted to access nonexistent global variable 'os'",
+        ),
     ] {
-        assert_eq!(eval(&mut s, &mut m, body, &[], &[]), err(&with_sha(body, text)), "{body}");
+        assert_eq!(
+            eval(&mut s, &mut m, body, &[], &[]),
+            err(&with_sha(body, text)),
+            "{body}"
+        );
     }
     // Every global Redis 7.0.15 offers, less the libraries of
     // redcodec_lualib (cjson, cmsgpack, bit, struct).
@@ -301,7 +402,13 @@ fn the_sandbox_is_redis_sandbox() {
     let redis: Vec<&str> = "ARGV:table KEYS:table _G:table _VERSION:string __redis__err__handler:function assert:function collectgarbage:function coroutine:table error:function gcinfo:function getmetatable:function ipairs:function load:function loadstring:function math:table next:function pairs:function pcall:function rawequal:function rawget:function rawset:function redis:table select:function setmetatable:function string:table table:table tonumber:function tostring:function type:function unpack:function xpcall:function".split(' ').collect();
     assert_eq!(names, redis);
     assert_eq!(
-        eval(&mut s, &mut m, "return ('abc'):upper() .. string.len('xy')", &[], &[]),
+        eval(
+            &mut s,
+            &mut m,
+            "return ('abc'):upper() .. string.len('xy')",
+            &[],
+            &[]
+        ),
         bulk("ABC2")
     );
     assert_eq!(
@@ -309,7 +416,9 @@ fn the_sandbox_is_redis_sandbox() {
         RespValue::Integer(1)
     );
     let body = "return loadstring(string.dump(function() return 1 end))()";
-    assert!(matches!(eval(&mut s, &mut m, body, &[], &[]), RespValue::Error(e) if e.contains("attempt to call a nil value")));
+    assert!(
+        matches!(eval(&mut s, &mut m, body, &[], &[]), RespValue::Error(e) if e.contains("attempt to call a nil value"))
+    );
 }
 
 #[test]
@@ -336,7 +445,10 @@ fn script_cache_and_flush() {
     assert!(s.script_exists(sha.to_uppercase().as_bytes()));
     s.flush_scripts().unwrap();
     assert!(!s.script_exists(sha.as_bytes()));
-    assert_eq!(s.resolve(sha.as_bytes(), true).unwrap_err(), "NOSCRIPT No matching script. Please use EVAL.");
+    assert_eq!(
+        s.resolve(sha.as_bytes(), true).unwrap_err(),
+        "NOSCRIPT No matching script. Please use EVAL."
+    );
     assert!(s
         .load_script(b"return (")
         .unwrap_err()
@@ -347,10 +459,22 @@ fn script_cache_and_flush() {
 fn memory_limit_gives_an_error() {
     let (mut s, mut m) = (scripting(), Memory::default());
     s.set_memory_limit(8 << 20).unwrap();
-    let r = eval(&mut s, &mut m, "local t = {} for i=1,10000000 do t[i] = i .. 'x' end return #t", &[], &[]);
-    assert!(matches!(&r, RespValue::Error(e) if e.contains("not enough memory")), "{r:?}");
+    let r = eval(
+        &mut s,
+        &mut m,
+        "local t = {} for i=1,10000000 do t[i] = i .. 'x' end return #t",
+        &[],
+        &[],
+    );
+    assert!(
+        matches!(&r, RespValue::Error(e) if e.contains("not enough memory")),
+        "{r:?}"
+    );
     // The state is usable afterwards.
-    assert_eq!(eval(&mut s, &mut m, "return 7", &[], &[]), RespValue::Integer(7));
+    assert_eq!(
+        eval(&mut s, &mut m, "return 7", &[], &[]),
+        RespValue::Integer(7)
+    );
 }
 
 #[test]
@@ -377,11 +501,18 @@ fn function_libraries() {
         err("ERR Function not found")
     );
     assert_eq!(
-        s.functions_mut().load(b"#!lua name=other\nredis.register_function('f1', function() end)", false).unwrap_err(),
+        s.functions_mut()
+            .load(
+                b"#!lua name=other\nredis.register_function('f1', function() end)",
+                false
+            )
+            .unwrap_err(),
         "ERR Function f1 already exists"
     );
     assert_eq!(
-        s.functions_mut().load(b"#!lua name=x\nreturn 1", false).unwrap_err(),
+        s.functions_mut()
+            .load(b"#!lua name=x\nreturn 1", false)
+            .unwrap_err(),
         "ERR No functions registered"
     );
     assert_eq!(
@@ -393,7 +524,9 @@ fn function_libraries() {
         "ERR Error registering functions: ERR Library names can only contain letters, numbers, or underscores(_) and must be at least one character long"
     );
     assert_eq!(
-        s.functions_mut().load(b"#!lua name=x\nwhile true do end", false).unwrap_err(),
+        s.functions_mut()
+            .load(b"#!lua name=x\nwhile true do end", false)
+            .unwrap_err(),
         "ERR Error registering functions: ERR FUNCTION LOAD timeout"
     );
     assert_eq!(
@@ -402,14 +535,19 @@ fn function_libraries() {
     );
 }
 
-
 #[test]
 fn evals_do_not_leak_lua_memory() {
     // Redis' "EVAL does not leak in the Lua stack": under 100 KB after
     // 10000 runs of a script.
     let (mut s, mut m) = (scripting(), Memory::default());
     for _ in 0..10_000 {
-        eval(&mut s, &mut m, "return redis.call('incr', KEYS[1])", &["x"], &[]);
+        eval(
+            &mut s,
+            &mut m,
+            "return redis.call('incr', KEYS[1])",
+            &["x"],
+            &[],
+        );
     }
     assert_eq!(m.data[b"x".as_slice()], b"10000");
     let used = s.eval_memory();
@@ -430,10 +568,14 @@ fn unpack_of_thousands_of_arguments_reaches_the_command() {
         }
     }
     let mut s = scripting();
-    let body = b"local a = {} for i=1,7999 do a[i] = 1 end return redis.call('lpush', 'l', unpack(a))";
+    let body =
+        b"local a = {} for i=1,7999 do a[i] = 1 end return redis.call('lpush', 'l', unpack(a))";
     let (sha, _) = s.resolve(body, false).unwrap();
     let mut c = Count::default();
-    assert_eq!(s.run_script(&mut c, &sha, &[], &[], false), RespValue::Integer(7999));
+    assert_eq!(
+        s.run_script(&mut c, &sha, &[], &[], false),
+        RespValue::Integer(7999)
+    );
     assert_eq!(c.0, 8001);
     let (mut s, mut m) = (scripting(), Memory::default());
     for body in [
@@ -442,7 +584,10 @@ fn unpack_of_thousands_of_arguments_reaches_the_command() {
         "return {unpack({1,2,3}, -2147483648, -2)}",
     ] {
         let r = eval(&mut s, &mut m, body, &[], &[]);
-        assert!(matches!(&r, RespValue::Error(e) if e.contains("too many results to unpack")), "{body}: {r:?}");
+        assert!(
+            matches!(&r, RespValue::Error(e) if e.contains("too many results to unpack")),
+            "{body}: {r:?}"
+        );
     }
     assert_eq!(
         eval(&mut s, &mut m, "return {unpack({1,2,3}, 2)}", &[], &[]),

@@ -28,9 +28,7 @@ use bytes::BytesMut;
 use parking_lot::Mutex;
 use redcodec_codec::number::format_g17;
 use redcodec_engine::Reply;
-use redcodec_scripting::runner::{
-    NOT_ALLOWED, UNKNOWN_COMMAND, WRITE_IN_READ_ONLY, WRONG_ARITY,
-};
+use redcodec_scripting::runner::{NOT_ALLOWED, UNKNOWN_COMMAND, WRITE_IN_READ_ONLY, WRONG_ARITY};
 use redcodec_scripting::{parse_numkeys, CommandRunner, RespValue, RunControl, Scripting};
 
 use crate::commands::{check, flags, run_sync, Access};
@@ -46,13 +44,57 @@ const FILE_HEADER: &[u8] = b"redcodec-functions 1\n";
 
 /// Commands a script may not call (Redis 7.0's `NOSCRIPT` flag).
 pub const NO_SCRIPT: &[&str] = &[
-    "auth", "discard", "hello", "multi", "quit", "replconf", "reset", "shutdown", "unwatch",
-    "watch", "acl", "bgrewriteaof", "bgsave", "blmove", "blpop", "brpop", "brpoplpush",
-    "bzpopmax", "bzpopmin", "client", "config", "debug", "eval", "eval_ro", "evalsha",
-    "evalsha_ro", "exec", "failover", "fcall", "fcall_ro", "function", "latency", "module",
-    "monitor", "psubscribe", "psync", "punsubscribe", "replicaof", "role", "save", "script",
-    "slaveof", "ssubscribe", "subscribe", "sunsubscribe", "sync", "unsubscribe", "wait",
-    "select", "cluster", "clusterx",
+    "auth",
+    "discard",
+    "hello",
+    "multi",
+    "quit",
+    "replconf",
+    "reset",
+    "shutdown",
+    "unwatch",
+    "watch",
+    "acl",
+    "bgrewriteaof",
+    "bgsave",
+    "blmove",
+    "blpop",
+    "brpop",
+    "brpoplpush",
+    "bzpopmax",
+    "bzpopmin",
+    "client",
+    "config",
+    "debug",
+    "eval",
+    "eval_ro",
+    "evalsha",
+    "evalsha_ro",
+    "exec",
+    "failover",
+    "fcall",
+    "fcall_ro",
+    "function",
+    "latency",
+    "module",
+    "monitor",
+    "psubscribe",
+    "psync",
+    "punsubscribe",
+    "replicaof",
+    "role",
+    "save",
+    "script",
+    "slaveof",
+    "ssubscribe",
+    "subscribe",
+    "sunsubscribe",
+    "sync",
+    "unsubscribe",
+    "wait",
+    "select",
+    "cluster",
+    "clusterx",
 ];
 
 /// Commands other clients may run while a script is busy (Redis 7.0's
@@ -166,7 +208,10 @@ pub fn info_memory(shared: &Shared, out: &mut String) {
         return;
     };
     let (libs, funcs) = shared.scripts.scripting.try_lock().map_or((0, 0), |s| {
-        (s.functions().libraries().count(), s.functions().function_count())
+        (
+            s.functions().libraries().count(),
+            s.functions().function_count(),
+        )
     });
     let (lua, functions, scripts) = (lua as u64, functions as u64, scripts as u64);
     let _ = write!(
@@ -323,7 +368,12 @@ impl CommandRunner for Caller<'_, '_> {
             return Ok(from_reply(reply));
         }
         let mut out = BytesMut::new();
-        encode(&reply, shape_of(args, Protocol::Resp3), Protocol::Resp3, &mut out);
+        encode(
+            &reply,
+            shape_of(args, Protocol::Resp3),
+            Protocol::Resp3,
+            &mut out,
+        );
         Ok(RespValue::parse(&out).map_or_else(|| from_reply(reply), |(v, _)| v))
     }
 
@@ -620,9 +670,9 @@ pub fn function(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Rep
             Reply::Bulk(crate::scripting_dump::dump(&codes))
         }
         "restore" => {
-            let policy = args
-                .get(3)
-                .map_or("append".to_string(), |p| String::from_utf8_lossy(p).to_ascii_lowercase());
+            let policy = args.get(3).map_or("append".to_string(), |p| {
+                String::from_utf8_lossy(p).to_ascii_lowercase()
+            });
             if args.len() > 4 {
                 return crate::commands::subcommands::syntax_error(args);
             }

@@ -183,4 +183,3 @@ pub fn shutdown(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Rep
     session.silent = true;
     Reply::ok()
 }
-
