@@ -280,7 +280,7 @@ async fn answer(
         let e = Reply::error("NOAUTH Authentication required.");
         return Some(refuse(shared, session, name, &args, e));
     }
-    if let Some(e) = crate::scripting::busy_gate(shared, name, &args) {
+    if let Some(e) = crate::scripting::busy_gate(shared, session, name, &args) {
         return Some(refuse(shared, session, name, &args, e));
     }
     // Kvrocks' slot check (MOVED, CROSSSLOT…); held while the command runs.

@@ -274,7 +274,14 @@ pub fn write_libraries(path: &Path, codes: &[&[u8]]) -> std::io::Result<()> {
 }
 
 /// Refuses a command while a script is busy, with Redis' `BUSY …`.
-pub fn busy_gate(shared: &Shared, name: &str, args: &[Vec<u8>]) -> Option<Reply> {
+/// EXEC refused so inside MULTI ends the transaction with Redis'
+/// `EXECABORT Transaction discarded because of: BUSY …`.
+pub fn busy_gate(
+    shared: &Shared,
+    session: &mut Session,
+    name: &str,
+    args: &[Vec<u8>],
+) -> Option<Reply> {
     let text = shared.scripts.control.busy_error()?;
     if ALLOW_BUSY.contains(&name) {
         return None;
@@ -284,6 +291,12 @@ pub fn busy_gate(shared: &Shared, name: &str, args: &[Vec<u8>]) -> Option<Reply>
         .map(|a| String::from_utf8_lossy(a).to_ascii_lowercase());
     match (name, sub.as_deref()) {
         ("script", Some("kill")) | ("function", Some("kill" | "stats")) => None,
+        ("exec", _) if session.queued.is_some() => {
+            let _ = session.discard(shared);
+            Some(Reply::error(format!(
+                "EXECABORT Transaction discarded because of: {text}"
+            )))
+        }
         _ => Some(Reply::error(text)),
     }
 }
