@@ -22,3 +22,10 @@ pub mod target;
 pub fn corpus_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios")
 }
+
+/// The directory holding scenarios of commands the server answers
+/// (scripting), checked against redis-server and `redcodec serve` rather
+/// than the engine.
+pub fn server_corpus_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("server-scenarios")
+}

@@ -319,6 +319,66 @@ impl Drop for RedisServer {
     }
 }
 
+/// Any server speaking RESP2 on a loopback port (`redcodec serve`, for
+/// the scenarios of server commands such as scripting), under a name.
+pub struct ServerTarget {
+    name: String,
+    conn: TcpStream,
+    buf: Vec<u8>,
+}
+
+impl ServerTarget {
+    /// Connects to `127.0.0.1:port`, once it answers PING.
+    pub fn connect(name: &str, port: u16) -> Result<ServerTarget, TargetError> {
+        let conn = answers_ping(port).ok_or_else(|| TargetError::Start {
+            target: name.to_string(),
+            message: format!("nothing answers PING on port {port}"),
+        })?;
+        Ok(ServerTarget {
+            name: name.to_string(),
+            conn,
+            buf: Vec::new(),
+        })
+    }
+}
+
+impl Target for ServerTarget {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn execute(&mut self, args: &[Vec<u8>]) -> Result<Reply, TargetError> {
+        let frame = OwnedFrame::Array(args.iter().cloned().map(OwnedFrame::BulkString).collect());
+        let mut out = vec![0u8; frame.encode_len(false)];
+        encode(&mut out, &frame, false).map_err(|e| TargetError::Protocol(e.to_string()))?;
+        self.conn.write_all(&out)?;
+        loop {
+            match decode(&self.buf) {
+                Ok(Some((frame, used))) => {
+                    self.buf.drain(..used);
+                    return Ok(to_reply(frame));
+                }
+                Ok(None) => {}
+                Err(e) => return Err(TargetError::Protocol(e.to_string())),
+            }
+            let mut chunk = vec![0u8; 64 * 1024];
+            let n = self.conn.read(&mut chunk)?;
+            if n == 0 {
+                return Err(TargetError::Protocol("connection closed".into()));
+            }
+            self.buf.extend_from_slice(&chunk[..n]);
+        }
+    }
+
+    fn advance_ms(&mut self, ms: u64) {
+        std::thread::sleep(Duration::from_millis(ms));
+    }
+
+    fn expiry_caps(&self) -> ExpiryCaps {
+        ExpiryCaps::REDIS
+    }
+}
+
 fn to_reply(frame: OwnedFrame) -> Reply {
     match frame {
         OwnedFrame::SimpleString(s) => Reply::Status(String::from_utf8_lossy(&s).into_owned()),

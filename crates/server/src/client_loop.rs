@@ -216,11 +216,15 @@ async fn handle(
         Some(Answer::One(reply)) => {
             if std::mem::take(&mut session.silent) {
                 Ok(())
+            } else if let Some(raw) = session.raw_reply.take() {
+                io.out.extend_from_slice(&raw);
+                Ok(())
             } else {
                 io.send(shared, session, reply, shape).await
             }
         }
         Some(Answer::Exec(replies)) => {
+            session.raw_reply = None;
             io.out
                 .extend_from_slice(format!("*{}\r\n", replies.len()).as_bytes());
             let mut sent = Ok(());
@@ -274,6 +278,9 @@ async fn answer(
     }
     if !session.authenticated && !matches!(name, "auth" | "hello" | "quit" | "reset") {
         let e = Reply::error("NOAUTH Authentication required.");
+        return Some(refuse(shared, session, name, &args, e));
+    }
+    if let Some(e) = crate::scripting::busy_gate(shared, session, name, &args) {
         return Some(refuse(shared, session, name, &args, e));
     }
     // Kvrocks' slot check (MOVED, CROSSSLOT…); held while the command runs.

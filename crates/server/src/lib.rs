@@ -26,6 +26,8 @@ pub mod persistence;
 pub mod process;
 pub mod replica;
 pub mod reply;
+pub mod scripting;
+pub mod scripting_dump;
 pub mod server;
 pub mod session;
 pub mod settings;

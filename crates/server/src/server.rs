@@ -57,6 +57,7 @@ impl Server {
         let cluster =
             crate::cluster::Cluster::for_server(&engines, &config, listener.local_addr()?.port())?;
         let replid = random_hex40();
+        let scripts = crate::scripting::Scripts::new(&config.dir);
         let shared = Arc::new(Shared {
             config,
             engines: Arc::new(engines),
@@ -77,6 +78,7 @@ impl Server {
             cluster,
             shutdown,
             repl: Default::default(),
+            scripts,
         });
         shared.cluster.attach(&shared);
         Ok(Server { shared, listener })

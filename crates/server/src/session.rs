@@ -49,6 +49,9 @@ pub struct Session {
     /// once the whole transaction has run (as Redis serves them after
     /// the command, not in the middle of it).
     pub ready_keys: Option<Vec<Vec<u8>>>,
+    /// The reply already encoded, sent instead of the command's `Reply`
+    /// (a script's RESP3 types: [`crate::scripting`]).
+    pub raw_reply: Option<Vec<u8>>,
 }
 
 impl Session {
@@ -67,6 +70,7 @@ impl Session {
             silent: false,
             wrote: false,
             ready_keys: None,
+            raw_reply: None,
         }
     }
 

@@ -60,11 +60,14 @@ pub struct Shared {
     pub replica: crate::replica::Replica,
     /// The replication master: backlog, replicas, stream.
     pub repl: crate::master::Replication,
+    /// EVAL's script cache, function libraries, the running script.
+    pub scripts: crate::scripting::Scripts,
 }
 
 impl Shared {
     /// Starts the shutdown: connections finish what they run and close.
     pub fn begin_shutdown(&self) {
+        self.scripts.control().abort();
         self.shutdown.send_replace(true);
     }
 

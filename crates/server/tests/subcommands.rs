@@ -133,8 +133,8 @@ fn unknown_subcommands_and_wrong_arity_are_refused_with_redis_texts() {
     );
     // Subcommands Redis has and the server does not serve are unknown.
     assert_eq!(
-        call(&mut c, &["FUNCTION", "DUMP"]),
-        line("-ERR unknown subcommand 'DUMP'. Try FUNCTION HELP.")
+        call(&mut c, &["SCRIPT", "DEBUG", "yes"]),
+        line("-ERR unknown subcommand 'DEBUG'. Try SCRIPT HELP.")
     );
     assert_eq!(
         call(&mut c, &["CLIENT", "TRACKING", "on"]),

@@ -33,6 +33,7 @@ fn entries(shared: &Shared) -> Vec<Entry> {
             "blpop" | "brpop" | "bzpopmin" | "bzpopmax" | "watch" => Keys::All,
             "blmove" | "brpoplpush" => Keys::FirstTwo,
             "blmpop" | "bzmpop" => Keys::None,
+            "eval" | "evalsha" | "eval_ro" | "evalsha_ro" | "fcall" | "fcall_ro" => Keys::NumKeys,
             _ => Keys::None,
         };
         let subcommands = subcommands::container(name).map_or_else(Vec::new, |c| {

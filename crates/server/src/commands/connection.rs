@@ -183,20 +183,3 @@ pub fn shutdown(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Rep
     session.silent = true;
     Reply::ok()
 }
-
-/// FUNCTION FLUSH [ASYNC|SYNC], as `functionFlushCommand` checks it (the
-/// only subcommand served: the server has no functions; its arity checked
-/// before, by [`super::subcommands`]).
-pub fn function(args: &[Vec<u8>]) -> Reply {
-    if !args[1].eq_ignore_ascii_case(b"flush") || args.len() > 3 {
-        return super::subcommands::syntax_error(args);
-    }
-    match args.get(2) {
-        Some(mode)
-            if !mode.eq_ignore_ascii_case(b"sync") && !mode.eq_ignore_ascii_case(b"async") =>
-        {
-            Reply::error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")
-        }
-        _ => Reply::ok(),
-    }
-}

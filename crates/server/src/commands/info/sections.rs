@@ -117,6 +117,7 @@ fn memory(shared: &Shared, session: &Session, access: &Access<'_>, s: &mut Strin
         human_bytes(maxmemory),
         shared.config.allocator,
     );
+    crate::scripting::info_memory(shared, s);
     let store = access
         .with(&session.namespace, |engine| {
             STORE_MEMORY.map(|(_, property)| engine.store().property_sum(property).unwrap_or(0))

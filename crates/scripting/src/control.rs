@@ -1,0 +1,152 @@
+//! What other connections see of the script that runs: whether one runs,
+//! whether it has run past `busy-reply-threshold` (they then get `BUSY`),
+//! SCRIPT KILL and FUNCTION KILL.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use parking_lot::Mutex;
+
+/// `-BUSY` while an EVAL script runs long.
+pub const BUSY_EVAL: &str =
+    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+/// `-BUSY` while a function runs long.
+pub const BUSY_FUNCTION: &str =
+    "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+/// SCRIPT KILL or FUNCTION KILL with nothing running.
+pub const NOT_BUSY: &str = "NOTBUSY No scripts in execution right now.";
+/// KILL after the script wrote.
+pub const UNKILLABLE: &str = "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.";
+/// The error a killed script ends with.
+pub const KILLED: &str = "ERR Script killed by user with SCRIPT KILL...";
+
+/// The state of the running script, shared with every connection.
+#[derive(Debug)]
+pub struct RunControl {
+    running: AtomicBool,
+    busy: AtomicBool,
+    kill: AtomicBool,
+    wrote: AtomicBool,
+    eval: AtomicBool,
+    threshold_ms: AtomicU64,
+    started: Mutex<Instant>,
+    load_deadline: Mutex<Option<Instant>>,
+}
+
+impl Default for RunControl {
+    fn default() -> Self {
+        RunControl {
+            running: AtomicBool::new(false),
+            busy: AtomicBool::new(false),
+            kill: AtomicBool::new(false),
+            wrote: AtomicBool::new(false),
+            eval: AtomicBool::new(true),
+            threshold_ms: AtomicU64::new(5000),
+            started: Mutex::new(Instant::now()),
+            load_deadline: Mutex::new(None),
+        }
+    }
+}
+
+impl RunControl {
+    /// Sets `busy-reply-threshold` (`lua-time-limit`), in milliseconds;
+    /// 0 never makes other clients wait with BUSY.
+    pub fn set_threshold_ms(&self, ms: u64) {
+        self.threshold_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// A run starts (`eval`: an EVAL script, else a function).
+    pub(crate) fn start(&self, eval: bool) {
+        *self.started.lock() = Instant::now();
+        self.kill.store(false, Ordering::SeqCst);
+        self.wrote.store(false, Ordering::SeqCst);
+        self.busy.store(false, Ordering::SeqCst);
+        self.eval.store(eval, Ordering::SeqCst);
+        self.running.store(true, Ordering::SeqCst);
+    }
+
+    /// The run ended.
+    pub(crate) fn end(&self) {
+        self.running.store(false, Ordering::SeqCst);
+        self.busy.store(false, Ordering::SeqCst);
+        self.kill.store(false, Ordering::SeqCst);
+    }
+
+    /// Called by the Lua hook every few thousand instructions: marks the
+    /// run busy past the threshold; `true` when it must stop (killed).
+    pub(crate) fn tick(&self) -> bool {
+        if self.running.load(Ordering::Relaxed) && !self.busy.load(Ordering::Relaxed) {
+            let limit = self.threshold_ms.load(Ordering::Relaxed);
+            if limit > 0 && self.started.lock().elapsed().as_millis() >= u128::from(limit) {
+                self.busy.store(true, Ordering::SeqCst);
+            }
+        }
+        self.kill.load(Ordering::SeqCst)
+    }
+
+    /// Sets when a FUNCTION LOAD running now must stop; gives the
+    /// previous deadline.
+    pub(crate) fn load_deadline(&self, at: Option<Instant>) -> Option<Instant> {
+        std::mem::replace(&mut *self.load_deadline.lock(), at)
+    }
+
+    /// Whether a FUNCTION LOAD ran past its deadline.
+    pub(crate) fn load_overdue(&self) -> bool {
+        self.load_deadline
+            .lock()
+            .is_some_and(|at| Instant::now() >= at)
+    }
+
+    /// The server shuts down: the running script stops at its next hook,
+    /// written or not (SHUTDOWN NOSAVE, SIGTERM).
+    pub fn abort(&self) {
+        if self.running.load(Ordering::SeqCst) {
+            self.kill.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// The script wrote: it can no longer be killed.
+    pub fn note_write(&self) {
+        self.wrote.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether the run was killed.
+    pub fn killed(&self) -> bool {
+        self.kill.load(Ordering::SeqCst)
+    }
+
+    /// The BUSY error other clients get while a script runs past the
+    /// threshold, `None` otherwise.
+    pub fn busy_error(&self) -> Option<&'static str> {
+        if !self.busy.load(Ordering::SeqCst) {
+            return None;
+        }
+        Some(if self.eval.load(Ordering::SeqCst) {
+            BUSY_EVAL
+        } else {
+            BUSY_FUNCTION
+        })
+    }
+
+    /// SCRIPT KILL (`eval`) or FUNCTION KILL: `Ok` once the kill is
+    /// asked for, else Redis' error text.
+    /// Only a run past the threshold can be killed: before, Redis would
+    /// not have read the KILL until the script ended.
+    pub fn kill(&self, eval: bool) -> Result<(), &'static str> {
+        if !self.running.load(Ordering::SeqCst) || !self.busy.load(Ordering::SeqCst) {
+            return Err(NOT_BUSY);
+        }
+        if self.wrote.load(Ordering::SeqCst) {
+            return Err(UNKILLABLE);
+        }
+        let running_eval = self.eval.load(Ordering::SeqCst);
+        if eval && !running_eval {
+            return Err(BUSY_FUNCTION);
+        }
+        if !eval && running_eval {
+            return Err(BUSY_EVAL);
+        }
+        self.kill.store(true, Ordering::SeqCst);
+        Ok(())
+    }
+}

@@ -1,0 +1,251 @@
+//! Lua values to replies and back, by Redis 7.0's rules (script_lua.c's
+//! `luaReplyToRedisReply` and `redisProtocolToLuaType_*`).
+//!
+//! A script's return value: a string is a bulk string; a number is an
+//! integer, truncated; `true` is `1` (RESP3: `#t`) and `false` is nil
+//! (`#f`); a table is `{err=…}` (an error), `{ok=…}` (a status),
+//! `{double=…}`, `{big_number=…}`, `{verbatim_string=…}`, `{map=…}` or
+//! `{set=…}`, else an array of its elements from 1 up to the first nil;
+//! anything else is nil.
+//!
+//! A command's reply in a script: an integer is a number, a bulk string
+//! a string, a null bulk or null array `false`, a status `{ok=…}`, an
+//! error `{err=…}`, an array a table; under RESP3 a map `{map=…}`, a set
+//! `{set=…}` (members set to `true`), a double `{double=…}`, a big number
+//! `{big_number=…}`, a boolean a boolean, and a null `nil`.
+
+use mlua::{Lua, Table, Value};
+
+use crate::value::RespValue;
+
+/// Nesting deeper than this ends in Redis' `reached lua stack limit`.
+pub const MAX_DEPTH: usize = 1000;
+
+/// Converts a script's return value (or an element of it). `resp3`: the
+/// script's protocol (`redis.setresp`), which decides booleans.
+pub fn lua_to_resp(value: &Value, resp3: bool) -> RespValue {
+    to_resp(value, resp3, 0)
+}
+
+fn to_resp(value: &Value, resp3: bool, depth: usize) -> RespValue {
+    if depth > MAX_DEPTH {
+        return RespValue::Error("ERR reached lua stack limit".into());
+    }
+    match value {
+        Value::String(s) => RespValue::Bulk(s.as_bytes().to_vec()),
+        Value::Boolean(b) if resp3 => RespValue::Bool(*b),
+        Value::Boolean(true) => RespValue::Integer(1),
+        Value::Boolean(false) => RespValue::Nil,
+        Value::Integer(n) => RespValue::Integer(*n),
+        Value::Number(n) => RespValue::Integer(truncate(*n)),
+        Value::Table(t) => table_to_resp(t, resp3, depth),
+        _ => RespValue::Nil,
+    }
+}
+
+/// C's `(long long)` of a double, saturating (Redis' cast is undefined
+/// out of range; NaN is 0 here).
+fn truncate(n: f64) -> i64 {
+    n as i64
+}
+
+fn text(v: &Value) -> Option<Vec<u8>> {
+    match v {
+        Value::String(s) => Some(s.as_bytes().to_vec()),
+        Value::Integer(n) => Some(n.to_string().into_bytes()),
+        Value::Number(n) => Some(lua_number_text(*n).into_bytes()),
+        _ => None,
+    }
+}
+
+/// Lua 5.1's `tostring` of a number (`%.14g`).
+pub fn lua_number_text(n: f64) -> String {
+    if n.is_nan() {
+        return "nan".into();
+    }
+    if n.is_infinite() {
+        return if n > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if n == n.trunc() && n.abs() < 1e15 {
+        return format!("{}", n as i64);
+    }
+    let sci = format!("{n:.13e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if !(-4..14).contains(&exp) {
+        let m = trim_zeros(mantissa);
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{m}e{sign}{:02}", exp.abs())
+    } else {
+        let decimals = (13 - exp).max(0) as usize;
+        trim_zeros(&format!("{n:.decimals$}")).to_string()
+    }
+}
+
+fn trim_zeros(s: &str) -> &str {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        s
+    }
+}
+
+/// Replaces CR and LF by spaces, as Redis does in status lines and errors.
+fn one_line(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes)
+        .chars()
+        .map(|c| if c == '\r' || c == '\n' { ' ' } else { c })
+        .collect()
+}
+
+fn field(t: &Table, name: &str) -> Value {
+    t.raw_get::<Value>(name).unwrap_or(Value::Nil)
+}
+
+fn table_to_resp(t: &Table, resp3: bool, depth: usize) -> RespValue {
+    if let Value::String(e) = field(t, "err") {
+        return RespValue::Error(one_line(&e.as_bytes()));
+    }
+    if let Value::String(s) = field(t, "ok") {
+        return RespValue::Status(one_line(&s.as_bytes()));
+    }
+    match field(t, "double") {
+        Value::Number(d) => return RespValue::Double(d),
+        Value::Integer(d) => return RespValue::Double(d as f64),
+        _ => {}
+    }
+    if let Value::String(s) = field(t, "big_number") {
+        return RespValue::BigNumber(one_line(&s.as_bytes()));
+    }
+    if let Value::Table(v) = field(t, "verbatim_string") {
+        if let (Value::String(format), Value::String(s)) =
+            (field(&v, "format"), field(&v, "string"))
+        {
+            return RespValue::Verbatim(
+                String::from_utf8_lossy(&format.as_bytes()).into_owned(),
+                s.as_bytes().to_vec(),
+            );
+        }
+    }
+    if let Value::Table(m) = field(t, "map") {
+        let pairs = m
+            .pairs::<Value, Value>()
+            .filter_map(Result::ok)
+            .map(|(k, v)| (to_resp(&k, resp3, depth + 1), to_resp(&v, resp3, depth + 1)))
+            .collect();
+        return RespValue::Map(pairs);
+    }
+    if let Value::Table(s) = field(t, "set") {
+        let members = s
+            .pairs::<Value, Value>()
+            .filter_map(Result::ok)
+            .map(|(k, _)| to_resp(&k, resp3, depth + 1))
+            .collect();
+        return RespValue::Set(members);
+    }
+    let mut items = Vec::new();
+    for i in 1.. {
+        let v = t.raw_get::<Value>(i).unwrap_or(Value::Nil);
+        if v.is_nil() {
+            break;
+        }
+        let item = to_resp(&v, resp3, depth + 1);
+        let stop = depth + 1 > MAX_DEPTH;
+        items.push(item);
+        if stop {
+            break;
+        }
+    }
+    RespValue::Array(items)
+}
+
+/// Converts a command's reply into what the script sees.
+pub fn resp_to_lua(lua: &Lua, reply: &RespValue) -> mlua::Result<Value> {
+    Ok(match reply {
+        RespValue::Integer(n) => Value::Number(*n as f64),
+        RespValue::Bulk(b) => Value::String(lua.create_string(b)?),
+        RespValue::Nil | RespValue::NilArray => Value::Boolean(false),
+        RespValue::Null => Value::Nil,
+        RespValue::Bool(b) => Value::Boolean(*b),
+        RespValue::Status(s) => {
+            let t = lua.create_table()?;
+            t.raw_set("ok", lua.create_string(s)?)?;
+            Value::Table(t)
+        }
+        RespValue::Error(e) => Value::Table(error_table(lua, e)?),
+        RespValue::Array(items) => {
+            let t = lua.create_table_with_capacity(items.len(), 0)?;
+            for (i, item) in items.iter().enumerate() {
+                t.raw_set(i + 1, resp_to_lua(lua, item)?)?;
+            }
+            Value::Table(t)
+        }
+        RespValue::Map(pairs) => {
+            let m = lua.create_table_with_capacity(0, pairs.len())?;
+            for (k, v) in pairs {
+                m.raw_set(resp_to_lua(lua, k)?, resp_to_lua(lua, v)?)?;
+            }
+            wrapped(lua, "map", Value::Table(m))?
+        }
+        RespValue::Set(items) => {
+            let s = lua.create_table_with_capacity(0, items.len())?;
+            for item in items {
+                s.raw_set(resp_to_lua(lua, item)?, true)?;
+            }
+            wrapped(lua, "set", Value::Table(s))?
+        }
+        RespValue::Double(d) => wrapped(lua, "double", Value::Number(*d))?,
+        RespValue::BigNumber(n) => {
+            wrapped(lua, "big_number", Value::String(lua.create_string(n)?))?
+        }
+        RespValue::Verbatim(format, s) => {
+            let v = lua.create_table()?;
+            v.raw_set("string", lua.create_string(s)?)?;
+            v.raw_set("format", lua.create_string(format)?)?;
+            wrapped(lua, "verbatim_string", Value::Table(v))?
+        }
+    })
+}
+
+fn wrapped(lua: &Lua, name: &str, value: Value) -> mlua::Result<Value> {
+    let t = lua.create_table()?;
+    t.raw_set(name, value)?;
+    Ok(Value::Table(t))
+}
+
+/// `{err = "CODE msg"}` from an error reply's text (Redis'
+/// `luaPushErrorBuff` on `-CODE msg`), flagged as already counted in the
+/// error statistics.
+pub fn error_table(lua: &Lua, text: &str) -> mlua::Result<Table> {
+    let t = lua.create_table()?;
+    t.raw_set("err", lua.create_string(error_text(text))?)?;
+    t.raw_set("ignore_error_stats_update", true)?;
+    Ok(t)
+}
+
+/// `luaPushErrorBuff`'s text for an error without its leading `-`: a
+/// text without a space is given the code `ERR`; trailing CR/LF go.
+pub fn error_text(text: &str) -> String {
+    let text = text.trim_end_matches(['\r', '\n']);
+    if text.contains(' ') {
+        text.to_string()
+    } else {
+        format!("ERR {text}")
+    }
+}
+
+/// A command argument from a script: a string as is, a number as
+/// `%.17g`; `None` for anything else.
+pub fn argument(value: &Value) -> Option<Vec<u8>> {
+    match value {
+        Value::String(s) => Some(s.as_bytes().to_vec()),
+        Value::Integer(n) => Some(redcodec_codec::number::format_g17(*n as f64).into_bytes()),
+        Value::Number(n) => Some(redcodec_codec::number::format_g17(*n).into_bytes()),
+        _ => None,
+    }
+}
+
+/// Text of a value as Lua's `tostring` gives it for strings and numbers.
+pub fn value_text(value: &Value) -> Option<Vec<u8>> {
+    text(value)
+}

@@ -1,0 +1,849 @@
+//! Scripting in `redcodec serve`: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO,
+//! SCRIPT, FUNCTION, FCALL and FCALL_RO over `redcodec-scripting`.
+//!
+//! A script runs as one command: [`run_atomically`] holds the namespace's
+//! engine exclusively for the whole run (as EXEC does) and wraps its
+//! writes in one replicated transaction; nothing else runs between its
+//! calls. A script that fails keeps the writes it made before the
+//! failure, as in Redis.
+//!
+//! While a script runs past `busy-reply-threshold` (`lua-time-limit`),
+//! other clients get Redis' `BUSY …` ([`busy_gate`]) instead of waiting,
+//! and SCRIPT KILL / FUNCTION KILL can stop it unless it wrote.
+//!
+//! Function libraries are kept in the data directory, in the file
+//! `redcodec-functions` ([`FUNCTIONS_FILE`]), next to the replication
+//! state file: outside every format's keyspace, so no user key of any
+//! format can collide with them (Kvrocks keeps them in its `propagate`
+//! column family, which the other formats do not have). The file is
+//! replaced atomically (written aside, synced, renamed) at every FUNCTION
+//! LOAD, DELETE, FLUSH and RESTORE, and read at start.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::BytesMut;
+use parking_lot::Mutex;
+use redcodec_codec::number::format_g17;
+use redcodec_engine::Reply;
+use redcodec_scripting::runner::{NOT_ALLOWED, UNKNOWN_COMMAND, WRITE_IN_READ_ONLY, WRONG_ARITY};
+use redcodec_scripting::{parse_numkeys, CommandRunner, RespValue, RunControl, Scripting};
+
+use crate::commands::{check, flags, run_sync, Access};
+use crate::reply::{encode, shape_of, Protocol};
+use crate::session::Session;
+use crate::state::Shared;
+
+/// The file in the data directory that keeps the function libraries.
+pub const FUNCTIONS_FILE: &str = "redcodec-functions";
+
+/// The first line of [`FUNCTIONS_FILE`].
+const FILE_HEADER: &[u8] = b"redcodec-functions 1\n";
+
+/// Commands a script may not call (Redis 7.0's `NOSCRIPT` flag).
+pub const NO_SCRIPT: &[&str] = &[
+    "auth",
+    "discard",
+    "hello",
+    "multi",
+    "quit",
+    "replconf",
+    "reset",
+    "shutdown",
+    "unwatch",
+    "watch",
+    "acl",
+    // Kvrocks' raw slot import runs its own transactions.
+    "applybatch",
+    "bgrewriteaof",
+    "bgsave",
+    "blmove",
+    "blpop",
+    "brpop",
+    "brpoplpush",
+    "bzpopmax",
+    "bzpopmin",
+    "client",
+    "config",
+    "debug",
+    "eval",
+    "eval_ro",
+    "evalsha",
+    "evalsha_ro",
+    "exec",
+    "failover",
+    "fcall",
+    "fcall_ro",
+    "function",
+    "latency",
+    "module",
+    "monitor",
+    "psubscribe",
+    "psync",
+    "punsubscribe",
+    "replicaof",
+    "role",
+    "save",
+    "script",
+    "slaveof",
+    "ssubscribe",
+    "subscribe",
+    "sunsubscribe",
+    "sync",
+    "unsubscribe",
+    "wait",
+    "select",
+    "cluster",
+    "clusterx",
+];
+
+/// Commands other clients may run while a script is busy (Redis 7.0's
+/// `ALLOW_BUSY`); `script kill`, `function kill` and `function stats`
+/// are checked with their subcommand.
+const ALLOW_BUSY: &[&str] = &[
+    "auth", "discard", "hello", "multi", "quit", "replconf", "reset", "shutdown", "unwatch",
+    "watch",
+];
+
+/// Server commands that write besides the engine's (for read-only
+/// scripts and SCRIPT KILL).
+const SERVER_WRITES: &[&str] = &["blmpop", "bzmpop"];
+
+/// What a running script shows FUNCTION STATS.
+struct Running {
+    name: String,
+    command: Vec<Vec<u8>>,
+    started: Instant,
+}
+
+/// The server's scripting state.
+pub struct Scripts {
+    scripting: Mutex<Scripting>,
+    control: Arc<RunControl>,
+    running: Mutex<Option<Running>>,
+    file: Option<PathBuf>,
+}
+
+fn log_line(level: u8, text: &str) {
+    // Redis' default verbosity is `notice`: debug and verbose are dropped.
+    if level >= 2 {
+        eprintln!("redcodec serve: script: {text}");
+    }
+}
+
+impl Scripts {
+    /// A fresh state; with a data directory, the libraries it keeps are
+    /// loaded.
+    pub fn new(dir: &str) -> Scripts {
+        let logger: redcodec_scripting::Logger = Arc::new(log_line);
+        let mut scripting = Scripting::new(logger).expect("a Lua state starts");
+        let file = (!dir.is_empty()).then(|| Path::new(dir).join(FUNCTIONS_FILE));
+        if let Some(path) = &file {
+            match read_libraries(path) {
+                Ok(codes) if !codes.is_empty() => {
+                    if let Err(e) = scripting.functions_mut().restore(&codes, true) {
+                        eprintln!(
+                            "redcodec serve: the function libraries in {} do not load: {e}",
+                            path.display()
+                        );
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => eprintln!(
+                    "redcodec serve: the function libraries in {} cannot be read: {e}",
+                    path.display()
+                ),
+            }
+        }
+        let control = scripting.control();
+        Scripts {
+            scripting: Mutex::new(scripting),
+            control,
+            running: Mutex::new(None),
+            file,
+        }
+    }
+
+    /// The run control (BUSY, KILL).
+    pub fn control(&self) -> &RunControl {
+        &self.control
+    }
+
+    /// INFO's memory figures: the EVAL Lua state, the functions' state,
+    /// the cached scripts' sources, and the number of cached scripts.
+    pub fn memory(&self) -> Option<(usize, usize, usize, usize)> {
+        let s = self.scripting.try_lock()?;
+        Some((
+            s.eval_memory(),
+            s.functions_memory(),
+            s.scripts_bytes(),
+            s.cached_scripts(),
+        ))
+    }
+
+    /// Writes the libraries to the data directory.
+    fn persist(&self, scripting: &Scripting) -> Result<(), String> {
+        let Some(path) = &self.file else {
+            return Ok(());
+        };
+        let codes: Vec<&[u8]> = scripting
+            .functions()
+            .libraries()
+            .map(|l| l.code.as_slice())
+            .collect();
+        write_libraries(path, &codes).map_err(|e| {
+            format!(
+                "ERR the function libraries could not be saved to {}: {e}",
+                path.display()
+            )
+        })
+    }
+}
+
+/// INFO memory's scripting fields, as Redis 7.0 names them.
+pub fn info_memory(shared: &Shared, out: &mut String) {
+    use std::fmt::Write as _;
+    let human = crate::process::human_bytes;
+    let Some((lua, functions, scripts, cached)) = shared.scripts.memory() else {
+        return;
+    };
+    let (libs, funcs) = shared.scripts.scripting.try_lock().map_or((0, 0), |s| {
+        (
+            s.functions().libraries().count(),
+            s.functions().function_count(),
+        )
+    });
+    let (lua, functions, scripts) = (lua as u64, functions as u64, scripts as u64);
+    let _ = write!(
+        out,
+        "used_memory_lua:{lua}\r\nused_memory_vm_eval:{lua}\r\nused_memory_lua_human:{}\r\nused_memory_scripts_eval:{scripts}\r\nnumber_of_cached_scripts:{cached}\r\nnumber_of_functions:{funcs}\r\nnumber_of_libraries:{libs}\r\nused_memory_vm_functions:{functions}\r\nused_memory_vm_total:{}\r\nused_memory_vm_total_human:{}\r\nused_memory_functions:0\r\nused_memory_scripts:{scripts}\r\nused_memory_scripts_human:{}\r\n",
+        human(lua),
+        lua + functions,
+        human(lua + functions),
+        human(scripts),
+    );
+}
+
+/// Reads [`FUNCTIONS_FILE`]: the libraries' codes (none without a file).
+pub fn read_libraries(path: &Path) -> std::io::Result<Vec<Vec<u8>>> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let bad = || std::io::Error::new(std::io::ErrorKind::InvalidData, "not a functions file");
+    let mut rest = bytes.strip_prefix(FILE_HEADER).ok_or_else(bad)?;
+    let mut codes = Vec::new();
+    while !rest.is_empty() {
+        let nl = rest.iter().position(|&b| b == b'\n').ok_or_else(bad)?;
+        let len: usize = std::str::from_utf8(&rest[..nl])
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(bad)?;
+        let body = rest.get(nl + 1..nl + 1 + len).ok_or_else(bad)?;
+        if rest.get(nl + 1 + len) != Some(&b'\n') {
+            return Err(bad());
+        }
+        codes.push(body.to_vec());
+        rest = &rest[nl + 2 + len..];
+    }
+    Ok(codes)
+}
+
+/// Replaces [`FUNCTIONS_FILE`] atomically with `codes`.
+pub fn write_libraries(path: &Path, codes: &[&[u8]]) -> std::io::Result<()> {
+    let mut out = FILE_HEADER.to_vec();
+    for code in codes {
+        out.extend_from_slice(format!("{}\n", code.len()).as_bytes());
+        out.extend_from_slice(code);
+        out.push(b'\n');
+    }
+    let tmp = path.with_extension("tmp");
+    {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(&out)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)?;
+    if let Some(dir) = path.parent() {
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a command while a script is busy, with Redis' `BUSY …`.
+/// EXEC refused so inside MULTI ends the transaction with Redis'
+/// `EXECABORT Transaction discarded because of: BUSY …`.
+pub fn busy_gate(
+    shared: &Shared,
+    session: &mut Session,
+    name: &str,
+    args: &[Vec<u8>],
+) -> Option<Reply> {
+    let text = shared.scripts.control.busy_error()?;
+    if ALLOW_BUSY.contains(&name) {
+        return None;
+    }
+    let sub = args
+        .get(1)
+        .map(|a| String::from_utf8_lossy(a).to_ascii_lowercase());
+    match (name, sub.as_deref()) {
+        ("script", Some("kill")) | ("function", Some("kill" | "stats")) => None,
+        ("exec", _) if session.queued.is_some() => {
+            let _ = session.discard(shared);
+            Some(Reply::error(format!(
+                "EXECABORT Transaction discarded because of: {text}"
+            )))
+        }
+        _ => Some(Reply::error(text)),
+    }
+}
+
+/// A reply as a script sees it.
+fn from_reply(reply: Reply) -> RespValue {
+    match reply {
+        Reply::Status(s) => RespValue::Status(s),
+        Reply::Error(e) => RespValue::Error(e),
+        Reply::Integer(n) => RespValue::Integer(n),
+        Reply::Bulk(b) => RespValue::Bulk(b),
+        Reply::Nil => RespValue::Nil,
+        Reply::NilArray => RespValue::NilArray,
+        Reply::Array(items) => RespValue::Array(items.into_iter().map(from_reply).collect()),
+    }
+}
+
+/// A script's reply as the server sends it (RESP3 types in their RESP2
+/// forms; RESP3 clients get them typed through [`Session`]'s raw reply).
+pub fn to_reply(value: RespValue) -> Reply {
+    match value {
+        RespValue::Status(s) => Reply::Status(s),
+        RespValue::Error(e) => Reply::Error(e),
+        RespValue::Integer(n) => Reply::Integer(n),
+        RespValue::Bulk(b) => Reply::Bulk(b),
+        RespValue::Nil | RespValue::Null | RespValue::Bool(false) => Reply::Nil,
+        RespValue::NilArray => Reply::NilArray,
+        RespValue::Bool(true) => Reply::Integer(1),
+        RespValue::Array(items) | RespValue::Set(items) => {
+            Reply::Array(items.into_iter().map(to_reply).collect())
+        }
+        RespValue::Map(pairs) => Reply::Array(
+            pairs
+                .into_iter()
+                .flat_map(|(k, v)| [to_reply(k), to_reply(v)])
+                .collect(),
+        ),
+        RespValue::Double(d) => Reply::Bulk(format_g17(d).into_bytes()),
+        RespValue::BigNumber(n) => Reply::Bulk(n.into_bytes()),
+        RespValue::Verbatim(_, s) => Reply::Bulk(s),
+    }
+}
+
+/// Runs the commands of one script for `session`.
+struct Caller<'a, 'b> {
+    shared: &'a Shared,
+    session: &'a mut Session,
+    access: &'a Access<'b>,
+}
+
+impl CommandRunner for Caller<'_, '_> {
+    fn call(
+        &mut self,
+        args: &[Vec<u8>],
+        resp3: bool,
+        read_only: bool,
+    ) -> Result<RespValue, String> {
+        let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
+        if let Err(e) = check(self.shared, &name, args) {
+            let text = match &e {
+                Reply::Error(t) if t.contains("wrong number of arguments") => WRONG_ARITY,
+                _ => UNKNOWN_COMMAND,
+            };
+            return Err(text.to_string());
+        }
+        if NO_SCRIPT.contains(&name.as_str()) {
+            return Err(NOT_ALLOWED.to_string());
+        }
+        let writes = flags::is_write(&name) || SERVER_WRITES.contains(&name.as_str());
+        if read_only && writes {
+            return Err(WRITE_IN_READ_ONLY.to_string());
+        }
+        let started = Instant::now();
+        let reply = run_sync(self.shared, self.session, self.access, &name, args);
+        self.shared
+            .command_stats
+            .ran(&name, args, started.elapsed(), reply.is_error());
+        if writes && !reply.is_error() {
+            self.shared.scripts.control.note_write();
+        }
+        if !resp3 {
+            return Ok(from_reply(reply));
+        }
+        let mut out = BytesMut::new();
+        encode(
+            &reply,
+            shape_of(args, Protocol::Resp3),
+            Protocol::Resp3,
+            &mut out,
+        );
+        Ok(RespValue::parse(&out).map_or_else(|| from_reply(reply), |(v, _)| v))
+    }
+
+    fn exists(&self, name: &[u8]) -> bool {
+        let name = String::from_utf8_lossy(name).to_ascii_lowercase();
+        crate::commands::server_command(&name).is_some()
+            || self.shared.commands.get(name.as_bytes()).is_some()
+    }
+}
+
+/// Runs `run` as one command: the namespace's engine held exclusively
+/// (or the one EXEC already holds) and its writes replicated as one
+/// transaction. The seam for making the script one store write.
+fn run_atomically<T>(
+    shared: &Shared,
+    session: &mut Session,
+    access: &Access<'_>,
+    run: impl FnOnce(&mut Session, &Access<'_>) -> T,
+) -> Result<T, Reply> {
+    let blocking = |f: &mut dyn FnMut() -> Result<T, Reply>| -> Result<T, Reply> {
+        match tokio::runtime::Handle::try_current() {
+            Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+                tokio::task::block_in_place(f)
+            }
+            _ => f(),
+        }
+    };
+    let mut run = Some(run);
+    match access {
+        // Inside EXEC: the engine is held and the transaction open.
+        Access::Held(..) => Ok((run.take().expect("runs once"))(session, access)),
+        Access::Shared(slot) => {
+            let ns = session.namespace.clone();
+            blocking(&mut || {
+                let guard = slot.exclusive(&ns)?;
+                let Some(engine) = guard.engine() else {
+                    return Err(Reply::error("ERR the server is shutting down"));
+                };
+                let held = Access::Held(engine, &ns);
+                session.ready_keys = Some(Vec::new());
+                shared.repl.begin_transaction();
+                // One store write for the whole script: all of its writes
+                // or, after a crash, none. A script that fails keeps the
+                // writes it made before the error, as in Redis.
+                let committed =
+                    engine.atomically(|_| (run.take().expect("runs once"))(session, &held));
+                let out = match committed {
+                    Ok(out) => out,
+                    Err(e) => {
+                        session.ready_keys = None;
+                        shared.repl.discard_transaction();
+                        return Err(Reply::error(
+                            redcodec_engine::CmdError::Engine(e).to_string(),
+                        ));
+                    }
+                };
+                shared.repl.end_transaction();
+                let ready = session.ready_keys.take().unwrap_or_default();
+                let ready: Vec<&[u8]> = ready.iter().map(Vec::as_slice).collect();
+                shared.waiters.serve(engine, &shared.watch, &ns, &ready);
+                Ok(out)
+            })
+        }
+    }
+}
+
+/// Reads `busy-reply-threshold` / `lua-time-limit` (the smaller, when
+/// one was changed) into the run control.
+fn apply_threshold(shared: &Shared) {
+    let settings = shared.settings.lock();
+    let read = |k: &str| {
+        settings
+            .value(k)
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(5000)
+    };
+    let ms = read("busy-reply-threshold").min(read("lua-time-limit"));
+    shared.scripts.control.set_threshold_ms(ms);
+}
+
+/// Runs a script or function with its keys and args under the run
+/// control, returning the reply.
+fn run_one(
+    shared: &Shared,
+    session: &mut Session,
+    access: &Access<'_>,
+    args: &[Vec<u8>],
+    label: String,
+    f: impl FnOnce(&Scripting, &mut Caller<'_, '_>) -> RespValue,
+) -> Reply {
+    apply_threshold(shared);
+    let namespace = session.namespace.clone();
+    let db = session.db;
+    let result = run_atomically(shared, session, access, |session, held| {
+        let scripting = shared.scripts.scripting.lock();
+        *shared.scripts.running.lock() = Some(Running {
+            name: label,
+            command: args.to_vec(),
+            started: Instant::now(),
+        });
+        let mut caller = Caller {
+            shared,
+            session,
+            access: held,
+        };
+        let value = f(&scripting, &mut caller);
+        *shared.scripts.running.lock() = None;
+        value
+    });
+    session.namespace = namespace;
+    if session.db != db {
+        session.set_db(db);
+    }
+    match result {
+        Ok(value) => scripted_reply(session, value),
+        Err(e) => e,
+    }
+}
+
+/// The reply to the client; a RESP3 client gets RESP3 types as they are
+/// (through the session's raw reply).
+fn scripted_reply(session: &mut Session, value: RespValue) -> Reply {
+    if session.protocol == Protocol::Resp3 && !value.is_resp2_shaped() {
+        let mut out = Vec::new();
+        value.encode(true, &mut out);
+        session.raw_reply = Some(out);
+    }
+    to_reply(value)
+}
+
+/// EVAL, EVALSHA, EVAL_RO, EVALSHA_RO.
+pub fn eval(
+    shared: &Shared,
+    session: &mut Session,
+    access: &Access<'_>,
+    name: &str,
+    args: &[Vec<u8>],
+) -> Reply {
+    let by_sha = name.starts_with("evalsha");
+    let ro = name.ends_with("_ro");
+    let numkeys = match parse_numkeys(&args[2], args.len() - 3, false) {
+        Ok(n) => n,
+        Err(e) => return Reply::error(e),
+    };
+    let sha = {
+        let mut scripting = shared.scripts.scripting.lock();
+        match scripting.resolve(&args[1], by_sha) {
+            Ok((sha, _)) => sha,
+            Err(e) => return Reply::error(e),
+        }
+    };
+    let keys = &args[3..3 + numkeys];
+    let argv = &args[3 + numkeys..];
+    let label = sha.clone();
+    run_one(shared, session, access, args, label, |s, caller| {
+        s.run_script(caller, &sha, keys, argv, ro)
+    })
+}
+
+/// FCALL, FCALL_RO.
+pub fn fcall(
+    shared: &Shared,
+    session: &mut Session,
+    access: &Access<'_>,
+    name: &str,
+    args: &[Vec<u8>],
+) -> Reply {
+    let ro = name == "fcall_ro";
+    let function = args[1].clone();
+    if shared
+        .scripts
+        .scripting
+        .lock()
+        .functions()
+        .function_flags(&function)
+        .is_none()
+    {
+        return Reply::error("ERR Function not found");
+    }
+    let numkeys = match parse_numkeys(&args[2], args.len() - 3, true) {
+        Ok(n) => n,
+        Err(e) => return Reply::error(e),
+    };
+    let keys = &args[3..3 + numkeys];
+    let argv = &args[3 + numkeys..];
+    let label = String::from_utf8_lossy(&function).into_owned();
+    run_one(shared, session, access, args, label, |s, caller| {
+        s.call_function(caller, &function, keys, argv, ro)
+    })
+}
+
+/// SCRIPT LOAD|EXISTS|FLUSH|KILL (arity and subcommand checked before).
+pub fn script(shared: &Shared, args: &[Vec<u8>]) -> Reply {
+    let sub = String::from_utf8_lossy(&args[1]).to_ascii_lowercase();
+    match sub.as_str() {
+        "load" => match shared.scripts.scripting.lock().load_script(&args[2]) {
+            Ok(sha) => Reply::Bulk(sha.into_bytes()),
+            Err(e) => Reply::error(e),
+        },
+        "exists" => {
+            let s = shared.scripts.scripting.lock();
+            Reply::Array(
+                args[2..]
+                    .iter()
+                    .map(|sha| Reply::Integer(i64::from(s.script_exists(sha))))
+                    .collect(),
+            )
+        }
+        "flush" => {
+            let mode_ok = match args.get(2) {
+                None => args.len() == 2,
+                Some(m) => {
+                    args.len() == 3
+                        && (m.eq_ignore_ascii_case(b"sync") || m.eq_ignore_ascii_case(b"async"))
+                }
+            };
+            if !mode_ok {
+                return Reply::error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+            }
+            match shared.scripts.scripting.lock().flush_scripts() {
+                Ok(()) => Reply::ok(),
+                Err(e) => Reply::error(format!("ERR {e}")),
+            }
+        }
+        "kill" => kill(shared, true),
+        _ => crate::commands::subcommands::syntax_error(args),
+    }
+}
+
+fn kill(shared: &Shared, eval: bool) -> Reply {
+    match shared.scripts.control.kill(eval) {
+        Ok(()) => Reply::ok(),
+        Err(text) => Reply::error(text),
+    }
+}
+
+/// FUNCTION LOAD|DELETE|LIST|DUMP|RESTORE|FLUSH|STATS|KILL.
+pub fn function(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Reply {
+    let sub = String::from_utf8_lossy(&args[1]).to_ascii_lowercase();
+    let scripts = &shared.scripts;
+    match sub.as_str() {
+        "kill" => kill(shared, false),
+        "stats" => match function_stats(shared) {
+            Ok(v) => scripted_reply(session, v),
+            Err(e) => e,
+        },
+        "load" => {
+            let mut replace = false;
+            let mut at = 2;
+            while at < args.len() - 1 {
+                if args[at].eq_ignore_ascii_case(b"replace") {
+                    replace = true;
+                    at += 1;
+                    continue;
+                }
+                return Reply::error(format!(
+                    "ERR Unknown option given: {}",
+                    String::from_utf8_lossy(&args[at])
+                ));
+            }
+            if at >= args.len() {
+                return Reply::error("ERR Function code is missing");
+            }
+            let mut s = scripts.scripting.lock();
+            match s.functions_mut().load(&args[at], replace) {
+                Ok(name) => match scripts.persist(&s) {
+                    Ok(()) => Reply::Bulk(name.into_bytes()),
+                    Err(e) => Reply::error(e),
+                },
+                Err(e) => Reply::error(e),
+            }
+        }
+        "delete" => {
+            let mut s = scripts.scripting.lock();
+            if !s.functions_mut().delete(&args[2]) {
+                return Reply::error("ERR Library not found");
+            }
+            match scripts.persist(&s) {
+                Ok(()) => Reply::ok(),
+                Err(e) => Reply::error(e),
+            }
+        }
+        "flush" => {
+            if args.len() > 3 {
+                return crate::commands::subcommands::syntax_error(args);
+            }
+            if let Some(mode) = args.get(2) {
+                if !mode.eq_ignore_ascii_case(b"sync") && !mode.eq_ignore_ascii_case(b"async") {
+                    return Reply::error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
+                }
+            }
+            let mut s = scripts.scripting.lock();
+            if let Err(e) = s.functions_mut().flush() {
+                return Reply::error(format!("ERR {e}"));
+            }
+            match scripts.persist(&s) {
+                Ok(()) => Reply::ok(),
+                Err(e) => Reply::error(e),
+            }
+        }
+        "list" => match function_list(shared, args) {
+            Ok(v) => scripted_reply(session, v),
+            Err(e) => e,
+        },
+        "dump" => {
+            let s = scripts.scripting.lock();
+            let codes: Vec<Vec<u8>> = s.functions().libraries().map(|l| l.code.clone()).collect();
+            Reply::Bulk(crate::scripting_dump::dump(&codes))
+        }
+        "restore" => {
+            let policy = args.get(3).map_or("append".to_string(), |p| {
+                String::from_utf8_lossy(p).to_ascii_lowercase()
+            });
+            if args.len() > 4 {
+                return crate::commands::subcommands::syntax_error(args);
+            }
+            if !matches!(policy.as_str(), "append" | "replace" | "flush") {
+                return Reply::error(
+                    "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.",
+                );
+            }
+            let Some(codes) = crate::scripting_dump::restore(&args[2]) else {
+                return Reply::error("ERR DUMP payload version or checksum are wrong");
+            };
+            let mut s = scripts.scripting.lock();
+            if policy == "flush" {
+                let backup: Vec<Vec<u8>> =
+                    s.functions().libraries().map(|l| l.code.clone()).collect();
+                if let Err(e) = s.functions_mut().flush() {
+                    return Reply::error(format!("ERR {e}"));
+                }
+                if let Err(e) = s.functions_mut().restore(&codes, false) {
+                    let _ = s.functions_mut().restore(&backup, false);
+                    return Reply::error(e);
+                }
+            } else if let Err(e) = s.functions_mut().restore(&codes, policy == "replace") {
+                return Reply::error(e);
+            }
+            match scripts.persist(&s) {
+                Ok(()) => Reply::ok(),
+                Err(e) => Reply::error(e),
+            }
+        }
+        _ => crate::commands::subcommands::syntax_error(args),
+    }
+}
+
+fn bulk(s: &str) -> RespValue {
+    RespValue::Bulk(s.as_bytes().to_vec())
+}
+
+/// FUNCTION STATS.
+fn function_stats(shared: &Shared) -> Result<RespValue, Reply> {
+    if shared.scripts.control.busy_error() == Some(redcodec_scripting::control::BUSY_EVAL) {
+        return Err(Reply::error(redcodec_scripting::control::BUSY_EVAL));
+    }
+    let running = match &*shared.scripts.running.lock() {
+        None => RespValue::Nil,
+        Some(r) => RespValue::Map(vec![
+            (bulk("name"), bulk(&r.name)),
+            (
+                bulk("command"),
+                RespValue::Array(r.command.iter().cloned().map(RespValue::Bulk).collect()),
+            ),
+            (
+                bulk("duration_ms"),
+                RespValue::Integer(r.started.elapsed().as_millis() as i64),
+            ),
+        ]),
+    };
+    let (libs, funcs) = match shared.scripts.scripting.try_lock() {
+        Some(s) => (
+            s.functions().libraries().count(),
+            s.functions().function_count(),
+        ),
+        None => (0, 0),
+    };
+    Ok(RespValue::Map(vec![
+        (bulk("running_script"), running),
+        (
+            bulk("engines"),
+            RespValue::Map(vec![(
+                bulk("LUA"),
+                RespValue::Map(vec![
+                    (bulk("libraries_count"), RespValue::Integer(libs as i64)),
+                    (bulk("functions_count"), RespValue::Integer(funcs as i64)),
+                ]),
+            )]),
+        ),
+    ]))
+}
+
+/// FUNCTION LIST [WITHCODE] [LIBRARYNAME pattern].
+fn function_list(shared: &Shared, args: &[Vec<u8>]) -> Result<RespValue, Reply> {
+    let mut with_code = false;
+    let mut pattern: Option<&[u8]> = None;
+    let mut i = 2;
+    while i < args.len() {
+        let a = &args[i];
+        if !with_code && a.eq_ignore_ascii_case(b"withcode") {
+            with_code = true;
+        } else if pattern.is_none() && a.eq_ignore_ascii_case(b"libraryname") {
+            if i >= args.len() - 1 {
+                return Err(Reply::error("ERR library name argument was not given"));
+            }
+            i += 1;
+            pattern = Some(&args[i]);
+        } else {
+            return Err(Reply::error(format!(
+                "ERR Unknown argument {}",
+                String::from_utf8_lossy(a)
+            )));
+        }
+        i += 1;
+    }
+    let s = shared.scripts.scripting.lock();
+    let mut out = Vec::new();
+    for lib in s.functions().libraries() {
+        if let Some(p) = pattern {
+            if !redcodec_protocol::glob::matches(p, lib.name.as_bytes(), true) {
+                continue;
+            }
+        }
+        let functions = lib
+            .functions
+            .iter()
+            .map(|f| {
+                RespValue::Map(vec![
+                    (bulk("name"), bulk(&f.name)),
+                    (
+                        bulk("description"),
+                        f.description.as_deref().map_or(RespValue::Nil, bulk),
+                    ),
+                    (
+                        bulk("flags"),
+                        RespValue::Set(
+                            f.flags
+                                .names()
+                                .into_iter()
+                                .map(|n| RespValue::Status(n.to_string()))
+                                .collect(),
+                        ),
+                    ),
+                ])
+            })
+            .collect();
+        let mut entry = vec![
+            (bulk("library_name"), bulk(&lib.name)),
+            (bulk("engine"), bulk("LUA")),
+            (bulk("functions"), RespValue::Array(functions)),
+        ];
+        if with_code {
+            entry.push((bulk("library_code"), RespValue::Bulk(lib.code.clone())));
+        }
+        out.push(RespValue::Map(entry));
+    }
+    Ok(RespValue::Array(out))
+}
