@@ -164,5 +164,6 @@ fn a_destination_holding_records_refuses_bulk() {
     // Merging takes the write path.
     let out = migrate("kvrocks", &src, "blackwidow", &dst, &["--merge"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_contains(&dump("blackwidow", &dst), "mine");
+    // "mine", in hex.
+    assert_contains(&dump("blackwidow", &dst), "6d696e65");
 }

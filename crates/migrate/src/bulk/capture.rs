@@ -39,6 +39,10 @@ struct Held {
     next_seq: u64,
     entries: HashMap<Place, Vec<Entry>>,
     bytes: usize,
+    /// The records of the key being written, as last written: the
+    /// destination's code may read them back when it appends across
+    /// batches (nemo's linked lists read their tail node).
+    open: HashMap<(Place, Vec<u8>), Option<Vec<u8>>>,
 }
 
 /// A store that reads as empty and captures writes.
@@ -67,7 +71,9 @@ impl Capture {
     }
 
     fn held(&self) -> MutexGuard<'_, Held> {
-        self.held.lock().unwrap_or_else(|e| e.into_inner())
+        self.held
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Starts keeping writes, numbered from `next_seq`.
@@ -75,6 +81,12 @@ impl Capture {
         let mut held = self.held();
         held.armed = true;
         held.next_seq = next_seq;
+    }
+
+    /// The key being written is complete: its records are no longer read
+    /// back.
+    pub(crate) fn close_key(&self) {
+        self.held().open.clear();
     }
 
     /// The number the next write gets.
@@ -118,11 +130,15 @@ impl KvStore for Capture {
 
     fn get_with<T>(
         &self,
-        _place: Place,
-        _key: &[u8],
-        _read: impl FnOnce(&[u8]) -> T,
+        place: Place,
+        key: &[u8],
+        read: impl FnOnce(&[u8]) -> T,
     ) -> Result<Option<T>, StoreError> {
-        Ok(None)
+        let held = self.held();
+        Ok(match held.open.get(&(place, key.to_vec())) {
+            Some(Some(value)) => Some(read(value)),
+            _ => None,
+        })
     }
 
     fn scan(&self, _range: &KeyRange, _from: Option<&[u8]>, _reverse: bool) -> Nothing {
@@ -148,6 +164,8 @@ impl KvStore for Capture {
                 value,
             };
             held.next_seq += 1;
+            held.open
+                .insert((place, entry.key.clone()), entry.value.clone());
             held.bytes += entry.weight();
             held.entries.entry(place).or_default().push(entry);
         }

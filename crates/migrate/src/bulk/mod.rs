@@ -119,7 +119,17 @@ pub(crate) fn migrate<A: Codec, B: Codec + Clone>(
     match outcome {
         Ok(()) => {}
         Err(Halt::Stopped) => return Ok(job.report(Outcome::Stopped)),
-        Err(Halt::Failed(e)) => return Err(e),
+        Err(Halt::Failed(e)) => {
+            if job.resumed_after.is_none() && job.state.runs == 0 {
+                // Nothing was kept: as the write path's refusal before
+                // its first commit, the run leaves no trace.
+                let _ = std::fs::remove_dir_all(&job.work);
+                if let Some(path) = &options.checkpoint {
+                    remove_checkpoint(path)?;
+                }
+            }
+            return Err(e);
+        }
     }
     dst.set_version_counter(job.done.counter);
     std::fs::remove_dir_all(&job.work).map_err(|e| work_error(&job.work, e))?;
@@ -437,6 +447,7 @@ impl<'a, A: Codec, B: Codec + Clone> Job<'a, A, B> {
                                     sink.finish(&key, &dmeta)?;
                                 }
                                 sink.commit()?;
+                                capture.store().close_key();
                                 self.done = Done {
                                     key: Some(key),
                                     counter: capture.version_counter(),

@@ -54,7 +54,9 @@ pub(crate) fn spill(
                 None => out.write_all(&[1])?,
             }
         }
-        let file = out.into_inner().map_err(|e| e.into_error())?;
+        let file = out
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?;
         if sync {
             file.sync_all()?;
         }
