@@ -90,7 +90,8 @@ fn a_killed_migration_resumes_to_the_same_bytes() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("kv");
     exec("kvrocks", &src, &dataset());
-    let batch = ["--batch-elements", "16"];
+    // The write path's commits (the bulk path's: migrate_bulk.rs).
+    let batch = ["--batch-elements", "16", "--no-bulk"];
 
     let whole = dir.path().join("whole");
     let out = redcodec(&migrate_args(&src, &whole, &batch), "");

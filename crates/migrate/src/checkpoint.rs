@@ -78,6 +78,8 @@ pub(crate) struct Checkpoint {
     pub expired: u64,
     /// Keys skipped as unrepresentable.
     pub skipped: Vec<Skipped>,
+    /// The bulk path's own state (`None`: the write path's checkpoint).
+    pub bulk: Option<String>,
 }
 
 impl Checkpoint {
@@ -112,6 +114,9 @@ impl Checkpoint {
         line("elements", self.tally.elements.to_string());
         line("bytes", self.tally.bytes.to_string());
         line("expired", self.expired.to_string());
+        if let Some(bulk) = &self.bulk {
+            line("bulk", bulk.clone());
+        }
         for skipped in &self.skipped {
             line(
                 "skipped",
@@ -149,6 +154,7 @@ fn parse_store(text: &str) -> Result<Checkpoint, String> {
         tally: Tally::default(),
         expired: 0,
         skipped: Vec::new(),
+        bulk: None,
     };
     let mut magic = false;
     for (n, line) in text.lines().enumerate() {
@@ -181,6 +187,7 @@ fn parse_store(text: &str) -> Result<Checkpoint, String> {
             "elements" => cp.tally.elements = number(value).ok_or_else(|| bad("bad number"))?,
             "bytes" => cp.tally.bytes = number(value).ok_or_else(|| bad("bad number"))?,
             "expired" => cp.expired = number(value).ok_or_else(|| bad("bad number"))?,
+            "bulk" => cp.bulk = Some(value.to_string()),
             "skipped" => cp
                 .skipped
                 .push(decode_skipped(value).ok_or_else(|| bad("bad skipped key"))?),
@@ -504,6 +511,7 @@ mod tests {
                     },
                 },
             ],
+            bulk: Some("phase=sort runs=2".into()),
         };
         cp.save(&path, true).unwrap();
         assert_eq!(Checkpoint::load(&path).unwrap(), cp);

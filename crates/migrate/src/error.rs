@@ -20,6 +20,12 @@ pub enum MigrateError {
         /// A key it holds, quoted.
         key: String,
     },
+    /// `--bulk` into a destination that holds records.
+    #[error("the bulk path writes only into an empty destination, and this one holds records (for example {key}): migrate without --bulk")]
+    BulkNotEmpty {
+        /// One record's key, quoted.
+        key: String,
+    },
     /// A checkpoint exists and resuming was not asked for.
     #[error("an interrupted migration is recorded in {path}: resume it, or delete that file to start over")]
     CheckpointPresent {

@@ -65,6 +65,13 @@
 //!   the destination holds under them (there is nothing); otherwise each
 //!   key is looked up first, as a command would.
 //!
+//! - **Bulk path.** Into an empty destination (unless
+//!   [`MigrateOptions::bulk`] is [`Bulk::Never`]), no write batch is
+//!   applied: the same destination code makes the records, which are
+//!   sorted outside memory and ingested as SST files, with checkpoints
+//!   per run, file and family (module `bulk`). The bytes are the write
+//!   path's.
+//!
 //! Both engines are locked for the whole run: commands on them wait.
 //!
 //! With a live server on one side instead of a store, or a cluster of
@@ -72,6 +79,7 @@
 //! protocol.
 
 pub mod analyze;
+mod bulk;
 mod checkpoint;
 mod digest;
 mod error;
@@ -100,12 +108,12 @@ pub use digest::{
     StoreDigest, VerifyOptions, VerifyReport,
 };
 pub use error::MigrateError;
-pub use options::{MigrateOptions, OnUnrepresentable, TypeConflict, CHECKPOINT_FILE};
+pub use options::{Bulk, MigrateOptions, OnUnrepresentable, TypeConflict, CHECKPOINT_FILE};
 pub use report::{Flow, MigrateReport, Observer, Outcome, Plan, Quiet, Skipped, Tally};
 pub use represent::Unrepresentable;
 
 /// Migrates every live key of `src` into `dst` (see the module docs).
-pub fn migrate<A: Codec, B: Codec>(
+pub fn migrate<A: Codec, B: Codec + Clone>(
     src: &Engine<A>,
     dst: &Engine<B>,
     options: &MigrateOptions,
@@ -124,7 +132,11 @@ pub fn migrate<A: Codec, B: Codec>(
     let _src_held = src.lock_all();
     let _dst_held = dst.lock_all();
     let _bulk = stores::BulkMode::enter(src, dst);
-    let mut report = run::Run::new(src, dst, options, observer).execute()?;
+    let mut report = if bulk::chosen(dst, options)? {
+        bulk::migrate(src, dst, options, observer)?
+    } else {
+        run::Run::new(src, dst, options, observer).execute()?
+    };
     for skipped in foreign {
         observer.skipped(&skipped);
         report.skipped.push(skipped);

@@ -47,6 +47,19 @@ impl std::str::FromStr for TypeConflict {
     }
 }
 
+/// Whether a migration into a store takes the bulk path (sorted SST
+/// files ingested; see [`crate::migrate`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Bulk {
+    /// The bulk path when the destination is empty (and not merging),
+    /// else the write path.
+    Auto,
+    /// The bulk path; a destination holding records is refused.
+    Always,
+    /// The write path: every key through the engine's write batches.
+    Never,
+}
+
 /// How to migrate.
 #[derive(Clone, Debug)]
 pub struct MigrateOptions {
@@ -81,6 +94,13 @@ pub struct MigrateOptions {
     /// process is interrupted or killed, which leaves written data in the
     /// operating system's hands.
     pub sync: bool,
+    /// The bulk path or the write path.
+    pub bulk: Bulk,
+    /// The bulk path's sort buffer, in bytes: past it, the records sorted
+    /// so far are written to a run file (and the checkpoint follows).
+    pub bulk_buffer_bytes: usize,
+    /// The size of the bulk path's SST files, in bytes (about).
+    pub bulk_file_bytes: u64,
 }
 
 impl Default for MigrateOptions {
@@ -96,6 +116,9 @@ impl Default for MigrateOptions {
             plan: true,
             memtable_budget: Some(96 << 20),
             sync: false,
+            bulk: Bulk::Never,
+            bulk_buffer_bytes: 128 << 20,
+            bulk_file_bytes: 64 << 20,
         }
     }
 }

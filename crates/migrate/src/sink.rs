@@ -13,6 +13,7 @@ use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
 
 use redcodec_engine::error::CmdResult;
 use redcodec_engine::keyspace::{migrated_expiry, Ctx, KeyView};
+use redcodec_engine::store::{DefaultStore, KvStore};
 use redcodec_engine::value;
 use redcodec_engine::value::Value;
 use redcodec_engine::Engine;
@@ -20,9 +21,9 @@ use redcodec_engine::Engine;
 use crate::source::Limits;
 
 /// Write batches on the destination engine.
-pub(crate) struct Sink<'d, B: Codec> {
-    dst: &'d Engine<B>,
-    ctx: Ctx<'d, B>,
+pub(crate) struct Sink<'d, B: Codec, S: KvStore = DefaultStore> {
+    dst: &'d Engine<B, S>,
+    ctx: Ctx<'d, B, S>,
     limits: Limits,
     /// Whether the destination may hold records under the keys written
     /// (merging, or leftovers of expired keys): each key is then looked up
@@ -33,9 +34,9 @@ pub(crate) struct Sink<'d, B: Codec> {
     records: u64,
 }
 
-impl<'d, B: Codec> Sink<'d, B> {
+impl<'d, B: Codec, S: KvStore> Sink<'d, B, S> {
     /// An empty batch on `dst`, full at `limits`.
-    pub(crate) fn new(dst: &'d Engine<B>, limits: Limits) -> Sink<'d, B> {
+    pub(crate) fn new(dst: &'d Engine<B, S>, limits: Limits) -> Sink<'d, B, S> {
         Sink {
             dst,
             ctx: Ctx::new(dst),

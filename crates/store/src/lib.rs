@@ -21,10 +21,14 @@
 //! - [`clock`] is the injectable time every timestamp comes from.
 //! - [`foreign`] lists the keys of RocksDB stores beside the layout's
 //!   instances that it does not name (Pika 3.5's `streams/`).
+//! - [`bulk_load`] writes sorted SST files with a store's own table
+//!   options and ingests them (the migration's bulk path).
 //! - [`sst`] reads what an SST file says about itself (table format,
 //!   checksum, compression).
 
 mod batch;
+#[cfg(feature = "rocksdb")]
+pub mod bulk_load;
 pub mod clock;
 mod compat;
 #[cfg(feature = "rocksdb")]

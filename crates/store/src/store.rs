@@ -294,7 +294,10 @@ impl Store {
     }
 
     /// The family of `place`, created now if it is created on first write.
-    fn cf_for_write(&self, place: Place) -> Result<Arc<BoundColumnFamily<'_>>, StoreError> {
+    pub(crate) fn cf_for_write(
+        &self,
+        place: Place,
+    ) -> Result<Arc<BoundColumnFamily<'_>>, StoreError> {
         let inst = &self.instances[place.instance];
         let name = inst.cfs[place.cf];
         if let Some(cf) = inst.db.cf_handle(name) {
@@ -311,6 +314,11 @@ impl Store {
         inst.db
             .cf_handle(name)
             .ok_or_else(|| StoreError::Open(format!("column family '{name}' is not open")))
+    }
+
+    /// The RocksDB database of instance `index`.
+    pub(crate) fn instance_db(&self, index: usize) -> &Db {
+        &self.instances[index].db
     }
 
     /// Whether the family of `place` exists (a family created on first
@@ -786,7 +794,7 @@ fn add_op(wb: &mut WriteBatch, cf: &Arc<BoundColumnFamily<'_>>, op: Op) {
 /// read-only opens alike need the operator: RocksDB fails every read of a
 /// key that holds merge operands without it. The partial merge always
 /// declines, so RocksDB keeps operands until it meets their base.
-fn family_options(compat: Option<Compat>, merge: Option<MergeOperatorSpec>) -> Options {
+pub(crate) fn family_options(compat: Option<Compat>, merge: Option<MergeOperatorSpec>) -> Options {
     let mut opts = Options::default();
     if let Some(compat) = compat {
         compat.apply(&mut opts);

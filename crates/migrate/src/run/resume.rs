@@ -75,6 +75,7 @@ impl<A: Codec, B: Codec> Run<'_, A, B> {
             tally: self.committed.tally,
             expired: self.committed.expired,
             skipped: self.skipped.clone(),
+            bulk: None,
         })
     }
 

@@ -1,0 +1,174 @@
+//! The bulk path's destination store: a [`KvStore`] that reads as empty
+//! and keeps every write it is given, numbered, in memory until the sort
+//! buffer is spilled ([`super::runs`]). The destination's own engine code
+//! (an engine over this store) makes the records, so they are the bytes
+//! the write path would write.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard};
+
+use redcodec_codec::{KeyRange, Layout, Place};
+use redcodec_engine::store::bulk_load::{batch_writes, Write};
+use redcodec_engine::store::{Batch, KvIter, KvStore, Order, Pair, StoreError};
+
+/// One captured write: a put (`Some`) or a delete (`None`), numbered in
+/// the order it was made (the last write of a key wins).
+pub(crate) struct Entry {
+    pub key: Vec<u8>,
+    pub seq: u64,
+    pub value: Option<Vec<u8>>,
+}
+
+impl Entry {
+    /// The memory an entry is counted for in the sort buffer.
+    pub(crate) fn weight(&self) -> usize {
+        self.key.len() + self.value.as_ref().map_or(0, Vec::len) + ENTRY_OVERHEAD
+    }
+}
+
+/// Bytes counted per entry besides its key and value (the vectors' own
+/// headers and the allocator's).
+const ENTRY_OVERHEAD: usize = 64;
+
+/// What the capture holds between spills.
+#[derive(Default)]
+struct Held {
+    /// Writes are kept only once armed (the format's bootstrap records,
+    /// written when the engine is made, are the destination's already).
+    armed: bool,
+    next_seq: u64,
+    entries: HashMap<Place, Vec<Entry>>,
+    bytes: usize,
+    /// The records of the key being written, as last written: the
+    /// destination's code may read them back when it appends across
+    /// batches (nemo's linked lists read their tail node).
+    open: HashMap<(Place, Vec<u8>), Option<Vec<u8>>>,
+}
+
+/// A store that reads as empty and captures writes.
+pub(crate) struct Capture {
+    orders: HashMap<Place, Order>,
+    held: Mutex<Held>,
+}
+
+impl Capture {
+    /// A capture for `layout`'s families.
+    pub(crate) fn new(layout: &Layout) -> Capture {
+        let orders = layout
+            .places()
+            .map(|place| {
+                let order = layout
+                    .cf(place)
+                    .comparator
+                    .map_or(<[u8]>::cmp as Order, |c| c.compare);
+                (place, order)
+            })
+            .collect();
+        Capture {
+            orders,
+            held: Mutex::new(Held::default()),
+        }
+    }
+
+    fn held(&self) -> MutexGuard<'_, Held> {
+        self.held
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Starts keeping writes, numbered from `next_seq`.
+    pub(crate) fn arm(&self, next_seq: u64) {
+        let mut held = self.held();
+        held.armed = true;
+        held.next_seq = next_seq;
+    }
+
+    /// The key being written is complete: its records are no longer read
+    /// back.
+    pub(crate) fn close_key(&self) {
+        self.held().open.clear();
+    }
+
+    /// The number the next write gets.
+    pub(crate) fn next_seq(&self) -> u64 {
+        self.held().next_seq
+    }
+
+    /// The memory the held writes are counted for.
+    pub(crate) fn bytes(&self) -> usize {
+        self.held().bytes
+    }
+
+    /// Hands over every held write, by family.
+    pub(crate) fn take(&self) -> HashMap<Place, Vec<Entry>> {
+        let mut held = self.held();
+        held.bytes = 0;
+        std::mem::take(&mut held.entries)
+    }
+}
+
+/// The iterator of a store that holds nothing.
+pub(crate) struct Nothing;
+
+impl KvIter for Nothing {
+    fn seek(&mut self, _key: &[u8]) {}
+
+    fn next(&mut self) -> Result<Option<Pair>, StoreError> {
+        Ok(None)
+    }
+}
+
+impl KvStore for Capture {
+    type Iter<'a> = Nothing;
+
+    fn order(&self, place: Place) -> Order {
+        self.orders
+            .get(&place)
+            .copied()
+            .unwrap_or(<[u8]>::cmp as Order)
+    }
+
+    fn get_with<T>(
+        &self,
+        place: Place,
+        key: &[u8],
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> Result<Option<T>, StoreError> {
+        let held = self.held();
+        Ok(match held.open.get(&(place, key.to_vec())) {
+            Some(Some(value)) => Some(read(value)),
+            _ => None,
+        })
+    }
+
+    fn scan(&self, _range: &KeyRange, _from: Option<&[u8]>, _reverse: bool) -> Nothing {
+        Nothing
+    }
+
+    fn write(&self, batch: Batch) -> Result<(), StoreError> {
+        let mut held = self.held();
+        if !held.armed {
+            return Ok(());
+        }
+        for (place, write) in batch_writes(batch) {
+            let (key, value) = match write {
+                Write::Put(key, value) => (key, Some(value)),
+                Write::Delete(key) => (key, None),
+                Write::DeleteRange(..) => return Err(StoreError::Io(std::io::Error::other(
+                    "the bulk path met a range deletion, which an empty destination never needs",
+                ))),
+            };
+            let entry = Entry {
+                key,
+                seq: held.next_seq,
+                value,
+            };
+            held.next_seq += 1;
+            held.open
+                .insert((place, entry.key.clone()), entry.value.clone());
+            held.bytes += entry.weight();
+            held.entries.entry(place).or_default().push(entry);
+        }
+        Ok(())
+    }
+}
