@@ -47,9 +47,7 @@ fn settings(text: &str) -> Vec<(String, String)> {
             // the value may be empty); Kvrocks: `name value` (a `:` only
             // after the name, e.g. `bind 127.0.0.1 ::1`).
             let (name, value) = match line.split_once(':') {
-                Some((name, value)) if !name.trim().contains(char::is_whitespace) => {
-                    (name, value)
-                }
+                Some((name, value)) if !name.trim().contains(char::is_whitespace) => (name, value),
                 _ => line.split_once(char::is_whitespace).unwrap_or((line, "")),
             };
             (name.trim().to_ascii_lowercase(), value.trim().to_string())
