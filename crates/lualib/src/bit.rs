@@ -129,7 +129,11 @@ fn tohex(lua: &Lua, args: &Args) -> Outcome {
     // build treats it as more than 8 digits, so it gives 8 (upper case):
     // `bit.tohex(65535, -2147483648)` is "0000FFFF" (its TCL suite's "lua
     // bit.tohex bug" test).
-    let n = if n < 0 { 8 } else { usize::try_from(n.min(8)).unwrap_or(0) };
+    let n = if n < 0 {
+        8
+    } else {
+        usize::try_from(n.min(8)).unwrap_or(0)
+    };
     let mut out = vec![0u8; n];
     for slot in out.iter_mut().rev() {
         *slot = digits[(b & 15) as usize];
