@@ -207,7 +207,14 @@ fn options(args: &MigrateArgs, checkpoint: Option<PathBuf>) -> MigrateOptions {
         resume: args.resume,
         sync: args.sync,
         type_conflict: args.type_conflict,
-        bulk: if args.bulk { Bulk::Always } else { Bulk::Never },
+        // Without a flag, a fresh migration takes the write path and a
+        // resumed one the path its checkpoint records.
+        bulk: match (args.bulk, args.no_bulk) {
+            (true, _) => Bulk::Always,
+            (_, true) => Bulk::Never,
+            _ if args.resume => Bulk::Auto,
+            _ => Bulk::Never,
+        },
         bulk_buffer_bytes: args
             .bulk_buffer_bytes
             .unwrap_or(MigrateOptions::default().bulk_buffer_bytes),
