@@ -399,7 +399,7 @@ fn the_sandbox_is_redis_sandbox() {
             .collect(),
         other => panic!("{other:?}"),
     };
-    let redis: Vec<&str> = "ARGV:table KEYS:table _G:table _VERSION:string __redis__err__handler:function assert:function collectgarbage:function coroutine:table error:function gcinfo:function getmetatable:function ipairs:function load:function loadstring:function math:table next:function pairs:function pcall:function rawequal:function rawget:function rawset:function redis:table select:function setmetatable:function string:table table:table tonumber:function tostring:function type:function unpack:function xpcall:function".split(' ').collect();
+    let redis: Vec<&str> = "ARGV:table KEYS:table _G:table _VERSION:string __redis__err__handler:function assert:function bit:table cjson:table cmsgpack:table collectgarbage:function coroutine:table error:function gcinfo:function getmetatable:function ipairs:function load:function loadstring:function math:table next:function pairs:function pcall:function rawequal:function rawget:function rawset:function redis:table select:function setmetatable:function string:table struct:table table:table tonumber:function tostring:function type:function unpack:function xpcall:function".split(' ').collect();
     assert_eq!(names, redis);
     assert_eq!(
         eval(
