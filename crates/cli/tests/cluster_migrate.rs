@@ -407,3 +407,38 @@ fn a_destination_killed_mid_migration_leaves_the_slot_whole_on_the_source() {
     assert_eq!(s.call(&["SET", "{m}after", "w"]), R::ok());
     assert_eq!(s.call(&["GET", "{m}after"]), R::bulk("w"));
 }
+
+#[test]
+fn a_script_writing_an_undeclared_key_of_a_moving_slot_is_sent_again() {
+    let (src, dst, slot) = slow_migration();
+    let mut s = src.conn();
+    // `{m}0` is the slot's first key: already sent when the script runs.
+    assert_eq!(
+        s.call(&["EVAL", "return redis.call('set', '{m}0', 'new')", "0"]),
+        R::ok()
+    );
+    assert_eq!(
+        s.call(&[
+            "EVAL",
+            "redis.call('set', KEYS[1], 'declared'); return redis.call('set', '{m}1', 'undeclared')",
+            "1",
+            "{m}2",
+        ]),
+        R::ok()
+    );
+    eventually("the migration succeeds", || {
+        info(&mut s).contains("migrating_state: success")
+    });
+    let mut d = dst.conn();
+    for (key, value) in [
+        ("{m}0", "new"),
+        ("{m}1", "undeclared"),
+        ("{m}2", "declared"),
+    ] {
+        assert_eq!(
+            d.call(&["GET", key]),
+            R::bulk(value),
+            "{key} on the destination"
+        );
+    }
+}

@@ -29,8 +29,11 @@ use parking_lot::Mutex;
 use redcodec_codec::number::format_g17;
 use redcodec_engine::Reply;
 use redcodec_scripting::runner::{NOT_ALLOWED, UNKNOWN_COMMAND, WRITE_IN_READ_ONLY, WRONG_ARITY};
-use redcodec_scripting::{parse_numkeys, CommandRunner, RespValue, RunControl, Scripting};
+use redcodec_scripting::{
+    parse_numkeys, CommandRunner, RespValue, RunControl, ScriptFlags, Scripting,
+};
 
+use crate::cluster::script_keys::ScriptSlots;
 use crate::commands::{check, flags, run_sync, Access};
 use crate::reply::{encode, shape_of, Protocol};
 use crate::session::Session;
@@ -343,13 +346,15 @@ pub fn to_reply(value: RespValue) -> Reply {
 }
 
 /// Runs the commands of one script for `session`.
-struct Caller<'a, 'b> {
+struct Caller<'a, 'b, 's> {
     shared: &'a Shared,
     session: &'a mut Session,
     access: &'a Access<'b>,
+    /// The cluster's slot rules for the script's keys.
+    slots: ScriptSlots<'s>,
 }
 
-impl CommandRunner for Caller<'_, '_> {
+impl CommandRunner for Caller<'_, '_, '_> {
     fn call(
         &mut self,
         args: &[Vec<u8>],
@@ -371,6 +376,9 @@ impl CommandRunner for Caller<'_, '_> {
         if read_only && writes {
             return Err(WRITE_IN_READ_ONLY.to_string());
         }
+        self.slots
+            .check(self.shared, self.session.info.id, &name, args)
+            .map_err(str::to_string)?;
         let started = Instant::now();
         let reply = run_sync(self.shared, self.session, self.access, &name, args);
         self.shared
@@ -469,19 +477,24 @@ fn apply_threshold(shared: &Shared) {
     shared.scripts.control.set_threshold_ms(ms);
 }
 
-/// Runs a script or function with its keys and args under the run
+/// Runs a script or function (`flags`) declaring `keys` under the run
 /// control, returning the reply.
 fn run_one(
     shared: &Shared,
     session: &mut Session,
     access: &Access<'_>,
-    args: &[Vec<u8>],
+    (args, keys, flags): (&[Vec<u8>], &[Vec<u8>], ScriptFlags),
     label: String,
-    f: impl FnOnce(&Scripting, &mut Caller<'_, '_>) -> RespValue,
+    f: impl FnOnce(&Scripting, &mut Caller<'_, '_, '_>) -> RespValue,
 ) -> Reply {
+    if let Some(refused) = shared.cluster.refuses_script(&flags) {
+        return refused;
+    }
     apply_threshold(shared);
     let namespace = session.namespace.clone();
     let db = session.db;
+    // Writes to moving slots stay tracked until the script committed.
+    let mut moving = Vec::new();
     let result = run_atomically(shared, session, access, |session, held| {
         let scripting = shared.scripts.scripting.lock();
         *shared.scripts.running.lock() = Some(Running {
@@ -493,11 +506,14 @@ fn run_one(
             shared,
             session,
             access: held,
+            slots: shared.cluster.script_slots(keys, &flags),
         };
         let value = f(&scripting, &mut caller);
+        moving = caller.slots.into_guards();
         *shared.scripts.running.lock() = None;
         value
     });
+    drop(moving);
     session.namespace = namespace;
     if session.db != db {
         session.set_db(db);
@@ -533,19 +549,24 @@ pub fn eval(
         Ok(n) => n,
         Err(e) => return Reply::error(e),
     };
-    let sha = {
+    let (sha, flags) = {
         let mut scripting = shared.scripts.scripting.lock();
         match scripting.resolve(&args[1], by_sha) {
-            Ok((sha, _)) => sha,
+            Ok(found) => found,
             Err(e) => return Reply::error(e),
         }
     };
     let keys = &args[3..3 + numkeys];
     let argv = &args[3 + numkeys..];
     let label = sha.clone();
-    run_one(shared, session, access, args, label, |s, caller| {
-        s.run_script(caller, &sha, keys, argv, ro)
-    })
+    run_one(
+        shared,
+        session,
+        access,
+        (args, keys, flags),
+        label,
+        |s, caller| s.run_script(caller, &sha, keys, argv, ro),
+    )
 }
 
 /// FCALL, FCALL_RO.
@@ -558,16 +579,15 @@ pub fn fcall(
 ) -> Reply {
     let ro = name == "fcall_ro";
     let function = args[1].clone();
-    if shared
+    let found = shared
         .scripts
         .scripting
         .lock()
         .functions()
-        .function_flags(&function)
-        .is_none()
-    {
+        .function_flags(&function);
+    let Some(flags) = found else {
         return Reply::error("ERR Function not found");
-    }
+    };
     let numkeys = match parse_numkeys(&args[2], args.len() - 3, true) {
         Ok(n) => n,
         Err(e) => return Reply::error(e),
@@ -575,9 +595,14 @@ pub fn fcall(
     let keys = &args[3..3 + numkeys];
     let argv = &args[3 + numkeys..];
     let label = String::from_utf8_lossy(&function).into_owned();
-    run_one(shared, session, access, args, label, |s, caller| {
-        s.call_function(caller, &function, keys, argv, ro)
-    })
+    run_one(
+        shared,
+        session,
+        access,
+        (args, keys, flags),
+        label,
+        |s, caller| s.call_function(caller, &function, keys, argv, ro),
+    )
 }
 
 /// SCRIPT LOAD|EXISTS|FLUSH|KILL (arity and subcommand checked before).

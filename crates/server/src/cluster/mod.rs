@@ -18,6 +18,7 @@ pub mod migrate;
 pub mod nodes_file;
 pub mod parse;
 pub mod routing;
+pub mod script_keys;
 pub mod slot_keys;
 pub mod topology;
 

@@ -24,6 +24,11 @@ const BLOCKING: &[&str] = &[
     "bzmpop",
 ];
 
+/// The scripts that may write: their declared keys' slot is tracked
+/// while it moves, as a write's (the script's own calls are checked in
+/// [`super::script_keys`]).
+const SCRIPTS_MAY_WRITE: &[&str] = &["eval", "evalsha", "fcall"];
+
 /// The keys of a command, by the engine's command table, or for the
 /// commands the server answers itself, by their Redis key positions.
 pub fn keys_of<'a>(shared: &Shared, name: &str, args: &'a [Vec<u8>]) -> Vec<&'a [u8]> {
@@ -38,8 +43,9 @@ pub fn keys_of<'a>(shared: &Shared, name: &str, args: &'a [Vec<u8>]) -> Vec<&'a 
             rest[..rest.len().saturating_sub(1)].to_vec()
         }
         "blmove" | "brpoplpush" => rest.iter().take(2).copied().collect(),
-        // timeout numkeys key…
-        "blmpop" | "bzmpop" => {
+        // timeout numkeys key…, script numkeys key…
+        "blmpop" | "bzmpop" | "eval" | "evalsha" | "eval_ro" | "evalsha_ro" | "fcall"
+        | "fcall_ro" => {
             let n = rest
                 .get(1)
                 .and_then(|n| std::str::from_utf8(n).ok()?.parse::<usize>().ok())
@@ -109,7 +115,7 @@ impl Cluster {
     }
 
     /// One command's check.
-    fn check<'a>(
+    pub(super) fn check<'a>(
         &'a self,
         shared: &Shared,
         client: u64,
@@ -124,7 +130,7 @@ impl Cluster {
         if rest.iter().any(|k| slot(k) != s) {
             return Err(Reply::error(CROSSSLOT));
         }
-        let write = flags::is_write(name);
+        let write = flags::is_write(name) || SCRIPTS_MAY_WRITE.contains(&name);
         let state = self.state.read();
         let Some(owner) = state.topology.owner(s) else {
             return Err(Reply::error("CLUSTERDOWN Hash slot not served"));
