@@ -34,7 +34,7 @@ fn cross_slot_library(flags: &str) -> String {
 
 /// The commands compared, each with the reply both servers must give.
 fn script_commands() -> Vec<Vec<String>> {
-    let s = |v: &[&str]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    let s = |v: &[&str]| v.iter().map(ToString::to_string).collect::<Vec<_>>();
     let two_slots = format!(
         "redis.call('set', '{LOCAL_A}', '1')\nredis.call('set', '{LOCAL_B}', '2')\nreturn 'OK'"
     );
