@@ -410,7 +410,7 @@ fn a_destination_killed_mid_migration_leaves_the_slot_whole_on_the_source() {
 
 #[test]
 fn a_script_writing_an_undeclared_key_of_a_moving_slot_is_sent_again() {
-    let (src, dst, slot) = slow_migration();
+    let (src, dst, _slot) = slow_migration();
     let mut s = src.conn();
     // `{m}0` is the slot's first key: already sent when the script runs.
     assert_eq!(
