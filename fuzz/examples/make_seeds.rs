@@ -445,4 +445,20 @@ fn protocol_seeds() {
         rdb_seeds.push(encode_object(&value, EncodeOptions { compression: false }));
     }
     write("rdb_payload", &rdb_seeds);
+
+    // Scripts' replies: Lua values (selector 0: a string; an array with a
+    // hole; {err=…}; a map; a double; a verbatim string) and replies as
+    // the server writes them (selector 1).
+    let lua_seeds: Vec<Vec<u8>> = vec![
+        b"\x00\x00\x03abc".to_vec(),
+        b"\x00\x06\x03\x00\x01a\x04\x05\x90".to_vec(),
+        b"\x00\x07\x00\x0bERR failed".to_vec(),
+        b"\x00\x0c\x02\x00\x01k\x05\x90\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x13".to_vec(),
+        b"\x00\x09\x02\x00\x00\x00\x00\x00\x00\xf8\x7f".to_vec(),
+        b"\x00\x0b\x00\x03txt\x00\x02hi".to_vec(),
+        b"\x01*3\r\n:1\r\n$-1\r\n+OK\r\n".to_vec(),
+        b"\x01%2\r\n$1\r\na\r\n,1.5\r\n$1\r\nb\r\n#t\r\n".to_vec(),
+        b"\x01~2\r\n(123\r\n=7\r\ntxt:abc\r\n".to_vec(),
+    ];
+    write("lua_reply", &lua_seeds);
 }

@@ -17,12 +17,14 @@
 //!   quoting splitter.
 //! - [`rdb`]: DUMP payloads and objects through the decoder, and what
 //!   decodes through the encoder and back.
+//! - [`lua_reply`]: scripts' replies through the Lua/RESP conversions.
 //! - [`store_reads`]: a store of arbitrary and damaged records of every
 //!   format, in memory, and every read command on it.
 //!
 //! Input layouts (what the seed files hold) are described by each module.
 
 pub mod decode;
+pub mod lua_reply;
 pub mod merge;
 pub mod order;
 pub mod protocol;

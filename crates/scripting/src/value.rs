@@ -140,7 +140,7 @@ impl RespValue {
     /// `buf` does not hold a whole well-formed reply.
     pub fn parse(buf: &[u8]) -> Option<(RespValue, usize)> {
         let end = buf.windows(2).position(|w| w == b"\r\n")?;
-        let head = std::str::from_utf8(&buf[1..end]).ok()?;
+        let head = std::str::from_utf8(buf.get(1..end)?).ok()?;
         let rest = end + 2;
         let count = |h: &str| h.parse::<i64>().ok();
         match buf.first()? {
@@ -277,5 +277,12 @@ mod tests {
             ])
         );
         assert_eq!(RespValue::parse(b"$5\r\nab"), None);
+    }
+
+    #[test]
+    fn parse_refuses_a_reply_with_no_type_byte() {
+        // Found by the lua_reply fuzz target: a line ending at once.
+        assert_eq!(RespValue::parse(b"\r\n"), None);
+        assert_eq!(RespValue::parse(b"\r\n:1\r\n"), None);
     }
 }
