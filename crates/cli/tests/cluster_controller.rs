@@ -7,8 +7,9 @@
 //! says success, then the next version published; a shard added; a
 //! cluster client writing and reading throughout.
 //!
-//! The controller itself is not run here: its Go module is not served by
-//! the module proxy this project's CI reaches (see docs/src/cluster.md).
+//! The controller itself is not run here (this test runs in CI, where its
+//! Go module cannot be installed); `cluster_real_controller.rs` runs the
+//! real one where its binary is given (see docs/src/cluster.md).
 
 use std::time::{Duration, Instant};
 
