@@ -442,3 +442,86 @@ fn a_script_writing_an_undeclared_key_of_a_moving_slot_is_sent_again() {
         );
     }
 }
+
+/// Writers that outpace the migration (new keys of the moving slot as
+/// fast as two connections go, the migration at 1,000 commands a second)
+/// used to make every catch-up round larger than the one before, so the
+/// slot never moved. The rounds stop growing: writes are refused
+/// (TRYAGAIN) for one last round, and the slot moves with every
+/// acknowledged write.
+#[test]
+fn a_slot_moves_under_writes_faster_than_the_migration() {
+    let src = Node::start(0, &[]);
+    let dst = Node::start(1, &[]);
+    let text = topology(&[(&src.id, src.port(), "0-16383"), (&dst.id, dst.port(), "")]);
+    let nodes = [src, dst];
+    set_nodes(&nodes, &text, 1);
+    let [src, dst] = nodes;
+    let mut s = src.conn();
+    let R::Int(slot) = s.call(&["CLUSTER", "KEYSLOT", "{m}"]) else {
+        panic!()
+    };
+    let slot = slot.to_string();
+    for i in 0..PRELOAD {
+        assert_eq!(s.call(&["SET", &format!("{{m}}p:{i}"), "p"]), R::ok());
+    }
+    assert_eq!(s.call(&["CONFIG", "SET", "migrate-speed", "1000"]), R::ok());
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let written = Arc::new(AtomicU64::new(0));
+    let writers: Vec<_> = (0..2)
+        .map(|w| {
+            let (stop, written) = (stop.clone(), written.clone());
+            let addr = src.addr().to_string();
+            std::thread::spawn(move || {
+                let mut conns = vec![(addr.clone(), Conn::open(&addr))];
+                let mut at = 0;
+                let mut acked = Vec::new();
+                let mut i = 0u64;
+                while !stop.load(Ordering::SeqCst) {
+                    let key = format!("{{m}}w{w}:{i}");
+                    routed_set(&mut conns, &mut at, &key, &i.to_string());
+                    acked.push(key);
+                    i += 1;
+                    written.fetch_add(1, Ordering::SeqCst);
+                }
+                acked
+            })
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while written.load(Ordering::SeqCst) < 200 {
+        assert!(Instant::now() < deadline, "the writers are stuck");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert_eq!(s.call(&["CLUSTERX", "MIGRATE", &slot, &dst.id]), R::ok());
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let si = info(&mut s);
+        if si.contains("migrating_state: success") {
+            break;
+        }
+        assert!(!si.contains("migrating_state: fail"), "{si}");
+        assert!(
+            Instant::now() < deadline,
+            "the slot did not move in 300 s under the writers: {si}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    stop.store(true, Ordering::SeqCst);
+    let acked: Vec<String> = writers
+        .into_iter()
+        .flat_map(|w| w.join().unwrap())
+        .collect();
+    let mut d = dst.conn();
+    for k in &acked {
+        assert!(
+            matches!(d.call(&["GET", k]), R::Bulk(Some(_))),
+            "{k} lost in the move"
+        );
+    }
+    assert_eq!(
+        d.call(&["CLUSTER", "COUNTKEYSINSLOT", &slot]),
+        R::Int((PRELOAD + acked.len()) as i64)
+    );
+}

@@ -11,9 +11,11 @@
 //!    `1000000 * pipeline / speed` µs, as Kvrocks paces it;
 //! 3. catch up: the keys written in the range meanwhile are sent again
 //!    (`DEL`, then rebuilt), in rounds until few are left (at most
-//!    [`MAX_ROUNDS`]);
+//!    [`MAX_ROUNDS`]; a round stops as soon as more keys were written
+//!    during it than it sends: writes outpace the migration);
 //! 4. forbid writes to the range (`TRYAGAIN`), wait for the writes
-//!    already running, send the last keys written;
+//!    already running, send the last keys written (at full speed: the
+//!    range refuses writes meanwhile);
 //! 5. `CLUSTER IMPORT <range> 1`; the range is then answered with
 //!    `MOVED` to the destination until the controller's next topology,
 //!    which deletes its keys here.
@@ -44,6 +46,10 @@ pub const MAX_ROUNDS: usize = 10;
 
 /// Keys left to send that end the catch-up rounds.
 const SMALL_GAP: usize = 100;
+
+/// Keys a catch-up round sends between two looks at how many were
+/// written meanwhile.
+const ROUND_CHUNK: usize = 256;
 
 /// How commands leave for the destination: `migrate-pipeline-size`
 /// commands a pipeline, paced by `migrate-speed` (Kvrocks'
@@ -416,12 +422,27 @@ fn migrate(
     send(shared, l, pace, &keys, false)?;
     let m = &shared.cluster.migrator;
     let mut resent = 0;
+    // Each round sends the keys written during the one before. Writes
+    // that come faster than the pace sends make every round larger than
+    // the last, and the rounds never end: once the keys written during a
+    // round outnumber the round's own, the round stops and writes are
+    // forbidden (one TRYAGAIN phase, sent at full speed, below).
     for _ in 0..MAX_ROUNDS {
-        let keys = std::mem::take(&mut *m.dirty.lock());
-        let few = keys.len() <= SMALL_GAP;
-        resent += keys.len();
-        send(shared, l, pace, &keys.into_iter().collect::<Vec<_>>(), true)?;
-        if few {
+        let keys: Vec<Vec<u8>> = std::mem::take(&mut *m.dirty.lock()).into_iter().collect();
+        let round = keys.len();
+        let mut chunks = keys.chunks(ROUND_CHUNK);
+        let mut outpaced = false;
+        for chunk in chunks.by_ref() {
+            send(shared, l, pace, chunk, true)?;
+            resent += chunk.len();
+            if m.dirty.lock().len() > round {
+                outpaced = true;
+                break;
+            }
+        }
+        // What the round did not send goes with the last phase.
+        m.dirty.lock().extend(chunks.flatten().cloned());
+        if outpaced || round <= SMALL_GAP {
             break;
         }
     }
@@ -436,6 +457,9 @@ fn migrate(
     }
     let last = std::mem::take(&mut *m.dirty.lock());
     resent += last.len();
+    // Unpaced: while the range refuses writes, ending soon matters more
+    // than sparing the source (Kvrocks paces this phase too).
+    pace.gap = Duration::ZERO;
     send(shared, l, pace, &last.into_iter().collect::<Vec<_>>(), true)?;
     l.call(&import_args(range, 1))
         .map_err(|e| format!("failed to set import status on destination node: {e}"))?;
