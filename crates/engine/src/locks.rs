@@ -1,5 +1,7 @@
 //! Per-key locks: commands on the same key serialize; commands on different
-//! keys run in parallel. Keys hash onto a fixed set of stripes, and a
+//! keys run in parallel. Keys hash onto a fixed set of stripes (64: a
+//! server runs a command per core, and a group or keyspace-wide command
+//! takes every stripe, so a few are enough and each costs), and a
 //! command locks its stripes in ascending order, so two multi-key commands
 //! cannot deadlock. Commands without keys (KEYS, SCAN, DBSIZE) share the
 //! keyspace lock; keyspace-wide commands (FLUSHALL) take it exclusively and
@@ -15,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-const STRIPES: usize = 1024;
+const STRIPES: usize = 64;
 
 /// The engine's lock table.
 pub struct LockTable {

@@ -1,6 +1,7 @@
-//! redis-py for the tests that run it: installed once, pinned, into a
-//! virtual environment outside the clone (`$XDG_CACHE_HOME/redcodec-venv/`,
-//! else `~/.cache/redcodec-venv/`) and reused. Without `python3`, its
+//! redis-py (and dramatiq, a job queue on it) for the tests that run
+//! them: installed once, pinned, into virtual environments outside the
+//! clone (`$XDG_CACHE_HOME/redcodec-venv/`, else `~/.cache/redcodec-venv/`)
+//! and reused. Without `python3`, its
 //! `venv` module or PyPI a test is reported as skipped
 //! (`redcodec_conformance::skip`, counted by `scripts/test`), unless
 //! `REDCODEC_REQUIRE_PYTHON=1` (set by `.ci/run`), where it fails.
@@ -30,24 +31,20 @@ pub fn failed(what: &str, out: &Output) -> String {
     )
 }
 
-/// Where the virtual environment is kept, outside the clone.
-fn venv_dir() -> PathBuf {
+/// Where the virtual environment `name` is kept, outside the clone.
+fn venv_dir(name: &str) -> PathBuf {
     let cache = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")));
-    cache
-        .join("redcodec-venv")
-        .join(format!("redis-py-{REDIS_PY}"))
+    cache.join("redcodec-venv").join(name)
 }
 
-/// The venv's python when it imports the pinned redis-py.
-fn ready(venv: &Path) -> bool {
+/// Whether the venv's python runs `probe` (a check that the pinned
+/// packages import at their versions) successfully.
+fn ready(venv: &Path, probe: &str) -> bool {
     Command::new(venv.join("bin/python"))
-        .args([
-            "-c",
-            &format!("import redis, sys; sys.exit(redis.__version__ != '{REDIS_PY}')"),
-        ])
+        .args(["-c", probe])
         .output()
         .is_ok_and(|o| o.status.success())
 }
@@ -55,8 +52,41 @@ fn ready(venv: &Path) -> bool {
 /// The python of a venv holding redis-py, made (in a scratch directory
 /// renamed into place when whole) if it is not there yet.
 pub fn redis_py(test: &str) -> Option<PathBuf> {
-    let venv = venv_dir();
-    if ready(&venv) {
+    venv(
+        test,
+        &format!("redis-py-{REDIS_PY}"),
+        &[&format!("redis=={REDIS_PY}")],
+        &format!("import redis, sys; sys.exit(redis.__version__ != '{REDIS_PY}')"),
+    )
+}
+
+/// The dramatiq release (a job-queue library whose Redis broker is one
+/// Lua script run through EVALSHA) the tests are written for.
+pub const DRAMATIQ: &str = "2.2.1";
+
+/// The python of a venv holding dramatiq with its Redis broker and the
+/// pinned redis-py, made if it is not there yet.
+pub fn dramatiq(test: &str) -> Option<PathBuf> {
+    venv(
+        test,
+        &format!("dramatiq-{DRAMATIQ}-redis-py-{REDIS_PY}"),
+        &[
+            &format!("dramatiq[redis]=={DRAMATIQ}"),
+            &format!("redis=={REDIS_PY}"),
+        ],
+        &format!(
+            "import dramatiq, redis, sys; \
+             sys.exit(dramatiq.__version__ != '{DRAMATIQ}' or redis.__version__ != '{REDIS_PY}')"
+        ),
+    )
+}
+
+/// The python of the venv `name` holding `requirements` (pip's syntax),
+/// made (in a scratch directory renamed into place when whole) unless
+/// `probe` already succeeds in it.
+fn venv(test: &str, name: &str, requirements: &[&str], probe: &str) -> Option<PathBuf> {
+    let venv = venv_dir(name);
+    if ready(&venv, probe) {
         return Some(venv.join("bin/python"));
     }
     match Command::new("python3").arg("--version").output() {
@@ -84,17 +114,18 @@ pub fn redis_py(test: &str) -> Option<PathBuf> {
     }
     let pip = Command::new(new.join("bin/python"))
         .args(["-m", "pip", "install", "--quiet", "--timeout", "30"])
-        .args(["--retries", "2", &format!("redis=={REDIS_PY}")])
+        .args(["--retries", "2"])
+        .args(requirements)
         .output()
         .expect("the venv's python runs");
     if !pip.status.success() {
         return unavailable(
             test,
-            failed(&format!("pip install redis=={REDIS_PY}"), &pip),
+            failed(&format!("pip install {}", requirements.join(" ")), &pip),
         );
     }
     // Another run may have put a venv there meanwhile: either one will do.
-    if std::fs::rename(&new, &venv).is_err() && !ready(&venv) {
+    if std::fs::rename(&new, &venv).is_err() && !ready(&venv, probe) {
         panic!("cannot put the venv in place at {}", venv.display());
     }
     Some(venv.join("bin/python"))
