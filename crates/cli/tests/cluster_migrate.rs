@@ -40,6 +40,21 @@ fn routed_set(conns: &mut Vec<(String, Conn)>, at: &mut usize, key: &str, value:
     }
 }
 
+/// A source owning every slot and a destination owning none, and the slot
+/// of `{m}`, the one the tests move.
+fn source_and_destination() -> (Node, Node, String) {
+    let src = Node::start(0, &[]);
+    let dst = Node::start(1, &[]);
+    let text = topology(&[(&src.id, src.port(), "0-16383"), (&dst.id, dst.port(), "")]);
+    let nodes = [src, dst];
+    set_nodes(&nodes, &text, 1);
+    let [src, dst] = nodes;
+    let R::Int(slot) = src.conn().call(&["CLUSTER", "KEYSLOT", "{m}"]) else {
+        panic!()
+    };
+    (src, dst, slot.to_string())
+}
+
 /// Keys of each type written in the slot before it moves.
 const PRELOAD: usize = 1000;
 
@@ -49,17 +64,8 @@ fn info(c: &mut Conn) -> String {
 
 #[test]
 fn a_slot_moves_while_a_client_writes() {
-    let src = Node::start(0, &[]);
-    let dst = Node::start(1, &[]);
-    let text = topology(&[(&src.id, src.port(), "0-16383"), (&dst.id, dst.port(), "")]);
-    let nodes = [src, dst];
-    set_nodes(&nodes, &text, 1);
-    let [src, dst] = nodes;
+    let (src, dst, slot) = source_and_destination();
     let mut s = src.conn();
-    let R::Int(slot) = s.call(&["CLUSTER", "KEYSLOT", "{m}"]) else {
-        panic!()
-    };
-    let slot = slot.to_string();
 
     // Keys of every type in the slot, some with a TTL; and keys elsewhere.
     for i in 0..PRELOAD {
@@ -323,20 +329,11 @@ const SLOW_KEYS: usize = 400;
 /// at 160 commands a second (`migrate-speed`: about 3 s for the slot).
 /// Returns once the destination holds some of the slot's keys, not all.
 fn slow_migration() -> (Node, Node, String) {
-    let src = Node::start(0, &[]);
-    let dst = Node::start(1, &[]);
-    let text = topology(&[(&src.id, src.port(), "0-16383"), (&dst.id, dst.port(), "")]);
-    let nodes = [src, dst];
-    set_nodes(&nodes, &text, 1);
-    let [src, dst] = nodes;
+    let (src, dst, slot) = source_and_destination();
     let mut s = src.conn();
     for i in 0..SLOW_KEYS {
         assert_eq!(s.call(&["SET", &format!("{{m}}{i}"), "v"]), R::ok());
     }
-    let R::Int(slot) = s.call(&["CLUSTER", "KEYSLOT", "{m}"]) else {
-        panic!()
-    };
-    let slot = slot.to_string();
     assert_eq!(s.call(&["CONFIG", "SET", "migrate-speed", "160"]), R::ok());
     assert_eq!(s.call(&["CLUSTERX", "MIGRATE", &slot, &dst.id]), R::ok());
     let mut d = dst.conn();
@@ -451,17 +448,8 @@ fn a_script_writing_an_undeclared_key_of_a_moving_slot_is_sent_again() {
 /// acknowledged write.
 #[test]
 fn a_slot_moves_under_writes_faster_than_the_migration() {
-    let src = Node::start(0, &[]);
-    let dst = Node::start(1, &[]);
-    let text = topology(&[(&src.id, src.port(), "0-16383"), (&dst.id, dst.port(), "")]);
-    let nodes = [src, dst];
-    set_nodes(&nodes, &text, 1);
-    let [src, dst] = nodes;
+    let (src, dst, slot) = source_and_destination();
     let mut s = src.conn();
-    let R::Int(slot) = s.call(&["CLUSTER", "KEYSLOT", "{m}"]) else {
-        panic!()
-    };
-    let slot = slot.to_string();
     for i in 0..PRELOAD {
         assert_eq!(s.call(&["SET", &format!("{{m}}p:{i}"), "p"]), R::ok());
     }

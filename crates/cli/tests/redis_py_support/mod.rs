@@ -130,3 +130,29 @@ fn venv(test: &str, name: &str, requirements: &[&str], probe: &str) -> Option<Pa
     }
     Some(venv.join("bin/python"))
 }
+
+/// Runs the client script `script ADDR LABEL` with `python` against
+/// redis-server (when there is one) and `serve` on every format; each run
+/// must succeed and print `{what} on {label}: ok`.
+pub fn on_every_server(python: &Path, script: &str, what: &str) {
+    use crate::serve_support::{formats, store_dir, Serve};
+    let check = |addr: &str, label: &str| {
+        let out = Command::new(python)
+            .args([script, addr, label])
+            .output()
+            .expect("the venv's python runs");
+        assert!(out.status.success(), "{}", failed(label, &out));
+        let said = String::from_utf8_lossy(&out.stdout);
+        let line = format!("{what} on {label}: ok");
+        assert!(said.contains(&line), "{label}: no `{line}` in {said}");
+    };
+    let test = format!("{what} against redis-server");
+    if let Some(redis) = redcodec_conformance::target::RedisServer::start_or_skip(&test) {
+        check(&format!("127.0.0.1:{}", redis.port()), "redis-server");
+    }
+    for format in formats() {
+        let (_tmp, dir) = store_dir();
+        let server = Serve::start(format, &dir, &["--sync", "no"]);
+        check(&server.addr, format);
+    }
+}
