@@ -105,10 +105,19 @@ pub fn decode_meta_key(raw: &[u8]) -> Result<Vec<u8>, DecodeError> {
         })?;
     let (key, rest) = decode_user_key(RECORD, body)?;
     if rest.len() != SUFFIX_RESERVE_LEN {
+        // Pika 4.0.1's `EncodeUserKey` copies the bytes after a key's last
+        // 0x00 without moving past them, so the delimiter overwrites them:
+        // the key is cut after that 0x00 and the record runs long.
+        let cut = rest.len() > SUFFIX_RESERVE_LEN && key.last() == Some(&0);
+        let hint = if cut {
+            "; Pika 4.0.1 writes a key holding a 0x00 byte this way, losing the bytes after its last 0x00"
+        } else {
+            ""
+        };
         return Err(DecodeError::Invalid {
             record: RECORD,
             reason: format!(
-                "{} bytes after the user key, the reserved suffix is {SUFFIX_RESERVE_LEN}",
+                "{} bytes after the user key, the reserved suffix is {SUFFIX_RESERVE_LEN}{hint}",
                 rest.len()
             ),
         });
@@ -234,6 +243,24 @@ pub fn score_bounds(key: &[u8], version: u64) -> (Vec<u8>, Vec<u8>) {
 mod tests {
     use super::*;
     use redcodec_testkit::unhex;
+
+    #[test]
+    fn pika_4_0_1_cuts_a_key_after_its_last_zero() {
+        // The metadata key real Pika 4.0.1 (23d9bf6f, 2026-11-28) stored
+        // for `SET "bin\x00\xff" …`: the 0xff is lost under the delimiter
+        // and the record runs one byte long.
+        let raw = unhex("0000000000000000 62696e 0001 0000 00000000000000000000000000000000 00");
+        let err = decode_meta_key(&raw).unwrap_err().to_string();
+        assert!(err.contains("17 bytes after the user key"), "{err}");
+        assert!(err.contains("Pika 4.0.1"), "{err}");
+        // The same key as Pika means it to be, and as redcodec writes it.
+        let right = meta_key(b"bin\x00\xff");
+        assert_eq!(decode_meta_key(&right).unwrap(), b"bin\x00\xff");
+        // A plain long record gets no such hint.
+        let long = unhex("0000000000000000 61 0000 00000000000000000000000000000000 00");
+        let err = decode_meta_key(&long).unwrap_err().to_string();
+        assert!(!err.contains("Pika 4.0.1"), "{err}");
+    }
 
     #[test]
     fn escaping_as_pikas_test() {
