@@ -7,6 +7,7 @@
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 mod serve_support;
@@ -55,6 +56,79 @@ fn source_and_destination() -> (Node, Node, String) {
     (src, dst, slot.to_string())
 }
 
+/// Acknowledged writes, `(key, value)`, in the order they were made.
+type Acked = Vec<(String, String)>;
+
+/// Clients that SET keys through whichever node serves them (see
+/// [`routed_set`]) until stopped, counting acknowledged writes.
+struct Writers {
+    stop: Arc<AtomicBool>,
+    written: Arc<AtomicU64>,
+    threads: Vec<JoinHandle<(Acked, String)>>,
+}
+
+impl Writers {
+    /// `n` writers starting at `addr`; writer `w`'s write number `i` sets
+    /// `key(w, i)` to `i`.
+    fn start(addr: &str, n: usize, key: fn(usize, u64) -> String) -> Writers {
+        let stop = Arc::new(AtomicBool::new(false));
+        let written = Arc::new(AtomicU64::new(0));
+        let threads = (0..n)
+            .map(|w| {
+                let (stop, written) = (stop.clone(), written.clone());
+                let addr = addr.to_string();
+                std::thread::spawn(move || {
+                    let mut conns = vec![(addr.clone(), Conn::open(&addr))];
+                    let mut at = 0;
+                    let mut acked = Vec::new();
+                    let mut i = 0u64;
+                    while !stop.load(Ordering::SeqCst) {
+                        let (key, value) = (key(w, i), i.to_string());
+                        routed_set(&mut conns, &mut at, &key, &value);
+                        acked.push((key, value));
+                        i += 1;
+                        written.fetch_add(1, Ordering::SeqCst);
+                    }
+                    (acked, conns[at].0.clone())
+                })
+            })
+            .collect();
+        Writers {
+            stop,
+            written,
+            threads,
+        }
+    }
+
+    /// Acknowledged writes so far, of all writers.
+    fn written(&self) -> u64 {
+        self.written.load(Ordering::SeqCst)
+    }
+
+    /// Waits until `n` writes were acknowledged (a minute at most).
+    fn wait_for(&self, n: u64) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while self.written() < n {
+            assert!(Instant::now() < deadline, "the writers are stuck");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// Stops them: every acknowledged `(key, value)` in order, and the
+    /// node each writer was writing to at the end.
+    fn stop(self) -> (Acked, Vec<String>) {
+        self.stop.store(true, Ordering::SeqCst);
+        let mut acked = Vec::new();
+        let mut at = Vec::new();
+        for t in self.threads {
+            let (a, addr) = t.join().unwrap();
+            acked.extend(a);
+            at.push(addr);
+        }
+        (acked, at)
+    }
+}
+
 /// Keys of each type written in the slot before it moves.
 const PRELOAD: usize = 1000;
 
@@ -94,44 +168,15 @@ fn a_slot_moves_while_a_client_writes() {
 
     // A writer that keeps writing new keys and overwriting old ones,
     // before, during and after the move.
-    let stop = Arc::new(AtomicBool::new(false));
-    let written = Arc::new(AtomicU64::new(0));
-    let writer = {
-        let (stop, written) = (stop.clone(), written.clone());
-        let addr = src.addr().to_string();
-        std::thread::spawn(move || {
-            let mut conns = vec![(addr.clone(), Conn::open(&addr))];
-            let mut at = 0;
-            let mut acked = Vec::new();
-            let mut i = 0u64;
-            while !stop.load(Ordering::SeqCst) {
-                let key = format!("{{m}}w:{}", i % 500);
-                let value = i.to_string();
-                routed_set(&mut conns, &mut at, &key, &value);
-                acked.push((key, value));
-                i += 1;
-                written.store(i, Ordering::SeqCst);
-            }
-            (acked, conns[at].0.clone())
-        })
-    };
-    let wait_for = |n: u64| {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while written.load(Ordering::SeqCst) < n {
-            assert!(Instant::now() < deadline, "the writer is stuck");
-            std::thread::sleep(Duration::from_millis(1));
-        }
-    };
-    wait_for(100);
+    let writer = Writers::start(src.addr(), 1, |_, i| format!("{{m}}w:{}", i % 500));
+    writer.wait_for(100);
     assert_eq!(
         s.call(&["CLUSTERX", "MIGRATE", &slot, &dst.id, "sync"]),
         R::ok()
     );
-    let after = written.load(Ordering::SeqCst) + 100;
-    wait_for(after);
-    stop.store(true, Ordering::SeqCst);
-    let (acked, writing_to) = writer.join().unwrap();
-    assert_eq!(writing_to, dst.addr(), "the writer followed MOVED");
+    writer.wait_for(writer.written() + 100);
+    let (acked, writing_to) = writer.stop();
+    assert_eq!(writing_to, [dst.addr()], "the writer followed MOVED");
 
     let si = info(&mut s);
     assert!(
@@ -455,33 +500,8 @@ fn a_slot_moves_under_writes_faster_than_the_migration() {
     }
     assert_eq!(s.call(&["CONFIG", "SET", "migrate-speed", "1000"]), R::ok());
 
-    let stop = Arc::new(AtomicBool::new(false));
-    let written = Arc::new(AtomicU64::new(0));
-    let writers: Vec<_> = (0..2)
-        .map(|w| {
-            let (stop, written) = (stop.clone(), written.clone());
-            let addr = src.addr().to_string();
-            std::thread::spawn(move || {
-                let mut conns = vec![(addr.clone(), Conn::open(&addr))];
-                let mut at = 0;
-                let mut acked = Vec::new();
-                let mut i = 0u64;
-                while !stop.load(Ordering::SeqCst) {
-                    let key = format!("{{m}}w{w}:{i}");
-                    routed_set(&mut conns, &mut at, &key, &i.to_string());
-                    acked.push(key);
-                    i += 1;
-                    written.fetch_add(1, Ordering::SeqCst);
-                }
-                acked
-            })
-        })
-        .collect();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while written.load(Ordering::SeqCst) < 200 {
-        assert!(Instant::now() < deadline, "the writers are stuck");
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    let writers = Writers::start(src.addr(), 2, |w, i| format!("{{m}}w{w}:{i}"));
+    writers.wait_for(200);
     assert_eq!(s.call(&["CLUSTERX", "MIGRATE", &slot, &dst.id]), R::ok());
     let deadline = Instant::now() + Duration::from_secs(300);
     loop {
@@ -496,13 +516,9 @@ fn a_slot_moves_under_writes_faster_than_the_migration() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    stop.store(true, Ordering::SeqCst);
-    let acked: Vec<String> = writers
-        .into_iter()
-        .flat_map(|w| w.join().unwrap())
-        .collect();
+    let (acked, _) = writers.stop();
     let mut d = dst.conn();
-    for k in &acked {
+    for (k, _) in &acked {
         assert!(
             matches!(d.call(&["GET", k]), R::Bulk(Some(_))),
             "{k} lost in the move"
