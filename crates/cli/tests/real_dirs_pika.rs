@@ -8,10 +8,7 @@
 //! formats-spec/blackwidow.md §12); and the real Pika read a store redcodec
 //! wrote (`from-redcodec`) and answered as redcodec does.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-use sha2::{Digest, Sha256};
 
 mod common;
 use common::*;
@@ -240,24 +237,6 @@ impl Fixture {
         replies.push_str(&self.exec(dir, &clock, always, &pending, true));
         replies
     }
-}
-
-/// Every file below `dir` with the SHA-256 of its bytes.
-fn file_hashes(dir: &Path) -> BTreeMap<PathBuf, String> {
-    fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, String>) {
-        for entry in std::fs::read_dir(dir).expect("read dir") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else {
-                let bytes = std::fs::read(&path).expect("read file");
-                out.insert(path, format!("{:x}", Sha256::digest(&bytes)));
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, &mut out);
-    out
 }
 
 /// `redis-cli --no-raw` output cut into one reply per command: a line, or
