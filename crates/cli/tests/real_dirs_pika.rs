@@ -386,6 +386,15 @@ fn check_reports_only_pika_own_faults() {
             .filter(|l| !l.starts_with("tables\t") && !l.contains(" store "))
             .collect();
         assert_eq!(findings, f.check_findings, "pika-{}: {stdout}", f.version);
+        // Pika's COMPACT left every table Snappy-compressed (floyd.md §14).
+        let tables: Vec<&str> = stdout
+            .lines()
+            .filter(|l| l.starts_with("tables\t"))
+            .collect();
+        assert!(!tables.is_empty(), "{stdout}");
+        for line in tables {
+            assert!(line.contains("format_version 5, kXXH3, Snappy"), "{line}");
+        }
     }
 }
 
@@ -500,6 +509,16 @@ fn rebuilding_the_store_pika_opened_gives_the_committed_pairs() {
             f.version,
             f.compat
         );
+        // The tables a --compat store holds: format 5, CRC32c, and (all in
+        // the last level) uncompressed.
+        let (ok, stdout, stderr) = run(&Args::new("check").store(f.format, &dir), "");
+        assert!(ok, "{stdout}{stderr}");
+        for line in stdout.lines().filter(|l| l.starts_with("tables\t")) {
+            assert!(
+                line.contains("format_version 5, kCRC32c, NoCompression"),
+                "{line}"
+            );
+        }
         assert!(
             f.dump(&f.store("from-redcodec")) == recorded,
             "pika-{}: the committed store and its pairs disagree",

@@ -85,7 +85,10 @@ impl Compat {
     /// Kvrocks 2.2–2.5 default to no. With it,
     /// [`Compat::compression_per_level`]'s entry for a level `l > 0` is
     /// the one at `l - base_level + 1`, so a small store, whose tables sit
-    /// in L0 and the last level, is uncompressed, as the real system's is.
+    /// in L0 and the last level, is uncompressed, as a small Kvrocks 2.6+
+    /// store is. (Pika's own `COMPACT` moves a small store's tables down one
+    /// level at a time and leaves them Snappy-compressed in the last level:
+    /// either way each side reads the other's.)
     pub fn dynamic_level_bytes(self) -> bool {
         matches!(
             self,
