@@ -8,9 +8,7 @@
 //! silently.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-use sha2::{Digest, Sha256};
+use std::path::PathBuf;
 
 mod common;
 use common::*;
@@ -155,24 +153,6 @@ fn unhex(hex: &str) -> Vec<u8> {
 /// A key as redcodec's messages quote it (Rust's byte escaping).
 fn quoted(key: &[u8]) -> String {
     format!("\"{}\"", key.escape_ascii())
-}
-
-/// Every file below `dir` with the SHA-256 of its bytes.
-fn file_hashes(dir: &Path) -> BTreeMap<PathBuf, String> {
-    fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, String>) {
-        for entry in std::fs::read_dir(dir).expect("read dir") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else {
-                let bytes = std::fs::read(&path).expect("read file");
-                out.insert(path, format!("{:x}", Sha256::digest(&bytes)));
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, &mut out);
-    out
 }
 
 #[test]

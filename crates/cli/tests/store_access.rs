@@ -258,7 +258,7 @@ fn compat_stores_are_what_each_release_reads() {
             &dir.path().join(instance),
             Format::Blackwidow,
             families,
-            false,
+            true,
         );
     }
     // A release of another system's format is refused before anything is written.

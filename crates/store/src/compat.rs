@@ -26,10 +26,12 @@ pub enum Compat {
     Kvrocks2_5,
     /// Pika 3.5 (RocksDB 8.1–8.7), blackwidow's layout.
     Pika3_5,
+    /// Pika 4.0 (RocksDB 8.7), floyd's layout.
+    Pika4_0,
 }
 
 /// Every release [`Compat`] knows, as the command line spells it.
-pub const COMPAT_NAMES: [&str; 3] = ["kvrocks-2.10", "kvrocks-2.5", "pika-3.5"];
+pub const COMPAT_NAMES: [&str; 4] = ["kvrocks-2.10", "kvrocks-2.5", "pika-3.5", "pika-4.0"];
 
 impl Compat {
     /// The name the command line uses (`kvrocks-2.10`, …).
@@ -38,6 +40,7 @@ impl Compat {
             Compat::Kvrocks2_10 => "kvrocks-2.10",
             Compat::Kvrocks2_5 => "kvrocks-2.5",
             Compat::Pika3_5 => "pika-3.5",
+            Compat::Pika4_0 => "pika-4.0",
         }
     }
 
@@ -46,6 +49,7 @@ impl Compat {
         match self {
             Compat::Kvrocks2_10 | Compat::Kvrocks2_5 => "kvrocks",
             Compat::Pika3_5 => "blackwidow",
+            Compat::Pika4_0 => "floyd",
         }
     }
 
@@ -56,13 +60,15 @@ impl Compat {
             // Kvrocks 2.8 added `search`; it refuses a store holding a
             // family it does not know (KV storage.cc, at the tags).
             Compat::Kvrocks2_5 => name != "search",
-            Compat::Kvrocks2_10 | Compat::Pika3_5 => true,
+            Compat::Kvrocks2_10 | Compat::Pika3_5 | Compat::Pika4_0 => true,
         }
     }
 
     /// Compression of each of RocksDB's seven levels. Kvrocks 2.x
     /// hard-codes none on L0–L1 and its `rocksdb.compression` (snappy,
-    /// shipped) from L2; Pika 3.5 sets the same per-level default.
+    /// shipped) from L2; Pika 3.5 and 4.0 set the same per-level default
+    /// (`compression_per_level=kNoCompression:kNoCompression:kSnappyCompression`
+    /// in their OPTIONS files).
     #[cfg(feature = "rocksdb")]
     pub fn compression_per_level(self) -> [DBCompressionType; 7] {
         use DBCompressionType::{None, Snappy};
@@ -71,13 +77,23 @@ impl Compat {
 
     /// Whether levels count from the base level
     /// (`level_compaction_dynamic_level_bytes`): Kvrocks sets it from 2.6
-    /// (`rocksdb.level_compaction_dynamic_level_bytes yes`); the RocksDB
-    /// releases under Kvrocks 2.2–2.5 and Pika 3.5 default to no. With it,
+    /// (`rocksdb.level_compaction_dynamic_level_bytes yes`), and Pika from
+    /// 3.5.3 and 4.0 (its `level-compaction-dynamic-level-bytes`, absent
+    /// from the shipped conf/pika.conf, means yes: Pika 3.5.5 and 4.0.1 write
+    /// `level_compaction_dynamic_level_bytes=true` in every OPTIONS file,
+    /// tests/fixtures/pika-*/store.meta/options.txt); the RocksDB releases under
+    /// Kvrocks 2.2–2.5 default to no. With it,
     /// [`Compat::compression_per_level`]'s entry for a level `l > 0` is
     /// the one at `l - base_level + 1`, so a small store, whose tables sit
-    /// in L0 and the last level, is uncompressed, as the real system's is.
+    /// in L0 and the last level, is uncompressed, as a small Kvrocks 2.6+
+    /// store is. (Pika's own `COMPACT` moves a small store's tables down one
+    /// level at a time and leaves them Snappy-compressed in the last level:
+    /// either way each side reads the other's.)
     pub fn dynamic_level_bytes(self) -> bool {
-        self == Compat::Kvrocks2_10
+        matches!(
+            self,
+            Compat::Kvrocks2_10 | Compat::Pika3_5 | Compat::Pika4_0
+        )
     }
 
     /// Sets the options of one column family.
@@ -108,6 +124,7 @@ impl FromStr for Compat {
             "kvrocks-2.10" => Ok(Compat::Kvrocks2_10),
             "kvrocks-2.5" => Ok(Compat::Kvrocks2_5),
             "pika-3.5" => Ok(Compat::Pika3_5),
+            "pika-4.0" => Ok(Compat::Pika4_0),
             _ => Err(format!(
                 "unknown --compat '{s}': expected one of {} (Pika 2.x, Pika 3.0-3.4 and Ardb run RocksDB 5.x, which reads no store RocksDB 11 writes: migrate to them with --to redis://)",
                 COMPAT_NAMES.join(", ")

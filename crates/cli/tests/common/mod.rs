@@ -1,7 +1,8 @@
 //! Running the `redcodec` binary the way a user does, for the CLI tests.
 
+use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// Runs `redcodec ARGS` with `stdin` as its standard input and waits for it.
@@ -42,6 +43,27 @@ pub fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(entry.path(), &target).expect("copy");
         }
     }
+}
+
+/// Every file below `dir` with the SHA-256 of its bytes: equal before and
+/// after a command that must change no file of a store.
+#[allow(dead_code)]
+pub fn file_hashes(dir: &Path) -> BTreeMap<PathBuf, String> {
+    use sha2::{Digest, Sha256};
+    fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, String>) {
+        for entry in std::fs::read_dir(dir).expect("read dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                let bytes = std::fs::read(&path).expect("read file");
+                out.insert(path, format!("{:x}", Sha256::digest(&bytes)));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, &mut out);
+    out
 }
 
 /// A store of the fixtures: `tests/fixtures/SYSTEM/NAME`.
