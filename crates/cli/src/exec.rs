@@ -19,8 +19,9 @@ pub struct ExecAccess {
     #[arg(long, conflicts_with = "compat")]
     pub read_only: bool,
     /// Write the store so that this release of the real system opens it:
-    /// kvrocks-2.10, kvrocks-2.5 (--format kvrocks) or pika-3.5 (--format
-    /// blackwidow). Compacted when the command ends.
+    /// kvrocks-2.10, kvrocks-2.5 (--format kvrocks), pika-3.5 (--format
+    /// blackwidow) or pika-4.0 (--format floyd). Compacted when the command
+    /// ends.
     #[arg(long, value_name = "SYSTEM-VERSION")]
     pub compat: Option<Compat>,
 }

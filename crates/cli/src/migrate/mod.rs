@@ -77,8 +77,8 @@ pub struct MigrateArgs {
     #[arg(long, value_name = "RULE", default_value = "fail")]
     pub type_conflict: TypeConflict,
     /// Write the destination so that this release of the real system opens
-    /// it: kvrocks-2.10, kvrocks-2.5 (--to kvrocks) or pika-3.5 (--to
-    /// blackwidow). Table format 5, CRC32c, the release's compression per
+    /// it: kvrocks-2.10, kvrocks-2.5 (--to kvrocks), pika-3.5 (--to
+    /// blackwidow) or pika-4.0 (--to floyd). Table format 5, CRC32c, the release's compression per
     /// level and column families; compacted when done.
     #[arg(long, value_name = "SYSTEM-VERSION")]
     pub compat: Option<Compat>,
