@@ -40,7 +40,7 @@ struct Fixture {
 /// Pika 4.0.1's floyd `EncodeUserKey` writes `str:bin\x00\xff` as
 /// `str:bin` `00 01` `00` …: the byte after an escaped NUL is lost, so the
 /// key's metadata key is one byte off (formats-spec/floyd.md §14).
-const FLOYD_NUL_KEY: &str = "undecodable\t0/default\t00000000000000007374723a62696e000100000000000000000000000000000000000000\tcorrupt floyd metadata key: 17 bytes after the user key, the reserved suffix is 16";
+const FLOYD_NUL_KEY: &str = "undecodable\t0/default\t00000000000000007374723a62696e000100000000000000000000000000000000000000\tcorrupt floyd metadata key: 17 bytes after the user key, the reserved suffix is 16; Pika 4.0.1 writes a key holding a 0x00 byte this way, losing the bytes after its last 0x00";
 
 /// Pika 4.0.1 on the store redcodec wrote, before its writes: ZRANGE around `-inf`, TYPE of a deleted or expired key, TTL 0 of a key with no record, and `str:bin\x00\xff` (written right by redcodec) not found, since Pika encodes the key it looks up wrongly.
 const FLOYD_FROM_REDCODEC_BEFORE: &[(usize, &str, &str)] = &[
