@@ -6,7 +6,8 @@
 
 use mlua::{Lua, Table, Value};
 
-use crate::cfunction::{function, results, Args, Failure, Outcome};
+use crate::cfunction::{function, results, Args, Outcome};
+use crate::failure::Failure;
 
 /// A function of the library.
 type BitFunction = fn(&Lua, &Args) -> Outcome;

@@ -11,9 +11,9 @@
 
 use mlua::{Lua, Table, Value};
 
-use crate::cfunction::{c_i32, c_i64, function, results, Args, Failure, Outcome, Results};
-use crate::luastack::{lua_failure, LuaStack};
-use crate::LUAI_MAXCSTACK;
+use crate::cfunction::{c_i32, c_i64, function, results, Args, Outcome, Results};
+use crate::failure::{lua_failure, Failure};
+use crate::luastack::{LuaStack, LUAI_MAXCSTACK};
 
 /// Tables nested this deep are encoded as nil.
 const MAX_NESTING: usize = 16;

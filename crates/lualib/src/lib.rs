@@ -20,14 +20,10 @@ mod bit;
 mod cfunction;
 mod cjson;
 mod cmsgpack;
+mod failure;
 mod luastack;
 mod number;
 mod structlib;
-
-/// Lua 5.1's limit on the values a C function may hold on its stack
-/// (`LUAI_MAXCSTACK`): the C libraries fail on deep nesting where it is
-/// reached, and so do these.
-pub(crate) const LUAI_MAXCSTACK: usize = 8000;
 
 /// Registers the globals `cjson`, `cmsgpack`, `bit` and `struct` as Redis
 /// 7.0 does.

@@ -11,15 +11,15 @@ use std::collections::VecDeque;
 
 use mlua::{FromLua, IntoLua, Lua, Table, Value};
 
-use crate::cfunction::Failure;
+use crate::failure::{lua_failure, Failure};
+
+/// Lua 5.1's limit on the values a C function may hold on its stack
+/// (`LUAI_MAXCSTACK`): the C libraries fail on deep nesting where it is
+/// reached, and so do these.
+pub(crate) const LUAI_MAXCSTACK: usize = 8000;
 
 /// How many values stay Rust handles.
 const HOT: usize = 64;
-
-/// An mlua failure as a library failure.
-pub(crate) fn lua_failure(e: mlua::Error) -> Failure {
-    Failure::error(e.to_string())
-}
 
 /// Values pushed and popped.
 pub(crate) struct LuaStack {

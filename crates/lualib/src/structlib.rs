@@ -10,9 +10,9 @@
 
 use mlua::{Lua, Table, Value};
 
-use crate::cfunction::{c_i64, function, results, Args, Failure, Outcome, Results};
-use crate::luastack::LuaStack;
-use crate::LUAI_MAXCSTACK;
+use crate::cfunction::{c_i64, function, results, Args, Outcome, Results};
+use crate::failure::Failure;
+use crate::luastack::{LuaStack, LUAI_MAXCSTACK};
 
 /// Largest `i`/`I` size.
 const MAXINTSIZE: usize = 32;

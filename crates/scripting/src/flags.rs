@@ -4,6 +4,10 @@
 
 use redcodec_protocol::cmdline::split_arg_bytes;
 
+/// A shebang script that may write, run by EVAL_RO or FCALL_RO.
+pub const WRITE_FLAG_WITH_RO: &str =
+    "ERR Can not execute a script with write flag using *_ro command.";
+
 /// The flags a script or function declares.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ScriptFlags {

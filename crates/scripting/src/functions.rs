@@ -15,12 +15,11 @@ use mlua::{Function, Table, Value};
 use parking_lot::Mutex;
 
 use crate::control::RunControl;
-use crate::flags::ScriptFlags;
+use crate::flags::{ScriptFlags, WRITE_FLAG_WITH_RO};
 use crate::rand48::Rand48;
 use crate::runner::CommandRunner;
 use crate::sandbox::{Logger, Sandbox};
 use crate::value::RespValue;
-use crate::WRITE_FLAG_WITH_RO;
 
 /// FUNCTION LOAD gives up on a library whose code runs this long.
 pub const LOAD_TIMEOUT: Duration = Duration::from_millis(500);

@@ -30,7 +30,7 @@ use mlua::Function;
 use parking_lot::Mutex;
 
 pub use control::RunControl;
-pub use flags::ScriptFlags;
+pub use flags::{ScriptFlags, WRITE_FLAG_WITH_RO};
 pub use functions::{Library, LibraryFunction};
 pub use runner::CommandRunner;
 pub use sandbox::{sha1_hex, Logger, Sandbox};
@@ -41,9 +41,6 @@ use crate::sandbox::Outcome;
 
 /// `-NOSCRIPT`
 pub const NO_SCRIPT: &str = "NOSCRIPT No matching script. Please use EVAL.";
-/// A shebang script that may write, run by EVAL_RO or FCALL_RO.
-pub const WRITE_FLAG_WITH_RO: &str =
-    "ERR Can not execute a script with write flag using *_ro command.";
 
 /// Errors of this crate's setup.
 #[derive(Debug, thiserror::Error)]

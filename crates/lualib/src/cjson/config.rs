@@ -4,7 +4,8 @@
 
 use mlua::{Lua, Value};
 
-use crate::cfunction::{results, Args, Failure, Outcome};
+use crate::cfunction::{results, Args, Outcome};
+use crate::failure::Failure;
 
 /// `INT_MAX`, the upper bound of most integer options.
 const INT_MAX: i32 = i32::MAX;

@@ -3,14 +3,18 @@
 //! The text is read as the C library reads a C string: a NUL byte ends
 //! it. Errors name the position (from 1) of the offending token.
 
-use mlua::{Lua, Table, Value};
+use mlua::{LightUserData, Lua, Table, Value};
 
 use super::config::Config;
-use super::null;
-use crate::cfunction::{results, Args, Failure, Outcome};
-use crate::luastack::{lua_failure, LuaStack};
+use crate::cfunction::{results, Args, Outcome};
+use crate::failure::{lua_failure, Failure};
+use crate::luastack::{LuaStack, LUAI_MAXCSTACK};
 use crate::number::strtod;
-use crate::LUAI_MAXCSTACK;
+
+/// `cjson.null`: the NULL light userdata JSON `null` decodes to.
+pub(crate) fn null() -> Value {
+    Value::LightUserData(LightUserData(std::ptr::null_mut()))
+}
 
 /// `cjson.decode(text)`.
 pub(crate) fn decode(lua: &Lua, args: &Args, config: &mut Config) -> Outcome {

@@ -7,10 +7,10 @@
 use mlua::{Lua, Table, Value};
 
 use super::config::{Config, InvalidNumbers};
-use crate::cfunction::{c_i32, results, type_name, Args, Failure, Outcome};
-use crate::luastack::{lua_failure, LuaStack};
+use crate::cfunction::{c_i32, results, type_name, Args, Outcome};
+use crate::failure::{lua_failure, Failure};
+use crate::luastack::{LuaStack, LUAI_MAXCSTACK};
 use crate::number::format_g;
-use crate::LUAI_MAXCSTACK;
 
 /// `cjson.encode(value)`.
 pub(crate) fn encode(lua: &Lua, args: &Args, config: &mut Config) -> Outcome {

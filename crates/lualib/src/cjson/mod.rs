@@ -10,19 +10,15 @@ mod encode;
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use mlua::{LightUserData, Lua, Table, Value};
+use mlua::{Lua, Table, Value};
 
-use crate::cfunction::{function, results, Args, Failure, Outcome};
+use crate::cfunction::{function, results, Args, Outcome};
+use crate::failure::Failure;
 
 pub(crate) use config::Config;
 
 /// The configuration the functions of one `cjson` table share.
 type Shared = Arc<Mutex<Config>>;
-
-/// `cjson.null`: the NULL light userdata JSON `null` decodes to.
-pub(crate) fn null() -> Value {
-    Value::LightUserData(LightUserData(std::ptr::null_mut()))
-}
 
 /// A new `cjson` module table (what `cjson.new()` returns).
 pub(crate) fn module(lua: &Lua) -> mlua::Result<Table> {
@@ -54,7 +50,7 @@ pub(crate) fn module(lua: &Lua) -> mlua::Result<Table> {
         with(config::decode_invalid_numbers)?,
     )?;
     table.raw_set("new", function(lua, new)?)?;
-    table.raw_set("null", null())?;
+    table.raw_set("null", decode::null())?;
     table.raw_set("_NAME", "cjson")?;
     table.raw_set("_VERSION", "2.1.0")?;
     Ok(table)
