@@ -82,7 +82,6 @@ pub fn run(args: &AnalyzeArgs) -> Result<(), CliError> {
     }
     if args.raw_scan {
         let engine = args.store.open(OpenMode::ReadOnly, None)?;
-        engine.store().set_fill_cache(false);
         let scan = raw_scan(engine.store()).map_err(|e| fail(e.to_string()))?;
         eprintln!(
             "analyze: {seconds:.2} s; raw RocksDB scan: {} records, {} bytes in {:.2} s; analyze/raw speed {:.2}",

@@ -25,7 +25,7 @@ use crate::error::MigrateError;
 use crate::options::TypeConflict;
 use crate::represent;
 use crate::source::{stream_value, Limits};
-use crate::stores::{check_distinct, BulkMode};
+use crate::stores::check_distinct;
 
 /// Chunks read while digesting.
 const LIMITS: Limits = Limits {
@@ -392,7 +392,6 @@ pub fn verify<A: Codec, B: Codec>(
     check_distinct(src, dst)?;
     let _src_held = src.lock_all();
     let _dst_held = dst.lock_all();
-    let _bulk = BulkMode::enter(src, dst);
     let src_ctx = Ctx::new(src);
     let dst_ctx = Ctx::new(dst);
     let rule = dst.capabilities();

@@ -131,7 +131,6 @@ pub fn migrate<A: Codec, B: Codec + Clone>(
     }
     let _src_held = src.lock_all();
     let _dst_held = dst.lock_all();
-    let _bulk = stores::BulkMode::enter(src, dst);
     let mut report = if bulk::chosen(dst, options)? {
         bulk::migrate(src, dst, options, observer)?
     } else {

@@ -1,5 +1,5 @@
 //! The two stores of a migration or a verification: never one store
-//! twice, and both in bulk mode while every key is read once.
+//! twice.
 
 use std::path::Path;
 
@@ -18,27 +18,4 @@ pub(crate) fn check_distinct<A: Codec, B: Codec>(
         return Err(MigrateError::SameStore);
     }
     Ok(())
-}
-
-/// Both stores set for one pass over everything: reads do not fill the
-/// block cache (memory would grow with the store). Dropping it restores
-/// them.
-pub(crate) struct BulkMode<'a, A: Codec, B: Codec> {
-    src: &'a Engine<A>,
-    dst: &'a Engine<B>,
-}
-
-impl<'a, A: Codec, B: Codec> BulkMode<'a, A, B> {
-    pub(crate) fn enter(src: &'a Engine<A>, dst: &'a Engine<B>) -> BulkMode<'a, A, B> {
-        src.store().set_fill_cache(false);
-        dst.store().set_fill_cache(false);
-        BulkMode { src, dst }
-    }
-}
-
-impl<A: Codec, B: Codec> Drop for BulkMode<'_, A, B> {
-    fn drop(&mut self) {
-        self.src.store().set_fill_cache(true);
-        self.dst.store().set_fill_cache(true);
-    }
 }

@@ -84,7 +84,7 @@ impl Store {
         fill: impl FnOnce(&mut SstWriter<'_>) -> Result<T, StoreError>,
     ) -> Result<(T, bool), StoreError> {
         let spec = &self.layout().instances[place.instance].column_families[place.cf];
-        let mut opts = family_options(self.options().compat, spec.merge);
+        let mut opts = family_options(self.options().compat, spec.merge, None);
         if let Some(cmp) = spec.comparator {
             opts.set_comparator(cmp.name, Box::new(cmp.compare));
         }

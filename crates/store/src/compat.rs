@@ -96,14 +96,12 @@ impl Compat {
         )
     }
 
-    /// Sets the options of one column family.
+    /// Sets the options of one column family and of its tables (the
+    /// caller sets the table factory from `table` afterwards).
     #[cfg(feature = "rocksdb")]
-    pub fn apply(self, opts: &mut Options) {
-        let mut table = BlockBasedOptions::default();
+    pub fn apply(self, opts: &mut Options, table: &mut BlockBasedOptions) {
         table.set_format_version(5);
         table.set_checksum_type(ChecksumType::CRC32c);
-        table.set_bloom_filter(10.0, false);
-        opts.set_block_based_table_factory(&table);
         opts.set_compression_per_level(&self.compression_per_level());
         opts.set_num_levels(7);
         opts.set_level_compaction_dynamic_level_bytes(self.dynamic_level_bytes());

@@ -16,8 +16,8 @@ use std::sync::{Arc, OnceLock, Weak};
 use parking_lot::Mutex;
 use redcodec_codec::{Codec, KeyRange, Layout, MergeOperatorSpec, Place, Record};
 use rocksdb::{
-    BoundColumnFamily, ColumnFamilyDescriptor, DBRawIteratorWithThreadMode, MergeOperands, Options,
-    ReadOptions, WriteBatch, WriteOptions,
+    BlockBasedOptions, BoundColumnFamily, Cache, ColumnFamilyDescriptor,
+    DBRawIteratorWithThreadMode, MergeOperands, Options, ReadOptions, WriteBatch, WriteOptions,
 };
 
 use crate::batch::{hex, Batch, Op, Pair};
@@ -58,8 +58,9 @@ pub struct Store {
     /// first instance's batch ([`Store::fail_between_instances`]).
     fail_between: AtomicU64,
     expired: Arc<ExpiredKeys>,
-    /// Whether reads keep the blocks they load in the block cache.
-    fill_cache: AtomicBool,
+    /// The block cache every column family of every instance shares:
+    /// bounded, whatever the store's size or its number of families.
+    _block_cache: Cache,
     /// The options of every point read and write, made once: RocksDB's C API
     /// allocates a fresh set per call otherwise (about a tenth of a GET).
     calls: CallOptions,
@@ -71,30 +72,17 @@ pub struct Store {
 
 /// Read and write options made once per store and shared by every call.
 struct CallOptions {
-    /// Reads that keep the blocks they load in the block cache.
-    filling: ReadOptions,
-    /// Reads that do not (a scan of the whole store, e.g. a migration).
-    passing: ReadOptions,
+    /// RocksDB's default read options.
+    read: ReadOptions,
     /// RocksDB's default write options.
     write: WriteOptions,
 }
 
 impl CallOptions {
     fn new() -> CallOptions {
-        let mut passing = ReadOptions::default();
-        passing.fill_cache(false);
         CallOptions {
-            filling: ReadOptions::default(),
-            passing,
+            read: ReadOptions::default(),
             write: WriteOptions::default(),
-        }
-    }
-
-    fn get(&self, fill_cache: bool) -> &ReadOptions {
-        if fill_cache {
-            &self.filling
-        } else {
-            &self.passing
         }
     }
 }
@@ -125,6 +113,7 @@ impl Store {
             None
         };
         let expired = Arc::new(ExpiredKeys::default());
+        let block_cache = Cache::new_lru_cache(BLOCK_CACHE_BYTES);
         let mut instances = Vec::with_capacity(layout.instances.len());
         for (index, spec) in layout.instances.iter().enumerate() {
             let path = dir.join(spec.dir);
@@ -162,7 +151,7 @@ impl Store {
                     lazy.push(None);
                     continue;
                 }
-                let mut opts = family_options(options.compat, cf_spec.merge);
+                let mut opts = family_options(options.compat, cf_spec.merge, Some(&block_cache));
                 if let Some(cmp) = cf_spec.comparator {
                     opts.set_comparator(cmp.name, Box::new(cmp.compare));
                 }
@@ -201,7 +190,7 @@ impl Store {
                 };
                 let merge = spec.column_families.iter().find_map(|c| c.merge);
                 for name in &others {
-                    let mut opts = family_options(options.compat, merge);
+                    let mut opts = family_options(options.compat, merge, Some(&block_cache));
                     opts.set_comparator(cmp.name, Box::new(cmp.compare));
                     descriptors.push(ColumnFamilyDescriptor::new(name, opts));
                 }
@@ -248,7 +237,7 @@ impl Store {
             fail_between: AtomicU64::new(0),
             root: dir.to_path_buf(),
             expired,
-            fill_cache: AtomicBool::new(true),
+            _block_cache: block_cache,
             calls: CallOptions::new(),
             options,
             _scratch: scratch,
@@ -349,7 +338,7 @@ impl Store {
         let Some(cf) = cf else {
             return Ok(None);
         };
-        let opts = self.calls.get(self.fill_cache.load(Ordering::Relaxed));
+        let opts = &self.calls.read;
         Ok(db
             .get_pinned_cf_opt(&cf, key, opts)?
             .map(|bytes| read(&bytes)))
@@ -369,7 +358,6 @@ impl Store {
         let (db, cf) = self.cf(range.place);
         let it = cf.map(|cf| {
             let mut opts = ReadOptions::default();
-            opts.fill_cache(self.fill_cache.load(Ordering::Relaxed));
             opts.set_iterate_lower_bound(range.lower.clone());
             opts.set_iterate_upper_bound(range.upper.clone());
             let mut it = db.raw_iterator_cf_opt(&cf, opts);
@@ -396,9 +384,7 @@ impl Store {
         }
         let (db, cf) = self.cf(place);
         let it = cf.map(|cf| {
-            let mut opts = ReadOptions::default();
-            opts.fill_cache(self.fill_cache.load(Ordering::Relaxed));
-            let mut it = db.raw_iterator_cf_opt(&cf, opts);
+            let mut it = db.raw_iterator_cf_opt(&cf, ReadOptions::default());
             it.seek_to_first();
             it
         });
@@ -600,13 +586,6 @@ impl Store {
         Ok(())
     }
 
-    /// Whether reads keep the blocks they load in the block cache (the
-    /// default). A bulk read of the whole store (migration, verification)
-    /// turns it off, so memory does not grow with the store's size.
-    pub fn set_fill_cache(&self, fill: bool) {
-        self.fill_cache.store(fill, Ordering::Relaxed);
-    }
-
     /// Bytes held by every memtable of the store (active, and immutable
     /// ones not yet flushed).
     pub fn memtable_bytes(&self) -> Result<u64, StoreError> {
@@ -789,16 +768,42 @@ fn add_op(wb: &mut WriteBatch, cf: &Arc<BoundColumnFamily<'_>>, op: Op) {
     }
 }
 
+/// Bits per key of every table's bloom filter.
+const BLOOM_BITS_PER_KEY: f64 = 10.0;
+
+/// Bytes of the block cache a store's families share.
+const BLOCK_CACHE_BYTES: usize = 128 << 20;
+
 /// Options of one column family: RocksDB's defaults, or what `compat`'s
-/// release reads, and its merge operator if it has one. Read-write and
-/// read-only opens alike need the operator: RocksDB fails every read of a
-/// key that holds merge operands without it. The partial merge always
-/// declines, so RocksDB keeps operands until it meets their base.
-pub(crate) fn family_options(compat: Option<Compat>, merge: Option<MergeOperatorSpec>) -> Options {
+/// release reads, with a bloom filter of 10 bits per key (as Kvrocks and
+/// Pika configure theirs) and the store's shared `block_cache`, and its
+/// merge operator if it has one. Read-write and read-only opens alike
+/// need the operator: RocksDB fails every read of a key that holds merge
+/// operands without it. The partial merge always declines, so RocksDB
+/// keeps operands until it meets their base.
+///
+/// The filter and the cache matter as soon as a store outgrows its
+/// memtables: every write first reads its key's metadata, and without a
+/// filter a key that is not there costs a data block read in every L0
+/// file and level; a pass over every key reads each block many times.
+/// Measured on a generated store of 1,000,000 keys, a migration
+/// kvrocks → blackwidow took 839 s with neither, 225 s with the filter
+/// and 173 s with both (docs/src/scale.md).
+pub(crate) fn family_options(
+    compat: Option<Compat>,
+    merge: Option<MergeOperatorSpec>,
+    block_cache: Option<&Cache>,
+) -> Options {
     let mut opts = Options::default();
+    let mut table = BlockBasedOptions::default();
+    table.set_bloom_filter(BLOOM_BITS_PER_KEY, false);
     if let Some(compat) = compat {
-        compat.apply(&mut opts);
+        compat.apply(&mut opts, &mut table);
     }
+    if let Some(cache) = block_cache {
+        table.set_block_cache(cache);
+    }
+    opts.set_block_based_table_factory(&table);
     if let Some(merge) = merge {
         let full_merge = merge.full_merge;
         opts.set_merge_operator(
