@@ -22,6 +22,7 @@ use crate::clients::ClientInfo;
 use crate::commands::{blocking as block_cmd, check, run_sync, Access, NO_MULTI};
 use crate::config::SyncPolicy;
 use crate::frame::{parse_request, Limits};
+use crate::group_commit;
 use crate::reply::{encode, shape_of, Next, Protocol, Shape, Streamer};
 use crate::session::{Answer, Session};
 use crate::state::Shared;
@@ -134,8 +135,21 @@ pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>
                     if request.args.is_empty() {
                         continue;
                     }
-                    let step =
-                        handle(&shared, &mut session, request.args, &mut io, &mut shutdown).await;
+                    let step = match group_commit::gather(
+                        &shared,
+                        &mut session,
+                        request.args,
+                        &mut io.buf,
+                        &limits,
+                    ) {
+                        Ok(group) => {
+                            let replies = group_commit::run(&shared, &mut session, group);
+                            send_group(&shared, &mut session, replies, &mut io).await
+                        }
+                        Err(args) => {
+                            handle(&shared, &mut session, args, &mut io, &mut shutdown).await
+                        }
+                    };
                     if matches!(step, Stop::Close) || session.close {
                         session.close = true;
                         break;
@@ -242,6 +256,22 @@ async fn handle(
         Ok(()) => Stop::Continue,
         Err(_) => Stop::Close,
     }
+}
+
+/// Sends the replies of a group ([`group_commit`]), counting errors.
+async fn send_group(
+    shared: &Shared,
+    session: &mut Session,
+    replies: Vec<(Reply, Shape)>,
+    io: &mut Io,
+) -> Stop {
+    for (reply, shape) in replies {
+        shared.error_stats.note(&reply);
+        if io.send(shared, session, reply, shape).await.is_err() {
+            return Stop::Close;
+        }
+    }
+    Stop::Continue
 }
 
 /// Refuses a request before it runs: counted as a rejected call, and a
