@@ -305,3 +305,48 @@ fn concurrent_pipelines_on_shared_keys_end_exact() {
         }
     }
 }
+
+#[test]
+fn pipelined_scripts_reply_as_redis_server_does() {
+    let Some(redis) =
+        RedisServer::start_or_skip("group commit: pipelined scripts against redis-server")
+    else {
+        return;
+    };
+    let set_get = "redis.call('SET', KEYS[1], ARGV[1]) return redis.call('GET', KEYS[1])";
+    let incr = "return redis.call('INCR', KEYS[1])";
+    let push = "return redis.call('LPUSH', KEYS[1], ARGV[1])";
+    let ppush = "return redis.pcall('LPUSH', KEYS[1], ARGV[1])";
+    let del = "redis.call('DEL', KEYS[1]) return redis.call('EXISTS', KEYS[1])";
+    let requests: Vec<Vec<&str>> = vec![
+        vec!["EVAL", set_get, "1", "k", "v1"],
+        vec!["EVAL", incr, "1", "n"],
+        vec!["EVAL", incr, "1", "n"],
+        vec!["EVAL", push, "1", "k", "x"],
+        vec!["EVAL", ppush, "1", "k", "x"],
+        vec!["EVAL", incr, "1", "n"],
+        vec!["INCR", "n"],
+        vec!["GET", "k"],
+        vec!["EVAL", del, "1", "k"],
+        vec!["EVAL", "return redis.call('GET', KEYS[1])", "1", "n"],
+        vec!["EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "0"],
+        vec!["EVAL", "return {1, 2, 'x', false}", "0"],
+        vec!["EVAL", incr, "-1", "n"],
+        vec!["FCALL", "nosuch", "0"],
+        vec!["EVAL", push, "1", "l", "a"],
+        vec!["EVAL", push, "1", "l", "b"],
+        vec!["LRANGE", "l", "0", "-1"],
+        vec!["DEL", "l", "n"],
+    ];
+    let expected = pipeline(&mut raw(redis.port()), &requests);
+    for format in formats() {
+        let (_tmp, dir) = store_dir();
+        let server = Serve::start(format, &dir, &["--sync", "always"]);
+        let got = pipeline(&mut raw(server.port().parse().unwrap()), &requests);
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&expected),
+            "{format}: the scripts' replies differ from redis-server's"
+        );
+    }
+}

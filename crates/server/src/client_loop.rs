@@ -142,10 +142,7 @@ pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>
                         &mut io.buf,
                         &limits,
                     ) {
-                        Ok(group) => {
-                            let replies = group_commit::run(&shared, &mut session, group);
-                            send_group(&shared, &mut session, replies, &mut io).await
-                        }
+                        Ok(group) => send_group(&shared, &mut session, group, &mut io).await,
                         Err(args) => {
                             handle(&shared, &mut session, args, &mut io, &mut shutdown).await
                         }
@@ -258,16 +255,22 @@ async fn handle(
     }
 }
 
-/// Sends the replies of a group ([`group_commit`]), counting errors.
+/// Runs a group ([`group_commit`]) a part at a time, sending each
+/// part's replies (errors counted) once it has committed.
 async fn send_group(
     shared: &Shared,
     session: &mut Session,
-    replies: Vec<(Reply, Shape)>,
+    mut group: group_commit::Gathered,
     io: &mut Io,
 ) -> Stop {
-    for (reply, shape) in replies {
-        shared.error_stats.note(&reply);
-        if io.send(shared, session, reply, shape).await.is_err() {
+    while !group.is_done() {
+        for (reply, shape) in group_commit::run(shared, session, &mut group) {
+            shared.error_stats.note(&reply);
+            if io.send(shared, session, reply, shape).await.is_err() {
+                return Stop::Close;
+            }
+        }
+        if io.out.len() >= OUT_CHUNK && io.flush(shared, session).await.is_err() {
             return Stop::Close;
         }
     }
