@@ -16,7 +16,7 @@ use std::time::Duration;
 use redcodec_conformance::target::RedisServer;
 
 mod serve_support;
-use serve_support::{formats, store_dir, wait_blocked, Serve};
+use serve_support::{assert_same_keys, formats, store_dir, wait_blocked, Serve};
 
 /// One request as RESP.
 fn request(args: &[&str]) -> Vec<u8> {
@@ -348,5 +348,227 @@ fn pipelined_scripts_reply_as_redis_server_does() {
             String::from_utf8_lossy(&expected),
             "{format}: the scripts' replies differ from redis-server's"
         );
+    }
+}
+
+/// A field of INFO `section` on `c`.
+fn info_field(c: &mut redis::Connection, section: &str, name: &str) -> Option<String> {
+    let info: String = redis::cmd("INFO").arg(section).query(c).ok()?;
+    info.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name}:")))
+        .map(str::to_string)
+}
+
+/// Waits (120 s at most) until the replica has applied the master's
+/// whole stream.
+fn wait_caught_up(master: &mut redis::Connection, replica: &mut redis::Connection, what: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let m = info_field(master, "replication", "master_repl_offset");
+        let up = info_field(replica, "replication", "master_link_status");
+        let r = info_field(replica, "replication", "master_repl_offset");
+        if up.as_deref() == Some("up") && m.is_some() && m == r {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: the replica never caught up: master {m:?}, replica {r:?}, link {up:?}"
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_redis_server_replica_follows_pipelined_groups() {
+    let incr = "return redis.call('INCRBY', KEYS[1], ARGV[1])";
+    let push = "redis.call('RPUSH', KEYS[1], ARGV[1]) return redis.call('LPOP', KEYS[2])";
+    for format in formats() {
+        let (_tmp, dir) = store_dir();
+        let server = Serve::start(format, &dir, &["--sync", "no"]);
+        let port: u16 = server.port().parse().unwrap();
+        let rdir = tempfile::tempdir().unwrap();
+        let Some(replica) = RedisServer::start_with_or_skip(
+            "group commit: a redis-server replica follows pipelined groups",
+            Some(rdir.path()),
+            &["--replicaof", "127.0.0.1", &server.port()],
+        ) else {
+            return;
+        };
+        let connect = |port: u16| {
+            redis::Client::open(format!("redis://127.0.0.1:{port}/"))
+                .unwrap()
+                .get_connection()
+                .unwrap()
+        };
+        let mut r = connect(replica.port());
+        let mut m = connect(port);
+        wait_caught_up(&mut m, &mut r, format);
+        let threads: Vec<_> = (0..4)
+            .map(|t| {
+                thread::spawn(move || {
+                    let mut c = raw(port);
+                    for round in 0..30 {
+                        let (p, n) = (format!("c{t}"), round.to_string());
+                        let own = |k: &str| format!("{p}:{k}");
+                        let owned: Vec<Vec<String>> = vec![
+                            vec!["INCR".into(), "shared:n".into()],
+                            vec!["INCRBYFLOAT".into(), "shared:f".into(), "0.5".into()],
+                            vec!["RPUSH".into(), "shared:l".into(), format!("{p}-{n}")],
+                            vec!["LPOP".into(), "shared:l".into()],
+                            vec!["SADD".into(), "shared:s".into(), n.clone(), p.clone()],
+                            vec!["SPOP".into(), "shared:s".into()],
+                            vec!["HINCRBY".into(), "shared:h".into(), p.clone(), "2".into()],
+                            vec!["ZADD".into(), "shared:z".into(), n.clone(), p.clone()],
+                            vec![
+                                "SET".into(),
+                                own("s"),
+                                n.clone(),
+                                "EX".into(),
+                                "1000".into(),
+                            ],
+                            vec!["EXPIRE".into(), own("s"), "2000".into()],
+                            vec!["SET".into(), own("gone"), "x".into()],
+                            vec!["EXPIRE".into(), own("gone"), "-1".into()],
+                            vec!["APPEND".into(), own("a"), n.clone()],
+                            vec!["GET".into(), "shared:n".into()],
+                            vec![
+                                "EVAL".into(),
+                                incr.into(),
+                                "1".into(),
+                                "shared:n".into(),
+                                "10".into(),
+                            ],
+                            vec![
+                                "EVAL".into(),
+                                push.into(),
+                                "2".into(),
+                                "shared:l".into(),
+                                "shared:l".into(),
+                                p.clone(),
+                            ],
+                            vec!["EVAL".into(), incr.into(), "1".into(), own("n"), n.clone()],
+                            vec!["SET".into(), "shared:last".into(), p.clone()],
+                            vec!["DEL".into(), own("tmp")],
+                        ];
+                        let requests: Vec<Vec<&str>> = owned
+                            .iter()
+                            .map(|r| r.iter().map(String::as_str).collect())
+                            .collect();
+                        pipeline(&mut c, &requests);
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().expect("client thread");
+        }
+        wait_caught_up(&mut m, &mut r, format);
+        assert_same_keys(&mut m, &mut r, &format!("{format}: after pipelined groups"));
+        let n: i64 = redis::cmd("GET").arg("shared:n").query(&mut r).unwrap();
+        assert_eq!(n, 4 * 30 * 11, "{format}: the replica's counter");
+    }
+}
+
+/// Rounds of SIGKILL per format in the crash test.
+const KILLS: usize = 3;
+
+#[test]
+fn sigkill_under_sync_always_loses_no_acknowledged_pipelined_write() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    for format in formats() {
+        let (_tmp, dir) = store_dir();
+        for round in 0..KILLS {
+            let server = Serve::start(format, &dir, &["--sync", "always"]);
+            let port: u16 = server.port().parse().unwrap();
+            // Pipelines of 16: SET r{round}:{n} n, and RPUSH of n to one
+            // list; `acked` counts the pipelines whose replies all came.
+            let acked = Arc::new(AtomicUsize::new(0));
+            let writer = {
+                let acked = acked.clone();
+                thread::spawn(move || {
+                    let mut c = raw(port);
+                    for batch in 0.. {
+                        let owned: Vec<Vec<String>> = (0..8)
+                            .flat_map(|i| {
+                                let n = (batch * 8 + i).to_string();
+                                [
+                                    vec!["SET".into(), format!("r{round}:{n}"), n.clone()],
+                                    vec!["RPUSH".into(), format!("r{round}:list"), n],
+                                ]
+                            })
+                            .collect();
+                        let requests: Vec<Vec<&str>> = owned
+                            .iter()
+                            .map(|r| r.iter().map(String::as_str).collect())
+                            .collect();
+                        let bytes: Vec<u8> = requests.iter().flat_map(|r| request(r)).collect();
+                        if c.write_all(&bytes).is_err() {
+                            return;
+                        }
+                        let mut buf = Vec::new();
+                        let mut chunk = [0u8; 4096];
+                        let mut end = 0;
+                        let mut complete = 0;
+                        while complete < requests.len() {
+                            match reply_end(&buf, end) {
+                                Some(e) => {
+                                    end = e;
+                                    complete += 1;
+                                }
+                                None => match c.read(&mut chunk) {
+                                    Ok(n) if n > 0 => buf.extend_from_slice(&chunk[..n]),
+                                    _ => return,
+                                },
+                            }
+                        }
+                        assert!(!buf.contains(&b'-'), "an error reply: {:?}", buf);
+                        acked.store(batch + 1, Ordering::SeqCst);
+                    }
+                })
+            };
+            let deadline = std::time::Instant::now() + Duration::from_secs(60);
+            while acked.load(Ordering::SeqCst) < 20 + round * 15 {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "{format}: the writer never got 20 pipelines acknowledged"
+                );
+                thread::sleep(Duration::from_millis(5));
+            }
+            server.signal("KILL");
+            writer.join().expect("writer");
+            let acked = acked.load(Ordering::SeqCst) * 8;
+            let server = Serve::start(format, &dir, &["--sync", "always"]);
+            let mut c = server.conn();
+            for n in 0..acked {
+                let got: Option<String> = redis::cmd("GET")
+                    .arg(format!("r{round}:{n}"))
+                    .query(&mut c)
+                    .unwrap();
+                assert_eq!(
+                    got,
+                    Some(n.to_string()),
+                    "{format}: round {round}: an acknowledged SET lost"
+                );
+            }
+            let list: Vec<String> = redis::cmd("LRANGE")
+                .arg(format!("r{round}:list"))
+                .arg(0)
+                .arg(-1)
+                .query(&mut c)
+                .unwrap();
+            assert!(
+                list.len() >= acked,
+                "{format}: round {round}: acknowledged RPUSHes lost"
+            );
+            for (i, v) in list.iter().enumerate() {
+                assert_eq!(
+                    *v,
+                    i.to_string(),
+                    "{format}: round {round}: the list out of order"
+                );
+            }
+            drop(server);
+        }
     }
 }
