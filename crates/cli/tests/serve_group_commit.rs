@@ -62,7 +62,7 @@ fn pipeline(conn: &mut TcpStream, requests: &[Vec<&str>]) -> Vec<u8> {
     let bytes: Vec<u8> = requests.iter().flat_map(|r| request(r)).collect();
     conn.write_all(&bytes).unwrap();
     let mut buf = Vec::new();
-    let mut chunk = [0u8; 64 * 1024];
+    let mut chunk = vec![0u8; 64 * 1024];
     loop {
         let mut end = 0;
         let mut complete = 0;
@@ -522,7 +522,7 @@ fn sigkill_under_sync_always_loses_no_acknowledged_pipelined_write() {
                                 },
                             }
                         }
-                        assert!(!buf.contains(&b'-'), "an error reply: {:?}", buf);
+                        assert!(!buf.contains(&b'-'), "an error reply: {buf:?}");
                         acked.store(batch + 1, Ordering::SeqCst);
                     }
                 })
