@@ -1,6 +1,8 @@
 //! [`Engine::atomically`]: a group of commands committed as one store
 //! write.
 
+use std::sync::atomic::Ordering;
+
 use redcodec_codec::Codec;
 
 use crate::core::EngineCore;
@@ -67,23 +69,78 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
     ///   fails, it has been told of writes that did not happen (a server
     ///   ends the transaction it replicates with `DISCARD` then).
     pub fn atomically<T>(&self, run: impl FnOnce(&Self) -> T) -> Result<T, EngineError> {
-        let Some(_held) = self.locks.hold_for_group() else {
+        if self.in_group() {
             // Already in this thread's group: it commits this too.
             return Ok(run(self));
+        }
+        let Some(held) = self.locks.hold_for_group() else {
+            return Ok(run(self));
         };
+        self.run_group(held, run, || {})
+    }
+
+    /// Runs `run` as one group, as [`Engine::atomically`] does, but holding
+    /// only the locks of `keys` instead of every lock of the engine:
+    /// groups and commands of other threads on other keys run meanwhile.
+    ///
+    /// Every command `run` issues must lock only keys among `keys` (a
+    /// caller derives them from the commands' key positions, as
+    /// [`Engine::execute`] does): no keyless command (its shared keyspace
+    /// lock), no keyspace-wide command (`FLUSHALL`), no key outside
+    /// `keys` (its lock would be taken out of order, and two such groups
+    /// could deadlock). What `run` sees, the commit, and the state beside
+    /// the store are as for [`Engine::atomically`]; lock-free reads of
+    /// other threads see the store before the group.
+    ///
+    /// After a successful commit, and before the locks are released,
+    /// `committed` runs: what it does (a server appending the group's
+    /// writes to its replication stream) is ordered, for each key, with
+    /// the commands of other threads on that key as the writes were. It
+    /// does not run when the commit fails. Called inside an open group of
+    /// this thread, `run` runs in that group, `committed` at once, and
+    /// the outer group commits both.
+    pub fn atomically_on<T>(
+        &self,
+        keys: &[&[u8]],
+        run: impl FnOnce(&Self) -> T,
+        committed: impl FnOnce(),
+    ) -> Result<T, EngineError> {
+        if self.in_group() {
+            let out = run(self);
+            committed();
+            return Ok(out);
+        }
+        let Some(held) = self.locks.hold_keys_for_group(keys) else {
+            let out = run(self);
+            committed();
+            return Ok(out);
+        };
+        self.run_group(held, run, committed)
+    }
+
+    /// Runs `run` in a new group of this thread, `held` holding its
+    /// locks, and commits it (see [`Engine::atomically`]).
+    fn run_group<T>(
+        &self,
+        held: crate::locks::Held<'_>,
+        run: impl FnOnce(&Self) -> T,
+        committed: impl FnOnce(),
+    ) -> Result<T, EngineError> {
         let open = OpenGroup::open(self);
         let out = run(self);
         let group = open.close();
         if !group.is_empty() {
             self.store.write(group.into_batch())?;
         }
+        committed();
+        drop(held);
         Ok(out)
     }
 
     /// Whether the calling thread runs inside a group of this engine
-    /// ([`Engine::atomically`]).
+    /// ([`Engine::atomically`], [`Engine::atomically_on`]).
     pub fn in_group(&self) -> bool {
-        self.locks.held_by_group_here()
+        self.locks.held_by_group_here() || self.group_here()
     }
 }
 
@@ -94,18 +151,29 @@ struct OpenGroup<'a, C: Codec, S: KvStore> {
 
 impl<'a, C: Codec, S: KvStore> OpenGroup<'a, C, S> {
     fn open(core: &'a EngineCore<C, S>) -> OpenGroup<'a, C, S> {
-        *core.group.lock() = Some(Group::new());
+        let me = crate::locks::thread_id();
+        core.groups.lock().push((me, Group::new()));
+        core.open_groups.fetch_add(1, Ordering::AcqRel);
         OpenGroup { core }
     }
 
-    /// The group's writes; the engine has no open group any more.
+    /// Takes this thread's group out of the engine.
+    fn take(&self) -> Option<Group> {
+        let me = crate::locks::thread_id();
+        let mut groups = self.core.groups.lock();
+        let at = groups.iter().position(|(t, _)| *t == me)?;
+        self.core.open_groups.fetch_sub(1, Ordering::AcqRel);
+        Some(groups.swap_remove(at).1)
+    }
+
+    /// The group's writes; the thread has no open group any more.
     fn close(self) -> Group {
-        self.core.group.lock().take().unwrap_or_default()
+        self.take().unwrap_or_default()
     }
 }
 
 impl<C: Codec, S: KvStore> Drop for OpenGroup<'_, C, S> {
     fn drop(&mut self) {
-        self.core.group.lock().take();
+        self.take();
     }
 }

@@ -30,10 +30,14 @@ pub struct EngineCore<C: Codec, S: KvStore = DefaultStore> {
     pub(crate) counter: AtomicU64,
     pub(crate) locks: LockTable,
     pub(crate) cursors: Mutex<CursorTable>,
-    /// The writes of the open group of commands, if any
-    /// ([`crate::Engine::atomically`]): only the thread that opened it
-    /// (holding every lock) reads or adds to it.
-    pub(crate) group: Mutex<Option<Group>>,
+    /// The writes of the open groups of commands
+    /// ([`crate::Engine::atomically`], [`crate::Engine::atomically_on`]),
+    /// each with the thread that opened it: only that thread (holding
+    /// every lock, or the locks of the group's keys) reads or adds to it.
+    pub(crate) groups: Mutex<Vec<(u64, Group)>>,
+    /// How many groups are open (reads skip [`EngineCore::groups`] while
+    /// it is 0).
+    pub(crate) open_groups: std::sync::atomic::AtomicUsize,
     /// Redis' `proto-max-bulk-len`, which also bounds what commands make.
     max_bulk_len: AtomicU64,
     /// Told what each command did: the observer [`crate::observe`]
@@ -81,10 +85,28 @@ impl<C: Codec, S: KvStore> EngineCore<C, S> {
             counter: AtomicU64::new(0),
             locks: LockTable::default(),
             cursors: Mutex::new(CursorTable::default()),
-            group: Mutex::new(None),
+            groups: Mutex::new(Vec::new()),
+            open_groups: std::sync::atomic::AtomicUsize::new(0),
             max_bulk_len: AtomicU64::new(DEFAULT_MAX_BULK_LEN),
             observer: parking_lot::RwLock::new(None),
         }
+    }
+
+    /// Whether the calling thread runs a group of this engine: its
+    /// commands read through the group's writes and add theirs to it.
+    pub(crate) fn group_here(&self) -> bool {
+        if self.open_groups.load(Ordering::Acquire) == 0 {
+            return false;
+        }
+        let me = crate::locks::thread_id();
+        self.groups.lock().iter().any(|(t, _)| *t == me)
+    }
+
+    /// Runs `f` on the calling thread's open group, if any.
+    pub(crate) fn with_group<R>(&self, f: impl FnOnce(&mut Group) -> R) -> Option<R> {
+        let me = crate::locks::thread_id();
+        let mut groups = self.groups.lock();
+        groups.iter_mut().find(|(t, _)| *t == me).map(|(_, g)| f(g))
     }
 
     /// The longest string a command may make (SETRANGE, APPEND, SETBIT's

@@ -76,7 +76,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
             eng,
             now_ms: Cell::new(None),
             batch: Batch::default(),
-            grouped: eng.locks.held_by_group_here(),
+            grouped: eng.group_here(),
             shadowed: RefCell::new(Vec::new()),
             unchanged: Vec::new(),
             expired: RefCell::new(Vec::new()),
@@ -137,13 +137,18 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         if self.batch.is_empty() {
             return Ok(());
         }
+        let mut batch = Some(self.batch);
         if self.grouped {
-            if let Some(group) = self.eng.group.lock().as_mut() {
-                group.add(self.batch, &self.eng.store);
-                return Ok(());
-            }
+            let store = &self.eng.store;
+            self.eng.with_group(|group| {
+                if let Some(batch) = batch.take() {
+                    group.add(batch, store);
+                }
+            });
         }
-        self.eng.store.write(self.batch)?;
+        if let Some(batch) = batch {
+            self.eng.store.write(batch)?;
+        }
         Ok(())
     }
 
@@ -155,14 +160,22 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         key: &[u8],
         read: impl FnOnce(&[u8]) -> T,
     ) -> Result<Option<T>, StoreError> {
+        let mut read = Some(read);
         if self.grouped {
-            if let Some(group) = self.eng.group.lock().as_ref() {
-                if let Some(decided) = group.get(place, key) {
-                    return Ok(decided.map(read));
-                }
+            let decided = self
+                .eng
+                .with_group(|group| {
+                    let decided = group.get(place, key)?;
+                    Some(decided.map(|raw| (read.take().expect("read once"))(raw)))
+                })
+                .flatten();
+            if let Some(decided) = decided {
+                return Ok(decided);
             }
         }
-        self.eng.store.get_with(place, key, read)
+        self.eng
+            .store
+            .get_with(place, key, read.take().expect("read once"))
     }
 
     /// Iterates `range` as the command sees the store (see
@@ -176,9 +189,15 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
     ) -> GroupIter<S::Iter<'e>> {
         let base = self.eng.store.scan(range, from, reverse);
         if self.grouped {
-            if let Some(group) = self.eng.group.lock().as_ref() {
-                return group.scan(base, range, from, reverse);
+            let mut base = Some(base);
+            let grouped = self.eng.with_group(|group| {
+                let base = base.take().expect("taken once");
+                group.scan(base, range, from, reverse)
+            });
+            if let Some(iter) = grouped {
+                return iter;
             }
+            return GroupIter::plain(base.expect("not taken"));
         }
         GroupIter::plain(base)
     }

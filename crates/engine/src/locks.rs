@@ -12,6 +12,15 @@
 //! keyspace for its thread ([`LockTable::hold_for_group`]): every lock
 //! that thread asks for meanwhile is already its own and is granted at
 //! once; every other thread waits until the group has committed.
+//!
+//! A group on known keys ([`crate::Engine::atomically_on`]) holds only
+//! the stripes of its keys ([`LockTable::hold_keys_for_group`]), taken in
+//! the same ascending order, each marked with its thread: that thread's
+//! requests for a marked stripe are granted at once, other threads wait
+//! for those stripes only. The group's commands must lock only keys it
+//! declared (a stripe it does not hold is taken as usual, which could
+//! deadlock against another group: callers derive the declared keys from
+//! the commands' key positions, as [`crate::Engine::execute`] does).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -25,6 +34,9 @@ pub struct LockTable {
     stripes: Vec<Mutex<()>>,
     /// The thread ([`thread_id`]) holding everything for a group; 0: none.
     group_owner: AtomicU64,
+    /// Per stripe, the thread holding it for a group on known keys; 0:
+    /// none.
+    stripe_owner: Vec<AtomicU64>,
 }
 
 /// Held locks; released on drop.
@@ -47,8 +59,29 @@ pub enum Held<'a> {
         #[allow(dead_code)] RwLockWriteGuard<'a, ()>,
         #[allow(dead_code)] Vec<MutexGuard<'a, ()>>,
     ),
+    /// The stripes of a group on known keys, run by this thread: their
+    /// marks are cleared (first) and then the locks are released.
+    KeyGroup(
+        #[allow(dead_code)] StripeMarks<'a>,
+        #[allow(dead_code)] Vec<MutexGuard<'a, ()>>,
+    ),
     /// Nothing: the thread's group holds everything already.
     InGroup,
+}
+
+/// The marks of the stripes a group on known keys holds; cleared when
+/// dropped.
+pub struct StripeMarks<'a> {
+    owners: &'a [AtomicU64],
+    stripes: Vec<usize>,
+}
+
+impl Drop for StripeMarks<'_> {
+    fn drop(&mut self) {
+        for &i in &self.stripes {
+            self.owners[i].store(0, Ordering::Release);
+        }
+    }
 }
 
 /// The mark of the thread that holds everything for a group; cleared
@@ -62,7 +95,7 @@ impl Drop for GroupMark<'_> {
 }
 
 /// A number for the calling thread, never 0 and never reused.
-fn thread_id() -> u64 {
+pub(crate) fn thread_id() -> u64 {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     thread_local! {
         static ID: u64 = NEXT.fetch_add(1, Ordering::Relaxed);
@@ -76,6 +109,7 @@ impl Default for LockTable {
             keyspace: RwLock::new(()),
             stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
             group_owner: AtomicU64::new(0),
+            stripe_owner: (0..STRIPES).map(|_| AtomicU64::new(0)).collect(),
         }
     }
 }
@@ -83,10 +117,11 @@ impl Default for LockTable {
 impl LockTable {
     /// Locks the stripe of one key (the common case, without allocating).
     pub fn lock_key(&self, key: &[u8]) -> Held<'_> {
-        if self.held_by_group_here() {
+        let i = stripe(key);
+        if self.owned_here(i) || self.held_by_group_here() {
             return Held::InGroup;
         }
-        Held::One(self.stripes[stripe(key)].lock())
+        Held::One(self.stripes[i].lock())
     }
 
     /// Locks the stripes of `keys`; with no keys, shares the keyspace lock.
@@ -101,6 +136,10 @@ impl LockTable {
                 let mut idx: Vec<usize> = keys.iter().map(|k| stripe(k)).collect();
                 idx.sort_unstable();
                 idx.dedup();
+                idx.retain(|&i| !self.owned_here(i));
+                if idx.is_empty() {
+                    return Held::InGroup;
+                }
                 Held::Keys(idx.into_iter().map(|i| self.stripes[i].lock()).collect())
             }
         }
@@ -128,6 +167,44 @@ impl LockTable {
         let stripes = self.stripes.iter().map(|m| m.lock()).collect();
         self.group_owner.store(thread_id(), Ordering::Release);
         Some(Held::Group(GroupMark(&self.group_owner), keyspace, stripes))
+    }
+
+    /// Locks the stripes of `keys` for a group on known keys run by the
+    /// calling thread, in ascending order: until the result is dropped,
+    /// that thread's requests for those stripes are granted at once
+    /// ([`Held::InGroup`]), other threads' wait. `None` when the calling
+    /// thread runs a group already (of either kind).
+    pub fn hold_keys_for_group(&self, keys: &[&[u8]]) -> Option<Held<'_>> {
+        if self.held_by_group_here() || self.any_owned_here() {
+            return None;
+        }
+        let mut idx: Vec<usize> = keys.iter().map(|k| stripe(k)).collect();
+        idx.sort_unstable();
+        idx.dedup();
+        let guards = idx.iter().map(|&i| self.stripes[i].lock()).collect();
+        let me = thread_id();
+        for &i in &idx {
+            self.stripe_owner[i].store(me, Ordering::Release);
+        }
+        let marks = StripeMarks {
+            owners: &self.stripe_owner,
+            stripes: idx,
+        };
+        Some(Held::KeyGroup(marks, guards))
+    }
+
+    /// Whether the calling thread holds stripe `i` for a group on known
+    /// keys.
+    #[inline]
+    fn owned_here(&self, i: usize) -> bool {
+        let owner = self.stripe_owner[i].load(Ordering::Acquire);
+        owner != 0 && owner == thread_id()
+    }
+
+    /// Whether the calling thread holds any stripe for a group on known
+    /// keys.
+    fn any_owned_here(&self) -> bool {
+        (0..STRIPES).any(|i| self.owned_here(i))
     }
 
     /// Whether the calling thread holds everything for a group.

@@ -1,6 +1,7 @@
 //! `Engine::atomically`: a group of commands replies as the same commands
 //! run one by one and leaves the same store; a group whose commit fails
-//! leaves nothing; other threads neither see nor join an open group.
+//! leaves nothing; other threads neither see nor join an open group. A
+//! group on known keys (`Engine::atomically_on`) holds only their locks.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -395,5 +396,113 @@ fn other_threads_neither_see_nor_join_an_open_group() {
             Reply::Bulk(increments.to_string().into_bytes()),
             "{format}"
         );
+    }
+}
+
+#[test]
+fn groups_on_keys_of_several_threads_run_at_once_and_stay_whole() {
+    for &format in Format::ALL {
+        let clock = Arc::new(ManualClock::at_ms(START_MS));
+        let engine = Arc::new(Engine::in_memory(codec(format), clock).expect("engine"));
+        // While one thread's group on `a` is open, another thread's group
+        // on `b` runs and commits (the first holds only the lock of `a`).
+        let (opened, wait_open) = std::sync::mpsc::channel();
+        let (go, wait_go) = std::sync::mpsc::channel::<()>();
+        let first = {
+            let engine = engine.clone();
+            std::thread::spawn(move || {
+                engine
+                    .atomically_on(
+                        &[b"a".as_slice()],
+                        |e| {
+                            assert!(e.in_group());
+                            e.execute(&["SET", "a", "1"]);
+                            let seen = e.execute(&["INCR", "a"]);
+                            opened.send(()).unwrap();
+                            wait_go
+                                .recv_timeout(std::time::Duration::from_secs(60))
+                                .expect("the other thread's group never committed");
+                            seen
+                        },
+                        || {},
+                    )
+                    .expect("commit")
+            })
+        };
+        wait_open
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the first group never opened");
+        let mut committed = false;
+        let got = engine
+            .atomically_on(
+                &[b"b".as_slice()],
+                |e| (e.execute(&["RPUSH", "b", "x"]), e.execute(&["LLEN", "b"])),
+                || committed = true,
+            )
+            .expect("commit");
+        assert!(committed, "{format}: `committed` ran");
+        assert_eq!(got, (Reply::Integer(1), Reply::Integer(1)), "{format}");
+        go.send(()).unwrap();
+        assert_eq!(first.join().expect("first"), Reply::Integer(2), "{format}");
+        assert_eq!(
+            engine.execute(&["GET", "a"]),
+            Reply::Bulk(b"2".to_vec()),
+            "{format}"
+        );
+        assert!(!engine.in_group(), "{format}");
+    }
+}
+
+#[test]
+fn a_group_on_keys_is_one_store_write_and_a_failed_one_leaves_nothing() {
+    for &format in Format::ALL {
+        let engine = faulty(format);
+        engine.execute(&["SET", "kept", "1"]);
+        let before = engine.store().inner().pairs();
+        let writes = engine.store().writes();
+        let keys: [&[u8]; 3] = [b"kept", b"h", b"l"];
+        let mut committed = false;
+        engine.store().fail_write(1);
+        let outcome = engine.atomically_on(
+            &keys,
+            |e| {
+                e.execute(&["INCR", "kept"]);
+                e.execute(&["HSET", "h", "f", "v"]);
+                e.execute(&["RPUSH", "l", "x"]);
+            },
+            || committed = true,
+        );
+        assert!(outcome.is_err(), "{format}: the commit fails");
+        assert!(!committed, "{format}: `committed` ran after a failure");
+        assert_eq!(engine.store().writes(), writes + 1, "{format}");
+        assert!(engine.store().inner().pairs() == before, "{format}");
+        assert!(!engine.in_group(), "{format}");
+        let replies = engine
+            .atomically_on(
+                &keys,
+                |e| {
+                    [
+                        e.execute(&["INCR", "kept"]),
+                        e.execute(&["HSET", "h", "f", "v"]),
+                        e.execute(&["HGET", "h", "f"]),
+                        e.execute(&["RPUSH", "l", "x", "y"]),
+                        e.execute(&["LPOP", "l"]),
+                    ]
+                },
+                || {},
+            )
+            .expect("commit");
+        assert_eq!(
+            replies,
+            [
+                Reply::Integer(2),
+                Reply::Integer(1),
+                Reply::Bulk(b"v".to_vec()),
+                Reply::Integer(2),
+                Reply::Bulk(b"x".to_vec()),
+            ],
+            "{format}"
+        );
+        assert_eq!(engine.store().writes(), writes + 2, "{format}: one write");
     }
 }

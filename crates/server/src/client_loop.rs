@@ -22,6 +22,7 @@ use crate::clients::ClientInfo;
 use crate::commands::{blocking as block_cmd, check, run_sync, Access, NO_MULTI};
 use crate::config::SyncPolicy;
 use crate::frame::{parse_request, Limits};
+use crate::group_commit;
 use crate::reply::{encode, shape_of, Next, Protocol, Shape, Streamer};
 use crate::session::{Answer, Session};
 use crate::state::Shared;
@@ -134,8 +135,18 @@ pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>
                     if request.args.is_empty() {
                         continue;
                     }
-                    let step =
-                        handle(&shared, &mut session, request.args, &mut io, &mut shutdown).await;
+                    let step = match group_commit::gather(
+                        &shared,
+                        &mut session,
+                        request.args,
+                        &mut io.buf,
+                        &limits,
+                    ) {
+                        Ok(group) => send_group(&shared, &mut session, group, &mut io).await,
+                        Err(args) => {
+                            handle(&shared, &mut session, args, &mut io, &mut shutdown).await
+                        }
+                    };
                     if matches!(step, Stop::Close) || session.close {
                         session.close = true;
                         break;
@@ -242,6 +253,28 @@ async fn handle(
         Ok(()) => Stop::Continue,
         Err(_) => Stop::Close,
     }
+}
+
+/// Runs a group ([`group_commit`]) a part at a time, sending each
+/// part's replies (errors counted) once it has committed.
+async fn send_group(
+    shared: &Shared,
+    session: &mut Session,
+    mut group: group_commit::Gathered,
+    io: &mut Io,
+) -> Stop {
+    while !group.is_done() {
+        for (reply, shape) in group_commit::run(shared, session, &mut group) {
+            shared.error_stats.note(&reply);
+            if io.send(shared, session, reply, shape).await.is_err() {
+                return Stop::Close;
+            }
+        }
+        if io.out.len() >= OUT_CHUNK && io.flush(shared, session).await.is_err() {
+            return Stop::Close;
+        }
+    }
+    Stop::Continue
 }
 
 /// Refuses a request before it runs: counted as a rejected call, and a

@@ -21,6 +21,7 @@ pub mod engines;
 pub mod error;
 pub mod error_stats;
 pub mod frame;
+pub mod group_commit;
 pub mod master;
 pub mod persistence;
 pub mod process;

@@ -249,6 +249,11 @@ impl Waiters {
         }
     }
 
+    /// Whether any client is blocked (without taking the queues' lock).
+    pub fn any_blocked(&self) -> bool {
+        self.count.load(Ordering::SeqCst) > 0
+    }
+
     /// After a write to `keys`: serves their waiters, oldest first, while
     /// the keys hold elements (a served BLMOVE's destination is served
     /// in turn).

@@ -392,7 +392,9 @@ impl ReplCore {
             return;
         }
         commands.extend(rewritten);
-        self.feed(&commands);
+        if let Some(commands) = crate::group_commit::hold_feed(commands) {
+            self.feed(&commands);
+        }
     }
 
     /// `master_repl_offset`.

@@ -1,0 +1,522 @@
+//! Group commit of a connection's pipeline: the consecutive keyed
+//! commands already in the read buffer run as one group whose writes
+//! reach the store as one write (one RocksDB write batch, one WAL
+//! append, one sync under `--sync always`), through
+//! [`redcodec_engine::Engine::atomically_on`].
+//!
+//! # Which commands join
+//! A command joins when the engine runs it (not a command the server
+//! answers itself), it names its keys by position (not keyless like
+//! `DBSIZE`, not keyspace-wide like `FLUSHALL`), and its arity fits.
+//! Everything else — MULTI/EXEC/WATCH, blocking pops, admin and
+//! connection commands — closes the group and runs alone as before. No
+//! group forms inside MULTI, on a replica, in cluster mode (whose slot
+//! checks hold migration guards per command), or for a single command.
+//!
+//! Consecutive scripts (`EVAL`, `EVALSHA`, `FCALL` and their `_RO`
+//! forms) of a RESP2 connection form a group of their own. A script may
+//! touch keys it did not declare, so a group of scripts holds the engine
+//! as one script does ([`crate::scripting`]: exclusively, every key
+//! lock, off the async workers), once for all of them: each script still
+//! runs alone, with nothing else between its calls, and the group's
+//! writes are one store write. Each script's writes reach the
+//! replication stream between `MULTI` and `EXEC`, as when it runs alone.
+//! (RESP3 connections are left out: a script's RESP3 reply is encoded
+//! through the session, one at a time.)
+//!
+//! # What a group keeps
+//! - **Atomic, isolated commands in order.** The group holds the locks
+//!   of every key its commands name (from their specs, in the engine's
+//!   ascending lock order): other connections' commands on those keys
+//!   wait, those on other keys run. Each command reads through the
+//!   writes of the commands before it.
+//! - **Replies after the commit.** The replies are returned to the
+//!   client loop only after the group's store write succeeded; if it
+//!   fails, every command of the group gets the error (none applied).
+//! - **Checks and counters as before.** Each command passes the checks
+//!   of the client loop (unknown command, arity, NOAUTH, BUSY, READONLY)
+//!   in order, and is counted in INFO commandstats and errorstats.
+//! - **WATCH.** Each write bumps its keys' counters as it runs, as inside
+//!   EXEC (a group that then fails to commit has dirtied them: a watcher's
+//!   EXEC aborts, which is safe).
+//! - **Blocked clients.** Keys a write made ready are served after the
+//!   commit; when a client is blocked anywhere, the group closes after a
+//!   write that made keys ready, so the blocked clients are served before
+//!   the pipeline's next command, as Redis serves them.
+//! - **Replication.** What each write propagates is worked out as it
+//!   runs (from the state it left) but held back, and appended to the
+//!   stream after the commit, before the keys' locks are released: for
+//!   each key the stream keeps the order the writes applied in; a group
+//!   that fails to commit sends nothing.
+
+use std::cell::RefCell;
+use std::time::Instant;
+
+use bytes::{Buf, BytesMut};
+use redcodec_engine::{Engine, Reply};
+use redcodec_formats::AnyCodec;
+
+use crate::commands::{check, flags, run_sync, server_command, subcommands, Access};
+use crate::frame::{parse_request, Limits};
+use crate::master::propagate::Args;
+use crate::reply::{shape_of, Protocol, Shape};
+use crate::session::Session;
+use crate::state::Shared;
+
+/// The most commands in one group.
+pub const MAX_GROUP: usize = 256;
+
+/// The most argument bytes in one group.
+const MAX_GROUP_BYTES: usize = 1024 * 1024;
+
+thread_local! {
+    /// The replication stream's commands held back by the group this
+    /// thread runs (`None`: no group, feed at once).
+    static HELD_FEED: RefCell<Option<Vec<Args>>> = const { RefCell::new(None) };
+}
+
+/// Holds `commands` back when the calling thread runs a group (they are
+/// appended to the stream once it commits); otherwise gives them back
+/// to be appended now.
+pub fn hold_feed(commands: Vec<Args>) -> Option<Vec<Args>> {
+    HELD_FEED.with(|held| match held.borrow_mut().as_mut() {
+        Some(held) => {
+            held.extend(commands);
+            None
+        }
+        None => Some(commands),
+    })
+}
+
+/// Clears the thread's held-back stream when dropped (a group that
+/// failed, or panicked).
+struct HeldFeed;
+
+impl HeldFeed {
+    fn start() -> HeldFeed {
+        HELD_FEED.with(|held| *held.borrow_mut() = Some(Vec::new()));
+        HeldFeed
+    }
+
+    fn take() -> Vec<Args> {
+        HELD_FEED.with(|held| {
+            held.borrow_mut()
+                .as_mut()
+                .map(std::mem::take)
+                .unwrap_or_default()
+        })
+    }
+}
+
+impl HeldFeed {
+    /// How many commands are held.
+    fn len() -> usize {
+        HELD_FEED.with(|held| held.borrow().as_ref().map_or(0, Vec::len))
+    }
+
+    /// Wraps the commands held since there were `mark` in `MULTI` …
+    /// `EXEC` (one script's writes, as a script alone sends them).
+    fn wrap_since(mark: usize) {
+        HELD_FEED.with(|held| {
+            if let Some(held) = held.borrow_mut().as_mut() {
+                if held.len() > mark {
+                    held.insert(mark, vec![b"MULTI".to_vec()]);
+                    held.push(vec![b"EXEC".to_vec()]);
+                }
+            }
+        });
+    }
+}
+
+impl Drop for HeldFeed {
+    fn drop(&mut self) {
+        HELD_FEED.with(|held| *held.borrow_mut() = None);
+    }
+}
+
+/// Whether the request `args` may join a group (see the module docs).
+fn joins(shared: &Shared, args: &[Vec<u8>]) -> bool {
+    let Some((name, spec)) = shared.commands.get(&args[0]) else {
+        return false;
+    };
+    use redcodec_engine::dispatch::Keys;
+    !matches!(spec.keys, Keys::None | Keys::Everything)
+        && spec.arity_ok(args.len())
+        && server_command(name).is_none()
+        && subcommands::container(name).is_none()
+        && !matches!(name, "ping" | "echo")
+}
+
+/// Whether the request `args` is a script that may join a group of
+/// scripts (see the module docs).
+fn joins_scripts(shared: &Shared, session: &Session, args: &[Vec<u8>]) -> bool {
+    let name = &args[0];
+    let script = [
+        "eval",
+        "evalsha",
+        "eval_ro",
+        "evalsha_ro",
+        "fcall",
+        "fcall_ro",
+    ]
+    .iter()
+    .any(|n| name.eq_ignore_ascii_case(n.as_bytes()));
+    script
+        && args.len() >= 3
+        && session.protocol == Protocol::Resp2
+        && shared.commands.get(name).is_none()
+}
+
+/// A gathered group: its requests, whether they are scripts, and how
+/// many have run.
+pub struct Gathered {
+    requests: Vec<Vec<Vec<u8>>>,
+    scripts: bool,
+    done: usize,
+}
+
+impl Gathered {
+    /// Whether every request of the group has run.
+    pub fn is_done(&self) -> bool {
+        self.done >= self.requests.len()
+    }
+}
+
+/// Whether the connection may group its pipeline now, `first` leading
+/// (not while a script is busy: `first` then gets `BUSY` alone).
+fn groups_now(shared: &Shared, session: &mut Session, first: &[Vec<u8>]) -> bool {
+    session.authenticated
+        && session.queued.is_none()
+        && !shared.cluster.enabled()
+        && !shared.replica.is_replica()
+        && !shared.replica.is_loading()
+        && crate::scripting::busy_gate(shared, session, "get", first).is_none()
+}
+
+/// The group `first` starts: `first` and the requests after it in `buf`
+/// that join it (taken out of `buf`), or `Err(first)` when `first` runs
+/// alone (it does not join, or nothing joins it). A request that does
+/// not join, is incomplete or malformed stays in `buf`.
+pub fn gather(
+    shared: &Shared,
+    session: &mut Session,
+    first: Vec<Vec<u8>>,
+    buf: &mut BytesMut,
+    limits: &Limits,
+) -> Result<Gathered, Vec<Vec<u8>>> {
+    let scripts = if joins(shared, &first) {
+        false
+    } else if joins_scripts(shared, session, &first) {
+        true
+    } else {
+        return Err(first);
+    };
+    if !groups_now(shared, session, &first) {
+        return Err(first);
+    }
+    let mut bytes: usize = first.iter().map(Vec::len).sum();
+    let mut group = vec![first];
+    while group.len() < MAX_GROUP && bytes < MAX_GROUP_BYTES {
+        match parse_request(buf, limits) {
+            Ok(Some((request, used))) if request.args.is_empty() => buf.advance(used),
+            Ok(Some((request, used)))
+                if (!scripts && joins(shared, &request.args))
+                    || (scripts && joins_scripts(shared, session, &request.args)) =>
+            {
+                buf.advance(used);
+                bytes += request.args.iter().map(Vec::len).sum::<usize>();
+                group.push(request.args);
+            }
+            _ => break,
+        }
+    }
+    if group.len() == 1 {
+        return Err(group.pop().expect("one request"));
+    }
+    Ok(Gathered {
+        requests: group,
+        scripts,
+        done: 0,
+    })
+}
+
+/// Runs the next part of a gathered group — its requests until one
+/// closes the part (a blocked client to serve, or [`REPLY_BUDGET`] bytes
+/// of replies) — and returns each command's reply with its RESP3 shape,
+/// in order, once the part's writes are committed (see the module docs).
+/// The client loop sends them, then runs the next part.
+pub fn run(shared: &Shared, session: &mut Session, group: &mut Gathered) -> Vec<(Reply, Shape)> {
+    let mut replies = Vec::new();
+    let start = group.done;
+    let requests = &group.requests;
+    group.done = if group.scripts {
+        run_scripts(shared, session, requests, start, &mut replies)
+    } else {
+        run_keyed(shared, session, requests, start, &mut replies)
+    };
+    replies
+}
+
+/// The reply bytes after which a part closes: replies wait in memory
+/// until their part commits, so a pipeline of large reads is answered a
+/// part at a time.
+pub const REPLY_BUDGET: usize = crate::client_loop::OUT_CHUNK;
+
+/// About how many bytes `reply` takes on the wire.
+fn reply_size(reply: &Reply) -> usize {
+    match reply {
+        Reply::Status(s) | Reply::Error(s) => s.len() + 3,
+        Reply::Bulk(b) => b.len() + 16,
+        Reply::Array(items) => 16 + items.iter().map(reply_size).sum::<usize>(),
+        Reply::Integer(_) | Reply::Nil | Reply::NilArray => 16,
+    }
+}
+
+/// Whether the part must close after the command whose reply is the
+/// last of `replies`; `size` sums the part's reply bytes so far.
+fn closes_part(
+    shared: &Shared,
+    session: &Session,
+    replies: &[(Reply, Shape)],
+    size: &mut usize,
+) -> bool {
+    *size += replies.last().map_or(0, |(r, _)| reply_size(r));
+    let made_ready = session.ready_keys.as_ref().is_some_and(|r| !r.is_empty());
+    (made_ready && shared.waiters.any_blocked()) || *size >= REPLY_BUDGET
+}
+
+/// Runs keyed commands from `requests[start]` as one part; returns
+/// where the next part starts.
+fn run_keyed(
+    shared: &Shared,
+    session: &mut Session,
+    requests: &[Vec<Vec<u8>>],
+    start: usize,
+    replies: &mut Vec<(Reply, Shape)>,
+) -> usize {
+    let ns = session.namespace.clone();
+    let engine = match shared.engines.shared(&ns) {
+        Ok(engine) => engine,
+        Err(e) => {
+            refuse_all(shared, &requests[start..], e, replies);
+            return requests.len();
+        }
+    };
+    run_part(shared, session, &engine, &ns, requests, start, replies)
+}
+
+/// Every request of `requests` refused with `e`.
+fn refuse_all(
+    shared: &Shared,
+    requests: &[Vec<Vec<u8>>],
+    e: Reply,
+    replies: &mut Vec<(Reply, Shape)>,
+) {
+    for args in requests {
+        let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
+        shared.command_stats.rejected(&name, args);
+        replies.push((e.clone(), shape_of(args, Protocol::Resp3)));
+    }
+}
+
+/// Runs `requests[start..]` as one group until one closes it
+/// ([`closes_part`]), pushing their replies; returns where the next
+/// part starts.
+fn run_part(
+    shared: &Shared,
+    session: &mut Session,
+    engine: &Engine<AnyCodec>,
+    ns: &str,
+    requests: &[Vec<Vec<u8>>],
+    start: usize,
+    replies: &mut Vec<(Reply, Shape)>,
+) -> usize {
+    let rest = &requests[start..];
+    let first_reply = replies.len();
+    let mut size = 0;
+    let writes = rest.iter().any(|args| {
+        let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
+        flags::is_write(&name)
+    });
+    let access = Access::Held(engine, ns);
+    if !writes {
+        // Reads only: nothing to commit; each runs under its own locks.
+        for (i, args) in rest.iter().enumerate() {
+            let reply = run_one(shared, session, &access, args);
+            replies.push(reply);
+            if closes_part(shared, session, replies, &mut size) {
+                return start + i + 1;
+            }
+        }
+        return requests.len();
+    }
+    let argvs: Vec<Vec<&[u8]>> = rest
+        .iter()
+        .map(|args| args.iter().map(Vec::as_slice).collect())
+        .collect();
+    let mut keys: Vec<&[u8]> = Vec::new();
+    for argv in &argvs {
+        if let Some((_, spec)) = shared.commands.get(argv[0]) {
+            keys.extend(spec.keys.of(argv));
+        }
+    }
+    let wrote = session.wrote;
+    session.ready_keys = Some(Vec::new());
+    let held = HeldFeed::start();
+    let mut next = requests.len();
+    let committed = engine.atomically_on(
+        &keys,
+        |_| {
+            for (i, args) in rest.iter().enumerate() {
+                let reply = run_one(shared, session, &access, args);
+                replies.push(reply);
+                if closes_part(shared, session, replies, &mut size) {
+                    next = start + i + 1;
+                    break;
+                }
+            }
+        },
+        || {
+            let feed = HeldFeed::take();
+            if !feed.is_empty() {
+                shared.repl.core().feed(&feed);
+            }
+        },
+    );
+    drop(held);
+    let ready = session.ready_keys.take().unwrap_or_default();
+    match committed {
+        Ok(()) => {
+            let ready: Vec<&[u8]> = ready.iter().map(Vec::as_slice).collect();
+            shared.waiters.serve(engine, &shared.watch, ns, &ready);
+        }
+        Err(e) => {
+            let text = redcodec_engine::CmdError::Engine(e).to_string();
+            for reply in &mut replies[first_reply..] {
+                reply.0 = Reply::error(text.clone());
+            }
+            session.wrote = wrote;
+        }
+    }
+    next
+}
+
+/// Runs scripts from `requests[start]` as one part, the engine held as
+/// one script holds it (see the module docs); returns where the next
+/// part starts.
+fn run_scripts(
+    shared: &Shared,
+    session: &mut Session,
+    requests: &[Vec<Vec<u8>>],
+    start: usize,
+    replies: &mut Vec<(Reply, Shape)>,
+) -> usize {
+    let mut run = || {
+        let ns = session.namespace.clone();
+        let guard = match shared.engines.exclusive(&ns) {
+            Ok(guard) => guard,
+            Err(e) => {
+                refuse_all(shared, &requests[start..], e, replies);
+                return requests.len();
+            }
+        };
+        let Some(engine) = guard.engine() else {
+            let e = Reply::error("ERR the server is shutting down");
+            refuse_all(shared, &requests[start..], e, replies);
+            return requests.len();
+        };
+        run_script_part(shared, session, engine, &ns, requests, start, replies)
+    };
+    // Off the async workers, as a script alone runs (it may run long).
+    match tokio::runtime::Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(run)
+        }
+        _ => run(),
+    }
+}
+
+/// Runs the scripts `requests[start..]` as one group, the engine held,
+/// until one closes it; returns where the next group starts.
+fn run_script_part(
+    shared: &Shared,
+    session: &mut Session,
+    engine: &Engine<AnyCodec>,
+    ns: &str,
+    requests: &[Vec<Vec<u8>>],
+    start: usize,
+    replies: &mut Vec<(Reply, Shape)>,
+) -> usize {
+    let first_reply = replies.len();
+    let mut size = 0;
+    let access = Access::Held(engine, ns);
+    let wrote = session.wrote;
+    session.ready_keys = Some(Vec::new());
+    let held = HeldFeed::start();
+    let mut next = requests.len();
+    let committed = engine.atomically(|_| {
+        for (i, args) in requests[start..].iter().enumerate() {
+            let mark = HeldFeed::len();
+            replies.push(run_one(shared, session, &access, args));
+            HeldFeed::wrap_since(mark);
+            if closes_part(shared, session, replies, &mut size) {
+                next = start + i + 1;
+                break;
+            }
+        }
+    });
+    // Nothing else runs while the engine is held: the stream gets the
+    // group's writes in the order they applied.
+    let feed = HeldFeed::take();
+    drop(held);
+    let ready = session.ready_keys.take().unwrap_or_default();
+    match committed {
+        Ok(()) => {
+            if !feed.is_empty() {
+                shared.repl.core().feed(&feed);
+            }
+            let ready: Vec<&[u8]> = ready.iter().map(Vec::as_slice).collect();
+            shared.waiters.serve(engine, &shared.watch, ns, &ready);
+        }
+        Err(e) => {
+            let text = redcodec_engine::CmdError::Engine(e).to_string();
+            for reply in &mut replies[first_reply..] {
+                reply.0 = Reply::error(text.clone());
+            }
+            session.wrote = wrote;
+        }
+    }
+    next
+}
+
+/// One command of a group: the client loop's checks, then the command,
+/// counted in INFO commandstats.
+fn run_one(
+    shared: &Shared,
+    session: &mut Session,
+    access: &Access<'_>,
+    args: &[Vec<u8>],
+) -> (Reply, Shape) {
+    let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
+    {
+        let mut live = session.info.live.lock();
+        live.last_cmd.clone_from(&name);
+        live.last_seen = Instant::now();
+    }
+    let shape = shape_of(args, Protocol::Resp3);
+    let refused = check(shared, &name, args)
+        .err()
+        .or_else(|| crate::scripting::busy_gate(shared, session, &name, args))
+        .or_else(|| crate::replica::gate(shared, session, &name));
+    if let Some(e) = refused {
+        shared.command_stats.rejected(&name, args);
+        return (e, shape);
+    }
+    let started = Instant::now();
+    let reply = run_sync(shared, session, access, &name, args);
+    let failed = reply.is_error();
+    shared
+        .command_stats
+        .ran(&name, args, started.elapsed(), failed);
+    (reply, shape)
+}
