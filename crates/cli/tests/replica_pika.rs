@@ -417,3 +417,108 @@ fn a_pika_3_5_master_is_followed_on_kvrocks_and_blackwidow() {
         follow_a_pika_master(&bin, &["kvrocks", "blackwidow"]);
     }
 }
+
+/// A fake Pika master: its client port answers `INFO server` as Pika does
+/// (`pika_version:`) and errors otherwise; its replication port (+2000)
+/// answers every connection with `reply` (raw bytes). Returns its port and
+/// the count of replication connections.
+fn fake_pika(reply: &'static [u8]) -> (u16, Arc<AtomicU64>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let (client, repl, port) = (0..500)
+        .find_map(|_| {
+            let client = TcpListener::bind("127.0.0.1:0").ok()?;
+            let port = client.local_addr().ok()?.port();
+            let repl = TcpListener::bind(("127.0.0.1", port.checked_add(2000)?)).ok()?;
+            Some((client, repl, port))
+        })
+        .expect("two free ports");
+    std::thread::spawn(move || {
+        for stream in client.incoming() {
+            let Ok(stream) = stream else { return };
+            std::thread::spawn(move || {
+                let mut w = stream.try_clone().unwrap();
+                let mut r = BufReader::new(stream);
+                loop {
+                    let mut line = String::new();
+                    if r.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let n: usize = line.trim().trim_start_matches('*').parse().unwrap_or(0);
+                    let mut words = Vec::new();
+                    for _ in 0..n {
+                        line.clear();
+                        let _ = r.read_line(&mut line);
+                        let len: usize = line.trim().trim_start_matches('$').parse().unwrap_or(0);
+                        let mut buf = vec![0u8; len + 2];
+                        if r.read_exact(&mut buf).is_err() {
+                            return;
+                        }
+                        buf.truncate(len);
+                        words.push(String::from_utf8_lossy(&buf).to_ascii_uppercase());
+                    }
+                    let answer = match words.first().map(String::as_str) {
+                        Some("INFO") => {
+                            let body = "# Server\r\npika_version:4.0.0\r\n";
+                            format!("${}\r\n{body}\r\n", body.len())
+                        }
+                        Some("CONFIG") => "*0\r\n".to_string(),
+                        _ => "-ERR unknown command\r\n".to_string(),
+                    };
+                    if w.write_all(answer.as_bytes()).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    let count = Arc::new(AtomicU64::new(0));
+    let counted = count.clone();
+    std::thread::spawn(move || {
+        for stream in repl.incoming() {
+            let Ok(mut stream) = stream else { return };
+            counted.fetch_add(1, Ordering::SeqCst);
+            let _ = stream.write_all(reply);
+        }
+    });
+    (port, count)
+}
+
+#[test]
+fn a_pika_master_sending_bytes_that_do_not_decode_is_reported_the_data_kept_and_retried() {
+    // A frame of 5 bytes that are no protobuf message; then a frame
+    // announcing 4 GiB.
+    for (reply, why) in [
+        (
+            &b"\x00\x00\x00\x05\xff\xff\xff\xff\xff"[..],
+            "does not decode",
+        ),
+        (&b"\xff\xff\xff\xff"[..], "announced a message of"),
+    ] {
+        let (port, connections) = fake_pika(reply);
+        let (_tmp, dir) = store_dir();
+        let serve = Serve::start("kvrocks", &dir, &[]);
+        let mut r = serve.conn();
+        let _: () = q(&mut r, &["SET", "keep", "me"]);
+        let _: () = q(&mut r, &["REPLICAOF", "127.0.0.1", &port.to_string()]);
+        let deadline = Instant::now() + BOUND;
+        loop {
+            let rep = info(&mut r, "replication");
+            let error = field(&rep, "master_link_error").unwrap_or_default();
+            if error.contains(why) && connections.load(Ordering::SeqCst) >= 2 {
+                assert_eq!(
+                    field(&rep, "master_link_status").as_deref(),
+                    Some("down"),
+                    "{rep}"
+                );
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no '{why}' error and retry: {rep}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let kept: Option<String> = q(&mut r, &["GET", "keep"]);
+        assert_eq!(kept.as_deref(), Some("me"));
+    }
+}
