@@ -115,10 +115,19 @@ impl MasterProbe {
         })
         .await;
         match asked {
-            Ok(Ok(text)) => String::from_utf8_lossy(&text).lines().find_map(|l| {
-                l.strip_prefix("master_repl_offset:")
-                    .and_then(|v| v.trim().parse().ok())
-            }),
+            Ok(Ok(text)) => {
+                let text = String::from_utf8_lossy(&text);
+                // A Pika master has no master_repl_offset: its own
+                // measure is what its replica's offset counts
+                // ([`super::pika`]).
+                let name = if text.contains(":binlog_offset=") {
+                    "slave_repl_offset:"
+                } else {
+                    "master_repl_offset:"
+                };
+                text.lines()
+                    .find_map(|l| l.strip_prefix(name).and_then(|v| v.trim().parse().ok()))
+            }
             _ => {
                 self.conn = None;
                 None

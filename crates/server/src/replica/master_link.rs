@@ -194,6 +194,9 @@ async fn follow_once(shared: &Arc<Shared>, host: &str, port: u16) -> Result<(), 
     if let Some(kvrocks) = super::kvrocks::follow_if_kvrocks(shared, host, port).await {
         return kvrocks;
     }
+    if let Some(pika) = super::pika::follow_if_pika(shared, host, port).await {
+        return pika;
+    }
     let stream = tokio::time::timeout(REPL_TIMEOUT, TcpStream::connect((host, port)))
         .await
         .map_err(|_| LinkError::Connect(std::io::ErrorKind::TimedOut.into()))?
@@ -583,7 +586,7 @@ const SKIPPED_DB: &str = "\u{0}redcodec-skipped-db";
 /// stops before it. A command the engine does not have is reported and
 /// passed over, and so is a refusal inside a transaction (its other
 /// commands ran).
-fn apply(
+pub(crate) fn apply(
     shared: &Arc<Shared>,
     session: &mut Session,
     name: &str,

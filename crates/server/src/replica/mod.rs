@@ -26,6 +26,7 @@ pub mod info;
 pub mod kvrocks;
 pub mod load;
 pub mod master_link;
+pub mod pika;
 pub mod replicaof;
 pub mod resume;
 pub mod transfer;

@@ -236,7 +236,12 @@ fn copy_all(
 
 /// Writes the keys in one RocksDB write; if the engine refuses one, each
 /// key alone, so only the refused ones are left out (named on stderr).
-fn write_entries(shared: &Shared, dest: &str, entries: &[(Vec<u8>, Stored)], copied: &mut Copied) {
+pub(crate) fn write_entries(
+    shared: &Shared,
+    dest: &str,
+    entries: &[(Vec<u8>, Stored)],
+    copied: &mut Copied,
+) {
     if entries.is_empty() {
         return;
     }
@@ -281,7 +286,7 @@ fn write_entries(shared: &Shared, dest: &str, entries: &[(Vec<u8>, Stored)], cop
             Err(e) => {
                 if copied.refused < 10 {
                     eprintln!(
-                        "redcodec serve: replication: key '{}' of the Kvrocks master is not copied: {e}",
+                        "redcodec serve: replication: key '{}' of the master is not copied: {e}",
                         String::from_utf8_lossy(key)
                     );
                 }

@@ -1,0 +1,158 @@
+//! The binlog stream of a Pika master (`PikaReplBgWorker::
+//! HandleBGWorkerWriteBinlog` is what a Pika replica does with it): each
+//! `kBinlogSync` message carries binlog items, by database, each with the
+//! binlog position after it; an empty item is the master's keep-alive.
+//! Every command is run through the path the Redis follower's commands
+//! take ([`crate::replica::master_link::apply`]); then the items of each
+//! database are acknowledged with the range of their positions (first,
+//! last), and a keep-alive with an empty range, as a Pika replica does
+//! (the master sends more once its window is acknowledged, and forgets a
+//! replica silent for 20 s).
+//!
+//! A command refused here is reported on stderr and the stream goes on,
+//! as a Pika replica goes on past a command that fails.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::binlog;
+use super::link::PbConn;
+use super::messages::{BinlogOffset, BinlogSyncRequest, InnerRequest, InnerResponse, Node, Type};
+use super::{set_resume, DbPosition, Resume};
+use crate::replica::master_link::{apply, sync_if_always, LinkError};
+use crate::session::Session;
+use crate::state::Shared;
+
+/// Errors reported on stderr before only counts are.
+const REPORTED: u64 = 20;
+
+/// A `kBinlogSync` request: the acknowledgement of `start..=end`
+/// (`first_send`: the start of the stream at `start`).
+pub fn ack(
+    node: &Node,
+    db: &DbPosition,
+    start: BinlogOffset,
+    end: BinlogOffset,
+    first_send: bool,
+) -> InnerRequest {
+    InnerRequest {
+        r#type: Type::BinlogSync as i32,
+        binlog_sync: Some(BinlogSyncRequest {
+            node: node.clone(),
+            db_name: db.name.clone(),
+            slot_id: 0,
+            ack_range_start: start,
+            ack_range_end: end,
+            session_id: db.session_id,
+            first_send,
+        }),
+        ..InnerRequest::default()
+    }
+}
+
+/// The zero position (an acknowledgement of a keep-alive).
+pub fn zero() -> BinlogOffset {
+    BinlogOffset {
+        filenum: 0,
+        offset: 0,
+        term: Some(0),
+        index: Some(0),
+    }
+}
+
+/// Applies the stream until the link breaks.
+pub async fn run(
+    shared: &Arc<Shared>,
+    conn: &mut PbConn,
+    session: &mut Session,
+    node: &Node,
+    mut resume: Resume,
+) -> Result<(), LinkError> {
+    let mut reported = 0u64;
+    loop {
+        let message: InnerResponse = conn.recv().await?;
+        shared.replica.state.lock().last_io = Some(Instant::now());
+        if message.r#type != Type::BinlogSync as i32 {
+            // A late reply to a request of the handshake: nothing to do.
+            continue;
+        }
+        // The acknowledgements, by database, in the order they came.
+        let mut acks: Vec<(usize, Option<(BinlogOffset, BinlogOffset)>)> = Vec::new();
+        let mut wrote = false;
+        for item in message.binlog_sync {
+            let Some(at) = resume.dbs.iter().position(|d| d.name == item.slot.db_name) else {
+                return Err(LinkError::Protocol(format!(
+                    "the Pika master sent binlog of database '{}', which this replica did not ask for",
+                    item.slot.db_name
+                )));
+            };
+            let db = &mut resume.dbs[at];
+            if item.session_id != db.session_id {
+                return Err(LinkError::Protocol(format!(
+                    "the Pika master sent binlog of {} for session {} where {} was due",
+                    db.name, item.session_id, db.session_id
+                )));
+            }
+            let slot = match acks.iter().position(|(i, _)| *i == at) {
+                Some(s) => s,
+                None => {
+                    acks.push((at, None));
+                    acks.len() - 1
+                }
+            };
+            if item.binlog.is_empty() {
+                continue;
+            }
+            let decoded = binlog::decode(&item.binlog).map_err(|e| {
+                LinkError::Protocol(format!(
+                    "a binlog item of {} at {}:{} from the Pika master: {e}",
+                    db.name, item.binlog_offset.filenum, item.binlog_offset.offset
+                ))
+            })?;
+            if let Some(dest) = &db.dest {
+                for args in decoded.commands.into_iter().filter_map(binlog::translate) {
+                    session.namespace = dest.clone();
+                    let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
+                    if let Err(e) = apply(shared, session, &name, args) {
+                        if reported < REPORTED {
+                            eprintln!("redcodec serve: replication: the Pika master's {name} failed here: {e}");
+                        }
+                        reported += 1;
+                    }
+                    wrote = true;
+                }
+            }
+            let mut end = item.binlog_offset.clone();
+            end.term = Some(decoded.term);
+            db.filenum = end.filenum;
+            db.offset = end.offset;
+            let range = &mut acks[slot].1;
+            match range {
+                Some((_, last)) => *last = end,
+                None => *range = Some((item.binlog_offset, end)),
+            }
+        }
+        sync_if_always(shared, session)?;
+        for (at, range) in acks {
+            let db = &resume.dbs[at];
+            let request = match range {
+                Some((start, end)) => ack(node, db, start, end, false),
+                None => ack(node, db, zero(), zero(), false),
+            };
+            conn.send(&request).await?;
+        }
+        set_resume(shared, Some(resume.clone()));
+        {
+            let mut st = shared.replica.state.lock();
+            st.offset = resume.offset();
+            st.read_offset = st.offset;
+            if wrote {
+                st.last_write = Some(Instant::now());
+            }
+        }
+        if session.info.killed.load(Ordering::SeqCst) {
+            return Err(LinkError::Killed);
+        }
+    }
+}
