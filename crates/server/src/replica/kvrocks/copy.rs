@@ -140,33 +140,53 @@ pub fn load(shared: &Shared, spool: &Path, cluster: bool) -> Result<Copied, Link
         redcodec_engine::namespaces::namespaces(src.codec(), src.store())
             .map_err(|e| copy_error("listing its namespaces", e))?
     };
+    let drain: Vec<String> = destination(shared, redcodec_kvrocks::DEFAULT_NAMESPACE)
+        .into_iter()
+        .collect();
+    replace_data(shared, &drain, copy_error, |session| {
+        copy_all(shared, session, spool, cluster, namespaces, sequence)
+    })
+}
+
+/// Replaces this server's data with what `copy` writes, as a replica
+/// loading a master's full copy: clients get `-LOADING` meanwhile (the
+/// commands of `drain`'s namespaces already past that check finish
+/// first); `copy` runs in a local session under the load marker; a
+/// failed copy is flushed away, a finished one saved before the marker
+/// goes. `copy_error` words an error of the save.
+pub(crate) fn replace_data(
+    shared: &Shared,
+    drain: &[String],
+    copy_error: fn(&str, redcodec_engine::EngineError) -> LinkError,
+    copy: impl FnOnce(&mut Session) -> Result<Copied, LinkError>,
+) -> Result<Copied, LinkError> {
     let local = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
     let info = shared.clients.add(local, local);
     let mut session = Session::new(shared, info.clone());
     session.authenticated = true;
     shared.replica.loading.store(true, Ordering::SeqCst);
-    let result = load_under_marker(shared, &mut session, spool, cluster, namespaces, sequence);
+    shared.replica.loaded_keys.store(0, Ordering::Relaxed);
+    let result = under_marker(shared, &mut session, drain, copy_error, copy);
     shared.replica.loading.store(false, Ordering::SeqCst);
     session.unwatch(shared);
     shared.clients.remove(info.id);
     result
 }
 
-fn load_under_marker(
+fn under_marker(
     shared: &Shared,
     session: &mut Session,
-    spool: &Path,
-    cluster: bool,
-    namespaces: Vec<redcodec_engine::namespaces::NamespaceInfo>,
-    sequence: u64,
+    drain: &[String],
+    copy_error: fn(&str, redcodec_engine::EngineError) -> LinkError,
+    copy: impl FnOnce(&mut Session) -> Result<Copied, LinkError>,
 ) -> Result<Copied, LinkError> {
     let marker = Path::new(&shared.config.dir).join(MARKER_FILE);
     // Commands already past the LOADING check finish first.
-    if let Some(ns) = destination(shared, redcodec_kvrocks::DEFAULT_NAMESPACE) {
-        drop(shared.engines.exclusive(&ns));
+    for ns in drain {
+        drop(shared.engines.exclusive(ns));
     }
     write_marker(&marker).map_err(LinkError::spool)?;
-    let copied = copy_all(shared, session, spool, cluster, namespaces, sequence);
+    let copied = copy(session);
     if copied.is_err() {
         if flush_everything(shared, session).is_ok() && shared.engines.save().is_ok() {
             let _ = std::fs::remove_file(&marker);

@@ -15,8 +15,7 @@ use redcodec_engine::{Engine, EngineOptions};
 use redcodec_floyd::{FloydCodec, FloydOptions};
 use redcodec_formats::AnyCodec;
 
-use crate::replica::kvrocks::copy::{flush_everything, write_entries, Copied};
-use crate::replica::load::{sync_dir, write_marker, MARKER_FILE};
+use crate::replica::kvrocks::copy::{flush_everything, replace_data, write_entries, Copied};
 use crate::replica::master_link::LinkError;
 use crate::session::Session;
 use crate::state::Shared;
@@ -91,46 +90,10 @@ fn copy_error(what: &str, e: impl std::fmt::Display) -> LinkError {
 
 /// Replaces the data with the dumps' keys (see the module docs).
 pub fn load(shared: &Shared, dumps: &[Fetched], slot_num: u32) -> Result<Copied, LinkError> {
-    let local = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-    let info = shared.clients.add(local, local);
-    let mut session = Session::new(shared, info.clone());
-    session.authenticated = true;
-    shared.replica.loading.store(true, Ordering::SeqCst);
-    shared.replica.loaded_keys.store(0, Ordering::Relaxed);
-    let result = load_under_marker(shared, &mut session, dumps, slot_num);
-    shared.replica.loading.store(false, Ordering::SeqCst);
-    session.unwatch(shared);
-    shared.clients.remove(info.id);
-    result
-}
-
-fn load_under_marker(
-    shared: &Shared,
-    session: &mut Session,
-    dumps: &[Fetched],
-    slot_num: u32,
-) -> Result<Copied, LinkError> {
-    let marker = Path::new(&shared.config.dir).join(MARKER_FILE);
-    // Commands already past the LOADING check finish first.
-    for d in dumps {
-        drop(shared.engines.exclusive(&d.dest));
-    }
-    write_marker(&marker).map_err(LinkError::spool)?;
-    let copied = copy_all(shared, session, dumps, slot_num);
-    if copied.is_err() {
-        if flush_everything(shared, session).is_ok() && shared.engines.save().is_ok() {
-            let _ = std::fs::remove_file(&marker);
-        }
-        return copied;
-    }
-    shared
-        .engines
-        .save()
-        .map_err(|e| copy_error("saving the copy", e))?;
-    shared.note_write();
-    std::fs::remove_file(&marker).map_err(LinkError::spool)?;
-    sync_dir(&marker).map_err(LinkError::spool)?;
-    copied
+    let drain: Vec<String> = dumps.iter().map(|d| d.dest.clone()).collect();
+    replace_data(shared, &drain, copy_error, |session| {
+        copy_all(shared, session, dumps, slot_num)
+    })
 }
 
 fn copy_all(
