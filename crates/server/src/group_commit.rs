@@ -384,6 +384,31 @@ fn run_part(
         },
     );
     drop(held);
+    settle(
+        shared,
+        session,
+        engine,
+        ns,
+        committed,
+        &mut replies[first_reply..],
+        wrote,
+    );
+    next
+}
+
+/// After a group's commit: on success the clients blocked on the keys
+/// the group made ready are served; on failure every reply of the group
+/// (`replies`) becomes the store's error and `session.wrote` goes back to
+/// `wrote`.
+fn settle(
+    shared: &Shared,
+    session: &mut Session,
+    engine: &Engine<AnyCodec>,
+    ns: &str,
+    committed: Result<(), redcodec_engine::EngineError>,
+    replies: &mut [(Reply, Shape)],
+    wrote: bool,
+) {
     let ready = session.ready_keys.take().unwrap_or_default();
     match committed {
         Ok(()) => {
@@ -392,13 +417,12 @@ fn run_part(
         }
         Err(e) => {
             let text = redcodec_engine::CmdError::Engine(e).to_string();
-            for reply in &mut replies[first_reply..] {
+            for reply in replies {
                 reply.0 = Reply::error(text.clone());
             }
             session.wrote = wrote;
         }
     }
-    next
 }
 
 /// Runs scripts from `requests[start]` as one part, the engine held as
@@ -469,23 +493,18 @@ fn run_script_part(
     // group's writes in the order they applied.
     let feed = HeldFeed::take();
     drop(held);
-    let ready = session.ready_keys.take().unwrap_or_default();
-    match committed {
-        Ok(()) => {
-            if !feed.is_empty() {
-                shared.repl.core().feed(&feed);
-            }
-            let ready: Vec<&[u8]> = ready.iter().map(Vec::as_slice).collect();
-            shared.waiters.serve(engine, &shared.watch, ns, &ready);
-        }
-        Err(e) => {
-            let text = redcodec_engine::CmdError::Engine(e).to_string();
-            for reply in &mut replies[first_reply..] {
-                reply.0 = Reply::error(text.clone());
-            }
-            session.wrote = wrote;
-        }
+    if committed.is_ok() && !feed.is_empty() {
+        shared.repl.core().feed(&feed);
     }
+    settle(
+        shared,
+        session,
+        engine,
+        ns,
+        committed,
+        &mut replies[first_reply..],
+        wrote,
+    );
     next
 }
 
