@@ -52,6 +52,12 @@ const RIGHT_MARGIN: u32 = 26;
 const X_LABEL_AREA: u32 = 48;
 const VALUE_GAP: f64 = 5.0;
 
+/// The colour of the `i`-th series of a chart whose series are not
+/// formats.
+pub fn nth_color(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
 /// The colour of `format` on every chart.
 pub fn color_of(format: &str) -> RGBColor {
     let i = Format::ALL

@@ -27,6 +27,7 @@ mod measure;
 mod page;
 mod raw;
 mod report;
+pub mod scale_chart;
 mod scaling;
 mod workload;
 
