@@ -7,8 +7,8 @@
 use std::time::Duration;
 
 use super::destination::Link;
-use crate::cluster::parse::SlotRange;
 use super::{raw, send, Pace};
+use crate::cluster::parse::SlotRange;
 use crate::state::Shared;
 
 /// `migrate-type`'s values (Kvrocks' `migration_types`), default first.
@@ -79,9 +79,7 @@ impl Carrier {
                 Ok(keys.len())
             }
             Carrier::Raw { sender, .. } => {
-                let snapshot = raw::send_snapshot(shared, link, sender, range)?;
-                sender.send(shared, link)?;
-                Ok(snapshot.keys)
+                Ok(raw::send_snapshot(shared, link, sender, range)?.keys)
             }
         }
     }

@@ -258,6 +258,20 @@ pub struct Snapshot {
     pub keys: usize,
 }
 
+/// The log line of a snapshot sent (Kvrocks' "Succeed to migrate snapshot
+/// range" line, with the time the checkpoint took).
+fn log_snapshot(range: SlotRange, started: Instant, cut: Duration, sender: &Sender, bytes: u64) {
+    let secs = started.elapsed().as_secs_f64();
+    eprintln!(
+        "redcodec serve: [migrate] Succeed to migrate snapshot range, slot(s): {range}, elapsed: {} ms (checkpoint {} ms), sent: {bytes} bytes, rate: {:.2} kb/s, batches: {}, entries: {}",
+        (secs * 1000.0) as u64,
+        cut.as_millis(),
+        bytes as f64 / 1024.0 / secs.max(1e-9),
+        sender.batches,
+        sender.entries,
+    );
+}
+
 /// Checkpoints the store (commands wait only while it is cut) and opens the
 /// copy read-only.
 fn point_in_time(shared: &Shared) -> Result<crate::master::snapshot::PointInTime, String> {
@@ -280,7 +294,9 @@ pub fn send_snapshot(
     range: SlotRange,
 ) -> Result<Snapshot, String> {
     let scheme = scheme(shared)?;
+    let started = Instant::now();
     let copy = point_in_time(shared)?;
+    let cut = started.elapsed();
     let core = copy.core();
     let now = core.now_ms();
     let read_failed = |e: &dyn std::fmt::Display| format!("failed to read the slot: {e}");
@@ -329,6 +345,8 @@ pub fn send_snapshot(
         held.sort_unstable_by(|a, b| a.prefix.cmp(&b.prefix));
         merge(shared, link, sender, core, &scheme, place, range, &held)?;
     }
+    sender.send(shared, link)?;
+    log_snapshot(range, started, cut, sender, link.sent().0);
     Ok(Snapshot { keys })
 }
 

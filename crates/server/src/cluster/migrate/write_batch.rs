@@ -142,7 +142,10 @@ mod tests {
                     key: b"sub",
                     value: &[7u8; 200]
                 },
-                Record::Delete { cf: 5, key: b"gone" },
+                Record::Delete {
+                    cf: 5,
+                    key: b"gone"
+                },
                 Record::Delete {
                     cf: 0,
                     key: b"gone too"
