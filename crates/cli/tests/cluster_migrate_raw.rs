@@ -98,7 +98,7 @@ fn read_key(c: &mut Conn, key: &str) -> (String, R, R) {
     let kind = c.call_bytes(&[b"TYPE", k]).text();
     let sorted = |r: R, width: usize| match r {
         R::Array(Some(items)) => {
-            let mut groups: Vec<Vec<R>> = items.chunks(width).map(|g| g.to_vec()).collect();
+            let mut groups: Vec<Vec<R>> = items.chunks(width).map(<[R]>::to_vec).collect();
             groups.sort_by_key(|g| format!("{g:?}"));
             R::Array(Some(groups.concat()))
         }
@@ -205,10 +205,12 @@ impl Writer {
         let written = Arc::new(AtomicU64::new(0));
         let (s, w, addr) = (stop.clone(), written.clone(), addr.to_string());
         let thread = std::thread::spawn(move || {
-            let mut m = Model::default();
-            m.hash = (0..BIG)
-                .map(|j| (format!("f{j}"), format!("v{j}")))
-                .collect();
+            let mut m = Model {
+                hash: (0..BIG)
+                    .map(|j| (format!("f{j}"), format!("v{j}")))
+                    .collect(),
+                ..Model::default()
+            };
             for i in 0..SMALL {
                 m.lists
                     .insert(i, ["b", &i.to_string(), "d"].map(String::from).into());
@@ -291,7 +293,7 @@ fn expected(
         let kept: Vec<R> = items
             .chunks(2)
             .filter(|p| !m.zset_removed.iter().any(|r| p[0] == bulk(r)))
-            .flat_map(|p| p.to_vec())
+            .flat_map(<[R]>::to_vec)
             .collect();
         z.1 = R::Array(Some(kept));
     }
