@@ -501,3 +501,71 @@ fn a_slot_moves_raw_to_a_real_kvrocks_node_and_back() {
         assert_eq!(back.get(key), Some(v), "{key} back on redcodec");
     }
 }
+
+const REDIS_SERVER: redcodec_conformance::skip::Tool =
+    redcodec_conformance::skip::Tool::new("redis-server", "redis-server", "REDCODEC_REQUIRE_REDIS");
+
+/// `field` of `INFO replication`.
+fn replication_field(c: &mut Conn, field: &str) -> Option<String> {
+    let info = c.call(&["INFO", "replication"]).text();
+    info.lines()
+        .find_map(|l| l.strip_prefix(&format!("{field}:")))
+        .map(|v| v.trim().to_string())
+}
+
+/// A destination followed by a replica (a real redis-server) takes the
+/// batches as the commands they make (its replicas get commands), not
+/// directly: the slot reaches the replica too.
+#[test]
+fn a_raw_move_into_a_node_with_a_replica_reaches_the_replica() {
+    if REDIS_SERVER
+        .find("a raw slot move reaches the destination's redis-server replica")
+        .is_none()
+    {
+        return;
+    }
+    let (src, dst, slot) = pair();
+    let rdir = tempfile::tempdir().unwrap();
+    let replica = redcodec_conformance::target::RedisServer::start_with(
+        Some(rdir.path()),
+        &["--replicaof", "127.0.0.1", &dst.port().to_string()],
+    )
+    .expect("redis-server starts");
+    let mut r = Conn::open(&format!("127.0.0.1:{}", replica.port()));
+    let mut d = dst.conn();
+    let caught_up = |r: &mut Conn, d: &mut Conn| {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let up = replication_field(r, "master_link_status");
+            let (m, o) = (
+                replication_field(d, "master_repl_offset"),
+                replication_field(r, "master_repl_offset"),
+            );
+            if up.as_deref() == Some("up") && m.is_some() && m == o {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the replica never caught up: {up:?} {m:?} {o:?}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    caught_up(&mut r, &mut d);
+
+    let mut s = src.conn();
+    let keys = load(&mut s);
+    let before = read_all(&mut s, &keys);
+    ok(s.call(&["CONFIG", "SET", "migrate-type", "raw-key-value"]));
+    ok(s.call(&[
+        "CLUSTERX",
+        "MIGRATE",
+        &slot.to_string(),
+        &dst.id,
+        "sync",
+        "120",
+    ]));
+    assert_eq!(read_all(&mut d, &keys), before, "the destination");
+    caught_up(&mut r, &mut d);
+    assert_eq!(read_all(&mut r, &keys), before, "the destination's replica");
+}
