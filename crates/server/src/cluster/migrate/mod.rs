@@ -12,7 +12,8 @@
 //!    `migrate-speed` (4096, 0: no limit) a pipeline leaves at most every
 //!    `1000000 * pipeline / speed` µs, as Kvrocks paces it;
 //! 3. catch up: the keys written in the range meanwhile are sent again
-//!    (`DEL`, then rebuilt), in rounds until few are left (at most
+//!    (`DEL`, then rebuilt; raw: the metadata deleted, then the key's
+//!    records under a fresh version), in rounds until few are left (at most
 //!    [`MAX_ROUNDS`]; a round stops as soon as more keys were written
 //!    during it than it sends: writes outpace the migration);
 //! 4. forbid writes to the range (`TRYAGAIN`), wait for the writes
