@@ -17,6 +17,7 @@
 //! | `slaveof HOST PORT`, `slaveof : HOST:PORT` | `--replicaof HOST:PORT` |
 //! | `namespace.NAME TOKEN` (Kvrocks) | `--namespace-token NAME=TOKEN` |
 //! | `cluster-enabled yes` (Kvrocks) | `--cluster` |
+//! | `migrate-type`, `migrate-speed`, `migrate-pipeline-size`, `migrate-batch-size-kb`, `migrate-batch-rate-limit-mb` (Kvrocks) | `--config-set NAME=VALUE` |
 //!
 //! `db-instance-num` (Pika 4) must be the 3 redcodec's floyd layout has.
 //! Every other setting is named in one warning and ignored.
@@ -35,6 +36,15 @@ const QUIET: &[&str] = &[
     "pidfile",
     "timeout",
     "maxclients",
+];
+
+/// Kvrocks settings taken as they are (`CONFIG SET` takes them too).
+const SETTINGS: &[&str] = &[
+    "migrate-type",
+    "migrate-speed",
+    "migrate-pipeline-size",
+    "migrate-batch-size-kb",
+    "migrate-batch-rate-limit-mb",
 ];
 
 /// One `name value` setting of the file, in order.
@@ -130,6 +140,7 @@ pub fn serve_options(path: &Path, format: &str) -> Result<Vec<String>, String> {
                     format!("{}={value}", &n["namespace.".len()..]),
                 );
             }
+            n if SETTINGS.contains(&n) => opt(&mut out, "--config-set", format!("{n}={value}")),
             n if QUIET.contains(&n) => {}
             _ => ignored.push(name),
         }
@@ -220,7 +231,7 @@ mod tests {
     #[test]
     fn settings_become_options() {
         let got = options(
-            "bind 0.0.0.0 ::1\nport 6666\ndir /tmp/kv\nrequirepass pw\nslaveof 10.0.0.1 6666\nnamespace.ns1 tok1\ncluster-enabled yes\nworkers 8\n",
+            "bind 0.0.0.0 ::1\nport 6666\ndir /tmp/kv\nrequirepass pw\nslaveof 10.0.0.1 6666\nnamespace.ns1 tok1\ncluster-enabled yes\nworkers 8\nmigrate-type raw-key-value\n",
             "kvrocks",
         )
         .unwrap();
@@ -239,7 +250,9 @@ mod tests {
                 "10.0.0.1:6666",
                 "--namespace-token",
                 "ns1=tok1",
-                "--cluster"
+                "--cluster",
+                "--config-set",
+                "migrate-type=raw-key-value"
             ]
         );
         let got = options(

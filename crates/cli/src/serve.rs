@@ -53,6 +53,10 @@ pub struct ServeArgs {
     /// named and ignored. See the serving page of the book.
     #[arg(long, value_name = "FILE")]
     config: Option<std::path::PathBuf>,
+    /// A setting `CONFIG SET` takes, set at start, `NAME=VALUE`
+    /// (repeatable; e.g. `migrate-type=raw-key-value`).
+    #[arg(long = "config-set", value_name = "NAME=VALUE")]
+    config_set: Vec<String>,
 }
 
 /// `HOST:PORT` (the last colon splits them).
@@ -90,6 +94,14 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
     config.requirepass.clone_from(&args.requirepass);
     config.sync = args.sync;
     config.namespace_tokens = tokens;
+    for s in &args.config_set {
+        let Some((name, value)) = s.split_once('=') else {
+            return Err(CliError::Io(std::io::Error::other(format!(
+                "--config-set {s}: expected NAME=VALUE"
+            ))));
+        };
+        config.settings.push((name.to_string(), value.to_string()));
+    }
     config.replica = redcodec_server::replica::ReplicaOptions {
         replicaof: args.replicaof.clone(),
         masterauth: args.masterauth.clone(),
@@ -150,6 +162,7 @@ pub(crate) fn server_config(
         dir: store.dir.display().to_string(),
         allocator: crate::allocator::ALLOCATOR,
         replica: redcodec_server::replica::ReplicaOptions::default(),
+        settings: Vec::new(),
     };
     let store = store.clone();
     let opener: Opener = Box::new(move |ns: &str| {

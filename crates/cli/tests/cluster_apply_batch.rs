@@ -101,10 +101,15 @@ fn applybatch_imports_a_slot_from_raw_batches() {
         &meta::encode(&Meta::string(b"text".to_vec(), 0)).unwrap(),
     );
     f.meta(&mut b, b"{m}z", &collection(DataType::ZSet, 8, 2, 0));
+    // Each member and its score-index record, as Kvrocks sends them.
+    let scores = f.db.cf_handle("zset_score").unwrap();
     for (member, score) in [(&b"a"[..], 1.5f64), (b"b", -2.0)] {
-        b.put(
-            slotted().sub_key(b"{m}z", 8, member),
-            redcodec_kvrocks::score::to_bytes(score),
+        let score = redcodec_kvrocks::score::to_bytes(score);
+        b.put(slotted().sub_key(b"{m}z", 8, member), score);
+        b.put_cf(
+            &scores,
+            slotted().sub_key(b"{m}z", 8, &[&score[..], member].concat()),
+            b"",
         );
     }
     f.meta(&mut b, b"{m}l", &collection(DataType::List, 9, 3, 0));

@@ -84,4 +84,6 @@ pub struct ServerConfig {
     pub allocator: &'static str,
     /// `--replicaof`, `--masterauth`: [`crate::replica`].
     pub replica: crate::replica::ReplicaOptions,
+    /// Settings `CONFIG SET` takes, set at start (`serve --config-set`).
+    pub settings: Vec<(String, String)>,
 }

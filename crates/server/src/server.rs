@@ -38,13 +38,19 @@ impl Server {
     pub async fn bind(config: ServerConfig, opener: Opener) -> Result<Server, ServerError> {
         let engines = EngineSlot::open(opener, &config.default_namespace)?;
         let listener = TcpListener::bind((config.bind.as_str(), config.port)).await?;
-        let settings = Settings::new(
+        let mut settings = Settings::new(
             listener.local_addr()?.port(),
             &config.bind,
             &config.dir,
             config.sync.name(),
             config.requirepass.as_deref().unwrap_or(""),
         );
+        let given: Vec<(Vec<u8>, Vec<u8>)> = config
+            .settings
+            .iter()
+            .map(|(n, v)| (n.clone().into_bytes(), v.clone().into_bytes()))
+            .collect();
+        settings.set(&given).map_err(std::io::Error::other)?;
         let max_bulk_len = AtomicI64::new(settings.max_bulk_len());
         let (shutdown, _) = watch::channel(false);
         let commands: CommandTable<AnyCodec> = CommandTable::default();

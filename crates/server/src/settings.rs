@@ -15,7 +15,16 @@ pub struct Settings {
 const INTEGERS: &[(&str, i64, i64)] = &[
     ("migrate-speed", 0, i32::MAX as i64),
     ("migrate-pipeline-size", 1, i32::MAX as i64),
+    ("migrate-batch-size-kb", 1, i32::MAX as i64),
+    ("migrate-batch-rate-limit-mb", 0, i32::MAX as i64),
 ];
+
+/// Settings that take one of a few names (Kvrocks' `EnumField`s: any case
+/// taken, the canonical name kept).
+const ENUMS: &[(&str, &[&str])] = &[(
+    "migrate-type",
+    crate::cluster::migrate::carrier::MIGRATE_TYPES,
+)];
 
 /// Settings that `CONFIG SET` refuses (they are fixed at start).
 const IMMUTABLE: &[&str] = &[
@@ -67,6 +76,9 @@ impl Settings {
         // Kvrocks' slot migration (`CLUSTERX MIGRATE`), with its defaults.
         put("migrate-speed", "4096");
         put("migrate-pipeline-size", "16");
+        put("migrate-type", "redis-command");
+        put("migrate-batch-size-kb", "16");
+        put("migrate-batch-rate-limit-mb", "16");
         put("loglevel", "notice");
         put("slowlog-log-slower-than", "10000");
         put("latency-tracking", "no");
@@ -133,6 +145,18 @@ impl Settings {
                         ))
                     }
                 }
+            } else if let Some((_, names)) = ENUMS.iter().find(|(n, _)| n == key) {
+                match names.iter().find(|n| n.eq_ignore_ascii_case(&value)) {
+                    Some(n) => n.to_string(),
+                    None => {
+                        let names: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+                        return Err(format!(
+                            "ERR CONFIG SET '{}' error: failed to set new value: invalid enum option, acceptable values are {}",
+                            String::from_utf8_lossy(name),
+                            names.join(", ")
+                        ));
+                    }
+                }
             } else if let Some(&(_, min, max)) = INTEGERS.iter().find(|(n, _, _)| n == key) {
                 match value.parse::<i64>() {
                     Ok(n) if (min..=max).contains(&n) => n.to_string(),
@@ -195,6 +219,27 @@ fn parse_memory(text: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn migrate_type_takes_kvrocks_names() {
+        let mut s = Settings::new(6379, "127.0.0.1", "/tmp", "everysec", "");
+        assert_eq!(s.value("migrate-type"), Some("redis-command"));
+        assert_eq!(s.integer("migrate-batch-size-kb", 0), 16);
+        assert_eq!(s.integer("migrate-batch-rate-limit-mb", 0), 16);
+        s.set(&[(b"MIGRATE-TYPE".to_vec(), b"Raw-Key-Value".to_vec())])
+            .unwrap();
+        assert_eq!(s.value("migrate-type"), Some("raw-key-value"));
+        assert_eq!(
+            s.set(&[(b"Migrate-Type".to_vec(), b"raw".to_vec())]),
+            Err("ERR CONFIG SET 'Migrate-Type' error: failed to set new value: invalid enum option, acceptable values are 'redis-command', 'raw-key-value'".into())
+        );
+        assert_eq!(s.value("migrate-type"), Some("raw-key-value"));
+        s.set(&[(b"migrate-batch-rate-limit-mb".to_vec(), b"0".to_vec())])
+            .unwrap();
+        assert!(s
+            .set(&[(b"migrate-batch-size-kb".to_vec(), b"0".to_vec())])
+            .is_err());
+    }
 
     #[test]
     fn get_and_set_follow_redis() {

@@ -5,7 +5,8 @@
 //! subkey puts; later the WAL batches written meanwhile); Kvrocks applies
 //! the bytes as they are.
 //!
-//! Here the batch is read as the changes it makes
+//! A batch this node could have written itself goes to the store as it is
+//! ([`super::apply_raw`]). Otherwise the batch is read as the changes it makes
 //! ([`redcodec_kvrocks::changes`], as the Kvrocks replica reads its
 //! master's stream) and those run through the client's own session, so any
 //! format can import a slot, and the importing connection's rights hold.
@@ -26,6 +27,9 @@ pub fn apply_batch(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> 
         return Reply::error("ERR only support LOWPRI option");
     }
     let raw = &args[1];
+    if let Some(reply) = super::apply_raw::try_apply(shared, session, raw) {
+        return reply;
+    }
     let changes = match redcodec_kvrocks::changes::decode(raw, shared.cluster.enabled()) {
         Ok(changes) => changes,
         Err(e) => return Reply::error(format!("ERR the write batch does not decode: {e}")),

@@ -13,6 +13,7 @@
 //! READWRITE), [`migrate`] (moving slots).
 
 pub mod apply_batch;
+pub mod apply_raw;
 pub mod cluster_commands;
 pub mod migrate;
 pub mod nodes_file;

@@ -21,6 +21,8 @@ pub struct Link {
     writer: TcpStream,
     out: Vec<u8>,
     pending: usize,
+    /// Commands sent whose replies are not read yet.
+    awaiting: usize,
     sent: u64,
     commands: u64,
 }
@@ -42,13 +44,14 @@ impl Link {
             writer,
             out: Vec::new(),
             pending: 0,
+            awaiting: 0,
             sent: 0,
             commands: 0,
         })
     }
 
     /// Queues a command.
-    pub fn queue(&mut self, args: &[Vec<u8>]) {
+    pub fn queue(&mut self, args: &[impl AsRef<[u8]>]) {
         redcodec_protocol::encode_request(args, &mut self.out);
         self.pending += 1;
     }
@@ -84,6 +87,59 @@ impl Link {
         first_error.map_or(Ok(()), Err)
     }
 
+    /// Sends the queued commands without reading their replies (read
+    /// later by [`Link::await_replies`]: the commands are pipelined).
+    pub fn send_queued(&mut self) -> ReplyResult {
+        if self.pending == 0 {
+            return Ok(());
+        }
+        self.writer
+            .write_all(&self.out)
+            .map_err(|e| format!("failed to send commands: {e}"))?;
+        self.sent += self.out.len() as u64;
+        self.commands += self.pending as u64;
+        self.out.clear();
+        self.awaiting += std::mem::take(&mut self.pending);
+        Ok(())
+    }
+
+    /// Reads the replies of commands sent by [`Link::send_queued`] until at
+    /// most `keep` are awaited; the first error (an error reply, a closed
+    /// connection) stops and fails.
+    pub fn await_replies(&mut self, keep: usize) -> ReplyResult {
+        while self.awaiting > keep {
+            self.awaiting -= 1;
+            self.read_reply(0)?;
+        }
+        Ok(())
+    }
+
+    /// Sends one command and tells whether its reply is an array whose
+    /// first element is an array (Kvrocks'
+    /// `supportedApplyBatchCommandOnDstNode` asks `COMMAND INFO
+    /// applybatch` so); any other reply, an error included, is `false`.
+    pub fn call_is_nested_array(&mut self, args: &[impl AsRef<[u8]>]) -> Result<bool, String> {
+        self.queue(args);
+        self.send_queued()?;
+        self.awaiting -= 1;
+        let line = self.line()?;
+        let n = match line.split_first() {
+            Some((b'*', rest)) => String::from_utf8_lossy(rest).parse::<i64>().unwrap_or(0),
+            Some((b'-', _)) => return Ok(false),
+            _ => return self.reply_body(&line, 0).map(|()| false),
+        };
+        if n < 1 {
+            return Ok(false);
+        }
+        let first = self.line()?;
+        let nested = first.first() == Some(&b'*');
+        self.reply_body(&first, 1)?;
+        for _ in 1..n {
+            self.read_reply(1)?;
+        }
+        Ok(nested)
+    }
+
     /// Sends one command and checks its reply.
     pub fn call(&mut self, args: &[Vec<u8>]) -> ReplyResult {
         self.queue(args);
@@ -107,6 +163,11 @@ impl Link {
 
     fn read_reply(&mut self, depth: usize) -> ReplyResult {
         let line = self.line()?;
+        self.reply_body(&line, depth)
+    }
+
+    /// The rest of a reply whose first line is `line`.
+    fn reply_body(&mut self, line: &[u8], depth: usize) -> ReplyResult {
         let (kind, rest) = line.split_first().ok_or("an empty reply line")?;
         let rest = String::from_utf8_lossy(rest).into_owned();
         match kind {
@@ -140,7 +201,7 @@ impl Link {
             }
             _ => Err(format!(
                 "an unexpected reply: {}",
-                String::from_utf8_lossy(&line)
+                String::from_utf8_lossy(line)
             )),
         }
     }

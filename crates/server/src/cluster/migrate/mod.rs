@@ -4,13 +4,16 @@
 //!
 //! 1. connect to the destination, `AUTH` if this node has a password,
 //!    `CLUSTER IMPORT <range> 0` (the destination clears the range and
-//!    takes this connection's writes to it);
-//! 2. send every key of the range as typed commands, `migrate-pipeline-size`
+//!    takes this connection's writes to it); with `migrate-type
+//!    raw-key-value`, ask `COMMAND INFO applybatch` ([`carrier`]);
+//! 2. send every key of the range: with `raw-key-value` its stored records
+//!    in write batches ([`raw`]); otherwise as typed commands, `migrate-pipeline-size`
 //!    (16) a pipeline, one reply each, any error aborts ([`dump`]); with
 //!    `migrate-speed` (4096, 0: no limit) a pipeline leaves at most every
 //!    `1000000 * pipeline / speed` µs, as Kvrocks paces it;
 //! 3. catch up: the keys written in the range meanwhile are sent again
-//!    (`DEL`, then rebuilt), in rounds until few are left (at most
+//!    (`DEL`, then rebuilt; raw: the metadata deleted, then the key's
+//!    records under a fresh version), in rounds until few are left (at most
 //!    [`MAX_ROUNDS`]; a round stops as soon as more keys were written
 //!    during it than it sends: writes outpace the migration);
 //! 4. forbid writes to the range (`TRYAGAIN`), wait for the writes
@@ -26,8 +29,11 @@
 //! (after each write ran: a key is never sent before its write is
 //! applied).
 
+pub(crate) mod carrier;
 mod destination;
 mod dump;
+mod raw;
+mod write_batch;
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -39,6 +45,7 @@ use redcodec_engine::Reply;
 
 use super::parse::SlotRange;
 use crate::state::Shared;
+use carrier::Carrier;
 use destination::Link;
 
 /// Catch-up rounds before writes are forbidden (Kvrocks' `kMaxLoopTimes`).
@@ -54,7 +61,7 @@ const ROUND_CHUNK: usize = 256;
 /// How commands leave for the destination: `migrate-pipeline-size`
 /// commands a pipeline, paced by `migrate-speed` (Kvrocks'
 /// `applyMigrationSpeedLimit`).
-struct Pace {
+pub(crate) struct Pace {
     pipeline: usize,
     /// The least time between two pipelines; zero without a limit.
     gap: Duration,
@@ -329,6 +336,8 @@ struct Moved {
     resent: usize,
     /// When writes to the slots began to wait.
     blocked: Instant,
+    /// The `migrate-type` used.
+    kind: &'static str,
 }
 
 /// The migration thread.
@@ -348,7 +357,8 @@ fn run(shared: Arc<Shared>, range: SlotRange, host: String, port: u16) {
             let (bytes, commands) = link.as_ref().map_or((0, 0), Link::sent);
             let secs = moved.started.elapsed().as_secs_f64();
             eprintln!(
-                "redcodec serve: [migrate] slot(s) {range} moved to {addr}: {} keys ({} sent again), {commands} commands, {bytes} bytes in {secs:.2}s ({:.1} MB/s, {:.0} keys/s); writes to the slots waited {:.1} ms",
+                "redcodec serve: [migrate] slot(s) {range} moved to {addr} ({}): {} keys ({} sent again), {commands} commands, {bytes} bytes in {secs:.2}s ({:.1} MB/s, {:.0} keys/s); writes to the slots waited {:.1} ms",
+                moved.kind,
                 moved.keys,
                 moved.resent,
                 bytes as f64 / 1e6 / secs.max(1e-9),
@@ -414,12 +424,8 @@ fn migrate(
     }
     l.call(&import_args(range, 0))
         .map_err(|e| format!("failed to set import status on destination node: {e}"))?;
-    let keys = {
-        let engine = engine(shared)?;
-        super::slot_keys::keys_in(&engine, range, usize::MAX)
-    };
-    let pace = &mut Pace::of(shared);
-    send(shared, l, pace, &keys, false)?;
+    let carrier = &mut Carrier::choose(shared, l)?;
+    let keys = carrier.snapshot(shared, l, range)?;
     let m = &shared.cluster.migrator;
     let mut resent = 0;
     // Each round sends the keys written during the one before. Writes
@@ -433,7 +439,7 @@ fn migrate(
         let mut chunks = keys.chunks(ROUND_CHUNK);
         let mut outpaced = false;
         for chunk in chunks.by_ref() {
-            send(shared, l, pace, chunk, true)?;
+            carrier.resend(shared, l, range, chunk)?;
             resent += chunk.len();
             if m.dirty.lock().len() > round {
                 outpaced = true;
@@ -446,6 +452,9 @@ fn migrate(
             break;
         }
     }
+    // What is on its way is applied before writes wait (raw batches are
+    // pipelined): the window below holds only the last keys.
+    carrier.finish(shared, l)?;
     m.inner.lock().forbidden = Some(range);
     let blocked = Instant::now();
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -459,15 +468,17 @@ fn migrate(
     resent += last.len();
     // Unpaced: while the range refuses writes, ending soon matters more
     // than sparing the source (Kvrocks paces this phase too).
-    pace.gap = Duration::ZERO;
-    send(shared, l, pace, &last.into_iter().collect::<Vec<_>>(), true)?;
+    carrier.unpaced();
+    carrier.resend(shared, l, range, &last.into_iter().collect::<Vec<_>>())?;
+    carrier.finish(shared, l)?;
     l.call(&import_args(range, 1))
         .map_err(|e| format!("failed to set import status on destination node: {e}"))?;
     Ok(Moved {
         started,
-        keys: keys.len(),
+        keys,
         resent,
         blocked,
+        kind: carrier.name(),
     })
 }
 
