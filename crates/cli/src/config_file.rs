@@ -17,6 +17,7 @@
 //! | `slaveof HOST PORT`, `slaveof : HOST:PORT` | `--replicaof HOST:PORT` |
 //! | `namespace.NAME TOKEN` (Kvrocks) | `--namespace-token NAME=TOKEN` |
 //! | `cluster-enabled yes` (Kvrocks) | `--cluster` |
+//! | `db-name`, `rocksdb.wal_ttl_seconds`, `rocksdb.wal_size_limit_mb` (Kvrocks) | `--db-name`, `--wal-ttl-seconds`, `--wal-size-limit-mb` |
 //!
 //! `db-instance-num` (Pika 4) must be the 3 redcodec's floyd layout has.
 //! Every other setting is named in one warning and ignored.
@@ -106,6 +107,9 @@ pub fn serve_options(path: &Path, format: &str) -> Result<Vec<String>, String> {
                 opt(&mut out, "--replicaof", target);
             }
             "slaveof" => {}
+            "db-name" => opt(&mut out, "--db-name", value),
+            "rocksdb.wal_ttl_seconds" => opt(&mut out, "--wal-ttl-seconds", value),
+            "rocksdb.wal_size_limit_mb" => opt(&mut out, "--wal-size-limit-mb", value),
             "cluster-enabled" => match value.as_str() {
                 "yes" => out.push("--cluster".to_string()),
                 "no" => {}

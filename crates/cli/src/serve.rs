@@ -53,6 +53,9 @@ pub struct ServeArgs {
     /// named and ignored. See the serving page of the book.
     #[arg(long, value_name = "FILE")]
     config: Option<std::path::PathBuf>,
+    /// Kvrocks replicas: [`crate::serve_kvrocks`].
+    #[command(flatten)]
+    kvrocks_master: crate::serve_kvrocks::KvrocksMasterArgs,
 }
 
 /// `HOST:PORT` (the last colon splits them).
@@ -75,6 +78,7 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
             args.store.format
         ))));
     }
+    args.kvrocks_master.apply_retention();
     let (mut config, opener) = server_config(&args.store, args.compat)?;
     let mut tokens = Vec::new();
     for t in &args.namespace_tokens {
@@ -94,6 +98,7 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
         replicaof: args.replicaof.clone(),
         masterauth: args.masterauth.clone(),
     };
+    config.kvrocks_master = args.kvrocks_master.options();
     // Before any thread starts: SIGTERM and SIGINT wait for the server.
     let signals = ShutdownSignals::block()?;
     // Commands run on the runtime's threads; some recurse deeply (KEYS
@@ -150,6 +155,7 @@ pub(crate) fn server_config(
         dir: store.dir.display().to_string(),
         allocator: crate::allocator::ALLOCATOR,
         replica: redcodec_server::replica::ReplicaOptions::default(),
+        kvrocks_master: Default::default(),
     };
     let store = store.clone();
     let opener: Opener = Box::new(move |ns: &str| {

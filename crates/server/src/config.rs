@@ -84,4 +84,6 @@ pub struct ServerConfig {
     pub allocator: &'static str,
     /// `--replicaof`, `--masterauth`: [`crate::replica`].
     pub replica: crate::replica::ReplicaOptions,
+    /// `--db-name`: [`crate::master::kvrocks`].
+    pub kvrocks_master: crate::master::kvrocks::Options,
 }

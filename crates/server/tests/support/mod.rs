@@ -36,6 +36,7 @@ impl Served {
             dir: path.display().to_string(),
             allocator: "libc",
             replica: Default::default(),
+            kvrocks_master: Default::default(),
         };
         let opener: Opener = Box::new(move |_ns: &str| {
             let codec = format.codec(&FormatOptions::default()).unwrap();
