@@ -77,7 +77,14 @@ const WRONG_ARGS: &str = "ERR wrong number of arguments";
 /// connection over (checked by [`intercept`] before).
 pub fn takes_over(args: &[Vec<u8>]) -> bool {
     let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
-    matches!(name.as_str(), "_fetch_meta" | "_fetch_file") || (name == "psync" && args.len() == 2)
+    matches!(name.as_str(), "_fetch_meta" | "_fetch_file") || kvrocks_psync(&name, args)
+}
+
+/// Whether a PSYNC is Kvrocks' (`PSYNC <seq>`): one argument, other than
+/// Redis' `?` (a Redis replica's PSYNC that lost its offset, which gets
+/// Redis' arity error).
+fn kvrocks_psync(name: &str, args: &[Vec<u8>]) -> bool {
+    name == "psync" && args.len() == 2 && args[1] != b"?"
 }
 
 /// The commands of Kvrocks' protocol, before Redis' checks (they are not
@@ -90,8 +97,8 @@ pub fn intercept(
     name: &str,
     args: &[Vec<u8>],
 ) -> Option<Intercepted> {
-    let ours = matches!(name, "_db_name" | "_fetch_meta" | "_fetch_file")
-        || (name == "psync" && args.len() == 2);
+    let ours =
+        matches!(name, "_db_name" | "_fetch_meta" | "_fetch_file") || kvrocks_psync(name, args);
     if !ours || session.queued.is_some() {
         return None;
     }
