@@ -107,17 +107,28 @@ fn a_kvrocks_replica_session_against_redcodec() {
         .arg("2")
         .query(&mut m)
         .unwrap();
-    let _: i64 = redis::cmd("RPUSH").arg("l").arg("a").arg("b").query(&mut m).unwrap();
-    let _: i64 = redis::cmd("SADD").arg("set").arg("m").query(&mut m).unwrap();
-    let _: i64 = redis::cmd("ZADD").arg("z").arg(1.5).arg("m").query(&mut m).unwrap();
+    let _: i64 = redis::cmd("RPUSH")
+        .arg("l")
+        .arg("a")
+        .arg("b")
+        .query(&mut m)
+        .unwrap();
+    let _: i64 = redis::cmd("SADD")
+        .arg("set")
+        .arg("m")
+        .query(&mut m)
+        .unwrap();
+    let _: i64 = redis::cmd("ZADD")
+        .arg("z")
+        .arg(1.5)
+        .arg("m")
+        .query(&mut m)
+        .unwrap();
 
     // The handshake: the name on a bare line, replconf, then PSYNC.
     let mut c = Conn::open(&master);
     assert_eq!(c.ask(&["_db_name"]), "orders.db\r\n");
-    assert_eq!(
-        c.ask(&["replconf", "listening-port", "4242"]),
-        "+OK\r\n"
-    );
+    assert_eq!(c.ask(&["replconf", "listening-port", "4242"]), "+OK\r\n");
     assert_eq!(
         c.ask(&["PSYNC", "12x"]),
         "-ERR value is not an unsigned long long or out of range\r\n"
@@ -144,7 +155,10 @@ fn a_kvrocks_replica_session_against_redcodec() {
         if contains(&b, b"streamed-key") && contains(&b, b"streamed-value") {
             break;
         }
-        assert!(Instant::now() < deadline, "the write never came down the stream");
+        assert!(
+            Instant::now() < deadline,
+            "the write never came down the stream"
+        );
     }
     // INFO replication lists it as Kvrocks shapes its replicas.
     let rep: String = redis::cmd("INFO").arg("replication").query(&mut m).unwrap();
@@ -177,7 +191,10 @@ fn a_kvrocks_replica_session_against_redcodec() {
         let bytes = fetch.bytes(size);
         std::fs::write(copy.join("db").join(name), bytes).unwrap();
     }
-    assert!(fetch.rest().is_empty(), "the connection closes after the files");
+    assert!(
+        fetch.rest().is_empty(),
+        "the connection closes after the files"
+    );
     // The copy, served, holds the master's keys.
     let copied = Serve::start("kvrocks", &copy, &[]);
     let mut r = copied.conn();
@@ -189,7 +206,8 @@ fn a_kvrocks_replica_session_against_redcodec() {
         f.send(&["_fetch_file", bad]);
         let answer = String::from_utf8(f.rest()).unwrap();
         assert!(
-            answer.starts_with("-ERR _fetch_file: ") && answer.ends_with("is not a file of the checkpoint\r\n"),
+            answer.starts_with("-ERR _fetch_file: ")
+                && answer.ends_with("is not a file of the checkpoint\r\n"),
             "{bad:?}: {answer:?}"
         );
     }
@@ -198,11 +216,15 @@ fn a_kvrocks_replica_session_against_redcodec() {
     f.send(&["_fetch_file", "CURRENT,../CURRENT"]);
     let size: usize = f.line().trim_end().parse().unwrap();
     let _ = f.bytes(size);
-    assert!(f.line().starts_with("-ERR _fetch_file: '../CURRENT' is not a file"));
+    assert!(f
+        .line()
+        .starts_with("-ERR _fetch_file: '../CURRENT' is not a file"));
 
     // Redis' PSYNC (three arguments) still goes the Redis way.
     let mut redis_psync = Conn::open(&master);
-    assert!(redis_psync.ask(&["PSYNC", "?", "-1"]).starts_with("+FULLRESYNC "));
+    assert!(redis_psync
+        .ask(&["PSYNC", "?", "-1"])
+        .starts_with("+FULLRESYNC "));
 }
 
 #[test]

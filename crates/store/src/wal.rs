@@ -96,7 +96,9 @@ impl WalBatch {
 pub enum WalError {
     /// The WAL no longer holds the batch that starts there (purged, or the
     /// number falls inside a batch).
-    #[error("the WAL holds no batch starting at sequence {wanted} (the next one starts at {found})")]
+    #[error(
+        "the WAL holds no batch starting at sequence {wanted} (the next one starts at {found})"
+    )]
     Gap {
         /// The sequence number asked for.
         wanted: u64,

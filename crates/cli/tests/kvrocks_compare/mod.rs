@@ -180,7 +180,10 @@ pub fn wait_equal(m: &mut redis::Connection, r: &mut redis::Connection, what: &s
     }
 }
 
-pub fn same(a: &BTreeMap<Vec<u8>, (V, Option<i64>)>, b: &BTreeMap<Vec<u8>, (V, Option<i64>)>) -> bool {
+pub fn same(
+    a: &BTreeMap<Vec<u8>, (V, Option<i64>)>,
+    b: &BTreeMap<Vec<u8>, (V, Option<i64>)>,
+) -> bool {
     a.len() == b.len()
         && a.iter().zip(b).all(|((ka, (va, ea)), (kb, (vb, eb)))| {
             ka == kb
@@ -192,4 +195,3 @@ pub fn same(a: &BTreeMap<Vec<u8>, (V, Option<i64>)>, b: &BTreeMap<Vec<u8>, (V, O
                 }
         })
 }
-

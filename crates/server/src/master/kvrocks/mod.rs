@@ -109,10 +109,10 @@ pub fn intercept(
     if let Err(e) = kvrocks_store(shared, name) {
         return reply(e);
     }
-    let wanted = match name {
-        "_db_name" | "_fetch_meta" => 1,
-        "_fetch_file" => 2,
-        _ => 2,
+    let wanted = if matches!(name, "_db_name" | "_fetch_meta") {
+        1
+    } else {
+        2
     };
     if args.len() != wanted {
         return reply(Reply::error(WRONG_ARGS));
