@@ -261,6 +261,26 @@ mod tests {
     }
 
     #[test]
+    fn kvrocks_master_settings_become_options() {
+        let got = options(
+            "db-name orders.db\nrocksdb.wal_ttl_seconds 60\nrocksdb.wal_size_limit_mb 512\n",
+            "kvrocks",
+        )
+        .unwrap();
+        assert_eq!(
+            got,
+            [
+                "--db-name",
+                "orders.db",
+                "--wal-ttl-seconds",
+                "60",
+                "--wal-size-limit-mb",
+                "512"
+            ]
+        );
+    }
+
+    #[test]
     fn the_command_line_comes_after_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("k.conf");
