@@ -167,6 +167,17 @@ fn a_kvrocks_replica_session_against_redcodec() {
         rep.contains("slave0:ip=127.0.0.1,port=4242,offset="),
         "{rep}"
     );
+    // Also inside MULTI (EXEC holds the engine: INFO must not wait for it).
+    let (rep,): (String,) = redis::pipe()
+        .atomic()
+        .cmd("INFO")
+        .arg("replication")
+        .query(&mut m)
+        .unwrap();
+    assert!(
+        rep.contains("slave0:ip=127.0.0.1,port=4242,offset="),
+        "{rep}"
+    );
     // Idle, the stream says `ping` (after two seconds).
     while c.bulk() != b"ping" {
         assert!(Instant::now() < deadline, "no ping came");

@@ -44,6 +44,10 @@ pub struct KvrocksReplica {
     pub port: u16,
     /// The sequence number of the next batch it gets.
     pub next: AtomicU64,
+    /// The store's latest sequence number when the WAL was last read for
+    /// it (INFO's lag; INFO takes no hold of the engine, which a command
+    /// inside EXEC holds already).
+    pub latest: AtomicU64,
 }
 
 /// The Kvrocks replicas, by server (its replication ID).
@@ -70,12 +74,9 @@ pub fn info_lines(shared: &Shared, first: usize) -> (usize, String) {
     if all.is_empty() {
         return (0, String::new());
     }
-    let latest = shared
-        .engines
-        .current()
-        .map_or(0, |e| e.store().latest_sequence());
     let mut out = String::new();
     for (i, r) in all.iter().enumerate() {
+        let latest = r.latest.load(Ordering::SeqCst);
         // Kvrocks' `GetCurrentReplSeq`: the last sequence sent.
         let offset = r.next.load(Ordering::SeqCst).saturating_sub(1);
         out.push_str(&format!(
@@ -89,15 +90,18 @@ pub fn info_lines(shared: &Shared, first: usize) -> (usize, String) {
     (all.len(), out)
 }
 
-/// A chunk of the WAL from `next`, read off the runtime's threads.
-async fn read_chunk(shared: &Arc<Shared>, next: u64) -> Result<Vec<WalBatch>, String> {
+/// A chunk of the WAL from `next`, and the store's latest sequence
+/// number, read off the runtime's threads.
+async fn read_chunk(shared: &Arc<Shared>, next: u64) -> Result<(Vec<WalBatch>, u64), String> {
     let shared = shared.clone();
     tokio::task::spawn_blocking(move || {
         let engine = shared.engines.current().map_err(|e| format!("{e:?}"))?;
-        engine
+        let latest = engine.store().latest_sequence();
+        let batches = engine
             .store()
             .wal_batches(next, CHUNK_BYTES)
-            .map_err(|e: WalError| e.to_string())
+            .map_err(|e: WalError| e.to_string())?;
+        Ok((batches, latest))
     })
     .await
     .map_err(|e| e.to_string())?
@@ -124,6 +128,7 @@ pub async fn run(
         ip: hs.ip.clone().unwrap_or_else(|| info.addr.ip().to_string()),
         port: hs.port,
         next: AtomicU64::new(next),
+        latest: AtomicU64::new(next.saturating_sub(1)),
     });
     if wr.write_all(b"+OK\r\n").await.is_err() {
         return;
@@ -167,7 +172,10 @@ async fn stream(
         }
         let next = replica.next.load(Ordering::SeqCst);
         let batches = match read_chunk(shared, next).await {
-            Ok(b) => b,
+            Ok((b, latest)) => {
+                replica.latest.store(latest, Ordering::SeqCst);
+                b
+            }
             Err(e) => return format!("reading the WAL: {e}"),
         };
         if let Some(last) = batches.last() {
