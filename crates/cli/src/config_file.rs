@@ -18,6 +18,7 @@
 //! | `namespace.NAME TOKEN` (Kvrocks) | `--namespace-token NAME=TOKEN` |
 //! | `cluster-enabled yes` (Kvrocks) | `--cluster` |
 //! | `migrate-type`, `migrate-speed`, `migrate-pipeline-size`, `migrate-batch-size-kb`, `migrate-batch-rate-limit-mb` (Kvrocks) | `--config-set NAME=VALUE` |
+//! | `db-name`, `rocksdb.wal_ttl_seconds`, `rocksdb.wal_size_limit_mb` (Kvrocks) | `--db-name`, `--wal-ttl-seconds`, `--wal-size-limit-mb` |
 //!
 //! `db-instance-num` (Pika 4) must be the 3 redcodec's floyd layout has.
 //! Every other setting is named in one warning and ignored.
@@ -116,6 +117,9 @@ pub fn serve_options(path: &Path, format: &str) -> Result<Vec<String>, String> {
                 opt(&mut out, "--replicaof", target);
             }
             "slaveof" => {}
+            "db-name" => opt(&mut out, "--db-name", value),
+            "rocksdb.wal_ttl_seconds" => opt(&mut out, "--wal-ttl-seconds", value),
+            "rocksdb.wal_size_limit_mb" => opt(&mut out, "--wal-size-limit-mb", value),
             "cluster-enabled" => match value.as_str() {
                 "yes" => out.push("--cluster".to_string()),
                 "no" => {}
@@ -267,6 +271,26 @@ mod tests {
             .unwrap_err()
             .contains("3 instances"));
         assert!(options("cluster-enabled maybe\n", "kvrocks").is_err());
+    }
+
+    #[test]
+    fn kvrocks_master_settings_become_options() {
+        let got = options(
+            "db-name orders.db\nrocksdb.wal_ttl_seconds 60\nrocksdb.wal_size_limit_mb 512\n",
+            "kvrocks",
+        )
+        .unwrap();
+        assert_eq!(
+            got,
+            [
+                "--db-name",
+                "orders.db",
+                "--wal-ttl-seconds",
+                "60",
+                "--wal-size-limit-mb",
+                "512"
+            ]
+        );
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod generate;
 mod migrate;
 mod rdb;
 mod serve;
+mod serve_kvrocks;
 mod signals;
 mod store_args;
 

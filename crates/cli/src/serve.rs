@@ -57,6 +57,9 @@ pub struct ServeArgs {
     /// (repeatable; e.g. `migrate-type=raw-key-value`).
     #[arg(long = "config-set", value_name = "NAME=VALUE")]
     config_set: Vec<String>,
+    /// Kvrocks replicas: [`crate::serve_kvrocks`].
+    #[command(flatten)]
+    kvrocks_master: crate::serve_kvrocks::KvrocksMasterArgs,
 }
 
 /// `HOST:PORT` (the last colon splits them).
@@ -79,6 +82,7 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
             args.store.format
         ))));
     }
+    args.kvrocks_master.apply_retention();
     let (mut config, opener) = server_config(&args.store, args.compat)?;
     let mut tokens = Vec::new();
     for t in &args.namespace_tokens {
@@ -106,6 +110,7 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
         replicaof: args.replicaof.clone(),
         masterauth: args.masterauth.clone(),
     };
+    config.kvrocks_master = args.kvrocks_master.options();
     // Before any thread starts: SIGTERM and SIGINT wait for the server.
     let signals = ShutdownSignals::block()?;
     // Commands run on the runtime's threads; some recurse deeply (KEYS
@@ -163,6 +168,7 @@ pub(crate) fn server_config(
         allocator: crate::allocator::ALLOCATOR,
         replica: redcodec_server::replica::ReplicaOptions::default(),
         settings: Vec::new(),
+        kvrocks_master: Default::default(),
     };
     let store = store.clone();
     let opener: Opener = Box::new(move |ns: &str| {

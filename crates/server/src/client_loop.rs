@@ -305,6 +305,15 @@ async fn answer(
     io: &mut Io,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Option<Answer> {
+    if let Some(k) = crate::master::kvrocks::intercept(shared, session, name, &args) {
+        return match k {
+            crate::master::kvrocks::Intercepted::Reply(r) => Some(Answer::One(r)),
+            crate::master::kvrocks::Intercepted::TakeOver => {
+                io.replica = Some(args);
+                None
+            }
+        };
+    }
     // Redis' order: the command and its arity, then authentication.
     if let Err(e) = check(shared, name, &args) {
         return Some(refuse(shared, session, name, &args, e));

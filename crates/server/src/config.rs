@@ -86,4 +86,6 @@ pub struct ServerConfig {
     pub replica: crate::replica::ReplicaOptions,
     /// Settings `CONFIG SET` takes, set at start (`serve --config-set`).
     pub settings: Vec<(String, String)>,
+    /// `--db-name`: [`crate::master::kvrocks`].
+    pub kvrocks_master: crate::master::kvrocks::Options,
 }

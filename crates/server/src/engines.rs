@@ -61,6 +61,12 @@ impl EngineSlot {
         RwLockReadGuard::try_map(guard, |a| a.engine.as_ref()).map_err(|_| closed())
     }
 
+    /// The engine in whichever namespace is open (the store is the same
+    /// in every one).
+    pub fn current(&self) -> Result<MappedRwLockReadGuard<'_, Engine<AnyCodec>>, Reply> {
+        RwLockReadGuard::try_map(self.active.read(), |a| a.engine.as_ref()).map_err(|_| closed())
+    }
+
     /// The engine, exclusively, in `namespace`.
     pub fn exclusive(&self, namespace: &str) -> Result<RwLockWriteGuard<'_, Active>, Reply> {
         let mut guard = self.active.write();

@@ -48,6 +48,8 @@ mod options;
 pub mod sst;
 #[cfg(feature = "rocksdb")]
 mod store;
+#[cfg(feature = "rocksdb")]
+pub mod wal;
 
 pub use batch::{hex, unhex, Batch, Pair};
 pub use clock::{Clock, ManualClock, SystemClock};

@@ -27,6 +27,7 @@
 //! Only the default namespace is replicated (as database 0).
 
 pub mod backlog;
+pub mod kvrocks;
 pub mod propagate;
 pub mod replica_link;
 pub mod replication_commands;
@@ -305,7 +306,11 @@ impl Replication {
     /// INFO replication on a master, Redis 7.0's fields in its order.
     pub fn info_replication(&self, shared: &Shared) -> String {
         let s = self.core.stream.lock();
-        let mut out = format!("role:master\r\nconnected_slaves:{}\r\n", s.links.len());
+        let (kvrocks, kvrocks_lines) = kvrocks::feed::info_lines(shared, s.links.len());
+        let mut out = format!(
+            "role:master\r\nconnected_slaves:{}\r\n",
+            s.links.len() + kvrocks
+        );
         for (i, link) in s.links.iter().enumerate() {
             let lag = link.ack_time.lock().elapsed().as_secs();
             out.push_str(&format!(
@@ -316,6 +321,7 @@ impl Replication {
                 link.ack.load(Ordering::SeqCst),
             ));
         }
+        out.push_str(&kvrocks_lines);
         let (offset, active, first, histlen) = match &s.backlog {
             Some(b) => (b.offset(), 1, b.first_byte_offset(), b.histlen()),
             None => (0, 0, 0, 0),

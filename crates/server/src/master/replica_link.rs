@@ -74,6 +74,9 @@ pub async fn serve_replica(
     mut buf: BytesMut,
     args: Vec<Vec<u8>>,
 ) {
+    if super::kvrocks::takes_over(&args) {
+        return super::kvrocks::serve(shared, info, rd, wr, buf, args).await;
+    }
     let hs = shared.repl.take_handshake(info.id);
     let core = shared.repl.core().clone();
     let psync = args[0].eq_ignore_ascii_case(b"psync");

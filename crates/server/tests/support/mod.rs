@@ -37,6 +37,7 @@ impl Served {
             allocator: "libc",
             replica: Default::default(),
             settings: Vec::new(),
+            kvrocks_master: Default::default(),
         };
         let opener: Opener = Box::new(move |_ns: &str| {
             let codec = format.codec(&FormatOptions::default()).unwrap();

@@ -6,7 +6,9 @@
 //!   the link): a connection sends `AUTH` (with `--masterauth`) and Kvrocks'
 //!   `_db_name`. A Kvrocks master answers with its name on a bare line; a
 //!   Redis master answers an error (or, a fake one, nothing for
-//!   [`PROBE_TIMEOUT`]): the Redis path then runs unchanged.
+//!   [`PROBE_TIMEOUT`]): the Redis path then runs unchanged. So does a
+//!   redcodec master (`executable:redcodec` in `INFO server`), which
+//!   answers `_db_name` on a kvrocks-format store.
 //! - **Handshake**: `INFO server` (`kvrocks_mode`: cluster mode puts a slot
 //!   in every key), `replconf listening-port <port>`, then `PSYNC <seq>`
 //!   when this server holds the master's data up to `seq - 1` (`+OK`: the
@@ -243,12 +245,23 @@ pub async fn follow_if_kvrocks(
     host: &str,
     port: u16,
 ) -> Option<Result<(), LinkError>> {
-    let (conn, name) = match probe(shared, host, port).await {
+    let (mut conn, name) = match probe(shared, host, port).await {
         Ok(Some(found)) => found,
         Ok(None) => return None,
         Err(e) => return Some(Err(e)),
     };
-    Some(follow(shared, host, port, conn, &name).await)
+    let info = match server_info(&mut conn).await {
+        Ok(info) => info,
+        Err(e) => return Some(Err(e)),
+    };
+    // A redcodec master of the kvrocks format answers `_db_name` too: it
+    // is followed with the Redis protocol, which carries every command
+    // of every namespace (docs/src/replication-master.md).
+    if info.lines().any(|l| l.trim() == "executable:redcodec") {
+        return None;
+    }
+    let cluster = info.lines().any(|l| l.trim() == "kvrocks_mode:cluster");
+    Some(follow(shared, host, port, conn, &name, cluster).await)
 }
 
 async fn follow(
@@ -257,8 +270,8 @@ async fn follow(
     port: u16,
     mut conn: Conn,
     name: &str,
+    cluster: bool,
 ) -> Result<(), LinkError> {
-    let cluster = cluster_mode(&mut conn).await?;
     listening_port(shared, &mut conn).await?;
     // REPLICAOF NO ONE clears `can_continue` (this server may have taken
     // writes since): then the data is copied again, as Redis does.
@@ -330,15 +343,14 @@ async fn follow(
     stream(shared, conn, r).await
 }
 
-/// `INFO server`'s `kvrocks_mode`: whether keys carry a slot.
-async fn cluster_mode(conn: &mut Conn) -> Result<bool, LinkError> {
+/// `INFO server` (its `kvrocks_mode`: whether keys carry a slot).
+async fn server_info(conn: &mut Conn) -> Result<String, LinkError> {
     conn.send(&[b"INFO", b"server"]).await?;
     let info = conn
         .bulk()
         .await?
         .map_err(|e| LinkError::Handshake(format!("INFO server from the Kvrocks master: {e}")))?;
-    let info = String::from_utf8_lossy(&info);
-    Ok(info.lines().any(|l| l.trim() == "kvrocks_mode:cluster"))
+    Ok(String::from_utf8_lossy(&info).into_owned())
 }
 
 /// `replconf listening-port <port>` (an error is tolerated, as Kvrocks'

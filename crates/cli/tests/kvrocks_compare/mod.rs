@@ -1,0 +1,197 @@
+//! Comparing two servers key by key (type, value, expiry within a
+//! second) while one follows the other, and writes of every type with
+//! TTLs to keep a master busy: for the tests beside a real Kvrocks.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+/// How long convergence may take on a busy machine.
+pub const BOUND: Duration = Duration::from_secs(120);
+
+pub fn q<T: redis::FromRedisValue>(c: &mut redis::Connection, args: &[&str]) -> T {
+    let mut cmd = redis::cmd(args[0]);
+    for a in &args[1..] {
+        cmd.arg(*a);
+    }
+    cmd.query(c)
+        .unwrap_or_else(|e| panic!("{args:?} failed: {e}"))
+}
+
+/// A key's value in an order-free form.
+#[derive(Debug, PartialEq, Clone)]
+pub enum V {
+    S(Vec<u8>),
+    H(BTreeMap<Vec<u8>, Vec<u8>>),
+    L(Vec<Vec<u8>>),
+    Set(Vec<Vec<u8>>),
+    Z(Vec<(Vec<u8>, String)>),
+    Other(String),
+}
+
+/// Every key: its value and PEXPIRETIME (`None`: none).
+pub fn contents(c: &mut redis::Connection) -> BTreeMap<Vec<u8>, (V, Option<i64>)> {
+    let keys: Vec<Vec<u8>> = redis::cmd("KEYS").arg("*").query(c).unwrap();
+    let mut out = BTreeMap::new();
+    for key in keys {
+        let t: String = redis::cmd("TYPE").arg(&key).query(c).unwrap();
+        let v = match t.as_str() {
+            "none" => continue,
+            "string" => V::S(redis::cmd("GET").arg(&key).query(c).unwrap()),
+            "hash" => V::H(redis::cmd("HGETALL").arg(&key).query(c).unwrap()),
+            "list" => V::L(
+                redis::cmd("LRANGE")
+                    .arg(&key)
+                    .arg(0)
+                    .arg(-1)
+                    .query(c)
+                    .unwrap(),
+            ),
+            "set" => {
+                let mut m: Vec<Vec<u8>> = redis::cmd("SMEMBERS").arg(&key).query(c).unwrap();
+                m.sort();
+                V::Set(m)
+            }
+            "zset" => V::Z(
+                redis::cmd("ZRANGE")
+                    .arg(&key)
+                    .arg(0)
+                    .arg(-1)
+                    .arg("WITHSCORES")
+                    .query(c)
+                    .unwrap(),
+            ),
+            other => V::Other(other.to_string()),
+        };
+        let at: i64 = redis::cmd("PEXPIRETIME").arg(&key).query(c).unwrap();
+        out.insert(key, (v, (at >= 0).then_some(at)));
+    }
+    out
+}
+
+/// Writes of every type, some with TTLs; round `i` touches keys of
+/// generation `i % 50`.
+pub fn write_round(c: &mut redis::Connection, i: u64) {
+    let g = i % 50;
+    let s = format!("s:{g}");
+    let h = format!("h:{g}");
+    let l = format!("l:{g}");
+    let st = format!("set:{g}");
+    let z = format!("z:{g}");
+    let n = i.to_string();
+    let _: () = q(c, &["SET", &s, &format!("v {i}")]);
+    let _: i64 = q(c, &["HSET", &h, &format!("f{}", i % 7), &n, "fixed", "x y"]);
+    let _: i64 = q(c, &["RPUSH", &l, &n, "a b", "c"]);
+    let _: i64 = q(c, &["LPUSH", &l, &format!("L{n}")]);
+    let _: i64 = q(c, &["SADD", &st, &format!("m{}", i % 5), "always"]);
+    let _: i64 = q(
+        c,
+        &["ZADD", &z, &format!("{}.25", i % 9), &format!("m{}", i % 4)],
+    );
+    match i % 13 {
+        0 => {
+            let _: Option<Vec<u8>> = q(c, &["RPOP", &l]);
+        }
+        1 => {
+            let _: i64 = q(c, &["HDEL", &h, "fixed"]);
+        }
+        2 => {
+            let _: i64 = q(c, &["SREM", &st, "always"]);
+        }
+        3 => {
+            let _: i64 = q(c, &["ZREM", &z, "m1"]);
+        }
+        4 => {
+            let _: i64 = q(c, &["EXPIRE", &h, "1000"]);
+            let _: i64 = q(c, &["PEXPIRE", &s, "300"]);
+        }
+        5 => {
+            let _: i64 = q(c, &["PERSIST", &h]);
+        }
+        6 => {
+            let _: i64 = q(c, &["LREM", &l, "0", "a b"]);
+        }
+        7 => {
+            let _: () = q(c, &["LTRIM", &l, "0", "5"]);
+        }
+        8 => {
+            let _: i64 = q(c, &["LINSERT", &l, "BEFORE", "c", "in serted"]);
+        }
+        9 => {
+            let _: Option<Vec<u8>> = q(
+                c,
+                &["LMOVE", &l, &format!("l:{}", (g + 1) % 50), "LEFT", "RIGHT"],
+            );
+        }
+        10 => {
+            let _: i64 = q(c, &["DEL", &st]);
+        }
+        11 => {
+            let _: f64 = q(c, &["ZINCRBY", &z, "1.5", "m0"]);
+            let _: i64 = q(c, &["APPEND", &s, "+"]);
+        }
+        _ => {
+            let _: () = q(c, &["LSET", &l, "0", "first"]);
+            let _: i64 = q(c, &["SUNIONSTORE", &format!("u:{g}"), &st, "set:0"]);
+        }
+    }
+}
+
+pub fn info(c: &mut redis::Connection, section: &str) -> String {
+    redis::cmd("INFO").arg(section).query(c).unwrap()
+}
+
+pub fn field(info: &str, name: &str) -> Option<String> {
+    info.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name}:")))
+        .map(|v| v.trim().to_string())
+}
+
+/// Polls until master and replica hold the same keys, values and expiries
+/// (within a second: [`same`]).
+pub fn wait_equal(m: &mut redis::Connection, r: &mut redis::Connection, what: &str) {
+    let deadline = Instant::now() + BOUND;
+    loop {
+        let want = contents(m);
+        let got = contents(r);
+        if same(&want, &got) {
+            return;
+        }
+        if Instant::now() > deadline {
+            let missing: Vec<_> = want
+                .iter()
+                .filter(|(k, v)| got.get(*k) != Some(v))
+                .take(5)
+                .collect();
+            let extra: Vec<_> = got
+                .iter()
+                .filter(|(k, v)| want.get(*k) != Some(v))
+                .take(5)
+                .collect();
+            panic!(
+                "{what}: the replica never matched the master ({} vs {} keys); master has {missing:?}; replica has {extra:?}; replica INFO: {}",
+                want.len(),
+                got.len(),
+                info(r, "replication")
+            );
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+pub fn same(
+    a: &BTreeMap<Vec<u8>, (V, Option<i64>)>,
+    b: &BTreeMap<Vec<u8>, (V, Option<i64>)>,
+) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|((ka, (va, ea)), (kb, (vb, eb)))| {
+            ka == kb
+                && va == vb
+                && match (ea, eb) {
+                    (None, None) => true,
+                    (Some(x), Some(y)) => (x - y).abs() < 1000,
+                    _ => false,
+                }
+        })
+}
