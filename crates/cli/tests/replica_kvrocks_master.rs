@@ -21,8 +21,8 @@ use serve_support::{connect, store_dir, Serve};
 mod kvrocks_support;
 use kvrocks_support::{kvrocks_bin, Kvrocks};
 
-mod kvrocks_compare;
-use kvrocks_compare::{field, info, q, wait_equal, write_round, BOUND};
+mod replica_compare;
+use replica_compare::{field, info, q, wait_equal, write_round, BOUND};
 
 /// The master's options: a store Kvrocks 2.10 opens.
 const MASTER: &[&str] = &["--compat", "kvrocks-2.10"];

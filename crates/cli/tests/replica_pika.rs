@@ -20,6 +20,9 @@ use std::time::{Duration, Instant};
 mod serve_support;
 use serve_support::{connect, store_dir, Serve};
 
+mod replica_compare;
+use replica_compare::{field, info, q, V};
+
 /// How long convergence may take on a busy machine.
 const BOUND: Duration = Duration::from_secs(180);
 
@@ -125,26 +128,6 @@ impl Drop for Pika {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn q<T: redis::FromRedisValue>(c: &mut redis::Connection, args: &[&str]) -> T {
-    let mut cmd = redis::cmd(args[0]);
-    for a in &args[1..] {
-        cmd.arg(*a);
-    }
-    cmd.query(c)
-        .unwrap_or_else(|e| panic!("{args:?} failed: {e}"))
-}
-
-/// A key's value in an order-free form.
-#[derive(Debug, PartialEq, Clone)]
-enum V {
-    S(Vec<u8>),
-    H(BTreeMap<Vec<u8>, Vec<u8>>),
-    L(Vec<Vec<u8>>),
-    Set(Vec<Vec<u8>>),
-    Z(Vec<(Vec<u8>, String)>),
-    Other(String),
 }
 
 /// Every key: its value and PTTL (`None`: none).
@@ -272,16 +255,6 @@ fn write_round(c: &mut redis::Connection, i: u64) {
             let _: () = q(c, &["LSET", &l, "0", "first"]);
         }
     }
-}
-
-fn info(c: &mut redis::Connection, section: &str) -> String {
-    redis::cmd("INFO").arg(section).query(c).unwrap()
-}
-
-fn field(info: &str, name: &str) -> Option<String> {
-    info.lines()
-        .find_map(|l| l.strip_prefix(&format!("{name}:")))
-        .map(|v| v.trim().to_string())
 }
 
 /// Polls until master and replica hold the same keys, values and TTLs.

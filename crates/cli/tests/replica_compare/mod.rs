@@ -1,6 +1,7 @@
 //! Comparing two servers key by key (type, value, expiry within a
 //! second) while one follows the other, and writes of every type with
-//! TTLs to keep a master busy: for the tests beside a real Kvrocks.
+//! TTLs to keep a master busy: for the replication tests beside a real
+//! Kvrocks or Pika.
 
 #![allow(dead_code)]
 
