@@ -16,9 +16,19 @@
 //! Memory: one group per family, the top lists, the prefix table.
 
 use std::cmp::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering as AO};
+pub(super) static COUNTS: [AtomicU64; 5] = [
+    AtomicU64::new(0),
+    AtomicU64::new(0),
+    AtomicU64::new(0),
+    AtomicU64::new(0),
+    AtomicU64::new(0),
+];
 use std::collections::HashSet;
 
-use redcodec_codec::{Codec, DataType, GcDecision, KeyRange, Meta, Place, Record, SubKind};
+use redcodec_codec::{
+    Codec, DataType, GcDecision, KeyRange, Meta, Place, Record, SubKind, SubOwner,
+};
 use redcodec_engine::keyspace::Ctx;
 use redcodec_engine::store::{Store, StoreIter};
 use redcodec_engine::walk::KeyWalk;
@@ -71,6 +81,8 @@ pub(super) struct Cursor<'e> {
     last: Option<Vec<u8>>,
     done: bool,
     group: Option<Group>,
+    /// The owner of the record in `head`, when it was put back.
+    next_owner: Option<SubOwner>,
 }
 
 impl Cursor<'_> {
@@ -82,6 +94,60 @@ impl Cursor<'_> {
             }
         }
         Ok(self.head.as_ref())
+    }
+}
+
+/// Records read ahead before a metadata cursor seeks instead.
+const STEPS_BEFORE_SEEK: usize = 64;
+
+/// Reads owners' metadata through an iterator per metadata family moved
+/// forward (element families keep their keys mostly in the order of their
+/// owners' metadata keys: a few steps from one owner to the next), seeking
+/// only when the owner is behind it or far ahead: far cheaper than a point
+/// read per owner.
+struct MetaCursor<'e> {
+    place: Place,
+    it: StoreIter<'e>,
+    /// The record the iterator is at (`None`: before the first read, or
+    /// past the end).
+    at: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+impl MetaCursor<'_> {
+    /// The value of `key`, if it is stored.
+    fn read(
+        &mut self,
+        order: fn(&[u8], &[u8]) -> Ordering,
+        key: &[u8],
+    ) -> Result<Option<Vec<u8>>, CmdError> {
+        let mut steps = match &self.at {
+            Some((k, v)) => match order(k, key) {
+                Ordering::Equal => return Ok(Some(v.clone())),
+                Ordering::Less => STEPS_BEFORE_SEEK,
+                Ordering::Greater => 0,
+            },
+            None => 0,
+        };
+        while steps > 0 {
+            steps -= 1;
+            COUNTS[3].fetch_add(1, AO::Relaxed);
+            self.at = self.it.next()?;
+            match &self.at {
+                None => return Ok(None),
+                Some((k, v)) => match order(k, key) {
+                    Ordering::Equal => return Ok(Some(v.clone())),
+                    Ordering::Greater => return Ok(None),
+                    Ordering::Less => {}
+                },
+            }
+        }
+        COUNTS[4].fetch_add(1, AO::Relaxed);
+        self.it.seek(key);
+        self.at = self.it.next()?;
+        Ok(match &self.at {
+            Some((k, v)) if order(k, key) == Ordering::Equal => Some(v.clone()),
+            _ => None,
+        })
     }
 }
 
@@ -102,6 +168,8 @@ pub(super) struct ElementPass<'a, 'c, 'e, C: Codec> {
     lanes: Vec<(Place, StoreIter<'e>)>,
     /// Live collections offered to the top lists.
     offered: u64,
+    /// Cursors over the metadata families, to read owners' metadata.
+    metas: Vec<MetaCursor<'e>>,
 }
 
 /// Whether `key` is in `range` under `order`.
@@ -140,6 +208,7 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
             stale,
             lanes: Vec::new(),
             offered: 0,
+            metas: Vec::new(),
         }
     }
 
@@ -169,6 +238,7 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
                     last: None,
                     done: false,
                     group: None,
+                    next_owner: None,
                 })
             })
             .collect();
@@ -203,6 +273,23 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
             .unwrap_or(DataType::String)
     }
 
+    /// The stored metadata `record`, read through its family's cursor.
+    fn read_meta(&mut self, record: &Record) -> Result<Option<Vec<u8>>, CmdError> {
+        let store = self.store;
+        let at = match self.metas.iter().position(|c| c.place == record.place) {
+            Some(at) => at,
+            None => {
+                self.metas.push(MetaCursor {
+                    place: record.place,
+                    it: store.scan_family(record.place),
+                    at: None,
+                });
+                self.metas.len() - 1
+            }
+        };
+        self.metas[at].read(store.order(record.place), &record.key)
+    }
+
     /// A group for the records of `owner`: its metadata read and judged.
     fn open(&mut self, owner: Record) -> Result<Group, CmdError> {
         let mut group = Group {
@@ -223,7 +310,8 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
         };
         group.skip = false;
         let ty = self.type_at(group.owner.place);
-        group.raw = self.store.get(group.owner.place, &group.owner.key)?;
+        COUNTS[0].fetch_add(1, AO::Relaxed);
+        group.raw = self.read_meta(&group.owner)?;
         let Some(raw) = group.raw.as_deref() else {
             return Ok(group);
         };
@@ -325,7 +413,11 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
                 }
             }
         }
-        let owner = self.codec.gc_sub_owner(place, &key, &value);
+        COUNTS[1].fetch_add(1, AO::Relaxed);
+        let owner = match cursor.next_owner.take() {
+            Some(owner) => Some(owner),
+            None => self.codec.gc_sub_owner(place, &key, &value),
+        };
         let Some(owner) = owner else {
             // Not an element record (format bookkeeping): kept. Inside a
             // live key's range it is counted, as a read of the range sees it.
@@ -343,16 +435,21 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
             cursor.last = Some(key);
             return Ok((None, added));
         };
-        let ended = if cursor.group.as_ref().is_some_and(|g| g.owner == owner.meta) {
-            None
-        } else {
-            let group = self.open(owner.meta.clone())?;
-            cursor.group.replace(group)
-        };
+        if cursor.group.as_ref().is_some_and(|g| g.owner != owner.meta) {
+            // The group is over: it is finished before the next owner's
+            // metadata is read (its other kinds may need the metadata
+            // cursor where it is); the record is taken again after it.
+            cursor.head = Some((key, value));
+            cursor.next_owner = Some(owner);
+            return Ok((cursor.group.take(), 0));
+        }
+        if cursor.group.is_none() {
+            cursor.group = Some(self.open(owner.meta.clone())?);
+        }
         let group = cursor.group.as_mut().expect("opened");
         if group.skip {
             cursor.last = Some(key);
-            return Ok((ended, 0));
+            return Ok((None, 0));
         }
         let verdict = match group.verdicts.iter().find(|v| v.0 == owner.version) {
             Some(&(_, dropped, orphan)) => (dropped, orphan),
@@ -389,7 +486,7 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
         }
         self.count_stale(place, verdict, bytes);
         cursor.last = Some(key);
-        Ok((ended, added))
+        Ok((None, added))
     }
 
     /// Ends a group of `place`: its bytes added to its key's type and
@@ -464,6 +561,7 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
     /// Moves `cursor` past `range`, taking (judging and counting) every
     /// record on the way; the bytes of `range`'s current records.
     fn in_step(&mut self, cursor: &mut Cursor<'e>, range: &KeyRange) -> Result<u64, CmdError> {
+        COUNTS[2].fetch_add(1, AO::Relaxed);
         let order = self.store.order(cursor.place);
         let mut bytes = 0;
         loop {
@@ -497,6 +595,7 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
         user_key: &[u8],
         meta: &Meta,
     ) -> Result<u64, CmdError> {
+        COUNTS[3].fetch_add(1, AO::Relaxed);
         let store = self.store;
         let at = match self.lanes.iter().position(|(p, _)| *p == range.place) {
             Some(at) => at,
