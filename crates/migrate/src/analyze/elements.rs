@@ -16,14 +16,6 @@
 //! Memory: one group per family, the top lists, the prefix table.
 
 use std::cmp::Ordering;
-use std::sync::atomic::{AtomicU64, Ordering as AO};
-pub(super) static COUNTS: [AtomicU64; 5] = [
-    AtomicU64::new(0),
-    AtomicU64::new(0),
-    AtomicU64::new(0),
-    AtomicU64::new(0),
-    AtomicU64::new(0),
-];
 use std::collections::HashSet;
 
 use redcodec_codec::{
@@ -75,6 +67,8 @@ struct Group {
 /// One element family being read.
 pub(super) struct Cursor<'e> {
     place: Place,
+    /// The family's key order.
+    order: fn(&[u8], &[u8]) -> Ordering,
     it: StoreIter<'e>,
     head: Option<(Vec<u8>, Vec<u8>)>,
     /// The key of the last record taken (every record up to it judged).
@@ -130,7 +124,6 @@ impl MetaCursor<'_> {
         };
         while steps > 0 {
             steps -= 1;
-            COUNTS[3].fetch_add(1, AO::Relaxed);
             self.at = self.it.next()?;
             match &self.at {
                 None => return Ok(None),
@@ -141,7 +134,6 @@ impl MetaCursor<'_> {
                 },
             }
         }
-        COUNTS[4].fetch_add(1, AO::Relaxed);
         self.it.seek(key);
         self.at = self.it.next()?;
         Ok(match &self.at {
@@ -233,6 +225,7 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
             .map(|&place| {
                 Some(Cursor {
                     place,
+                    order: self.store.order(place),
                     it: self.store.scan_family(place),
                     head: None,
                     last: None,
@@ -310,7 +303,6 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
         };
         group.skip = false;
         let ty = self.type_at(group.owner.place);
-        COUNTS[0].fetch_add(1, AO::Relaxed);
         group.raw = self.read_meta(&group.owner)?;
         let Some(raw) = group.raw.as_deref() else {
             return Ok(group);
@@ -360,10 +352,10 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
         &self,
         live: &LiveOwner,
         place: Place,
+        order: fn(&[u8], &[u8]) -> Ordering,
         key: &[u8],
         value: &[u8],
     ) -> Option<usize> {
-        let order = self.store.order(place);
         let at = live
             .ranges
             .iter()
@@ -398,12 +390,13 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
         value: Vec<u8>,
     ) -> Result<(Option<Group>, u64), CmdError> {
         let place = cursor.place;
+        let order = cursor.order;
         let bytes = (key.len() + value.len()) as u64;
         // The common case: the next current record of the group's key,
         // judged as the first one was.
         if let Some(group) = cursor.group.as_mut() {
             if let (Some(live), Some(verdict)) = (group.live.as_ref(), group.current) {
-                if let Some(at) = self.current_kind(live, place, &key, &value) {
+                if let Some(at) = self.current_kind(live, place, order, &key, &value) {
                     let live = group.live.as_mut().expect("checked");
                     live.touched |= 1 << at;
                     live.bytes += bytes;
@@ -413,7 +406,6 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
                 }
             }
         }
-        COUNTS[1].fetch_add(1, AO::Relaxed);
         let owner = match cursor.next_owner.take() {
             Some(owner) => Some(owner),
             None => self.codec.gc_sub_owner(place, &key, &value),
@@ -424,7 +416,7 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
             let mut added = 0;
             if let Some(group) = cursor.group.as_mut() {
                 if let Some(live) = group.live.as_ref() {
-                    if let Some(at) = self.current_kind(live, place, &key, &value) {
+                    if let Some(at) = self.current_kind(live, place, order, &key, &value) {
                         let live = group.live.as_mut().expect("checked");
                         live.touched |= 1 << at;
                         live.bytes += bytes;
@@ -474,7 +466,7 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
         };
         let mut added = 0;
         if let Some(live) = group.live.as_ref() {
-            if let Some(at) = self.current_kind(live, place, &key, &value) {
+            if let Some(at) = self.current_kind(live, place, order, &key, &value) {
                 let live = group.live.as_mut().expect("checked");
                 live.touched |= 1 << at;
                 live.bytes += bytes;
@@ -551,7 +543,7 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
 
     /// Whether `cursor` has taken no record of `range` yet.
     fn before(&self, cursor: &Cursor<'e>, range: &KeyRange) -> bool {
-        let order = self.store.order(cursor.place);
+        let order = cursor.order;
         match &cursor.last {
             None => !cursor.done,
             Some(last) => order(last, &range.lower) == Ordering::Less,
@@ -561,8 +553,7 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
     /// Moves `cursor` past `range`, taking (judging and counting) every
     /// record on the way; the bytes of `range`'s current records.
     fn in_step(&mut self, cursor: &mut Cursor<'e>, range: &KeyRange) -> Result<u64, CmdError> {
-        COUNTS[2].fetch_add(1, AO::Relaxed);
-        let order = self.store.order(cursor.place);
+        let order = cursor.order;
         let mut bytes = 0;
         loop {
             let Some((key, _)) = cursor.peek()? else {
@@ -595,7 +586,6 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
         user_key: &[u8],
         meta: &Meta,
     ) -> Result<u64, CmdError> {
-        COUNTS[3].fetch_add(1, AO::Relaxed);
         let store = self.store;
         let at = match self.lanes.iter().position(|(p, _)| *p == range.place) {
             Some(at) => at,

@@ -281,7 +281,6 @@ pub fn analyze<C: Codec>(
     let mut by_bytes = Top::new(options.top);
     let mut by_elements = Top::new(options.top);
     let mut stale = StaleCounts::default();
-    let t0 = std::time::Instant::now();
     let seen = keys::meta_pass(
         &ctx,
         options,
@@ -290,7 +289,6 @@ pub fn analyze<C: Codec>(
         &mut by_elements,
         &mut stale,
     )?;
-    let t1 = std::time::Instant::now();
     elements::ElementPass::new(
         &ctx,
         options,
@@ -301,14 +299,6 @@ pub fn analyze<C: Codec>(
         &mut stale,
     )
     .run(seen.live_collections)?;
-    if std::env::var_os("ANALYZE_TIMES").is_some() {
-        eprintln!(
-            "meta {:?} elements {:?} gets/slow/instep/seek {:?}",
-            t1 - t0,
-            t1.elapsed(),
-            elements::COUNTS
-        );
-    }
     analysis.top_by_bytes = by_bytes.into_sorted();
     analysis.top_by_elements = by_elements.into_sorted();
     analysis.stale = stale.into_stale(&ctx);
