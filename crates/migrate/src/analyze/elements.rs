@@ -76,7 +76,7 @@ pub(super) struct Cursor<'e> {
     done: bool,
     group: Option<Group>,
     /// The owner of the record in `head`, when it was put back.
-    next_owner: Option<SubOwner>,
+    next_owner: Option<(SubOwner, bool)>,
 }
 
 impl Cursor<'_> {
@@ -406,11 +406,19 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
                 }
             }
         }
+        // The owner the compaction rule names (the record is judged), or
+        // the one the format names for reading (it is not).
         let owner = match cursor.next_owner.take() {
             Some(owner) => Some(owner),
-            None => self.codec.gc_sub_owner(place, &key, &value),
+            None => match self.codec.gc_sub_owner(place, &key, &value) {
+                Some(owner) => Some((owner, true)),
+                None => self
+                    .codec
+                    .sub_owner(place, &key, &value)
+                    .map(|owner| (owner, false)),
+            },
         };
-        let Some(owner) = owner else {
+        let Some((owner, judged)) = owner else {
             // Not an element record (format bookkeeping): kept. Inside a
             // live key's range it is counted, as a read of the range sees it.
             let mut added = 0;
@@ -432,7 +440,7 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
             // metadata is read (its other kinds may need the metadata
             // cursor where it is); the record is taken again after it.
             cursor.head = Some((key, value));
-            cursor.next_owner = Some(owner);
+            cursor.next_owner = Some((owner, judged));
             return Ok((cursor.group.take(), 0));
         }
         if cursor.group.is_none() {
@@ -444,6 +452,7 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
             return Ok((None, 0));
         }
         let verdict = match group.verdicts.iter().find(|v| v.0 == owner.version) {
+            _ if !judged => (false, false),
             Some(&(_, dropped, orphan)) => (dropped, orphan),
             None => {
                 // Dropped by the format's rule, or kept for a key no read
