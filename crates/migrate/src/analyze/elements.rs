@@ -64,6 +64,9 @@ struct Group {
     current: Option<(bool, bool)>,
 }
 
+/// A stored key and value.
+type Pair = (Vec<u8>, Vec<u8>);
+
 /// One element family being read.
 pub(super) struct Cursor<'e> {
     place: Place,
@@ -80,7 +83,7 @@ pub(super) struct Cursor<'e> {
 }
 
 impl Cursor<'_> {
-    fn peek(&mut self) -> Result<Option<&(Vec<u8>, Vec<u8>)>, CmdError> {
+    fn peek(&mut self) -> Result<Option<&Pair>, CmdError> {
         if self.head.is_none() && !self.done {
             self.head = self.it.next()?;
             if self.head.is_none() {
@@ -564,10 +567,7 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
     fn in_step(&mut self, cursor: &mut Cursor<'e>, range: &KeyRange) -> Result<u64, CmdError> {
         let order = cursor.order;
         let mut bytes = 0;
-        loop {
-            let Some((key, _)) = cursor.peek()? else {
-                break;
-            };
+        while let Some((key, _)) = cursor.peek()? {
             if order(key, &range.upper) != Ordering::Less {
                 break;
             }
