@@ -194,6 +194,19 @@ impl Codec for ArdbCodec {
         GcDecision::Keep
     }
 
+    /// An element record's key names its user key (§1–§2 of
+    /// `formats-spec/ardb.md`): its owner is that key's `META` record.
+    fn sub_owner(&self, place: Place, key: &[u8], _value: &[u8]) -> Option<SubOwner> {
+        let user_key = keys::element_owner(key)?;
+        Some(SubOwner {
+            meta: Record {
+                place,
+                key: keys::meta_key(user_key),
+            },
+            version: 0,
+        })
+    }
+
     /// Widens the min/max members ([`meta::widen_bounds`]).
     fn note_member(&self, meta: &mut Meta, member: &[u8]) {
         meta::widen_bounds(meta, member);

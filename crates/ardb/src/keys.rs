@@ -189,6 +189,24 @@ impl<'a> ParsedKey<'a> {
     }
 }
 
+/// The user key of an element record's key (a hash field, list element,
+/// set member or sorted-set member or score entry), or `None` for any
+/// other key (metadata, a string's value, a key that does not parse).
+pub fn element_owner(raw: &[u8]) -> Option<&[u8]> {
+    let parsed = ParsedKey::parse(raw).ok()?;
+    let ty = parsed.ty?;
+    [
+        SubKind::HashField,
+        SubKind::ListItem,
+        SubKind::SetMember,
+        SubKind::ZSetMember,
+        SubKind::ZSetScore,
+    ]
+    .into_iter()
+    .any(|kind| type_of_kind(kind) == ty)
+    .then_some(parsed.user_key)
+}
+
 /// Iterator over the (already validated) elements of a [`ParsedKey`].
 #[derive(Clone, Debug)]
 pub struct Elements<'a> {
@@ -210,6 +228,30 @@ impl<'a> Iterator for Elements<'a> {
 mod tests {
     use super::*;
     use redcodec_testkit::hex;
+
+    #[test]
+    fn element_records_name_their_owner() {
+        // Every kind of element record of "h", from the bytes Ardb writes.
+        let field = encode(b"h", key_type::HASH_FIELD, &[Data::try_int(b"f")]);
+        assert_eq!(hex(&field), "01 68 04 01 04 01 66");
+        assert_eq!(element_owner(&field), Some(&b"h"[..]));
+        for ty in [
+            key_type::LIST_ELEMENT,
+            key_type::SET_MEMBER,
+            key_type::ZSET_SCORE,
+            key_type::ZSET_SORT,
+        ] {
+            let raw = encode(b"key:1", ty, &[Data::try_int(b"m")]);
+            assert_eq!(element_owner(&raw), Some(&b"key:1"[..]), "type {ty}");
+        }
+        // Metadata, a string's or a collection's value type, and bytes
+        // that do not parse are not element records.
+        assert_eq!(element_owner(&meta_key(b"h")), None);
+        assert_eq!(element_owner(&encode(b"h", key_type::STRING, &[])), None);
+        assert_eq!(element_owner(&encode(b"h", key_type::HASH, &[])), None);
+        assert_eq!(element_owner(&[0x05, b'h']), None);
+        assert_eq!(element_owner(b""), None);
+    }
 
     #[test]
     fn reference_keys() {

@@ -143,6 +143,19 @@ pub trait Codec: Send + Sync + 'static {
     /// family, judged by [`Codec::gc_meta`].
     fn gc_sub_owner(&self, place: Place, key: &[u8], value: &[u8]) -> Option<SubOwner>;
 
+    /// The owner of the element record `key` of `place` (whose stored
+    /// value is `value`) for reading: the metadata record of its key and
+    /// the version it carries; `None` if it is not an element record.
+    /// Where the format's compaction rule names no owner
+    /// ([`Codec::gc_sub_owner`] is `None` for every record: Ardb, whose
+    /// `DEL` removes all of a key's records at once), a format names it
+    /// here, so that a reader going through a family can add each element
+    /// record to its key. A hook because it parses the record's key. By
+    /// default the compaction rule's owner.
+    fn sub_owner(&self, place: Place, key: &[u8], value: &[u8]) -> Option<SubOwner> {
+        self.gc_sub_owner(place, key, value)
+    }
+
     /// Compaction rule for an element record whose owner is `owner`
     /// and whose owner's metadata bytes are `meta` (`None`: missing).
     fn gc_sub(&self, owner: &SubOwner, meta: Option<&[u8]>, now_ms: u64) -> GcDecision;

@@ -124,6 +124,7 @@ forward! {
     fn decode_sub_value(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubValue, DecodeError>;
     fn gc_meta(&self, place: Place, key: &[u8], value: &[u8], now_ms: u64) -> GcDecision;
     fn gc_sub_owner(&self, place: Place, key: &[u8], value: &[u8]) -> Option<SubOwner>;
+    fn sub_owner(&self, place: Place, key: &[u8], value: &[u8]) -> Option<SubOwner>;
     fn gc_sub(&self, owner: &SubOwner, meta: Option<&[u8]>, now_ms: u64) -> GcDecision;
     fn bootstrap_records(&self) -> Vec<(Record, Vec<u8>)>;
     fn sub_is_current(&self, of: Elements<'_>, raw_value: &[u8]) -> bool;

@@ -18,15 +18,19 @@
 //!   metadata does not have (check's orphans), it is stale;
 //! - bytes per column family and per level, from RocksDB's properties.
 
+mod elements;
 mod families;
+mod keys;
 mod render;
+mod two_pass;
+
+pub use two_pass::analyze_two_pass;
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
-use redcodec_codec::{Codec, DataType, GcDecision, Meta, Place, SubKind};
+use redcodec_codec::{Codec, DataType, Meta, Place, SubKind};
 use redcodec_engine::keyspace::Ctx;
-use redcodec_engine::walk::KeyWalk;
 use redcodec_engine::{CmdError, EngineCore};
 use serde::Serialize;
 
@@ -68,7 +72,7 @@ pub struct Totals {
 }
 
 impl Totals {
-    fn add(&mut self, elements: u64, bytes: u64) {
+    pub(crate) fn add(&mut self, elements: u64, bytes: u64) {
         self.keys += 1;
         self.elements += elements;
         self.bytes += bytes;
@@ -155,43 +159,78 @@ pub struct Analysis {
     pub families: Vec<FamilyStats>,
 }
 
-/// A bounded top list.
-struct Top {
+/// A bounded top list: the `n` greatest keys by rank, ties broken by the
+/// smaller key (lossy UTF-8), whatever order they are offered in.
+pub(crate) struct Top {
     n: usize,
-    heap: BinaryHeap<Reverse<((u64, u64), KeyStats)>>,
+    heap: BinaryHeap<Reverse<TopEntry>>,
+}
+
+/// A key of a [`Top`], ordered by rank and then by the reverse of its key
+/// (the least of a heap is the one to drop).
+struct TopEntry((u64, u64), KeyStats);
+
+impl TopEntry {
+    fn order(&self) -> ((u64, u64), Reverse<&str>) {
+        (self.0, Reverse(self.1.key.as_str()))
+    }
+}
+
+impl PartialEq for TopEntry {
+    fn eq(&self, other: &Self) -> bool {
+        self.order() == other.order()
+    }
+}
+
+impl Eq for TopEntry {}
+
+impl PartialOrd for TopEntry {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for TopEntry {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.order().cmp(&other.order())
+    }
 }
 
 impl Top {
-    fn new(n: usize) -> Top {
+    pub(crate) fn new(n: usize) -> Top {
         Top {
             n,
             heap: BinaryHeap::new(),
         }
     }
 
-    fn offer(&mut self, rank: (u64, u64), make: impl FnOnce() -> KeyStats) {
+    /// Offers the key `make` describes (whose lossy key is `key`) at
+    /// `rank`.
+    pub(crate) fn offer(&mut self, rank: (u64, u64), key: &[u8], make: impl FnOnce() -> KeyStats) {
         if self.n == 0 {
             return;
         }
         if self.heap.len() == self.n {
-            match self.heap.peek() {
-                Some(Reverse((least, _))) if *least >= rank => return,
-                _ => {}
+            if let Some(Reverse(least)) = self.heap.peek() {
+                let lossy = String::from_utf8_lossy(key);
+                if least.order() >= (rank, Reverse(&*lossy)) {
+                    return;
+                }
             }
             self.heap.pop();
         }
-        self.heap.push(Reverse((rank, make())));
+        self.heap.push(Reverse(TopEntry(rank, make())));
     }
 
-    fn into_sorted(self) -> Vec<KeyStats> {
-        let mut v: Vec<_> = self.heap.into_iter().map(|Reverse(x)| x).collect();
-        v.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.key.cmp(&b.1.key)));
-        v.into_iter().map(|(_, k)| k).collect()
+    pub(crate) fn into_sorted(self) -> Vec<KeyStats> {
+        let mut v: Vec<TopEntry> = self.heap.into_iter().map(|Reverse(x)| x).collect();
+        v.sort_by(|a, b| b.cmp(a));
+        v.into_iter().map(|TopEntry(_, k)| k).collect()
     }
 }
 
 /// The element kinds a type keeps records of.
-fn kinds_of(t: DataType) -> &'static [SubKind] {
+pub(crate) fn kinds_of(t: DataType) -> &'static [SubKind] {
     match t {
         DataType::String => &[],
         DataType::Hash => &[SubKind::HashField],
@@ -201,13 +240,15 @@ fn kinds_of(t: DataType) -> &'static [SubKind] {
     }
 }
 
-/// Whether a read sees the key of `meta` (the engine's rule).
-fn is_live(meta: &Meta, now_ms: u64) -> bool {
+/// Whether the key of `meta` is not stale: unexpired, and a string or a
+/// collection with elements (the rule stale metadata and elements are
+/// judged by).
+pub(crate) fn is_live(meta: &Meta, now_ms: u64) -> bool {
     !meta.expired_at(now_ms) && (meta.data_type == DataType::String || meta.size > 0)
 }
 
 /// The prefix of `key`: its first `depth` parts, if it has more.
-fn prefix_of(key: &[u8], options: &AnalyzeOptions) -> String {
+pub(crate) fn prefix_of(key: &[u8], options: &AnalyzeOptions) -> String {
     let mut cut = None;
     let mut found = 0;
     for (i, b) in key.iter().enumerate() {
@@ -225,7 +266,9 @@ fn prefix_of(key: &[u8], options: &AnalyzeOptions) -> String {
     }
 }
 
-/// Analyzes the store behind `engine` (open it read-only).
+/// Analyzes the store behind `engine` (open it read-only): one pass over
+/// the metadata records ([`keys`]), then one over each family of element
+/// records ([`elements`]), each record read once.
 pub fn analyze<C: Codec>(
     engine: &EngineCore<C>,
     options: &AnalyzeOptions,
@@ -235,232 +278,119 @@ pub fn analyze<C: Codec>(
         format: engine.codec().name(),
         ..Analysis::default()
     };
-    live_keys(&ctx, options, &mut analysis)?;
-    stale_records(&ctx, &mut analysis)?;
+    let mut by_bytes = Top::new(options.top);
+    let mut by_elements = Top::new(options.top);
+    let mut stale = StaleCounts::default();
+    let seen = keys::meta_pass(
+        &ctx,
+        options,
+        &mut analysis,
+        &mut by_bytes,
+        &mut by_elements,
+        &mut stale,
+    )?;
+    elements::ElementPass::new(
+        &ctx,
+        options,
+        &seen.ambiguous,
+        &mut analysis,
+        &mut by_bytes,
+        &mut by_elements,
+        &mut stale,
+    )
+    .run(seen.live_collections)?;
+    analysis.top_by_bytes = by_bytes.into_sorted();
+    analysis.top_by_elements = by_elements.into_sorted();
+    analysis.stale = stale.into_stale(&ctx);
     analysis.families = families::families(engine.store(), &|p| family_name(&ctx, p))?;
     Ok(analysis)
 }
 
+/// Whether a read sees the key of `meta` (the engine's rule, which a
+/// key without an expiry always passes).
+pub(crate) fn visible(meta: &Meta, now_ms: u64) -> bool {
+    let unexpired = meta.expire_ms == 0 || !meta.expired_at(now_ms);
+    unexpired && (meta.data_type == DataType::String || meta.size > 0)
+}
+
+/// The prefix bucket a key was counted under by the metadata pass: its
+/// prefix if the table holds it, `(other)` if it was full.
+pub(crate) fn prefix_bucket(
+    key: &[u8],
+    options: &AnalyzeOptions,
+    by_prefix: &BTreeMap<String, Totals>,
+) -> String {
+    let prefix = prefix_of(key, options);
+    if by_prefix.contains_key(&prefix) {
+        prefix
+    } else {
+        "(other)".into()
+    }
+}
+
+/// Stale records counted per place, reported per family in the order the
+/// first version met them: metadata places, then element places.
+#[derive(Default)]
+pub(crate) struct StaleCounts {
+    at: Vec<(Place, Stale)>,
+}
+
+impl StaleCounts {
+    /// The counts of `place`.
+    pub(crate) fn at(&mut self, place: Place) -> &mut Stale {
+        let at = match self.at.iter().position(|(p, _)| *p == place) {
+            Some(at) => at,
+            None => {
+                self.at.push((place, Stale::default()));
+                self.at.len() - 1
+            }
+        };
+        &mut self.at[at].1
+    }
+
+    /// The families that hold any stale record: first those with stale
+    /// metadata (in [`Codec::meta_ranges`] order), then the others (in
+    /// place order).
+    fn into_stale<C: Codec>(mut self, ctx: &Ctx<'_, C>) -> Vec<Stale> {
+        let mut order: Vec<Place> = ctx
+            .codec()
+            .meta_ranges()
+            .into_iter()
+            .map(|(range, _)| range.place)
+            .collect();
+        let mut rest: Vec<Place> = self.at.iter().map(|(p, _)| *p).collect();
+        rest.sort();
+        let mut out = Vec::new();
+        let mut take = |place: Place, meta_first: bool, out: &mut Vec<Stale>| {
+            if let Some(at) = self.at.iter().position(|(p, s)| {
+                *p == place
+                    && (s.meta_records > 0
+                        || (!meta_first && (s.element_records > 0 || s.orphan_records > 0)))
+            }) {
+                let (_, mut s) = self.at.remove(at);
+                s.family = family_name(ctx, place);
+                out.push(s);
+            }
+        };
+        order.dedup();
+        for place in order {
+            take(place, true, &mut out);
+        }
+        for place in rest {
+            take(place, false, &mut out);
+        }
+        out
+    }
+}
+
 /// `<instance>/<column family>` of `place`.
-fn family_name<C: Codec>(ctx: &Ctx<'_, C>, place: Place) -> String {
+pub(crate) fn family_name<C: Codec>(ctx: &Ctx<'_, C>, place: Place) -> String {
     let layout = ctx.engine().store().layout();
     format!(
         "{}/{}",
         layout.instances[place.instance].dir,
         layout.cf(place).name
     )
-}
-
-/// The pass over the live keys: each key's records counted through its
-/// metadata and the ranges of its element records.
-fn live_keys<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    options: &AnalyzeOptions,
-    analysis: &mut Analysis,
-) -> Result<(), CmdError> {
-    let codec = ctx.codec();
-    let store = ctx.engine().store();
-    let now = ctx.now_ms();
-    let mut by_bytes = Top::new(options.top);
-    let mut by_elements = Top::new(options.top);
-    let mut ttl = [0u64; TTL_BUCKETS.len()];
-    let mut lanes: Vec<(Place, redcodec_engine::store::StoreIter<'_>)> = Vec::new();
-    let mut walk = KeyWalk::new(ctx, None);
-    while let Some((key, meta)) = walk.next()? {
-        let Some(meta) = meta else {
-            analysis.unreadable_keys += 1;
-            continue;
-        };
-        let meta_key = codec
-            .meta_record(&key, meta.data_type)
-            .map_or(key.len(), |r| r.key.len());
-        let meta_value = codec.encode_meta(&meta).map_or(0, |v| v.len());
-        let mut bytes = (meta_key + meta_value) as u64;
-        let mut counted = 0u64;
-        for &kind in kinds_of(meta.data_type) {
-            let of = kind.of(&key, &meta);
-            let range = codec.sub_range(of);
-            // One iterator per family, moved from key to key: creating
-            // one per key would cost more than the key's records.
-            let it = match lanes.iter().position(|(p, _)| *p == range.place) {
-                Some(at) => &mut lanes[at].1,
-                None => {
-                    lanes.push((range.place, store.scan_family(range.place)));
-                    &mut lanes.last_mut().expect("just pushed").1
-                }
-            };
-            let order = store.order(range.place);
-            it.seek(&range.lower);
-            while let Some((k, v)) = it.next()? {
-                if order(&k, &range.upper) != std::cmp::Ordering::Less {
-                    break;
-                }
-                if !codec.sub_is_current(of, &v) {
-                    continue;
-                }
-                bytes += (k.len() + v.len()) as u64;
-                if kind != SubKind::ZSetScore {
-                    counted += 1;
-                }
-            }
-        }
-        let elements = match meta.data_type {
-            DataType::String => 1,
-            _ if ctx.caps().size_unknown(&meta) => counted,
-            _ => meta.size,
-        };
-        let type_name = meta.data_type.redis_name();
-        analysis.total.add(elements, bytes);
-        analysis
-            .by_type
-            .entry(type_name)
-            .or_default()
-            .add(elements, bytes);
-        let mut prefix = prefix_of(&key, options);
-        if !analysis.by_prefix.contains_key(&prefix) && analysis.by_prefix.len() >= MAX_PREFIXES {
-            prefix = "(other)".into();
-        }
-        analysis
-            .by_prefix
-            .entry(prefix)
-            .or_default()
-            .add(elements, bytes);
-        if meta.expire_ms == 0 {
-            analysis.no_ttl += 1;
-        } else {
-            let left = meta.expire_ms.saturating_sub(now);
-            let bucket = TTL_BUCKETS
-                .iter()
-                .position(|(_, upper)| left < *upper)
-                .unwrap_or(TTL_BUCKETS.len() - 1);
-            ttl[bucket] += 1;
-        }
-        let stats = || KeyStats {
-            bytes,
-            elements,
-            key: String::from_utf8_lossy(&key).into_owned(),
-            type_name,
-            expire_ms: meta.expire_ms,
-        };
-        by_bytes.offer((bytes, elements), stats);
-        by_elements.offer((elements, bytes), stats);
-    }
-    analysis.top_by_bytes = by_bytes.into_sorted();
-    analysis.top_by_elements = by_elements.into_sorted();
-    analysis.ttl = TTL_BUCKETS
-        .iter()
-        .zip(ttl)
-        .map(|((label, _), keys)| TtlBucket { label, keys })
-        .collect();
-    Ok(())
-}
-
-/// The stale records of a family, created when first met.
-fn stale_of(stale: &mut Vec<Stale>, family: String) -> &mut Stale {
-    let at = match stale.iter().position(|s| s.family == family) {
-        Some(at) => at,
-        None => {
-            stale.push(Stale {
-                family,
-                ..Stale::default()
-            });
-            stale.len() - 1
-        }
-    };
-    &mut stale[at]
-}
-
-/// The pass over every metadata and element record: what no read sees.
-fn stale_records<C: Codec>(ctx: &Ctx<'_, C>, analysis: &mut Analysis) -> Result<(), CmdError> {
-    let codec = ctx.codec();
-    let store = ctx.engine().store();
-    let now = ctx.now_ms();
-    let mut stale = Vec::new();
-    let place_types: Vec<(Place, Option<DataType>)> = codec
-        .meta_ranges()
-        .into_iter()
-        .map(|(range, ty)| (range.place, ty))
-        .collect();
-    let type_at = |place: Place| {
-        place_types
-            .iter()
-            .find(|(p, _)| *p == place)
-            .and_then(|(_, ty)| *ty)
-            .unwrap_or(DataType::String)
-    };
-    for (range, place_type) in codec.meta_ranges() {
-        let mut it = store.scan(&range, None, false);
-        while let Some((raw_key, value)) = it.next()? {
-            let Ok(Some(_)) = codec.decode_meta_key(range.place, &raw_key) else {
-                continue;
-            };
-            let ty = place_type.unwrap_or(DataType::String);
-            if let Ok(meta) = codec.decode_meta(ty, &value) {
-                if !is_live(&meta, now) {
-                    let s = stale_of(&mut stale, family_name(ctx, range.place));
-                    s.meta_records += 1;
-                    s.bytes += (raw_key.len() + value.len()) as u64;
-                }
-            }
-        }
-    }
-    let mut places: Vec<Place> = [
-        SubKind::HashField,
-        SubKind::SetMember,
-        SubKind::ListItem,
-        SubKind::ZSetMember,
-        SubKind::ZSetScore,
-    ]
-    .into_iter()
-    .flat_map(|kind| codec.sub_places(kind))
-    .collect();
-    places.sort();
-    places.dedup();
-    // The owner's metadata of the last element record (raw, and decoded):
-    // a key's element records are next to each other in their family.
-    let mut last: Option<(redcodec_codec::Record, Option<Vec<u8>>, Option<Meta>)> = None;
-    for place in places {
-        let mut it = store.scan_family(place);
-        while let Some((key, value)) = it.next()? {
-            let Some(owner) = codec.gc_sub_owner(place, &key, &value) else {
-                continue;
-            };
-            // Elements of another namespace are analyzed with it.
-            if !matches!(
-                codec.decode_meta_key(owner.meta.place, &owner.meta.key),
-                Ok(Some(_))
-            ) {
-                continue;
-            }
-            if last.as_ref().is_none_or(|(r, _, _)| *r != owner.meta) {
-                let raw = store.get(owner.meta.place, &owner.meta.key)?;
-                let decoded = raw
-                    .as_deref()
-                    .and_then(|raw| codec.decode_meta(type_at(owner.meta.place), raw).ok());
-                last = Some((owner.meta.clone(), raw, decoded));
-            }
-            let (raw, meta) = last.as_ref().map_or((None, None), |(_, raw, meta)| {
-                (raw.as_deref(), meta.as_ref())
-            });
-            // Dropped by the format's rule, or kept for a key no read
-            // sees (expired, deleted), or of another version (an orphan).
-            let dropped = codec.gc_sub(&owner, raw, now) == GcDecision::Drop
-                || meta.is_some_and(|m| !is_live(m, now));
-            let orphan =
-                !dropped && meta.is_some_and(|m| owner.version != 0 && m.version != owner.version);
-            if dropped || orphan {
-                let s = stale_of(&mut stale, family_name(ctx, place));
-                if dropped {
-                    s.element_records += 1;
-                } else {
-                    s.orphan_records += 1;
-                }
-                s.bytes += (key.len() + value.len()) as u64;
-            }
-        }
-    }
-    analysis.stale = stale;
-    Ok(())
 }
 
 /// What a raw scan of a store read.
