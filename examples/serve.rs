@@ -8,23 +8,14 @@
 use std::io::{Read, Write};
 use std::net::TcpStream;
 
-use redcodec::server::config::NamespaceMode;
-use redcodec::server::{Opener, Server, ServerConfig, SyncPolicy};
+use redcodec::server::{Opener, Server, ServerConfig};
 use redcodec::{Engine, EngineOptions, Format, OpenFormat};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = std::env::temp_dir().join(format!("redcodec-serve-{}", std::process::id()));
     let config = ServerConfig {
-        bind: "127.0.0.1".into(),
         port: 0, // any free port
-        requirepass: None,
-        sync: SyncPolicy::Everysec,
-        namespaces: NamespaceMode::None,
-        default_namespace: String::new(),
-        namespace_tokens: Vec::new(),
-        dir: dir.display().to_string(),
-        allocator: "libc",
-        replica: Default::default(), // not following a master
+        ..ServerConfig::new(dir.display().to_string())
     };
     // The server opens the store through this (again for each namespace a
     // client selects, for the formats that have namespaces).

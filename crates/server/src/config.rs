@@ -89,3 +89,27 @@ pub struct ServerConfig {
     /// `--db-name`: [`crate::master::kvrocks`].
     pub kvrocks_master: crate::master::kvrocks::Options,
 }
+
+impl ServerConfig {
+    /// A server on `127.0.0.1:6379` over the store in `dir`, as
+    /// `redcodec serve` starts without options: no password, `everysec`
+    /// sync, one keyspace, the system's allocator, no master. Change the
+    /// fields you need with struct update syntax:
+    /// `ServerConfig { port: 0, ..ServerConfig::new(dir) }`.
+    pub fn new(dir: impl Into<String>) -> ServerConfig {
+        ServerConfig {
+            bind: "127.0.0.1".into(),
+            port: 6379,
+            requirepass: None,
+            sync: SyncPolicy::Everysec,
+            namespaces: NamespaceMode::None,
+            default_namespace: String::new(),
+            namespace_tokens: Vec::new(),
+            dir: dir.into(),
+            allocator: "libc",
+            replica: Default::default(),
+            settings: Vec::new(),
+            kvrocks_master: Default::default(),
+        }
+    }
+}
