@@ -21,10 +21,7 @@ mod serve_support;
 use serve_support::{connect, store_dir, Serve};
 
 mod replica_compare;
-use replica_compare::{field, info, q, V};
-
-/// How long convergence may take on a busy machine.
-const BOUND: Duration = Duration::from_secs(180);
+use replica_compare::{field, info, q, wait_equal_by, Expiry, BOUND};
 
 /// TTLs are compared within this (Pika logs expiries in seconds).
 const TTL_SLACK_MS: i64 = 2500;
@@ -130,64 +127,6 @@ impl Drop for Pika {
     }
 }
 
-/// Every key: its value and PTTL (`None`: none).
-fn contents(c: &mut redis::Connection) -> BTreeMap<Vec<u8>, (V, Option<i64>)> {
-    let keys: Vec<Vec<u8>> = redis::cmd("KEYS").arg("*").query(c).unwrap();
-    let mut out = BTreeMap::new();
-    for key in keys {
-        let t: String = redis::cmd("TYPE").arg(&key).query(c).unwrap();
-        let v = match t.as_str() {
-            "none" => continue,
-            "string" => V::S(redis::cmd("GET").arg(&key).query(c).unwrap()),
-            "hash" => V::H(redis::cmd("HGETALL").arg(&key).query(c).unwrap()),
-            "list" => V::L(
-                redis::cmd("LRANGE")
-                    .arg(&key)
-                    .arg(0)
-                    .arg(-1)
-                    .query(c)
-                    .unwrap(),
-            ),
-            "set" => {
-                let mut m: Vec<Vec<u8>> = redis::cmd("SMEMBERS").arg(&key).query(c).unwrap();
-                m.sort();
-                V::Set(m)
-            }
-            "zset" => V::Z(
-                redis::cmd("ZRANGE")
-                    .arg(&key)
-                    .arg(0)
-                    .arg(-1)
-                    .arg("WITHSCORES")
-                    .query(c)
-                    .unwrap(),
-            ),
-            other => V::Other(other.to_string()),
-        };
-        let ttl: i64 = redis::cmd("PTTL").arg(&key).query(c).unwrap();
-        if ttl == -2 {
-            continue;
-        }
-        out.insert(key, (v, (ttl >= 0).then_some(ttl)));
-    }
-    out
-}
-
-/// Same keys and values, TTLs within [`TTL_SLACK_MS`].
-fn same(a: &BTreeMap<Vec<u8>, (V, Option<i64>)>, b: &BTreeMap<Vec<u8>, (V, Option<i64>)>) -> bool {
-    a.len() == b.len()
-        && a.iter().all(|(k, (v, t))| {
-            b.get(k).is_some_and(|(v2, t2)| {
-                v == v2
-                    && match (t, t2) {
-                        (None, None) => true,
-                        (Some(x), Some(y)) => (x - y).abs() <= TTL_SLACK_MS,
-                        _ => false,
-                    }
-            })
-        })
-}
-
 /// Writes of every type, some with TTLs; round `i` touches keys of
 /// generation `i % 50`.
 fn write_round(c: &mut redis::Connection, i: u64) {
@@ -254,37 +193,6 @@ fn write_round(c: &mut redis::Connection, i: u64) {
         _ => {
             let _: () = q(c, &["LSET", &l, "0", "first"]);
         }
-    }
-}
-
-/// Polls until master and replica hold the same keys, values and TTLs.
-fn wait_equal(m: &mut redis::Connection, r: &mut redis::Connection, what: &str) {
-    let deadline = Instant::now() + BOUND;
-    loop {
-        let want = contents(m);
-        let got = contents(r);
-        if same(&want, &got) {
-            return;
-        }
-        if Instant::now() > deadline {
-            let missing: Vec<_> = want
-                .iter()
-                .filter(|(k, v)| got.get(*k) != Some(v))
-                .take(5)
-                .collect();
-            let extra: Vec<_> = got
-                .iter()
-                .filter(|(k, v)| want.get(*k) != Some(v))
-                .take(5)
-                .collect();
-            panic!(
-                "{what}: the replica never matched the master ({} vs {} keys); master has {missing:?}; replica has {extra:?}; replica INFO: {}",
-                want.len(),
-                got.len(),
-                info(r, "replication")
-            );
-        }
-        std::thread::sleep(Duration::from_millis(300));
     }
 }
 
@@ -494,4 +402,10 @@ fn a_pika_master_sending_bytes_that_do_not_decode_is_reported_the_data_kept_and_
         let kept: Option<String> = q(&mut r, &["GET", "keep"]);
         assert_eq!(kept.as_deref(), Some("me"));
     }
+}
+
+/// Polls until master and replica hold the same keys, values and TTLs
+/// (PTTL, within [`TTL_SLACK_MS`]: Pika has no PEXPIRETIME).
+fn wait_equal(m: &mut redis::Connection, r: &mut redis::Connection, what: &str) {
+    wait_equal_by(m, r, what, Expiry::Left, TTL_SLACK_MS);
 }

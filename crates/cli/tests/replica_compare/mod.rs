@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// How long convergence may take on a busy machine.
-pub const BOUND: Duration = Duration::from_secs(120);
+pub const BOUND: Duration = Duration::from_secs(180);
 
 pub fn q<T: redis::FromRedisValue>(c: &mut redis::Connection, args: &[&str]) -> T {
     let mut cmd = redis::cmd(args[0]);
@@ -31,8 +31,26 @@ pub enum V {
     Other(String),
 }
 
+/// How a server's expiries are read.
+#[derive(Clone, Copy, Debug)]
+pub enum Expiry {
+    /// PEXPIRETIME, the absolute time (Redis 7, Kvrocks, redcodec).
+    At,
+    /// PTTL, the time left (Pika has no PEXPIRETIME).
+    Left,
+}
+
 /// Every key: its value and PEXPIRETIME (`None`: none).
 pub fn contents(c: &mut redis::Connection) -> BTreeMap<Vec<u8>, (V, Option<i64>)> {
+    contents_by(c, Expiry::At)
+}
+
+/// Every key: its value and its expiry read as `expiry` says (`None`:
+/// none); a key that expired meanwhile is left out.
+pub fn contents_by(
+    c: &mut redis::Connection,
+    expiry: Expiry,
+) -> BTreeMap<Vec<u8>, (V, Option<i64>)> {
     let keys: Vec<Vec<u8>> = redis::cmd("KEYS").arg("*").query(c).unwrap();
     let mut out = BTreeMap::new();
     for key in keys {
@@ -65,8 +83,15 @@ pub fn contents(c: &mut redis::Connection) -> BTreeMap<Vec<u8>, (V, Option<i64>)
             ),
             other => V::Other(other.to_string()),
         };
-        let at: i64 = redis::cmd("PEXPIRETIME").arg(&key).query(c).unwrap();
-        out.insert(key, (v, (at >= 0).then_some(at)));
+        let command = match expiry {
+            Expiry::At => "PEXPIRETIME",
+            Expiry::Left => "PTTL",
+        };
+        let ms: i64 = redis::cmd(command).arg(&key).query(c).unwrap();
+        if ms == -2 {
+            continue;
+        }
+        out.insert(key, (v, (ms >= 0).then_some(ms)));
     }
     out
 }
@@ -152,11 +177,23 @@ pub fn field(info: &str, name: &str) -> Option<String> {
 /// Polls until master and replica hold the same keys, values and expiries
 /// (within a second: [`same`]).
 pub fn wait_equal(m: &mut redis::Connection, r: &mut redis::Connection, what: &str) {
+    wait_equal_by(m, r, what, Expiry::At, SAME_EXPIRY_MS);
+}
+
+/// [`wait_equal`] with expiries read as `expiry` says and equal within
+/// `slack_ms`.
+pub fn wait_equal_by(
+    m: &mut redis::Connection,
+    r: &mut redis::Connection,
+    what: &str,
+    expiry: Expiry,
+    slack_ms: i64,
+) {
     let deadline = Instant::now() + BOUND;
     loop {
-        let want = contents(m);
-        let got = contents(r);
-        if same(&want, &got) {
+        let want = contents_by(m, expiry);
+        let got = contents_by(r, expiry);
+        if same_within(&want, &got, slack_ms) {
             return;
         }
         if Instant::now() > deadline {
@@ -181,9 +218,22 @@ pub fn wait_equal(m: &mut redis::Connection, r: &mut redis::Connection, what: &s
     }
 }
 
+/// Expiries this close are the same (ms): they went through two clocks.
+pub const SAME_EXPIRY_MS: i64 = 999;
+
+/// Same keys and values, expiries within [`SAME_EXPIRY_MS`].
 pub fn same(
     a: &BTreeMap<Vec<u8>, (V, Option<i64>)>,
     b: &BTreeMap<Vec<u8>, (V, Option<i64>)>,
+) -> bool {
+    same_within(a, b, SAME_EXPIRY_MS)
+}
+
+/// Same keys and values, expiries within `slack_ms`.
+pub fn same_within(
+    a: &BTreeMap<Vec<u8>, (V, Option<i64>)>,
+    b: &BTreeMap<Vec<u8>, (V, Option<i64>)>,
+    slack_ms: i64,
 ) -> bool {
     a.len() == b.len()
         && a.iter().zip(b).all(|((ka, (va, ea)), (kb, (vb, eb)))| {
@@ -191,7 +241,7 @@ pub fn same(
                 && va == vb
                 && match (ea, eb) {
                     (None, None) => true,
-                    (Some(x), Some(y)) => (x - y).abs() < 1000,
+                    (Some(x), Some(y)) => (x - y).abs() <= slack_ms,
                     _ => false,
                 }
         })
