@@ -9,7 +9,6 @@
 //! reported as skipped (`redcodec_conformance::skip`), unless
 //! `REDCODEC_REQUIRE_PIKA=1`, where it fails.
 
-use std::collections::BTreeMap;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
