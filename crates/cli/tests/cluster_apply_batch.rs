@@ -6,7 +6,7 @@
 //! With `REDCODEC_KVROCKS_BIN`, a real Kvrocks 2.10 node also moves a slot
 //! to a redcodec node this way, and the slot comes back as commands.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use redcodec_codec::{DataType, ListBounds, Meta};
 use redcodec_kvrocks::keys::KeyScheme;
@@ -16,7 +16,7 @@ use rocksdb::{ColumnFamilyDescriptor, Options, WriteBatch, DB};
 mod serve_support;
 
 mod cluster_support;
-use cluster_support::{node_id, topology, Conn, Node, R};
+use cluster_support::{migration_end, node_id, topology, Conn, Node, R};
 
 mod kvrocks_support;
 use kvrocks_support::{kvrocks_bin, Kvrocks};
@@ -171,24 +171,6 @@ fn applybatch_imports_a_slot_from_raw_batches() {
     assert_eq!(link.call(&["DISCARD"]), R::ok());
 }
 
-/// Waits until `CLUSTER INFO` of `c` says the migration ended; its state.
-fn migration_end(c: &mut Conn) -> String {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        let info = c.call(&["CLUSTER", "INFO"]).text();
-        for state in ["success", "fail"] {
-            if info.contains(&format!("migrating_state: {state}")) {
-                return state.to_string();
-            }
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the migration never ended: {info}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// Every key of the slot's test data, read as type and content.
 fn contents(c: &mut Conn) -> Vec<(String, R)> {
     let mut out = Vec::new();
@@ -261,7 +243,7 @@ fn a_real_kvrocks_node_moves_a_slot_here_raw_and_takes_it_back() {
         k.call(&["CLUSTERX", "MIGRATE", &slot.to_string(), &rc.id]),
         R::ok()
     );
-    assert_eq!(migration_end(&mut k), "success");
+    assert_eq!(migration_end(&mut k, Duration::from_secs(120)), "success");
     let others = format!("0-{} {}-16383", slot - 1, slot + 1);
     set(&others, &slot.to_string(), "2");
     let mut r = rc.conn();
@@ -272,7 +254,7 @@ fn a_real_kvrocks_node_moves_a_slot_here_raw_and_takes_it_back() {
         r.call(&["CLUSTERX", "MIGRATE", &slot.to_string(), &kv_id]),
         R::ok()
     );
-    assert_eq!(migration_end(&mut r), "success");
+    assert_eq!(migration_end(&mut r, Duration::from_secs(120)), "success");
     set("0-16383", "", "3");
     assert_eq!(contents(&mut kv_conn()), before, "the slot back on Kvrocks");
 }

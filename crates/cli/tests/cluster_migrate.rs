@@ -13,31 +13,14 @@ use std::time::{Duration, Instant};
 mod serve_support;
 
 mod cluster_support;
-use cluster_support::{node_id, set_nodes, topology, Conn, Node, R};
+use cluster_support::{node_id, routed, set_nodes, topology, Conn, Node, R};
 
 /// Writes `key` through whichever node serves it: follows MOVED, retries
 /// TRYAGAIN. Returns once the write is acknowledged.
 fn routed_set(conns: &mut Vec<(String, Conn)>, at: &mut usize, key: &str, value: &str) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        assert!(Instant::now() < deadline, "SET {key} never acknowledged");
-        match conns[*at].1.call(&["SET", key, value]) {
-            R::Status(s) if s == "OK" => return,
-            R::Error(e) if e.starts_with("MOVED ") => {
-                let addr = e.rsplit(' ').next().unwrap().to_string();
-                *at = match conns.iter().position(|(a, _)| *a == addr) {
-                    Some(i) => i,
-                    None => {
-                        conns.push((addr.clone(), Conn::open(&addr)));
-                        conns.len() - 1
-                    }
-                };
-            }
-            R::Error(e) if e.starts_with("TRYAGAIN ") => {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            other => panic!("SET {key}: {other:?}"),
-        }
+    match routed(conns, at, &["SET", key, value]) {
+        R::Status(s) if s == "OK" => {}
+        other => panic!("SET {key}: {other:?}"),
     }
 }
 

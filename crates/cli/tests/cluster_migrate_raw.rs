@@ -16,10 +16,13 @@ use std::time::{Duration, Instant};
 mod serve_support;
 
 mod cluster_support;
-use cluster_support::{set_nodes, topology, Conn, Node, R};
+use cluster_support::{migration_end, routed, set_nodes, topology, Conn, Node, R};
 
 mod kvrocks_support;
 use kvrocks_support::{kvrocks_bin, Kvrocks};
+
+/// How long a move may take on a busy machine.
+const MIGRATION_BOUND: Duration = Duration::from_secs(300);
 
 /// Keys of each small type in the slot.
 const SMALL: usize = 200;
@@ -136,49 +139,6 @@ fn others(slot: u16) -> String {
         r.push(format!("{}-16383", slot + 1));
     }
     r.join(" ")
-}
-
-/// Waits until `CLUSTER INFO` says the migration ended; its state.
-fn migration_end(c: &mut Conn) -> String {
-    let deadline = Instant::now() + Duration::from_secs(300);
-    loop {
-        let info = c.call(&["CLUSTER", "INFO"]).text();
-        for state in ["success", "fail"] {
-            if info.contains(&format!("migrating_state: {state}")) {
-                return state.to_string();
-            }
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the migration never ended: {info}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// Runs `args` on whichever node serves the slot: follows MOVED, retries
-/// TRYAGAIN; the reply.
-fn routed(conns: &mut Vec<(String, Conn)>, at: &mut usize, args: &[&str]) -> R {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        assert!(Instant::now() < deadline, "{args:?} never acknowledged");
-        match conns[*at].1.call(args) {
-            R::Error(e) if e.starts_with("MOVED ") => {
-                let addr = e.rsplit(' ').next().unwrap().to_string();
-                *at = match conns.iter().position(|(a, _)| *a == addr) {
-                    Some(i) => i,
-                    None => {
-                        conns.push((addr.clone(), Conn::open(&addr)));
-                        conns.len() - 1
-                    }
-                };
-            }
-            R::Error(e) if e.starts_with("TRYAGAIN ") => {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            other => return other,
-        }
-    }
 }
 
 /// What the writer's acknowledged writes left in the keys it touches.
@@ -334,7 +294,7 @@ fn a_slot_moves_raw_while_a_client_writes() {
     let writer = Writer::start(src.addr());
     writer.wait_for(200);
     ok(s.call(&["CLUSTERX", "MIGRATE", &slot.to_string(), &dst.id]));
-    assert_eq!(migration_end(&mut s), "success");
+    assert_eq!(migration_end(&mut s, MIGRATION_BOUND), "success");
     writer.wait_for(writer.written.load(Ordering::SeqCst) + 200);
     let (model, writing_to) = writer.stop();
     assert_eq!(writing_to, dst.addr(), "the writer followed MOVED");
@@ -422,7 +382,7 @@ fn a_destination_killed_mid_raw_move_leaves_the_slot_whole_on_the_source() {
         std::thread::sleep(Duration::from_millis(5));
     }
     dst.serve.signal("KILL");
-    assert_eq!(migration_end(&mut s), "fail");
+    assert_eq!(migration_end(&mut s, MIGRATION_BOUND), "fail");
     let si = s.call(&["CLUSTER", "INFO"]).text();
     assert!(
         si.contains(&format!("migrating_slot(s): {slot}\r\n")),
@@ -474,7 +434,7 @@ fn a_slot_moves_raw_to_a_real_kvrocks_node_and_back() {
     let writer = Writer::start(rc.addr());
     writer.wait_for(200);
     ok(r.call(&["CLUSTERX", "MIGRATE", &slot.to_string(), &kv_id]));
-    assert_eq!(migration_end(&mut r), "success");
+    assert_eq!(migration_end(&mut r, MIGRATION_BOUND), "success");
     writer.wait_for(writer.written.load(Ordering::SeqCst) + 200);
     let (model, writing_to) = writer.stop();
     assert_eq!(
@@ -494,7 +454,7 @@ fn a_slot_moves_raw_to_a_real_kvrocks_node_and_back() {
     // Kvrocks -> redcodec, raw.
     ok(k.call(&["CONFIG", "SET", "migrate-type", "raw-key-value"]));
     ok(k.call(&["CLUSTERX", "MIGRATE", &slot.to_string(), &rc.id]));
-    assert_eq!(migration_end(&mut k), "success");
+    assert_eq!(migration_end(&mut k, MIGRATION_BOUND), "success");
     set("0-16383", "", "3");
     let back = read_all(&mut rc.conn(), &keys);
     for (key, v) in &want {

@@ -7,7 +7,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::serve_support::{store_dir, Serve};
 
@@ -227,5 +227,51 @@ pub fn set_nodes(nodes: &[Node], text: &str, version: i64) {
             "SETNODES on {}",
             n.addr()
         );
+    }
+}
+
+/// Waits (at most `bound`) until `CLUSTER INFO` of `c` says the migration
+/// ended; its state, `success` or `fail`.
+pub fn migration_end(c: &mut Conn, bound: Duration) -> String {
+    let deadline = Instant::now() + bound;
+    loop {
+        let info = c.call(&["CLUSTER", "INFO"]).text();
+        for state in ["success", "fail"] {
+            if info.contains(&format!("migrating_state: {state}")) {
+                return state.to_string();
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the migration never ended: {info}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Runs `args` on whichever node serves the slot, as a cluster client
+/// does: follows MOVED (connecting to a node not in `conns` yet), retries
+/// TRYAGAIN, for at most 60 s; the reply. `at` is the node asked first,
+/// and the one that answered after.
+pub fn routed(conns: &mut Vec<(String, Conn)>, at: &mut usize, args: &[&str]) -> R {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        assert!(Instant::now() < deadline, "{args:?} never acknowledged");
+        match conns[*at].1.call(args) {
+            R::Error(e) if e.starts_with("MOVED ") => {
+                let addr = e.rsplit(' ').next().unwrap().to_string();
+                *at = match conns.iter().position(|(a, _)| *a == addr) {
+                    Some(i) => i,
+                    None => {
+                        conns.push((addr.clone(), Conn::open(&addr)));
+                        conns.len() - 1
+                    }
+                };
+            }
+            R::Error(e) if e.starts_with("TRYAGAIN ") => {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            other => return other,
+        }
     }
 }
