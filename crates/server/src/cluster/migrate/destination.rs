@@ -66,20 +66,12 @@ impl Link {
         self.pending
     }
 
-    /// Sends the queued commands and reads one reply for each; an error
-    /// reply fails the whole batch.
+    /// Sends the queued commands and reads the reply of every command
+    /// awaited; an error reply fails the whole batch.
     pub fn flush(&mut self) -> ReplyResult {
-        if self.pending == 0 {
-            return Ok(());
-        }
-        self.writer
-            .write_all(&self.out)
-            .map_err(|e| format!("failed to send commands: {e}"))?;
-        self.sent += self.out.len() as u64;
-        self.commands += self.pending as u64;
-        self.out.clear();
+        self.send_queued()?;
         let mut first_error = None;
-        for _ in 0..std::mem::take(&mut self.pending) {
+        for _ in 0..std::mem::take(&mut self.awaiting) {
             if let Err(e) = self.read_reply(0) {
                 first_error.get_or_insert(e);
             }
