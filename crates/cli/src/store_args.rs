@@ -31,10 +31,9 @@ pub struct StoreArgs {
     /// Cluster mode, for formats that have it (kvrocks: slot in every key).
     #[arg(long)]
     pub cluster: bool,
-    /// Block cache of the store in MiB (default 128). A store whose tables
-    /// hold whole (not partitioned) index and filter blocks — Pika's,
-    /// Ardb's, an older redcodec's — is read far faster past about 10M
-    /// records with more (docs: scale, "Block cache").
+    /// Block cache of the store in MiB (default 128). Point reads spread
+    /// over a large store whose tables hold whole (not partitioned) index
+    /// and filter blocks — Pika's, Ardb's — may need more.
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_BLOCK_CACHE_BYTES >> 20)]
     pub block_cache_mb: usize,
 }

@@ -41,9 +41,9 @@ pub struct StoreOptions {
 /// The block cache a store gets unless told otherwise: 128 MiB, enough for
 /// the partitioned index and filters of 10M records and more (their top
 /// levels are pinned). A store whose tables were written without
-/// partitions (by Pika, Ardb, or an older redcodec) needs its whole index
-/// and filter blocks in the cache while it is read: past about 10M records
-/// give it more (docs/src/scale.md, "Block cache").
+/// partitions (by Pika, Ardb, or an older redcodec) keeps each table's
+/// whole index and filter block in the cache while it is read: point reads
+/// spread over a large such store may need more (docs/src/scale.md).
 pub const DEFAULT_BLOCK_CACHE_BYTES: usize = 128 << 20;
 
 impl StoreOptions {
