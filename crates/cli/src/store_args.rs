@@ -31,7 +31,7 @@ pub struct StoreArgs {
     /// Cluster mode, for formats that have it (kvrocks: slot in every key).
     #[arg(long)]
     pub cluster: bool,
-    /// Block cache of the store in MiB (default 128). Point reads spread
+    /// Block cache of the store in MiB. Point reads spread
     /// over a large store whose tables hold whole (not partitioned) index
     /// and filter blocks — Pika's, Ardb's — may need more.
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_BLOCK_CACHE_BYTES >> 20)]

@@ -48,7 +48,7 @@ pub struct PairArgs {
     /// the destination's versions are then reproducible).
     #[arg(long, value_name = "MS")]
     pub fixed_clock: Option<u64>,
-    /// Block cache of each store in MiB (default 128; see `analyze --help`).
+    /// Block cache of each store in MiB (see `analyze --help`).
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_BLOCK_CACHE_BYTES >> 20)]
     pub block_cache_mb: usize,
 }
