@@ -533,17 +533,21 @@ pub fn getdel<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
 
 pub fn getex<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     // Redis parses the options, then answers nil for a missing key and
-    // WRONGTYPE for another type, and only then reads the time given.
-    let (mut persist, mut time) = (false, None);
+    // WRONGTYPE for another type, and only then reads the time given. As
+    // in SET, an option conflicts with the others but may repeat itself
+    // (`EX 1 EX 2`, `PERSIST PERSIST`): the last value wins.
+    let mut persist = false;
+    let mut time: Option<(&[u8], &[u8])> = None;
     let mut i = 2;
     while i < a.len() {
         let opt = a[i];
-        let unset = !persist && time.is_none();
-        if is(opt, "persist") && unset {
+        let same_unit = time.is_none_or(|(unit, _)| unit.eq_ignore_ascii_case(opt));
+        if is(opt, "persist") && time.is_none() {
             persist = true;
             i += 1;
         } else if ["ex", "px", "exat", "pxat"].iter().any(|o| is(opt, o))
-            && unset
+            && !persist
+            && same_unit
             && i + 1 < a.len()
         {
             time = Some((opt, a[i + 1]));
@@ -721,4 +725,60 @@ pub fn setrange<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> C
         None => write(ctx, a[1], &view, value, 0)?,
     }
     Ok(Reply::Integer(len))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cmd::testkit::TestEngine;
+
+    /// GETEX's options as Redis 7.0.15 answers them (checked against
+    /// redis-server): one may repeat itself, the last value winning and
+    /// read only then; two different ones are a syntax error.
+    #[test]
+    fn getex_options_may_repeat_themselves() {
+        let t = TestEngine::in_memory();
+        t.script(
+            r#"
+                === getex options repeated
+                > SET k v
+                OK
+                > GETEX k EX 100 EX 200
+                "v"
+                > TTL k
+                (integer) 200
+                > GETEX k PX 100000 PX 300000
+                "v"
+                > PTTL k
+                (integer) 300000
+                > GETEX k PXAT 4102444800000 PXAT 4102444801000
+                "v"
+                > PTTL k
+                (integer) 2402444801000
+                > GETEX k EXAT 4102444800 EXAT 4102444802
+                "v"
+                > TTL k
+                (integer) 2402444802
+                > GETEX k PERSIST PERSIST
+                "v"
+                > TTL k
+                (integer) -1
+                > GETEX k EX abc EX 100
+                "v"
+                > TTL k
+                (integer) 100
+                > GETEX k EX 100 EX abc
+                (error) ERR value is not an integer or out of range
+                > GETEX k EX 100 PX 200
+                (error) ERR syntax error
+                > GETEX k PERSIST EX 100
+                (error) ERR syntax error
+                > GETEX k EX 100 PERSIST
+                (error) ERR syntax error
+                > GETEX k EX 100 EX
+                (error) ERR syntax error
+                > GETEX missing EX 1 EX 2
+                (nil)
+            "#,
+        );
+    }
 }
