@@ -86,6 +86,10 @@ impl Settings {
         put("busy-reply-threshold", "5000");
         put("active-expire-effort", "1");
         put("hz", "10");
+        // Pika's cache setting: redcodec has no cache in front of the
+        // store, so 0 (none) is its value; Pika's own Go suite sets it
+        // before every test.
+        put("cache-model", "0");
         put(
             "repl-backlog-size",
             &crate::master::DEFAULT_BACKLOG_SIZE.to_string(),
