@@ -25,15 +25,7 @@ use crate::engines::EngineSlot;
 use crate::session::Session;
 use crate::state::Shared;
 
-/// Whether `argc` words (name included) fit `arity` (`-n`: at least n).
-pub fn arity_ok(arity: i32, argc: usize) -> bool {
-    let argc = argc as i32;
-    if arity >= 0 {
-        argc == arity
-    } else {
-        argc >= -arity
-    }
-}
+pub use subcommands::arity_ok;
 
 /// Checks a command before running or queueing it, as Redis 7.0 does:
 /// unknown command, unknown subcommand of a container, wrong arity (of
