@@ -1,7 +1,15 @@
 //! What a command is: its arity, which arguments are keys (for locking),
-//! and the function that runs it; and the [`Table`] that `cmd/table.rs`
-//! fills with every command. A leaf under the command families: `cmd`
-//! builds the table, [`crate::dispatch`] looks commands up in it.
+//! its [`Flags`] (write, blocking, allowed in MULTI…), the RESP3 shape of
+//! its reply ([`ShapeRule`]) and the function that runs it; and the
+//! [`Table`] that `cmd/table.rs` fills with every command. A leaf under
+//! the command families: `cmd` builds the table, [`crate::dispatch`]
+//! looks commands up in it.
+//!
+//! [`Flags`], [`Shape`] and [`ShapeRule`] are the one description of a
+//! command's properties for the engine's commands and the server's own
+//! alike: the server's registry (`redcodec_server::registry`) holds its
+//! commands with the same three, so COMMAND, MULTI, WATCH, scripts and
+//! replies read one description per command.
 
 use std::collections::HashMap;
 
@@ -38,6 +46,13 @@ pub enum Keys {
     /// The first argument and the destination after each `STORE` among
     /// SORT's options.
     Sort,
+    /// Every argument but the last (BLPOP's keys before the timeout).
+    AllButLast,
+    /// A count as the second argument, then that many keys (BLMPOP's
+    /// `timeout numkeys key…`, EVAL's `script numkeys key…`).
+    CountSecond,
+    /// The second argument, when there is one (OBJECT ENCODING's key).
+    Second,
 }
 
 impl Keys {
@@ -58,6 +73,15 @@ impl Keys {
                     .clamp(0, (rest.len() as i64 - 1).max(0)) as usize;
                 rest.iter().skip(1).take(n).copied().collect()
             }
+            Keys::AllButLast => rest[..rest.len().saturating_sub(1)].to_vec(),
+            Keys::CountSecond => {
+                let n = rest
+                    .get(1)
+                    .and_then(|n| std::str::from_utf8(n).ok()?.parse::<usize>().ok())
+                    .unwrap_or(0);
+                rest.iter().skip(2).take(n).copied().collect()
+            }
+            Keys::Second => rest.get(1).into_iter().copied().collect(),
             Keys::Sort => rest
                 .iter()
                 .take(1)
@@ -103,12 +127,198 @@ fn sort_store_keys<'a>(options: &[&'a [u8]]) -> Vec<&'a [u8]> {
     keys
 }
 
+/// A command's properties, as a set of bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Flags(u32);
+
+impl Flags {
+    /// No property.
+    pub const NONE: Flags = Flags(0);
+    /// May change the keys it names (WATCH counters, blocked clients,
+    /// READONLY replicas, read-only scripts).
+    pub const WRITE: Flags = Flags(1);
+    /// A reply of 0 says the write changed nothing (SADD, DEL…).
+    pub const ZERO_IS_NO_CHANGE: Flags = Flags(1 << 1);
+    /// A blocking pop (waits for a key outside MULTI).
+    pub const BLOCKING: Flags = Flags(1 << 2);
+    /// Refused inside MULTI (`Command not allowed inside a transaction`).
+    pub const NO_MULTI: Flags = Flags(1 << 3);
+    /// Runs at once inside MULTI instead of being queued (EXEC, DISCARD,
+    /// MULTI, WATCH, QUIT, RESET).
+    pub const TRANSACTION: Flags = Flags(1 << 4);
+    /// Allowed before authentication (AUTH, HELLO, QUIT, RESET).
+    pub const NO_AUTH: Flags = Flags(1 << 5);
+    /// A script may not call it (Redis' `NOSCRIPT`).
+    pub const NO_SCRIPT: Flags = Flags(1 << 6);
+    /// Other clients may run it while a script is busy (Redis'
+    /// `ALLOW_BUSY`).
+    pub const ALLOW_BUSY: Flags = Flags(1 << 7);
+    /// Writes although the engine does not see it as a write (BLMPOP,
+    /// BZMPOP through the server): read-only scripts refuse it.
+    pub const SERVER_WRITE: Flags = Flags(1 << 8);
+    /// Runs a script (EVAL, EVALSHA, FCALL and their `_RO` forms).
+    pub const SCRIPT: Flags = Flags(1 << 9);
+    /// Administrative (SAVE, SHUTDOWN, CONFIG…).
+    pub const ADMIN: Flags = Flags(1 << 10);
+    /// May write through what it runs (EVAL, EVALSHA, FCALL: not the
+    /// `_RO` forms): a cluster tracks its keys' slot as a write's.
+    pub const MAY_WRITE: Flags = Flags(1 << 12);
+    /// Runs while a replica loads a full copy (Redis' `LOADING` flag);
+    /// anything else gets `-LOADING`.
+    pub const LOADING: Flags = Flags(1 << 13);
+    /// Kvrocks' replication protocol (`_db_name`, `_fetch_meta`,
+    /// `_fetch_file`): answered before Redis' checks.
+    pub const KVROCKS_MASTER: Flags = Flags(1 << 11);
+
+    /// Both sets of properties.
+    pub const fn with(self, other: Flags) -> Flags {
+        Flags(self.0 | other.0)
+    }
+
+    /// Whether every property of `other` is set.
+    pub const fn has(self, other: Flags) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+impl std::ops::BitOr for Flags {
+    type Output = Flags;
+    fn bitor(self, other: Flags) -> Flags {
+        self.with(other)
+    }
+}
+
+/// How a RESP2 reply is reshaped for RESP3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// As it is (nulls become `_`).
+    Plain,
+    /// A flat `[k, v, k, v…]` array becomes a map (HGETALL, CONFIG GET).
+    Map,
+    /// An array becomes a set (SMEMBERS, SINTER…).
+    Set,
+    /// A bulk number becomes a double (ZSCORE, ZINCRBY).
+    Double,
+    /// An array of bulk numbers or nils becomes doubles (ZMSCORE).
+    Doubles,
+    /// `[m, s, m, s…]` with scores becomes `[[m, s], …]`, scores as
+    /// doubles (ZRANGE … WITHSCORES, ZPOPMIN with a count).
+    ScoredPairs,
+    /// `[m, s]` with the score as a double (ZPOPMIN without a count).
+    ScoredFlat,
+    /// `[f, v, f, v…]` becomes `[[f, v], …]` (HRANDFIELD … WITHVALUES).
+    Pairs,
+    /// `[key, m, s]` with the score as a double (BZPOPMIN).
+    KeyScored,
+    /// `[key, [[m, s], …]]` with scores as doubles (BZMPOP).
+    KeyScoredPairs,
+    /// A bulk string becomes a verbatim string of format `txt` (INFO,
+    /// CLIENT INFO, CLIENT LIST: Redis' `addReplyVerbatim`).
+    Verbatim,
+}
+
+/// Which [`Shape`] a command's RESP3 reply takes, from its arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShapeRule {
+    /// Always this shape.
+    Always(Shape),
+    /// `then` when a word after the first argument is `word` (any case,
+    /// as ZRANGE's `WITHSCORES`), else `otherwise`.
+    WithWord {
+        /// The word.
+        word: &'static str,
+        /// The shape with it.
+        then: Shape,
+        /// The shape without it.
+        otherwise: Shape,
+    },
+    /// `then` with more than `argc` words (name included, as ZPOPMIN's
+    /// count), else `otherwise`.
+    MoreThan {
+        /// The words without the optional argument.
+        argc: usize,
+        /// The shape with it.
+        then: Shape,
+        /// The shape without it.
+        otherwise: Shape,
+    },
+    /// `then` when the first argument (a subcommand) is one of `subs`
+    /// (any case), else plain.
+    Subcommand {
+        /// The subcommands, lower-case.
+        subs: &'static [&'static str],
+        /// Their shape.
+        then: Shape,
+    },
+}
+
+impl ShapeRule {
+    /// A plain reply.
+    pub const PLAIN: ShapeRule = ShapeRule::Always(Shape::Plain);
+
+    /// `then` when a word after the first argument is `word`.
+    pub const fn with_word(word: &'static str, then: Shape) -> ShapeRule {
+        ShapeRule::WithWord {
+            word,
+            then,
+            otherwise: Shape::Plain,
+        }
+    }
+
+    /// The shape of the reply to `args` (name first).
+    pub fn shape<A: AsRef<[u8]>>(&self, args: &[A]) -> Shape {
+        match *self {
+            ShapeRule::Always(shape) => shape,
+            ShapeRule::WithWord {
+                word,
+                then,
+                otherwise,
+            } => {
+                let found = args
+                    .iter()
+                    .skip(2)
+                    .any(|a| a.as_ref().eq_ignore_ascii_case(word.as_bytes()));
+                if found {
+                    then
+                } else {
+                    otherwise
+                }
+            }
+            ShapeRule::MoreThan {
+                argc,
+                then,
+                otherwise,
+            } => {
+                if args.len() > argc {
+                    then
+                } else {
+                    otherwise
+                }
+            }
+            ShapeRule::Subcommand { subs, then } => {
+                let sub = args.get(1).map(AsRef::as_ref);
+                if sub
+                    .is_some_and(|sub| subs.iter().any(|s| sub.eq_ignore_ascii_case(s.as_bytes())))
+                {
+                    then
+                } else {
+                    Shape::Plain
+                }
+            }
+        }
+    }
+}
+
 /// One command.
 pub struct CommandSpec<C: Codec, S: KvStore = DefaultStore> {
     /// Redis arity: `n` exactly n arguments (name included), `-n` at least n.
     pub arity: i32,
     /// Key positions.
     pub keys: Keys,
+    /// Its properties.
+    pub flags: Flags,
+    /// The RESP3 shape of its reply.
+    pub reply_shape: ShapeRule,
     /// The implementation.
     pub run: Handler<C, S>,
 }
@@ -122,6 +332,12 @@ impl<C: Codec, S: KvStore> CommandSpec<C, S> {
         } else {
             argc >= -self.arity
         }
+    }
+
+    /// Sets the RESP3 shape of its reply (plain unless set).
+    pub fn shaped(&mut self, rule: ShapeRule) -> &mut Self {
+        self.reply_shape = rule;
+        self
     }
 }
 
@@ -137,9 +353,24 @@ impl<C: Codec, S: KvStore> Default for Table<C, S> {
 }
 
 impl<C: Codec, S: KvStore> Table<C, S> {
-    /// Registers a command under its lower-case name.
-    pub fn add(&mut self, name: &'static str, arity: i32, keys: Keys, run: Handler<C, S>) {
-        self.0.insert(name, CommandSpec { arity, keys, run });
+    /// Registers a command under its lower-case name; its reply is
+    /// plain in RESP3 unless [`CommandSpec::shaped`] says otherwise.
+    pub fn add(
+        &mut self,
+        name: &'static str,
+        arity: i32,
+        keys: Keys,
+        flags: Flags,
+        run: Handler<C, S>,
+    ) -> &mut CommandSpec<C, S> {
+        let spec = CommandSpec {
+            arity,
+            keys,
+            flags,
+            reply_shape: ShapeRule::PLAIN,
+            run,
+        };
+        self.0.entry(name).insert_entry(spec).into_mut()
     }
 }
 

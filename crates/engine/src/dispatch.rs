@@ -8,7 +8,7 @@ use std::hash::BuildHasherDefault;
 use crate::store::{DefaultStore, KvStore};
 use redcodec_codec::Codec;
 
-pub use crate::command::{CommandSpec, Handler, Keys, Table};
+pub use crate::command::{CommandSpec, Flags, Handler, Keys, Shape, ShapeRule, Table};
 use crate::error::CmdError;
 use crate::fnv::FnvHasher;
 

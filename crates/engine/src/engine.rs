@@ -14,7 +14,7 @@ use redcodec_codec::Codec;
 
 use crate::clock::{Clock, SystemClock};
 pub use crate::core::EngineCore;
-use crate::dispatch::{self, CommandTable, Keys};
+use crate::dispatch::{self, CommandSpec, CommandTable, Keys};
 use crate::error::{CmdError, EngineError};
 use crate::expiry::ExpiryTask;
 use crate::keyspace::Ctx;
@@ -202,22 +202,20 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
     /// held the member already, SORT's source): a server does not count
     /// them as modified for WATCH.
     pub fn execute_noting_unchanged<A: AsRef<[u8]>>(&self, args: &[A]) -> (Reply, Vec<Vec<u8>>) {
-        // Most commands have few arguments: borrow them on the stack.
-        const INLINE: usize = 8;
-        let outcome = if args.len() <= INLINE {
-            let mut inline: [&[u8]; INLINE] = [&[]; INLINE];
-            for (slot, arg) in inline.iter_mut().zip(args) {
-                *slot = arg.as_ref();
-            }
-            self.run(&inline[..args.len()])
-        } else {
-            let args: Vec<&[u8]> = args.iter().map(AsRef::as_ref).collect();
-            self.run(&args)
-        };
-        match outcome {
-            Ok(done) => done,
-            Err(e) => (Reply::Error(e.to_string()), Vec::new()),
-        }
+        with_borrowed(args, |args| self.run(args))
+    }
+
+    /// [`Engine::execute_noting_unchanged`] for a command its caller
+    /// already looked up (a server resolves each request once): `spec`
+    /// is the command named `name` (lower-case) in [`crate::cmd::table`],
+    /// `args` its arguments, name first. The name is not looked up again.
+    pub fn execute_resolved<A: AsRef<[u8]>>(
+        &self,
+        name: &str,
+        spec: &CommandSpec<C, S>,
+        args: &[A],
+    ) -> (Reply, Vec<Vec<u8>>) {
+        with_borrowed(args, |args| self.run_resolved(name, spec, args))
     }
 
     fn run(&self, args: &[&[u8]]) -> Result<(Reply, Vec<Vec<u8>>), CmdError> {
@@ -227,6 +225,15 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
         let Some((lower, spec)) = self.commands.get(name) else {
             return Err(dispatch::unknown_command(args));
         };
+        self.run_resolved(lower, spec, args)
+    }
+
+    fn run_resolved(
+        &self,
+        lower: &str,
+        spec: &CommandSpec<C, S>,
+        args: &[&[u8]],
+    ) -> Result<(Reply, Vec<Vec<u8>>), CmdError> {
         if !spec.arity_ok(args.len()) {
             return Err(CmdError::WrongArity(lower.to_string()));
         }
@@ -260,5 +267,28 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
             expired: &expired,
         });
         Ok((reply, unchanged))
+    }
+}
+
+/// Runs `run` on `args` borrowed as byte slices (on the stack for the
+/// few arguments most commands have); an error becomes its reply.
+fn with_borrowed<A: AsRef<[u8]>>(
+    args: &[A],
+    run: impl FnOnce(&[&[u8]]) -> Result<(Reply, Vec<Vec<u8>>), CmdError>,
+) -> (Reply, Vec<Vec<u8>>) {
+    const INLINE: usize = 8;
+    let outcome = if args.len() <= INLINE {
+        let mut inline: [&[u8]; INLINE] = [&[]; INLINE];
+        for (slot, arg) in inline.iter_mut().zip(args) {
+            *slot = arg.as_ref();
+        }
+        run(&inline[..args.len()])
+    } else {
+        let args: Vec<&[u8]> = args.iter().map(AsRef::as_ref).collect();
+        run(&args)
+    };
+    match outcome {
+        Ok(done) => done,
+        Err(e) => (Reply::Error(e.to_string()), Vec::new()),
     }
 }

@@ -19,14 +19,16 @@ use tokio::net::TcpStream;
 use tokio::sync::watch;
 
 use crate::clients::ClientInfo;
-use crate::commands::{blocking as block_cmd, check, run_sync, Access, NO_MULTI};
+use crate::commands::registry::{self, Run, Spec};
+use crate::commands::{blocking as block_cmd, check_resolved, run_spec, Access};
 use crate::config::SyncPolicy;
 use crate::frame::{parse_request, Limits};
 use crate::group_commit;
-use crate::reply::{encode, shape_of, Next, Protocol, Shape, Streamer};
+use crate::reply::{encode, Next, Shape, Streamer};
 use crate::session::{Answer, Session};
 use crate::state::Shared;
 use crate::waiters::{Blocked, WaitState};
+use redcodec_engine::dispatch::Flags;
 
 /// Why a connection's loop stops waiting.
 enum Stop {
@@ -203,16 +205,23 @@ async fn handle(
     io: &mut Io,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Stop {
-    let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
+    // The one lookup of the command: everything after reads its spec.
+    let spec = registry::get_at_edge(&args[0]);
     {
         let mut live = session.info.live.lock();
-        live.last_cmd.clone_from(&name);
+        live.last_cmd.clear();
+        match spec {
+            Some(spec) => live.last_cmd.push_str(spec.name),
+            None => live
+                .last_cmd
+                .push_str(&String::from_utf8_lossy(&args[0]).to_ascii_lowercase()),
+        }
         live.last_seen = Instant::now();
     }
     // The RESP3 shape, worked out before the arguments move on (it is
     // ignored under RESP2; HELLO may switch protocols on the way).
-    let shape = shape_of(&args, Protocol::Resp3);
-    let answer = answer(shared, session, &name, args, io, shutdown).await;
+    let shape = spec.map_or(Shape::Plain, |spec| spec.shape(&args));
+    let answer = answer(shared, session, spec, args, io, shutdown).await;
     // Counted before the reply goes out: a pipelined INFO after it sees it.
     match &answer {
         Some(Answer::One(reply)) => shared.error_stats.note(reply),
@@ -282,11 +291,14 @@ async fn send_group(
 fn refuse(
     shared: &Shared,
     session: &mut Session,
-    name: &str,
+    spec: Option<&Spec>,
     args: &[Vec<u8>],
     e: Reply,
 ) -> Answer {
-    shared.command_stats.rejected(name, args);
+    // An unknown command is counted nowhere.
+    if let Some(spec) = spec {
+        shared.command_stats.rejected(spec.name, args);
+    }
     if session.queued.is_some() {
         session.queue_failed = true;
     }
@@ -300,12 +312,14 @@ fn refuse(
 async fn answer(
     shared: &Shared,
     session: &mut Session,
-    name: &str,
+    spec: Option<&'static Spec>,
     args: Vec<Vec<u8>>,
     io: &mut Io,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Option<Answer> {
-    if let Some(k) = crate::master::kvrocks::intercept(shared, session, name, &args) {
+    if let Some(k) =
+        spec.and_then(|spec| crate::master::kvrocks::intercept(shared, session, spec, &args))
+    {
         return match k {
             crate::master::kvrocks::Intercepted::Reply(r) => Some(Answer::One(r)),
             crate::master::kvrocks::Intercepted::TakeOver => {
@@ -314,65 +328,63 @@ async fn answer(
             }
         };
     }
+    // Kvrocks' replication commands are unknown inside MULTI, as Redis'
+    // checks answer there.
+    let spec = spec.filter(|spec| !spec.has(Flags::KVROCKS_MASTER));
     // Redis' order: the command and its arity, then authentication.
-    if let Err(e) = check(shared, name, &args) {
-        return Some(refuse(shared, session, name, &args, e));
-    }
-    if !session.authenticated && !matches!(name, "auth" | "hello" | "quit" | "reset") {
+    let spec = match check_resolved(spec, &args) {
+        Ok(spec) => spec,
+        Err(e) => return Some(refuse(shared, session, spec, &args, e)),
+    };
+    if !session.authenticated && !spec.has(Flags::NO_AUTH) {
         let e = Reply::error("NOAUTH Authentication required.");
-        return Some(refuse(shared, session, name, &args, e));
+        return Some(refuse(shared, session, Some(spec), &args, e));
     }
-    if let Some(e) = crate::scripting::busy_gate(shared, session, name, &args) {
-        return Some(refuse(shared, session, name, &args, e));
+    if let Some(e) = crate::scripting::busy_gate(shared, session, spec, &args) {
+        return Some(refuse(shared, session, Some(spec), &args, e));
     }
     // Kvrocks' slot check (MOVED, CROSSSLOT…); held while the command runs.
-    let _moving = match shared.cluster.route(shared, session, name, &args) {
+    let _moving = match shared.cluster.route(shared, session, spec, &args) {
         Ok(moving) => moving,
-        Err(e) => return Some(refuse(shared, session, name, &args, e)),
+        Err(e) => return Some(refuse(shared, session, Some(spec), &args, e)),
     };
     // A replica's refusals (READONLY, LOADING), after the redirections
     // as in Redis' processCommand.
-    if let Some(e) = crate::replica::gate(shared, session, name) {
-        return Some(refuse(shared, session, name, &args, e));
+    if let Some(e) = crate::replica::gate(shared, session, spec) {
+        return Some(refuse(shared, session, Some(spec), &args, e));
     }
-    if session.queued.is_some()
-        && !matches!(
-            name,
-            "exec" | "discard" | "multi" | "watch" | "quit" | "reset"
-        )
-    {
-        if NO_MULTI.contains(&name) {
+    if session.queued.is_some() && !spec.has(Flags::TRANSACTION) {
+        if spec.has(Flags::NO_MULTI) {
             let e = Reply::error("ERR Command not allowed inside a transaction");
-            return Some(refuse(shared, session, name, &args, e));
+            return Some(refuse(shared, session, Some(spec), &args, e));
         }
-        return Some(Answer::One(session.queue(args)));
+        return Some(Answer::One(session.queue_resolved(Some(spec), args)));
     }
     let started = Instant::now();
     let mut waited = Duration::ZERO;
-    let answer = match name {
-        "psync" | "sync" => match crate::master::check_sync(shared, &args) {
+    let answer = match spec.run {
+        Run::ReplicaSync => match crate::master::check_sync(shared, &args) {
             Ok(()) => {
                 io.replica = Some(args);
                 return None;
             }
             Err(e) => Some(Answer::One(e)),
         },
-        "wait" => Some(Answer::One(
+        Run::Wait => Some(Answer::One(
             crate::master::wait(shared, &session.info, &args).await,
         )),
-        "exec" => Some(session.exec(shared)),
-        "blpop" | "brpop" | "blmove" | "brpoplpush" | "bzpopmin" | "bzpopmax" | "blmpop"
-        | "bzmpop" => block(shared, session, name, &args, io, shutdown, &mut waited)
+        Run::Exec => Some(session.exec(shared)),
+        Run::Blocking => block(shared, session, spec.name, &args, io, shutdown, &mut waited)
             .await
             .map(Answer::One),
-        _ => {
+        Run::Engine | Run::Server(_) | Run::KvrocksMaster => {
             let access = Access::Shared(&shared.engines);
-            Some(Answer::One(run_sync(shared, session, &access, name, &args)))
+            Some(Answer::One(run_spec(shared, session, &access, spec, &args)))
         }
     };
     let failed = matches!(&answer, Some(Answer::One(reply)) if reply.is_error());
     let took = started.elapsed().saturating_sub(waited);
-    shared.command_stats.ran(name, &args, took, failed);
+    shared.command_stats.ran(spec.name, &args, took, failed);
     answer
 }
 

@@ -53,13 +53,15 @@ use std::cell::RefCell;
 use std::time::Instant;
 
 use bytes::{Buf, BytesMut};
+use redcodec_engine::dispatch::Flags;
 use redcodec_engine::{Engine, Reply};
 use redcodec_formats::AnyCodec;
 
-use crate::commands::{check, flags, run_sync, server_command, subcommands, Access};
+use crate::commands::registry::{self, Run, Spec};
+use crate::commands::{run_spec, Access};
 use crate::frame::{parse_request, Limits};
 use crate::master::propagate::Args;
-use crate::reply::{shape_of, Protocol, Shape};
+use crate::reply::{Protocol, Shape};
 use crate::session::Session;
 use crate::state::Shared;
 
@@ -134,43 +136,35 @@ impl Drop for HeldFeed {
     }
 }
 
-/// Whether the request `args` may join a group (see the module docs).
-fn joins(shared: &Shared, args: &[Vec<u8>]) -> bool {
-    let Some((name, spec)) = shared.commands.get(&args[0]) else {
-        return false;
-    };
+/// The spec of the request `args` if it may join a group (see the
+/// module docs).
+fn joins(args: &[Vec<u8>]) -> Option<&'static Spec> {
     use redcodec_engine::dispatch::Keys;
-    !matches!(spec.keys, Keys::None | Keys::Everything)
-        && spec.arity_ok(args.len())
-        && server_command(name).is_none()
-        && subcommands::container(name).is_none()
-        && !matches!(name, "ping" | "echo")
+    registry::get(&args[0]).filter(|spec| {
+        matches!(spec.run, Run::Engine)
+            && !matches!(spec.keys, Keys::None | Keys::Everything)
+            && spec.arity_ok(args.len())
+    })
 }
 
-/// Whether the request `args` is a script that may join a group of
-/// scripts (see the module docs).
-fn joins_scripts(shared: &Shared, session: &Session, args: &[Vec<u8>]) -> bool {
-    let name = &args[0];
-    let script = [
-        "eval",
-        "evalsha",
-        "eval_ro",
-        "evalsha_ro",
-        "fcall",
-        "fcall_ro",
-    ]
-    .iter()
-    .any(|n| name.eq_ignore_ascii_case(n.as_bytes()));
-    script
-        && args.len() >= 3
-        && session.protocol == Protocol::Resp2
-        && shared.commands.get(name).is_none()
+/// The spec of the request `args` if it is a script that may join a
+/// group of scripts (see the module docs).
+fn joins_scripts(session: &Session, args: &[Vec<u8>]) -> Option<&'static Spec> {
+    registry::get(&args[0]).filter(|spec| {
+        spec.has(Flags::SCRIPT) && args.len() >= 3 && session.protocol == Protocol::Resp2
+    })
+}
+
+/// A request of a group, resolved once.
+struct Request {
+    spec: &'static Spec,
+    args: Vec<Vec<u8>>,
 }
 
 /// A gathered group: its requests, whether they are scripts, and how
 /// many have run.
 pub struct Gathered {
-    requests: Vec<Vec<Vec<u8>>>,
+    requests: Vec<Request>,
     scripts: bool,
     done: usize,
 }
@@ -184,13 +178,13 @@ impl Gathered {
 
 /// Whether the connection may group its pipeline now, `first` leading
 /// (not while a script is busy: `first` then gets `BUSY` alone).
-fn groups_now(shared: &Shared, session: &mut Session, first: &[Vec<u8>]) -> bool {
+fn groups_now(shared: &Shared, session: &Session) -> bool {
     session.authenticated
         && session.queued.is_none()
         && !shared.cluster.enabled()
         && !shared.replica.is_replica()
         && !shared.replica.is_loading()
-        && crate::scripting::busy_gate(shared, session, "get", first).is_none()
+        && shared.scripts.control().busy_error().is_none()
 }
 
 /// The group `first` starts: `first` and the requests after it in `buf`
@@ -204,34 +198,40 @@ pub fn gather(
     buf: &mut BytesMut,
     limits: &Limits,
 ) -> Result<Gathered, Vec<Vec<u8>>> {
-    let scripts = if joins(shared, &first) {
-        false
-    } else if joins_scripts(shared, session, &first) {
-        true
+    let (spec, scripts) = if let Some(spec) = joins(&first) {
+        (spec, false)
+    } else if let Some(spec) = joins_scripts(session, &first) {
+        (spec, true)
     } else {
         return Err(first);
     };
-    if !groups_now(shared, session, &first) {
+    if !groups_now(shared, session) {
         return Err(first);
     }
     let mut bytes: usize = first.iter().map(Vec::len).sum();
-    let mut group = vec![first];
+    let mut group = vec![Request { spec, args: first }];
     while group.len() < MAX_GROUP && bytes < MAX_GROUP_BYTES {
         match parse_request(buf, limits) {
             Ok(Some((request, used))) if request.args.is_empty() => buf.advance(used),
-            Ok(Some((request, used)))
-                if (!scripts && joins(shared, &request.args))
-                    || (scripts && joins_scripts(shared, session, &request.args)) =>
-            {
+            Ok(Some((request, used))) => {
+                let joined = if scripts {
+                    joins_scripts(session, &request.args)
+                } else {
+                    joins(&request.args)
+                };
+                let Some(spec) = joined else { break };
                 buf.advance(used);
                 bytes += request.args.iter().map(Vec::len).sum::<usize>();
-                group.push(request.args);
+                group.push(Request {
+                    spec,
+                    args: request.args,
+                });
             }
             _ => break,
         }
     }
     if group.len() == 1 {
-        return Err(group.pop().expect("one request"));
+        return Err(group.pop().expect("one request").args);
     }
     Ok(Gathered {
         requests: group,
@@ -290,7 +290,7 @@ fn closes_part(
 fn run_keyed(
     shared: &Shared,
     session: &mut Session,
-    requests: &[Vec<Vec<u8>>],
+    requests: &[Request],
     start: usize,
     replies: &mut Vec<(Reply, Shape)>,
 ) -> usize {
@@ -306,16 +306,10 @@ fn run_keyed(
 }
 
 /// Every request of `requests` refused with `e`.
-fn refuse_all(
-    shared: &Shared,
-    requests: &[Vec<Vec<u8>>],
-    e: Reply,
-    replies: &mut Vec<(Reply, Shape)>,
-) {
-    for args in requests {
-        let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
-        shared.command_stats.rejected(&name, args);
-        replies.push((e.clone(), shape_of(args, Protocol::Resp3)));
+fn refuse_all(shared: &Shared, requests: &[Request], e: Reply, replies: &mut Vec<(Reply, Shape)>) {
+    for r in requests {
+        shared.command_stats.rejected(r.spec.name, &r.args);
+        replies.push((e.clone(), r.spec.shape(&r.args)));
     }
 }
 
@@ -327,22 +321,19 @@ fn run_part(
     session: &mut Session,
     engine: &Engine<AnyCodec>,
     ns: &str,
-    requests: &[Vec<Vec<u8>>],
+    requests: &[Request],
     start: usize,
     replies: &mut Vec<(Reply, Shape)>,
 ) -> usize {
     let rest = &requests[start..];
     let first_reply = replies.len();
     let mut size = 0;
-    let writes = rest.iter().any(|args| {
-        let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
-        flags::is_write(&name)
-    });
+    let writes = rest.iter().any(|r| r.spec.has(Flags::WRITE));
     let access = Access::Held(engine, ns);
     if !writes {
         // Reads only: nothing to commit; each runs under its own locks.
-        for (i, args) in rest.iter().enumerate() {
-            let reply = run_one(shared, session, &access, args);
+        for (i, r) in rest.iter().enumerate() {
+            let reply = run_one(shared, session, &access, r);
             replies.push(reply);
             if closes_part(shared, session, replies, &mut size) {
                 return start + i + 1;
@@ -352,13 +343,11 @@ fn run_part(
     }
     let argvs: Vec<Vec<&[u8]>> = rest
         .iter()
-        .map(|args| args.iter().map(Vec::as_slice).collect())
+        .map(|r| r.args.iter().map(Vec::as_slice).collect())
         .collect();
     let mut keys: Vec<&[u8]> = Vec::new();
-    for argv in &argvs {
-        if let Some((_, spec)) = shared.commands.get(argv[0]) {
-            keys.extend(spec.keys.of(argv));
-        }
+    for (r, argv) in rest.iter().zip(&argvs) {
+        keys.extend(r.spec.keys.of(argv));
     }
     let wrote = session.wrote;
     session.ready_keys = Some(Vec::new());
@@ -367,8 +356,8 @@ fn run_part(
     let committed = engine.atomically_on(
         &keys,
         |_| {
-            for (i, args) in rest.iter().enumerate() {
-                let reply = run_one(shared, session, &access, args);
+            for (i, r) in rest.iter().enumerate() {
+                let reply = run_one(shared, session, &access, r);
                 replies.push(reply);
                 if closes_part(shared, session, replies, &mut size) {
                     next = start + i + 1;
@@ -431,7 +420,7 @@ fn settle(
 fn run_scripts(
     shared: &Shared,
     session: &mut Session,
-    requests: &[Vec<Vec<u8>>],
+    requests: &[Request],
     start: usize,
     replies: &mut Vec<(Reply, Shape)>,
 ) -> usize {
@@ -467,7 +456,7 @@ fn run_script_part(
     session: &mut Session,
     engine: &Engine<AnyCodec>,
     ns: &str,
-    requests: &[Vec<Vec<u8>>],
+    requests: &[Request],
     start: usize,
     replies: &mut Vec<(Reply, Shape)>,
 ) -> usize {
@@ -479,9 +468,9 @@ fn run_script_part(
     let held = HeldFeed::start();
     let mut next = requests.len();
     let committed = engine.atomically(|_| {
-        for (i, args) in requests[start..].iter().enumerate() {
+        for (i, r) in requests[start..].iter().enumerate() {
             let mark = HeldFeed::len();
-            replies.push(run_one(shared, session, &access, args));
+            replies.push(run_one(shared, session, &access, r));
             HeldFeed::wrap_since(mark);
             if closes_part(shared, session, replies, &mut size) {
                 next = start + i + 1;
@@ -514,28 +503,28 @@ fn run_one(
     shared: &Shared,
     session: &mut Session,
     access: &Access<'_>,
-    args: &[Vec<u8>],
+    request: &Request,
 ) -> (Reply, Shape) {
-    let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
+    let Request { spec, args } = request;
     {
         let mut live = session.info.live.lock();
-        live.last_cmd.clone_from(&name);
+        live.last_cmd.clear();
+        live.last_cmd.push_str(spec.name);
         live.last_seen = Instant::now();
     }
-    let shape = shape_of(args, Protocol::Resp3);
-    let refused = check(shared, &name, args)
-        .err()
-        .or_else(|| crate::scripting::busy_gate(shared, session, &name, args))
-        .or_else(|| crate::replica::gate(shared, session, &name));
+    let shape = spec.shape(args);
+    // Known, and of the right arity: checked when it joined.
+    let refused = crate::scripting::busy_gate(shared, session, spec, args)
+        .or_else(|| crate::replica::gate(shared, session, spec));
     if let Some(e) = refused {
-        shared.command_stats.rejected(&name, args);
+        shared.command_stats.rejected(spec.name, args);
         return (e, shape);
     }
     let started = Instant::now();
-    let reply = run_sync(shared, session, access, &name, args);
+    let reply = run_spec(shared, session, access, spec, args);
     let failed = reply.is_error();
     shared
         .command_stats
-        .ran(&name, args, started.elapsed(), failed);
+        .ran(spec.name, args, started.elapsed(), failed);
     (reply, shape)
 }

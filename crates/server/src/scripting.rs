@@ -34,85 +34,18 @@ use redcodec_scripting::{
 };
 
 use crate::cluster::script_keys::ScriptSlots;
-use crate::commands::{check, flags, run_sync, Access};
-use crate::reply::{encode, shape_of, Protocol};
+use crate::commands::registry::{self, Spec};
+use crate::commands::{check, run_spec, Access};
+use crate::reply::{encode, Protocol};
 use crate::session::Session;
 use crate::state::Shared;
+use redcodec_engine::dispatch::Flags;
 
 /// The file in the data directory that keeps the function libraries.
 pub const FUNCTIONS_FILE: &str = "redcodec-functions";
 
 /// The first line of [`FUNCTIONS_FILE`].
 const FILE_HEADER: &[u8] = b"redcodec-functions 1\n";
-
-/// Commands a script may not call (Redis 7.0's `NOSCRIPT` flag).
-pub const NO_SCRIPT: &[&str] = &[
-    "auth",
-    "discard",
-    "hello",
-    "multi",
-    "quit",
-    "replconf",
-    "reset",
-    "shutdown",
-    "unwatch",
-    "watch",
-    "acl",
-    // Kvrocks' raw slot import runs its own transactions.
-    "applybatch",
-    "bgrewriteaof",
-    "bgsave",
-    "blmove",
-    "blpop",
-    "brpop",
-    "brpoplpush",
-    "bzpopmax",
-    "bzpopmin",
-    "client",
-    "config",
-    "debug",
-    "eval",
-    "eval_ro",
-    "evalsha",
-    "evalsha_ro",
-    "exec",
-    "failover",
-    "fcall",
-    "fcall_ro",
-    "function",
-    "latency",
-    "module",
-    "monitor",
-    "psubscribe",
-    "psync",
-    "punsubscribe",
-    "replicaof",
-    "role",
-    "save",
-    "script",
-    "slaveof",
-    "ssubscribe",
-    "subscribe",
-    "sunsubscribe",
-    "sync",
-    "unsubscribe",
-    "wait",
-    "select",
-    "cluster",
-    "clusterx",
-];
-
-/// Commands other clients may run while a script is busy (Redis 7.0's
-/// `ALLOW_BUSY`); `script kill`, `function kill` and `function stats`
-/// are checked with their subcommand.
-const ALLOW_BUSY: &[&str] = &[
-    "auth", "discard", "hello", "multi", "quit", "replconf", "reset", "shutdown", "unwatch",
-    "watch",
-];
-
-/// Server commands that write besides the engine's (for read-only
-/// scripts and SCRIPT KILL).
-const SERVER_WRITES: &[&str] = &["blmpop", "bzmpop"];
 
 /// What a running script shows FUNCTION STATS.
 struct Running {
@@ -284,17 +217,19 @@ pub fn write_libraries(path: &Path, codes: &[&[u8]]) -> std::io::Result<()> {
 pub fn busy_gate(
     shared: &Shared,
     session: &mut Session,
-    name: &str,
+    spec: &Spec,
     args: &[Vec<u8>],
 ) -> Option<Reply> {
     let text = shared.scripts.control.busy_error()?;
-    if ALLOW_BUSY.contains(&name) {
+    if spec.has(Flags::ALLOW_BUSY) {
         return None;
     }
+    // SCRIPT KILL, FUNCTION KILL and FUNCTION STATS are allowed by their
+    // subcommand.
     let sub = args
         .get(1)
         .map(|a| String::from_utf8_lossy(a).to_ascii_lowercase());
-    match (name, sub.as_deref()) {
+    match (spec.name, sub.as_deref()) {
         ("script", Some("kill")) | ("function", Some("kill" | "stats")) => None,
         ("exec", _) if session.queued.is_some() => {
             let _ = session.discard(shared);
@@ -361,29 +296,31 @@ impl CommandRunner for Caller<'_, '_, '_> {
         resp3: bool,
         read_only: bool,
     ) -> Result<RespValue, String> {
-        let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
-        if let Err(e) = check(self.shared, &name, args) {
-            let text = match &e {
-                Reply::Error(t) if t.contains("wrong number of arguments") => WRONG_ARITY,
-                _ => UNKNOWN_COMMAND,
-            };
-            return Err(text.to_string());
-        }
-        if NO_SCRIPT.contains(&name.as_str()) {
+        let spec = match check(args) {
+            Ok(spec) => spec,
+            Err(e) => {
+                let text = match &e {
+                    Reply::Error(t) if t.contains("wrong number of arguments") => WRONG_ARITY,
+                    _ => UNKNOWN_COMMAND,
+                };
+                return Err(text.to_string());
+            }
+        };
+        if spec.has(Flags::NO_SCRIPT) {
             return Err(NOT_ALLOWED.to_string());
         }
-        let writes = flags::is_write(&name) || SERVER_WRITES.contains(&name.as_str());
+        let writes = spec.has(Flags::WRITE) || spec.has(Flags::SERVER_WRITE);
         if read_only && writes {
             return Err(WRITE_IN_READ_ONLY.to_string());
         }
         self.slots
-            .check(self.shared, self.session.info.id, &name, args)
+            .check(self.session.info.id, spec, args)
             .map_err(str::to_string)?;
         let started = Instant::now();
-        let reply = run_sync(self.shared, self.session, self.access, &name, args);
+        let reply = run_spec(self.shared, self.session, self.access, spec, args);
         self.shared
             .command_stats
-            .ran(&name, args, started.elapsed(), reply.is_error());
+            .ran(spec.name, args, started.elapsed(), reply.is_error());
         if writes && !reply.is_error() {
             self.shared.scripts.control.note_write();
         }
@@ -391,19 +328,12 @@ impl CommandRunner for Caller<'_, '_, '_> {
             return Ok(from_reply(reply));
         }
         let mut out = BytesMut::new();
-        encode(
-            &reply,
-            shape_of(args, Protocol::Resp3),
-            Protocol::Resp3,
-            &mut out,
-        );
+        encode(&reply, spec.shape(args), Protocol::Resp3, &mut out);
         Ok(RespValue::parse(&out).map_or_else(|| from_reply(reply), |(v, _)| v))
     }
 
     fn exists(&self, name: &[u8]) -> bool {
-        let name = String::from_utf8_lossy(name).to_ascii_lowercase();
-        crate::commands::server_command(&name).is_some()
-            || self.shared.commands.get(name.as_bytes()).is_some()
+        registry::get(name).is_some()
     }
 }
 

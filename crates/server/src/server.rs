@@ -8,15 +8,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
-use redcodec_engine::dispatch::CommandTable;
-use redcodec_formats::AnyCodec;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::clients::Clients;
 use crate::command_stats::CommandStats;
-use crate::commands::SERVER_COMMANDS;
 use crate::config::{ServerConfig, SyncPolicy};
 use crate::engines::{EngineSlot, Opener};
 use crate::error::ServerError;
@@ -53,12 +50,10 @@ impl Server {
         settings.set(&given).map_err(std::io::Error::other)?;
         let max_bulk_len = AtomicI64::new(settings.max_bulk_len());
         let (shutdown, _) = watch::channel(false);
-        let commands: CommandTable<AnyCodec> = CommandTable::default();
         let command_stats = CommandStats::new(
-            commands
+            crate::commands::registry::REGISTRY
                 .iter()
-                .map(|(name, _)| name)
-                .chain(SERVER_COMMANDS.iter().map(|&(name, _)| name)),
+                .map(|spec| spec.name),
         );
         let cluster =
             crate::cluster::Cluster::for_server(&engines, &config, listener.local_addr()?.port())?;
@@ -67,7 +62,6 @@ impl Server {
         let shared = Arc::new(Shared {
             config,
             engines: Arc::new(engines),
-            commands,
             settings: Mutex::new(settings),
             max_bulk_len,
             clients: Clients::default(),

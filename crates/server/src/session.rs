@@ -7,8 +7,8 @@ use std::time::Instant;
 use redcodec_engine::Reply;
 
 use crate::clients::ClientInfo;
-use crate::commands::{run_sync, Access};
-use crate::reply::{shape_of, Protocol, Shape};
+use crate::commands::{registry, run_spec, run_sync, Access, Spec};
+use crate::reply::{Protocol, Shape};
 use crate::state::Shared;
 use crate::watch::NsKey;
 
@@ -18,6 +18,15 @@ pub enum Answer {
     One(Reply),
     /// EXEC's replies, each with its command's RESP3 shape.
     Exec(Vec<(Reply, Shape)>),
+}
+
+/// A command queued inside MULTI.
+pub struct Queued {
+    /// Its spec: resolved when a client queued it, `None` for an unknown
+    /// command a master's stream sent.
+    pub spec: Option<&'static Spec>,
+    /// Its arguments, name first.
+    pub args: Vec<Vec<u8>>,
 }
 
 /// A connection's state.
@@ -32,8 +41,8 @@ pub struct Session {
     pub namespace: String,
     /// The database index it selected.
     pub db: i64,
-    /// Commands queued since MULTI.
-    pub queued: Option<Vec<Vec<Vec<u8>>>>,
+    /// Commands queued since MULTI, each with its spec.
+    pub queued: Option<Vec<Queued>>,
     /// A command failed to queue: EXEC aborts.
     pub queue_failed: bool,
     /// Watched keys, their counters when watched, and whether they existed
@@ -97,10 +106,16 @@ impl Session {
         Reply::ok()
     }
 
-    /// Queues a command inside MULTI.
+    /// Queues a command inside MULTI (looked up in the registry).
     pub fn queue(&mut self, args: Vec<Vec<u8>>) -> Reply {
+        let spec = registry::get(&args[0]);
+        self.queue_resolved(spec, args)
+    }
+
+    /// Queues a command inside MULTI, already resolved.
+    pub fn queue_resolved(&mut self, spec: Option<&'static Spec>, args: Vec<Vec<u8>>) -> Reply {
         if let Some(q) = self.queued.as_mut() {
-            q.push(args);
+            q.push(Queued { spec, args });
             self.info.live.lock().multi = Some(q.len());
         }
         Reply::Status("QUEUED".into())
@@ -178,15 +193,26 @@ impl Session {
         // One store write for the whole transaction (crash-atomic).
         let wrote = self.wrote;
         let committed = engine.atomically(|_| {
-            for args in &queued {
-                let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
+            for Queued { spec, args } in &queued {
+                // A client's commands were checked when queued; a
+                // replica's stream queues what its master sent.
+                let spec = *spec;
                 let started = Instant::now();
-                let reply = run_sync(shared, self, &access, &name, args);
+                let reply = match spec {
+                    Some(spec) => run_spec(shared, self, &access, spec, args),
+                    None => run_sync(shared, self, &access, "", args),
+                };
                 let failed = reply.is_error();
+                // An unknown command counts in the total only.
+                let name = spec.map_or("", |spec| spec.name);
                 shared
                     .command_stats
-                    .ran(&name, args, started.elapsed(), failed);
-                replies.push((reply, shape_of(args, self.protocol)));
+                    .ran(name, args, started.elapsed(), failed);
+                let shape = match (self.protocol, spec) {
+                    (Protocol::Resp3, Some(spec)) => spec.shape(args),
+                    _ => Shape::Plain,
+                };
+                replies.push((reply, shape));
             }
         });
         if let Err(e) = committed {

@@ -5,8 +5,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use parking_lot::Mutex;
-use redcodec_engine::dispatch::CommandTable;
-use redcodec_formats::AnyCodec;
 use tokio::sync::watch;
 
 use crate::clients::Clients;
@@ -25,8 +23,6 @@ pub struct Shared {
     pub config: ServerConfig,
     /// The engine (shared with background saves).
     pub engines: Arc<EngineSlot>,
-    /// The engine's command table (arity, keys), for COMMAND and MULTI.
-    pub commands: CommandTable<AnyCodec>,
     /// CONFIG settings.
     pub settings: Mutex<Settings>,
     /// `proto-max-bulk-len`, read by every connection's parser.

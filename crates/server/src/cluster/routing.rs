@@ -7,56 +7,15 @@ use redcodec_kvrocks::slot::slot;
 
 use super::migrate::WriteGuard;
 use super::{Cluster, Role};
-use crate::commands::flags;
+use crate::commands::registry::{self, Spec};
 use crate::session::Session;
 use crate::state::Shared;
+use redcodec_engine::dispatch::Flags;
 
-/// The blocking pops: they may wait long, so a migration does not wait
-/// for them.
-const BLOCKING: &[&str] = &[
-    "blpop",
-    "brpop",
-    "blmove",
-    "brpoplpush",
-    "bzpopmin",
-    "bzpopmax",
-    "blmpop",
-    "bzmpop",
-];
-
-/// The scripts that may write: their declared keys' slot is tracked
-/// while it moves, as a write's (the script's own calls are checked in
-/// [`super::script_keys`]).
-const SCRIPTS_MAY_WRITE: &[&str] = &["eval", "evalsha", "fcall"];
-
-/// The keys of a command, by the engine's command table, or for the
-/// commands the server answers itself, by their Redis key positions.
-pub fn keys_of<'a>(shared: &Shared, name: &str, args: &'a [Vec<u8>]) -> Vec<&'a [u8]> {
+/// The keys of a command, by its spec in the registry.
+pub fn keys_of<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Vec<&'a [u8]> {
     let argv: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-    if let Some((_, spec)) = shared.commands.get(args[0].as_slice()) {
-        return spec.keys.of(&argv);
-    }
-    let rest = &argv[1..];
-    match name {
-        // Keys, then a timeout.
-        "blpop" | "brpop" | "bzpopmin" | "bzpopmax" => {
-            rest[..rest.len().saturating_sub(1)].to_vec()
-        }
-        "blmove" | "brpoplpush" => rest.iter().take(2).copied().collect(),
-        // timeout numkeys key…, script numkeys key…
-        "blmpop" | "bzmpop" | "eval" | "evalsha" | "eval_ro" | "evalsha_ro" | "fcall"
-        | "fcall_ro" => {
-            let n = rest
-                .get(1)
-                .and_then(|n| std::str::from_utf8(n).ok()?.parse::<usize>().ok())
-                .unwrap_or(0);
-            rest.iter().skip(2).take(n).copied().collect()
-        }
-        "watch" => rest.to_vec(),
-        // OBJECT ENCODING key, MEMORY USAGE key.
-        "object" | "memory" if rest.len() >= 2 => vec![rest[1]],
-        _ => Vec::new(),
-    }
+    spec.keys.of(&argv)
 }
 
 /// The text of a CROSSSLOT refusal.
@@ -80,7 +39,7 @@ impl Cluster {
         &'a self,
         shared: &Shared,
         session: &mut Session,
-        name: &str,
+        spec: &Spec,
         args: &[Vec<u8>],
     ) -> Result<Moving<'a>, Reply> {
         if !self.enabled {
@@ -88,11 +47,13 @@ impl Cluster {
         }
         let client = session.info.id;
         let mut moving = Vec::new();
-        if name == "exec" {
+        if matches!(spec.run, registry::Run::Exec) {
             let mut refused = None;
             for q in session.queued.iter().flatten() {
-                let qname = String::from_utf8_lossy(&q[0]).to_ascii_lowercase();
-                match self.check(shared, client, &qname, q) {
+                let Some(qspec) = q.spec else {
+                    continue;
+                };
+                match self.check(client, qspec, &q.args) {
                     Ok(Some(guard)) => moving.push(guard),
                     Ok(None) => {}
                     Err(e) => {
@@ -105,7 +66,7 @@ impl Cluster {
                 session.discard(shared);
                 return Err(e);
             }
-        } else if let Some(guard) = self.check(shared, client, name, args)? {
+        } else if let Some(guard) = self.check(client, spec, args)? {
             moving.push(guard);
         }
         if let Some(link) = self.links.lock().get_mut(&client) {
@@ -117,12 +78,11 @@ impl Cluster {
     /// One command's check.
     pub(super) fn check<'a>(
         &'a self,
-        shared: &Shared,
         client: u64,
-        name: &str,
+        spec: &Spec,
         args: &[Vec<u8>],
     ) -> Result<Option<WriteGuard<'a>>, Reply> {
-        let keys = keys_of(shared, name, args);
+        let keys = keys_of(spec, args);
         let Some((&first, rest)) = keys.split_first() else {
             return Ok(None);
         };
@@ -130,7 +90,10 @@ impl Cluster {
         if rest.iter().any(|k| slot(k) != s) {
             return Err(Reply::error(CROSSSLOT));
         }
-        let write = flags::is_write(name) || SCRIPTS_MAY_WRITE.contains(&name);
+        // A script not `_RO` may write: its declared keys' slot is
+        // tracked while it moves, as a write's (its own calls are checked
+        // in [`super::script_keys`]).
+        let write = spec.has(Flags::WRITE) || spec.has(Flags::MAY_WRITE);
         let state = self.state.read();
         let Some(owner) = state.topology.owner(s) else {
             return Err(Reply::error("CLUSTERDOWN Hash slot not served"));
@@ -144,7 +107,7 @@ impl Cluster {
             if write {
                 return self
                     .migrator
-                    .enter_write(s, &keys, BLOCKING.contains(&name));
+                    .enter_write(s, &keys, spec.has(Flags::BLOCKING));
             }
             return Ok(None);
         }

@@ -25,8 +25,8 @@ use redcodec_scripting::ScriptFlags;
 
 use super::routing::{keys_of, Moving};
 use super::Cluster;
-use crate::commands::flags;
-use crate::state::Shared;
+use crate::commands::registry::Spec;
+use redcodec_engine::dispatch::Flags;
 
 /// A key of another node, or keys over slots in one command.
 pub const NON_LOCAL: &str = "Script attempted to access a non local key in a cluster node";
@@ -68,19 +68,18 @@ impl Cluster {
 }
 
 impl<'a> ScriptSlots<'a> {
-    /// Checks one command a script calls (`name` lowercase, `args` with
-    /// the name first) for `client`: Redis' error text when refused.
+    /// Checks one command a script calls (`spec`, `args` with the name
+    /// first) for `client`: Redis' error text when refused.
     pub fn check(
         &mut self,
-        shared: &Shared,
         client: u64,
-        name: &str,
+        spec: &Spec,
         args: &[Vec<u8>],
     ) -> Result<(), &'static str> {
         if !self.cluster.enabled {
             return Ok(());
         }
-        let keys = keys_of(shared, name, args);
+        let keys = keys_of(spec, args);
         let Some(&first) = keys.first() else {
             return Ok(());
         };
@@ -91,13 +90,13 @@ impl<'a> ScriptSlots<'a> {
         let guard = if Some(s) == self.routed {
             // Served for the whole script; a write may still have to wait
             // for a migration's last phase.
-            if flags::is_write(name) {
+            if spec.has(Flags::WRITE) {
                 self.cluster.migrator.enter_write(s, &keys, false)
             } else {
                 Ok(None)
             }
         } else {
-            self.cluster.check(shared, client, name, args)
+            self.cluster.check(client, spec, args)
         };
         match guard {
             Ok(guard) => self.guards.extend(guard),

@@ -1,63 +1,53 @@
-//! COMMAND, COMMAND COUNT|LIST|INFO|DOCS, from the engine's command table
-//! and the server's own commands.
+//! COMMAND, COMMAND COUNT|LIST|INFO|DOCS, from the command registry
+//! ([`super::registry`]).
 
-use redcodec_engine::dispatch::Keys;
+use redcodec_engine::dispatch::{Flags, Keys};
 use redcodec_engine::Reply;
 
-use super::{flags, subcommands, SERVER_COMMANDS};
+use super::registry::REGISTRY;
+use super::subcommands;
 use crate::state::Shared;
 
-/// One command as COMMAND lists it: name, arity, key positions, and a
-/// container's subcommands.
+/// One command as COMMAND lists it: name, arity, key positions, whether
+/// it writes, and a container's subcommands.
 struct Entry {
     name: String,
     arity: i32,
     /// Redis' first key, last key and step.
     keys: (i64, i64, i64),
+    write: bool,
     subcommands: Vec<Entry>,
 }
 
-fn entries(shared: &Shared) -> Vec<Entry> {
-    let mut all: Vec<Entry> = shared
-        .commands
+fn entries() -> Vec<Entry> {
+    let mut all: Vec<Entry> = REGISTRY
         .iter()
-        .map(|(name, spec)| Entry {
-            name: name.to_string(),
-            arity: spec.arity,
-            keys: key_positions(&spec.keys),
-            subcommands: Vec::new(),
+        .map(|spec| {
+            let subcommands = spec.container.map_or_else(Vec::new, |c| {
+                c.subcommands
+                    .iter()
+                    .map(|s| Entry {
+                        name: format!("{}|{}", spec.name, s.name),
+                        arity: s.arity,
+                        keys: if s.key > 0 {
+                            (s.key, s.key, 1)
+                        } else {
+                            (0, 0, 0)
+                        },
+                        write: false,
+                        subcommands: Vec::new(),
+                    })
+                    .collect()
+            });
+            Entry {
+                name: spec.name.to_string(),
+                arity: spec.arity,
+                keys: key_positions(&spec.keys),
+                write: spec.has(Flags::WRITE),
+                subcommands,
+            }
         })
         .collect();
-    for &(name, arity) in SERVER_COMMANDS {
-        let keys = match name {
-            "blpop" | "brpop" | "bzpopmin" | "bzpopmax" | "watch" => Keys::All,
-            "blmove" | "brpoplpush" => Keys::FirstTwo,
-            "blmpop" | "bzmpop" => Keys::None,
-            "eval" | "evalsha" | "eval_ro" | "evalsha_ro" | "fcall" | "fcall_ro" => Keys::NumKeys,
-            _ => Keys::None,
-        };
-        let subcommands = subcommands::container(name).map_or_else(Vec::new, |c| {
-            c.subcommands
-                .iter()
-                .map(|s| Entry {
-                    name: format!("{name}|{}", s.name),
-                    arity: s.arity,
-                    keys: if s.key > 0 {
-                        (s.key, s.key, 1)
-                    } else {
-                        (0, 0, 0)
-                    },
-                    subcommands: Vec::new(),
-                })
-                .collect()
-        });
-        all.push(Entry {
-            name: name.to_string(),
-            arity,
-            keys: key_positions(&keys),
-            subcommands,
-        });
-    }
     all.sort_by(|a, b| a.name.cmp(&b.name));
     all
 }
@@ -65,11 +55,12 @@ fn entries(shared: &Shared) -> Vec<Entry> {
 /// Redis' first key, last key and step for a key spec.
 fn key_positions(keys: &Keys) -> (i64, i64, i64) {
     match keys {
-        Keys::None | Keys::Everything => (0, 0, 0),
+        // A container's keys are its subcommands'.
+        Keys::None | Keys::Everything | Keys::Second => (0, 0, 0),
         Keys::First | Keys::DestNumKeys | Keys::Sort => (1, 1, 1),
-        Keys::NumKeys => (0, 0, 0),
+        Keys::NumKeys | Keys::CountSecond => (0, 0, 0),
         Keys::FirstTwo => (1, 2, 1),
-        Keys::All => (1, -1, 1),
+        Keys::All | Keys::AllButLast => (1, -1, 1),
         Keys::Every(step) => (1, -1, *step as i64),
     }
 }
@@ -94,7 +85,7 @@ fn find<'a>(all: &'a [Entry], name: &[u8]) -> Option<&'a Entry> {
 /// its subcommands' entries, as Redis 7.0 lists them.
 fn info_entry(e: &Entry) -> Reply {
     let (first, last, step) = e.keys;
-    let flag = if flags::is_write(&e.name) {
+    let flag = if e.write {
         "write"
     } else if first > 0 {
         "readonly"
@@ -132,8 +123,8 @@ fn docs_entry(e: &Entry) -> [Reply; 2] {
 /// COMMAND [COUNT | LIST | INFO name… | DOCS name…] (the subcommand and
 /// its arity checked before, by [`super::subcommands`], which answers
 /// HELP).
-pub fn command(shared: &Shared, args: &[Vec<u8>]) -> Reply {
-    let all = entries(shared);
+pub fn command(_shared: &Shared, args: &[Vec<u8>]) -> Reply {
+    let all = entries();
     let Some(sub) = args.get(1) else {
         return Reply::Array(all.iter().map(info_entry).collect());
     };

@@ -6,122 +6,54 @@ pub mod client;
 pub mod command;
 pub mod config_commands;
 pub mod connection;
-pub mod flags;
 pub mod info;
 pub mod memory;
 mod object;
+pub mod registry;
 pub mod save;
 pub mod subcommands;
 
 use std::sync::atomic::Ordering;
 
 use redcodec_engine::dispatch::{self, Keys};
+
 use redcodec_engine::{Engine, Reply};
 use redcodec_formats::AnyCodec;
+pub use registry::{Run, Spec};
 
 use crate::engines::EngineSlot;
 use crate::session::Session;
 use crate::state::Shared;
 
-/// The commands the server answers itself: lower-case name and Redis
-/// arity (`-n`: at least n).
-pub const SERVER_COMMANDS: &[(&str, i32)] = &[
-    ("applybatch", -2),
-    ("asking", 1),
-    ("auth", -2),
-    ("bgsave", -1),
-    ("blmove", 6),
-    ("blmpop", -5),
-    ("blpop", -3),
-    ("brpop", -3),
-    ("brpoplpush", 4),
-    ("bzmpop", -5),
-    ("bzpopmax", -3),
-    ("bzpopmin", -3),
-    ("client", -2),
-    ("cluster", -2),
-    ("clusterx", -2),
-    ("command", -1),
-    ("config", -2),
-    ("discard", 1),
-    ("eval", -3),
-    ("eval_ro", -3),
-    ("evalsha", -3),
-    ("evalsha_ro", -3),
-    ("exec", 1),
-    ("fcall", -3),
-    ("fcall_ro", -3),
-    ("function", -2),
-    ("hello", -1),
-    ("info", -1),
-    ("lastsave", 1),
-    ("memory", -2),
-    ("multi", 1),
-    ("object", -2),
-    ("psync", -3),
-    ("quit", -1),
-    ("readonly", 1),
-    ("readwrite", 1),
-    ("replconf", -1),
-    ("replicaof", 3),
-    ("reset", 1),
-    ("save", 1),
-    ("script", -2),
-    ("select", 2),
-    ("shutdown", -1),
-    ("slaveof", 3),
-    ("sync", 1),
-    ("time", 1),
-    ("unwatch", 1),
-    ("wait", 3),
-    ("watch", -2),
-];
-
-/// The server commands Redis refuses inside MULTI (`Command not allowed
-/// inside a transaction`; EXEC then aborts).
-pub const NO_MULTI: &[&str] = &["save", "shutdown", "psync", "sync", "applybatch"];
-
-/// The arity of the server command named `name` (lower-case).
-pub fn server_command(name: &str) -> Option<i32> {
-    SERVER_COMMANDS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, arity)| *arity)
-}
-
-/// Whether `argc` arguments fit `arity`.
-pub fn arity_ok(arity: i32, argc: usize) -> bool {
-    let argc = argc as i32;
-    if arity >= 0 {
-        argc == arity
-    } else {
-        argc >= -arity
-    }
-}
+pub use subcommands::arity_ok;
 
 /// Checks a command before running or queueing it, as Redis 7.0 does:
 /// unknown command, unknown subcommand of a container, wrong arity (of
-/// the subcommand, when there is one), with Redis' texts.
-pub fn check(shared: &Shared, name: &str, args: &[Vec<u8>]) -> Result<(), Reply> {
-    if let (Some(container), true) = (subcommands::container(name), args.len() > 1) {
-        return subcommands::check(container, args);
-    }
-    let arity = match server_command(name) {
-        Some(arity) => arity,
-        None => match shared.commands.get(args[0].as_slice()) {
-            Some((_, spec)) => spec.arity,
-            None => {
-                let argv: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-                return Err(Reply::Error(dispatch::unknown_command(&argv).to_string()));
-            }
-        },
+/// the subcommand, when there is one), with Redis' texts; returns the
+/// command's spec.
+pub fn check(args: &[Vec<u8>]) -> Result<&'static Spec, Reply> {
+    check_resolved(registry::get(&args[0]), args)
+}
+
+/// [`check`] for a request already looked up in the registry.
+pub fn check_resolved(
+    spec: Option<&'static Spec>,
+    args: &[Vec<u8>],
+) -> Result<&'static Spec, Reply> {
+    let Some(spec) = spec else {
+        let argv: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+        return Err(Reply::Error(dispatch::unknown_command(&argv).to_string()));
     };
-    if !arity_ok(arity, args.len()) {
+    if let (Some(container), true) = (spec.container, args.len() > 1) {
+        return subcommands::check(container, args).map(|()| spec);
+    }
+    if !spec.arity_ok(args.len()) {
         return Err(Reply::error(format!(
-            "ERR wrong number of arguments for '{name}' command"
+            "ERR wrong number of arguments for '{}' command",
+            spec.name
         )));
     }
-    Ok(())
+    Ok(spec)
 }
 
 /// How a command reaches the engine: through the shared slot, or
@@ -159,16 +91,26 @@ pub fn run_engine(
     shared: &Shared,
     session: &mut Session,
     engine: &Engine<AnyCodec>,
-    name: &str,
+    _name: &str,
+    args: &[Vec<u8>],
+) -> Reply {
+    match registry::get(&args[0]) {
+        Some(spec) => run_engine_spec(shared, session, engine, spec, args),
+        None => engine.execute(args),
+    }
+}
+
+/// [`run_engine`] for a resolved command.
+pub fn run_engine_spec(
+    shared: &Shared,
+    session: &mut Session,
+    engine: &Engine<AnyCodec>,
+    spec: &Spec,
     args: &[Vec<u8>],
 ) -> Reply {
     // FLUSHALL / FLUSHDB touch the watched keys that existed, as Redis
     // does (a key created meanwhile was touched by its creator).
-    let flush = shared
-        .commands
-        .get(args[0].as_slice())
-        .is_some_and(|(_, spec)| spec.keys == Keys::Everything);
-    let flushed: Vec<Vec<u8>> = if flush {
+    let flushed: Vec<Vec<u8>> = if spec.keys == Keys::Everything {
         let ns = session.namespace.as_str();
         let watched = shared.watch.watched_in(ns);
         watched
@@ -185,97 +127,75 @@ pub fn run_engine(
         engine.set_max_bulk_len(max_bulk_len);
     }
     shared.repl.attach(shared, engine, &session.namespace);
-    let (reply, unchanged) = engine.execute_noting_unchanged(args);
-    if flags::is_write(name) && flags::may_have_changed(name, &reply) {
+    let (reply, unchanged) = match &spec.engine {
+        Some(resolved) => engine.execute_resolved(spec.name, resolved, args),
+        // Not an engine command: the engine's own reply (unknown).
+        None => engine.execute_noting_unchanged(args),
+    };
+    if spec.may_have_changed(&reply) {
         session.wrote = true;
         shared.note_write();
-        if let Some((_, spec)) = shared.commands.get(args[0].as_slice()) {
-            let argv: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-            let mut keys = spec.keys.of(&argv);
-            keys.retain(|key| !unchanged.iter().any(|u| u == key));
-            keys.extend(flushed.iter().map(Vec::as_slice));
-            let ns = session.namespace.as_str();
-            shared.watch.touch(ns, &keys);
-            match session.ready_keys.as_mut() {
-                Some(ready) => ready.extend(keys.iter().map(|k| k.to_vec())),
-                None => shared.waiters.serve(engine, &shared.watch, ns, &keys),
-            }
+        let argv: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+        let mut keys = spec.keys.of(&argv);
+        keys.retain(|key| !unchanged.iter().any(|u| u == key));
+        keys.extend(flushed.iter().map(Vec::as_slice));
+        let ns = session.namespace.as_str();
+        shared.watch.touch(ns, &keys);
+        match session.ready_keys.as_mut() {
+            Some(ready) => ready.extend(keys.iter().map(|k| k.to_vec())),
+            None => shared.waiters.serve(engine, &shared.watch, ns, &keys),
         }
     }
     reply
 }
 
-/// Runs a non-blocking command (anything but EXEC and the blocking pops
-/// outside a transaction).
+/// Runs a non-blocking command named `name` (any case) by its spec
+/// (see [`run_spec`]); an unknown one gets the engine's reply.
 pub fn run_sync(
     shared: &Shared,
     session: &mut Session,
     access: &Access<'_>,
-    name: &str,
+    _name: &str,
     args: &[Vec<u8>],
 ) -> Reply {
-    if let Some(container) = subcommands::container(name) {
+    match registry::get(&args[0]) {
+        Some(spec) => run_spec(shared, session, access, spec, args),
+        None => {
+            let ns = session.namespace.clone();
+            match access.with(&ns, |engine| engine.execute(args)) {
+                Ok(reply) | Err(reply) => reply,
+            }
+        }
+    }
+}
+
+/// Runs a resolved command at once (anything but EXEC, and the blocking
+/// pops without blocking: inside a transaction or a script).
+pub fn run_spec(
+    shared: &Shared,
+    session: &mut Session,
+    access: &Access<'_>,
+    spec: &Spec,
+    args: &[Vec<u8>],
+) -> Reply {
+    if let Some(container) = spec.container {
         if args.len() == 2 && args[1].eq_ignore_ascii_case(b"help") {
             return container.help_reply();
         }
     }
-    let reply = match name {
-        "ping" => connection::ping(session, args),
-        "echo" => Some(Reply::Bulk(args[1].clone())),
-        "hello" => Some(connection::hello(shared, session, args)),
-        "auth" => Some(connection::auth(shared, session, args)),
-        "select" => Some(connection::select(shared, session, args)),
-        "quit" => {
-            session.close = true;
-            Some(Reply::ok())
+    match spec.run {
+        Run::Server(handler) => return handler(shared, session, access, spec, args),
+        Run::Blocking => {
+            return blocking::non_blocking(shared, session, access, spec.name, args);
         }
-        "reset" => Some(connection::reset(shared, session)),
-        "replicaof" | "slaveof" => Some(crate::replica::replicaof(shared, args)),
-        "time" => Some(connection::time()),
-        "shutdown" => Some(connection::shutdown(shared, session, args)),
-        "client" => Some(client::client(shared, session, args)),
-        "cluster" => Some(crate::cluster::cluster_commands::cluster(
-            shared, session, args,
-        )),
-        "clusterx" => Some(crate::cluster::cluster_commands::clusterx(
-            shared, session, args,
-        )),
-        "applybatch" => Some(crate::cluster::apply_batch::apply_batch(
-            shared, session, args,
-        )),
-        "asking" | "readonly" | "readwrite" => Some(crate::cluster::cluster_commands::link_flag(
-            shared, session, name,
-        )),
-        "config" => Some(config_commands::config(shared, args)),
-        "command" => Some(command::command(shared, args)),
-        "info" => Some(info::info(shared, session, access, args)),
-        "function" => Some(crate::scripting::function(shared, session, args)),
-        "script" => Some(crate::scripting::script(shared, args)),
-        "eval" | "evalsha" | "eval_ro" | "evalsha_ro" => {
-            Some(crate::scripting::eval(shared, session, access, name, args))
-        }
-        "fcall" | "fcall_ro" => Some(crate::scripting::fcall(shared, session, access, name, args)),
-        "save" => Some(save::save(shared, session, access)),
-        "bgsave" => Some(save::bgsave(shared, access, args)),
-        "lastsave" => Some(save::lastsave(shared)),
-        "memory" => Some(memory::memory(session, access, args)),
-        "object" => Some(object::object(shared, session, access, args)),
-        "multi" => Some(session.multi(shared)),
-        "replconf" => Some(crate::master::replconf(shared, session, args)),
-        "wait" => Some(crate::master::wait_now(shared)),
-        "discard" => Some(session.discard(shared)),
-        "watch" => Some(session.watch(shared, access, args)),
-        "unwatch" => Some(session.unwatch(shared)),
-        "blpop" | "brpop" | "blmove" | "brpoplpush" | "bzpopmin" | "bzpopmax" | "blmpop"
-        | "bzmpop" => Some(blocking::non_blocking(shared, session, access, name, args)),
-        _ => None,
-    };
-    if let Some(reply) = reply {
-        return reply;
+        Run::Wait => return crate::master::wait_now(shared),
+        // EXEC, PSYNC and SYNC reach the engine here, which does not
+        // know them (as before the registry).
+        Run::Engine | Run::Exec | Run::ReplicaSync | Run::KvrocksMaster => {}
     }
     let ns = session.namespace.clone();
     match access.with(&ns, |engine| {
-        run_engine(shared, session, engine, name, args)
+        run_engine_spec(shared, session, engine, spec, args)
     }) {
         Ok(reply) | Err(reply) => reply,
     }

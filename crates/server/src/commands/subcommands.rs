@@ -52,6 +52,16 @@ const fn sub(
     }
 }
 
+/// Whether `argc` words (name included) fit `arity` (`-n`: at least n).
+pub fn arity_ok(arity: i32, argc: usize) -> bool {
+    let argc = argc as i32;
+    if arity >= 0 {
+        argc == arity
+    } else {
+        argc >= -arity
+    }
+}
+
 /// HELP, served by every container.
 const HELP: Subcommand = sub("help", 2, 0, &[]);
 
@@ -493,7 +503,7 @@ pub fn check(container: &Container, args: &[Vec<u8>]) -> Result<(), Reply> {
         );
         return Err(Reply::Error(text.replace(['\r', '\n'], " ")));
     };
-    if !super::arity_ok(sub.arity, args.len()) {
+    if !arity_ok(sub.arity, args.len()) {
         return Err(Reply::error(format!(
             "ERR wrong number of arguments for '{}|{}' command",
             container.name, sub.name

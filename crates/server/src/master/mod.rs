@@ -46,7 +46,6 @@ use redcodec_formats::AnyCodec;
 use tokio::sync::Notify;
 
 use crate::clients::ClientInfo;
-use crate::commands::flags;
 use crate::state::Shared;
 use backlog::Backlog;
 use propagate::Args;
@@ -384,16 +383,19 @@ impl ReplCore {
         let Some(name) = event.args.first() else {
             return;
         };
-        let name = String::from_utf8_lossy(name).to_ascii_lowercase();
-        if !flags::is_write(&name) || !flags::may_have_changed(&name, event.reply) {
+        let Some(spec) = crate::commands::registry::get(name) else {
+            return;
+        };
+        if !spec.may_have_changed(event.reply) {
             return;
         }
+        let name = spec.name;
         let mut commands: Vec<Args> = event
             .expired
             .iter()
             .map(|k| vec![b"DEL".to_vec(), k.clone()])
             .collect();
-        let rewritten = propagate::rewrite(engine, &name, event);
+        let rewritten = propagate::rewrite(engine, name, event);
         if rewritten.is_empty() {
             return;
         }

@@ -8,9 +8,10 @@ use std::time::Instant;
 use redcodec_engine::Reply;
 
 use super::{master_link, LinkPhase};
-use crate::commands::flags;
+use crate::commands::registry::{self, Spec};
 use crate::session::Session;
 use crate::state::Shared;
+use redcodec_engine::dispatch::Flags;
 
 /// Redis' reply to a write on a replica.
 pub const READONLY: &str = "READONLY You can't write against a read only replica.";
@@ -18,52 +19,25 @@ pub const READONLY: &str = "READONLY You can't write against a read only replica
 /// Redis' reply while a dataset loads.
 pub const LOADING: &str = "LOADING Redis is loading the dataset in memory";
 
-/// The commands Redis 7.0 runs while it loads (flag `LOADING` in its
-/// command table), among those this server has.
-const RUN_WHILE_LOADING: &[&str] = &[
-    "auth", "client", "command", "config", "discard", "echo", "exec", "hello", "info", "lastsave",
-    "multi", "quit", "replconf", "reset", "role", "select", "shutdown", "time", "unwatch", "watch",
-];
-
-/// The blocking pops: writes (Redis flags them `write`), answered outside
-/// the engine's table.
-const BLOCKING_WRITES: &[&str] = &[
-    "blmove",
-    "blmpop",
-    "blpop",
-    "brpop",
-    "brpoplpush",
-    "bzmpop",
-    "bzpopmax",
-    "bzpopmin",
-];
-
-fn is_write(name: &str) -> bool {
-    flags::is_write(name) || BLOCKING_WRITES.contains(&name)
-}
-
-fn runs_while_loading(name: &str) -> bool {
-    RUN_WHILE_LOADING.contains(&name)
-}
-
 /// What a replica refuses a client before the command runs or is queued,
 /// in Redis' order: a write (`-READONLY`), then anything but the commands
 /// Redis runs while loading when a full copy is being loaded
 /// (`-LOADING`; an EXEC whose queue holds another command too).
-pub fn gate(shared: &Shared, session: &Session, name: &str) -> Option<Reply> {
+pub fn gate(shared: &Shared, session: &Session, spec: &Spec) -> Option<Reply> {
     let replica = &shared.replica;
-    if replica.is_replica() && is_write(name) {
+    // The blocking pops are writes (Redis flags them `write`).
+    if replica.is_replica() && (spec.has(Flags::WRITE) || spec.has(Flags::BLOCKING)) {
         return Some(Reply::error(READONLY));
     }
     if replica.is_loading() {
         let queued_ok = || {
             session.queued.as_ref().is_none_or(|q| {
-                q.iter().all(|args| {
-                    runs_while_loading(&String::from_utf8_lossy(&args[0]).to_ascii_lowercase())
-                })
+                q.iter()
+                    .all(|q| q.spec.is_some_and(|spec| spec.has(Flags::LOADING)))
             })
         };
-        if !runs_while_loading(name) || (name == "exec" && !queued_ok()) {
+        let exec = matches!(spec.run, registry::Run::Exec);
+        if !spec.has(Flags::LOADING) || (exec && !queued_ok()) {
             return Some(Reply::error(LOADING));
         }
     }

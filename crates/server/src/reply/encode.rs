@@ -5,7 +5,7 @@ use std::io::Write;
 use bytes::{BufMut, BytesMut};
 use redcodec_engine::Reply;
 
-use super::Shape;
+use super::shape::Shape;
 
 /// The protocol a connection speaks (`HELLO 2|3`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,5 +6,5 @@ pub mod shape;
 pub mod stream;
 
 pub use encode::{encode, Protocol};
-pub use shape::{shape_of, Shape};
+pub use shape::{Shape, ShapeRule};
 pub use stream::{Next, Streamer};

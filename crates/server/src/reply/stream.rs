@@ -9,8 +9,9 @@
 use bytes::{BufMut, BytesMut};
 use redcodec_engine::Reply;
 
+use super::encode::Protocol;
 use super::encode::{array_form, group, header, whole, Items};
-use super::{Protocol, Shape};
+use super::shape::Shape;
 
 /// What the caller does after [`Streamer::fill`].
 #[derive(Debug, PartialEq, Eq)]

@@ -38,8 +38,10 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 
 use crate::clients::ClientInfo;
+use crate::commands::registry::Spec;
 use crate::session::Session;
 use crate::state::Shared;
+use redcodec_engine::dispatch::Flags;
 
 /// Kvrocks' default `db-name`.
 pub const DEFAULT_DB_NAME: &str = "change.me.db";
@@ -94,11 +96,11 @@ fn kvrocks_psync(name: &str, args: &[Vec<u8>]) -> bool {
 pub fn intercept(
     shared: &Shared,
     session: &mut Session,
-    name: &str,
+    spec: &Spec,
     args: &[Vec<u8>],
 ) -> Option<Intercepted> {
-    let ours =
-        matches!(name, "_db_name" | "_fetch_meta" | "_fetch_file") || kvrocks_psync(name, args);
+    let name = spec.name;
+    let ours = spec.has(Flags::KVROCKS_MASTER) || kvrocks_psync(name, args);
     if !ours || session.queued.is_some() {
         return None;
     }
