@@ -309,6 +309,95 @@ pub fn bitcount<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> C
     Ok(Reply::Integer(count as i64))
 }
 
+/// BITPOS key bit [start [end [BYTE|BIT]]]: the first bit set to `bit`
+/// in the range, as Redis 7.0's `bitposCommand` finds it: a missing key
+/// is an endless run of zeros (-1 for a 1, 0 for a 0); without an end,
+/// the string is padded with zeros on its right, so a search for a 0 in
+/// a string of ones finds the bit after it; with an end, it is not (-1).
+pub fn bitpos<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let bit = int_arg(a[2])?;
+    if bit != 0 && bit != 1 {
+        return Err(CmdError::other("ERR The bit argument must be 1 or 0."));
+    }
+    let want_one = bit == 1;
+    let Some(meta) = read(ctx, a[1])? else {
+        return Ok(Reply::Integer(if want_one { -1 } else { 0 }));
+    };
+    let p = &meta.value;
+    let len = p.len() as i64;
+    let mut end_given = false;
+    let mut masks = (0u8, 0u8);
+    let (start, end) = match a.len() {
+        3 => (0, len - 1),
+        4..=6 => {
+            let mut start = int_arg(a[3])?;
+            let is_bit = match a.get(5) {
+                None => false,
+                Some(u) if is(u, "bit") => true,
+                Some(u) if is(u, "byte") => false,
+                Some(_) => return Err(CmdError::Syntax),
+            };
+            let mut end = match a.get(4) {
+                Some(end) => {
+                    end_given = true;
+                    int_arg(end)?
+                }
+                None if is_bit => (len << 3) + 7,
+                None => len - 1,
+            };
+            let total = if is_bit { len << 3 } else { len };
+            if start < 0 {
+                start = total.saturating_add(start);
+            }
+            if end < 0 {
+                end = total.saturating_add(end);
+            }
+            start = start.max(0);
+            end = end.max(0).min(total - 1);
+            if is_bit && start <= end {
+                masks = (
+                    !((1u16 << (8 - (start & 7))) - 1) as u8,
+                    ((1u16 << (7 - (end & 7))) - 1) as u8,
+                );
+                start >>= 3;
+                end >>= 3;
+            }
+            (start, end)
+        }
+        _ => return Err(CmdError::Syntax),
+    };
+    if start > end {
+        return Ok(Reply::Integer(-1));
+    }
+    let (start, end) = (start as usize, end as usize);
+    // The bits outside the range (the masks' bits) are made the opposite
+    // of the one sought, so that they are never found.
+    let hide = |byte: u8, mask: u8| if want_one { byte & !mask } else { byte | mask };
+    let bytes: Vec<u8> = (start..=end)
+        .map(|i| {
+            let mut byte = p[i];
+            if i == start {
+                byte = hide(byte, masks.0);
+            }
+            if i == end {
+                byte = hide(byte, masks.1);
+            }
+            byte
+        })
+        .collect();
+    let found = bytes.iter().enumerate().find_map(|(i, &byte)| {
+        let byte = if want_one { byte } else { !byte };
+        (byte != 0).then(|| (i as i64) * 8 + i64::from(byte.leading_zeros()))
+    });
+    let pos = match found {
+        Some(pos) => pos,
+        // No 0 in the range: the first bit past it, unless an end bounds it.
+        None if !want_one && !end_given => bytes.len() as i64 * 8,
+        None => return Ok(Reply::Integer(-1)),
+    };
+    Ok(Reply::Integer(pos + (start as i64) * 8))
+}
+
 /// An expiry option of SET / GETEX.
 enum Expiry {
     Keep,

@@ -36,6 +36,7 @@ pub fn table<C: Codec, S: KvStore>() -> Table<C, S> {
     t.add("setbit", 4, Keys::First, W, strings::setbit);
     t.add("getbit", 3, Keys::First, R, strings::getbit);
     t.add("bitcount", -2, Keys::First, R, strings::bitcount);
+    t.add("bitpos", -3, Keys::First, R, strings::bitpos);
     t.add("set", -3, Keys::First, W, strings::set);
     t.add("setnx", 3, Keys::First, W0, strings::setnx);
     t.add("setex", 4, Keys::First, W, strings::setex);
@@ -54,6 +55,7 @@ pub fn table<C: Codec, S: KvStore>() -> Table<C, S> {
     t.add("decrby", 3, Keys::First, W, strings::decrby);
     t.add("incrbyfloat", 3, Keys::First, W, strings::incrbyfloat);
     t.add("getrange", 4, Keys::First, R, strings::getrange);
+    t.add("substr", 4, Keys::First, R, strings::getrange);
     t.add("setrange", 4, Keys::First, W, strings::setrange);
     // Hashes
     t.add("hset", -4, Keys::First, W, hashes::hset);
