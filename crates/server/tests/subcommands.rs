@@ -275,6 +275,8 @@ fn help_lists_the_subcommands_served_in_redis_words() {
             "    Return documentation details about multiple Redis commands.",
             "    If no command names are given, documentation details for all",
             "    commands are returned.",
+            "GETKEYS <full-command>",
+            "    Return the keys from a full Redis command.",
             "HELP",
             "    Prints this help.",
         ])

@@ -2,9 +2,10 @@
 //! ([`super::registry`]).
 
 use redcodec_engine::dispatch::{Flags, Keys};
+use redcodec_engine::number::parse_i64;
 use redcodec_engine::Reply;
 
-use super::registry::REGISTRY;
+use super::registry::{self, REGISTRY};
 use super::subcommands;
 use crate::state::Shared;
 
@@ -156,6 +157,39 @@ pub fn command(_shared: &Shared, args: &[Vec<u8>]) -> Reply {
                 .flat_map(docs_entry)
                 .collect(),
         ),
+        "getkeys" => getkeys(&args[2..]),
         _ => subcommands::syntax_error(args),
     }
+}
+
+/// COMMAND GETKEYS: the keys of the full command `words` (name first),
+/// found by its key spec in the registry, with Redis 7.0's refusals: an
+/// unknown command, one without keys, a wrong number of words, and a key
+/// count that does not fit (a script's keys are optional: none then).
+fn getkeys(words: &[Vec<u8>]) -> Reply {
+    let Some(spec) = registry::get(&words[0]) else {
+        return Reply::error("ERR Invalid command specified");
+    };
+    if matches!(spec.keys, Keys::None | Keys::Everything) {
+        return Reply::error("ERR The command has no key arguments");
+    }
+    if !subcommands::arity_ok(spec.arity, words.len()) {
+        return Reply::error("ERR Invalid number of arguments specified for command");
+    }
+    let argv: Vec<&[u8]> = words.iter().map(Vec::as_slice).collect();
+    let count_at = match spec.keys {
+        Keys::NumKeys => Some(1),
+        Keys::DestNumKeys | Keys::CountSecond => Some(2),
+        _ => None,
+    };
+    if let Some(at) = count_at {
+        let fits = parse_i64(argv[at]).is_some_and(|n| n >= 1 && (n as usize) < argv.len() - at);
+        if !fits && spec.has(Flags::SCRIPT) {
+            return Reply::Array(Vec::new());
+        }
+        if !fits {
+            return Reply::error("ERR Invalid arguments specified for command");
+        }
+    }
+    Reply::Array(spec.keys.of(&argv).into_iter().map(Reply::bulk).collect())
 }

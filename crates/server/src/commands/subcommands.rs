@@ -204,6 +204,15 @@ pub const CONTAINERS: &[Container] = &[
                     "    commands are returned.",
                 ],
             ),
+            sub(
+                "getkeys",
+                -4,
+                0,
+                &[
+                    "GETKEYS <full-command>",
+                    "    Return the keys from a full Redis command.",
+                ],
+            ),
             HELP,
         ],
     },
