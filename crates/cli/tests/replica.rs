@@ -510,6 +510,57 @@ fn a_malformed_rdb_is_reported_and_the_data_kept_and_the_replica_retries() {
     }
 }
 
+/// An RDB holding key `k` twice in database 0 (a set, then another set;
+/// redis-server would refuse to load it), a hash twice, and other keys.
+fn rdb_with_a_key_twice() -> Vec<u8> {
+    use redcodec_rdb::file_writer::{FileInfo, RdbFileWriter};
+    use redcodec_rdb::{EncodeOptions, Value};
+    let set =
+        |members: &[&str]| Value::Set(members.iter().map(|m| m.as_bytes().to_vec()).collect());
+    let hash = |f: &str, v: &str| Value::Hash(vec![(f.as_bytes().to_vec(), v.as_bytes().to_vec())]);
+    let mut w =
+        RdbFileWriter::new(Vec::new(), &FileInfo::new(0), EncodeOptions::default()).unwrap();
+    w.select_db(0, 0, 0).unwrap();
+    w.key(b"k", &set(&["a", "b"]), None).unwrap();
+    w.key(b"h", &hash("f1", "1"), None).unwrap();
+    for i in 0..100 {
+        let key = format!("s{i}");
+        w.key(key.as_bytes(), &Value::String(b"v".to_vec()), None)
+            .unwrap();
+    }
+    w.key(b"k", &set(&["c"]), None).unwrap();
+    w.key(b"h", &hash("f2", "2"), None).unwrap();
+    w.finish().unwrap().0
+}
+
+/// A load into an emptied store reads no key's state, except a key it
+/// may have written already: a key twice in the RDB is replaced, as
+/// `RESTORE … REPLACE` replaces it, on every format (ardb keeps no
+/// versions: the first value's elements would show through).
+#[test]
+fn a_key_twice_in_the_rdb_is_replaced_on_every_format() {
+    let (addr, _connections) = fake_master(rdb_with_a_key_twice());
+    for format in formats() {
+        let (_tmp, dir) = store_dir();
+        let serve = Serve::start(format, &dir, &["--replicaof", &addr]);
+        let mut r = serve.conn();
+        wait_until(&format!("{format}: the full copy loaded"), || {
+            let text = info(&mut r, "replication");
+            match field(&text, "master_link_status").as_deref() {
+                Some("up") => Ok(()),
+                _ => Err(text),
+            }
+        });
+        let mut members: Vec<String> = redis::cmd("SMEMBERS").arg("k").query(&mut r).unwrap();
+        members.sort();
+        assert_eq!(members, ["c"], "{format}");
+        let fields: Vec<String> = redis::cmd("HGETALL").arg("h").query(&mut r).unwrap();
+        assert_eq!(fields, ["f2", "2"], "{format}");
+        let keys: i64 = redis::cmd("DBSIZE").query(&mut r).unwrap();
+        assert_eq!(keys, 102, "{format}");
+    }
+}
+
 #[test]
 fn a_replica_refuses_writes_until_replicaof_no_one() {
     let test = "READONLY and REPLICAOF NO ONE";

@@ -152,6 +152,21 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         Ok(())
     }
 
+    /// Writes everything queued for a load that is undone whole after a
+    /// crash (a replica's full copy under its load marker): sorted by
+    /// record ([`Batch::sort_by_record`]) and written atomically within
+    /// each instance, not across them (no intent record: every key's
+    /// records are in one instance). In a group: [`Ctx::commit`].
+    pub fn commit_for_load(mut self) -> CmdResult<()> {
+        if self.grouped || self.batch.is_empty() {
+            return self.commit();
+        }
+        let mut batch = std::mem::take(&mut self.batch);
+        batch.sort_by_record();
+        self.eng.store.write_per_instance(batch)?;
+        Ok(())
+    }
+
     /// Reads one record as the command sees the store: through the
     /// writes of its group, if any, then the store.
     pub fn get_with<T>(

@@ -7,7 +7,10 @@
 //! bytes), whatever the file's size.
 //!
 //! Keys are written the way `RESTORE … ABSTTL` writes them: each format's
-//! own rules, its expiry range, a fresh version. A key whose expiry has
+//! own rules, its expiry range, a fresh version. Into a destination that
+//! held no record when the load began ([`load_fresh_batch`]), a key's
+//! current state is read only when [`FreshKeys`] says this load may have
+//! written it already (a point read per key was half of a load's time). A key whose expiry has
 //! passed is not written (RESTORE creates nothing either); a key the
 //! format cannot hold (an expiry past its range, a score it does not
 //! store…) is named with the engine's reason and the rest goes on.
@@ -15,7 +18,7 @@
 use std::io::{Read, Write};
 
 use redcodec_codec::Codec;
-use redcodec_engine::keyspace::{Ctx, ExpireAt};
+use redcodec_engine::keyspace::{Ctx, ExpireAt, KeyView};
 use redcodec_engine::store::KvStore;
 use redcodec_engine::value::{read_value, write_value, Value};
 use redcodec_engine::walk::KeyWalk;
@@ -26,6 +29,10 @@ use redcodec_rdb::EncodeOptions;
 
 /// Keys written per store write while loading.
 pub const BATCH_KEYS: usize = 256;
+/// Keys written per store write by a load into an empty destination
+/// ([`load_fresh_batch`], with [`import_in_batches`]): its writes are
+/// sorted, and a bigger batch inserts closer keys one after the other.
+pub const FRESH_BATCH_KEYS: usize = 4096;
 /// Payload bytes that close a batch early.
 pub const BATCH_BYTES: usize = 4 << 20;
 
@@ -159,13 +166,104 @@ fn expiry_of(entry: &Entry) -> u64 {
         .map_or(0, |ms| u64::try_from(ms).unwrap_or(0).max(1))
 }
 
+/// The keys a load has written into destinations that held no record
+/// when it began, remembered in a Bloom filter of bounded size (at most
+/// [`FreshKeys::MAX_BYTES`]): a key it has not seen is certainly not in
+/// the destination, so its current state need not be read; a key it may
+/// have seen (written before, in an earlier database mapped to the same
+/// namespace, twice in a bad file, or a false positive) is read as
+/// `RESTORE … REPLACE` reads it.
+pub struct FreshKeys {
+    bits: Vec<u64>,
+    /// Bit index mask (the number of bits is a power of two).
+    mask: u64,
+}
+
+impl FreshKeys {
+    /// The most memory the filter takes, whatever the number of keys.
+    pub const MAX_BYTES: usize = 64 << 20;
+    /// Bits per key expected (about 0.05% false positives at 3 probes).
+    const BITS_PER_KEY: u64 = 32;
+    /// Bit positions probed per key.
+    const PROBES: u32 = 3;
+
+    /// A filter for a load of about `keys` keys.
+    pub fn for_keys(keys: u64) -> FreshKeys {
+        let max_bits = (Self::MAX_BYTES as u64) * 8;
+        let bits = keys
+            .saturating_mul(Self::BITS_PER_KEY)
+            .clamp(1 << 16, max_bits)
+            .next_power_of_two()
+            .min(max_bits);
+        FreshKeys {
+            bits: vec![0; (bits / 64) as usize],
+            mask: bits - 1,
+        }
+    }
+
+    /// Notes `key` of namespace `ns` as written; returns whether this load
+    /// may have written it before (`false`: certainly not).
+    pub fn note(&mut self, ns: &[u8], key: &[u8]) -> bool {
+        let h = hash_key(ns, key);
+        let step = (h >> 32) | 1;
+        let mut seen = true;
+        for i in 0..u64::from(Self::PROBES) {
+            let bit = h.wrapping_add(i.wrapping_mul(step)) & self.mask;
+            let (word, mask) = ((bit / 64) as usize, 1u64 << (bit % 64));
+            seen &= self.bits[word] & mask != 0;
+            self.bits[word] |= mask;
+        }
+        seen
+    }
+}
+
+/// A 64-bit hash of a namespace and a key (a multiply-xorshift over
+/// 8-byte words, finished as splitmix64).
+fn hash_key(ns: &[u8], key: &[u8]) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = (ns.len() as u64) ^ ((key.len() as u64) << 32) ^ K;
+    for part in [ns, key] {
+        let mut words = part.chunks_exact(8);
+        for w in &mut words {
+            let w = u64::from_le_bytes(w.try_into().unwrap_or_default());
+            h = (h ^ w).wrapping_mul(K).rotate_left(31);
+        }
+        let mut tail = [0u8; 8];
+        tail[..words.remainder().len()].copy_from_slice(words.remainder());
+        h = (h ^ u64::from_le_bytes(tail))
+            .wrapping_mul(K)
+            .rotate_left(31);
+    }
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94D0_49BB_1331_11EB);
+    h ^ (h >> 31)
+}
+
+/// A destination that held no record when the load began: the keys
+/// written so far, and the namespace's name in them.
+struct Fresh<'a> {
+    keys: &'a mut FreshKeys,
+    ns: &'a [u8],
+}
+
 /// Writes `entry` into `ctx`'s batch, unless it has expired (then `false`).
-fn stage<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, entry: &Entry) -> Result<bool, CmdError> {
+fn stage<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    entry: &Entry,
+    fresh: Option<&mut Fresh<'_>>,
+) -> Result<bool, CmdError> {
     let at = expiry_of(entry);
     if at != 0 && at <= ctx.now_ms() {
         return Ok(false);
     }
-    let view = ctx.view(&entry.key)?;
+    let written_before = fresh.is_none_or(|f| f.keys.note(f.ns, &entry.key));
+    let view = if written_before {
+        ctx.view(&entry.key)?
+    } else {
+        KeyView::default()
+    };
     let value = Value::from(entry.value.clone());
     write_value(ctx, &entry.key, &view, &value, ExpireAt::absolute(at))?;
     Ok(true)
@@ -179,27 +277,80 @@ pub fn load_batch<C: Codec, S: KvStore>(
     entries: &[Entry],
     loaded: &mut Loaded,
 ) {
-    if entries.is_empty() {
-        return;
+    load_entries(core, entries, loaded, None);
+}
+
+/// [`load_batch`] into a destination that held no record when the load
+/// began (a store just flushed, every namespace the load writes), for a
+/// load that is undone whole after a crash (under a load marker): a key
+/// is written without reading its current state unless `keys` (one for
+/// the whole load, shared by its namespaces; `ns` names this one) says
+/// the load may have written it before; the batch is written sorted,
+/// atomically within each instance of the store but not across them
+/// ([`Ctx::commit_for_load`]; a key's records are all in one instance).
+pub fn load_fresh_batch<C: Codec, S: KvStore>(
+    core: &EngineCore<C, S>,
+    entries: &[Entry],
+    loaded: &mut Loaded,
+    keys: &mut FreshKeys,
+    ns: &[u8],
+) {
+    load_entries(core, entries, loaded, Some(Fresh { keys, ns }));
+}
+
+/// Loads `entries` in runs that hold no key twice: a command reads the
+/// store, not its own batch, so a key met again (twice in a bad file) is
+/// written once the run before it is, and replaces it.
+fn load_entries<C: Codec, S: KvStore>(
+    core: &EngineCore<C, S>,
+    entries: &[Entry],
+    loaded: &mut Loaded,
+    mut fresh: Option<Fresh<'_>>,
+) {
+    let mut rest = entries;
+    while !rest.is_empty() {
+        let mut keys = std::collections::HashSet::with_capacity(rest.len());
+        let run = rest
+            .iter()
+            .position(|e| !keys.insert(e.key.as_slice()))
+            .unwrap_or(rest.len());
+        load_run(core, &rest[..run], loaded, fresh.as_mut());
+        rest = &rest[run..];
     }
+}
+
+/// Writes `entries` (no key twice) in one store write, or key by key.
+fn load_run<C: Codec, S: KvStore>(
+    core: &EngineCore<C, S>,
+    entries: &[Entry],
+    loaded: &mut Loaded,
+    mut fresh: Option<&mut Fresh<'_>>,
+) {
     let mut ctx = Ctx::new(core);
     let mut written = (0, 0);
     let together = entries.iter().try_for_each(|e| {
-        if stage(&mut ctx, e)? {
+        if stage(&mut ctx, e, fresh.as_deref_mut())? {
             written.0 += 1;
         } else {
             written.1 += 1;
         }
         Ok::<(), CmdError>(())
     });
-    if together.is_ok() && ctx.commit().is_ok() {
+    let committed = together.is_ok()
+        && if fresh.is_some() {
+            ctx.commit_for_load().is_ok()
+        } else {
+            ctx.commit().is_ok()
+        };
+    if committed {
         loaded.keys += written.0;
         loaded.expired += written.1;
         return;
     }
     for entry in entries {
         let mut ctx = Ctx::new(core);
-        match stage(&mut ctx, entry).and_then(|w| ctx.commit().map(|()| w)) {
+        // Keys of the batch were noted: each is read now.
+        match stage(&mut ctx, entry, fresh.as_deref_mut()).and_then(|w| ctx.commit().map(|()| w)) {
             Ok(true) => loaded.keys += 1,
             Ok(false) => loaded.expired += 1,
             Err(e) => loaded.refuse(&entry.key, e.to_string()),
@@ -215,6 +366,16 @@ pub fn load_batch<C: Codec, S: KvStore>(
 /// bad file checks it with [`redcodec_rdb::file_reader::validate`] before.
 pub fn import<R: Read>(
     input: R,
+    write: impl FnMut(u64, &[Entry], &mut Loaded),
+) -> Result<Loaded, RdbError> {
+    import_in_batches(input, BATCH_KEYS, write)
+}
+
+/// [`import`] in batches of at most `keys` keys (or [`BATCH_BYTES`]
+/// bytes).
+pub fn import_in_batches<R: Read>(
+    input: R,
+    keys: usize,
     mut write: impl FnMut(u64, &[Entry], &mut Loaded),
 ) -> Result<Loaded, RdbError> {
     let mut reader = RdbFileReader::new(input)?;
@@ -223,7 +384,7 @@ pub fn import<R: Read>(
     let mut batch_db = 0;
     let mut bytes = 0;
     while let Some(entry) = reader.next_entry()? {
-        if entry.db != batch_db || batch.len() >= BATCH_KEYS || bytes >= BATCH_BYTES {
+        if entry.db != batch_db || batch.len() >= keys.max(1) || bytes >= BATCH_BYTES {
             write(batch_db, &batch, &mut loaded);
             batch.clear();
             bytes = 0;
@@ -234,4 +395,105 @@ pub fn import<R: Read>(
     }
     write(batch_db, &batch, &mut loaded);
     Ok(loaded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::TestEngine;
+    use redcodec_rdb::Value as RdbValue;
+
+    #[test]
+    fn fresh_keys_never_forget_a_key() {
+        let mut fresh = FreshKeys::for_keys(1000);
+        assert!(!fresh.note(b"0", b"k0"), "an empty filter has seen nothing");
+        for i in 1..20_000u32 {
+            fresh.note(b"0", format!("k{i}").as_bytes());
+        }
+        // Past its size: false positives grow, but a key noted is always seen.
+        for i in 0..20_000u32 {
+            assert!(fresh.note(b"0", format!("k{i}").as_bytes()), "k{i}");
+        }
+        let mut fresh = FreshKeys::for_keys(1000);
+        assert!(!fresh.note(b"0", b"key"));
+        assert!(!fresh.note(b"1", b"key"), "another namespace's key");
+        assert!(!fresh.note(b"", b"0key"), "the namespace is not a prefix");
+        assert!(fresh.note(b"1", b"key"));
+        let unseen = (0..1000u32)
+            .filter(|i| !fresh.note(b"0", format!("other{i}").as_bytes()))
+            .count();
+        assert!(unseen > 990, "{unseen} of 1000 new keys were new");
+    }
+
+    #[test]
+    fn fresh_keys_stay_within_their_bound() {
+        let fresh = FreshKeys::for_keys(u64::MAX);
+        assert_eq!(fresh.bits.len() * 8, FreshKeys::MAX_BYTES);
+        assert_eq!(FreshKeys::for_keys(0).bits.len(), 1024);
+    }
+
+    fn entry(key: &str, value: RdbValue, expire_ms: Option<i64>) -> Entry {
+        Entry {
+            db: 0,
+            key: key.as_bytes().to_vec(),
+            value,
+            expire_ms,
+            object: Vec::new(),
+        }
+    }
+
+    /// A fresh load writes what the reading load writes, keys met twice
+    /// (in one batch, in a later batch) and expired ones included.
+    #[test]
+    fn a_fresh_load_writes_what_restore_writes() {
+        let later = 1_800_000_000_000;
+        let batches = vec![
+            vec![
+                entry("s", RdbValue::String(b"one".to_vec()), None),
+                entry(
+                    "h",
+                    RdbValue::Hash(vec![(b"a".to_vec(), b"1".to_vec())]),
+                    Some(later),
+                ),
+                entry("s", RdbValue::String(b"two".to_vec()), None),
+                entry("gone", RdbValue::String(b"x".to_vec()), Some(1)),
+            ],
+            vec![
+                entry(
+                    "h",
+                    RdbValue::Hash(vec![(b"b".to_vec(), b"2".to_vec())]),
+                    None,
+                ),
+                entry(
+                    "l",
+                    RdbValue::List(vec![b"x".to_vec(), b"y".to_vec()]),
+                    None,
+                ),
+                entry("gone", RdbValue::Set(vec![b"m".to_vec()]), None),
+                entry("s", RdbValue::ZSet(vec![(b"m".to_vec(), 1.5)]), None),
+            ],
+        ];
+        let (reading, fresh) = (TestEngine::new(), TestEngine::new());
+        let (mut a, mut b) = (Loaded::default(), Loaded::default());
+        let mut keys = FreshKeys::for_keys(8);
+        for batch in &batches {
+            load_batch(&reading.engine, batch, &mut a);
+            load_fresh_batch(&fresh.engine, batch, &mut b, &mut keys, b"ns");
+        }
+        assert_eq!(a, b);
+        assert_eq!(a.keys, 7);
+        assert_eq!(a.expired, 1);
+        for line in [
+            "TYPE s",
+            "ZRANGE s 0 -1 WITHSCORES",
+            "HGETALL h",
+            "TTL h",
+            "LRANGE l 0 -1",
+            "SMEMBERS gone",
+            "DBSIZE",
+        ] {
+            assert_eq!(reading.run(line), fresh.run(line), "{line}");
+        }
+        assert_eq!(fresh.run("HGETALL h").to_string(), "1) \"b\"\n2) \"2\"");
+    }
 }

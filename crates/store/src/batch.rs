@@ -17,6 +17,15 @@ pub(crate) enum Op {
     DeleteRange(Vec<u8>, Vec<u8>),
 }
 
+impl Op {
+    /// The record a put or a delete writes (a range: its lower bound).
+    fn key(&self) -> &[u8] {
+        match self {
+            Op::Put(key, _) | Op::Delete(key) | Op::DeleteRange(key, _) => key,
+        }
+    }
+}
+
 impl Batch {
     /// Queues a put.
     pub fn put(&mut self, place: Place, key: Vec<u8>, value: Vec<u8>) {
@@ -34,6 +43,24 @@ impl Batch {
             range.place,
             Op::DeleteRange(range.lower.clone(), range.upper.clone()),
         ));
+    }
+
+    /// Orders the queued writes by place, then key (bytes), keeping the
+    /// order of writes to one record, so that RocksDB inserts them into
+    /// its memtable in order (each insert then starts from the last one's
+    /// position). A batch with a range delete, whose place in the order
+    /// matters, is left as it is.
+    pub fn sort_by_record(&mut self) {
+        if self
+            .pending
+            .iter()
+            .any(|(_, op)| matches!(op, Op::DeleteRange(..)))
+        {
+            return;
+        }
+        self.pending.sort_by(|(pa, a), (pb, b)| {
+            (pa.instance, pa.cf, a.key()).cmp(&(pb.instance, pb.cf, b.key()))
+        });
     }
 
     /// Whether nothing is queued.

@@ -67,6 +67,14 @@ pub trait KvStore: Send + Sync + 'static {
 
     /// Applies `batch` atomically.
     fn write(&self, batch: Batch) -> Result<(), StoreError>;
+
+    /// Applies `batch` atomically within each instance it touches, not
+    /// necessarily across them (a store of one instance: [`KvStore::write`]):
+    /// for a load that is undone whole after a crash, and whose keys each
+    /// live in one instance.
+    fn write_per_instance(&self, batch: Batch) -> Result<(), StoreError> {
+        self.write(batch)
+    }
 }
 
 /// A bounded iterator of a [`KvStore`].
@@ -111,6 +119,10 @@ impl KvStore for Store {
     #[inline]
     fn write(&self, batch: Batch) -> Result<(), StoreError> {
         Store::write(self, batch)
+    }
+
+    fn write_per_instance(&self, batch: Batch) -> Result<(), StoreError> {
+        Store::write_per_instance(self, batch)
     }
 }
 

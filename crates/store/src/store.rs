@@ -416,6 +416,14 @@ impl Store {
         self.write_batches(batch, true)
     }
 
+    /// Applies a batch as one RocksDB write per instance it touches, those
+    /// writes not atomic together (no intent record): for a load that a
+    /// marker of its own undoes whole after a crash, and whose keys each
+    /// live in one instance.
+    pub fn write_per_instance(&self, batch: Batch) -> Result<(), StoreError> {
+        self.write_batches(batch, false)
+    }
+
     /// Test hook: the next `n` writes that span several instances fail
     /// after their first instance's batch is written, as a full disk
     /// would fail the second (see [`Store::write`] for what follows).

@@ -1,13 +1,18 @@
 //! Loading a full copy: the spooled RDB is read whole first (every object
 //! decoded, the CRC checked) while the data held is left alone; only then
 //! is a load marker written to the data directory, the data flushed and
-//! every key loaded through the engine (the code `RESTORE` runs, a few
-//! hundred keys per RocksDB write; a batch holding a key the engine
-//! refuses is written again key by key with `RESTORE key <expiry>
-//! <payload> REPLACE ABSTTL`, so only that key is left out, named on
-//! stderr), and the marker removed once the keys are durable. A replica killed in between finds the marker when
-//! it starts again ([`recover`]): it flushes the half copy instead of
-//! serving it as complete, and resynchronises.
+//! every key loaded through the engine (the code `RESTORE` runs), and the
+//! marker removed once the keys are durable. A replica killed in between
+//! finds the marker when it starts again ([`recover`]): it flushes the
+//! half copy instead of serving it as complete, and resynchronises.
+//!
+//! The load writes into a store it has just emptied, under its marker:
+//! a few thousand keys per RocksDB write, sorted, each instance's part
+//! written on its own, and a key's current state read only if the load
+//! may have written it already ([`rdb_file::load_fresh_batch`]). A batch
+//! holding a key the engine refuses is written again key by key, as
+//! `RESTORE key <expiry> <payload> REPLACE ABSTTL` writes it, so only
+//! that key is left out (named on stderr).
 //!
 //! **Databases.** A Redis master has databases 0–15; the master's
 //! `SELECT n` and the RDB's SELECTDB map as a client's `SELECT n` does on
@@ -145,10 +150,15 @@ fn flush_all(shared: &Shared, session: &mut Session) -> Result<(), LoadError> {
     Ok(())
 }
 
-/// Replaces the data with the spooled RDB's keys (checked before by
+/// Replaces the data with the spooled RDB's `keys` keys (checked before by
 /// [`check`]), under the load marker; `session` is the master's. Sets the
 /// replica's loading flag (the caller clears it).
-pub fn load(shared: &Shared, session: &mut Session, spool: &Path) -> Result<Loaded, LoadError> {
+pub fn load(
+    shared: &Shared,
+    session: &mut Session,
+    spool: &Path,
+    keys: u64,
+) -> Result<Loaded, LoadError> {
     // Clients get -LOADING from now until the caller says it is over;
     // commands that passed that check before finish first (the engine
     // taken exclusively once waits for them).
@@ -161,7 +171,7 @@ pub fn load(shared: &Shared, session: &mut Session, spool: &Path) -> Result<Load
     shared.replica.loaded_keys.store(0, Ordering::Relaxed);
     let marker = marker_path(shared);
     write_marker(&marker)?;
-    let loaded = load_keys(shared, session, spool);
+    let loaded = load_keys(shared, session, spool, keys);
     if loaded.is_err() {
         // A half copy is not kept: flushed, as Redis empties a replica
         // whose load failed (the marker stays if even that fails).
@@ -177,13 +187,23 @@ pub fn load(shared: &Shared, session: &mut Session, spool: &Path) -> Result<Load
 
 /// Flushes, then loads every key of the spool (in batches of one
 /// database, each in one store write where the engine takes them all:
-/// [`rdb_file::load_batch`]) and makes them durable.
-fn load_keys(shared: &Shared, session: &mut Session, spool: &Path) -> Result<Loaded, LoadError> {
+/// [`rdb_file::load_fresh_batch`], which reads no key's state but one
+/// this load may have written already) and makes them durable.
+fn load_keys(
+    shared: &Shared,
+    session: &mut Session,
+    spool: &Path,
+    keys: u64,
+) -> Result<Loaded, LoadError> {
     flush_all(shared, session)?;
+    // Every namespace the load writes is empty from here on.
+    let mut fresh = rdb_file::FreshKeys::for_keys(keys);
     let file = File::open(spool)?;
     let mut warned = false;
     let mut named = 0;
-    let counts = rdb_file::import(BufReader::with_capacity(1 << 20, file), |db, entries, counts| {
+    let input = BufReader::with_capacity(1 << 20, file);
+    let batch = rdb_file::FRESH_BATCH_KEYS;
+    let counts = rdb_file::import_in_batches(input, batch, |db, entries, counts| {
         if entries.is_empty() {
             return;
         }
@@ -198,7 +218,9 @@ fn load_keys(shared: &Shared, session: &mut Session, spool: &Path) -> Result<Loa
             return;
         };
         match shared.engines.shared(&ns) {
-            Ok(engine) => rdb_file::load_batch(&engine, entries, counts),
+            Ok(engine) => {
+                rdb_file::load_fresh_batch(&engine, entries, counts, &mut fresh, ns.as_bytes());
+            }
             Err(reply) => {
                 for e in entries {
                     counts.refused.push(rdb_file::Refused {

@@ -377,10 +377,13 @@ async fn full_sync(
         )
         .await?
     };
-    if let Err(e) = checked {
-        let _ = std::fs::remove_file(&spool);
-        return Err(e.into());
-    }
+    let keys = match checked {
+        Ok(keys) => keys,
+        Err(e) => {
+            let _ = std::fs::remove_file(&spool);
+            return Err(e.into());
+        }
+    };
     replica.can_continue.store(false, Ordering::SeqCst);
     let loaded = {
         let shared = shared.clone();
@@ -390,7 +393,7 @@ async fn full_sync(
         keep_alive(
             conn,
             tokio::task::spawn_blocking(move || {
-                let r = load::load(&shared, &mut s, &spool);
+                let r = load::load(&shared, &mut s, &spool, keys);
                 s.unwatch(&shared);
                 r
             }),
