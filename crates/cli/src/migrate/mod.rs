@@ -7,9 +7,7 @@
 //!   (`--to redis://…`, `--to redis-cluster://…` or `--from redis://…`),
 //!   done by [`redcodec_migrate::network`];
 //! - [`pair`]: the two sides as the command line names them;
-//! - [`summary`]: what is printed when done;
-//! - [`bench`]: `redcodec migrate-bench`, migration against a raw RocksDB
-//!   write of the same data, with peak memory.
+//! - [`summary`]: what is printed when done.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -23,8 +21,6 @@ use redcodec_migrate::{
 
 use crate::error::{fail, CliError};
 
-pub mod bench;
-mod dataset;
 mod follow;
 mod namespaces;
 mod network;

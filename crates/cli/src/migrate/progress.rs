@@ -31,11 +31,6 @@ impl Bar {
         Bar::on(ProgressBar::new(0), pause_after)
     }
 
-    /// A bar drawn nowhere (benchmarks).
-    pub fn hidden() -> Bar {
-        Bar::on(ProgressBar::hidden(), None)
-    }
-
     fn on(bar: ProgressBar, pause_after: Option<u64>) -> Bar {
         bar.set_style(
             ProgressStyle::with_template(
