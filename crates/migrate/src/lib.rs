@@ -80,22 +80,27 @@
 
 pub mod analyze;
 mod bulk;
+pub mod check_report;
 mod checkpoint;
 mod digest;
 mod error;
 pub mod generate;
+pub mod namespaces;
 pub mod network;
 mod options;
 mod plan;
 mod purge;
 pub mod rdb_file;
+pub mod rdb_store;
 mod reader;
 mod report;
 mod represent;
 mod run;
 mod sink;
 mod source;
+pub mod store_spec;
 mod stores;
+pub mod summary;
 #[cfg(test)]
 mod testkit;
 

@@ -14,11 +14,11 @@ use redcodec_server::replica::ReplicaOptions;
 use redcodec_engine::Compat;
 
 use super::pair::PairArgs;
-use super::summary::thousands;
 use crate::error::fail;
 use crate::error::CliError;
 use crate::signals::ShutdownSignals;
 use crate::store_args::StoreArgs;
+use redcodec_migrate::summary::thousands;
 
 /// The options of a migration that keeps following its source.
 #[derive(Args, Debug, Clone, Default)]

@@ -7,7 +7,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressStyle};
 use redcodec_migrate::{Flow, Observer, Plan, Skipped, Tally};
 
-use super::summary::{human_bytes, thousands};
+use redcodec_migrate::summary::{human_bytes, thousands};
 
 /// How many progress calls (one per key or chunk) between two updates of
 /// the bar's position, and of its message (which costs a string).
