@@ -66,3 +66,59 @@ pub fn every_namespace(
             .collect(),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use redcodec_engine::OpenMode;
+
+    use super::*;
+
+    fn kvrocks(dir: &std::path::Path) -> StoreSpec {
+        StoreSpec {
+            format: "kvrocks".into(),
+            dir: dir.to_path_buf(),
+            fixed_clock: Some(1_700_000_000_000),
+            namespace: None,
+            cluster: false,
+        }
+    }
+
+    #[test]
+    fn each_namespace_has_its_own_checkpoint() {
+        assert_eq!(checkpoint_file(None), CHECKPOINT_FILE);
+        assert_eq!(
+            checkpoint_file(Some("ns")),
+            "redcodec-migrate.6e73.checkpoint"
+        );
+    }
+
+    #[test]
+    fn namespaces_go_to_their_namesakes_or_one_at_a_time() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = kvrocks(&tmp.path().join("s"));
+        drop(store.open(OpenMode::CreateIfMissing, None).unwrap());
+        assert_eq!(every_namespace(&store, "kvrocks").unwrap(), None);
+        for ns in ["a", "b"] {
+            let engine = store
+                .in_namespace(ns)
+                .open(OpenMode::CreateIfMissing, None)
+                .unwrap();
+            engine.execute(&["SET", "k", ns]);
+        }
+        let jobs = every_namespace(&store, "ardb").unwrap().unwrap();
+        let pairs: Vec<(&str, Option<&str>)> = jobs
+            .iter()
+            .map(|j| (j.src.as_str(), j.dst.as_deref()))
+            .collect();
+        assert_eq!(pairs, [("a", Some("a")), ("b", Some("b"))]);
+        let refused = every_namespace(&store, "blackwidow").unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "the blackwidow format has no namespaces, and the source holds a, b: migrate one at a time with --src-namespace"
+        );
+        assert!(matches!(
+            every_namespace(&store, "nosuch"),
+            Err(SpecError::Format(_))
+        ));
+    }
+}

@@ -57,6 +57,7 @@ pub fn databases_are_namespaces(store: &StoreSpec) -> Result<bool, SpecError> {
 }
 
 /// The databases of an export: each with the store it is read from.
+#[derive(Debug)]
 pub struct Databases {
     /// Database index and store, in index order.
     pub parts: Vec<(u32, StoreSpec)>,
@@ -109,6 +110,7 @@ pub fn export(parts: &[(u32, StoreSpec)], rdb: &Path) -> Result<Exported, RdbSto
 }
 
 /// What an import read and wrote.
+#[derive(Debug)]
 pub struct Imported {
     /// Keys the file holds.
     pub keys: u64,
@@ -222,4 +224,53 @@ fn refuse_keys(target: &StoreSpec) -> Result<(), RdbStoreError> {
             .map(|ns| format!(" (namespace {ns})"))
             .unwrap_or_default()
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(format: &str, dir: &Path) -> StoreSpec {
+        StoreSpec {
+            format: format.into(),
+            dir: dir.to_path_buf(),
+            fixed_clock: None,
+            namespace: None,
+            cluster: false,
+        }
+    }
+
+    #[test]
+    fn a_store_goes_through_an_rdb_file_into_another_format_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = spec("kvrocks", &tmp.path().join("src"));
+        let engine = src.open(OpenMode::CreateIfMissing, None).unwrap();
+        engine.execute(&["SET", "s", "v"]);
+        engine.execute(&["HSET", "h", "f", "v", "g", "w"]);
+        engine.execute(&["ZADD", "z", "1.5", "m"]);
+        drop(engine);
+        let databases = databases(&src).unwrap();
+        assert_eq!(databases.parts.len(), 1);
+        assert!(databases.left_out.is_empty());
+        let rdb = tmp.path().join("dump.rdb");
+        let exported = export(&databases.parts, &rdb).unwrap();
+        assert_eq!(exported.keys, 3);
+        assert!(!tmp.path().join("dump.rdb.part").exists());
+
+        let dst = spec("blackwidow", &tmp.path().join("dst"));
+        let imported = import(&rdb, &dst).unwrap();
+        assert_eq!((imported.keys, imported.loaded.keys), (3, 3));
+        assert!(!imported.by_namespace);
+        let engine = dst.open(OpenMode::ReadOnly, None).unwrap();
+        assert_eq!(engine.execute(&["HGET", "h", "g"]).to_string(), "\"w\"");
+        assert_eq!(engine.execute(&["ZSCORE", "z", "m"]).to_string(), "\"1.5\"");
+        drop(engine);
+        let again = import(&rdb, &dst).unwrap_err();
+        assert_eq!(
+            again.to_string(),
+            "the destination already holds keys: import into an empty store"
+        );
+        let missing = import(&tmp.path().join("none.rdb"), &dst).unwrap_err();
+        assert!(missing.to_string().contains("none.rdb: "), "{missing}");
+    }
 }
