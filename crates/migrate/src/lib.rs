@@ -77,6 +77,19 @@
 //! With a live server on one side instead of a store, or a cluster of
 //! them, see [`network`]: the same rules, the keys travel through the
 //! protocol.
+//!
+//! # Beside the migration
+//!
+//! - [`store_spec`]: a store named by format, directory, namespace, cluster
+//!   mode and clock, opened once or once per namespace; [`namespaces`]: a
+//!   job over every namespace of a source;
+//! - [`analyze`]: what a store holds and where its bytes go;
+//!   [`check_report`]: the lines of `redcodec check`;
+//! - [`generate`]: a realistic dataset written into an empty store;
+//! - [`rdb_file`]: RDB files read and written; [`rdb_store`]: a store
+//!   exported to one, and one imported into a store;
+//! - [`summary`]: what a migration, a verification or a generated dataset
+//!   comes to, as the lines the command line prints.
 
 pub mod analyze;
 mod bulk;

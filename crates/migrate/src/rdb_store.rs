@@ -103,7 +103,9 @@ pub fn export(parts: &[(u32, StoreSpec)], rdb: &Path) -> Result<Exported, RdbSto
             .map_err(|e| fail(e.to_string()))?;
     }
     let (out, counts) = export.finish().map_err(|e| fail(e.to_string()))?;
-    let file = out.into_inner().map_err(|e| e.into_error())?;
+    let file = out
+        .into_inner()
+        .map_err(std::io::IntoInnerError::into_error)?;
     file.sync_all()?;
     std::fs::rename(&aside, rdb)?;
     Ok(counts)

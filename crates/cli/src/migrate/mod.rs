@@ -7,7 +7,8 @@
 //!   (`--to redis://…`, `--to redis-cluster://…` or `--from redis://…`),
 //!   done by [`redcodec_migrate::network`];
 //! - [`pair`]: the two sides as the command line names them;
-//! - what is printed when done: [`redcodec_migrate::summary`].
+//! - [`verdict`]: a verification's verdict, printed, an error on any
+//!   difference; the other summaries are [`redcodec_migrate::summary`]'s.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -18,7 +19,7 @@ use redcodec_engine::reply::quote_bytes;
 use redcodec_engine::{Compat, OpenMode};
 use redcodec_migrate::{
     self as migrate, summary, Bulk, MigrateError, MigrateOptions, MigrateReport, OnUnrepresentable,
-    Outcome, TypeConflict, VerifyOptions, VerifyReport,
+    Outcome, TypeConflict, VerifyOptions,
 };
 
 use crate::error::{fail, CliError};
@@ -28,8 +29,10 @@ mod namespaces;
 mod network;
 mod pair;
 pub(crate) mod progress;
+mod verdict;
 
 pub use pair::PairArgs;
+use verdict::print_verify;
 
 /// The options of `redcodec migrate`.
 #[derive(Args, Debug, Clone)]
@@ -288,16 +291,4 @@ fn print_summary(args: &MigrateArgs, report: &MigrateReport, seconds: f64) -> Re
         &report.first_of_several,
     )?;
     Ok(())
-}
-
-/// Prints a verification's verdict; fails on any difference.
-pub(crate) fn print_verify(report: &VerifyReport) -> Result<(), CliError> {
-    summary::write_verify(&mut std::io::stdout().lock(), report)?;
-    if report.is_equal() {
-        return Ok(());
-    }
-    Err(fail(format!(
-        "verify found {} differences",
-        report.differences
-    )))
 }

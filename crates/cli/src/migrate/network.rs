@@ -14,8 +14,8 @@ use redcodec_migrate::network::{self, is_url, Endpoint, Rules, ServerReport};
 use redcodec_migrate::{summary, MigrateOptions};
 
 use super::pair::PairArgs;
-use super::print_verify;
 use super::progress::Bar;
+use super::verdict::print_verify;
 use crate::error::{fail, CliError};
 
 /// The options only a migration with a server has.
