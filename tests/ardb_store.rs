@@ -266,7 +266,7 @@ fn dump_refuses_a_missing_store() {
     let options = EngineOptions {
         clock: Arc::new(ManualClock::at_ms(T0_MS)),
         mode: OpenMode::MustExist,
-        compat: None,
+        ..EngineOptions::default()
     };
     let err = Engine::open(codec, dir.path(), options)
         .err()

@@ -666,7 +666,7 @@ fn a_checkpoint_of_another_migration_is_not_resumed() {
         let options = EngineOptions {
             clock: clock.clone(),
             mode: OpenMode::MustExist,
-            compat: None,
+            ..EngineOptions::default()
         };
         let err = Engine::open(codec, src_dir.path(), options).err().unwrap();
         assert!(err.to_string().contains("holds no"), "{err}");

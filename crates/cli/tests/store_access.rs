@@ -314,7 +314,7 @@ fn corrupted_copy(work: &Path) -> PathBuf {
         EngineOptions {
             mode: OpenMode::MustExist,
             clock: std::sync::Arc::new(redcodec_engine::ManualClock::at_ms(1_700_000_100_000)),
-            compat: None,
+            ..EngineOptions::default()
         },
     )
     .unwrap();
@@ -722,4 +722,45 @@ fn compat_stores_open_in_an_older_rocksdb() {
             "{compat}: RocksDB 7.8.3 reads every pair redcodec wrote"
         );
     }
+}
+
+/// The block cache's size follows the options, read-write and read-only
+/// alike, and is RocksDB's capacity for every family of the store.
+#[test]
+fn block_cache_size_follows_the_options() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("bw");
+    let capacity = |engine: &Engine<AnyCodec>| -> Vec<u64> {
+        engine
+            .store()
+            .layout()
+            .places()
+            .map(|place| {
+                let value = engine
+                    .store()
+                    .property(place, "rocksdb.block-cache-capacity")
+                    .unwrap()
+                    .expect("the property");
+                value.parse().unwrap()
+            })
+            .collect()
+    };
+    {
+        let engine =
+            Engine::open(codec(Format::Blackwidow), &dir, EngineOptions::default()).unwrap();
+        engine.execute(&["SET", "k", "v"]);
+        let default = redcodec_engine::store::DEFAULT_BLOCK_CACHE_BYTES as u64;
+        assert_eq!(capacity(&engine), vec![default; capacity(&engine).len()]);
+        assert!(
+            capacity(&engine).len() > 1,
+            "blackwidow has several families"
+        );
+    }
+    let read_only = EngineOptions {
+        block_cache_bytes: 32 << 20,
+        ..EngineOptions::read_only()
+    };
+    let engine = Engine::open(codec(Format::Blackwidow), &dir, read_only).unwrap();
+    let sizes = capacity(&engine);
+    assert!(sizes.iter().all(|&s| s == 32 << 20), "{sizes:?}");
 }

@@ -34,6 +34,9 @@ pub struct EngineOptions {
     pub mode: OpenMode,
     /// Write what this release of the real system opens.
     pub compat: Option<Compat>,
+    /// Bytes of the store's block cache (see
+    /// [`redcodec_store::DEFAULT_BLOCK_CACHE_BYTES`], the default).
+    pub block_cache_bytes: usize,
 }
 
 impl Default for EngineOptions {
@@ -42,6 +45,7 @@ impl Default for EngineOptions {
             clock: Arc::new(SystemClock),
             mode: OpenMode::CreateIfMissing,
             compat: None,
+            block_cache_bytes: redcodec_store::DEFAULT_BLOCK_CACHE_BYTES,
         }
     }
 }
@@ -97,6 +101,7 @@ impl<C: Codec> Engine<C> {
         let store_options = StoreOptions {
             mode: options.mode,
             compat: options.compat,
+            block_cache_bytes: options.block_cache_bytes,
         };
         let store = Store::open(codec.clone(), options.clock.clone(), dir, store_options)?;
         let writes = options.mode.writes();

@@ -80,6 +80,7 @@ mod tests {
             fixed_clock: Some(1_700_000_000_000),
             namespace: None,
             cluster: false,
+            block_cache_bytes: redcodec_engine::store::DEFAULT_BLOCK_CACHE_BYTES,
         }
     }
 

@@ -239,6 +239,7 @@ mod tests {
             fixed_clock: None,
             namespace: None,
             cluster: false,
+            block_cache_bytes: redcodec_engine::store::DEFAULT_BLOCK_CACHE_BYTES,
         }
     }
 

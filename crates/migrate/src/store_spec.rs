@@ -27,6 +27,9 @@ pub struct StoreSpec {
     /// Cluster mode, for formats that have it (kvrocks: a slot in every
     /// key).
     pub cluster: bool,
+    /// Bytes of the store's block cache (default:
+    /// [`redcodec_engine::store::DEFAULT_BLOCK_CACHE_BYTES`]).
+    pub block_cache_bytes: usize,
 }
 
 /// Why a store could not be named or opened.
@@ -104,6 +107,7 @@ impl StoreSpec {
             clock,
             mode,
             compat,
+            block_cache_bytes: self.block_cache_bytes,
         };
         Ok(Engine::open(codec, &self.dir, options)?)
     }

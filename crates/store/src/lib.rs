@@ -62,6 +62,6 @@ pub use faults::FaultyStore;
 pub use group::Group;
 pub use group_iter::GroupIter;
 pub use kv::{DefaultStore, KvIter, KvStore, MemIter, MemStore, Order};
-pub use options::{OpenMode, StoreOptions};
+pub use options::{OpenMode, StoreOptions, DEFAULT_BLOCK_CACHE_BYTES};
 #[cfg(feature = "rocksdb")]
 pub use store::{Store, StoreIter};

@@ -32,11 +32,27 @@ pub struct StoreOptions {
     /// Write what this release of the real system opens (`None`: RocksDB's
     /// own defaults).
     pub compat: Option<Compat>,
+    /// Bytes of the block cache every column family of every instance
+    /// shares: data blocks, and the index and filter blocks of every table
+    /// ([`DEFAULT_BLOCK_CACHE_BYTES`] unless set).
+    pub block_cache_bytes: usize,
 }
 
+/// The block cache a store gets unless told otherwise: 128 MiB, enough for
+/// the partitioned index and filters of 10M records and more (their top
+/// levels are pinned). A store whose tables were written without
+/// partitions (by Pika, Ardb, or an older redcodec) needs its whole index
+/// and filter blocks in the cache while it is read: past about 10M records
+/// give it more (docs/src/scale.md, "Block cache").
+pub const DEFAULT_BLOCK_CACHE_BYTES: usize = 128 << 20;
+
 impl StoreOptions {
-    /// Options with `mode` and no compat target.
+    /// Options with `mode`, no compat target and the default block cache.
     pub fn new(mode: OpenMode) -> StoreOptions {
-        StoreOptions { mode, compat: None }
+        StoreOptions {
+            mode,
+            compat: None,
+            block_cache_bytes: DEFAULT_BLOCK_CACHE_BYTES,
+        }
     }
 }

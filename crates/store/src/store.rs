@@ -113,7 +113,7 @@ impl Store {
             None
         };
         let expired = Arc::new(ExpiredKeys::default());
-        let block_cache = Cache::new_lru_cache(BLOCK_CACHE_BYTES);
+        let block_cache = Cache::new_lru_cache(options.block_cache_bytes);
         let mut instances = Vec::with_capacity(layout.instances.len());
         for (index, spec) in layout.instances.iter().enumerate() {
             let path = dir.join(spec.dir);
@@ -771,9 +771,6 @@ fn add_op(wb: &mut WriteBatch, cf: &Arc<BoundColumnFamily<'_>>, op: Op) {
 
 /// Bits per key of every table's bloom filter.
 const BLOOM_BITS_PER_KEY: f64 = 10.0;
-
-/// Bytes of the block cache a store's families share.
-const BLOCK_CACHE_BYTES: usize = 128 << 20;
 
 /// Options of one column family: RocksDB's defaults, or what `compat`'s
 /// release reads, with a bloom filter of 10 bits per key (as Kvrocks and

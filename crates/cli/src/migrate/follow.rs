@@ -72,6 +72,7 @@ pub fn run(
         fixed_clock: pair.fixed_clock,
         namespace: pair.dst_namespace.clone(),
         cluster: pair.dst_cluster,
+        block_cache_mb: pair.block_cache_mb,
     };
     let (mut config, opener) = crate::serve::server_config(&store, compat)?;
     config.replica = ReplicaOptions {

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use redcodec_engine::store::DEFAULT_BLOCK_CACHE_BYTES;
 use redcodec_engine::{Compat, Engine, OpenMode};
 use redcodec_formats::AnyCodec;
 
@@ -47,6 +48,9 @@ pub struct PairArgs {
     /// the destination's versions are then reproducible).
     #[arg(long, value_name = "MS")]
     pub fixed_clock: Option<u64>,
+    /// Block cache of each store in MiB (default 128; see `analyze --help`).
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_BLOCK_CACHE_BYTES >> 20)]
+    pub block_cache_mb: usize,
 }
 
 impl PairArgs {
@@ -78,6 +82,7 @@ impl PairArgs {
             fixed_clock: self.fixed_clock,
             namespace: namespace.cloned(),
             cluster,
+            block_cache_mb: self.block_cache_mb,
         }
     }
 

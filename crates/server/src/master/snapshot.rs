@@ -61,6 +61,7 @@ impl Checkpoint {
             clock: core.clock().clone(),
             mode: OpenMode::ReadOnly,
             compat: None,
+            block_cache_bytes: core.store().options().block_cache_bytes,
         };
         let engine = Engine::open(core.codec().clone(), self.dir.path().join("store"), options)?;
         Ok(PointInTime {
