@@ -6,7 +6,7 @@ use std::io::Write;
 
 use clap::Args;
 use redcodec_engine::OpenMode;
-use redcodec_migrate::analyze::{analyze, analyze_two_pass, raw_scan, Analysis, AnalyzeOptions};
+use redcodec_migrate::analyze::{analyze, raw_scan, Analysis, AnalyzeOptions};
 use serde::Serialize;
 
 use crate::error::{fail, CliError};
@@ -33,10 +33,6 @@ pub struct AnalyzeArgs {
     /// floor an analysis is measured against) and print it on stderr.
     #[arg(long)]
     raw_scan: bool,
-    /// Analyze the way the first version did, in two passes (the
-    /// reference the one-pass analysis is tested against).
-    #[arg(long, hide = true)]
-    two_pass: bool,
 }
 
 /// One namespace's analysis, as JSON.
@@ -60,12 +56,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<(), CliError> {
     let mut done = Vec::new();
     for store in args.store.each_namespace()? {
         let engine = store.open(OpenMode::ReadOnly, None)?;
-        let analysis = if args.two_pass {
-            analyze_two_pass(&engine, &options)
-        } else {
-            analyze(&engine, &options)
-        }
-        .map_err(|e| fail(e.to_string()))?;
+        let analysis = analyze(&engine, &options).map_err(|e| fail(e.to_string()))?;
         done.push((store.namespace.clone(), analysis));
     }
     let seconds = started.elapsed().as_secs_f64();

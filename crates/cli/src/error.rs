@@ -2,6 +2,8 @@
 
 use redcodec_engine::EngineError;
 use redcodec_formats::FormatError;
+use redcodec_migrate::rdb_store::RdbStoreError;
+use redcodec_migrate::store_spec::SpecError;
 use redcodec_migrate::MigrateError;
 use thiserror::Error;
 
@@ -39,6 +41,26 @@ pub enum CliError {
 impl From<redcodec_engine::store::StoreError> for CliError {
     fn from(e: redcodec_engine::store::StoreError) -> Self {
         CliError::Engine(e.into())
+    }
+}
+
+impl From<SpecError> for CliError {
+    fn from(e: SpecError) -> Self {
+        match e {
+            SpecError::Format(e) => CliError::Format(e),
+            SpecError::Engine(e) => CliError::Engine(e),
+            SpecError::Namespaces(message) => fail(message),
+        }
+    }
+}
+
+impl From<RdbStoreError> for CliError {
+    fn from(e: RdbStoreError) -> Self {
+        match e {
+            RdbStoreError::Spec(e) => e.into(),
+            RdbStoreError::Io(e) => CliError::Io(e),
+            RdbStoreError::Failed(message) => fail(message),
+        }
     }
 }
 

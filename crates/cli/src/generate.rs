@@ -11,8 +11,8 @@ use redcodec_migrate::generate::{self, Distribution, GenerateOptions, Mix};
 
 use crate::error::{fail, CliError};
 use crate::migrate::progress::Bar;
-use crate::migrate::{human_bytes, thousands};
 use crate::store_args::StoreArgs;
+use redcodec_migrate::summary::{human_bytes, thousands};
 
 /// The options of `redcodec generate`.
 #[derive(Args, Debug, Clone)]

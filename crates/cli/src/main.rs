@@ -8,7 +8,6 @@ use clap::{Parser, Subcommand};
 mod allocator;
 mod analyze;
 mod check;
-mod config_file;
 mod dump;
 mod error;
 mod exec;
@@ -72,7 +71,7 @@ enum Command {
     Verify(migrate::VerifyArgs),
     /// Time a migration against a raw RocksDB write of the same data and
     /// measure its peak memory.
-    MigrateBench(migrate::bench::BenchArgs),
+    MigrateBench(redcodec_compare::migrate_bench::BenchArgs),
     /// Write the store as an RDB file (Redis 7.0, version 10) that
     /// redis-server loads; the store is opened read-only.
     Export(rdb::ExportArgs),
@@ -92,7 +91,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let args = match config_file::expand(std::env::args().collect()) {
+    let args = match redcodec_server::config_file::expand(std::env::args().collect()) {
         Ok(args) => args,
         Err(e) => {
             eprintln!("redcodec: {e}");
@@ -116,7 +115,9 @@ fn main() -> ExitCode {
         Command::Export(args) => rdb::export(&args),
         Command::Import(args) => rdb::import(&args),
         Command::Verify(args) => migrate::run_verify(&args),
-        Command::MigrateBench(args) => migrate::bench::run(&args),
+        Command::MigrateBench(args) => {
+            redcodec_compare::migrate_bench::run(&args).map_err(error::CliError::from)
+        }
         Command::Serve(args) => serve::run(&args),
         Command::Generate(args) => generate::run(&args),
         Command::Analyze(args) => analyze::run(&args),

@@ -1,13 +1,13 @@
-//! The options every command that opens a store shares.
+//! The options every command that opens a store shares: clap's form of
+//! [`StoreSpec`], which names and opens the store.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use clap::Args;
-use redcodec_engine::namespaces::namespaces;
 use redcodec_engine::store::DEFAULT_BLOCK_CACHE_BYTES;
-use redcodec_engine::{Clock, Compat, Engine, EngineOptions, ManualClock, OpenMode, SystemClock};
-use redcodec_formats::{AnyCodec, Format, FormatOptions};
+use redcodec_engine::{Compat, Engine, OpenMode};
+use redcodec_formats::AnyCodec;
+use redcodec_migrate::store_spec::StoreSpec;
 
 use crate::error::CliError;
 
@@ -39,57 +39,43 @@ pub struct StoreArgs {
 }
 
 impl StoreArgs {
-    /// The codec these options name.
-    pub fn codec(&self) -> Result<AnyCodec, CliError> {
-        let format: Format = self.format.parse()?;
-        let options = FormatOptions {
-            namespace: self.namespace.as_ref().map(|n| n.as_bytes().to_vec()),
+    /// The store these options name.
+    pub fn spec(&self) -> StoreSpec {
+        StoreSpec {
+            format: self.format.clone(),
+            dir: self.dir.clone(),
+            fixed_clock: self.fixed_clock,
+            namespace: self.namespace.clone(),
             cluster: self.cluster,
-        };
-        Ok(format.codec(&options)?)
+            block_cache_bytes: self.block_cache_mb << 20,
+        }
     }
 
-    /// These options once per namespace the store holds (read-only), for
-    /// commands that cover a whole store: just these options when
-    /// `--namespace` is given, when the format has no namespaces, or when
-    /// the store holds none yet.
+    /// The codec these options name.
+    pub fn codec(&self) -> Result<AnyCodec, CliError> {
+        Ok(self.spec().codec()?)
+    }
+
+    /// These options once per namespace the store holds
+    /// ([`StoreSpec::each_namespace`]).
     pub fn each_namespace(&self) -> Result<Vec<StoreArgs>, CliError> {
-        if self.namespace.is_some() {
-            return Ok(vec![self.clone()]);
-        }
-        let engine = self.open(OpenMode::ReadOnly, None)?;
-        let found = namespaces(engine.codec(), engine.store())
-            .map_err(|e| CliError::Io(std::io::Error::other(e.to_string())))?;
-        if found.is_empty() {
-            return Ok(vec![self.clone()]);
-        }
-        Ok(found
+        Ok(self
+            .spec()
+            .each_namespace()?
             .into_iter()
-            .map(|ns| StoreArgs {
-                namespace: Some(String::from_utf8_lossy(&ns.name).into_owned()),
+            .map(|spec| StoreArgs {
+                namespace: spec.namespace,
                 ..self.clone()
             })
             .collect())
     }
 
-    /// Opens the engine: read-write (creating the store or not) or
-    /// read-only; written for the release `compat` names, if any.
+    /// Opens the engine ([`StoreSpec::open`]).
     pub fn open(
         &self,
         mode: OpenMode,
         compat: Option<Compat>,
     ) -> Result<Engine<AnyCodec>, CliError> {
-        let codec = self.codec()?;
-        let clock: Arc<dyn Clock> = match self.fixed_clock {
-            Some(ms) => Arc::new(ManualClock::at_ms(ms)),
-            None => Arc::new(SystemClock),
-        };
-        let options = EngineOptions {
-            clock,
-            mode,
-            compat,
-            block_cache_bytes: self.block_cache_mb << 20,
-        };
-        Ok(Engine::open(codec, &self.dir, options)?)
+        Ok(self.spec().open(mode, compat)?)
     }
 }

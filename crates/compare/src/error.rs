@@ -9,6 +9,9 @@ pub enum CompareError {
     /// A store could not be opened, written or read.
     #[error("{0}")]
     Engine(#[from] redcodec_engine::EngineError),
+    /// A migration of `migrate-bench` failed.
+    #[error("{0}")]
+    Migrate(#[from] redcodec_migrate::MigrateError),
     /// Writing the report, or a file of a store.
     #[error("{0}")]
     Io(#[from] std::io::Error),

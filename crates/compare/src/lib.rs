@@ -10,7 +10,9 @@
 //! - [`report`]: tables, goals, CSV and JSON; [`figure`]: a figure and its
 //!   spread over rounds or samples;
 //! - [`charts`]: horizontal bar charts as SVG; [`page`]: `report.html`, the
-//!   settings, goals, every chart beside its table, and notes, in one file.
+//!   settings, goals, every chart beside its table, and notes, in one file;
+//! - [`migrate_bench`]: `redcodec migrate-bench`, a migration against a raw
+//!   RocksDB write of the same data, with peak memory.
 
 use std::path::PathBuf;
 
@@ -24,6 +26,7 @@ mod figure;
 mod format_run;
 pub mod instructions;
 mod measure;
+pub mod migrate_bench;
 mod page;
 mod raw;
 mod report;

@@ -77,25 +77,43 @@
 //! With a live server on one side instead of a store, or a cluster of
 //! them, see [`network`]: the same rules, the keys travel through the
 //! protocol.
+//!
+//! # Beside the migration
+//!
+//! - [`store_spec`]: a store named by format, directory, namespace, cluster
+//!   mode and clock, opened once or once per namespace; [`namespaces`]: a
+//!   job over every namespace of a source;
+//! - [`analyze`]: what a store holds and where its bytes go;
+//!   [`check_report`]: the lines of `redcodec check`;
+//! - [`generate`]: a realistic dataset written into an empty store;
+//! - [`rdb_file`]: RDB files read and written; [`rdb_store`]: a store
+//!   exported to one, and one imported into a store;
+//! - [`summary`]: what a migration, a verification or a generated dataset
+//!   comes to, as the lines the command line prints.
 
 pub mod analyze;
 mod bulk;
+pub mod check_report;
 mod checkpoint;
 mod digest;
 mod error;
 pub mod generate;
+pub mod namespaces;
 pub mod network;
 mod options;
 mod plan;
 mod purge;
 pub mod rdb_file;
+pub mod rdb_store;
 mod reader;
 mod report;
 mod represent;
 mod run;
 mod sink;
 mod source;
+pub mod store_spec;
 mod stores;
+pub mod summary;
 #[cfg(test)]
 mod testkit;
 

@@ -17,6 +17,7 @@ pub mod cluster;
 pub mod command_stats;
 pub mod commands;
 pub mod config;
+pub mod config_file;
 pub mod engines;
 pub mod error;
 pub mod error_stats;

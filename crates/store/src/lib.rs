@@ -50,6 +50,8 @@ pub mod sst;
 mod store;
 #[cfg(feature = "rocksdb")]
 pub mod wal;
+#[cfg(feature = "rocksdb")]
+mod wal_retention;
 
 pub use batch::{hex, unhex, Batch, Pair};
 pub use clock::{Clock, ManualClock, SystemClock};

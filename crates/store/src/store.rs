@@ -206,7 +206,7 @@ impl Store {
                     let mut db_opts = Options::default();
                     db_opts.create_if_missing(true);
                     db_opts.create_missing_column_families(true);
-                    crate::wal::apply(&mut db_opts);
+                    crate::wal_retention::apply(&mut db_opts);
                     Db::open_cf_descriptors(&db_opts, &path, descriptors)
                 }
             };

@@ -7,17 +7,18 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 use clap::Args;
+use redcodec_migrate::network::Master;
 use redcodec_server::replica::follow::{self, FollowOptions};
 use redcodec_server::replica::ReplicaOptions;
 
 use redcodec_engine::Compat;
 
 use super::pair::PairArgs;
-use super::summary::thousands;
 use crate::error::fail;
 use crate::error::CliError;
 use crate::signals::ShutdownSignals;
 use crate::store_args::StoreArgs;
+use redcodec_migrate::summary::thousands;
 
 /// The options of a migration that keeps following its source.
 #[derive(Args, Debug, Clone, Default)]
@@ -31,34 +32,6 @@ pub struct FollowArgs {
     /// 0 for SECS seconds.
     #[arg(long, value_name = "SECS", requires = "follow")]
     pub until_caught_up: Option<u64>,
-}
-
-/// The master named by `--from`: host, port, password.
-fn master_of(url: &str) -> Result<(String, u16, Option<String>), CliError> {
-    let bad = || {
-        fail(format!(
-            "--follow: '{url}' is not a master's URL: expected redis://[:PASS@]HOST:PORT"
-        ))
-    };
-    let parsed = redis::parse_redis_url(url).ok_or_else(bad)?;
-    if parsed.scheme() != "redis" {
-        return Err(fail(format!(
-            "--follow: '{url}': only redis:// (TCP without TLS) is supported"
-        )));
-    }
-    let host = parsed.host_str().ok_or_else(bad)?;
-    let host = host
-        .strip_prefix('[')
-        .and_then(|h| h.strip_suffix(']'))
-        .unwrap_or(host)
-        .to_string();
-    let port = parsed.port().unwrap_or(6379);
-    if !matches!(parsed.path(), "" | "/" | "/0") {
-        return Err(fail(format!(
-            "--follow: '{url}': a replica copies every database; name none"
-        )));
-    }
-    Ok((host, port, parsed.password().map(str::to_string)))
 }
 
 /// Refuses the options a follower has no use for: the source side of
@@ -92,7 +65,7 @@ pub fn run(
     unused: &[(bool, &str)],
 ) -> Result<(), CliError> {
     check(pair, unused)?;
-    let (host, port, password) = master_of(&pair.from)?;
+    let master = Master::parse(&pair.from)?;
     let store = StoreArgs {
         format: pair.to.clone(),
         dir: pair.dst_dir()?.to_path_buf(),
@@ -103,8 +76,8 @@ pub fn run(
     };
     let (mut config, opener) = crate::serve::server_config(&store, compat)?;
     config.replica = ReplicaOptions {
-        replicaof: Some((host, port)),
-        masterauth: password,
+        replicaof: Some((master.host, master.port)),
+        masterauth: master.password,
     };
     let options = FollowOptions {
         until_caught_up: follow.until_caught_up.map(Duration::from_secs),
@@ -145,25 +118,4 @@ pub fn run(
         return Err(fail("stopped before catching up"));
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn masters_are_named_by_url() {
-        assert_eq!(
-            master_of("redis://127.0.0.1:6380").unwrap(),
-            ("127.0.0.1".to_string(), 6380, None)
-        );
-        assert_eq!(
-            master_of("redis://:secret@db.example:7000/").unwrap(),
-            ("db.example".to_string(), 7000, Some("secret".to_string()))
-        );
-        assert_eq!(master_of("redis://h").unwrap().1, 6379);
-        assert!(master_of("redis://h:1/3").is_err());
-        assert!(master_of("rediss://h:1").is_err());
-        assert!(master_of("kvrocks").is_err());
-    }
 }

@@ -7,34 +7,32 @@
 //!   (`--to redis://…`, `--to redis-cluster://…` or `--from redis://…`),
 //!   done by [`redcodec_migrate::network`];
 //! - [`pair`]: the two sides as the command line names them;
-//! - [`summary`]: what is printed when done;
-//! - [`bench`]: `redcodec migrate-bench`, migration against a raw RocksDB
-//!   write of the same data, with peak memory.
+//! - [`verdict`]: a verification's verdict, printed, an error on any
+//!   difference; the other summaries are [`redcodec_migrate::summary`]'s.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
+use redcodec_engine::reply::quote_bytes;
 use redcodec_engine::{Compat, OpenMode};
 use redcodec_migrate::{
-    self as migrate, Bulk, MigrateError, MigrateOptions, MigrateReport, OnUnrepresentable, Outcome,
-    TypeConflict, VerifyOptions,
+    self as migrate, summary, Bulk, MigrateError, MigrateOptions, MigrateReport, OnUnrepresentable,
+    Outcome, TypeConflict, VerifyOptions,
 };
 
 use crate::error::{fail, CliError};
 
-pub mod bench;
-mod dataset;
 mod follow;
 mod namespaces;
 mod network;
 mod pair;
 pub(crate) mod progress;
-mod summary;
+mod verdict;
 
 pub use pair::PairArgs;
-pub(crate) use summary::{human_bytes, thousands};
-use summary::{print_left_out, print_verify};
+use verdict::print_verify;
 
 /// The options of `redcodec migrate`.
 #[derive(Args, Debug, Clone)]
@@ -165,7 +163,7 @@ pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
 
 /// The namespace `ns` quoted as Redis quotes keys.
 fn quote(ns: &str) -> String {
-    redcodec_engine::reply::quote_bytes(ns.as_bytes())
+    quote_bytes(ns.as_bytes())
 }
 
 /// Migrates one source (namespace) into one destination.
@@ -181,7 +179,7 @@ fn run_one(args: &MigrateArgs, checkpoint: &Path) -> Result<(), CliError> {
     let result = migrate::migrate(&src, &dst, &options, &mut bar);
     bar.finish();
     let report = result.map_err(|e| explain(e, checkpoint.exists()))?;
-    print_summary(args, &report, started.elapsed().as_secs_f64());
+    print_summary(args, &report, started.elapsed().as_secs_f64())?;
     if report.outcome == Outcome::Stopped {
         return Err(fail("migration stopped; rerun with --resume to finish it"));
     }
@@ -266,37 +264,31 @@ fn explain(e: MigrateError, checkpoint_kept: bool) -> CliError {
     fail(format!("{e}{hint}"))
 }
 
-fn print_summary(args: &MigrateArgs, report: &MigrateReport, seconds: f64) {
-    let m = report.migrated;
+fn print_summary(args: &MigrateArgs, report: &MigrateReport, seconds: f64) -> Result<(), CliError> {
+    let side = |format: &str, dir: &Option<PathBuf>| {
+        let dir = dir.as_deref().unwrap_or(Path::new(""));
+        format!("{format} ({})", dir.display())
+    };
     let verb = match report.outcome {
         Outcome::Completed => "migrated",
         Outcome::Stopped => "stopped after migrating",
     };
-    println!(
-        "{verb} {} keys, {} elements, {} from {} ({}) to {} ({}) in {seconds:.2} s ({} elements/s)",
-        thousands(m.keys),
-        thousands(m.elements),
-        human_bytes(m.bytes),
-        args.pair.from,
-        args.pair.src.as_deref().unwrap_or(Path::new("")).display(),
-        args.pair.to,
-        args.pair.dst.as_deref().unwrap_or(Path::new("")).display(),
-        thousands((m.elements as f64 / seconds.max(1e-9)) as u64),
-    );
-    if let Some(after) = &report.resumed_after {
-        match after {
-            Some(key) => println!(
-                "resumed after key {}",
-                redcodec_engine::reply::quote_bytes(key)
-            ),
-            None => println!("resumed from the first key"),
-        }
+    let mut out = std::io::stdout().lock();
+    let (from, to) = (&args.pair.from, &args.pair.to);
+    let (src, dst) = (side(from, &args.pair.src), side(to, &args.pair.dst));
+    summary::write_migrated(&mut out, verb, &report.migrated, &src, &dst, seconds)?;
+    match &report.resumed_after {
+        Some(Some(key)) => writeln!(out, "resumed after key {}", quote_bytes(key))?,
+        Some(None) => writeln!(out, "resumed from the first key")?,
+        None => {}
     }
-    let skipped_why = format!("the {} format cannot hold", args.pair.to);
-    print_left_out(
+    let skipped_why = format!("the {to} format cannot hold");
+    summary::write_left_out(
+        &mut out,
         report.expired,
         &report.skipped,
         &skipped_why,
         &report.first_of_several,
-    );
+    )?;
+    Ok(())
 }

@@ -1,14 +1,11 @@
 //! `--all-namespaces`: a migration or verification of every namespace of a
-//! Kvrocks or Ardb source, each into the destination namespace of the same
-//! name (or, into a format without namespaces, of the source's only one).
+//! Kvrocks or Ardb source, as [`redcodec_migrate::namespaces`] splits it,
+//! on the command line's two sides.
 
-use redcodec_engine::store::hex;
 use redcodec_engine::OpenMode;
-use redcodec_formats::{Format, FormatOptions};
-use redcodec_migrate::CHECKPOINT_FILE;
+use redcodec_migrate::namespaces::{checkpoint_file, every_namespace};
 
 use super::pair::PairArgs;
-use crate::error::fail;
 use crate::error::CliError;
 
 /// One namespace's share of the job.
@@ -23,62 +20,37 @@ pub struct Part {
 impl Part {
     /// The checkpoint file of this part, in the destination directory.
     pub fn checkpoint_name(&self) -> String {
-        match &self.namespace {
-            Some(ns) => format!("redcodec-migrate.{}.checkpoint", hex(ns.as_bytes())),
-            None => CHECKPOINT_FILE.to_string(),
-        }
+        checkpoint_file(self.namespace.as_deref())
     }
 }
 
 /// The parts of the job `pair` describes: itself, or one per namespace of
 /// the source with `--all-namespaces`.
 pub fn parts(pair: &PairArgs) -> Result<Vec<Part>, CliError> {
+    let single = |pair: PairArgs| Part {
+        pair,
+        namespace: None,
+    };
     if !pair.all_namespaces {
-        return Ok(vec![Part {
-            pair: pair.clone(),
-            namespace: None,
-        }]);
+        return Ok(vec![single(pair.clone())]);
     }
     let source = pair.store(&pair.from, pair.src_dir()?, None, pair.src_cluster);
-    let found: Vec<String> = source
-        .each_namespace()?
-        .into_iter()
-        .filter_map(|s| s.namespace)
-        .collect();
-    if found.is_empty() {
-        // A format without namespaces, or a store that holds none yet.
-        return Ok(vec![Part {
-            pair: PairArgs {
-                all_namespaces: false,
-                ..pair.clone()
-            },
-            namespace: None,
-        }]);
-    }
-    let to: Format = pair.to.parse()?;
-    let destination_has_namespaces = to
-        .codec(&FormatOptions {
-            namespace: Some(b"probe".to_vec()),
-            cluster: false,
-        })
-        .is_ok();
-    if !destination_has_namespaces && found.len() > 1 {
-        return Err(fail(format!(
-            "the {} format has no namespaces, and the source holds {}: migrate one at a time with --src-namespace",
-            pair.to,
-            found.join(", ")
-        )));
-    }
+    let Some(found) = every_namespace(&source.spec(), &pair.to)? else {
+        return Ok(vec![single(PairArgs {
+            all_namespaces: false,
+            ..pair.clone()
+        })]);
+    };
     Ok(found
         .into_iter()
-        .map(|ns| Part {
+        .map(|job| Part {
             pair: PairArgs {
-                src_namespace: Some(ns.clone()),
-                dst_namespace: destination_has_namespaces.then(|| ns.clone()),
+                src_namespace: Some(job.src.clone()),
+                dst_namespace: job.dst,
                 all_namespaces: false,
                 ..pair.clone()
             },
-            namespace: Some(ns),
+            namespace: Some(job.src),
         })
         .collect())
 }

@@ -5,16 +5,17 @@
 //! command line, and the printing; the work is
 //! [`redcodec_migrate::network`]'s.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use redcodec_engine::{Compat, OpenMode};
 use redcodec_migrate::network::{self, is_url, Endpoint, Rules, ServerReport};
-use redcodec_migrate::MigrateOptions;
+use redcodec_migrate::{summary, MigrateOptions};
 
 use super::pair::PairArgs;
 use super::progress::Bar;
-use super::summary::{human_bytes, print_left_out, print_verify, thousands};
+use super::verdict::print_verify;
 use crate::error::{fail, CliError};
 
 /// The options only a migration with a server has.
@@ -65,7 +66,7 @@ pub fn run(request: &Request<'_>) -> Result<(), CliError> {
             let result = network::migrate_to_server(&src, &from, &target, options, &mut bar);
             bar.finish();
             let report = result?;
-            print(&report, "that cannot be migrated");
+            print(&report, "that cannot be migrated")?;
             if request.verify {
                 let rules = Rules::of(options);
                 let verified =
@@ -85,7 +86,7 @@ pub fn run(request: &Request<'_>) -> Result<(), CliError> {
             let result = network::migrate_from_server(&source, &dst, &to, options, &mut bar);
             bar.finish();
             let report = result?;
-            print(&report, &format!("the {} format cannot hold", pair.to));
+            print(&report, &format!("the {} format cannot hold", pair.to))?;
             if request.verify {
                 let verified = network::verify_server_to_store(&source, &dst, report.merged)?;
                 return print_verify(&verified);
@@ -98,7 +99,7 @@ pub fn run(request: &Request<'_>) -> Result<(), CliError> {
             let result = network::migrate_between_servers(&source, &target, options, &mut bar);
             bar.finish();
             let report = result?;
-            print(&report, "that cannot be migrated");
+            print(&report, "that cannot be migrated")?;
             if request.verify {
                 let verified = network::verify_between_servers(&source, &target, report.merged)?;
                 return print_verify(&verified);
@@ -192,25 +193,19 @@ fn store_description(format: &str, dir: &Path) -> String {
 }
 
 /// Prints the summary; `skipped_why` completes "skipped N keys …".
-fn print(report: &ServerReport, skipped_why: &str) {
-    let m = report.migrated;
-    println!(
-        "migrated {} keys, {} elements, {} from {} to {} in {:.2} s ({} elements/s)",
-        thousands(m.keys),
-        thousands(m.elements),
-        human_bytes(m.bytes),
-        report.from,
-        report.to,
-        report.seconds,
-        thousands((m.elements as f64 / report.seconds.max(1e-9)) as u64),
-    );
+fn print(report: &ServerReport, skipped_why: &str) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    let (from, to, m) = (&report.from, &report.to, &report.migrated);
+    summary::write_migrated(&mut out, "migrated", m, from, to, report.seconds)?;
     if let Some(resumed) = &report.resumed {
-        println!("{resumed}");
+        writeln!(out, "{resumed}")?;
     }
-    print_left_out(
+    summary::write_left_out(
+        &mut out,
         report.expired,
         &report.skipped,
         skipped_why,
         &report.first_of_several,
-    );
+    )?;
+    Ok(())
 }

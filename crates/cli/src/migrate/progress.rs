@@ -7,7 +7,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressStyle};
 use redcodec_migrate::{Flow, Observer, Plan, Skipped, Tally};
 
-use super::summary::{human_bytes, thousands};
+use redcodec_migrate::summary::{human_bytes, thousands};
 
 /// How many progress calls (one per key or chunk) between two updates of
 /// the bar's position, and of its message (which costs a string).
@@ -29,11 +29,6 @@ impl Bar {
     /// `--pause-after-commits`.
     pub fn new(pause_after: Option<u64>) -> Bar {
         Bar::on(ProgressBar::new(0), pause_after)
-    }
-
-    /// A bar drawn nowhere (benchmarks).
-    pub fn hidden() -> Bar {
-        Bar::on(ProgressBar::hidden(), None)
     }
 
     fn on(bar: ProgressBar, pause_after: Option<u64>) -> Bar {

@@ -26,9 +26,8 @@ use redcodec_engine::store::{Store, StoreIter};
 use redcodec_engine::walk::KeyWalk;
 use redcodec_engine::CmdError;
 
-use super::{
-    is_live, kinds_of, prefix_bucket, visible, Analysis, AnalyzeOptions, KeyStats, StaleCounts, Top,
-};
+use super::report::{Analysis, AnalyzeOptions, KeyStats};
+use super::tally::{is_live, kinds_of, prefix_bucket, visible, StaleCounts, Top};
 
 /// The live key a group's records belong to, when its owner is the
 /// metadata a read sees.

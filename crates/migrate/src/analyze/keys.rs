@@ -16,10 +16,8 @@ use redcodec_engine::keyspace::{Ctx, TYPE_ORDER};
 use redcodec_engine::store::StoreIter;
 use redcodec_engine::CmdError;
 
-use super::{
-    is_live, prefix_of, visible, Analysis, AnalyzeOptions, KeyStats, StaleCounts, Top,
-    MAX_PREFIXES, TTL_BUCKETS,
-};
+use super::report::{Analysis, AnalyzeOptions, KeyStats, TtlBucket, MAX_PREFIXES, TTL_BUCKETS};
+use super::tally::{is_live, prefix_of, visible, StaleCounts, Top};
 
 /// One metadata place being walked.
 struct Lane<'e> {
@@ -212,7 +210,7 @@ pub(super) fn meta_pass<C: Codec>(
     analysis.ttl = TTL_BUCKETS
         .iter()
         .zip(ttl)
-        .map(|((label, _), keys)| super::TtlBucket { label, keys })
+        .map(|((label, _), keys)| TtlBucket { label, keys })
         .collect();
     Ok(seen)
 }

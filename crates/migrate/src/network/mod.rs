@@ -6,7 +6,8 @@
 //! rules are the store-to-store migration's ([`crate::MigrateOptions`]);
 //! values are compared with the same [`crate::ContentDigest`].
 //!
-//! - `endpoint`: the URL, parsed by the `redis` crate;
+//! - `endpoint`: the URL, parsed by the `redis` crate; `master`: the
+//!   master a follower replicates (`migrate --follow`), by its URL;
 //! - `server`: the connection (`link`, or every master of a
 //!   `cluster`, keys routed by slot), pipelines, `reply`s checked;
 //! - `remote`: keys probed and values read from the server, in chunks;
@@ -23,6 +24,7 @@ mod endpoint;
 mod job;
 mod judge;
 mod link;
+mod master;
 mod outbox;
 mod pages;
 mod pull;
@@ -36,6 +38,7 @@ mod verify;
 pub use endpoint::{is_url, Endpoint};
 pub use job::ServerReport;
 pub use judge::Rules;
+pub use master::Master;
 pub use pull::migrate_from_server;
 pub use push::migrate_to_server;
 pub use relay::migrate_between_servers;

@@ -26,14 +26,15 @@ use clap::{Args, ValueEnum};
 use redcodec_engine::value::Value;
 use redcodec_engine::{Engine, EngineOptions, OpenMode};
 use redcodec_formats::{Format, FormatOptions};
-use redcodec_migrate::{self as migrate, MigrateOptions, CHECKPOINT_FILE};
+use redcodec_migrate::{self as migrate, MigrateOptions, Quiet, CHECKPOINT_FILE};
 use rocksdb::{Options, WriteBatch, DB};
 use serde::{Deserialize, Serialize};
 
-use super::dataset::for_each_piece;
-use super::progress::Bar;
-use super::summary::thousands;
-use crate::error::CliError;
+use crate::error::{fail, CompareError};
+use crate::report::thousands;
+use dataset::for_each_piece;
+
+mod dataset;
 
 /// Goal: migration rate over raw write rate.
 const RATE_GOAL: f64 = 0.5;
@@ -99,12 +100,8 @@ impl Measured {
     }
 }
 
-fn fail(message: String) -> CliError {
-    CliError::Io(std::io::Error::other(message))
-}
-
 /// Runs the benchmark, or one of its measurements with `--child`.
-pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+pub fn run(args: &BenchArgs) -> Result<(), CompareError> {
     let from: Format = args.from.parse()?;
     let to: Format = args.to.parse()?;
     if let Some(child) = args.child {
@@ -210,7 +207,7 @@ fn spawn(
     src: &Path,
     dst: Option<&Path>,
     size: usize,
-) -> Result<Measured, CliError> {
+) -> Result<Measured, CompareError> {
     let exe = std::env::current_exe()?;
     let mut cmd = Command::new(exe);
     cmd.args(["migrate-bench", "--from", &args.from, "--to", &args.to])
@@ -237,7 +234,7 @@ fn spawn(
 }
 
 /// Writes the dataset of `size` elements into a new store of `format`.
-fn build_source(format: Format, dir: &Path, size: usize) -> Result<(), CliError> {
+fn build_source(format: Format, dir: &Path, size: usize) -> Result<(), CompareError> {
     let codec = format.codec(&FormatOptions::default())?;
     let engine = Engine::open(codec, dir, EngineOptions::default())?;
     let mut failure = None;
@@ -300,7 +297,7 @@ fn peak_rss_kib() -> u64 {
 }
 
 /// The raw measurement: one RocksDB pair per element.
-fn raw_child(args: &BenchArgs) -> Result<Measured, CliError> {
+fn raw_child(args: &BenchArgs) -> Result<Measured, CompareError> {
     let dir = args
         .src
         .as_ref()
@@ -372,7 +369,7 @@ fn raw_child(args: &BenchArgs) -> Result<Measured, CliError> {
 }
 
 /// The migration measurement.
-fn migrate_child(args: &BenchArgs, from: Format, to: Format) -> Result<Measured, CliError> {
+fn migrate_child(args: &BenchArgs, from: Format, to: Format) -> Result<Measured, CompareError> {
     let (Some(src_dir), Some(dst_dir)) = (&args.src, &args.dst) else {
         return Err(fail("--src and --dst are required".into()));
     };
@@ -393,9 +390,8 @@ fn migrate_child(args: &BenchArgs, from: Format, to: Format) -> Result<Measured,
         checkpoint: Some(dst_dir.join(CHECKPOINT_FILE)),
         ..MigrateOptions::default()
     };
-    let mut bar = Bar::hidden();
     let started = Instant::now();
-    let report = migrate::migrate(&src, &dst, &options, &mut bar)?;
+    let report = migrate::migrate(&src, &dst, &options, &mut Quiet)?;
     let seconds = started.elapsed().as_secs_f64();
     drop((src, dst));
     Ok(Measured {

@@ -1,6 +1,7 @@
 //! `redcodec serve --config FILE`: Kvrocks' and Pika's configuration
 //! files, so that redcodec starts where their binaries start (their test
-//! harnesses, their operators' scripts).
+//! harnesses, their operators' scripts): the file read into the options
+//! of `serve`'s command line ([`expand`]), which the command line parses.
 //!
 //! Kvrocks writes `name value` lines, Pika `name : value`; `#` starts a
 //! comment. The settings that mean something here become `serve`'s own
