@@ -26,7 +26,7 @@ use redcodec_engine::store::{Store, StoreIter};
 use redcodec_engine::walk::KeyWalk;
 use redcodec_engine::CmdError;
 
-use super::report::{Analysis, AnalyzeOptions, KeyStats};
+use super::analysis::{Analysis, AnalyzeOptions, KeyStats};
 use super::tally::{is_live, kinds_of, prefix_bucket, visible, StaleCounts, Top};
 
 /// The live key a group's records belong to, when its owner is the

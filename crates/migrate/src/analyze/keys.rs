@@ -16,7 +16,7 @@ use redcodec_engine::keyspace::{Ctx, TYPE_ORDER};
 use redcodec_engine::store::StoreIter;
 use redcodec_engine::CmdError;
 
-use super::report::{Analysis, AnalyzeOptions, KeyStats, TtlBucket, MAX_PREFIXES, TTL_BUCKETS};
+use super::analysis::{Analysis, AnalyzeOptions, KeyStats, TtlBucket, MAX_PREFIXES, TTL_BUCKETS};
 use super::tally::{is_live, prefix_of, visible, StaleCounts, Top};
 
 /// One metadata place being walked.

@@ -18,11 +18,11 @@
 //!   metadata does not have (check's orphans), it is stale;
 //! - bytes per column family and per level, from RocksDB's properties.
 
+mod analysis;
 mod elements;
 mod families;
 mod keys;
 mod render;
-mod report;
 mod tally;
 
 use redcodec_codec::Codec;
@@ -30,8 +30,8 @@ use redcodec_engine::keyspace::Ctx;
 use redcodec_engine::{CmdError, EngineCore};
 use serde::Serialize;
 
+pub use analysis::{Analysis, AnalyzeOptions, KeyStats, Stale, Totals, TtlBucket, MAX_PREFIXES};
 pub use families::FamilyStats;
-pub use report::{Analysis, AnalyzeOptions, KeyStats, Stale, Totals, TtlBucket, MAX_PREFIXES};
 
 use tally::{family_name, StaleCounts, Top};
 

@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use super::report::{Analysis, KeyStats, Totals};
+use super::analysis::{Analysis, KeyStats, Totals};
 
 /// Bytes in binary units, as Redis tools print them (`12 B`, `3.4 KiB`).
 pub fn human_bytes(n: u64) -> String {

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BinaryHeap};
 use redcodec_codec::{Codec, DataType, Meta, Place, SubKind};
 use redcodec_engine::keyspace::Ctx;
 
-use super::report::{AnalyzeOptions, KeyStats, Stale, Totals};
+use super::analysis::{AnalyzeOptions, KeyStats, Stale, Totals};
 
 /// A bounded top list: the `n` greatest keys by rank, ties broken by the
 /// smaller key (lossy UTF-8), whatever order they are offered in.

@@ -11,13 +11,13 @@
 //!   (this replica's IP and port, `--masterauth`) names the master's
 //!   databases and its replication ID; then per database `kTrySync` from a
 //!   binlog position this replica holds, or a full copy.
-//! - **Full copy** ([`rsync`], [`copy`]): `kDBSync` per database makes the
+//! - **Full copy** ([`rsync`], [`full_copy`]): `kDBSync` per database makes the
 //!   master dump it (a bgsave); the dump's files come from the rsync2
 //!   service (port + 10001) into a spool directory of the data directory,
 //!   are read with redcodec's floyd or blackwidow reader and loaded into
 //!   this server's engine under the load marker; the dump's `info` file
 //!   gives the binlog position to continue from with `kTrySync`.
-//! - **Stream** ([`stream`]): `kBinlogSync` with `first_send` starts it;
+//! - **Stream** ([`binlog_stream`]): `kBinlogSync` with `first_send` starts it;
 //!   binlog items ([`binlog`]) are applied and acknowledged.
 //!
 //! Pika database `dbN` maps to this server's database N (a format with one
@@ -29,11 +29,11 @@
 //! after a restart it copies again.
 
 pub mod binlog;
-pub mod copy;
+pub mod binlog_stream;
+pub mod full_copy;
 pub mod link;
 pub mod messages;
 pub mod rsync;
-pub mod stream;
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -444,7 +444,7 @@ async fn follow(
         }
     }
     drop(conn);
-    let spool = copy::spool_dir(shared);
+    let spool = full_copy::spool_dir(shared);
     let mut fetched = Vec::new();
     for db in &mut dbs {
         let dir = spool.join(&db.name);
@@ -457,7 +457,7 @@ async fn follow(
             }
         };
         let info = std::fs::read_to_string(dir.join("info")).map_err(LinkError::spool)?;
-        let (filenum, offset) = copy::parse_info(&info).map_err(|e| {
+        let (filenum, offset) = full_copy::parse_info(&info).map_err(|e| {
             LinkError::Protocol(format!(
                 "the info file of the Pika master's dump of {}: {e}",
                 db.name
@@ -473,7 +473,7 @@ async fn follow(
             dump.bytes,
             dump.uuid
         );
-        fetched.push(copy::Fetched {
+        fetched.push(full_copy::Fetched {
             dir,
             dest: db.dest.clone().unwrap_or_default(),
         });
@@ -481,7 +481,7 @@ async fn follow(
     let copied = {
         let shared = shared.clone();
         let slot_num = probed.slot_num;
-        tokio::task::spawn_blocking(move || copy::load(&shared, &fetched, slot_num))
+        tokio::task::spawn_blocking(move || full_copy::load(&shared, &fetched, slot_num))
             .await
             .map_err(|e| LinkError::Protocol(format!("the copy task failed: {e}")))?
     };
@@ -545,7 +545,7 @@ async fn stream(
             term: Some(0),
             index: Some(0),
         };
-        conn.send(&stream::ack(me, db, at.clone(), at, true))
+        conn.send(&binlog_stream::ack(me, db, at.clone(), at, true))
             .await?;
     }
     let local = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
@@ -553,7 +553,7 @@ async fn stream(
     let mut session = Session::new(shared, info.clone());
     session.authenticated = true;
     phase(shared, LinkPhase::Up);
-    let result = stream::run(shared, &mut conn, &mut session, me, resume).await;
+    let result = binlog_stream::run(shared, &mut conn, &mut session, me, resume).await;
     session.unwatch(shared);
     shared.clients.remove(info.id);
     result
