@@ -748,3 +748,34 @@ fn random_bytes_harm_neither_other_clients_nor_data_and_sigint_stops_cleanly() {
     let v: String = server.conn().get("kept").unwrap();
     assert_eq!(v, "value");
 }
+
+/// COMPACT, Kvrocks' and Pika's command: OK at once, the compaction runs
+/// in the background, and the data stays.
+#[test]
+fn compact_answers_ok_and_keeps_the_data() {
+    let (_tmp, server) = Serve::on_fresh_store("kvrocks", &[]);
+    let mut c = server.conn();
+    for i in 0..200 {
+        let _: () = c.hset(format!("h{i}"), "f", i).unwrap();
+    }
+    let _: () = c
+        .del((0..100).map(|i| format!("h{i}")).collect::<Vec<_>>())
+        .unwrap();
+    let ok: String = redis::cmd("COMPACT").query(&mut c).unwrap();
+    assert_eq!(ok, "OK");
+    let err = redis::cmd("COMPACT")
+        .arg("x")
+        .query::<String>(&mut c)
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("wrong number of arguments for 'compact' command"),
+        "{err}"
+    );
+    let kept: Option<i64> = c.hget("h150", "f").unwrap();
+    assert_eq!(kept, Some(150));
+    let gone: Option<i64> = c.hget("h50", "f").unwrap();
+    assert_eq!(gone, None);
+    let size: i64 = redis::cmd("DBSIZE").query(&mut c).unwrap();
+    assert_eq!(size, 100);
+}

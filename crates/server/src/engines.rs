@@ -109,6 +109,17 @@ impl EngineSlot {
         }
     }
 
+    /// Compacts every column family of the open engine's store (what
+    /// Kvrocks' and Pika's COMPACT start); nothing once the server has
+    /// shut down.
+    pub fn compact(&self) -> Result<(), EngineError> {
+        let guard = self.active.read();
+        match &guard.engine {
+            Some(engine) => engine.compact(),
+            None => Ok(()),
+        }
+    }
+
     /// Flushes memtables and the WAL, and closes the engine; commands
     /// then fail.
     pub fn close(&self) -> Result<(), EngineError> {

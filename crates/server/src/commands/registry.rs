@@ -364,6 +364,9 @@ fn server_specs() -> Vec<Spec> {
         server("bgsave", -1, NS.with(Flags::ADMIN), |sh, _, ac, _, a| {
             save::bgsave(sh, ac, a)
         }),
+        server("compact", 1, NS.with(Flags::ADMIN), |sh, _, _, _, _| {
+            save::compact(sh)
+        }),
         server("lastsave", 1, Flags::LOADING, |sh, _, _, _, _| {
             save::lastsave(sh)
         }),

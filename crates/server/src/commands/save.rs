@@ -52,6 +52,19 @@ pub fn bgsave(shared: &Shared, access: &Access<'_>, args: &[Vec<u8>]) -> Reply {
     }
 }
 
+/// COMPACT (Kvrocks' and Pika's command): starts a full compaction of the
+/// store in the background and answers OK at once, as both do; a failure
+/// is logged.
+pub fn compact(shared: &Shared) -> Reply {
+    let engines = shared.engines.clone();
+    tokio::task::spawn_blocking(move || {
+        if let Err(e) = engines.compact() {
+            eprintln!("redcodec serve: COMPACT failed: {e}");
+        }
+    });
+    Reply::ok()
+}
+
 /// LASTSAVE: the unix time of the last successful save (the server's
 /// start before any).
 pub fn lastsave(shared: &Shared) -> Reply {
