@@ -207,7 +207,7 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
 
     /// [`Engine::execute_noting_unchanged`] for a command its caller
     /// already looked up (a server resolves each request once): `spec`
-    /// is the command named `name` (lower-case) in [`crate::cmd::table`],
+    /// is the command named `name` (lower-case) in the engine's command table,
     /// `args` its arguments, name first. The name is not looked up again.
     pub fn execute_resolved<A: AsRef<[u8]>>(
         &self,

@@ -266,36 +266,12 @@ pub fn bitcount<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> C
     let (start, end, masks) = match a.len() {
         2 => (0, len - 1, (0u8, 0u8)),
         4 | 5 => {
-            let mut start = int_arg(a[2])?;
-            let mut end = int_arg(a[3])?;
-            let is_bit = match a.get(4) {
-                None => false,
-                Some(u) if is(u, "bit") => true,
-                Some(u) if is(u, "byte") => false,
-                Some(_) => return Err(CmdError::Syntax),
-            };
+            let (start, end) = (int_arg(a[2])?, int_arg(a[3])?);
+            let is_bit = bit_unit(a.get(4))?;
             if start < 0 && end < 0 && start > end {
                 return Ok(Reply::Integer(0));
             }
-            let total = if is_bit { len << 3 } else { len };
-            if start < 0 {
-                start = total.saturating_add(start);
-            }
-            if end < 0 {
-                end = total.saturating_add(end);
-            }
-            start = start.max(0);
-            end = end.max(0).min(total - 1);
-            let mut masks = (0u8, 0u8);
-            if is_bit && start <= end {
-                masks = (
-                    !((1u16 << (8 - (start & 7))) - 1) as u8,
-                    ((1u16 << (7 - (end & 7))) - 1) as u8,
-                );
-                start >>= 3;
-                end >>= 3;
-            }
-            (start, end, masks)
+            bit_range(start, end, is_bit, len)
         }
         _ => return Err(CmdError::Syntax),
     };
@@ -307,6 +283,43 @@ pub fn bitcount<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> C
     count -= u64::from((p[s] & masks.0).count_ones());
     count -= u64::from((p[e] & masks.1).count_ones());
     Ok(Reply::Integer(count as i64))
+}
+
+/// BIT or BYTE (the default) as the unit of a BITCOUNT/BITPOS range.
+fn bit_unit(arg: Option<&&[u8]>) -> CmdResult<bool> {
+    match arg {
+        None => Ok(false),
+        Some(u) if is(u, "bit") => Ok(true),
+        Some(u) if is(u, "byte") => Ok(false),
+        Some(_) => Err(CmdError::Syntax),
+    }
+}
+
+/// A BITCOUNT/BITPOS range over a string of `len` bytes, as Redis 7.0
+/// reads it: `start` and `end` count bytes, or bits with `is_bit`,
+/// negative ones from the end, clamped to the string. Returns the first
+/// and last byte and, with `is_bit`, the masks of the bits of those two
+/// bytes that lie outside the range.
+fn bit_range(mut start: i64, mut end: i64, is_bit: bool, len: i64) -> (i64, i64, (u8, u8)) {
+    let total = if is_bit { len << 3 } else { len };
+    if start < 0 {
+        start = total.saturating_add(start);
+    }
+    if end < 0 {
+        end = total.saturating_add(end);
+    }
+    start = start.max(0);
+    end = end.max(0).min(total - 1);
+    let mut masks = (0u8, 0u8);
+    if is_bit && start <= end {
+        masks = (
+            !((1u16 << (8 - (start & 7))) - 1) as u8,
+            ((1u16 << (7 - (end & 7))) - 1) as u8,
+        );
+        start >>= 3;
+        end >>= 3;
+    }
+    (start, end, masks)
 }
 
 /// BITPOS key bit [start [end [BYTE|BIT]]]: the first bit set to `bit`
@@ -326,18 +339,12 @@ pub fn bitpos<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
     let p = &meta.value;
     let len = p.len() as i64;
     let mut end_given = false;
-    let mut masks = (0u8, 0u8);
-    let (start, end) = match a.len() {
-        3 => (0, len - 1),
+    let (start, end, masks) = match a.len() {
+        3 => (0, len - 1, (0, 0)),
         4..=6 => {
-            let mut start = int_arg(a[3])?;
-            let is_bit = match a.get(5) {
-                None => false,
-                Some(u) if is(u, "bit") => true,
-                Some(u) if is(u, "byte") => false,
-                Some(_) => return Err(CmdError::Syntax),
-            };
-            let mut end = match a.get(4) {
+            let start = int_arg(a[3])?;
+            let is_bit = bit_unit(a.get(5))?;
+            let end = match a.get(4) {
                 Some(end) => {
                     end_given = true;
                     int_arg(end)?
@@ -345,24 +352,7 @@ pub fn bitpos<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
                 None if is_bit => (len << 3) + 7,
                 None => len - 1,
             };
-            let total = if is_bit { len << 3 } else { len };
-            if start < 0 {
-                start = total.saturating_add(start);
-            }
-            if end < 0 {
-                end = total.saturating_add(end);
-            }
-            start = start.max(0);
-            end = end.max(0).min(total - 1);
-            if is_bit && start <= end {
-                masks = (
-                    !((1u16 << (8 - (start & 7))) - 1) as u8,
-                    ((1u16 << (7 - (end & 7))) - 1) as u8,
-                );
-                start >>= 3;
-                end >>= 3;
-            }
-            (start, end)
+            bit_range(start, end, is_bit, len)
         }
         _ => return Err(CmdError::Syntax),
     };
