@@ -30,17 +30,11 @@ impl<C: Codec, S: KvStore> CommandTable<C, S> {
     /// The command named `name`, in any letter case, with its lower-case
     /// name.
     pub fn get(&self, name: &[u8]) -> Option<(&'static str, &CommandSpec<C, S>)> {
-        if name.len() > MAX_NAME {
-            return None;
-        }
-        let mut buf = [0u8; MAX_NAME];
-        let lower = &mut buf[..name.len()];
-        lower.copy_from_slice(name);
-        lower.make_ascii_lowercase();
-        let lower = std::str::from_utf8(lower).ok()?;
-        self.0
-            .get_key_value(lower)
-            .map(|(name, spec)| (*name, spec))
+        lookup_lower(name, |lower| {
+            self.0
+                .get_key_value(lower)
+                .map(|(name, spec)| (*name, spec))
+        })
     }
 
     /// Every command with its lower-case name, in no particular order.
@@ -73,4 +67,18 @@ pub fn unknown_command(args: &[&[u8]]) -> CmdError {
         name: name.replace(['\r', '\n'], " "),
         args: listed.replace(['\r', '\n'], " "),
     }
+}
+
+/// Runs `find` on `name` lower-cased in a stack buffer (no allocation): a
+/// command table's lookup in any letter case. A name longer than any
+/// command's, or not UTF-8, finds nothing.
+pub fn lookup_lower<R>(name: &[u8], find: impl FnOnce(&str) -> Option<R>) -> Option<R> {
+    if name.len() > MAX_NAME {
+        return None;
+    }
+    let mut buf = [0u8; MAX_NAME];
+    let lower = &mut buf[..name.len()];
+    lower.copy_from_slice(name);
+    lower.make_ascii_lowercase();
+    find(std::str::from_utf8(lower).ok()?)
 }

@@ -18,7 +18,9 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use redcodec_engine::dispatch::{CommandSpec, CommandTable, Flags, Keys, Shape, ShapeRule};
+use redcodec_engine::dispatch::{
+    lookup_lower, CommandSpec, CommandTable, Flags, Keys, Shape, ShapeRule,
+};
 use redcodec_engine::Reply;
 use redcodec_formats::AnyCodec;
 
@@ -109,9 +111,6 @@ impl Spec {
     }
 }
 
-/// Longest command name; longer names are unknown.
-const MAX_NAME: usize = 32;
-
 /// Every command, by lower-case name.
 pub struct Registry {
     specs: HashMap<&'static str, Spec>,
@@ -168,14 +167,7 @@ impl Registry {
     /// The command named `name`, in any letter case, Kvrocks'
     /// replication commands included.
     pub fn get_at_edge(&self, name: &[u8]) -> Option<&Spec> {
-        if name.len() > MAX_NAME {
-            return None;
-        }
-        let mut buf = [0u8; MAX_NAME];
-        let lower = &mut buf[..name.len()];
-        lower.copy_from_slice(name);
-        lower.make_ascii_lowercase();
-        self.specs.get(std::str::from_utf8(lower).ok()?)
+        lookup_lower(name, |lower| self.specs.get(lower))
     }
 
     /// Every command (COMMAND lists, INFO commandstats counts), in no
