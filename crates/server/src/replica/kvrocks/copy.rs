@@ -8,8 +8,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
+use redcodec_codec::Codec;
 use redcodec_engine::keyspace::{Ctx, ExpireAt};
-use redcodec_engine::typed::Stored;
+use redcodec_engine::typed::{KeyInfo, Stored};
 use redcodec_engine::{value, Engine, EngineOptions};
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
 
@@ -29,6 +30,29 @@ const BATCH_KEYS: usize = 256;
 /// The spool directory of the server's data directory.
 pub fn spool_dir(shared: &Shared) -> PathBuf {
     Path::new(&shared.config.dir).join(SPOOL_DIR)
+}
+
+/// The stored values of one page of a copied store's keys: keys of types
+/// redcodec does not model, and keys it cannot read, are counted as
+/// unmodelled; a key expired between the walk and the read is left out.
+pub(crate) fn read_page<C: Codec>(
+    src: &Engine<C>,
+    page: Vec<KeyInfo>,
+    copied: &mut Copied,
+) -> Vec<(Vec<u8>, Stored)> {
+    let mut entries = Vec::with_capacity(page.len());
+    for (key, data_type) in page {
+        if data_type.is_none() {
+            copied.unmodelled += 1;
+            continue;
+        }
+        match src.read(&key) {
+            Ok(Some(stored)) => entries.push((key, stored)),
+            Ok(None) => {}
+            Err(_) => copied.unmodelled += 1,
+        }
+    }
+    entries
 }
 
 /// What a full copy did.
@@ -236,18 +260,7 @@ fn copy_all(
                 copied.skipped += page.len() as u64;
                 continue;
             };
-            let mut entries = Vec::with_capacity(page.len());
-            for (key, data_type) in page {
-                if data_type.is_none() {
-                    copied.unmodelled += 1;
-                    continue;
-                }
-                match src.read(&key) {
-                    Ok(Some(stored)) => entries.push((key, stored)),
-                    Ok(None) => {}
-                    Err(_) => copied.unmodelled += 1,
-                }
-            }
+            let entries = read_page(&src, page, &mut copied);
             write_entries(shared, dest, &entries, &mut copied);
         }
     }

@@ -15,7 +15,9 @@ use redcodec_engine::{Engine, EngineOptions};
 use redcodec_floyd::{FloydCodec, FloydOptions};
 use redcodec_formats::AnyCodec;
 
-use crate::replica::kvrocks::copy::{flush_everything, replace_data, write_entries, Copied};
+use crate::replica::kvrocks::copy::{
+    flush_everything, read_page, replace_data, write_entries, Copied,
+};
 use crate::replica::master_link::LinkError;
 use crate::session::Session;
 use crate::state::Shared;
@@ -115,19 +117,7 @@ fn copy_all(
                 .map_err(|e| copy_error("walking its keys", e))?;
             let Some(last) = page.last() else { break };
             after = Some(last.0.clone());
-            let mut entries = Vec::with_capacity(page.len());
-            for (key, data_type) in page {
-                if data_type.is_none() {
-                    copied.unmodelled += 1;
-                    continue;
-                }
-                match src.read(&key) {
-                    Ok(Some(stored)) => entries.push((key, stored)),
-                    // Expired between the walk and the read.
-                    Ok(None) => {}
-                    Err(_) => copied.unmodelled += 1,
-                }
-            }
+            let entries = read_page(&src, page, &mut copied);
             write_entries(shared, &dump.dest, &entries, &mut copied);
             shared
                 .replica
