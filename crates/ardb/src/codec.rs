@@ -71,6 +71,7 @@ impl ArdbCodec {
             version_may_repeat: false,
             // A stored size of −1 decodes with this bit set.
             size_unknown: SizeUnknown::VariantBit(meta::VARIANT_SIZE_UNKNOWN),
+            key_in_one_instance: true,
         };
         Ok(ArdbCodec {
             namespace: opts.namespace,

@@ -54,6 +54,7 @@ impl BlackwidowCodec {
                 string_version: false,
                 version_may_repeat: false,
                 size_unknown: SizeUnknown::Never,
+                key_in_one_instance: false,
             },
         };
         BlackwidowCodec { declared }

@@ -127,6 +127,15 @@ pub struct Capabilities {
     /// Whether collection metadata may be stored without its element
     /// count, and how a decoded [`Meta`] says so.
     pub size_unknown: SizeUnknown,
+    /// Whether every record of a key, whatever its type, lives in one
+    /// instance that the key alone decides: true for a store of one
+    /// instance and for floyd (which spreads keys over its instances by
+    /// hash), false for blackwidow and nemo (one instance per type: a key
+    /// written as a string and then as a hash touches two). The engine
+    /// then commits a pipeline's group of commands that each wrote one
+    /// instance as one write per instance, without the store's intent
+    /// record (`Engine::atomically_on`).
+    pub key_in_one_instance: bool,
 }
 
 impl Capabilities {

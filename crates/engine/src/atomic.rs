@@ -76,7 +76,7 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
         let Some(held) = self.locks.hold_for_group() else {
             return Ok(run(self));
         };
-        self.run_group(held, run, || {})
+        self.run_group(held, Commit::Whole, run, || {})
     }
 
     /// Runs `run` as one group, as [`Engine::atomically`] does, but holding
@@ -91,6 +91,21 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
     /// could deadlock). What `run` sees, the commit, and the state beside
     /// the store are as for [`Engine::atomically`]; lock-free reads of
     /// other threads see the store before the group.
+    ///
+    /// # Commit, where each command wrote one instance
+    /// Unlike [`Engine::atomically`], the group is a pipeline of
+    /// independent commands, not one transaction: where the codec keeps
+    /// every key in one instance ([`Capabilities::key_in_one_instance`](redcodec_codec::Capabilities::key_in_one_instance):
+    /// one-instance stores, floyd) and each command of the group wrote
+    /// one instance, the group commits as one atomic write per instance
+    /// ([`KvStore::write_per_instance`]), without the intent record and
+    /// its syncs that a write across instances takes. Each command is
+    /// still applied whole (its writes are in one instance's batch), and
+    /// each key's writes in order; a crash between two instances' writes
+    /// keeps the group's commands on the keys of the instances written,
+    /// none of the others' (their clients had no reply yet). A group
+    /// with a command that wrote two instances (`MSET` of keys in both)
+    /// commits as [`Engine::atomically`]'s does.
     ///
     /// After a successful commit, and before the locks are released,
     /// `committed` runs: what it does (a server appending the group's
@@ -115,7 +130,12 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
             committed();
             return Ok(out);
         };
-        self.run_group(held, run, committed)
+        let commit = if self.codec.capabilities().key_in_one_instance {
+            Commit::PerInstanceIfEachCommandIs
+        } else {
+            Commit::Whole
+        };
+        self.run_group(held, commit, run, committed)
     }
 
     /// Runs `run` in a new group of this thread, `held` holding its
@@ -123,6 +143,7 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
     fn run_group<T>(
         &self,
         held: crate::locks::Held<'_>,
+        commit: Commit,
         run: impl FnOnce(&Self) -> T,
         committed: impl FnOnce(),
     ) -> Result<T, EngineError> {
@@ -130,7 +151,13 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
         let out = run(self);
         let group = open.close();
         if !group.is_empty() {
-            self.store.write(group.into_batch())?;
+            let per_instance = matches!(commit, Commit::PerInstanceIfEachCommandIs)
+                && group.each_batch_in_one_instance();
+            if per_instance {
+                self.store.write_per_instance(group.into_batch())?;
+            } else {
+                self.store.write(group.into_batch())?;
+            }
         }
         committed();
         drop(held);
@@ -142,6 +169,16 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
     pub fn in_group(&self) -> bool {
         self.locks.held_by_group_here() || self.group_here()
     }
+}
+
+/// How a group's writes reach the store.
+enum Commit {
+    /// One atomic store write, across instances too.
+    Whole,
+    /// One write per instance when each command of the group wrote one
+    /// instance (and the codec keeps each key in one instance); else
+    /// [`Commit::Whole`].
+    PerInstanceIfEachCommandIs,
 }
 
 /// The open group of an engine; dropped unwritten if `run` panics.

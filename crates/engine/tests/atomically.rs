@@ -506,3 +506,79 @@ fn a_group_on_keys_is_one_store_write_and_a_failed_one_leaves_nothing() {
         assert_eq!(engine.store().writes(), writes + 2, "{format}: one write");
     }
 }
+
+/// Runs `lines` as one pipeline group (`atomically_on` their keys, as
+/// the server groups a pipeline) on `engine`.
+fn pipeline_group(
+    engine: &Engine<AnyCodec>,
+    keys: &[&str],
+    lines: &[&[&str]],
+) -> Result<(), String> {
+    let keys: Vec<&[u8]> = keys.iter().map(|k| k.as_bytes()).collect();
+    engine
+        .atomically_on(
+            &keys,
+            |e| {
+                for line in lines {
+                    assert!(!e.execute(line).is_error(), "{line:?}");
+                }
+            },
+            || {},
+        )
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_pipeline_group_whose_commands_each_wrote_one_instance_commits_per_instance() {
+    // floyd spreads ten keys over its three instances. The store's test
+    // hook fails the next write across instances after its first
+    // instance: a group committed per instance takes no such write.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let options = EngineOptions::with_clock(Arc::new(ManualClock::at_ms(START_MS)));
+    let mut engine = Engine::open(codec(Format::Floyd), dir.path(), options).expect("open");
+    engine.stop_expiry_task();
+    let keys: Vec<String> = (0..10).map(|i| format!("k{i}")).collect();
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    engine.store().fail_between_instances(1);
+    let sets: Vec<[&str; 3]> = keys.iter().map(|k| ["SET", k, "v"]).collect();
+    let lines: Vec<&[&str]> = sets.iter().map(<[&str; 3]>::as_slice).collect();
+    pipeline_group(&engine, &keys, &lines).expect("a group of one-instance commands");
+    for k in &keys {
+        assert_eq!(
+            engine.execute(&["GET", k]),
+            Reply::Bulk(b"v".to_vec()),
+            "{k}"
+        );
+    }
+    // One command across instances: the group takes the intent record,
+    // and the hook still armed fails it.
+    let mut mset = vec!["MSET"];
+    for k in &keys {
+        mset.extend([*k, "w"]);
+    }
+    let failed = pipeline_group(&engine, &keys, &[&["SET", "k0", "x"], &mset]);
+    assert!(
+        failed.is_err(),
+        "the MSET across instances took the intent record"
+    );
+    // Failed after its first instance, the write is completed before the
+    // next read (`Store::write`).
+    assert_eq!(engine.execute(&["GET", "k0"]), Reply::Bulk(b"w".to_vec()));
+
+    // blackwidow keeps a key's types in different instances: a group
+    // across instances always takes the intent record.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let options = EngineOptions::with_clock(Arc::new(ManualClock::at_ms(START_MS)));
+    let mut engine = Engine::open(codec(Format::Blackwidow), dir.path(), options).expect("open");
+    engine.stop_expiry_task();
+    engine.store().fail_between_instances(1);
+    let failed = pipeline_group(
+        &engine,
+        &["s", "h"],
+        &[&["SET", "s", "1"], &["HSET", "h", "f", "1"]],
+    );
+    assert!(
+        failed.is_err(),
+        "blackwidow's group across instances took the intent record"
+    );
+}

@@ -92,6 +92,7 @@ impl FloydCodec {
                 string_version: true,
                 version_may_repeat: true,
                 size_unknown: SizeUnknown::Never,
+                key_in_one_instance: true,
             },
         };
         Ok(FloydCodec { declared, options })

@@ -70,6 +70,7 @@ impl KvrocksCodec {
             string_version: false,
             version_may_repeat: false,
             size_unknown: SizeUnknown::Never,
+            key_in_one_instance: true,
         };
         Ok(KvrocksCodec {
             keys,

@@ -64,6 +64,7 @@ impl NemoCodec {
                 string_version: false,
                 version_may_repeat: false,
                 size_unknown: SizeUnknown::Never,
+                key_in_one_instance: false,
             },
         };
         NemoCodec { declared }

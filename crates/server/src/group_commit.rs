@@ -1,8 +1,9 @@
 //! Group commit of a connection's pipeline: the consecutive keyed
 //! commands already in the read buffer run as one group whose writes
 //! reach the store as one write (one RocksDB write batch, one WAL
-//! append, one sync under `--sync always`), through
-//! [`redcodec_engine::Engine::atomically_on`].
+//! append, one sync under `--sync always`; one per instance where each
+//! command wrote one instance of a format that keeps every key in one),
+//! through [`redcodec_engine::Engine::atomically_on`].
 //!
 //! # Which commands join
 //! A command joins when the engine runs it (not a command the server

@@ -29,6 +29,9 @@ pub struct Group {
     families: HashMap<Place, Family>,
     /// The places in the order first written (the batch keeps it).
     places: Vec<Place>,
+    /// Whether some batch added (one command's) touched two or more
+    /// instances.
+    spanned_instances: bool,
 }
 
 /// The held-back writes of one column family.
@@ -80,6 +83,10 @@ impl Group {
     /// Adds the writes of `batch` (one command's), after every write held
     /// so far; `store` gives each family's order.
     pub fn add(&mut self, batch: Batch, store: &impl KvStore) {
+        let mut instances = batch.pending.iter().map(|(place, _)| place.instance);
+        if let Some(first) = instances.next() {
+            self.spanned_instances |= instances.any(|i| i != first);
+        }
         for (place, op) in batch.pending {
             let family = self.families.entry(place).or_insert_with(|| {
                 self.places.push(place);
@@ -157,6 +164,12 @@ impl Group {
             }
         });
         GroupIter::new(base, overlay, from, reverse)
+    }
+
+    /// Whether every batch added so far (each one command's writes) lay
+    /// in one instance, whatever instances the group as a whole touches.
+    pub fn each_batch_in_one_instance(&self) -> bool {
+        !self.spanned_instances
     }
 
     /// The one batch that leaves the store as the group's writes in turn
