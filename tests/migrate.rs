@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use redcodec::codec::Codec;
-use redcodec::engine::keyspace::migrated_expiry;
+use redcodec::engine::internals::keyspace::migrated_expiry;
 use redcodec::engine::{Clock, Engine, EngineOptions, ManualClock, OpenMode, Reply};
 use redcodec::formats::{AnyCodec, Format, FormatOptions};
 use redcodec::migrate::{

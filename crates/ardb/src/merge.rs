@@ -14,7 +14,7 @@
 //!
 //! The full merge works on Ardb's whole value object, not on redcodec's
 //! logical model, so that what it writes back is byte for byte what Ardb
-//! would write: [`Value`] is that object (type, merge op, meta fields,
+//! would write: `Value` is that object (type, merge op, meta fields,
 //! `Data` array), decoded and encoded the way Ardb's `ValueObject` is
 //! (lenient: no format check, trailing bytes ignored), and each handler
 //! mirrors the Ardb function named in its comment.

@@ -2,14 +2,14 @@
 //! a raw RocksDB baseline, in temporary stores, single-threaded; tables on
 //! stdout, CSV, JSON, SVG charts and one HTML report in `--out`.
 //!
-//! - [`workload`]: the timed commands and their arguments;
-//! - [`format_run`]: a format through the workload, space, write
+//! - `workload`: the timed commands and their arguments;
+//! - `format_run`: a format through the workload, space, write
 //!   amplification and the DEL of a big hash;
-//! - [`raw`]: the raw RocksDB baseline;
-//! - [`measure`]: space, records, and SST bytes written (from RocksDB's LOG);
-//! - [`report`]: tables, goals, CSV and JSON; [`figure`]: a figure and its
+//! - `raw`: the raw RocksDB baseline;
+//! - `measure`: space, records, and SST bytes written (from RocksDB's LOG);
+//! - `report`: tables, goals, CSV and JSON; `figure`: a figure and its
 //!   spread over rounds or samples;
-//! - [`charts`]: horizontal bar charts as SVG; [`page`]: `report.html`, the
+//! - `charts`: horizontal bar charts as SVG; `page`: `report.html`, the
 //!   settings, goals, every chart beside its table, and notes, in one file;
 //! - [`migrate_bench`]: `redcodec migrate-bench`, a migration against a raw
 //!   RocksDB write of the same data, with peak memory.

@@ -2,7 +2,7 @@
 //! redis-server and `redcodec serve`: each with the commands that build
 //! it, in the order that gives Redis' encoding for it.
 
-use redcodec_engine::number::format_score;
+use redcodec_engine::internals::number::format_score;
 use redcodec_rdb::Value;
 
 /// One value to build, dump and restore.
@@ -60,7 +60,7 @@ impl Sample {
             Value::Set(m) => {
                 m.len() <= 512
                     && m.iter()
-                        .all(|m| redcodec_engine::number::parse_i64(m).is_some())
+                        .all(|m| redcodec_engine::internals::number::parse_i64(m).is_some())
             }
             Value::Hash(p) => {
                 p.len() <= 128 && p.iter().all(|(f, v)| f.len() <= 64 && v.len() <= 64)

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use redcodec_codec::{RelativeExpiry, TtlResolution};
-use redcodec_engine::number::{format_score, parse_i64};
+use redcodec_engine::internals::number::{format_score, parse_i64};
 use redcodec_engine::Reply;
 
 const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";

@@ -28,38 +28,44 @@
 //!            MemStore (in memory) for Engine::in_memory and unit tests
 //! ```
 //!
-//! Beside the floors: [`expiry`] (the store side of active expiry, a pass
+//! Beside the floors: `expiry` (the store side of active expiry, a pass
 //! over reported keys, and the task side, the thread that runs it),
-//! [`namespaces`], [`check`], [`typed`] and [`value`] (typed reads and
+//! `namespaces`, [`check`], [`typed`] and [`value`] (typed reads and
 //! whole values for tools and migration, which lives in its own crate,
 //! `redcodec-migrate`). `scripts/modgraph` prints the module graph's
 //! cycles: there are none.
+//!
+//! # What is public
+//! [`Engine`] and its options, [`Reply`], the errors, the typed API
+//! ([`typed`], [`value`]), [`check`], [`observe`] and [`cmdline`]. The
+//! other modules are private; what the workspace's other crates need of
+//! them is re-exported from one hidden module, `internals`.
 
 mod atomic;
 #[cfg(feature = "rocksdb")]
 pub mod check;
 mod cmd;
 pub mod cmdline;
-pub mod command;
+mod command;
 mod core;
-pub mod dispatch;
 mod engine;
 pub mod error;
 mod event;
-pub mod expiry;
+mod expiry;
 mod fnv;
-pub mod keyspace;
 mod locks;
-pub mod long_double;
-#[cfg(feature = "rocksdb")]
-pub mod namespaces;
-pub mod number;
+mod long_double;
 pub mod observe;
 pub mod reply;
 pub mod typed;
 mod types;
 pub mod value;
-pub mod walk;
+
+#[doc(hidden)]
+pub mod internals;
+#[cfg(feature = "rocksdb")]
+use internals::namespaces;
+use internals::{dispatch, keyspace, number, walk};
 
 pub use engine::{Engine, EngineCore, EngineOptions};
 pub use error::{CmdError, EngineError};

@@ -2,7 +2,7 @@
 //! comparison of two stores key by key ([`verify`]).
 //!
 //! A key's digest is its type, its absolute expiry as a chosen format
-//! stores it (see [`redcodec_engine::keyspace::migrated_expiry`]), its element count, and a
+//! stores it (see [`redcodec_engine::internals::keyspace::migrated_expiry`]), its element count, and a
 //! SHA-256 over its elements: in order for a list, as an order-free sum of
 //! per-element hashes for hashes, sets and sorted sets (formats may keep
 //! elements in different orders). Sorted-set scores are hashed by their
@@ -15,10 +15,10 @@ use redcodec_codec::{Capabilities, Codec, DataType, Meta};
 use sha2::{Digest, Sha256};
 
 use redcodec_engine::error::CmdError;
-use redcodec_engine::keyspace::{migrated_expiry, Ctx};
+use redcodec_engine::internals::keyspace::{migrated_expiry, Ctx};
+use redcodec_engine::internals::walk::KeyWalk;
 use redcodec_engine::reply::quote_bytes;
 use redcodec_engine::value::Value;
-use redcodec_engine::walk::KeyWalk;
 use redcodec_engine::Engine;
 
 use crate::error::MigrateError;

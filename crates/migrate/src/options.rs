@@ -19,7 +19,7 @@ pub enum OnUnrepresentable {
 
 /// What to do with a key the source holds in several types at once
 /// (Pika's blackwidow and nemo allow it; see
-/// [`redcodec_engine::keyspace::TYPE_ORDER`]). Nothing is merged.
+/// [`redcodec_engine::internals::keyspace::TYPE_ORDER`]). Nothing is merged.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum TypeConflict {
     /// Stop, naming the key (with the planning pass: before anything is
@@ -28,7 +28,7 @@ pub enum TypeConflict {
     /// Leave the key out and list it in the report.
     Skip,
     /// Migrate the value commands see (the first type in
-    /// [`redcodec_engine::keyspace::TYPE_ORDER`]) and list the key in the report.
+    /// [`redcodec_engine::internals::keyspace::TYPE_ORDER`]) and list the key in the report.
     First,
 }
 

@@ -12,8 +12,8 @@ use crate::options::TypeConflict;
 use crate::report::Skipped;
 use crate::represent::{self, Unrepresentable};
 use redcodec_engine::error::CmdError;
-use redcodec_engine::keyspace::Ctx;
-use redcodec_engine::walk::KeyWalk;
+use redcodec_engine::internals::keyspace::Ctx;
+use redcodec_engine::internals::walk::KeyWalk;
 use redcodec_engine::Engine;
 
 /// Unrepresentable keys kept by name (all are counted).

@@ -5,7 +5,7 @@ use redcodec_codec::{Codec, Meta};
 
 use crate::error::MigrateError;
 use redcodec_engine::error::CmdError;
-use redcodec_engine::keyspace::{kinds_of, Ctx};
+use redcodec_engine::internals::keyspace::{kinds_of, Ctx};
 use redcodec_engine::store::Batch;
 use redcodec_engine::Engine;
 

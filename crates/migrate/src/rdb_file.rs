@@ -1,5 +1,5 @@
 //! Whole RDB files: a store written out as the `dump.rdb` redis-server 7.0
-//! writes ([`export`]), and an RDB file redis-server wrote read into a
+//! writes ([`Exporter`]), and an RDB file redis-server wrote read into a
 //! store of any format ([`import`], [`load_batch`]).
 //!
 //! Both go one key at a time: memory holds one key's value (and, on
@@ -18,10 +18,10 @@
 use std::io::{Read, Write};
 
 use redcodec_codec::Codec;
-use redcodec_engine::keyspace::{Ctx, ExpireAt, KeyView};
+use redcodec_engine::internals::keyspace::{Ctx, ExpireAt, KeyView};
+use redcodec_engine::internals::walk::KeyWalk;
 use redcodec_engine::store::KvStore;
 use redcodec_engine::value::{read_value, write_value, Value};
-use redcodec_engine::walk::KeyWalk;
 use redcodec_engine::{CmdError, EngineCore};
 use redcodec_rdb::file_reader::{Entry, RdbFileError, RdbFileReader};
 use redcodec_rdb::file_writer::{FileInfo, RdbFileWriter};

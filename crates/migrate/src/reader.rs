@@ -14,9 +14,9 @@ use crate::options::TypeConflict;
 use crate::represent::{self, Unrepresentable};
 use crate::source::{stream_value, Limits};
 use redcodec_engine::error::CmdError;
-use redcodec_engine::keyspace::Ctx;
+use redcodec_engine::internals::keyspace::Ctx;
+use redcodec_engine::internals::walk::KeyWalk;
 use redcodec_engine::value::Value;
-use redcodec_engine::walk::KeyWalk;
 use redcodec_engine::Engine;
 
 /// Packets in flight between the threads.

@@ -9,8 +9,8 @@ use redcodec_codec::{Capabilities, Codec, DataType, Meta, SubId, SubKind, SubVal
 
 use crate::options::TypeConflict;
 use redcodec_engine::error::CmdResult;
-use redcodec_engine::keyspace::{corrupt, iso_utc, migrated_expiry, Ctx};
-use redcodec_engine::number::format_score;
+use redcodec_engine::internals::keyspace::{corrupt, iso_utc, migrated_expiry, Ctx};
+use redcodec_engine::internals::number::format_score;
 
 /// Why the destination cannot hold a key.
 #[derive(Clone, Debug, PartialEq)]

@@ -12,7 +12,7 @@
 use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
 
 use redcodec_engine::error::CmdResult;
-use redcodec_engine::keyspace::{migrated_expiry, Ctx, KeyView};
+use redcodec_engine::internals::keyspace::{migrated_expiry, Ctx, KeyView};
 use redcodec_engine::store::{DefaultStore, KvStore};
 use redcodec_engine::value;
 use redcodec_engine::value::Value;

@@ -6,7 +6,7 @@
 use redcodec_codec::{Codec, DataType, Meta};
 
 use redcodec_engine::error::CmdError;
-use redcodec_engine::keyspace::Ctx;
+use redcodec_engine::internals::keyspace::Ctx;
 use redcodec_engine::value;
 use redcodec_engine::value::{Element, Value};
 

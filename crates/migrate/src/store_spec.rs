@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use redcodec_engine::namespaces::namespaces;
+use redcodec_engine::internals::namespaces::namespaces;
 use redcodec_engine::{
     Clock, Compat, Engine, EngineError, EngineOptions, ManualClock, OpenMode, SystemClock,
 };

@@ -265,7 +265,7 @@ impl Functions {
         f.call(()).map_err(|e| format!("ERR {e}"))
     }
 
-    /// FUNCTION LOAD [REPLACE]: the library's name, or Redis' error text.
+    /// `FUNCTION LOAD [REPLACE]`: the library's name, or Redis' error text.
     pub fn load(&mut self, code: &[u8], replace: bool) -> Result<String, String> {
         let library = self.create(code)?;
         if self.libraries.contains_key(&library.name) && !replace {

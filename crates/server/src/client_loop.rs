@@ -28,7 +28,7 @@ use crate::reply::{encode, Next, Shape, Streamer};
 use crate::session::{Answer, Session};
 use crate::state::Shared;
 use crate::waiters::{Blocked, WaitState};
-use redcodec_engine::dispatch::Flags;
+use redcodec_engine::internals::dispatch::Flags;
 
 /// Why a connection's loop stops waiting.
 enum Stop {

@@ -54,7 +54,7 @@ use std::cell::RefCell;
 use std::time::Instant;
 
 use bytes::{Buf, BytesMut};
-use redcodec_engine::dispatch::Flags;
+use redcodec_engine::internals::dispatch::Flags;
 use redcodec_engine::{Engine, Reply};
 use redcodec_formats::AnyCodec;
 
@@ -140,7 +140,7 @@ impl Drop for HeldFeed {
 /// The spec of the request `args` if it may join a group (see the
 /// module docs).
 fn joins(args: &[Vec<u8>]) -> Option<&'static Spec> {
-    use redcodec_engine::dispatch::Keys;
+    use redcodec_engine::internals::dispatch::Keys;
     registry::get(&args[0]).filter(|spec| {
         matches!(spec.run, Run::Engine)
             && !matches!(spec.keys, Keys::None | Keys::Everything)

@@ -1,7 +1,7 @@
 //! Scripting in `redcodec serve`: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO,
 //! SCRIPT, FUNCTION, FCALL and FCALL_RO over `redcodec-scripting`.
 //!
-//! A script runs as one command: [`run_atomically`] holds the namespace's
+//! A script runs as one command: `run_atomically` holds the namespace's
 //! engine exclusively for the whole run (as EXEC does) and wraps its
 //! writes in one replicated transaction; nothing else runs between its
 //! calls. A script that fails keeps the writes it made before the
@@ -39,7 +39,7 @@ use crate::commands::{check, run_spec, Access};
 use crate::reply::{encode, Protocol};
 use crate::session::Session;
 use crate::state::Shared;
-use redcodec_engine::dispatch::Flags;
+use redcodec_engine::internals::dispatch::Flags;
 
 /// The file in the data directory that keeps the function libraries.
 pub const FUNCTIONS_FILE: &str = "redcodec-functions";

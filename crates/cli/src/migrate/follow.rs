@@ -23,7 +23,7 @@ use redcodec_migrate::summary::thousands;
 /// The options of a migration that keeps following its source.
 #[derive(Args, Debug, Clone, Default)]
 pub struct FollowArgs {
-    /// With --from redis://[:PASS@]HOST:PORT: a full copy, then every write
+    /// With --from `redis://[:PASS@]HOST:PORT`: a full copy, then every write
     /// as it happens, as a replica (PSYNC), until stopped (SIGINT,
     /// SIGTERM); a rerun on the same --dst continues with a partial resync.
     #[arg(long)]

@@ -21,9 +21,9 @@ use std::collections::HashSet;
 use redcodec_codec::{
     Codec, DataType, GcDecision, KeyRange, Meta, Place, Record, SubKind, SubOwner,
 };
-use redcodec_engine::keyspace::Ctx;
+use redcodec_engine::internals::keyspace::Ctx;
+use redcodec_engine::internals::walk::KeyWalk;
 use redcodec_engine::store::{Store, StoreIter};
-use redcodec_engine::walk::KeyWalk;
 use redcodec_engine::CmdError;
 
 use super::analysis::{Analysis, AnalyzeOptions, KeyStats};

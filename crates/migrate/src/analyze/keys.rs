@@ -4,7 +4,7 @@
 //! records of the collections are added by [`super::elements`].
 //!
 //! The walk merges the metadata places (one, or one per type) by user key
-//! as [`redcodec_engine::walk::KeyWalk`] does, but judges a key from the
+//! as [`redcodec_engine::internals::walk::KeyWalk`] does, but judges a key from the
 //! records it read: no point read, except for a key held in several types
 //! (which [`TYPE_ORDER`] resolves) and the element count of a format that
 //! stores none.
@@ -12,7 +12,7 @@
 use std::collections::HashSet;
 
 use redcodec_codec::{Codec, DataType, Place};
-use redcodec_engine::keyspace::{Ctx, TYPE_ORDER};
+use redcodec_engine::internals::keyspace::{Ctx, TYPE_ORDER};
 use redcodec_engine::store::StoreIter;
 use redcodec_engine::CmdError;
 

@@ -26,7 +26,7 @@ mod render;
 mod tally;
 
 use redcodec_codec::Codec;
-use redcodec_engine::keyspace::Ctx;
+use redcodec_engine::internals::keyspace::Ctx;
 use redcodec_engine::{CmdError, EngineCore};
 use serde::Serialize;
 
@@ -36,8 +36,8 @@ pub use families::FamilyStats;
 use tally::{family_name, StaleCounts, Top};
 
 /// Analyzes the store behind `engine` (open it read-only): one pass over
-/// the metadata records ([`keys`]), then one over each family of element
-/// records ([`elements`]), each record read once.
+/// the metadata records (`keys`), then one over each family of element
+/// records (`elements`), each record read once.
 pub fn analyze<C: Codec>(
     engine: &EngineCore<C>,
     options: &AnalyzeOptions,

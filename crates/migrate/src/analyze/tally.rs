@@ -6,7 +6,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
 use redcodec_codec::{Codec, DataType, Meta, Place, SubKind};
-use redcodec_engine::keyspace::Ctx;
+use redcodec_engine::internals::keyspace::Ctx;
 
 use super::analysis::{AnalyzeOptions, KeyStats, Stale, Totals};
 

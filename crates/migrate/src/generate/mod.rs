@@ -1,6 +1,6 @@
 //! `redcodec generate`: a realistic dataset written into an empty store of
 //! any format, through the write path migrations use (the same
-//! [`Sink`]: each key written the way the destination's commands write
+//! `Sink`: each key written the way the destination's commands write
 //! it, many small keys per write batch or a big key over several, the
 //! metadata after the elements it counts).
 //!
@@ -12,10 +12,10 @@
 pub mod shape;
 
 use redcodec_codec::{Codec, DataType, ListBounds, Meta};
-use redcodec_engine::keyspace::Ctx;
+use redcodec_engine::internals::keyspace::Ctx;
+use redcodec_engine::internals::walk::KeyWalk;
 use redcodec_engine::reply::quote_bytes;
 use redcodec_engine::value::Value;
-use redcodec_engine::walk::KeyWalk;
 use redcodec_engine::{CmdError, Engine};
 
 use crate::report::{Observer, Plan, Tally};

@@ -10,7 +10,7 @@ use crate::options::{MigrateOptions, OnUnrepresentable, TypeConflict};
 use crate::report::Skipped;
 use crate::represent::Unrepresentable;
 use redcodec_codec::{Capabilities, Codec};
-use redcodec_engine::keyspace::migrated_expiry;
+use redcodec_engine::internals::keyspace::migrated_expiry;
 use redcodec_engine::reply::quote_bytes;
 use redcodec_engine::typed::KeySummary;
 use redcodec_engine::CmdError;

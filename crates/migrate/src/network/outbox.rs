@@ -8,7 +8,7 @@
 //! `HMSET` rather than a many-field `HSET`: servers older than Redis 4
 //! (Pika, Ardb) take one field per `HSET`; Redis 7 still has `HMSET`.
 
-use redcodec_engine::number::format_score;
+use redcodec_engine::internals::number::format_score;
 use redcodec_engine::value::Value;
 use redis::Cmd;
 

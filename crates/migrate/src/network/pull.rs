@@ -17,7 +17,7 @@
 use std::time::Instant;
 
 use redcodec_codec::Codec;
-use redcodec_engine::keyspace::migrated_expiry;
+use redcodec_engine::internals::keyspace::migrated_expiry;
 use redcodec_engine::reply::quote_bytes;
 use redcodec_engine::value::Value;
 use redcodec_engine::{Engine, Reply};

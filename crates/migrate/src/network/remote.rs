@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 
 use redcodec_codec::DataType;
-use redcodec_engine::number::parse_f64;
+use redcodec_engine::internals::number::parse_f64;
 use redcodec_engine::value::Value;
 use redis::{Cmd, Value as Reply};
 use sha2::{Digest, Sha256};

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use redcodec_codec::Codec;
 use redcodec_codec::DataType;
-use redcodec_engine::keyspace::migrated_expiry;
+use redcodec_engine::internals::keyspace::migrated_expiry;
 use redcodec_engine::Engine;
 
 use super::endpoint::Endpoint;

@@ -12,9 +12,9 @@ use crate::error::MigrateError;
 use crate::purge::{delete_elements, purge_key};
 use crate::represent;
 use redcodec_engine::error::CmdError;
-use redcodec_engine::keyspace::Ctx;
+use redcodec_engine::internals::keyspace::Ctx;
+use redcodec_engine::internals::walk::KeyWalk;
 use redcodec_engine::reply::quote_bytes;
-use redcodec_engine::walk::KeyWalk;
 use redcodec_engine::Engine;
 
 impl<A: Codec, B: Codec> Run<'_, A, B> {

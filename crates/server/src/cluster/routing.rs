@@ -10,7 +10,7 @@ use super::{Cluster, Role};
 use crate::commands::registry::{self, Spec};
 use crate::session::Session;
 use crate::state::Shared;
-use redcodec_engine::dispatch::Flags;
+use redcodec_engine::internals::dispatch::Flags;
 
 /// The keys of a command, by its spec in the registry.
 pub fn keys_of<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Vec<&'a [u8]> {

@@ -26,7 +26,7 @@ use redcodec_scripting::ScriptFlags;
 use super::routing::{keys_of, Moving};
 use super::Cluster;
 use crate::commands::registry::Spec;
-use redcodec_engine::dispatch::Flags;
+use redcodec_engine::internals::dispatch::Flags;
 
 /// A key of another node, or keys over slots in one command.
 pub const NON_LOCAL: &str = "Script attempted to access a non local key in a cluster node";

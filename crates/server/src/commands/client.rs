@@ -1,7 +1,7 @@
 //! CLIENT ID SETNAME GETNAME SETINFO LIST INFO KILL UNBLOCK NO-EVICT
 //! NO-TOUCH.
 
-use redcodec_engine::number::parse_i64;
+use redcodec_engine::internals::number::parse_i64;
 use redcodec_engine::Reply;
 
 use crate::session::Session;

@@ -1,8 +1,8 @@
 //! COMMAND, COMMAND COUNT|LIST|INFO|DOCS, from the command registry
 //! ([`super::registry`]).
 
-use redcodec_engine::dispatch::{Flags, Keys};
-use redcodec_engine::number::parse_i64;
+use redcodec_engine::internals::dispatch::{Flags, Keys};
+use redcodec_engine::internals::number::parse_i64;
 use redcodec_engine::Reply;
 
 use super::registry::{self, REGISTRY};

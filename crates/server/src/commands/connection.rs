@@ -14,7 +14,7 @@ pub const REDIS_VERSION: &str = "7.0.15";
 
 const WRONGPASS: &str = "WRONGPASS invalid username-password pair or user is disabled.";
 
-/// PING [message]; `None` lets nothing else answer (never).
+/// `PING [message]`; `None` lets nothing else answer (never).
 pub fn ping(_session: &Session, args: &[Vec<u8>]) -> Option<Reply> {
     Some(match args.len() {
         1 => Reply::Status("PONG".into()),
@@ -55,7 +55,7 @@ fn authenticate(shared: &Shared, session: &mut Session, user: &[u8], pass: &[u8]
     }
 }
 
-/// AUTH [username] password.
+/// `AUTH [username] password`.
 pub fn auth(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Reply {
     match args.len() {
         2 => authenticate(shared, session, b"default", &args[1]),
@@ -170,7 +170,7 @@ pub fn time() -> Reply {
     ])
 }
 
-/// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE]: no reply; the server stops.
+/// `SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE]`: no reply; the server stops.
 pub fn shutdown(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Reply {
     for a in &args[1..] {
         let opt = String::from_utf8_lossy(a).to_ascii_lowercase();

@@ -1,7 +1,7 @@
 //! MEMORY USAGE: an estimate of a key's size, from its length and its
 //! elements (a store on disk has no in-memory object to measure).
 
-use redcodec_engine::number::parse_i64;
+use redcodec_engine::internals::number::parse_i64;
 use redcodec_engine::{Engine, Reply};
 use redcodec_formats::AnyCodec;
 

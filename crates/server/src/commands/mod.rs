@@ -15,7 +15,7 @@ pub mod subcommands;
 
 use std::sync::atomic::Ordering;
 
-use redcodec_engine::dispatch::{self, Keys};
+use redcodec_engine::internals::dispatch::{self, Keys};
 
 use redcodec_engine::{Engine, Reply};
 use redcodec_formats::AnyCodec;

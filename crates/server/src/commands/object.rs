@@ -10,7 +10,7 @@
 //! is 0 (every key counts as just used) and FREQ, under an LFU policy, the
 //! counter of a key never read again (5).
 
-use redcodec_engine::number::parse_i64;
+use redcodec_engine::internals::number::parse_i64;
 use redcodec_engine::{Engine, Reply};
 use redcodec_formats::AnyCodec;
 

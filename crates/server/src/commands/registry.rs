@@ -6,7 +6,7 @@
 //!   no-multi, allowed before AUTH, …), [`Keys`] and [`ShapeRule`] (the
 //!   RESP3 shape of its reply). The engine's commands carry them in
 //!   `redcodec_engine`'s `cmd/table.rs`; the server's own are listed in
-//!   [`server_specs`] below with a [`Run`] that says who answers them.
+//!   `server_specs` below with a [`Run`] that says who answers them.
 //! - [`REGISTRY`] is built once per process from both lists (the data is
 //!   the same for every server): a request is resolved to a
 //!   `&'static Spec` at the client loop's edge ([`Registry::get`], no
@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use redcodec_engine::dispatch::{
+use redcodec_engine::internals::dispatch::{
     lookup_lower, CommandSpec, CommandTable, Flags, Keys, Shape, ShapeRule,
 };
 use redcodec_engine::Reply;

@@ -1,4 +1,4 @@
-//! SAVE, BGSAVE [SCHEDULE], LASTSAVE: saving makes every write so far
+//! SAVE, `BGSAVE [SCHEDULE]`, LASTSAVE: saving makes every write so far
 //! durable in the store (the WAL synced, every memtable flushed; see
 //! [`crate::persistence`]).
 
@@ -29,7 +29,7 @@ pub fn save(shared: &Shared, session: &Session, access: &Access<'_>) -> Reply {
     }
 }
 
-/// BGSAVE [SCHEDULE]: the save runs on a blocking thread of the runtime;
+/// `BGSAVE [SCHEDULE]`: the save runs on a blocking thread of the runtime;
 /// `Background saving started`, or `… scheduled` inside EXEC (it starts
 /// once the transaction lets go of the engine).
 pub fn bgsave(shared: &Shared, access: &Access<'_>, args: &[Vec<u8>]) -> Reply {

@@ -18,7 +18,7 @@
 //! The absolute times are read from the key the command left (its
 //! metadata's expiry), so they are the master's stored times exactly.
 
-use redcodec_engine::keyspace::Ctx;
+use redcodec_engine::internals::keyspace::Ctx;
 use redcodec_engine::observe::CommandEvent;
 use redcodec_engine::{EngineCore, Reply};
 use redcodec_formats::AnyCodec;

@@ -11,7 +11,7 @@ use super::{master_link, LinkPhase};
 use crate::commands::registry::{self, Spec};
 use crate::session::Session;
 use crate::state::Shared;
-use redcodec_engine::dispatch::Flags;
+use redcodec_engine::internals::dispatch::Flags;
 
 /// Redis' reply to a write on a replica.
 pub const READONLY: &str = "READONLY You can't write against a read only replica.";

@@ -5,4 +5,4 @@
 //! ([`crate::commands::registry`]): a fixed shape, or one that depends on
 //! an argument (ZRANGE's `WITHSCORES`, CONFIG's `GET`).
 
-pub use redcodec_engine::dispatch::{Shape, ShapeRule};
+pub use redcodec_engine::internals::dispatch::{Shape, ShapeRule};

@@ -4,7 +4,7 @@
 //! buffer, the buffer is sent whenever it holds a chunk, and a string of
 //! a chunk or more goes to the socket straight from the reply.
 //!
-//! The bytes are exactly those of [`encode`](super::encode).
+//! The bytes are exactly those of [`encode`](fn@super::encode).
 
 use bytes::{BufMut, BytesMut};
 use redcodec_engine::Reply;

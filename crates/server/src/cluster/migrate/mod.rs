@@ -5,10 +5,10 @@
 //! 1. connect to the destination, `AUTH` if this node has a password,
 //!    `CLUSTER IMPORT <range> 0` (the destination clears the range and
 //!    takes this connection's writes to it); with `migrate-type
-//!    raw-key-value`, ask `COMMAND INFO applybatch` ([`carrier`]);
+//!    raw-key-value`, ask `COMMAND INFO applybatch` (`carrier`);
 //! 2. send every key of the range: with `raw-key-value` its stored records
-//!    in write batches ([`raw`]); otherwise as typed commands, `migrate-pipeline-size`
-//!    (16) a pipeline, one reply each, any error aborts ([`dump`]); with
+//!    in write batches (`raw`); otherwise as typed commands, `migrate-pipeline-size`
+//!    (16) a pipeline, one reply each, any error aborts (`dump`); with
 //!    `migrate-speed` (4096, 0: no limit) a pipeline leaves at most every
 //!    `1000000 * pipeline / speed` µs, as Kvrocks paces it;
 //! 3. catch up: the keys written in the range meanwhile are sent again

@@ -9,7 +9,7 @@
 //! once; an unknown name adds nothing. Sections are separated by a blank
 //! line; asking for nothing known gives an empty string.
 //!
-//! What each field means here ([`sections`]):
+//! What each field means here (`sections`):
 //!
 //! - **memory**: `used_memory` is the process' resident anonymous memory
 //!   (`RssAnon` of `/proc/self/status`: the heap, thread stacks,
@@ -96,7 +96,7 @@ impl Selection {
         }
     }
 
-    /// Whether the section named `name` (as in [`SECTIONS`]) is asked for.
+    /// Whether the section named `name` (as in `SECTIONS`) is asked for.
     pub fn wants(&self, name: &str) -> bool {
         let asked = |n: &str| self.names.iter().any(|a| a == n);
         self.all || asked(name) || (name == "module_list" && asked("modules"))

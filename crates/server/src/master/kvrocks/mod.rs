@@ -41,7 +41,7 @@ use crate::clients::ClientInfo;
 use crate::commands::registry::Spec;
 use crate::session::Session;
 use crate::state::Shared;
-use redcodec_engine::dispatch::Flags;
+use redcodec_engine::internals::dispatch::Flags;
 
 /// Kvrocks' default `db-name`.
 pub const DEFAULT_DB_NAME: &str = "change.me.db";

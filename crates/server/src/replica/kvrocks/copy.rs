@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 use redcodec_codec::Codec;
-use redcodec_engine::keyspace::{Ctx, ExpireAt};
+use redcodec_engine::internals::keyspace::{Ctx, ExpireAt};
 use redcodec_engine::typed::{KeyInfo, Stored};
 use redcodec_engine::{value, Engine, EngineOptions};
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
@@ -116,7 +116,7 @@ pub fn destination_namespaces(shared: &Shared) -> Vec<String> {
     if let Some(default) = all.first().cloned() {
         if let Ok(engine) = shared.engines.shared(&default) {
             if let Ok(found) =
-                redcodec_engine::namespaces::namespaces(engine.codec(), engine.store())
+                redcodec_engine::internals::namespaces::namespaces(engine.codec(), engine.store())
             {
                 all.extend(
                     found
@@ -161,7 +161,7 @@ pub fn load(shared: &Shared, spool: &Path, cluster: bool) -> Result<Copied, Link
     let namespaces = {
         let src = Engine::open(default_codec, spool, EngineOptions::read_only())
             .map_err(|e| copy_error("opening it as a Kvrocks store", e))?;
-        redcodec_engine::namespaces::namespaces(src.codec(), src.store())
+        redcodec_engine::internals::namespaces::namespaces(src.codec(), src.store())
             .map_err(|e| copy_error("listing its namespaces", e))?
     };
     let drain: Vec<String> = destination(shared, redcodec_kvrocks::DEFAULT_NAMESPACE)
@@ -232,7 +232,7 @@ fn copy_all(
     session: &mut Session,
     spool: &Path,
     cluster: bool,
-    namespaces: Vec<redcodec_engine::namespaces::NamespaceInfo>,
+    namespaces: Vec<redcodec_engine::internals::namespaces::NamespaceInfo>,
     sequence: u64,
 ) -> Result<Copied, LinkError> {
     flush_everything(shared, session)?;

@@ -3,7 +3,7 @@
 //! `kBinlogSync` message carries binlog items, by database, each with the
 //! binlog position after it; an empty item is the master's keep-alive.
 //! Every command is run through the path the Redis follower's commands
-//! take ([`crate::replica::master_link::apply`]); then the items of each
+//! take (`crate::replica::master_link::apply`); then the items of each
 //! database are acknowledged with the range of their positions (first,
 //! last), and a keep-alive with an empty range, as a Pika replica does
 //! (the master sends more once its window is acknowledged, and forgets a

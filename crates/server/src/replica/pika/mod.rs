@@ -6,7 +6,7 @@
 //!   `pika_version:` line only on Pika. Then `CONFIG GET default-slot-num`
 //!   (floyd's key routing) and `binlog-file-size` (for the offset INFO
 //!   shows).
-//! - **Handshake** ([`handshake`]): a connection to the master's port +
+//! - **Handshake** (`handshake`): a connection to the master's port +
 //!   2000 speaking framed protobuf ([`link`], [`messages`]): `kMetaSync`
 //!   (this replica's IP and port, `--masterauth`) names the master's
 //!   databases and its replication ID; then per database `kTrySync` from a

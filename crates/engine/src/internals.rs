@@ -1,0 +1,17 @@
+//! The engine's insides that the other crates of this workspace build on
+//! (the server's command registry, migration's per-key reads, the
+//! conformance oracle): not an API for embedding, and not kept stable.
+//! The files stay beside the engine's other modules; the crate names them
+//! `crate::dispatch`, `crate::keyspace`, … as before.
+
+#[path = "dispatch.rs"]
+pub mod dispatch;
+#[path = "keyspace.rs"]
+pub mod keyspace;
+#[cfg(feature = "rocksdb")]
+#[path = "namespaces.rs"]
+pub mod namespaces;
+#[path = "number.rs"]
+pub mod number;
+#[path = "walk.rs"]
+pub mod walk;
