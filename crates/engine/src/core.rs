@@ -46,6 +46,9 @@ pub struct EngineCore<C: Codec, S: KvStore = DefaultStore> {
     pub(crate) observer: parking_lot::RwLock<
         Option<Arc<dyn Fn(&EngineCore<C, S>, &CommandEvent<'_>) + Send + Sync>>,
     >,
+    /// Whether `observer` holds one: what every command checks, without
+    /// the lock, before it gathers what the observer is told.
+    pub(crate) observed: std::sync::atomic::AtomicBool,
 }
 
 /// Redis' default `proto-max-bulk-len`: 512 MB.
@@ -89,6 +92,7 @@ impl<C: Codec, S: KvStore> EngineCore<C, S> {
             open_groups: std::sync::atomic::AtomicUsize::new(0),
             max_bulk_len: AtomicU64::new(DEFAULT_MAX_BULK_LEN),
             observer: parking_lot::RwLock::new(None),
+            observed: std::sync::atomic::AtomicBool::new(false),
         }
     }
 

@@ -251,6 +251,7 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
     /// observer what it did, the caller still holding the keys' locks (so
     /// commands on one key reach the observer in the order they applied).
     /// Returns the reply and the keys the command left unchanged.
+    #[inline]
     pub(crate) fn finish(
         &self,
         mut ctx: Ctx<'_, C, S>,
@@ -258,6 +259,11 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
         args: &[&[u8]],
     ) -> Result<(Reply, Vec<Vec<u8>>), CmdError> {
         let unchanged = ctx.take_unchanged();
+        if !self.has_observer() {
+            // Nobody to tell: nothing more to gather.
+            ctx.commit()?;
+            return Ok((reply, unchanged));
+        }
         let expired = ctx.take_expired();
         ctx.commit()?;
         self.notify(&crate::observe::CommandEvent {

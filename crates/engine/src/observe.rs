@@ -20,12 +20,15 @@ pub type Observer<C, S> = Arc<dyn Fn(&EngineCore<C, S>, &CommandEvent<'_>) + Sen
 impl<C: Codec, S: KvStore> EngineCore<C, S> {
     /// Installs (or, with `None`, removes) the observer of commands.
     pub fn set_observer(&self, observer: Option<Observer<C, S>>) {
-        *self.observer.write() = observer;
+        let mut held = self.observer.write();
+        self.observed
+            .store(observer.is_some(), std::sync::atomic::Ordering::Release);
+        *held = observer;
     }
 
     /// Whether an observer is installed.
     pub fn has_observer(&self) -> bool {
-        self.observer.read().is_some()
+        self.observed.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Calls the observer, if any, with `event`.
