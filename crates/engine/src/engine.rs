@@ -278,6 +278,7 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
 
 /// Runs `run` on `args` borrowed as byte slices (on the stack for the
 /// few arguments most commands have); an error becomes its reply.
+#[inline(always)]
 fn with_borrowed<A: AsRef<[u8]>>(
     args: &[A],
     run: impl FnOnce(&[&[u8]]) -> Result<(Reply, Vec<Vec<u8>>), CmdError>,
