@@ -51,6 +51,7 @@ mod fnv;
 pub mod keyspace;
 mod locks;
 pub mod long_double;
+pub mod lookups;
 #[cfg(feature = "rocksdb")]
 pub mod namespaces;
 pub mod number;

@@ -8,13 +8,14 @@ use crate::state::Shared;
 
 /// CONFIG RESETSTAT: what Redis 7.0 resets (INFO commandstats and
 /// errorstats; stats' `total_connections_received`,
-/// `total_commands_processed`, `total_error_replies`; persistence's
-/// `rdb_saves`).
+/// `total_commands_processed`, `total_error_replies`, `keyspace_hits`,
+/// `keyspace_misses`; persistence's `rdb_saves`).
 fn reset_stats(shared: &Shared) {
     shared.command_stats.reset();
     shared.error_stats.reset();
     shared.clients.received.store(0, Ordering::Relaxed);
     shared.saves.reset_stats();
+    shared.engines.keyspace_lookups().reset();
 }
 
 /// CONFIG GET, SET, RESETSTAT, REWRITE (the subcommand and its arity
