@@ -55,7 +55,16 @@ pub fn config(shared: &Shared, args: &[Vec<u8>]) -> Reply {
             reset_stats(shared);
             Reply::ok()
         }
-        "rewrite" => Reply::error("ERR The server is running without a config file"),
+        "rewrite" => match &shared.config.config_file {
+            Some(path) => {
+                let settings = shared.settings.lock();
+                match crate::config_file::rewrite(path, &settings.rewritable()) {
+                    Ok(()) => Reply::ok(),
+                    Err(e) => Reply::Error(e),
+                }
+            }
+            None => Reply::error("ERR The server is running without a config file"),
+        },
         _ => super::subcommands::syntax_error(args),
     }
 }
