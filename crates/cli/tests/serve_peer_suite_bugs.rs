@@ -139,3 +139,90 @@ fn config_rewrite_rewrites_the_file_the_server_started_with() {
         .to_string();
     assert_eq!(got, want);
 }
+
+/// Sends each command, the replies as redis-cli-like text.
+fn replies(c: &mut redis::Connection, commands: &[&[&str]]) -> Vec<String> {
+    commands
+        .iter()
+        .map(|args| {
+            let mut cmd = redis::cmd(args[0]);
+            for a in &args[1..] {
+                cmd.arg(*a);
+            }
+            let reply = match cmd.query::<redis::Value>(c) {
+                Ok(v) => format!("{v:?}"),
+                Err(e) => format!("error {}", e.detail().unwrap_or_default()),
+            };
+            format!("{} -> {reply}", args.join(" "))
+        })
+        .collect()
+}
+
+/// MOVE as redis-server 7.0.15 answers it: between databases on Ardb's
+/// store (a database per index), and its errors on every format; a store
+/// of one database has no database 1.
+#[test]
+fn move_answers_as_redis_for_the_store_databases() {
+    let errors: &[&[&str]] = &[
+        &["SET", "k", "v"],
+        &["MOVE", "k", "dbid"],
+        &["MOVE", "k", "0"],
+        &["MOVE", "missing", "0"],
+        &["MOVE", "k", "16"],
+        &["MOVE", "k", "-1"],
+        &["MOVE", "k", "99999999999"],
+        &["MOVE", "k", "99999999999999999999"],
+        &["MOVE", "k", " 1"],
+        &["GET", "k"],
+    ];
+    let between: &[&[&str]] = &[
+        &["SET", "k", "v"],
+        &["PEXPIREAT", "k", "4102444800000"],
+        &["MOVE", "k", "1"],
+        &["EXISTS", "k"],
+        &["MOVE", "k", "1"],
+        &["SELECT", "1"],
+        &["GET", "k"],
+        &["PEXPIRETIME", "k"],
+        &["RPUSH", "l", "a", "b"],
+        &["MOVE", "l", "0"],
+        &["SELECT", "0"],
+        &["LRANGE", "l", "0", "-1"],
+        &["SET", "l2", "here"],
+        &["SELECT", "1"],
+        &["SET", "l2", "there"],
+        &["MOVE", "l2", "0"],
+        &["GET", "l2"],
+        &["MOVE", "k", "0"],
+        &["SELECT", "0"],
+        &["PEXPIRETIME", "k"],
+    ];
+    let Some(redis) = RedisServer::start_or_skip("move") else {
+        return;
+    };
+    let mut real = connect(&format!("redis://127.0.0.1:{}/", redis.port()));
+    let want_errors = replies(&mut real, errors);
+    let _: () = redis::cmd("FLUSHALL").query(&mut real).unwrap();
+    let want_between = replies(&mut real, between);
+    for format in formats() {
+        let (_tmp, server) = Serve::on_fresh_store(format, &[]);
+        let mut c = server.conn();
+        assert_eq!(replies(&mut c, errors), want_errors, "{format}");
+        if format == "ardb" {
+            assert_eq!(replies(&mut c, between), want_between, "{format}");
+            continue;
+        }
+        let got = replies(&mut c, &[&["MOVE", "k", "1"]]);
+        if format == "kvrocks" {
+            // SELECT takes 0 to 15 for a connection's one keyspace.
+            let same = "MOVE k 1 -> error source and destination objects are the same";
+            assert_eq!(got, [same], "{format}");
+        } else {
+            assert_eq!(
+                got,
+                ["MOVE k 1 -> error DB index is out of range"],
+                "{format}"
+            );
+        }
+    }
+}

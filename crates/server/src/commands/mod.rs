@@ -8,6 +8,7 @@ pub mod config_commands;
 pub mod connection;
 pub mod info;
 pub mod memory;
+mod move_key;
 mod object;
 pub mod registry;
 pub mod save;
