@@ -226,3 +226,84 @@ fn move_answers_as_redis_for_the_store_databases() {
         }
     }
 }
+
+/// A field of an INFO text.
+fn info_field(info: &str, name: &str) -> Option<String> {
+    info.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+        .map(|v| v.trim().to_string())
+}
+
+/// Polls `f` until it is true, for at most 60 s.
+fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !f() {
+        assert!(std::time::Instant::now() < deadline, "timed out: {what}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// A replica's link to its master is a client of type `master` (`flags=M`,
+/// the master's address); killing it, by type or by address, makes the
+/// replica reconnect and continue with a partial resynchronization, as a
+/// redis-server replica does.
+#[test]
+fn the_link_to_the_master_is_a_master_client_that_kill_reconnects() {
+    let (_mtmp, master) = Serve::on_fresh_store("kvrocks", &[]);
+    let mut m = master.conn();
+    let (_rtmp, rdir) = serve_support::store_dir();
+    let replica = Serve::start("kvrocks", &rdir, &["--replicaof", &master.addr]);
+    let mut r = replica.conn();
+    let _: () = redis::cmd("SET").arg(&["k", "v"]).query(&mut m).unwrap();
+    let info = |c: &mut redis::Connection, section: &str| -> String {
+        redis::cmd("INFO").arg(section).query(c).unwrap()
+    };
+    wait_for("the replica is up", || {
+        let text = info(&mut r, "replication");
+        info_field(&text, "master_link_status").as_deref() == Some("up")
+    });
+    let partial = |m: &mut redis::Connection| -> u64 {
+        info_field(&info(m, "stats"), "sync_partial_ok")
+            .expect("sync_partial_ok")
+            .parse()
+            .unwrap()
+    };
+    let list: String = redis::cmd("CLIENT")
+        .arg(&["LIST", "TYPE", "master"])
+        .query(&mut r)
+        .unwrap();
+    let lines: Vec<&str> = list.lines().collect();
+    assert_eq!(lines.len(), 1, "{list}");
+    assert!(lines[0].contains(" flags=M "), "{list}");
+    assert!(
+        lines[0].contains(&format!(" addr={} ", master.addr)),
+        "{list}"
+    );
+    let normal: String = redis::cmd("CLIENT")
+        .arg(&["LIST", "TYPE", "normal"])
+        .query(&mut r)
+        .unwrap();
+    assert!(!normal.contains(" flags=M "), "{normal}");
+    for kill in [&["KILL", "TYPE", "master"][..], &["KILL", &master.addr][..]] {
+        let before = partial(&mut m);
+        let reply: redis::Value = redis::cmd("CLIENT").arg(kill).query(&mut r).unwrap();
+        let want = if kill.len() == 3 {
+            redis::Value::Int(1)
+        } else {
+            redis::Value::Okay
+        };
+        assert_eq!(reply, want, "{kill:?}");
+        wait_for("a partial resynchronization", || {
+            partial(&mut m) == before + 1
+        });
+    }
+    let _: () = redis::cmd("SET").arg(&["k", "w"]).query(&mut m).unwrap();
+    wait_for("the write after the kills", || {
+        redis::cmd("GET")
+            .arg("k")
+            .query::<String>(&mut r)
+            .ok()
+            .as_deref()
+            == Some("w")
+    });
+}
