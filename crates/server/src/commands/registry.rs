@@ -262,6 +262,12 @@ fn server_specs() -> Vec<Spec> {
             PRE_AUTH.with(Flags::LOADING),
             |sh, se, _, _, a| connection::auth(sh, se, a),
         ),
+        server(
+            "monitor",
+            1,
+            NS.with(Flags::ADMIN).with(Flags::LOADING),
+            |sh, se, _, _, _| crate::monitor::monitor(sh, se),
+        ),
         server("move", 3, Flags::WRITE, |sh, se, ac, _, a| {
             move_key::move_key(sh, se, ac, a)
         })
