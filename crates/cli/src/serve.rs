@@ -111,6 +111,11 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
         masterauth: args.masterauth.clone(),
     };
     config.kvrocks_master = args.kvrocks_master.options();
+    // Absolute, as Redis keeps it: CONFIG REWRITE writes this file.
+    config.config_file = args
+        .config
+        .as_ref()
+        .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()));
     // Before any thread starts: SIGTERM and SIGINT wait for the server.
     let signals = ShutdownSignals::block()?;
     // Commands run on the runtime's threads; some recurse deeply (KEYS
@@ -169,6 +174,7 @@ pub(crate) fn server_config(
         replica: redcodec_server::replica::ReplicaOptions::default(),
         settings: Vec::new(),
         kvrocks_master: Default::default(),
+        config_file: None,
     };
     let store = store.clone();
     let opener: Opener = Box::new(move |ns: &str| {

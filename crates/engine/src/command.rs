@@ -53,6 +53,8 @@ pub enum Keys {
     CountSecond,
     /// The second argument, when there is one (OBJECT ENCODING's key).
     Second,
+    /// Every argument after the first (BITOP's destination and sources).
+    AfterFirst,
 }
 
 impl Keys {
@@ -82,6 +84,7 @@ impl Keys {
                 rest.iter().skip(2).take(n).copied().collect()
             }
             Keys::Second => rest.get(1).into_iter().copied().collect(),
+            Keys::AfterFirst => rest.iter().skip(1).copied().collect(),
             Keys::Sort => rest
                 .iter()
                 .take(1)

@@ -18,6 +18,7 @@ use crate::dispatch::{self, CommandSpec, CommandTable, Keys};
 use crate::error::{CmdError, EngineError};
 use crate::expiry::ExpiryTask;
 use crate::keyspace::Ctx;
+use crate::lookups::KeyspaceLookups;
 use crate::reply::Reply;
 use crate::store::{Batch, Compat, DefaultStore, KvStore, MemStore, OpenMode};
 #[cfg(feature = "rocksdb")]
@@ -77,6 +78,9 @@ pub struct Engine<C: Codec, S: KvStore = DefaultStore> {
     expiry: Option<ExpiryTask>,
     core: Arc<EngineCore<C, S>>,
     commands: CommandTable<C, S>,
+    /// The key lookups of the clients' read commands
+    /// ([`Engine::keyspace_lookups`]).
+    lookups: Arc<KeyspaceLookups>,
 }
 
 impl<C: Codec, S: KvStore> Deref for Engine<C, S> {
@@ -128,6 +132,7 @@ impl<C: Codec> Engine<C> {
             expiry,
             core,
             commands: CommandTable::new(crate::cmd::table()),
+            lookups: Arc::default(),
         })
     }
 }
@@ -158,6 +163,7 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
             expiry: None,
             core: Arc::new(EngineCore::new(Arc::new(codec), store, clock)),
             commands: CommandTable::new(crate::cmd::table()),
+            lookups: Arc::default(),
         })
     }
 }
@@ -191,8 +197,22 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
         self.expiry = None;
     }
 
+    /// The counts of the key lookups of the clients' read commands
+    /// (INFO's `keyspace_hits` and `keyspace_misses`).
+    pub fn keyspace_lookups(&self) -> &KeyspaceLookups {
+        &self.lookups
+    }
+
+    /// Counts lookups in `lookups` from now on: a server shares one count
+    /// among the engines it opens in turn (one per namespace).
+    pub fn share_keyspace_lookups(&mut self, lookups: Arc<KeyspaceLookups>) {
+        self.lookups = lookups;
+    }
+
     /// Runs one command given as its arguments (name first) and returns
     /// Redis' reply. Errors, including storage errors, become error replies.
+    /// Its key lookups are not counted (an internal read, not a client's:
+    /// see [`Engine::execute_resolved`]).
     pub fn execute<A: AsRef<[u8]>>(&self, args: &[A]) -> Reply {
         self.execute_noting_unchanged(args).0
     }
@@ -209,13 +229,16 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
     /// already looked up (a server resolves each request once): `spec`
     /// is the command named `name` (lower-case) in the engine's command table,
     /// `args` its arguments, name first. The name is not looked up again.
+    /// A client's command: a read command counts each key it looks up in
+    /// [`Engine::keyspace_lookups`], as Redis counts `keyspace_hits` and
+    /// `keyspace_misses`.
     pub fn execute_resolved<A: AsRef<[u8]>>(
         &self,
         name: &str,
         spec: &CommandSpec<C, S>,
         args: &[A],
     ) -> (Reply, Vec<Vec<u8>>) {
-        with_borrowed(args, |args| self.run_resolved(name, spec, args))
+        with_borrowed(args, |args| self.run_resolved(name, spec, args, true))
     }
 
     fn run(&self, args: &[&[u8]]) -> Result<(Reply, Vec<Vec<u8>>), CmdError> {
@@ -225,7 +248,7 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
         let Some((lower, spec)) = self.commands.get(name) else {
             return Err(dispatch::unknown_command(args));
         };
-        self.run_resolved(lower, spec, args)
+        self.run_resolved(lower, spec, args, false)
     }
 
     fn run_resolved(
@@ -233,6 +256,7 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
         lower: &str,
         spec: &CommandSpec<C, S>,
         args: &[&[u8]],
+        client: bool,
     ) -> Result<(Reply, Vec<Vec<u8>>), CmdError> {
         if !spec.arity_ok(args.len()) {
             return Err(CmdError::WrongArity(lower.to_string()));
@@ -243,6 +267,9 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
             ref keys => self.locks.lock_keys(&keys.of(args)),
         };
         let mut ctx = Ctx::new(self);
+        if client && !spec.flags.has(crate::command::Flags::WRITE) {
+            ctx.count_lookups(&self.lookups);
+        }
         let reply = (spec.run)(&mut ctx, args)?;
         self.finish(ctx, reply, args)
     }

@@ -8,6 +8,8 @@
 pub mod dispatch;
 #[path = "keyspace.rs"]
 pub mod keyspace;
+#[path = "lookups.rs"]
+pub mod lookups;
 #[cfg(feature = "rocksdb")]
 #[path = "namespaces.rs"]
 pub mod namespaces;

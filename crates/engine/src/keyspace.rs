@@ -16,6 +16,7 @@ use redcodec_codec::{
 
 use crate::core::EngineCore;
 use crate::error::{CmdError, CmdResult};
+use crate::lookups::KeyspaceLookups;
 use crate::reply::quote_bytes;
 use crate::store::{Batch, DefaultStore, GroupIter, KvIter, KvStore, StoreError};
 
@@ -66,6 +67,9 @@ pub struct Ctx<'e, C: Codec, S: KvStore = DefaultStore> {
     unchanged: Vec<Vec<u8>>,
     /// Keys met with expired metadata (see [`crate::observe::CommandEvent::expired`]).
     expired: RefCell<Vec<Vec<u8>>>,
+    /// Where [`Ctx::live`] counts its lookups as Redis' `lookupKeyRead`
+    /// does, for a client's read command.
+    lookups: Option<&'e KeyspaceLookups>,
 }
 
 impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
@@ -80,7 +84,14 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
             shadowed: RefCell::new(Vec::new()),
             unchanged: Vec::new(),
             expired: RefCell::new(Vec::new()),
+            lookups: None,
         }
+    }
+
+    /// Makes [`Ctx::live`] count each lookup as a keyspace hit or miss in
+    /// `lookups`: the context runs a client's read command.
+    pub(crate) fn count_lookups(&mut self, lookups: &'e KeyspaceLookups) {
+        self.lookups = Some(lookups);
     }
 
     /// Notes that this run of a writing command left `key`, one of the
@@ -370,9 +381,14 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
             .find(|m| m.data_type == ty))
     }
 
-    /// The live metadata of `key`, of any type.
+    /// The live metadata of `key`, of any type: a lookup, which a
+    /// client's read command counts as a keyspace hit or miss.
     pub fn live(&self, key: &[u8]) -> CmdResult<Option<Meta>> {
-        Ok(self.view(key)?.live)
+        let live = self.view(key)?.live;
+        if let Some(lookups) = self.lookups {
+            lookups.count(live.is_some());
+        }
+        Ok(live)
     }
 
     /// The live metadata of `key` if it has type `ty`; `WRONGTYPE` if it

@@ -119,7 +119,7 @@ impl<'c, 'e, C: Codec, S: KvStore> KeyWalk<'c, 'e, C, S> {
                     .map(|meta| self.ctx.is_live(&meta).then_some(meta))
                     .map_err(|_| ())
             } else {
-                self.ctx.live(&min).map_err(|_| ())
+                self.ctx.view(&min).map(|view| view.live).map_err(|_| ())
             };
             match decoded {
                 Ok(Some(meta)) => return Ok(Some((min, Some(meta)))),

@@ -181,8 +181,13 @@ pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>
             },
             _ = shutdown.changed() => break,
             () = info.kill.notified() => break,
+            lines = shared.monitors.next(info.id) => match lines {
+                Some(lines) => io.out.extend_from_slice(&lines),
+                None => break,
+            },
         }
     }
+    shared.monitors.stop(info.id);
     match io.replica.take() {
         Some(args) => {
             let info = info.clone();
@@ -362,6 +367,12 @@ async fn answer(
     }
     let started = Instant::now();
     let mut waited = Duration::ZERO;
+    // The commands run_spec does not run (EXEC, a blocking wait) are
+    // shown to the monitors here.
+    let unmonitored = matches!(spec.run, Run::Exec | Run::Blocking | Run::Wait);
+    if unmonitored && crate::monitor::shown_first(spec) {
+        crate::monitor::feed(shared, session, spec, &args);
+    }
     let answer = match spec.run {
         Run::ReplicaSync => match crate::master::check_sync(shared, &args) {
             Ok(()) => {
@@ -382,6 +393,9 @@ async fn answer(
             Some(Answer::One(run_spec(shared, session, &access, spec, &args)))
         }
     };
+    if unmonitored && !crate::monitor::shown_first(spec) {
+        crate::monitor::feed(shared, session, spec, &args);
+    }
     let failed = matches!(&answer, Some(Answer::One(reply)) if reply.is_error());
     let took = started.elapsed().saturating_sub(waited);
     shared.command_stats.ran(spec.name, &args, took, failed);

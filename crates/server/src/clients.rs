@@ -27,6 +27,9 @@ pub struct ClientInfo {
     pub killed: AtomicBool,
     /// Wakes the connection when killed.
     pub kill: Notify,
+    /// A replica's link to its master: Redis' client of type `master`
+    /// (`flags=M`).
+    pub master: bool,
 }
 
 /// The changing part of [`ClientInfo`].
@@ -60,6 +63,7 @@ impl ClientInfo {
     pub fn list_line(&self) -> String {
         let live = self.live.lock();
         let flags = match (&live.blocked, live.multi) {
+            _ if self.master => "M",
             (Some(_), _) => "b",
             (None, Some(_)) => "x",
             _ => "N",
@@ -94,6 +98,16 @@ pub struct Clients {
 impl Clients {
     /// Registers a new client.
     pub fn add(&self, addr: SocketAddr, laddr: SocketAddr) -> Arc<ClientInfo> {
+        self.register(addr, laddr, false)
+    }
+
+    /// Registers a replica's link to its master (`addr`: the master's),
+    /// a client of type `master`.
+    pub fn add_master(&self, addr: SocketAddr, laddr: SocketAddr) -> Arc<ClientInfo> {
+        self.register(addr, laddr, true)
+    }
+
+    fn register(&self, addr: SocketAddr, laddr: SocketAddr, master: bool) -> Arc<ClientInfo> {
         let id = self.next_id.fetch_add(1, Ordering::SeqCst) + 1;
         self.received.fetch_add(1, Ordering::Relaxed);
         let info = Arc::new(ClientInfo {
@@ -113,6 +127,7 @@ impl Clients {
             }),
             killed: AtomicBool::new(false),
             kill: Notify::new(),
+            master,
         });
         self.by_id.lock().insert(id, info.clone());
         info

@@ -88,6 +88,9 @@ pub struct ServerConfig {
     pub settings: Vec<(String, String)>,
     /// `--db-name`: [`crate::master::kvrocks`].
     pub kvrocks_master: crate::master::kvrocks::Options,
+    /// The configuration file the server was started with (`serve
+    /// --config`), which CONFIG REWRITE rewrites.
+    pub config_file: Option<std::path::PathBuf>,
 }
 
 impl ServerConfig {
@@ -110,6 +113,7 @@ impl ServerConfig {
             replica: Default::default(),
             settings: Vec::new(),
             kvrocks_master: Default::default(),
+            config_file: None,
         }
     }
 }

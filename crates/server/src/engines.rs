@@ -3,6 +3,9 @@
 //! part of its codec).
 
 use parking_lot::{MappedRwLockReadGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::Arc;
+
+use redcodec_engine::internals::lookups::KeyspaceLookups;
 use redcodec_engine::{Engine, EngineError, Reply};
 use redcodec_formats::AnyCodec;
 
@@ -27,6 +30,9 @@ impl Active {
 pub struct EngineSlot {
     active: RwLock<Active>,
     opener: Opener,
+    /// INFO's `keyspace_hits` / `keyspace_misses`, counted by every
+    /// engine the slot opens.
+    lookups: Arc<KeyspaceLookups>,
 }
 
 fn closed() -> Reply {
@@ -36,14 +42,30 @@ fn closed() -> Reply {
 impl EngineSlot {
     /// Opens the engine in `namespace`.
     pub fn open(opener: Opener, namespace: &str) -> Result<EngineSlot, EngineError> {
-        let engine = opener(namespace)?;
+        let lookups = Arc::new(KeyspaceLookups::default());
+        let mut engine = opener(namespace)?;
+        engine.share_keyspace_lookups(lookups.clone());
         Ok(EngineSlot {
             active: RwLock::new(Active {
                 namespace: namespace.to_string(),
                 engine: Some(engine),
             }),
             opener,
+            lookups,
         })
+    }
+
+    /// The key lookups of the clients' read commands, in every namespace.
+    pub fn keyspace_lookups(&self) -> &KeyspaceLookups {
+        &self.lookups
+    }
+
+    /// The engine in `namespace`, newly opened, counting its lookups in
+    /// the slot's.
+    fn open_in(&self, namespace: &str) -> Result<Engine<AnyCodec>, EngineError> {
+        let mut engine = (self.opener)(namespace)?;
+        engine.share_keyspace_lookups(self.lookups.clone());
+        Ok(engine)
     }
 
     /// The engine, shared, in `namespace`.
@@ -75,13 +97,13 @@ impl EngineSlot {
         }
         if guard.namespace != namespace {
             guard.engine = None;
-            match (self.opener)(namespace) {
+            match self.open_in(namespace) {
                 Ok(engine) => {
                     guard.engine = Some(engine);
                     guard.namespace = namespace.to_string();
                 }
                 Err(e) => {
-                    guard.engine = (self.opener)(&guard.namespace).ok();
+                    guard.engine = self.open_in(&guard.namespace).ok();
                     return Err(Reply::error(format!("ERR {e}")));
                 }
             }

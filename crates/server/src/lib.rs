@@ -24,6 +24,7 @@ pub mod error_stats;
 pub mod frame;
 pub mod group_commit;
 pub mod master;
+pub mod monitor;
 pub mod persistence;
 pub mod process;
 pub mod replica;

@@ -317,7 +317,9 @@ impl CommandRunner for Caller<'_, '_, '_> {
             .check(self.session.info.id, spec, args)
             .map_err(str::to_string)?;
         let started = Instant::now();
+        let lua = crate::monitor::ScriptCalls::enter();
         let reply = run_spec(self.shared, self.session, self.access, spec, args);
+        drop(lua);
         self.shared
             .command_stats
             .ran(spec.name, args, started.elapsed(), reply.is_error());

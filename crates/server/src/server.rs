@@ -69,6 +69,7 @@ impl Server {
             waiters: Waiters::default(),
             command_stats,
             error_stats: ErrorStats::default(),
+            monitors: Default::default(),
             saves: Arc::new(Saves::default()),
             run_id: random_hex40(),
             replica: crate::replica::Replica::new(&replid),

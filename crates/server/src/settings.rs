@@ -9,6 +9,9 @@ use crate::frame::DEFAULT_MAX_BULK_LEN;
 /// them back.
 pub struct Settings {
     values: BTreeMap<&'static str, String>,
+    /// The values the server started from (CONFIG REWRITE appends the
+    /// settings that differ).
+    initial: BTreeMap<&'static str, String>,
 }
 
 /// Integer settings and their ranges (Kvrocks' `IntField`s).
@@ -94,7 +97,21 @@ impl Settings {
             "repl-backlog-size",
             &crate::master::DEFAULT_BACKLOG_SIZE.to_string(),
         );
-        Settings { values }
+        Settings {
+            initial: values.clone(),
+            values,
+        }
+    }
+
+    /// The settings CONFIG REWRITE writes: every one CONFIG SET can
+    /// change, as `(name, value, changed)`, `changed` when it differs from
+    /// the value the server started from (before `serve --config-set`).
+    pub fn rewritable(&self) -> Vec<(&'static str, &str, bool)> {
+        self.values
+            .iter()
+            .filter(|(name, _)| !IMMUTABLE.contains(name))
+            .map(|(name, value)| (*name, value.as_str(), self.initial.get(name) != Some(value)))
+            .collect()
     }
 
     /// `[name, value]` pairs of every setting matching one of `patterns`

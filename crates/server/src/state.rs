@@ -35,6 +35,8 @@ pub struct Shared {
     pub waiters: Waiters,
     /// INFO commandstats and `total_commands_processed`.
     pub command_stats: CommandStats,
+    /// The clients in MONITOR mode.
+    pub monitors: crate::monitor::Monitors,
     /// INFO errorstats and `total_error_replies`.
     pub error_stats: ErrorStats,
     /// SAVE, BGSAVE, LASTSAVE (shared with background saves).

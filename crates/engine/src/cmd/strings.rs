@@ -388,6 +388,58 @@ pub fn bitpos<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
     Ok(Reply::Integer(pos + (start as i64) * 8))
 }
 
+/// BITOP `AND|OR|XOR|NOT destkey srckey…`: stores the bitwise operation
+/// of the source strings at `destkey`, as Redis' `bitopCommand` computes
+/// it: a missing source is the empty string, a shorter one is padded with
+/// zero bytes; the result is as long as the longest source, stored without
+/// expiry, and an empty result deletes `destkey`. Replies with its length.
+pub fn bitop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    // The operation folding each further source in; NOT has none.
+    let op: Option<fn(u8, u8) -> u8> = if is(a[1], "and") {
+        Some(|x, y| x & y)
+    } else if is(a[1], "or") {
+        Some(|x, y| x | y)
+    } else if is(a[1], "xor") {
+        Some(|x, y| x ^ y)
+    } else if is(a[1], "not") {
+        None
+    } else {
+        return Err(CmdError::Syntax);
+    };
+    if op.is_none() && a.len() != 4 {
+        return Err(CmdError::other(
+            "ERR BITOP NOT must be called with a single source key.",
+        ));
+    }
+    let mut sources = Vec::with_capacity(a.len() - 3);
+    for key in &a[3..] {
+        sources.push(read(ctx, key)?.map(|m| m.value).unwrap_or_default());
+    }
+    let max_len = sources.iter().map(Vec::len).max().unwrap_or(0);
+    let dest = a[2];
+    let view = ctx.view(dest)?;
+    if max_len == 0 {
+        if let Some(live) = &view.live {
+            ctx.remove_key(dest, live)?;
+        }
+        return Ok(Reply::Integer(0));
+    }
+    let mut sources = sources.into_iter();
+    let mut out = sources.next().unwrap_or_default();
+    out.resize(max_len, 0);
+    match op {
+        None => out.iter_mut().for_each(|b| *b = !*b),
+        Some(op) => {
+            for source in sources {
+                let padded = source.iter().copied().chain(std::iter::repeat(0));
+                out.iter_mut().zip(padded).for_each(|(b, s)| *b = op(*b, s));
+            }
+        }
+    }
+    write(ctx, dest, &view, out, 0)?;
+    Ok(Reply::Integer(max_len as i64))
+}
+
 /// An expiry option of SET / GETEX.
 enum Expiry {
     Keep,

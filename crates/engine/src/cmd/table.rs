@@ -37,6 +37,7 @@ pub fn table<C: Codec, S: KvStore>() -> Table<C, S> {
     t.add("getbit", 3, Keys::First, R, strings::getbit);
     t.add("bitcount", -2, Keys::First, R, strings::bitcount);
     t.add("bitpos", -3, Keys::First, R, strings::bitpos);
+    t.add("bitop", -4, Keys::AfterFirst, W, strings::bitop);
     t.add("set", -3, Keys::First, W, strings::set);
     t.add("setnx", 3, Keys::First, W0, strings::setnx);
     t.add("setex", 4, Keys::First, W, strings::setex);

@@ -18,18 +18,6 @@ pub fn set_name(session: &Session, name: &[u8]) -> Result<(), Reply> {
     Ok(())
 }
 
-/// Whether every client of this server is of the type `name` names, in
-/// Redis' `getClientTypeByName` (all are normal clients: no replicas, no
-/// master, no Pub/Sub); `None` for a name Redis does not know.
-fn all_of_type(name: &[u8]) -> Option<bool> {
-    let name = String::from_utf8_lossy(name).to_ascii_lowercase();
-    match name.as_str() {
-        "normal" => Some(true),
-        "slave" | "replica" | "master" | "pubsub" => Some(false),
-        _ => None,
-    }
-}
-
 fn unknown_type(name: &[u8]) -> Reply {
     Reply::error(format!(
         "ERR Unknown client type '{}'",
@@ -113,14 +101,13 @@ pub fn client(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Reply
 fn list(shared: &Shared, args: &[Vec<u8>]) -> Reply {
     let mut text = String::new();
     if args.len() == 4 && args[2].eq_ignore_ascii_case(b"type") {
-        match all_of_type(&args[3]) {
-            None => return unknown_type(&args[3]),
-            Some(false) => {}
-            Some(true) => {
-                for c in shared.clients.all() {
-                    text.push_str(&c.list_line());
-                    text.push('\n');
-                }
+        let Some(of_type) = crate::master::type_name(&args[3]) else {
+            return unknown_type(&args[3]);
+        };
+        for c in shared.clients.all() {
+            if crate::master::client_type(shared, &c) == of_type {
+                text.push_str(&c.list_line());
+                text.push('\n');
             }
         }
     } else if args.len() > 3 && args[2].eq_ignore_ascii_case(b"id") {
@@ -188,7 +175,7 @@ fn kill_filtered(shared: &Shared, session: &mut Session, filters: &[Vec<u8>]) ->
     for c in shared.clients.all() {
         let me = c.id == session.info.id;
         if (me && skipme)
-            || of_type.is_some_and(|t| t != crate::master::client_type(shared, c.id))
+            || of_type.is_some_and(|t| t != crate::master::client_type(shared, &c))
             || id.is_some_and(|i| i != c.id)
             || addr.as_ref().is_some_and(|a| *a != c.addr.to_string())
             || laddr.as_ref().is_some_and(|a| *a != c.laddr.to_string())

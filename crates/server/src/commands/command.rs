@@ -62,6 +62,7 @@ fn key_positions(keys: &Keys) -> (i64, i64, i64) {
         Keys::NumKeys | Keys::CountSecond => (0, 0, 0),
         Keys::FirstTwo => (1, 2, 1),
         Keys::All | Keys::AllButLast => (1, -1, 1),
+        Keys::AfterFirst => (2, -1, 1),
         Keys::Every(step) => (1, -1, *step as i64),
     }
 }

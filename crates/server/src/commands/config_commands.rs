@@ -8,13 +8,14 @@ use crate::state::Shared;
 
 /// CONFIG RESETSTAT: what Redis 7.0 resets (INFO commandstats and
 /// errorstats; stats' `total_connections_received`,
-/// `total_commands_processed`, `total_error_replies`; persistence's
-/// `rdb_saves`).
+/// `total_commands_processed`, `total_error_replies`, `keyspace_hits`,
+/// `keyspace_misses`; persistence's `rdb_saves`).
 fn reset_stats(shared: &Shared) {
     shared.command_stats.reset();
     shared.error_stats.reset();
     shared.clients.received.store(0, Ordering::Relaxed);
     shared.saves.reset_stats();
+    shared.engines.keyspace_lookups().reset();
 }
 
 /// CONFIG GET, SET, RESETSTAT, REWRITE (the subcommand and its arity
@@ -54,7 +55,16 @@ pub fn config(shared: &Shared, args: &[Vec<u8>]) -> Reply {
             reset_stats(shared);
             Reply::ok()
         }
-        "rewrite" => Reply::error("ERR The server is running without a config file"),
+        "rewrite" => match &shared.config.config_file {
+            Some(path) => {
+                let settings = shared.settings.lock();
+                match crate::config_file::rewrite(path, &settings.rewritable()) {
+                    Ok(()) => Reply::ok(),
+                    Err(e) => Reply::Error(e),
+                }
+            }
+            None => Reply::error("ERR The server is running without a config file"),
+        },
         _ => super::subcommands::syntax_error(args),
     }
 }

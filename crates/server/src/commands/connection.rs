@@ -151,6 +151,7 @@ pub fn select(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Reply
 pub fn reset(shared: &Shared, session: &mut Session) -> Reply {
     session.discard(shared);
     session.unwatch(shared);
+    shared.monitors.stop(session.info.id);
     session.set_protocol(Protocol::Resp2);
     session.namespace = shared.config.default_namespace.clone();
     session.set_db(0);

@@ -8,6 +8,7 @@ pub mod config_commands;
 pub mod connection;
 pub mod info;
 pub mod memory;
+mod move_key;
 mod object;
 pub mod registry;
 pub mod save;
@@ -170,8 +171,22 @@ pub fn run_sync(
 }
 
 /// Runs a resolved command at once (anything but EXEC, and the blocking
-/// pops without blocking: inside a transaction or a script).
+/// pops without blocking: inside a transaction or a script), shown to the
+/// monitors ([`crate::monitor`]).
 pub fn run_spec(
+    shared: &Shared,
+    session: &mut Session,
+    access: &Access<'_>,
+    spec: &Spec,
+    args: &[Vec<u8>],
+) -> Reply {
+    crate::monitor::around(shared, session, spec, args, |session| {
+        run_unmonitored(shared, session, access, spec, args)
+    })
+}
+
+/// [`run_spec`] without the monitors.
+fn run_unmonitored(
     shared: &Shared,
     session: &mut Session,
     access: &Access<'_>,

@@ -26,7 +26,7 @@ use redcodec_formats::AnyCodec;
 
 use super::subcommands::{self, Container};
 use super::Access;
-use super::{client, command, config_commands, connection, info, memory, object, save};
+use super::{client, command, config_commands, connection, info, memory, move_key, object, save};
 use crate::session::Session;
 use crate::state::Shared;
 
@@ -262,6 +262,16 @@ fn server_specs() -> Vec<Spec> {
             PRE_AUTH.with(Flags::LOADING),
             |sh, se, _, _, a| connection::auth(sh, se, a),
         ),
+        server(
+            "monitor",
+            1,
+            NS.with(Flags::ADMIN).with(Flags::LOADING),
+            |sh, se, _, _, _| crate::monitor::monitor(sh, se),
+        ),
+        server("move", 3, Flags::WRITE, |sh, se, ac, _, a| {
+            move_key::move_key(sh, se, ac, a)
+        })
+        .keyed(Keys::First),
         server("select", 2, NS.with(Flags::LOADING), |sh, se, _, _, a| {
             connection::select(sh, se, a)
         }),

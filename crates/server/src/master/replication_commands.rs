@@ -89,9 +89,12 @@ pub fn type_name(name: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// The type of client `id`: `slave` for a replica link, else `normal`.
-pub fn client_type(shared: &Shared, id: u64) -> &'static str {
-    if shared.repl.is_replica(id) {
+/// The type of `client`: `master` for a replica's link to its master,
+/// `slave` for a replica's link here, else `normal`.
+pub fn client_type(shared: &Shared, client: &ClientInfo) -> &'static str {
+    if client.master {
+        "master"
+    } else if shared.repl.is_replica(client.id) {
         "slave"
     } else {
         "normal"

@@ -211,7 +211,7 @@ async fn follow_once(shared: &Arc<Shared>, host: &str, port: u16) -> Result<(), 
         buf: BytesMut::with_capacity(64 * 1024),
     };
     handshake(shared, &mut conn).await?;
-    let info = shared.clients.add(peer, local);
+    let info = shared.clients.add_master(peer, local);
     let mut session = Session::new(shared, info.clone());
     session.authenticated = true;
     let result = sync_and_stream(shared, &mut conn, &mut session).await;

@@ -38,6 +38,7 @@ impl Served {
             replica: Default::default(),
             settings: Vec::new(),
             kvrocks_master: Default::default(),
+            config_file: None,
         };
         let opener: Opener = Box::new(move |_ns: &str| {
             let codec = format.codec(&FormatOptions::default()).unwrap();

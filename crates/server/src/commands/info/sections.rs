@@ -35,12 +35,15 @@ pub fn write(shared: &Shared, session: &Session, access: &Access<'_>, name: &str
         "memory" => memory(shared, session, access, s),
         "persistence" => persistence(shared, s),
         "stats" => {
+            let (hits, misses) = shared.engines.keyspace_lookups().get();
             let _ = write!(
                 s,
-                "total_connections_received:{}\r\ntotal_commands_processed:{}\r\ninstantaneous_ops_per_sec:0\r\nrejected_connections:0\r\n{}expired_keys:0\r\nevicted_keys:0\r\nkeyspace_hits:0\r\nkeyspace_misses:0\r\ntotal_error_replies:{}\r\n",
+                "total_connections_received:{}\r\ntotal_commands_processed:{}\r\ninstantaneous_ops_per_sec:0\r\nrejected_connections:0\r\n{}expired_keys:0\r\nevicted_keys:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\ntotal_error_replies:{}\r\n",
                 shared.clients.received.load(Ordering::Relaxed),
                 shared.command_stats.processed(),
                 shared.repl.info_stats(),
+                hits,
+                misses,
                 shared.error_stats.total(),
             );
         }

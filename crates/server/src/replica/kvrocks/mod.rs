@@ -374,7 +374,7 @@ async fn listening_port(shared: &Shared, conn: &mut Conn) -> Result<(), LinkErro
 /// The stream, through a session of the link's own.
 async fn stream(shared: &Arc<Shared>, mut conn: Conn, resume: Resume) -> Result<(), LinkError> {
     let local = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-    let info = shared.clients.add(local, local);
+    let info = shared.clients.add_master(local, local);
     let mut session = Session::new(shared, info.clone());
     session.authenticated = true;
     phase(shared, LinkPhase::Up);

@@ -549,7 +549,7 @@ async fn stream(
             .await?;
     }
     let local = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-    let info = shared.clients.add(local, local);
+    let info = shared.clients.add_master(local, local);
     let mut session = Session::new(shared, info.clone());
     session.authenticated = true;
     phase(shared, LinkPhase::Up);

@@ -1,0 +1,288 @@
+//! MONITOR: clients that watch every command the server runs, as Redis
+//! 7.0 feeds them (`replicationFeedMonitors`): one line per command,
+//! `+<unix seconds>.<micros> [<db> <addr>] "arg" …` (`[<db> lua]` for a
+//! script's commands), each argument quoted as `sdscatrepr` quotes it,
+//! after the command ran (a script's EVAL or FCALL before its commands);
+//! administrative commands are not shown and the passwords of AUTH,
+//! HELLO … AUTH and MIGRATE … AUTH / AUTH2 are `(redacted)`. QUIT or RESET
+//! ends it.
+//!
+//! Nothing is done for a command while nobody monitors (one atomic load).
+//! A monitor that does not read its feed is disconnected once 256 MB wait
+//! for it, Redis' default `client-output-buffer-limit` for the replica
+//! class, which monitors belong to.
+
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use parking_lot::Mutex;
+use redcodec_engine::internals::dispatch::Flags;
+use redcodec_engine::Reply;
+use redcodec_protocol::cmdline::quote_bytes;
+use tokio::sync::Notify;
+
+use crate::commands::registry::Spec;
+use crate::session::Session;
+use crate::state::Shared;
+
+/// The most bytes a monitor may leave unread before it is disconnected.
+const MAX_PENDING: usize = 256 * 1024 * 1024;
+
+/// What waits for one monitor.
+#[derive(Default)]
+struct Feed {
+    /// Lines not yet written to it.
+    pending: Mutex<Pending>,
+    /// Wakes its connection when lines arrive.
+    ready: Notify,
+}
+
+#[derive(Default)]
+struct Pending {
+    bytes: Vec<u8>,
+    /// More than [`MAX_PENDING`] waited: the monitor is disconnected.
+    overflowed: bool,
+}
+
+/// The clients in MONITOR mode.
+#[derive(Default)]
+pub struct Monitors {
+    /// How many there are: the only thing a command reads while there
+    /// are none.
+    count: AtomicUsize,
+    by_client: Mutex<HashMap<u64, Arc<Feed>>>,
+}
+
+impl Monitors {
+    /// Makes client `id` a monitor; false if it is one already.
+    fn start(&self, id: u64) -> bool {
+        let mut by_client = self.by_client.lock();
+        if by_client.contains_key(&id) {
+            return false;
+        }
+        by_client.insert(id, Arc::default());
+        self.count.store(by_client.len(), Ordering::SeqCst);
+        true
+    }
+
+    /// Client `id` is no longer a monitor (RESET, or it disconnected).
+    pub fn stop(&self, id: u64) {
+        if self.count.load(Ordering::SeqCst) == 0 {
+            return;
+        }
+        let mut by_client = self.by_client.lock();
+        by_client.remove(&id);
+        self.count.store(by_client.len(), Ordering::SeqCst);
+    }
+
+    /// Waits for the next lines for client `id`: `Some(bytes)` to write
+    /// to it, `None` when it must be disconnected (it fell too far
+    /// behind). Never completes for a client that is not a monitor.
+    pub async fn next(&self, id: u64) -> Option<Vec<u8>> {
+        if self.count.load(Ordering::Relaxed) == 0 {
+            return std::future::pending().await;
+        }
+        let feed = self.by_client.lock().get(&id).cloned();
+        let Some(feed) = feed else {
+            return std::future::pending().await;
+        };
+        loop {
+            let ready = feed.ready.notified();
+            let taken = {
+                let mut pending = feed.pending.lock();
+                if pending.overflowed {
+                    return None;
+                }
+                std::mem::take(&mut pending.bytes)
+            };
+            if !taken.is_empty() {
+                return Some(taken);
+            }
+            ready.await;
+        }
+    }
+
+    /// Sends `line` to every monitor.
+    fn send(&self, line: &[u8]) {
+        for feed in self.by_client.lock().values() {
+            let mut pending = feed.pending.lock();
+            if pending.bytes.len() + line.len() > MAX_PENDING {
+                pending.overflowed = true;
+                pending.bytes = Vec::new();
+            } else if !pending.overflowed {
+                pending.bytes.extend_from_slice(line);
+            }
+            drop(pending);
+            feed.ready.notify_one();
+        }
+    }
+}
+
+thread_local! {
+    /// How many scripts the thread is running commands for.
+    static IN_SCRIPT: Cell<u32> = const { Cell::new(0) };
+}
+
+/// While alive, the commands the thread runs are a script's (`[db lua]`).
+pub struct ScriptCalls(());
+
+impl ScriptCalls {
+    /// Marks the thread as running a script's commands until dropped.
+    pub fn enter() -> ScriptCalls {
+        IN_SCRIPT.with(|n| n.set(n.get() + 1));
+        ScriptCalls(())
+    }
+}
+
+impl Drop for ScriptCalls {
+    fn drop(&mut self) {
+        IN_SCRIPT.with(|n| n.set(n.get().saturating_sub(1)));
+    }
+}
+
+/// MONITOR: the connection becomes a monitor (`+OK`); again, nothing is
+/// answered (Redis ignores it); inside EXEC, Redis' refusal.
+pub fn monitor(shared: &Shared, session: &mut Session) -> Reply {
+    if session.ready_keys.is_some() {
+        return Reply::error("ERR MONITOR isn't allowed for DENY BLOCKING client");
+    }
+    if !shared.monitors.start(session.info.id) {
+        session.silent = true;
+    }
+    Reply::ok()
+}
+
+/// Whether the command of `spec` is shown to monitors before it runs:
+/// EVAL and FCALL before the script's commands, a blocking pop when it
+/// starts waiting, as Redis shows them.
+pub fn shown_first(spec: &Spec) -> bool {
+    spec.has(Flags::SCRIPT) || spec.has(Flags::BLOCKING)
+}
+
+/// Runs the command `args` of `spec` for `session` with `run`, shown to
+/// every monitor after it ran (EVAL and FCALL before).
+pub fn around(
+    shared: &Shared,
+    session: &mut Session,
+    spec: &Spec,
+    args: &[Vec<u8>],
+    run: impl FnOnce(&mut Session) -> Reply,
+) -> Reply {
+    if shared.monitors.count.load(Ordering::Relaxed) == 0 {
+        return run(session);
+    }
+    let first = shown_first(spec);
+    if first {
+        feed(shared, session, spec, args);
+    }
+    let reply = run(session);
+    if !first {
+        feed(shared, session, spec, args);
+    }
+    reply
+}
+
+/// Shows the command `args` that `session` runs to every monitor, if any.
+pub fn feed(shared: &Shared, session: &Session, spec: &Spec, args: &[Vec<u8>]) {
+    if shared.monitors.count.load(Ordering::Relaxed) == 0
+        || spec.has(Flags::ADMIN)
+        || admin_subcommand(spec.name, args)
+    {
+        return;
+    }
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let source = if IN_SCRIPT.with(Cell::get) > 0 {
+        "lua".to_string()
+    } else {
+        session.info.addr.to_string()
+    };
+    let mut line = format!(
+        "+{}.{:06} [{} {source}]",
+        now.as_secs(),
+        now.subsec_micros(),
+        session.db
+    );
+    let redacted = redacted(spec.name, args);
+    for (i, arg) in args.iter().enumerate() {
+        line.push(' ');
+        if redacted.contains(&i) {
+            line.push_str("\"(redacted)\"");
+        } else {
+            line.push_str(&quote_bytes(arg));
+        }
+    }
+    line.push_str("\r\n");
+    shared.monitors.send(line.as_bytes());
+}
+
+/// Whether `args` is a subcommand Redis 7.0 flags `admin` in a container
+/// that is not (CLIENT's), which monitors do not see either.
+fn admin_subcommand(name: &str, args: &[Vec<u8>]) -> bool {
+    const CLIENT: &[&str] = &["kill", "list", "no-evict", "pause", "unpause", "unblock"];
+    name == "client"
+        && args.get(1).is_some_and(|sub| {
+            CLIENT
+                .iter()
+                .any(|c| sub.eq_ignore_ascii_case(c.as_bytes()))
+        })
+}
+
+/// The positions of the secrets among `args` that Redis 7.0 redacts
+/// (`redactClientCommandArgument`).
+fn redacted(name: &str, args: &[Vec<u8>]) -> Vec<usize> {
+    let is = |i: usize, word: &str| {
+        args.get(i)
+            .is_some_and(|a| a.eq_ignore_ascii_case(word.as_bytes()))
+    };
+    match name {
+        "auth" => (1..args.len()).collect(),
+        "hello" => (2..args.len())
+            .filter(|&i| is(i, "auth"))
+            .flat_map(|i| [i + 1, i + 2])
+            .filter(|&i| i < args.len())
+            .collect(),
+        "migrate" => (6..args.len())
+            .flat_map(|i| {
+                if is(i, "auth") {
+                    vec![i + 1]
+                } else if is(i, "auth2") {
+                    vec![i + 1, i + 2]
+                } else {
+                    Vec::new()
+                }
+            })
+            .filter(|&i| i < args.len())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(words: &[&str]) -> Vec<Vec<u8>> {
+        words.iter().map(|w| w.as_bytes().to_vec()).collect()
+    }
+
+    #[test]
+    fn secrets_are_redacted_as_redis_does() {
+        assert_eq!(redacted("auth", &args(&["auth", "pw"])), [1]);
+        assert_eq!(redacted("auth", &args(&["AUTH", "u", "pw"])), [1, 2]);
+        assert_eq!(
+            redacted("hello", &args(&["hello", "3", "AUTH", "u", "pw"])),
+            [3, 4]
+        );
+        assert!(redacted("hello", &args(&["hello", "3"])).is_empty());
+        let m = args(&[
+            "migrate", "h", "1", "k", "0", "5", "AUTH2", "u", "pw", "KEYS",
+        ]);
+        assert_eq!(redacted("migrate", &m), [7, 8]);
+        assert!(redacted("get", &args(&["get", "auth"])).is_empty());
+    }
+}
