@@ -722,6 +722,48 @@ fn a_replica_killed_while_loading_restarts_empty_and_resyncs() {
     }
 }
 
+#[test]
+fn a_full_copy_survives_a_sigkill_once_the_link_is_up() {
+    // The load writes out of the write-ahead log and flushes before the
+    // link counts as up: killed at once after, the replica keeps the copy
+    // (restarted without a master to copy from again).
+    let test = "a replica SIGKILLed right after its full copy";
+    let Some(master) = Master::start(test, &["--enable-debug-command", "yes"]) else {
+        return;
+    };
+    let mut m = master.conn();
+    let keys = 20_000;
+    q(&mut m, &["DEBUG", "POPULATE", &keys.to_string(), "k", "16"]);
+    q(&mut m, &["HSET", "h", "f", "v"]);
+    let want = keys + 1;
+    for format in ["kvrocks", "blackwidow", "floyd"] {
+        let (_tmp, dir) = store_dir();
+        let serve = Serve::start(format, &dir, &["--replicaof", &master.addr()]);
+        let mut r = serve.conn();
+        wait_until(&format!("{format}: the link up"), || {
+            match field(&info(&mut r, "replication"), "master_link_status").as_deref() {
+                Some("up") => Ok(()),
+                other => Err(format!("master_link_status {other:?}")),
+            }
+        });
+        let status = Command::new("kill")
+            .args(["-KILL", &serve.pid().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        drop(serve);
+        let serve = Serve::start(format, &dir, &[]);
+        let mut r = serve.conn();
+        let n: i64 = redis::cmd("DBSIZE").query(&mut r).unwrap();
+        assert_eq!(n, want as i64, "{format}: keys after the kill");
+        let sample: String = redis::cmd("GET").arg("k:12345").query(&mut r).unwrap();
+        let theirs: String = redis::cmd("GET").arg("k:12345").query(&mut m).unwrap();
+        assert_eq!(sample, theirs, "{format}");
+        let field_v: String = redis::cmd("HGET").arg("h").arg("f").query(&mut r).unwrap();
+        assert_eq!(field_v, "v", "{format}");
+    }
+}
+
 /// The keys of database `db` of the server at `url`, sorted.
 fn keys_of(url: &str, db: u8) -> Vec<String> {
     let mut c = connect(url);

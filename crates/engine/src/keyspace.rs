@@ -167,14 +167,16 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
     /// crash (a replica's full copy under its load marker): sorted by
     /// record ([`Batch::sort_by_record`]) and written atomically within
     /// each instance, not across them (no intent record: every key's
-    /// records are in one instance). In a group: [`Ctx::commit`].
+    /// records are in one instance), and out of the write-ahead log
+    /// ([`KvStore::write_unlogged`]: the load flushes the store before it
+    /// is done). In a group: [`Ctx::commit`].
     pub fn commit_for_load(mut self) -> CmdResult<()> {
         if self.grouped || self.batch.is_empty() {
             return self.commit();
         }
         let mut batch = std::mem::take(&mut self.batch);
         batch.sort_by_record();
-        self.eng.store.write_per_instance(batch)?;
+        self.eng.store.write_unlogged(batch)?;
         Ok(())
     }
 

@@ -286,8 +286,10 @@ pub fn load_batch<C: Codec, S: KvStore>(
 /// is written without reading its current state unless `keys` (one for
 /// the whole load, shared by its namespaces; `ns` names this one) says
 /// the load may have written it before; the batch is written sorted,
-/// atomically within each instance of the store but not across them
-/// ([`Ctx::commit_for_load`]; a key's records are all in one instance).
+/// atomically within each instance of the store but not across them,
+/// and out of the write-ahead log ([`Ctx::commit_for_load`]; a key's
+/// records are all in one instance): the caller flushes the store before
+/// it counts the load as done.
 pub fn load_fresh_batch<C: Codec, S: KvStore>(
     core: &EngineCore<C, S>,
     entries: &[Entry],

@@ -70,10 +70,19 @@ pub trait KvStore: Send + Sync + 'static {
 
     /// Applies `batch` atomically within each instance it touches, not
     /// necessarily across them (a store of one instance: [`KvStore::write`]):
-    /// for a load that is undone whole after a crash, and whose keys each
-    /// live in one instance.
+    /// for writes whose parts in different instances need not survive a
+    /// crash together — a load that is undone whole after a crash, a
+    /// pipeline's group of commands that each wrote one instance.
     fn write_per_instance(&self, batch: Batch) -> Result<(), StoreError> {
         self.write(batch)
+    }
+
+    /// Applies `batch` as [`KvStore::write_per_instance`] does, and may
+    /// keep it out of any write-ahead log (the RocksDB store does): for a
+    /// load into an emptied store whose marker undoes it whole after a
+    /// crash, and which flushes the store before it removes the marker.
+    fn write_unlogged(&self, batch: Batch) -> Result<(), StoreError> {
+        self.write_per_instance(batch)
     }
 }
 
@@ -123,6 +132,10 @@ impl KvStore for Store {
 
     fn write_per_instance(&self, batch: Batch) -> Result<(), StoreError> {
         Store::write_per_instance(self, batch)
+    }
+
+    fn write_unlogged(&self, batch: Batch) -> Result<(), StoreError> {
+        Store::write_unlogged(self, batch)
     }
 }
 

@@ -76,13 +76,18 @@ struct CallOptions {
     read: ReadOptions,
     /// RocksDB's default write options.
     write: WriteOptions,
+    /// Writes that skip the write-ahead log ([`Store::write_unlogged`]).
+    unlogged: WriteOptions,
 }
 
 impl CallOptions {
     fn new() -> CallOptions {
+        let mut unlogged = WriteOptions::default();
+        unlogged.disable_wal(true);
         CallOptions {
             read: ReadOptions::default(),
             write: WriteOptions::default(),
+            unlogged,
         }
     }
 }
@@ -417,11 +422,28 @@ impl Store {
     }
 
     /// Applies a batch as one RocksDB write per instance it touches, those
-    /// writes not atomic together (no intent record): for a load that a
-    /// marker of its own undoes whole after a crash, and whose keys each
-    /// live in one instance.
+    /// writes not atomic together (no intent record): for writes whose
+    /// parts in different instances need not survive a crash together (see
+    /// [`KvStore::write_per_instance`]).
     pub fn write_per_instance(&self, batch: Batch) -> Result<(), StoreError> {
         self.write_batches(batch, false)
+    }
+
+    /// Applies a batch as [`Store::write_per_instance`] does, without
+    /// the write-ahead log: the writes live in the memtables until a
+    /// flush ([`Store::flush`]) and are lost by a crash before it. For a
+    /// load into an emptied store under a marker of its own, which
+    /// undoes the load whole after a crash and flushes before it removes
+    /// the marker.
+    pub fn write_unlogged(&self, batch: Batch) -> Result<(), StoreError> {
+        if !self.options.mode.writes() {
+            return Err(StoreError::ReadOnly);
+        }
+        self.settle()?;
+        for (i, wb) in self.per_instance(batch)? {
+            self.instances[i].db.write_opt(wb, &self.calls.unlogged)?;
+        }
+        Ok(())
     }
 
     /// Test hook: the next `n` writes that span several instances fail
@@ -462,26 +484,7 @@ impl Store {
             return Err(StoreError::ReadOnly);
         }
         self.settle()?;
-        let mut per_instance: Vec<Option<WriteBatch>> =
-            (0..self.instances.len()).map(|_| None).collect();
-        for (place, op) in batch.pending {
-            // Deleting from a family that does not exist yet deletes
-            // nothing; only a put creates it.
-            let cf = match op {
-                Op::Put(..) => self.cf_for_write(place)?,
-                _ => match self.cf(place).1 {
-                    Some(cf) => cf,
-                    None => continue,
-                },
-            };
-            let wb = per_instance[place.instance].get_or_insert_with(WriteBatch::default);
-            add_op(wb, &cf, op);
-        }
-        let batches: Vec<(usize, WriteBatch)> = per_instance
-            .into_iter()
-            .enumerate()
-            .filter_map(|(i, wb)| wb.map(|wb| (i, wb)))
-            .collect();
+        let batches = self.per_instance(batch)?;
         if !atomic || batches.len() < 2 {
             for (i, wb) in batches {
                 self.instances[i].db.write_opt(wb, &self.calls.write)?;
@@ -539,6 +542,31 @@ impl Store {
             self.pending_intent.store(true, Ordering::Release);
         }
         done
+    }
+
+    /// `batch` as one RocksDB write batch per instance it touches, each
+    /// with its instance's index, in index order.
+    fn per_instance(&self, batch: Batch) -> Result<Vec<(usize, WriteBatch)>, StoreError> {
+        let mut per_instance: Vec<Option<WriteBatch>> =
+            (0..self.instances.len()).map(|_| None).collect();
+        for (place, op) in batch.pending {
+            // Deleting from a family that does not exist yet deletes
+            // nothing; only a put creates it.
+            let cf = match op {
+                Op::Put(..) => self.cf_for_write(place)?,
+                _ => match self.cf(place).1 {
+                    Some(cf) => cf,
+                    None => continue,
+                },
+            };
+            let wb = per_instance[place.instance].get_or_insert_with(WriteBatch::default);
+            add_op(wb, &cf, op);
+        }
+        Ok(per_instance
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, wb)| wb.map(|wb| (i, wb)))
+            .collect())
     }
 
     /// Removes the intent of a write of which nothing was written; if that
