@@ -136,10 +136,19 @@ impl<I: KvIter> KvIter for GroupIter<I> {
         self.position(key);
     }
 
+    #[inline]
     fn next(&mut self) -> Result<Option<Pair>, StoreError> {
         let Some(order) = self.overlay.as_ref().map(|o| o.order) else {
             return self.base.next();
         };
+        self.merged_next(order)
+    }
+}
+
+impl<I: KvIter> GroupIter<I> {
+    /// [`KvIter::next`] with an overlay: the base's and the group's pairs
+    /// merged in `order`.
+    fn merged_next(&mut self, order: Order) -> Result<Option<Pair>, StoreError> {
         loop {
             self.fill_head()?;
             let ahead = match (&self.head, self.peek()) {
