@@ -271,7 +271,7 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
             ctx.count_lookups(&self.lookups);
         }
         let reply = (spec.run)(&mut ctx, args)?;
-        self.finish(ctx, reply, args)
+        self.finish(&mut ctx, reply, args)
     }
 
     /// Commits what `ctx` queued for the command `args` and tells the
@@ -281,18 +281,18 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
     #[inline]
     pub(crate) fn finish(
         &self,
-        mut ctx: Ctx<'_, C, S>,
+        ctx: &mut Ctx<'_, C, S>,
         reply: Reply,
         args: &[&[u8]],
     ) -> Result<(Reply, Vec<Vec<u8>>), CmdError> {
         let unchanged = ctx.take_unchanged();
         if !self.has_observer() {
             // Nobody to tell: nothing more to gather.
-            ctx.commit()?;
+            ctx.commit_queued()?;
             return Ok((reply, unchanged));
         }
         let expired = ctx.take_expired();
-        ctx.commit()?;
+        ctx.commit_queued()?;
         self.notify(&crate::observe::CommandEvent {
             args,
             reply: &reply,

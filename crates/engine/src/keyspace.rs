@@ -144,11 +144,18 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
     /// Writes everything queued, atomically (one batch; across instances,
     /// with the store's intent record). In a group, adds it to the group
     /// instead: written when the group commits.
-    pub fn commit(self) -> CmdResult<()> {
+    pub fn commit(mut self) -> CmdResult<()> {
+        self.commit_queued()
+    }
+
+    /// [`Ctx::commit`] without giving the context up (nothing stays
+    /// queued): the engine's own command path, which keeps the context
+    /// where it is rather than moving it.
+    pub(crate) fn commit_queued(&mut self) -> CmdResult<()> {
         if self.batch.is_empty() {
             return Ok(());
         }
-        let mut batch = Some(self.batch);
+        let mut batch = Some(std::mem::take(&mut self.batch));
         if self.grouped {
             let store = &self.eng.store;
             self.eng.with_group(|group| {

@@ -324,7 +324,7 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
                 args.extend([score.as_bytes(), member]);
             }
         }
-        self.finish(ctx, Reply::Integer(added), &args)?;
+        self.finish(&mut ctx, Reply::Integer(added), &args)?;
         Ok(added.max(0) as u64)
     }
 
