@@ -27,6 +27,7 @@
 //! Only the default namespace is replicated (as database 0).
 
 pub mod backlog;
+pub mod backlog_size;
 pub mod kvrocks;
 pub mod propagate;
 pub mod replica_link;
@@ -50,11 +51,9 @@ use crate::state::Shared;
 use backlog::Backlog;
 use propagate::Args;
 
+pub use backlog_size::DEFAULT_BACKLOG_SIZE;
 pub use replica_link::serve_replica;
 pub use replication_commands::{check_sync, client_type, replconf, type_name, wait, wait_now};
-
-/// Redis' default `repl-backlog-size`: 1 MB.
-pub const DEFAULT_BACKLOG_SIZE: usize = 1024 * 1024;
 
 /// The most bytes a replica's output queue may hold before the replica
 /// is disconnected (Redis' `client-output-buffer-limit replica` hard

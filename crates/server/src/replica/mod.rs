@@ -27,6 +27,7 @@ pub mod kvrocks;
 pub mod load;
 pub mod master_link;
 pub mod pika;
+pub mod replica_options;
 pub mod replicaof;
 pub mod resume;
 pub mod transfer;
@@ -38,16 +39,8 @@ use std::time::Instant;
 use parking_lot::Mutex;
 use tokio::sync::watch;
 
+pub use replica_options::ReplicaOptions;
 pub use replicaof::{gate, replicaof};
-
-/// How `redcodec serve` starts following a master.
-#[derive(Clone, Debug, Default)]
-pub struct ReplicaOptions {
-    /// `--replicaof HOST:PORT`: follow this master from the start.
-    pub replicaof: Option<(String, u16)>,
-    /// `--masterauth PASS`: the password sent to the master (AUTH).
-    pub masterauth: Option<String>,
-}
 
 /// Where the link to the master is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

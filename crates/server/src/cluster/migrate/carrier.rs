@@ -7,12 +7,10 @@
 use std::time::Duration;
 
 use super::destination::Link;
+use super::migrate_types::MIGRATE_TYPES;
 use super::{raw, send, Pace};
 use crate::cluster::parse::SlotRange;
 use crate::state::Shared;
-
-/// `migrate-type`'s values (Kvrocks' `migration_types`), default first.
-pub const MIGRATE_TYPES: &[&str] = &["redis-command", "raw-key-value"];
 
 /// The carrier of one migration.
 pub enum Carrier {

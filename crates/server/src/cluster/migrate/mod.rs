@@ -32,6 +32,7 @@
 pub(crate) mod carrier;
 mod destination;
 mod dump;
+pub(crate) mod migrate_types;
 mod raw;
 mod write_batch;
 
