@@ -80,8 +80,9 @@ impl Server {
             shutdown,
             repl: Default::default(),
             scripts,
+            handle: std::sync::OnceLock::new(),
         });
-        shared.cluster.attach(&shared);
+        shared.attach();
         Ok(Server { shared, listener })
     }
 

@@ -6,7 +6,8 @@ use redcodec_engine::Reply;
 use redcodec_kvrocks::slot::slot;
 
 use super::migrate::WriteGuard;
-use super::{Cluster, Role};
+use super::topology::Role;
+use super::Cluster;
 use crate::commands::registry::{self, Spec};
 use crate::session::Session;
 use crate::state::Shared;

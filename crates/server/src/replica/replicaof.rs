@@ -66,7 +66,7 @@ pub fn replicaof(shared: &Shared, args: &[Vec<u8>]) -> Reply {
         eprintln!("redcodec serve: replication: REPLICAOF would result into synchronization with the master we are already connected with. No operation performed.");
         return Reply::Status("OK Already connected to specified master".into());
     }
-    let Some(shared) = shared.replica.shared() else {
+    let Some(shared) = shared.handle() else {
         return Reply::error("ERR the server is shutting down");
     };
     follow(&shared, host, port);

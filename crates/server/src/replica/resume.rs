@@ -25,7 +25,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 use crate::state::Shared;
 
@@ -124,12 +124,6 @@ impl Saved {
             kvrocks,
         })
     }
-}
-
-/// Whether the file is on disk (so it must go before the store changes).
-#[derive(Debug, Default)]
-pub struct ResumeState {
-    on_disk: AtomicBool,
 }
 
 /// The file of the server's data directory.

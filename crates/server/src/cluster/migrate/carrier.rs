@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use super::destination::Link;
 use super::migrate_types::MIGRATE_TYPES;
-use super::{raw, send, Pace};
+use super::paced_send::{self, send, Pace};
+use super::raw;
 use crate::cluster::parse::SlotRange;
 use crate::state::Shared;
 
@@ -70,7 +71,7 @@ impl Carrier {
         match self {
             Carrier::Commands(pace) => {
                 let keys = {
-                    let engine = super::engine(shared)?;
+                    let engine = paced_send::engine(shared)?;
                     crate::cluster::slot_keys::keys_in(&engine, range, usize::MAX)
                 };
                 send(shared, link, pace, &keys, false)?;
