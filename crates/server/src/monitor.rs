@@ -20,7 +20,7 @@ use redcodec_engine::internals::dispatch::Flags;
 use redcodec_engine::Reply;
 use redcodec_protocol::cmdline::quote_bytes;
 
-use crate::commands::registry::Spec;
+use crate::command_spec::Spec;
 use crate::session::Session;
 use crate::state::Shared;
 

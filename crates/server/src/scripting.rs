@@ -29,10 +29,12 @@ use redcodec_scripting::{parse_numkeys, CommandRunner, RespValue, ScriptFlags, S
 
 pub use crate::scripts::{read_libraries, write_libraries, Scripts, FUNCTIONS_FILE};
 
+use crate::access::Access;
 use crate::cluster::script_keys::ScriptSlots;
-use crate::commands::registry::{self, Spec};
-use crate::commands::{check, run_spec, Access};
+use crate::command_spec::Spec;
+use crate::command_table::{self, check};
 use crate::reply::{encode, Protocol};
+use crate::runner;
 use crate::scripts::Running;
 use crate::session::Session;
 use crate::state::Shared;
@@ -169,7 +171,7 @@ impl CommandRunner for Caller<'_, '_, '_> {
             .map_err(str::to_string)?;
         let started = Instant::now();
         let lua = crate::monitor::ScriptCalls::enter();
-        let reply = run_spec(self.shared, self.session, self.access, spec, args);
+        let reply = runner::path().run_spec(self.shared, self.session, self.access, spec, args);
         drop(lua);
         self.shared
             .command_stats
@@ -186,7 +188,7 @@ impl CommandRunner for Caller<'_, '_, '_> {
     }
 
     fn exists(&self, name: &[u8]) -> bool {
-        registry::get(name).is_some()
+        command_table::get(name).is_some()
     }
 }
 

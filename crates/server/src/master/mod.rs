@@ -48,7 +48,6 @@ use propagate::Args;
 pub use backlog_size::DEFAULT_BACKLOG_SIZE;
 pub use replica_link::serve_replica;
 pub use replication_commands::{check_sync, client_type, replconf, type_name, wait, wait_now};
-pub(crate) use replication_state::Queue;
 pub use replication_state::{
     Handshake, Link, LinkState, ReplCore, Replication, PING_PERIOD, QUEUE_LIMIT,
 };
@@ -110,7 +109,7 @@ impl ReplCore {
         let Some(name) = event.args.first() else {
             return;
         };
-        let Some(spec) = crate::commands::registry::get(name) else {
+        let Some(spec) = crate::command_table::get(name) else {
             return;
         };
         if !spec.may_have_changed(event.reply) {
@@ -127,7 +126,7 @@ impl ReplCore {
             return;
         }
         commands.extend(rewritten);
-        if let Some(commands) = crate::group_commit::hold_feed(commands) {
+        if let Some(commands) = crate::held_feed::hold_feed(commands) {
             self.feed(&commands);
         }
     }

@@ -24,6 +24,8 @@
 pub mod follow;
 pub mod info;
 pub mod kvrocks;
+pub mod link_error;
+pub mod link_phase;
 pub mod load;
 pub mod master_link;
 pub mod pika;
@@ -31,6 +33,7 @@ pub mod replica_options;
 pub mod replica_state;
 pub mod replicaof;
 pub mod resume;
+pub mod stream_apply;
 pub mod transfer;
 
 use std::sync::Arc;

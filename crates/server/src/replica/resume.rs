@@ -164,7 +164,7 @@ pub fn save(shared: &Shared) -> std::io::Result<bool> {
             replid: st.replid.clone(),
             offset: st.offset,
             stream_db: st.stream_db,
-            kvrocks: super::kvrocks::current(shared).map(|r| KvrocksMaster {
+            kvrocks: super::kvrocks::kvrocks_resume::current(shared).map(|r| KvrocksMaster {
                 master: r.master,
                 cluster: r.cluster,
             }),
@@ -250,9 +250,9 @@ pub fn restore(shared: &Shared, marker: &Path) {
             st.stream_db = saved.stream_db;
             drop(st);
             if let Some(k) = saved.kvrocks {
-                super::kvrocks::set_resume(
+                super::kvrocks::kvrocks_resume::set_resume(
                     shared,
-                    Some(super::kvrocks::Resume {
+                    Some(super::kvrocks::kvrocks_resume::Resume {
                         master: k.master,
                         next_sequence: u64::try_from(saved.offset).unwrap_or(0) + 1,
                         cluster: k.cluster,

@@ -41,7 +41,7 @@ use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 pub use db_name::{Options, DEFAULT_DB_NAME};
 
 use crate::clients::ClientInfo;
-use crate::commands::registry::Spec;
+use crate::command_spec::Spec;
 use crate::session::Session;
 use crate::state::Shared;
 use redcodec_engine::internals::dispatch::Flags;
