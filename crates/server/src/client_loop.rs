@@ -38,9 +38,7 @@ enum Stop {
     Close,
 }
 
-/// Replies waiting in the output buffer are sent once they reach this
-/// many bytes (and when the requests read so far are answered).
-pub const OUT_CHUNK: usize = 64 * 1024;
+pub use crate::reply::OUT_CHUNK;
 
 /// A buffer's capacity when a connection starts; an empty buffer that
 /// grew beyond [`KEEP_CAPACITY`] shrinks back to it.
@@ -363,7 +361,11 @@ async fn answer(
             let e = Reply::error("ERR Command not allowed inside a transaction");
             return Some(refuse(shared, session, Some(spec), &args, e));
         }
-        return Some(Answer::One(session.queue_resolved(Some(spec), args)));
+        return Some(Answer::One(crate::commands::transaction::queue_resolved(
+            session,
+            Some(spec),
+            args,
+        )));
     }
     let started = Instant::now();
     let mut waited = Duration::ZERO;
@@ -384,7 +386,7 @@ async fn answer(
         Run::Wait => Some(Answer::One(
             crate::master::wait(shared, &session.info, &args).await,
         )),
-        Run::Exec => Some(session.exec(shared)),
+        Run::Exec => Some(crate::commands::transaction::exec(shared, session)),
         Run::Blocking => block(shared, session, spec.name, &args, io, shutdown, &mut waited)
             .await
             .map(Answer::One),

@@ -83,11 +83,11 @@ pub struct ServerConfig {
     /// system's).
     pub allocator: &'static str,
     /// `--replicaof`, `--masterauth`: [`crate::replica`].
-    pub replica: crate::replica::ReplicaOptions,
+    pub replica: crate::replica::replica_options::ReplicaOptions,
     /// Settings `CONFIG SET` takes, set at start (`serve --config-set`).
     pub settings: Vec<(String, String)>,
     /// `--db-name`: [`crate::master::kvrocks`].
-    pub kvrocks_master: crate::master::kvrocks::Options,
+    pub kvrocks_master: crate::master::kvrocks::db_name::Options,
     /// The configuration file the server was started with (`serve
     /// --config`), which CONFIG REWRITE rewrites.
     pub config_file: Option<std::path::PathBuf>,

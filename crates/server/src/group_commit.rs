@@ -50,7 +50,6 @@
 //!   each key the stream keeps the order the writes applied in; a group
 //!   that fails to commit sends nothing.
 
-use std::cell::RefCell;
 use std::time::Instant;
 
 use bytes::{Buf, BytesMut};
@@ -61,7 +60,8 @@ use redcodec_formats::AnyCodec;
 use crate::commands::registry::{self, Run, Spec};
 use crate::commands::{run_spec, Access};
 use crate::frame::{parse_request, Limits};
-use crate::master::propagate::Args;
+pub use crate::held_feed::hold_feed;
+use crate::held_feed::HeldFeed;
 use crate::reply::{Protocol, Shape};
 use crate::session::Session;
 use crate::state::Shared;
@@ -71,71 +71,6 @@ pub const MAX_GROUP: usize = 256;
 
 /// The most argument bytes in one group.
 const MAX_GROUP_BYTES: usize = 1024 * 1024;
-
-thread_local! {
-    /// The replication stream's commands held back by the group this
-    /// thread runs (`None`: no group, feed at once).
-    static HELD_FEED: RefCell<Option<Vec<Args>>> = const { RefCell::new(None) };
-}
-
-/// Holds `commands` back when the calling thread runs a group (they are
-/// appended to the stream once it commits); otherwise gives them back
-/// to be appended now.
-pub fn hold_feed(commands: Vec<Args>) -> Option<Vec<Args>> {
-    HELD_FEED.with(|held| match held.borrow_mut().as_mut() {
-        Some(held) => {
-            held.extend(commands);
-            None
-        }
-        None => Some(commands),
-    })
-}
-
-/// Clears the thread's held-back stream when dropped (a group that
-/// failed, or panicked).
-struct HeldFeed;
-
-impl HeldFeed {
-    fn start() -> HeldFeed {
-        HELD_FEED.with(|held| *held.borrow_mut() = Some(Vec::new()));
-        HeldFeed
-    }
-
-    fn take() -> Vec<Args> {
-        HELD_FEED.with(|held| {
-            held.borrow_mut()
-                .as_mut()
-                .map(std::mem::take)
-                .unwrap_or_default()
-        })
-    }
-}
-
-impl HeldFeed {
-    /// How many commands are held.
-    fn len() -> usize {
-        HELD_FEED.with(|held| held.borrow().as_ref().map_or(0, Vec::len))
-    }
-
-    /// Wraps the commands held since there were `mark` in `MULTI` …
-    /// `EXEC` (one script's writes, as a script alone sends them).
-    fn wrap_since(mark: usize) {
-        HELD_FEED.with(|held| {
-            if let Some(held) = held.borrow_mut().as_mut() {
-                if held.len() > mark {
-                    held.insert(mark, vec![b"MULTI".to_vec()]);
-                    held.push(vec![b"EXEC".to_vec()]);
-                }
-            }
-        });
-    }
-}
-
-impl Drop for HeldFeed {
-    fn drop(&mut self) {
-        HELD_FEED.with(|held| *held.borrow_mut() = None);
-    }
-}
 
 /// The spec of the request `args` if it may join a group (see the
 /// module docs).
@@ -261,7 +196,7 @@ pub fn run(shared: &Shared, session: &mut Session, group: &mut Gathered) -> Vec<
 /// The reply bytes after which a part closes: replies wait in memory
 /// until their part commits, so a pipeline of large reads is answered a
 /// part at a time.
-pub const REPLY_BUDGET: usize = crate::client_loop::OUT_CHUNK;
+pub const REPLY_BUDGET: usize = crate::reply::OUT_CHUNK;
 
 /// About how many bytes `reply` takes on the wire.
 fn reply_size(reply: &Reply) -> usize {

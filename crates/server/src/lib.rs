@@ -11,10 +11,13 @@
 //! [`persistence`]); [`process`] reads what the operating system reports
 //! for INFO; [`server`] accepts clients and shuts down gracefully.
 
+pub mod access;
 pub mod client_loop;
 pub mod clients;
 pub mod cluster;
+pub mod command_spec;
 pub mod command_stats;
+pub mod command_table;
 pub mod commands;
 pub mod config;
 pub mod config_file;
@@ -23,17 +26,22 @@ pub mod error;
 pub mod error_stats;
 pub mod frame;
 pub mod group_commit;
+pub mod held_feed;
 pub mod master;
 pub mod monitor;
+pub mod monitors;
 pub mod persistence;
 pub mod process;
 pub mod replica;
 pub mod reply;
+pub mod runner;
 pub mod scripting;
 pub mod scripting_dump;
+pub mod scripts;
 pub mod server;
 pub mod session;
 pub mod settings;
+pub mod spec_id;
 pub mod state;
 pub mod waiters;
 pub mod watch;

@@ -13,113 +13,16 @@
 //! class, which monitors belong to.
 
 use std::cell::Cell;
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use parking_lot::Mutex;
 use redcodec_engine::internals::dispatch::Flags;
 use redcodec_engine::Reply;
 use redcodec_protocol::cmdline::quote_bytes;
-use tokio::sync::Notify;
 
-use crate::commands::registry::Spec;
+use crate::command_spec::Spec;
 use crate::session::Session;
 use crate::state::Shared;
-
-/// The most bytes a monitor may leave unread before it is disconnected.
-const MAX_PENDING: usize = 256 * 1024 * 1024;
-
-/// What waits for one monitor.
-#[derive(Default)]
-struct Feed {
-    /// Lines not yet written to it.
-    pending: Mutex<Pending>,
-    /// Wakes its connection when lines arrive.
-    ready: Notify,
-}
-
-#[derive(Default)]
-struct Pending {
-    bytes: Vec<u8>,
-    /// More than [`MAX_PENDING`] waited: the monitor is disconnected.
-    overflowed: bool,
-}
-
-/// The clients in MONITOR mode.
-#[derive(Default)]
-pub struct Monitors {
-    /// How many there are: the only thing a command reads while there
-    /// are none.
-    count: AtomicUsize,
-    by_client: Mutex<HashMap<u64, Arc<Feed>>>,
-}
-
-impl Monitors {
-    /// Makes client `id` a monitor; false if it is one already.
-    fn start(&self, id: u64) -> bool {
-        let mut by_client = self.by_client.lock();
-        if by_client.contains_key(&id) {
-            return false;
-        }
-        by_client.insert(id, Arc::default());
-        self.count.store(by_client.len(), Ordering::SeqCst);
-        true
-    }
-
-    /// Client `id` is no longer a monitor (RESET, or it disconnected).
-    pub fn stop(&self, id: u64) {
-        if self.count.load(Ordering::SeqCst) == 0 {
-            return;
-        }
-        let mut by_client = self.by_client.lock();
-        by_client.remove(&id);
-        self.count.store(by_client.len(), Ordering::SeqCst);
-    }
-
-    /// Waits for the next lines for client `id`: `Some(bytes)` to write
-    /// to it, `None` when it must be disconnected (it fell too far
-    /// behind). Never completes for a client that is not a monitor.
-    pub async fn next(&self, id: u64) -> Option<Vec<u8>> {
-        if self.count.load(Ordering::Relaxed) == 0 {
-            return std::future::pending().await;
-        }
-        let feed = self.by_client.lock().get(&id).cloned();
-        let Some(feed) = feed else {
-            return std::future::pending().await;
-        };
-        loop {
-            let ready = feed.ready.notified();
-            let taken = {
-                let mut pending = feed.pending.lock();
-                if pending.overflowed {
-                    return None;
-                }
-                std::mem::take(&mut pending.bytes)
-            };
-            if !taken.is_empty() {
-                return Some(taken);
-            }
-            ready.await;
-        }
-    }
-
-    /// Sends `line` to every monitor.
-    fn send(&self, line: &[u8]) {
-        for feed in self.by_client.lock().values() {
-            let mut pending = feed.pending.lock();
-            if pending.bytes.len() + line.len() > MAX_PENDING {
-                pending.overflowed = true;
-                pending.bytes = Vec::new();
-            } else if !pending.overflowed {
-                pending.bytes.extend_from_slice(line);
-            }
-            drop(pending);
-            feed.ready.notify_one();
-        }
-    }
-}
 
 thread_local! {
     /// How many scripts the thread is running commands for.

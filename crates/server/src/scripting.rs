@@ -19,124 +19,26 @@
 //! replaced atomically (written aside, synced, renamed) at every FUNCTION
 //! LOAD, DELETE, FLUSH and RESTORE, and read at start.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::BytesMut;
-use parking_lot::Mutex;
 use redcodec_codec::number::format_g17;
 use redcodec_engine::Reply;
 use redcodec_scripting::runner::{NOT_ALLOWED, UNKNOWN_COMMAND, WRITE_IN_READ_ONLY, WRONG_ARITY};
-use redcodec_scripting::{
-    parse_numkeys, CommandRunner, RespValue, RunControl, ScriptFlags, Scripting,
-};
+use redcodec_scripting::{parse_numkeys, CommandRunner, RespValue, ScriptFlags, Scripting};
 
+pub use crate::scripts::{read_libraries, write_libraries, Scripts, FUNCTIONS_FILE};
+
+use crate::access::Access;
 use crate::cluster::script_keys::ScriptSlots;
-use crate::commands::registry::{self, Spec};
-use crate::commands::{check, run_spec, Access};
+use crate::command_spec::Spec;
+use crate::command_table::{self, check};
 use crate::reply::{encode, Protocol};
+use crate::runner;
+use crate::scripts::Running;
 use crate::session::Session;
 use crate::state::Shared;
 use redcodec_engine::internals::dispatch::Flags;
-
-/// The file in the data directory that keeps the function libraries.
-pub const FUNCTIONS_FILE: &str = "redcodec-functions";
-
-/// The first line of [`FUNCTIONS_FILE`].
-const FILE_HEADER: &[u8] = b"redcodec-functions 1\n";
-
-/// What a running script shows FUNCTION STATS.
-struct Running {
-    name: String,
-    command: Vec<Vec<u8>>,
-    started: Instant,
-}
-
-/// The server's scripting state.
-pub struct Scripts {
-    scripting: Mutex<Scripting>,
-    control: Arc<RunControl>,
-    running: Mutex<Option<Running>>,
-    file: Option<PathBuf>,
-}
-
-fn log_line(level: u8, text: &str) {
-    // Redis' default verbosity is `notice`: debug and verbose are dropped.
-    if level >= 2 {
-        eprintln!("redcodec serve: script: {text}");
-    }
-}
-
-impl Scripts {
-    /// A fresh state; with a data directory, the libraries it keeps are
-    /// loaded.
-    pub fn new(dir: &str) -> Scripts {
-        let logger: redcodec_scripting::Logger = Arc::new(log_line);
-        let mut scripting = Scripting::new(logger).expect("a Lua state starts");
-        let file = (!dir.is_empty()).then(|| Path::new(dir).join(FUNCTIONS_FILE));
-        if let Some(path) = &file {
-            match read_libraries(path) {
-                Ok(codes) if !codes.is_empty() => {
-                    if let Err(e) = scripting.functions_mut().restore(&codes, true) {
-                        eprintln!(
-                            "redcodec serve: the function libraries in {} do not load: {e}",
-                            path.display()
-                        );
-                    }
-                }
-                Ok(_) => {}
-                Err(e) => eprintln!(
-                    "redcodec serve: the function libraries in {} cannot be read: {e}",
-                    path.display()
-                ),
-            }
-        }
-        let control = scripting.control();
-        Scripts {
-            scripting: Mutex::new(scripting),
-            control,
-            running: Mutex::new(None),
-            file,
-        }
-    }
-
-    /// The run control (BUSY, KILL).
-    pub fn control(&self) -> &RunControl {
-        &self.control
-    }
-
-    /// INFO's memory figures: the EVAL Lua state, the functions' state,
-    /// the cached scripts' sources, and the number of cached scripts.
-    pub fn memory(&self) -> Option<(usize, usize, usize, usize)> {
-        let s = self.scripting.try_lock()?;
-        Some((
-            s.eval_memory(),
-            s.functions_memory(),
-            s.scripts_bytes(),
-            s.cached_scripts(),
-        ))
-    }
-
-    /// Writes the libraries to the data directory.
-    fn persist(&self, scripting: &Scripting) -> Result<(), String> {
-        let Some(path) = &self.file else {
-            return Ok(());
-        };
-        let codes: Vec<&[u8]> = scripting
-            .functions()
-            .libraries()
-            .map(|l| l.code.as_slice())
-            .collect();
-        write_libraries(path, &codes).map_err(|e| {
-            format!(
-                "ERR the function libraries could not be saved to {}: {e}",
-                path.display()
-            )
-        })
-    }
-}
 
 /// INFO memory's scripting fields, as Redis 7.0 names them.
 pub fn info_memory(shared: &Shared, out: &mut String) {
@@ -160,55 +62,6 @@ pub fn info_memory(shared: &Shared, out: &mut String) {
         human(lua + functions),
         human(scripts),
     );
-}
-
-/// Reads [`FUNCTIONS_FILE`]: the libraries' codes (none without a file).
-pub fn read_libraries(path: &Path) -> std::io::Result<Vec<Vec<u8>>> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e),
-    };
-    let bad = || std::io::Error::new(std::io::ErrorKind::InvalidData, "not a functions file");
-    let mut rest = bytes.strip_prefix(FILE_HEADER).ok_or_else(bad)?;
-    let mut codes = Vec::new();
-    while !rest.is_empty() {
-        let nl = rest.iter().position(|&b| b == b'\n').ok_or_else(bad)?;
-        let len: usize = std::str::from_utf8(&rest[..nl])
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .ok_or_else(bad)?;
-        let body = rest.get(nl + 1..nl + 1 + len).ok_or_else(bad)?;
-        if rest.get(nl + 1 + len) != Some(&b'\n') {
-            return Err(bad());
-        }
-        codes.push(body.to_vec());
-        rest = &rest[nl + 2 + len..];
-    }
-    Ok(codes)
-}
-
-/// Replaces [`FUNCTIONS_FILE`] atomically with `codes`.
-pub fn write_libraries(path: &Path, codes: &[&[u8]]) -> std::io::Result<()> {
-    let mut out = FILE_HEADER.to_vec();
-    for code in codes {
-        out.extend_from_slice(format!("{}\n", code.len()).as_bytes());
-        out.extend_from_slice(code);
-        out.push(b'\n');
-    }
-    let tmp = path.with_extension("tmp");
-    {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(&out)?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, path)?;
-    if let Some(dir) = path.parent() {
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-    }
-    Ok(())
 }
 
 /// Refuses a command while a script is busy, with Redis' `BUSY …`.
@@ -318,7 +171,7 @@ impl CommandRunner for Caller<'_, '_, '_> {
             .map_err(str::to_string)?;
         let started = Instant::now();
         let lua = crate::monitor::ScriptCalls::enter();
-        let reply = run_spec(self.shared, self.session, self.access, spec, args);
+        let reply = runner::path().run_spec(self.shared, self.session, self.access, spec, args);
         drop(lua);
         self.shared
             .command_stats
@@ -335,7 +188,7 @@ impl CommandRunner for Caller<'_, '_, '_> {
     }
 
     fn exists(&self, name: &[u8]) -> bool {
-        registry::get(name).is_some()
+        command_table::get(name).is_some()
     }
 }
 

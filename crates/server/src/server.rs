@@ -59,6 +59,7 @@ impl Server {
             crate::cluster::Cluster::for_server(&engines, &config, listener.local_addr()?.port())?;
         let replid = random_hex40();
         let scripts = crate::scripting::Scripts::new(&config.dir);
+        crate::commands::install();
         let shared = Arc::new(Shared {
             config,
             engines: Arc::new(engines),
@@ -80,8 +81,9 @@ impl Server {
             shutdown,
             repl: Default::default(),
             scripts,
+            handle: std::sync::OnceLock::new(),
         });
-        shared.cluster.attach(&shared);
+        shared.attach();
         Ok(Server { shared, listener })
     }
 

@@ -2,13 +2,13 @@
 //! transaction being queued and the keys it watches.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use redcodec_engine::Reply;
 
+use crate::access::Access;
 use crate::clients::ClientInfo;
-use crate::commands::{registry, run_spec, run_sync, Access, Spec};
 use crate::reply::{Protocol, Shape};
+use crate::spec_id::SpecId;
 use crate::state::Shared;
 use crate::watch::NsKey;
 
@@ -24,7 +24,7 @@ pub enum Answer {
 pub struct Queued {
     /// Its spec: resolved when a client queued it, `None` for an unknown
     /// command a master's stream sent.
-    pub spec: Option<&'static Spec>,
+    pub spec: Option<SpecId>,
     /// Its arguments, name first.
     pub args: Vec<Vec<u8>>,
 }
@@ -106,21 +106,6 @@ impl Session {
         Reply::ok()
     }
 
-    /// Queues a command inside MULTI (looked up in the registry).
-    pub fn queue(&mut self, args: Vec<Vec<u8>>) -> Reply {
-        let spec = registry::get(&args[0]);
-        self.queue_resolved(spec, args)
-    }
-
-    /// Queues a command inside MULTI, already resolved.
-    pub fn queue_resolved(&mut self, spec: Option<&'static Spec>, args: Vec<Vec<u8>>) -> Reply {
-        if let Some(q) = self.queued.as_mut() {
-            q.push(Queued { spec, args });
-            self.info.live.lock().multi = Some(q.len());
-        }
-        Reply::Status("QUEUED".into())
-    }
-
     /// DISCARD.
     pub fn discard(&mut self, shared: &Shared) -> Reply {
         if self.queued.take().is_none() {
@@ -156,83 +141,10 @@ impl Session {
         }
         Reply::ok()
     }
-
-    /// EXEC: every queued command with the engine held exclusively (each
-    /// counted in INFO commandstats as it runs), or a null reply when a
-    /// watched key changed.
-    pub fn exec(&mut self, shared: &Shared) -> Answer {
-        let Some(queued) = self.queued.take() else {
-            return Answer::One(Reply::error("ERR EXEC without MULTI"));
-        };
-        self.info.live.lock().multi = None;
-        if std::mem::take(&mut self.queue_failed) {
-            self.unwatch(shared);
-            return Answer::One(Reply::error(
-                "EXECABORT Transaction discarded because of previous errors.",
-            ));
-        }
-        let ns = self.namespace.clone();
-        let guard = match shared.engines.exclusive(&ns) {
-            Ok(g) => g,
-            Err(e) => return Answer::One(e),
-        };
-        let Some(engine) = guard.engine() else {
-            return Answer::One(Reply::error("ERR the server is shutting down"));
-        };
-        let access = Access::Held(engine, &ns);
-        let changed = self.watched.iter().any(|(k, v, existed)| {
-            shared.watch.version(k) != *v || (*existed && k.0 == ns && !exists(&access, &ns, &k.1))
-        });
-        self.unwatch(shared);
-        if changed {
-            return Answer::One(Reply::NilArray);
-        }
-        let mut replies = Vec::with_capacity(queued.len());
-        self.ready_keys = Some(Vec::new());
-        shared.repl.begin_transaction();
-        // One store write for the whole transaction (crash-atomic).
-        let wrote = self.wrote;
-        let committed = engine.atomically(|_| {
-            for Queued { spec, args } in &queued {
-                // A client's commands were checked when queued; a
-                // replica's stream queues what its master sent.
-                let spec = *spec;
-                let started = Instant::now();
-                let reply = match spec {
-                    Some(spec) => run_spec(shared, self, &access, spec, args),
-                    None => run_sync(shared, self, &access, "", args),
-                };
-                let failed = reply.is_error();
-                // An unknown command counts in the total only.
-                let name = spec.map_or("", |spec| spec.name);
-                shared
-                    .command_stats
-                    .ran(name, args, started.elapsed(), failed);
-                let shape = match (self.protocol, spec) {
-                    (Protocol::Resp3, Some(spec)) => spec.shape(args),
-                    _ => Shape::Plain,
-                };
-                replies.push((reply, shape));
-            }
-        });
-        if let Err(e) = committed {
-            let text = redcodec_engine::CmdError::Engine(e).to_string();
-            for reply in &mut replies {
-                reply.0 = Reply::error(text.clone());
-            }
-            self.wrote = wrote;
-            shared.repl.discard_transaction();
-        }
-        shared.repl.end_transaction();
-        let ready = self.ready_keys.take().unwrap_or_default();
-        let ready: Vec<&[u8]> = ready.iter().map(Vec::as_slice).collect();
-        shared.waiters.serve(engine, &shared.watch, &ns, &ready);
-        Answer::Exec(replies)
-    }
 }
 
 /// Whether `key` exists in `namespace`.
-fn exists(access: &Access<'_>, namespace: &str, key: &[u8]) -> bool {
+pub(crate) fn exists(access: &Access<'_>, namespace: &str, key: &[u8]) -> bool {
     access
         .with(namespace, |engine| {
             engine.execute(&[b"exists".as_slice(), key])

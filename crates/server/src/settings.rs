@@ -26,7 +26,7 @@ const INTEGERS: &[(&str, i64, i64)] = &[
 /// taken, the canonical name kept).
 const ENUMS: &[(&str, &[&str])] = &[(
     "migrate-type",
-    crate::cluster::migrate::carrier::MIGRATE_TYPES,
+    crate::cluster::migrate::migrate_types::MIGRATE_TYPES,
 )];
 
 /// Settings that `CONFIG SET` refuses (they are fixed at start).
@@ -95,7 +95,7 @@ impl Settings {
         put("cache-model", "0");
         put(
             "repl-backlog-size",
-            &crate::master::DEFAULT_BACKLOG_SIZE.to_string(),
+            &crate::master::backlog_size::DEFAULT_BACKLOG_SIZE.to_string(),
         );
         Settings {
             initial: values.clone(),

@@ -1,7 +1,7 @@
 //! What every connection shares.
 
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Instant;
 
 use parking_lot::Mutex;
@@ -36,7 +36,7 @@ pub struct Shared {
     /// INFO commandstats and `total_commands_processed`.
     pub command_stats: CommandStats,
     /// The clients in MONITOR mode.
-    pub monitors: crate::monitor::Monitors,
+    pub monitors: crate::monitors::Monitors,
     /// INFO errorstats and `total_error_replies`.
     pub error_stats: ErrorStats,
     /// SAVE, BGSAVE, LASTSAVE (shared with background saves).
@@ -51,18 +51,32 @@ pub struct Shared {
     /// When the server started.
     pub started: Instant,
     /// Kvrocks' cluster model: topology, routing, slot moves.
-    pub cluster: crate::cluster::Cluster,
+    pub cluster: crate::cluster::cluster_state::Cluster,
     /// Set to `true` when the server shuts down.
     pub shutdown: watch::Sender<bool>,
     /// Following a master (REPLICAOF): [`crate::replica`].
-    pub replica: crate::replica::Replica,
+    pub replica: crate::replica::replica_state::Replica,
     /// The replication master: backlog, replicas, stream.
-    pub repl: crate::master::Replication,
+    pub repl: crate::master::replication_state::Replication,
     /// EVAL's script cache, function libraries, the running script.
-    pub scripts: crate::scripting::Scripts,
+    pub scripts: crate::scripts::Scripts,
+    /// The state itself, for the tasks and threads that outlive a
+    /// command (REPLICAOF's link task, a slot migration): set once at
+    /// start by [`Shared::attach`].
+    pub(crate) handle: OnceLock<Weak<Shared>>,
 }
 
 impl Shared {
+    /// Gives the state its own handle ([`Shared::handle`]).
+    pub fn attach(self: &Arc<Self>) {
+        let _ = self.handle.set(Arc::downgrade(self));
+    }
+
+    /// The state, while the server runs.
+    pub fn handle(&self) -> Option<Arc<Shared>> {
+        self.handle.get()?.upgrade()
+    }
+
     /// Starts the shutdown: connections finish what they run and close.
     pub fn begin_shutdown(&self) {
         self.scripts.control().abort();

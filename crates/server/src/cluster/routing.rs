@@ -6,8 +6,10 @@ use redcodec_engine::Reply;
 use redcodec_kvrocks::slot::slot;
 
 use super::migrate::WriteGuard;
-use super::{Cluster, Role};
-use crate::commands::registry::{self, Spec};
+use super::topology::Role;
+use super::Cluster;
+use crate::command_spec::{Run, Spec};
+use crate::command_table;
 use crate::session::Session;
 use crate::state::Shared;
 use redcodec_engine::internals::dispatch::Flags;
@@ -47,10 +49,10 @@ impl Cluster {
         }
         let client = session.info.id;
         let mut moving = Vec::new();
-        if matches!(spec.run, registry::Run::Exec) {
+        if matches!(spec.run, Run::Exec) {
             let mut refused = None;
             for q in session.queued.iter().flatten() {
-                let Some(qspec) = q.spec else {
+                let Some(qspec) = q.spec.map(command_table::by_id) else {
                     continue;
                 };
                 match self.check(client, qspec, &q.args) {

@@ -25,7 +25,7 @@ use redcodec_scripting::ScriptFlags;
 
 use super::routing::{keys_of, Moving};
 use super::Cluster;
-use crate::commands::registry::Spec;
+use crate::command_spec::Spec;
 use redcodec_engine::internals::dispatch::Flags;
 
 /// A key of another node, or keys over slots in one command.

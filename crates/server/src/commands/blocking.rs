@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use redcodec_engine::Reply;
 
-use super::Access;
+use crate::access::Access;
 use crate::session::Session;
 use crate::state::Shared;
 use crate::waiters::BlockOp;

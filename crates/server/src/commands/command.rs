@@ -5,8 +5,8 @@ use redcodec_engine::internals::dispatch::{Flags, Keys};
 use redcodec_engine::internals::number::parse_i64;
 use redcodec_engine::Reply;
 
-use super::registry::{self, REGISTRY};
 use super::subcommands;
+use crate::command_table;
 use crate::state::Shared;
 
 /// One command as COMMAND lists it: name, arity, key positions, whether
@@ -21,7 +21,7 @@ struct Entry {
 }
 
 fn entries() -> Vec<Entry> {
-    let mut all: Vec<Entry> = REGISTRY
+    let mut all: Vec<Entry> = command_table::table()
         .iter()
         .map(|spec| {
             let subcommands = spec.container.map_or_else(Vec::new, |c| {
@@ -168,7 +168,7 @@ pub fn command(_shared: &Shared, args: &[Vec<u8>]) -> Reply {
 /// unknown command, one without keys, a wrong number of words, and a key
 /// count that does not fit (a script's keys are optional: none then).
 fn getkeys(words: &[Vec<u8>]) -> Reply {
-    let Some(spec) = registry::get(&words[0]) else {
+    let Some(spec) = command_table::get(&words[0]) else {
         return Reply::error("ERR Invalid command specified");
     };
     if matches!(spec.keys, Keys::None | Keys::Everything) {

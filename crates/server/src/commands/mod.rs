@@ -11,207 +11,73 @@ pub mod memory;
 mod move_key;
 mod object;
 pub mod registry;
+pub mod run;
 pub mod save;
 pub mod subcommands;
-
-use std::sync::atomic::Ordering;
-
-use redcodec_engine::internals::dispatch::{self, Keys};
+pub mod transaction;
 
 use redcodec_engine::{Engine, Reply};
 use redcodec_formats::AnyCodec;
-pub use registry::{Run, Spec};
 
-use crate::engines::EngineSlot;
 use crate::session::Session;
 use crate::state::Shared;
 
+pub use crate::access::Access;
+pub use crate::command_table::{check, check_resolved};
+pub use registry::{Run, Spec};
+pub use run::{run_engine, run_engine_spec, run_spec, run_sync};
 pub use subcommands::arity_ok;
 
-/// Checks a command before running or queueing it, as Redis 7.0 does:
-/// unknown command, unknown subcommand of a container, wrong arity (of
-/// the subcommand, when there is one), with Redis' texts; returns the
-/// command's spec.
-pub fn check(args: &[Vec<u8>]) -> Result<&'static Spec, Reply> {
-    check_resolved(registry::get(&args[0]), args)
-}
+/// The command path the subsystems run commands through.
+struct Path;
 
-/// [`check`] for a request already looked up in the registry.
-pub fn check_resolved(
-    spec: Option<&'static Spec>,
-    args: &[Vec<u8>],
-) -> Result<&'static Spec, Reply> {
-    let Some(spec) = spec else {
-        let argv: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-        return Err(Reply::Error(dispatch::unknown_command(&argv).to_string()));
-    };
-    if let (Some(container), true) = (spec.container, args.len() > 1) {
-        return subcommands::check(container, args).map(|()| spec);
-    }
-    if !spec.arity_ok(args.len()) {
-        return Err(Reply::error(format!(
-            "ERR wrong number of arguments for '{}' command",
-            spec.name
-        )));
-    }
-    Ok(spec)
-}
-
-/// How a command reaches the engine: through the shared slot, or
-/// through an engine already held exclusively (inside EXEC).
-pub enum Access<'a> {
-    /// Take the engine shared for this command.
-    Shared(&'a EngineSlot),
-    /// The engine EXEC holds, and its namespace.
-    Held(&'a Engine<AnyCodec>, &'a str),
-}
-
-impl Access<'_> {
-    /// Runs `f` with the engine in `namespace`.
-    pub fn with<R>(
+impl crate::runner::CommandPath for Path {
+    fn run_spec(
         &self,
-        namespace: &str,
-        f: impl FnOnce(&Engine<AnyCodec>) -> R,
-    ) -> Result<R, Reply> {
-        match self {
-            Access::Shared(slot) => {
-                let engine = slot.shared(namespace)?;
-                Ok(f(&engine))
-            }
-            Access::Held(engine, held) if *held == namespace => Ok(f(engine)),
-            Access::Held(..) => Err(Reply::error(
-                "ERR a transaction cannot change namespace after SELECT or AUTH",
-            )),
-        }
+        shared: &Shared,
+        session: &mut Session,
+        access: &Access<'_>,
+        spec: &Spec,
+        args: &[Vec<u8>],
+    ) -> Reply {
+        run_spec(shared, session, access, spec, args)
+    }
+
+    fn run_sync(
+        &self,
+        shared: &Shared,
+        session: &mut Session,
+        access: &Access<'_>,
+        name: &str,
+        args: &[Vec<u8>],
+    ) -> Reply {
+        run_sync(shared, session, access, name, args)
+    }
+
+    fn run_engine(
+        &self,
+        shared: &Shared,
+        session: &mut Session,
+        engine: &Engine<AnyCodec>,
+        name: &str,
+        args: &[Vec<u8>],
+    ) -> Reply {
+        run_engine(shared, session, engine, name, args)
+    }
+
+    fn queue(&self, session: &mut Session, args: Vec<Vec<u8>>) -> Reply {
+        transaction::queue(session, args)
+    }
+
+    fn exec(&self, shared: &Shared, session: &mut Session) -> crate::session::Answer {
+        transaction::exec(shared, session)
     }
 }
 
-/// Runs a command on the engine; after a write, bumps the WATCH counters
-/// of its keys and serves clients blocked on them.
-pub fn run_engine(
-    shared: &Shared,
-    session: &mut Session,
-    engine: &Engine<AnyCodec>,
-    _name: &str,
-    args: &[Vec<u8>],
-) -> Reply {
-    match registry::get(&args[0]) {
-        Some(spec) => run_engine_spec(shared, session, engine, spec, args),
-        None => engine.execute(args),
-    }
-}
-
-/// [`run_engine`] for a resolved command.
-pub fn run_engine_spec(
-    shared: &Shared,
-    session: &mut Session,
-    engine: &Engine<AnyCodec>,
-    spec: &Spec,
-    args: &[Vec<u8>],
-) -> Reply {
-    // FLUSHALL / FLUSHDB touch the watched keys that existed, as Redis
-    // does (a key created meanwhile was touched by its creator).
-    let flushed: Vec<Vec<u8>> = if spec.keys == Keys::Everything {
-        let ns = session.namespace.as_str();
-        let watched = shared.watch.watched_in(ns);
-        watched
-            .into_iter()
-            .filter(|key| engine.execute(&[b"exists".as_slice(), key]) == Reply::Integer(1))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    // CONFIG SET proto-max-bulk-len also bounds the strings commands make
-    // (an engine reopened in another namespace starts at the default).
-    let max_bulk_len = u64::try_from(shared.max_bulk_len.load(Ordering::Relaxed)).unwrap_or(0);
-    if engine.max_bulk_len() != max_bulk_len {
-        engine.set_max_bulk_len(max_bulk_len);
-    }
-    shared.repl.attach(shared, engine, &session.namespace);
-    let (reply, unchanged) = match &spec.engine {
-        Some(resolved) => engine.execute_resolved(spec.name, resolved, args),
-        // Not an engine command: the engine's own reply (unknown).
-        None => engine.execute_noting_unchanged(args),
-    };
-    if spec.may_have_changed(&reply) {
-        session.wrote = true;
-        shared.note_write();
-        let argv: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-        let mut keys = spec.keys.of(&argv);
-        keys.retain(|key| !unchanged.iter().any(|u| u == key));
-        keys.extend(flushed.iter().map(Vec::as_slice));
-        let ns = session.namespace.as_str();
-        shared.watch.touch(ns, &keys);
-        match session.ready_keys.as_mut() {
-            Some(ready) => ready.extend(keys.iter().map(|k| k.to_vec())),
-            None => shared.waiters.serve(engine, &shared.watch, ns, &keys),
-        }
-    }
-    reply
-}
-
-/// Runs a non-blocking command named `name` (any case) by its spec
-/// (see [`run_spec`]); an unknown one gets the engine's reply.
-pub fn run_sync(
-    shared: &Shared,
-    session: &mut Session,
-    access: &Access<'_>,
-    _name: &str,
-    args: &[Vec<u8>],
-) -> Reply {
-    match registry::get(&args[0]) {
-        Some(spec) => run_spec(shared, session, access, spec, args),
-        None => {
-            let ns = session.namespace.clone();
-            match access.with(&ns, |engine| engine.execute(args)) {
-                Ok(reply) | Err(reply) => reply,
-            }
-        }
-    }
-}
-
-/// Runs a resolved command at once (anything but EXEC, and the blocking
-/// pops without blocking: inside a transaction or a script), shown to the
-/// monitors ([`crate::monitor`]).
-pub fn run_spec(
-    shared: &Shared,
-    session: &mut Session,
-    access: &Access<'_>,
-    spec: &Spec,
-    args: &[Vec<u8>],
-) -> Reply {
-    crate::monitor::around(shared, session, spec, args, |session| {
-        run_unmonitored(shared, session, access, spec, args)
-    })
-}
-
-/// [`run_spec`] without the monitors.
-fn run_unmonitored(
-    shared: &Shared,
-    session: &mut Session,
-    access: &Access<'_>,
-    spec: &Spec,
-    args: &[Vec<u8>],
-) -> Reply {
-    if let Some(container) = spec.container {
-        if args.len() == 2 && args[1].eq_ignore_ascii_case(b"help") {
-            return container.help_reply();
-        }
-    }
-    match spec.run {
-        Run::Server(handler) => return handler(shared, session, access, spec, args),
-        Run::Blocking => {
-            return blocking::non_blocking(shared, session, access, spec.name, args);
-        }
-        Run::Wait => return crate::master::wait_now(shared),
-        // EXEC, PSYNC and SYNC reach the engine here, which does not
-        // know them (as before the registry).
-        Run::Engine | Run::Exec | Run::ReplicaSync | Run::KvrocksMaster => {}
-    }
-    let ns = session.namespace.clone();
-    match access.with(&ns, |engine| {
-        run_engine_spec(shared, session, engine, spec, args)
-    }) {
-        Ok(reply) | Err(reply) => reply,
-    }
+/// Installs the registry's table ([`crate::command_table`]) and the
+/// command path ([`crate::runner`]) the subsystems use: once per process,
+/// before a server runs.
+pub fn install() {
+    crate::command_table::install(&registry::REGISTRY);
+    crate::runner::install(&Path);
 }

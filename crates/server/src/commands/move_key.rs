@@ -7,7 +7,7 @@
 
 use redcodec_engine::Reply;
 
-use super::Access;
+use crate::access::Access;
 use crate::config::NamespaceMode;
 use crate::session::Session;
 use crate::state::Shared;
@@ -63,7 +63,7 @@ fn between_databases(
 ) -> Reply {
     let run = |session: &mut Session, args: &[&[u8]]| {
         let args: Vec<Vec<u8>> = args.iter().map(|a| a.to_vec()).collect();
-        super::run_sync(shared, session, access, "", &args)
+        crate::runner::path().run_sync(shared, session, access, "", &args)
     };
     let payload = match run(session, &[b"dump", key]) {
         Reply::Bulk(payload) => payload,

@@ -14,7 +14,7 @@ use redcodec_engine::internals::number::parse_i64;
 use redcodec_engine::{Engine, Reply};
 use redcodec_formats::AnyCodec;
 
-use super::Access;
+use crate::access::Access;
 use crate::session::Session;
 use crate::settings::Settings;
 use crate::state::Shared;

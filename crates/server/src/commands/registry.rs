@@ -19,169 +19,70 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use redcodec_engine::internals::dispatch::{
-    lookup_lower, CommandSpec, CommandTable, Flags, Keys, Shape, ShapeRule,
+    CommandSpec, CommandTable, Flags, Keys, Shape, ShapeRule,
 };
 use redcodec_engine::Reply;
 use redcodec_formats::AnyCodec;
 
-use super::subcommands::{self, Container};
-use super::Access;
+use super::subcommands;
 use super::{client, command, config_commands, connection, info, memory, move_key, object, save};
+use crate::access::Access;
+pub use crate::command_spec::{Run, ServerHandler, Spec};
+pub use crate::command_table::Registry;
 use crate::session::Session;
+use crate::spec_id::SpecId;
 use crate::state::Shared;
 
-/// A command the server answers itself: the registry's spec (its name
-/// for the handlers serving several) and the request, name first.
-pub type ServerHandler = fn(&Shared, &mut Session, &Access<'_>, &Spec, &[Vec<u8>]) -> Reply;
-
-/// Who answers a command.
-#[derive(Clone, Copy)]
-pub enum Run {
-    /// The engine (its handler in its command table).
-    Engine,
-    /// The server, at once.
-    Server(ServerHandler),
-    /// EXEC: the queued commands, the engine held exclusively.
-    Exec,
-    /// WAIT: waits for replicas' acknowledgements (at once inside MULTI).
-    Wait,
-    /// PSYNC and SYNC: the connection becomes a replica's link.
-    ReplicaSync,
-    /// A blocking pop (at once inside MULTI and scripts).
-    Blocking,
-    /// Kvrocks' replication protocol (`_db_name`, `_fetch_meta`,
-    /// `_fetch_file`, and Kvrocks' one-argument PSYNC): answered by
-    /// [`crate::master::kvrocks::intercept`] at the client loop's edge,
-    /// before Redis' checks; unknown anywhere else.
-    KvrocksMaster,
-}
-
-/// Everything about one command.
-pub struct Spec {
-    /// Lower-case name.
-    pub name: &'static str,
-    /// Redis arity: `n` exactly n words (name included), `-n` at least n.
-    pub arity: i32,
-    /// Key positions (COMMAND INFO, WATCH touching, group commit).
-    pub keys: Keys,
-    /// Its properties.
-    pub flags: Flags,
-    /// The RESP3 shape of its reply.
-    pub reply_shape: ShapeRule,
-    /// Who answers it.
-    pub run: Run,
-    /// Its subcommands, for a container.
-    pub container: Option<&'static Container>,
-    /// The engine's command, handed to the engine as resolved (not
-    /// looked up again): every engine command has one, PING and ECHO
-    /// included.
-    pub engine: Option<CommandSpec<AnyCodec>>,
-}
-
-impl Spec {
-    /// Whether `argc` words (name included) fit the arity.
-    pub fn arity_ok(&self, argc: usize) -> bool {
-        super::arity_ok(self.arity, argc)
-    }
-
-    /// Whether it has every property of `flags`.
-    pub fn has(&self, flags: Flags) -> bool {
-        self.flags.has(flags)
-    }
-
-    /// The RESP3 shape of the reply to `args` (name first).
-    pub fn shape<A: AsRef<[u8]>>(&self, args: &[A]) -> Shape {
-        self.reply_shape.shape(args)
-    }
-
-    /// Whether a write that replied `reply` may have changed its keys
-    /// (WATCH counters are bumped, blocked clients served, the write
-    /// propagated): not a read, nor an error, nil, an empty array (a pop
-    /// from nothing), or 0 where 0 means nothing changed.
-    pub fn may_have_changed(&self, reply: &Reply) -> bool {
-        if !self.has(Flags::WRITE) {
-            return false;
-        }
-        match reply {
-            Reply::Error(_) | Reply::Nil | Reply::NilArray => false,
-            Reply::Array(items) if items.is_empty() => false,
-            Reply::Integer(0) => !self.has(Flags::ZERO_IS_NO_CHANGE),
-            _ => true,
-        }
-    }
-}
-
-/// Every command, by lower-case name.
-pub struct Registry {
-    specs: HashMap<&'static str, Spec>,
-}
-
 /// The registry, built at first use.
-pub static REGISTRY: LazyLock<Registry> = LazyLock::new(Registry::new);
+pub static REGISTRY: LazyLock<Registry> = LazyLock::new(build);
 
-impl Registry {
-    fn new() -> Registry {
-        let engine: CommandTable<AnyCodec> = CommandTable::default();
-        let mut specs: HashMap<&'static str, Spec> = engine
-            .iter()
-            .map(|(name, e)| {
-                let spec = Spec {
-                    name,
+/// Builds the registry from the engine's table and the server's own
+/// commands.
+fn build() -> Registry {
+    let engine: CommandTable<AnyCodec> = CommandTable::default();
+    let mut specs: HashMap<&'static str, Spec> = engine
+        .iter()
+        .map(|(name, e)| {
+            let spec = Spec {
+                name,
+                arity: e.arity,
+                keys: e.keys.clone(),
+                flags: e.flags,
+                reply_shape: e.reply_shape,
+                run: Run::Engine,
+                id: SpecId(0),
+                container: None,
+                engine: Some(CommandSpec {
                     arity: e.arity,
                     keys: e.keys.clone(),
                     flags: e.flags,
                     reply_shape: e.reply_shape,
-                    run: Run::Engine,
-                    container: None,
-                    engine: Some(CommandSpec {
-                        arity: e.arity,
-                        keys: e.keys.clone(),
-                        flags: e.flags,
-                        reply_shape: e.reply_shape,
-                        run: e.run,
-                    }),
-                };
-                (name, spec)
-            })
-            .collect();
-        for spec in server_specs() {
-            match specs.get_mut(spec.name) {
-                // The engine's metadata, answered by the server (PING, ECHO).
-                Some(engine) => engine.run = spec.run,
-                None => {
-                    specs.insert(spec.name, spec);
-                }
+                    run: e.run,
+                }),
+            };
+            (name, spec)
+        })
+        .collect();
+    for spec in server_specs() {
+        match specs.get_mut(spec.name) {
+            // The engine's metadata, answered by the server (PING, ECHO).
+            Some(engine) => engine.run = spec.run,
+            None => {
+                specs.insert(spec.name, spec);
             }
         }
-        Registry { specs }
     }
-
-    /// The command named `name`, in any letter case (Kvrocks'
-    /// replication commands are unknown but at the client loop's edge:
-    /// [`Registry::get_at_edge`]).
-    pub fn get(&self, name: &[u8]) -> Option<&Spec> {
-        self.get_at_edge(name)
-            .filter(|spec| !spec.has(Flags::KVROCKS_MASTER))
-    }
-
-    /// The command named `name`, in any letter case, Kvrocks'
-    /// replication commands included.
-    pub fn get_at_edge(&self, name: &[u8]) -> Option<&Spec> {
-        lookup_lower(name, |lower| self.specs.get(lower))
-    }
-
-    /// Every command (COMMAND lists, INFO commandstats counts), in no
-    /// particular order: not Kvrocks' replication commands.
-    pub fn iter(&self) -> impl Iterator<Item = &Spec> {
-        self.specs
-            .values()
-            .filter(|spec| !spec.has(Flags::KVROCKS_MASTER))
-    }
+    Registry::from_specs(specs.into_values().collect())
 }
 
 /// The command named `name` (any case) in [`REGISTRY`].
 pub fn get(name: &[u8]) -> Option<&'static Spec> {
     REGISTRY.get(name)
+}
+
+/// The command of `id` in [`REGISTRY`].
+pub fn by_id(id: SpecId) -> &'static Spec {
+    REGISTRY.by_id(id)
 }
 
 /// The command named `name` (any case) in [`REGISTRY`], Kvrocks'
@@ -199,6 +100,7 @@ fn spec(name: &'static str, arity: i32, flags: Flags, run: Run) -> Spec {
         flags,
         reply_shape: ShapeRule::PLAIN,
         run,
+        id: SpecId(0),
         container: subcommands::container(name),
         engine: None,
     }

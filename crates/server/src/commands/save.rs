@@ -4,7 +4,7 @@
 
 use redcodec_engine::Reply;
 
-use super::Access;
+use crate::access::Access;
 use crate::persistence::{save_store, SaveError, IN_PROGRESS};
 use crate::session::Session;
 use crate::state::Shared;

@@ -16,7 +16,8 @@ use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::Notify;
 
 use super::backlog::Backlog;
-use super::{snapshot, Handshake, Link, LinkState, Queue};
+use super::replication_state::{Handshake, Link, LinkState, Queue};
+use super::snapshot;
 use crate::clients::ClientInfo;
 use crate::frame::{parse_request, Limits};
 use crate::persistence::unix_now;

@@ -30,8 +30,9 @@ use redcodec_engine::Reply;
 use redcodec_migrate::rdb_file;
 use redcodec_rdb::file_reader::{validate, RdbFileError};
 
-use crate::commands::{run_engine, Access};
+use crate::access::Access;
 use crate::config::NamespaceMode;
+use crate::runner;
 use crate::session::Session;
 use crate::state::Shared;
 
@@ -131,7 +132,7 @@ fn run(shared: &Shared, session: &mut Session, args: &[&[u8]]) -> Result<(), Str
     let ns = session.namespace.clone();
     let reply = Access::Shared(&shared.engines)
         .with(&ns, |engine| {
-            run_engine(shared, session, engine, &name, &owned)
+            runner::path().run_engine(shared, session, engine, &name, &owned)
         })
         .unwrap_or_else(|e| e);
     match reply {

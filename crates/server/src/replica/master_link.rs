@@ -9,90 +9,21 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::{Buf, BytesMut};
-use redcodec_engine::Reply;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 
-use super::load::{self, namespace_of, LoadError};
+use super::link_error::{read_more, LinkError, REPL_TIMEOUT};
+use super::link_phase::phase;
+use super::load::{self};
+use super::replica_state::LinkPhase;
 use super::resume;
+use super::stream_apply::{apply, changes_store, select_db, sync_if_always};
 use super::transfer::{self, Announced};
-use super::LinkPhase;
-use crate::commands::{run_sync, Access};
-use crate::config::SyncPolicy;
 use crate::frame::{parse_request, Limits};
-use crate::session::{Answer, Session};
+use crate::session::Session;
 use crate::state::Shared;
-
-/// Redis' `repl-timeout`: a master silent this long is gone.
-pub const REPL_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// Why a link ended.
-#[derive(Debug, thiserror::Error)]
-pub enum LinkError {
-    /// The master could not be reached.
-    #[error("Unable to connect to MASTER: {0}")]
-    Connect(std::io::Error),
-    /// Reading from the master failed.
-    #[error("Error reading from MASTER: {0}")]
-    Read(std::io::Error),
-    /// Writing to the master failed.
-    #[error("Error writing to MASTER: {0}")]
-    Write(std::io::Error),
-    /// The master closed the connection.
-    #[error("Connection with master lost (the master closed it)")]
-    Closed,
-    /// Nothing came from the master for [`REPL_TIMEOUT`].
-    #[error("MASTER timeout: no data nor PING received")]
-    Timeout,
-    /// The master answered the handshake with an error.
-    #[error("{0}")]
-    Handshake(String),
-    /// The master sent something a master does not send.
-    #[error("{0}")]
-    Protocol(String),
-    /// The spool file could not be written.
-    #[error("Opening the temp file needed for MASTER <-> REPLICA synchronization: {0}")]
-    Spool(std::io::Error),
-    /// The full copy could not be loaded.
-    #[error("Failed trying to load the MASTER synchronization DB: {0}")]
-    Load(#[from] LoadError),
-    /// This server's own link client was killed (CLIENT KILL).
-    #[error("the link to the master was killed (CLIENT KILL)")]
-    Killed,
-    /// The engine refused a command of the master's stream: following
-    /// stops before it (the data held is kept) and starts again later.
-    #[error("Stopped following at offset {offset}: the master's {command} was refused here: {error} (the data held is kept; retrying)")]
-    Refused {
-        /// The command's name.
-        command: String,
-        /// The engine's error.
-        error: String,
-        /// The offset applied, just before the command.
-        offset: i64,
-    },
-    /// The saved replication state could not be removed before a write.
-    #[error("removing the saved replication state before applying a write: {0}")]
-    State(std::io::Error),
-}
-
-impl LinkError {
-    /// A spool file error.
-    pub fn spool(e: std::io::Error) -> LinkError {
-        LinkError::Spool(e)
-    }
-}
-
-/// Reads more bytes into `buf`, waiting at most [`REPL_TIMEOUT`].
-pub async fn read_more(rd: &mut OwnedReadHalf, buf: &mut BytesMut) -> Result<usize, LinkError> {
-    match tokio::time::timeout(REPL_TIMEOUT, rd.read_buf(buf)).await {
-        Err(_) => Err(LinkError::Timeout),
-        Ok(Err(e)) => Err(LinkError::Read(e)),
-        Ok(Ok(0)) => Err(LinkError::Closed),
-        Ok(Ok(n)) => Ok(n),
-    }
-}
 
 /// A RESP array of bulk strings.
 fn resp(args: &[&[u8]]) -> Vec<u8> {
@@ -173,19 +104,6 @@ pub async fn run(
             _ = shutdown.wait_for(|s| *s) => return,
         }
     }
-}
-
-/// Sets the link's phase.
-pub(crate) fn phase(shared: &Shared, phase: LinkPhase) {
-    let mut st = shared.replica.state.lock();
-    if phase == LinkPhase::Up {
-        st.down_since = None;
-        st.last_error = None;
-    } else if st.phase == LinkPhase::Up {
-        st.down_since = Some(Instant::now());
-    }
-    st.phase = phase;
-    st.last_io = Some(Instant::now());
 }
 
 /// One connection: handshake, sync, stream; returns why it ended.
@@ -548,132 +466,4 @@ async fn stream(
             () = info.kill.notified() => return Err(LinkError::Killed),
         }
     }
-}
-
-/// Whether a command of the master's may change the store (everything
-/// but what only moves the offset or the stream's state).
-fn changes_store(name: &str) -> bool {
-    !matches!(name, "ping" | "select" | "multi" | "discard")
-}
-
-/// The master's SELECT: the database maps to a namespace as a client's
-/// SELECT maps it ([`namespace_of`]); a database the format cannot hold
-/// leaves the session in no namespace, and its writes are skipped.
-fn select_db(shared: &Shared, session: &mut Session, db: u64) {
-    session.set_db(i64::try_from(db).unwrap_or(i64::MAX));
-    match namespace_of(shared, db) {
-        Some(ns) => session.namespace = ns,
-        None => {
-            if !shared
-                .replica
-                .warned_skipped_db
-                .swap(true, Ordering::SeqCst)
-            {
-                eprintln!("redcodec serve: replication: this format holds database 0 only; the master's writes to database {db} (and any other but 0) are skipped");
-            }
-            session.namespace = SKIPPED_DB.to_string();
-        }
-    }
-}
-
-/// The namespace name of a database the format cannot hold: commands
-/// there are not run.
-const SKIPPED_DB: &str = "\u{0}redcodec-skipped-db";
-
-/// Runs one command of the master's (its reply goes nowhere; an error is
-/// reported on stderr).
-///
-/// A command the engine has but refuses (a value out of the format's
-/// range, a key of another type: the data here no longer matches the
-/// master's) is returned as an error, the store unchanged by it: the link
-/// stops before it. A command the engine does not have is reported and
-/// passed over, and so is a refusal inside a transaction (its other
-/// commands ran).
-pub(crate) fn apply(
-    shared: &Arc<Shared>,
-    session: &mut Session,
-    name: &str,
-    args: Vec<Vec<u8>>,
-) -> Result<(), String> {
-    let started = Instant::now();
-    match name {
-        "ping" => return Ok(()),
-        "select" => {
-            let db = std::str::from_utf8(&args[1])
-                .ok()
-                .and_then(|d| d.parse::<u64>().ok());
-            match db {
-                Some(db) => select_db(shared, session, db),
-                None => report(
-                    name,
-                    &Reply::error("ERR value is not an integer or out of range"),
-                ),
-            }
-            return Ok(());
-        }
-        _ => {}
-    }
-    if session.namespace == SKIPPED_DB {
-        return Ok(());
-    }
-    if session.queued.is_some() && !matches!(name, "exec" | "discard" | "multi") {
-        session.queue(args);
-        return Ok(());
-    }
-    let reply = match name {
-        "multi" => session.multi(shared),
-        "discard" => session.discard(shared),
-        "exec" => match session.exec(shared) {
-            Answer::One(r) => r,
-            Answer::Exec(replies) => {
-                for (r, _) in &replies {
-                    report("exec", r);
-                }
-                Reply::ok()
-            }
-        },
-        _ => run_sync(
-            shared,
-            session,
-            &Access::Shared(&shared.engines),
-            name,
-            &args,
-        ),
-    };
-    let failed = reply.is_error();
-    shared
-        .command_stats
-        .ran(name, &args, started.elapsed(), failed);
-    match reply {
-        Reply::Error(e)
-            if !matches!(name, "multi" | "discard" | "exec")
-                && !e.starts_with("ERR unknown command") =>
-        {
-            Err(e)
-        }
-        reply => {
-            report(name, &reply);
-            Ok(())
-        }
-    }
-}
-
-/// Reports an error a master's command got here.
-fn report(name: &str, reply: &Reply) {
-    if let Reply::Error(e) = reply {
-        eprintln!("redcodec serve: replication: the master's {name} failed here: {e}");
-    }
-}
-
-/// With `--sync always`, syncs the write-ahead log once a batch of the
-/// stream wrote something (before it is acknowledged).
-pub(crate) fn sync_if_always(shared: &Shared, session: &mut Session) -> Result<(), LinkError> {
-    if session.wrote && shared.config.sync == SyncPolicy::Always {
-        session.wrote = false;
-        shared
-            .engines
-            .sync_wal()
-            .map_err(|e| LinkError::Protocol(format!("the WAL sync failed: {e}")))?;
-    }
-    Ok(())
 }

@@ -7,8 +7,10 @@ use std::time::Instant;
 
 use redcodec_engine::Reply;
 
-use super::{master_link, LinkPhase};
-use crate::commands::registry::{self, Spec};
+use super::master_link;
+use super::replica_state::LinkPhase;
+use crate::command_spec::{Run, Spec};
+use crate::command_table;
 use crate::session::Session;
 use crate::state::Shared;
 use redcodec_engine::internals::dispatch::Flags;
@@ -32,11 +34,14 @@ pub fn gate(shared: &Shared, session: &Session, spec: &Spec) -> Option<Reply> {
     if replica.is_loading() {
         let queued_ok = || {
             session.queued.as_ref().is_none_or(|q| {
-                q.iter()
-                    .all(|q| q.spec.is_some_and(|spec| spec.has(Flags::LOADING)))
+                q.iter().all(|q| {
+                    q.spec
+                        .map(command_table::by_id)
+                        .is_some_and(|spec| spec.has(Flags::LOADING))
+                })
             })
         };
-        let exec = matches!(spec.run, registry::Run::Exec);
+        let exec = matches!(spec.run, Run::Exec);
         if !spec.has(Flags::LOADING) || (exec && !queued_ok()) {
             return Some(Reply::error(LOADING));
         }
@@ -66,7 +71,7 @@ pub fn replicaof(shared: &Shared, args: &[Vec<u8>]) -> Reply {
         eprintln!("redcodec serve: replication: REPLICAOF would result into synchronization with the master we are already connected with. No operation performed.");
         return Reply::Status("OK Already connected to specified master".into());
     }
-    let Some(shared) = shared.replica.shared() else {
+    let Some(shared) = shared.handle() else {
         return Reply::error("ERR the server is shutting down");
     };
     follow(&shared, host, port);

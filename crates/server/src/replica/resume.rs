@@ -25,7 +25,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 use crate::state::Shared;
 
@@ -126,12 +126,6 @@ impl Saved {
     }
 }
 
-/// Whether the file is on disk (so it must go before the store changes).
-#[derive(Debug, Default)]
-pub struct ResumeState {
-    on_disk: AtomicBool,
-}
-
 /// The file of the server's data directory.
 pub fn state_path(shared: &Shared) -> PathBuf {
     Path::new(&shared.config.dir).join(STATE_FILE)
@@ -170,7 +164,7 @@ pub fn save(shared: &Shared) -> std::io::Result<bool> {
             replid: st.replid.clone(),
             offset: st.offset,
             stream_db: st.stream_db,
-            kvrocks: super::kvrocks::current(shared).map(|r| KvrocksMaster {
+            kvrocks: super::kvrocks::kvrocks_resume::current(shared).map(|r| KvrocksMaster {
                 master: r.master,
                 cluster: r.cluster,
             }),
@@ -256,9 +250,9 @@ pub fn restore(shared: &Shared, marker: &Path) {
             st.stream_db = saved.stream_db;
             drop(st);
             if let Some(k) = saved.kvrocks {
-                super::kvrocks::set_resume(
+                super::kvrocks::kvrocks_resume::set_resume(
                     shared,
-                    Some(super::kvrocks::Resume {
+                    Some(super::kvrocks::kvrocks_resume::Resume {
                         master: k.master,
                         next_sequence: u64::try_from(saved.offset).unwrap_or(0) + 1,
                         cluster: k.cluster,

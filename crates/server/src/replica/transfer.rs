@@ -10,7 +10,7 @@ use std::path::Path;
 use bytes::{Buf, BytesMut};
 use tokio::net::tcp::OwnedReadHalf;
 
-use super::master_link::{read_more, LinkError};
+use super::link_error::{read_more, LinkError};
 
 /// The length of a diskless transfer's end mark (`CONFIG_RUN_ID_SIZE`).
 pub const EOF_MARK_LEN: usize = 40;

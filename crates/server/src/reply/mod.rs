@@ -8,3 +8,7 @@ pub mod stream;
 pub use encode::{encode, Protocol};
 pub use shape::{Shape, ShapeRule};
 pub use stream::{Next, Streamer};
+
+/// Replies waiting in the output buffer are sent once they reach this
+/// many bytes (and when the requests read so far are answered).
+pub const OUT_CHUNK: usize = 64 * 1024;

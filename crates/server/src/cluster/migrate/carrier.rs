@@ -7,12 +7,11 @@
 use std::time::Duration;
 
 use super::destination::Link;
-use super::{raw, send, Pace};
+use super::migrate_types::MIGRATE_TYPES;
+use super::paced_send::{self, send, Pace};
+use super::raw;
 use crate::cluster::parse::SlotRange;
 use crate::state::Shared;
-
-/// `migrate-type`'s values (Kvrocks' `migration_types`), default first.
-pub const MIGRATE_TYPES: &[&str] = &["redis-command", "raw-key-value"];
 
 /// The carrier of one migration.
 pub enum Carrier {
@@ -72,7 +71,7 @@ impl Carrier {
         match self {
             Carrier::Commands(pace) => {
                 let keys = {
-                    let engine = super::engine(shared)?;
+                    let engine = paced_send::engine(shared)?;
                     crate::cluster::slot_keys::keys_in(&engine, range, usize::MAX)
                 };
                 send(shared, link, pace, &keys, false)?;

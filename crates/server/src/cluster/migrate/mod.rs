@@ -32,21 +32,23 @@
 pub(crate) mod carrier;
 mod destination;
 mod dump;
+pub(crate) mod migrate_types;
+pub mod migrator;
+mod paced_send;
 mod raw;
 mod write_batch;
 
-use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex};
 use redcodec_engine::Reply;
 
 use super::parse::SlotRange;
 use crate::state::Shared;
 use carrier::Carrier;
 use destination::Link;
+pub use migrator::{MigrationState, Migrator, WriteGuard};
 
 /// Catch-up rounds before writes are forbidden (Kvrocks' `kMaxLoopTimes`).
 pub const MAX_ROUNDS: usize = 10;
@@ -58,211 +60,6 @@ const SMALL_GAP: usize = 100;
 /// written meanwhile.
 const ROUND_CHUNK: usize = 256;
 
-/// How commands leave for the destination: `migrate-pipeline-size`
-/// commands a pipeline, paced by `migrate-speed` (Kvrocks'
-/// `applyMigrationSpeedLimit`).
-pub(crate) struct Pace {
-    pipeline: usize,
-    /// The least time between two pipelines; zero without a limit.
-    gap: Duration,
-    last: Option<Instant>,
-}
-
-impl Pace {
-    /// The pace the settings give now.
-    fn of(shared: &Shared) -> Pace {
-        let settings = shared.settings.lock();
-        let pipeline = settings.integer("migrate-pipeline-size", 16).max(1) as u64;
-        let speed = settings.integer("migrate-speed", 4096).max(0) as u64;
-        let gap = match speed {
-            0 => Duration::ZERO,
-            speed => Duration::from_micros((1_000_000 * pipeline / speed).max(1)),
-        };
-        Pace {
-            pipeline: pipeline as usize,
-            gap,
-            last: None,
-        }
-    }
-
-    /// Waits until the next pipeline may leave.
-    fn wait(&mut self) {
-        if let Some(last) = self.last {
-            let next = last + self.gap;
-            let now = Instant::now();
-            if next > now {
-                std::thread::sleep(next - now);
-            }
-        }
-        self.last = Some(Instant::now());
-    }
-}
-
-/// Where the last migration stands (`MigrationState`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MigrationState {
-    /// None ran.
-    None,
-    /// Running.
-    Started,
-    /// Finished: the range is served by the destination.
-    Success,
-    /// Failed: the range stays here.
-    Failed,
-}
-
-#[derive(Debug)]
-struct Inner {
-    /// The range being moved.
-    running: Option<SlotRange>,
-    /// Writes to it get `TRYAGAIN` (last phase; kept after success).
-    forbidden: Option<SlotRange>,
-    /// The range of the last failed migration.
-    failed: Option<SlotRange>,
-    /// The destination's node id.
-    dst: String,
-    state: MigrationState,
-    /// The result of the last migration, for a synchronous MIGRATE.
-    result: Option<Result<(), String>>,
-    /// Migrations started so far.
-    started: u64,
-}
-
-/// The migration this node runs or ran last.
-pub struct Migrator {
-    inner: Mutex<Inner>,
-    finished: Condvar,
-    /// Writes to the running range that have begun and not ended.
-    in_flight: AtomicUsize,
-    /// Keys of the running range written since they were last sent.
-    dirty: Mutex<BTreeSet<Vec<u8>>>,
-}
-
-impl Default for Migrator {
-    fn default() -> Self {
-        Migrator {
-            inner: Mutex::new(Inner {
-                running: None,
-                forbidden: None,
-                failed: None,
-                dst: String::new(),
-                state: MigrationState::None,
-                result: None,
-                started: 0,
-            }),
-            finished: Condvar::new(),
-            in_flight: AtomicUsize::new(0),
-            dirty: Mutex::new(BTreeSet::new()),
-        }
-    }
-}
-
-/// A write to a slot being migrated, while it runs: its keys are marked
-/// to be sent again when it ends.
-pub struct WriteGuard<'a> {
-    migrator: &'a Migrator,
-    keys: Vec<Vec<u8>>,
-    /// Counted in `in_flight` (a blocking pop is not: it may wait long).
-    counted: bool,
-}
-
-impl Drop for WriteGuard<'_> {
-    fn drop(&mut self) {
-        self.migrator
-            .dirty
-            .lock()
-            .extend(std::mem::take(&mut self.keys));
-        if self.counted {
-            self.migrator.in_flight.fetch_sub(1, Ordering::SeqCst);
-        }
-    }
-}
-
-impl Migrator {
-    /// CLUSTER INFO's `migrating_slot(s)` lines (`GetMigrationInfo`).
-    pub fn info_text(&self) -> String {
-        let inner = self.inner.lock();
-        if inner.running.is_none() && inner.forbidden.is_none() && inner.failed.is_none() {
-            return String::new();
-        }
-        let (range, state) = match inner.state {
-            MigrationState::None => (None, "none"),
-            MigrationState::Started => (inner.running, "start"),
-            MigrationState::Success => (inner.forbidden, "success"),
-            MigrationState::Failed => (inner.failed, "fail"),
-        };
-        format!(
-            "migrating_slot(s): {}\r\ndestination_node: {}\r\nmigrating_state: {state}\r\n",
-            range.map_or("-1".to_string(), |r| r.to_string()),
-            inner.dst
-        )
-    }
-
-    /// The range being moved and its destination's id.
-    pub fn migrating(&self) -> Option<(SlotRange, String)> {
-        let inner = self.inner.lock();
-        inner.running.map(|r| (r, inner.dst.clone()))
-    }
-
-    /// Lifts the write ban on `range` (an import of the range it left).
-    pub fn release_forbidden(&self, range: SlotRange) {
-        let mut inner = self.inner.lock();
-        if inner.forbidden == Some(range) {
-            inner.forbidden = None;
-        }
-    }
-
-    /// A write to `slot` (of this node) is about to run: refused with
-    /// `TRYAGAIN` in a migration's last phase; tracked while the slot
-    /// moves. A `blocking` pop is not waited for before the last phase
-    /// (its keys are marked now and again when it ends).
-    pub fn enter_write<'a>(
-        &'a self,
-        slot: u16,
-        keys: &[&[u8]],
-        blocking: bool,
-    ) -> Result<Option<WriteGuard<'a>>, Reply> {
-        let inner = self.inner.lock();
-        if inner.forbidden.is_some_and(|r| r.contains(slot)) {
-            return Err(Reply::error(
-                "TRYAGAIN Can't write to slot being migrated which is in write forbidden phase",
-            ));
-        }
-        if inner.running.is_some_and(|r| r.contains(slot)) {
-            let keys: Vec<Vec<u8>> = keys.iter().map(|k| k.to_vec()).collect();
-            if blocking {
-                self.dirty.lock().extend(keys.iter().cloned());
-            } else {
-                self.in_flight.fetch_add(1, Ordering::SeqCst);
-            }
-            return Ok(Some(WriteGuard {
-                migrator: self,
-                keys,
-                counted: !blocking,
-            }));
-        }
-        Ok(None)
-    }
-
-    /// Waits for the migration started last to end, at most `timeout`
-    /// seconds (0: no limit): its result, or `None` on timeout.
-    pub fn wait(&self, timeout: u64) -> Option<Result<(), String>> {
-        let deadline = (timeout > 0).then(|| Instant::now() + Duration::from_secs(timeout));
-        let mut inner = self.inner.lock();
-        while inner.running.is_some() {
-            match deadline {
-                Some(d) => {
-                    if self.finished.wait_until(&mut inner, d).timed_out() {
-                        return None;
-                    }
-                }
-                None => self.finished.wait(&mut inner),
-            }
-        }
-        inner.result.clone()
-    }
-}
-
 fn err(text: impl AsRef<str>) -> Reply {
     Reply::error(format!("ERR {}", text.as_ref()))
 }
@@ -271,7 +68,7 @@ fn err(text: impl AsRef<str>) -> Reply {
 /// checks, then `PerformSlotRangeMigration`).
 pub fn start(shared: &Shared, range: SlotRange, dst: &str) -> Result<(), Reply> {
     let c = &shared.cluster;
-    let Some(me) = c.handle() else {
+    let Some(me) = shared.handle() else {
         return Err(err("the server is shutting down"));
     };
     let (host, port) = {
@@ -480,45 +277,4 @@ fn migrate(
         blocked,
         kind: carrier.name(),
     })
-}
-
-fn engine(
-    shared: &Shared,
-) -> Result<
-    parking_lot::MappedRwLockReadGuard<'_, redcodec_engine::Engine<redcodec_formats::AnyCodec>>,
-    String,
-> {
-    shared
-        .engines
-        .shared(&shared.config.default_namespace)
-        .map_err(|e| format!("{e:?}"))
-}
-
-/// Sends `keys` as commands, a pipeline at a time, at `pace`.
-fn send(
-    shared: &Shared,
-    l: &mut Link,
-    pace: &mut Pace,
-    keys: &[Vec<u8>],
-    replace: bool,
-) -> Result<(), String> {
-    for key in keys {
-        let commands = {
-            let engine = engine(shared)?;
-            dump::commands(&engine, key, replace)
-        };
-        for c in commands {
-            l.queue(&c);
-            if l.pending() >= pace.pipeline {
-                pace.wait();
-                l.flush()
-                    .map_err(|e| format!("failed to send commands to restore a key: {e}"))?;
-            }
-        }
-    }
-    if l.pending() > 0 {
-        pace.wait();
-    }
-    l.flush()
-        .map_err(|e| format!("failed to send commands to restore a key: {e}"))
 }

@@ -275,7 +275,7 @@ fn log_snapshot(range: SlotRange, started: Instant, cut: Duration, sender: &Send
 /// Checkpoints the store (commands wait only while it is cut) and opens the
 /// copy read-only.
 fn point_in_time(shared: &Shared) -> Result<crate::master::snapshot::PointInTime, String> {
-    let engine = super::engine(shared)?;
+    let engine = super::paced_send::engine(shared)?;
     let failed = |e: &dyn std::fmt::Display| format!("failed to take the snapshot: {e}");
     // Most of the memtables go to disk before commands wait.
     engine.store().flush().map_err(|e| failed(&e))?;
@@ -546,7 +546,7 @@ pub fn resend(
             continue;
         }
         let (meta_key, found, version) = {
-            let engine = super::engine(shared)?;
+            let engine = super::paced_send::engine(shared)?;
             let (meta_key, found) = current(&engine, &scheme, key)?;
             let version = found
                 .as_ref()

@@ -39,7 +39,7 @@ mod sections;
 
 use redcodec_engine::Reply;
 
-use super::Access;
+use crate::access::Access;
 use crate::session::Session;
 use crate::state::Shared;
 

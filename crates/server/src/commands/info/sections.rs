@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use redcodec_engine::Engine;
 
 use super::super::connection::REDIS_VERSION;
-use super::super::Access;
+use crate::access::Access;
 use crate::process::{self, human_bytes};
 use crate::session::Session;
 use crate::state::Shared;

@@ -27,6 +27,7 @@
 //! redcodec never does.
 
 pub mod checkpoint;
+pub mod db_name;
 pub mod feed;
 
 use std::sync::Arc;
@@ -37,32 +38,16 @@ use redcodec_engine::Reply;
 use tokio::io::AsyncWriteExt;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 
+pub use db_name::{Options, DEFAULT_DB_NAME};
+
 use crate::clients::ClientInfo;
-use crate::commands::registry::Spec;
+use crate::command_spec::Spec;
 use crate::session::Session;
 use crate::state::Shared;
 use redcodec_engine::internals::dispatch::Flags;
 
-/// Kvrocks' default `db-name`.
-pub const DEFAULT_DB_NAME: &str = "change.me.db";
-
 /// The name of the format whose store Kvrocks' replicas can follow.
 const KVROCKS_FORMAT: &str = "kvrocks";
-
-/// What the master side of Kvrocks' protocol is started with.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Options {
-    /// `db-name`: what `_db_name` answers.
-    pub db_name: String,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            db_name: DEFAULT_DB_NAME.to_string(),
-        }
-    }
-}
 
 /// What the client loop does with a command of Kvrocks' protocol.
 pub enum Intercepted {

@@ -14,9 +14,12 @@ use redcodec_engine::Reply;
 use redcodec_kvrocks::changes::{self, Change, Changes};
 
 use super::copy::flush_everything;
-use super::{destination, set_resume, Conn, Resume};
-use crate::commands::{run_sync, Access};
-use crate::replica::master_link::LinkError;
+use super::kvrocks_conn::Conn;
+use super::kvrocks_resume::{set_resume, Resume};
+use super::namespace_dest::destination;
+use crate::access::Access;
+use crate::replica::link_error::LinkError;
+use crate::runner;
 use crate::session::{Answer, Session};
 use crate::state::Shared;
 
@@ -55,7 +58,7 @@ pub async fn run(
         // Errors are reported on stderr; the stream goes on, as Kvrocks'
         // replicas do.
         let _ = apply(shared, session, &changes, &mut reported);
-        crate::replica::master_link::sync_if_always(shared, session)?;
+        crate::replica::stream_apply::sync_if_always(shared, session)?;
         resume.next_sequence = changes.next_sequence;
         set_resume(shared, Some(resume.clone()));
         {
@@ -176,9 +179,9 @@ fn run_group(
     }
     session.multi(shared);
     for args in commands {
-        session.queue(args);
+        runner::path().queue(session, args);
     }
-    match session.exec(shared) {
+    match runner::path().exec(shared, session) {
         Answer::One(r) => report("exec", r),
         Answer::Exec(replies) => replies
             .into_iter()
@@ -190,7 +193,7 @@ fn run_group(
 fn run_one(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Option<Reply> {
     let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
     let started = Instant::now();
-    let reply = run_sync(
+    let reply = runner::path().run_sync(
         shared,
         session,
         &Access::Shared(&shared.engines),

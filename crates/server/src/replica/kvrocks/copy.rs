@@ -14,10 +14,11 @@ use redcodec_engine::typed::{KeyInfo, Stored};
 use redcodec_engine::{value, Engine, EngineOptions};
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
 
-use super::destination;
-use crate::commands::{run_sync, Access};
+use super::namespace_dest::destination;
+use crate::access::Access;
+use crate::replica::link_error::LinkError;
 use crate::replica::load::{sync_dir, write_marker, MARKER_FILE};
-use crate::replica::master_link::LinkError;
+use crate::runner;
 use crate::session::Session;
 use crate::state::Shared;
 
@@ -135,7 +136,7 @@ pub fn destination_namespaces(shared: &Shared) -> Vec<String> {
 pub fn flush_everything(shared: &Shared, session: &mut Session) -> Result<(), LinkError> {
     for ns in destination_namespaces(shared) {
         session.namespace = ns;
-        let reply = run_sync(
+        let reply = runner::path().run_sync(
             shared,
             session,
             &Access::Shared(&shared.engines),

@@ -8,8 +8,8 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-use super::Conn;
-use crate::replica::master_link::LinkError;
+use super::kvrocks_conn::Conn;
+use crate::replica::link_error::LinkError;
 use crate::state::Shared;
 
 /// `_fetch_meta`: the checkpoint's file names.

@@ -35,176 +35,26 @@
 pub mod apply;
 pub mod copy;
 pub mod fetch;
+pub mod kvrocks_conn;
+pub mod kvrocks_resume;
+pub mod namespace_dest;
 
-use std::collections::HashMap;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::BytesMut;
-use parking_lot::Mutex;
-use tokio::io::AsyncWriteExt;
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::net::TcpStream;
-
-use super::master_link::{phase, read_more, LinkError, REPL_TIMEOUT};
-use super::LinkPhase;
-use crate::config::NamespaceMode;
+use super::link_error::LinkError;
+use super::link_phase::phase;
+use super::replica_state::LinkPhase;
 use crate::session::Session;
 use crate::state::Shared;
+pub use kvrocks_conn::Conn;
+pub use kvrocks_resume::Resume;
+pub(crate) use kvrocks_resume::{current, resume_of, set_resume};
+pub use namespace_dest::destination;
 
 /// How long the `_db_name` probe waits for an answer.
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
-
-/// What the link to a Kvrocks master keeps between connections.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Resume {
-    /// The master.
-    pub master: (String, u16),
-    /// The sequence number of the next batch to apply.
-    pub next_sequence: u64,
-    /// Whether the master's keys carry a cluster slot.
-    pub cluster: bool,
-}
-
-/// The resume points, by server (its own replication ID).
-fn resumes() -> &'static Mutex<HashMap<String, Resume>> {
-    static RESUMES: OnceLock<Mutex<HashMap<String, Resume>>> = OnceLock::new();
-    RESUMES.get_or_init(|| Mutex::new(HashMap::new()))
-}
-
-fn resume_of(shared: &Shared, host: &str, port: u16) -> Option<Resume> {
-    resumes()
-        .lock()
-        .get(&shared.replid)
-        .filter(|r| r.master.0 == host && r.master.1 == port)
-        .cloned()
-}
-
-/// The resume point of this server's link to a Kvrocks master, if it
-/// follows one.
-pub(crate) fn current(shared: &Shared) -> Option<Resume> {
-    resumes().lock().get(&shared.replid).cloned()
-}
-
-pub(crate) fn set_resume(shared: &Shared, resume: Option<Resume>) {
-    let mut all = resumes().lock();
-    match resume {
-        Some(r) => all.insert(shared.replid.clone(), r),
-        None => all.remove(&shared.replid),
-    };
-}
-
-/// The namespace of this server that a Kvrocks namespace maps to: the
-/// default namespace (`__namespace`) to this server's default keyspace;
-/// another to the namespace of the same name where the format has named
-/// namespaces (Kvrocks, Ardb); `None` on a format with one keyspace.
-pub fn destination(shared: &Shared, namespace: &[u8]) -> Option<String> {
-    if namespace == redcodec_kvrocks::DEFAULT_NAMESPACE {
-        return super::load::namespace_of(shared, 0);
-    }
-    match shared.config.namespaces {
-        NamespaceMode::Tokens | NamespaceMode::DbIndex => {
-            Some(String::from_utf8_lossy(namespace).into_owned())
-        }
-        NamespaceMode::None => None,
-    }
-}
-
-/// A connection to the master.
-pub struct Conn {
-    rd: OwnedReadHalf,
-    wr: OwnedWriteHalf,
-    /// Bytes read and not consumed yet.
-    pub buf: BytesMut,
-}
-
-impl Conn {
-    /// Connects (within [`REPL_TIMEOUT`]).
-    pub async fn connect(host: &str, port: u16) -> Result<Conn, LinkError> {
-        let stream = tokio::time::timeout(REPL_TIMEOUT, TcpStream::connect((host, port)))
-            .await
-            .map_err(|_| LinkError::Connect(std::io::ErrorKind::TimedOut.into()))?
-            .map_err(LinkError::Connect)?;
-        let _ = stream.set_nodelay(true);
-        let (rd, wr) = stream.into_split();
-        Ok(Conn {
-            rd,
-            wr,
-            buf: BytesMut::with_capacity(64 * 1024),
-        })
-    }
-
-    /// Sends a command.
-    pub async fn send(&mut self, args: &[&[u8]]) -> Result<(), LinkError> {
-        let mut out = Vec::new();
-        redcodec_protocol::encode_request(args, &mut out);
-        self.wr.write_all(&out).await.map_err(LinkError::Write)
-    }
-
-    /// One line, without its `\r\n`.
-    pub async fn line(&mut self) -> Result<Vec<u8>, LinkError> {
-        loop {
-            if let Some(end) = self.buf.iter().position(|&b| b == b'\n') {
-                let mut line = self.buf.split_to(end + 1).to_vec();
-                line.pop();
-                if line.last() == Some(&b'\r') {
-                    line.pop();
-                }
-                return Ok(line);
-            }
-            if self.buf.len() > 1 << 20 {
-                return Err(LinkError::Protocol(
-                    "the master sent a line longer than 1 MiB".into(),
-                ));
-            }
-            self.more().await?;
-        }
-    }
-
-    /// Reads more bytes into the buffer.
-    pub async fn more(&mut self) -> Result<usize, LinkError> {
-        read_more(&mut self.rd, &mut self.buf).await
-    }
-
-    /// Sends a command and reads a one-line reply.
-    pub async fn ask(&mut self, args: &[&[u8]]) -> Result<String, LinkError> {
-        self.send(args).await?;
-        Ok(String::from_utf8_lossy(&self.line().await?).into_owned())
-    }
-
-    /// A bulk string reply (`$<len>\r\n<bytes>\r\n`); `Ok(None)` for an
-    /// error reply, returned as the `Err` string of the inner result.
-    pub async fn bulk(&mut self) -> Result<Result<Vec<u8>, String>, LinkError> {
-        let line = self.line().await?;
-        let text = String::from_utf8_lossy(&line).into_owned();
-        let Some(len) = text.strip_prefix('$') else {
-            return Ok(Err(text));
-        };
-        let len: usize = len
-            .parse()
-            .map_err(|_| LinkError::Protocol(format!("bad bulk length from the master: {text}")))?;
-        while self.buf.len() < len + 2 {
-            self.more().await?;
-        }
-        let body = self.buf.split_to(len).to_vec();
-        let _ = self.buf.split_to(2);
-        Ok(Ok(body))
-    }
-
-    /// `AUTH` with `--masterauth`, if set.
-    pub async fn auth(&mut self, shared: &Shared) -> Result<(), LinkError> {
-        if let Some(pass) = &shared.config.replica.masterauth {
-            let reply = self.ask(&[b"AUTH", pass.as_bytes()]).await?;
-            if reply != "+OK" {
-                return Err(LinkError::Handshake(format!(
-                    "Unable to AUTH to MASTER: {reply}"
-                )));
-            }
-        }
-        Ok(())
-    }
-}
 
 /// Asks the master `_db_name`: `Some(connection, name)` from a Kvrocks
 /// master, `None` from any other.

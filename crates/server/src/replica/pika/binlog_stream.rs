@@ -19,8 +19,9 @@ use std::time::Instant;
 use super::binlog;
 use super::link::PbConn;
 use super::messages::{BinlogOffset, BinlogSyncRequest, InnerRequest, InnerResponse, Node, Type};
-use super::{set_resume, DbPosition, Resume};
-use crate::replica::master_link::{apply, sync_if_always, LinkError};
+use super::pika_resume::{set_resume, DbPosition, Resume};
+use crate::replica::link_error::LinkError;
+use crate::replica::stream_apply::{apply, sync_if_always};
 use crate::session::Session;
 use crate::state::Shared;
 

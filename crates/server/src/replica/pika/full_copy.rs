@@ -18,7 +18,7 @@ use redcodec_formats::AnyCodec;
 use crate::replica::kvrocks::copy::{
     flush_everything, read_page, replace_data, write_entries, Copied,
 };
-use crate::replica::master_link::LinkError;
+use crate::replica::link_error::LinkError;
 use crate::session::Session;
 use crate::state::Shared;
 

@@ -9,7 +9,7 @@ use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 
 use super::messages::{frame, frame_len, unframe};
-use crate::replica::master_link::{read_more, LinkError, REPL_TIMEOUT};
+use crate::replica::link_error::{read_more, LinkError, REPL_TIMEOUT};
 
 /// A framed connection to a Pika master.
 pub struct PbConn {

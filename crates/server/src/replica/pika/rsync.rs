@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use super::link::PbConn;
 use super::messages::{FileRequest, RsyncRequest, RsyncResponse, RsyncStatus, RsyncType};
-use crate::replica::master_link::LinkError;
+use crate::replica::link_error::LinkError;
 use crate::state::Shared;
 
 /// The rsync2 service's port: the master's port + 10001

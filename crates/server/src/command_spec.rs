@@ -1,0 +1,97 @@
+//! What the server knows about one command: its [`Spec`], and [`Run`],
+//! who answers it (the data of the registry's table, between the session
+//! and the subsystems whose handlers it names; the table is built in
+//! [`crate::commands::registry`]).
+
+use redcodec_engine::internals::dispatch::{CommandSpec, Flags, Keys, Shape, ShapeRule};
+use redcodec_engine::Reply;
+use redcodec_formats::AnyCodec;
+
+use crate::access::Access;
+use crate::commands::subcommands::{self, Container};
+use crate::session::Session;
+use crate::spec_id::SpecId;
+use crate::state::Shared;
+
+/// A command the server answers itself: the registry's spec (its name
+/// for the handlers serving several) and the request, name first.
+pub type ServerHandler = fn(&Shared, &mut Session, &Access<'_>, &Spec, &[Vec<u8>]) -> Reply;
+
+/// Who answers a command.
+#[derive(Clone, Copy)]
+pub enum Run {
+    /// The engine (its handler in its command table).
+    Engine,
+    /// The server, at once.
+    Server(ServerHandler),
+    /// EXEC: the queued commands, the engine held exclusively.
+    Exec,
+    /// WAIT: waits for replicas' acknowledgements (at once inside MULTI).
+    Wait,
+    /// PSYNC and SYNC: the connection becomes a replica's link.
+    ReplicaSync,
+    /// A blocking pop (at once inside MULTI and scripts).
+    Blocking,
+    /// Kvrocks' replication protocol (`_db_name`, `_fetch_meta`,
+    /// `_fetch_file`, and Kvrocks' one-argument PSYNC): answered by
+    /// [`crate::master::kvrocks::intercept`] at the client loop's edge,
+    /// before Redis' checks; unknown anywhere else.
+    KvrocksMaster,
+}
+
+/// Everything about one command.
+pub struct Spec {
+    /// Lower-case name.
+    pub name: &'static str,
+    /// Redis arity: `n` exactly n words (name included), `-n` at least n.
+    pub arity: i32,
+    /// Key positions (COMMAND INFO, WATCH touching, group commit).
+    pub keys: Keys,
+    /// Its properties.
+    pub flags: Flags,
+    /// The RESP3 shape of its reply.
+    pub reply_shape: ShapeRule,
+    /// Who answers it.
+    pub run: Run,
+    /// Its place in the registry's table.
+    pub id: SpecId,
+    /// Its subcommands, for a container.
+    pub container: Option<&'static Container>,
+    /// The engine's command, handed to the engine as resolved (not
+    /// looked up again): every engine command has one, PING and ECHO
+    /// included.
+    pub engine: Option<CommandSpec<AnyCodec>>,
+}
+
+impl Spec {
+    /// Whether `argc` words (name included) fit the arity.
+    pub fn arity_ok(&self, argc: usize) -> bool {
+        subcommands::arity_ok(self.arity, argc)
+    }
+
+    /// Whether it has every property of `flags`.
+    pub fn has(&self, flags: Flags) -> bool {
+        self.flags.has(flags)
+    }
+
+    /// The RESP3 shape of the reply to `args` (name first).
+    pub fn shape<A: AsRef<[u8]>>(&self, args: &[A]) -> Shape {
+        self.reply_shape.shape(args)
+    }
+
+    /// Whether a write that replied `reply` may have changed its keys
+    /// (WATCH counters are bumped, blocked clients served, the write
+    /// propagated): not a read, nor an error, nil, an empty array (a pop
+    /// from nothing), or 0 where 0 means nothing changed.
+    pub fn may_have_changed(&self, reply: &Reply) -> bool {
+        if !self.has(Flags::WRITE) {
+            return false;
+        }
+        match reply {
+            Reply::Error(_) | Reply::Nil | Reply::NilArray => false,
+            Reply::Array(items) if items.is_empty() => false,
+            Reply::Integer(0) => !self.has(Flags::ZERO_IS_NO_CHANGE),
+            _ => true,
+        }
+    }
+}
