@@ -424,7 +424,7 @@ impl Store {
     /// Applies a batch as one RocksDB write per instance it touches, those
     /// writes not atomic together (no intent record): for writes whose
     /// parts in different instances need not survive a crash together (see
-    /// [`KvStore::write_per_instance`]).
+    /// [`KvStore::write_per_instance`](crate::KvStore::write_per_instance)).
     pub fn write_per_instance(&self, batch: Batch) -> Result<(), StoreError> {
         self.write_batches(batch, false)
     }
