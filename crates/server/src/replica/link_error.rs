@@ -68,6 +68,31 @@ impl LinkError {
     }
 }
 
+/// One line from the master (without its `\r\n`), read into `buf` as
+/// needed; a line longer than `limit_kib` KiB is a protocol error.
+pub async fn read_line(
+    rd: &mut OwnedReadHalf,
+    buf: &mut BytesMut,
+    limit_kib: usize,
+) -> Result<Vec<u8>, LinkError> {
+    loop {
+        if let Some(end) = buf.iter().position(|&b| b == b'\n') {
+            let mut line = buf.split_to(end + 1).to_vec();
+            line.pop();
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            return Ok(line);
+        }
+        if buf.len() > limit_kib * 1024 {
+            return Err(LinkError::Protocol(format!(
+                "the master sent a line longer than {limit_kib} KiB"
+            )));
+        }
+        read_more(rd, buf).await?;
+    }
+}
+
 /// Reads more bytes into `buf`, waiting at most [`REPL_TIMEOUT`].
 pub async fn read_more(rd: &mut OwnedReadHalf, buf: &mut BytesMut) -> Result<usize, LinkError> {
     match tokio::time::timeout(REPL_TIMEOUT, rd.read_buf(buf)).await {

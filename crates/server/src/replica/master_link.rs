@@ -14,7 +14,7 @@ use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 
-use super::link_error::{read_more, LinkError, REPL_TIMEOUT};
+use super::link_error::{read_line, LinkError, REPL_TIMEOUT};
 use super::link_phase::phase;
 use super::load::{self};
 use super::replica_state::LinkPhase;
@@ -49,22 +49,7 @@ impl Conn {
 
     /// One line (without its `\r\n`).
     async fn line(&mut self) -> Result<Vec<u8>, LinkError> {
-        loop {
-            if let Some(end) = self.buf.iter().position(|&b| b == b'\n') {
-                let mut line = self.buf.split_to(end + 1).to_vec();
-                line.pop();
-                if line.last() == Some(&b'\r') {
-                    line.pop();
-                }
-                return Ok(line);
-            }
-            if self.buf.len() > 64 * 1024 {
-                return Err(LinkError::Protocol(
-                    "the master sent a line longer than 64 KiB".into(),
-                ));
-            }
-            read_more(&mut self.rd, &mut self.buf).await?;
-        }
+        read_line(&mut self.rd, &mut self.buf, 64).await
     }
 
     /// Sends a command and reads its one-line reply.

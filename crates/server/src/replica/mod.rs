@@ -33,6 +33,7 @@ pub mod replica_options;
 pub mod replica_state;
 pub mod replicaof;
 pub mod resume;
+pub mod resume_points;
 pub mod stream_apply;
 pub mod transfer;
 

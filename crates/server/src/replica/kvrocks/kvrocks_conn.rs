@@ -6,7 +6,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 
-use crate::replica::link_error::{read_more, LinkError, REPL_TIMEOUT};
+use crate::replica::link_error::{read_line, read_more, LinkError, REPL_TIMEOUT};
 use crate::state::Shared;
 
 /// A connection to the master.
@@ -42,22 +42,7 @@ impl Conn {
 
     /// One line, without its `\r\n`.
     pub async fn line(&mut self) -> Result<Vec<u8>, LinkError> {
-        loop {
-            if let Some(end) = self.buf.iter().position(|&b| b == b'\n') {
-                let mut line = self.buf.split_to(end + 1).to_vec();
-                line.pop();
-                if line.last() == Some(&b'\r') {
-                    line.pop();
-                }
-                return Ok(line);
-            }
-            if self.buf.len() > 1 << 20 {
-                return Err(LinkError::Protocol(
-                    "the master sent a line longer than 1 MiB".into(),
-                ));
-            }
-            self.more().await?;
-        }
+        read_line(&mut self.rd, &mut self.buf, 1024).await
     }
 
     /// Reads more bytes into the buffer.

@@ -1,11 +1,7 @@
 //! Where the link to a Pika master resumes: each database's binlog
 //! position, kept by server between connections.
 
-use std::collections::HashMap;
-use std::sync::OnceLock;
-
-use parking_lot::Mutex;
-
+use crate::replica::resume_points::ResumePoints;
 use crate::state::Shared;
 
 /// One database followed.
@@ -50,21 +46,15 @@ impl Resume {
     }
 }
 
-fn resumes() -> &'static Mutex<HashMap<String, Resume>> {
-    static RESUMES: OnceLock<Mutex<HashMap<String, Resume>>> = OnceLock::new();
-    RESUMES.get_or_init(|| Mutex::new(HashMap::new()))
-}
+/// The resume points, by server (its own replication ID).
+static RESUMES: ResumePoints<Resume> = ResumePoints::new();
 
 /// The resume point of this server's link to a Pika master, if it follows
 /// one.
 pub(crate) fn current(shared: &Shared) -> Option<Resume> {
-    resumes().lock().get(&shared.replid).cloned()
+    RESUMES.get(&shared.replid)
 }
 
 pub(crate) fn set_resume(shared: &Shared, resume: Option<Resume>) {
-    let mut all = resumes().lock();
-    match resume {
-        Some(r) => all.insert(shared.replid.clone(), r),
-        None => all.remove(&shared.replid),
-    };
+    RESUMES.set(&shared.replid, resume);
 }
