@@ -39,6 +39,14 @@ fn lookups_after_each(c: &mut redis::Connection, commands: &[&[&str]]) -> Vec<(S
         .collect()
 }
 
+/// A redis-server 7.0.15 for `test` and a connection to it (`None`: the
+/// test is skipped, as `RedisServer::start_or_skip` logs).
+fn real_redis(test: &str) -> Option<(RedisServer, redis::Connection)> {
+    let redis = RedisServer::start_or_skip(test)?;
+    let real = connect(&format!("redis://127.0.0.1:{}/", redis.port()));
+    Some((redis, real))
+}
+
 #[test]
 fn keyspace_hits_and_misses_count_read_lookups_as_redis_does() {
     let commands: &[&[&str]] = &[
@@ -64,10 +72,9 @@ fn keyspace_hits_and_misses_count_read_lookups_as_redis_does() {
         &["CONFIG", "RESETSTAT"],
         &["STRLEN", "nokey"],
     ];
-    let Some(redis) = RedisServer::start_or_skip("keyspace_hits_and_misses") else {
+    let Some((_redis, mut real)) = real_redis("keyspace_hits_and_misses") else {
         return;
     };
-    let mut real = connect(&format!("redis://127.0.0.1:{}/", redis.port()));
     let expected = lookups_after_each(&mut real, commands);
     assert_eq!(expected[2], ("GET nokey".into(), 1, 1), "redis-server");
     for format in formats() {
@@ -128,10 +135,9 @@ fn config_rewrite_rewrites_the_file_the_server_started_with() {
         got.contains("The server is running without a config file"),
         "{got}"
     );
-    let Some(redis) = RedisServer::start_or_skip("config_rewrite_without_a_file") else {
+    let Some((_redis, mut real)) = real_redis("config_rewrite_without_a_file") else {
         return;
     };
-    let mut real = connect(&format!("redis://127.0.0.1:{}/", redis.port()));
     let want = redis::cmd("CONFIG")
         .arg("REWRITE")
         .query::<String>(&mut real)
@@ -197,10 +203,9 @@ fn move_answers_as_redis_for_the_store_databases() {
         &["SELECT", "0"],
         &["PEXPIRETIME", "k"],
     ];
-    let Some(redis) = RedisServer::start_or_skip("move") else {
+    let Some((_redis, mut real)) = real_redis("move") else {
         return;
     };
-    let mut real = connect(&format!("redis://127.0.0.1:{}/", redis.port()));
     let want_errors = replies(&mut real, errors);
     let _: () = redis::cmd("FLUSHALL").query(&mut real).unwrap();
     let want_between = replies(&mut real, between);

@@ -2,9 +2,9 @@
 //! `redis.call`, a replica applying its master's stream, a slot import or
 //! a key move needs to run a command, without naming
 //! [`crate::commands`] (which lists the subsystems' handlers). The
-//! commands implement [`CommandPath`] and install it when a server
-//! starts ([`crate::commands::install`]); a call through it is one
-//! trait-object call.
+//! commands install a [`CommandPath`] of functions when a server starts
+//! ([`crate::commands::install`]); a call through it is one call through
+//! a function pointer.
 
 use std::sync::OnceLock;
 
@@ -16,58 +16,42 @@ use crate::command_spec::Spec;
 use crate::session::{Answer, Session};
 use crate::state::Shared;
 
-/// Running commands (implemented by [`crate::commands`]).
-pub trait CommandPath: Sync {
-    /// Runs a resolved command at once, shown to the monitors.
-    fn run_spec(
-        &self,
-        shared: &Shared,
-        session: &mut Session,
-        access: &Access<'_>,
-        spec: &Spec,
-        args: &[Vec<u8>],
-    ) -> Reply;
+/// Runs a resolved command at once, shown to the monitors.
+pub type RunSpec = fn(&Shared, &mut Session, &Access<'_>, &Spec, &[Vec<u8>]) -> Reply;
 
-    /// Runs a non-blocking command by its name (any case); an unknown
-    /// one gets the engine's reply.
-    fn run_sync(
-        &self,
-        shared: &Shared,
-        session: &mut Session,
-        access: &Access<'_>,
-        name: &str,
-        args: &[Vec<u8>],
-    ) -> Reply;
+/// Runs a non-blocking command by its name (any case); an unknown one
+/// gets the engine's reply.
+pub type RunSync = fn(&Shared, &mut Session, &Access<'_>, &str, &[Vec<u8>]) -> Reply;
 
-    /// Runs a command on the engine (WATCH counters bumped, blocked
-    /// clients served after a write).
-    fn run_engine(
-        &self,
-        shared: &Shared,
-        session: &mut Session,
-        engine: &Engine<AnyCodec>,
-        name: &str,
-        args: &[Vec<u8>],
-    ) -> Reply;
+/// Runs a command on the engine (WATCH counters bumped, blocked clients
+/// served after a write).
+pub type RunEngine = fn(&Shared, &mut Session, &Engine<AnyCodec>, &str, &[Vec<u8>]) -> Reply;
 
+/// Running commands: the functions [`crate::commands`] installs.
+pub struct CommandPath {
+    /// See [`RunSpec`].
+    pub run_spec: RunSpec,
+    /// See [`RunSync`].
+    pub run_sync: RunSync,
+    /// See [`RunEngine`].
+    pub run_engine: RunEngine,
     /// Queues a command inside MULTI.
-    fn queue(&self, session: &mut Session, args: Vec<Vec<u8>>) -> Reply;
-
+    pub queue: fn(&mut Session, Vec<Vec<u8>>) -> Reply,
     /// EXEC.
-    fn exec(&self, shared: &Shared, session: &mut Session) -> Answer;
+    pub exec: fn(&Shared, &mut Session) -> Answer,
 }
 
 /// The path the server runs with.
-static INSTALLED: OnceLock<&'static dyn CommandPath> = OnceLock::new();
+static INSTALLED: OnceLock<CommandPath> = OnceLock::new();
 
 /// Installs the command path (once per process).
-pub fn install(path: &'static dyn CommandPath) {
+pub fn install(path: CommandPath) {
     let _ = INSTALLED.set(path);
 }
 
 /// The installed command path.
-pub fn path() -> &'static dyn CommandPath {
-    *INSTALLED
+pub fn path() -> &'static CommandPath {
+    INSTALLED
         .get()
         .expect("the command path is installed when a server starts")
 }

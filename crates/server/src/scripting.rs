@@ -171,7 +171,7 @@ impl CommandRunner for Caller<'_, '_, '_> {
             .map_err(str::to_string)?;
         let started = Instant::now();
         let lua = crate::monitor::ScriptCalls::enter();
-        let reply = runner::path().run_spec(self.shared, self.session, self.access, spec, args);
+        let reply = (runner::path().run_spec)(self.shared, self.session, self.access, spec, args);
         drop(lua);
         self.shared
             .command_stats

@@ -16,68 +16,22 @@ pub mod save;
 pub mod subcommands;
 pub mod transaction;
 
-use redcodec_engine::{Engine, Reply};
-use redcodec_formats::AnyCodec;
-
-use crate::session::Session;
-use crate::state::Shared;
-
 pub use crate::access::Access;
 pub use crate::command_table::{check, check_resolved};
 pub use registry::{Run, Spec};
 pub use run::{run_engine, run_engine_spec, run_spec, run_sync};
 pub use subcommands::arity_ok;
 
-/// The command path the subsystems run commands through.
-struct Path;
-
-impl crate::runner::CommandPath for Path {
-    fn run_spec(
-        &self,
-        shared: &Shared,
-        session: &mut Session,
-        access: &Access<'_>,
-        spec: &Spec,
-        args: &[Vec<u8>],
-    ) -> Reply {
-        run_spec(shared, session, access, spec, args)
-    }
-
-    fn run_sync(
-        &self,
-        shared: &Shared,
-        session: &mut Session,
-        access: &Access<'_>,
-        name: &str,
-        args: &[Vec<u8>],
-    ) -> Reply {
-        run_sync(shared, session, access, name, args)
-    }
-
-    fn run_engine(
-        &self,
-        shared: &Shared,
-        session: &mut Session,
-        engine: &Engine<AnyCodec>,
-        name: &str,
-        args: &[Vec<u8>],
-    ) -> Reply {
-        run_engine(shared, session, engine, name, args)
-    }
-
-    fn queue(&self, session: &mut Session, args: Vec<Vec<u8>>) -> Reply {
-        transaction::queue(session, args)
-    }
-
-    fn exec(&self, shared: &Shared, session: &mut Session) -> crate::session::Answer {
-        transaction::exec(shared, session)
-    }
-}
-
 /// Installs the registry's table ([`crate::command_table`]) and the
 /// command path ([`crate::runner`]) the subsystems use: once per process,
 /// before a server runs.
 pub fn install() {
     crate::command_table::install(&registry::REGISTRY);
-    crate::runner::install(&Path);
+    crate::runner::install(crate::runner::CommandPath {
+        run_spec,
+        run_sync,
+        run_engine,
+        queue: transaction::queue,
+        exec: transaction::exec,
+    });
 }

@@ -132,7 +132,7 @@ fn run(shared: &Shared, session: &mut Session, args: &[&[u8]]) -> Result<(), Str
     let ns = session.namespace.clone();
     let reply = Access::Shared(&shared.engines)
         .with(&ns, |engine| {
-            runner::path().run_engine(shared, session, engine, &name, &owned)
+            (runner::path().run_engine)(shared, session, engine, &name, &owned)
         })
         .unwrap_or_else(|e| e);
     match reply {

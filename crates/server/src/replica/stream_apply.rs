@@ -83,13 +83,13 @@ pub(crate) fn apply(
         return Ok(());
     }
     if session.queued.is_some() && !matches!(name, "exec" | "discard" | "multi") {
-        runner::path().queue(session, args);
+        (runner::path().queue)(session, args);
         return Ok(());
     }
     let reply = match name {
         "multi" => session.multi(shared),
         "discard" => session.discard(shared),
-        "exec" => match runner::path().exec(shared, session) {
+        "exec" => match (runner::path().exec)(shared, session) {
             Answer::One(r) => r,
             Answer::Exec(replies) => {
                 for (r, _) in &replies {
@@ -98,7 +98,7 @@ pub(crate) fn apply(
                 Reply::ok()
             }
         },
-        _ => runner::path().run_sync(
+        _ => (runner::path().run_sync)(
             shared,
             session,
             &Access::Shared(&shared.engines),

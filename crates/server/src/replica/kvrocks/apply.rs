@@ -179,9 +179,9 @@ fn run_group(
     }
     session.multi(shared);
     for args in commands {
-        runner::path().queue(session, args);
+        (runner::path().queue)(session, args);
     }
-    match runner::path().exec(shared, session) {
+    match (runner::path().exec)(shared, session) {
         Answer::One(r) => report("exec", r),
         Answer::Exec(replies) => replies
             .into_iter()
@@ -193,7 +193,7 @@ fn run_group(
 fn run_one(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Option<Reply> {
     let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
     let started = Instant::now();
-    let reply = runner::path().run_sync(
+    let reply = (runner::path().run_sync)(
         shared,
         session,
         &Access::Shared(&shared.engines),

@@ -136,7 +136,7 @@ pub fn destination_namespaces(shared: &Shared) -> Vec<String> {
 pub fn flush_everything(shared: &Shared, session: &mut Session) -> Result<(), LinkError> {
     for ns in destination_namespaces(shared) {
         session.namespace = ns;
-        let reply = runner::path().run_sync(
+        let reply = (runner::path().run_sync)(
             shared,
             session,
             &Access::Shared(&shared.engines),
