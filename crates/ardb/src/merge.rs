@@ -284,11 +284,11 @@ impl Scalar {
         }
     }
 
-    /// `Data::ToMutableStr`: an int or float becomes its text; a string or
-    /// nil stays as it is.
-    fn make_mutable_str(&mut self) {
-        if self.is_number() {
-            *self = Scalar::Str(self.to_text());
+    /// [`Scalar::to_text`], moving a string out (no copy) and leaving nil.
+    fn take_text(&mut self) -> Vec<u8> {
+        match std::mem::replace(self, Scalar::Nil) {
+            Scalar::Str(s) => s,
+            other => other.to_text(),
         }
     }
 
@@ -724,7 +724,8 @@ fn merge_append(v: &mut Value, append: &[u8]) -> bool {
     if !v.becomes_string(|_| true) {
         return false;
     }
-    let mut s = v.first().to_text();
+    let mut s = v.first().take_text();
+    reserve_capped(&mut s, append.len());
     s.extend_from_slice(append);
     *v.first() = Scalar::Str(s);
     true
@@ -767,10 +768,8 @@ fn merge_setrange(v: &mut Value, offset: i64, range: &[u8]) -> Option<bool> {
     let start = usize::try_from(offset).ok()?;
     // end ≤ 512 MiB and start ≥ 0: both fit.
     let end = end as usize;
-    let mut s = v.first().to_text();
-    if s.len() < end {
-        s.resize(end, 0);
-    }
+    let mut s = v.first().take_text();
+    zero_extend(&mut s, end);
     s[start..end].copy_from_slice(range);
     *v.first() = Scalar::Str(s);
     Some(true)
@@ -792,19 +791,35 @@ fn merge_setbit(v: &mut Value, offset: i64, on: bool) -> Option<bool> {
     // byte < 512 Mi.
     let byte = byte as usize;
     let data = v.first();
-    data.make_mutable_str();
-    // `ReserveStringSpace(byte + 1)`: a nil becomes zero bytes.
-    let mut s = match std::mem::replace(data, Scalar::Nil) {
-        Scalar::Str(s) => s,
-        _ => Vec::new(),
-    };
-    if s.len() < byte + 1 {
-        s.resize(byte + 1, 0);
-    }
+    // `ToMutableStr` (a number becomes its text), then
+    // `ReserveStringSpace(byte + 1)` (a nil becomes zero bytes).
+    let mut s = data.take_text();
+    zero_extend(&mut s, byte + 1);
     let bit = 7 - (offset & 7) as u32;
     s[byte] = (s[byte] & !(1 << bit)) | (u8::from(on) << bit);
     *data = Scalar::Str(s);
     Some(true)
+}
+
+/// `s` zero-padded to at least `len` bytes (see [`reserve_capped`]).
+fn zero_extend(s: &mut Vec<u8>, len: usize) {
+    if s.len() < len {
+        reserve_capped(s, len - s.len());
+        s.resize(len, 0);
+    }
+}
+
+/// Room for `additional` more bytes in a string value: doubling, as a
+/// `Vec` grows, but never past [`MAX_STRING_LEN`] unless the bytes asked
+/// for need it. A 400 MiB value grown by a few bytes then allocates
+/// 512 MiB, not 800 MiB.
+fn reserve_capped(s: &mut Vec<u8>, additional: usize) {
+    let needed = s.len().saturating_add(additional);
+    if needed <= s.capacity() {
+        return;
+    }
+    let doubled = s.capacity().saturating_mul(2).min(MAX_STRING_LEN as usize);
+    s.reserve_exact(needed.max(doubled) - s.len());
 }
 
 /// The HyperLogLog header length (`struct hllhdr`).
@@ -1124,6 +1139,23 @@ mod tests {
         // A negative offset far enough not to wrap is only over the limit.
         let far = hex(&encode_operand(op::SETRANGE, &[Scalar::Int(-9), str_("a")]));
         assert_eq!(merge_meta(None, &[&far]).unwrap(), "");
+    }
+
+    #[test]
+    fn a_string_value_grows_by_doubling_up_to_the_limit_only() {
+        // Small values double, as a Vec does.
+        let mut small = vec![0u8; 100];
+        reserve_capped(&mut small, 1);
+        assert_eq!(small.capacity(), 200);
+        // A 448 MiB value grown by a byte: 512 MiB, not 896 MiB (the
+        // fuzzer's find). Zeroed memory is mapped, not touched: cheap.
+        let mut big = vec![0u8; 448 << 20];
+        reserve_capped(&mut big, 1);
+        assert_eq!(big.capacity(), MAX_STRING_LEN as usize);
+        // Past the limit only as far as asked.
+        let mut full = vec![0u8; MAX_STRING_LEN as usize];
+        reserve_capped(&mut full, 3);
+        assert_eq!(full.capacity(), MAX_STRING_LEN as usize + 3);
     }
 
     #[test]
