@@ -124,12 +124,13 @@ pub struct Sandbox {
     set_args: Function,
     env: Table,
     control: Arc<RunControl>,
-    /// Runs since the last full garbage collection.
+    /// Runs since the collector's last step.
     runs: std::sync::atomic::AtomicU32,
 }
 
-/// A full garbage collection every this many runs (Redis steps its
-/// collector every 50 scripts): the state stays near its size at rest.
+/// Redis' `LUA_GC_CYCLE_PERIOD`: every this many runs, the collector
+/// steps this many kilobytes (`lua_gc(lua, LUA_GCSTEP, 50)`, Redis 7.0's
+/// `luaCallFunction`), besides the steps Lua takes on its own.
 const GC_EVERY: u32 = 50;
 
 /// One run: what errors call it (the SHA1, or the function's name), its
@@ -322,7 +323,7 @@ impl Sandbox {
         let runs = self.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         if runs >= GC_EVERY {
             self.runs.store(0, std::sync::atomic::Ordering::Relaxed);
-            let _ = self.lua.gc_collect();
+            gc_step(&self.lua, GC_EVERY);
         }
         let _ = self.ctx.raw_set("resp", 2);
         match outcome {
@@ -349,29 +350,34 @@ impl Sandbox {
             read_only,
         } = *inv;
         let lua = &self.lua;
-        let keys_t = strings_table(lua, keys)?;
-        let args_t = strings_table(lua, args)?;
-        self.ctx.raw_set("resp", 2)?;
-        self.ctx.raw_set("repl", 3)?;
+        let (keys_t, args_t) = unlimited(lua, || -> mlua::Result<_> {
+            self.ctx.raw_set("resp", 2)?;
+            self.ctx.raw_set("repl", 3)?;
+            Ok((strings_table(lua, keys)?, strings_table(lua, args)?))
+        })?;
         let (ok, value, resp3) = lua.scope(|scope| {
             let call = scope.create_function_mut(|lua, mv: MultiValue| {
-                call_from_script(lua, runner, mv, read_only)
+                unlimited(lua, || call_from_script(lua, runner, mv, read_only))
             })?;
-            self.ctx.raw_set("call", call)?;
+            unlimited(lua, || self.ctx.raw_set("call", call))?;
             let result = if as_function {
                 self.run.call::<(bool, Value)>((f, keys_t, args_t))
             } else {
                 self.set_args.call::<()>((keys_t, args_t))?;
                 self.run.call::<(bool, Value)>(f)
             };
-            self.ctx.raw_set("call", Value::Nil)?;
-            let resp3 = self.ctx.raw_get::<i64>("resp").unwrap_or(2) == 3;
-            result.map(|(ok, v)| (ok, v, resp3))
+            unlimited(lua, || {
+                self.ctx.raw_set("call", Value::Nil)?;
+                let resp3 = self.ctx.raw_get::<i64>("resp").unwrap_or(2) == 3;
+                result.map(|(ok, v)| (ok, v, resp3))
+            })
         })?;
-        if ok {
-            return Ok(Outcome::Value(lua_to_resp(&value, resp3)));
-        }
-        Ok(Outcome::Error(error_reply(&value, name)))
+        unlimited(lua, || {
+            if ok {
+                return Ok(Outcome::Value(lua_to_resp(&value, resp3)));
+            }
+            Ok(Outcome::Error(error_reply(&value, name)))
+        })
     }
 
     /// Puts back the counting hook (after a stop switched it to every line).
@@ -383,6 +389,37 @@ impl Sandbox {
     pub fn collect(&self) {
         let _ = self.lua.gc_collect();
     }
+}
+
+/// Runs `f`, redcodec's own work on the state (a run's keys and
+/// arguments, a command's reply handed to the script, the script's value
+/// read back), with the state's memory limit lifted. mlua makes its API
+/// calls unprotected where no limit is set; under a limit it wraps each
+/// in a protected call with a new C closure, which was a third of an
+/// EVALSHA's instructions. Script code never runs so: what `f` allocates
+/// still counts, and the script's next allocation past the limit fails
+/// as before.
+fn unlimited<R>(lua: &Lua, f: impl FnOnce() -> R) -> R {
+    struct Restore<'a>(&'a Lua, usize);
+    impl Drop for Restore<'_> {
+        fn drop(&mut self) {
+            let _ = self.0.set_memory_limit(self.1);
+        }
+    }
+    let _restore = Restore(lua, lua.set_memory_limit(0).unwrap_or(0));
+    f()
+}
+
+/// One step of Lua's collector covering `kbytes` (`LUA_GCSTEP`).
+fn gc_step(lua: &Lua, kbytes: u32) {
+    let kbytes = std::os::raw::c_int::try_from(kbytes).unwrap_or(std::os::raw::c_int::MAX);
+    // SAFETY: `lua_gc` neither pushes nor pops; exec_raw runs it in a
+    // protected call, so an error of a finaliser is returned, not raised.
+    let _ = unsafe {
+        lua.exec_raw::<()>((), |state| {
+            mlua::ffi::lua_gc(state, mlua::ffi::LUA_GCSTEP, kbytes);
+        })
+    };
 }
 
 fn first_line(s: &str) -> &str {

@@ -475,6 +475,19 @@ fn memory_limit_gives_an_error() {
         eval(&mut s, &mut m, "return 7", &[], &[]),
         RespValue::Integer(7)
     );
+    // The limit holds after a command's reply was handed to the script
+    // (which is converted with the limit lifted).
+    let r = eval(
+        &mut s,
+        &mut m,
+        "redis.call('SET', 'k', 'v') local t = {} for i=1,10000000 do t[i] = i .. 'x' end return #t",
+        &[],
+        &[],
+    );
+    assert!(
+        matches!(&r, RespValue::Error(e) if e.contains("not enough memory")),
+        "{r:?}"
+    );
 }
 
 #[test]
