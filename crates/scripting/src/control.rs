@@ -3,7 +3,8 @@
 //! SCRIPT KILL and FUNCTION KILL.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Instant;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
@@ -20,6 +21,10 @@ pub const UNKILLABLE: &str = "UNKILLABLE Sorry the script already executed write
 /// The error a killed script ends with.
 pub const KILLED: &str = "ERR Script killed by user with SCRIPT KILL...";
 
+/// How long a run lasts before [`RunControl::on_long_run`]'s function is
+/// called.
+pub const LONG_RUN: Duration = Duration::from_millis(1);
+
 /// The state of the running script, shared with every connection.
 #[derive(Debug)]
 pub struct RunControl {
@@ -31,6 +36,8 @@ pub struct RunControl {
     threshold_ms: AtomicU64,
     started: Mutex<Instant>,
     load_deadline: Mutex<Option<Instant>>,
+    long_run: OnceLock<fn()>,
+    long_noted: AtomicBool,
 }
 
 impl Default for RunControl {
@@ -44,6 +51,8 @@ impl Default for RunControl {
             threshold_ms: AtomicU64::new(5000),
             started: Mutex::new(Instant::now()),
             load_deadline: Mutex::new(None),
+            long_run: OnceLock::new(),
+            long_noted: AtomicBool::new(false),
         }
     }
 }
@@ -55,9 +64,17 @@ impl RunControl {
         self.threshold_ms.store(ms, Ordering::Relaxed);
     }
 
+    /// Sets the function a run calls, from the thread it runs on, once it
+    /// has lasted [`LONG_RUN`] (the server's hand-off of the connections
+    /// that wait behind it); the first one set stays.
+    pub fn on_long_run(&self, f: fn()) {
+        let _ = self.long_run.set(f);
+    }
+
     /// A run starts (`eval`: an EVAL script, else a function).
     pub(crate) fn start(&self, eval: bool) {
         *self.started.lock() = Instant::now();
+        self.long_noted.store(false, Ordering::Relaxed);
         self.kill.store(false, Ordering::SeqCst);
         self.wrote.store(false, Ordering::SeqCst);
         self.busy.store(false, Ordering::SeqCst);
@@ -72,13 +89,26 @@ impl RunControl {
         self.kill.store(false, Ordering::SeqCst);
     }
 
-    /// Called by the Lua hook every few thousand instructions: marks the
-    /// run busy past the threshold; `true` when it must stop (killed).
+    /// Called by the Lua hook every few thousand instructions: calls the
+    /// long-run function once past [`LONG_RUN`], marks the run busy past
+    /// the threshold; `true` when it must stop (killed).
     pub(crate) fn tick(&self) -> bool {
-        if self.running.load(Ordering::Relaxed) && !self.busy.load(Ordering::Relaxed) {
-            let limit = self.threshold_ms.load(Ordering::Relaxed);
-            if limit > 0 && self.started.lock().elapsed().as_millis() >= u128::from(limit) {
-                self.busy.store(true, Ordering::SeqCst);
+        if self.running.load(Ordering::Relaxed) {
+            let long = self
+                .long_run
+                .get()
+                .filter(|_| !self.long_noted.load(Ordering::Relaxed));
+            let busy = !self.busy.load(Ordering::Relaxed);
+            if long.is_some() || busy {
+                let elapsed = self.started.lock().elapsed();
+                if let Some(f) = long.filter(|_| elapsed >= LONG_RUN) {
+                    self.long_noted.store(true, Ordering::Relaxed);
+                    f();
+                }
+                let limit = self.threshold_ms.load(Ordering::Relaxed);
+                if busy && limit > 0 && elapsed.as_millis() >= u128::from(limit) {
+                    self.busy.store(true, Ordering::SeqCst);
+                }
             }
         }
         self.kill.load(Ordering::SeqCst)
@@ -148,5 +178,35 @@ impl RunControl {
         }
         self.kill.store(true, Ordering::SeqCst);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+
+    fn count() {
+        CALLS.fetch_add(1, Ordering::SeqCst);
+    }
+
+    #[test]
+    fn the_long_run_function_is_called_once_per_long_run() {
+        let control = RunControl::default();
+        control.on_long_run(count);
+        // Not running: never called.
+        std::thread::sleep(LONG_RUN * 2);
+        control.tick();
+        assert_eq!(CALLS.load(Ordering::SeqCst), 0);
+        for run in 1..=2 {
+            control.start(true);
+            std::thread::sleep(LONG_RUN * 2);
+            control.tick();
+            control.tick();
+            control.end();
+            assert_eq!(CALLS.load(Ordering::SeqCst), run);
+        }
     }
 }

@@ -25,6 +25,9 @@ impl Active {
     }
 }
 
+/// The engine held exclusively ([`EngineSlot::exclusive`]).
+pub type EngineGuard<'a> = RwLockWriteGuard<'a, Active>;
+
 /// The engine behind a read-write lock: commands share it, `EXEC` and
 /// namespace switches hold it exclusively.
 pub struct EngineSlot {
@@ -90,8 +93,16 @@ impl EngineSlot {
     }
 
     /// The engine, exclusively, in `namespace`.
-    pub fn exclusive(&self, namespace: &str) -> Result<RwLockWriteGuard<'_, Active>, Reply> {
-        let mut guard = self.active.write();
+    pub fn exclusive(&self, namespace: &str) -> Result<EngineGuard<'_>, Reply> {
+        self.switched(self.active.write(), namespace)
+    }
+
+    /// `guard`'s engine, reopened in `namespace` if it is open in another.
+    fn switched<'a>(
+        &self,
+        mut guard: EngineGuard<'a>,
+        namespace: &str,
+    ) -> Result<EngineGuard<'a>, Reply> {
         if guard.engine.is_none() {
             return Err(closed());
         }
@@ -109,6 +120,13 @@ impl EngineSlot {
             }
         }
         Ok(guard)
+    }
+
+    /// The engine exclusively in `namespace` if no one holds it now
+    /// (`None`: it is held, [`EngineSlot::exclusive`] would wait).
+    pub fn try_exclusive(&self, namespace: &str) -> Option<Result<EngineGuard<'_>, Reply>> {
+        let guard = self.active.try_write()?;
+        Some(self.switched(guard, namespace))
     }
 
     /// Syncs the WAL of the open engine.

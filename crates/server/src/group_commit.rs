@@ -59,10 +59,12 @@ use redcodec_formats::AnyCodec;
 
 use crate::commands::registry::{self, Run, Spec};
 use crate::commands::{run_spec, Access};
+use crate::engines::EngineGuard;
 use crate::frame::{parse_request, Limits};
 pub use crate::held_feed::hold_feed;
 use crate::held_feed::HeldFeed;
 use crate::reply::{Protocol, Shape};
+use crate::script_worker;
 use crate::session::Session;
 use crate::state::Shared;
 
@@ -360,9 +362,9 @@ fn run_scripts(
     start: usize,
     replies: &mut Vec<(Reply, Shape)>,
 ) -> usize {
-    let mut run = || {
-        let ns = session.namespace.clone();
-        let guard = match shared.engines.exclusive(&ns) {
+    let ns = session.namespace.clone();
+    let mut run = |guard: Result<EngineGuard<'_>, Reply>| {
+        let guard = match guard {
             Ok(guard) => guard,
             Err(e) => {
                 refuse_all(shared, &requests[start..], e, replies);
@@ -376,12 +378,11 @@ fn run_scripts(
         };
         run_script_part(shared, session, engine, &ns, requests, start, replies)
     };
-    // Off the async workers, as a script alone runs (it may run long).
-    match tokio::runtime::Handle::try_current() {
-        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-            tokio::task::block_in_place(run)
-        }
-        _ => run(),
+    // As a script alone runs: here when the engine is free, off the async
+    // workers when it has to wait (see `crate::script_worker`).
+    match shared.engines.try_exclusive(&ns) {
+        Some(guard) => run(guard),
+        None => script_worker::off_worker(|| run(shared.engines.exclusive(&ns))),
     }
 }
 

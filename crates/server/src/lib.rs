@@ -35,6 +35,7 @@ pub mod process;
 pub mod replica;
 pub mod reply;
 pub mod runner;
+pub mod script_worker;
 pub mod scripting;
 pub mod scripting_dump;
 pub mod scripts;

@@ -33,8 +33,10 @@ use crate::access::Access;
 use crate::cluster::script_keys::ScriptSlots;
 use crate::command_spec::Spec;
 use crate::command_table::{self, check};
+use crate::engines::EngineGuard;
 use crate::reply::{encode, Protocol};
 use crate::runner;
+use crate::script_worker;
 use crate::scripts::Running;
 use crate::session::Session;
 use crate::state::Shared;
@@ -201,22 +203,13 @@ fn run_atomically<T>(
     access: &Access<'_>,
     run: impl FnOnce(&mut Session, &Access<'_>) -> T,
 ) -> Result<T, Reply> {
-    let blocking = |f: &mut dyn FnMut() -> Result<T, Reply>| -> Result<T, Reply> {
-        match tokio::runtime::Handle::try_current() {
-            Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-                tokio::task::block_in_place(f)
-            }
-            _ => f(),
-        }
-    };
     let mut run = Some(run);
     match access {
         // Inside EXEC: the engine is held and the transaction open.
         Access::Held(..) => Ok((run.take().expect("runs once"))(session, access)),
         Access::Shared(slot) => {
             let ns = session.namespace.clone();
-            blocking(&mut || {
-                let guard = slot.exclusive(&ns)?;
+            let mut body = |guard: EngineGuard<'_>| {
                 let Some(engine) = guard.engine() else {
                     return Err(Reply::error("ERR the server is shutting down"));
                 };
@@ -243,7 +236,14 @@ fn run_atomically<T>(
                 let ready: Vec<&[u8]> = ready.iter().map(Vec::as_slice).collect();
                 shared.waiters.serve(engine, &shared.watch, &ns, &ready);
                 Ok(out)
-            })
+            };
+            // On this worker when the engine is free (a script that runs
+            // long hands the worker's other connections off); off the
+            // workers when it has to wait for it.
+            match slot.try_exclusive(&ns) {
+                Some(guard) => body(guard?),
+                None => script_worker::off_worker(|| body(slot.exclusive(&ns)?)),
+            }
         }
     }
 }

@@ -63,6 +63,7 @@ impl Scripts {
             }
         }
         let control = scripting.control();
+        control.on_long_run(crate::script_worker::hand_off);
         Scripts {
             scripting: Mutex::new(scripting),
             control,
