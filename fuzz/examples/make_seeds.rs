@@ -319,26 +319,8 @@ fn main() {
         parts.extend(operands.iter().take(6).map(Vec::as_slice));
         merge_seeds.push([&[u8::from(base.is_some())][..], &join_chunks(&parts, 8)].concat());
     }
-    merge_seeds.push(growth_seed());
     write("ardb_merge", &merge_seeds);
     protocol_seeds();
-}
-
-/// Two `SETRANGE` operands on a new key, the second a little past the
-/// first's 448 MiB: the value must grow to at most Redis' 512 MiB limit
-/// (a `Vec` doubling would ask for 896 MiB, past the target's malloc
-/// limit; found by the fuzzer on 2026-11-29).
-fn growth_seed() -> Vec<u8> {
-    use redcodec_ardb::merge::{encode_operand, op, Scalar};
-    let setrange = |offset: i64| {
-        encode_operand(
-            op::SETRANGE,
-            &[Scalar::Int(offset), Scalar::Str(b"x".to_vec())],
-        )
-    };
-    let (first, second) = (setrange(448 << 20), setrange(449 << 20));
-    let parts: [&[u8]; 4] = [b"\x01k\x01", &[], &first, &second];
-    [&[0][..], &join_chunks(&parts, 8)].concat()
 }
 
 /// Requests as the server's tests send them (multibulk, inline, pipelined,
