@@ -459,35 +459,24 @@ fn script_cache_and_flush() {
 fn memory_limit_gives_an_error() {
     let (mut s, mut m) = (scripting(), Memory::default());
     s.set_memory_limit(8 << 20).unwrap();
-    let r = eval(
-        &mut s,
-        &mut m,
-        "local t = {} for i=1,10000000 do t[i] = i .. 'x' end return #t",
-        &[],
-        &[],
-    );
-    assert!(
-        matches!(&r, RespValue::Error(e) if e.contains("not enough memory")),
-        "{r:?}"
-    );
-    // The state is usable afterwards.
-    assert_eq!(
-        eval(&mut s, &mut m, "return 7", &[], &[]),
-        RespValue::Integer(7)
-    );
-    // The limit holds after a command's reply was handed to the script
-    // (which is converted with the limit lifted).
-    let r = eval(
-        &mut s,
-        &mut m,
-        "redis.call('SET', 'k', 'v') local t = {} for i=1,10000000 do t[i] = i .. 'x' end return #t",
-        &[],
-        &[],
-    );
-    assert!(
-        matches!(&r, RespValue::Error(e) if e.contains("not enough memory")),
-        "{r:?}"
-    );
+    let grow = "local t = {} for i=1,10000000 do t[i] = i .. 'x' end return #t";
+    // The limit holds from the start, and after a command's reply was
+    // handed to the script (converted with the limit lifted).
+    for script in [
+        grow.to_string(),
+        format!("redis.call('SET', 'k', 'v') {grow}"),
+    ] {
+        let r = eval(&mut s, &mut m, &script, &[], &[]);
+        assert!(
+            matches!(&r, RespValue::Error(e) if e.contains("not enough memory")),
+            "{script}: {r:?}"
+        );
+        // The state is usable afterwards.
+        assert_eq!(
+            eval(&mut s, &mut m, "return 7", &[], &[]),
+            RespValue::Integer(7)
+        );
+    }
 }
 
 #[test]
