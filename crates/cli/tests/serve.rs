@@ -620,6 +620,58 @@ fn requirepass_and_kvrocks_namespace_tokens() {
 }
 
 #[test]
+fn kvrocks_flushall_is_the_administrators_and_empties_every_namespace() {
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start(
+        "kvrocks",
+        &dir,
+        &["--requirepass", "admin", "--namespace-token", "tenant=tok1"],
+    );
+    let conn = |password: &str| {
+        redis::Client::open(format!("redis://:{password}@{}/", server.addr))
+            .unwrap()
+            .get_connection()
+            .unwrap()
+    };
+    let (mut admin, mut tenant, mut watcher) = (conn("admin"), conn("tok1"), conn("tok1"));
+    let _: () = admin.set("a", "1").unwrap();
+    let _: () = tenant.set("t", "1").unwrap();
+    let _: () = tenant.hset("h", "f", "v").unwrap();
+    // A namespace's connection may empty its namespace, not the store
+    // (Kvrocks' text); in MULTI the refusal comes at EXEC.
+    let refused: redis::RedisResult<()> = redis::cmd("FLUSHALL").query(&mut tenant);
+    assert_eq!(
+        refused.unwrap_err().to_string(),
+        "ResponseError: admin permission required to perform the command"
+    );
+    let exists: i64 = tenant.exists("t").unwrap();
+    assert_eq!(exists, 1);
+    let _: () = redis::cmd("WATCH").arg("t").query(&mut watcher).unwrap();
+    let _: () = redis::cmd("FLUSHDB").query(&mut tenant).unwrap();
+    let (t, a): (i64, i64) = (tenant.exists("h").unwrap(), admin.exists("a").unwrap());
+    assert_eq!((t, a), (0, 1), "FLUSHDB empties its own namespace only");
+    let _: () = tenant.set("t", "2").unwrap();
+    // The watcher's EXEC fails: its key was flushed, then written.
+    let _: () = redis::cmd("MULTI").query(&mut watcher).unwrap();
+    let _: () = redis::cmd("GET").arg("t").query(&mut watcher).unwrap();
+    let exec: Option<Vec<String>> = redis::cmd("EXEC").query(&mut watcher).unwrap();
+    assert_eq!(exec, None);
+    // The administrator's FLUSHALL empties every namespace, and a
+    // watched key of another namespace is touched (as Kvrocks marks every
+    // watched key).
+    let _: () = redis::cmd("WATCH").arg("t").query(&mut watcher).unwrap();
+    let _: () = redis::cmd("FLUSHALL").query(&mut admin).unwrap();
+    let (t, a): (i64, i64) = (tenant.exists("t").unwrap(), admin.exists("a").unwrap());
+    assert_eq!((t, a), (0, 0), "FLUSHALL empties every namespace");
+    let _: () = redis::cmd("MULTI").query(&mut watcher).unwrap();
+    let _: () = redis::cmd("GET").arg("t").query(&mut watcher).unwrap();
+    let exec: Option<Vec<Option<String>>> = redis::cmd("EXEC").query(&mut watcher).unwrap();
+    assert_eq!(exec, None);
+    let size: i64 = redis::cmd("DBSIZE").query(&mut tenant).unwrap();
+    assert_eq!(size, 0);
+}
+
+#[test]
 fn ardb_select_works_in_the_namespace_of_the_index() {
     let (_tmp, server) = Serve::on_fresh_store("ardb", &[]);
     let mut c = server.conn();

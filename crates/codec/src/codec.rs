@@ -101,8 +101,18 @@ pub trait Codec: Send + Sync + 'static {
     fn decode_meta_key(&self, place: Place, raw: &[u8]) -> Result<Option<Vec<u8>>, DecodeError>;
 
     /// Ranges holding every record of this store's keyspace (its
-    /// namespace, where it has one), for FLUSHDB/FLUSHALL.
+    /// namespace, where it has one), for FLUSHDB.
     fn flush_ranges(&self) -> Vec<KeyRange>;
+
+    /// Ranges holding every record of every keyspace this codec's places
+    /// reach, for FLUSHALL: every namespace of a format whose namespaces
+    /// share its families (Kvrocks, whose FLUSHALL range-deletes from the
+    /// first to the last metadata key). By default this keyspace's
+    /// [`Codec::flush_ranges`] (one keyspace, or namespaces in families
+    /// of their own that the codec's places do not name).
+    fn flush_all_ranges(&self) -> Vec<KeyRange> {
+        self.flush_ranges()
+    }
 
     /// Where the element records of `kind` of `key` live. Most formats
     /// keep every key's elements of a kind in one family; a format that

@@ -115,6 +115,7 @@ forward! {
     fn meta_ranges(&self) -> Vec<(KeyRange, Option<DataType>)>;
     fn decode_meta_key(&self, place: Place, raw: &[u8]) -> Result<Option<Vec<u8>>, DecodeError>;
     fn flush_ranges(&self) -> Vec<KeyRange>;
+    fn flush_all_ranges(&self) -> Vec<KeyRange>;
     fn sub_place(&self, kind: SubKind, key: &[u8]) -> Place;
     fn sub_places(&self, kind: SubKind) -> Vec<Place>;
     fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8>;

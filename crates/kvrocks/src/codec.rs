@@ -196,19 +196,13 @@ impl Codec for KvrocksCodec {
         // state Kvrocks reaches after compaction.
         let lower = self.keys.namespace_prefix().to_vec();
         let upper = prefix_successor(&lower).unwrap_or_default();
-        [
-            layout::METADATA,
-            layout::DEFAULT,
-            layout::ZSET_SCORE,
-            layout::STREAM,
-        ]
-        .into_iter()
-        .map(|place| KeyRange {
-            place,
-            lower: lower.clone(),
-            upper: upper.clone(),
-        })
-        .collect()
+        data_families(&lower, &upper)
+    }
+
+    fn flush_all_ranges(&self) -> Vec<KeyRange> {
+        // Kvrocks' FLUSHALL: every namespace, from the first key on (every
+        // key starts with its namespace's length byte).
+        data_families(&[], &[0xFF; 1024])
     }
 
     fn sub_place(&self, kind: SubKind, _key: &[u8]) -> Place {
@@ -267,6 +261,23 @@ impl Codec for KvrocksCodec {
     fn gc_sub(&self, owner: &SubOwner, meta: Option<&[u8]>, now_ms: u64) -> GcDecision {
         gc::subkey_filter(owner.version, meta, now_ms)
     }
+}
+
+/// `lower..upper` in every family that holds a key's records.
+fn data_families(lower: &[u8], upper: &[u8]) -> Vec<KeyRange> {
+    [
+        layout::METADATA,
+        layout::DEFAULT,
+        layout::ZSET_SCORE,
+        layout::STREAM,
+    ]
+    .into_iter()
+    .map(|place| KeyRange {
+        place,
+        lower: lower.to_vec(),
+        upper: upper.to_vec(),
+    })
+    .collect()
 }
 
 #[cfg(test)]

@@ -83,6 +83,12 @@ impl Session {
         }
     }
 
+    /// Whether the connection works in the server's default namespace:
+    /// Kvrocks' administrator (a namespace token's connection is not).
+    pub fn is_admin(&self, shared: &Shared) -> bool {
+        self.namespace == shared.config.default_namespace
+    }
+
     /// Switches the protocol replies are written in.
     pub fn set_protocol(&mut self, protocol: Protocol) {
         self.protocol = protocol;

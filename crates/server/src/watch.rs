@@ -64,6 +64,21 @@ impl WatchTable {
             .collect()
     }
 
+    /// Records a write to every watched key outside `namespace` (a
+    /// FLUSHALL that emptied every namespace; Kvrocks marks every watched
+    /// key of every connection modified).
+    pub fn touch_all_but(&self, namespace: &str) {
+        if self.count.load(Ordering::SeqCst) == 0 {
+            return;
+        }
+        let mut table = self.keys.lock();
+        for ((ns, _), w) in table.iter_mut() {
+            if ns != namespace {
+                w.version += 1;
+            }
+        }
+    }
+
     /// Records a write to `keys` of `namespace`.
     pub fn touch(&self, namespace: &str, keys: &[&[u8]]) {
         if self.count.load(Ordering::SeqCst) == 0 {

@@ -1,7 +1,7 @@
 //! Connection and server commands: PING, ECHO, FLUSHDB, FLUSHALL.
 
 use crate::store::KvStore;
-use redcodec_codec::Codec;
+use redcodec_codec::{Codec, KeyRange};
 
 use crate::cmd::args::is;
 use crate::error::{CmdError, CmdResult};
@@ -20,15 +20,32 @@ pub fn echo<C: Codec, S: KvStore>(_ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdR
     Ok(Reply::bulk(a[1].to_vec()))
 }
 
-/// FLUSHDB / FLUSHALL [ASYNC|SYNC]: removes every record of the store's
-/// keyspace (element records too, so no garbage outlives the flush).
+/// FLUSHDB [ASYNC|SYNC]: removes every record of the store's keyspace
+/// (element records too, so no garbage outlives the flush).
 pub fn flush<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let ranges = ctx.codec().flush_ranges();
+    delete_ranges(ctx, a, ranges)
+}
+
+/// FLUSHALL [ASYNC|SYNC]: as FLUSHDB, over every keyspace the codec's
+/// places reach ([`Codec::flush_all_ranges`]).
+pub fn flush_all<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let ranges = ctx.codec().flush_all_ranges();
+    delete_ranges(ctx, a, ranges)
+}
+
+/// The flushes' option check, then `ranges` deleted.
+fn delete_ranges<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    a: &[&[u8]],
+    ranges: Vec<KeyRange>,
+) -> CmdResult<Reply> {
     match a.len() {
         1 => {}
         2 if is(a[1], "async") || is(a[1], "sync") => {}
         _ => return Err(CmdError::Syntax),
     }
-    for range in ctx.codec().flush_ranges() {
+    for range in ranges {
         ctx.batch_mut().delete_range(&range);
     }
     Ok(Reply::ok())

@@ -266,7 +266,7 @@ pub fn table<C: Codec, S: KvStore>() -> Table<C, S> {
     t.add("ping", -1, Keys::None, R, server::ping);
     t.add("echo", 2, Keys::None, Flags::LOADING, server::echo);
     t.add("flushdb", -1, Keys::Everything, W, server::flush);
-    t.add("flushall", -1, Keys::Everything, W, server::flush);
+    t.add("flushall", -1, Keys::Everything, W, server::flush_all);
     // DUMP and RESTORE
     t.add("dump", 2, Keys::First, R, dump::dump);
     t.add("restore", -4, Keys::First, W, dump::restore);

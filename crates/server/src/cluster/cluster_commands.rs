@@ -77,8 +77,8 @@ fn permitted(shared: &Shared, session: &Session) -> Result<(), Reply> {
     if !shared.cluster.enabled() {
         return Err(err("Cluster mode is not enabled"));
     }
-    if session.namespace != shared.config.default_namespace {
-        return Err(err("admin permission required to perform the command"));
+    if !session.is_admin(shared) {
+        return Err(Reply::error(crate::commands::flush_all::ADMIN_REQUIRED));
     }
     Ok(())
 }

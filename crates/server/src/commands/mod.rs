@@ -6,6 +6,7 @@ pub mod client;
 pub mod command;
 pub mod config_commands;
 pub mod connection;
+pub mod flush_all;
 pub mod info;
 pub mod memory;
 mod move_key;

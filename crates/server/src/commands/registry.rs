@@ -25,7 +25,9 @@ use redcodec_engine::Reply;
 use redcodec_formats::AnyCodec;
 
 use super::subcommands;
-use super::{client, command, config_commands, connection, info, memory, move_key, object, save};
+use super::{
+    client, command, config_commands, connection, flush_all, info, memory, move_key, object, save,
+};
 use crate::access::Access;
 pub use crate::command_spec::{Run, ServerHandler, Spec};
 pub use crate::command_table::Registry;
@@ -170,6 +172,7 @@ fn server_specs() -> Vec<Spec> {
             NS.with(Flags::ADMIN).with(Flags::LOADING),
             |sh, se, _, _, _| crate::monitor::monitor(sh, se),
         ),
+        server("flushall", -1, Flags::WRITE, flush_all::flush_all),
         server("move", 3, Flags::WRITE, |sh, se, ac, _, a| {
             move_key::move_key(sh, se, ac, a)
         })
