@@ -363,7 +363,7 @@ fn run_scripts(
     replies: &mut Vec<(Reply, Shape)>,
 ) -> usize {
     let ns = session.namespace.clone();
-    let mut run = |guard: Result<EngineGuard<'_>, Reply>| {
+    let run = |guard: Result<EngineGuard<'_>, Reply>| {
         let guard = match guard {
             Ok(guard) => guard,
             Err(e) => {
@@ -378,12 +378,8 @@ fn run_scripts(
         };
         run_script_part(shared, session, engine, &ns, requests, start, replies)
     };
-    // As a script alone runs: here when the engine is free, off the async
-    // workers when it has to wait (see `crate::script_worker`).
-    match shared.engines.try_exclusive(&ns) {
-        Some(guard) => run(guard),
-        None => script_worker::off_worker(|| run(shared.engines.exclusive(&ns))),
-    }
+    // As a script alone runs.
+    script_worker::exclusively(&shared.engines, &ns, run)
 }
 
 /// Runs the scripts `requests[start..]` as one group, the engine held,

@@ -14,7 +14,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use redcodec_engine::Reply;
 use tokio::runtime::{Handle, RuntimeFlavor};
+
+use crate::engines::{EngineGuard, EngineSlot};
 
 thread_local! {
     /// This thread runs a script off the workers already.
@@ -32,9 +35,23 @@ fn on_worker() -> bool {
         && Handle::try_current().is_ok_and(|h| h.runtime_flavor() == RuntimeFlavor::MultiThread)
 }
 
+/// Runs `f` with the engine held exclusively in `namespace` (or the
+/// reason it cannot be): on this worker when no one holds the engine,
+/// off the workers (`off_worker`) when it has to wait for it.
+pub fn exclusively<T>(
+    slot: &EngineSlot,
+    namespace: &str,
+    f: impl FnOnce(Result<EngineGuard<'_>, Reply>) -> T,
+) -> T {
+    match slot.try_exclusive(namespace) {
+        Some(guard) => f(guard),
+        None => off_worker(|| f(slot.exclusive(namespace))),
+    }
+}
+
 /// Runs `f` off the async workers (it may wait on locks, or run long):
 /// the worker's tasks go to another thread first. Inline elsewhere.
-pub fn off_worker<T>(f: impl FnOnce() -> T) -> T {
+fn off_worker<T>(f: impl FnOnce() -> T) -> T {
     if !on_worker() {
         return f();
     }

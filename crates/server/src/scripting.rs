@@ -209,7 +209,8 @@ fn run_atomically<T>(
         Access::Held(..) => Ok((run.take().expect("runs once"))(session, access)),
         Access::Shared(slot) => {
             let ns = session.namespace.clone();
-            let mut body = |guard: EngineGuard<'_>| {
+            let body = |guard: Result<EngineGuard<'_>, Reply>| {
+                let guard = guard?;
                 let Some(engine) = guard.engine() else {
                     return Err(Reply::error("ERR the server is shutting down"));
                 };
@@ -237,13 +238,7 @@ fn run_atomically<T>(
                 shared.waiters.serve(engine, &shared.watch, &ns, &ready);
                 Ok(out)
             };
-            // On this worker when the engine is free (a script that runs
-            // long hands the worker's other connections off); off the
-            // workers when it has to wait for it.
-            match slot.try_exclusive(&ns) {
-                Some(guard) => body(guard?),
-                None => script_worker::off_worker(|| body(slot.exclusive(&ns)?)),
-            }
+            script_worker::exclusively(slot, &ns, body)
         }
     }
 }

@@ -8,7 +8,7 @@
 
 use redcodec_engine::Reply;
 
-use super::run::run_engine_spec;
+use super::run::run_in_namespace;
 use crate::access::Access;
 use crate::command_spec::Spec;
 use crate::config::NamespaceMode;
@@ -30,14 +30,9 @@ pub fn flush_all(
     if tokens && !session.is_admin(shared) {
         return Reply::error(ADMIN_REQUIRED);
     }
-    let ns = session.namespace.clone();
-    let reply = match access.with(&ns, |engine| {
-        run_engine_spec(shared, session, engine, spec, args)
-    }) {
-        Ok(reply) | Err(reply) => reply,
-    };
+    let reply = run_in_namespace(shared, session, access, spec, args);
     if tokens && !reply.is_error() {
-        shared.watch.touch_all_but(&ns);
+        shared.watch.touch_all_but(&session.namespace);
     }
     reply
 }

@@ -136,6 +136,17 @@ fn run_unmonitored(
         // know them (as before the registry).
         Run::Engine | Run::Exec | Run::ReplicaSync | Run::KvrocksMaster => {}
     }
+    run_in_namespace(shared, session, access, spec, args)
+}
+
+/// [`run_engine_spec`] on the engine of the connection's namespace.
+pub fn run_in_namespace(
+    shared: &Shared,
+    session: &mut Session,
+    access: &Access<'_>,
+    spec: &Spec,
+    args: &[Vec<u8>],
+) -> Reply {
     let ns = session.namespace.clone();
     match access.with(&ns, |engine| {
         run_engine_spec(shared, session, engine, spec, args)
