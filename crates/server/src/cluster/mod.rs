@@ -35,18 +35,12 @@ impl Cluster {
     pub fn disconnected(&self, shared: &Shared, client: u64) {
         let link = self.links.lock().remove(&client);
         if link.is_some_and(|l| l.importing) {
-            let range = {
-                let mut state = self.state.write();
-                match state.import {
-                    Some((range, ImportState::Start)) => {
-                        state.import = Some((range, ImportState::Failed));
-                        Some(range)
-                    }
-                    _ => None,
-                }
-            };
-            if let Some(range) = range {
+            // As Kvrocks, under the import's lock: the keys go before the
+            // state says `error`, so no one sees a failed import's keys.
+            let mut state = self.state.write();
+            if let Some((range, ImportState::Start)) = state.import {
                 self.clear_slots(shared, range);
+                state.import = Some((range, ImportState::Failed));
             }
         }
     }
