@@ -193,7 +193,14 @@ impl Controller {
     /// `POST /namespaces/{ns}/clusters`: one master a node, the slots split
     /// evenly in the order given.
     fn create_cluster(&self, ns: &str, name: &str, nodes: &[String]) {
-        let body = json!({ "name": name, "nodes": nodes, "replicas": 1 });
+        self.create_cluster_of(ns, name, nodes, 1);
+    }
+
+    /// `POST /namespaces/{ns}/clusters` with `replicas` nodes a shard:
+    /// the first of each group of `replicas` is its master, the others
+    /// its replicas.
+    fn create_cluster_of(&self, ns: &str, name: &str, nodes: &[String], replicas: usize) {
+        let body = json!({ "name": name, "nodes": nodes, "replicas": replicas });
         let data = self.call(
             "POST",
             &format!("namespaces/{ns}/clusters"),
@@ -793,4 +800,144 @@ fn a_slot_moves_between_kvrocks_and_redcodec_under_the_real_controller() {
     };
     assert!(on_kvrocks > 20, "{on_kvrocks} of 100 keys on Kvrocks");
     assert_eq!(on_kvrocks as i64 + on_redcodec, 100 + keys_1.len() as i64);
+}
+
+/// The roles the controller keeps for the nodes of shard `shard`:
+/// (address, role) in its order, and the cluster's version.
+fn shard_roles(
+    ctl: &Controller,
+    ns: &str,
+    name: &str,
+    shard: usize,
+) -> (Vec<(String, String)>, i64) {
+    let data = ctl.call(
+        "GET",
+        &format!("namespaces/{ns}/clusters/{name}"),
+        None,
+        200,
+    );
+    let c = &data["cluster"];
+    let roles = c["shards"][shard]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            let text = |k: &str| n[k].as_str().unwrap().to_string();
+            (text("addr"), text("role"))
+        })
+        .collect();
+    (roles, c["version"].as_i64().unwrap())
+}
+
+/// An `INFO replication` field of the node at `addr`.
+fn replication_field(addr: &str, key: &str) -> Option<String> {
+    let info = Conn::open(addr).call(&["INFO", "replication"]).text();
+    info.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        (k == key).then(|| v.trim().to_string())
+    })
+}
+
+/// Waits until every replica holds the keys of its master.
+fn replicas_caught_up(pairs: &[(&Node, &Node)]) {
+    for (master, replica) in pairs {
+        let mut m = master.conn();
+        let mut r = replica.conn();
+        eventually(
+            &format!("{} holds what {} holds", replica.addr(), master.addr()),
+            || {
+                let want = m.call(&["DBSIZE"]);
+                (r.call(&["DBSIZE"]) == want).then_some(())
+            },
+        );
+    }
+}
+
+#[test]
+fn replicas_follow_and_a_failover_promotes_one_under_the_real_controller() {
+    let Some((kvctl, etcd)) = controller_bins("replicas and a failover under kvrocks-controller")
+    else {
+        return;
+    };
+    let ctl = Controller::start(&kvctl, &etcd);
+    // Two shards of a master and a replica each.
+    let nodes: Vec<Node> = (0..4).map(|i| Node::start(i, &[])).collect();
+    let addrs: Vec<String> = nodes.iter().map(|n| n.addr().to_string()).collect();
+    ctl.create_namespace("ns");
+    ctl.create_cluster_of("ns", "r", &addrs, 2);
+    let (roles, version) = shard_roles(&ctl, "ns", "r", 0);
+    assert_eq!(version, 1);
+    assert_eq!(
+        roles,
+        [
+            (addrs[0].clone(), "master".into()),
+            (addrs[1].clone(), "slave".into())
+        ]
+    );
+    for n in &nodes {
+        let mut c = n.conn();
+        eventually(&format!("{} at version 1", n.addr()), || {
+            (info_field(&mut c, "cluster_current_epoch") == Some("1".into())).then_some(())
+        });
+    }
+    // Each replica follows its master, as the topology says.
+    for (replica, master) in [(1, 0), (3, 2)] {
+        let port = nodes[master].port().to_string();
+        eventually(
+            &format!("{} follows {}", addrs[replica], addrs[master]),
+            || {
+                (replication_field(&addrs[replica], "master_port").as_deref()
+                    == Some(port.as_str())
+                    && replication_field(&addrs[replica], "master_link_status").as_deref()
+                        == Some("up"))
+                .then_some(())
+            },
+        );
+    }
+
+    // A cluster client writes; the replicas receive it.
+    let writer = Writer::start(addrs.clone(), SLOT_0);
+    writer.wait_for(300);
+    let (acked, _) = writer.stop();
+    replicas_caught_up(&[(&nodes[0], &nodes[1]), (&nodes[2], &nodes[3])]);
+
+    // Failover of shard 0: the controller promotes the replica with the
+    // largest `slave_repl_offset` and publishes version 2; the old master
+    // then follows the new one.
+    let path = "namespaces/ns/clusters/r/shards/0/failover";
+    assert_eq!(ctl.call("POST", path, None, 200), "ok");
+    let roles = eventually("the controller promotes the replica", || {
+        let (roles, version) = shard_roles(&ctl, "ns", "r", 0);
+        (version == 2).then_some(roles)
+    });
+    assert_eq!(
+        roles,
+        [
+            (addrs[0].clone(), "slave".into()),
+            (addrs[1].clone(), "master".into())
+        ]
+    );
+    let port = nodes[1].port().to_string();
+    eventually("the old master follows the new one", || {
+        (replication_field(&addrs[0], "master_port").as_deref() == Some(port.as_str())
+            && replication_field(&addrs[0], "master_link_status").as_deref() == Some("up"))
+        .then_some(())
+    });
+    assert_eq!(
+        replication_field(&addrs[1], "role").as_deref(),
+        Some("master")
+    );
+
+    // Writes go on through the new master; nothing acknowledged is lost.
+    let writer = Writer::start(addrs.clone(), SLOT_0);
+    writer.wait_for(300);
+    let (acked_2, _) = writer.stop();
+    all_present(&addrs, &acked);
+    all_present(&addrs, &acked_2);
+    replicas_caught_up(&[(&nodes[1], &nodes[0]), (&nodes[2], &nodes[3])]);
+    eprintln!(
+        "failover under the controller: {} writes before, {} after, all present",
+        acked.len(),
+        acked_2.len()
+    );
 }

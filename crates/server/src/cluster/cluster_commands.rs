@@ -214,6 +214,8 @@ fn reset(shared: &Shared) -> Reply {
     if !empty {
         return err("Can't reset cluster while database is not empty");
     }
+    // A replica stops following (Kvrocks' `RemoveMaster`).
+    crate::replica::replicaof::stop(shared);
     c.reset(&mut state);
     Reply::ok()
 }
@@ -424,6 +426,8 @@ fn clusterx_reply(
             let mut state = c.state.write();
             state.myid = String::from_utf8_lossy(&args[2]).into_owned();
             persist(&state)?;
+            drop(state);
+            super::replication::follow_topology(shared);
             Reply::ok()
         }
         ClusterXCmd::SetNodes { version, force } => {
@@ -438,6 +442,7 @@ fn clusterx_reply(
             for s in gone {
                 c.clear_slots(shared, SlotRange::point(s));
             }
+            super::replication::follow_topology(shared);
             Reply::ok()
         }
         ClusterXCmd::SetSlot { ranges, version } => {

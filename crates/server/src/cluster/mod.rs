@@ -8,7 +8,8 @@
 //! (commit 5fccd57): replies, error texts, the order of the checks, and
 //! `nodes.conf`. Modules: [`parse`] (slot ranges and numbers),
 //! [`topology`] (nodes and slots), [`nodes_file`] (`nodes.conf`),
-//! [`routing`] (which node answers a command), [`slot_keys`] (the keys of
+//! [`routing`] (which node answers a command), [`replication`] (a
+//! replica of the topology follows its master), [`slot_keys`] (the keys of
 //! a slot), [`cluster_commands`] (CLUSTER, CLUSTERX, ASKING, READONLY,
 //! READWRITE), [`migrate`] (moving slots).
 
@@ -19,6 +20,7 @@ pub mod cluster_state;
 pub mod migrate;
 pub mod nodes_file;
 pub mod parse;
+pub mod replication;
 pub mod routing;
 pub mod script_keys;
 pub mod slot_keys;

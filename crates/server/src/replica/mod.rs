@@ -46,7 +46,7 @@ pub use replicaof::{gate, replicaof};
 /// Starts what `redcodec serve` does about replication before it accepts
 /// clients: a load that a crash interrupted is undone (its keys flushed,
 /// so a half copy is never served as complete), and with `--replicaof`
-/// the server starts following.
+/// (or as a replica in its cluster topology) the server starts following.
 pub fn start(shared: &Arc<crate::state::Shared>) {
     resume::restore(shared, &load::marker_path(shared));
     if let Err(e) = load::recover(shared) {
@@ -55,6 +55,8 @@ pub fn start(shared: &Arc<crate::state::Shared>) {
     if let Some((host, port)) = shared.config.replica.replicaof.clone() {
         replicaof::follow(shared, host, port);
     }
+    // A cluster node restarted as a replica follows its master again.
+    crate::cluster::replication::follow_topology(shared);
 }
 
 /// At shutdown, once clients are gone: waits for the link task to end

@@ -50,8 +50,14 @@ pub fn gate(shared: &Shared, session: &Session, spec: &Spec) -> Option<Reply> {
 }
 
 /// `REPLICAOF host port | NO ONE` (arity checked before).
+/// In cluster mode the topology decides, and both forms are refused
+/// with Kvrocks' text once the arguments parse.
 pub fn replicaof(shared: &Shared, args: &[Vec<u8>]) -> Reply {
+    let refused = || Reply::error(crate::cluster::replication::REPLICAOF_REFUSED);
     if args[1].eq_ignore_ascii_case(b"no") && args[2].eq_ignore_ascii_case(b"one") {
+        if shared.cluster.enabled() {
+            return refused();
+        }
         stop(shared);
         return Reply::ok();
     }
@@ -64,6 +70,9 @@ pub fn replicaof(shared: &Shared, args: &[Vec<u8>]) -> Reply {
     let Ok(port) = u16::try_from(port) else {
         return Reply::error("ERR Invalid master port");
     };
+    if shared.cluster.enabled() {
+        return refused();
+    }
     let host = String::from_utf8_lossy(&args[1]).into_owned();
     let already = matches!(&shared.replica.state.lock().master,
         Some((h, p)) if h.eq_ignore_ascii_case(&host) && *p == port);

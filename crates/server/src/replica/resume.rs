@@ -205,7 +205,8 @@ pub fn invalidate(shared: &Shared) -> std::io::Result<()> {
 /// At start, before anything is applied: reads the file and removes it
 /// (the store may change from now on). Returns what it held when the
 /// data can be continued from: no load marker (a half copy), and the
-/// server follows a master from the start.
+/// server follows a master from the start (`--replicaof`, or its
+/// cluster topology lists it as a replica).
 pub fn take(shared: &Shared, marker: &Path) -> std::io::Result<Option<Saved>> {
     let path = state_path(shared);
     let text = match std::fs::read_to_string(&path) {
@@ -224,9 +225,11 @@ pub fn take(shared: &Shared, marker: &Path) -> std::io::Result<Option<Saved>> {
         );
         return Ok(None);
     };
-    if shared.config.replica.replicaof.is_none() {
+    let follows = shared.config.replica.replicaof.is_some()
+        || crate::cluster::replication::starts_as_replica(shared);
+    if !follows {
         eprintln!(
-            "redcodec serve: replication: the replication state in {} is dropped: the server does not start as a replica (--replicaof), so the data may change",
+            "redcodec serve: replication: the replication state in {} is dropped: the server does not start as a replica (--replicaof, or a replica in its cluster topology), so the data may change",
             path.display()
         );
         return Ok(None);
