@@ -21,6 +21,12 @@
 //! number of the last batch applied, and a `kvrocks HOST:PORT plain|cluster`
 //! line names the master and its key layout: the next start asks that
 //! master `PSYNC <offset+1>` ([`super::kvrocks`]) instead of copying again.
+//!
+//! Following a Pika master, a `pika HOST:PORT <binlog-file-size>
+//! <replication-id>` line and one `pika-db <name> <filenum> <offset>` line
+//! per database followed give each database's binlog position after the
+//! last item applied: the next start asks that master `kTrySync` from
+//! there ([`super::pika`]). The offset line is Pika's measure of them.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -44,6 +50,61 @@ pub struct Saved {
     /// Set when the data follows a Kvrocks master: its address and
     /// whether its keys carry a cluster slot.
     pub kvrocks: Option<KvrocksMaster>,
+    /// Set when the data follows a Pika master: where each of its
+    /// databases continues.
+    pub pika: Option<PikaMaster>,
+}
+
+/// The Pika master a saved state continues from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PikaMaster {
+    /// The master's host and port.
+    pub master: (String, u16),
+    /// Its `binlog-file-size`.
+    pub binlog_file_size: u64,
+    /// Its replication ID (MetaSync's; may be empty).
+    pub replication_id: String,
+    /// Each database followed: its name on the master and the binlog
+    /// file number and offset after the last item applied.
+    pub dbs: Vec<(String, u32, u64)>,
+}
+
+impl PikaMaster {
+    fn render(&self) -> String {
+        let mut out = format!(
+            "pika {}:{} {} {}\n",
+            self.master.0, self.master.1, self.binlog_file_size, self.replication_id
+        );
+        for (name, filenum, offset) in &self.dbs {
+            out.push_str(&format!("pika-db {name} {filenum} {offset}\n"));
+        }
+        out
+    }
+
+    /// `HOST:PORT SIZE ID` (the ID may be empty); databases come after.
+    fn parse(value: &str) -> Option<PikaMaster> {
+        let mut fields = value.splitn(3, ' ');
+        let (host, port) = fields.next()?.rsplit_once(':')?;
+        let binlog_file_size = fields.next()?.parse().ok()?;
+        let replication_id = fields.next()?.to_string();
+        (!host.is_empty() && !replication_id.contains(char::is_whitespace)).then_some(())?;
+        Some(PikaMaster {
+            master: (host.to_string(), port.parse().ok()?),
+            binlog_file_size,
+            replication_id,
+            dbs: Vec::new(),
+        })
+    }
+
+    /// `NAME FILENUM OFFSET`.
+    fn parse_db(value: &str) -> Option<(String, u32, u64)> {
+        let mut fields = value.split(' ');
+        let name = fields.next().filter(|n| !n.is_empty())?;
+        let filenum = fields.next()?.parse().ok()?;
+        let offset = fields.next()?.parse().ok()?;
+        fields.next().is_none().then_some(())?;
+        Some((name.to_string(), filenum, offset))
+    }
 }
 
 /// The Kvrocks master a saved state continues from.
@@ -84,8 +145,9 @@ impl Saved {
             .kvrocks
             .as_ref()
             .map_or(String::new(), KvrocksMaster::render);
+        let pika = self.pika.as_ref().map_or(String::new(), PikaMaster::render);
         format!(
-            "redcodec-replica-state 1\nreplid {}\noffset {}\ndb {db}\n{kvrocks}",
+            "redcodec-replica-state 1\nreplid {}\noffset {}\ndb {db}\n{kvrocks}{pika}",
             self.replid, self.offset
         )
     }
@@ -100,6 +162,7 @@ impl Saved {
         let mut offset = None;
         let mut db = None;
         let mut kvrocks = None;
+        let mut pika: Option<PikaMaster> = None;
         for line in lines {
             let (name, value) = line.split_once(' ')?;
             match name {
@@ -108,6 +171,8 @@ impl Saved {
                 }
                 "offset" => offset = Some(value.parse::<i64>().ok().filter(|o| *o >= 0)?),
                 "kvrocks" => kvrocks = Some(KvrocksMaster::parse(value)?),
+                "pika" if pika.is_none() => pika = Some(PikaMaster::parse(value)?),
+                "pika-db" => pika.as_mut()?.dbs.push(PikaMaster::parse_db(value)?),
                 "db" => {
                     db = Some(match value {
                         "-" => None,
@@ -122,6 +187,10 @@ impl Saved {
             offset: offset?,
             stream_db: db?,
             kvrocks,
+            pika: match pika {
+                Some(p) if p.dbs.is_empty() => return None,
+                p => p,
+            },
         })
     }
 }
@@ -167,6 +236,16 @@ pub fn save(shared: &Shared) -> std::io::Result<bool> {
             kvrocks: super::kvrocks::kvrocks_resume::current(shared).map(|r| KvrocksMaster {
                 master: r.master,
                 cluster: r.cluster,
+            }),
+            pika: super::pika::current(shared).map(|r| PikaMaster {
+                master: r.master,
+                binlog_file_size: r.binlog_file_size,
+                replication_id: r.replication_id,
+                dbs: r
+                    .dbs
+                    .into_iter()
+                    .map(|d| (d.name, d.filenum, d.offset))
+                    .collect(),
             }),
         }
     };
@@ -242,9 +321,21 @@ pub fn take(shared: &Shared, marker: &Path) -> std::io::Result<Option<Saved>> {
 pub fn restore(shared: &Shared, marker: &Path) {
     match take(shared, marker) {
         Ok(Some(saved)) => {
+            let at = match &saved.pika {
+                Some(p) => format!(
+                    "binlog {} of the Pika master {}:{}",
+                    p.dbs
+                        .iter()
+                        .map(|(name, filenum, offset)| format!("{name} {filenum}:{offset}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    p.master.0,
+                    p.master.1
+                ),
+                None => format!("offset {} of replication ID {}", saved.offset, saved.replid),
+            };
             eprintln!(
-                "redcodec serve: replication: the data held is at offset {} of replication ID {}: asking the master to continue from there",
-                saved.offset, saved.replid
+                "redcodec serve: replication: the data held is at {at}: asking the master to continue from there"
             );
             let mut st = shared.replica.state.lock();
             st.replid = saved.replid;
@@ -252,6 +343,9 @@ pub fn restore(shared: &Shared, marker: &Path) {
             st.read_offset = saved.offset;
             st.stream_db = saved.stream_db;
             drop(st);
+            if let Some(p) = saved.pika {
+                super::pika::restore(shared, p);
+            }
             if let Some(k) = saved.kvrocks {
                 super::kvrocks::kvrocks_resume::set_resume(
                     shared,
@@ -303,6 +397,7 @@ mod tests {
             offset: 12345,
             stream_db: Some(3),
             kvrocks: None,
+            pika: None,
         };
         assert_eq!(Saved::parse(&saved.render()), Some(saved.clone()));
         for cluster in [false, true] {
@@ -314,6 +409,18 @@ mod tests {
                 ..saved.clone()
             };
             assert_eq!(Saved::parse(&kvrocks.render()), Some(kvrocks));
+        }
+        for replication_id in ["", "9f3a"] {
+            let pika = Saved {
+                pika: Some(PikaMaster {
+                    master: ("::1".to_string(), 9221),
+                    binlog_file_size: 104_857_600,
+                    replication_id: replication_id.to_string(),
+                    dbs: vec![("db0".into(), 3, 1234), ("db1".into(), 0, 0)],
+                }),
+                ..saved.clone()
+            };
+            assert_eq!(Saved::parse(&pika.render()), Some(pika));
         }
         let none = Saved {
             stream_db: None,
@@ -332,6 +439,12 @@ mod tests {
             &format!("{}kvrocks host:6666 sideways\n", saved.render()),
             &format!("{}kvrocks host:port plain\n", saved.render()),
             &format!("{}kvrocks :6666 plain\n", saved.render()),
+            &format!("{}pika-db db0 1 2\n", saved.render()),
+            &format!("{}pika h:1 100 id\n", saved.render()),
+            &format!("{}pika h:1 100 id\npika-db db0 1\n", saved.render()),
+            &format!("{}pika h:1 100 id\npika-db db0 1 2 3\n", saved.render()),
+            &format!("{}pika h:1 many id\npika-db db0 1 2\n", saved.render()),
+            &format!("{}pika h:1 100 i d\npika-db db0 1 2\n", saved.render()),
         ] {
             assert_eq!(Saved::parse(bad), None, "{bad:?}");
         }

@@ -11,6 +11,11 @@
 //!
 //! A command refused here is reported on stderr and the stream goes on,
 //! as a Pika replica goes on past a command that fails.
+//!
+//! The replication state file ([`crate::replica::resume`]) is removed
+//! before the first item of a message is applied, and written when a
+//! message brings only keep-alives (the master sends one every few
+//! seconds while it has nothing else).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -21,6 +26,7 @@ use super::link::PbConn;
 use super::messages::{BinlogOffset, BinlogSyncRequest, InnerRequest, InnerResponse, Node, Type};
 use super::pika_resume::{set_resume, DbPosition, Resume};
 use crate::replica::link_error::LinkError;
+use crate::replica::resume;
 use crate::replica::stream_apply::{apply, sync_if_always};
 use crate::session::Session;
 use crate::state::Shared;
@@ -71,6 +77,9 @@ pub async fn run(
     mut resume: Resume,
 ) -> Result<(), LinkError> {
     let mut reported = 0u64;
+    // The Pika measure of the position last saved in the replication
+    // state file.
+    let mut saved: Option<i64> = None;
     loop {
         let message: InnerResponse = conn.recv().await?;
         shared.replica.state.lock().last_io = Some(Instant::now());
@@ -81,6 +90,7 @@ pub async fn run(
         // The acknowledgements, by database, in the order they came.
         let mut acks: Vec<(usize, Option<(BinlogOffset, BinlogOffset)>)> = Vec::new();
         let mut wrote = false;
+        let mut items = false;
         for item in message.binlog_sync {
             let Some(at) = resume.dbs.iter().position(|d| d.name == item.slot.db_name) else {
                 return Err(LinkError::Protocol(format!(
@@ -104,6 +114,11 @@ pub async fn run(
             };
             if item.binlog.is_empty() {
                 continue;
+            }
+            if !std::mem::replace(&mut items, true) {
+                // The store moves past the saved position.
+                resume::invalidate(shared).map_err(LinkError::State)?;
+                saved = None;
             }
             let decoded = binlog::decode(&item.binlog).map_err(|e| {
                 LinkError::Protocol(format!(
@@ -154,6 +169,17 @@ pub async fn run(
         }
         if session.info.killed.load(Ordering::SeqCst) {
             return Err(LinkError::Killed);
+        }
+        // Only keep-alives: the stream is quiet, the store is at the
+        // position the file would say.
+        let at = resume.offset();
+        if !items && saved != Some(at) {
+            match resume::save(shared) {
+                Ok(_) => saved = Some(at),
+                Err(e) => {
+                    eprintln!("redcodec serve: replication: saving the replication state: {e}");
+                }
+            }
         }
     }
 }

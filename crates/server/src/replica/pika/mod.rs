@@ -25,8 +25,10 @@
 //! own measure (its `slave_repl_offset`): the sum over the databases of
 //! binlog file number × `binlog-file-size` + offset. What the link knows
 //! to continue (master, replication ID, each database's binlog position)
-//! is kept in memory: after a lost link it asks `kTrySync` from there;
-//! after a restart it copies again.
+//! is kept in memory, and in the replication state file under its rule
+//! ([`crate::replica::resume`]: written at a clean stop and when the
+//! stream is quiet, removed before the next item is applied): after a
+//! lost link or a restart it asks `kTrySync` from there.
 
 pub mod binlog;
 pub mod binlog_stream;
@@ -51,7 +53,7 @@ use messages::{
     BinlogOffset, InnerRequest, InnerResponse, MetaSyncRequest, Node, Slot, StatusCode,
     TrySyncReplyCode, TrySyncRequest, Type,
 };
-pub(crate) use pika_resume::{current, set_resume};
+pub(crate) use pika_resume::{current, restore, set_resume};
 pub use pika_resume::{DbPosition, Resume};
 
 /// The replication port: the master's port + 2000
