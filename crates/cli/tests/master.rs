@@ -808,3 +808,104 @@ fn wait_for_a_replica_that_never_comes_ends_at_timeout_or_shutdown() {
         assert_eq!(n, 0);
     }
 }
+
+/// SHUTDOWN on a master, waiting for its exit.
+fn shut_down(server: Serve) {
+    let _: redis::RedisResult<()> = redis::cmd("SHUTDOWN").query(&mut server.conn());
+    assert!(server.wait().success());
+}
+
+#[test]
+fn a_master_stopped_cleanly_keeps_its_replicas_streams_across_the_restart() {
+    if REDIS_SERVER
+        .find("a restarted master keeps its replicas' streams")
+        .is_none()
+    {
+        return;
+    }
+    for format in formats() {
+        let (_tmp, dir) = store_dir();
+        let first = Serve::start(format, &dir, &[]);
+        let mut m = first.conn();
+        let rdir = tempfile::tempdir().unwrap();
+        let replica = Redis::start(rdir.path(), &["--replicaof", "127.0.0.1", &first.port()]);
+        let mut r = replica.conn();
+        writes(&first.url(""), 1, 20);
+        wait_caught_up(&mut m, &mut r, format);
+        let replid = info_field(&mut m, "replication", "master_replid").unwrap();
+        let offset: u64 = info_field(&mut m, "replication", "master_repl_offset")
+            .unwrap()
+            .parse()
+            .unwrap();
+        drop(m);
+        shut_down(first);
+        assert!(dir.join("redcodec-master-state").exists(), "{format}");
+
+        // Started again: the old stream is master_replid2, the replica
+        // pointed at the new address continues it (+CONTINUE).
+        let second = Serve::start(format, &dir, &[]);
+        let mut m = second.conn();
+        assert!(
+            !dir.join("redcodec-master-state").exists(),
+            "read and removed"
+        );
+        assert_eq!(
+            info_field(&mut m, "replication", "master_replid2"),
+            Some(replid.clone())
+        );
+        assert_eq!(
+            info_field(&mut m, "replication", "second_repl_offset"),
+            Some((offset + 1).to_string())
+        );
+        let _: () = redis::cmd("SET")
+            .arg("after")
+            .arg("restart")
+            .query(&mut m)
+            .unwrap();
+        let _: () = redis::cmd("REPLICAOF")
+            .arg("127.0.0.1")
+            .arg(second.port())
+            .query(&mut r)
+            .unwrap();
+        writes(&second.url(""), 2, 10);
+        assert_same(&mut m, &mut r, format);
+        assert_eq!(
+            info_field(&mut m, "stats", "sync_partial_ok").as_deref(),
+            Some("1"),
+            "{format}"
+        );
+        assert_eq!(
+            info_field(&mut m, "stats", "sync_full").as_deref(),
+            Some("0")
+        );
+        drop(m);
+        shut_down(second);
+
+        // A store written to between the stop and the start: the saved
+        // stream no longer describes it, and is dropped.
+        let exec = std::process::Command::new(env!("CARGO_BIN_EXE_redcodec"))
+            .args(["exec", "--format", format, "--dir"])
+            .arg(&dir)
+            .args(["--", "SET", "behind", "the-back"])
+            .output()
+            .unwrap();
+        assert!(exec.status.success(), "{exec:?}");
+        let third = Serve::start(format, &dir, &[]);
+        let mut m = third.conn();
+        assert_eq!(
+            info_field(&mut m, "replication", "second_repl_offset").as_deref(),
+            Some("-1"),
+            "{format}: the stream is not continued"
+        );
+        let _: () = redis::cmd("REPLICAOF")
+            .arg("127.0.0.1")
+            .arg(third.port())
+            .query(&mut r)
+            .unwrap();
+        assert_same(&mut m, &mut r, format);
+        assert_eq!(
+            info_field(&mut m, "stats", "sync_full").as_deref(),
+            Some("1")
+        );
+    }
+}

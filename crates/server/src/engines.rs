@@ -138,6 +138,15 @@ impl EngineSlot {
         }
     }
 
+    /// The open store's latest sequence numbers and those it was opened
+    /// with (the store's `sequences_at_open`); `None`
+    /// once closed.
+    pub fn sequences(&self) -> Option<(Vec<u64>, Vec<u64>)> {
+        let guard = self.active.read();
+        let store = guard.engine.as_ref()?.store();
+        Some((store.latest_sequences(), store.sequences_at_open().to_vec()))
+    }
+
     /// Saves the open engine's store (see
     /// [`crate::persistence::save_store`]); nothing once the server has
     /// shut down (closing saved it).

@@ -114,6 +114,7 @@ impl Server {
     ) -> Result<(), ServerError> {
         let Server { shared, listener } = self;
         let mut shutdown = shared.shutdown.subscribe();
+        crate::master::restart::restore(&shared);
         crate::replica::start(&shared);
         let stopper = shared.clone();
         let signals = tokio::spawn(async move {
@@ -138,6 +139,7 @@ impl Server {
         drop(listener);
         while connections.join_next().await.is_some() {}
         crate::replica::finish(&shared).await;
+        crate::master::restart::save_at_stop(&shared);
         signals.abort();
         if let Some(task) = syncer {
             task.abort();

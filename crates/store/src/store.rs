@@ -68,6 +68,9 @@ pub struct Store {
     /// A read-only store's own RocksDB files (secondary instances' LOGs);
     /// declared after `instances`, so it is removed after they close.
     _scratch: Option<tempfile::TempDir>,
+    /// Every instance's latest sequence number when it was opened,
+    /// before anything was written ([`Store::sequences_at_open`]).
+    sequences_at_open: Vec<u64>,
 }
 
 /// Read and write options made once per store and shared by every call.
@@ -235,6 +238,10 @@ impl Store {
         if !read_only {
             complete_intent(dir, &instances)?;
         }
+        let sequences_at_open = instances
+            .iter()
+            .map(|i| i.db.latest_sequence_number())
+            .collect();
         Ok(Store {
             layout,
             instances,
@@ -247,7 +254,26 @@ impl Store {
             calls: CallOptions::new(),
             options,
             _scratch: scratch,
+            sequences_at_open,
         })
+    }
+
+    /// Every instance's latest sequence number, in the layout's order:
+    /// together they change whenever anything is written, and a store
+    /// reopened holds the numbers it was closed with.
+    pub fn latest_sequences(&self) -> Vec<u64> {
+        self.instances
+            .iter()
+            .map(|i| i.db.latest_sequence_number())
+            .collect()
+    }
+
+    /// [`Store::latest_sequences`] as they were when the store was opened,
+    /// before anything was written (the format's bootstrap records
+    /// included): equal to the numbers at the last close when nothing
+    /// wrote to it in between.
+    pub fn sequences_at_open(&self) -> &[u64] {
+        &self.sequences_at_open
     }
 
     /// The options the store was opened with.

@@ -24,6 +24,9 @@
 //! Commands wait only for the checkpoint, whatever the store's size (see
 //! `docs/src/replication-master.md` for figures).
 //!
+//! **Restarts.** A master stopped cleanly keeps its stream's ID and offset
+//! so that its replicas continue after it starts again ([`restart`]).
+//!
 //! Only the default namespace is replicated (as database 0).
 
 pub mod backlog;
@@ -33,6 +36,7 @@ pub mod propagate;
 pub mod replica_link;
 pub mod replication_commands;
 pub mod replication_state;
+pub mod restart;
 pub mod snapshot;
 
 use std::sync::atomic::Ordering;
@@ -90,10 +94,13 @@ impl Replication {
             Some(b) => (b.offset(), 1, b.first_byte_offset(), b.histlen()),
             None => (0, 0, 0, 0),
         };
+        let (replid2, second_offset) = match &*self.core.second.lock() {
+            Some((id, upto)) => (id.clone(), i64::try_from(*upto).unwrap_or(i64::MAX)),
+            None => ("0".repeat(40), -1),
+        };
         out.push_str(&format!(
-            "master_failover_state:no-failover\r\nmaster_replid:{}\r\nmaster_replid2:{}\r\nmaster_repl_offset:{offset}\r\nsecond_repl_offset:-1\r\nrepl_backlog_active:{active}\r\nrepl_backlog_size:{}\r\nrepl_backlog_first_byte_offset:{first}\r\nrepl_backlog_histlen:{histlen}\r\n",
+            "master_failover_state:no-failover\r\nmaster_replid:{}\r\nmaster_replid2:{replid2}\r\nmaster_repl_offset:{offset}\r\nsecond_repl_offset:{second_offset}\r\nrepl_backlog_active:{active}\r\nrepl_backlog_size:{}\r\nrepl_backlog_first_byte_offset:{first}\r\nrepl_backlog_histlen:{histlen}\r\n",
             shared.replid,
-            "0".repeat(40),
             self.core.backlog_size.load(Ordering::SeqCst),
         ));
         out

@@ -125,10 +125,19 @@ fn try_partial(
     hs: &Handshake,
     args: &[Vec<u8>],
 ) -> Option<(Arc<Link>, String)> {
-    if args[1] != shared.replid.as_bytes() {
+    let from: u64 = std::str::from_utf8(&args[2]).ok()?.parse().ok()?;
+    // This stream, or the one it continues up to where it was taken over
+    // (Redis' `masterTryPartialResynchronization`).
+    let continued = shared
+        .repl
+        .core()
+        .second
+        .lock()
+        .as_ref()
+        .is_some_and(|(id, upto)| args[1] == id.as_bytes() && from <= *upto);
+    if args[1] != shared.replid.as_bytes() && !continued {
         return None;
     }
-    let from: u64 = std::str::from_utf8(&args[2]).ok()?.parse().ok()?;
     let mut s = shared.repl.core().stream.lock();
     let missing = s.backlog.as_ref()?.since(from)?;
     let link = new_link(info, hs, LinkState::Online);
@@ -283,9 +292,12 @@ async fn stream(
         max_bulk_len: shared.max_bulk_len.load(Ordering::Relaxed),
     };
     loop {
-        if link.info.killed.load(Ordering::SeqCst) || *shutdown.borrow() {
+        if link.info.killed.load(Ordering::SeqCst) {
             return Ok(());
         }
+        // At shutdown what is queued still goes out: a replica that has
+        // the whole stream continues after the master restarts.
+        let stopping = *shutdown.borrow();
         if link.overflowed() {
             return Err(LinkError::Overflow);
         }
@@ -301,6 +313,10 @@ async fn stream(
                 }
                 wr.write_all(&out).await?;
             }
+        }
+        if stopping {
+            wr.flush().await?;
+            return Ok(());
         }
         tokio::select! {
             () = link.wake.notified() => {}

@@ -160,6 +160,10 @@ pub struct ReplCore {
     pub(crate) sync_full: AtomicU64,
     pub(crate) sync_partial_ok: AtomicU64,
     pub(crate) sync_partial_err: AtomicU64,
+    /// `master_replid2` and `second_repl_offset`: the stream this one
+    /// continues ([`super::restart`]), served from the backlog to a
+    /// replica asking for it up to that offset.
+    pub(crate) second: Mutex<Option<(String, u64)>>,
 }
 
 /// The replication state of the server (see [`crate::master`]).
@@ -185,6 +189,7 @@ impl Default for Replication {
                 sync_full: AtomicU64::new(0),
                 sync_partial_ok: AtomicU64::new(0),
                 sync_partial_err: AtomicU64::new(0),
+                second: Mutex::new(None),
             }),
         }
     }
