@@ -31,9 +31,9 @@ fn set_nodes(nodes: &[&Node], text: &str, version: &str) {
     }
 }
 
-/// A field of `INFO replication`.
-fn replication(c: &mut Conn, name: &str) -> String {
-    let info = c.call(&["INFO", "replication"]).text();
+/// A field of an `INFO` section.
+fn info_field(c: &mut Conn, section: &str, name: &str) -> String {
+    let info = c.call(&["INFO", section]).text();
     info.lines()
         .find_map(|l| l.strip_prefix(&format!("{name}:")))
         .unwrap_or_else(|| panic!("no {name} in {info}"))
@@ -41,15 +41,14 @@ fn replication(c: &mut Conn, name: &str) -> String {
         .to_string()
 }
 
+/// A field of `INFO replication`.
+fn replication(c: &mut Conn, name: &str) -> String {
+    info_field(c, "replication", name)
+}
+
 /// A counter of `INFO stats`.
 fn stat(c: &mut Conn, name: &str) -> u64 {
-    let info = c.call(&["INFO", "stats"]).text();
-    info.lines()
-        .find_map(|l| l.strip_prefix(&format!("{name}:")))
-        .unwrap_or_else(|| panic!("no {name} in {info}"))
-        .trim()
-        .parse()
-        .unwrap()
+    info_field(c, "stats", name).parse().unwrap()
 }
 
 /// Polls a READONLY connection to `node` until `key` holds `value`.

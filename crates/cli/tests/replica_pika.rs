@@ -19,6 +19,8 @@ use std::time::{Duration, Instant};
 mod serve_support;
 use serve_support::{connect, store_dir, Serve};
 
+mod fake_pika;
+
 mod replica_compare;
 use replica_compare::{field, info, q, wait_equal_by, Expiry, BOUND};
 
@@ -298,59 +300,14 @@ fn a_pika_3_5_master_is_followed_on_kvrocks_and_blackwidow() {
     }
 }
 
-/// A fake Pika master: its client port answers `INFO server` as Pika does
-/// (`pika_version:`) and errors otherwise; its replication port (+2000)
-/// answers every connection with `reply` (raw bytes). Returns its port and
-/// the count of replication connections.
+/// A fake Pika master: its client port answers as the `fake_pika` module's
+/// does; its replication port (+2000) answers every connection with
+/// `reply` (raw bytes). Returns its port and the count of replication
+/// connections.
 fn fake_pika(reply: &'static [u8]) -> (u16, Arc<AtomicU64>) {
-    use std::io::{BufRead, BufReader, Read, Write};
-    let (client, repl, port) = (0..500)
-        .find_map(|_| {
-            let client = TcpListener::bind("127.0.0.1:0").ok()?;
-            let port = client.local_addr().ok()?.port();
-            let repl = TcpListener::bind(("127.0.0.1", port.checked_add(2000)?)).ok()?;
-            Some((client, repl, port))
-        })
-        .expect("two free ports");
-    std::thread::spawn(move || {
-        for stream in client.incoming() {
-            let Ok(stream) = stream else { return };
-            std::thread::spawn(move || {
-                let mut w = stream.try_clone().unwrap();
-                let mut r = BufReader::new(stream);
-                loop {
-                    let mut line = String::new();
-                    if r.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let n: usize = line.trim().trim_start_matches('*').parse().unwrap_or(0);
-                    let mut words = Vec::new();
-                    for _ in 0..n {
-                        line.clear();
-                        let _ = r.read_line(&mut line);
-                        let len: usize = line.trim().trim_start_matches('$').parse().unwrap_or(0);
-                        let mut buf = vec![0u8; len + 2];
-                        if r.read_exact(&mut buf).is_err() {
-                            return;
-                        }
-                        buf.truncate(len);
-                        words.push(String::from_utf8_lossy(&buf).to_ascii_uppercase());
-                    }
-                    let answer = match words.first().map(String::as_str) {
-                        Some("INFO") => {
-                            let body = "# Server\r\npika_version:4.0.0\r\n";
-                            format!("${}\r\n{body}\r\n", body.len())
-                        }
-                        Some("CONFIG") => "*0\r\n".to_string(),
-                        _ => "-ERR unknown command\r\n".to_string(),
-                    };
-                    if w.write_all(answer.as_bytes()).is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-    });
+    use std::io::Write;
+    let (client, repl, port) = fake_pika::listeners();
+    fake_pika::serve_clients(client, "4.0.0");
     let count = Arc::new(AtomicU64::new(0));
     let counted = count.clone();
     std::thread::spawn(move || {

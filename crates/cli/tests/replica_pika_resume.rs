@@ -7,8 +7,8 @@
 //! in Pika's layout) and records every request; no Pika binary is needed.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::{ErrorKind, Read, Write};
+use std::net::TcpStream;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -21,9 +21,11 @@ use redcodec_server::replica::pika::messages::{
 mod serve_support;
 use serve_support::{store_dir, Serve};
 
-/// The master's replication ID and binlog file size.
+mod fake_pika;
+use fake_pika::BINLOG_FILE_SIZE;
+
+/// The master's replication ID.
 const REPLICATION_ID: &str = "4f1c0ffee";
-const BINLOG_FILE_SIZE: u64 = 1000;
 /// The session the master gives every TrySync.
 const SESSION: i32 = 7;
 
@@ -41,19 +43,8 @@ struct FakePika {
 
 impl FakePika {
     fn start() -> FakePika {
-        let (client, repl, port) = (0..500)
-            .find_map(|_| {
-                let client = TcpListener::bind("127.0.0.1:0").ok()?;
-                let port = client.local_addr().ok()?.port();
-                let repl = TcpListener::bind(("127.0.0.1", port.checked_add(2000)?)).ok()?;
-                Some((client, repl, port))
-            })
-            .expect("two free ports");
-        std::thread::spawn(move || {
-            for stream in client.incoming().flatten() {
-                std::thread::spawn(move || answer_client(stream));
-            }
-        });
+        let (client, repl, port) = fake_pika::listeners();
+        fake_pika::serve_clients(client, "3.5.5");
         let fake = FakePika {
             port,
             requests: Arc::default(),
@@ -81,51 +72,6 @@ impl FakePika {
 
     fn requests(&self) -> Vec<String> {
         self.requests.lock().unwrap().clone()
-    }
-}
-
-/// The client port: `INFO` as Pika answers it, `CONFIG GET
-/// binlog-file-size`, and an error for anything else.
-fn answer_client(stream: TcpStream) {
-    let mut w = stream.try_clone().unwrap();
-    let mut r = BufReader::new(stream);
-    loop {
-        let mut line = String::new();
-        if r.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        let n: usize = line.trim().trim_start_matches('*').parse().unwrap_or(0);
-        let mut words = Vec::new();
-        for _ in 0..n {
-            line.clear();
-            let _ = r.read_line(&mut line);
-            let len: usize = line.trim().trim_start_matches('$').parse().unwrap_or(0);
-            let mut buf = vec![0u8; len + 2];
-            if r.read_exact(&mut buf).is_err() {
-                return;
-            }
-            buf.truncate(len);
-            words.push(String::from_utf8_lossy(&buf).to_ascii_lowercase());
-        }
-        let words: Vec<&str> = words.iter().map(String::as_str).collect();
-        let answer = match words.as_slice() {
-            ["info", ..] => {
-                let body = "# Server\r\npika_version:3.5.5\r\n";
-                format!("${}\r\n{body}\r\n", body.len())
-            }
-            ["config", "get", "binlog-file-size"] => {
-                let size = BINLOG_FILE_SIZE.to_string();
-                format!(
-                    "*2\r\n$16\r\nbinlog-file-size\r\n${}\r\n{size}\r\n",
-                    size.len()
-                )
-            }
-            ["config", ..] => "*0\r\n".to_string(),
-            _ => "-ERR unknown command\r\n".to_string(),
-        };
-        if w.write_all(answer.as_bytes()).is_err() {
-            return;
-        }
     }
 }
 

@@ -21,6 +21,7 @@ pub mod command_table;
 pub mod commands;
 pub mod config;
 pub mod config_file;
+pub mod durable;
 pub mod engines;
 pub mod error;
 pub mod error_stats;

@@ -2,7 +2,6 @@
 //! and the file keeping them, the running script (the data
 //! [`crate::scripting`] works on; a leaf the server's state holds).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -142,17 +141,5 @@ pub fn write_libraries(path: &Path, codes: &[&[u8]]) -> std::io::Result<()> {
         out.extend_from_slice(code);
         out.push(b'\n');
     }
-    let tmp = path.with_extension("tmp");
-    {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(&out)?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, path)?;
-    if let Some(dir) = path.parent() {
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-    }
-    Ok(())
+    crate::durable::replace(path, &out)
 }

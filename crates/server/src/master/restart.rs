@@ -14,8 +14,6 @@
 //! the server starts as a master. Anything else, and a replica copies in
 //! full, as before.
 
-use std::fs::{File, OpenOptions};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
@@ -77,24 +75,6 @@ pub fn state_path(shared: &Shared) -> PathBuf {
     Path::new(&shared.config.dir).join(STATE_FILE)
 }
 
-fn write_durably(path: &Path, text: &str) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    {
-        let mut file = OpenOptions::new()
-            .create(true)
-            .write(true)
-            .truncate(true)
-            .open(&tmp)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-    }
-    std::fs::rename(&tmp, path)?;
-    match path.parent() {
-        Some(dir) => File::open(dir)?.sync_all(),
-        None => Ok(()),
-    }
-}
-
 /// At a clean stop, once every connection has closed: keeps where the
 /// stream is, if it was fed (a replica followed this server since its
 /// start) and this server is a master.
@@ -122,7 +102,7 @@ pub fn save_at_stop(shared: &Shared) {
         })
     });
     let Some(saved) = saved else { return };
-    match write_durably(&state_path(shared), &saved.render()) {
+    match crate::durable::replace(&state_path(shared), saved.render().as_bytes()) {
         Ok(()) => eprintln!(
             "redcodec serve: replication: stopped as a master at offset {offset} of replication ID {}; replicas may continue from there at the next start",
             saved.replid

@@ -113,15 +113,7 @@ pub(crate) fn write_marker(path: &Path) -> std::io::Result<()> {
         .truncate(true)
         .open(path)?;
     file.sync_all()?;
-    sync_dir(path)
-}
-
-/// Makes the directory entry of `path` durable.
-pub(crate) fn sync_dir(path: &Path) -> std::io::Result<()> {
-    match path.parent() {
-        Some(dir) => File::open(dir)?.sync_all(),
-        None => Ok(()),
-    }
+    crate::durable::sync_dir(path)
 }
 
 /// Runs a command on the engine as the replication link does, in
@@ -182,7 +174,7 @@ pub fn load(
         return loaded;
     }
     std::fs::remove_file(&marker)?;
-    sync_dir(&marker)?;
+    crate::durable::sync_dir(&marker)?;
     loaded
 }
 
@@ -297,6 +289,6 @@ pub fn recover(shared: &Shared) -> Result<(), LoadError> {
         .save()
         .map_err(|e| std::io::Error::other(e.to_string()))?;
     std::fs::remove_file(&marker)?;
-    sync_dir(&marker)?;
+    crate::durable::sync_dir(&marker)?;
     Ok(())
 }

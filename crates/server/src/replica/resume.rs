@@ -28,8 +28,6 @@
 //! last item applied: the next start asks that master `kTrySync` from
 //! there ([`super::pika`]). The offset line is Pika's measure of them.
 
-use std::fs::{File, OpenOptions};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
@@ -200,21 +198,6 @@ pub fn state_path(shared: &Shared) -> PathBuf {
     Path::new(&shared.config.dir).join(STATE_FILE)
 }
 
-fn sync_dir(path: &Path) -> std::io::Result<()> {
-    match path.parent() {
-        Some(dir) => File::open(dir)?.sync_all(),
-        None => Ok(()),
-    }
-}
-
-fn remove(path: &Path) -> std::io::Result<()> {
-    match std::fs::remove_file(path) {
-        Ok(()) => sync_dir(path),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e),
-    }
-}
-
 /// Writes the state of the data held, if it came from a master it can
 /// continue from: the store's write-ahead log is synced first, then the
 /// file is written whole (a temporary file renamed). The caller makes
@@ -253,19 +236,7 @@ pub fn save(shared: &Shared) -> std::io::Result<bool> {
         .engines
         .sync_wal()
         .map_err(|e| std::io::Error::other(e.to_string()))?;
-    let path = state_path(shared);
-    let tmp = path.with_extension("tmp");
-    {
-        let mut file = OpenOptions::new()
-            .create(true)
-            .write(true)
-            .truncate(true)
-            .open(&tmp)?;
-        file.write_all(saved.render().as_bytes())?;
-        file.sync_all()?;
-    }
-    std::fs::rename(&tmp, &path)?;
-    sync_dir(&path)?;
+    crate::durable::replace(&state_path(shared), saved.render().as_bytes())?;
     replica.resume.on_disk.store(true, Ordering::SeqCst);
     Ok(true)
 }
@@ -275,7 +246,7 @@ pub fn save(shared: &Shared) -> std::io::Result<bool> {
 pub fn invalidate(shared: &Shared) -> std::io::Result<()> {
     let resume = &shared.replica.resume;
     if resume.on_disk.load(Ordering::SeqCst) {
-        remove(&state_path(shared))?;
+        crate::durable::remove(&state_path(shared))?;
         resume.on_disk.store(false, Ordering::SeqCst);
     }
     Ok(())
@@ -293,7 +264,7 @@ pub fn take(shared: &Shared, marker: &Path) -> std::io::Result<Option<Saved>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
     };
-    remove(&path)?;
+    crate::durable::remove(&path)?;
     if marker.exists() {
         return Ok(None);
     }

@@ -16,8 +16,9 @@ use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
 
 use super::namespace_dest::destination;
 use crate::access::Access;
+use crate::durable::sync_dir;
 use crate::replica::link_error::LinkError;
-use crate::replica::load::{sync_dir, write_marker, MARKER_FILE};
+use crate::replica::load::{write_marker, MARKER_FILE};
 use crate::runner;
 use crate::session::Session;
 use crate::state::Shared;
