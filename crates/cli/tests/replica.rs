@@ -832,3 +832,73 @@ fn the_masters_databases_map_as_select_maps_them_on_each_format() {
         }
     });
 }
+
+/// `REPLICAOF host port` sent to `c`.
+fn replicaof(c: &mut redis::Connection, addr: &str) {
+    let (host, port) = addr.rsplit_once(':').unwrap();
+    let _: () = redis::cmd("REPLICAOF")
+        .arg(host)
+        .arg(port)
+        .query(c)
+        .unwrap();
+}
+
+#[test]
+fn a_promoted_replica_continues_its_masters_stream_for_the_others() {
+    // No PING from the master: the replicas stay at its exact offset.
+    let args = ["--repl-ping-replica-period", "3600"];
+    let test = "a promoted replica continues its master's stream";
+    let Some(master) = Master::start(test, &args) else {
+        return;
+    };
+    let Some(sibling) = Master::start(test, &args) else {
+        return;
+    };
+    let mut m = master.conn();
+    seed(&mut m);
+    let mut s = sibling.conn();
+    replicaof(&mut s, &master.addr());
+    let (_tmp, dir) = store_dir();
+    let serve = Serve::start("kvrocks", &dir, &["--replicaof", &master.addr()]);
+    let mut r = serve.conn();
+    wait_caught_up(&mut m, &mut r, "the redcodec replica");
+    wait_caught_up(&mut m, &mut s, "the redis-server replica");
+    let replid = field(&info(&mut m, "replication"), "master_replid").unwrap();
+    let offset: u64 = field(&info(&mut m, "replication"), "master_repl_offset")
+        .unwrap()
+        .parse()
+        .unwrap();
+
+    // Failover: the redcodec replica is promoted; the other replica and
+    // the old master follow it.
+    let _: () = redis::cmd("REPLICAOF")
+        .arg("NO")
+        .arg("ONE")
+        .query(&mut r)
+        .unwrap();
+    let rep = info(&mut r, "replication");
+    assert_eq!(field(&rep, "master_replid2"), Some(replid), "{rep}");
+    assert_eq!(
+        field(&rep, "second_repl_offset"),
+        Some((offset + 1).to_string()),
+        "{rep}"
+    );
+    let _: () = redis::cmd("SET")
+        .arg("after")
+        .arg("failover")
+        .query(&mut r)
+        .unwrap();
+    replicaof(&mut s, &serve.addr);
+    replicaof(&mut m, &serve.addr);
+    wait_caught_up(&mut r, &mut s, "the other replica, after the failover");
+    wait_caught_up(&mut r, &mut m, "the old master, after the failover");
+    assert_equal(&mut r, &mut s, "the other replica");
+    assert_equal(&mut r, &mut m, "the old master");
+    let stats = info(&mut r, "stats");
+    assert_eq!(
+        field(&stats, "sync_partial_ok").as_deref(),
+        Some("2"),
+        "{stats}"
+    );
+    assert_eq!(field(&stats, "sync_full").as_deref(), Some("0"), "{stats}");
+}

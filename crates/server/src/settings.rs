@@ -20,6 +20,7 @@ const INTEGERS: &[(&str, i64, i64)] = &[
     ("migrate-pipeline-size", 1, i32::MAX as i64),
     ("migrate-batch-size-kb", 1, i32::MAX as i64),
     ("migrate-batch-rate-limit-mb", 0, i32::MAX as i64),
+    ("repl-ping-replica-period", 1, i32::MAX as i64),
 ];
 
 /// Settings that take one of a few names (Kvrocks' `EnumField`s: any case
@@ -93,6 +94,7 @@ impl Settings {
         // store, so 0 (none) is its value; Pika's own Go suite sets it
         // before every test.
         put("cache-model", "0");
+        put("repl-ping-replica-period", "10");
         put(
             "repl-backlog-size",
             &crate::master::backlog_size::DEFAULT_BACKLOG_SIZE.to_string(),

@@ -21,8 +21,8 @@ use crate::clients::ClientInfo;
 /// limit, 256 MB).
 pub const QUEUE_LIMIT: usize = 256 * 1024 * 1024;
 
-/// How long the stream may stay silent before a `PING` is sent (Redis'
-/// `repl-ping-replica-period`, 10 seconds).
+/// How long the stream may stay silent before a `PING` is sent, by
+/// default (Redis' `repl-ping-replica-period`, 10 seconds).
 pub const PING_PERIOD: Duration = Duration::from_secs(10);
 
 /// Where a replica is in its synchronisation, as INFO names it.
@@ -164,6 +164,8 @@ pub struct ReplCore {
     /// continues ([`super::restart`]), served from the backlog to a
     /// replica asking for it up to that offset.
     pub(crate) second: Mutex<Option<(String, u64)>>,
+    /// `repl-ping-replica-period`, in seconds.
+    pub(crate) ping_period: AtomicU64,
 }
 
 /// The replication state of the server (see [`crate::master`]).
@@ -190,6 +192,7 @@ impl Default for Replication {
                 sync_partial_ok: AtomicU64::new(0),
                 sync_partial_err: AtomicU64::new(0),
                 second: Mutex::new(None),
+                ping_period: AtomicU64::new(PING_PERIOD.as_secs()),
             }),
         }
     }
@@ -230,8 +233,14 @@ impl Replication {
         }
     }
 
-    /// Applies `repl-backlog-size` from the settings.
+    /// Applies `repl-backlog-size` and `repl-ping-replica-period` from the
+    /// settings.
     pub fn configure(&self, settings: &crate::settings::Settings) {
+        let period = settings
+            .value("repl-ping-replica-period")
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(PING_PERIOD.as_secs());
+        self.core.ping_period.store(period, Ordering::SeqCst);
         let size = settings
             .value("repl-backlog-size")
             .and_then(|v| v.parse::<usize>().ok())
@@ -246,6 +255,37 @@ impl Replication {
     /// `master_repl_offset`.
     pub fn offset(&self) -> u64 {
         self.core.offset()
+    }
+
+    /// The offset of this server's stream if it was fed (a replica
+    /// followed it, or it continues another stream), else `None`.
+    pub fn fed_offset(&self) -> Option<u64> {
+        self.core
+            .stream
+            .lock()
+            .backlog
+            .as_ref()
+            .map(Backlog::offset)
+    }
+
+    /// A replica promoted: when it serves no replica of its own, its
+    /// stream continues the one it followed, Redis' `shiftReplicationId`
+    /// (`replid` at `offset` becomes `master_replid2`, and the backlog
+    /// starts there), so the other replicas of its old master, and that
+    /// master, may continue from it. Returns whether it did.
+    pub fn continue_stream(&self, replid: &str, offset: u64) -> bool {
+        let core = &self.core;
+        let mut s = core.stream.lock();
+        if s.backlog.is_some() {
+            // Its own replicas follow its own offsets.
+            return false;
+        }
+        let size = core.backlog_size.load(Ordering::SeqCst);
+        s.backlog = Some(Backlog::new(size, offset));
+        s.selected = None;
+        core.active.store(true, Ordering::SeqCst);
+        *core.second.lock() = Some((replid.to_string(), offset + 1));
+        true
     }
 
     /// The connected replicas.
@@ -309,11 +349,13 @@ impl ReplCore {
         s.feed(commands);
     }
 
-    /// Sends `PING` when the stream has been silent for [`PING_PERIOD`],
-    /// so replicas see their master alive.
+    /// Sends `PING` when the stream has been silent for
+    /// `repl-ping-replica-period` ([`PING_PERIOD`] by default), so
+    /// replicas see their master alive.
     pub fn ping_if_idle(&self) {
+        let period = Duration::from_secs(self.ping_period.load(Ordering::SeqCst));
         let mut s = self.stream.lock();
-        if s.backlog.is_some() && s.last_feed.elapsed() >= PING_PERIOD {
+        if s.backlog.is_some() && s.last_feed.elapsed() >= period {
             s.feed(&[vec![b"PING".to_vec()]]);
         }
     }

@@ -73,7 +73,7 @@ pub async fn run(
     let mut shutdown = shared.shutdown.subscribe();
     loop {
         let result = tokio::select! {
-            r = follow_once(&shared, &host, port) => r,
+            r = follow_once(&shared, &host, port, generation) => r,
             _ = stop.wait_for(|g| *g != generation) => return,
             _ = shutdown.wait_for(|s| *s) => return,
         };
@@ -92,7 +92,12 @@ pub async fn run(
 }
 
 /// One connection: handshake, sync, stream; returns why it ended.
-async fn follow_once(shared: &Arc<Shared>, host: &str, port: u16) -> Result<(), LinkError> {
+async fn follow_once(
+    shared: &Arc<Shared>,
+    host: &str,
+    port: u16,
+    generation: u64,
+) -> Result<(), LinkError> {
     phase(shared, LinkPhase::Connecting);
     if let Some(kvrocks) = super::kvrocks::follow_if_kvrocks(shared, host, port).await {
         return kvrocks;
@@ -117,7 +122,7 @@ async fn follow_once(shared: &Arc<Shared>, host: &str, port: u16) -> Result<(), 
     let info = shared.clients.add_master(peer, local);
     let mut session = Session::new(shared, info.clone());
     session.authenticated = true;
-    let result = sync_and_stream(shared, &mut conn, &mut session).await;
+    let result = sync_and_stream(shared, &mut conn, &mut session, generation).await;
     session.unwatch(shared);
     shared.clients.remove(info.id);
     result
@@ -170,8 +175,12 @@ async fn sync_and_stream(
     shared: &Arc<Shared>,
     conn: &mut Conn,
     session: &mut Session,
+    generation: u64,
 ) -> Result<(), LinkError> {
     let replica = &shared.replica;
+    if replica.offer_own_stream.swap(false, Ordering::SeqCst) {
+        offer_own_stream(shared).await;
+    }
     let (replid, offset) = if replica.can_continue.load(Ordering::SeqCst) {
         let st = replica.state.lock();
         (st.replid.clone(), (st.offset + 1).to_string())
@@ -230,7 +239,28 @@ async fn sync_and_stream(
             )))
         }
     }
-    stream(shared, conn, session).await
+    stream(shared, conn, session, generation).await
+}
+
+/// A master told to follow another offers its own stream in its first
+/// PSYNC (Redis' `replicationCacheMasterUsingMyself`): its replication ID
+/// and offset, once the writes its clients started before REPLICAOF are
+/// done (new ones get `-READONLY`). A master whose stream was never fed
+/// (no replica since its start) has nothing to offer.
+async fn offer_own_stream(shared: &Arc<Shared>) {
+    let s = shared.clone();
+    let offered = tokio::task::spawn_blocking(move || {
+        drop(s.engines.exclusive(&s.config.default_namespace));
+        s.repl.fed_offset()
+    })
+    .await;
+    if let Ok(Some(offset)) = offered {
+        let mut st = shared.replica.state.lock();
+        st.replid = shared.replid.clone();
+        st.offset = i64::try_from(offset).unwrap_or(i64::MAX);
+        st.read_offset = st.offset;
+        shared.replica.can_continue.store(true, Ordering::SeqCst);
+    }
 }
 
 /// Receives the RDB into the spool, checks it whole, then loads it (the
@@ -356,6 +386,7 @@ async fn stream(
     shared: &Arc<Shared>,
     conn: &mut Conn,
     session: &mut Session,
+    generation: u64,
 ) -> Result<(), LinkError> {
     phase(shared, LinkPhase::Up);
     let replica = &shared.replica;
@@ -389,38 +420,47 @@ async fn stream(
                 continue;
             }
             let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
-            if name == "replconf" {
-                if args
+            let getack = name == "replconf"
+                && args
                     .get(1)
-                    .is_some_and(|a| a.eq_ignore_ascii_case(b"getack"))
-                {
-                    ack(conn, offset).await?;
+                    .is_some_and(|a| a.eq_ignore_ascii_case(b"getack"));
+            let acked = offset;
+            {
+                // Applied and counted as one step, unless a REPLICAOF
+                // came first (see `Replica::apply`).
+                let _applying = replica.apply.lock();
+                if *replica.generation.borrow() != generation {
+                    return Err(LinkError::Killed);
                 }
-            } else {
-                if changes_store(&name) {
-                    resume::invalidate(shared).map_err(LinkError::State)?;
-                    saved = -1;
-                    wrote = true;
+                if name != "replconf" {
+                    if changes_store(&name) {
+                        resume::invalidate(shared).map_err(LinkError::State)?;
+                        saved = -1;
+                        wrote = true;
+                    }
+                    if let Err(refused) = apply(shared, session, &name, args) {
+                        // The offset stays before the command: the data
+                        // held is what the master had there.
+                        return Err(LinkError::Refused {
+                            command: name,
+                            error: refused,
+                            offset,
+                        });
+                    }
                 }
-                if let Err(refused) = apply(shared, session, &name, args) {
-                    // The offset stays before the command: the data held
-                    // is what the master had there.
-                    return Err(LinkError::Refused {
-                        command: name,
-                        error: refused,
-                        offset,
-                    });
+                if session.queued.is_none() {
+                    offset += pending;
+                    pending = 0;
+                    let mut st = replica.state.lock();
+                    st.offset = offset;
+                    st.stream_db = Some(u64::try_from(session.db).unwrap_or(0));
+                    if std::mem::take(&mut wrote) {
+                        st.last_write = Some(Instant::now());
+                    }
                 }
             }
-            if session.queued.is_none() {
-                offset += pending;
-                pending = 0;
-                let mut st = replica.state.lock();
-                st.offset = offset;
-                st.stream_db = Some(u64::try_from(session.db).unwrap_or(0));
-                if std::mem::take(&mut wrote) {
-                    st.last_write = Some(Instant::now());
-                }
+            if getack {
+                ack(conn, acked).await?;
             }
         }
         sync_if_always(shared, session)?;

@@ -100,6 +100,14 @@ pub struct Replica {
     pub loaded_keys: AtomicU64,
     /// The link task, awaited at shutdown before the state is saved.
     pub(crate) task: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Held while a command of a Redis master's stream is applied and
+    /// counted, and by REPLICAOF while it changes the generation: once
+    /// REPLICAOF has it, no command of the old link is applied any more.
+    pub(crate) apply: Mutex<()>,
+    /// Set by REPLICAOF on a master: the link's first PSYNC offers this
+    /// server's own stream (its ID and offset), as Redis'
+    /// `replicationCacheMasterUsingMyself`.
+    pub(crate) offer_own_stream: AtomicBool,
 }
 
 impl Replica {
@@ -114,6 +122,8 @@ impl Replica {
             resume: ResumeState::default(),
             loaded_keys: AtomicU64::new(0),
             task: Mutex::new(None),
+            apply: Mutex::new(()),
+            offer_own_stream: AtomicBool::new(false),
         }
     }
 

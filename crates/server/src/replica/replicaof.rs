@@ -90,9 +90,15 @@ pub fn replicaof(shared: &Shared, args: &[Vec<u8>]) -> Reply {
 /// Starts following `host:port` (stopping any link to another master).
 pub fn follow(shared: &Arc<Shared>, host: String, port: u16) {
     let replica = &shared.replica;
-    let generation = replica.next_generation();
+    let generation = {
+        let _applying = replica.apply.lock();
+        replica.next_generation()
+    };
     {
         let mut st = replica.state.lock();
+        if st.master.is_none() {
+            replica.offer_own_stream.store(true, Ordering::SeqCst);
+        }
         st.master = Some((host.clone(), port));
         st.phase = LinkPhase::Connecting;
         st.last_error = None;
@@ -126,6 +132,8 @@ pub fn refuse_sync(shared: &Shared) -> Option<Reply> {
 /// `master_replid2` and `second_repl_offset`.
 pub fn stop(shared: &Shared) {
     let replica = &shared.replica;
+    // No command of the link is applied after this (see `Replica::apply`).
+    let applying = replica.apply.lock();
     replica.next_generation();
     let mut st = replica.state.lock();
     if st.master.take().is_none() {
@@ -137,9 +145,20 @@ pub fn stop(shared: &Shared) {
         eprintln!("redcodec serve: replication: removing the replication state: {e}");
     }
     if replica.can_continue.swap(false, Ordering::SeqCst) {
+        // A Redis master's stream (not a Kvrocks or Pika master's): this
+        // server's own stream continues it, so that the master's other
+        // replicas, and the master itself, may continue from here.
+        let redis_stream = super::kvrocks::kvrocks_resume::current(shared).is_none()
+            && super::pika::current(shared).is_none();
+        if redis_stream {
+            if let Ok(offset) = u64::try_from(st.offset) {
+                shared.repl.continue_stream(&st.replid, offset);
+            }
+        }
         st.replid2 = std::mem::replace(&mut st.replid, shared.replid.clone());
         st.second_offset = st.offset + 1;
     }
+    drop(applying);
     st.phase = LinkPhase::Down;
     st.last_error = None;
 }
