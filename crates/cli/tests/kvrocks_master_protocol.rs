@@ -256,3 +256,56 @@ fn other_formats_refuse_kvrocks_replication_commands() {
         );
     }
 }
+
+#[test]
+fn max_replication_mb_limits_the_full_copy_as_kvrocks_does() {
+    let (_tmp, dir) = store_dir();
+    let master = Serve::start("kvrocks", &dir, &[]);
+    let mut m = master.conn();
+    // About 2 MiB that do not compress (a xorshift stream).
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for i in 0..256 {
+        let value: Vec<u8> = (0..8192)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        let _: () = redis::cmd("SET")
+            .arg(format!("k{i}"))
+            .arg(value)
+            .query(&mut m)
+            .unwrap();
+    }
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("max-replication-mb")
+        .arg(1)
+        .query(&mut m)
+        .unwrap();
+    let mut meta = Conn::open(&master);
+    meta.send(&["_fetch_meta"]);
+    let names = String::from_utf8(meta.rest()).unwrap();
+    let names = names.trim_end().to_string();
+    let started = Instant::now();
+    let mut fetch = Conn::open(&master);
+    fetch.send(&["_fetch_file", &names]);
+    let mut total = 0usize;
+    for _ in names.split(',') {
+        let size: usize = fetch.line().trim_end().parse().unwrap();
+        fetch.bytes(size);
+        total += size;
+    }
+    assert!(fetch.rest().is_empty());
+    // At most 1 MiB a second: the files take at least total / 1 MiB
+    // seconds (a lower bound only, whatever the machine's load).
+    let elapsed = started.elapsed();
+    assert!(total > 2_000_000, "{total} bytes in the checkpoint");
+    let least = Duration::from_secs_f64(total as f64 / f64::from(1u32 << 20));
+    assert!(
+        elapsed >= least.mul_f64(0.99),
+        "{total} bytes in {elapsed:?}"
+    );
+}

@@ -21,6 +21,7 @@ const INTEGERS: &[(&str, i64, i64)] = &[
     ("migrate-batch-size-kb", 1, i32::MAX as i64),
     ("migrate-batch-rate-limit-mb", 0, i32::MAX as i64),
     ("repl-ping-replica-period", 1, i32::MAX as i64),
+    ("max-replication-mb", 0, i32::MAX as i64),
 ];
 
 /// Settings that take one of a few names (Kvrocks' `EnumField`s: any case
@@ -95,6 +96,8 @@ impl Settings {
         // before every test.
         put("cache-model", "0");
         put("repl-ping-replica-period", "10");
+        // Kvrocks' limit on a full copy's `_fetch_file` (MiB/s, 0: none).
+        put("max-replication-mb", "0");
         put(
             "repl-backlog-size",
             &crate::master::backlog_size::DEFAULT_BACKLOG_SIZE.to_string(),

@@ -8,6 +8,11 @@
 //! (Kvrocks' rule), and only while the WAL still holds the sequence after
 //! it (else a replica would copy it and then be refused its PSYNC). A new
 //! one replaces it after that; one a previous run left behind is removed.
+//!
+//! `max-replication-mb` (Kvrocks' setting, MiB a second, 0 for none)
+//! limits `_fetch_file` as Kvrocks does: shared equally among the
+//! connections sending files at the time, and held to by sleeping after a
+//! file sent faster than that.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -133,11 +138,52 @@ pub fn open(shared: &Shared, name: &str) -> Result<(std::fs::File, u64), String>
     Ok((file, size))
 }
 
+/// The connections sending files now, by server (Kvrocks'
+/// `fetch_file_threads_`).
+fn senders() -> &'static Mutex<HashMap<String, usize>> {
+    static SENDERS: OnceLock<Mutex<HashMap<String, usize>>> = OnceLock::new();
+    SENDERS.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// One connection counted in [`senders`] while it lives.
+struct Sending(String);
+
+impl Sending {
+    fn start(shared: &Shared) -> Sending {
+        *senders().lock().entry(shared.replid.clone()).or_default() += 1;
+        Sending(shared.replid.clone())
+    }
+
+    /// This connection's share of `max-replication-mb`, in bytes a
+    /// second (`None`: no limit).
+    fn limit(&self, shared: &Shared) -> Option<u64> {
+        let mb: u64 = shared
+            .settings
+            .lock()
+            .value("max-replication-mb")
+            .and_then(|v| v.parse().ok())
+            .filter(|mb| *mb > 0)?;
+        let n = senders().lock().get(&self.0).copied().unwrap_or(1).max(1);
+        Some((mb << 20) / n as u64)
+    }
+}
+
+impl Drop for Sending {
+    fn drop(&mut self) {
+        if let Some(n) = senders().lock().get_mut(&self.0) {
+            *n = n.saturating_sub(1);
+        }
+    }
+}
+
 /// `_fetch_file`'s answer: per file `<size>\r\n` and its bytes; at a name
 /// that is not a file of the checkpoint, an error line, and no more.
 pub async fn send_files(shared: &Shared, wr: &mut OwnedWriteHalf, list: &[u8]) {
     let list = String::from_utf8_lossy(list).into_owned();
+    let sending = Sending::start(shared);
     for name in list.split(',') {
+        let limit = sending.limit(shared);
+        let started = Instant::now();
         let (file, size) = match open(shared, name) {
             Ok(found) => found,
             Err(e) => {
@@ -157,6 +203,14 @@ pub async fn send_files(shared: &Shared, wr: &mut OwnedWriteHalf, list: &[u8]) {
         }
         if send_file(file, size, wr).await.is_err() {
             return;
+        }
+        // Not faster than the limit: a file of `size` bytes takes at
+        // least `size / limit` seconds.
+        if let Some(limit) = limit.filter(|l| *l > 0) {
+            let shortest = Duration::from_secs_f64(size as f64 / limit as f64);
+            if let Some(wait) = shortest.checked_sub(started.elapsed()) {
+                tokio::time::sleep(wait).await;
+            }
         }
     }
 }
