@@ -331,3 +331,57 @@ fn a_pika_replica_continues_from_its_saved_binlog_position_after_a_crash_and_a_s
     // Pika's measure: file 1 × 1000 + 10.
     assert!(info.contains("slave_repl_offset:1010\r\n"), "{info}");
 }
+
+#[test]
+fn a_store_copied_from_a_pika_dump_follows_its_master_from_the_dumps_binlog_position() {
+    let fake = FakePika::start();
+    // A Pika 3.5 dump of db0: a blackwidow store and the `info` file
+    // Pika's BGSAVE writes (seconds, host, port, binlog file, offset).
+    let dump = tempfile::tempdir().unwrap();
+    let db0 = dump.path().join("db0");
+    let exec = std::process::Command::new(env!("CARGO_BIN_EXE_redcodec"))
+        .args(["exec", "--format", "blackwidow", "--dir"])
+        .arg(&db0)
+        .args(["--", "SET", "from-the-dump", "1"])
+        .output()
+        .unwrap();
+    assert!(exec.status.success(), "{exec:?}");
+    std::fs::write(
+        db0.join("info"),
+        format!("2s\n127.0.0.1\n{}\n3\n700\n", fake.port),
+    )
+    .unwrap();
+
+    let (_tmp, dir) = store_dir();
+    let migrate = std::process::Command::new(env!("CARGO_BIN_EXE_redcodec"))
+        .args(["migrate", "--from", "blackwidow", "--src"])
+        .arg(&db0)
+        .args(["--to", "kvrocks", "--dst"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(migrate.status.success(), "{migrate:?}");
+    let said = String::from_utf8_lossy(&migrate.stdout);
+    assert!(
+        said.contains(&format!(
+            "the copy is at binlog db0 3:700 of the Pika master {}",
+            fake.addr()
+        )),
+        "{said}"
+    );
+
+    fake.send(3, 800, &["SET", "from-the-binlog", "2"]);
+    let serve = Serve::start("kvrocks", &dir, &["--replicaof", &fake.addr()]);
+    continued_from(&fake, "3:700");
+    wait_until("the binlog applied", || {
+        get(&serve, "from-the-binlog").as_deref() == Some("2")
+    });
+    assert_eq!(get(&serve, "from-the-dump").as_deref(), Some("1"));
+    // The master's replication ID is taken from now on.
+    saved_at(&dir, 3, 800);
+    let state = std::fs::read_to_string(state_file(&dir)).unwrap();
+    assert!(
+        state.contains(&format!("pika {} 1000 {REPLICATION_ID}\n", fake.addr())),
+        "{state}"
+    );
+}

@@ -183,9 +183,46 @@ fn run_one(args: &MigrateArgs, checkpoint: &Path) -> Result<(), CliError> {
     if report.outcome == Outcome::Stopped {
         return Err(fail("migration stopped; rerun with --resume to finish it"));
     }
+    if !args.merge {
+        note_pika_dump_position(args)?;
+    }
     if args.verify {
         let verified = migrate::verify(&src, &dst, &verify_options(report.merged))?;
         return print_verify(&verified);
+    }
+    Ok(())
+}
+
+/// A copy of a Pika dump (its directory holds the `info` file Pika's
+/// BGSAVE writes): the destination records the dump's binlog position, so
+/// that following the master that made it (`serve --replicaof`, `migrate
+/// --follow`) continues from there instead of copying again.
+fn note_pika_dump_position(args: &MigrateArgs) -> Result<(), CliError> {
+    if !matches!(args.pair.from.as_str(), "blackwidow" | "floyd") {
+        return Ok(());
+    }
+    let src = args.pair.src_dir()?;
+    let Ok(info) = std::fs::read_to_string(src.join("info")) else {
+        return Ok(());
+    };
+    let db = src
+        .file_name()
+        .and_then(|n| n.to_str())
+        .filter(|n| {
+            n.strip_prefix("db")
+                .is_some_and(|i| i.parse::<u32>().is_ok())
+        })
+        .unwrap_or("db0");
+    let dst = args.pair.dst_dir()?;
+    match redcodec_server::replica::resume::save_pika_dump_position(dst, db, &info) {
+        Ok(((host, port), filenum, offset)) => println!(
+            "the copy is at binlog {db} {filenum}:{offset} of the Pika master {host}:{port} (the dump's info file): \
+             following it on this directory (serve --replicaof {host}:{port}, or migrate --follow --from redis://{host}:{port}) continues from there"
+        ),
+        Err(e) => eprintln!(
+            "redcodec: {}: not a Pika dump's info file ({e}); following the master will copy in full",
+            src.join("info").display()
+        ),
     }
     Ok(())
 }

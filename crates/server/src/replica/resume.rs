@@ -252,6 +252,47 @@ pub fn invalidate(shared: &Shared) -> std::io::Result<()> {
     Ok(())
 }
 
+/// After a store was copied from a Pika dump (`redcodec migrate --src
+/// <dump>/db0`): writes the state of `dir` to be the dump's binlog
+/// position, read from its `info` file (`info_text`), so that following
+/// the master that made the dump continues from there (`kTrySync`)
+/// instead of copying again. `db` is the dump's database (`db0`). The
+/// master's replication ID is not in the dump: it is left empty, and any
+/// is taken. Returns the master's address and the position.
+pub fn save_pika_dump_position(
+    dir: &Path,
+    db: &str,
+    info_text: &str,
+) -> Result<((String, u16), u32, u64), String> {
+    let (filenum, offset) = super::pika::full_copy::parse_info(info_text)?;
+    let lines: Vec<&str> = info_text.lines().collect();
+    let host = lines
+        .get(1)
+        .map(|h| h.trim())
+        .filter(|h| !h.is_empty() && !h.contains(char::is_whitespace))
+        .ok_or("no master host (line 2)")?;
+    let port = lines
+        .get(2)
+        .and_then(|p| p.trim().parse::<u16>().ok())
+        .ok_or("no master port (line 3)")?;
+    let binlog_file_size = super::pika::DEFAULT_BINLOG_FILE_SIZE;
+    let saved = Saved {
+        replid: "0".repeat(40),
+        offset: i64::try_from(u64::from(filenum) * binlog_file_size + offset).unwrap_or(i64::MAX),
+        stream_db: None,
+        kvrocks: None,
+        pika: Some(PikaMaster {
+            master: (host.to_string(), port),
+            binlog_file_size,
+            replication_id: String::new(),
+            dbs: vec![(db.to_string(), filenum, offset)],
+        }),
+    };
+    crate::durable::replace(&dir.join(STATE_FILE), saved.render().as_bytes())
+        .map_err(|e| e.to_string())?;
+    Ok(((host.to_string(), port), filenum, offset))
+}
+
 /// At start, before anything is applied: reads the file and removes it
 /// (the store may change from now on). Returns what it held when the
 /// data can be continued from: no load marker (a half copy), and the
@@ -360,6 +401,35 @@ pub fn save_at_stop(shared: &Shared) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pika_dumps_info_file_becomes_a_state_or_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let (master, filenum, offset) =
+            save_pika_dump_position(dir.path(), "db0", "3s\n10.0.0.9\n9221\n12\n3456\n").unwrap();
+        assert_eq!(
+            (master, filenum, offset),
+            (("10.0.0.9".to_string(), 9221), 12, 3456)
+        );
+        let text = std::fs::read_to_string(dir.path().join(STATE_FILE)).unwrap();
+        let saved = Saved::parse(&text).unwrap();
+        let pika = saved.pika.unwrap();
+        assert_eq!(pika.replication_id, "");
+        assert_eq!(pika.dbs, vec![("db0".to_string(), 12, 3456)]);
+        for bad in [
+            "",
+            "3s\n\n9221\n12\n3456\n",
+            "3s\n10.0.0.9\nport\n12\n3456\n",
+            "3s\n10.0.0.9\n9221\n12\n",
+        ] {
+            let other = tempfile::tempdir().unwrap();
+            assert!(
+                save_pika_dump_position(other.path(), "db0", bad).is_err(),
+                "{bad:?}"
+            );
+            assert!(!other.path().join(STATE_FILE).exists());
+        }
+    }
 
     #[test]
     fn the_file_reads_back_and_refuses_anything_else() {

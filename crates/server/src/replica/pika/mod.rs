@@ -60,6 +60,9 @@ pub use pika_resume::{DbPosition, Resume};
 /// (`kPortShiftReplServer`).
 pub const REPL_PORT_SHIFT: u16 = 2000;
 
+/// Pika's default `binlog-file-size` (100 MiB).
+pub const DEFAULT_BINLOG_FILE_SIZE: u64 = 104_857_600;
+
 /// How long the `INFO server` probe waits.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 
@@ -122,7 +125,7 @@ async fn probe(shared: &Shared, host: &str, port: u16) -> Result<Option<Probed>,
         let binlog_file_size = config_get(&mut conn, "binlog-file-size")
             .await?
             .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(104_857_600);
+            .unwrap_or(DEFAULT_BINLOG_FILE_SIZE);
         Ok::<_, LinkError>(Some(Probed {
             version,
             slot_num,
@@ -338,13 +341,16 @@ async fn follow(
     probed: &Probed,
 ) -> Result<(), LinkError> {
     let (mut conn, me, dbs, replication_id) = handshake(shared, host, port).await?;
+    // An empty ID (a position taken from a dump's `info` file) is any.
     let resume = current(shared).filter(|r| {
         r.master.0 == host
             && r.master.1 == port
-            && r.replication_id == replication_id
+            && (r.replication_id.is_empty() || r.replication_id == replication_id)
             && shared.replica.can_continue.load(Ordering::SeqCst)
     });
     if let Some(mut r) = resume {
+        r.replication_id.clone_from(&replication_id);
+        r.binlog_file_size = probed.binlog_file_size;
         match try_sync(&mut conn, &me, &mut r).await? {
             Tried::Continue => {
                 eprintln!(
