@@ -203,7 +203,7 @@ fn reset(shared: &Shared) -> Reply {
     if c.migrator.migrating().is_some() {
         return err("Can't reset cluster while migrating slot");
     }
-    let mut state = c.state.write();
+    let state = c.state.write();
     if matches!(state.import, Some((_, ImportState::Start))) {
         return err("Can't reset cluster while importing slot");
     }
@@ -214,9 +214,12 @@ fn reset(shared: &Shared) -> Reply {
     if !empty {
         return err("Can't reset cluster while database is not empty");
     }
-    // A replica stops following (Kvrocks' `RemoveMaster`).
+    // A replica stops following (Kvrocks' `RemoveMaster`), without the
+    // topology's lock: the link may need it to finish the command it
+    // applies.
+    drop(state);
     crate::replica::replicaof::stop(shared);
-    c.reset(&mut state);
+    c.reset(&mut c.state.write());
     Reply::ok()
 }
 
