@@ -275,8 +275,30 @@ fn snapshot_to_file(
     Ok((file, len, keys, waited))
 }
 
+/// How long a replica's last bytes may take at shutdown (Redis'
+/// `shutdown-timeout`, 10 seconds).
+const SHUTDOWN_FLUSH: Duration = Duration::from_secs(10);
+
+/// Writes everything queued for the replica, in one write (a chunk is one
+/// command).
+async fn write_queued(link: &Link, wr: &mut OwnedWriteHalf) -> Result<(), LinkError> {
+    let chunks = link.take().ok_or(LinkError::Overflow)?;
+    if let [one] = chunks.as_slice() {
+        wr.write_all(one).await?;
+    } else if !chunks.is_empty() {
+        let mut out = BytesMut::with_capacity(chunks.iter().map(bytes::Bytes::len).sum());
+        for chunk in &chunks {
+            out.extend_from_slice(chunk);
+        }
+        wr.write_all(&out).await?;
+    }
+    Ok(())
+}
+
 /// Sends the stream to an online replica and reads its acknowledgements;
-/// with `wait_ack`, sends nothing before the first acknowledgement.
+/// with `wait_ack`, sends nothing before the first acknowledgement. At
+/// shutdown what is queued still goes out: a replica that has the whole
+/// stream continues after the master restarts.
 async fn stream(
     shared: &Shared,
     link: &Arc<Link>,
@@ -295,28 +317,20 @@ async fn stream(
         if link.info.killed.load(Ordering::SeqCst) {
             return Ok(());
         }
-        // At shutdown what is queued still goes out: a replica that has
-        // the whole stream continues after the master restarts.
         let stopping = *shutdown.borrow();
         if link.overflowed() {
             return Err(LinkError::Overflow);
         }
-        if !wait_ack {
-            // One write for everything queued (a chunk is one command).
-            let chunks = link.take().ok_or(LinkError::Overflow)?;
-            if let [one] = chunks.as_slice() {
-                wr.write_all(one).await?;
-            } else if !chunks.is_empty() {
-                let mut out = BytesMut::with_capacity(chunks.iter().map(bytes::Bytes::len).sum());
-                for chunk in &chunks {
-                    out.extend_from_slice(chunk);
-                }
-                wr.write_all(&out).await?;
-            }
-        }
         if stopping {
-            wr.flush().await?;
+            // Bounded, as Redis' `shutdown-timeout`: a replica that does
+            // not read does not hold the shutdown.
+            if !wait_ack {
+                let _ = tokio::time::timeout(SHUTDOWN_FLUSH, write_queued(link, wr)).await;
+            }
             return Ok(());
+        }
+        if !wait_ack {
+            write_queued(link, wr).await?;
         }
         tokio::select! {
             () = link.wake.notified() => {}
