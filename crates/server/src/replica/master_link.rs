@@ -17,7 +17,7 @@ use tokio::sync::watch;
 use super::link_error::{read_line, LinkError, REPL_TIMEOUT};
 use super::link_phase::phase;
 use super::load::{self};
-use super::replica_state::LinkPhase;
+use super::replica_state::{LinkPhase, LINK_GENERATION};
 use super::resume;
 use super::stream_apply::{apply, changes_store, select_db, sync_if_always};
 use super::transfer::{self, Announced};
@@ -73,7 +73,7 @@ pub async fn run(
     let mut shutdown = shared.shutdown.subscribe();
     loop {
         let result = tokio::select! {
-            r = follow_once(&shared, &host, port, generation) => r,
+            r = LINK_GENERATION.scope(generation, follow_once(&shared, &host, port)) => r,
             _ = stop.wait_for(|g| *g != generation) => return,
             _ = shutdown.wait_for(|s| *s) => return,
         };
@@ -92,12 +92,7 @@ pub async fn run(
 }
 
 /// One connection: handshake, sync, stream; returns why it ended.
-async fn follow_once(
-    shared: &Arc<Shared>,
-    host: &str,
-    port: u16,
-    generation: u64,
-) -> Result<(), LinkError> {
+async fn follow_once(shared: &Arc<Shared>, host: &str, port: u16) -> Result<(), LinkError> {
     phase(shared, LinkPhase::Connecting);
     if let Some(kvrocks) = super::kvrocks::follow_if_kvrocks(shared, host, port).await {
         return kvrocks;
@@ -122,7 +117,7 @@ async fn follow_once(
     let info = shared.clients.add_master(peer, local);
     let mut session = Session::new(shared, info.clone());
     session.authenticated = true;
-    let result = sync_and_stream(shared, &mut conn, &mut session, generation).await;
+    let result = sync_and_stream(shared, &mut conn, &mut session).await;
     session.unwatch(shared);
     shared.clients.remove(info.id);
     result
@@ -175,7 +170,6 @@ async fn sync_and_stream(
     shared: &Arc<Shared>,
     conn: &mut Conn,
     session: &mut Session,
-    generation: u64,
 ) -> Result<(), LinkError> {
     let replica = &shared.replica;
     if replica.offer_own_stream.swap(false, Ordering::SeqCst) {
@@ -239,7 +233,7 @@ async fn sync_and_stream(
             )))
         }
     }
-    stream(shared, conn, session, generation).await
+    stream(shared, conn, session).await
 }
 
 /// A master told to follow another offers its own stream in its first
@@ -386,7 +380,6 @@ async fn stream(
     shared: &Arc<Shared>,
     conn: &mut Conn,
     session: &mut Session,
-    generation: u64,
 ) -> Result<(), LinkError> {
     phase(shared, LinkPhase::Up);
     let replica = &shared.replica;
@@ -425,40 +418,39 @@ async fn stream(
                     .get(1)
                     .is_some_and(|a| a.eq_ignore_ascii_case(b"getack"));
             let acked = offset;
-            {
-                // Applied and counted as one step, unless a REPLICAOF
-                // came first (see `Replica::apply`).
-                let _applying = replica.apply.lock();
-                if *replica.generation.borrow() != generation {
-                    return Err(LinkError::Killed);
-                }
-                if name != "replconf" {
-                    if changes_store(&name) {
-                        resume::invalidate(shared).map_err(LinkError::State)?;
-                        saved = -1;
-                        wrote = true;
+            // Applied and counted as one step, unless a REPLICAOF came
+            // first (see `Replica::step`).
+            replica
+                .step(|| -> Result<(), LinkError> {
+                    if name != "replconf" {
+                        if changes_store(&name) {
+                            resume::invalidate(shared).map_err(LinkError::State)?;
+                            saved = -1;
+                            wrote = true;
+                        }
+                        if let Err(refused) = apply(shared, session, &name, args) {
+                            // The offset stays before the command: the data
+                            // held is what the master had there.
+                            return Err(LinkError::Refused {
+                                command: name.clone(),
+                                error: refused,
+                                offset,
+                            });
+                        }
                     }
-                    if let Err(refused) = apply(shared, session, &name, args) {
-                        // The offset stays before the command: the data
-                        // held is what the master had there.
-                        return Err(LinkError::Refused {
-                            command: name,
-                            error: refused,
-                            offset,
-                        });
+                    if session.queued.is_none() {
+                        offset += pending;
+                        pending = 0;
+                        let mut st = replica.state.lock();
+                        st.offset = offset;
+                        st.stream_db = Some(u64::try_from(session.db).unwrap_or(0));
+                        if std::mem::take(&mut wrote) {
+                            st.last_write = Some(Instant::now());
+                        }
                     }
-                }
-                if session.queued.is_none() {
-                    offset += pending;
-                    pending = 0;
-                    let mut st = replica.state.lock();
-                    st.offset = offset;
-                    st.stream_db = Some(u64::try_from(session.db).unwrap_or(0));
-                    if std::mem::take(&mut wrote) {
-                        st.last_write = Some(Instant::now());
-                    }
-                }
-            }
+                    Ok(())
+                })
+                .ok_or(LinkError::Killed)??;
             if getack {
                 ack(conn, acked).await?;
             }

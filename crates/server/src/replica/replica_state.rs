@@ -79,6 +79,12 @@ impl LinkState {
     }
 }
 
+tokio::task_local! {
+    /// The generation of the link task it is set in (see
+    /// [`Replica::step`]).
+    pub(crate) static LINK_GENERATION: u64;
+}
+
 /// What the server shares about replication (one field of
 /// [`crate::state::Shared`]).
 pub struct Replica {
@@ -100,9 +106,9 @@ pub struct Replica {
     pub loaded_keys: AtomicU64,
     /// The link task, awaited at shutdown before the state is saved.
     pub(crate) task: Mutex<Option<tokio::task::JoinHandle<()>>>,
-    /// Held while a command of a Redis master's stream is applied and
-    /// counted, and by REPLICAOF while it changes the generation: once
-    /// REPLICAOF has it, no command of the old link is applied any more.
+    /// Held while a step of a master's stream is applied and counted
+    /// ([`Replica::step`]), and by REPLICAOF while it changes the
+    /// generation: once REPLICAOF has it, no step of the old link runs.
     pub(crate) apply: Mutex<()>,
     /// Set by REPLICAOF on a master: the link's first PSYNC offers this
     /// server's own stream (its ID and offset), as Redis'
@@ -125,6 +131,16 @@ impl Replica {
             apply: Mutex::new(()),
             offer_own_stream: AtomicBool::new(false),
         }
+    }
+
+    /// Runs `f`, one step of a master's stream (applying it and counting
+    /// it), unless a REPLICAOF came since the link task started (`None`
+    /// then): REPLICAOF takes [`Replica::apply`] to change the generation,
+    /// so once it answers no step of the old link runs.
+    pub(crate) fn step<T>(&self, f: impl FnOnce() -> T) -> Option<T> {
+        let _applying = self.apply.lock();
+        let mine = LINK_GENERATION.try_with(|g| *g).ok()?;
+        (*self.generation.borrow() == mine).then(f)
     }
 
     /// Whether this server follows a master.

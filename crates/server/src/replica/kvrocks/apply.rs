@@ -55,20 +55,24 @@ pub async fn run(
                 changes.sequence, resume.next_sequence
             )));
         }
-        // Errors are reported on stderr; the stream goes on, as Kvrocks'
-        // replicas do.
-        let _ = apply(shared, session, &changes, &mut reported);
-        crate::replica::stream_apply::sync_if_always(shared, session)?;
-        resume.next_sequence = changes.next_sequence;
-        set_resume(shared, Some(resume.clone()));
-        {
+        // Applied and counted as one step, unless a REPLICAOF came first
+        // (see `Replica::step`).
+        let stepped = shared.replica.step(|| -> Result<(), LinkError> {
+            // Errors are reported on stderr; the stream goes on, as
+            // Kvrocks' replicas do.
+            let _ = apply(shared, session, &changes, &mut reported);
+            crate::replica::stream_apply::sync_if_always(shared, session)?;
+            resume.next_sequence = changes.next_sequence;
+            set_resume(shared, Some(resume.clone()));
             let mut st = shared.replica.state.lock();
             st.offset = i64::try_from(changes.next_sequence - 1).unwrap_or(i64::MAX);
             st.read_offset = st.offset;
             if !changes.changes.is_empty() {
                 st.last_write = Some(Instant::now());
             }
-        }
+            Ok(())
+        });
+        stepped.ok_or(LinkError::Killed)??;
         if session.info.killed.load(Ordering::SeqCst) {
             return Err(LinkError::Killed);
         }

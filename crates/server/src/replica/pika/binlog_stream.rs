@@ -31,6 +31,10 @@ use crate::replica::stream_apply::{apply, sync_if_always};
 use crate::session::Session;
 use crate::state::Shared;
 
+/// The acknowledgements of a message, by database (its index in the
+/// resume point), in the order they came: the range of positions applied.
+type Acks = Vec<(usize, Option<(BinlogOffset, BinlogOffset)>)>;
+
 /// Errors reported on stderr before only counts are.
 const REPORTED: u64 = 20;
 
@@ -87,69 +91,83 @@ pub async fn run(
             // A late reply to a request of the handshake: nothing to do.
             continue;
         }
-        // The acknowledgements, by database, in the order they came.
-        let mut acks: Vec<(usize, Option<(BinlogOffset, BinlogOffset)>)> = Vec::new();
-        let mut wrote = false;
-        let mut items = false;
-        for item in message.binlog_sync {
-            let Some(at) = resume.dbs.iter().position(|d| d.name == item.slot.db_name) else {
-                return Err(LinkError::Protocol(format!(
-                    "the Pika master sent binlog of database '{}', which this replica did not ask for",
-                    item.slot.db_name
-                )));
-            };
-            let db = &mut resume.dbs[at];
-            if item.session_id != db.session_id {
-                return Err(LinkError::Protocol(format!(
-                    "the Pika master sent binlog of {} for session {} where {} was due",
-                    db.name, item.session_id, db.session_id
-                )));
-            }
-            let slot = match acks.iter().position(|(i, _)| *i == at) {
-                Some(s) => s,
-                None => {
-                    acks.push((at, None));
-                    acks.len() - 1
+        // Applied and counted as one step, unless a REPLICAOF came first
+        // (see `Replica::step`).
+        let stepped = shared.replica.step(|| -> Result<(Acks, bool), LinkError> {
+            let mut acks: Acks = Vec::new();
+            let mut wrote = false;
+            let mut items = false;
+            for item in message.binlog_sync {
+                let Some(at) = resume.dbs.iter().position(|d| d.name == item.slot.db_name) else {
+                    return Err(LinkError::Protocol(format!(
+                        "the Pika master sent binlog of database '{}', which this replica did not ask for",
+                        item.slot.db_name
+                    )));
+                };
+                let db = &mut resume.dbs[at];
+                if item.session_id != db.session_id {
+                    return Err(LinkError::Protocol(format!(
+                        "the Pika master sent binlog of {} for session {} where {} was due",
+                        db.name, item.session_id, db.session_id
+                    )));
                 }
-            };
-            if item.binlog.is_empty() {
-                continue;
-            }
-            if !std::mem::replace(&mut items, true) {
-                // The store moves past the saved position.
-                resume::invalidate(shared).map_err(LinkError::State)?;
-                saved = None;
-            }
-            let decoded = binlog::decode(&item.binlog).map_err(|e| {
-                LinkError::Protocol(format!(
-                    "a binlog item of {} at {}:{} from the Pika master: {e}",
-                    db.name, item.binlog_offset.filenum, item.binlog_offset.offset
-                ))
-            })?;
-            if let Some(dest) = &db.dest {
-                for args in decoded.commands.into_iter().filter_map(binlog::translate) {
-                    session.namespace = dest.clone();
-                    let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
-                    if let Err(e) = apply(shared, session, &name, args) {
-                        if reported < REPORTED {
-                            eprintln!("redcodec serve: replication: the Pika master's {name} failed here: {e}");
-                        }
-                        reported += 1;
+                let slot = match acks.iter().position(|(i, _)| *i == at) {
+                    Some(s) => s,
+                    None => {
+                        acks.push((at, None));
+                        acks.len() - 1
                     }
-                    wrote = true;
+                };
+                if item.binlog.is_empty() {
+                    continue;
+                }
+                if !std::mem::replace(&mut items, true) {
+                    // The store moves past the saved position.
+                    resume::invalidate(shared).map_err(LinkError::State)?;
+                    saved = None;
+                }
+                let decoded = binlog::decode(&item.binlog).map_err(|e| {
+                    LinkError::Protocol(format!(
+                        "a binlog item of {} at {}:{} from the Pika master: {e}",
+                        db.name, item.binlog_offset.filenum, item.binlog_offset.offset
+                    ))
+                })?;
+                if let Some(dest) = &db.dest {
+                    for args in decoded.commands.into_iter().filter_map(binlog::translate) {
+                        session.namespace = dest.clone();
+                        let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
+                        if let Err(e) = apply(shared, session, &name, args) {
+                            if reported < REPORTED {
+                                eprintln!("redcodec serve: replication: the Pika master's {name} failed here: {e}");
+                            }
+                            reported += 1;
+                        }
+                        wrote = true;
+                    }
+                }
+                let mut end = item.binlog_offset.clone();
+                end.term = Some(decoded.term);
+                db.filenum = end.filenum;
+                db.offset = end.offset;
+                let range = &mut acks[slot].1;
+                match range {
+                    Some((_, last)) => *last = end,
+                    None => *range = Some((item.binlog_offset, end)),
                 }
             }
-            let mut end = item.binlog_offset.clone();
-            end.term = Some(decoded.term);
-            db.filenum = end.filenum;
-            db.offset = end.offset;
-            let range = &mut acks[slot].1;
-            match range {
-                Some((_, last)) => *last = end,
-                None => *range = Some((item.binlog_offset, end)),
+            sync_if_always(shared, session)?;
+            set_resume(shared, Some(resume.clone()));
+            {
+                let mut st = shared.replica.state.lock();
+                st.offset = resume.offset();
+                st.read_offset = st.offset;
+                if wrote {
+                    st.last_write = Some(Instant::now());
+                }
             }
-        }
-        sync_if_always(shared, session)?;
+            Ok((acks, items))
+        });
+        let (acks, items) = stepped.ok_or(LinkError::Killed)??;
         for (at, range) in acks {
             let db = &resume.dbs[at];
             let request = match range {
@@ -157,15 +175,6 @@ pub async fn run(
                 None => ack(node, db, zero(), zero(), false),
             };
             conn.send(&request).await?;
-        }
-        set_resume(shared, Some(resume.clone()));
-        {
-            let mut st = shared.replica.state.lock();
-            st.offset = resume.offset();
-            st.read_offset = st.offset;
-            if wrote {
-                st.last_write = Some(Instant::now());
-            }
         }
         if session.info.killed.load(Ordering::SeqCst) {
             return Err(LinkError::Killed);
