@@ -31,6 +31,18 @@ pub fn sync_dir(path: &Path) -> std::io::Result<()> {
     }
 }
 
+/// Reads `path` and removes it durably: its text, or `None` when there is
+/// no such file.
+pub fn take(path: &Path) -> std::io::Result<Option<String>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    remove(path)?;
+    Ok(Some(text))
+}
+
 /// Removes `path` (nothing to do if it is not there) and makes the
 /// removal durable.
 pub fn remove(path: &Path) -> std::io::Result<()> {
@@ -51,6 +63,10 @@ mod tests {
         super::replace(&path, b"two").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"two");
         assert!(!path.with_extension("tmp").exists());
+        assert_eq!(super::take(&path).unwrap().as_deref(), Some("two"));
+        assert!(!path.exists());
+        assert_eq!(super::take(&path).unwrap(), None);
+        super::replace(&path, b"three").unwrap();
         super::remove(&path).unwrap();
         assert!(!path.exists());
         super::remove(&path).unwrap();

@@ -73,6 +73,14 @@ pub struct Store {
     sequences_at_open: Vec<u64>,
 }
 
+/// The latest sequence number of each instance, in order.
+fn latest_sequences(instances: &[Instance]) -> Vec<u64> {
+    instances
+        .iter()
+        .map(|i| i.db.latest_sequence_number())
+        .collect()
+}
+
 /// Read and write options made once per store and shared by every call.
 struct CallOptions {
     /// RocksDB's default read options.
@@ -238,10 +246,7 @@ impl Store {
         if !read_only {
             complete_intent(dir, &instances)?;
         }
-        let sequences_at_open = instances
-            .iter()
-            .map(|i| i.db.latest_sequence_number())
-            .collect();
+        let sequences_at_open = latest_sequences(&instances);
         Ok(Store {
             layout,
             instances,
@@ -262,10 +267,7 @@ impl Store {
     /// together they change whenever anything is written, and a store
     /// reopened holds the numbers it was closed with.
     pub fn latest_sequences(&self) -> Vec<u64> {
-        self.instances
-            .iter()
-            .map(|i| i.db.latest_sequence_number())
-            .collect()
+        latest_sequences(&self.instances)
     }
 
     /// [`Store::latest_sequences`] as they were when the store was opened,

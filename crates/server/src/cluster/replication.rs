@@ -59,9 +59,7 @@ pub fn follow_topology(shared: &Shared) {
         Wanted::Nothing => {}
         Wanted::Master => replicaof::stop(shared),
         Wanted::Follow(host, port) => {
-            let already = matches!(&shared.replica.state.lock().master,
-                Some((h, p)) if *h == host && *p == port);
-            if already {
+            if replicaof::follows(shared, &host, port) {
                 return;
             }
             if let Some(shared) = shared.handle() {

@@ -118,24 +118,17 @@ pub fn save_at_stop(shared: &Shared) {
 /// continues the stream from it. Returns whether it did.
 pub fn restore(shared: &Shared) -> bool {
     let path = state_path(shared);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return false,
+    let text = match crate::durable::take(&path) {
+        Ok(Some(text)) => text,
+        Ok(None) => return false,
         Err(e) => {
             eprintln!(
-                "redcodec serve: replication: reading {}: {e}",
+                "redcodec serve: replication: taking {}: {e}",
                 path.display()
             );
             return false;
         }
     };
-    if let Err(e) = std::fs::remove_file(&path) {
-        eprintln!(
-            "redcodec serve: replication: removing {}: {e}",
-            path.display()
-        );
-        return false;
-    }
     let Some(saved) = Saved::parse(&text) else {
         eprintln!(
             "redcodec serve: replication: {} is not a state file this version wrote; ignored",
@@ -143,8 +136,7 @@ pub fn restore(shared: &Shared) -> bool {
         );
         return false;
     };
-    let starts_as_replica = shared.config.replica.replicaof.is_some()
-        || crate::cluster::replication::starts_as_replica(shared);
+    let starts_as_replica = crate::replica::starts_following(shared);
     let unchanged = shared
         .engines
         .sequences()

@@ -59,6 +59,13 @@ pub fn start(shared: &Arc<crate::state::Shared>) {
     crate::cluster::replication::follow_topology(shared);
 }
 
+/// Whether this server follows a master from its start: `--replicaof`,
+/// or its cluster topology lists it as a replica.
+pub fn starts_following(shared: &crate::state::Shared) -> bool {
+    shared.config.replica.replicaof.is_some()
+        || crate::cluster::replication::starts_as_replica(shared)
+}
+
 /// At shutdown, once clients are gone: waits for the link task to end
 /// (nothing is applied after), then saves the replication state for a
 /// partial resync at the next start ([`resume`]).

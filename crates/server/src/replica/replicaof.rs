@@ -74,9 +74,7 @@ pub fn replicaof(shared: &Shared, args: &[Vec<u8>]) -> Reply {
         return refused();
     }
     let host = String::from_utf8_lossy(&args[1]).into_owned();
-    let already = matches!(&shared.replica.state.lock().master,
-        Some((h, p)) if h.eq_ignore_ascii_case(&host) && *p == port);
-    if already {
+    if follows(shared, &host, port) {
         eprintln!("redcodec serve: replication: REPLICAOF would result into synchronization with the master we are already connected with. No operation performed.");
         return Reply::Status("OK Already connected to specified master".into());
     }
@@ -85,6 +83,12 @@ pub fn replicaof(shared: &Shared, args: &[Vec<u8>]) -> Reply {
     };
     follow(&shared, host, port);
     Reply::ok()
+}
+
+/// Whether this server follows the master at `host:port` already.
+pub fn follows(shared: &Shared, host: &str, port: u16) -> bool {
+    matches!(&shared.replica.state.lock().master,
+        Some((h, p)) if h.eq_ignore_ascii_case(host) && *p == port)
 }
 
 /// Starts following `host:port` (stopping any link to another master).

@@ -278,7 +278,7 @@ pub fn save_pika_dump_position(
     let binlog_file_size = super::pika::DEFAULT_BINLOG_FILE_SIZE;
     let saved = Saved {
         replid: "0".repeat(40),
-        offset: i64::try_from(u64::from(filenum) * binlog_file_size + offset).unwrap_or(i64::MAX),
+        offset: super::pika::pika_resume::measure(binlog_file_size, [(filenum, offset)]),
         stream_db: None,
         kvrocks: None,
         pika: Some(PikaMaster {
@@ -300,12 +300,9 @@ pub fn save_pika_dump_position(
 /// cluster topology lists it as a replica).
 pub fn take(shared: &Shared, marker: &Path) -> std::io::Result<Option<Saved>> {
     let path = state_path(shared);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
+    let Some(text) = crate::durable::take(&path)? else {
+        return Ok(None);
     };
-    crate::durable::remove(&path)?;
     if marker.exists() {
         return Ok(None);
     }
@@ -316,9 +313,7 @@ pub fn take(shared: &Shared, marker: &Path) -> std::io::Result<Option<Saved>> {
         );
         return Ok(None);
     };
-    let follows = shared.config.replica.replicaof.is_some()
-        || crate::cluster::replication::starts_as_replica(shared);
-    if !follows {
+    if !super::starts_following(shared) {
         eprintln!(
             "redcodec serve: replication: the replication state in {} is dropped: the server does not start as a replica (--replicaof, or a replica in its cluster topology), so the data may change",
             path.display()

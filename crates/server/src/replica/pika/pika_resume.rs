@@ -38,15 +38,23 @@ pub struct Resume {
 impl Resume {
     /// The offset INFO shows (see the module docs).
     pub fn offset(&self) -> i64 {
-        let sum: u128 = self
-            .dbs
-            .iter()
-            .map(|d| {
-                u128::from(d.filenum) * u128::from(self.binlog_file_size) + u128::from(d.offset)
-            })
-            .sum();
-        i64::try_from(sum).unwrap_or(i64::MAX)
+        measure(
+            self.binlog_file_size,
+            self.dbs.iter().map(|d| (d.filenum, d.offset)),
+        )
     }
+}
+
+/// Pika's measure of binlog positions (`slave_repl_offset`): the sum of
+/// file number × `binlog_file_size` + offset.
+pub fn measure(binlog_file_size: u64, positions: impl IntoIterator<Item = (u32, u64)>) -> i64 {
+    let sum: u128 = positions
+        .into_iter()
+        .map(|(filenum, offset)| {
+            u128::from(filenum) * u128::from(binlog_file_size) + u128::from(offset)
+        })
+        .sum();
+    i64::try_from(sum).unwrap_or(i64::MAX)
 }
 
 /// The resume points, by server (its own replication ID).
