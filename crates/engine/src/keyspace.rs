@@ -31,6 +31,22 @@ pub struct KeyView {
     /// of [`TYPE_ORDER`] (only in stores the real system wrote: redcodec
     /// keeps one type per key).
     pub shadowed: Vec<Meta>,
+    /// The store holds no record of the key at all, not even element
+    /// records of an old version: a load into a store it emptied knows
+    /// it ([`KeyView::nothing_stored`]).
+    pub nothing_stored: bool,
+}
+
+impl KeyView {
+    /// The view of a key the store certainly holds no record of: a new
+    /// collection there needs no check that its version is unused
+    /// ([`redcodec_codec::Capabilities::version_may_repeat`]).
+    pub fn nothing_stored() -> KeyView {
+        KeyView {
+            nothing_stored: true,
+            ..KeyView::default()
+        }
+    }
 }
 
 /// The rule for a key held in several types at once, which Pika's
@@ -464,7 +480,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         let mut meta = self.codec().new_meta(ty, self.eng.next_version(previous));
         // A version the key held before may still have element records
         // (Capabilities::version_may_repeat): take the next one.
-        if self.caps().version_may_repeat {
+        if self.caps().version_may_repeat && !view.nothing_stored {
             while self.has_elements(key, &meta)? {
                 meta = self
                     .codec()

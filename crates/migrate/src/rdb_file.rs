@@ -32,7 +32,7 @@ pub const BATCH_KEYS: usize = 256;
 /// Keys written per store write by a load into an empty destination
 /// ([`load_fresh_batch`], with [`import_in_batches`]): its writes are
 /// sorted, and a bigger batch inserts closer keys one after the other.
-pub const FRESH_BATCH_KEYS: usize = 4096;
+pub const FRESH_BATCH_KEYS: usize = 32768;
 /// Payload bytes that close a batch early.
 pub const BATCH_BYTES: usize = 4 << 20;
 
@@ -262,7 +262,7 @@ fn stage<C: Codec, S: KvStore>(
     let view = if written_before {
         ctx.view(&entry.key)?
     } else {
-        KeyView::default()
+        KeyView::nothing_stored()
     };
     let value = Value::from(entry.value.clone());
     write_value(ctx, &entry.key, &view, &value, ExpireAt::absolute(at))?;

@@ -1,13 +1,14 @@
-//! Loading a full copy: the spooled RDB is read whole first (every object
-//! decoded, the CRC checked) while the data held is left alone; only then
-//! is a load marker written to the data directory, the data flushed and
-//! every key loaded through the engine (the code `RESTORE` runs), and the
-//! marker removed once the keys are durable. A replica killed in between
+//! Loading a full copy: the spooled RDB was checked whole while it arrived
+//! (every object decoded, the CRC checked: [`super::stream_check`]), the
+//! data held left alone; only then is a load marker written to the data
+//! directory, the data flushed and every key loaded through the engine
+//! (the code `RESTORE` runs), and the marker removed once the keys are
+//! durable. A replica killed in between
 //! finds the marker when it starts again ([`recover`]): it flushes the
 //! half copy instead of serving it as complete, and resynchronises.
 //!
 //! The load writes into a store it has just emptied, under its marker:
-//! a few thousand keys per RocksDB write, sorted, each instance's part
+//! up to 32,768 keys per RocksDB write, sorted, each instance's part
 //! written on its own, and a key's current state read only if the load
 //! may have written it already ([`rdb_file::load_fresh_batch`]). A batch
 //! holding a key the engine refuses is written again key by key, as
@@ -28,7 +29,7 @@ use std::sync::atomic::Ordering;
 
 use redcodec_engine::Reply;
 use redcodec_migrate::rdb_file;
-use redcodec_rdb::file_reader::{validate, RdbFileError};
+use redcodec_rdb::file_reader::RdbFileError;
 
 use crate::access::Access;
 use crate::config::NamespaceMode;
@@ -99,12 +100,6 @@ pub struct Loaded {
     pub refused: u64,
 }
 
-/// Checks the spooled RDB completely: the number of keys.
-pub fn check(spool: &Path) -> Result<u64, LoadError> {
-    let file = File::open(spool)?;
-    validate(BufReader::with_capacity(1 << 20, file)).map_err(LoadError::Invalid)
-}
-
 /// Writes the empty file `path` and makes it, and its name, durable.
 pub(crate) fn write_marker(path: &Path) -> std::io::Result<()> {
     let file = OpenOptions::new()
@@ -144,8 +139,8 @@ fn flush_all(shared: &Shared, session: &mut Session) -> Result<(), LoadError> {
 }
 
 /// Replaces the data with the spooled RDB's `keys` keys (checked before by
-/// [`check`]), under the load marker; `session` is the master's. Sets the
-/// replica's loading flag (the caller clears it).
+/// [`super::stream_check`]), under the load marker; `session` is the
+/// master's. Sets the replica's loading flag (the caller clears it).
 pub fn load(
     shared: &Shared,
     session: &mut Session,

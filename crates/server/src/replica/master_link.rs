@@ -16,10 +16,11 @@ use tokio::sync::watch;
 
 use super::link_error::{read_line, LinkError, REPL_TIMEOUT};
 use super::link_phase::phase;
-use super::load::{self};
+use super::load::{self, LoadError};
 use super::replica_state::{LinkPhase, LINK_GENERATION};
 use super::resume;
 use super::stream_apply::{apply, changes_store, select_db, sync_if_always};
+use super::stream_check::StreamCheck;
 use super::transfer::{self, Announced};
 use crate::frame::{parse_request, Limits};
 use crate::session::Session;
@@ -285,25 +286,28 @@ async fn full_sync(
     }
     let spool = load::spool_path(shared);
     let replica = &shared.replica;
-    let received = transfer::receive(&mut conn.rd, &mut conn.buf, &announced, &spool, |n| {
-        let mut st = replica.state.lock();
-        st.sync_read = i64::try_from(n).unwrap_or(i64::MAX);
-        st.last_io = Some(Instant::now());
-    })
+    let mut check = StreamCheck::start();
+    let received = transfer::receive(
+        &mut conn.rd,
+        &mut conn.buf,
+        &announced,
+        &spool,
+        &mut check,
+        |n| {
+            let mut st = replica.state.lock();
+            st.sync_read = i64::try_from(n).unwrap_or(i64::MAX);
+            st.last_io = Some(Instant::now());
+        },
+    )
     .await;
     if let Err(e) = received {
         let _ = std::fs::remove_file(&spool);
         return Err(e);
     }
-    // Checked whole before anything changes.
-    let checked = {
-        let spool = spool.clone();
-        keep_alive(
-            conn,
-            tokio::task::spawn_blocking(move || load::check(&spool)),
-        )
+    // Checked whole (while it arrived) before anything changes.
+    let checked = keep_alive(conn, check.finish())
         .await?
-    };
+        .map_err(LoadError::Invalid);
     let keys = match checked {
         Ok(keys) => keys,
         Err(e) => {

@@ -35,6 +35,7 @@ pub mod replicaof;
 pub mod resume;
 pub mod resume_points;
 pub mod stream_apply;
+pub mod stream_check;
 pub mod transfer;
 
 use std::sync::Arc;

@@ -11,6 +11,7 @@ use bytes::{Buf, BytesMut};
 use tokio::net::tcp::OwnedReadHalf;
 
 use super::link_error::{read_more, LinkError};
+use super::stream_check::StreamCheck;
 
 /// The length of a diskless transfer's end mark (`CONFIG_RUN_ID_SIZE`).
 pub const EOF_MARK_LEN: usize = 40;
@@ -49,13 +50,14 @@ impl Announced {
 }
 
 /// Copies the RDB into `spool` (created anew), starting with what `buf`
-/// already holds; bytes after the RDB stay in `buf`. `progress` gets the
-/// bytes received so far.
+/// already holds, and hands every byte written to `check` too; bytes
+/// after the RDB stay in `buf`. `progress` gets the bytes received so far.
 pub async fn receive(
     rd: &mut OwnedReadHalf,
     buf: &mut BytesMut,
     announced: &Announced,
     spool: &Path,
+    check: &mut StreamCheck,
     mut progress: impl FnMut(u64),
 ) -> Result<u64, LinkError> {
     let mut file = File::create(spool).map_err(LinkError::spool)?;
@@ -70,6 +72,7 @@ pub async fn receive(
                     .unwrap_or(usize::MAX)
                     .min(buf.len());
                 file.write_all(&buf[..n]).map_err(LinkError::spool)?;
+                check.feed(&buf[..n]).await;
                 buf.advance(n);
                 written += n as u64;
                 progress(written);
@@ -90,6 +93,7 @@ pub async fn receive(
                     .position(|w| w == mark.as_slice())
                 {
                     file.write_all(&held[..at]).map_err(LinkError::spool)?;
+                    check.feed(&held[..at]).await;
                     written += at as u64;
                     buf.extend_from_slice(&held[at + EOF_MARK_LEN..]);
                     progress(written);
@@ -97,6 +101,7 @@ pub async fn receive(
                 }
                 let keep = held.len().saturating_sub(EOF_MARK_LEN - 1);
                 file.write_all(&held[..keep]).map_err(LinkError::spool)?;
+                check.feed(&held[..keep]).await;
                 written += keep as u64;
                 held.drain(..keep);
                 progress(written);
