@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::net::TcpListener;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,7 +21,10 @@ mod kvrocks_support;
 use kvrocks_support::{kvrocks_bin, Kvrocks};
 
 mod replica_compare;
-use replica_compare::{contents, field, info, q, same, wait_equal, write_round, BOUND, V};
+use replica_compare::{
+    assert_read_only_replica, contents, field, follow_while_writing, info, q, same, wait_equal,
+    write_round, BOUND, V,
+};
 
 /// A connection to a Kvrocks server.
 fn kv_conn(k: &Kvrocks) -> redis::Connection {
@@ -47,59 +50,13 @@ fn a_kvrocks_master_is_followed_on_every_format_tested() {
             let _: i64 = q(&mut m, &["HSET", "big", &format!("f{i}"), &"x".repeat(100)]);
         }
         // Keep writing while the replica copies and follows.
-        let stop = Arc::new(AtomicBool::new(false));
-        let rounds = Arc::new(AtomicU64::new(400));
-        let writer = {
-            let stop = stop.clone();
-            let rounds = rounds.clone();
-            let url = master.url();
-            std::thread::spawn(move || {
-                let mut c = connect(&url);
-                while !stop.load(Ordering::SeqCst) {
-                    let i = rounds.fetch_add(1, Ordering::SeqCst);
-                    write_round(&mut c, i);
-                }
-            })
-        };
         let (_tmp, dir) = store_dir();
-        let addr = format!("127.0.0.1:{}", master.port);
-        let serve = Serve::start(format, &dir, &["--replicaof", &addr]);
+        let serve = follow_while_writing(master.url(), master.port, format, &dir, 400, write_round);
         let mut r = serve.conn();
-        // Until it follows: the stream has applied writes after the copy.
-        let deadline = Instant::now() + BOUND;
-        loop {
-            let rep = info(&mut r, "replication");
-            if field(&rep, "master_link_status").as_deref() == Some("up") {
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{format}: the link never came up: {rep}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        let started = rounds.load(Ordering::SeqCst);
-        while rounds.load(Ordering::SeqCst) < started + 300 {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        stop.store(true, Ordering::SeqCst);
-        writer.join().unwrap();
         // The 300 ms keys are gone on both sides before comparing.
         std::thread::sleep(Duration::from_millis(1500));
         wait_equal(&mut m, &mut r, format);
-        let rep = info(&mut r, "replication");
-        assert_eq!(field(&rep, "role").as_deref(), Some("slave"), "{rep}");
-        assert_eq!(
-            field(&rep, "master_port"),
-            Some(master.port.to_string()),
-            "{rep}"
-        );
-        let err = redis::cmd("SET")
-            .arg("w")
-            .arg("1")
-            .query::<()>(&mut r)
-            .unwrap_err();
-        assert_eq!(err.code(), Some("READONLY"), "{err}");
+        assert_read_only_replica(&mut r, master.port);
         // More writes after the copy, through the stream only.
         let _: () = q(&mut m, &["FLUSHDB"]);
         for i in 0..50 {

@@ -10,9 +10,6 @@
 //! unless `REDCODEC_REQUIRE_KVROCKS=1`, where it fails.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 mod serve_support;
@@ -22,7 +19,7 @@ mod kvrocks_support;
 use kvrocks_support::{kvrocks_bin, Kvrocks};
 
 mod replica_compare;
-use replica_compare::{field, info, q, wait_equal, write_round, BOUND};
+use replica_compare::{field, info, q, wait_equal, wait_link_up, write_round, Writer, BOUND};
 
 /// The master's options: a store Kvrocks 2.10 opens.
 const MASTER: &[&str] = &["--compat", "kvrocks-2.10"];
@@ -38,66 +35,6 @@ fn purge_archived_wal(store: &Path) {
     let archive = store.join("db").join("archive");
     if archive.is_dir() {
         std::fs::remove_dir_all(&archive).unwrap();
-    }
-}
-
-/// Writes rounds on `url` from `first` on until stopped.
-struct Writer {
-    stop: Arc<AtomicBool>,
-    rounds: Arc<AtomicU64>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl Writer {
-    fn start(url: String, first: u64) -> Writer {
-        let stop = Arc::new(AtomicBool::new(false));
-        let rounds = Arc::new(AtomicU64::new(first));
-        let thread = {
-            let (stop, rounds) = (stop.clone(), rounds.clone());
-            std::thread::spawn(move || {
-                let mut c = connect(&url);
-                while !stop.load(Ordering::SeqCst) {
-                    let i = rounds.fetch_add(1, Ordering::SeqCst);
-                    write_round(&mut c, i);
-                }
-            })
-        };
-        Writer {
-            stop,
-            rounds,
-            thread: Some(thread),
-        }
-    }
-
-    /// Waits for `n` more rounds.
-    fn more(&self, n: u64) {
-        let from = self.rounds.load(Ordering::SeqCst);
-        while self.rounds.load(Ordering::SeqCst) < from + n {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Stops; returns the next round.
-    fn stop(mut self) -> u64 {
-        self.stop.store(true, Ordering::SeqCst);
-        self.thread.take().unwrap().join().unwrap();
-        self.rounds.load(Ordering::SeqCst)
-    }
-}
-
-/// Polls the Kvrocks replica until its link to the master is up.
-fn wait_link_up(r: &mut redis::Connection, what: &str) {
-    let deadline = Instant::now() + BOUND;
-    loop {
-        let rep = info(r, "replication");
-        if field(&rep, "master_link_status").as_deref() == Some("up") {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{what}: the Kvrocks replica's link never came up: {rep}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
     }
 }
 
@@ -161,7 +98,7 @@ fn a_kvrocks_replica_follows_a_redcodec_master() {
     let url = master.url("");
 
     // 1. A full copy while writes go on, then the stream.
-    let writer = Writer::start(url.clone(), 400);
+    let writer = Writer::start(url.clone(), 400, write_round);
     let kv_data = tempfile::tempdir().unwrap();
     let slaveof = format!("slaveof 127.0.0.1 {}\n", master.port());
     let replica = Kvrocks::start_on(&bin, Some(kv_data.path()), &slaveof, None);
@@ -183,7 +120,7 @@ fn a_kvrocks_replica_follows_a_redcodec_master() {
 
     // 2. The link killed mid-stream: PSYNC resumes, no full copy.
     std::fs::remove_dir_all(checkpoint_dir(&dir)).unwrap();
-    let writer = Writer::start(url.clone(), next);
+    let writer = Writer::start(url.clone(), next, write_round);
     writer.more(50);
     let id = stream_client(&mut m).expect("the stream's connection is listed");
     let _: i64 = q(&mut m, &["CLIENT", "KILL", "ID", &id]);
@@ -213,7 +150,7 @@ fn a_kvrocks_replica_follows_a_redcodec_master() {
     let master = Serve::start("kvrocks", &dir, MASTER);
     let mut m = master.conn();
     std::fs::remove_dir_all(checkpoint_dir(&dir)).ok();
-    let writer = Writer::start(master.url(""), next);
+    let writer = Writer::start(master.url(""), next, write_round);
     let slaveof = format!("slaveof 127.0.0.1 {}\n", master.port());
     let replica = Kvrocks::start_on(&bin, Some(kv_data.path()), &slaveof, None);
     let mut r = connect(&replica.url());

@@ -12,7 +12,7 @@
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -22,7 +22,9 @@ use serve_support::{connect, store_dir, Serve};
 mod fake_pika;
 
 mod replica_compare;
-use replica_compare::{field, info, q, wait_equal_by, Expiry, BOUND};
+use replica_compare::{
+    assert_read_only_replica, field, follow_while_writing, info, q, wait_equal_by, Expiry, BOUND,
+};
 
 /// TTLs are compared within this (Pika logs expiries in seconds).
 const TTL_SLACK_MS: i64 = 2500;
@@ -210,59 +212,13 @@ fn follow_a_pika_master(bin: &Path, formats: &[&str]) {
         }
         let _: () = q(&mut m, &["SET", "ttl:long", "x", "EX", "5000"]);
         // Keep writing while the replica copies and follows.
-        let stop = Arc::new(AtomicBool::new(false));
-        let rounds = Arc::new(AtomicU64::new(400));
-        let writer = {
-            let stop = stop.clone();
-            let rounds = rounds.clone();
-            let url = master.url();
-            std::thread::spawn(move || {
-                let mut c = connect(&url);
-                while !stop.load(Ordering::SeqCst) {
-                    let i = rounds.fetch_add(1, Ordering::SeqCst);
-                    write_round(&mut c, i);
-                }
-            })
-        };
         let (_tmp, dir) = store_dir();
-        let addr = format!("127.0.0.1:{}", master.port);
-        let serve = Serve::start(format, &dir, &["--replicaof", &addr]);
+        let serve = follow_while_writing(master.url(), master.port, format, &dir, 400, write_round);
         let mut r = serve.conn();
-        let deadline = Instant::now() + BOUND;
-        loop {
-            let rep = info(&mut r, "replication");
-            if field(&rep, "master_link_status").as_deref() == Some("up") {
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{format}: the link never came up: {rep}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        // Writes through the stream, after the copy.
-        let started = rounds.load(Ordering::SeqCst);
-        while rounds.load(Ordering::SeqCst) < started + 300 {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        stop.store(true, Ordering::SeqCst);
-        writer.join().unwrap();
         // The one-second keys are gone on both sides before comparing.
         std::thread::sleep(Duration::from_millis(2500));
         wait_equal(&mut m, &mut r, format);
-        let rep = info(&mut r, "replication");
-        assert_eq!(field(&rep, "role").as_deref(), Some("slave"), "{rep}");
-        assert_eq!(
-            field(&rep, "master_port"),
-            Some(master.port.to_string()),
-            "{rep}"
-        );
-        let err = redis::cmd("SET")
-            .arg("w")
-            .arg("1")
-            .query::<()>(&mut r)
-            .unwrap_err();
-        assert_eq!(err.code(), Some("READONLY"), "{err}");
+        assert_read_only_replica(&mut r, master.port);
         // More writes, through the stream only, after a FLUSHDB.
         let _: () = q(&mut m, &["FLUSHDB"]);
         for i in 0..50 {

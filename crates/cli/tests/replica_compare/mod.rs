@@ -6,7 +6,14 @@
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use std::path::Path;
+
+use crate::serve_support::{connect, Serve};
 
 /// How long convergence may take on a busy machine.
 pub const BOUND: Duration = Duration::from_secs(180);
@@ -162,6 +169,104 @@ pub fn write_round(c: &mut redis::Connection, i: u64) {
             let _: i64 = q(c, &["SUNIONSTORE", &format!("u:{g}"), &st, "set:0"]);
         }
     }
+}
+
+/// Rounds of writes (`round(c, i)` for i = `first`, `first + 1`, …) on a
+/// connection of their own, until stopped: a master kept busy while a
+/// replica copies and follows it.
+pub struct Writer {
+    stop: Arc<AtomicBool>,
+    rounds: Arc<AtomicU64>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Writer {
+    /// Starts writing to the server at `url`.
+    pub fn start(url: String, first: u64, round: fn(&mut redis::Connection, u64)) -> Writer {
+        let stop = Arc::new(AtomicBool::new(false));
+        let rounds = Arc::new(AtomicU64::new(first));
+        let thread = {
+            let (stop, rounds) = (stop.clone(), rounds.clone());
+            std::thread::spawn(move || {
+                let mut c = connect(&url);
+                while !stop.load(Ordering::SeqCst) {
+                    let i = rounds.fetch_add(1, Ordering::SeqCst);
+                    round(&mut c, i);
+                }
+            })
+        };
+        Writer {
+            stop,
+            rounds,
+            thread: Some(thread),
+        }
+    }
+
+    /// Waits for `n` more rounds.
+    pub fn more(&self, n: u64) {
+        let from = self.rounds.load(Ordering::SeqCst);
+        while self.rounds.load(Ordering::SeqCst) < from + n {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Stops; returns the next round.
+    pub fn stop(mut self) -> u64 {
+        self.stop.store(true, Ordering::SeqCst);
+        self.thread.take().unwrap().join().unwrap();
+        self.rounds.load(Ordering::SeqCst)
+    }
+}
+
+/// Polls the replica `r` until its link to the master is up.
+pub fn wait_link_up(r: &mut redis::Connection, what: &str) {
+    let deadline = Instant::now() + BOUND;
+    loop {
+        let rep = info(r, "replication");
+        if field(&rep, "master_link_status").as_deref() == Some("up") {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: the link never came up: {rep}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Starts `redcodec serve --format <format>` in `dir` as a replica of the
+/// master on `port` (at `url`) while [`write_round`]-like rounds from
+/// `first` on keep the master busy; returns once its link is up and 300
+/// more rounds went through the stream, the writes stopped.
+pub fn follow_while_writing(
+    url: String,
+    port: u16,
+    format: &str,
+    dir: &Path,
+    first: u64,
+    round: fn(&mut redis::Connection, u64),
+) -> Serve {
+    let writer = Writer::start(url, first, round);
+    let addr = format!("127.0.0.1:{port}");
+    let serve = Serve::start(format, dir, &["--replicaof", &addr]);
+    wait_link_up(&mut serve.conn(), format);
+    writer.more(300);
+    writer.stop();
+    serve
+}
+
+/// Asserts that `r` is a replica of the master on `port` and refuses
+/// writes as Redis' replicas do.
+pub fn assert_read_only_replica(r: &mut redis::Connection, port: u16) {
+    let rep = info(r, "replication");
+    assert_eq!(field(&rep, "role").as_deref(), Some("slave"), "{rep}");
+    assert_eq!(field(&rep, "master_port"), Some(port.to_string()), "{rep}");
+    let err = redis::cmd("SET")
+        .arg("w")
+        .arg("1")
+        .query::<()>(r)
+        .unwrap_err();
+    assert_eq!(err.code(), Some("READONLY"), "{err}");
 }
 
 pub fn info(c: &mut redis::Connection, section: &str) -> String {
