@@ -14,6 +14,9 @@ use std::process::Command;
 use redcodec_conformance::skip::Tool;
 use redcodec_conformance::target::RedisServer;
 
+mod common;
+use common::{exec_at, ok};
+
 mod serve_support;
 use serve_support::{assert_same_keys, connect, formats, store_dir, Serve};
 
@@ -253,4 +256,46 @@ fn a_bad_rdb_changes_nothing_and_names_the_offset() {
     ]);
     assert!(!out.status.success());
     assert!(text(&out).contains("missing.rdb"), "{}", text(&out));
+}
+
+/// The fixed clock of the import test, in ms.
+const CLOCK: &str = "1700000000000";
+
+/// An import into a store that holds no key but records (a deleted hash
+/// compaction has not removed) reads each key's state first: floyd's
+/// versions repeat (from 0 again at a fixed clock), so the fast path of a
+/// store holding nothing would bring the deleted field back.
+#[test]
+fn an_import_over_deleted_records_does_not_bring_them_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    exec_at(CLOCK, "kvrocks", &src, "HSET h new 2\n");
+    let rdb = tmp.path().join("h.rdb");
+    let (src, rdb_arg) = (src.to_str().unwrap(), rdb.to_str().unwrap());
+    ok(&[
+        "export", "--format", "kvrocks", "--dir", src, "--rdb", rdb_arg,
+    ]);
+    for (dst, before) in [("fresh", ""), ("deleted", "HSET h old 1\nDEL h\n")] {
+        let dst = tmp.path().join(dst);
+        if !before.is_empty() {
+            exec_at(CLOCK, "floyd", &dst, before);
+        }
+        let dst_arg = dst.to_str().unwrap();
+        ok(&[
+            "import",
+            "--rdb",
+            rdb_arg,
+            "--format",
+            "floyd",
+            "--dir",
+            dst_arg,
+            "--fixed-clock",
+            CLOCK,
+        ]);
+        assert_eq!(
+            exec_at(CLOCK, "floyd", &dst, "HGETALL h\n"),
+            "1) \"new\"\n2) \"2\"\n",
+            "{dst_arg}"
+        );
+    }
 }

@@ -18,6 +18,7 @@ use redcodec_formats::AnyCodec;
 use redcodec_rdb::file_reader::{validate, Entry};
 use redcodec_rdb::file_writer::FileInfo;
 
+use crate::bulk::first_record;
 use crate::rdb_file::{self, Exported, Exporter, Loaded};
 use crate::store_spec::{SpecError, StoreSpec};
 
@@ -130,6 +131,11 @@ struct Loader<'a> {
     by_namespace: bool,
     open: Option<(u64, Engine<AnyCodec>)>,
     failed: Option<SpecError>,
+    /// The keys of the file, once the one store opened (not by namespace)
+    /// was found to hold no record at all: then keys are written as a
+    /// replica's full copy writes them ([`rdb_file::load_fresh_batch`]).
+    fresh: Option<rdb_file::FreshKeys>,
+    keys: u64,
 }
 
 impl Loader<'_> {
@@ -149,7 +155,12 @@ impl Loader<'_> {
                 self.store.clone()
             };
             match store.open(OpenMode::CreateIfMissing, None) {
-                Ok(engine) => self.open = Some((db, engine)),
+                Ok(engine) => {
+                    if !self.by_namespace && matches!(first_record(&engine), Ok(None)) {
+                        self.fresh = Some(rdb_file::FreshKeys::for_keys(self.keys));
+                    }
+                    self.open = Some((db, engine));
+                }
                 Err(e) => {
                     self.failed = Some(e);
                     return;
@@ -157,14 +168,21 @@ impl Loader<'_> {
             }
         }
         if let Some((_, engine)) = &self.open {
-            rdb_file::load_batch(engine, entries, loaded);
+            match &mut self.fresh {
+                Some(keys) => rdb_file::load_fresh_batch(engine, entries, loaded, keys, b""),
+                None => rdb_file::load_batch(engine, entries, loaded),
+            }
         }
     }
 }
 
 /// Reads the RDB file `rdb` into `store`: the whole file is checked first
 /// (checksum included), so a bad file changes nothing; the destination
-/// must hold no key.
+/// must hold no key. Into a store that holds no record at all (a new one),
+/// keys are written as a replica's full copy writes them: no read of a
+/// key's state, sorted batches, out of the write-ahead log, the store
+/// flushed at the end (an import cut short leaves part of the file, as
+/// on the logged path, and is started again into a new directory).
 pub fn import(rdb: &Path, store: &StoreSpec) -> Result<Imported, RdbStoreError> {
     let open = || -> Result<BufReader<File>, RdbStoreError> {
         File::open(rdb)
@@ -189,8 +207,15 @@ pub fn import(rdb: &Path, store: &StoreSpec) -> Result<Imported, RdbStoreError> 
         by_namespace,
         open: None,
         failed: None,
+        fresh: None,
+        keys,
     };
-    let loaded = rdb_file::import(open()?, |db, entries, loaded| {
+    let batch_keys = if by_namespace {
+        rdb_file::BATCH_KEYS
+    } else {
+        rdb_file::FRESH_BATCH_KEYS
+    };
+    let loaded = rdb_file::import_in_batches(open()?, batch_keys, |db, entries, loaded| {
         loader.write(db, entries, loaded);
     })
     .map_err(|e| fail(e.to_string()))?;

@@ -86,7 +86,7 @@ pub(crate) fn chosen<B: Codec>(
 
 /// The key of a record of `dst` other than the format's bootstrap
 /// records (`None`: the destination is empty).
-fn first_record<B: Codec>(dst: &Engine<B>) -> Result<Option<Vec<u8>>, MigrateError> {
+pub(crate) fn first_record<B: Codec>(dst: &Engine<B>) -> Result<Option<Vec<u8>>, MigrateError> {
     let bootstrap = dst.codec().bootstrap_records();
     let store = dst.store();
     for place in store.layout().places().collect::<Vec<_>>() {

@@ -2,7 +2,7 @@
 //! spool is also handed to a thread that decodes it as
 //! [`validate`] does (every object, the CRC), so the whole file is known
 //! good or bad when its last byte lands, not one full read later. The
-//! hand-over is bounded ([`CHUNKS_IN_FLIGHT`] chunks): a checker slower
+//! hand-over is bounded (64 chunks at most): a checker slower
 //! than the network slows the receiving down instead of holding the RDB
 //! in memory.
 
