@@ -131,11 +131,10 @@ struct Loader<'a> {
     by_namespace: bool,
     open: Option<(u64, Engine<AnyCodec>)>,
     failed: Option<SpecError>,
-    /// The keys of the file, once the one store opened (not by namespace)
-    /// was found to hold no record at all: then keys are written as a
+    /// The keys written so far, when the one store (not by namespace) held
+    /// no record at all before the import: keys are then written as a
     /// replica's full copy writes them ([`rdb_file::load_fresh_batch`]).
     fresh: Option<rdb_file::FreshKeys>,
-    keys: u64,
 }
 
 impl Loader<'_> {
@@ -155,12 +154,7 @@ impl Loader<'_> {
                 self.store.clone()
             };
             match store.open(OpenMode::CreateIfMissing, None) {
-                Ok(engine) => {
-                    if !self.by_namespace && matches!(first_record(&engine), Ok(None)) {
-                        self.fresh = Some(rdb_file::FreshKeys::for_keys(self.keys));
-                    }
-                    self.open = Some((db, engine));
-                }
+                Ok(engine) => self.open = Some((db, engine)),
                 Err(e) => {
                     self.failed = Some(e);
                     return;
@@ -199,21 +193,22 @@ pub fn import(rdb: &Path, store: &StoreSpec) -> Result<Imported, RdbStoreError> 
     } else {
         vec![store.clone()]
     };
+    let mut no_record = true;
     for target in &targets {
-        refuse_keys(target)?;
+        no_record &= refuse_keys(target)?;
     }
+    let fresh = (!by_namespace && no_record).then(|| rdb_file::FreshKeys::for_keys(keys));
+    let batch_keys = if fresh.is_some() {
+        rdb_file::FRESH_BATCH_KEYS
+    } else {
+        rdb_file::BATCH_KEYS
+    };
     let mut loader = Loader {
         store,
         by_namespace,
         open: None,
         failed: None,
-        fresh: None,
-        keys,
-    };
-    let batch_keys = if by_namespace {
-        rdb_file::BATCH_KEYS
-    } else {
-        rdb_file::FRESH_BATCH_KEYS
+        fresh,
     };
     let loaded = rdb_file::import_in_batches(open()?, batch_keys, |db, entries, loaded| {
         loader.write(db, entries, loaded);
@@ -232,16 +227,19 @@ pub fn import(rdb: &Path, store: &StoreSpec) -> Result<Imported, RdbStoreError> 
     })
 }
 
-/// Refuses a destination that already holds keys.
-fn refuse_keys(target: &StoreSpec) -> Result<(), RdbStoreError> {
-    if !target.dir.exists() {
-        return Ok(());
-    }
+/// Refuses a destination that already holds keys; otherwise says whether
+/// it holds no record at all (a directory not made yet, or empty, or a
+/// store with nothing but the format's bootstrap records).
+fn refuse_keys(target: &StoreSpec) -> Result<bool, RdbStoreError> {
+    let Ok(mut files) = std::fs::read_dir(&target.dir) else {
+        return Ok(!target.dir.exists());
+    };
+    let empty_dir = files.next().is_none();
     let Ok(engine) = target.open(OpenMode::ReadOnly, None) else {
-        return Ok(());
+        return Ok(empty_dir);
     };
     if engine.execute(&["DBSIZE"]).to_string() == "(integer) 0" {
-        return Ok(());
+        return Ok(matches!(first_record(&engine), Ok(None)));
     }
     Err(fail(format!(
         "the destination already holds keys{}: import into an empty store",

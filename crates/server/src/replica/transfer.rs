@@ -60,22 +60,23 @@ pub async fn receive(
     check: &mut StreamCheck,
     mut progress: impl FnMut(u64),
 ) -> Result<u64, LinkError> {
-    let mut file = File::create(spool).map_err(LinkError::spool)?;
-    let mut written: u64 = 0;
+    let mut sink = Sink {
+        file: File::create(spool).map_err(LinkError::spool)?,
+        check,
+        written: 0,
+    };
     match announced {
         Announced::Length(len) => {
-            while written < *len {
+            while sink.written < *len {
                 if buf.is_empty() {
                     read_more(rd, buf).await?;
                 }
-                let n = usize::try_from(*len - written)
+                let n = usize::try_from(*len - sink.written)
                     .unwrap_or(usize::MAX)
                     .min(buf.len());
-                file.write_all(&buf[..n]).map_err(LinkError::spool)?;
-                check.feed(&buf[..n]).await;
+                sink.put(&buf[..n]).await?;
                 buf.advance(n);
-                written += n as u64;
-                progress(written);
+                progress(sink.written);
             }
         }
         Announced::EofMark(mark) => {
@@ -92,24 +93,39 @@ pub async fn receive(
                     .windows(EOF_MARK_LEN)
                     .position(|w| w == mark.as_slice())
                 {
-                    file.write_all(&held[..at]).map_err(LinkError::spool)?;
-                    check.feed(&held[..at]).await;
-                    written += at as u64;
+                    sink.put(&held[..at]).await?;
                     buf.extend_from_slice(&held[at + EOF_MARK_LEN..]);
-                    progress(written);
+                    progress(sink.written);
                     break;
                 }
                 let keep = held.len().saturating_sub(EOF_MARK_LEN - 1);
-                file.write_all(&held[..keep]).map_err(LinkError::spool)?;
-                check.feed(&held[..keep]).await;
-                written += keep as u64;
+                sink.put(&held[..keep]).await?;
                 held.drain(..keep);
-                progress(written);
+                progress(sink.written);
             }
         }
     }
-    file.sync_all().map_err(LinkError::spool)?;
-    Ok(written)
+    sink.file.sync_all().map_err(LinkError::spool)?;
+    Ok(sink.written)
+}
+
+/// Where the RDB's bytes go: the spool file, and the check that reads
+/// them as they arrive.
+struct Sink<'a> {
+    file: File,
+    check: &'a mut StreamCheck,
+    /// Bytes put so far.
+    written: u64,
+}
+
+impl Sink<'_> {
+    /// Writes `bytes` to the spool and hands them to the check.
+    async fn put(&mut self, bytes: &[u8]) -> Result<(), LinkError> {
+        self.file.write_all(bytes).map_err(LinkError::spool)?;
+        self.check.feed(bytes).await;
+        self.written += bytes.len() as u64;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
