@@ -534,6 +534,62 @@ fn redis_server_replicas_follow_every_format() {
     }
 }
 
+/// A connection to `url` in database `db`.
+fn in_db(url: &str, db: u32) -> redis::Connection {
+    connect(&format!("{url}{db}"))
+}
+
+#[test]
+fn an_ardb_master_replicates_every_database() {
+    if REDIS_SERVER
+        .find("an ardb master replicates every database")
+        .is_none()
+    {
+        return;
+    }
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start("ardb", &dir, &[]);
+    let url = server.url("");
+    // Before the replicas: in the snapshot, one section per database.
+    writes(&url, 9, 5);
+    writes(&format!("{url}3"), 8, 5);
+    writes(&format!("{url}15"), 7, 3);
+    let rdir = tempfile::tempdir().unwrap();
+    let redis = Redis::start(rdir.path(), &["--replicaof", "127.0.0.1", &server.port()]);
+    let (_rtmp, rcdir) = store_dir();
+    let addr = format!("127.0.0.1:{}", server.port());
+    let redcodec = Serve::start("ardb", &rcdir, &["--replicaof", &addr]);
+    // While they follow: writers in three databases at once, each
+    // stream command after the SELECT of its own.
+    let threads: Vec<_> = [(0, 0), (1, 5), (2, 3)]
+        .into_iter()
+        .map(|(t, db)| {
+            let url = format!("{url}{db}");
+            std::thread::spawn(move || writes(&url, t, 8))
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    // Keys written to expire at once are gone on every side.
+    std::thread::sleep(Duration::from_millis(2500));
+    let replicas = [
+        ("redis-server", redis.url()),
+        ("redcodec ardb", redcodec.url("")),
+    ];
+    for (name, replica_url) in &replicas {
+        wait_caught_up(&mut in_db(&url, 0), &mut in_db(replica_url, 0), name);
+        for db in [0, 3, 5, 15] {
+            let mut m = in_db(&url, db);
+            let mut r = in_db(replica_url, db);
+            assert_same_keys(&mut m, &mut r, &format!("{name}, database {db}"));
+        }
+        let mut empty = in_db(replica_url, 1);
+        let dbsize: i64 = redis::cmd("DBSIZE").query(&mut empty).unwrap();
+        assert_eq!(dbsize, 0, "{name}: database 1 was never written");
+    }
+}
+
 /// Reads one line (through CRLF) from a raw connection.
 fn line(s: &mut TcpStream) -> String {
     let mut out = Vec::new();

@@ -427,6 +427,9 @@ async fn block(
             Ok(e) => e,
             Err(e) => return Some(e),
         };
+        // The engine may be new here (opened in this namespace just now):
+        // a pop it serves at once goes to replicas like any write.
+        shared.repl.attach(shared, &engine, &ns);
         shared
             .waiters
             .block(&engine, &shared.watch, &ns, request.keys, request.op)

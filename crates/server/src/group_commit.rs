@@ -305,8 +305,8 @@ fn run_part(
         },
         || {
             let feed = HeldFeed::take();
-            if !feed.is_empty() {
-                shared.repl.core().feed(&feed);
+            if !feed.commands.is_empty() {
+                shared.repl.core().feed_in(feed.db, &feed.commands);
             }
         },
     );
@@ -415,8 +415,8 @@ fn run_script_part(
     // group's writes in the order they applied.
     let feed = HeldFeed::take();
     drop(held);
-    if committed.is_ok() && !feed.is_empty() {
-        shared.repl.core().feed(&feed);
+    if committed.is_ok() && !feed.commands.is_empty() {
+        shared.repl.core().feed_in(feed.db, &feed.commands);
     }
     settle(
         shared,

@@ -27,7 +27,10 @@
 //! **Restarts.** A master stopped cleanly keeps its stream's ID and offset
 //! so that its replicas continue after it starts again ([`restart`]).
 //!
-//! Only the default namespace is replicated (as database 0).
+//! **Databases.** Where namespaces are database indexes (Ardb's `SELECT
+//! n`), every one of them (0-15) is replicated as its database: the stream
+//! selects it before its writes and the snapshot holds each. Elsewhere the
+//! default namespace is replicated, as database 0.
 
 pub mod backlog;
 pub mod backlog_size;
@@ -46,6 +49,7 @@ use redcodec_engine::observe::CommandEvent;
 use redcodec_engine::EngineCore;
 use redcodec_formats::AnyCodec;
 
+use crate::config::NamespaceMode;
 use crate::state::Shared;
 use propagate::Args;
 
@@ -57,18 +61,22 @@ pub use replication_state::{
 };
 
 impl Replication {
-    /// Installs the observer on `engine` when it works in the default
-    /// namespace (the one replicated) and has none yet.
+    /// Installs the observer on `engine` when it works in a namespace
+    /// that is replicated ([`database_of`]) and has none yet.
     pub fn attach(&self, shared: &Shared, engine: &EngineCore<AnyCodec>, namespace: &str) {
-        if namespace == shared.config.default_namespace && !engine.has_observer() {
-            let core = self.core.clone();
-            let observer: redcodec_engine::observe::Observer<AnyCodec, _> = Arc::new(
-                move |engine: &EngineCore<AnyCodec>, event: &CommandEvent<'_>| {
-                    core.observe(engine, event);
-                },
-            );
-            engine.set_observer(Some(observer));
+        if engine.has_observer() {
+            return;
         }
+        let Some(db) = database_of(shared, namespace) else {
+            return;
+        };
+        let core = self.core.clone();
+        let observer: redcodec_engine::observe::Observer<AnyCodec, _> = Arc::new(
+            move |engine: &EngineCore<AnyCodec>, event: &CommandEvent<'_>| {
+                core.observe(engine, event, db);
+            },
+        );
+        engine.set_observer(Some(observer));
     }
 
     /// INFO replication on a master, Redis 7.0's fields in its order.
@@ -107,9 +115,22 @@ impl Replication {
     }
 }
 
+/// The database a namespace is replicated as: where namespaces are
+/// database indexes, the index (0-15) it is named after; elsewhere, and
+/// for a default namespace not named after one, 0 for the default
+/// namespace. `None`: the namespace is not replicated.
+pub fn database_of(shared: &Shared, namespace: &str) -> Option<u32> {
+    let index = namespace.parse::<u32>().ok().filter(|db| *db < 16);
+    match shared.config.namespaces {
+        NamespaceMode::DbIndex if index.is_some() => index,
+        _ => (namespace == shared.config.default_namespace).then_some(0),
+    }
+}
+
 impl ReplCore {
-    /// The engine's observer: propagates a write that changed something.
-    fn observe(&self, engine: &EngineCore<AnyCodec>, event: &CommandEvent<'_>) {
+    /// The engine's observer: propagates a write, in database `db`, that
+    /// changed something.
+    fn observe(&self, engine: &EngineCore<AnyCodec>, event: &CommandEvent<'_>, db: u32) {
         if !self.active.load(Ordering::SeqCst) {
             return;
         }
@@ -133,8 +154,8 @@ impl ReplCore {
             return;
         }
         commands.extend(rewritten);
-        if let Some(commands) = crate::held_feed::hold_feed(commands) {
-            self.feed(&commands);
+        if let Some(commands) = crate::held_feed::hold_feed(db, commands) {
+            self.feed_in(db, &commands);
         }
     }
 }

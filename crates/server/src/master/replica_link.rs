@@ -214,7 +214,8 @@ async fn full_sync(
     Ok(())
 }
 
-/// Takes every key lock of the default namespace's engine just long enough
+/// Takes every key lock of the default namespace's engine (no other
+/// namespace's engine is open meanwhile: the slot holds one) just long enough
 /// to register the link at the stream's current offset (sent on `offset`)
 /// and to checkpoint the store at that point; then, with commands running
 /// again, writes the snapshot from the checkpoint to an anonymous
@@ -265,7 +266,14 @@ fn snapshot_to_file(
         }),
     };
     let file = tempfile::tempfile()?;
-    let (out, len, keys) = snapshot::write_rdb(copy.core(), std::io::BufWriter::new(file), &info)?;
+    let database_of = |namespace: &str| super::database_of(shared, namespace);
+    let (out, len, keys) = snapshot::write_rdb(
+        &copy,
+        &ns,
+        &database_of,
+        std::io::BufWriter::new(file),
+        &info,
+    )?;
     drop(copy);
     let mut file = out
         .into_inner()

@@ -343,10 +343,16 @@ impl ReplCore {
             .map_or(0, Backlog::offset)
     }
 
-    /// Appends `commands` to the stream: backlog and every replica.
+    /// Appends `commands`, which need no database (`PING`, `REPLCONF`,
+    /// a transaction's end), to the stream: backlog and every replica.
     pub fn feed(&self, commands: &[Args]) {
-        let mut s = self.stream.lock();
-        s.feed(commands);
+        self.stream.lock().feed(None, commands);
+    }
+
+    /// Appends `commands`, run in database `db`, to the stream, after a
+    /// `SELECT db` when the stream has another one selected.
+    pub fn feed_in(&self, db: u32, commands: &[Args]) {
+        self.stream.lock().feed(Some(db), commands);
     }
 
     /// Sends `PING` when the stream has been silent for
@@ -356,7 +362,7 @@ impl ReplCore {
         let period = Duration::from_secs(self.ping_period.load(Ordering::SeqCst));
         let mut s = self.stream.lock();
         if s.backlog.is_some() && s.last_feed.elapsed() >= period {
-            s.feed(&[vec![b"PING".to_vec()]]);
+            s.feed(None, &[vec![b"PING".to_vec()]]);
         }
     }
 
@@ -385,14 +391,15 @@ impl ReplCore {
 }
 
 impl Stream {
-    pub(crate) fn feed(&mut self, commands: &[Args]) {
+    /// Appends `commands` (run in database `db`, if they need one).
+    pub(crate) fn feed(&mut self, db: Option<u32>, commands: &[Args]) {
         let Some(backlog) = self.backlog.as_mut() else {
             return;
         };
         let mut out = Vec::new();
-        if self.selected != Some(0) {
-            propagate::encode(&[b"SELECT".as_slice(), b"0"], &mut out);
-            self.selected = Some(0);
+        if let Some(db) = db.filter(|db| self.selected != Some(*db)) {
+            propagate::encode(&[b"SELECT".as_slice(), db.to_string().as_bytes()], &mut out);
+            self.selected = Some(db);
         }
         if self.multi == Multi::Pending {
             propagate::encode(&[b"MULTI".as_slice()], &mut out);

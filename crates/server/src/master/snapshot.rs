@@ -1,15 +1,19 @@
 //! The keyspace as an RDB file: every live key of the engine, with its
 //! type, value and absolute expiry, written as redis-server 7.0 writes
-//! `dump.rdb` (one database, 0) — read from a point-in-time copy of the
-//! store ([`PointInTime`]), so that commands wait only while the copy is
-//! made, not while the file is written.
+//! `dump.rdb` (each namespace replicated as its database: see
+//! [`crate::master::database_of`]) — read from a point-in-time copy of
+//! the store ([`PointInTime`]), so that commands wait only while the copy
+//! is made, not while the file is written.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
+use redcodec_codec::Namespaces;
+use redcodec_engine::internals::namespaces::namespaces;
 use redcodec_engine::store::{OpenMode, StoreError};
 use redcodec_engine::{Engine, EngineCore, EngineError, EngineOptions};
-use redcodec_formats::AnyCodec;
+use redcodec_formats::{AnyCodec, Codec, Format, FormatOptions};
 use redcodec_migrate::rdb_file::{Exporter, RdbError};
 use redcodec_rdb::file_writer::FileInfo;
 
@@ -28,6 +32,9 @@ pub enum SnapshotError {
     /// The point-in-time copy could not be opened.
     #[error("opening the checkpoint of the store: {0}")]
     Open(#[from] EngineError),
+    /// The namespaces of the copy could not be listed or named.
+    #[error("namespaces of the checkpoint: {0}")]
+    Namespaces(String),
 }
 
 /// The name every checkpoint directory starts with, followed by the
@@ -63,11 +70,15 @@ impl Checkpoint {
             compat: None,
             block_cache_bytes: core.store().options().block_cache_bytes,
         };
-        let engine = Engine::open(core.codec().clone(), self.dir.path().join("store"), options)?;
+        let engine = Engine::open(core.codec().clone(), self.store_dir(), options)?;
         Ok(PointInTime {
             engine,
             _checkpoint: self,
         })
+    }
+
+    fn store_dir(&self) -> std::path::PathBuf {
+        self.dir.path().join("store")
     }
 }
 
@@ -82,6 +93,57 @@ impl PointInTime {
     /// The engine over the copy.
     pub fn core(&self) -> &EngineCore<AnyCodec> {
         &self.engine
+    }
+
+    /// The copy in `namespace`, another column family of the store (the
+    /// namespaces of Ardb, which has no cluster mode), opened read-only.
+    fn in_family(&self, namespace: &str) -> Result<Engine<AnyCodec>, SnapshotError> {
+        let format: Format = self
+            .engine
+            .codec()
+            .name()
+            .parse()
+            .map_err(|e: redcodec_formats::FormatError| SnapshotError::Namespaces(e.to_string()))?;
+        let codec = format
+            .codec(&FormatOptions {
+                namespace: Some(namespace.as_bytes().to_vec()),
+                cluster: false,
+            })
+            .map_err(|e| SnapshotError::Namespaces(e.to_string()))?;
+        let options = EngineOptions {
+            clock: self.engine.clock().clone(),
+            mode: OpenMode::ReadOnly,
+            compat: None,
+            block_cache_bytes: self.engine.store().options().block_cache_bytes,
+        };
+        Ok(Engine::open(codec, self._checkpoint.store_dir(), options)?)
+    }
+
+    /// The namespaces of the copy that are replicated, by the database
+    /// `database_of` names for each (`own`, the namespace the copy was
+    /// opened in, first: the first namespace named for a database wins);
+    /// `own` alone when the format has no column-family namespaces.
+    fn databases(
+        &self,
+        own: &str,
+        database_of: &dyn Fn(&str) -> Option<u32>,
+    ) -> Result<BTreeMap<u32, String>, SnapshotError> {
+        let codec = self.engine.codec();
+        let mut found: Vec<String> = Vec::new();
+        if codec.capabilities().namespaces == Namespaces::ColumnFamily {
+            found = namespaces(codec, self.engine.store())
+                .map_err(|e| SnapshotError::Namespaces(e.to_string()))?
+                .into_iter()
+                .map(|ns| String::from_utf8_lossy(&ns.name).into_owned())
+                .collect();
+        }
+        let mut databases = BTreeMap::new();
+        for ns in std::iter::once(own.to_string()).chain(found) {
+            if let Some(db) = database_of(&ns) {
+                databases.entry(db).or_insert(ns);
+            }
+        }
+        Ok(databases)
     }
 }
 
@@ -107,18 +169,28 @@ fn remove_leftovers(data_dir: &Path) {
     }
 }
 
-/// Writes every live key of `core` as an RDB file with the header
-/// `info` to `out` (database 0); returns the writer, the file's length and
-/// how many keys it holds. Keys whose metadata cannot be decoded are left
-/// out (they are reported by `redcodec check`). `core` is a
-/// [`PointInTime`] copy, or no write runs meanwhile.
+/// Writes every live key of `copy` (opened in the namespace `own`) as an
+/// RDB file with the header `info` to `out`, each namespace as the
+/// database `database_of` names for it (namespaces it names none for are
+/// left out); returns the writer, the file's length and how many keys it
+/// holds. Keys whose metadata cannot be decoded are left out (they are
+/// reported by `redcodec check`).
 pub fn write_rdb<W: Write>(
-    core: &EngineCore<AnyCodec>,
+    copy: &PointInTime,
+    own: &str,
+    database_of: &dyn Fn(&str) -> Option<u32>,
     out: W,
     info: &FileInfo,
 ) -> Result<(W, u64, u64), SnapshotError> {
     let mut export = Exporter::new(out, info)?;
-    export.database(0, core)?;
+    for (db, ns) in copy.databases(own, database_of)? {
+        if ns == own {
+            export.database(db, copy.core())?;
+        } else {
+            let engine = copy.in_family(&ns)?;
+            export.database(db, &*engine)?;
+        }
+    }
     let (out, counts) = export.finish()?;
     Ok((out, counts.bytes, counts.keys))
 }
