@@ -25,6 +25,20 @@ fn set_and_hset_write_the_bytes_of_the_worked_example() {
     f.assert_dump(&expected);
 }
 
+/// Kvrocks' HSET leaves a field that already holds the value as it is:
+/// nothing is written.
+#[test]
+fn hset_of_the_value_a_field_holds_writes_nothing() {
+    let f = Fixture::new(Format::Kvrocks);
+    f.run("HSET h f v");
+    let written = f.engine.store().latest_sequences();
+    assert_eq!(f.run("HSET h f v").to_cli_string(), "(integer) 0");
+    assert_eq!(f.engine.store().latest_sequences(), written);
+    assert_eq!(f.run("HSET h f w").to_cli_string(), "(integer) 0");
+    assert_ne!(f.engine.store().latest_sequences(), written);
+    assert_eq!(f.run("HGET h f").to_cli_string(), "\"w\"");
+}
+
 #[test]
 fn fixed_script_dump_snapshot() {
     let f = Fixture::new(Format::Kvrocks);

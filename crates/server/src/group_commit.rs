@@ -303,12 +303,7 @@ fn run_part(
                 }
             }
         },
-        || {
-            let feed = HeldFeed::take();
-            if !feed.commands.is_empty() {
-                shared.repl.core().feed_in(feed.db, &feed.commands);
-            }
-        },
+        || shared.repl.core().feed_held(HeldFeed::take()),
     );
     drop(held);
     settle(
@@ -415,8 +410,8 @@ fn run_script_part(
     // group's writes in the order they applied.
     let feed = HeldFeed::take();
     drop(held);
-    if committed.is_ok() && !feed.commands.is_empty() {
-        shared.repl.core().feed_in(feed.db, &feed.commands);
+    if committed.is_ok() {
+        shared.repl.core().feed_held(feed);
     }
     settle(
         shared,

@@ -91,8 +91,14 @@ fn set_pairs<C: Codec, S: KvStore>(
     let mut meta = ctx.typed_or_create(key, DataType::Hash)?;
     let mut added = 0;
     for (field, value) in last_wins(&pairs) {
-        if get_value(ctx, key, &meta, field)?.is_none() {
-            added += 1;
+        match get_value(ctx, key, &meta, field)? {
+            None => added += 1,
+            // A field that holds the value already is not written again,
+            // as Kvrocks' and Pika 3's HSET leave it (Pika 4 writes it
+            // again for its new ctime, which floyd here does not store:
+            // formats-spec/floyd.md §11).
+            Some(old) if old == value => continue,
+            Some(_) => {}
         }
         put_value(ctx, key, &meta, field, value);
     }

@@ -15,6 +15,7 @@ use super::backlog::Backlog;
 use super::backlog_size::DEFAULT_BACKLOG_SIZE;
 use super::propagate::{self, Args};
 use crate::clients::ClientInfo;
+use crate::held_feed::Held;
 
 /// The most bytes a replica's output queue may hold before the replica
 /// is disconnected (Redis' `client-output-buffer-limit replica` hard
@@ -353,6 +354,14 @@ impl ReplCore {
     /// `SELECT db` when the stream has another one selected.
     pub fn feed_in(&self, db: u32, commands: &[Args]) {
         self.stream.lock().feed(Some(db), commands);
+    }
+
+    /// Appends what a group held back once it committed (see
+    /// [`crate::held_feed`]).
+    pub(crate) fn feed_held(&self, held: Held) {
+        if !held.commands.is_empty() {
+            self.feed_in(held.db, &held.commands);
+        }
     }
 
     /// Sends `PING` when the stream has been silent for

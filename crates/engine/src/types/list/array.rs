@@ -18,6 +18,11 @@ use super::ops::{
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx, SubIter};
 
+/// Pops of up to this many elements read each by its index, as Kvrocks'
+/// `List::PopMulti` does (a point read costs less than an iterator's
+/// creation and seek); longer pops walk an iterator.
+const POP_BY_POINT_READS: u64 = 8;
+
 /// The `[head, tail)` bounds of a list, checked against its size.
 fn bounds(key: &[u8], meta: &Meta) -> CmdResult<(u64, u64)> {
     match meta.list {
@@ -282,7 +287,21 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Array {
         if n == 0 {
             return Ok(Vec::new());
         }
-        let run = take_exactly(key, Items::from_side(ctx, key, meta, side)?, n)?;
+        let run = if n <= POP_BY_POINT_READS {
+            let mut run = Vec::with_capacity(n as usize);
+            for i in 0..n {
+                let index = side.pick(head + i, tail - 1 - i);
+                let list = List {
+                    ctx: &*ctx,
+                    key,
+                    meta: &*meta,
+                };
+                run.push((index, self.get(list, index - head)?));
+            }
+            run
+        } else {
+            take_exactly(key, Items::from_side(ctx, key, meta, side)?, n)?
+        };
         for (index, _) in &run {
             del(ctx, key, meta, *index);
         }
