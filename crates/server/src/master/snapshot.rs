@@ -64,16 +64,10 @@ impl Checkpoint {
 
     /// Opens the copy read-only in `core`'s format and on its clock.
     pub fn open(self, core: &EngineCore<AnyCodec>) -> Result<PointInTime, SnapshotError> {
-        let options = EngineOptions {
-            clock: core.clock().clone(),
-            mode: OpenMode::ReadOnly,
-            compat: None,
-            block_cache_bytes: core.store().options().block_cache_bytes,
-        };
-        let engine = Engine::open(core.codec().clone(), self.store_dir(), options)?;
+        let engine = Engine::open(core.codec().clone(), self.store_dir(), read_only_like(core))?;
         Ok(PointInTime {
             engine,
-            _checkpoint: self,
+            checkpoint: self,
         })
     }
 
@@ -86,7 +80,17 @@ impl Checkpoint {
 pub struct PointInTime {
     /// Declared first: closed before the checkpoint is removed.
     engine: Engine<AnyCodec>,
-    _checkpoint: Checkpoint,
+    checkpoint: Checkpoint,
+}
+
+/// Read-only opening options with `core`'s clock and block cache size.
+fn read_only_like(core: &EngineCore<AnyCodec>) -> EngineOptions {
+    EngineOptions {
+        clock: core.clock().clone(),
+        mode: OpenMode::ReadOnly,
+        compat: None,
+        block_cache_bytes: core.store().options().block_cache_bytes,
+    }
 }
 
 impl PointInTime {
@@ -110,13 +114,8 @@ impl PointInTime {
                 cluster: false,
             })
             .map_err(|e| SnapshotError::Namespaces(e.to_string()))?;
-        let options = EngineOptions {
-            clock: self.engine.clock().clone(),
-            mode: OpenMode::ReadOnly,
-            compat: None,
-            block_cache_bytes: self.engine.store().options().block_cache_bytes,
-        };
-        Ok(Engine::open(codec, self._checkpoint.store_dir(), options)?)
+        let options = read_only_like(&self.engine);
+        Ok(Engine::open(codec, self.checkpoint.store_dir(), options)?)
     }
 
     /// The namespaces of the copy that are replicated, by the database
