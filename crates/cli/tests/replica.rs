@@ -2,7 +2,8 @@
 //! every format: a full copy while the master keeps taking writes of every
 //! type with TTLs, then the stream; a link killed from the master resumed
 //! by a partial resync; a malformed RDB from a fake master refused with the
-//! data kept; READONLY; REPLICAOF NO ONE; a replica SIGKILLed while it
+//! data kept, or, loaded as it arrived into an empty replica, flushed; a
+//! transfer cut halfway copied again whole; READONLY; REPLICAOF NO ONE; a replica SIGKILLed while it
 //! loads a full copy, restarted: it never serves the half copy as complete
 //! and ends equal.
 //!
@@ -409,6 +410,12 @@ fn a_link_killed_by_the_master_resumes_with_a_partial_resync() {
 /// A fake master: answers the handshake, then sends `rdb` as the full
 /// copy (`$len`), and counts the connections it got.
 fn fake_master(rdb: Vec<u8>) -> (String, Arc<AtomicUsize>) {
+    fake_master_cutting(rdb, 0)
+}
+
+/// [`fake_master`] that, on its first `cut` connections, sends only the
+/// first half of the RDB and closes the connection.
+fn fake_master_cutting(rdb: Vec<u8>, cut: usize) -> (String, Arc<AtomicUsize>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     let connections = Arc::new(AtomicUsize::new(0));
@@ -416,10 +423,11 @@ fn fake_master(rdb: Vec<u8>) -> (String, Arc<AtomicUsize>) {
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(stream) = stream else { return };
-            count.fetch_add(1, Ordering::SeqCst);
+            let nth = count.fetch_add(1, Ordering::SeqCst);
             let rdb = rdb.clone();
+            let sent = if nth < cut { rdb.len() / 2 } else { rdb.len() };
             std::thread::spawn(move || {
-                let _ = serve_fake(stream, &rdb);
+                let _ = serve_fake(stream, &rdb, sent);
             });
         }
     });
@@ -444,7 +452,9 @@ fn read_command(r: &mut BufReader<TcpStream>) -> std::io::Result<Vec<String>> {
     Ok(words)
 }
 
-fn serve_fake(stream: TcpStream, rdb: &[u8]) -> std::io::Result<()> {
+/// Serves one replica: the handshake, then `$<len>` and the first `sent`
+/// bytes of `rdb` (all of them, or the connection is closed after).
+fn serve_fake(stream: TcpStream, rdb: &[u8], sent: usize) -> std::io::Result<()> {
     let mut w = stream.try_clone()?;
     let mut r = BufReader::new(stream);
     loop {
@@ -456,7 +466,10 @@ fn serve_fake(stream: TcpStream, rdb: &[u8]) -> std::io::Result<()> {
                 w.write_all(format!("+FULLRESYNC {} 0\r\n", "f".repeat(40)).as_bytes())?;
                 w.write_all(b"\n\n")?;
                 w.write_all(format!("${}\r\n", rdb.len()).as_bytes())?;
-                w.write_all(rdb)?;
+                w.write_all(&rdb[..sent])?;
+                if sent < rdb.len() {
+                    return w.shutdown(std::net::Shutdown::Both);
+                }
             }
             Some(_) => {}
             None => return Ok(()),
@@ -464,17 +477,47 @@ fn serve_fake(stream: TcpStream, rdb: &[u8]) -> std::io::Result<()> {
     }
 }
 
-#[test]
-fn a_malformed_rdb_is_reported_and_the_data_kept_and_the_replica_retries() {
-    let test = "a malformed RDB from a master";
-    let Some(mut rdb) = real_rdb(test, 50) else {
-        return;
-    };
-    // The CRC64 at the end no longer matches: every key reads, and the
-    // whole file must still be refused.
+/// A fake master whose RDB of `keys` keys (a real redis-server's) ends in
+/// a CRC64 that no longer matches: every key reads, and the whole file
+/// must still be refused.
+fn bad_checksum_master(test: &str, keys: usize) -> Option<(String, Arc<AtomicUsize>)> {
+    let mut rdb = real_rdb(test, keys)?;
     let last = rdb.len() - 1;
     rdb[last] ^= 0x20;
-    let (addr, connections) = fake_master(rdb);
+    Some(fake_master(rdb))
+}
+
+/// Makes the replica `r` follow the fake master at `addr` whose RDB ends
+/// in a wrong checksum, and waits until it reported that and tried again.
+fn follow_a_bad_checksum(
+    r: &mut redis::Connection,
+    addr: &str,
+    connections: &AtomicUsize,
+    format: &str,
+) {
+    let (host, port) = addr.rsplit_once(':').unwrap();
+    let before = connections.load(Ordering::SeqCst);
+    let _: () = redis::cmd("REPLICAOF")
+        .arg(host)
+        .arg(port)
+        .query(r)
+        .unwrap();
+    wait_until(&format!("{format}: the error reported and a retry"), || {
+        let text = info(r, "replication");
+        let error = field(&text, "master_link_error").unwrap_or_default();
+        if error.contains("wrong checksum") && connections.load(Ordering::SeqCst) >= before + 2 {
+            Ok(())
+        } else {
+            Err(text)
+        }
+    });
+}
+
+#[test]
+fn a_malformed_rdb_is_reported_and_the_data_kept_and_the_replica_retries() {
+    let Some((addr, connections)) = bad_checksum_master("a malformed RDB from a master", 50) else {
+        return;
+    };
     for format in formats() {
         let (_tmp, dir) = store_dir();
         let serve = Serve::start(format, &dir, &[]);
@@ -484,29 +527,85 @@ fn a_malformed_rdb_is_reported_and_the_data_kept_and_the_replica_retries() {
             .arg("1")
             .query(&mut r)
             .unwrap();
-        let (host, port) = addr.rsplit_once(':').unwrap();
-        let before = connections.load(Ordering::SeqCst);
-        let _: () = redis::cmd("REPLICAOF")
-            .arg(host)
-            .arg(port)
-            .query(&mut r)
-            .unwrap();
-        wait_until(&format!("{format}: the error reported and a retry"), || {
-            let text = info(&mut r, "replication");
-            let error = field(&text, "master_link_error").unwrap_or_default();
-            if error.contains("wrong checksum") && connections.load(Ordering::SeqCst) >= before + 2
-            {
-                Ok(())
-            } else {
-                Err(text)
-            }
-        });
+        follow_a_bad_checksum(&mut r, &addr, &connections, format);
         let text = info(&mut r, "replication");
         assert_eq!(field(&text, "master_link_status").as_deref(), Some("down"));
         let kept: String = redis::cmd("GET").arg("kept").query(&mut r).unwrap();
         assert_eq!(kept, "1", "{format}: the data held is kept");
         let keys: i64 = redis::cmd("DBSIZE").query(&mut r).unwrap();
         assert_eq!(keys, 1, "{format}: nothing of the bad RDB was loaded");
+    }
+}
+
+/// A replica that holds no key loads the RDB as it arrives: one whose CRC
+/// turns out wrong at its very end leaves it empty again (every key
+/// loaded before is flushed, the load marker removed), and it retries.
+#[test]
+fn a_malformed_rdb_loaded_as_it_arrives_leaves_an_empty_replica_empty() {
+    let test = "a malformed RDB into an empty replica";
+    let Some((addr, connections)) = bad_checksum_master(test, 5000) else {
+        return;
+    };
+    for format in formats() {
+        let (_tmp, dir) = store_dir();
+        let serve = Serve::start(format, &dir, &[]);
+        let mut r = serve.conn();
+        follow_a_bad_checksum(&mut r, &addr, &connections, format);
+        // Between two attempts: neither loading nor holding a key.
+        wait_until(
+            &format!("{format}: empty between attempts"),
+            || match redis::cmd("DBSIZE").query::<i64>(&mut r) {
+                Ok(0) => Ok(()),
+                Ok(n) => Err(format!("{n} keys")),
+                Err(e) => Err(e.to_string()),
+            },
+        );
+        let _: () = redis::cmd("REPLICAOF")
+            .arg("NO")
+            .arg("ONE")
+            .query(&mut r)
+            .unwrap();
+        let keys: i64 = redis::cmd("DBSIZE").query(&mut r).unwrap();
+        assert_eq!(keys, 0, "{format}: nothing of the bad RDB is kept");
+        drop(r);
+        drop(serve);
+        assert!(
+            !dir.join("redcodec-replica-loading").exists(),
+            "{format}: the load marker is removed"
+        );
+        let serve = Serve::start(format, &dir, &[]);
+        let keys: i64 = redis::cmd("DBSIZE").query(&mut serve.conn()).unwrap();
+        assert_eq!(keys, 0, "{format}: nothing of the bad RDB after a restart");
+    }
+}
+
+/// A link cut halfway through an RDB loaded as it arrives: the half copy
+/// is flushed, and the next full copy loads whole.
+#[test]
+fn a_transfer_cut_while_loading_as_it_arrives_is_copied_again_whole() {
+    let test = "a transfer cut into an empty replica";
+    let Some(rdb) = real_rdb(test, 5000) else {
+        return;
+    };
+    for format in formats() {
+        let (addr, connections) = fake_master_cutting(rdb.clone(), 1);
+        let (_tmp, dir) = store_dir();
+        let serve = Serve::start(format, &dir, &["--replicaof", &addr]);
+        let mut r = serve.conn();
+        wait_until(&format!("{format}: the second copy loaded"), || {
+            let text = info(&mut r, "replication");
+            match field(&text, "master_link_status").as_deref() {
+                Some("up") => Ok(()),
+                _ => Err(text),
+            }
+        });
+        // The first connection was cut; a later one copied it whole.
+        assert!(connections.load(Ordering::SeqCst) >= 2, "{format}");
+        let keys: i64 = redis::cmd("DBSIZE").query(&mut r).unwrap();
+        assert_eq!(keys, 5000, "{format}");
+        let value: String = redis::cmd("GET").arg("k:4999").query(&mut r).unwrap();
+        // DEBUG POPULATE cuts `value:4999` to the 8 bytes asked for.
+        assert_eq!(value, "value:49", "{format}");
     }
 }
 

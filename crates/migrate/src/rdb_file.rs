@@ -174,45 +174,98 @@ fn expiry_of(entry: &Entry) -> u64 {
 /// namespace, twice in a bad file, or a false positive) is read as
 /// `RESTORE … REPLACE` reads it.
 pub struct FreshKeys {
+    /// The filters, each sized for eight times the keys of the one
+    /// before; keys are noted in the last, looked for in all.
+    filters: Vec<Filter>,
+}
+
+/// One Bloom filter of [`FreshKeys`].
+struct Filter {
     bits: Vec<u64>,
     /// Bit index mask (the number of bits is a power of two).
     mask: u64,
+    /// Keys it is sized for.
+    keys: u64,
+    /// Keys noted in it.
+    noted: u64,
+}
+
+impl Filter {
+    /// A filter of at most `max_bits` for about `keys` keys.
+    fn new(keys: u64, max_bits: u64) -> Filter {
+        let bits = keys
+            .saturating_mul(FreshKeys::BITS_PER_KEY)
+            .clamp(1 << 16, max_bits.max(1 << 16))
+            .next_power_of_two()
+            .min(max_bits.max(1 << 16));
+        Filter {
+            bits: vec![0; (bits / 64) as usize],
+            mask: bits - 1,
+            keys: bits / FreshKeys::BITS_PER_KEY,
+            noted: 0,
+        }
+    }
+
+    /// The probed bits of hash `h`: (word, mask) each.
+    fn probes(&self, h: u64) -> [(usize, u64); FreshKeys::PROBES as usize] {
+        let step = (h >> 32) | 1;
+        std::array::from_fn(|i| {
+            let bit = h.wrapping_add((i as u64).wrapping_mul(step)) & self.mask;
+            ((bit / 64) as usize, 1u64 << (bit % 64))
+        })
+    }
+
+    /// Whether every bit of `h` is set.
+    fn holds(&self, h: u64) -> bool {
+        self.probes(h).iter().all(|&(w, m)| self.bits[w] & m != 0)
+    }
 }
 
 impl FreshKeys {
-    /// The most memory the filter takes, whatever the number of keys.
+    /// The most memory the filters take, whatever the number of keys.
     pub const MAX_BYTES: usize = 64 << 20;
     /// Bits per key expected (about 0.05% false positives at 3 probes).
     const BITS_PER_KEY: u64 = 32;
     /// Bit positions probed per key.
     const PROBES: u32 = 3;
 
-    /// A filter for a load of about `keys` keys.
+    /// A filter for a load of about `keys` keys; it grows (within
+    /// [`FreshKeys::MAX_BYTES`]) if more come.
     pub fn for_keys(keys: u64) -> FreshKeys {
-        let max_bits = (Self::MAX_BYTES as u64) * 8;
-        let bits = keys
-            .saturating_mul(Self::BITS_PER_KEY)
-            .clamp(1 << 16, max_bits)
-            .next_power_of_two()
-            .min(max_bits);
         FreshKeys {
-            bits: vec![0; (bits / 64) as usize],
-            mask: bits - 1,
+            filters: vec![Filter::new(keys, (Self::MAX_BYTES as u64) * 8)],
         }
+    }
+
+    /// A filter for a load of a number of keys not known in advance (an
+    /// RDB read while it arrives): small at first, eight times larger
+    /// each time the last one is full.
+    pub fn growing() -> FreshKeys {
+        FreshKeys::for_keys(0)
+    }
+
+    /// The bytes the filters take.
+    pub fn bytes(&self) -> usize {
+        self.filters.iter().map(|f| f.bits.len() * 8).sum()
     }
 
     /// Notes `key` of namespace `ns` as written; returns whether this load
     /// may have written it before (`false`: certainly not).
     pub fn note(&mut self, ns: &[u8], key: &[u8]) -> bool {
         let h = hash_key(ns, key);
-        let step = (h >> 32) | 1;
-        let mut seen = true;
-        for i in 0..u64::from(Self::PROBES) {
-            let bit = h.wrapping_add(i.wrapping_mul(step)) & self.mask;
-            let (word, mask) = ((bit / 64) as usize, 1u64 << (bit % 64));
-            seen &= self.bits[word] & mask != 0;
-            self.bits[word] |= mask;
+        let seen = self.filters.iter().any(|f| f.holds(h));
+        let room = (Self::MAX_BYTES - self.bytes()) as u64 * 8;
+        let last = self.filters.last_mut().expect("one filter at least");
+        // The next filter is at least as large as the last.
+        if last.noted >= last.keys && room > last.mask {
+            let next = Filter::new(last.keys.saturating_mul(8), room);
+            self.filters.push(next);
         }
+        let last = self.filters.last_mut().expect("one filter at least");
+        for (w, m) in last.probes(h) {
+            last.bits[w] |= m;
+        }
+        last.noted += 1;
         seen
     }
 }
@@ -430,8 +483,22 @@ mod tests {
     #[test]
     fn fresh_keys_stay_within_their_bound() {
         let fresh = FreshKeys::for_keys(u64::MAX);
-        assert_eq!(fresh.bits.len() * 8, FreshKeys::MAX_BYTES);
-        assert_eq!(FreshKeys::for_keys(0).bits.len(), 1024);
+        assert_eq!(fresh.bytes(), FreshKeys::MAX_BYTES);
+        assert_eq!(FreshKeys::for_keys(0).bytes(), 8192);
+        // A growing filter adds larger ones as keys come, within the bound.
+        let mut growing = FreshKeys::growing();
+        for i in 0..300_000u32 {
+            growing.note(b"0", format!("k{i}").as_bytes());
+        }
+        assert!(growing.filters.len() > 2, "{}", growing.filters.len());
+        assert!(growing.bytes() <= FreshKeys::MAX_BYTES);
+        for i in 0..300_000u32 {
+            assert!(growing.note(b"0", format!("k{i}").as_bytes()), "k{i}");
+        }
+        let unseen = (0..10_000u32)
+            .filter(|i| !growing.note(b"0", format!("other{i}").as_bytes()))
+            .count();
+        assert!(unseen > 9_900, "{unseen} of 10000 new keys were new");
     }
 
     fn entry(key: &str, value: RdbValue, expire_ms: Option<i64>) -> Entry {

@@ -81,6 +81,9 @@ pub trait KvStore: Send + Sync + 'static {
     /// keep it out of any write-ahead log (the RocksDB store does): for a
     /// load into an emptied store whose marker undoes it whole after a
     /// crash, and which flushes the store before it removes the marker.
+    /// It may return before the batch is applied (the RocksDB store
+    /// applies it on a thread of its own): every later call of the store
+    /// sees it applied, and a failure is reported by a later call.
     fn write_unlogged(&self, batch: Batch) -> Result<(), StoreError> {
         self.write_per_instance(batch)
     }

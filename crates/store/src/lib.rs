@@ -52,6 +52,8 @@ mod store;
 pub mod wal;
 #[cfg(feature = "rocksdb")]
 mod wal_retention;
+#[cfg(feature = "rocksdb")]
+mod write_behind;
 
 pub use batch::{hex, unhex, Batch, Pair};
 pub use clock::{Clock, ManualClock, SystemClock};

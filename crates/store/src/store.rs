@@ -29,6 +29,7 @@ use crate::expired::ExpiredKeys;
 use crate::gc::FilterFactory;
 use crate::intent;
 use crate::options::{OpenMode, StoreOptions};
+use crate::write_behind::WriteBehind;
 
 /// One open RocksDB instance.
 struct Instance {
@@ -46,6 +47,9 @@ struct Instance {
 
 /// Every instance of a layout, opened.
 pub struct Store {
+    /// The thread of unlogged writes ([`Store::write_unlogged`]); declared
+    /// first, so it is done before the databases close.
+    behind: WriteBehind,
     layout: Layout,
     instances: Vec<Instance>,
     root: PathBuf,
@@ -87,18 +91,13 @@ struct CallOptions {
     read: ReadOptions,
     /// RocksDB's default write options.
     write: WriteOptions,
-    /// Writes that skip the write-ahead log ([`Store::write_unlogged`]).
-    unlogged: WriteOptions,
 }
 
 impl CallOptions {
     fn new() -> CallOptions {
-        let mut unlogged = WriteOptions::default();
-        unlogged.disable_wal(true);
         CallOptions {
             read: ReadOptions::default(),
             write: WriteOptions::default(),
-            unlogged,
         }
     }
 }
@@ -248,6 +247,7 @@ impl Store {
         }
         let sequences_at_open = latest_sequences(&instances);
         Ok(Store {
+            behind: WriteBehind::default(),
             layout,
             instances,
             multi_instance: Mutex::new(()),
@@ -463,15 +463,25 @@ impl Store {
     /// load into an emptied store under a marker of its own, which
     /// undoes the load whole after a crash and flushes before it removes
     /// the marker.
+    ///
+    /// The batch is applied on a thread of its own (`write_behind.rs`),
+    /// so this may return before it is: every other call of the store
+    /// waits until it is applied, and the first of them reports it if it
+    /// failed (as does the next `write_unlogged`).
     pub fn write_unlogged(&self, batch: Batch) -> Result<(), StoreError> {
         if !self.options.mode.writes() {
             return Err(StoreError::ReadOnly);
         }
-        self.settle()?;
-        for (i, wb) in self.per_instance(batch)? {
-            self.instances[i].db.write_opt(wb, &self.calls.unlogged)?;
-        }
-        Ok(())
+        self.settle_intent()?;
+        // The write batches are made here: the records' memory is freed
+        // by the thread that took it (freeing it on another costs more
+        // than making the batches).
+        let job = self
+            .per_instance(batch)?
+            .into_iter()
+            .map(|(i, wb)| (self.instances[i].db.clone(), wb))
+            .collect();
+        self.behind.submit(job)
     }
 
     /// Test hook: the next `n` writes that span several instances fail
@@ -487,9 +497,16 @@ impl Store {
         self.pending_intent.load(Ordering::SeqCst)
     }
 
-    /// Completes the intent a failed write left, if any: before any read
-    /// or write ([`Store::write`]).
+    /// Before any read or write: waits for the unlogged writes handed
+    /// over ([`Store::write_unlogged`]), and completes the intent a failed
+    /// write left, if any ([`Store::write`]).
     fn settle(&self) -> Result<(), StoreError> {
+        self.behind.settle()?;
+        self.settle_intent()
+    }
+
+    /// Completes the intent a failed write left, if any.
+    fn settle_intent(&self) -> Result<(), StoreError> {
         if !self.pending_intent.load(Ordering::Acquire) {
             return Ok(());
         }
@@ -577,17 +594,34 @@ impl Store {
     fn per_instance(&self, batch: Batch) -> Result<Vec<(usize, WriteBatch)>, StoreError> {
         let mut per_instance: Vec<Option<WriteBatch>> =
             (0..self.instances.len()).map(|_| None).collect();
+        // Room for every record at once (RocksDB's batch grows by copying
+        // itself otherwise): its bytes, a tag, a family id and two lengths.
+        let mut room = vec![0usize; self.instances.len()];
+        for (place, op) in &batch.pending {
+            room[place.instance] += op.bytes() + 16;
+        }
+        // The family of the last write: a batch sorted by record (a
+        // load's) looks each family up once, not once per record.
+        let mut last: Option<(Place, Arc<BoundColumnFamily<'_>>)> = None;
         for (place, op) in batch.pending {
-            // Deleting from a family that does not exist yet deletes
-            // nothing; only a put creates it.
-            let cf = match op {
-                Op::Put(..) => self.cf_for_write(place)?,
-                _ => match self.cf(place).1 {
-                    Some(cf) => cf,
-                    None => continue,
-                },
+            let cf = match &last {
+                Some((at, cf)) if *at == place => cf.clone(),
+                _ => {
+                    // Deleting from a family that does not exist yet
+                    // deletes nothing; only a put creates it.
+                    let cf = match op {
+                        Op::Put(..) => self.cf_for_write(place)?,
+                        _ => match self.cf(place).1 {
+                            Some(cf) => cf,
+                            None => continue,
+                        },
+                    };
+                    last = Some((place, cf.clone()));
+                    cf
+                }
             };
-            let wb = per_instance[place.instance].get_or_insert_with(WriteBatch::default);
+            let wb = per_instance[place.instance]
+                .get_or_insert_with(|| WriteBatch::with_capacity_bytes(room[place.instance]));
             add_op(wb, &cf, op);
         }
         Ok(per_instance
@@ -630,6 +664,7 @@ impl Store {
     /// Flushes memtables and compacts every column family fully, so that
     /// compaction filters see every record.
     pub fn compact_all(&self) -> Result<(), StoreError> {
+        self.behind.settle()?;
         for place in self.layout.places().collect::<Vec<_>>() {
             let (db, Some(cf)) = self.cf(place) else {
                 continue;
@@ -645,6 +680,7 @@ impl Store {
     /// Writes and syncs every instance's write-ahead log, so every write
     /// applied so far survives a crash of the machine.
     pub fn sync_wal(&self) -> Result<(), StoreError> {
+        self.behind.settle()?;
         for inst in &self.instances {
             inst.db.flush_wal(true)?;
         }
@@ -660,6 +696,7 @@ impl Store {
     /// Asks RocksDB to flush every non-empty memtable in the background
     /// and returns at once (writes wait only if flushes fall behind).
     pub fn request_flush(&self) -> Result<(), StoreError> {
+        self.behind.settle()?;
         let mut opts = rocksdb::FlushOptions::default();
         opts.set_wait(false);
         for place in self.layout.places().collect::<Vec<_>>() {
@@ -681,6 +718,7 @@ impl Store {
     /// that needs one point in time across several instances keeps writes
     /// out meanwhile.
     pub fn checkpoint(&self, into: &Path) -> Result<(), StoreError> {
+        self.behind.settle()?;
         if into.exists() {
             return Err(StoreError::Open(format!(
                 "checkpoint directory {} exists already",
@@ -699,6 +737,7 @@ impl Store {
 
     /// Flushes every memtable to disk.
     pub fn flush(&self) -> Result<(), StoreError> {
+        self.behind.settle()?;
         for place in self.layout.places().collect::<Vec<_>>() {
             if let (db, Some(cf)) = self.cf(place) {
                 db.flush_cf(&cf)?;
@@ -713,6 +752,7 @@ impl Store {
         &self,
         mut visit: impl FnMut(Place, &[u8], &[u8]) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
+        self.behind.settle()?;
         for place in self.layout.places().collect::<Vec<_>>() {
             let (db, Some(cf)) = self.cf(place) else {
                 continue;

@@ -1,11 +1,17 @@
 //! Loading a full copy: the spooled RDB was checked whole while it arrived
-//! (every object decoded, the CRC checked: [`super::stream_check`]), the
+//! (every object decoded, the CRC checked: [`super::rdb_feed`]), the
 //! data held left alone; only then is a load marker written to the data
 //! directory, the data flushed and every key loaded through the engine
 //! (the code `RESTORE` runs), and the marker removed once the keys are
 //! durable. A replica killed in between
 //! finds the marker when it starts again ([`recover`]): it flushes the
 //! half copy instead of serving it as complete, and resynchronises.
+//!
+//! A replica that holds no key ([`holds_nothing`]) has nothing to keep
+//! from a bad RDB: it loads the RDB while it arrives, under the same
+//! marker, and a copy that turns out bad or cut short (a wrong CRC at the
+//! end, a link lost) is flushed as a failed load is. The copy then takes
+//! the time of the slower of the two, not of both.
 //!
 //! The load writes into a store it has just emptied, under its marker:
 //! up to 32,768 keys per RocksDB write, sorted, each instance's part
@@ -22,8 +28,8 @@
 //! namespace; Pika's formats have database 0 only, and keys of other
 //! databases are skipped (counted, reported on stderr).
 
-use std::fs::{File, OpenOptions};
-use std::io::BufReader;
+use std::fs::OpenOptions;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
@@ -100,6 +106,23 @@ pub struct Loaded {
     pub refused: u64,
 }
 
+impl Loaded {
+    /// The counts of keys left out, for the log line.
+    pub fn note(&self) -> String {
+        let mut note = String::new();
+        if self.skipped > 0 {
+            note += &format!(
+                ", {} keys of databases this format cannot hold skipped",
+                self.skipped
+            );
+        }
+        if self.refused > 0 {
+            note += &format!(", {} keys refused by the engine skipped", self.refused);
+        }
+        note
+    }
+}
+
 /// Writes the empty file `path` and makes it, and its name, durable.
 pub(crate) fn write_marker(path: &Path) -> std::io::Result<()> {
     let file = OpenOptions::new()
@@ -111,9 +134,9 @@ pub(crate) fn write_marker(path: &Path) -> std::io::Result<()> {
     crate::durable::sync_dir(path)
 }
 
-/// Runs a command on the engine as the replication link does, in
-/// `namespace`: an error reply is an error.
-fn run(shared: &Shared, session: &mut Session, args: &[&[u8]]) -> Result<(), String> {
+/// Runs a command on the engine as the replication link does, in the
+/// session's namespace: an error reply is an error.
+fn run(shared: &Shared, session: &mut Session, args: &[&[u8]]) -> Result<Reply, String> {
     let owned: Vec<Vec<u8>> = args.iter().map(|a| a.to_vec()).collect();
     let name = String::from_utf8_lossy(args[0]).to_ascii_lowercase();
     let ns = session.namespace.clone();
@@ -124,8 +147,23 @@ fn run(shared: &Shared, session: &mut Session, args: &[&[u8]]) -> Result<(), Str
         .unwrap_or_else(|e| e);
     match reply {
         Reply::Error(e) => Err(e),
-        _ => Ok(()),
+        reply => Ok(reply),
     }
+}
+
+/// Whether no namespace the master's data reaches holds a live key (a
+/// `SCAN 0 COUNT 1` in each finds none and ends); a namespace that cannot
+/// be read counts as holding keys.
+pub fn holds_nothing(shared: &Shared, session: &mut Session) -> bool {
+    reachable_namespaces(shared).into_iter().all(|ns| {
+        session.namespace = ns;
+        let first = run(shared, session, &[b"scan", b"0", b"count", b"1"]);
+        let Ok(Reply::Array(parts)) = first else {
+            return false;
+        };
+        matches!(parts.as_slice(), [Reply::Bulk(cursor), Reply::Array(keys)]
+            if cursor.as_slice() == b"0" && keys.is_empty())
+    })
 }
 
 /// Flushes every namespace the master's data reaches (watched keys that
@@ -138,14 +176,15 @@ fn flush_all(shared: &Shared, session: &mut Session) -> Result<(), LoadError> {
     Ok(())
 }
 
-/// Replaces the data with the spooled RDB's `keys` keys (checked before by
-/// [`super::stream_check`]), under the load marker; `session` is the
-/// master's. Sets the replica's loading flag (the caller clears it).
+/// Replaces the data with the keys of the RDB `input` (`keys` of them if
+/// known: one checked before by [`super::rdb_feed`]; `None`: one read as
+/// it arrives), under the load marker; `session` is the master's. Sets
+/// the replica's loading flag (the caller clears it).
 pub fn load(
     shared: &Shared,
     session: &mut Session,
-    spool: &Path,
-    keys: u64,
+    input: impl Read,
+    keys: Option<u64>,
 ) -> Result<Loaded, LoadError> {
     // Clients get -LOADING from now until the caller says it is over;
     // commands that passed that check before finish first (the engine
@@ -159,7 +198,7 @@ pub fn load(
     shared.replica.loaded_keys.store(0, Ordering::Relaxed);
     let marker = marker_path(shared);
     write_marker(&marker)?;
-    let loaded = load_keys(shared, session, spool, keys);
+    let loaded = load_keys(shared, session, input, keys);
     if loaded.is_err() {
         // A half copy is not kept: flushed, as Redis empties a replica
         // whose load failed (the marker stays if even that fails).
@@ -173,23 +212,21 @@ pub fn load(
     loaded
 }
 
-/// Flushes, then loads every key of the spool (in batches of one
+/// Flushes, then loads every key of `input` (in batches of one
 /// database, each in one store write where the engine takes them all:
 /// [`rdb_file::load_fresh_batch`], which reads no key's state but one
 /// this load may have written already) and makes them durable.
 fn load_keys(
     shared: &Shared,
     session: &mut Session,
-    spool: &Path,
-    keys: u64,
+    input: impl Read,
+    keys: Option<u64>,
 ) -> Result<Loaded, LoadError> {
     flush_all(shared, session)?;
     // Every namespace the load writes is empty from here on.
-    let mut fresh = rdb_file::FreshKeys::for_keys(keys);
-    let file = File::open(spool)?;
+    let mut fresh = keys.map_or_else(rdb_file::FreshKeys::growing, rdb_file::FreshKeys::for_keys);
     let mut warned = false;
     let mut named = 0;
-    let input = BufReader::with_capacity(1 << 20, file);
     let batch = rdb_file::FRESH_BATCH_KEYS;
     let counts = rdb_file::import_in_batches(input, batch, |db, entries, counts| {
         if entries.is_empty() {

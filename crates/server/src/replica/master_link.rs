@@ -4,6 +4,7 @@
 //! stream until the link breaks; then again, a second later, until
 //! REPLICAOF changes or the server stops.
 
+use std::fs::File;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -17,10 +18,10 @@ use tokio::sync::watch;
 use super::link_error::{read_line, LinkError, REPL_TIMEOUT};
 use super::link_phase::phase;
 use super::load::{self, LoadError};
+use super::rdb_feed::RdbFeed;
 use super::replica_state::{LinkPhase, LINK_GENERATION};
 use super::resume;
 use super::stream_apply::{apply, changes_store, select_db, sync_if_always};
-use super::stream_check::StreamCheck;
 use super::transfer::{self, Announced};
 use crate::frame::{parse_request, Limits};
 use crate::session::Session;
@@ -260,7 +261,8 @@ async fn offer_own_stream(shared: &Arc<Shared>) {
 
 /// Receives the RDB into the spool, checks it whole, then loads it (the
 /// master gets a newline every second meanwhile, as Redis' replica sends
-/// while it loads, so it does not time the link out).
+/// while it loads, so it does not time the link out); a replica that holds
+/// no key loads it as it arrives instead ([`load`]).
 async fn full_sync(
     shared: &Arc<Shared>,
     conn: &mut Conn,
@@ -284,22 +286,57 @@ async fn full_sync(
         };
         st.sync_read = 0;
     }
+    let holds_nothing = {
+        let shared = shared.clone();
+        let mut s = master_session(&shared, session);
+        tokio::task::spawn_blocking(move || load::holds_nothing(&shared, &mut s))
+            .await
+            .unwrap_or(false)
+    };
+    let loaded = if holds_nothing {
+        load_as_it_arrives(shared, conn, session, &announced).await?
+    } else {
+        check_then_load(shared, conn, session, &announced).await?
+    };
+    eprintln!(
+        "redcodec serve: replication: MASTER <-> REPLICA sync: {} keys loaded{}",
+        loaded.keys,
+        loaded.note()
+    );
+    Ok(())
+}
+
+/// A session of the master's, for a blocking task.
+fn master_session(shared: &Arc<Shared>, session: &Session) -> Session {
+    let mut s = Session::new(shared, session.info.clone());
+    s.authenticated = true;
+    s
+}
+
+/// [`load::load`] in the master's session `s` (a blocking task's), which
+/// then watches nothing.
+fn load_in(
+    shared: &Shared,
+    mut s: Session,
+    input: impl std::io::Read,
+    keys: Option<u64>,
+) -> Result<load::Loaded, LoadError> {
+    let loaded = load::load(shared, &mut s, input, keys);
+    s.unwatch(shared);
+    loaded
+}
+
+/// Receives the RDB into the spool while a thread checks it, then, if it
+/// is whole and valid, replaces the data held with its keys.
+async fn check_then_load(
+    shared: &Arc<Shared>,
+    conn: &mut Conn,
+    session: &Session,
+    announced: &Announced,
+) -> Result<load::Loaded, LinkError> {
     let spool = load::spool_path(shared);
-    let replica = &shared.replica;
-    let mut check = StreamCheck::start();
-    let received = transfer::receive(
-        &mut conn.rd,
-        &mut conn.buf,
-        &announced,
-        &spool,
-        &mut check,
-        |n| {
-            let mut st = replica.state.lock();
-            st.sync_read = i64::try_from(n).unwrap_or(i64::MAX);
-            st.last_io = Some(Instant::now());
-        },
-    )
-    .await;
+    let mut check = RdbFeed::check();
+    let received = receive(shared, conn, announced, Some(&spool), &mut check).await;
     if let Err(e) = received {
         let _ = std::fs::remove_file(&spool);
         return Err(e);
@@ -315,40 +352,69 @@ async fn full_sync(
             return Err(e.into());
         }
     };
-    replica.can_continue.store(false, Ordering::SeqCst);
+    shared.replica.can_continue.store(false, Ordering::SeqCst);
     let loaded = {
         let shared = shared.clone();
         let spool = spool.clone();
-        let mut s = Session::new(&shared, session.info.clone());
-        s.authenticated = true;
+        let s = master_session(&shared, session);
         keep_alive(
             conn,
             tokio::task::spawn_blocking(move || {
-                let r = load::load(&shared, &mut s, &spool, keys);
-                s.unwatch(&shared);
-                r
+                let input = std::io::BufReader::with_capacity(1 << 20, File::open(&spool)?);
+                load_in(&shared, s, input, Some(keys))
             }),
         )
         .await
     };
-    replica.loading.store(false, Ordering::SeqCst);
+    shared.replica.loading.store(false, Ordering::SeqCst);
     let _ = std::fs::remove_file(&spool);
-    let loaded = loaded??;
-    let mut note = String::new();
-    if loaded.skipped > 0 {
-        note += &format!(
-            ", {} keys of databases this format cannot hold skipped",
-            loaded.skipped
-        );
-    }
-    if loaded.refused > 0 {
-        note += &format!(", {} keys refused by the engine skipped", loaded.refused);
-    }
-    eprintln!(
-        "redcodec serve: replication: MASTER <-> REPLICA sync: {} keys loaded{note}",
-        loaded.keys
-    );
-    Ok(())
+    Ok(loaded??)
+}
+
+/// Loads the RDB while it arrives, with no spool (the replica holds no
+/// key): a bad or cut RDB leaves the replica flushed, as a failed load does.
+async fn load_as_it_arrives(
+    shared: &Arc<Shared>,
+    conn: &mut Conn,
+    session: &Session,
+    announced: &Announced,
+) -> Result<load::Loaded, LinkError> {
+    shared.replica.can_continue.store(false, Ordering::SeqCst);
+    let mut feed = {
+        let shared = shared.clone();
+        let s = master_session(&shared, session);
+        RdbFeed::start(move |input| load_in(&shared, s, input, None))
+    };
+    let received = receive(shared, conn, announced, None, &mut feed).await;
+    let loaded = match received {
+        // The load ends at the cut, and flushes what it wrote.
+        Err(e) => {
+            let _ = feed.finish().await;
+            shared.replica.loading.store(false, Ordering::SeqCst);
+            return Err(e);
+        }
+        Ok(_) => keep_alive(conn, feed.finish()).await,
+    };
+    shared.replica.loading.store(false, Ordering::SeqCst);
+    Ok(loaded??)
+}
+
+/// Receives the RDB the master announced, into `spool` if any, each byte
+/// handed to `feed`, noting the progress in the replica's state.
+async fn receive<T: Send + 'static>(
+    shared: &Arc<Shared>,
+    conn: &mut Conn,
+    announced: &Announced,
+    spool: Option<&std::path::Path>,
+    feed: &mut RdbFeed<T>,
+) -> Result<u64, LinkError> {
+    let replica = &shared.replica;
+    transfer::receive(&mut conn.rd, &mut conn.buf, announced, spool, feed, |n| {
+        let mut st = replica.state.lock();
+        st.sync_read = i64::try_from(n).unwrap_or(i64::MAX);
+        st.last_io = Some(Instant::now());
+    })
+    .await
 }
 
 /// Waits for a blocking task, sending the master a newline every second.

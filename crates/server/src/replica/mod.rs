@@ -1,7 +1,8 @@
 //! The server as a replica of a Redis master (`REPLICAOF host port`,
 //! `redcodec serve --replicaof HOST:PORT`): the handshake of a Redis 7
 //! replica, a full copy (the master's RDB spooled to the data directory,
-//! checked whole, then loaded through the engine), then every write the
+//! checked whole, then loaded through the engine; into a replica that
+//! holds no key, loaded as it arrives), then every write the
 //! master propagates, applied through the same path clients' commands
 //! take (WATCH and blocked clients see them), with Redis' offsets, ACKs
 //! and partial resynchronisation after a lost link.
@@ -9,7 +10,8 @@
 //! - [`master_link`]: one connection to the master, from the handshake to the
 //!   end of the command stream, and the loop that reconnects.
 //! - [`transfer`]: receiving the RDB (`$<len>` or diskless `$EOF:<mark>`)
-//!   into a spool file.
+//!   into a spool file, and [`rdb_feed`]: the thread that reads it as it
+//!   arrives (checks it, or loads it into a replica that holds no key).
 //! - [`load`]: the load marker, flushing and loading the keys, mapping
 //!   Redis database indexes to the format's namespaces.
 //! - [`info`]: `INFO replication` as a Redis 7.0 replica writes it.
@@ -29,13 +31,13 @@ pub mod link_phase;
 pub mod load;
 pub mod master_link;
 pub mod pika;
+pub mod rdb_feed;
 pub mod replica_options;
 pub mod replica_state;
 pub mod replicaof;
 pub mod resume;
 pub mod resume_points;
 pub mod stream_apply;
-pub mod stream_check;
 pub mod transfer;
 
 use std::sync::Arc;

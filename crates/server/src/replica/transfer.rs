@@ -1,4 +1,6 @@
-//! Receiving the master's RDB into a spool file in the data directory: a
+//! Receiving the master's RDB into a spool file in the data directory (or
+//! none, when the RDB is loaded as it arrives), each byte also handed to
+//! the thread that reads it as it arrives ([`RdbFeed`]): a
 //! bulk of known length (`$<len>`, the master saved to disk) or, from a
 //! diskless master, `$EOF:<40 bytes>` then the RDB then the same 40 bytes.
 //! Memory stays bounded by the read buffer whatever the RDB's size.
@@ -11,7 +13,7 @@ use bytes::{Buf, BytesMut};
 use tokio::net::tcp::OwnedReadHalf;
 
 use super::link_error::{read_more, LinkError};
-use super::stream_check::StreamCheck;
+use super::rdb_feed::RdbFeed;
 
 /// The length of a diskless transfer's end mark (`CONFIG_RUN_ID_SIZE`).
 pub const EOF_MARK_LEN: usize = 40;
@@ -49,20 +51,25 @@ impl Announced {
     }
 }
 
-/// Copies the RDB into `spool` (created anew), starting with what `buf`
-/// already holds, and hands every byte written to `check` too; bytes
-/// after the RDB stay in `buf`. `progress` gets the bytes received so far.
-pub async fn receive(
+/// Copies the RDB into `spool` (created anew; `None`: no spool), starting
+/// with what `buf` already holds, and hands every byte to `feed` too;
+/// bytes after the RDB stay in `buf`. `progress` gets the bytes received
+/// so far.
+pub async fn receive<T: Send + 'static>(
     rd: &mut OwnedReadHalf,
     buf: &mut BytesMut,
     announced: &Announced,
-    spool: &Path,
-    check: &mut StreamCheck,
+    spool: Option<&Path>,
+    feed: &mut RdbFeed<T>,
     mut progress: impl FnMut(u64),
 ) -> Result<u64, LinkError> {
+    let file = match spool {
+        Some(path) => Some(File::create(path).map_err(LinkError::spool)?),
+        None => None,
+    };
     let mut sink = Sink {
-        file: File::create(spool).map_err(LinkError::spool)?,
-        check,
+        file,
+        feed,
         written: 0,
     };
     match announced {
@@ -105,24 +112,28 @@ pub async fn receive(
             }
         }
     }
-    sink.file.sync_all().map_err(LinkError::spool)?;
+    if let Some(file) = &sink.file {
+        file.sync_all().map_err(LinkError::spool)?;
+    }
     Ok(sink.written)
 }
 
-/// Where the RDB's bytes go: the spool file, and the check that reads
-/// them as they arrive.
-struct Sink<'a> {
-    file: File,
-    check: &'a mut StreamCheck,
+/// Where the RDB's bytes go: the spool file, if any, and the thread that
+/// reads them as they arrive.
+struct Sink<'a, T> {
+    file: Option<File>,
+    feed: &'a mut RdbFeed<T>,
     /// Bytes put so far.
     written: u64,
 }
 
-impl Sink<'_> {
-    /// Writes `bytes` to the spool and hands them to the check.
+impl<T: Send + 'static> Sink<'_, T> {
+    /// Writes `bytes` to the spool and hands them to the reader.
     async fn put(&mut self, bytes: &[u8]) -> Result<(), LinkError> {
-        self.file.write_all(bytes).map_err(LinkError::spool)?;
-        self.check.feed(bytes).await;
+        if let Some(file) = &mut self.file {
+            file.write_all(bytes).map_err(LinkError::spool)?;
+        }
+        self.feed.feed(bytes).await;
         self.written += bytes.len() as u64;
         Ok(())
     }

@@ -1,43 +1,53 @@
-//! Checking the master's RDB while it arrives: every chunk written to the
-//! spool is also handed to a thread that decodes it as
-//! [`validate`] does (every object, the CRC), so the whole file is known
-//! good or bad when its last byte lands, not one full read later. The
-//! hand-over is bounded (64 chunks at most): a checker slower
-//! than the network slows the receiving down instead of holding the RDB
-//! in memory.
+//! The master's RDB read while it arrives: every chunk received is also
+//! handed to a thread that reads the RDB from those chunks, so the work
+//! on it is done when its last byte lands, not one full read later. What
+//! the thread does is the caller's: check the RDB whole ([`RdbFeed::check`]:
+//! every object decoded, the CRC) before the data held is replaced, or,
+//! on a replica that holds no key, load it at once
+//! ([`super::load::load`] over a [`ChunkReader`]). The hand-over is
+//! bounded (64 chunks at most): a reader slower than the network slows
+//! the receiving down instead of holding the RDB in memory.
 
 use std::io::Read;
 
 use redcodec_rdb::file_reader::{validate, RdbFileError};
 use tokio::sync::mpsc;
 
-/// Chunks handed over and not yet checked, at most.
+/// Chunks handed over and not yet read, at most.
 const CHUNKS_IN_FLIGHT: usize = 64;
 
-/// A check of an RDB that runs while its bytes are fed in.
-pub struct StreamCheck {
+/// A thread reading an RDB while its bytes are fed in, to end with `T`.
+pub struct RdbFeed<T> {
     chunks: Option<mpsc::Sender<Vec<u8>>>,
-    checker: tokio::task::JoinHandle<Result<u64, RdbFileError>>,
+    reader: tokio::task::JoinHandle<T>,
 }
 
-impl StreamCheck {
-    /// Starts the checker (a blocking task) with nothing fed yet.
-    pub fn start() -> StreamCheck {
+impl RdbFeed<Result<u64, RdbFileError>> {
+    /// A check of the RDB: it ends with the number of keys, or why the
+    /// bytes fed are not a whole, valid RDB.
+    pub fn check() -> Self {
+        RdbFeed::start(validate)
+    }
+}
+
+impl<T: Send + 'static> RdbFeed<T> {
+    /// Starts `read` (a blocking task) over the chunks, none fed yet.
+    pub fn start(read: impl FnOnce(ChunkReader) -> T + Send + 'static) -> Self {
         let (tx, rx) = mpsc::channel(CHUNKS_IN_FLIGHT);
-        let checker = tokio::task::spawn_blocking(move || {
-            validate(ChunkReader {
+        let reader = tokio::task::spawn_blocking(move || {
+            read(ChunkReader {
                 chunks: rx,
                 current: Vec::new(),
                 at: 0,
             })
         });
-        StreamCheck {
+        RdbFeed {
             chunks: Some(tx),
-            checker,
+            reader,
         }
     }
 
-    /// Hands the next bytes of the RDB to the checker. A checker that has
+    /// Hands the next bytes of the RDB to the reader. A reader that has
     /// stopped (the RDB is already known bad) is fed nothing more.
     pub async fn feed(&mut self, bytes: &[u8]) {
         if bytes.is_empty() {
@@ -50,17 +60,17 @@ impl StreamCheck {
         }
     }
 
-    /// Ends the RDB here and waits for the verdict: the number of keys,
-    /// or why the bytes fed are not a whole, valid RDB.
-    pub fn finish(mut self) -> tokio::task::JoinHandle<Result<u64, RdbFileError>> {
+    /// Ends the RDB here (the reader reads to the end of what was fed)
+    /// and gives the reader's task, to wait for its result.
+    pub fn finish(mut self) -> tokio::task::JoinHandle<T> {
         self.chunks = None;
-        self.checker
+        self.reader
     }
 }
 
-/// The bytes fed to a [`StreamCheck`], read in order; the end of the feed
-/// is the end of the file.
-struct ChunkReader {
+/// The bytes fed to an [`RdbFeed`], read in order; the end of the feed is
+/// the end of the file.
+pub struct ChunkReader {
     chunks: mpsc::Receiver<Vec<u8>>,
     current: Vec<u8>,
     at: usize,
@@ -102,7 +112,7 @@ mod tests {
     }
 
     async fn check_in_chunks(bytes: &[u8], chunk: usize) -> Result<u64, RdbFileError> {
-        let mut check = StreamCheck::start();
+        let mut check = RdbFeed::check();
         for part in bytes.chunks(chunk) {
             check.feed(part).await;
         }
