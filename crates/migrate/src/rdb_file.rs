@@ -511,6 +511,52 @@ mod tests {
         }
     }
 
+    /// The writes of a fresh load are applied on a thread of their own:
+    /// a store closed right after (as a namespace switch closes it) keeps
+    /// every one of them.
+    #[test]
+    fn a_store_closed_right_after_a_fresh_load_keeps_it() {
+        use redcodec_engine::clock::ManualClock;
+        use redcodec_engine::{Engine, EngineOptions};
+        use redcodec_kvrocks::KvrocksCodec;
+        let dir = tempfile::tempdir().unwrap();
+        let open = || {
+            let clock = std::sync::Arc::new(ManualClock::at_ms(1_700_000_000_000));
+            Engine::open(
+                KvrocksCodec::default(),
+                dir.path(),
+                EngineOptions::with_clock(clock),
+            )
+            .unwrap()
+        };
+        let keys = 20_000;
+        for round in 0..5 {
+            let engine = open();
+            let batch: Vec<Entry> = (0..keys)
+                .map(|i| {
+                    let members = (0..5).map(|m| format!("{round}-{i}-{m}").into_bytes());
+                    entry(
+                        &format!("k{round}:{i}"),
+                        RdbValue::Set(members.collect()),
+                        None,
+                    )
+                })
+                .collect();
+            let mut loaded = Loaded::default();
+            let mut fresh = FreshKeys::growing();
+            load_fresh_batch(&engine, &batch, &mut loaded, &mut fresh, b"");
+            assert_eq!(loaded.keys, keys as u64);
+            drop(engine);
+            let engine = open();
+            let reply = engine.execute(&[b"DBSIZE".to_vec()]);
+            assert_eq!(
+                reply,
+                redcodec_engine::Reply::Integer(keys * (round + 1)),
+                "round {round}"
+            );
+        }
+    }
+
     /// A fresh load writes what the reading load writes, keys met twice
     /// (in one batch, in a later batch) and expired ones included.
     #[test]

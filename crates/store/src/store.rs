@@ -831,6 +831,15 @@ impl Store {
 
 impl Drop for Store {
     fn drop(&mut self) {
+        // Unlogged writes still handed over are applied first: stopping
+        // background work below flushes what is not in a write-ahead log,
+        // and a write applied after it would be lost with the memtables.
+        if let Err(e) = self.behind.settle() {
+            eprintln!(
+                "redcodec: a write of the store at {} failed as it closed: {e}",
+                self.root.display()
+            );
+        }
         // A store for a real system's release leaves nothing in a WAL that
         // release might not replay, and its tables in the levels (and so the
         // compression) the release itself would use.
