@@ -59,10 +59,10 @@ impl Batch {
     /// position). A batch with a range delete, whose place in the order
     /// matters, is left as it is.
     ///
-    /// The writes are ordered through small sort keys: the place, and 16
-    /// bytes of the key after the prefix every key of the batch shares
-    /// (a namespace, say); only writes whose 16 bytes are equal compare
-    /// the rest of their keys, then their order in the batch.
+    /// The writes are ordered through small sort keys: the
+    /// place, and 32 bytes of the key after the prefix every key of the
+    /// batch shares (a namespace, say); only writes whose 32 bytes are
+    /// equal compare the rest of their keys, then their order in the batch.
     pub fn sort_by_record(&mut self) {
         if self
             .pending

@@ -385,13 +385,11 @@ async fn load_as_it_arrives(
         let s = master_session(&shared, session);
         RdbFeed::start(move |input| load_in(&shared, s, input, None))
     };
-    let received = receive(shared, conn, announced, None, &mut feed).await;
-    let loaded = match received {
+    let loaded = match receive(shared, conn, announced, None, &mut feed).await {
         // The load ends at the cut, and flushes what it wrote.
         Err(e) => {
             let _ = feed.finish().await;
-            shared.replica.loading.store(false, Ordering::SeqCst);
-            return Err(e);
+            Err(e)
         }
         Ok(_) => keep_alive(conn, feed.finish()).await,
     };
