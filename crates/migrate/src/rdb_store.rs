@@ -138,7 +138,7 @@ struct Loader<'a> {
 }
 
 impl Loader<'_> {
-    fn write(&mut self, db: u64, entries: &[Entry], loaded: &mut Loaded) {
+    fn write(&mut self, db: u64, entries: &mut [Entry], loaded: &mut Loaded) {
         if entries.is_empty() || self.failed.is_some() {
             return;
         }

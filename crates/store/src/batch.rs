@@ -8,6 +8,10 @@ use redcodec_codec::{KeyRange, Place};
 #[derive(Default)]
 pub struct Batch {
     pub(crate) pending: Vec<(Place, Op)>,
+    /// The order [`Batch::sort_by_record`] found for `pending` (indices
+    /// into it), or empty: the order they were queued in. Either order
+    /// writes the same records; a store may follow this one.
+    pub(crate) order: Vec<u32>,
 }
 
 /// One queued write of a [`Batch`].
@@ -53,10 +57,12 @@ impl Batch {
         ));
     }
 
-    /// Orders the queued writes by place, then key (bytes), keeping the
-    /// order of writes to one record, so that RocksDB inserts them into
-    /// its memtable in order (each insert then starts from the last one's
-    /// position). A batch with a range delete, whose place in the order
+    /// Finds the order of the queued writes by place, then key (bytes),
+    /// keeping the order of writes to one record, so that RocksDB inserts
+    /// them into its memtable in order (each insert then starts from the
+    /// last one's position): the store writes them so. The writes
+    /// themselves stay where they are (moving them costs as much as the
+    /// sort). A batch with a range delete, whose place in the order
     /// matters, is left as it is.
     ///
     /// The writes are ordered through small sort keys: the
@@ -92,8 +98,19 @@ impl Batch {
                         rest(a).cmp(rest(b)).then(a.at.cmp(&b.at))
                     })
             });
-            permute(&mut self.pending, order);
+            self.order = order.iter().map(|k| k.at).collect();
         });
+    }
+
+    /// The queued writes in the order [`Batch::sort_by_record`] found, or
+    /// as queued (if it was not called, or writes were queued since).
+    pub(crate) fn ordered(&self) -> impl Iterator<Item = &(Place, Op)> {
+        // An order found before more writes were queued is not used.
+        let sorted = self.order.len() == self.pending.len();
+        (0..self.pending.len()).map(move |j| {
+            let at = if sorted { self.order[j] as usize } else { j };
+            &self.pending[at]
+        })
     }
 
     /// The length of the prefix every queued key shares.
@@ -147,24 +164,6 @@ thread_local! {
     /// sorts batches of one size over and over, and memory taken anew for
     /// each costs as much as the sort (the kernel zeroes every page).
     static SORT_KEYS: std::cell::RefCell<Vec<SortKey>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Moves `items[order[j].at]` to `j` for every `j`, in place (cycle by
-/// cycle, with swaps); `order` is used up.
-fn permute<T>(items: &mut [T], order: &mut [SortKey]) {
-    const DONE: u32 = u32::MAX;
-    for start in 0..order.len() {
-        let mut j = start;
-        while order[j].at != DONE {
-            let from = order[j].at as usize;
-            order[j].at = DONE;
-            if from == start {
-                break;
-            }
-            items.swap(j, from);
-            j = from;
-        }
-    }
 }
 
 /// What [`Batch::sort_by_record`] orders a write by: its place, then the
@@ -238,8 +237,7 @@ mod tests {
     /// The queued puts as (place, key, value), in order.
     fn puts(batch: &Batch) -> Vec<(Place, Vec<u8>, Vec<u8>)> {
         batch
-            .pending
-            .iter()
+            .ordered()
             .map(|(place, op)| match op {
                 Op::Put(k, v) => (*place, k.clone(), v.clone()),
                 _ => unreachable!("puts only"),
@@ -278,6 +276,20 @@ mod tests {
     }
 
     #[test]
+    fn writes_queued_after_a_sort_are_given_too_in_the_order_queued() {
+        let mut batch = Batch::default();
+        let place = Place::new(0, 0);
+        batch.put(place, b"b".to_vec(), b"1".to_vec());
+        batch.put(place, b"a".to_vec(), b"2".to_vec());
+        batch.sort_by_record();
+        let keys: Vec<&[u8]> = batch.ordered().map(|(_, op)| op.key()).collect();
+        assert_eq!(keys, [&b"a"[..], b"b"]);
+        batch.put(place, b"0".to_vec(), b"3".to_vec());
+        let keys: Vec<&[u8]> = batch.ordered().map(|(_, op)| op.key()).collect();
+        assert_eq!(keys, [&b"b"[..], b"a", b"0"]);
+    }
+
+    #[test]
     fn a_batch_with_a_range_delete_keeps_its_order() {
         let mut batch = Batch::default();
         let place = Place::new(0, 0);
@@ -289,7 +301,7 @@ mod tests {
         });
         batch.put(place, b"a".to_vec(), b"2".to_vec());
         batch.sort_by_record();
-        let keys: Vec<&[u8]> = batch.pending.iter().map(|(_, op)| op.key()).collect();
+        let keys: Vec<&[u8]> = batch.ordered().map(|(_, op)| op.key()).collect();
         assert_eq!(keys, [&b"b"[..], b"a", b"a"]);
     }
 }

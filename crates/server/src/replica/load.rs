@@ -247,7 +247,7 @@ fn load_keys(
                 rdb_file::load_fresh_batch(&engine, entries, counts, &mut fresh, ns.as_bytes());
             }
             Err(reply) => {
-                for e in entries {
+                for e in entries.iter() {
                     counts.refused.push(rdb_file::Refused {
                         key: e.key.clone(),
                         reason: reply.to_string(),
