@@ -438,8 +438,9 @@ fn load_entries<C: Codec, S: KvStore>(
 enum Staging {
     /// Nothing: it has expired.
     Expired,
-    /// Writes it over the key's current state, read after the others.
-    ReadFirst,
+    /// Writes it over the key's current state, which is read once the
+    /// others are staged.
+    Read,
     /// Writes it as a new key.
     New,
 }
@@ -476,19 +477,19 @@ fn load_run<C: Codec, S: KvStore>(
             if expired(&ctx, e) {
                 Staging::Expired
             } else if may_be_stored(fresh.as_deref_mut(), e) {
-                Staging::ReadFirst
+                Staging::Read
             } else {
                 Staging::New
             }
         })
         .collect();
     let mut written = (0, 0);
-    let mut read_first = Vec::new();
+    let mut to_read = Vec::new();
     let mut staged = entries.iter().zip(&values).zip(&states);
     let together = staged.try_for_each(|((e, value), state)| {
         match state {
             Staging::Expired => written.1 += 1,
-            Staging::ReadFirst => read_first.push((e, value)),
+            Staging::Read => to_read.push((e, value)),
             Staging::New => {
                 write(&mut ctx, e, value, &KeyView::nothing_stored())?;
                 written.0 += 1;
@@ -497,7 +498,7 @@ fn load_run<C: Codec, S: KvStore>(
         Ok::<(), CmdError>(())
     });
     let together = together.and_then(|()| {
-        read_first.iter().try_for_each(|&(e, value)| {
+        to_read.iter().try_for_each(|&(e, value)| {
             let view = ctx.view(&e.key)?;
             write(&mut ctx, e, value, &view)?;
             written.0 += 1;
