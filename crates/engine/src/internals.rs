@@ -17,3 +17,10 @@ pub mod namespaces;
 pub mod number;
 #[path = "walk.rs"]
 pub mod walk;
+
+/// The stripes of the engine's per-key locks: which stripe guards a key
+/// (the server awaits its commands' stripes before they run,
+/// `redcodec_server::admission`), and how many there are.
+pub mod lock_stripes {
+    pub use crate::locks::{stripe, STRIPES};
+}

@@ -41,7 +41,8 @@ fn lock(m: &Mutex<()>) -> MutexGuard<'_, ()> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-const STRIPES: usize = 64;
+/// How many stripes the keys hash onto.
+pub const STRIPES: usize = 64;
 
 /// The engine's lock table.
 pub struct LockTable {
@@ -231,7 +232,8 @@ impl LockTable {
 }
 
 /// The stripe of `key`.
-fn stripe(key: &[u8]) -> usize {
+/// The stripe (below [`STRIPES`]) whose lock guards `key`.
+pub fn stripe(key: &[u8]) -> usize {
     (crate::fnv::hash(key) % STRIPES as u64) as usize
 }
 

@@ -165,6 +165,14 @@ pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>
                 }
             }
         }
+        if !io.out.is_empty() {
+            // The other connections the worker has ready run first, and
+            // the replies go out together: a client that pipelines
+            // nothing then gets its reply in one wakeup with others', and
+            // their next requests arrive together (`-P 1`: up to a
+            // quarter more requests/s, docs/src/performance.md).
+            tokio::task::yield_now().await;
+        }
         if io.flush(&shared, &mut session).await.is_err() {
             break;
         }
@@ -276,7 +284,15 @@ async fn send_group(
     io: &mut Io,
 ) -> Stop {
     while !group.is_done() {
-        for (reply, shape) in group_commit::run(shared, session, &mut group) {
+        let keys = group.keys_left();
+        let admitted = if keys.is_empty() {
+            None
+        } else {
+            Some(shared.admission.admit(&keys).await)
+        };
+        let replies = group_commit::run(shared, session, &mut group);
+        drop(admitted);
+        for (reply, shape) in replies {
             shared.error_stats.note(&reply);
             if io.send(shared, session, reply, shape).await.is_err() {
                 return Stop::Close;
@@ -391,6 +407,15 @@ async fn answer(
             .await
             .map(Answer::One),
         Run::Engine | Run::Server(_) | Run::KvrocksMaster => {
+            // Its time waiting for other commands' keys is not its own.
+            let _admitted = if group_commit::joins_spec(spec, args.len()) {
+                let argv: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+                let admitted = shared.admission.admit(&spec.keys.of(&argv)).await;
+                waited = started.elapsed();
+                Some(admitted)
+            } else {
+                None
+            };
             let access = Access::Shared(&shared.engines);
             Some(Answer::One(run_spec(shared, session, &access, spec, &args)))
         }

@@ -77,12 +77,18 @@ const MAX_GROUP_BYTES: usize = 1024 * 1024;
 /// The spec of the request `args` if it may join a group (see the
 /// module docs).
 fn joins(args: &[Vec<u8>]) -> Option<&'static Spec> {
+    registry::get(&args[0]).filter(|spec| joins_spec(spec, args.len()))
+}
+
+/// Whether a request of `spec` with `len` arguments (its name counted)
+/// may join a group: the engine runs it, it names its keys by position,
+/// and its arity fits. Such a command run alone awaits its keys first
+/// ([`crate::admission`]).
+pub fn joins_spec(spec: &Spec, len: usize) -> bool {
     use redcodec_engine::internals::dispatch::Keys;
-    registry::get(&args[0]).filter(|spec| {
-        matches!(spec.run, Run::Engine)
-            && !matches!(spec.keys, Keys::None | Keys::Everything)
-            && spec.arity_ok(args.len())
-    })
+    matches!(spec.run, Run::Engine)
+        && !matches!(spec.keys, Keys::None | Keys::Everything)
+        && spec.arity_ok(len)
 }
 
 /// The spec of the request `args` if it is a script that may join a
@@ -111,6 +117,22 @@ impl Gathered {
     /// Whether every request of the group has run.
     pub fn is_done(&self) -> bool {
         self.done >= self.requests.len()
+    }
+
+    /// The keys its next part locks together: those of the requests not
+    /// yet run, when one of them writes (`run_part`). None when they
+    /// only read (each runs under its own locks) or are scripts (which
+    /// hold the whole engine).
+    pub fn keys_left(&self) -> Vec<&[u8]> {
+        let mut keys = Vec::new();
+        let rest = &self.requests[self.done..];
+        if !self.scripts && rest.iter().any(|r| r.spec.has(Flags::WRITE)) {
+            for r in rest {
+                let argv: Vec<&[u8]> = r.args.iter().map(Vec::as_slice).collect();
+                keys.extend(r.spec.keys.of(&argv));
+            }
+        }
+        keys
     }
 }
 

@@ -12,6 +12,7 @@
 //! for INFO; [`server`] accepts clients and shuts down gracefully.
 
 pub mod access;
+pub mod admission;
 pub mod client_loop;
 pub mod clients;
 pub mod cluster;

@@ -67,6 +67,7 @@ impl Server {
             max_bulk_len,
             clients: Clients::default(),
             watch: WatchTable::default(),
+            admission: Default::default(),
             waiters: Waiters::default(),
             command_stats,
             error_stats: ErrorStats::default(),

@@ -31,6 +31,8 @@ pub struct Shared {
     pub clients: Clients,
     /// WATCH counters.
     pub watch: WatchTable,
+    /// Where keyed commands wait for each other ([`crate::admission`]).
+    pub admission: crate::admission::Admission,
     /// Blocked clients.
     pub waiters: Waiters,
     /// INFO commandstats and `total_commands_processed`.
