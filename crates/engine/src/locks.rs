@@ -231,7 +231,6 @@ impl LockTable {
     }
 }
 
-/// The stripe of `key`.
 /// The stripe (below [`STRIPES`]) whose lock guards `key`.
 pub fn stripe(key: &[u8]) -> usize {
     (crate::fnv::hash(key) % STRIPES as u64) as usize

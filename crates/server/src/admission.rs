@@ -26,8 +26,9 @@
 //!   ([`crate::group_commit::joins_spec`]), run alone, once the
 //!   connection's checks passed (so that `BUSY`, `MOVED` and `READONLY`
 //!   are answered without waiting).
-//! - A pipeline group of them, before each of its parts: the keys of its
-//!   requests not yet run ([`crate::group_commit::Gathered::keys_left`]).
+//! - A pipeline group of them, before each of its parts that writes: the
+//!   keys of its requests not yet run, which that part locks together
+//!   ([`crate::group_commit::run`]).
 //!
 //! Transactions, scripts, blocking pops and keyspace-wide commands take
 //! the engine's locks only, as before.

@@ -284,15 +284,7 @@ async fn send_group(
     io: &mut Io,
 ) -> Stop {
     while !group.is_done() {
-        let keys = group.keys_left();
-        let admitted = if keys.is_empty() {
-            None
-        } else {
-            Some(shared.admission.admit(&keys).await)
-        };
-        let replies = group_commit::run(shared, session, &mut group);
-        drop(admitted);
-        for (reply, shape) in replies {
+        for (reply, shape) in group_commit::run(shared, session, &mut group).await {
             shared.error_stats.note(&reply);
             if io.send(shared, session, reply, shape).await.is_err() {
                 return Stop::Close;

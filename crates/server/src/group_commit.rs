@@ -118,22 +118,6 @@ impl Gathered {
     pub fn is_done(&self) -> bool {
         self.done >= self.requests.len()
     }
-
-    /// The keys its next part locks together: those of the requests not
-    /// yet run, when one of them writes (`run_part`). None when they
-    /// only read (each runs under its own locks) or are scripts (which
-    /// hold the whole engine).
-    pub fn keys_left(&self) -> Vec<&[u8]> {
-        let mut keys = Vec::new();
-        let rest = &self.requests[self.done..];
-        if !self.scripts && rest.iter().any(|r| r.spec.has(Flags::WRITE)) {
-            for r in rest {
-                let argv: Vec<&[u8]> = r.args.iter().map(Vec::as_slice).collect();
-                keys.extend(r.spec.keys.of(&argv));
-            }
-        }
-        keys
-    }
 }
 
 /// Whether the connection may group its pipeline now, `first` leading
@@ -205,16 +189,44 @@ pub fn gather(
 /// of replies) — and returns each command's reply with its RESP3 shape,
 /// in order, once the part's writes are committed (see the module docs).
 /// The client loop sends them, then runs the next part.
-pub fn run(shared: &Shared, session: &mut Session, group: &mut Gathered) -> Vec<(Reply, Shape)> {
+///
+/// A part that writes locks the keys of every request not yet run
+/// together; it awaits them first ([`crate::admission`]), so that
+/// waiting for another connection's command on them leaves the thread to
+/// the other connections.
+pub async fn run(
+    shared: &Shared,
+    session: &mut Session,
+    group: &mut Gathered,
+) -> Vec<(Reply, Shape)> {
     let mut replies = Vec::new();
     let start = group.done;
     let requests = &group.requests;
     group.done = if group.scripts {
         run_scripts(shared, session, requests, start, &mut replies)
     } else {
-        run_keyed(shared, session, requests, start, &mut replies)
+        let rest = &requests[start..];
+        let locks = rest
+            .iter()
+            .any(|r| r.spec.has(Flags::WRITE))
+            .then(|| keys_of(rest));
+        let _admitted = match &locks {
+            Some(keys) => Some(shared.admission.admit(keys).await),
+            None => None,
+        };
+        start + run_keyed(shared, session, rest, locks.as_deref(), &mut replies)
     };
     replies
+}
+
+/// The keys `requests` name, by their specs' key positions.
+fn keys_of(requests: &[Request]) -> Vec<&[u8]> {
+    let mut keys = Vec::new();
+    for r in requests {
+        let argv: Vec<&[u8]> = r.args.iter().map(Vec::as_slice).collect();
+        keys.extend(r.spec.keys.of(&argv));
+    }
+    keys
 }
 
 /// The reply bytes after which a part closes: replies wait in memory
@@ -245,24 +257,24 @@ fn closes_part(
     (made_ready && shared.waiters.any_blocked()) || *size >= REPLY_BUDGET
 }
 
-/// Runs keyed commands from `requests[start]` as one part; returns
-/// where the next part starts.
+/// Runs keyed commands from the first of `rest` as one part; returns
+/// how many of them ran.
 fn run_keyed(
     shared: &Shared,
     session: &mut Session,
-    requests: &[Request],
-    start: usize,
+    rest: &[Request],
+    locks: Option<&[&[u8]]>,
     replies: &mut Vec<(Reply, Shape)>,
 ) -> usize {
     let ns = session.namespace.clone();
     let engine = match shared.engines.shared(&ns) {
         Ok(engine) => engine,
         Err(e) => {
-            refuse_all(shared, &requests[start..], e, replies);
-            return requests.len();
+            refuse_all(shared, rest, e, replies);
+            return rest.len();
         }
     };
-    run_part(shared, session, &engine, &ns, requests, start, replies)
+    run_part(shared, session, &engine, &ns, rest, locks, replies)
 }
 
 /// Every request of `requests` refused with `e`.
@@ -273,54 +285,45 @@ fn refuse_all(shared: &Shared, requests: &[Request], e: Reply, replies: &mut Vec
     }
 }
 
-/// Runs `requests[start..]` as one group until one closes it
-/// ([`closes_part`]), pushing their replies; returns where the next
-/// part starts.
+/// Runs `rest` as one group until one closes it ([`closes_part`]),
+/// pushing their replies; returns how many of them ran. `locks`: the
+/// keys of those requests, locked together when one of them writes;
+/// `None` when they only read (each then runs under its own locks).
 fn run_part(
     shared: &Shared,
     session: &mut Session,
     engine: &Engine<AnyCodec>,
     ns: &str,
-    requests: &[Request],
-    start: usize,
+    rest: &[Request],
+    locks: Option<&[&[u8]]>,
     replies: &mut Vec<(Reply, Shape)>,
 ) -> usize {
-    let rest = &requests[start..];
     let first_reply = replies.len();
     let mut size = 0;
-    let writes = rest.iter().any(|r| r.spec.has(Flags::WRITE));
     let access = Access::Held(engine, ns);
-    if !writes {
+    let Some(keys) = locks else {
         // Reads only: nothing to commit; each runs under its own locks.
         for (i, r) in rest.iter().enumerate() {
             let reply = run_one(shared, session, &access, r);
             replies.push(reply);
             if closes_part(shared, session, replies, &mut size) {
-                return start + i + 1;
+                return i + 1;
             }
         }
-        return requests.len();
-    }
-    let argvs: Vec<Vec<&[u8]>> = rest
-        .iter()
-        .map(|r| r.args.iter().map(Vec::as_slice).collect())
-        .collect();
-    let mut keys: Vec<&[u8]> = Vec::new();
-    for (r, argv) in rest.iter().zip(&argvs) {
-        keys.extend(r.spec.keys.of(argv));
-    }
+        return rest.len();
+    };
     let wrote = session.wrote;
     session.ready_keys = Some(Vec::new());
     let held = HeldFeed::start();
-    let mut next = requests.len();
+    let mut ran = rest.len();
     let committed = engine.atomically_on(
-        &keys,
+        keys,
         |_| {
             for (i, r) in rest.iter().enumerate() {
                 let reply = run_one(shared, session, &access, r);
                 replies.push(reply);
                 if closes_part(shared, session, replies, &mut size) {
-                    next = start + i + 1;
+                    ran = i + 1;
                     break;
                 }
             }
@@ -337,7 +340,7 @@ fn run_part(
         &mut replies[first_reply..],
         wrote,
     );
-    next
+    ran
 }
 
 /// After a group's commit: on success the clients blocked on the keys
