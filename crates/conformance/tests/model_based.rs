@@ -15,18 +15,13 @@ use redcodec_conformance::model::Model;
 use redcodec_conformance::scenario::Mode;
 use redcodec_conformance::target::{EngineTarget, Target};
 use redcodec_formats::Format;
+use redcodec_testkit::command_lines::{cases, line, word, Alphabets};
 
 /// One generated step: a command, or time passing.
 #[derive(Clone, Debug)]
 enum Step {
     Cmd(Vec<String>),
     Sleep(u64),
-}
-
-fn pick(words: &'static [&'static str]) -> BoxedStrategy<String> {
-    proptest::sample::select(words)
-        .prop_map(str::to_string)
-        .boxed()
 }
 
 /// The commands generated, one a line: each word is a literal, one of the
@@ -77,30 +72,20 @@ const COMMANDS: &[&str] = &[
     "ZRANGEBYSCORE key score score",
 ];
 
-/// A strategy for one word of a [`COMMANDS`] line.
-fn word(spec: &'static str) -> BoxedStrategy<String> {
-    match spec {
-        "key" => pick(&["a", "b", "c"]),
-        "elem" => pick(&["x", "y", "z"]),
-        "val" => pick(&["1", "2", "v", ""]),
-        "idx" => pick(&["0", "1", "-1", "2", "-2", "5"]),
-        "score" => pick(&["-1", "0", "0.5", "1", "2", "1.5"]),
-        choice => {
-            proptest::sample::select(choice.split('|').map(str::to_string).collect::<Vec<_>>())
-                .boxed()
-        }
-    }
-}
+/// The alphabets of the [`COMMANDS`] words.
+const ALPHABETS: Alphabets = &[
+    ("key", &["a", "b", "c"]),
+    ("elem", &["x", "y", "z"]),
+    ("val", &["1", "2", "v", ""]),
+    ("idx", &["0", "1", "-1", "2", "-2", "5"]),
+    ("score", &["-1", "0", "0.5", "1", "2", "1.5"]),
+];
 
 fn step() -> impl Strategy<Value = Step> {
-    let commands = COMMANDS.iter().map(|line| {
-        line.split(' ')
-            .map(word)
-            .collect::<Vec<_>>()
-            .prop_map(Step::Cmd)
-            .boxed()
-    });
-    let sleep = word("1|20|200")
+    let commands = COMMANDS
+        .iter()
+        .map(|template| line(template, ALPHABETS).prop_map(Step::Cmd).boxed());
+    let sleep = word("1|20|200", ALPHABETS)
         .prop_map(|ms| Step::Sleep(ms.parse().unwrap_or(1)))
         .boxed();
     proptest::strategy::Union::new(commands.chain([sleep]))
@@ -155,10 +140,7 @@ fn agree(target: &mut EngineTarget, steps: &[Step]) -> Result<(), TestCaseError>
 
 #[test]
 fn every_format_agrees_with_the_model() {
-    let cases = std::env::var("REDCODEC_PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(200);
+    let cases = cases(200);
     for &format in Format::ALL {
         let target = RefCell::new(EngineTarget::new(format).expect("store opens"));
         let mut runner = TestRunner::new(Config {

@@ -20,14 +20,14 @@
 //! It also counts the element records that compaction will collect
 //! (old versions, expired or deleted keys), which are no fault.
 
-use std::collections::BTreeMap;
-
-use redcodec_codec::{Codec, DataType, GcDecision, Place, SubKind};
+use redcodec_codec::{Codec, DataType, GcDecision, KeyRange, Meta, Place, SubKind};
+use redcodec_store::{Store, StoreIter};
 
 use crate::core::EngineCore;
+use crate::cursors::{ReadCursors, SubCursors};
 use crate::error::{CmdError, CmdResult};
-use crate::keyspace::Ctx;
-use crate::value::read_value;
+use crate::keyspace::{Ctx, TYPE_ORDER};
+use crate::value::visit_elements_on;
 
 /// One fault `check` found.
 #[derive(Clone, Debug, PartialEq)]
@@ -125,17 +125,7 @@ impl CheckReport {
 pub fn check<C: Codec>(engine: &EngineCore<C>) -> CmdResult<CheckReport> {
     let ctx = Ctx::new(engine);
     let mut report = CheckReport::default();
-    let live_types = check_metadata(&ctx, &mut report)?;
-    for (key, types) in &live_types {
-        report.keys += 1;
-        if types.len() > 1 {
-            report.findings.push(Finding::SeveralTypes {
-                key: key.clone(),
-                types: types.clone(),
-            });
-        }
-    }
-    check_counts(&ctx, &live_types, &mut report)?;
+    check_keys(&ctx, &mut report)?;
     check_elements(&ctx, &mut report)?;
     let store = engine.store();
     for instance in redcodec_store::foreign::foreign_instances(store) {
@@ -172,90 +162,161 @@ fn family_name<C: Codec>(ctx: &Ctx<'_, C>, place: Place) -> String {
     )
 }
 
-/// Reads every metadata record; returns the live types of each user key,
-/// in [`crate::keyspace::TYPE_ORDER`].
-fn check_metadata<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    report: &mut CheckReport,
-) -> CmdResult<BTreeMap<Vec<u8>, Vec<DataType>>> {
-    let codec = ctx.codec();
-    let mut live: BTreeMap<Vec<u8>, Vec<DataType>> = BTreeMap::new();
-    for (range, place_type) in codec.meta_ranges() {
-        let mut it = ctx.engine().store().scan(&range, None, false);
-        while let Some((raw_key, value)) = it.next()? {
-            let user_key = match codec.decode_meta_key(range.place, &raw_key) {
+/// One metadata range read in key order, merged with the others by
+/// [`check_keys`].
+struct MetaLane<'e> {
+    range: KeyRange,
+    place_type: Option<DataType>,
+    it: StoreIter<'e>,
+    /// The next user key of the range, with its metadata when live.
+    head: Option<(Vec<u8>, Option<Meta>)>,
+    /// Faults of this range's records, reported range by range.
+    findings: Vec<Finding>,
+}
+
+impl MetaLane<'_> {
+    /// Reads on to the range's next user key (counting its metadata
+    /// record, and noting the faults of the records before it).
+    fn fill<C: Codec>(&mut self, ctx: &Ctx<'_, C>, meta_records: &mut u64) -> CmdResult<()> {
+        let codec = ctx.codec();
+        while self.head.is_none() {
+            let Some((raw_key, value)) = self.it.next()? else {
+                return Ok(());
+            };
+            let user_key = match codec.decode_meta_key(self.range.place, &raw_key) {
                 Ok(Some(k)) => k,
                 // Element records share some formats' metadata ranges.
                 Ok(None) => continue,
                 Err(e) => {
-                    report.findings.push(Finding::Undecodable {
-                        family: family_name(ctx, range.place),
+                    self.findings.push(Finding::Undecodable {
+                        family: family_name(ctx, self.range.place),
                         key: raw_key,
                         error: e.to_string(),
                     });
                     continue;
                 }
             };
-            report.meta_records += 1;
-            match ctx.decode_meta(&user_key, place_type.unwrap_or(DataType::String), &value) {
-                Ok(meta) if ctx.is_live(&meta) => {
-                    live.entry(user_key).or_default().push(meta.data_type);
-                }
-                Ok(_) => {}
+            *meta_records += 1;
+            let ty = self.place_type.unwrap_or(DataType::String);
+            let live = match ctx.decode_meta(&user_key, ty, &value) {
+                Ok(meta) => ctx.is_live(&meta).then_some(meta),
                 Err(CmdError::Unmodelled { key, type_name }) => {
-                    report.findings.push(Finding::Unmodelled { key, type_name });
+                    self.findings.push(Finding::Unmodelled { key, type_name });
+                    None
                 }
-                Err(e) => report.findings.push(Finding::Undecodable {
-                    family: family_name(ctx, range.place),
-                    key: raw_key,
-                    error: e.to_string(),
-                }),
-            }
-        }
-    }
-    for types in live.values_mut() {
-        types.sort_by_key(|t| crate::keyspace::TYPE_ORDER.iter().position(|o| o == t));
-    }
-    Ok(live)
-}
-
-/// Reads every live collection whole and compares its element count with
-/// the count its metadata states.
-fn check_counts<C: Codec>(
-    ctx: &Ctx<'_, C>,
-    live: &BTreeMap<Vec<u8>, Vec<DataType>>,
-    report: &mut CheckReport,
-) -> CmdResult<()> {
-    for (key, types) in live {
-        for &ty in types {
-            let Some(meta) = ctx.meta_of_type(key, ty)? else {
-                continue;
-            };
-            if !ty.is_collection() || ctx.caps().size_unknown(&meta) {
-                continue;
-            }
-            let found = match read_value(ctx, key, &meta) {
-                Ok(value) => value.element_count(),
                 Err(e) => {
-                    report.findings.push(Finding::Unreadable {
-                        key: key.clone(),
-                        data_type: ty,
+                    self.findings.push(Finding::Undecodable {
+                        family: family_name(ctx, self.range.place),
+                        key: raw_key,
                         error: e.to_string(),
                     });
-                    continue;
+                    None
                 }
             };
-            if found != meta.size {
-                report.findings.push(Finding::CountMismatch {
-                    key: key.clone(),
-                    data_type: ty,
-                    stored: meta.size,
-                    found,
-                });
+            self.head = Some((user_key, live));
+        }
+        Ok(())
+    }
+}
+
+/// Reads every metadata record, its ranges merged in key order (memory:
+/// one record per range, whatever the store's size): counts the live
+/// keys, reports keys live in several types and, for every live
+/// collection, compares the elements found (counted as they are read, on
+/// cursors kept from key to key) with the count its metadata states.
+/// Reported in this order: the metadata faults, range by range; keys in
+/// several types; counts that disagree.
+fn check_keys<C: Codec>(ctx: &Ctx<'_, C>, report: &mut CheckReport) -> CmdResult<()> {
+    let store = ctx.engine().store();
+    let mut lanes: Vec<MetaLane<'_>> = ctx
+        .codec()
+        .meta_ranges()
+        .into_iter()
+        .map(|(range, place_type)| MetaLane {
+            it: store.scan(&range, None, false),
+            range,
+            place_type,
+            head: None,
+            findings: Vec::new(),
+        })
+        .collect();
+    let mut several = Vec::new();
+    let mut counts = Vec::new();
+    let mut cursors = SubCursors::new();
+    loop {
+        for lane in &mut lanes {
+            lane.fill(ctx, &mut report.meta_records)?;
+        }
+        let Some(key) = lanes
+            .iter()
+            .filter_map(|lane| lane.head.as_ref().map(|(k, _)| k))
+            .min()
+            .cloned()
+        else {
+            break;
+        };
+        let mut metas: Vec<Meta> = lanes
+            .iter_mut()
+            .filter(|lane| lane.head.as_ref().is_some_and(|(k, _)| *k == key))
+            .filter_map(|lane| lane.head.take().and_then(|(_, meta)| meta))
+            .collect();
+        if metas.is_empty() {
+            continue;
+        }
+        metas.sort_by_key(|m| TYPE_ORDER.iter().position(|t| *t == m.data_type));
+        report.keys += 1;
+        if metas.len() > 1 {
+            let types = metas.iter().map(|m| m.data_type).collect();
+            let finding = Finding::SeveralTypes {
+                key: key.clone(),
+                types,
+            };
+            several.push((key.clone(), finding));
+        }
+        for meta in &metas {
+            if let Some(finding) = count_finding(ctx, &mut cursors, &key, meta) {
+                counts.push((key.clone(), finding));
             }
         }
     }
+    for lane in lanes {
+        report.findings.extend(lane.findings);
+    }
+    // In key order (a format whose ranges are not in the user keys'
+    // bytewise order merges them in another).
+    several.sort_by(|a: &(Vec<u8>, Finding), b| a.0.cmp(&b.0));
+    counts.sort_by(|a: &(Vec<u8>, Finding), b| a.0.cmp(&b.0));
+    report.findings.extend(several.into_iter().map(|(_, f)| f));
+    report.findings.extend(counts.into_iter().map(|(_, f)| f));
     Ok(())
+}
+
+/// Reads the live collection `meta` of `key` on `cursors`: the fault when
+/// its elements cannot be read, or are not as many as `meta` states.
+fn count_finding<'e, C: Codec>(
+    ctx: &Ctx<'e, C>,
+    cursors: &mut SubCursors<'e, Store>,
+    key: &[u8],
+    meta: &Meta,
+) -> Option<Finding> {
+    let ty = meta.data_type;
+    if !ty.is_collection() || ctx.caps().size_unknown(meta) {
+        return None;
+    }
+    match visit_elements_on(ctx, Some(cursors), key, meta, |_| Ok::<(), CmdError>(())) {
+        Ok(found) if found == meta.size => None,
+        Ok(found) => Some(Finding::CountMismatch {
+            key: key.to_vec(),
+            data_type: ty,
+            stored: meta.size,
+            found,
+        }),
+        Err(e) => Some(Finding::Unreadable {
+            key: key.to_vec(),
+            data_type: ty,
+            error: e.to_string(),
+        }),
+    }
 }
 
 /// Reads every element record and asks the format's garbage rule about
@@ -282,6 +343,9 @@ fn check_elements<C: Codec>(ctx: &Ctx<'_, C>, report: &mut CheckReport) -> CmdRe
         .map(|(range, ty)| (range.place, ty))
         .collect();
     let now = ctx.now_ms();
+    // Element records come in about their owners' order: the owners'
+    // metadata is read on iterators moved along, not a point read each.
+    let mut metas = ReadCursors::new(store);
     for place in places {
         let mut it = store.scan_family(place);
         while let Some((key, value)) = it.next()? {
@@ -296,7 +360,7 @@ fn check_elements<C: Codec>(ctx: &Ctx<'_, C>, report: &mut CheckReport) -> CmdRe
                 continue;
             }
             report.element_records += 1;
-            let meta = store.get(owner.meta.place, &owner.meta.key)?;
+            let meta = metas.get(owner.meta.place, &owner.meta.key)?;
             if codec.gc_sub(&owner, meta.as_deref(), now) == GcDecision::Drop {
                 report.garbage += 1;
                 continue;

@@ -4,6 +4,8 @@
 //! The files stay beside the engine's other modules; the crate names them
 //! `crate::dispatch`, `crate::keyspace`, … as before.
 
+#[path = "cursors.rs"]
+pub mod cursors;
 #[path = "dispatch.rs"]
 pub mod dispatch;
 #[path = "keyspace.rs"]

@@ -723,26 +723,48 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         let codec = self.codec();
         let range = codec.sub_range(kind.of(key, meta));
         let start = from.map(|id| codec.sub_key(kind.of(key, meta), id));
+        SubIter::over(
+            codec,
+            kind,
+            key,
+            meta,
+            self.scan(&range, start.as_deref(), reverse),
+        )
+    }
+}
+
+/// Decoded element records of one key, read on `I` (an iterator of
+/// their own, or a family's kept iterator: [`crate::internals::cursors`]).
+pub struct SubIter<
+    'e,
+    'k,
+    C: Codec,
+    S: KvStore = DefaultStore,
+    I = GroupIter<<S as KvStore>::Iter<'e>>,
+> {
+    codec: &'e C,
+    kind: SubKind,
+    key: &'k [u8],
+    meta: &'k Meta,
+    it: I,
+    _store: std::marker::PhantomData<fn() -> S>,
+}
+
+impl<'e, 'k, C: Codec, S: KvStore, I: KvIter> SubIter<'e, 'k, C, S, I> {
+    /// The element records of `kind` of `key` that `it` yields.
+    pub(crate) fn over(codec: &'e C, kind: SubKind, key: &'k [u8], meta: &'k Meta, it: I) -> Self {
         SubIter {
             codec,
             kind,
             key,
             meta,
-            it: self.scan(&range, start.as_deref(), reverse),
+            it,
+            _store: std::marker::PhantomData,
         }
     }
 }
 
-/// Decoded element records of one key.
-pub struct SubIter<'e, 'k, C: Codec, S: KvStore = DefaultStore> {
-    codec: &'e C,
-    kind: SubKind,
-    key: &'k [u8],
-    meta: &'k Meta,
-    it: GroupIter<S::Iter<'e>>,
-}
-
-impl<C: Codec, S: KvStore> Iterator for SubIter<'_, '_, C, S> {
+impl<C: Codec, S: KvStore, I: KvIter> Iterator for SubIter<'_, '_, C, S, I> {
     type Item = CmdResult<(SubId, SubValue)>;
 
     fn next(&mut self) -> Option<Self::Item> {

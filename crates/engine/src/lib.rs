@@ -65,7 +65,7 @@ pub mod value;
 pub mod internals;
 #[cfg(feature = "rocksdb")]
 use internals::namespaces;
-use internals::{dispatch, keyspace, lookups, number, walk};
+use internals::{cursors, dispatch, keyspace, lookups, number, walk};
 
 pub use engine::{Engine, EngineCore, EngineOptions};
 pub use error::{CmdError, EngineError};

@@ -4,6 +4,7 @@
 use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValue};
 
+use crate::cursors::SubCursors;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx, ExpireAt, KeyView};
 use crate::types::ValueMut;
@@ -172,30 +173,82 @@ pub fn visit_elements<C: Codec, S: KvStore, E: From<CmdError>>(
     ctx: &Ctx<'_, C, S>,
     key: &[u8],
     meta: &Meta,
+    visit: impl FnMut(Element) -> Result<(), E>,
+) -> Result<u64, E> {
+    visit_elements_on(ctx, None, key, meta, visit)
+}
+
+/// [`visit_elements`], reading the records of hashes, sets and sorted sets
+/// on `cursors` when given (kept from key to key of a walk in key order),
+/// else on an iterator made for the key.
+pub fn visit_elements_on<'e, C: Codec, S: KvStore, E: From<CmdError>>(
+    ctx: &Ctx<'e, C, S>,
+    cursors: Option<&mut SubCursors<'e, S>>,
+    key: &[u8],
+    meta: &Meta,
+    visit: impl FnMut(Element) -> Result<(), E>,
+) -> Result<u64, E> {
+    match (element_kind(meta.data_type), cursors) {
+        (Elements::None, _) => Ok(0),
+        (Elements::List, _) => visit_list(ctx, key, meta, visit),
+        (Elements::Records(kind), Some(cursors)) => {
+            visit_records(key, kind, ctx.subs_on(cursors, kind, key, meta), visit)
+        }
+        (Elements::Records(kind), None) => {
+            visit_records(key, kind, ctx.subs(kind, key, meta, None, false), visit)
+        }
+    }
+}
+
+/// How a type's elements are read.
+enum Elements {
+    /// A string: none.
+    None,
+    /// Through the format's list model.
+    List,
+    /// One element record each.
+    Records(SubKind),
+}
+
+fn element_kind(data_type: DataType) -> Elements {
+    match data_type {
+        DataType::String => Elements::None,
+        DataType::List => Elements::List,
+        DataType::Hash => Elements::Records(SubKind::HashField),
+        DataType::Set => Elements::Records(SubKind::SetMember),
+        DataType::ZSet => Elements::Records(SubKind::ZSetMember),
+    }
+}
+
+fn visit_list<C: Codec, S: KvStore, E: From<CmdError>>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
     mut visit: impl FnMut(Element) -> Result<(), E>,
 ) -> Result<u64, E> {
     let mut count = 0u64;
-    let kind = match meta.data_type {
-        DataType::String => return Ok(0),
-        DataType::List => {
-            let mut failed = None;
-            list::visit_all(ctx, key, meta, |item| {
-                count += 1;
-                match visit(Element::Item(item.to_vec())) {
-                    Ok(()) => true,
-                    Err(e) => {
-                        failed = Some(e);
-                        false
-                    }
-                }
-            })?;
-            return failed.map_or(Ok(count), Err);
+    let mut failed = None;
+    list::visit_all(ctx, key, meta, |item| {
+        count += 1;
+        match visit(Element::Item(item.to_vec())) {
+            Ok(()) => true,
+            Err(e) => {
+                failed = Some(e);
+                false
+            }
         }
-        DataType::Hash => SubKind::HashField,
-        DataType::Set => SubKind::SetMember,
-        DataType::ZSet => SubKind::ZSetMember,
-    };
-    for record in ctx.subs(kind, key, meta, None, false) {
+    })?;
+    failed.map_or(Ok(count), Err)
+}
+
+fn visit_records<E: From<CmdError>>(
+    key: &[u8],
+    kind: SubKind,
+    records: impl Iterator<Item = CmdResult<(SubId, SubValue)>>,
+    mut visit: impl FnMut(Element) -> Result<(), E>,
+) -> Result<u64, E> {
+    let mut count = 0u64;
+    for record in records {
         let element = match (record?, kind) {
             ((SubId::Name(f), SubValue::Bytes(v)), SubKind::HashField) => Element::Field(f, v),
             ((SubId::Name(m), _), SubKind::SetMember) => Element::Member(m),

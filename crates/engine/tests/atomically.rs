@@ -12,6 +12,7 @@ use redcodec_codec::Codec;
 use redcodec_engine::store::{FaultyStore, KvStore, MemStore, Store};
 use redcodec_engine::{Engine, EngineOptions, ManualClock, Reply};
 use redcodec_formats::{AnyCodec, Format, FormatOptions};
+use redcodec_testkit::command_lines::{cases, line, word, Alphabets};
 
 const START_MS: u64 = 1_700_000_000_000;
 
@@ -84,35 +85,20 @@ const COMMANDS: &[&str] = &[
     "FLUSHDB",
 ];
 
-fn pick(words: &'static [&'static str]) -> BoxedStrategy<String> {
-    proptest::sample::select(words)
-        .prop_map(str::to_string)
-        .boxed()
-}
-
-fn word(spec: &'static str) -> BoxedStrategy<String> {
-    match spec {
-        "key" => pick(&["a", "b", "c"]),
-        "elem" => pick(&["x", "y", "z", "w"]),
-        "val" => pick(&["1", "2", "v", ""]),
-        "idx" => pick(&["0", "1", "-1", "2", "-2", "5"]),
-        "score" => pick(&["-1", "0", "0.5", "1", "2"]),
-        choice => {
-            proptest::sample::select(choice.split('|').map(str::to_string).collect::<Vec<_>>())
-                .boxed()
-        }
-    }
-}
+/// The alphabets of the [`COMMANDS`] words.
+const ALPHABETS: Alphabets = &[
+    ("key", &["a", "b", "c"]),
+    ("elem", &["x", "y", "z", "w"]),
+    ("val", &["1", "2", "v", ""]),
+    ("idx", &["0", "1", "-1", "2", "-2", "5"]),
+    ("score", &["-1", "0", "0.5", "1", "2"]),
+];
 
 fn step() -> impl Strategy<Value = Step> {
-    let commands = COMMANDS.iter().map(|line| {
-        line.split(' ')
-            .map(word)
-            .collect::<Vec<_>>()
-            .prop_map(Step::Cmd)
-            .boxed()
-    });
-    let sleep = word("1|20")
+    let commands = COMMANDS
+        .iter()
+        .map(|template| line(template, ALPHABETS).prop_map(Step::Cmd).boxed());
+    let sleep = word("1|20", ALPHABETS)
         .prop_map(|ms| Step::Sleep(ms.parse().unwrap_or(1)))
         .boxed();
     proptest::strategy::Union::new(commands.chain([sleep]))
@@ -161,10 +147,7 @@ fn memory_pair(format: Format) -> [(Engine<AnyCodec, MemStore>, Arc<ManualClock>
 
 #[test]
 fn a_group_replies_and_writes_as_its_commands_one_by_one_on_every_format() {
-    let cases = std::env::var("REDCODEC_PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(150);
+    let cases = cases(150);
     for &format in Format::ALL {
         let mut runner = TestRunner::new(Config {
             cases,

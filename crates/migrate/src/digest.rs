@@ -15,11 +15,12 @@ use redcodec_codec::{Capabilities, Codec, DataType, Meta};
 use sha2::{Digest, Sha256};
 
 use redcodec_engine::error::CmdError;
+use redcodec_engine::internals::cursors::SubCursors;
 use redcodec_engine::internals::keyspace::{migrated_expiry, Ctx};
 use redcodec_engine::internals::walk::KeyWalk;
 use redcodec_engine::reply::quote_bytes;
 use redcodec_engine::value::Value;
-use redcodec_engine::Engine;
+use redcodec_engine::{Engine, Store};
 
 use crate::error::MigrateError;
 use crate::options::TypeConflict;
@@ -85,17 +86,25 @@ fn element_hash(parts: &[&[u8]]) -> [u8; 32] {
 
 /// The digest of the live key `key` (metadata `meta`), with its expiry
 /// as a store with capabilities `rule` keeps it.
-pub(crate) fn digest_live<C: Codec>(
-    ctx: &Ctx<'_, C>,
+pub(crate) fn digest_live<'e, C: Codec>(
+    ctx: &Ctx<'e, C>,
+    cursors: Option<&mut SubCursors<'e, Store>>,
     key: &[u8],
     meta: &Meta,
     rule: &Capabilities,
 ) -> Result<KeyDigest, CmdError> {
     let mut digest = ContentDigest::new(meta.data_type);
-    stream_value(ctx, key, meta, LIMITS, |chunk| -> Result<(), CmdError> {
-        digest.add(&chunk);
-        Ok(())
-    })?;
+    stream_value(
+        ctx,
+        cursors,
+        key,
+        meta,
+        LIMITS,
+        |chunk| -> Result<(), CmdError> {
+            digest.add(&chunk);
+            Ok(())
+        },
+    )?;
     let expire_ms = if meta.expire_ms == 0 {
         0
     } else {
@@ -193,7 +202,7 @@ pub fn key_digest<C: Codec>(
     let _held = engine.lock_keys(&[key]);
     let ctx = Ctx::new(engine);
     match ctx.live(key)? {
-        Some(meta) => Ok(Some(digest_live(&ctx, key, &meta, rule)?)),
+        Some(meta) => Ok(Some(digest_live(&ctx, None, key, &meta, rule)?)),
         None => Ok(None),
     }
 }
@@ -221,13 +230,14 @@ pub fn store_digest<C: Codec>(
     let _held = engine.lock_all();
     let ctx = Ctx::new(engine);
     let mut walk = KeyWalk::new(&ctx, None);
+    let mut cursors = SubCursors::new();
     let mut sum = Multiset::default();
     let (mut keys, mut elements) = (0u64, 0u64);
     while let Some((key, meta)) = walk.next()? {
         let meta = meta.ok_or_else(|| MigrateError::SourceUnreadable {
             key: quote_bytes(&key),
         })?;
-        let d = digest_live(&ctx, &key, &meta, rule)?;
+        let d = digest_live(&ctx, Some(&mut cursors), &key, &meta, rule)?;
         keys += 1;
         elements += d.elements;
         sum.add(element_hash(&[
@@ -399,6 +409,7 @@ pub fn verify<A: Codec, B: Codec>(
     let max = options.max_listed;
 
     let mut walk = KeyWalk::new(&src_ctx, None);
+    let (mut src_cursors, mut dst_cursors) = (SubCursors::new(), SubCursors::new());
     while let Some((key, meta)) = walk.next()? {
         report.source_keys += 1;
         let Some(meta) = meta else {
@@ -416,7 +427,7 @@ pub fn verify<A: Codec, B: Codec>(
             report.differ(difference(key, DifferenceKind::Unreadable(why)), max);
             continue;
         };
-        let source = digest_live(&src_ctx, &key, &meta, rule);
+        let source = digest_live(&src_ctx, Some(&mut src_cursors), &key, &meta, rule);
         let Some(source) = report.readable(&key, "source", source, max) else {
             continue;
         };
@@ -432,7 +443,7 @@ pub fn verify<A: Codec, B: Codec>(
             }
             continue;
         };
-        let destination = digest_live(&dst_ctx, &key, &dmeta, rule);
+        let destination = digest_live(&dst_ctx, Some(&mut dst_cursors), &key, &dmeta, rule);
         let Some(destination) = report.readable(&key, "destination", destination, max) else {
             continue;
         };

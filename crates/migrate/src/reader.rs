@@ -14,6 +14,7 @@ use crate::options::TypeConflict;
 use crate::represent::{self, Unrepresentable};
 use crate::source::{stream_value, Limits};
 use redcodec_engine::error::CmdError;
+use redcodec_engine::internals::cursors::SubCursors;
 use redcodec_engine::internals::keyspace::Ctx;
 use redcodec_engine::internals::walk::KeyWalk;
 use redcodec_engine::value::Value;
@@ -165,6 +166,7 @@ fn walk<A: Codec, B: Codec>(
 ) -> Result<(), Failure> {
     let ctx = Ctx::new(src);
     let mut walk = KeyWalk::new(&ctx, after);
+    let mut cursors = SubCursors::new();
     while let Some((key, meta)) = walk.next()? {
         let Some(meta) = meta else {
             // A key of a type redcodec does not model is unrepresentable
@@ -206,6 +208,7 @@ fn walk<A: Codec, B: Codec>(
             let chunk_limits = packer.limits;
             stream_value(
                 &ctx,
+                Some(&mut cursors),
                 &key,
                 &meta,
                 chunk_limits,

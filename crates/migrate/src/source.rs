@@ -6,9 +6,11 @@
 use redcodec_codec::{Codec, DataType, Meta};
 
 use redcodec_engine::error::CmdError;
+use redcodec_engine::internals::cursors::SubCursors;
 use redcodec_engine::internals::keyspace::Ctx;
 use redcodec_engine::value;
 use redcodec_engine::value::{Element, Value};
+use redcodec_engine::Store;
 
 /// The most a chunk holds: whichever limit is reached first.
 #[derive(Copy, Clone, Debug)]
@@ -66,10 +68,13 @@ impl Chunk {
 
 /// Reads the live key `key` (metadata `meta`) and hands its value to
 /// `sink` in chunks; returns how many elements were read (1 for a string).
+/// A walk over keys in order passes its `cursors`: the element records
+/// are read on them rather than on an iterator made for the key.
 /// A collection that holds a different number of elements than its
 /// metadata says is an error naming the key: nothing is dropped silently.
-pub(crate) fn stream_value<C: Codec, E: From<CmdError>>(
-    ctx: &Ctx<'_, C>,
+pub(crate) fn stream_value<'e, C: Codec, E: From<CmdError>>(
+    ctx: &Ctx<'e, C>,
+    cursors: Option<&mut SubCursors<'e, Store>>,
     key: &[u8],
     meta: &Meta,
     limits: Limits,
@@ -80,12 +85,13 @@ pub(crate) fn stream_value<C: Codec, E: From<CmdError>>(
         return Ok(1);
     }
     let mut chunk = Chunk::new(meta.data_type, limits);
-    let count = value::visit_elements(ctx, key, meta, |element| -> Result<(), E> {
+    let add = |element| -> Result<(), E> {
         if chunk.add(element) {
             sink(chunk.take())?;
         }
         Ok(())
-    })?;
+    };
+    let count = value::visit_elements_on(ctx, cursors, key, meta, add)?;
     if chunk.elements > 0 {
         sink(chunk.take())?;
     }

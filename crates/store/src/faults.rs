@@ -122,6 +122,13 @@ impl<S: KvStore> KvStore for FaultyStore<S> {
         }
     }
 
+    fn scan_all(&self, place: Place) -> Self::Iter<'_> {
+        FaultyIter {
+            inner: self.inner.scan_all(place),
+            failed: self.fail_reads.load(Ordering::SeqCst),
+        }
+    }
+
     fn write(&self, batch: Batch) -> Result<(), StoreError> {
         let n = self.writes.fetch_add(1, Ordering::SeqCst) + 1;
         if self

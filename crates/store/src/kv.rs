@@ -65,6 +65,12 @@ pub trait KvStore: Send + Sync + 'static {
     /// `from`, inclusive).
     fn scan(&self, range: &KeyRange, from: Option<&[u8]>, reverse: bool) -> Self::Iter<'_>;
 
+    /// Iterates every record of the family at `place` forward, in its
+    /// order, unbounded: for a walk that reads many keys' ranges in order
+    /// and moves one iterator from range to range by [`KvIter::seek`]
+    /// (making a RocksDB iterator costs more than seeking one).
+    fn scan_all(&self, place: Place) -> Self::Iter<'_>;
+
     /// Applies `batch` atomically.
     fn write(&self, batch: Batch) -> Result<(), StoreError>;
 
@@ -126,6 +132,10 @@ impl KvStore for Store {
     #[inline]
     fn scan(&self, range: &KeyRange, from: Option<&[u8]>, reverse: bool) -> StoreIter<'_> {
         Store::scan(self, range, from, reverse)
+    }
+
+    fn scan_all(&self, place: Place) -> StoreIter<'_> {
+        Store::scan_family(self, place)
     }
 
     #[inline]
@@ -280,6 +290,19 @@ impl KvStore for MemStore {
             None => it.next = if reverse { it.pairs.len() } else { 0 },
         }
         it
+    }
+
+    fn scan_all(&self, place: Place) -> MemIter {
+        // A snapshot of the family, as a RocksDB iterator reads one.
+        let pairs: Vec<Pair> = self.families.read().get(&place).map_or_else(Vec::new, |f| {
+            f.iter().map(|(k, v)| (k.key.clone(), v.clone())).collect()
+        });
+        MemIter {
+            pairs,
+            order: self.order(place),
+            reverse: false,
+            next: 0,
+        }
     }
 
     fn write(&self, batch: Batch) -> Result<(), StoreError> {

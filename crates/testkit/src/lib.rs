@@ -16,7 +16,11 @@
 //!   lives, whether a key lies in a range by its family's order, a
 //!   metadata value's bytes;
 //! - [`filled_metas`], [`edge_elements`], [`assert_element`]: the round
-//!   trips of every record kind each format runs.
+//!   trips of every record kind each format runs;
+//! - [`command_lines`]: random command lines for the engine's property
+//!   tests.
+
+pub mod command_lines;
 
 use std::cmp::Ordering;
 

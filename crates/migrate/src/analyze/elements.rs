@@ -21,6 +21,7 @@ use std::collections::HashSet;
 use redcodec_codec::{
     Codec, DataType, GcDecision, KeyRange, Meta, Place, Record, SubKind, SubOwner,
 };
+use redcodec_engine::internals::cursors::ReadCursors;
 use redcodec_engine::internals::keyspace::Ctx;
 use redcodec_engine::internals::walk::KeyWalk;
 use redcodec_engine::store::{Store, StoreIter};
@@ -93,58 +94,6 @@ impl Cursor<'_> {
     }
 }
 
-/// Records read ahead before a metadata cursor seeks instead.
-const STEPS_BEFORE_SEEK: usize = 64;
-
-/// Reads owners' metadata through an iterator per metadata family moved
-/// forward (element families keep their keys mostly in the order of their
-/// owners' metadata keys: a few steps from one owner to the next), seeking
-/// only when the owner is behind it or far ahead: far cheaper than a point
-/// read per owner.
-struct MetaCursor<'e> {
-    place: Place,
-    it: StoreIter<'e>,
-    /// The record the iterator is at (`None`: before the first read, or
-    /// past the end).
-    at: Option<(Vec<u8>, Vec<u8>)>,
-}
-
-impl MetaCursor<'_> {
-    /// The value of `key`, if it is stored.
-    fn read(
-        &mut self,
-        order: fn(&[u8], &[u8]) -> Ordering,
-        key: &[u8],
-    ) -> Result<Option<Vec<u8>>, CmdError> {
-        let mut steps = match &self.at {
-            Some((k, v)) => match order(k, key) {
-                Ordering::Equal => return Ok(Some(v.clone())),
-                Ordering::Less => STEPS_BEFORE_SEEK,
-                Ordering::Greater => 0,
-            },
-            None => 0,
-        };
-        while steps > 0 {
-            steps -= 1;
-            self.at = self.it.next()?;
-            match &self.at {
-                None => return Ok(None),
-                Some((k, v)) => match order(k, key) {
-                    Ordering::Equal => return Ok(Some(v.clone())),
-                    Ordering::Greater => return Ok(None),
-                    Ordering::Less => {}
-                },
-            }
-        }
-        self.it.seek(key);
-        self.at = self.it.next()?;
-        Ok(match &self.at {
-            Some((k, v)) if order(k, key) == Ordering::Equal => Some(v.clone()),
-            _ => None,
-        })
-    }
-}
-
 /// The state of the pass over the element records of one analysis.
 pub(super) struct ElementPass<'a, 'c, 'e, C: Codec> {
     ctx: &'c Ctx<'e, C>,
@@ -163,7 +112,7 @@ pub(super) struct ElementPass<'a, 'c, 'e, C: Codec> {
     /// Live collections offered to the top lists.
     offered: u64,
     /// Cursors over the metadata families, to read owners' metadata.
-    metas: Vec<MetaCursor<'e>>,
+    metas: ReadCursors<'e, Store>,
 }
 
 /// Whether `key` is in `range` under `order`.
@@ -202,7 +151,7 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
             stale,
             lanes: Vec::new(),
             offered: 0,
-            metas: Vec::new(),
+            metas: ReadCursors::new(ctx.engine().store()),
         }
     }
 
@@ -270,19 +219,7 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
 
     /// The stored metadata `record`, read through its family's cursor.
     fn read_meta(&mut self, record: &Record) -> Result<Option<Vec<u8>>, CmdError> {
-        let store = self.store;
-        let at = match self.metas.iter().position(|c| c.place == record.place) {
-            Some(at) => at,
-            None => {
-                self.metas.push(MetaCursor {
-                    place: record.place,
-                    it: store.scan_family(record.place),
-                    at: None,
-                });
-                self.metas.len() - 1
-            }
-        };
-        self.metas[at].read(store.order(record.place), &record.key)
+        Ok(self.metas.get(record.place, &record.key)?)
     }
 
     /// A group for the records of `owner`: its metadata read and judged.

@@ -7,6 +7,8 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
+use rustc_hash::FxHashMap;
+
 use redcodec_codec::{KeyRange, Layout, Place};
 use redcodec_engine::store::bulk_load::{batch_writes, Write};
 use redcodec_engine::store::{Batch, KvIter, KvStore, Order, Pair, StoreError};
@@ -39,11 +41,23 @@ struct Held {
     next_seq: u64,
     entries: HashMap<Place, Vec<Entry>>,
     bytes: usize,
-    /// The records of the key being written, as last written: the
-    /// destination's code may read them back when it appends across
-    /// batches (nemo's linked lists read their tail node).
-    open: HashMap<(Place, Vec<u8>), Option<Vec<u8>>>,
+    /// The records of the key being written, by where their last write
+    /// is: the destination's code may read them back when it appends
+    /// across batches (nemo's linked lists read their tail node).
+    open: FxHashMap<(Place, Vec<u8>), Latest>,
 }
+
+/// Where the last write of a record of the open key is.
+enum Latest {
+    /// Held: the index of its entry in its family's list.
+    Held(usize),
+    /// Spilled while the key was open: a copy of it (`None`: deleted).
+    Spilled(Option<Vec<u8>>),
+}
+
+/// Above this many records, the open key's map is dropped rather than
+/// cleared (clearing costs its capacity, which a big key leaves large).
+const OPEN_KEEP: usize = 1024;
 
 /// A store that reads as empty and captures writes.
 pub(crate) struct Capture {
@@ -86,7 +100,12 @@ impl Capture {
     /// The key being written is complete: its records are no longer read
     /// back.
     pub(crate) fn close_key(&self) {
-        self.held().open.clear();
+        let mut held = self.held();
+        if held.open.capacity() > OPEN_KEEP {
+            held.open = FxHashMap::default();
+        } else {
+            held.open.clear();
+        }
     }
 
     /// The number the next write gets.
@@ -102,8 +121,17 @@ impl Capture {
     /// Hands over every held write, by family.
     pub(crate) fn take(&self) -> HashMap<Place, Vec<Entry>> {
         let mut held = self.held();
+        let held = &mut *held;
         held.bytes = 0;
-        std::mem::take(&mut held.entries)
+        let entries = std::mem::take(&mut held.entries);
+        // The open key's records leave with the entries: keep copies.
+        for ((place, _), latest) in &mut held.open {
+            if let Latest::Held(index) = *latest {
+                let entry = entries.get(place).and_then(|family| family.get(index));
+                *latest = Latest::Spilled(entry.and_then(|e| e.value.clone()));
+            }
+        }
+        entries
     }
 }
 
@@ -135,18 +163,29 @@ impl KvStore for Capture {
         read: impl FnOnce(&[u8]) -> T,
     ) -> Result<Option<T>, StoreError> {
         let held = self.held();
-        Ok(match held.open.get(&(place, key.to_vec())) {
-            Some(Some(value)) => Some(read(value)),
-            _ => None,
-        })
+        let value = match held.open.get(&(place, key.to_vec())) {
+            Some(Latest::Held(index)) => held
+                .entries
+                .get(&place)
+                .and_then(|family| family.get(*index))
+                .and_then(|entry| entry.value.as_deref()),
+            Some(Latest::Spilled(value)) => value.as_deref(),
+            None => None,
+        };
+        Ok(value.map(read))
     }
 
     fn scan(&self, _range: &KeyRange, _from: Option<&[u8]>, _reverse: bool) -> Nothing {
         Nothing
     }
 
+    fn scan_all(&self, _place: Place) -> Nothing {
+        Nothing
+    }
+
     fn write(&self, batch: Batch) -> Result<(), StoreError> {
         let mut held = self.held();
+        let held = &mut *held;
         if !held.armed {
             return Ok(());
         }
@@ -164,10 +203,11 @@ impl KvStore for Capture {
                 value,
             };
             held.next_seq += 1;
-            held.open
-                .insert((place, entry.key.clone()), entry.value.clone());
             held.bytes += entry.weight();
-            held.entries.entry(place).or_default().push(entry);
+            let family = held.entries.entry(place).or_default();
+            held.open
+                .insert((place, entry.key.clone()), Latest::Held(family.len()));
+            family.push(entry);
         }
         Ok(())
     }

@@ -5,13 +5,82 @@
 //! every family.
 
 use std::cmp::Ordering;
+use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, SyncSender};
 
 use redcodec_codec::{Codec, Place};
+use redcodec_engine::store::Order;
 
 use super::runs::{run_path, Merge};
 use super::state::Phase;
 use super::{work_error, Halt, Job};
+
+/// Batches of merged records in flight between the merging thread and
+/// the one writing tables.
+const BATCHES_IN_FLIGHT: usize = 4;
+
+/// Bytes of keys and values per batch.
+const BATCH_BYTES: usize = 1 << 20;
+
+/// A batch of merged records, in order, or the error that ended the merge.
+type Batch = io::Result<Vec<(Vec<u8>, Vec<u8>)>>;
+
+/// Merges on its own thread: sends the records after `after` in batches,
+/// until the merge ends, fails (sent last), or the receiver hangs up.
+fn feed(mut merge: Merge, order: Order, after: Option<Vec<u8>>, tx: SyncSender<Batch>) {
+    let mut batch = Vec::new();
+    let mut bytes = 0;
+    loop {
+        let record = match merge.next() {
+            Ok(record) => record,
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return;
+            }
+        };
+        let Some((key, value)) = record else { break };
+        if after
+            .as_ref()
+            .is_some_and(|last| order(&key, last) != Ordering::Greater)
+        {
+            // Written before the interruption a resumed run continues.
+            continue;
+        }
+        bytes += key.len() + value.len();
+        batch.push((key, value));
+        if bytes >= BATCH_BYTES {
+            bytes = 0;
+            if tx.send(Ok(std::mem::take(&mut batch))).is_err() {
+                return;
+            }
+        }
+    }
+    if !batch.is_empty() {
+        let _ = tx.send(Ok(batch));
+    }
+}
+
+/// The merged records, received batch by batch.
+struct Fed {
+    rx: Receiver<Batch>,
+    batch: std::vec::IntoIter<(Vec<u8>, Vec<u8>)>,
+}
+
+impl Fed {
+    /// The next record (`None`: the merge ended).
+    fn next(&mut self) -> io::Result<Option<(Vec<u8>, Vec<u8>)>> {
+        loop {
+            if let Some(record) = self.batch.next() {
+                return Ok(Some(record));
+            }
+            match self.rx.recv() {
+                Ok(batch) => self.batch = batch?.into_iter(),
+                Err(_) => return Ok(None),
+            }
+        }
+    }
+}
 
 /// SST file `n` of `place`.
 fn sst_path(work: &Path, place: Place, n: u64) -> PathBuf {
@@ -53,49 +122,55 @@ impl<A: Codec, B: Codec + Clone> Job<'_, A, B> {
     }
 
     /// Writes the SST files of `place` from its runs, after those a
-    /// resumed run finds written.
+    /// resumed run finds written. The runs are merged on a thread of
+    /// their own, which hands the records over in batches ([`feed`]):
+    /// merging and building tables (blocks, filters, compression) each
+    /// take about half the time.
     fn merge_family(&mut self, place: Place, runs: &[PathBuf]) -> Result<(), Halt> {
         let store = self.dst.store();
         let order = store.order(place);
         let work_err = |e| work_error(&self.work, e);
-        let mut merge = Merge::open(runs, order, self.state.voids.clone()).map_err(work_err)?;
+        let merge = Merge::open(runs, order, self.state.voids.clone()).map_err(work_err)?;
         // Files past the last one checkpointed are written again.
         let mut n = self.state.files;
         while sst_path(&self.work, place, n).exists() {
             std::fs::remove_file(sst_path(&self.work, place, n)).map_err(work_err)?;
             n += 1;
         }
-        let mut next = merge.next().map_err(work_err)?;
-        if let Some(last) = &self.state.last {
-            while next
-                .as_ref()
-                .is_some_and(|(k, _)| order(k, last) != Ordering::Greater)
-            {
-                next = merge.next().map_err(work_err)?;
-            }
-        }
+        let after = self.state.last.clone();
         let target = self.options.bulk_file_bytes.max(1);
-        while next.is_some() {
-            let path = sst_path(&self.work, place, self.state.files);
-            let (last, written) = store.write_sst(place, &path, |sst| {
-                let mut last = None;
-                while let Some((key, value)) = next.take() {
-                    sst.put(&key, &value)?;
-                    last = Some(key);
-                    next = merge.next()?;
-                    if sst.file_size() >= target {
-                        break;
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel(BATCHES_IN_FLIGHT);
+            scope.spawn(move || feed(merge, order, after, tx));
+            // Owned here: returning drops the receiver, so the feeder
+            // stops (the scope waits for it).
+            let mut records = Fed {
+                rx,
+                batch: Vec::new().into_iter(),
+            };
+            let mut next = records.next().map_err(|e| work_error(&self.work, e))?;
+            while next.is_some() {
+                let path = sst_path(&self.work, place, self.state.files);
+                let (last, written) = store.write_sst(place, &path, |sst| {
+                    let mut last = None;
+                    while let Some((key, value)) = next.take() {
+                        sst.put(&key, &value)?;
+                        last = Some(key);
+                        next = records.next()?;
+                        if sst.file_size() >= target {
+                            break;
+                        }
                     }
+                    Ok(last)
+                })?;
+                if written {
+                    self.state.files += 1;
+                    self.state.last = last;
+                    self.checkpointed()?;
                 }
-                Ok(last)
-            })?;
-            if written {
-                self.state.files += 1;
-                self.state.last = last;
-                self.checkpointed()?;
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// Ingests every family's SST files.

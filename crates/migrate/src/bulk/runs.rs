@@ -134,14 +134,14 @@ impl RunReader {
     }
 
     fn bytes(&mut self, len: u32) -> io::Result<Vec<u8>> {
-        let mut buf = Vec::new();
-        (&mut self.input)
-            .take(u64::from(len))
-            .read_to_end(&mut buf)
-            .map_err(|e| self.bad(e))?;
-        if buf.len() != len as usize {
-            return Err(self.bad(io::Error::other("truncated")));
-        }
+        let mut buf = vec![0; len as usize];
+        self.input.read_exact(&mut buf).map_err(|e| {
+            let e = match e.kind() {
+                io::ErrorKind::UnexpectedEof => io::Error::other("truncated"),
+                _ => e,
+            };
+            self.bad(e)
+        })?;
         Ok(buf)
     }
 
