@@ -8,7 +8,7 @@
 
 use std::cmp::Ordering;
 
-use redcodec_codec::{Codec, Meta, Place, SubKind};
+use redcodec_codec::{Codec, Meta, Place, SubId, SubKind};
 
 use crate::keyspace::{Ctx, SubIter};
 use crate::store::{KvIter, KvStore, Order, Pair, StoreError};
@@ -42,16 +42,24 @@ impl<'e, S: KvStore> SubCursors<'e, S> {
 
     /// The cursor of the family at `place`.
     fn at(&mut self, store: &'e S, place: Place) -> &mut Cursor<S::Iter<'e>> {
-        let index = match self.open.iter().position(|(p, _)| *p == place) {
-            Some(index) => index,
-            None => {
-                let it = store.scan_all(place);
-                self.open.push((place, Cursor { it, parked: None }));
-                self.open.len() - 1
-            }
-        };
-        &mut self.open[index].1
+        family(&mut self.open, place, || Cursor {
+            it: store.scan_all(place),
+            parked: None,
+        })
     }
+}
+
+/// The entry of the family at `place` in `open`, made by `make` on first
+/// use (a store has a handful of families: a list beats a map).
+fn family<T>(open: &mut Vec<(Place, T)>, place: Place, make: impl FnOnce() -> T) -> &mut T {
+    let index = match open.iter().position(|(p, _)| *p == place) {
+        Some(index) => index,
+        None => {
+            open.push((place, make()));
+            open.len() - 1
+        }
+    };
+    &mut open[index].1
 }
 
 /// One key's range read on a family's cursor: it ends at the first pair
@@ -121,23 +129,29 @@ impl<I: KvIter> KvIter for Within<'_, I> {
 }
 
 impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
-    /// The element records of `kind` of `key`, forward, read on
-    /// `cursors` (as [`Ctx::subs`] reads them on an iterator of their
-    /// own). Not inside a group of commands: the group's held-back writes
-    /// are not laid over the cursors.
+    /// The element records of `kind` of `key`, forward from the first
+    /// (or from `from`, inclusive), read on `cursors` (as [`Ctx::subs`]
+    /// reads them on an iterator of their own). Not inside a group of
+    /// commands: the group's held-back writes are not laid over the
+    /// cursors.
     pub fn subs_on<'c, 'k>(
         &self,
         cursors: &'c mut SubCursors<'e, S>,
         kind: SubKind,
         key: &'k [u8],
         meta: &'k Meta,
+        from: Option<&SubId>,
     ) -> SubIter<'e, 'k, C, S, Within<'c, S::Iter<'e>>> {
         let codec = self.codec();
         let range = codec.sub_range(kind.of(key, meta));
+        let lower = match from {
+            Some(id) => codec.sub_key(kind.of(key, meta), id),
+            None => range.lower,
+        };
         let store = self.eng.store();
         let cursor = cursors.at(store, range.place);
         let order = store.order(range.place);
-        let within = Within::new(cursor, &range.lower, range.upper, order);
+        let within = Within::new(cursor, &lower, range.upper, order);
         SubIter::over(codec, kind, key, meta, within)
     }
 }
@@ -153,17 +167,21 @@ const STEPS_BEFORE_SEEK: usize = 64;
 /// stands still.
 pub struct ReadCursors<'e, S: KvStore> {
     store: &'e S,
-    open: Vec<ReadCursor<S::Iter<'e>>>,
+    open: Vec<(Place, ReadCursor<S::Iter<'e>>)>,
 }
 
 /// One family's iterator and the record it is at.
 struct ReadCursor<I> {
-    place: Place,
     order: Order,
     it: I,
-    /// The record the iterator is at (`None`: before the first read, or
-    /// past the end).
+    /// The record the iterator is at (`None`: past the end, or before
+    /// the first read).
     at: Option<Pair>,
+    /// A key from which no record lies before `at` (before the end when
+    /// `at` is `None`): a key asked for in between is absent, with no
+    /// move. Set by a read that found its key absent; cleared when `at`
+    /// moves.
+    gap: Option<Vec<u8>>,
 }
 
 impl<'e, S: KvStore> ReadCursors<'e, S> {
@@ -177,25 +195,30 @@ impl<'e, S: KvStore> ReadCursors<'e, S> {
 
     /// The value of the record `key` of the family at `place`, if stored.
     pub fn get(&mut self, place: Place, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
-        let index = match self.open.iter().position(|c| c.place == place) {
-            Some(index) => index,
-            None => {
-                self.open.push(ReadCursor {
-                    place,
-                    order: self.store.order(place),
-                    it: self.store.scan_all(place),
-                    at: None,
-                });
-                self.open.len() - 1
-            }
-        };
-        self.open[index].get(key)
+        let store = self.store;
+        family(&mut self.open, place, || ReadCursor {
+            order: store.order(place),
+            it: store.scan_all(place),
+            at: None,
+            gap: None,
+        })
+        .get(key)
     }
 }
 
 impl<I: KvIter> ReadCursor<I> {
     fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
         let order = self.order;
+        let in_gap = self.gap.as_deref().is_some_and(|gap| {
+            order(gap, key) != Ordering::Greater
+                && self
+                    .at
+                    .as_ref()
+                    .is_none_or(|(at, _)| order(key, at) == Ordering::Less)
+        });
+        if in_gap {
+            return Ok(None);
+        }
         let mut steps = match &self.at {
             Some((k, v)) => match order(k, key) {
                 Ordering::Equal => return Ok(Some(v.clone())),
@@ -204,23 +227,28 @@ impl<I: KvIter> ReadCursor<I> {
             },
             None => 0,
         };
+        self.gap = None;
         while steps > 0 {
             steps -= 1;
             self.at = self.it.next()?;
             match &self.at {
-                None => return Ok(None),
-                Some((k, v)) => match order(k, key) {
-                    Ordering::Equal => return Ok(Some(v.clone())),
-                    Ordering::Greater => return Ok(None),
-                    Ordering::Less => {}
-                },
+                Some((k, v)) if order(k, key) == Ordering::Equal => return Ok(Some(v.clone())),
+                Some((k, _)) if order(k, key) == Ordering::Less => {}
+                // Past the key, from a record before it: nothing between.
+                _ => return Ok(self.absent(key)),
             }
         }
         self.it.seek(key);
         self.at = self.it.next()?;
         Ok(match &self.at {
             Some((k, v)) if order(k, key) == Ordering::Equal => Some(v.clone()),
-            _ => None,
+            _ => self.absent(key),
         })
+    }
+
+    /// `key` is absent, and so is every key from it up to `at`.
+    fn absent(&mut self, key: &[u8]) -> Option<Vec<u8>> {
+        self.gap = Some(key.to_vec());
+        None
     }
 }

@@ -122,6 +122,26 @@ pub fn read_value<C: Codec, S: KvStore>(
     })
 }
 
+/// [`read_value`] for a walk in key order: the records of hashes, sets
+/// and sorted sets are read on `cursors`, kept from key to key. A sorted
+/// set's members come in record order, not by score.
+pub fn read_value_on<'e, C: Codec, S: KvStore>(
+    ctx: &Ctx<'e, C, S>,
+    cursors: &mut SubCursors<'e, S>,
+    key: &[u8],
+    meta: &Meta,
+) -> CmdResult<Value> {
+    if meta.data_type == DataType::String {
+        return Ok(Value::String(meta.value.clone()));
+    }
+    let mut value = Value::empty(meta.data_type);
+    visit_elements_on(ctx, Some(cursors), key, meta, |element| {
+        value.push(element);
+        Ok::<(), CmdError>(())
+    })?;
+    Ok(value)
+}
+
 /// Queues `value` as the new content of `key` (replacing what `view` shows
 /// there) with expiry `expire` (an absolute time in ms, 0: none; or an
 /// [`ExpireAt`] given relative to the command's time).
@@ -190,10 +210,13 @@ pub fn visit_elements_on<'e, C: Codec, S: KvStore, E: From<CmdError>>(
 ) -> Result<u64, E> {
     match (element_kind(meta.data_type), cursors) {
         (Elements::None, _) => Ok(0),
-        (Elements::List, _) => visit_list(ctx, key, meta, visit),
-        (Elements::Records(kind), Some(cursors)) => {
-            visit_records(key, kind, ctx.subs_on(cursors, kind, key, meta), visit)
-        }
+        (Elements::List, cursors) => visit_list(ctx, cursors, key, meta, visit),
+        (Elements::Records(kind), Some(cursors)) => visit_records(
+            key,
+            kind,
+            ctx.subs_on(cursors, kind, key, meta, None),
+            visit,
+        ),
         (Elements::Records(kind), None) => {
             visit_records(key, kind, ctx.subs(kind, key, meta, None, false), visit)
         }
@@ -220,15 +243,16 @@ fn element_kind(data_type: DataType) -> Elements {
     }
 }
 
-fn visit_list<C: Codec, S: KvStore, E: From<CmdError>>(
-    ctx: &Ctx<'_, C, S>,
+fn visit_list<'e, C: Codec, S: KvStore, E: From<CmdError>>(
+    ctx: &Ctx<'e, C, S>,
+    cursors: Option<&mut SubCursors<'e, S>>,
     key: &[u8],
     meta: &Meta,
     mut visit: impl FnMut(Element) -> Result<(), E>,
 ) -> Result<u64, E> {
     let mut count = 0u64;
     let mut failed = None;
-    list::visit_all(ctx, key, meta, |item| {
+    list::visit_all(ctx, cursors, key, meta, |item| {
         count += 1;
         match visit(Element::Item(item.to_vec())) {
             Ok(()) => true,

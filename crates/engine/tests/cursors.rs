@@ -1,7 +1,8 @@
 //! `value::visit_elements_on`: elements read key after key on kept
 //! iterators (`internals::cursors`) are the elements read on an iterator
 //! made for each key, on every format, whatever the order the keys are
-//! read in and wherever a reading stops early.
+//! read in and wherever a reading stops early; and `Ctx::view_on`'s
+//! metadata, read on iterators moved forward, is what point reads give.
 
 use std::sync::Arc;
 
@@ -9,7 +10,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use redcodec_codec::Meta;
 use redcodec_engine::error::CmdError;
-use redcodec_engine::internals::cursors::SubCursors;
+use redcodec_engine::internals::cursors::{ReadCursors, SubCursors};
 use redcodec_engine::internals::keyspace::Ctx;
 use redcodec_engine::internals::walk::KeyWalk;
 use redcodec_engine::store::{KvStore, MemStore};
@@ -21,7 +22,10 @@ use redcodec_testkit::command_lines::{cases, line, Alphabets};
 const START_MS: u64 = 1_700_000_000_000;
 
 /// Commands that make collections, delete and remake them (records of old
-/// versions stay behind in some formats), and let some expire.
+/// versions stay behind in some formats), and let some expire; lists are
+/// pushed and popped at both ends (an array list's head moves), and
+/// inserted into and removed from in the middle (a sparse list's indexes
+/// turn fractional, an array list's shift).
 const COMMANDS: &[&str] = &[
     "SET key val",
     "HSET key elem val elem val",
@@ -31,7 +35,11 @@ const COMMANDS: &[&str] = &[
     "ZADD key score elem score elem",
     "ZREM key elem",
     "RPUSH key elem elem",
+    "LPUSH key elem",
     "LPOP key",
+    "RPOP key",
+    "LINSERT key BEFORE elem elem",
+    "LREM key 0 elem",
     "DEL key",
     "PEXPIRE key 10",
 ];
@@ -113,8 +121,43 @@ fn check_order<'e, S: KvStore>(
     Ok(())
 }
 
+/// Every key of the alphabet and a few never written, in key order.
+fn every_name() -> Vec<Vec<u8>> {
+    let (_, keys) = ALPHABETS[0];
+    let mut names: Vec<Vec<u8>> = keys.iter().map(|k| k.as_bytes().to_vec()).collect();
+    names.extend([b"".to_vec(), b"0".to_vec(), b"a\0".to_vec(), b"d".to_vec()]);
+    names.sort();
+    names
+}
+
+/// Views of `names` (live, expired, deleted or never written) read in
+/// `order` on one set of [`ReadCursors`] are the views point reads give.
+fn check_views<S: KvStore>(
+    ctx: &Ctx<'_, AnyCodec, S>,
+    names: &[Vec<u8>],
+    order: &[usize],
+) -> Result<(), TestCaseError> {
+    let mut reads = ReadCursors::new(ctx.engine().store());
+    for &i in order {
+        let key = &names[i];
+        let on = format!("{:?}", ctx.view_on(&mut reads, key));
+        prop_assert_eq!(on, format!("{:?}", ctx.view(key)), "key {:?}", key);
+    }
+    Ok(())
+}
+
+/// [`check_order`] and [`check_views`] in every order: forward,
+/// backward, twice over, and every other key.
 fn check_every_order<S: KvStore>(engine: &Engine<AnyCodec, S>) -> Result<(), TestCaseError> {
     let ctx = Ctx::new(engine);
+    let names = every_name();
+    let all: Vec<usize> = (0..names.len()).collect();
+    let reversed: Vec<usize> = all.iter().rev().copied().collect();
+    let doubled: Vec<usize> = all.iter().chain(&all).copied().collect();
+    let odd: Vec<usize> = all.iter().skip(1).step_by(2).copied().collect();
+    for order in [&all, &reversed, &doubled, &odd] {
+        check_views(&ctx, &names, order)?;
+    }
     let keys = live_keys(&ctx);
     let forward: Vec<usize> = (0..keys.len()).collect();
     let backward: Vec<usize> = forward.iter().rev().copied().collect();

@@ -15,7 +15,7 @@ use redcodec_codec::{Capabilities, Codec, DataType, Meta};
 use sha2::{Digest, Sha256};
 
 use redcodec_engine::error::CmdError;
-use redcodec_engine::internals::cursors::SubCursors;
+use redcodec_engine::internals::cursors::{ReadCursors, SubCursors};
 use redcodec_engine::internals::keyspace::{migrated_expiry, Ctx};
 use redcodec_engine::internals::walk::KeyWalk;
 use redcodec_engine::reply::quote_bytes;
@@ -410,6 +410,8 @@ pub fn verify<A: Codec, B: Codec>(
 
     let mut walk = KeyWalk::new(&src_ctx, None);
     let (mut src_cursors, mut dst_cursors) = (SubCursors::new(), SubCursors::new());
+    // The other store's metadata, read in (mostly) the same key order.
+    let mut dst_metas = ReadCursors::new(dst_ctx.engine().store());
     while let Some((key, meta)) = walk.next()? {
         report.source_keys += 1;
         let Some(meta) = meta else {
@@ -431,7 +433,7 @@ pub fn verify<A: Codec, B: Codec>(
         let Some(source) = report.readable(&key, "source", source, max) else {
             continue;
         };
-        let live = dst_ctx.live(&key);
+        let live = dst_ctx.view_on(&mut dst_metas, &key).map(|view| view.live);
         let Some(live) = report.readable(&key, "destination", live, max) else {
             continue;
         };
@@ -459,8 +461,9 @@ pub fn verify<A: Codec, B: Codec>(
     }
 
     let mut walk = KeyWalk::new(&dst_ctx, None);
+    let mut src_metas = ReadCursors::new(src_ctx.engine().store());
     while let Some((key, meta)) = walk.next()? {
-        let view = src_ctx.view(&key)?;
+        let view = src_ctx.view_on(&mut src_metas, &key)?;
         if view.live.is_some() {
             continue;
         }

@@ -92,6 +92,7 @@
 //!   comes to, as the lines the command line prints.
 
 pub mod analyze;
+mod batches;
 mod bulk;
 pub mod check_report;
 mod checkpoint;

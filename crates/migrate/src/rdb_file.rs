@@ -18,10 +18,11 @@
 use std::io::{Read, Write};
 
 use redcodec_codec::Codec;
+use redcodec_engine::internals::cursors::SubCursors;
 use redcodec_engine::internals::keyspace::{Ctx, ExpireAt, KeyView};
 use redcodec_engine::internals::walk::KeyWalk;
 use redcodec_engine::store::KvStore;
-use redcodec_engine::value::{read_value, write_value, Value};
+use redcodec_engine::value::{read_value_on, write_value, Value};
 use redcodec_engine::{CmdError, EngineCore};
 use redcodec_rdb::file_reader::{Entry, RdbFileError, RdbFileReader};
 use redcodec_rdb::file_writer::{FileInfo, RdbFileWriter};
@@ -88,13 +89,14 @@ impl<W: Write> Exporter<W> {
     ) -> Result<(), RdbError> {
         let ctx = Ctx::new(core);
         let mut walk = KeyWalk::new(&ctx, None);
+        let mut cursors = SubCursors::new();
         let mut selected = false;
         while let Some((key, meta)) = walk.next()? {
             let Some(meta) = meta else {
                 self.counts.unreadable += 1;
                 continue;
             };
-            let value = read_value(&ctx, &key, &meta)?;
+            let value = read_value_on(&ctx, &mut cursors, &key, &meta)?;
             if !selected {
                 self.writer.select_db(db, 0, 0)?;
                 selected = true;

@@ -6,10 +6,9 @@
 //! busy; the bound keeps memory constant. The writer sees items in the
 //! source's key order, exactly as a single thread would produce them.
 
-use std::sync::mpsc::{Receiver, SyncSender};
-
 use redcodec_codec::{Codec, DataType, Meta};
 
+use crate::batches::{self, BatchLimits, BatchSender, Batches, Gone};
 use crate::options::TypeConflict;
 use crate::represent::{self, Unrepresentable};
 use crate::source::{stream_value, Limits};
@@ -19,9 +18,6 @@ use redcodec_engine::internals::keyspace::Ctx;
 use redcodec_engine::internals::walk::KeyWalk;
 use redcodec_engine::value::Value;
 use redcodec_engine::Engine;
-
-/// Packets in flight between the threads.
-const PACKETS_IN_FLIGHT: usize = 4;
 
 /// Items per packet at most (besides the byte and element limits).
 const PACKET_ITEMS: usize = 1024;
@@ -56,55 +52,19 @@ pub(crate) enum Item {
     Unreadable(Vec<u8>),
 }
 
-/// A packet of items, or the error that ended the reading.
-pub(crate) type Packet = Result<Vec<Item>, CmdError>;
+/// The reader's end of the channel: items gathered into packets.
+pub(crate) type Packer = BatchSender<Item, CmdError>;
 
-/// The channel the reader writes to, and the receiving end.
-pub(crate) fn channel() -> (SyncSender<Packet>, Receiver<Packet>) {
-    std::sync::mpsc::sync_channel(PACKETS_IN_FLIGHT)
-}
+/// The writer's end: the items in the source's key order.
+pub(crate) type Packets = Batches<Item, CmdError>;
 
-/// Items gathered into a packet.
-struct Packer {
-    tx: SyncSender<Packet>,
-    items: Vec<Item>,
-    elements: usize,
-    bytes: usize,
-    limits: Limits,
-}
-
-/// The writer hung up: reading stops.
-struct Gone;
-
-impl From<CmdError> for Gone {
-    fn from(_: CmdError) -> Gone {
-        Gone
-    }
-}
-
-impl Packer {
-    fn push(&mut self, item: Item, elements: usize, bytes: usize) -> Result<(), Gone> {
-        self.items.push(item);
-        self.elements += elements;
-        self.bytes += bytes;
-        if self.items.len() >= PACKET_ITEMS
-            || self.elements >= self.limits.elements
-            || self.bytes >= self.limits.bytes
-        {
-            self.flush()?;
-        }
-        Ok(())
-    }
-
-    fn flush(&mut self) -> Result<(), Gone> {
-        if self.items.is_empty() {
-            return Ok(());
-        }
-        self.elements = 0;
-        self.bytes = 0;
-        let items = std::mem::take(&mut self.items);
-        self.tx.send(Ok(items)).map_err(|_| Gone)
-    }
+/// The channel the reader writes to (packets of at most `limits`), and
+/// the receiving end.
+pub(crate) fn channel(limits: Limits) -> (Packer, Packets) {
+    batches::channel(BatchLimits {
+        items: PACKET_ITEMS,
+        loads: [limits.elements, limits.bytes],
+    })
 }
 
 /// Reads every live key of `src` after `after` (exclusive), with chunks
@@ -117,25 +77,14 @@ pub(crate) fn read<A: Codec, B: Codec>(
     after: Option<&[u8]>,
     limits: Limits,
     conflicts: TypeConflict,
-    tx: SyncSender<Packet>,
+    mut packer: Packer,
 ) {
-    let mut packer = Packer {
-        tx,
-        items: Vec::new(),
-        elements: 0,
-        bytes: 0,
-        limits,
-    };
-    match walk(src, destination, after, conflicts, &mut packer) {
+    match walk(src, destination, after, limits, conflicts, &mut packer) {
         Ok(()) => {
             let _ = packer.flush();
         }
         Err(Failure::Gone) => {}
-        Err(Failure::Read(e)) => {
-            if packer.flush().is_ok() {
-                let _ = packer.tx.send(Err(e));
-            }
-        }
+        Err(Failure::Read(e)) => packer.fail(e),
     }
 }
 
@@ -161,6 +110,7 @@ fn walk<A: Codec, B: Codec>(
     src: &Engine<A>,
     destination: &B,
     after: Option<&[u8]>,
+    chunk_limits: Limits,
     conflicts: TypeConflict,
     packer: &mut Packer,
 ) -> Result<(), Failure> {
@@ -178,10 +128,10 @@ fn walk<A: Codec, B: Codec>(
                     data_type: None,
                     reason: Unrepresentable::Unmodelled { type_name },
                 };
-                packer.push(item, 0, 0)?;
+                packer.push(item, [0, 0])?;
                 continue;
             }
-            packer.push(Item::Unreadable(key), 0, 0)?;
+            packer.push(Item::Unreadable(key), [0, 0])?;
             return Ok(());
         };
         if let Some(reason) = represent::check(&ctx, destination, &key, &meta, conflicts)? {
@@ -190,7 +140,7 @@ fn walk<A: Codec, B: Codec>(
                 data_type: Some(meta.data_type),
                 reason,
             };
-            packer.push(item, 0, 0)?;
+            packer.push(item, [0, 0])?;
             continue;
         }
         let key_bytes = key.len() + meta.value.len();
@@ -201,11 +151,9 @@ fn walk<A: Codec, B: Codec>(
                 meta: meta.clone(),
                 shadowed: ctx.shadowed_types(&key),
             },
-            usize::from(!collection),
-            key_bytes,
+            [usize::from(!collection), key_bytes],
         )?;
         if collection {
-            let chunk_limits = packer.limits;
             stream_value(
                 &ctx,
                 Some(&mut cursors),
@@ -214,12 +162,12 @@ fn walk<A: Codec, B: Codec>(
                 chunk_limits,
                 |chunk| -> Result<(), Failure> {
                     let (n, b) = (chunk.element_count(), chunk.byte_count());
-                    packer.push(Item::Chunk(chunk), n as usize, b as usize)?;
+                    packer.push(Item::Chunk(chunk), [n as usize, b as usize])?;
                     Ok(())
                 },
             )?;
         }
-        packer.push(Item::EndKey, 0, 0)?;
+        packer.push(Item::EndKey, [0, 0])?;
     }
     Ok(())
 }

@@ -39,6 +39,28 @@ pub struct Skipped {
     pub reason: Unrepresentable,
 }
 
+impl Skipped {
+    /// A key the source holds in several types, copied as `data_type`
+    /// (its first type) and left out as the `shadowed` others; `None`
+    /// when it holds one type.
+    pub(crate) fn several_types(
+        key: &[u8],
+        data_type: DataType,
+        shadowed: Vec<DataType>,
+    ) -> Option<Skipped> {
+        if shadowed.is_empty() {
+            return None;
+        }
+        let mut types = vec![data_type];
+        types.extend(shadowed);
+        Some(Skipped {
+            key: key.to_vec(),
+            data_type: Some(data_type),
+            reason: Unrepresentable::SeveralTypes { types },
+        })
+    }
+}
+
 impl std::fmt::Display for Skipped {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}: {}", quote_bytes(&self.key), self.reason)

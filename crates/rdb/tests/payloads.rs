@@ -33,6 +33,18 @@ const STRINGS: &[(&str, &[u8])] = &[
     ),
 ];
 
+/// A string the `lzf` crate's compressor panicked on (it indexed past its
+/// output buffer); redis-server 7.0.15 DUMPs it plain.
+const LZF_PANIC: &str = "ivnlrleficabqvfsqqnvkksvkghcjcfdhkgqnlnjugefcvqerrudnmdomarfkkuhiqrammmubpftuvtifcodtknsatdmcojcjkgdlauqhectpgibdojajllnllpvrfpnuuftovnbvkmjorobfhndbtjsgpafrqvpammau";
+
+#[test]
+fn a_string_the_compressor_cannot_take_is_written_plain_as_redis_writes_it() {
+    let mut redis = b"\x00\x40\xa5".to_vec();
+    redis.extend_from_slice(LZF_PANIC.as_bytes());
+    redis.extend_from_slice(b"\n\x00\x96\xda\x91\xfe\x30\xab\x6b\xe4");
+    check(Value::String(s(LZF_PANIC)), &redis);
+}
+
 #[test]
 fn strings_match_redis() {
     for (text, redis) in STRINGS {

@@ -12,7 +12,7 @@
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use redcodec_engine::Reply;
 use tokio::runtime::{Handle, RuntimeFlavor};
@@ -23,10 +23,6 @@ thread_local! {
     /// This thread runs a script off the workers already.
     static OFF_WORKER: Cell<bool> = const { Cell::new(false) };
 }
-
-/// How long a hand-off waits for another thread to take the worker's
-/// tasks before the script goes on where it is.
-const HAND_OFF_WAIT: Duration = Duration::from_millis(50);
 
 /// Whether this thread is a worker of a multi-thread runtime, running
 /// tasks (not already off the workers).
@@ -69,34 +65,93 @@ fn off_worker<T>(f: impl FnOnce() -> T) -> T {
 }
 
 /// Called once by a script that has run long on a worker: the worker's
-/// other tasks go to another thread, and the script goes on here. A
-/// task spawned now can only run once a thread holds the worker's queue
-/// (or another worker, free to serve, stole it): the hand-off waits for
-/// it, so that `block_in_place` does not take the queue straight back.
-pub fn hand_off() {
+/// other tasks go to other threads, and the script goes on here.
+/// `block_in_place` hands the worker's core (its queue) to a new thread,
+/// but takes it back if that thread has not started by the time the
+/// closure returns; the script would then run on holding a queue no one
+/// serves, and with no worker polling the sockets if the others are
+/// parked. So the hand-off also wakes a parked worker, through a task
+/// spawned while this thread holds no core (it goes to the runtime's
+/// shared queue, and a parked worker is notified), and waits until some
+/// worker has run it: that worker then steals the tasks queued here and
+/// parks on the sockets, whether the core comes back or not. The wait
+/// ends: the new thread runs the task if no other worker does, and the
+/// blocking pool always starts it. `true` once a worker ran the task,
+/// `false` when not on a worker (nothing to hand off).
+pub fn hand_off() -> bool {
     if !on_worker() {
-        return;
+        return false;
     }
-    let taken = Arc::new(AtomicBool::new(false));
-    let flag = taken.clone();
-    tokio::spawn(async move { flag.store(true, Ordering::Release) });
+    let awake = Arc::new(AtomicBool::new(false));
     tokio::task::block_in_place(|| {
-        let until = Instant::now() + HAND_OFF_WAIT;
-        while !taken.load(Ordering::Acquire) && Instant::now() < until {
+        let flag = awake.clone();
+        tokio::spawn(async move { flag.store(true, Ordering::Release) });
+        while !awake.load(Ordering::Acquire) {
             std::thread::sleep(Duration::from_micros(50));
         }
     });
+    true
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    use std::time::Instant;
+
+    /// Waits for `flag`, at most a minute (a guard against a hang, not a
+    /// measure); whether it was set.
+    fn wait_for(flag: &AtomicBool) -> bool {
+        let until = Instant::now() + Duration::from_secs(60);
+        while !flag.load(Ordering::Acquire) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        flag.load(Ordering::Acquire)
+    }
+
     #[test]
     fn outside_a_runtime_both_run_inline() {
         assert_eq!(off_worker(|| 7), 7);
-        hand_off();
+        assert!(!hand_off());
         assert!(!OFF_WORKER.get());
+    }
+
+    #[test]
+    fn a_hand_off_no_new_thread_can_take_still_leaves_the_queue_to_a_parked_worker() {
+        // The blocking pool is full, so the thread `block_in_place` asks
+        // for never starts and the script's thread takes its core back:
+        // the other worker, parked, must still be woken to run the task
+        // queued behind the script.
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .max_blocking_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let (release, hold) = std::sync::mpsc::channel::<()>();
+        let holding = Arc::new(AtomicBool::new(false));
+        let h = holding.clone();
+        rt.spawn_blocking(move || {
+            h.store(true, Ordering::Release);
+            let _ = hold.recv();
+        });
+        assert!(wait_for(&holding));
+        rt.block_on(async {
+            let ran = Arc::new(AtomicBool::new(false));
+            let r = ran.clone();
+            let script = tokio::spawn(async move {
+                let queued = r.clone();
+                tokio::spawn(async move { queued.store(true, Ordering::Release) });
+                let handed = hand_off();
+                (handed, wait_for(&r))
+            });
+            assert_eq!(
+                script.await.unwrap(),
+                (true, true),
+                "handed off, queued task ran"
+            );
+        });
+        drop(release);
     }
 
     #[test]
@@ -118,20 +173,13 @@ mod tests {
                 b1.wait();
                 let r = r1.clone();
                 tokio::spawn(async move { r.store(true, Ordering::Release) });
-                hand_off();
-                let until = Instant::now() + Duration::from_secs(60);
-                while !r1.load(Ordering::Acquire) && Instant::now() < until {
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-                r1.load(Ordering::Acquire)
+                assert!(hand_off());
+                wait_for(&r1)
             });
             let (r2, b2) = (ran.clone(), both.clone());
             let other = tokio::spawn(async move {
                 b2.wait();
-                let until = Instant::now() + Duration::from_secs(60);
-                while !r2.load(Ordering::Acquire) && Instant::now() < until {
-                    std::thread::sleep(Duration::from_millis(1));
-                }
+                wait_for(&r2);
             });
             assert!(script.await.unwrap(), "the queued task never ran");
             other.await.unwrap();

@@ -62,7 +62,9 @@ impl Scripts {
             }
         }
         let control = scripting.control();
-        control.on_long_run(crate::script_worker::hand_off);
+        control.on_long_run(|| {
+            crate::script_worker::hand_off();
+        });
         Scripts {
             scripting: Mutex::new(scripting),
             control,

@@ -7,79 +7,51 @@
 use std::cmp::Ordering;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, SyncSender};
 
 use redcodec_codec::{Codec, Place};
 use redcodec_engine::store::Order;
+
+use crate::batches::{self, BatchLimits, BatchSender};
 
 use super::runs::{run_path, Merge};
 use super::state::Phase;
 use super::{work_error, Halt, Job};
 
-/// Batches of merged records in flight between the merging thread and
-/// the one writing tables.
-const BATCHES_IN_FLIGHT: usize = 4;
-
-/// Bytes of keys and values per batch.
+/// Bytes of keys and values per batch handed from the merge to the
+/// table builder.
 const BATCH_BYTES: usize = 1 << 20;
 
-/// A batch of merged records, in order, or the error that ended the merge.
-type Batch = io::Result<Vec<(Vec<u8>, Vec<u8>)>>;
+/// A merged record.
+type Record = (Vec<u8>, Vec<u8>);
 
-/// Merges on its own thread: sends the records after `after` in batches,
-/// until the merge ends, fails (sent last), or the receiver hangs up.
-fn feed(mut merge: Merge, order: Order, after: Option<Vec<u8>>, tx: SyncSender<Batch>) {
-    let mut batch = Vec::new();
-    let mut bytes = 0;
+/// Merges on its own thread: sends the records after `after` (those a
+/// resumed run wrote already), until the merge ends, fails (sent last),
+/// or the receiver hangs up.
+fn feed(
+    mut merge: Merge,
+    order: Order,
+    mut after: Option<Vec<u8>>,
+    mut tx: BatchSender<Record, io::Error>,
+) {
     loop {
-        let record = match merge.next() {
-            Ok(record) => record,
-            Err(e) => {
-                let _ = tx.send(Err(e));
-                return;
-            }
+        let (key, value) = match merge.next() {
+            Ok(Some(record)) => record,
+            Ok(None) => break,
+            Err(e) => return tx.fail(e),
         };
-        let Some((key, value)) = record else { break };
-        if after
-            .as_ref()
-            .is_some_and(|last| order(&key, last) != Ordering::Greater)
-        {
-            // Written before the interruption a resumed run continues.
-            continue;
-        }
-        bytes += key.len() + value.len();
-        batch.push((key, value));
-        if bytes >= BATCH_BYTES {
-            bytes = 0;
-            if tx.send(Ok(std::mem::take(&mut batch))).is_err() {
-                return;
+        if let Some(last) = &after {
+            if order(&key, last) != Ordering::Greater {
+                continue;
             }
+            // The merge is in order: no later record is behind it.
+            after = None;
+        }
+        let bytes = key.len() + value.len();
+        if tx.push((key, value), [0, bytes]).is_err() {
+            return;
         }
     }
-    if !batch.is_empty() {
-        let _ = tx.send(Ok(batch));
-    }
-}
-
-/// The merged records, received batch by batch.
-struct Fed {
-    rx: Receiver<Batch>,
-    batch: std::vec::IntoIter<(Vec<u8>, Vec<u8>)>,
-}
-
-impl Fed {
-    /// The next record (`None`: the merge ended).
-    fn next(&mut self) -> io::Result<Option<(Vec<u8>, Vec<u8>)>> {
-        loop {
-            if let Some(record) = self.batch.next() {
-                return Ok(Some(record));
-            }
-            match self.rx.recv() {
-                Ok(batch) => self.batch = batch?.into_iter(),
-                Err(_) => return Ok(None),
-            }
-        }
-    }
+    let _ = tx.flush();
 }
 
 /// SST file `n` of `place`.
@@ -140,14 +112,13 @@ impl<A: Codec, B: Codec + Clone> Job<'_, A, B> {
         let after = self.state.last.clone();
         let target = self.options.bulk_file_bytes.max(1);
         std::thread::scope(|scope| {
-            let (tx, rx) = std::sync::mpsc::sync_channel(BATCHES_IN_FLIGHT);
+            let (tx, mut records) = batches::channel(BatchLimits {
+                items: usize::MAX,
+                loads: [usize::MAX, BATCH_BYTES],
+            });
             scope.spawn(move || feed(merge, order, after, tx));
             // Owned here: returning drops the receiver, so the feeder
             // stops (the scope waits for it).
-            let mut records = Fed {
-                rx,
-                batch: Vec::new().into_iter(),
-            };
             let mut next = records.next().map_err(|e| work_error(&self.work, e))?;
             while next.is_some() {
                 let path = sst_path(&self.work, place, self.state.files);

@@ -367,7 +367,7 @@ impl<'a, A: Codec, B: Codec + Clone> Job<'a, A, B> {
         };
         let mut sink = Sink::new(&capture, limits);
         sink.set_probe(false);
-        let (tx, rx) = reader::channel();
+        let (tx, rx) = reader::channel(chunks);
         let src = self.src;
         let codec = self.dst.codec();
         let after = self.done.key.clone();
@@ -376,98 +376,88 @@ impl<'a, A: Codec, B: Codec + Clone> Job<'a, A, B> {
             scope.spawn(move || reader::read(src, codec, after.as_deref(), chunks, conflicts, tx));
             // Owned here: returning drops the receiver, so a reader still
             // sending stops (the scope waits for it).
-            let rx = rx;
+            let mut rx = rx;
             let mut tally = self.done.tally;
             let mut expired = self.done.expired;
             let mut open: Option<(Vec<u8>, Option<redcodec_codec::Meta>)> = None;
-            for packet in &rx {
-                for item in packet.map_err(MigrateError::from)? {
-                    match item {
-                        Item::Key {
-                            key,
-                            meta,
-                            shadowed,
-                        } => {
-                            if !shadowed.is_empty() {
-                                let mut types = vec![meta.data_type];
-                                types.extend(shadowed);
-                                self.first_of_several.push(Skipped {
-                                    key: key.clone(),
-                                    data_type: Some(meta.data_type),
-                                    reason: Unrepresentable::SeveralTypes { types },
-                                });
-                            }
-                            let dmeta = match sink.begin(&key, &meta) {
-                                Ok(Some(mut dmeta)) => {
-                                    tally.keys += 1;
-                                    tally.bytes += key.len() as u64;
-                                    if meta.data_type == DataType::String {
-                                        let value = Value::String(meta.value);
-                                        tally.elements += value.element_count();
-                                        tally.bytes += value.byte_count();
-                                        sink.append(&key, &mut dmeta, value)?;
-                                    }
-                                    Some(dmeta)
-                                }
-                                Ok(None) => {
-                                    expired += 1;
-                                    None
-                                }
-                                Err(CmdError::Engine(EngineError::Unrepresentable(e))) => {
-                                    let reason = Unrepresentable::Refused(e.to_string());
-                                    self.unrepresentable(
-                                        key.clone(),
-                                        Some(meta.data_type),
-                                        reason,
-                                    )?;
-                                    None
-                                }
-                                Err(e) => return Err(MigrateError::from(e).into()),
-                            };
-                            open = Some((key, dmeta));
+            while let Some(item) = rx.next().map_err(MigrateError::from)? {
+                match item {
+                    Item::Key {
+                        key,
+                        meta,
+                        shadowed,
+                    } => {
+                        if let Some(skipped) =
+                            Skipped::several_types(&key, meta.data_type, shadowed)
+                        {
+                            self.first_of_several.push(skipped);
                         }
-                        Item::Chunk(chunk) => {
-                            if let Some((key, Some(dmeta))) = &mut open {
-                                tally.elements += chunk.element_count();
-                                tally.bytes += chunk.byte_count();
-                                sink.append(key, dmeta, chunk)?;
-                                self.observer.progressed(&tally);
-                                if sink.is_full() {
-                                    // The key's records so far go to the
-                                    // buffer (with its metadata so far).
-                                    sink.finish(key, dmeta)?;
-                                    sink.commit()?;
-                                    self.spill_if_full(&capture, false)?;
+                        let dmeta = match sink.begin(&key, &meta) {
+                            Ok(Some(mut dmeta)) => {
+                                tally.keys += 1;
+                                tally.bytes += key.len() as u64;
+                                if meta.data_type == DataType::String {
+                                    let value = Value::String(meta.value);
+                                    tally.elements += value.element_count();
+                                    tally.bytes += value.byte_count();
+                                    sink.append(&key, &mut dmeta, value)?;
                                 }
+                                Some(dmeta)
                             }
-                        }
-                        Item::EndKey => {
-                            if let Some((key, dmeta)) = open.take() {
-                                if let Some(dmeta) = dmeta {
-                                    sink.finish(&key, &dmeta)?;
-                                }
+                            Ok(None) => {
+                                expired += 1;
+                                None
+                            }
+                            Err(CmdError::Engine(EngineError::Unrepresentable(e))) => {
+                                let reason = Unrepresentable::Refused(e.to_string());
+                                self.unrepresentable(key.clone(), Some(meta.data_type), reason)?;
+                                None
+                            }
+                            Err(e) => return Err(MigrateError::from(e).into()),
+                        };
+                        open = Some((key, dmeta));
+                    }
+                    Item::Chunk(chunk) => {
+                        if let Some((key, Some(dmeta))) = &mut open {
+                            tally.elements += chunk.element_count();
+                            tally.bytes += chunk.byte_count();
+                            sink.append(key, dmeta, chunk)?;
+                            self.observer.progressed(&tally);
+                            if sink.is_full() {
+                                // The key's records so far go to the
+                                // buffer (with its metadata so far).
+                                sink.finish(key, dmeta)?;
                                 sink.commit()?;
-                                capture.store().close_key();
-                                self.done = Done {
-                                    key: Some(key),
-                                    counter: capture.version_counter(),
-                                    tally,
-                                    expired,
-                                };
-                                self.state.complete = capture.store().next_seq();
-                                self.spill_if_full(&capture, true)?;
+                                self.spill_if_full(&capture, false)?;
                             }
                         }
-                        Item::Unrepresentable {
-                            key,
-                            data_type,
-                            reason,
-                        } => self.unrepresentable(key, data_type, reason)?,
-                        Item::Unreadable(key) => {
-                            return Err(Halt::Failed(MigrateError::SourceUnreadable {
-                                key: quote_bytes(&key),
-                            }))
+                    }
+                    Item::EndKey => {
+                        if let Some((key, dmeta)) = open.take() {
+                            if let Some(dmeta) = dmeta {
+                                sink.finish(&key, &dmeta)?;
+                            }
+                            sink.commit()?;
+                            capture.store().close_key();
+                            self.done = Done {
+                                key: Some(key),
+                                counter: capture.version_counter(),
+                                tally,
+                                expired,
+                            };
+                            self.state.complete = capture.store().next_seq();
+                            self.spill_if_full(&capture, true)?;
                         }
+                    }
+                    Item::Unrepresentable {
+                        key,
+                        data_type,
+                        reason,
+                    } => self.unrepresentable(key, data_type, reason)?,
+                    Item::Unreadable(key) => {
+                        return Err(Halt::Failed(MigrateError::SourceUnreadable {
+                            key: quote_bytes(&key),
+                        }))
                     }
                 }
             }

@@ -13,7 +13,7 @@ use crate::checkpoint::remove_checkpoint;
 use crate::error::MigrateError;
 use crate::options::{MigrateOptions, OnUnrepresentable, TypeConflict};
 use crate::plan;
-use crate::reader::{self, Item, Packet};
+use crate::reader::{self, Item, Packets};
 use crate::report::{Flow, MigrateReport, Observer, Outcome, Plan, Skipped, Tally};
 use crate::represent::Unrepresentable;
 use crate::sink::Sink;
@@ -197,7 +197,6 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
     /// The main loop: a reader thread walks the source after the resume
     /// point; this thread writes what it hands over, in order.
     fn copy_all(&mut self) -> Result<(), Halt> {
-        let (tx, rx) = reader::channel();
         let src = self.src;
         let codec = self.dst.codec();
         let after = self.committed.key.clone();
@@ -205,6 +204,7 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
             elements: self.limits.elements.min(CHUNK.elements),
             bytes: self.limits.bytes.min(CHUNK.bytes),
         };
+        let (tx, rx) = reader::channel(chunks);
         let check = self.options.on_unrepresentable == OnUnrepresentable::Stop;
         let conflicts = self.options.type_conflict;
         let cancel = AtomicBool::new(false);
@@ -280,66 +280,58 @@ impl<'a, A: Codec, B: Codec> Run<'a, A, B> {
     }
 
     /// Writes the reader's items until it is done.
-    fn write_all(&mut self, rx: Receiver<Packet>) -> Result<(), Halt> {
+    fn write_all(&mut self, mut rx: Packets) -> Result<(), Halt> {
         // The key being written, and its destination metadata (`None`:
         // not written, as expired or unrepresentable).
         let mut open: Option<(Vec<u8>, Option<Meta>)> = None;
-        for packet in &rx {
-            for item in packet? {
-                match item {
-                    Item::Key {
-                        key,
-                        meta,
-                        shadowed,
-                    } => {
-                        self.current.walked += 1;
-                        if !shadowed.is_empty() {
-                            let mut types = vec![meta.data_type];
-                            types.extend(shadowed);
-                            self.first_of_several.push(Skipped {
-                                key: key.clone(),
-                                data_type: Some(meta.data_type),
-                                reason: Unrepresentable::SeveralTypes { types },
-                            });
-                        }
-                        let dmeta = self.begin_key(&key, meta)?;
-                        open = Some((key, dmeta));
+        while let Some(item) = rx.next()? {
+            match item {
+                Item::Key {
+                    key,
+                    meta,
+                    shadowed,
+                } => {
+                    self.current.walked += 1;
+                    if let Some(skipped) = Skipped::several_types(&key, meta.data_type, shadowed) {
+                        self.first_of_several.push(skipped);
                     }
-                    Item::Chunk(chunk) => {
-                        if let Some((key, Some(dmeta))) = &mut open {
-                            self.append(key, dmeta, chunk)?;
-                            if self.should_commit() {
-                                // The key is cut here: its metadata so far
-                                // goes with its elements, or compaction
-                                // would collect them as orphans.
-                                self.sink.finish(key, dmeta)?;
-                                self.commit(Some(dmeta))?;
-                            }
-                        }
-                    }
-                    Item::EndKey => {
-                        if let Some((key, Some(dmeta))) = open.take() {
-                            self.finish_key(key, &dmeta)?;
-                        }
+                    let dmeta = self.begin_key(&key, meta)?;
+                    open = Some((key, dmeta));
+                }
+                Item::Chunk(chunk) => {
+                    if let Some((key, Some(dmeta))) = &mut open {
+                        self.append(key, dmeta, chunk)?;
                         if self.should_commit() {
-                            self.commit(None)?;
+                            // The key is cut here: its metadata so far
+                            // goes with its elements, or compaction
+                            // would collect them as orphans.
+                            self.sink.finish(key, dmeta)?;
+                            self.commit(Some(dmeta))?;
                         }
                     }
-                    Item::Unrepresentable {
-                        key,
-                        data_type,
-                        reason,
-                    } => {
-                        self.current.walked += 1;
-                        self.unrepresentable(key, data_type, reason)?;
+                }
+                Item::EndKey => {
+                    if let Some((key, Some(dmeta))) = open.take() {
+                        self.finish_key(key, &dmeta)?;
                     }
-                    Item::Unreadable(key) => {
-                        self.current.walked += 1;
+                    if self.should_commit() {
                         self.commit(None)?;
-                        return Err(Halt::Failed(MigrateError::SourceUnreadable {
-                            key: quote_bytes(&key),
-                        }));
                     }
+                }
+                Item::Unrepresentable {
+                    key,
+                    data_type,
+                    reason,
+                } => {
+                    self.current.walked += 1;
+                    self.unrepresentable(key, data_type, reason)?;
+                }
+                Item::Unreadable(key) => {
+                    self.current.walked += 1;
+                    self.commit(None)?;
+                    return Err(Halt::Failed(MigrateError::SourceUnreadable {
+                        key: quote_bytes(&key),
+                    }));
                 }
             }
         }

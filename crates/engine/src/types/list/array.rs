@@ -8,7 +8,8 @@
 //! `ctx.subs` returns list items in index order, so a window is read by
 //! seeking to its first index.
 
-use crate::store::KvStore;
+use crate::cursors::SubCursors;
+use crate::store::{GroupIter, KvIter, KvStore};
 use redcodec_codec::{Codec, ListBounds, ListShift, Meta, SubId, SubKind, SubValue};
 
 use super::ops::{
@@ -58,8 +59,8 @@ fn index_of(key: &[u8], meta: &Meta, pos: u64) -> CmdResult<u64> {
 
 /// Elements from index `from` (inclusive) towards the tail, or towards the
 /// head when `reverse`, as `(index, value)`; ends at the list's bounds.
-struct Items<'e, 'k, C: Codec, S: KvStore> {
-    subs: SubIter<'e, 'k, C, S>,
+struct Items<'e, 'k, C: Codec, S: KvStore, I = GroupIter<<S as KvStore>::Iter<'e>>> {
+    subs: SubIter<'e, 'k, C, S, I>,
     key: &'k [u8],
     head: u64,
     tail: u64,
@@ -102,7 +103,7 @@ impl<'e, 'k, C: Codec, S: KvStore> Items<'e, 'k, C, S> {
     }
 }
 
-impl<C: Codec, S: KvStore> Iterator for Items<'_, '_, C, S> {
+impl<C: Codec, S: KvStore, I: KvIter> Iterator for Items<'_, '_, C, S, I> {
     type Item = CmdResult<(u64, Vec<u8>)>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -112,6 +113,32 @@ impl<C: Codec, S: KvStore> Iterator for Items<'_, '_, C, S> {
             Ok((SubId::Index(i), SubValue::Bytes(v))) => Some(Ok((i, v))),
             Ok((id, value)) => Some(Err(unexpected_item(self.key, id, value))),
         }
+    }
+}
+
+impl Array {
+    /// [`ListOps::visit`] from the head, on `cursors`: the items from
+    /// index `head` on, in index order.
+    pub(super) fn visit_on<'e, C: Codec, S: KvStore>(
+        &self,
+        list: List<'_, 'e, C, S>,
+        cursors: &mut SubCursors<'e, S>,
+        visit: impl FnMut(&[u8]) -> bool,
+    ) -> CmdResult<()> {
+        let List { ctx, key, meta } = list;
+        let (head, tail) = bounds(key, meta)?;
+        if head == tail {
+            return Ok(());
+        }
+        let from = SubId::Index(head);
+        let subs = ctx.subs_on(cursors, SubKind::ListItem, key, meta, Some(&from));
+        let items = Items {
+            subs,
+            key,
+            head,
+            tail,
+        };
+        visit_values(items, visit)
     }
 }
 

@@ -13,6 +13,7 @@ mod sparse;
 #[cfg(test)]
 mod sparse_tests;
 
+use crate::cursors::SubCursors;
 use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta};
 
@@ -35,9 +36,12 @@ pub(crate) fn read_all<C: Codec, S: KvStore>(
 }
 
 /// Calls `visit` with each element of the live list `key`, head first,
-/// until it returns `false`; reads as it goes (migration streams lists).
-pub(crate) fn visit_all<C: Codec, S: KvStore>(
-    ctx: &Ctx<'_, C, S>,
+/// until it returns `false`; reads as it goes (migration streams lists),
+/// on `cursors` when given (a walk in key order) where the model reads
+/// its records in order.
+pub(crate) fn visit_all<'e, C: Codec, S: KvStore>(
+    ctx: &Ctx<'e, C, S>,
+    cursors: Option<&mut SubCursors<'e, S>>,
     key: &[u8],
     meta: &Meta,
     visit: impl FnMut(&[u8]) -> bool,
@@ -45,7 +49,11 @@ pub(crate) fn visit_all<C: Codec, S: KvStore>(
     if meta.size == 0 {
         return Ok(());
     }
-    Model::of(ctx)?.visit(List::new(ctx, key, meta), Side::Left, visit)
+    let list = List::new(ctx, key, meta);
+    match cursors {
+        Some(cursors) => Model::of(ctx)?.visit_on(list, cursors, visit),
+        None => Model::of(ctx)?.visit(list, Side::Left, visit),
+    }
 }
 
 /// Appends `values` in order to the fresh list metadata `meta`, as RPUSH

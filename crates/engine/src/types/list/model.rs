@@ -1,6 +1,7 @@
 //! [`Model`]: the list model the format declares, forwarding every
 //! [`ListOps`] operation to it from one dispatch point.
 
+use crate::cursors::SubCursors;
 use crate::store::KvStore;
 use redcodec_codec::{Codec, ListModel};
 
@@ -31,6 +32,24 @@ impl Model {
             ListModel::Linked => Model::Linked(Linked),
             ListModel::Sparse => Model::Sparse(Sparse),
         })
+    }
+}
+
+impl Model {
+    /// [`ListOps::visit`] from the head, reading on `cursors` (a walk in
+    /// key order) where the model reads its records in index order; the
+    /// linked model follows its links by point reads either way.
+    pub(crate) fn visit_on<'e, C: Codec, S: KvStore, F: FnMut(&[u8]) -> bool>(
+        &self,
+        list: List<'_, 'e, C, S>,
+        cursors: &mut SubCursors<'e, S>,
+        visit: F,
+    ) -> CmdResult<()> {
+        match self {
+            Model::Array(m) => m.visit_on(list, cursors, visit),
+            Model::Sparse(m) => m.visit_on(list, cursors, visit),
+            Model::Linked(m) => m.visit(list, Side::Left, visit),
+        }
     }
 }
 

@@ -24,7 +24,8 @@
 
 use std::cmp::Ordering;
 
-use crate::store::KvStore;
+use crate::cursors::SubCursors;
+use crate::store::{GroupIter, KvIter, KvStore};
 use redcodec_codec::{Codec, ListBounds, Meta, SparseIndex, SubId, SubKind, SubValue};
 
 use super::ops::{
@@ -103,8 +104,8 @@ fn offset(base: i64, offset: u64) -> CmdResult<SparseIndex> {
 
 /// Elements in index order (or reverse), from index `from` (inclusive) or
 /// from the end, as `(index, value)`.
-struct Items<'e, 'k, C: Codec, S: KvStore> {
-    subs: SubIter<'e, 'k, C, S>,
+struct Items<'e, 'k, C: Codec, S: KvStore, I = GroupIter<<S as KvStore>::Iter<'e>>> {
+    subs: SubIter<'e, 'k, C, S, I>,
     key: &'k [u8],
 }
 
@@ -129,7 +130,7 @@ impl<'e, 'k, C: Codec, S: KvStore> Items<'e, 'k, C, S> {
     }
 }
 
-impl<C: Codec, S: KvStore> Iterator for Items<'_, '_, C, S> {
+impl<C: Codec, S: KvStore, I: KvIter> Iterator for Items<'_, '_, C, S, I> {
     type Item = CmdResult<(SparseIndex, Vec<u8>)>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -138,6 +139,21 @@ impl<C: Codec, S: KvStore> Iterator for Items<'_, '_, C, S> {
             Ok((SubId::Sparse(i), SubValue::Bytes(v))) => Some(Ok((i, v))),
             Ok((id, value)) => Some(Err(unexpected_item(self.key, id, value))),
         }
+    }
+}
+
+impl Sparse {
+    /// [`ListOps::visit`] from the head, on `cursors`: every item, in
+    /// index order.
+    pub(super) fn visit_on<'e, C: Codec, S: KvStore>(
+        &self,
+        list: List<'_, 'e, C, S>,
+        cursors: &mut SubCursors<'e, S>,
+        visit: impl FnMut(&[u8]) -> bool,
+    ) -> CmdResult<()> {
+        let List { ctx, key, meta } = list;
+        let subs = ctx.subs_on(cursors, SubKind::ListItem, key, meta, None);
+        visit_values(Items { subs, key }, visit)
     }
 }
 
