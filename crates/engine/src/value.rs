@@ -122,9 +122,9 @@ pub fn read_value<C: Codec, S: KvStore>(
     })
 }
 
-/// [`read_value`] for a walk in key order: the records of hashes, sets
-/// and sorted sets are read on `cursors`, kept from key to key. A sorted
-/// set's members come in record order, not by score.
+/// [`read_value`] for a walk in key order: the element records are read
+/// on `cursors`, kept from key to key (as [`visit_elements_on`] reads
+/// them). A sorted set's members come in record order, not by score.
 pub fn read_value_on<'e, C: Codec, S: KvStore>(
     ctx: &Ctx<'e, C, S>,
     cursors: &mut SubCursors<'e, S>,

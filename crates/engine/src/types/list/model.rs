@@ -33,9 +33,7 @@ impl Model {
             ListModel::Sparse => Model::Sparse(Sparse),
         })
     }
-}
 
-impl Model {
     /// [`ListOps::visit`] from the head, reading on `cursors` (a walk in
     /// key order) where the model reads its records in index order; the
     /// linked model follows its links by point reads either way.
