@@ -6,15 +6,8 @@
 /// zlib's CRC-32 (reflected polynomial `0xEDB88320`), as `crc32(0L, …)`
 /// computes it.
 pub fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &b in bytes {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            let mask = (crc & 1).wrapping_neg();
-            crc = (crc >> 1) ^ (0xEDB8_8320 & mask);
-        }
-    }
-    !crc
+    const ZLIB: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC);
+    ZLIB.checksum(bytes)
 }
 
 /// The bytes hashed for `key` (`GetSlotsTag`): between the first `{` and

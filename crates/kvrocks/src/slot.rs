@@ -8,33 +8,10 @@
 /// Number of cluster slots.
 pub const SLOTS: u16 = 16384;
 
-const POLY: u16 = 0x1021;
-
-const TABLE: [u16; 256] = {
-    let mut table = [0u16; 256];
-    let mut i = 0;
-    while i < 256 {
-        let mut crc = (i as u16) << 8;
-        let mut bit = 0;
-        while bit < 8 {
-            crc = if crc & 0x8000 != 0 {
-                (crc << 1) ^ POLY
-            } else {
-                crc << 1
-            };
-            bit += 1;
-        }
-        table[i] = crc;
-        i += 1;
-    }
-    table
-};
-
 /// CRC-16/XMODEM of `bytes`.
 pub fn crc16(bytes: &[u8]) -> u16 {
-    bytes.iter().fold(0u16, |crc, &b| {
-        (crc << 8) ^ TABLE[usize::from(((crc >> 8) as u8) ^ b)]
-    })
+    const XMODEM: crc::Crc<u16> = crc::Crc::<u16>::new(&crc::CRC_16_XMODEM);
+    XMODEM.checksum(bytes)
 }
 
 /// The part of `key` that is hashed: the hash tag if there is a non-empty

@@ -217,7 +217,11 @@ pub fn import(rdb: &Path, store: &StoreSpec) -> Result<Imported, RdbStoreError> 
     if let Some(e) = loader.failed {
         return Err(e.into());
     }
+    let mut loaded = loaded;
     if let Some((_, engine)) = loader.open.take() {
+        if let Some(keys) = &mut loader.fresh {
+            rdb_file::load_held(&engine, &mut loaded, keys, b"");
+        }
         engine.store().flush()?;
     }
     Ok(Imported {

@@ -744,13 +744,16 @@ impl Store {
     }
 
     /// Flushes every memtable to disk.
+    ///
+    /// Every instance is flushed at once, each on a thread of its own
+    /// asking for all its families in one request: RocksDB then writes
+    /// them side by side on as many threads as it has for flushes. One
+    /// instance after the other left all but one of those threads idle
+    /// at the end of a load into a store of several instances
+    /// (docs/src/replication.md).
     pub fn flush(&self) -> Result<(), StoreError> {
         self.behind.settle()?;
-        // One request per instance for all its families: RocksDB flushes
-        // them side by side, on as many threads as it has for flushes.
-        let mut opts = rocksdb::FlushOptions::default();
-        opts.set_wait(true);
-        for (i, instance) in self.instances.iter().enumerate() {
+        let flush_instance = |i: usize| -> Result<(), StoreError> {
             let cfs: Vec<_> = self
                 .layout
                 .places()
@@ -758,12 +761,27 @@ impl Store {
                 .filter_map(|place| self.cf(place).1)
                 .collect();
             if cfs.is_empty() {
-                continue;
+                return Ok(());
             }
+            let mut opts = rocksdb::FlushOptions::default();
+            opts.set_wait(true);
             let cfs: Vec<_> = cfs.iter().collect();
-            instance.db.flush_cfs_opt(&cfs, &opts)?;
+            self.instances[i].db.flush_cfs_opt(&cfs, &opts)?;
+            Ok(())
+        };
+        if self.instances.len() == 1 {
+            return flush_instance(0);
         }
-        Ok(())
+        std::thread::scope(|scope| {
+            let flushing: Vec<_> = (0..self.instances.len())
+                .map(|i| scope.spawn(move || flush_instance(i)))
+                .collect();
+            flushing.into_iter().try_for_each(|flush| {
+                flush
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e))
+            })
+        })
     }
 
     /// Calls `visit(place, key, value)` for every stored pair: instances and

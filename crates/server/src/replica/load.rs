@@ -256,25 +256,21 @@ fn load_keys(
                 counts.refused_count += entries.len() as u64;
             }
         }
-        // A value this format cannot hold (an expiry past its range, a
-        // score it does not store…) is named and skipped: the rest of the
-        // copy goes on, as the stream goes on past a command the engine
-        // refuses.
-        for refused in counts.refused.drain(..) {
-            if named < 10 {
-                eprintln!(
-                    "redcodec serve: replication: key '{}' of the master's RDB is not loaded: {}",
-                    String::from_utf8_lossy(&refused.key),
-                    refused.reason
-                );
-                named += 1;
-            }
-        }
+        name_refused(counts, &mut named);
     })
     .map_err(|e| match e {
         rdb_file::RdbError::File(e) => LoadError::Read(e),
         other => LoadError::Io(std::io::Error::other(other.to_string())),
     })?;
+    let mut counts = counts;
+    for ns in fresh.held_namespaces() {
+        let name = String::from_utf8_lossy(&ns).into_owned();
+        let engine = shared.engines.shared(&name).map_err(|reply| {
+            std::io::Error::other(format!("namespace '{name}' of the load: {reply}"))
+        })?;
+        rdb_file::load_held(&engine, &mut counts, &mut fresh, &ns);
+        name_refused(&mut counts, &mut named);
+    }
     // Keys already expired count as loaded, as RESTORE answers OK for them.
     let loaded = Loaded {
         keys: counts.keys + counts.expired,
@@ -287,6 +283,23 @@ fn load_keys(
         .map_err(|e| std::io::Error::other(e.to_string()))?;
     shared.note_write();
     Ok(loaded)
+}
+
+/// Names on stderr the first refused keys of `counts` (`named` so far):
+/// a value this format cannot hold (an expiry past its range, a score it
+/// does not store…) is named and skipped, and the rest of the copy goes
+/// on, as the stream goes on past a command the engine refuses.
+fn name_refused(counts: &mut rdb_file::Loaded, named: &mut usize) {
+    for refused in counts.refused.drain(..) {
+        if *named < 10 {
+            eprintln!(
+                "redcodec serve: replication: key '{}' of the master's RDB is not loaded: {}",
+                String::from_utf8_lossy(&refused.key),
+                refused.reason
+            );
+            *named += 1;
+        }
+    }
 }
 
 /// At start: a load marker left by a replica killed while loading means
