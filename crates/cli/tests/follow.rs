@@ -583,12 +583,16 @@ fn a_command_the_engine_refuses_stops_the_stream_before_it_and_the_replica_retri
     let Some(rdb) = real_rdb(test, 20) else {
         return;
     };
-    // The stream: a write, then one no store of a replica can apply (the
-    // key holds a string): the data no longer matches the master's.
+    // The stream: two writes, then one no store of a replica can apply
+    // (the key holds a string): the data no longer matches the master's;
+    // then one more write. Read together, the writes form one group of
+    // the stream, which must stop where the stream does.
     let mut stream = resp(&["SELECT", "0"]);
     stream.extend(resp(&["SET", "streamed", "1"]));
+    stream.extend(resp(&["SET", "before", "2"]));
     let applied = stream.len();
-    let refused = resp(&["LPUSH", "streamed", "x"]);
+    let mut refused = resp(&["LPUSH", "streamed", "x"]);
+    refused.extend(resp(&["SET", "after", "3"]));
     stream.extend(&refused);
     let (addr, psyncs) = fake_master(rdb, stream, refused);
     for format in ["kvrocks", "floyd"] {
@@ -620,10 +624,15 @@ fn a_command_the_engine_refuses_stops_the_stream_before_it_and_the_replica_retri
         );
         assert_eq!(field(&text, "master_link_status").as_deref(), Some("down"));
         assert_eq!(field(&text, "slave_repl_offset"), Some(applied.to_string()));
-        // The data held is kept: the copy and the write before.
+        // The data held is kept: the copy and the writes before; the
+        // write after the refused one is not applied.
         let v: String = redis::cmd("GET").arg("streamed").query(&mut r).unwrap();
         assert_eq!(v, "1", "{format}");
+        let v: String = redis::cmd("GET").arg("before").query(&mut r).unwrap();
+        assert_eq!(v, "2", "{format}");
+        let after: Option<String> = redis::cmd("GET").arg("after").query(&mut r).unwrap();
+        assert_eq!(after, None, "{format}");
         let keys: i64 = redis::cmd("DBSIZE").query(&mut r).unwrap();
-        assert_eq!(keys, 21, "{format}");
+        assert_eq!(keys, 22, "{format}");
     }
 }

@@ -23,7 +23,7 @@
 //!
 //! # Which commands
 //! - The keyed commands the engine runs that a pipeline group may hold
-//!   ([`crate::group_commit::joins_spec`]), run alone, once the
+//!   ([`crate::command_spec::Spec::groups`]), run alone, once the
 //!   connection's checks passed (so that `BUSY`, `MOVED` and `READONLY`
 //!   are answered without waiting).
 //! - A pipeline group of them, before each of its parts that writes: the

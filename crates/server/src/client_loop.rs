@@ -400,9 +400,8 @@ async fn answer(
             .map(Answer::One),
         Run::Engine | Run::Server(_) | Run::KvrocksMaster => {
             // Its time waiting for other commands' keys is not its own.
-            let _admitted = if group_commit::joins_spec(spec, args.len()) {
-                let argv: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-                let admitted = shared.admission.admit(&spec.keys.of(&argv)).await;
+            let _admitted = if spec.groups(args.len()) {
+                let admitted = shared.admission.admit(&spec.keys_of(&args)).await;
                 waited = started.elapsed();
                 Some(admitted)
             } else {

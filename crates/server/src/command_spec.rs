@@ -69,6 +69,24 @@ impl Spec {
         subcommands::arity_ok(self.arity, argc)
     }
 
+    /// Whether a request of it with `argc` words (name included) may run
+    /// in a group whose writes commit together: the engine runs it, it
+    /// names its keys by position (not keyless like `DBSIZE`, not
+    /// keyspace-wide like `FLUSHALL`), and its arity fits (a pipeline's
+    /// group commit, [`crate::group_commit`], and a replica's group of
+    /// its master's stream, [`crate::replica::stream_apply`]).
+    pub fn groups(&self, argc: usize) -> bool {
+        matches!(self.run, Run::Engine)
+            && !matches!(self.keys, Keys::None | Keys::Everything)
+            && self.arity_ok(argc)
+    }
+
+    /// The keys of the request `args` (name first), by its key positions.
+    pub fn keys_of<'a>(&self, args: &'a [Vec<u8>]) -> Vec<&'a [u8]> {
+        let argv: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+        self.keys.of(&argv)
+    }
+
     /// Whether it has every property of `flags`.
     pub fn has(&self, flags: Flags) -> bool {
         self.flags.has(flags)

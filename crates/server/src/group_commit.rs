@@ -57,7 +57,7 @@ use redcodec_engine::internals::dispatch::Flags;
 use redcodec_engine::{Engine, Reply};
 use redcodec_formats::AnyCodec;
 
-use crate::commands::registry::{self, Run, Spec};
+use crate::commands::registry::{self, Spec};
 use crate::commands::{run_spec, Access};
 use crate::engines::EngineGuard;
 use crate::frame::{parse_request, Limits};
@@ -75,20 +75,10 @@ pub const MAX_GROUP: usize = 256;
 const MAX_GROUP_BYTES: usize = 1024 * 1024;
 
 /// The spec of the request `args` if it may join a group (see the
-/// module docs).
+/// module docs and [`Spec::groups`]). Such a command run alone awaits its
+/// keys first ([`crate::admission`]).
 fn joins(args: &[Vec<u8>]) -> Option<&'static Spec> {
-    registry::get(&args[0]).filter(|spec| joins_spec(spec, args.len()))
-}
-
-/// Whether a request of `spec` with `len` arguments (its name counted)
-/// may join a group: the engine runs it, it names its keys by position,
-/// and its arity fits. Such a command run alone awaits its keys first
-/// ([`crate::admission`]).
-pub fn joins_spec(spec: &Spec, len: usize) -> bool {
-    use redcodec_engine::internals::dispatch::Keys;
-    matches!(spec.run, Run::Engine)
-        && !matches!(spec.keys, Keys::None | Keys::Everything)
-        && spec.arity_ok(len)
+    registry::get(&args[0]).filter(|spec| spec.groups(args.len()))
 }
 
 /// The spec of the request `args` if it is a script that may join a
@@ -221,12 +211,10 @@ pub async fn run(
 
 /// The keys `requests` name, by their specs' key positions.
 fn keys_of(requests: &[Request]) -> Vec<&[u8]> {
-    let mut keys = Vec::new();
-    for r in requests {
-        let argv: Vec<&[u8]> = r.args.iter().map(Vec::as_slice).collect();
-        keys.extend(r.spec.keys.of(&argv));
-    }
-    keys
+    requests
+        .iter()
+        .flat_map(|r| r.spec.keys_of(&r.args))
+        .collect()
 }
 
 /// The reply bytes after which a part closes: replies wait in memory

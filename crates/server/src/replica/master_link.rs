@@ -21,7 +21,7 @@ use super::load::{self, LoadError};
 use super::rdb_feed::RdbFeed;
 use super::replica_state::{LinkPhase, LINK_GENERATION};
 use super::resume;
-use super::stream_apply::{apply, changes_store, select_db, sync_if_always};
+use super::stream_apply::{apply, apply_group, changes_store, gather, select_db, sync_if_always};
 use super::transfer::{self, Announced};
 use crate::frame::{parse_request, Limits};
 use crate::session::Session;
@@ -439,6 +439,15 @@ async fn ack(conn: &mut Conn, offset: i64) -> Result<(), LinkError> {
         .await
 }
 
+/// Records that the stream's writes up to `offset` are applied, in the
+/// database the session is in, and when.
+fn note_applied(shared: &Shared, session: &Session, offset: i64) {
+    let mut st = shared.replica.state.lock();
+    st.offset = offset;
+    st.stream_db = Some(u64::try_from(session.db).unwrap_or(0));
+    st.last_write = Some(Instant::now());
+}
+
 /// Applies the command stream until the link breaks: every command through
 /// the engine path clients use; the offset counts the bytes of each
 /// command once it has run (inside MULTI, once EXEC has run, as Redis
@@ -480,6 +489,36 @@ async fn stream(
             if args.is_empty() {
                 continue;
             }
+            let args = match gather(shared, session, args, used, &mut conn.buf, &limits) {
+                Err(alone) => alone,
+                Ok(group) => {
+                    // The bytes before the group's first command (blank
+                    // requests) count with it.
+                    let before = offset + pending - used as i64;
+                    replica
+                        .step(|| -> Result<(), LinkError> {
+                            resume::invalidate(shared).map_err(LinkError::State)?;
+                            saved = -1;
+                            let applied = apply_group(shared, session, &group);
+                            let bytes = match &applied {
+                                Ok(bytes) => *bytes,
+                                Err(refused) => refused.applied_bytes,
+                            };
+                            if bytes > 0 {
+                                offset = before + bytes as i64;
+                                pending = 0;
+                                note_applied(shared, session, offset);
+                            }
+                            applied.map(|_| ()).map_err(|refused| LinkError::Refused {
+                                command: refused.command,
+                                error: refused.error,
+                                offset,
+                            })
+                        })
+                        .ok_or(LinkError::Killed)??;
+                    continue;
+                }
+            };
             let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
             let getack = name == "replconf"
                 && args
@@ -509,11 +548,12 @@ async fn stream(
                     if session.queued.is_none() {
                         offset += pending;
                         pending = 0;
-                        let mut st = replica.state.lock();
-                        st.offset = offset;
-                        st.stream_db = Some(u64::try_from(session.db).unwrap_or(0));
                         if std::mem::take(&mut wrote) {
-                            st.last_write = Some(Instant::now());
+                            note_applied(shared, session, offset);
+                        } else {
+                            let mut st = replica.state.lock();
+                            st.offset = offset;
+                            st.stream_db = Some(u64::try_from(session.db).unwrap_or(0));
                         }
                     }
                     Ok(())

@@ -1,20 +1,182 @@
 //! Applying a master's stream: one command of the master's through the
 //! same path clients' commands take, the master's SELECT, and the WAL
 //! synced before an acknowledgement with `--sync always`.
+//!
+//! Consecutive keyed writes already read from the link are applied as a
+//! group (`gather`, `apply_group`): one store write for all of them,
+//! as a client's pipeline is committed ([`crate::group_commit`]), so that
+//! the replica keeps up with a master that takes pipelined writes.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
+use bytes::{Buf, BytesMut};
 use redcodec_engine::Reply;
 
 use super::link_error::LinkError;
 use super::load::namespace_of;
 use crate::access::Access;
+use crate::command_spec::Spec;
 use crate::config::SyncPolicy;
-use crate::runner;
+use crate::frame::{parse_request, Limits};
+use crate::held_feed::HeldFeed;
 use crate::session::{Answer, Session};
 use crate::state::Shared;
+use crate::{command_table, runner};
+
+/// The most commands of the stream in one group.
+const MAX_GROUP: usize = 256;
+
+/// The most argument bytes in one group.
+const MAX_GROUP_BYTES: usize = 1024 * 1024;
+
+/// One command of a group: its spec, its arguments and the bytes it took
+/// in the stream.
+struct Grouped {
+    spec: &'static Spec,
+    args: Vec<Vec<u8>>,
+    used: usize,
+}
+
+/// Consecutive commands of the stream applied as one store write.
+pub(crate) struct Group {
+    commands: Vec<Grouped>,
+}
+
+impl Group {
+    /// The bytes the group's first `n` commands took in the stream.
+    fn bytes(&self, n: usize) -> usize {
+        self.commands[..n].iter().map(|c| c.used).sum()
+    }
+}
+
+/// Why a group stopped before its end: the command the engine refused
+/// (see [`apply`]), its error, and the stream's bytes of the commands
+/// before it, which were applied.
+pub(crate) struct GroupRefused {
+    pub command: String,
+    pub error: String,
+    pub applied_bytes: usize,
+}
+
+/// The spec of `args` if it may join a group ([`Spec::groups`]).
+fn joins(args: &[Vec<u8>]) -> Option<&'static Spec> {
+    command_table::get(&args[0]).filter(|spec| spec.groups(args.len()))
+}
+
+/// The group `first` (which took `used` bytes of the stream) starts:
+/// `first` and the commands after it in `buf` that join it, taken out of
+/// `buf`; or `Err(first)` when it is applied alone. No group forms
+/// inside MULTI, in a database the format cannot hold, or in cluster
+/// mode (as a client's pipeline does not group there).
+pub(crate) fn gather(
+    shared: &Shared,
+    session: &Session,
+    first: Vec<Vec<u8>>,
+    used: usize,
+    buf: &mut BytesMut,
+    limits: &Limits,
+) -> Result<Group, Vec<Vec<u8>>> {
+    let Some(spec) = joins(&first) else {
+        return Err(first);
+    };
+    if session.queued.is_some() || session.namespace == SKIPPED_DB || shared.cluster.enabled() {
+        return Err(first);
+    }
+    let mut bytes: usize = first.iter().map(Vec::len).sum();
+    let mut commands = vec![Grouped {
+        spec,
+        args: first,
+        used,
+    }];
+    while commands.len() < MAX_GROUP && bytes < MAX_GROUP_BYTES {
+        let Ok(Some((request, used))) = parse_request(buf, limits) else {
+            break;
+        };
+        if request.args.is_empty() {
+            break;
+        }
+        let Some(spec) = joins(&request.args) else {
+            break;
+        };
+        buf.advance(used);
+        bytes += request.args.iter().map(Vec::len).sum::<usize>();
+        commands.push(Grouped {
+            spec,
+            args: request.args,
+            used,
+        });
+    }
+    if commands.len() == 1 {
+        return Err(commands.pop().expect("one command").args);
+    }
+    Ok(Group { commands })
+}
+
+/// Applies `group` as one store write (one per instance where each
+/// command wrote one instance of a format that keeps every key in one),
+/// holding every key it names; returns the stream's bytes of its
+/// commands, all applied. A command the engine refuses stops the group
+/// there, as [`apply`] stops the link: the commands before it are
+/// applied, it and those after are not. If the store write fails, none
+/// is.
+pub(crate) fn apply_group(
+    shared: &Arc<Shared>,
+    session: &mut Session,
+    group: &Group,
+) -> Result<usize, GroupRefused> {
+    let ns = session.namespace.clone();
+    let refuse = |at: usize, error: String| GroupRefused {
+        command: group.commands[at].spec.name.to_string(),
+        error,
+        applied_bytes: group.bytes(at),
+    };
+    let engine = shared
+        .engines
+        .shared(&ns)
+        .map_err(|reply| refuse(0, reply.to_string()))?;
+    let keys: Vec<&[u8]> = group
+        .commands
+        .iter()
+        .flat_map(|c| c.spec.keys_of(&c.args))
+        .collect();
+    let access = Access::Held(&engine, &ns);
+    let wrote = session.wrote;
+    session.ready_keys = Some(Vec::new());
+    let held = HeldFeed::start();
+    let mut refused = None;
+    let committed = engine.atomically_on(
+        &keys,
+        |_| {
+            for (at, c) in group.commands.iter().enumerate() {
+                let started = Instant::now();
+                let reply = (runner::path().run_spec)(shared, session, &access, c.spec, &c.args);
+                let failed = reply.is_error();
+                shared
+                    .command_stats
+                    .ran(c.spec.name, &c.args, started.elapsed(), failed);
+                if let Reply::Error(e) = reply {
+                    refused = Some((at, e));
+                    break;
+                }
+            }
+        },
+        || shared.repl.core().feed_held(HeldFeed::take()),
+    );
+    drop(held);
+    let ready = session.ready_keys.take().unwrap_or_default();
+    if let Err(e) = committed {
+        session.wrote = wrote;
+        return Err(refuse(0, redcodec_engine::CmdError::Engine(e).to_string()));
+    }
+    let ready: Vec<&[u8]> = ready.iter().map(Vec::as_slice).collect();
+    shared.waiters.serve(&engine, &shared.watch, &ns, &ready);
+    match refused {
+        Some((at, error)) => Err(refuse(at, error)),
+        None => Ok(group.bytes(group.commands.len())),
+    }
+}
 
 /// Whether a command of the master's may change the store (everything
 /// but what only moves the offset or the stream's state).
