@@ -3,7 +3,7 @@
 
 use std::sync::atomic::Ordering;
 
-use redcodec_codec::Codec;
+use redcodec_codec::{Codec, DataType};
 
 use crate::core::EngineCore;
 use crate::engine::Engine;
@@ -136,6 +136,23 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
             Commit::Whole
         };
         self.run_group(held, commit, run, committed)
+    }
+
+    /// The instance that holds every record of `key`, where the store
+    /// has several and the codec keeps each key in one
+    /// ([`Capabilities::key_in_one_instance`](redcodec_codec::Capabilities::key_in_one_instance):
+    /// floyd); `None` for a store of one instance, or one that keeps a key
+    /// in the instance of its type (blackwidow, nemo). Commands whose keys
+    /// share an instance, grouped by [`Engine::atomically_on`], commit as
+    /// one atomic write.
+    pub fn key_instance(&self, key: &[u8]) -> Option<usize> {
+        let one_of_several = self.codec.capabilities().key_in_one_instance
+            && self.codec.layout().instances.len() > 1;
+        if !one_of_several {
+            return None;
+        }
+        let record = self.codec.meta_record(key, DataType::String).ok()?;
+        Some(record.place.instance)
     }
 
     /// Runs `run` in a new group of this thread, `held` holding its

@@ -565,3 +565,56 @@ fn a_pipeline_group_whose_commands_each_wrote_one_instance_commits_per_instance(
         "blackwidow's group across instances took the intent record"
     );
 }
+
+/// `key_instance` names the instance every record of a key lands in, on
+/// the formats that keep a key in one instance of several (floyd), and
+/// nothing elsewhere: a store of one instance, or one that keeps a key
+/// in the instance of its type.
+#[test]
+fn key_instance_names_where_a_keys_records_land() {
+    for &format in Format::ALL {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let clock = Arc::new(ManualClock::at_ms(START_MS));
+        let engine = Engine::open(codec(format), dir.path(), EngineOptions::with_clock(clock))
+            .expect("engine");
+        let codec = codec(format);
+        let instances = codec.layout().instances.len();
+        let caps = codec.capabilities();
+        for i in 0..40 {
+            let key = format!("key:{i}");
+            let Some(at) = engine.key_instance(key.as_bytes()) else {
+                assert!(
+                    instances == 1 || !caps.key_in_one_instance,
+                    "{format:?}: no instance for {key}"
+                );
+                continue;
+            };
+            assert!(caps.key_in_one_instance && instances > 1, "{format:?}");
+            for line in [
+                format!("SET {key} v"),
+                format!("DEL {key}"),
+                format!("HSET {key} f v"),
+                format!("DEL {key}"),
+                format!("ZADD {key} 1 m"),
+                format!("DEL {key}"),
+                format!("RPUSH {key} a b"),
+            ] {
+                let args: Vec<&str> = line.split(' ').collect();
+                let group = engine
+                    .atomically_on(&[key.as_bytes()], |e| e.execute(&args), || {})
+                    .expect("commit");
+                assert!(!matches!(group, Reply::Error(_)), "{format:?} {line}");
+            }
+            let store = engine.store();
+            for place in store.layout().places() {
+                let held = store.scan_family(place).next().expect("scan").is_some();
+                assert!(
+                    !held || place.instance == at,
+                    "{format:?}: {key} has records in instance {} (said {at})",
+                    place.instance
+                );
+            }
+            engine.execute(&["FLUSHALL"]);
+        }
+    }
+}

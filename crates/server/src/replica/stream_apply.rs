@@ -12,7 +12,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::{Buf, BytesMut};
-use redcodec_engine::Reply;
+use redcodec_engine::{Engine, Reply};
+use redcodec_formats::AnyCodec;
 
 use super::link_error::LinkError;
 use super::load::namespace_of;
@@ -114,21 +115,58 @@ pub(crate) fn gather(
     Ok(Group { commands })
 }
 
-/// Applies `group` as one store write (one per instance where each
-/// command wrote one instance of a format that keeps every key in one),
-/// holding every key it names; returns the stream's bytes of its
-/// commands, all applied. A command the engine refuses stops the group
-/// there, as [`apply`] stops the link: the commands before it are
-/// applied, it and those after are not. If the store write fails, none
-/// is.
+/// Where a command's keys live, for splitting a group into parts that
+/// each commit as one atomic write ([`Engine::key_instance`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Home {
+    /// The store is one instance, or keeps a key in its type's: the
+    /// whole group commits as one atomic write.
+    Anywhere,
+    /// Every key in this instance of several.
+    Instance(usize),
+    /// Keys in several instances: the command is a part of its own.
+    Several,
+}
+
+/// Where the keys of `command` live.
+fn home(engine: &Engine<AnyCodec>, command: &Grouped) -> Home {
+    let mut instances = command
+        .spec
+        .keys_of(&command.args)
+        .into_iter()
+        .map(|key| engine.key_instance(key));
+    match instances.next().flatten() {
+        None => Home::Anywhere,
+        Some(first) if instances.all(|i| i == Some(first)) => Home::Instance(first),
+        Some(_) => Home::Several,
+    }
+}
+
+/// Applies `group`, holding every key it names, as one store write, or,
+/// on a store of several instances that keeps each key in one (floyd),
+/// as one store write per run of commands on one instance: each is
+/// atomic, so that what is applied is always a prefix of the group (a
+/// write per instance, not atomic together, could keep a later command
+/// and lose an earlier one on a full disk). Returns the stream's bytes of
+/// its commands, all applied. A command the engine refuses stops the
+/// group there, as [`apply`] stops the link: the commands before it are
+/// applied, it and those after are not; so does a store write that
+/// fails, at the first command of its part (or after the part, when the
+/// store completes it: a write between instances that failed after the
+/// first).
 pub(crate) fn apply_group(
     shared: &Arc<Shared>,
     session: &mut Session,
     group: &Group,
 ) -> Result<usize, GroupRefused> {
     let ns = session.namespace.clone();
+    // `at`: the first command not applied (past the last when a failed
+    // write is completed whole, which names the last).
     let refuse = |at: usize, error: String| GroupRefused {
-        command: group.commands[at].spec.name.to_string(),
+        command: group.commands[at.min(group.commands.len() - 1)]
+            .spec
+            .name
+            .to_string(),
         error,
         applied_bytes: group.bytes(at),
     };
@@ -136,12 +174,34 @@ pub(crate) fn apply_group(
         .engines
         .shared(&ns)
         .map_err(|reply| refuse(0, reply.to_string()))?;
-    let keys: Vec<&[u8]> = group
-        .commands
-        .iter()
-        .flat_map(|c| c.spec.keys_of(&c.args))
-        .collect();
-    let access = Access::Held(&engine, &ns);
+    let homes: Vec<Home> = group.commands.iter().map(|c| home(&engine, c)).collect();
+    let mut start = 0;
+    while start < group.commands.len() {
+        let mut end = start + 1;
+        if homes[start] != Home::Several {
+            while end < group.commands.len() && homes[end] == homes[start] {
+                end += 1;
+            }
+        }
+        apply_part(shared, session, &engine, &ns, &group.commands[start..end])
+            .map_err(|(at, error)| refuse(start + at, error))?;
+        start = end;
+    }
+    Ok(group.bytes(group.commands.len()))
+}
+
+/// Applies `part` as one group of the engine ([`Engine::atomically_on`]);
+/// on a refusal, or a failed store write, the index of the first command
+/// not applied and the error.
+fn apply_part(
+    shared: &Arc<Shared>,
+    session: &mut Session,
+    engine: &Engine<AnyCodec>,
+    ns: &str,
+    part: &[Grouped],
+) -> Result<(), (usize, String)> {
+    let keys: Vec<&[u8]> = part.iter().flat_map(|c| c.spec.keys_of(&c.args)).collect();
+    let access = Access::Held(engine, ns);
     let wrote = session.wrote;
     session.ready_keys = Some(Vec::new());
     let held = HeldFeed::start();
@@ -149,7 +209,7 @@ pub(crate) fn apply_group(
     let committed = engine.atomically_on(
         &keys,
         |_| {
-            for (at, c) in group.commands.iter().enumerate() {
+            for (at, c) in part.iter().enumerate() {
                 let started = Instant::now();
                 let reply = (runner::path().run_spec)(shared, session, &access, c.spec, &c.args);
                 let failed = reply.is_error();
@@ -167,15 +227,19 @@ pub(crate) fn apply_group(
     drop(held);
     let ready = session.ready_keys.take().unwrap_or_default();
     if let Err(e) = committed {
+        let error = redcodec_engine::CmdError::Engine(e).to_string();
+        if engine.store().intent_pending() {
+            // It failed between instances, after the first: the store
+            // completes it before any later read or write (its intent
+            // record), so all of it is applied; the link stops after it.
+            return Err((part.len(), error));
+        }
         session.wrote = wrote;
-        return Err(refuse(0, redcodec_engine::CmdError::Engine(e).to_string()));
+        return Err((0, error));
     }
     let ready: Vec<&[u8]> = ready.iter().map(Vec::as_slice).collect();
-    shared.waiters.serve(&engine, &shared.watch, &ns, &ready);
-    match refused {
-        Some((at, error)) => Err(refuse(at, error)),
-        None => Ok(group.bytes(group.commands.len())),
-    }
+    shared.waiters.serve(engine, &shared.watch, ns, &ready);
+    refused.map_or(Ok(()), Err)
 }
 
 /// Whether a command of the master's may change the store (everything
