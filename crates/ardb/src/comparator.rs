@@ -293,6 +293,30 @@ mod tests {
         ]
     }
 
+    /// Ints exactly 2^63 apart have a wrapped difference of `i64::MIN`,
+    /// negative both ways round: compared as numbers instead, so the
+    /// order stays antisymmetric (the fuzzer's keys: list elements `0`
+    /// and `i64::MIN`, the second with a stray byte after it).
+    #[test]
+    fn ints_2_63_apart_compare_one_way_round() {
+        let zero = [
+            0x06, b'l', b'i', b's', b't', b':', b'a', 0x06, 0x01, 0x01, 0x00,
+        ];
+        let mut min = zero[..10].to_vec();
+        min.extend([0xff; 9]);
+        min.extend([0x01, 0x00]);
+        assert_eq!(compare_keys(&zero, &min), Ordering::Greater);
+        assert_eq!(compare_keys(&min, &zero), Ordering::Less);
+        let (a, b) = (Data::Int(0), Data::Int(i64::MIN));
+        assert_eq!(a.compare(&b), Ordering::Greater);
+        assert_eq!(b.compare(&a), Ordering::Less);
+        // Other pairs keep Ardb's wrap: i64::MIN after 1.
+        assert_eq!(
+            Data::Int(i64::MIN).compare(&Data::Int(1)),
+            Ordering::Greater
+        );
+    }
+
     #[test]
     fn full_reference_order() {
         let want = reference_order();

@@ -286,7 +286,11 @@ impl<'a> Data<'a> {
     ///
     /// - nil before everything else;
     /// - int vs int: the sign of `a − b` computed in wrapping int64
-    ///   arithmetic (so `i64::MIN` compares *greater* than 1);
+    ///   arithmetic (so `i64::MIN` compares *greater* than 1). Where that
+    ///   difference is `i64::MIN` itself (two ints exactly 2^63 apart,
+    ///   such as 0 and `i64::MIN`) it is negative both ways round, which
+    ///   no comparator may answer: those two compare as numbers
+    ///   (redcodec's choice; Ardb answers "less" both ways);
     /// - a float involved: compared as doubles (`-0.0 == 0.0`; an int beyond
     ///   2^53 loses precision). NaN, which Ardb never stores, is placed after
     ///   every other number and equal to itself (redcodec's choice);
@@ -297,7 +301,10 @@ impl<'a> Data<'a> {
             (Data::Nil, Data::Nil) => Ordering::Equal,
             (Data::Nil, _) => Ordering::Less,
             (_, Data::Nil) => Ordering::Greater,
-            (Data::Int(a), Data::Int(b)) => a.wrapping_sub(*b).cmp(&0),
+            (Data::Int(a), Data::Int(b)) => match a.wrapping_sub(*b) {
+                i64::MIN => a.cmp(b),
+                diff => diff.cmp(&0),
+            },
             (Data::Str(a), Data::Str(b)) => a.cmp(b),
             (Data::Str(_), _) => Ordering::Greater,
             (_, Data::Str(_)) => Ordering::Less,
