@@ -636,3 +636,64 @@ fn a_command_the_engine_refuses_stops_the_stream_before_it_and_the_replica_retri
         assert_eq!(keys, 22, "{format}");
     }
 }
+
+#[test]
+fn a_write_failed_between_instances_counts_as_applied_and_the_replica_goes_on_after_it() {
+    let test = "a master's write that fails between instances";
+    let Some(rdb) = real_rdb(test, 20) else {
+        return;
+    };
+    // `SET h s` over the hash `h` writes two instances of blackwidow and
+    // nemo (the hash's removal, the string); the store fails it after the
+    // first (`REDCODEC_FAIL_BETWEEN_INSTANCES=1`) and completes it before
+    // any later read or write. Alone between two PINGs it is applied
+    // alone; after `SET before 2` in one read, as a group.
+    for (case, failing) in [
+        ("alone", [resp(&["PING"]), resp(&["SET", "h", "s"])]),
+        (
+            "in a group",
+            [resp(&["SET", "before", "2"]), resp(&["SET", "h", "s"])],
+        ),
+    ] {
+        let mut stream = resp(&["SELECT", "0"]);
+        stream.extend(resp(&["HSET", "h", "f", "v"]));
+        stream.extend(failing.concat());
+        let applied = stream.len();
+        // A PING ends the group before the write after.
+        let mut rest = resp(&["PING"]);
+        rest.extend(resp(&["SET", "after", "3"]));
+        stream.extend(&rest);
+        let (addr, psyncs) = fake_master(rdb.clone(), stream, rest);
+        for format in ["blackwidow", "nemo"] {
+            let name = format!("{format}, {case}");
+            let (_tmp, dir) = store_dir();
+            let serve = Serve::start_with_env(
+                format,
+                &dir,
+                &["--replicaof", &addr],
+                &[("REDCODEC_FAIL_BETWEEN_INSTANCES", "1")],
+            );
+            let mut r = serve.conn();
+            // The retry continues after the failed write, not before it.
+            let want_psync = format!("{FAKE_REPLID} {}", applied + 1);
+            wait_until(&format!("{name}: the failure reported and a retry"), || {
+                let text = info(&mut r, "replication");
+                let after: Option<String> =
+                    redis::cmd("GET").arg("after").query(&mut r).unwrap_or(None);
+                let asked = psyncs.all();
+                if asked.contains(&want_psync) && after.as_deref() == Some("3") {
+                    Ok(())
+                } else {
+                    Err(format!("{text}\nPSYNCs: {asked:?}"))
+                }
+            });
+            let v: String = redis::cmd("GET").arg("h").query(&mut r).unwrap();
+            assert_eq!(v, "s", "{name}");
+            let ty: String = redis::cmd("TYPE").arg("h").query(&mut r).unwrap();
+            assert_eq!(ty, "string", "{name}");
+            let keys: i64 = redis::cmd("DBSIZE").query(&mut r).unwrap();
+            let before = i64::from(case == "in a group");
+            assert_eq!(keys, 22 + before, "{name}");
+        }
+    }
+}

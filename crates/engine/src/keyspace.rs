@@ -366,11 +366,23 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
     /// whatever it holds. Where one shared metadata record decides a key and
     /// element records carry versions, writing the new metadata record is the
     /// whole replacement (old elements are orphaned and collected by
-    /// compaction), so nothing is read. Otherwise this is [`Ctx::view`].
+    /// compaction), so nothing is read. Where each type has its own
+    /// metadata record and strings carry no version, the string's own
+    /// record is not read either (the new one replaces it, live or
+    /// expired); the other types' are, to be removed. Otherwise this is
+    /// [`Ctx::view`].
     pub fn view_for_overwrite(&self, key: &[u8]) -> CmdResult<KeyView> {
         let caps = self.caps();
         if caps.meta_lookup == MetaLookup::Shared && caps.version_width != VersionWidth::None {
             return Ok(KeyView::default());
+        }
+        if caps.meta_lookup == MetaLookup::PerType && !caps.string_version {
+            return self.view_by(key, |place, raw_key, ty| {
+                if ty == DataType::String {
+                    return Ok(None);
+                }
+                self.get_with(place, raw_key, |raw| self.codec().decode_meta(ty, raw))
+            });
         }
         self.view(key)
     }

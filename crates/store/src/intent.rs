@@ -119,6 +119,18 @@ pub fn abort_between_instances() -> bool {
     })
 }
 
+/// How many multi-instance writes of a store opened in this process fail
+/// between their instances, as a full disk would fail the second
+/// (`REDCODEC_FAIL_BETWEEN_INSTANCES=N`; see
+/// [`crate::Store::fail_between_instances`]): for tests of a server
+/// process.
+pub fn failures_between_instances() -> u64 {
+    std::env::var("REDCODEC_FAIL_BETWEEN_INSTANCES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -58,6 +58,8 @@ pub struct Store {
     /// An intent record is left that a failed write could not complete:
     /// every read and write completes it first ([`Store::write`]).
     pending_intent: AtomicBool,
+    /// How many writes have left an intent to complete ([`Store::completions_owed`]).
+    intents_left: AtomicU64,
     /// Test hook: how many coming multi-instance writes fail after their
     /// first instance's batch ([`Store::fail_between_instances`]).
     fail_between: AtomicU64,
@@ -257,7 +259,8 @@ impl Store {
             instances,
             multi_instance: Mutex::new(()),
             pending_intent: AtomicBool::new(false),
-            fail_between: AtomicU64::new(0),
+            intents_left: AtomicU64::new(0),
+            fail_between: AtomicU64::new(intent::failures_between_instances()),
             root: dir.to_path_buf(),
             expired,
             _block_cache: block_cache,
@@ -502,6 +505,23 @@ impl Store {
         self.pending_intent.load(Ordering::SeqCst)
     }
 
+    /// How many writes since the store opened failed but will be
+    /// completed ([`Store::write`]: failed after their first instance's
+    /// batch, or left an intent they could not remove). A caller that
+    /// reads it before and after its own write knows whether that write,
+    /// though it failed, counts as done, whatever an earlier write left
+    /// pending.
+    pub fn completions_owed(&self) -> u64 {
+        self.intents_left.load(Ordering::SeqCst)
+    }
+
+    /// Leaves the intent of the write under way to be completed by every
+    /// later read and write ([`Store::write`]).
+    fn leave_intent(&self) {
+        self.intents_left.fetch_add(1, Ordering::SeqCst);
+        self.pending_intent.store(true, Ordering::Release);
+    }
+
     /// Before any read or write: waits for the unlogged writes handed
     /// over ([`Store::write_unlogged`]), and completes the intent a failed
     /// write left, if any ([`Store::write`]).
@@ -573,7 +593,7 @@ impl Store {
                     // Nothing written: the command did not happen.
                     self.void_intent();
                 } else {
-                    self.pending_intent.store(true, Ordering::Release);
+                    self.leave_intent();
                 }
                 return Err(e);
             }
@@ -589,7 +609,7 @@ impl Store {
             .and_then(|()| intent::clear(&self.root));
         if done.is_err() {
             // Written, but the intent stays: completed before anything else.
-            self.pending_intent.store(true, Ordering::Release);
+            self.leave_intent();
         }
         done
     }
@@ -643,7 +663,7 @@ impl Store {
     /// fails, the intent is completed later instead ([`Store::write`]).
     fn void_intent(&self) {
         if intent::clear(&self.root).is_err() {
-            self.pending_intent.store(true, Ordering::Release);
+            self.leave_intent();
         }
     }
 

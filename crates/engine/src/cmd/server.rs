@@ -1,6 +1,6 @@
 //! Connection and server commands: PING, ECHO, FLUSHDB, FLUSHALL.
 
-use crate::store::KvStore;
+use crate::store::{KvIter, KvStore};
 use redcodec_codec::{Codec, KeyRange};
 
 use crate::cmd::args::is;
@@ -34,7 +34,12 @@ pub fn flush_all<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> 
     delete_ranges(ctx, a, ranges)
 }
 
-/// The flushes' option check, then `ranges` deleted.
+/// The flushes' option check, then `ranges` deleted. A range that holds
+/// no record is left alone: a range deletion there would change nothing
+/// but would stay in the store (a flushed memtable keeps it in a file of
+/// its own) until a compaction reaches it, and every read of that place
+/// would consult it until then, as a replica's reads did in every empty
+/// type's instance after the flush that starts its full copy.
 fn delete_ranges<C: Codec, S: KvStore>(
     ctx: &mut Ctx<'_, C, S>,
     a: &[&[u8]],
@@ -46,7 +51,9 @@ fn delete_ranges<C: Codec, S: KvStore>(
         _ => return Err(CmdError::Syntax),
     }
     for range in ranges {
-        ctx.batch_mut().delete_range(&range);
+        if ctx.scan(&range, None, false).next()?.is_some() {
+            ctx.batch_mut().delete_range(&range);
+        }
     }
     Ok(Reply::ok())
 }

@@ -536,11 +536,17 @@ async fn stream(
                             wrote = true;
                         }
                         if let Err(refused) = apply(shared, session, &name, args) {
-                            // The offset stays before the command: the data
-                            // held is what the master had there.
+                            // The offset stays before the command (the data
+                            // held is what the master had there), or moves
+                            // past it when the store completes it.
+                            if refused.applied {
+                                offset += pending;
+                                pending = 0;
+                                note_applied(shared, session, offset);
+                            }
                             return Err(LinkError::Refused {
                                 command: name.clone(),
-                                error: refused,
+                                error: refused.error,
                                 offset,
                             });
                         }

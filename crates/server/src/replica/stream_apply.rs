@@ -205,6 +205,7 @@ fn apply_part(
     let wrote = session.wrote;
     session.ready_keys = Some(Vec::new());
     let held = HeldFeed::start();
+    let owed = engine.store().completions_owed();
     let mut refused = None;
     let committed = engine.atomically_on(
         &keys,
@@ -228,10 +229,12 @@ fn apply_part(
     let ready = session.ready_keys.take().unwrap_or_default();
     if let Err(e) = committed {
         let error = redcodec_engine::CmdError::Engine(e).to_string();
-        if engine.store().intent_pending() {
+        if engine.store().completions_owed() > owed {
             // It failed between instances, after the first: the store
             // completes it before any later read or write (its intent
             // record), so all of it is applied; the link stops after it.
+            // (An intent an earlier write left is no sign: this write
+            // then failed completing it, before writing anything.)
             return Err((part.len(), error));
         }
         session.wrote = wrote;
@@ -272,21 +275,40 @@ pub(crate) fn select_db(shared: &Shared, session: &mut Session, db: u64) {
 /// there are not run.
 const SKIPPED_DB: &str = "\u{0}redcodec-skipped-db";
 
+/// A command of the master's that failed here ([`apply`]).
+#[derive(Debug)]
+pub(crate) struct Refused {
+    /// The error it got.
+    pub error: String,
+    /// Whether it counts as applied nonetheless: a write between
+    /// instances that failed after its first, which the store completes
+    /// before any later read or write (its intent record). Otherwise the
+    /// store is unchanged by it.
+    pub applied: bool,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.error)
+    }
+}
+
 /// Runs one command of the master's (its reply goes nowhere; an error is
 /// reported on stderr).
 ///
 /// A command the engine has but refuses (a value out of the format's
 /// range, a key of another type: the data here no longer matches the
-/// master's) is returned as an error, the store unchanged by it: the link
-/// stops before it. A command the engine does not have is reported and
-/// passed over, and so is a refusal inside a transaction (its other
-/// commands ran).
+/// master's) is returned as [`Refused`], the store unchanged by it (or,
+/// when a write failed between instances, completed: see
+/// [`Refused::applied`]): the link stops before it (after it). A command
+/// the engine does not have is reported and passed over, and so is a
+/// refusal inside a transaction (its other commands ran).
 pub(crate) fn apply(
     shared: &Arc<Shared>,
     session: &mut Session,
     name: &str,
     args: Vec<Vec<u8>>,
-) -> Result<(), String> {
+) -> Result<(), Refused> {
     let started = Instant::now();
     match name {
         "ping" => return Ok(()),
@@ -312,6 +334,15 @@ pub(crate) fn apply(
         (runner::path().queue)(session, args);
         return Ok(());
     }
+    // Writes the store will complete, before the command and after.
+    let ns = session.namespace.clone();
+    let owed = || {
+        shared
+            .engines
+            .shared(&ns)
+            .map_or(0, |engine| engine.store().completions_owed())
+    };
+    let owed_before = owed();
     let reply = match name {
         "multi" => session.multi(shared),
         "discard" => session.discard(shared),
@@ -337,11 +368,14 @@ pub(crate) fn apply(
         .command_stats
         .ran(name, &args, started.elapsed(), failed);
     match reply {
-        Reply::Error(e)
+        Reply::Error(error)
             if !matches!(name, "multi" | "discard" | "exec")
-                && !e.starts_with("ERR unknown command") =>
+                && !error.starts_with("ERR unknown command") =>
         {
-            Err(e)
+            Err(Refused {
+                error,
+                applied: owed() > owed_before,
+            })
         }
         reply => {
             report(name, &reply);
