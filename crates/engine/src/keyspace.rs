@@ -267,8 +267,27 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
     /// Reads every metadata record of `key`.
     pub fn view(&self, key: &[u8]) -> CmdResult<KeyView> {
         self.view_by(key, |place, raw_key, ty| {
-            self.get_with(place, raw_key, |raw| self.codec().decode_meta(ty, raw))
+            self.read_meta(key, place, raw_key, ty)
         })
+    }
+
+    /// Reads the metadata record `raw_key` of type `ty` of `key`. In a
+    /// group that holds the key's lock, a record the store does not hold
+    /// is noted in the group, which answers for it from then on
+    /// ([`Group::note_absent`](redcodec_store::Group::note_absent)).
+    fn read_meta(
+        &self,
+        key: &[u8],
+        place: redcodec_codec::Place,
+        raw_key: &[u8],
+        ty: DataType,
+    ) -> Result<Option<Result<Meta, DecodeError>>, StoreError> {
+        let read = self.get_with(place, raw_key, |raw| self.codec().decode_meta(ty, raw))?;
+        if read.is_none() && self.grouped && self.eng.locks.held_by_group_here_for(key) {
+            self.eng
+                .with_group(|group| group.note_absent(place, raw_key));
+        }
+        Ok(read)
     }
 
     /// [`Ctx::view`] with the metadata records read on `cursors`, moved
@@ -381,7 +400,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
                 if ty == DataType::String {
                     return Ok(None);
                 }
-                self.get_with(place, raw_key, |raw| self.codec().decode_meta(ty, raw))
+                self.read_meta(key, place, raw_key, ty)
             });
         }
         self.view(key)

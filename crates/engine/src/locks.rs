@@ -223,6 +223,12 @@ impl LockTable {
         (0..STRIPES).any(|i| self.owned_here(i))
     }
 
+    /// Whether the calling thread holds the lock of `key` for a group
+    /// (of either kind).
+    pub fn held_by_group_here_for(&self, key: &[u8]) -> bool {
+        self.held_by_group_here() || self.owned_here(stripe(key))
+    }
+
     /// Whether the calling thread holds everything for a group.
     #[inline]
     pub fn held_by_group_here(&self) -> bool {

@@ -618,3 +618,47 @@ fn key_instance_names_where_a_keys_records_land() {
         }
     }
 }
+
+/// A group on known keys reads the store once for a metadata record the
+/// store does not hold: every later read of it in the group is answered
+/// by the group (a pipeline's `HSET`s of one hash read the key's record
+/// in every type's place of blackwidow and nemo once, not once a
+/// command). Checked with reads of the store failing after the first
+/// command: `TYPE` reads every type's record, the group answers them all.
+#[test]
+fn a_group_on_keys_reads_the_store_once_for_a_record_it_does_not_hold() {
+    for &format in Format::ALL {
+        let engine = faulty(format);
+        let keys: [&[u8]; 1] = [b"h"];
+        let replies = engine
+            .atomically_on(
+                &keys,
+                |e| {
+                    let first = e.execute(&["HSET", "h", "f", "v"]);
+                    e.store().fail_reads(true);
+                    [
+                        first,
+                        e.execute(&["TYPE", "h"]),
+                        e.execute(&["EXISTS", "h"]),
+                    ]
+                },
+                || {},
+            )
+            .expect("commit");
+        engine.store().fail_reads(false);
+        assert_eq!(
+            replies,
+            [
+                Reply::Integer(1),
+                Reply::Status("hash".into()),
+                Reply::Integer(1)
+            ],
+            "{format}"
+        );
+        assert_eq!(
+            engine.execute(&["HGET", "h", "f"]),
+            Reply::Bulk(b"v".to_vec()),
+            "{format}"
+        );
+    }
+}

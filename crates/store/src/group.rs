@@ -32,6 +32,9 @@ pub struct Group {
     /// Whether some batch added (one command's) touched two or more
     /// instances.
     spanned_instances: bool,
+    /// Per place, the last record the store was read for and did not
+    /// hold, of a key the group holds the lock of ([`Group::note_absent`]).
+    absent: Vec<(Place, Vec<u8>)>,
 }
 
 /// The held-back writes of one column family.
@@ -122,13 +125,36 @@ impl Group {
 
     /// What the group says about record `key` of `place`:
     /// `Some(Some(value))` put, `Some(None)` deleted (by key or by a
-    /// range), `None` not written (the store decides).
+    /// range) or noted absent from the store ([`Group::note_absent`]), `None`
+    /// not written (the store decides).
     pub fn get(&self, place: Place, key: &[u8]) -> Option<Option<&[u8]>> {
-        let family = self.families.get(&place)?;
-        match family.keys.get(&family.ord(key.to_vec())) {
-            Some(write) => Some(write.as_deref()),
-            None if family.range_holds(key) => Some(None),
-            None => None,
+        if let Some(family) = self.families.get(&place) {
+            match family.keys.get(&family.ord(key.to_vec())) {
+                Some(write) => return Some(write.as_deref()),
+                None if family.range_holds(key) => return Some(None),
+                None => {}
+            }
+        }
+        self.absent
+            .iter()
+            .any(|(p, k)| *p == place && k == key)
+            .then_some(None)
+    }
+
+    /// Notes that the store holds no record `key` at `place`, read for a
+    /// key whose lock the group holds: no other writer can store it
+    /// before the group ends (and the group's own writes are read
+    /// first), so [`Group::get`] answers for it without the store. One
+    /// record per place is kept, the last: a group of commands on one key
+    /// (a pipeline's `HSET`s of one hash on a store that reads the key's
+    /// metadata in every type's place) reads the store for it once.
+    pub fn note_absent(&mut self, place: Place, key: &[u8]) {
+        match self.absent.iter_mut().find(|(p, _)| *p == place) {
+            Some((_, k)) => {
+                k.clear();
+                k.extend_from_slice(key);
+            }
+            None => self.absent.push((place, key.to_vec())),
         }
     }
 
