@@ -11,6 +11,7 @@ use redcodec_codec::{Codec, DataType, MetaLookup};
 use redcodec_engine::store::Batch;
 use redcodec_engine::{Engine, EngineOptions, ManualClock, OpenMode, Reply};
 use redcodec_formats::{AnyCodec, Format, FormatOptions};
+use redcodec_testkit::table_files;
 
 const START_MS: u64 = 1_700_000_000_000;
 
@@ -28,21 +29,6 @@ fn run(engine: &Engine<AnyCodec>, line: &str) -> Reply {
     let reply = engine.execute(&words);
     assert!(!reply.is_error(), "{line}: {reply:?}");
     reply
-}
-
-/// The table files under `dir`, at any depth.
-fn table_files(dir: &Path) -> usize {
-    std::fs::read_dir(dir)
-        .expect("read_dir")
-        .map(|entry| entry.expect("entry").path())
-        .map(|path| {
-            if path.is_dir() {
-                table_files(&path)
-            } else {
-                usize::from(path.extension().is_some_and(|e| e == "sst"))
-            }
-        })
-        .sum()
 }
 
 #[test]

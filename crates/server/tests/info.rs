@@ -7,10 +7,11 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::path::Path;
+
 use std::time::{Duration, Instant};
 
 use redcodec_formats::Format;
+use redcodec_testkit::table_files;
 use support::{command_counts, owned, stats_lines, Client, Served};
 
 /// The `# Header` lines of an INFO text, in order.
@@ -305,21 +306,6 @@ fn cpu_memory_replication_and_cluster_fields() {
     let other = Served::start(Format::Kvrocks);
     let again = other.client().info(&["replication"]);
     assert_ne!(field(&again, "master_replid"), f["master_replid"]);
-}
-
-/// The `.sst` files under `dir`, at any depth.
-fn table_files(dir: &Path) -> usize {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .map(|p| {
-            if p.is_dir() {
-                table_files(&p)
-            } else {
-                usize::from(p.extension().is_some_and(|x| x == "sst"))
-            }
-        })
-        .sum()
 }
 
 /// The server's TIME, in seconds.

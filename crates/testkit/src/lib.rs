@@ -18,11 +18,13 @@
 //! - [`filled_metas`], [`edge_elements`], [`assert_element`]: the round
 //!   trips of every record kind each format runs;
 //! - [`command_lines`]: random command lines for the engine's property
-//!   tests.
+//!   tests;
+//! - [`table_files`]: how many RocksDB table files a store directory holds.
 
 pub mod command_lines;
 
 use std::cmp::Ordering;
+use std::path::Path;
 
 use redcodec_codec::{
     Codec, DataType, GcDecision, KeyRange, ListBounds, Meta, Place, Record, SubId, SubKind,
@@ -520,6 +522,21 @@ pub fn set_member_owner<C: Codec>(c: &C, meta: &Meta) -> (Vec<u8>, SubOwner) {
         .gc_sub_owner(place, &member, &[])
         .expect("a set member has an owner");
     (member, owner)
+}
+
+/// The RocksDB table files (`.sst`) under `dir`, at any depth.
+pub fn table_files(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .expect("read_dir")
+        .map(|entry| entry.expect("entry").path())
+        .map(|path| {
+            if path.is_dir() {
+                table_files(&path)
+            } else {
+                usize::from(path.extension().is_some_and(|e| e == "sst"))
+            }
+        })
+        .sum()
 }
 
 #[cfg(test)]
