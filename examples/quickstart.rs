@@ -13,9 +13,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{}", engine.execute(&["INCR", "user:1"]));
 
     // The same engine, typed.
-    let scores: [(f64, &[u8]); 2] = [(1.5, b"alice"), (3.0, b"bob")];
-    engine.zadd(b"board", &scores)?;
-    let name = engine.hget(b"user:1", b"name")?.unwrap_or_default();
+    engine.zadd("board", &[(1.5, "alice"), (3.0, "bob")])?;
+    let name = engine.hget("user:1", "name")?.unwrap_or_default();
     let score = engine.execute(&["ZSCORE", "board", "bob"]);
     println!("{} {score}", String::from_utf8(name)?);
 

@@ -11,24 +11,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let engine = Engine::open_format(Format::Blackwidow, &dir, EngineOptions::default())?;
 
     // A hash, field by field: HSET answers how many fields were new.
-    let new = engine.hset(
-        b"user:1",
-        &[(b"name".as_slice(), b"Ada".as_slice()), (b"lang", b"en")],
-    )?;
-    let lang = engine.hget(b"user:1", b"lang")?;
+    let new = engine.hset("user:1", &[("name", "Ada"), ("lang", "en")])?;
+    let lang = engine.hget("user:1", "lang")?;
     println!(
         "hset: {new} new fields; lang = {:?}",
         lang.as_deref().map(String::from_utf8_lossy)
     );
 
     // A sorted set: scores are exact f64s.
-    engine.zadd(
-        b"board",
-        &[(1.5, b"alice".as_slice()), (3.0, b"bob"), (2.25, b"carol")],
-    )?;
+    engine.zadd("board", &[(1.5, "alice"), (3.0, "bob"), (2.25, "carol")])?;
 
     // Whole values: one read gives every element, in Redis' order.
-    if let Some(stored) = engine.read(b"board")? {
+    if let Some(stored) = engine.read("board")? {
         if let Value::ZSet(members) = stored.value {
             for (member, score) in members {
                 println!("board: {} {score}", String::from_utf8_lossy(&member));
@@ -39,11 +33,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Writing a whole value replaces the key atomically, with an absolute
     // expiry in unix milliseconds (0: none); PEXPIRE sets one relative to now.
     let fields = vec![(b"status".to_vec(), b"active".to_vec())];
-    engine.write(b"session:9", &Value::Hash(fields), 0)?;
-    engine.pexpire(b"session:9", 60_000)?;
+    engine.write("session:9", &Value::Hash(fields), 0)?;
+    engine.pexpire("session:9", 60_000)?;
     // Blackwidow keeps whole seconds, rounding an expiry up: the key lives
     // 60 to 61 s from now.
-    let ttl = engine.pttl(b"session:9")?.flatten().unwrap_or(0);
+    let ttl = engine.pttl("session:9")?.flatten().unwrap_or(0);
     let about_a_minute = (59_000..=61_000).contains(&ttl);
     println!("session:9 expires in about a minute: {about_a_minute}");
 

@@ -16,7 +16,6 @@ mod migrate;
 mod rdb;
 mod serve;
 mod serve_kvrocks;
-mod signals;
 mod store_args;
 
 use store_args::StoreArgs;
@@ -90,7 +89,23 @@ enum Command {
     Serve(serve::ServeArgs),
 }
 
+/// With `REDCODEC_ABORT_ON_PANIC` set (the tests set it), a panic on any
+/// thread ends the process after its message, so that a panic in one of
+/// a server's tasks, which the runtime would otherwise survive, shows as
+/// a crash.
+fn abort_on_panic_if_asked() {
+    if std::env::var_os("REDCODEC_ABORT_ON_PANIC").is_none() {
+        return;
+    }
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        report(info);
+        std::process::abort();
+    }));
+}
+
 fn main() -> ExitCode {
+    abort_on_panic_if_asked();
     let args = match redcodec_server::config_file::expand(std::env::args().collect()) {
         Ok(args) => args,
         Err(e) => {

@@ -10,8 +10,8 @@ use redcodec_server::config::NamespaceMode;
 use redcodec_server::{Opener, ServerConfig, SyncPolicy};
 
 use crate::error::CliError;
-use crate::signals::ShutdownSignals;
 use crate::store_args::StoreArgs;
+use redcodec_server::signals::ShutdownSignals;
 
 /// Options of `serve`.
 #[derive(Args, Debug, Clone)]

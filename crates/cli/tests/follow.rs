@@ -159,6 +159,7 @@ impl Follower {
             .arg(dst)
             .arg("--follow")
             .args(extra)
+            .env("REDCODEC_ABORT_ON_PANIC", "1")
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).unwrap())
             .spawn()

@@ -10,7 +10,8 @@ use std::cmp::Ordering;
 
 use redcodec_codec::{Codec, Meta, Place, SubId, SubKind};
 
-use crate::keyspace::{Ctx, SubIter};
+use crate::error::CmdResult;
+use crate::keyspace::{Ctx, KeyView, SubIter};
 use crate::store::{KvIter, KvStore, Order, Pair, StoreError};
 
 /// One unbounded iterator per element family, made on first use and kept.
@@ -153,6 +154,17 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         let order = store.order(range.place);
         let within = Within::new(cursor, &lower, range.upper, order);
         SubIter::over(codec, kind, key, meta, within)
+    }
+
+    /// [`Ctx::view`] with the metadata records read on `cursors`, moved
+    /// forward from key to key instead of a point read each: for walks
+    /// in key order over a store that stands still. Not inside a group
+    /// of commands (its held-back writes are not laid over the cursors).
+    pub fn view_on(&self, cursors: &mut ReadCursors<'e, S>, key: &[u8]) -> CmdResult<KeyView> {
+        self.view_by(key, |place, raw_key, ty| {
+            let raw = cursors.get(place, raw_key)?;
+            Ok(raw.map(|raw| self.codec().decode_meta(ty, &raw)))
+        })
     }
 }
 

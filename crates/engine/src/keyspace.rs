@@ -15,7 +15,6 @@ use redcodec_codec::{
 };
 
 use crate::core::EngineCore;
-use crate::cursors::ReadCursors;
 use crate::error::{CmdError, CmdResult};
 use crate::lookups::KeyspaceLookups;
 use crate::reply::quote_bytes;
@@ -290,20 +289,9 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         Ok(read)
     }
 
-    /// [`Ctx::view`] with the metadata records read on `cursors`, moved
-    /// forward from key to key instead of a point read each: for walks
-    /// in key order over a store that stands still. Not inside a group
-    /// of commands (its held-back writes are not laid over the cursors).
-    pub fn view_on(&self, cursors: &mut ReadCursors<'e, S>, key: &[u8]) -> CmdResult<KeyView> {
-        self.view_by(key, |place, raw_key, ty| {
-            let raw = cursors.get(place, raw_key)?;
-            Ok(raw.map(|raw| self.codec().decode_meta(ty, &raw)))
-        })
-    }
-
     /// The view of `key` from its metadata records of each type, as
     /// `read` decodes them (`None`: no record).
-    fn view_by(
+    pub(crate) fn view_by(
         &self,
         key: &[u8],
         mut read: impl FnMut(

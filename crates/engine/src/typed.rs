@@ -76,7 +76,8 @@ pub struct Stored {
 
 impl<C: Codec, S: KvStore> Engine<C, S> {
     /// The whole value of `key`, if it is live.
-    pub fn read(&self, key: &[u8]) -> Result<Option<Stored>, CmdError> {
+    pub fn read(&self, key: impl AsRef<[u8]>) -> Result<Option<Stored>, CmdError> {
+        let key = key.as_ref();
         let _held = self.locks.lock_keys(&[key]);
         let ctx = Ctx::new(self);
         let Some(meta) = ctx.live(key)? else {
@@ -91,7 +92,13 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
 
     /// Replaces `key` with `value` (any type) and the absolute expiry
     /// `expire_ms` (0: none), atomically. An empty collection deletes the key.
-    pub fn write(&self, key: &[u8], value: &Value, expire_ms: u64) -> Result<(), CmdError> {
+    pub fn write(
+        &self,
+        key: impl AsRef<[u8]>,
+        value: &Value,
+        expire_ms: u64,
+    ) -> Result<(), CmdError> {
+        let key = key.as_ref();
         let _held = self.locks.lock_keys(&[key]);
         let mut ctx = Ctx::new(self);
         let view = ctx.view(key)?;
@@ -145,7 +152,8 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
 
     /// The summary of `key` (type, expiry, element count, shadowed types)
     /// if it is live; its elements are not read.
-    pub fn summary(&self, key: &[u8]) -> Result<Option<KeySummary>, CmdError> {
+    pub fn summary(&self, key: impl AsRef<[u8]>) -> Result<Option<KeySummary>, CmdError> {
+        let key = key.as_ref();
         let _held = self.locks.lock_keys(&[key]);
         let ctx = Ctx::new(self);
         let live = ctx.live(key)?;
@@ -229,62 +237,78 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
     }
 
     /// GET.
-    pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, CmdError> {
-        match self.call(&[b"GET", key])? {
+    pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>, CmdError> {
+        match self.call(&[b"GET", key.as_ref()])? {
             Reply::Bulk(v) => Ok(Some(v)),
             _ => Ok(None),
         }
     }
 
     /// SET without options.
-    pub fn set(&self, key: &[u8], value: &[u8]) -> Result<(), CmdError> {
-        self.call(&[b"SET", key, value]).map(drop)
+    pub fn set(&self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> Result<(), CmdError> {
+        self.call(&[b"SET", key.as_ref(), value.as_ref()]).map(drop)
     }
 
     /// DEL of several keys; returns how many existed.
-    pub fn del(&self, keys: &[&[u8]]) -> Result<u64, CmdError> {
+    pub fn del<K: AsRef<[u8]>>(&self, keys: &[K]) -> Result<u64, CmdError> {
         let mut args: Vec<&[u8]> = vec![b"DEL"];
-        args.extend_from_slice(keys);
+        args.extend(keys.iter().map(AsRef::as_ref));
         integer(self.call(&args)?)
     }
 
     /// TYPE: the key's type, `None` when missing.
-    pub fn type_of(&self, key: &[u8]) -> Result<Option<DataType>, CmdError> {
-        match self.call(&[b"TYPE", key])? {
+    pub fn type_of(&self, key: impl AsRef<[u8]>) -> Result<Option<DataType>, CmdError> {
+        match self.call(&[b"TYPE", key.as_ref()])? {
             Reply::Status(name) => Ok(DataType::from_redis_name(name.as_bytes())),
             _ => Ok(None),
         }
     }
 
     /// HSET of field–value pairs; returns how many fields were new.
-    pub fn hset(&self, key: &[u8], pairs: &[(&[u8], &[u8])]) -> Result<u64, CmdError> {
-        let mut args: Vec<&[u8]> = vec![b"HSET", key];
+    pub fn hset<F: AsRef<[u8]>, V: AsRef<[u8]>>(
+        &self,
+        key: impl AsRef<[u8]>,
+        pairs: &[(F, V)],
+    ) -> Result<u64, CmdError> {
+        let mut args: Vec<&[u8]> = vec![b"HSET", key.as_ref()];
         for (f, v) in pairs {
-            args.push(f);
-            args.push(v);
+            args.push(f.as_ref());
+            args.push(v.as_ref());
         }
         integer(self.call(&args)?)
     }
 
     /// HGET.
-    pub fn hget(&self, key: &[u8], field: &[u8]) -> Result<Option<Vec<u8>>, CmdError> {
-        match self.call(&[b"HGET", key, field])? {
+    pub fn hget(
+        &self,
+        key: impl AsRef<[u8]>,
+        field: impl AsRef<[u8]>,
+    ) -> Result<Option<Vec<u8>>, CmdError> {
+        match self.call(&[b"HGET", key.as_ref(), field.as_ref()])? {
             Reply::Bulk(v) => Ok(Some(v)),
             _ => Ok(None),
         }
     }
 
     /// RPUSH; returns the new length.
-    pub fn rpush(&self, key: &[u8], values: &[&[u8]]) -> Result<u64, CmdError> {
-        let mut args: Vec<&[u8]> = vec![b"RPUSH", key];
-        args.extend_from_slice(values);
+    pub fn rpush<V: AsRef<[u8]>>(
+        &self,
+        key: impl AsRef<[u8]>,
+        values: &[V],
+    ) -> Result<u64, CmdError> {
+        let mut args: Vec<&[u8]> = vec![b"RPUSH", key.as_ref()];
+        args.extend(values.iter().map(AsRef::as_ref));
         integer(self.call(&args)?)
     }
 
     /// SADD; returns how many members were new.
-    pub fn sadd(&self, key: &[u8], members: &[&[u8]]) -> Result<u64, CmdError> {
-        let mut args: Vec<&[u8]> = vec![b"SADD", key];
-        args.extend_from_slice(members);
+    pub fn sadd<M: AsRef<[u8]>>(
+        &self,
+        key: impl AsRef<[u8]>,
+        members: &[M],
+    ) -> Result<u64, CmdError> {
+        let mut args: Vec<&[u8]> = vec![b"SADD", key.as_ref()];
+        args.extend(members.iter().map(AsRef::as_ref));
         integer(self.call(&args)?)
     }
 
@@ -292,8 +316,13 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
     /// The scores reach the sorted set as the `f64`s given, through the
     /// typed operation ZADD runs; a NaN is refused as ZADD refuses it.
     /// Errors are those of ZADD, as text.
-    pub fn zadd(&self, key: &[u8], members: &[(f64, &[u8])]) -> Result<u64, CmdError> {
-        self.zadd_scores(key, members)
+    pub fn zadd<M: AsRef<[u8]>>(
+        &self,
+        key: impl AsRef<[u8]>,
+        members: &[(f64, M)],
+    ) -> Result<u64, CmdError> {
+        let members: Vec<(f64, &[u8])> = members.iter().map(|(s, m)| (*s, m.as_ref())).collect();
+        self.zadd_scores(key.as_ref(), &members)
             .map_err(|e| CmdError::Other(e.to_string()))
     }
 
@@ -329,14 +358,14 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
     }
 
     /// PEXPIRE; returns whether the key existed.
-    pub fn pexpire(&self, key: &[u8], ms: u64) -> Result<bool, CmdError> {
+    pub fn pexpire(&self, key: impl AsRef<[u8]>, ms: u64) -> Result<bool, CmdError> {
         let ms = ms.to_string();
-        Ok(integer(self.call(&[b"PEXPIRE", key, ms.as_bytes()])?)? == 1)
+        Ok(integer(self.call(&[b"PEXPIRE", key.as_ref(), ms.as_bytes()])?)? == 1)
     }
 
     /// PTTL: `None` for a missing key, `Some(None)` for no expiry.
-    pub fn pttl(&self, key: &[u8]) -> Result<Option<Option<u64>>, CmdError> {
-        let Reply::Integer(n) = self.call(&[b"PTTL", key])? else {
+    pub fn pttl(&self, key: impl AsRef<[u8]>) -> Result<Option<Option<u64>>, CmdError> {
+        let Reply::Integer(n) = self.call(&[b"PTTL", key.as_ref()])? else {
             return Ok(None);
         };
         Ok(match n {
@@ -564,6 +593,6 @@ mod tests {
         assert_eq!(e.pttl(b"s").unwrap(), Some(Some(1000)));
         t.clock.advance_ms(1001);
         assert_eq!(e.get(b"s").unwrap(), None);
-        assert_eq!(e.del(&[b"h", b"nope"]).unwrap(), 1);
+        assert_eq!(e.del(&["h", "nope"]).unwrap(), 1);
     }
 }

@@ -19,11 +19,13 @@ use tokio::net::TcpStream;
 use tokio::sync::watch;
 
 use crate::clients::ClientInfo;
+use crate::command_roles::BlockingPop;
 use crate::commands::registry::{self, Run, Spec};
 use crate::commands::{blocking as block_cmd, check_resolved, run_spec, Access};
 use crate::config::SyncPolicy;
 use crate::frame::{parse_request, Limits};
 use crate::group_commit;
+use crate::master::replica_link::Handed;
 use crate::reply::{encode, Next, Shape, Streamer};
 use crate::session::{Answer, Session};
 use crate::state::Shared;
@@ -55,8 +57,9 @@ struct Io {
     buf: BytesMut,
     /// Replies not yet written.
     out: BytesMut,
-    /// The PSYNC or SYNC that makes this connection a replica's link.
-    replica: Option<Vec<Vec<u8>>>,
+    /// The command that makes this connection a replica's link (a PSYNC
+    /// or SYNC, or Kvrocks' protocol), with its arguments.
+    replica: Option<(Handed, Vec<Vec<u8>>)>,
 }
 
 impl Io {
@@ -195,9 +198,10 @@ pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>
     }
     shared.monitors.stop(info.id);
     match io.replica.take() {
-        Some(args) => {
+        Some((handed, args)) => {
             let info = info.clone();
-            crate::master::serve_replica(shared.clone(), info, io.rd, io.wr, io.buf, args).await;
+            crate::master::serve_replica(shared.clone(), info, io.rd, io.wr, io.buf, handed, args)
+                .await;
         }
         None => {
             let _ = io.wr.shutdown().await;
@@ -333,8 +337,8 @@ async fn answer(
     {
         return match k {
             crate::master::kvrocks::Intercepted::Reply(r) => Some(Answer::One(r)),
-            crate::master::kvrocks::Intercepted::TakeOver => {
-                io.replica = Some(args);
+            crate::master::kvrocks::Intercepted::TakeOver(command) => {
+                io.replica = Some((Handed::Kvrocks(command), args));
                 None
             }
         };
@@ -379,14 +383,14 @@ async fn answer(
     let mut waited = Duration::ZERO;
     // The commands run_spec does not run (EXEC, a blocking wait) are
     // shown to the monitors here.
-    let unmonitored = matches!(spec.run, Run::Exec | Run::Blocking | Run::Wait);
+    let unmonitored = matches!(spec.run, Run::Exec | Run::Blocking(_) | Run::Wait);
     if unmonitored && crate::monitor::shown_first(spec) {
         crate::monitor::feed(shared, session, spec, &args);
     }
     let answer = match spec.run {
-        Run::ReplicaSync => match crate::master::check_sync(shared, &args) {
+        Run::ReplicaSync(handover) => match crate::master::check_sync(shared, handover, &args) {
             Ok(()) => {
-                io.replica = Some(args);
+                io.replica = Some((Handed::Redis(handover), args));
                 return None;
             }
             Err(e) => Some(Answer::One(e)),
@@ -395,10 +399,10 @@ async fn answer(
             crate::master::wait(shared, &session.info, &args).await,
         )),
         Run::Exec => Some(crate::commands::transaction::exec(shared, session)),
-        Run::Blocking => block(shared, session, spec.name, &args, io, shutdown, &mut waited)
+        Run::Blocking(pop) => block(shared, session, pop, &args, io, shutdown, &mut waited)
             .await
             .map(Answer::One),
-        Run::Engine | Run::Server(_) | Run::KvrocksMaster => {
+        Run::Engine | Run::Server(_) | Run::KvrocksMaster(_) => {
             // Its time waiting for other commands' keys is not its own.
             let _admitted = if spec.groups(args.len()) {
                 let admitted = shared.admission.admit(&spec.keys_of(&args)).await;
@@ -426,13 +430,13 @@ async fn answer(
 async fn block(
     shared: &Shared,
     session: &mut Session,
-    name: &str,
+    pop: BlockingPop,
     args: &[Vec<u8>],
     io: &mut Io,
     shutdown: &mut watch::Receiver<bool>,
     waited: &mut Duration,
 ) -> Option<Reply> {
-    let request = match block_cmd::parse(name, args) {
+    let request = match block_cmd::parse(pop, args) {
         Ok(r) => r,
         Err(e) => return Some(e),
     };

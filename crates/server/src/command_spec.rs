@@ -8,6 +8,9 @@ use redcodec_engine::Reply;
 use redcodec_formats::AnyCodec;
 
 use crate::access::Access;
+use crate::command_roles::{
+    BlockingPop, Handover, InStream, KvrocksCommand, Propagation, Redaction,
+};
 use crate::commands::subcommands::{self, Container};
 use crate::session::Session;
 use crate::spec_id::SpecId;
@@ -29,14 +32,14 @@ pub enum Run {
     /// WAIT: waits for replicas' acknowledgements (at once inside MULTI).
     Wait,
     /// PSYNC and SYNC: the connection becomes a replica's link.
-    ReplicaSync,
+    ReplicaSync(Handover),
     /// A blocking pop (at once inside MULTI and scripts).
-    Blocking,
+    Blocking(BlockingPop),
     /// Kvrocks' replication protocol (`_db_name`, `_fetch_meta`,
-    /// `_fetch_file`, and Kvrocks' one-argument PSYNC): answered by
-    /// [`crate::master::kvrocks::intercept`] at the client loop's edge,
-    /// before Redis' checks; unknown anywhere else.
-    KvrocksMaster,
+    /// `_fetch_file`; Kvrocks' one-argument PSYNC is Redis' PSYNC's
+    /// spec): answered by [`crate::master::kvrocks::intercept`] at the
+    /// client loop's edge, before Redis' checks; unknown anywhere else.
+    KvrocksMaster(KvrocksCommand),
 }
 
 /// Everything about one command.
@@ -61,6 +64,15 @@ pub struct Spec {
     /// looked up again): every engine command has one, PING and ECHO
     /// included.
     pub engine: Option<CommandSpec<AnyCodec>>,
+    /// The flags a subcommand adds to its container's (CLIENT KILL is
+    /// `admin`, SCRIPT KILL `allow-busy`), by lower-case name.
+    pub sub_flags: &'static [(&'static str, Flags)],
+    /// How it reaches replicas.
+    pub propagation: Propagation,
+    /// What MONITOR hides of it.
+    pub redaction: Redaction,
+    /// What a replica does with it in its master's stream.
+    pub in_stream: InStream,
 }
 
 impl Spec {
@@ -90,6 +102,20 @@ impl Spec {
     /// Whether it has every property of `flags`.
     pub fn has(&self, flags: Flags) -> bool {
         self.flags.has(flags)
+    }
+
+    /// Whether the request `args` (name first) has every property of
+    /// `flags`, its subcommand's included (CLIENT KILL is `admin`).
+    pub fn request_has(&self, args: &[Vec<u8>], flags: Flags) -> bool {
+        if self.has(flags) {
+            return true;
+        }
+        let Some(sub) = args.get(1) else {
+            return false;
+        };
+        self.sub_flags
+            .iter()
+            .any(|(name, f)| f.has(flags) && sub.eq_ignore_ascii_case(name.as_bytes()))
     }
 
     /// The RESP3 shape of the reply to `args` (name first).

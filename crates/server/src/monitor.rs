@@ -20,6 +20,7 @@ use redcodec_engine::internals::dispatch::Flags;
 use redcodec_engine::Reply;
 use redcodec_protocol::cmdline::quote_bytes;
 
+use crate::command_roles::Redaction;
 use crate::command_spec::Spec;
 use crate::session::Session;
 use crate::state::Shared;
@@ -90,10 +91,7 @@ pub fn around(
 
 /// Shows the command `args` that `session` runs to every monitor, if any.
 pub fn feed(shared: &Shared, session: &Session, spec: &Spec, args: &[Vec<u8>]) {
-    if shared.monitors.count.load(Ordering::Relaxed) == 0
-        || spec.has(Flags::ADMIN)
-        || admin_subcommand(spec.name, args)
-    {
+    if shared.monitors.count.load(Ordering::Relaxed) == 0 || spec.request_has(args, Flags::ADMIN) {
         return;
     }
     let now = SystemTime::now()
@@ -110,7 +108,7 @@ pub fn feed(shared: &Shared, session: &Session, spec: &Spec, args: &[Vec<u8>]) {
         now.subsec_micros(),
         session.db
     );
-    let redacted = redacted(spec.name, args);
+    let redacted = redacted(spec.redaction, args);
     for (i, arg) in args.iter().enumerate() {
         line.push(' ');
         if redacted.contains(&i) {
@@ -123,45 +121,30 @@ pub fn feed(shared: &Shared, session: &Session, spec: &Spec, args: &[Vec<u8>]) {
     shared.monitors.send(line.as_bytes());
 }
 
-/// Whether `args` is a subcommand Redis 7.0 flags `admin` in a container
-/// that is not (CLIENT's), which monitors do not see either.
-fn admin_subcommand(name: &str, args: &[Vec<u8>]) -> bool {
-    const CLIENT: &[&str] = &["kill", "list", "no-evict", "pause", "unpause", "unblock"];
-    name == "client"
-        && args.get(1).is_some_and(|sub| {
-            CLIENT
-                .iter()
-                .any(|c| sub.eq_ignore_ascii_case(c.as_bytes()))
-        })
-}
-
 /// The positions of the secrets among `args` that Redis 7.0 redacts
 /// (`redactClientCommandArgument`).
-fn redacted(name: &str, args: &[Vec<u8>]) -> Vec<usize> {
-    let is = |i: usize, word: &str| {
-        args.get(i)
-            .is_some_and(|a| a.eq_ignore_ascii_case(word.as_bytes()))
-    };
-    match name {
-        "auth" => (1..args.len()).collect(),
-        "hello" => (2..args.len())
-            .filter(|&i| is(i, "auth"))
-            .flat_map(|i| [i + 1, i + 2])
-            .filter(|&i| i < args.len())
-            .collect(),
-        "migrate" => (6..args.len())
-            .flat_map(|i| {
-                if is(i, "auth") {
-                    vec![i + 1]
-                } else if is(i, "auth2") {
-                    vec![i + 1, i + 2]
+fn redacted(redaction: Redaction, args: &[Vec<u8>]) -> Vec<usize> {
+    match redaction {
+        Redaction::Nothing => Vec::new(),
+        Redaction::Arguments => (1..args.len()).collect(),
+        Redaction::HelloAuth => {
+            // `helloCommand`'s walk: AUTH takes two words, SETNAME one.
+            let mut secrets = Vec::new();
+            let mut i = 2;
+            while i < args.len() {
+                let more = args.len() - i - 1;
+                if args[i].eq_ignore_ascii_case(b"auth") && more >= 2 {
+                    secrets.extend([i + 1, i + 2]);
+                    i += 2;
+                } else if args[i].eq_ignore_ascii_case(b"setname") && more >= 1 {
+                    i += 1;
                 } else {
-                    Vec::new()
+                    break;
                 }
-            })
-            .filter(|&i| i < args.len())
-            .collect(),
-        _ => Vec::new(),
+                i += 1;
+            }
+            secrets
+        }
     }
 }
 
@@ -175,17 +158,32 @@ mod tests {
 
     #[test]
     fn secrets_are_redacted_as_redis_does() {
-        assert_eq!(redacted("auth", &args(&["auth", "pw"])), [1]);
-        assert_eq!(redacted("auth", &args(&["AUTH", "u", "pw"])), [1, 2]);
+        let of = |name: &str, words: &[&str]| {
+            let spec = crate::commands::registry::get(name.as_bytes()).expect("a command");
+            redacted(spec.redaction, &args(words))
+        };
+        assert_eq!(of("auth", &["auth", "pw"]), [1]);
+        assert_eq!(of("auth", &["AUTH", "u", "pw"]), [1, 2]);
+        assert_eq!(of("hello", &["hello", "3", "AUTH", "u", "pw"]), [3, 4]);
         assert_eq!(
-            redacted("hello", &args(&["hello", "3", "AUTH", "u", "pw"])),
-            [3, 4]
+            of(
+                "hello",
+                &["hello", "3", "SETNAME", "auth", "AUTH", "u", "pw"]
+            ),
+            [5, 6]
         );
-        assert!(redacted("hello", &args(&["hello", "3"])).is_empty());
-        let m = args(&[
-            "migrate", "h", "1", "k", "0", "5", "AUTH2", "u", "pw", "KEYS",
-        ]);
-        assert_eq!(redacted("migrate", &m), [7, 8]);
-        assert!(redacted("get", &args(&["get", "auth"])).is_empty());
+        assert!(of("hello", &["hello", "3"]).is_empty());
+        assert!(of("get", &["get", "auth"]).is_empty());
+    }
+
+    #[test]
+    fn admin_subcommands_are_not_shown() {
+        let client = crate::commands::registry::get(b"client").expect("CLIENT");
+        assert!(client.request_has(&args(&["client", "KILL", "1.2.3.4:5"]), Flags::ADMIN));
+        assert!(client.request_has(&args(&["client", "list"]), Flags::ADMIN));
+        assert!(!client.request_has(&args(&["client", "getname"]), Flags::ADMIN));
+        assert!(!client.request_has(&args(&["client"]), Flags::ADMIN));
+        let config = crate::commands::registry::get(b"config").expect("CONFIG");
+        assert!(config.request_has(&args(&["config", "get", "x"]), Flags::ADMIN));
     }
 }

@@ -19,13 +19,13 @@ use crate::state::Shared;
 /// Runs a resolved command at once, shown to the monitors.
 pub type RunSpec = fn(&Shared, &mut Session, &Access<'_>, &Spec, &[Vec<u8>]) -> Reply;
 
-/// Runs a non-blocking command by its name (any case); an unknown one
-/// gets the engine's reply.
-pub type RunSync = fn(&Shared, &mut Session, &Access<'_>, &str, &[Vec<u8>]) -> Reply;
+/// Runs a non-blocking command `args` (its name first, any case); an
+/// unknown one gets the engine's reply.
+pub type RunSync = fn(&Shared, &mut Session, &Access<'_>, &[Vec<u8>]) -> Reply;
 
-/// Runs a command on the engine (WATCH counters bumped, blocked clients
-/// served after a write).
-pub type RunEngine = fn(&Shared, &mut Session, &Engine<AnyCodec>, &str, &[Vec<u8>]) -> Reply;
+/// Runs a command `args` (its name first) on the engine (WATCH counters
+/// bumped, blocked clients served after a write).
+pub type RunEngine = fn(&Shared, &mut Session, &Engine<AnyCodec>, &[Vec<u8>]) -> Reply;
 
 /// Running commands: the functions [`crate::commands`] installs.
 pub struct CommandPath {

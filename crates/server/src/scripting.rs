@@ -31,7 +31,7 @@ pub use crate::scripts::{read_libraries, write_libraries, Scripts, FUNCTIONS_FIL
 
 use crate::access::Access;
 use crate::cluster::script_keys::ScriptSlots;
-use crate::command_spec::Spec;
+use crate::command_spec::{Run, Spec};
 use crate::command_table::{self, check};
 use crate::engines::EngineGuard;
 use crate::reply::{encode, Protocol};
@@ -76,24 +76,18 @@ pub fn busy_gate(
     args: &[Vec<u8>],
 ) -> Option<Reply> {
     let text = shared.scripts.control.busy_error()?;
-    if spec.has(Flags::ALLOW_BUSY) {
-        return None;
-    }
     // SCRIPT KILL, FUNCTION KILL and FUNCTION STATS are allowed by their
     // subcommand.
-    let sub = args
-        .get(1)
-        .map(|a| String::from_utf8_lossy(a).to_ascii_lowercase());
-    match (spec.name, sub.as_deref()) {
-        ("script", Some("kill")) | ("function", Some("kill" | "stats")) => None,
-        ("exec", _) if session.queued.is_some() => {
-            let _ = session.discard(shared);
-            Some(Reply::error(format!(
-                "EXECABORT Transaction discarded because of: {text}"
-            )))
-        }
-        _ => Some(Reply::error(text)),
+    if spec.request_has(args, Flags::ALLOW_BUSY) {
+        return None;
     }
+    if matches!(spec.run, Run::Exec) && session.queued.is_some() {
+        let _ = session.discard(shared);
+        return Some(Reply::error(format!(
+            "EXECABORT Transaction discarded because of: {text}"
+        )));
+    }
+    Some(Reply::error(text))
 }
 
 /// A reply as a script sees it.
@@ -320,11 +314,11 @@ pub fn eval(
     shared: &Shared,
     session: &mut Session,
     access: &Access<'_>,
-    name: &str,
+    spec: &Spec,
+    by_sha: bool,
     args: &[Vec<u8>],
 ) -> Reply {
-    let by_sha = name.starts_with("evalsha");
-    let ro = name.ends_with("_ro");
+    let ro = !spec.has(Flags::MAY_WRITE);
     let numkeys = match parse_numkeys(&args[2], args.len() - 3, false) {
         Ok(n) => n,
         Err(e) => return Reply::error(e),
@@ -354,10 +348,10 @@ pub fn fcall(
     shared: &Shared,
     session: &mut Session,
     access: &Access<'_>,
-    name: &str,
+    spec: &Spec,
     args: &[Vec<u8>],
 ) -> Reply {
-    let ro = name == "fcall_ro";
+    let ro = !spec.has(Flags::MAY_WRITE);
     let function = args[1].clone();
     let found = shared
         .scripts

@@ -16,9 +16,9 @@ use redcodec_engine::Compat;
 use super::pair::PairArgs;
 use crate::error::fail;
 use crate::error::CliError;
-use crate::signals::ShutdownSignals;
 use crate::store_args::StoreArgs;
 use redcodec_migrate::summary::thousands;
+use redcodec_server::signals::ShutdownSignals;
 
 /// The options of a migration that keeps following its source.
 #[derive(Args, Debug, Clone, Default)]

@@ -10,6 +10,7 @@ use std::process::{Command, Output, Stdio};
 pub fn redcodec(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_redcodec"))
         .args(args)
+        .env("REDCODEC_ABORT_ON_PANIC", "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -204,7 +205,9 @@ pub fn tiny_compare(out: &Path) -> Output {
 /// The `redcodec` binary as a command to complete.
 #[allow(dead_code)]
 pub fn binary() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_redcodec"))
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_redcodec"));
+    cmd.env("REDCODEC_ABORT_ON_PANIC", "1");
+    cmd
 }
 
 /// Starts `cmd` (a migration with `--pause-after-commits N`), waits until

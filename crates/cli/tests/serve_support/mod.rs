@@ -56,6 +56,8 @@ impl Serve {
             .arg(dir)
             .args(extra)
             .envs(env.iter().copied())
+            // A panic in any task is a crash the test sees.
+            .env("REDCODEC_ABORT_ON_PANIC", "1")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()

@@ -135,21 +135,9 @@ fn append<C: Codec>(
 ) -> Result<(), redcodec_engine::CmdError> {
     match chunk {
         Value::String(v) => dst.set(key, v),
-        Value::Hash(pairs) => {
-            let pairs: Vec<(&[u8], &[u8])> = pairs
-                .iter()
-                .map(|(f, v)| (f.as_slice(), v.as_slice()))
-                .collect();
-            dst.hset(key, &pairs).map(drop)
-        }
-        Value::List(items) => {
-            let items: Vec<&[u8]> = items.iter().map(Vec::as_slice).collect();
-            dst.rpush(key, &items).map(drop)
-        }
-        Value::Set(members) => {
-            let members: Vec<&[u8]> = members.iter().map(Vec::as_slice).collect();
-            dst.sadd(key, &members).map(drop)
-        }
+        Value::Hash(pairs) => dst.hset(key, pairs).map(drop),
+        Value::List(items) => dst.rpush(key, items).map(drop),
+        Value::Set(members) => dst.sadd(key, members).map(drop),
         Value::ZSet(members) => {
             let members: Vec<(f64, &[u8])> =
                 members.iter().map(|(m, s)| (*s, m.as_slice())).collect();

@@ -9,7 +9,7 @@ use redcodec_kvrocks::slot::slot;
 
 use super::parse::{parse_int, parse_slot_ranges, SlotRange, SLOTS};
 use super::topology::NODE_ID_LEN;
-use super::{slot_keys, Cluster, ImportState};
+use super::{slot_keys, Cluster, ImportState, Link};
 use crate::session::Session;
 use crate::state::Shared;
 
@@ -503,12 +503,8 @@ fn set_slot(c: &Cluster, ranges: &[SlotRange], id: &[u8], version: i64) -> Resul
 }
 
 /// `ASKING`, `READONLY`, `READWRITE`: OK, and the connection's flag.
-pub fn link_flag(shared: &Shared, session: &Session, name: &str) -> Reply {
-    shared.cluster.update_link(session.info.id, |l| match name {
-        "asking" => l.asking = true,
-        "readonly" => l.readonly = true,
-        _ => l.readonly = false,
-    });
+pub fn link_flag(shared: &Shared, session: &Session, set: fn(&mut Link)) -> Reply {
+    shared.cluster.update_link(session.info.id, set);
     Reply::ok()
 }
 

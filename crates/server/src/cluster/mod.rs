@@ -20,6 +20,7 @@ pub mod cluster_state;
 pub mod migrate;
 pub mod nodes_file;
 pub mod parse;
+pub mod replica_role;
 pub mod replication;
 pub mod routing;
 pub mod script_keys;

@@ -6,6 +6,7 @@ use std::time::Duration;
 use redcodec_engine::Reply;
 
 use crate::access::Access;
+use crate::command_roles::BlockingPop;
 use crate::session::Session;
 use crate::state::Shared;
 use crate::waiters::BlockOp;
@@ -101,22 +102,16 @@ fn parse_mpop(zset: bool, args: &[Vec<u8>]) -> Result<BlockRequest, Reply> {
     })
 }
 
-/// Parses BLPOP BRPOP BLMOVE BRPOPLPUSH BZPOPMIN BZPOPMAX BLMPOP BZMPOP
-/// (arity already checked).
-pub fn parse(name: &str, args: &[Vec<u8>]) -> Result<BlockRequest, Reply> {
-    match name {
-        "blmpop" => return parse_mpop(false, args),
-        "bzmpop" => return parse_mpop(true, args),
-        _ => {}
-    }
+/// Parses a blocking pop's arguments (arity already checked).
+pub fn parse(pop: BlockingPop, args: &[Vec<u8>]) -> Result<BlockRequest, Reply> {
     let last = &args[args.len() - 1];
     let many = || args[1..args.len() - 1].to_vec();
-    let (keys, op) = match name {
-        "blpop" => (many(), BlockOp::Pop { left: true }),
-        "brpop" => (many(), BlockOp::Pop { left: false }),
-        "bzpopmin" => (many(), BlockOp::ZPop { min: true }),
-        "bzpopmax" => (many(), BlockOp::ZPop { min: false }),
-        "blmove" => {
+    let (keys, op) = match pop {
+        BlockingPop::ListMany => return parse_mpop(false, args),
+        BlockingPop::ZsetMany => return parse_mpop(true, args),
+        BlockingPop::List { left } => (many(), BlockOp::Pop { left }),
+        BlockingPop::Zset { min } => (many(), BlockOp::ZPop { min }),
+        BlockingPop::Move => {
             let from = side(&args[3])?;
             let to = side(&args[4])?;
             let op = BlockOp::Move {
@@ -126,7 +121,7 @@ pub fn parse(name: &str, args: &[Vec<u8>]) -> Result<BlockRequest, Reply> {
             };
             (vec![args[1].clone()], op)
         }
-        _ => {
+        BlockingPop::RPopLPush => {
             let op = BlockOp::Move {
                 dst: args[2].clone(),
                 from: "right",
@@ -145,10 +140,10 @@ pub fn non_blocking(
     shared: &Shared,
     session: &mut Session,
     access: &Access<'_>,
-    name: &str,
+    pop: BlockingPop,
     args: &[Vec<u8>],
 ) -> Reply {
-    let request = match parse(name, args) {
+    let request = match parse(pop, args) {
         Ok(r) => r,
         Err(e) => return e,
     };

@@ -63,7 +63,7 @@ fn between_databases(
 ) -> Reply {
     let run = |session: &mut Session, args: &[&[u8]]| {
         let args: Vec<Vec<u8>> = args.iter().map(|a| a.to_vec()).collect();
-        (crate::runner::path().run_sync)(shared, session, access, "", &args)
+        (crate::runner::path().run_sync)(shared, session, access, &args)
     };
     let payload = match run(session, &[b"dump", key]) {
         Reply::Bulk(payload) => payload,

@@ -14,6 +14,12 @@
 //!   RESP3 shape, COMMAND and commandstats read that spec.
 //! - A container command (CLIENT, CONFIG, …) keeps its subcommands' table
 //!   in [`super::subcommands`]; its spec points at it.
+//! - What the subsystems know of a command is data of its spec too
+//!   ([`crate::command_roles`]): how its writes reach replicas
+//!   (`PROPAGATIONS`), what MONITOR redacts, what a replica does with it
+//!   in its master's stream, which blocking pop or replication hand-over
+//!   it is, and the flags its subcommands add. No code outside this table
+//!   compares a command's name.
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -29,6 +35,9 @@ use super::{
     client, command, config_commands, connection, flush_all, info, memory, move_key, object, save,
 };
 use crate::access::Access;
+use crate::command_roles::{
+    BlockingPop, Handover, InStream, KvrocksCommand, Propagation, Redaction,
+};
 pub use crate::command_spec::{Run, ServerHandler, Spec};
 pub use crate::command_table::Registry;
 use crate::session::Session;
@@ -61,14 +70,23 @@ fn build() -> Registry {
                     reply_shape: e.reply_shape,
                     run: e.run,
                 }),
+                ..DEFAULTS
             };
             (name, spec)
         })
         .collect();
+    for (name, propagation) in PROPAGATIONS {
+        let spec = specs.get_mut(name).expect("an engine command");
+        spec.propagation = *propagation;
+    }
     for spec in server_specs() {
         match specs.get_mut(spec.name) {
-            // The engine's metadata, answered by the server (PING, ECHO).
-            Some(engine) => engine.run = spec.run,
+            // The engine's metadata, answered by the server (PING, ECHO):
+            // what the server says of it is the server's.
+            Some(engine) => {
+                engine.run = spec.run;
+                engine.in_stream = spec.in_stream;
+            }
             None => {
                 specs.insert(spec.name, spec);
             }
@@ -76,6 +94,42 @@ fn build() -> Registry {
     }
     Registry::from_specs(specs.into_values().collect())
 }
+
+/// What a spec says when nothing else is said: the fields after the
+/// engine's (or the server's) own.
+const DEFAULTS: Spec = Spec {
+    name: "",
+    arity: 0,
+    keys: Keys::None,
+    flags: Flags::NONE,
+    reply_shape: ShapeRule::PLAIN,
+    run: Run::Engine,
+    id: SpecId(0),
+    container: None,
+    engine: None,
+    sub_flags: &[],
+    propagation: Propagation::AsIs,
+    redaction: Redaction::Nothing,
+    in_stream: InStream::Apply,
+};
+
+/// The engine's writes that reach replicas as other commands, as Redis
+/// 7.0 rewrites them (`alsoPropagate`, `rewriteClientCommandVector`).
+const PROPAGATIONS: &[(&str, Propagation)] = &[
+    ("expire", Propagation::Expiry),
+    ("pexpire", Propagation::Expiry),
+    ("expireat", Propagation::Expiry),
+    ("pexpireat", Propagation::Expiry),
+    ("getex", Propagation::GetEx),
+    ("setex", Propagation::SetEx),
+    ("psetex", Propagation::SetEx),
+    ("set", Propagation::Set),
+    ("sort", Propagation::Sort),
+    ("restore", Propagation::Restore),
+    ("spop", Propagation::SPop),
+    ("incrbyfloat", Propagation::IncrByFloat),
+    ("hincrbyfloat", Propagation::HIncrByFloat),
+];
 
 /// The command named `name` (any case) in [`REGISTRY`].
 pub fn get(name: &[u8]) -> Option<&'static Spec> {
@@ -98,13 +152,10 @@ fn spec(name: &'static str, arity: i32, flags: Flags, run: Run) -> Spec {
     Spec {
         name,
         arity,
-        keys: Keys::None,
         flags,
-        reply_shape: ShapeRule::PLAIN,
         run,
-        id: SpecId(0),
         container: subcommands::container(name),
-        engine: None,
+        ..DEFAULTS
     }
 }
 
@@ -121,6 +172,21 @@ impl Spec {
 
     fn shaped(mut self, rule: ShapeRule) -> Spec {
         self.reply_shape = rule;
+        self
+    }
+
+    fn redacted(mut self, redaction: Redaction) -> Spec {
+        self.redaction = redaction;
+        self
+    }
+
+    fn in_stream(mut self, in_stream: InStream) -> Spec {
+        self.in_stream = in_stream;
+        self
+    }
+
+    fn sub_flags(mut self, sub_flags: &'static [(&'static str, Flags)]) -> Spec {
+        self.sub_flags = sub_flags;
         self
     }
 }
@@ -149,7 +215,8 @@ fn server_specs() -> Vec<Spec> {
     vec![
         server("ping", -1, Flags::NONE, |_, se, _, _, a| {
             connection::ping(se, a).unwrap_or_else(Reply::ok)
-        }),
+        })
+        .in_stream(InStream::Skip),
         server("echo", 2, Flags::NONE, |_, _, _, _, a| {
             Reply::Bulk(a[1].clone())
         }),
@@ -159,13 +226,15 @@ fn server_specs() -> Vec<Spec> {
             PRE_AUTH.with(Flags::LOADING),
             |sh, se, _, _, a| connection::hello(sh, se, a),
         )
-        .shaped(ShapeRule::Always(Shape::Map)),
+        .shaped(ShapeRule::Always(Shape::Map))
+        .redacted(Redaction::HelloAuth),
         server(
             "auth",
             -2,
             PRE_AUTH.with(Flags::LOADING),
             |sh, se, _, _, a| connection::auth(sh, se, a),
-        ),
+        )
+        .redacted(Redaction::Arguments),
         server(
             "monitor",
             1,
@@ -179,7 +248,8 @@ fn server_specs() -> Vec<Spec> {
         .keyed(Keys::First),
         server("select", 2, NS.with(Flags::LOADING), |sh, se, _, _, a| {
             connection::select(sh, se, a)
-        }),
+        })
+        .in_stream(InStream::SelectDb),
         server(
             "quit",
             -1,
@@ -217,7 +287,16 @@ fn server_specs() -> Vec<Spec> {
         server("client", -2, NS.with(Flags::LOADING), |sh, se, _, _, a| {
             client::client(sh, se, a)
         })
-        .shaped(sub(&["info", "list"], Shape::Verbatim)),
+        .shaped(sub(&["info", "list"], Shape::Verbatim))
+        // The subcommands Redis 7.0 flags `admin` (not shown to monitors).
+        .sub_flags(&[
+            ("kill", Flags::ADMIN),
+            ("list", Flags::ADMIN),
+            ("no-evict", Flags::ADMIN),
+            ("pause", Flags::ADMIN),
+            ("unpause", Flags::ADMIN),
+            ("unblock", Flags::ADMIN),
+        ]),
         // Kvrocks' CLUSTER NODES, INFO and REPLICAS: `conn->VerbatimString`.
         server("cluster", -2, NS, |sh, se, _, _, a| {
             crate::cluster::cluster_commands::cluster(sh, se, a)
@@ -232,9 +311,15 @@ fn server_specs() -> Vec<Spec> {
             Flags::WRITE.with(Flags::NO_MULTI).with(NS),
             |sh, se, _, _, a| crate::cluster::apply_batch::apply_batch(sh, se, a),
         ),
-        server("asking", 1, Flags::NONE, link_flag),
-        server("readonly", 1, Flags::NONE, link_flag),
-        server("readwrite", 1, Flags::NONE, link_flag),
+        server("asking", 1, Flags::NONE, |sh, se, _, _, _| {
+            link_flag(sh, se, |l| l.asking = true)
+        }),
+        server("readonly", 1, Flags::NONE, |sh, se, _, _, _| {
+            link_flag(sh, se, |l| l.readonly = true)
+        }),
+        server("readwrite", 1, Flags::NONE, |sh, se, _, _, _| {
+            link_flag(sh, se, |l| l.readonly = false)
+        }),
         server(
             "config",
             -2,
@@ -251,15 +336,17 @@ fn server_specs() -> Vec<Spec> {
         .shaped(ShapeRule::Always(Shape::Verbatim)),
         server("function", -2, NS, |sh, se, _, _, a| {
             crate::scripting::function(sh, se, a)
-        }),
+        })
+        .sub_flags(&[("kill", Flags::ALLOW_BUSY), ("stats", Flags::ALLOW_BUSY)]),
         server("script", -2, NS, |sh, _, _, _, a| {
             crate::scripting::script(sh, a)
-        }),
+        })
+        .sub_flags(&[("kill", Flags::ALLOW_BUSY)]),
         // `script numkeys key…`
-        server("eval", -3, SCRIPT_RW, eval).keyed(Keys::CountSecond),
-        server("evalsha", -3, SCRIPT_RW, eval).keyed(Keys::CountSecond),
-        server("eval_ro", -3, SCRIPT, eval).keyed(Keys::CountSecond),
-        server("evalsha_ro", -3, SCRIPT, eval).keyed(Keys::CountSecond),
+        server("eval", -3, SCRIPT_RW, eval_body).keyed(Keys::CountSecond),
+        server("evalsha", -3, SCRIPT_RW, eval_sha).keyed(Keys::CountSecond),
+        server("eval_ro", -3, SCRIPT, eval_body).keyed(Keys::CountSecond),
+        server("evalsha_ro", -3, SCRIPT, eval_sha).keyed(Keys::CountSecond),
         server("fcall", -3, SCRIPT_RW, fcall).keyed(Keys::CountSecond),
         server("fcall_ro", -3, SCRIPT, fcall).keyed(Keys::CountSecond),
         server(
@@ -288,10 +375,12 @@ fn server_specs() -> Vec<Spec> {
         .keyed(Keys::Second),
         server("multi", 1, TX.with(Flags::LOADING), |sh, se, _, _, _| {
             se.multi(sh)
-        }),
+        })
+        .in_stream(InStream::Transaction),
         server("discard", 1, TX.with(Flags::LOADING), |sh, se, _, _, _| {
             se.discard(sh)
-        }),
+        })
+        .in_stream(InStream::Transaction),
         server("watch", -2, TX.with(Flags::LOADING), |sh, se, ac, _, a| {
             se.watch(sh, ac, a)
         })
@@ -307,60 +396,93 @@ fn server_specs() -> Vec<Spec> {
             -1,
             NS.with(Flags::ALLOW_BUSY).with(Flags::LOADING),
             |sh, se, _, _, a| crate::master::replconf(sh, se, a),
-        ),
+        )
+        .in_stream(InStream::Replconf),
         spec("wait", 3, NS, Run::Wait),
         spec(
             "exec",
             1,
             Flags::TRANSACTION.with(NS).with(Flags::LOADING),
             Run::Exec,
+        )
+        .in_stream(InStream::Transaction),
+        spec(
+            "psync",
+            -3,
+            Flags::NO_MULTI.with(NS),
+            Run::ReplicaSync(Handover::Psync),
         ),
-        spec("psync", -3, Flags::NO_MULTI.with(NS), Run::ReplicaSync),
-        spec("sync", 1, Flags::NO_MULTI.with(NS), Run::ReplicaSync),
-        spec("blpop", -3, BLOCK, Run::Blocking).keyed(Keys::AllButLast),
-        spec("brpop", -3, BLOCK, Run::Blocking).keyed(Keys::AllButLast),
-        spec("bzpopmin", -3, BLOCK, Run::Blocking)
+        spec(
+            "sync",
+            1,
+            Flags::NO_MULTI.with(NS),
+            Run::ReplicaSync(Handover::Sync),
+        ),
+        blocking("blpop", -3, BlockingPop::List { left: true }).keyed(Keys::AllButLast),
+        blocking("brpop", -3, BlockingPop::List { left: false }).keyed(Keys::AllButLast),
+        blocking("bzpopmin", -3, BlockingPop::Zset { min: true })
             .keyed(Keys::AllButLast)
             .shaped(ShapeRule::Always(Shape::KeyScored)),
-        spec("bzpopmax", -3, BLOCK, Run::Blocking)
+        blocking("bzpopmax", -3, BlockingPop::Zset { min: false })
             .keyed(Keys::AllButLast)
             .shaped(ShapeRule::Always(Shape::KeyScored)),
-        spec("blmove", 6, BLOCK, Run::Blocking).keyed(Keys::FirstTwo),
-        spec("brpoplpush", 4, BLOCK, Run::Blocking).keyed(Keys::FirstTwo),
+        blocking("blmove", 6, BlockingPop::Move).keyed(Keys::FirstTwo),
+        blocking("brpoplpush", 4, BlockingPop::RPopLPush).keyed(Keys::FirstTwo),
         // Scripts may call BLMPOP and BZMPOP (not as writes of the engine).
         spec(
             "blmpop",
             -5,
             Flags::BLOCKING.with(Flags::SERVER_WRITE),
-            Run::Blocking,
+            Run::Blocking(BlockingPop::ListMany),
         )
         .keyed(Keys::CountSecond),
         spec(
             "bzmpop",
             -5,
             Flags::BLOCKING.with(Flags::SERVER_WRITE),
-            Run::Blocking,
+            Run::Blocking(BlockingPop::ZsetMany),
         )
         .keyed(Keys::CountSecond)
         .shaped(ShapeRule::Always(Shape::KeyScoredPairs)),
         // Kvrocks' replication protocol: arity and authentication are
         // checked by its handler, with Kvrocks' texts.
-        spec("_db_name", -1, Flags::KVROCKS_MASTER, Run::KvrocksMaster),
-        spec("_fetch_meta", -1, Flags::KVROCKS_MASTER, Run::KvrocksMaster),
-        spec("_fetch_file", -1, Flags::KVROCKS_MASTER, Run::KvrocksMaster),
+        kvrocks("_db_name", KvrocksCommand::DbName),
+        kvrocks("_fetch_meta", KvrocksCommand::FetchMeta),
+        kvrocks("_fetch_file", KvrocksCommand::FetchFile),
     ]
 }
 
-fn link_flag(sh: &Shared, se: &mut Session, _: &Access<'_>, spec: &Spec, _: &[Vec<u8>]) -> Reply {
-    crate::cluster::cluster_commands::link_flag(sh, se, spec.name)
+/// A blocking pop a script may not call.
+fn blocking(name: &'static str, arity: i32, pop: BlockingPop) -> Spec {
+    spec(name, arity, BLOCK, Run::Blocking(pop))
 }
 
-fn eval(sh: &Shared, se: &mut Session, ac: &Access<'_>, spec: &Spec, a: &[Vec<u8>]) -> Reply {
-    crate::scripting::eval(sh, se, ac, spec.name, a)
+/// A command of Kvrocks' replication protocol.
+fn kvrocks(name: &'static str, command: KvrocksCommand) -> Spec {
+    spec(name, -1, Flags::KVROCKS_MASTER, Run::KvrocksMaster(command))
+}
+
+/// ASKING, READONLY, READWRITE: a flag of the connection's cluster link.
+fn link_flag(
+    sh: &Shared,
+    se: &Session,
+    set: fn(&mut crate::cluster::cluster_state::Link),
+) -> Reply {
+    crate::cluster::cluster_commands::link_flag(sh, se, set)
+}
+
+/// EVAL, EVAL_RO: the script's body.
+fn eval_body(sh: &Shared, se: &mut Session, ac: &Access<'_>, spec: &Spec, a: &[Vec<u8>]) -> Reply {
+    crate::scripting::eval(sh, se, ac, spec, false, a)
+}
+
+/// EVALSHA, EVALSHA_RO: the script's SHA1.
+fn eval_sha(sh: &Shared, se: &mut Session, ac: &Access<'_>, spec: &Spec, a: &[Vec<u8>]) -> Reply {
+    crate::scripting::eval(sh, se, ac, spec, true, a)
 }
 
 fn fcall(sh: &Shared, se: &mut Session, ac: &Access<'_>, spec: &Spec, a: &[Vec<u8>]) -> Reply {
-    crate::scripting::fcall(sh, se, ac, spec.name, a)
+    crate::scripting::fcall(sh, se, ac, spec, a)
 }
 
 #[cfg(test)]
@@ -391,6 +513,47 @@ mod tests {
             "ZADD 0 may update scores"
         );
         assert!(!get(b"lpop").expect("LPOP").may_have_changed(&Reply::Nil));
+    }
+
+    #[test]
+    fn what_the_subsystems_know_of_a_command_is_in_its_spec() {
+        let spec = |name: &str| get_at_edge(name.as_bytes()).expect("a command");
+        assert_eq!(spec("set").propagation, Propagation::Set);
+        assert_eq!(spec("pexpireat").propagation, Propagation::Expiry);
+        assert_eq!(spec("lpush").propagation, Propagation::AsIs);
+        // PING is the engine's, answered by the server: its role in a
+        // master's stream is the server's.
+        assert_eq!(spec("ping").in_stream, InStream::Skip);
+        assert!(matches!(spec("ping").run, Run::Server(_)));
+        assert_eq!(spec("select").in_stream, InStream::SelectDb);
+        for name in ["multi", "exec", "discard"] {
+            assert_eq!(spec(name).in_stream, InStream::Transaction, "{name}");
+        }
+        assert_eq!(spec("replconf").in_stream, InStream::Replconf);
+        assert_eq!(spec("set").in_stream, InStream::Apply);
+        assert_eq!(spec("auth").redaction, Redaction::Arguments);
+        assert_eq!(spec("hello").redaction, Redaction::HelloAuth);
+        assert!(matches!(
+            spec("brpop").run,
+            Run::Blocking(BlockingPop::List { left: false })
+        ));
+        assert!(matches!(
+            spec("bzmpop").run,
+            Run::Blocking(BlockingPop::ZsetMany)
+        ));
+        assert!(matches!(
+            spec("psync").run,
+            Run::ReplicaSync(Handover::Psync)
+        ));
+        assert!(matches!(
+            spec("_fetch_file").run,
+            Run::KvrocksMaster(KvrocksCommand::FetchFile)
+        ));
+        let words =
+            |w: &[&str]| -> Vec<Vec<u8>> { w.iter().map(|w| w.as_bytes().to_vec()).collect() };
+        assert!(spec("script").request_has(&words(&["script", "KILL"]), Flags::ALLOW_BUSY));
+        assert!(!spec("script").request_has(&words(&["script", "flush"]), Flags::ALLOW_BUSY));
+        assert!(spec("function").request_has(&words(&["function", "stats"]), Flags::ALLOW_BUSY));
     }
 
     #[test]

@@ -9,8 +9,9 @@ use redcodec_engine::{Engine, Reply};
 use redcodec_formats::AnyCodec;
 
 use super::blocking;
-use super::registry::{self, Run, Spec};
 use crate::access::Access;
+use crate::command_spec::{Run, Spec};
+use crate::command_table;
 use crate::session::Session;
 use crate::state::Shared;
 
@@ -20,10 +21,9 @@ pub fn run_engine(
     shared: &Shared,
     session: &mut Session,
     engine: &Engine<AnyCodec>,
-    _name: &str,
     args: &[Vec<u8>],
 ) -> Reply {
-    match registry::get(&args[0]) {
+    match command_table::get(&args[0]) {
         Some(spec) => run_engine_spec(shared, session, engine, spec, args),
         None => engine.execute(args),
     }
@@ -78,16 +78,15 @@ pub fn run_engine_spec(
     reply
 }
 
-/// Runs a non-blocking command named `name` (any case) by its spec
-/// (see [`run_spec`]); an unknown one gets the engine's reply.
+/// Runs a non-blocking command `args` (its name first, any case) by its
+/// spec (see [`run_spec`]); an unknown one gets the engine's reply.
 pub fn run_sync(
     shared: &Shared,
     session: &mut Session,
     access: &Access<'_>,
-    _name: &str,
     args: &[Vec<u8>],
 ) -> Reply {
-    match registry::get(&args[0]) {
+    match command_table::get(&args[0]) {
         Some(spec) => run_spec(shared, session, access, spec, args),
         None => {
             let ns = session.namespace.clone();
@@ -128,13 +127,11 @@ fn run_unmonitored(
     }
     match spec.run {
         Run::Server(handler) => return handler(shared, session, access, spec, args),
-        Run::Blocking => {
-            return blocking::non_blocking(shared, session, access, spec.name, args);
-        }
+        Run::Blocking(pop) => return blocking::non_blocking(shared, session, access, pop, args),
         Run::Wait => return crate::master::wait_now(shared),
         // EXEC, PSYNC and SYNC reach the engine here, which does not
         // know them (as before the registry).
-        Run::Engine | Run::Exec | Run::ReplicaSync | Run::KvrocksMaster => {}
+        Run::Engine | Run::Exec | Run::ReplicaSync(_) | Run::KvrocksMaster(_) => {}
     }
     run_in_namespace(shared, session, access, spec, args)
 }

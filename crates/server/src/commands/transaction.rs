@@ -77,7 +77,7 @@ pub fn exec(shared: &Shared, session: &mut Session) -> Answer {
             let started = Instant::now();
             let reply = match spec {
                 Some(spec) => run_spec(shared, session, &access, spec, args),
-                None => run_sync(shared, session, &access, "", args),
+                None => run_sync(shared, session, &access, args),
             };
             let failed = reply.is_error();
             // An unknown command counts in the total only.

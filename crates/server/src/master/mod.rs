@@ -34,6 +34,7 @@
 
 pub mod backlog;
 pub mod backlog_size;
+pub mod databases;
 pub mod kvrocks;
 pub mod propagate;
 pub mod replica_link;
@@ -49,11 +50,11 @@ use redcodec_engine::observe::CommandEvent;
 use redcodec_engine::EngineCore;
 use redcodec_formats::AnyCodec;
 
-use crate::config::NamespaceMode;
 use crate::state::Shared;
 use propagate::Args;
 
 pub use backlog_size::DEFAULT_BACKLOG_SIZE;
+pub use databases::database_of;
 pub use replica_link::serve_replica;
 pub use replication_commands::{check_sync, client_type, replconf, type_name, wait, wait_now};
 pub use replication_state::{
@@ -115,18 +116,6 @@ impl Replication {
     }
 }
 
-/// The database a namespace is replicated as: where namespaces are
-/// database indexes, the index (0-15) it is named after; elsewhere, and
-/// for a default namespace not named after one, 0 for the default
-/// namespace. `None`: the namespace is not replicated.
-pub fn database_of(shared: &Shared, namespace: &str) -> Option<u32> {
-    let index = namespace.parse::<u32>().ok().filter(|db| *db < 16);
-    match shared.config.namespaces {
-        NamespaceMode::DbIndex if index.is_some() => index,
-        _ => (namespace == shared.config.default_namespace).then_some(0),
-    }
-}
-
 impl ReplCore {
     /// The engine's observer: propagates a write, in database `db`, that
     /// changed something.
@@ -143,13 +132,12 @@ impl ReplCore {
         if !spec.may_have_changed(event.reply) {
             return;
         }
-        let name = spec.name;
         let mut commands: Vec<Args> = event
             .expired
             .iter()
             .map(|k| vec![b"DEL".to_vec(), k.clone()])
             .collect();
-        let rewritten = propagate::rewrite(engine, name, event);
+        let rewritten = propagate::rewrite(engine, spec.propagation, event);
         if rewritten.is_empty() {
             return;
         }

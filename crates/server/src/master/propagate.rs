@@ -23,6 +23,8 @@ use redcodec_engine::observe::CommandEvent;
 use redcodec_engine::{EngineCore, Reply};
 use redcodec_formats::AnyCodec;
 
+use crate::command_roles::Propagation;
+
 /// One command to send, as its arguments.
 pub type Args = Vec<Vec<u8>>;
 
@@ -96,18 +98,22 @@ fn bulks(reply: &Reply) -> Vec<Vec<u8>> {
 }
 
 /// The commands that carry out `event` (a write that changed something,
-/// named `name` in lower case) on a replica.
-pub fn rewrite(core: &EngineCore<AnyCodec>, name: &str, event: &CommandEvent<'_>) -> Vec<Args> {
+/// reaching replicas as `propagation` says) on a replica.
+pub fn rewrite(
+    core: &EngineCore<AnyCodec>,
+    propagation: Propagation,
+    event: &CommandEvent<'_>,
+) -> Vec<Args> {
     let a = event.args;
     let key = a.get(1).copied().unwrap_or_default();
-    let one = match name {
-        "expire" | "pexpire" | "expireat" | "pexpireat" => expiry_of(core, key),
-        "getex" if has_option(&a[2..], &["ex", "px", "exat", "pxat", "persist"]) => {
+    let one = match propagation {
+        Propagation::Expiry => expiry_of(core, key),
+        Propagation::GetEx if has_option(&a[2..], &["ex", "px", "exat", "pxat", "persist"]) => {
             expiry_of(core, key)
         }
-        "getex" => return Vec::new(),
-        "setex" | "psetex" if a.len() == 4 => set_with_expiry(core, key, a[3]),
-        "set" if a.len() > 3 && has_option(&a[3..], &["ex", "px", "exat", "pxat"]) => {
+        Propagation::GetEx => return Vec::new(),
+        Propagation::SetEx if a.len() == 4 => set_with_expiry(core, key, a[3]),
+        Propagation::Set if a.len() > 3 && has_option(&a[3..], &["ex", "px", "exat", "pxat"]) => {
             let conditional = has_option(&a[3..], &["nx", "xx"]);
             if conditional && expiry_after(core, key).is_some() && !holds_string(core, key, a[2]) {
                 return Vec::new();
@@ -115,8 +121,8 @@ pub fn rewrite(core: &EngineCore<AnyCodec>, name: &str, event: &CommandEvent<'_>
             set_with_expiry(core, key, a[2])
         }
         // SORT without STORE only reads.
-        "sort" if !has_option(&a[2..], &["store"]) => return Vec::new(),
-        "restore" if a.len() >= 4 => {
+        Propagation::Sort if !has_option(&a[2..], &["store"]) => return Vec::new(),
+        Propagation::Restore if a.len() >= 4 => {
             let mut out = vec![b"RESTORE".to_vec(), key.to_vec()];
             match expiry_after(core, key) {
                 None => return vec![del(key)],
@@ -129,7 +135,7 @@ pub fn rewrite(core: &EngineCore<AnyCodec>, name: &str, event: &CommandEvent<'_>
             out.push(b"ABSTTL".to_vec());
             out
         }
-        "spop" => {
+        Propagation::SPop => {
             if expiry_after(core, key).is_none() {
                 del(key)
             } else {
@@ -141,7 +147,7 @@ pub fn rewrite(core: &EngineCore<AnyCodec>, name: &str, event: &CommandEvent<'_>
                 out
             }
         }
-        "incrbyfloat" => match event.reply {
+        Propagation::IncrByFloat => match event.reply {
             Reply::Bulk(v) => vec![
                 b"SET".to_vec(),
                 key.to_vec(),
@@ -150,7 +156,7 @@ pub fn rewrite(core: &EngineCore<AnyCodec>, name: &str, event: &CommandEvent<'_>
             ],
             _ => owned(a),
         },
-        "hincrbyfloat" if a.len() == 4 => match event.reply {
+        Propagation::HIncrByFloat if a.len() == 4 => match event.reply {
             Reply::Bulk(v) => vec![b"HSET".to_vec(), key.to_vec(), a[2].to_vec(), v.clone()],
             _ => owned(a),
         },

@@ -16,9 +16,12 @@ use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::Notify;
 
 use super::backlog::Backlog;
+use super::databases;
 use super::replication_state::{Handshake, Link, LinkState, Queue};
 use super::snapshot;
 use crate::clients::ClientInfo;
+use crate::command_roles::{Handover, InStream, KvrocksCommand};
+use crate::command_table;
 use crate::frame::{parse_request, Limits};
 use crate::persistence::unix_now;
 use crate::state::Shared;
@@ -64,23 +67,36 @@ fn new_link(info: &Arc<ClientInfo>, hs: &Handshake, state: LinkState) -> Arc<Lin
     })
 }
 
-/// Serves a replica on the connection that sent `args` (PSYNC or SYNC,
-/// checked by [`super::check_sync`]) until it leaves, is killed, falls
-/// too far behind, or the server stops.
+/// What a connection was handed over for (the command that did it, with
+/// its arguments, is kept beside it).
+#[derive(Clone, Copy, Debug)]
+pub enum Handed {
+    /// A Redis replica's PSYNC or SYNC (checked by [`super::check_sync`]).
+    Redis(Handover),
+    /// A command of Kvrocks' protocol (checked by
+    /// [`super::kvrocks::intercept`]).
+    Kvrocks(KvrocksCommand),
+}
+
+/// Serves a replica on the connection that sent `args` until it leaves,
+/// is killed, falls too far behind, or the server stops.
 pub async fn serve_replica(
     shared: Arc<Shared>,
     info: Arc<ClientInfo>,
     mut rd: OwnedReadHalf,
     mut wr: OwnedWriteHalf,
     mut buf: BytesMut,
+    handed: Handed,
     args: Vec<Vec<u8>>,
 ) {
-    if super::kvrocks::takes_over(&args) {
-        return super::kvrocks::serve(shared, info, rd, wr, buf, args).await;
-    }
+    let psync = match handed {
+        Handed::Kvrocks(command) => {
+            return super::kvrocks::serve(shared, info, rd, wr, command, args).await;
+        }
+        Handed::Redis(handover) => handover == Handover::Psync,
+    };
     let hs = shared.repl.take_handshake(info.id);
     let core = shared.repl.core().clone();
-    let psync = args[0].eq_ignore_ascii_case(b"psync");
     let link = if psync {
         try_partial(&shared, &info, &hs, &args)
     } else {
@@ -266,7 +282,7 @@ fn snapshot_to_file(
         }),
     };
     let file = tempfile::tempfile()?;
-    let database_of = |namespace: &str| super::database_of(shared, namespace);
+    let database_of = |namespace: &str| databases::database_of(shared, namespace);
     let (out, len, keys) = snapshot::write_rdb(
         &copy,
         &ns,
@@ -349,10 +365,13 @@ async fn stream(
                 while let Ok(Some((request, used))) = parse_request(buf, &limits) {
                     buf.advance(used);
                     let a = &request.args;
-                    if a.len() >= 3
-                        && a[0].eq_ignore_ascii_case(b"replconf")
+                    // REPLCONF ACK <offset> (a blank line, a replica's
+                    // keepalive, has no word).
+                    let ack = a.len() >= 3
                         && a[1].eq_ignore_ascii_case(b"ack")
-                    {
+                        && command_table::get(&a[0])
+                            .is_some_and(|spec| spec.in_stream == InStream::Replconf);
+                    if ack {
                         if let Some(off) = std::str::from_utf8(&a[2]).ok().and_then(|s| s.parse().ok()) {
                             link.acknowledge(off);
                             wait_ack = false;

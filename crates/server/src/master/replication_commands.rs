@@ -7,6 +7,7 @@ use std::time::Duration;
 use redcodec_engine::Reply;
 
 use crate::clients::ClientInfo;
+use crate::command_roles::Handover;
 use crate::session::Session;
 use crate::state::Shared;
 
@@ -20,12 +21,11 @@ fn parse_i64(arg: &[u8]) -> Option<i64> {
 /// is down has nothing to serve (`-NOMASTERLINK`); PSYNC's offset must
 /// be an integer (`getLongLongFromObjectOrReply`). `Ok` hands the
 /// connection over to [`super::serve_replica`].
-pub fn check_sync(shared: &Shared, args: &[Vec<u8>]) -> Result<(), Reply> {
+pub fn check_sync(shared: &Shared, handover: Handover, args: &[Vec<u8>]) -> Result<(), Reply> {
     if let Some(refused) = crate::replica::replicaof::refuse_sync(shared) {
         return Err(refused);
     }
-    let psync = args[0].eq_ignore_ascii_case(b"psync");
-    if psync && parse_i64(&args[2]).is_none() {
+    if handover == Handover::Psync && parse_i64(&args[2]).is_none() {
         return Err(Reply::error(NOT_AN_INTEGER));
     }
     Ok(())

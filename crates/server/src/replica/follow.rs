@@ -420,6 +420,6 @@ pub async fn run(
         offset,
         master_offset,
         keys,
-        state_saved: super::resume::state_path(&shared).exists(),
+        state_saved: super::resume_file::state_path(&shared).exists(),
     })
 }

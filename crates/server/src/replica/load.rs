@@ -138,11 +138,10 @@ pub(crate) fn write_marker(path: &Path) -> std::io::Result<()> {
 /// session's namespace: an error reply is an error.
 fn run(shared: &Shared, session: &mut Session, args: &[&[u8]]) -> Result<Reply, String> {
     let owned: Vec<Vec<u8>> = args.iter().map(|a| a.to_vec()).collect();
-    let name = String::from_utf8_lossy(args[0]).to_ascii_lowercase();
     let ns = session.namespace.clone();
     let reply = Access::Shared(&shared.engines)
         .with(&ns, |engine| {
-            (runner::path().run_engine)(shared, session, engine, &name, &owned)
+            (runner::path().run_engine)(shared, session, engine, &owned)
         })
         .unwrap_or_else(|e| e);
     match reply {
@@ -194,7 +193,7 @@ pub fn load(
         drop(shared.engines.exclusive(ns));
     }
     // The data stops matching any saved replication offset.
-    super::resume::invalidate(shared)?;
+    super::resume_file::invalidate(shared)?;
     shared.replica.loaded_keys.store(0, Ordering::Relaxed);
     let marker = marker_path(shared);
     write_marker(&marker)?;

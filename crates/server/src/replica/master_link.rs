@@ -20,9 +20,13 @@ use super::link_phase::phase;
 use super::load::{self, LoadError};
 use super::rdb_feed::RdbFeed;
 use super::replica_state::{LinkPhase, LINK_GENERATION};
-use super::resume;
-use super::stream_apply::{apply, apply_group, changes_store, gather, select_db, sync_if_always};
+use super::stream_apply::{
+    apply, apply_group, changes_store, command_name, gather, select_db, sync_if_always,
+};
 use super::transfer::{self, Announced};
+use super::{resume, resume_file};
+use crate::command_roles::InStream;
+use crate::command_table;
 use crate::frame::{parse_request, Limits};
 use crate::session::Session;
 use crate::state::Shared;
@@ -497,7 +501,7 @@ async fn stream(
                     let before = offset + pending - used as i64;
                     replica
                         .step(|| -> Result<(), LinkError> {
-                            resume::invalidate(shared).map_err(LinkError::State)?;
+                            resume_file::invalidate(shared).map_err(LinkError::State)?;
                             saved = -1;
                             let applied = apply_group(shared, session, &group);
                             let bytes = match &applied {
@@ -519,8 +523,9 @@ async fn stream(
                     continue;
                 }
             };
-            let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
-            let getack = name == "replconf"
+            let spec = command_table::get(&args[0]);
+            let replconf = spec.is_some_and(|spec| spec.in_stream == InStream::Replconf);
+            let getack = replconf
                 && args
                     .get(1)
                     .is_some_and(|a| a.eq_ignore_ascii_case(b"getack"));
@@ -529,13 +534,14 @@ async fn stream(
             // first (see `Replica::step`).
             replica
                 .step(|| -> Result<(), LinkError> {
-                    if name != "replconf" {
-                        if changes_store(&name) {
-                            resume::invalidate(shared).map_err(LinkError::State)?;
+                    if !replconf {
+                        if changes_store(spec) {
+                            resume_file::invalidate(shared).map_err(LinkError::State)?;
                             saved = -1;
                             wrote = true;
                         }
-                        if let Err(refused) = apply(shared, session, &name, args) {
+                        let name = command_name(spec, &args);
+                        if let Err(refused) = apply(shared, session, spec, args) {
                             // The offset stays before the command (the data
                             // held is what the master had there), or moves
                             // past it when the store completes it.
@@ -545,7 +551,7 @@ async fn stream(
                                 note_applied(shared, session, offset);
                             }
                             return Err(LinkError::Refused {
-                                command: name.clone(),
+                                command: name,
                                 error: refused.error,
                                 offset,
                             });

@@ -36,6 +36,7 @@ pub mod replica_options;
 pub mod replica_state;
 pub mod replicaof;
 pub mod resume;
+pub mod resume_file;
 pub mod resume_points;
 pub mod stream_apply;
 pub mod transfer;
@@ -45,6 +46,7 @@ use std::sync::Arc;
 pub use replica_options::ReplicaOptions;
 pub use replica_state::{LinkPhase, LinkState, Replica};
 pub use replicaof::{gate, replicaof};
+pub use resume::starts_following;
 
 /// Starts what `redcodec serve` does about replication before it accepts
 /// clients: a load that a crash interrupted is undone (its keys flushed,
@@ -60,13 +62,6 @@ pub fn start(shared: &Arc<crate::state::Shared>) {
     }
     // A cluster node restarted as a replica follows its master again.
     crate::cluster::replication::follow_topology(shared);
-}
-
-/// Whether this server follows a master from its start: `--replicaof`,
-/// or its cluster topology lists it as a replica.
-pub fn starts_following(shared: &crate::state::Shared) -> bool {
-    shared.config.replica.replicaof.is_some()
-        || crate::cluster::replication::starts_as_replica(shared)
 }
 
 /// At shutdown, once clients are gone: waits for the link task to end

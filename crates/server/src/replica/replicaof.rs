@@ -15,6 +15,9 @@ use crate::session::Session;
 use crate::state::Shared;
 use redcodec_engine::internals::dispatch::Flags;
 
+/// Kvrocks' refusal of `SLAVEOF`/`REPLICAOF` in cluster mode.
+pub const REPLICAOF_REFUSED: &str = "ERR can't change to slave in cluster mode";
+
 /// Redis' reply to a write on a replica.
 pub const READONLY: &str = "READONLY You can't write against a read only replica.";
 
@@ -53,7 +56,7 @@ pub fn gate(shared: &Shared, session: &Session, spec: &Spec) -> Option<Reply> {
 /// In cluster mode the topology decides, and both forms are refused
 /// with Kvrocks' text once the arguments parse.
 pub fn replicaof(shared: &Shared, args: &[Vec<u8>]) -> Reply {
-    let refused = || Reply::error(crate::cluster::replication::REPLICAOF_REFUSED);
+    let refused = || Reply::error(REPLICAOF_REFUSED);
     if args[1].eq_ignore_ascii_case(b"no") && args[2].eq_ignore_ascii_case(b"one") {
         if shared.cluster.enabled() {
             return refused();
@@ -145,7 +148,7 @@ pub fn stop(shared: &Shared) {
     }
     eprintln!("redcodec serve: replication: REPLICAOF NO ONE, now a master");
     // Clients may write from now on: the saved offset no longer holds.
-    if let Err(e) = super::resume::invalidate(shared) {
+    if let Err(e) = super::resume_file::invalidate(shared) {
         eprintln!("redcodec serve: replication: removing the replication state: {e}");
     }
     if replica.can_continue.swap(false, Ordering::SeqCst) {

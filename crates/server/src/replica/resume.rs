@@ -28,13 +28,14 @@
 //! last item applied: the next start asks that master `kTrySync` from
 //! there ([`super::pika`]). The offset line is Pika's measure of them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::Ordering;
 
+use super::load::namespace_of;
+use super::pika::pika_resume::{self, db_index, DbPosition, DEFAULT_BINLOG_FILE_SIZE};
 use crate::state::Shared;
 
-/// The file's name in the data directory.
-pub const STATE_FILE: &str = "redcodec-replica-state";
+pub use super::resume_file::{invalidate, state_path, STATE_FILE};
 
 /// What is kept between runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -193,11 +194,6 @@ impl Saved {
     }
 }
 
-/// The file of the server's data directory.
-pub fn state_path(shared: &Shared) -> PathBuf {
-    Path::new(&shared.config.dir).join(STATE_FILE)
-}
-
 /// Writes the state of the data held, if it came from a master it can
 /// continue from: the store's write-ahead log is synced first, then the
 /// file is written whole (a temporary file renamed). The caller makes
@@ -220,7 +216,7 @@ pub fn save(shared: &Shared) -> std::io::Result<bool> {
                 master: r.master,
                 cluster: r.cluster,
             }),
-            pika: super::pika::current(shared).map(|r| PikaMaster {
+            pika: pika_resume::current(shared).map(|r| PikaMaster {
                 master: r.master,
                 binlog_file_size: r.binlog_file_size,
                 replication_id: r.replication_id,
@@ -239,17 +235,6 @@ pub fn save(shared: &Shared) -> std::io::Result<bool> {
     crate::durable::replace(&state_path(shared), saved.render().as_bytes())?;
     replica.resume.on_disk.store(true, Ordering::SeqCst);
     Ok(true)
-}
-
-/// Removes the file before the store changes (nothing to do when it is
-/// not on disk).
-pub fn invalidate(shared: &Shared) -> std::io::Result<()> {
-    let resume = &shared.replica.resume;
-    if resume.on_disk.load(Ordering::SeqCst) {
-        crate::durable::remove(&state_path(shared))?;
-        resume.on_disk.store(false, Ordering::SeqCst);
-    }
-    Ok(())
 }
 
 /// After a store was copied from a Pika dump (`redcodec migrate --src
@@ -275,10 +260,10 @@ pub fn save_pika_dump_position(
         .get(2)
         .and_then(|p| p.trim().parse::<u16>().ok())
         .ok_or("no master port (line 3)")?;
-    let binlog_file_size = super::pika::DEFAULT_BINLOG_FILE_SIZE;
+    let binlog_file_size = DEFAULT_BINLOG_FILE_SIZE;
     let saved = Saved {
         replid: "0".repeat(40),
-        offset: super::pika::pika_resume::measure(binlog_file_size, [(filenum, offset)]),
+        offset: pika_resume::measure(binlog_file_size, [(filenum, offset)]),
         stream_db: None,
         kvrocks: None,
         pika: Some(PikaMaster {
@@ -313,7 +298,7 @@ pub fn take(shared: &Shared, marker: &Path) -> std::io::Result<Option<Saved>> {
         );
         return Ok(None);
     };
-    if !super::starts_following(shared) {
+    if !starts_following(shared) {
         eprintln!(
             "redcodec serve: replication: the replication state in {} is dropped: the server does not start as a replica (--replicaof, or a replica in its cluster topology), so the data may change",
             path.display()
@@ -351,7 +336,7 @@ pub fn restore(shared: &Shared, marker: &Path) {
             st.stream_db = saved.stream_db;
             drop(st);
             if let Some(p) = saved.pika {
-                super::pika::restore(shared, p);
+                restore_pika(shared, p);
             }
             if let Some(k) = saved.kvrocks {
                 super::kvrocks::kvrocks_resume::set_resume(
@@ -371,6 +356,40 @@ pub fn restore(shared: &Shared, marker: &Path) {
             state_path(shared).display()
         ),
     }
+}
+
+/// At start, from the replication state file: where the link to `saved`'s
+/// master continues. A database that no longer maps to a namespace here
+/// leaves no resume point (the link copies again).
+fn restore_pika(shared: &Shared, saved: PikaMaster) {
+    let dbs: Option<Vec<DbPosition>> = saved
+        .dbs
+        .into_iter()
+        .map(|(name, filenum, offset)| {
+            let dest = db_index(&name).and_then(|i| namespace_of(shared, i))?;
+            Some(DbPosition {
+                name,
+                dest: Some(dest),
+                filenum,
+                offset,
+                session_id: 0,
+            })
+        })
+        .collect();
+    let resume = dbs.map(|dbs| pika_resume::Resume {
+        master: saved.master,
+        replication_id: saved.replication_id,
+        binlog_file_size: saved.binlog_file_size,
+        dbs,
+    });
+    pika_resume::set_resume(shared, resume);
+}
+
+/// Whether this server follows a master from its start: `--replicaof`,
+/// or its cluster topology lists it as a replica.
+pub fn starts_following(shared: &Shared) -> bool {
+    shared.config.replica.replicaof.is_some()
+        || crate::cluster::replica_role::starts_as_replica(shared)
 }
 
 /// At a clean stop, once the link task has ended: keeps the state for

@@ -18,7 +18,8 @@ use redcodec_formats::AnyCodec;
 use super::link_error::LinkError;
 use super::load::namespace_of;
 use crate::access::Access;
-use crate::command_spec::Spec;
+use crate::command_roles::InStream;
+use crate::command_spec::{Run, Spec};
 use crate::config::SyncPolicy;
 use crate::frame::{parse_request, Limits};
 use crate::held_feed::HeldFeed;
@@ -245,10 +246,15 @@ fn apply_part(
     refused.map_or(Ok(()), Err)
 }
 
-/// Whether a command of the master's may change the store (everything
-/// but what only moves the offset or the stream's state).
-pub(crate) fn changes_store(name: &str) -> bool {
-    !matches!(name, "ping" | "select" | "multi" | "discard")
+/// Whether a command of the master's (`None`: one unknown here) may
+/// change the store: everything but what only moves the offset or the
+/// stream's state.
+pub(crate) fn changes_store(spec: Option<&Spec>) -> bool {
+    spec.is_none_or(|spec| match spec.in_stream {
+        InStream::Apply => true,
+        InStream::Transaction => matches!(spec.run, Run::Exec),
+        InStream::Skip | InStream::SelectDb | InStream::Replconf => false,
+    })
 }
 
 /// The master's SELECT: the database maps to a namespace as a client's
@@ -306,31 +312,34 @@ impl std::fmt::Display for Refused {
 pub(crate) fn apply(
     shared: &Arc<Shared>,
     session: &mut Session,
-    name: &str,
+    spec: Option<&'static Spec>,
     args: Vec<Vec<u8>>,
 ) -> Result<(), Refused> {
     let started = Instant::now();
-    match name {
-        "ping" => return Ok(()),
-        "select" => {
+    let name = command_name(spec, &args);
+    let in_stream = spec.map_or(InStream::Apply, |spec| spec.in_stream);
+    match in_stream {
+        InStream::Skip | InStream::Replconf => return Ok(()),
+        InStream::SelectDb => {
             let db = std::str::from_utf8(&args[1])
                 .ok()
                 .and_then(|d| d.parse::<u64>().ok());
             match db {
                 Some(db) => select_db(shared, session, db),
                 None => report(
-                    name,
+                    &name,
                     &Reply::error("ERR value is not an integer or out of range"),
                 ),
             }
             return Ok(());
         }
-        _ => {}
+        InStream::Apply | InStream::Transaction => {}
     }
     if session.namespace == SKIPPED_DB {
         return Ok(());
     }
-    if session.queued.is_some() && !matches!(name, "exec" | "discard" | "multi") {
+    let transaction = in_stream == InStream::Transaction;
+    if session.queued.is_some() && !transaction {
         (runner::path().queue)(session, args);
         return Ok(());
     }
@@ -343,45 +352,48 @@ pub(crate) fn apply(
             .map_or(0, |engine| engine.store().completions_owed())
     };
     let owed_before = owed();
-    let reply = match name {
-        "multi" => session.multi(shared),
-        "discard" => session.discard(shared),
-        "exec" => match (runner::path().exec)(shared, session) {
-            Answer::One(r) => r,
-            Answer::Exec(replies) => {
-                for (r, _) in &replies {
-                    report("exec", r);
+    let access = Access::Shared(&shared.engines);
+    let reply = match spec {
+        Some(spec) => match spec.run {
+            Run::Exec => match (runner::path().exec)(shared, session) {
+                Answer::One(r) => r,
+                Answer::Exec(replies) => {
+                    for (r, _) in &replies {
+                        report(spec.name, r);
+                    }
+                    Reply::ok()
                 }
-                Reply::ok()
-            }
+            },
+            // MULTI and DISCARD, unseen by monitors.
+            Run::Server(handler) if transaction => handler(shared, session, &access, spec, &args),
+            _ => (runner::path().run_spec)(shared, session, &access, spec, &args),
         },
-        _ => (runner::path().run_sync)(
-            shared,
-            session,
-            &Access::Shared(&shared.engines),
-            name,
-            &args,
-        ),
+        None => (runner::path().run_sync)(shared, session, &access, &args),
     };
     let failed = reply.is_error();
     shared
         .command_stats
-        .ran(name, &args, started.elapsed(), failed);
+        .ran(&name, &args, started.elapsed(), failed);
     match reply {
-        Reply::Error(error)
-            if !matches!(name, "multi" | "discard" | "exec")
-                && !error.starts_with("ERR unknown command") =>
-        {
+        Reply::Error(error) if !transaction && !error.starts_with("ERR unknown command") => {
             Err(Refused {
                 error,
                 applied: owed() > owed_before,
             })
         }
         reply => {
-            report(name, &reply);
+            report(&name, &reply);
             Ok(())
         }
     }
+}
+
+/// The lower-case name of a command of the master's, for reports.
+pub(crate) fn command_name(spec: Option<&Spec>, args: &[Vec<u8>]) -> String {
+    spec.map_or_else(
+        || String::from_utf8_lossy(&args[0]).to_ascii_lowercase(),
+        |spec| spec.name.to_string(),
+    )
 }
 
 /// Reports an error a master's command got here.

@@ -32,7 +32,6 @@ pub mod feed;
 
 use std::sync::Arc;
 
-use bytes::BytesMut;
 use redcodec_codec::Codec;
 use redcodec_engine::Reply;
 use tokio::io::AsyncWriteExt;
@@ -41,10 +40,10 @@ use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 pub use db_name::{Options, DEFAULT_DB_NAME};
 
 use crate::clients::ClientInfo;
-use crate::command_spec::Spec;
+use crate::command_roles::{Handover, KvrocksCommand};
+use crate::command_spec::{Run, Spec};
 use crate::session::Session;
 use crate::state::Shared;
-use redcodec_engine::internals::dispatch::Flags;
 
 /// The name of the format whose store Kvrocks' replicas can follow.
 const KVROCKS_FORMAT: &str = "kvrocks";
@@ -54,24 +53,24 @@ pub enum Intercepted {
     /// Answer this (a raw reply may be set on the session).
     Reply(Reply),
     /// The connection becomes the command's: [`serve`] takes it over.
-    TakeOver,
+    TakeOver(KvrocksCommand),
 }
 
 /// Kvrocks' text for a wrong argument count (`errWrongNumOfArguments`).
 const WRONG_ARGS: &str = "ERR wrong number of arguments";
 
-/// Whether `args` is a command of Kvrocks' protocol that takes the
-/// connection over (checked by [`intercept`] before).
-pub fn takes_over(args: &[Vec<u8>]) -> bool {
-    let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
-    matches!(name.as_str(), "_fetch_meta" | "_fetch_file") || kvrocks_psync(&name, args)
-}
-
-/// Whether a PSYNC is Kvrocks' (`PSYNC <seq>`): one argument, other than
-/// Redis' `?` (a Redis replica's PSYNC that lost its offset, which gets
-/// Redis' arity error).
-fn kvrocks_psync(name: &str, args: &[Vec<u8>]) -> bool {
-    name == "psync" && args.len() == 2 && args[1] != b"?"
+/// The command of Kvrocks' protocol `args` of `spec` is, if it is one:
+/// `_db_name`, `_fetch_meta`, `_fetch_file`, or Kvrocks' PSYNC
+/// (`PSYNC <seq>`: one argument, other than Redis' `?`, a Redis
+/// replica's PSYNC that lost its offset, which gets Redis' arity error).
+fn kvrocks_command(spec: &Spec, args: &[Vec<u8>]) -> Option<KvrocksCommand> {
+    match spec.run {
+        Run::KvrocksMaster(command) => Some(command),
+        Run::ReplicaSync(Handover::Psync) if args.len() == 2 && args[1] != b"?" => {
+            Some(KvrocksCommand::Psync)
+        }
+        _ => None,
+    }
 }
 
 /// The commands of Kvrocks' protocol, before Redis' checks (they are not
@@ -84,38 +83,38 @@ pub fn intercept(
     spec: &Spec,
     args: &[Vec<u8>],
 ) -> Option<Intercepted> {
-    let name = spec.name;
-    let ours = spec.has(Flags::KVROCKS_MASTER) || kvrocks_psync(name, args);
-    if !ours || session.queued.is_some() {
+    let command = kvrocks_command(spec, args)?;
+    if session.queued.is_some() {
         return None;
     }
     let reply = |r: Reply| Some(Intercepted::Reply(r));
     if !session.authenticated {
         return reply(Reply::error("NOAUTH Authentication required."));
     }
-    if let Err(e) = kvrocks_store(shared, name) {
+    if let Err(e) = kvrocks_store(shared, spec.name) {
         return reply(e);
     }
-    let wanted = if matches!(name, "_db_name" | "_fetch_meta") {
-        1
-    } else {
-        2
+    let wanted = match command {
+        KvrocksCommand::DbName | KvrocksCommand::FetchMeta => 1,
+        KvrocksCommand::FetchFile | KvrocksCommand::Psync => 2,
     };
     if args.len() != wanted {
         return reply(Reply::error(WRONG_ARGS));
     }
-    match name {
-        "_db_name" => {
+    match command {
+        KvrocksCommand::DbName => {
             let mut raw = shared.config.kvrocks_master.db_name.clone().into_bytes();
             raw.extend_from_slice(b"\r\n");
             session.raw_reply = Some(raw);
             reply(Reply::ok())
         }
-        "psync" => match psync_check(shared, &args[1]) {
-            Ok(()) => Some(Intercepted::TakeOver),
+        KvrocksCommand::Psync => match psync_check(shared, &args[1]) {
+            Ok(()) => Some(Intercepted::TakeOver(command)),
             Err(e) => reply(e),
         },
-        _ => Some(Intercepted::TakeOver),
+        KvrocksCommand::FetchMeta | KvrocksCommand::FetchFile => {
+            Some(Intercepted::TakeOver(command))
+        }
     }
 }
 
@@ -166,28 +165,31 @@ pub fn parse_sequence(arg: &[u8]) -> Option<u64> {
     text.parse().ok()
 }
 
-/// Serves a command that took the connection over (see [`takes_over`]):
-/// the stream after `PSYNC <seq>`, or a checkpoint's file names or files.
+/// Serves a command that took the connection over ([`intercept`]): the
+/// stream after `PSYNC <seq>`, or a checkpoint's file names or files.
 pub async fn serve(
     shared: Arc<Shared>,
     info: Arc<ClientInfo>,
     rd: OwnedReadHalf,
     mut wr: OwnedWriteHalf,
-    _buf: BytesMut,
+    command: KvrocksCommand,
     args: Vec<Vec<u8>>,
 ) {
-    let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
-    match name.as_str() {
-        "psync" => {
+    match command {
+        KvrocksCommand::Psync => {
             let seq = parse_sequence(&args[1]).unwrap_or(0);
             feed::run(shared, info, rd, wr, seq).await;
         }
-        "_fetch_meta" => {
+        KvrocksCommand::FetchMeta => {
             checkpoint::send_meta(&shared, &mut wr).await;
             let _ = wr.shutdown().await;
         }
-        _ => {
+        KvrocksCommand::FetchFile => {
             checkpoint::send_files(&shared, &mut wr, &args[1]).await;
+            let _ = wr.shutdown().await;
+        }
+        // Answered by `intercept`; nothing takes the connection over.
+        KvrocksCommand::DbName => {
             let _ = wr.shutdown().await;
         }
     }

@@ -197,13 +197,7 @@ fn run_group(
 fn run_one(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Option<Reply> {
     let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
     let started = Instant::now();
-    let reply = (runner::path().run_sync)(
-        shared,
-        session,
-        &Access::Shared(&shared.engines),
-        &name,
-        args,
-    );
+    let reply = (runner::path().run_sync)(shared, session, &Access::Shared(&shared.engines), args);
     shared
         .command_stats
         .ran(&name, args, started.elapsed(), reply.is_error());

@@ -141,7 +141,6 @@ pub fn flush_everything(shared: &Shared, session: &mut Session) -> Result<(), Li
             shared,
             session,
             &Access::Shared(&shared.engines),
-            "flushall",
             &[b"flushall".to_vec()],
         );
         if let redcodec_engine::Reply::Error(e) = reply {

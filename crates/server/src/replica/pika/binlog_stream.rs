@@ -25,9 +25,11 @@ use super::binlog;
 use super::link::PbConn;
 use super::messages::{BinlogOffset, BinlogSyncRequest, InnerRequest, InnerResponse, Node, Type};
 use super::pika_resume::{set_resume, DbPosition, Resume};
+use crate::command_table;
 use crate::replica::link_error::LinkError;
 use crate::replica::resume;
-use crate::replica::stream_apply::{apply, sync_if_always};
+use crate::replica::resume_file;
+use crate::replica::stream_apply::{apply, command_name, sync_if_always};
 use crate::session::Session;
 use crate::state::Shared;
 
@@ -123,7 +125,7 @@ pub async fn run(
                 }
                 if !std::mem::replace(&mut items, true) {
                     // The store moves past the saved position.
-                    resume::invalidate(shared).map_err(LinkError::State)?;
+                    resume_file::invalidate(shared).map_err(LinkError::State)?;
                     saved = None;
                 }
                 let decoded = binlog::decode(&item.binlog).map_err(|e| {
@@ -135,8 +137,9 @@ pub async fn run(
                 if let Some(dest) = &db.dest {
                     for args in decoded.commands.into_iter().filter_map(binlog::translate) {
                         session.namespace = dest.clone();
-                        let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
-                        if let Err(e) = apply(shared, session, &name, args) {
+                        let spec = command_table::get(&args[0]);
+                        let name = command_name(spec, &args);
+                        if let Err(e) = apply(shared, session, spec, args) {
                             if reported < REPORTED {
                                 eprintln!("redcodec serve: replication: the Pika master's {name} failed here: {e}");
                             }

@@ -53,15 +53,12 @@ use messages::{
     BinlogOffset, InnerRequest, InnerResponse, MetaSyncRequest, Node, Slot, StatusCode,
     TrySyncReplyCode, TrySyncRequest, Type,
 };
-pub(crate) use pika_resume::{current, restore, set_resume};
-pub use pika_resume::{DbPosition, Resume};
+pub(crate) use pika_resume::{current, set_resume};
+pub use pika_resume::{db_index, DbPosition, Resume, DEFAULT_BINLOG_FILE_SIZE};
 
 /// The replication port: the master's port + 2000
 /// (`kPortShiftReplServer`).
 pub const REPL_PORT_SHIFT: u16 = 2000;
-
-/// Pika's default `binlog-file-size` (100 MiB).
-pub const DEFAULT_BINLOG_FILE_SIZE: u64 = 104_857_600;
 
 /// How long the `INFO server` probe waits.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
@@ -222,11 +219,6 @@ async fn handshake(
         ));
     }
     Ok((conn, me, dbs, meta.replication_id.unwrap_or_default()))
-}
-
-/// The database index of a Pika database name (`db3` is 3).
-pub fn db_index(name: &str) -> Option<u64> {
-    name.strip_prefix("db")?.parse().ok()
 }
 
 /// The databases to follow, each with the namespace it maps to here.

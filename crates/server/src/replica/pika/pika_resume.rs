@@ -1,11 +1,17 @@
 //! Where the link to a Pika master resumes: each database's binlog
 //! position, kept by server between connections, and across a restart in
-//! the replication state file ([`crate::replica::resume`]).
+//! the replication state file (`crate::replica::resume`).
 
-use crate::replica::load::namespace_of;
-use crate::replica::resume::PikaMaster;
 use crate::replica::resume_points::ResumePoints;
 use crate::state::Shared;
+
+/// Pika's default `binlog-file-size` (100 MiB).
+pub const DEFAULT_BINLOG_FILE_SIZE: u64 = 104_857_600;
+
+/// The database index of a Pika database name (`db3` is 3).
+pub fn db_index(name: &str) -> Option<u64> {
+    name.strip_prefix("db")?.parse().ok()
+}
 
 /// One database followed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,31 +74,4 @@ pub(crate) fn current(shared: &Shared) -> Option<Resume> {
 
 pub(crate) fn set_resume(shared: &Shared, resume: Option<Resume>) {
     RESUMES.set(&shared.replid, resume);
-}
-
-/// At start, from the replication state file: where the link to `saved`'s
-/// master continues. A database that no longer maps to a namespace here
-/// leaves no resume point (the link copies again).
-pub(crate) fn restore(shared: &Shared, saved: PikaMaster) {
-    let dbs: Option<Vec<DbPosition>> = saved
-        .dbs
-        .into_iter()
-        .map(|(name, filenum, offset)| {
-            let dest = super::db_index(&name).and_then(|i| namespace_of(shared, i))?;
-            Some(DbPosition {
-                name,
-                dest: Some(dest),
-                filenum,
-                offset,
-                session_id: 0,
-            })
-        })
-        .collect();
-    let resume = dbs.map(|dbs| Resume {
-        master: saved.master,
-        replication_id: saved.replication_id,
-        binlog_file_size: saved.binlog_file_size,
-        dbs,
-    });
-    set_resume(shared, resume);
 }

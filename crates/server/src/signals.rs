@@ -1,5 +1,6 @@
-//! SIGTERM and SIGINT for `redcodec serve`, taken on a thread of their
-//! own with `sigwait(3)`.
+//! SIGTERM and SIGINT for a process that serves (`redcodec serve`,
+//! `redcodec migrate --follow`), taken on a thread of their own with
+//! `sigwait(3)`.
 //!
 //! Both signals are blocked before the runtime starts, so every thread
 //! the server makes inherits the block: one sent at any moment — even
