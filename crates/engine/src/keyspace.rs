@@ -253,6 +253,16 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         GroupIter::plain(base)
     }
 
+    /// Whether `range` may hold a record, the group's held-back puts
+    /// included: `false` only when it holds none (see
+    /// [`KvStore::may_hold`]).
+    pub(crate) fn may_hold(&self, range: &redcodec_codec::KeyRange) -> CmdResult<bool> {
+        if self.grouped && self.eng.with_group(|group| group.puts_in(range)) == Some(true) {
+            return Ok(true);
+        }
+        Ok(self.eng.store.may_hold(range)?)
+    }
+
     /// Queues raw range deletions (FLUSHDB).
     pub(crate) fn batch_mut(&mut self) -> &mut Batch {
         &mut self.batch

@@ -662,3 +662,21 @@ fn a_group_on_keys_reads_the_store_once_for_a_record_it_does_not_hold() {
         );
     }
 }
+
+/// Ardb's comparator takes a list index -1 and -1.0 for one key: a pop
+/// deletes the element at -1, and LINSERT puts one at -1.0. The store
+/// keeps the newest spelling; so does a group (it had kept the first).
+#[test]
+fn a_group_keeps_the_newest_spelling_of_a_key_its_comparator_takes_for_one() {
+    let [(alone, alone_clock), (grouped, grouped_clock)] = memory_pair(Format::Ardb);
+    let steps: Vec<Step> = ["LPUSH c y x", "LPOP c", "LINSERT c BEFORE y x"]
+        .iter()
+        .map(|line| Step::Cmd(line.split(' ').map(String::from).collect()))
+        .collect();
+    let want = run_steps(&alone, &alone_clock, &steps);
+    let got = grouped
+        .atomically(|e| run_steps(e, &grouped_clock, &steps))
+        .expect("the group commits");
+    assert_eq!(got, want);
+    assert_eq!(grouped.store().pairs(), alone.store().pairs());
+}

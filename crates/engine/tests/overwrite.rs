@@ -1,8 +1,10 @@
 //! Writes that replace what a key holds, on a RocksDB store of every
 //! format: FLUSHALL and FLUSHDB leave no range deletion where nothing was
 //! stored (one would be read by every later point read of that place
-//! until a compaction), and a SET over a key held in several types (a
-//! store the real system wrote) leaves the string alone.
+//! until a compaction), telling a range empty costs a bounded look over
+//! its deleted records and sees a transaction's own writes, and a SET
+//! over a key held in several types (a store the real system wrote)
+//! leaves the string alone.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -53,6 +55,51 @@ fn a_flush_of_nothing_stored_leaves_no_range_deletion_behind() {
         assert_eq!(run(&engine, "EXISTS k h"), Reply::Integer(0), "{format:?}");
         engine.store().flush().expect("flush");
         assert_eq!(run(&engine, "EXISTS k h"), Reply::Integer(0), "{format:?}");
+    }
+}
+
+#[test]
+fn a_range_holding_only_deleted_records_is_told_empty_by_a_bounded_look() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let engine = open(Format::Kvrocks, dir.path());
+    let codec = engine.codec();
+    let store = engine.store();
+    let range = codec
+        .flush_all_ranges()
+        .into_iter()
+        .find(|r| r.place == codec.meta_record(b"k", DataType::String).unwrap().place)
+        .expect("the metadata family's range");
+    assert!(!store.may_hold(&range).expect("look"), "an empty store");
+    run(&engine, "SET k v");
+    assert!(store.may_hold(&range).expect("look"), "a record");
+    run(&engine, "DEL k");
+    assert!(
+        !store.may_hold(&range).expect("look"),
+        "a few deleted records: empty"
+    );
+    // More deleted records than the look steps over: taken to hold some
+    // (the flush then deletes the range, as it did every range before).
+    let many = redcodec_engine::Store::MAX_SKIPPED_FOR_EMPTY as usize + 100;
+    for i in 0..many {
+        run(&engine, &format!("SET k{i} v"));
+        run(&engine, &format!("DEL k{i}"));
+    }
+    assert!(store.may_hold(&range).expect("look"));
+    run(&engine, "SET after v");
+    run(&engine, "FLUSHALL");
+    assert_eq!(run(&engine, "DBSIZE"), Reply::Integer(0));
+}
+
+#[test]
+fn a_flush_in_a_transaction_deletes_what_the_transaction_wrote_before_it() {
+    for &format in Format::ALL {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let engine = open(format, dir.path());
+        // The store holds nothing: only the group holds the SET.
+        let replies =
+            engine.atomically(|e| [e.execute(&["SET", "k", "v"]), e.execute(&["FLUSHALL"])]);
+        assert!(replies.is_ok(), "{format:?}");
+        assert_eq!(run(&engine, "EXISTS k"), Reply::Integer(0), "{format:?}");
     }
 }
 

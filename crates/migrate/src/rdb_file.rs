@@ -183,10 +183,17 @@ pub struct FreshKeys {
     /// The filters, each sized for eight times the keys of the one
     /// before; keys are noted in the last, looked for in all.
     filters: Vec<Filter>,
-    /// The entries held back, with their namespace, in the order met.
-    held: Vec<(Vec<u8>, Entry)>,
-    /// Key and payload bytes of `held`.
-    held_bytes: usize,
+    /// The entries held back, per namespace in the order first met
+    /// (a load maps at most 16), each namespace's in the order met.
+    held: Vec<HeldBack>,
+}
+
+/// The entries of one namespace held back by [`FreshKeys`].
+struct HeldBack {
+    ns: Vec<u8>,
+    entries: Vec<Entry>,
+    /// Their key and payload bytes.
+    bytes: usize,
 }
 
 /// One Bloom filter of [`FreshKeys`], split in blocks of one cache line
@@ -277,7 +284,6 @@ impl FreshKeys {
         FreshKeys {
             filters: vec![Filter::new(keys, (Self::MAX_BYTES as u64) * 8)],
             held: Vec::new(),
-            held_bytes: 0,
         }
     }
 
@@ -293,7 +299,7 @@ impl FreshKeys {
         self.filters.iter().map(Filter::bytes).sum()
     }
 
-    /// Entries held back before those of their namespace are written
+    /// Entries of one namespace held back before they are written
     /// ([`load_held`]): at most this many…
     pub const MAX_HELD_KEYS: usize = 4096;
     /// …or this many bytes of keys and payloads.
@@ -302,34 +308,42 @@ impl FreshKeys {
     /// The namespaces of the entries held back, each once, in the order
     /// first met: [`load_held`] writes each's before the load ends.
     pub fn held_namespaces(&self) -> Vec<Vec<u8>> {
-        let mut out: Vec<Vec<u8>> = Vec::new();
-        for (ns, _) in &self.held {
-            if !out.contains(ns) {
-                out.push(ns.clone());
-            }
-        }
-        out
+        self.held.iter().map(|held| held.ns.clone()).collect()
     }
 
     /// Holds `entry` of namespace `ns` back.
     fn hold(&mut self, ns: &[u8], entry: Entry) {
-        self.held_bytes += entry_bytes(&entry);
-        self.held.push((ns.to_vec(), entry));
+        let at = match self.held.iter().position(|held| held.ns == ns) {
+            Some(at) => at,
+            None => {
+                self.held.push(HeldBack {
+                    ns: ns.to_vec(),
+                    entries: Vec::new(),
+                    bytes: 0,
+                });
+                self.held.len() - 1
+            }
+        };
+        let held = &mut self.held[at];
+        held.bytes += entry_bytes(&entry);
+        held.entries.push(entry);
     }
 
-    /// Whether the entries held back reach a limit.
-    fn holds_enough(&self) -> bool {
-        self.held.len() >= Self::MAX_HELD_KEYS || self.held_bytes >= Self::MAX_HELD_BYTES
+    /// Whether the entries of `ns` held back reach a limit (those of
+    /// other namespaces are written by their own loads).
+    fn holds_enough(&self, ns: &[u8]) -> bool {
+        self.held.iter().any(|held| {
+            held.ns == ns
+                && (held.entries.len() >= Self::MAX_HELD_KEYS || held.bytes >= Self::MAX_HELD_BYTES)
+        })
     }
 
     /// Takes the entries of `ns` held back, in the order met.
     fn take_held(&mut self, ns: &[u8]) -> Vec<Entry> {
-        let (taken, kept) = std::mem::take(&mut self.held)
-            .into_iter()
-            .partition::<Vec<_>, _>(|(at, _)| at.as_slice() == ns);
-        self.held = kept;
-        self.held_bytes = self.held.iter().map(|(_, e)| entry_bytes(e)).sum();
-        taken.into_iter().map(|(_, e)| e).collect()
+        match self.held.iter().position(|held| held.ns == ns) {
+            Some(at) => self.held.remove(at).entries,
+            None => Vec::new(),
+        }
     }
 
     /// Notes `key` of namespace `ns` as written; returns whether this load
@@ -465,7 +479,7 @@ pub fn load_fresh_batch<C: Codec, S: KvStore>(
     ns: &[u8],
 ) {
     load_entries(core, entries, loaded, Some(Fresh { keys, ns }));
-    if keys.holds_enough() {
+    if keys.holds_enough(ns) {
         load_held(core, loaded, keys, ns);
     }
 }
@@ -736,6 +750,37 @@ mod tests {
             .filter(|i| !growing.note(b"0", format!("other{i}").as_bytes()))
             .count();
         assert!(unseen > 9_900, "{unseen} of 10000 new keys were new");
+    }
+
+    #[test]
+    fn entries_are_held_back_and_written_per_namespace() {
+        let mut fresh = FreshKeys::for_keys(1000);
+        let limit = FreshKeys::MAX_HELD_KEYS;
+        for i in 0..limit {
+            fresh.hold(
+                b"a",
+                entry(&format!("a{i}"), RdbValue::String(Vec::new()), None),
+            );
+            if i < 3 {
+                fresh.hold(
+                    b"b",
+                    entry(&format!("b{i}"), RdbValue::String(Vec::new()), None),
+                );
+            }
+        }
+        assert!(fresh.holds_enough(b"a"));
+        assert!(
+            !fresh.holds_enough(b"b"),
+            "another namespace's entries do not make this one's load write"
+        );
+        assert_eq!(fresh.held_namespaces(), [b"a".to_vec(), b"b".to_vec()]);
+        let b: Vec<Vec<u8>> = fresh.take_held(b"b").into_iter().map(|e| e.key).collect();
+        assert_eq!(b, [b"b0".to_vec(), b"b1".to_vec(), b"b2".to_vec()]);
+        assert!(fresh.take_held(b"b").is_empty());
+        let a = fresh.take_held(b"a");
+        assert_eq!(a.len(), limit);
+        assert_eq!(a[limit - 1].key, format!("a{}", limit - 1).into_bytes());
+        assert!(!fresh.holds_enough(b"a") && fresh.held_namespaces().is_empty());
     }
 
     fn entry(key: &str, value: RdbValue, expire_ms: Option<i64>) -> Entry {

@@ -62,6 +62,27 @@ impl Family {
         }
     }
 
+    /// Records the last write of `key`. A key its family's comparator
+    /// takes for one already written but spelt otherwise (Ardb's list
+    /// index -1 and -1.0) replaces it, spelling included: the store keeps
+    /// the newest write's bytes for what it holds as one key.
+    fn write(&mut self, key: Vec<u8>, value: Option<Vec<u8>>) {
+        use std::ops::Bound::Included;
+        let key = self.ord(key);
+        let spelt_otherwise = match self.keys.range_mut((Included(&key), Included(&key))).next() {
+            Some((held, slot)) if held.key == key.key => {
+                *slot = value;
+                return;
+            }
+            Some(_) => true,
+            None => false,
+        };
+        if spelt_otherwise {
+            self.keys.remove(&key);
+        }
+        self.keys.insert(key, value);
+    }
+
     /// Whether a deleted range holds `key`.
     fn range_holds(&self, key: &[u8]) -> bool {
         use std::cmp::Ordering::{Greater, Less};
@@ -76,6 +97,20 @@ impl Group {
     /// An empty group.
     pub fn new() -> Group {
         Group::default()
+    }
+
+    /// Whether the group puts a record in `range` (its deletions of the
+    /// store's records there are not looked at).
+    pub fn puts_in(&self, range: &KeyRange) -> bool {
+        use std::cmp::Ordering::{Greater, Less};
+        self.families.get(&range.place).is_some_and(|family| {
+            let order = family.order;
+            family.keys.iter().any(|(k, value)| {
+                value.is_some()
+                    && order(&range.lower, &k.key) != Greater
+                    && order(&k.key, &range.upper) == Less
+            })
+        })
     }
 
     /// Whether nothing is held.
@@ -96,14 +131,8 @@ impl Group {
                 Family::new(store.order(place))
             });
             match op {
-                Op::Put(key, value) => {
-                    let key = family.ord(key);
-                    family.keys.insert(key, Some(value));
-                }
-                Op::Delete(key) => {
-                    let key = family.ord(key);
-                    family.keys.insert(key, None);
-                }
+                Op::Put(key, value) => family.write(key, Some(value)),
+                Op::Delete(key) => family.write(key, None),
                 Op::DeleteRange(lower, upper) => {
                     let (lo, hi) = (family.ord(lower), family.ord(upper));
                     if lo < hi {

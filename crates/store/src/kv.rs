@@ -65,6 +65,13 @@ pub trait KvStore: Send + Sync + 'static {
     /// `from`, inclusive).
     fn scan(&self, range: &KeyRange, from: Option<&[u8]>, reverse: bool) -> Self::Iter<'_>;
 
+    /// Whether `range` may hold a record: `false` only when it holds
+    /// none. A store may answer `true` for a range it would take long to
+    /// tell empty (RocksDB: one that holds many deleted records first).
+    fn may_hold(&self, range: &KeyRange) -> Result<bool, StoreError> {
+        Ok(self.scan(range, None, false).next()?.is_some())
+    }
+
     /// Iterates every record of the family at `place` forward, in its
     /// order, unbounded: for a walk that reads many keys' ranges in order
     /// and moves one iterator from range to range by [`KvIter::seek`]
@@ -132,6 +139,10 @@ impl KvStore for Store {
     #[inline]
     fn scan(&self, range: &KeyRange, from: Option<&[u8]>, reverse: bool) -> StoreIter<'_> {
         Store::scan(self, range, from, reverse)
+    }
+
+    fn may_hold(&self, range: &KeyRange) -> Result<bool, StoreError> {
+        Store::may_hold(self, range)
     }
 
     fn scan_all(&self, place: Place) -> StoreIter<'_> {

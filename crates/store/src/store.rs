@@ -419,6 +419,37 @@ impl Store {
         }
     }
 
+    /// Whether `range` may hold a record: `false` only when it holds
+    /// none. The look stops after [`Store::MAX_SKIPPED_FOR_EMPTY`] deleted
+    /// records (RocksDB reports the iterator incomplete), and the range is
+    /// then taken to hold some: a range of tombstones costs a bounded
+    /// walk, not one over every tombstone.
+    pub fn may_hold(&self, range: &KeyRange) -> Result<bool, StoreError> {
+        self.settle()?;
+        let (db, cf) = self.cf(range.place);
+        let Some(cf) = cf else {
+            return Ok(false);
+        };
+        let mut opts = ReadOptions::default();
+        opts.set_iterate_lower_bound(range.lower.clone());
+        opts.set_iterate_upper_bound(range.upper.clone());
+        opts.set_max_skippable_internal_keys(Self::MAX_SKIPPED_FOR_EMPTY);
+        let mut it = db.raw_iterator_cf_opt(&cf, opts);
+        it.seek(&range.lower);
+        if it.valid() {
+            return Ok(true);
+        }
+        match it.status() {
+            Ok(()) => Ok(false),
+            Err(e) if e.kind() == rocksdb::ErrorKind::Incomplete => Ok(true),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The deleted records [`Store::may_hold`] steps over before it takes
+    /// a range to hold something.
+    pub const MAX_SKIPPED_FOR_EMPTY: u64 = 1024;
+
     /// Iterates every record of the family at `place`, in its order.
     pub fn scan_family(&self, place: Place) -> StoreIter<'_> {
         if let Err(e) = self.settle() {
