@@ -236,6 +236,13 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
         }
     }
 
+    /// The integer reply of the command `head` followed by `items`.
+    fn count<I: AsRef<[u8]>>(&self, head: &[&[u8]], items: &[I]) -> Result<u64, CmdError> {
+        let mut args: Vec<&[u8]> = head.to_vec();
+        args.extend(items.iter().map(AsRef::as_ref));
+        integer(self.call(&args)?)
+    }
+
     /// GET.
     pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>, CmdError> {
         match self.call(&[b"GET", key.as_ref()])? {
@@ -251,9 +258,7 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
 
     /// DEL of several keys; returns how many existed.
     pub fn del<K: AsRef<[u8]>>(&self, keys: &[K]) -> Result<u64, CmdError> {
-        let mut args: Vec<&[u8]> = vec![b"DEL"];
-        args.extend(keys.iter().map(AsRef::as_ref));
-        integer(self.call(&args)?)
+        self.count(&[b"DEL"], keys)
     }
 
     /// TYPE: the key's type, `None` when missing.
@@ -296,9 +301,7 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
         key: impl AsRef<[u8]>,
         values: &[V],
     ) -> Result<u64, CmdError> {
-        let mut args: Vec<&[u8]> = vec![b"RPUSH", key.as_ref()];
-        args.extend(values.iter().map(AsRef::as_ref));
-        integer(self.call(&args)?)
+        self.count(&[b"RPUSH", key.as_ref()], values)
     }
 
     /// SADD; returns how many members were new.
@@ -307,9 +310,7 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
         key: impl AsRef<[u8]>,
         members: &[M],
     ) -> Result<u64, CmdError> {
-        let mut args: Vec<&[u8]> = vec![b"SADD", key.as_ref()];
-        args.extend(members.iter().map(AsRef::as_ref));
-        integer(self.call(&args)?)
+        self.count(&[b"SADD", key.as_ref()], members)
     }
 
     /// ZADD of (score, member) pairs; returns how many members were new.

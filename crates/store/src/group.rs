@@ -102,14 +102,12 @@ impl Group {
     /// Whether the group puts a record in `range` (its deletions of the
     /// store's records there are not looked at).
     pub fn puts_in(&self, range: &KeyRange) -> bool {
-        use std::cmp::Ordering::{Greater, Less};
         self.families.get(&range.place).is_some_and(|family| {
-            let order = family.order;
-            family.keys.iter().any(|(k, value)| {
-                value.is_some()
-                    && order(&range.lower, &k.key) != Greater
-                    && order(&k.key, &range.upper) == Less
-            })
+            let (lo, hi) = (
+                family.ord(range.lower.clone()),
+                family.ord(range.upper.clone()),
+            );
+            lo < hi && family.keys.range(lo..hi).any(|(_, value)| value.is_some())
         })
     }
 

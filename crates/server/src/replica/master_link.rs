@@ -551,7 +551,7 @@ async fn stream(
                                 note_applied(shared, session, offset);
                             }
                             return Err(LinkError::Refused {
-                                command: name,
+                                command: name.into_owned(),
                                 error: refused.error,
                                 offset,
                             });

@@ -7,6 +7,7 @@
 //! as a client's pipeline is committed ([`crate::group_commit`]), so that
 //! the replica keeps up with a master that takes pipelined writes.
 
+use std::borrow::Cow;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -389,11 +390,11 @@ pub(crate) fn apply(
 }
 
 /// The lower-case name of a command of the master's, for reports.
-pub(crate) fn command_name(spec: Option<&Spec>, args: &[Vec<u8>]) -> String {
-    spec.map_or_else(
-        || String::from_utf8_lossy(&args[0]).to_ascii_lowercase(),
-        |spec| spec.name.to_string(),
-    )
+pub(crate) fn command_name(spec: Option<&'static Spec>, args: &[Vec<u8>]) -> Cow<'static, str> {
+    match spec {
+        Some(spec) => Cow::Borrowed(spec.name),
+        None => Cow::Owned(String::from_utf8_lossy(&args[0]).to_ascii_lowercase()),
+    }
 }
 
 /// Reports an error a master's command got here.
