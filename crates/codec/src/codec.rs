@@ -33,6 +33,10 @@ pub struct KeyShape {
     pub namespace: Vec<u8>,
     /// Whether the key carries a cluster slot that matches its user key.
     pub slotted: bool,
+    /// The first key, in the family's order, past every key of the
+    /// namespace (`None`: they run to the end of the family). A walk
+    /// that wants one key of each namespace seeks there.
+    pub namespace_end: Option<Vec<u8>>,
 }
 
 /// What a format declares of itself: its name, its layout and the

@@ -184,9 +184,12 @@ impl Codec for KvrocksCodec {
         if place != layout::METADATA {
             return None;
         }
-        KeyScheme::shape_of(raw).map(|(namespace, slotted)| KeyShape {
-            namespace: namespace.to_vec(),
+        // Every key of a namespace starts with its prefix, and no key of
+        // another does: they end at the prefix's successor.
+        KeyScheme::shape_of(raw).map(|(prefix, slotted)| KeyShape {
+            namespace: prefix[1..].to_vec(),
             slotted,
+            namespace_end: prefix_successor(prefix),
         })
     }
 

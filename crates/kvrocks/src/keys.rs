@@ -136,15 +136,16 @@ impl KeyScheme {
         Ok(Some(user_key))
     }
 
-    /// The namespace of any metadata key of the store (`[u8 ns_len][ns]…`),
-    /// and whether the two bytes after it are the cluster slot of the rest.
-    /// `None` for a key shorter than its namespace prefix.
+    /// The namespace prefix of any metadata key of the store
+    /// (`[u8 ns_len][ns]…`: the length byte and the name), and whether the
+    /// two bytes after it are the cluster slot of the rest. `None` for a
+    /// key shorter than its namespace prefix.
     pub fn shape_of(raw: &[u8]) -> Option<(&[u8], bool)> {
         let (&len, rest) = raw.split_first()?;
-        let namespace = rest.get(..usize::from(len))?;
+        let prefix = raw.get(..1 + usize::from(len))?;
         let after = &rest[usize::from(len)..];
         let slotted = after.len() >= 2 && BigEndian::read_u16(after) == slot::slot(&after[2..]);
-        Some((namespace, slotted))
+        Some((prefix, slotted))
     }
 
     fn put_ns_and_slot(&self, out: &mut Vec<u8>, user_key: &[u8]) {

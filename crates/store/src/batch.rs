@@ -207,6 +207,9 @@ impl SortKey {
 /// A stored key and its value.
 pub type Pair = (Vec<u8>, Vec<u8>);
 
+/// A stored key and value, borrowed from where they were read.
+pub type PairRef<'a> = (&'a [u8], &'a [u8]);
+
 /// Lower-case hex of `bytes`.
 pub fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;

@@ -25,6 +25,8 @@
 //!   options and ingests them (the migration's bulk path).
 //! - [`sst`] reads what an SST file says about itself (table format,
 //!   checksum, compression).
+//! - [`ReadAhead`] reads a whole column family on a thread of its own,
+//!   for walks over every record.
 
 mod batch;
 #[cfg(feature = "rocksdb")]
@@ -45,6 +47,8 @@ mod group_iter;
 pub mod intent;
 mod kv;
 mod options;
+#[cfg(feature = "rocksdb")]
+mod read_ahead;
 pub mod sst;
 #[cfg(feature = "rocksdb")]
 mod store;
@@ -55,7 +59,7 @@ mod wal_retention;
 #[cfg(feature = "rocksdb")]
 mod write_behind;
 
-pub use batch::{hex, unhex, Batch, Pair};
+pub use batch::{hex, unhex, Batch, Pair, PairRef};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use compat::{Compat, COMPAT_NAMES};
 pub use error::StoreError;
@@ -65,5 +69,7 @@ pub use group::Group;
 pub use group_iter::GroupIter;
 pub use kv::{DefaultStore, KvIter, KvStore, MemIter, MemStore, Order};
 pub use options::{OpenMode, StoreOptions, DEFAULT_BLOCK_CACHE_BYTES};
+#[cfg(feature = "rocksdb")]
+pub use read_ahead::ReadAhead;
 #[cfg(feature = "rocksdb")]
 pub use store::{Store, StoreIter};

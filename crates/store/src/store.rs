@@ -20,7 +20,7 @@ use rocksdb::{
     DBRawIteratorWithThreadMode, MergeOperands, Options, ReadOptions, WriteBatch, WriteOptions,
 };
 
-use crate::batch::{hex, Batch, Op, Pair};
+use crate::batch::{hex, Batch, Op, Pair, PairRef};
 use crate::clock::Clock;
 use crate::compat::Compat;
 use crate::db::Db;
@@ -452,12 +452,38 @@ impl Store {
 
     /// Iterates every record of the family at `place`, in its order.
     pub fn scan_family(&self, place: Place) -> StoreIter<'_> {
+        self.scan_with(place, None, ReadOptions::default())
+    }
+
+    /// Iterates the family at `place`, or only `range` of it, from its
+    /// start, for a pass that reads every record once (`analyze`, `dump`,
+    /// the raw scan they are measured against): its blocks are not put in
+    /// the block cache, where they would only push out the blocks point
+    /// reads use, at the cost of a cache insertion and an eviction each.
+    pub fn scan_pass(&self, place: Place, range: Option<&KeyRange>) -> StoreIter<'_> {
+        let mut opts = ReadOptions::default();
+        opts.fill_cache(false);
+        self.scan_with(place, range, opts)
+    }
+
+    /// Iterates the family at `place` (only `range` of it, if given) from
+    /// its start, with `opts`.
+    fn scan_with(
+        &self,
+        place: Place,
+        range: Option<&KeyRange>,
+        mut opts: ReadOptions,
+    ) -> StoreIter<'_> {
         if let Err(e) = self.settle() {
             return StoreIter::failed(e);
         }
         let (db, cf) = self.cf(place);
         let it = cf.map(|cf| {
-            let mut it = db.raw_iterator_cf_opt(&cf, ReadOptions::default());
+            if let Some(range) = range {
+                opts.set_iterate_lower_bound(range.lower.clone());
+                opts.set_iterate_upper_bound(range.upper.clone());
+            }
+            let mut it = db.raw_iterator_cf_opt(&cf, opts);
             it.seek_to_first();
             it
         });
@@ -841,18 +867,11 @@ impl Store {
         &self,
         mut visit: impl FnMut(Place, &[u8], &[u8]) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        self.behind.settle()?;
         for place in self.layout.places().collect::<Vec<_>>() {
-            let (db, Some(cf)) = self.cf(place) else {
-                continue;
-            };
-            let mut it = db.raw_iterator_cf(&cf);
-            it.seek_to_first();
-            while let (Some(k), Some(v)) = (it.key(), it.value()) {
-                visit(place, k, v)?;
-                it.next();
+            let mut it = self.scan_pass(place, None);
+            while let Some((key, value)) = it.next_ref()? {
+                visit(place, key, value)?;
             }
-            it.status()?;
         }
         Ok(())
     }
@@ -1154,6 +1173,15 @@ impl StoreIter<'_> {
     /// The next pair, or `None` at the end of the range.
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Result<Option<Pair>, StoreError> {
+        Ok(self
+            .next_ref()?
+            .map(|(key, value)| (key.to_vec(), value.to_vec())))
+    }
+
+    /// The next pair, borrowed from the iterator until its next move (no
+    /// copy), or `None` at the end of the range: for walks over every
+    /// record, where copying each pair costs as much as reading it.
+    pub fn next_ref(&mut self) -> Result<Option<PairRef<'_>>, StoreError> {
         if let Some(e) = self.failed.take() {
             return Err(e);
         }
@@ -1168,9 +1196,9 @@ impl StoreIter<'_> {
             }
         }
         self.started = true;
-        match (it.key(), it.value()) {
-            (Some(k), Some(v)) => Ok(Some((k.to_vec(), v.to_vec()))),
-            _ => {
+        match it.item() {
+            Some(pair) => Ok(Some(pair)),
+            None => {
                 it.status()?;
                 Ok(None)
             }

@@ -3,7 +3,8 @@
 //! strings offered to the top lists, stale metadata counted. The element
 //! records of the collections are added by [`super::elements`].
 //!
-//! The walk merges the metadata places (one, or one per type) by user key
+//! The walk merges the metadata places (one, or one per type), each read
+//! ahead on a thread of its own, by user key
 //! as [`redcodec_engine::internals::walk::KeyWalk`] does, but judges a key from the
 //! records it read: no point read, except for a key held in several types
 //! (which [`TYPE_ORDER`] resolves) and the element count of a format that
@@ -13,15 +14,17 @@ use std::collections::HashSet;
 
 use redcodec_codec::{Codec, DataType, Place};
 use redcodec_engine::internals::keyspace::{Ctx, TYPE_ORDER};
-use redcodec_engine::store::StoreIter;
+use redcodec_engine::store::{Order, ReadAhead};
 use redcodec_engine::CmdError;
 
 use super::analysis::{Analysis, AnalyzeOptions, KeyStats, TtlBucket, MAX_PREFIXES, TTL_BUCKETS};
 use super::tally::{is_live, prefix_of, visible, StaleCounts, Top};
 
 /// One metadata place being walked.
-struct Lane<'e> {
-    it: StoreIter<'e>,
+struct Lane {
+    /// The place's range, read ahead on a thread of its own.
+    it: ReadAhead,
+    order: Order,
     place: Place,
     place_type: Option<DataType>,
     /// The next (user key, raw key length, raw value) of this lane.
@@ -43,16 +46,16 @@ pub(super) struct KeysSeen {
     pub ambiguous: HashSet<Vec<u8>>,
 }
 
-impl Lane<'_> {
+impl Lane {
     /// Fills the head with the next metadata record, past records that
     /// are not a key's metadata.
     fn fill<C: Codec>(&mut self, codec: &C) -> Result<(), CmdError> {
         while self.head.is_none() && !self.done {
-            let Some((raw_key, value)) = self.it.next()? else {
+            let Some((raw_key, value)) = self.it.next_ref()? else {
                 self.done = true;
                 break;
             };
-            let Ok(Some(user_key)) = codec.decode_meta_key(self.place, &raw_key) else {
+            let Ok(Some(user_key)) = codec.decode_meta_key(self.place, raw_key) else {
                 // Where a format keeps a key's element records in one
                 // range after its metadata, the first one met skips the
                 // rest (as the engine's walk does).
@@ -62,12 +65,13 @@ impl Lane<'_> {
                     .and_then(|owner| codec.key_range(&owner))
                     .filter(|range| range.place == self.place);
                 if let Some(range) = past_owner {
-                    self.it.seek(&range.upper);
+                    self.it.skip_to(&range.upper, self.order)?;
                 }
                 continue;
             };
+            let (key_len, value) = (raw_key.len(), value.to_vec());
             self.owner = Some(user_key.clone());
-            self.head = Some((user_key, raw_key.len(), value));
+            self.head = Some((user_key, key_len, value));
         }
         Ok(())
     }
@@ -83,23 +87,40 @@ pub(super) fn meta_pass<C: Codec>(
     by_elements: &mut Top,
     stale: &mut StaleCounts,
 ) -> Result<KeysSeen, CmdError> {
+    std::thread::scope(|scope| {
+        let store = ctx.engine().store();
+        let lanes: Vec<Lane> = ctx
+            .codec()
+            .meta_ranges()
+            .into_iter()
+            .map(|(range, place_type)| Lane {
+                it: store.read_ahead_range(scope, &range),
+                order: store.order(range.place),
+                place: range.place,
+                place_type,
+                head: None,
+                owner: None,
+                done: false,
+            })
+            .collect();
+        walk_lanes(ctx, lanes, options, analysis, by_bytes, by_elements, stale)
+    })
+}
+
+/// [`meta_pass`] over its `lanes`, merged by user key.
+fn walk_lanes<C: Codec>(
+    ctx: &Ctx<'_, C>,
+    mut lanes: Vec<Lane>,
+    options: &AnalyzeOptions,
+    analysis: &mut Analysis,
+    by_bytes: &mut Top,
+    by_elements: &mut Top,
+    stale: &mut StaleCounts,
+) -> Result<KeysSeen, CmdError> {
     let codec = ctx.codec();
-    let store = ctx.engine().store();
     let now = ctx.now_ms();
     let mut seen = KeysSeen::default();
     let mut ttl = [0u64; TTL_BUCKETS.len()];
-    let mut lanes: Vec<Lane<'_>> = codec
-        .meta_ranges()
-        .into_iter()
-        .map(|(range, place_type)| Lane {
-            it: store.scan(&range, None, false),
-            place: range.place,
-            place_type,
-            head: None,
-            owner: None,
-            done: false,
-        })
-        .collect();
     // This key's records: (place type, raw key length, raw value).
     let mut here: Vec<(DataType, Place, usize, Vec<u8>)> = Vec::new();
     loop {

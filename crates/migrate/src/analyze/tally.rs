@@ -63,8 +63,15 @@ impl Top {
         }
         if self.heap.len() == self.n {
             if let Some(Reverse(least)) = self.heap.peek() {
-                let lossy = String::from_utf8_lossy(key);
-                if least.order() >= (rank, Reverse(&*lossy)) {
+                // The key breaks ties only: most offers lose on rank alone.
+                let beaten = match least.0.cmp(&rank) {
+                    std::cmp::Ordering::Less => false,
+                    std::cmp::Ordering::Greater => true,
+                    std::cmp::Ordering::Equal => {
+                        Reverse(least.1.key.as_str()) >= Reverse(&*String::from_utf8_lossy(key))
+                    }
+                };
+                if beaten {
                     return;
                 }
             }
