@@ -21,7 +21,7 @@
 //! (old versions, expired or deleted keys), which are no fault.
 
 use redcodec_codec::{Codec, DataType, GcDecision, KeyRange, Meta, Place, SubKind};
-use redcodec_store::{Store, StoreIter};
+use redcodec_store::{ReadAhead, Store};
 
 use crate::core::EngineCore;
 use crate::cursors::{ReadCursors, SubCursors};
@@ -162,35 +162,35 @@ fn family_name<C: Codec>(ctx: &Ctx<'_, C>, place: Place) -> String {
     )
 }
 
-/// One metadata range read in key order, merged with the others by
-/// [`check_keys`].
-struct MetaLane<'e> {
+/// One metadata range read in key order (ahead, on a thread of its
+/// own), merged with the others by [`check_keys`].
+struct MetaLane {
     range: KeyRange,
     place_type: Option<DataType>,
-    it: StoreIter<'e>,
+    it: ReadAhead,
     /// The next user key of the range, with its metadata when live.
     head: Option<(Vec<u8>, Option<Meta>)>,
     /// Faults of this range's records, reported range by range.
     findings: Vec<Finding>,
 }
 
-impl MetaLane<'_> {
+impl MetaLane {
     /// Reads on to the range's next user key (counting its metadata
     /// record, and noting the faults of the records before it).
     fn fill<C: Codec>(&mut self, ctx: &Ctx<'_, C>, meta_records: &mut u64) -> CmdResult<()> {
         let codec = ctx.codec();
         while self.head.is_none() {
-            let Some((raw_key, value)) = self.it.next()? else {
+            let Some((raw_key, value)) = self.it.next_ref()? else {
                 return Ok(());
             };
-            let user_key = match codec.decode_meta_key(self.range.place, &raw_key) {
+            let user_key = match codec.decode_meta_key(self.range.place, raw_key) {
                 Ok(Some(k)) => k,
                 // Element records share some formats' metadata ranges.
                 Ok(None) => continue,
                 Err(e) => {
                     self.findings.push(Finding::Undecodable {
                         family: family_name(ctx, self.range.place),
-                        key: raw_key,
+                        key: raw_key.to_vec(),
                         error: e.to_string(),
                     });
                     continue;
@@ -198,7 +198,7 @@ impl MetaLane<'_> {
             };
             *meta_records += 1;
             let ty = self.place_type.unwrap_or(DataType::String);
-            let live = match ctx.decode_meta(&user_key, ty, &value) {
+            let live = match ctx.decode_meta(&user_key, ty, value) {
                 Ok(meta) => ctx.is_live(&meta).then_some(meta),
                 Err(CmdError::Unmodelled { key, type_name }) => {
                     self.findings.push(Finding::Unmodelled { key, type_name });
@@ -207,7 +207,7 @@ impl MetaLane<'_> {
                 Err(e) => {
                     self.findings.push(Finding::Undecodable {
                         family: family_name(ctx, self.range.place),
-                        key: raw_key,
+                        key: raw_key.to_vec(),
                         error: e.to_string(),
                     });
                     None
@@ -228,18 +228,29 @@ impl MetaLane<'_> {
 /// several types; counts that disagree.
 fn check_keys<C: Codec>(ctx: &Ctx<'_, C>, report: &mut CheckReport) -> CmdResult<()> {
     let store = ctx.engine().store();
-    let mut lanes: Vec<MetaLane<'_>> = ctx
-        .codec()
-        .meta_ranges()
-        .into_iter()
-        .map(|(range, place_type)| MetaLane {
-            it: store.scan(&range, None, false),
-            range,
-            place_type,
-            head: None,
-            findings: Vec::new(),
-        })
-        .collect();
+    std::thread::scope(|scope| {
+        let lanes: Vec<MetaLane> = ctx
+            .codec()
+            .meta_ranges()
+            .into_iter()
+            .map(|(range, place_type)| MetaLane {
+                it: store.read_ahead_range(scope, &range),
+                range,
+                place_type,
+                head: None,
+                findings: Vec::new(),
+            })
+            .collect();
+        merge_lanes(ctx, lanes, report)
+    })
+}
+
+/// [`check_keys`] over its `lanes`.
+fn merge_lanes<C: Codec>(
+    ctx: &Ctx<'_, C>,
+    mut lanes: Vec<MetaLane>,
+    report: &mut CheckReport,
+) -> CmdResult<()> {
     let mut several = Vec::new();
     let mut counts = Vec::new();
     let mut cursors = SubCursors::new();
@@ -347,41 +358,44 @@ fn check_elements<C: Codec>(ctx: &Ctx<'_, C>, report: &mut CheckReport) -> CmdRe
     // metadata is read on iterators moved along, not a point read each.
     let mut metas = ReadCursors::new(store);
     for place in places {
-        let mut it = store.scan_family(place);
-        while let Some((key, value)) = it.next()? {
-            let Some(owner) = codec.gc_sub_owner(place, &key, &value) else {
-                continue;
-            };
-            // Elements of another namespace are checked with it.
-            if !matches!(
-                codec.decode_meta_key(owner.meta.place, &owner.meta.key),
-                Ok(Some(_))
-            ) {
-                continue;
+        std::thread::scope(|scope| -> CmdResult<()> {
+            let mut it = store.read_ahead(scope, place);
+            while let Some((key, value)) = it.next_ref()? {
+                let Some(owner) = codec.gc_sub_owner(place, key, value) else {
+                    continue;
+                };
+                // Elements of another namespace are checked with it.
+                if !matches!(
+                    codec.decode_meta_key(owner.meta.place, &owner.meta.key),
+                    Ok(Some(_))
+                ) {
+                    continue;
+                }
+                report.element_records += 1;
+                let meta = metas.get(owner.meta.place, &owner.meta.key)?;
+                if codec.gc_sub(&owner, meta.as_deref(), now) == GcDecision::Drop {
+                    report.garbage += 1;
+                    continue;
+                }
+                let Some(raw) = meta else { continue };
+                let ty = place_types
+                    .iter()
+                    .find(|(p, _)| *p == owner.meta.place)
+                    .and_then(|(_, ty)| *ty)
+                    .unwrap_or(DataType::String);
+                // Undecodable metadata is reported by the metadata pass.
+                let Ok(meta) = codec.decode_meta(ty, &raw) else {
+                    continue;
+                };
+                if owner.version != 0 && meta.version != owner.version {
+                    report.findings.push(Finding::Orphan {
+                        family: family_name(ctx, place),
+                        key: key.to_vec(),
+                    });
+                }
             }
-            report.element_records += 1;
-            let meta = metas.get(owner.meta.place, &owner.meta.key)?;
-            if codec.gc_sub(&owner, meta.as_deref(), now) == GcDecision::Drop {
-                report.garbage += 1;
-                continue;
-            }
-            let Some(raw) = meta else { continue };
-            let ty = place_types
-                .iter()
-                .find(|(p, _)| *p == owner.meta.place)
-                .and_then(|(_, ty)| *ty)
-                .unwrap_or(DataType::String);
-            // Undecodable metadata is reported by the metadata pass.
-            let Ok(meta) = codec.decode_meta(ty, &raw) else {
-                continue;
-            };
-            if owner.version != 0 && meta.version != owner.version {
-                report.findings.push(Finding::Orphan {
-                    family: family_name(ctx, place),
-                    key,
-                });
-            }
-        }
+            Ok(())
+        })?;
     }
     Ok(())
 }

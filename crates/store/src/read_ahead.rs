@@ -133,7 +133,7 @@ impl ReadAhead {
 
 impl Store {
     /// Every pair of the family at `place` (none if it does not exist),
-    /// read on a thread of `scope`: see the [module](self).
+    /// read on a thread of `scope`: see [`ReadAhead`].
     pub fn read_ahead<'scope, 'env>(
         &'env self,
         scope: &'scope Scope<'scope, 'env>,
