@@ -162,25 +162,36 @@ impl Store {
     ) -> ReadAhead {
         let (send, chunks) = sync_channel(CHUNKS_IN_FLIGHT);
         let (used, reuse) = channel::<Chunk>();
-        scope.spawn(move || {
-            let mut it = open(self);
-            loop {
-                let mut chunk = reuse.try_recv().unwrap_or_default();
-                chunk.clear();
-                let ended = match fill(&mut it, &mut chunk) {
-                    Ok(ended) => ended,
-                    Err(e) => {
-                        // The pairs before the error first, then the error.
-                        let _ = send.send(Ok(chunk));
-                        let _ = send.send(Err(e));
+        let failed = send.clone();
+        let reader = std::thread::Builder::new()
+            .name("read-ahead".into())
+            .spawn_scoped(scope, move || {
+                let mut it = open(self);
+                loop {
+                    let mut chunk = reuse.try_recv().unwrap_or_default();
+                    chunk.clear();
+                    let ended = match fill(&mut it, &mut chunk) {
+                        Ok(ended) => ended,
+                        Err(e) => {
+                            // The pairs before the error first, then the error.
+                            let _ = send.send(Ok(chunk));
+                            let _ = send.send(Err(e));
+                            return;
+                        }
+                    };
+                    if send.send(Ok(chunk)).is_err() || ended {
                         return;
                     }
-                };
-                if send.send(Ok(chunk)).is_err() || ended {
-                    return;
                 }
-            }
-        });
+            });
+        if let Err(e) = reader {
+            // No thread to read on (the system's limit): the walk's first
+            // step reports it. The channel has room for it.
+            let _ = failed.send(Err(StoreError::Io(std::io::Error::other(format!(
+                "cannot start a thread to read the store: {e}"
+            )))));
+        }
+        drop(failed);
         ReadAhead {
             chunks,
             used,
