@@ -132,6 +132,19 @@ pub trait Codec: Send + Sync + 'static {
         vec![self.sub_place(kind, b"")]
     }
 
+    /// Every place element records of any kind can live in, in order,
+    /// each once (for the commands that read them all: `check`,
+    /// `analyze`).
+    fn element_places(&self) -> Vec<Place> {
+        let mut places: Vec<Place> = SubKind::ALL
+            .into_iter()
+            .flat_map(|kind| self.sub_places(kind))
+            .collect();
+        places.sort();
+        places.dedup();
+        places
+    }
+
     /// The key of the element record `id` of `of`.
     fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8>;
 

@@ -213,6 +213,15 @@ pub enum SubKind {
 }
 
 impl SubKind {
+    /// Every kind of element record.
+    pub const ALL: [SubKind; 5] = [
+        SubKind::HashField,
+        SubKind::SetMember,
+        SubKind::ZSetMember,
+        SubKind::ZSetScore,
+        SubKind::ListItem,
+    ];
+
     /// The type whose elements are of this kind.
     pub fn owner_type(self) -> DataType {
         match self {

@@ -20,7 +20,7 @@
 //! It also counts the element records that compaction will collect
 //! (old versions, expired or deleted keys), which are no fault.
 
-use redcodec_codec::{Codec, DataType, GcDecision, KeyRange, Meta, Place, SubKind};
+use redcodec_codec::{Codec, DataType, GcDecision, KeyRange, Meta, Place};
 use redcodec_store::{ReadAhead, Store};
 
 use crate::core::EngineCore;
@@ -336,18 +336,7 @@ fn count_finding<'e, C: Codec>(
 fn check_elements<C: Codec>(ctx: &Ctx<'_, C>, report: &mut CheckReport) -> CmdResult<()> {
     let codec = ctx.codec();
     let store = ctx.engine().store();
-    let mut places: Vec<Place> = [
-        SubKind::HashField,
-        SubKind::SetMember,
-        SubKind::ListItem,
-        SubKind::ZSetMember,
-        SubKind::ZSetScore,
-    ]
-    .into_iter()
-    .flat_map(|kind| codec.sub_places(kind))
-    .collect();
-    places.sort();
-    places.dedup();
+    let places = codec.element_places();
     let place_types: Vec<(Place, Option<DataType>)> = codec
         .meta_ranges()
         .into_iter()

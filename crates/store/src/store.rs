@@ -394,29 +394,15 @@ impl Store {
     /// Iterates `range` forward from its lower bound (or from `from`), or
     /// backward from its upper end (or from `from`, inclusive).
     pub fn scan(&self, range: &KeyRange, from: Option<&[u8]>, reverse: bool) -> StoreIter<'_> {
-        if let Err(e) = self.settle() {
-            return StoreIter::failed(e);
-        }
-        let (db, cf) = self.cf(range.place);
-        let it = cf.map(|cf| {
-            let mut opts = ReadOptions::default();
-            opts.set_iterate_lower_bound(range.lower.clone());
-            opts.set_iterate_upper_bound(range.upper.clone());
-            let mut it = db.raw_iterator_cf_opt(&cf, opts);
+        let opts = ReadOptions::default();
+        self.scan_with(range.place, Some(range), opts, reverse, |it| {
             match (from, reverse) {
                 (Some(k), false) => it.seek(k),
                 (None, false) => it.seek(&range.lower),
                 (Some(k), true) => it.seek_for_prev(k),
                 (None, true) => it.seek_to_last(),
             }
-            it
-        });
-        StoreIter {
-            it,
-            reverse,
-            started: false,
-            failed: None,
-        }
+        })
     }
 
     /// Whether `range` may hold a record: `false` only when it holds
@@ -452,7 +438,14 @@ impl Store {
 
     /// Iterates every record of the family at `place`, in its order.
     pub fn scan_family(&self, place: Place) -> StoreIter<'_> {
-        self.scan_with(place, None, ReadOptions::default())
+        let opts = ReadOptions::default();
+        self.scan_with(
+            place,
+            None,
+            opts,
+            false,
+            DBRawIteratorWithThreadMode::seek_to_first,
+        )
     }
 
     /// Iterates the family at `place`, or only `range` of it, from its
@@ -463,17 +456,26 @@ impl Store {
     pub fn scan_pass(&self, place: Place, range: Option<&KeyRange>) -> StoreIter<'_> {
         let mut opts = ReadOptions::default();
         opts.fill_cache(false);
-        self.scan_with(place, range, opts)
+        self.scan_with(
+            place,
+            range,
+            opts,
+            false,
+            DBRawIteratorWithThreadMode::seek_to_first,
+        )
     }
 
-    /// Iterates the family at `place` (only `range` of it, if given) from
-    /// its start, with `opts`.
-    fn scan_with(
-        &self,
+    /// Iterates the family at `place` (only `range` of it, if given) with
+    /// `opts`, from where `position` puts the iterator (`reverse`: towards
+    /// the start).
+    fn scan_with<'s>(
+        &'s self,
         place: Place,
         range: Option<&KeyRange>,
         mut opts: ReadOptions,
-    ) -> StoreIter<'_> {
+        reverse: bool,
+        position: impl FnOnce(&mut DBRawIteratorWithThreadMode<'s, Db>),
+    ) -> StoreIter<'s> {
         if let Err(e) = self.settle() {
             return StoreIter::failed(e);
         }
@@ -484,12 +486,12 @@ impl Store {
                 opts.set_iterate_upper_bound(range.upper.clone());
             }
             let mut it = db.raw_iterator_cf_opt(&cf, opts);
-            it.seek_to_first();
+            position(&mut it);
             it
         });
         StoreIter {
             it,
-            reverse: false,
+            reverse,
             started: false,
             failed: None,
         }

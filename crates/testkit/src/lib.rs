@@ -32,13 +32,7 @@ use redcodec_codec::{
 };
 
 /// Every kind of element record.
-pub const SUB_KINDS: [SubKind; 5] = [
-    SubKind::HashField,
-    SubKind::SetMember,
-    SubKind::ZSetMember,
-    SubKind::ZSetScore,
-    SubKind::ListItem,
-];
+pub const SUB_KINDS: [SubKind; 5] = SubKind::ALL;
 
 /// Bytes as lower-case hex pairs separated by spaces (`"0b 5f 5f"`).
 pub fn hex(bytes: &[u8]) -> String {

@@ -203,18 +203,7 @@ impl<'a, 'c, 'e, C: Codec> ElementPass<'a, 'c, 'e, C> {
         store: &'e Store,
         live_collections: u64,
     ) -> Result<(), CmdError> {
-        let mut places: Vec<Place> = [
-            SubKind::HashField,
-            SubKind::SetMember,
-            SubKind::ListItem,
-            SubKind::ZSetMember,
-            SubKind::ZSetScore,
-        ]
-        .into_iter()
-        .flat_map(|kind| self.codec.sub_places(kind))
-        .collect();
-        places.sort();
-        places.dedup();
+        let places = self.codec.element_places();
         let mut cursors: Vec<Option<Cursor>> = places
             .iter()
             .map(|&place| {

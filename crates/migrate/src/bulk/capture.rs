@@ -41,10 +41,41 @@ struct Held {
     next_seq: u64,
     entries: HashMap<Place, Vec<Entry>>,
     bytes: usize,
-    /// The records of the key being written, by where their last write
-    /// is: the destination's code may read them back when it appends
-    /// across batches (nemo's linked lists read their tail node).
-    open: FxHashMap<(Place, Vec<u8>), Latest>,
+    /// The number of the open key's first write: its records are the
+    /// entries numbered from it (each family's entries are in number
+    /// order).
+    open_seq: u64,
+    /// The records of the open key, by where their last write is. Made
+    /// on the first read of the key (most formats' code never reads back
+    /// what it writes; nemo's linked lists read their tail node when they
+    /// append across batches), or when a spill takes the key's records
+    /// away; kept up to date by later writes until the key closes.
+    open: Option<FxHashMap<(Place, Vec<u8>), Latest>>,
+}
+
+impl Held {
+    /// The index of the open key's records, made from the held entries
+    /// if there is none yet.
+    fn open_index(&mut self) -> &mut FxHashMap<(Place, Vec<u8>), Latest> {
+        let (entries, open_seq) = (&self.entries, self.open_seq);
+        self.open.get_or_insert_with(|| {
+            let mut index = FxHashMap::default();
+            for (&place, family) in entries {
+                let from = family.partition_point(|e| e.seq < open_seq);
+                for (i, e) in family.iter().enumerate().skip(from) {
+                    index.insert((place, e.key.clone()), Latest::Held(i));
+                }
+            }
+            index
+        })
+    }
+
+    /// Whether the open key has records among the held entries.
+    fn open_key_held(&self) -> bool {
+        self.entries
+            .values()
+            .any(|family| family.last().is_some_and(|e| e.seq >= self.open_seq))
+    }
 }
 
 /// Where the last write of a record of the open key is.
@@ -54,10 +85,6 @@ enum Latest {
     /// Spilled while the key was open: a copy of it (`None`: deleted).
     Spilled(Option<Vec<u8>>),
 }
-
-/// Above this many records, the open key's map is dropped rather than
-/// cleared (clearing costs its capacity, which a big key leaves large).
-const OPEN_KEEP: usize = 1024;
 
 /// A store that reads as empty and captures writes.
 pub(crate) struct Capture {
@@ -101,11 +128,8 @@ impl Capture {
     /// back.
     pub(crate) fn close_key(&self) {
         let mut held = self.held();
-        if held.open.capacity() > OPEN_KEEP {
-            held.open = FxHashMap::default();
-        } else {
-            held.open.clear();
-        }
+        held.open_seq = held.next_seq;
+        held.open = None;
     }
 
     /// The number the next write gets.
@@ -123,9 +147,12 @@ impl Capture {
         let mut held = self.held();
         let held = &mut *held;
         held.bytes = 0;
+        if held.open_key_held() {
+            held.open_index();
+        }
         let entries = std::mem::take(&mut held.entries);
         // The open key's records leave with the entries: keep copies.
-        for ((place, _), latest) in &mut held.open {
+        for ((place, _), latest) in held.open.iter_mut().flatten() {
             if let Latest::Held(index) = *latest {
                 let entry = entries.get(place).and_then(|family| family.get(index));
                 *latest = Latest::Spilled(entry.and_then(|e| e.value.clone()));
@@ -162,8 +189,13 @@ impl KvStore for Capture {
         key: &[u8],
         read: impl FnOnce(&[u8]) -> T,
     ) -> Result<Option<T>, StoreError> {
-        let held = self.held();
-        let value = match held.open.get(&(place, key.to_vec())) {
+        let mut held = self.held();
+        held.open_index();
+        let latest = held
+            .open
+            .as_ref()
+            .and_then(|o| o.get(&(place, key.to_vec())));
+        let value = match latest {
             Some(Latest::Held(index)) => held
                 .entries
                 .get(&place)
@@ -205,8 +237,9 @@ impl KvStore for Capture {
             held.next_seq += 1;
             held.bytes += entry.weight();
             let family = held.entries.entry(place).or_default();
-            held.open
-                .insert((place, entry.key.clone()), Latest::Held(family.len()));
+            if let Some(open) = &mut held.open {
+                open.insert((place, entry.key.clone()), Latest::Held(family.len()));
+            }
             family.push(entry);
         }
         Ok(())

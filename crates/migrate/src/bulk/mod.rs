@@ -9,8 +9,9 @@
 //! ingested ([`load`]).
 //!
 //! Checkpoints (the write path's file, with a `bulk` line, [`state`]):
-//! after every run spilled, every SST file written and every family
-//! ingested. A resumed run reads the source again after the last key
+//! after every run spilled (once its file is written: runs are written on
+//! a thread of their own while the next buffer fills), every SST file
+//! written and every family ingested. A resumed run reads the source again after the last key
 //! whose records are all in runs, voids the records a key cut by the last
 //! spill left, and continues the phase it was in.
 
@@ -19,12 +20,13 @@ mod load;
 mod runs;
 mod state;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use redcodec_codec::{Codec, DataType};
+use redcodec_codec::{Codec, DataType, Place};
 use redcodec_engine::error::{CmdError, EngineError};
 use redcodec_engine::reply::quote_bytes;
+use redcodec_engine::store::Order;
 use redcodec_engine::value::Value;
 use redcodec_engine::Engine;
 
@@ -111,7 +113,12 @@ pub(crate) fn migrate<A: Codec, B: Codec + Clone>(
     observer: &mut dyn Observer,
 ) -> Result<MigrateReport, MigrateError> {
     let mut job = Job::start(src, dst, options, observer)?;
-    let outcome = job.run();
+    let mut outcome = job.run();
+    // A run still being written (the reading failed) is waited for, and
+    // kept.
+    if let Err(Halt::Failed(e)) = job.land(Landed::Save) {
+        outcome = outcome.and(Err(Halt::Failed(e)));
+    }
     if options.checkpoint.is_none() {
         // Nothing can resume it: the work directory goes either way.
         let _ = std::fs::remove_dir_all(&job.work);
@@ -190,6 +197,29 @@ struct Job<'a, A: Codec, B: Codec> {
     resumed_after: Option<Option<Vec<u8>>>,
     /// Checkpoints written by this run.
     commits: u64,
+    /// The run being written, if any.
+    spilling: Option<Spilling>,
+}
+
+/// What follows a run's landing ([`Job::land`]).
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Landed {
+    /// Nothing: the caller saves a later checkpoint.
+    Wait,
+    /// The checkpoint that counts the run is saved.
+    Save,
+    /// The checkpoint is saved, counted, and the observer asked whether
+    /// to go on.
+    Count,
+}
+
+/// A run being written on a thread of its own, and the checkpoint that
+/// counts it once it is.
+struct Spilling {
+    thread: std::thread::JoinHandle<std::io::Result<()>>,
+    state: BulkState,
+    done: Done,
+    skipped: Vec<Skipped>,
 }
 
 impl<'a, A: Codec, B: Codec + Clone> Job<'a, A, B> {
@@ -224,6 +254,7 @@ impl<'a, A: Codec, B: Codec + Clone> Job<'a, A, B> {
             first_of_several: Vec::new(),
             resumed_after: None,
             commits: 0,
+            spilling: None,
         };
         match options.checkpoint.as_ref().filter(|p| p.exists()) {
             Some(path) => job.resume(&path.clone())?,
@@ -315,6 +346,17 @@ impl<'a, A: Codec, B: Codec + Clone> Job<'a, A, B> {
 
     /// Writes the checkpoint (if the migration keeps one).
     fn save(&self) -> Result<(), MigrateError> {
+        self.save_as(&self.state, &self.done, &self.skipped)
+    }
+
+    /// Writes the checkpoint of the point `state`, `done` and `skipped`
+    /// describe (if the migration keeps one).
+    fn save_as(
+        &self,
+        state: &BulkState,
+        done: &Done,
+        skipped: &[Skipped],
+    ) -> Result<(), MigrateError> {
         let Some(path) = &self.options.checkpoint else {
             return Ok(());
         };
@@ -324,15 +366,15 @@ impl<'a, A: Codec, B: Codec + Clone> Job<'a, A, B> {
             destination_format: self.dst.codec().name().to_string(),
             merge: false,
             probe: false,
-            done: self.done.key.clone(),
-            counter: self.done.counter,
+            done: done.key.clone(),
+            counter: done.counter,
             through: None,
             through_count: 0,
             pending: None,
-            tally: self.done.tally,
-            expired: self.done.expired,
-            skipped: self.skipped.clone(),
-            bulk: Some(self.state.encode()),
+            tally: done.tally,
+            expired: done.expired,
+            skipped: skipped.to_vec(),
+            bulk: Some(state.encode()),
         }
         .save(path, self.options.sync)
         .map_err(|e| checkpoint_error(path, e.to_string()))
@@ -342,6 +384,11 @@ impl<'a, A: Codec, B: Codec + Clone> Job<'a, A, B> {
     /// whether to go on.
     fn checkpointed(&mut self) -> Result<(), Halt> {
         self.save()?;
+        self.counted()
+    }
+
+    /// Counts a checkpoint saved, and asks the observer whether to go on.
+    fn counted(&mut self) -> Result<(), Halt> {
         self.commits += 1;
         match self.observer.committed(self.commits) {
             Flow::Continue => Ok(()),
@@ -464,6 +511,7 @@ impl<'a, A: Codec, B: Codec + Clone> Job<'a, A, B> {
             Ok(())
         })?;
         self.spill(&capture)?;
+        self.land(Landed::Wait)?;
         self.state.phase = Phase::Merge;
         self.save()?;
         Ok(())
@@ -477,24 +525,60 @@ impl<'a, A: Codec, B: Codec + Clone> Job<'a, A, B> {
         if whole {
             self.state.complete = capture.store().next_seq();
         }
+        // The run before is written first, and counted.
+        self.land(Landed::Count)?;
         self.spill(capture)?;
-        self.checkpointed()
+        Ok(())
     }
 
-    /// Writes the buffer as the next run.
-    fn spill(&mut self, capture: &Engine<B, Capture>) -> Result<(), MigrateError> {
+    /// Starts writing the buffer as the next run, on a thread of its own:
+    /// the source is read on while it is sorted and written. The
+    /// checkpoint that counts it is saved once it is written
+    /// ([`Job::land`]); one run is written at a time.
+    fn spill(&mut self, capture: &Engine<B, Capture>) -> Result<(), Halt> {
+        self.land(Landed::Wait)?;
         let entries = capture.store().take();
         let store = self.dst.store();
-        runs::spill(
-            &self.work,
-            self.state.runs,
-            entries,
-            |place| store.order(place),
-            self.options.sync,
-        )
-        .map_err(|e| work_error(&self.work, e))?;
+        let orders: HashMap<Place, Order> = entries
+            .keys()
+            .map(|&place| (place, store.order(place)))
+            .collect();
+        let (work, run, sync) = (self.work.clone(), self.state.runs, self.options.sync);
+        let thread = std::thread::Builder::new()
+            .name("bulk-spill".into())
+            .spawn(move || runs::spill(&work, run, entries, |place| orders[&place], sync))
+            .map_err(|e| work_error(&self.work, e))?;
         self.state.runs += 1;
         self.state.seq = capture.store().next_seq();
+        self.spilling = Some(Spilling {
+            thread,
+            state: self.state.clone(),
+            done: self.done.clone(),
+            skipped: self.skipped.clone(),
+        });
+        Ok(())
+    }
+
+    /// Waits for the run being written, if any, then does what `then`
+    /// says. A run that failed is not counted.
+    fn land(&mut self, then: Landed) -> Result<(), Halt> {
+        let Some(spilling) = self.spilling.take() else {
+            return Ok(());
+        };
+        let written = spilling
+            .thread
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the thread writing a run panicked")));
+        if let Err(e) = written {
+            self.state.runs = spilling.state.runs - 1;
+            return Err(work_error(&self.work, e).into());
+        }
+        if then != Landed::Wait {
+            self.save_as(&spilling.state, &spilling.done, &spilling.skipped)?;
+        }
+        if then == Landed::Count {
+            self.counted()?;
+        }
         Ok(())
     }
 
