@@ -243,34 +243,28 @@ impl<A: Codec, B: Codec + Clone> Job<'_, A, B> {
     }
 
     /// Keeps the checkpoint as the families' writers report, until every
-    /// family is done.
+    /// family is done. Each SST file counts once (the observer is asked
+    /// once per file, whichever writer made it): the lead's as it is
+    /// written, a later family's once it becomes the lead.
     fn follow(&mut self, jobs: &[FamilyJob], rx: &mpsc::Receiver<Report>) -> Result<(), Halt> {
         let mut progress: Vec<(u64, Option<Vec<u8>>)> =
             jobs.iter().map(|j| (j.files, j.last.clone())).collect();
+        // Files a resumed run finds were counted by the run before.
+        let mut counted: Vec<u64> = jobs.iter().map(|j| j.files).collect();
         let mut done = vec![false; jobs.len()];
         let mut lead = 0;
-        while lead < jobs.len() {
-            let report = rx.recv().map_err(|_| {
-                MigrateError::from(CmdError::from(EngineError::from(
-                    redcodec_engine::store::StoreError::Io(io::Error::other(
-                        "a bulk merge's writer ended without a word",
-                    )),
-                )))
-            })?;
-            match report {
-                Report::File { job, files, last } => {
-                    progress[job] = (files, last);
-                    if job == lead {
-                        (self.state.files, self.state.last) = progress[job].clone();
-                        self.checkpointed()?;
-                    }
+        loop {
+            if lead < jobs.len() && progress[lead].0 > counted[lead] {
+                (self.state.files, self.state.last) = progress[lead].clone();
+                self.save()?;
+                while counted[lead] < progress[lead].0 {
+                    counted[lead] += 1;
+                    self.counted()?;
                 }
-                Report::Done { job } => done[job] = true,
-                Report::Failed(e) => return Err(Halt::Failed(e)),
             }
-            // Families done in a row from the lead: counted, their runs
-            // removed; the next family's files written so far count.
-            while lead < jobs.len() && done[lead] {
+            if lead < jobs.len() && done[lead] {
+                // The lead is done: counted, its runs removed; the next
+                // family's files written so far count next.
                 self.state.place = jobs[lead].index + 1;
                 lead += 1;
                 (self.state.files, self.state.last) = match progress.get(lead) {
@@ -281,9 +275,24 @@ impl<A: Codec, B: Codec + Clone> Job<'_, A, B> {
                 for run in &jobs[lead - 1].runs {
                     std::fs::remove_file(run).map_err(|e| work_error(&self.work, e))?;
                 }
+                continue;
+            }
+            if lead == jobs.len() {
+                return Ok(());
+            }
+            let report = rx.recv().map_err(|_| {
+                MigrateError::from(CmdError::from(EngineError::from(
+                    redcodec_engine::store::StoreError::Io(io::Error::other(
+                        "a bulk merge's writer ended without a word",
+                    )),
+                )))
+            })?;
+            match report {
+                Report::File { job, files, last } => progress[job] = (files, last),
+                Report::Done { job } => done[job] = true,
+                Report::Failed(e) => return Err(Halt::Failed(e)),
             }
         }
-        Ok(())
     }
 
     /// Ingests every family's SST files.
