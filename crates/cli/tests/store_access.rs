@@ -764,3 +764,66 @@ fn block_cache_size_follows_the_options() {
     let sizes = capacity(&engine);
     assert!(sizes.iter().all(|&s| s == 32 << 20), "{sizes:?}");
 }
+
+/// The largest table of the store at `db`, with one byte of its data
+/// blocks flipped (a quarter of the way in: data blocks come first, the
+/// index and filter last).
+fn flip_a_data_byte(db: &Path) -> PathBuf {
+    let mut tables: Vec<(u64, PathBuf)> = std::fs::read_dir(db)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sst"))
+        .map(|p| (std::fs::metadata(&p).unwrap().len(), p))
+        .collect();
+    tables.sort();
+    let (len, table) = tables.pop().expect("a table");
+    let mut bytes = std::fs::read(&table).unwrap();
+    let at = len / 4;
+    bytes[at as usize] ^= 0xff;
+    std::fs::write(&table, bytes).unwrap();
+    table
+}
+
+#[test]
+fn a_damaged_table_fails_every_reading_command_clearly_and_changes_nothing() {
+    let work = tempfile::tempdir().unwrap();
+    let store = work.path().join("store");
+    ok(&Args::new("generate")
+        .store("kvrocks", &store)
+        .fixed_clock(CLOCK)
+        .with(&["--records", "5000"]));
+    let table = flip_a_data_byte(&store.join("db"));
+    let name = table.file_name().unwrap().to_str().unwrap().to_string();
+    let before = file_hashes(&store);
+    let rdb = work.path().join("out.rdb");
+    let bulk = work.path().join("bulk");
+    let batches = work.path().join("batches");
+    let commands = [
+        Args::new("analyze").store("kvrocks", &store),
+        Args::new("check").store("kvrocks", &store),
+        Args::new("dump").store("kvrocks", &store),
+        Args::new("export")
+            .store("kvrocks", &store)
+            .with(&["--rdb", path(&rdb)]),
+        Args::new("migrate")
+            .src("kvrocks", &store)
+            .dst("blackwidow", &bulk),
+        Args::new("migrate")
+            .src("kvrocks", &store)
+            .dst("blackwidow", &batches)
+            .with(&["--no-bulk"]),
+    ];
+    for args in commands {
+        let (ok, stdout, stderr) = run(&args, "");
+        let what = args.join(" ");
+        assert!(!ok, "{what}: {stdout}");
+        assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+        assert_contains(&stderr, "Corruption: block checksum mismatch");
+        assert_contains(&stderr, &name);
+    }
+    assert_eq!(file_hashes(&store), before, "a file of the store changed");
+    // The bulk path had written nothing when it met the damage: its
+    // destination is left empty, with no checkpoint to resume.
+    assert_eq!(ok(&Args::new("dump").store("blackwidow", &bulk)), "");
+    assert!(!bulk.join("redcodec-migrate.checkpoint").exists());
+}
