@@ -785,13 +785,15 @@ fn flip_a_data_byte(db: &Path) -> PathBuf {
 }
 
 #[test]
-fn a_damaged_table_fails_every_reading_command_clearly_and_changes_nothing() {
+fn a_damaged_table_fails_reads_clearly_and_a_migration_resumes_once_repaired() {
     let work = tempfile::tempdir().unwrap();
     let store = work.path().join("store");
     ok(&Args::new("generate")
         .store("kvrocks", &store)
         .fixed_clock(CLOCK)
         .with(&["--records", "5000"]));
+    let healthy = work.path().join("healthy");
+    copy_dir(&store, &healthy);
     let table = flip_a_data_byte(&store.join("db"));
     let name = table.file_name().unwrap().to_str().unwrap().to_string();
     let before = file_hashes(&store);
@@ -826,4 +828,13 @@ fn a_damaged_table_fails_every_reading_command_clearly_and_changes_nothing() {
     // destination is left empty, with no checkpoint to resume.
     assert_eq!(ok(&Args::new("dump").store("blackwidow", &bulk)), "");
     assert!(!bulk.join("redcodec-migrate.checkpoint").exists());
+    // The write path keeps what it committed, with its checkpoint: once
+    // the table is repaired, it resumes to a copy that verifies equal.
+    assert!(batches.join("redcodec-migrate.checkpoint").exists());
+    std::fs::copy(healthy.join("db").join(&name), &table).unwrap();
+    let resumed = ok(&Args::new("migrate")
+        .src("kvrocks", &store)
+        .dst("blackwidow", &batches)
+        .with(&["--no-bulk", "--resume", "--verify"]));
+    assert_contains(&resumed, "all equal");
 }
