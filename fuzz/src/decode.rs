@@ -8,8 +8,8 @@
 
 use std::sync::OnceLock;
 
-use redcodec_codec::{Codec, DataType, ListBounds, Meta, Place, SparseIndex};
-use redcodec_testkit::{feed_decoders, SUB_KINDS};
+use redcodec_codec::{Codec, DataType, ListBounds, Meta, Place, SparseIndex, SubKind};
+use redcodec_testkit::feed_decoders;
 
 use redcodec_ardb::ArdbCodec;
 use redcodec_blackwidow::BlackwidowCodec;
@@ -134,11 +134,11 @@ pub fn blackwidow(data: &[u8]) {
         let _ = meta::decode(t, bytes);
     }
     if let Ok(k) = keys::DataKey::parse(bytes) {
-        for kind in SUB_KINDS {
+        for kind in SubKind::ALL {
             let _ = elements::decode_sub(kind, k.rest);
         }
     }
-    for kind in SUB_KINDS {
+    for kind in SubKind::ALL {
         let _ = elements::decode_value(kind, bytes);
     }
     for now_s in [0, 1_700_000_000, i32::MAX, i32::MIN] {
@@ -181,7 +181,7 @@ pub fn nemo(data: &[u8]) {
     }
     let _ = keys::user_key_of_element(bytes);
     let _ = suffix::Suffix::peek(bytes);
-    for kind in SUB_KINDS {
+    for kind in SubKind::ALL {
         let _ = keys::strip_element_prefix(elements::tag_of(kind), b"k", bytes);
         let _ = elements::decode_id(kind, b"k", bytes);
         let _ = elements::decode_value(kind, bytes);
@@ -216,7 +216,7 @@ pub fn ardb(data: &[u8]) {
             let _ = meta::data_index(d);
         }
     }
-    for kind in SUB_KINDS {
+    for kind in SubKind::ALL {
         let _ = elements::decode_sub_key(kind, b"k", bytes);
         let _ = elements::decode_value(kind, bytes);
     }

@@ -58,7 +58,7 @@ pub struct Element {
 }
 
 fn kind_of(sel: u8) -> SubKind {
-    redcodec_testkit::SUB_KINDS[usize::from(sel) % 5]
+    SubKind::ALL[usize::from(sel) % SubKind::ALL.len()]
 }
 
 /// Whether `key` lies in `range` under the comparator of its place.

@@ -195,16 +195,10 @@ impl<'a> ParsedKey<'a> {
 pub fn element_owner(raw: &[u8]) -> Option<&[u8]> {
     let parsed = ParsedKey::parse(raw).ok()?;
     let ty = parsed.ty?;
-    [
-        SubKind::HashField,
-        SubKind::ListItem,
-        SubKind::SetMember,
-        SubKind::ZSetMember,
-        SubKind::ZSetScore,
-    ]
-    .into_iter()
-    .any(|kind| type_of_kind(kind) == ty)
-    .then_some(parsed.user_key)
+    SubKind::ALL
+        .into_iter()
+        .any(|kind| type_of_kind(kind) == ty)
+        .then_some(parsed.user_key)
 }
 
 /// Iterator over the (already validated) elements of a [`ParsedKey`].

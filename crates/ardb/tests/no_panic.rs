@@ -9,7 +9,7 @@ use redcodec_ardb::comparator::compare_keys;
 use redcodec_ardb::gc::expired_meta_key;
 use redcodec_ardb::ArdbCodec;
 use redcodec_codec::{Codec, DataType, ListBounds, Meta, SparseIndex, SubId, SubKind, SubValue};
-use redcodec_testkit::{feed_decoders, prefixes_and_flips, XorShift, SUB_KINDS};
+use redcodec_testkit::{feed_decoders, prefixes_and_flips, XorShift};
 
 fn metas(c: &ArdbCodec) -> Vec<Meta> {
     let mut out = Vec::new();
@@ -48,7 +48,7 @@ fn anchors(c: &ArdbCodec) -> Vec<Vec<u8>> {
         c.meta_record(b"k", DataType::Hash).unwrap().key,
         c.key_range(b"k").expect("ardb deletes by range").upper,
     ];
-    for kind in SUB_KINDS {
+    for kind in SubKind::ALL {
         let r = c.sub_range(kind.of(b"k", &meta));
         out.push(r.lower);
         out.push(r.upper);

@@ -13,7 +13,7 @@ use redcodec_codec::{
 };
 use redcodec_testkit::{
     assert_element, assert_element_bytes, assert_meta_bytes, assert_meta_record, edge_elements,
-    field_f_v, filled_metas, in_range, member_m_1_5, unhex, SUB_KINDS,
+    field_f_v, filled_metas, in_range, member_m_1_5, unhex,
 };
 
 const NS: Place = Place::new(0, 1);
@@ -329,7 +329,7 @@ fn round_trips_of_every_record_kind() {
         let raw_key = assert_element(&c, key, &meta, element).key;
         assert!(in_range(&c, &whole, &raw_key), "{kind:?}");
         // No other kind's range holds it.
-        for other in SUB_KINDS {
+        for other in SubKind::ALL {
             if other != kind {
                 assert!(!in_range(&c, &c.sub_range(other.of(key, &meta)), &raw_key));
             }

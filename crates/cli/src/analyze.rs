@@ -56,7 +56,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<(), CliError> {
     let mut done = Vec::new();
     for store in args.store.each_namespace()? {
         let engine = store.open(OpenMode::ReadOnly, None)?;
-        let analysis = analyze(&engine, &options).map_err(|e| fail(e.to_string()))?;
+        let analysis = analyze(&engine, &options)?;
         done.push((store.namespace.clone(), analysis));
     }
     let seconds = started.elapsed().as_secs_f64();
@@ -82,7 +82,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<(), CliError> {
     }
     if args.raw_scan {
         let engine = args.store.open(OpenMode::ReadOnly, None)?;
-        let scan = raw_scan(engine.store()).map_err(|e| fail(e.to_string()))?;
+        let scan = raw_scan(engine.store())?;
         eprintln!(
             "analyze: {seconds:.2} s; raw RocksDB scan: {} records, {} bytes in {:.2} s; analyze/raw speed {:.2}",
             scan.records,

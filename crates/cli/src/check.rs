@@ -25,8 +25,7 @@ pub fn run(store: &StoreArgs) -> Result<(), CliError> {
     drop(engine);
     for args in store.each_namespace()? {
         let engine = args.open(OpenMode::ReadOnly, None)?;
-        let report =
-            check(&engine).map_err(|e| CliError::Io(std::io::Error::other(e.to_string())))?;
+        let report = check(&engine)?;
         // A crash in the middle of a write that spans several instances:
         // this read-only view does not see it completed yet.
         let intent = engine.store().root().join(INTENT_FILE);

@@ -44,6 +44,15 @@ impl From<redcodec_engine::store::StoreError> for CliError {
     }
 }
 
+impl From<redcodec_engine::error::CmdError> for CliError {
+    fn from(e: redcodec_engine::error::CmdError) -> Self {
+        match e {
+            redcodec_engine::error::CmdError::Engine(e) => CliError::Engine(e),
+            e => fail(e.message()),
+        }
+    }
+}
+
 impl From<SpecError> for CliError {
     fn from(e: SpecError) -> Self {
         match e {

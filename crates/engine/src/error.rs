@@ -77,6 +77,15 @@ impl CmdError {
     pub fn other(text: impl Into<String>) -> CmdError {
         CmdError::Other(text.into())
     }
+
+    /// The text for a program's own message (a command line's error, a
+    /// log): a storage failure without the `ERR` of its Redis reply.
+    pub fn message(&self) -> String {
+        match self {
+            CmdError::Engine(e) => e.to_string(),
+            e => e.to_string(),
+        }
+    }
 }
 
 impl From<StoreError> for CmdError {

@@ -8,8 +8,9 @@ use redcodec_engine::error::{CmdError, EngineError};
 /// Why a migration failed.
 #[derive(Debug, Error)]
 pub enum MigrateError {
-    /// Reading or writing a store failed.
-    #[error("{0}")]
+    /// Reading or writing a store failed. A storage failure reads as the
+    /// store's own message, without the `ERR` of a Redis reply.
+    #[error("{}", .0.message())]
     Store(#[from] CmdError),
     /// Source and destination are one directory.
     #[error("the source and the destination are the same directory")]

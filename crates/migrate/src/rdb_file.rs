@@ -41,7 +41,7 @@ pub const BATCH_BYTES: usize = 4 << 20;
 #[derive(Debug, thiserror::Error)]
 pub enum RdbError {
     /// Reading or writing the store failed.
-    #[error("the store: {0}")]
+    #[error("the store: {}", .0.message())]
     Store(#[from] CmdError),
     /// Writing the file failed.
     #[error("writing the RDB file: {0}")]

@@ -7,7 +7,7 @@ use redcodec_codec::{
     Codec, DataType, ListBounds, Meta, Place, SubId, SubKind, SubOwner, SubValue,
 };
 use redcodec_nemo::NemoCodec;
-use redcodec_testkit::{feed_decoders, prefixes_and_flips, XorShift, SUB_KINDS};
+use redcodec_testkit::{feed_decoders, prefixes_and_flips, XorShift};
 
 const T: u64 = 1_700_000_000;
 
@@ -105,7 +105,7 @@ fn random_bytes() {
         feed(&c, &meta, &bytes);
         // Encoders of out-of-range metadata return errors, not panics.
         let _ = c.encode_meta(&meta);
-        for kind in SUB_KINDS {
+        for kind in SubKind::ALL {
             let _ = c.encode_sub_value(
                 kind.of(b"k", &meta),
                 &SubValue::Score(f64::from_bits(next())),

@@ -31,9 +31,6 @@ use redcodec_codec::{
     SubOwner, SubValue,
 };
 
-/// Every kind of element record.
-pub const SUB_KINDS: [SubKind; 5] = SubKind::ALL;
-
 /// Bytes as lower-case hex pairs separated by spaces (`"0b 5f 5f"`).
 pub fn hex(bytes: &[u8]) -> String {
     bytes
@@ -184,7 +181,7 @@ pub fn feed_decoders<C: Codec>(
             }
         }
     }
-    for kind in SUB_KINDS {
+    for kind in SubKind::ALL {
         let _ = c.decode_sub_key(kind.of(b"k", meta), bytes);
         let _ = c.decode_sub_value(kind.of(b"k", meta), bytes);
         let _ = c.sub_is_current(kind.of(b"k", meta), bytes);

@@ -99,7 +99,7 @@ pub fn raw_scan(store: &redcodec_engine::store::Store) -> Result<RawScan, CmdErr
             scan.bytes += (key.len() + value.len()) as u64;
             Ok(())
         })
-        .map_err(|e| CmdError::other(format!("ERR {e}")))?;
+        .map_err(|e| CmdError::Engine(e.into()))?;
     scan.seconds = started.elapsed().as_secs_f64();
     Ok(scan)
 }

@@ -5,7 +5,7 @@
 //! the write path would write.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use rustc_hash::FxHashMap;
 
@@ -88,7 +88,8 @@ enum Latest {
 
 /// A store that reads as empty and captures writes.
 pub(crate) struct Capture {
-    orders: HashMap<Place, Order>,
+    /// Each family's comparator order (the destination layout's).
+    orders: Arc<HashMap<Place, Order>>,
     held: Mutex<Held>,
 }
 
@@ -106,9 +107,14 @@ impl Capture {
             })
             .collect();
         Capture {
-            orders,
+            orders: Arc::new(orders),
             held: Mutex::new(Held::default()),
         }
+    }
+
+    /// Each family's comparator order, for sorting what was captured.
+    pub(crate) fn orders(&self) -> Arc<HashMap<Place, Order>> {
+        Arc::clone(&self.orders)
     }
 
     fn held(&self) -> MutexGuard<'_, Held> {

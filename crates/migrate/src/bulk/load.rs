@@ -12,7 +12,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use redcodec_codec::{Codec, Place};
-use redcodec_engine::error::{CmdError, EngineError};
 use redcodec_engine::store::{Order, Store};
 
 use crate::batches::{self, BatchLimits, BatchSender};
@@ -152,7 +151,7 @@ fn write_family(
                     }
                     Ok(last)
                 })
-                .map_err(|e| MigrateError::from(CmdError::from(EngineError::from(e))))?;
+                .map_err(MigrateError::from)?;
             if written {
                 files += 1;
                 if !report(files, last) {
@@ -281,11 +280,10 @@ impl<A: Codec, B: Codec + Clone> Job<'_, A, B> {
                 return Ok(());
             }
             let report = rx.recv().map_err(|_| {
-                MigrateError::from(CmdError::from(EngineError::from(
-                    redcodec_engine::store::StoreError::Io(io::Error::other(
-                        "a bulk merge's writer ended without a word",
-                    )),
-                )))
+                work_error(
+                    &self.work,
+                    io::Error::other("a bulk merge's writer ended without a word"),
+                )
             })?;
             match report {
                 Report::File { job, files, last } => progress[job] = (files, last),

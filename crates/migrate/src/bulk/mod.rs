@@ -11,22 +11,22 @@
 //! Checkpoints (the write path's file, with a `bulk` line, [`state`]):
 //! after every run spilled (once its file is written: runs are written on
 //! a thread of their own while the next buffer fills), every SST file
-//! written and every family ingested. A resumed run reads the source again after the last key
-//! whose records are all in runs, voids the records a key cut by the last
-//! spill left, and continues the phase it was in.
+//! written and every family ingested. A resumed run reads the source
+//! again after the last key whose records are all in runs, voids the
+//! records a key cut by the last spill left, and continues the phase it
+//! was in.
 
 mod capture;
 mod load;
 mod runs;
 mod state;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use redcodec_codec::{Codec, DataType, Place};
+use redcodec_codec::{Codec, DataType};
 use redcodec_engine::error::{CmdError, EngineError};
 use redcodec_engine::reply::quote_bytes;
-use redcodec_engine::store::Order;
 use redcodec_engine::value::Value;
 use redcodec_engine::Engine;
 
@@ -538,11 +538,7 @@ impl<'a, A: Codec, B: Codec + Clone> Job<'a, A, B> {
     fn spill(&mut self, capture: &Engine<B, Capture>) -> Result<(), Halt> {
         self.land(Landed::Wait)?;
         let entries = capture.store().take();
-        let store = self.dst.store();
-        let orders: HashMap<Place, Order> = entries
-            .keys()
-            .map(|&place| (place, store.order(place)))
-            .collect();
+        let orders = capture.store().orders();
         let (work, run, sync) = (self.work.clone(), self.state.runs, self.options.sync);
         let thread = std::thread::Builder::new()
             .name("bulk-spill".into())

@@ -36,7 +36,7 @@ pub enum GenerateError {
         key: String,
     },
     /// Reading or writing the store failed.
-    #[error("{0}")]
+    #[error("{}", .0.message())]
     Store(#[from] CmdError),
     /// The store's RocksDB failed.
     #[error("the store: {0}")]
