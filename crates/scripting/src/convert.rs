@@ -14,7 +14,7 @@
 //! `{set=…}` (members set to `true`), a double `{double=…}`, a big number
 //! `{big_number=…}`, a boolean a boolean, and a null `nil`.
 
-use mlua::{Lua, Table, Value};
+use mlua::{ffi, Lua, Table, Value};
 
 use crate::value::RespValue;
 
@@ -159,68 +159,148 @@ fn table_to_resp(t: &Table, resp3: bool, depth: usize) -> RespValue {
     RespValue::Array(items)
 }
 
-/// Converts a command's reply into what the script sees.
+/// Converts a command's reply into what the script sees (through
+/// [`push_resp`], the one conversion).
 pub fn resp_to_lua(lua: &Lua, reply: &RespValue) -> mlua::Result<Value> {
-    Ok(match reply {
-        RespValue::Integer(n) => Value::Number(*n as f64),
-        RespValue::Bulk(b) => Value::String(lua.create_string(b)?),
-        RespValue::Nil | RespValue::NilArray => Value::Boolean(false),
-        RespValue::Null => Value::Nil,
-        RespValue::Bool(b) => Value::Boolean(*b),
-        RespValue::Status(s) => {
-            let t = lua.create_table()?;
-            t.raw_set("ok", lua.create_string(s)?)?;
-            Value::Table(t)
-        }
-        RespValue::Error(e) => Value::Table(error_table(lua, e)?),
-        RespValue::Array(items) => {
-            let t = lua.create_table_with_capacity(items.len(), 0)?;
-            for (i, item) in items.iter().enumerate() {
-                t.raw_set(i + 1, resp_to_lua(lua, item)?)?;
+    // SAFETY: `push_resp` only pushes onto the stack it is given (one
+    // value, or what a failed conversion left, which is reported).
+    let (value, whole) = unsafe {
+        lua.exec_raw::<(Value, bool)>((), |state| {
+            let whole = push_resp(state, reply);
+            if !whole {
+                ffi::lua_settop(state, 0);
+                ffi::lua_pushnil(state);
             }
-            Value::Table(t)
+            ffi::lua_pushboolean(state, std::os::raw::c_int::from(whole));
+        })?
+    };
+    if !whole {
+        return Err(mlua::Error::StackError);
+    }
+    Ok(value)
+}
+
+/// Pushes what a script sees of `reply` onto `state`'s stack (one value).
+/// False, with part of it pushed, when the reply nests deeper than the
+/// Lua stack allows. A map pair whose key is RESP3's null (which no
+/// table can hold) is left out.
+///
+/// # Safety
+/// `state` is a live Lua state. Under a memory limit an allocation here
+/// may raise a Lua error: call it with the limit lifted, or protected.
+pub unsafe fn push_resp(state: *mut ffi::lua_State, reply: &RespValue) -> bool {
+    if ffi::lua_checkstack(state, 4) == 0 {
+        return false;
+    }
+    match reply {
+        RespValue::Integer(n) => ffi::lua_pushnumber(state, *n as f64),
+        RespValue::Bulk(b) => push_bytes(state, b),
+        RespValue::Nil | RespValue::NilArray => ffi::lua_pushboolean(state, 0),
+        RespValue::Null => ffi::lua_pushnil(state),
+        RespValue::Bool(b) => ffi::lua_pushboolean(state, std::os::raw::c_int::from(*b)),
+        RespValue::Status(s) => {
+            ffi::lua_createtable(state, 0, 1);
+            set_field(state, c"ok", |state| push_bytes(state, s.as_bytes()));
+        }
+        RespValue::Error(e) => push_error_table(state, &error_text(e), true),
+        RespValue::Array(items) => {
+            ffi::lua_createtable(state, c_len(items.len()), 0);
+            for (i, item) in items.iter().enumerate() {
+                if !push_resp(state, item) {
+                    return false;
+                }
+                ffi::lua_rawseti_(state, -2, c_len(i + 1));
+            }
         }
         RespValue::Map(pairs) => {
-            let m = lua.create_table_with_capacity(0, pairs.len())?;
+            ffi::lua_createtable(state, 0, c_len(pairs.len()));
             for (k, v) in pairs {
-                m.raw_set(resp_to_lua(lua, k)?, resp_to_lua(lua, v)?)?;
+                if matches!(k, RespValue::Null) {
+                    continue;
+                }
+                if !push_resp(state, k) || !push_resp(state, v) {
+                    return false;
+                }
+                ffi::lua_rawset(state, -3);
             }
-            wrapped(lua, "map", Value::Table(m))?
+            wrap(state, c"map");
         }
         RespValue::Set(items) => {
-            let s = lua.create_table_with_capacity(0, items.len())?;
+            ffi::lua_createtable(state, 0, c_len(items.len()));
             for item in items {
-                s.raw_set(resp_to_lua(lua, item)?, true)?;
+                if matches!(item, RespValue::Null) {
+                    continue;
+                }
+                if !push_resp(state, item) {
+                    return false;
+                }
+                ffi::lua_pushboolean(state, 1);
+                ffi::lua_rawset(state, -3);
             }
-            wrapped(lua, "set", Value::Table(s))?
+            wrap(state, c"set");
         }
-        RespValue::Double(d) => wrapped(lua, "double", Value::Number(*d))?,
+        RespValue::Double(d) => {
+            ffi::lua_pushnumber(state, *d);
+            wrap(state, c"double");
+        }
         RespValue::BigNumber(n) => {
-            wrapped(lua, "big_number", Value::String(lua.create_string(n)?))?
+            push_bytes(state, n.as_bytes());
+            wrap(state, c"big_number");
         }
         RespValue::Verbatim(format, s) => {
-            let v = lua.create_table()?;
-            v.raw_set("string", lua.create_string(s)?)?;
-            v.raw_set("format", lua.create_string(format)?)?;
-            wrapped(lua, "verbatim_string", Value::Table(v))?
+            ffi::lua_createtable(state, 0, 2);
+            set_field(state, c"string", |state| push_bytes(state, s));
+            set_field(state, c"format", |state| {
+                push_bytes(state, format.as_bytes());
+            });
+            wrap(state, c"verbatim_string");
         }
-    })
+    }
+    true
 }
 
-fn wrapped(lua: &Lua, name: &str, value: Value) -> mlua::Result<Value> {
-    let t = lua.create_table()?;
-    t.raw_set(name, value)?;
-    Ok(Value::Table(t))
+/// Pushes `{err = text}` (and `ignore_error_stats_update = true` when
+/// `counted`: a command's error reply, already in the error statistics).
+///
+/// # Safety
+/// As [`push_resp`].
+pub unsafe fn push_error_table(state: *mut ffi::lua_State, text: &str, counted: bool) {
+    ffi::lua_createtable(state, 0, 2);
+    set_field(state, c"err", |state| push_bytes(state, text.as_bytes()));
+    if counted {
+        set_field(state, c"ignore_error_stats_update", |state| {
+            ffi::lua_pushboolean(state, 1);
+        });
+    }
 }
 
-/// `{err = "CODE msg"}` from an error reply's text (Redis'
-/// `luaPushErrorBuff` on `-CODE msg`), flagged as already counted in the
-/// error statistics.
-pub fn error_table(lua: &Lua, text: &str) -> mlua::Result<Table> {
-    let t = lua.create_table()?;
-    t.raw_set("err", lua.create_string(error_text(text))?)?;
-    t.raw_set("ignore_error_stats_update", true)?;
-    Ok(t)
+unsafe fn push_bytes(state: *mut ffi::lua_State, bytes: &[u8]) {
+    ffi::lua_pushlstring_(state, bytes.as_ptr().cast(), bytes.len());
+}
+
+/// Sets `name` of the table on top to what `push` pushes.
+unsafe fn set_field(
+    state: *mut ffi::lua_State,
+    name: &std::ffi::CStr,
+    push: impl FnOnce(*mut ffi::lua_State),
+) {
+    ffi::lua_pushstring_(state, name.as_ptr());
+    push(state);
+    ffi::lua_rawset(state, -3);
+}
+
+/// Replaces the value on top by `{name = value}`.
+unsafe fn wrap(state: *mut ffi::lua_State, name: &std::ffi::CStr) {
+    ffi::lua_createtable(state, 0, 1);
+    ffi::lua_pushstring_(state, name.as_ptr());
+    ffi::lua_pushvalue(state, -3);
+    ffi::lua_rawset(state, -3);
+    ffi::lua_replace(state, -2);
+}
+
+/// A length as Lua's C API takes it (saturating: only a size hint).
+pub(crate) fn c_len(n: usize) -> std::os::raw::c_int {
+    std::os::raw::c_int::try_from(n).unwrap_or(std::os::raw::c_int::MAX)
 }
 
 /// `luaPushErrorBuff`'s text for an error without its leading `-`: a

@@ -23,7 +23,7 @@ pub mod runner;
 pub mod sandbox;
 pub mod value;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 use mlua::Function;
@@ -61,7 +61,7 @@ struct CachedScript {
 /// connections consult.
 pub struct Scripting {
     eval: Sandbox,
-    scripts: HashMap<String, CachedScript>,
+    scripts: FxHashMap<String, CachedScript>,
     /// Source bytes of the cached scripts (`used_memory_scripts_eval`).
     scripts_bytes: usize,
     functions: functions::Functions,
@@ -96,7 +96,7 @@ impl Scripting {
         let functions = functions::Functions::new(control.clone(), rand.clone(), logger.clone())?;
         Ok(Scripting {
             eval,
-            scripts: HashMap::new(),
+            scripts: FxHashMap::default(),
             scripts_bytes: 0,
             functions,
             control,
@@ -182,16 +182,17 @@ impl Scripting {
         by_sha: bool,
     ) -> Result<(String, ScriptFlags), String> {
         let sha = if by_sha {
-            let sha = String::from_utf8_lossy(script).to_ascii_lowercase();
-            if sha.len() != 40 || !self.scripts.contains_key(&sha) {
-                return Err(NO_SCRIPT.to_string());
-            }
-            sha
+            String::from_utf8_lossy(script).to_ascii_lowercase()
         } else {
             self.load_script(script)?
         };
-        let flags = self.scripts[&sha].flags;
-        Ok((sha, flags))
+        match self.scripts.get(&sha) {
+            Some(cached) if sha.len() == 40 => {
+                let flags = cached.flags;
+                Ok((sha, flags))
+            }
+            _ => Err(NO_SCRIPT.to_string()),
+        }
     }
 
     /// Runs the cached script `sha` (from [`Scripting::resolve`]).

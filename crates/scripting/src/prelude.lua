@@ -194,23 +194,13 @@ for _, name in raw_ipairs({ "print", "dofile", "loadfile", "getfenv", "setfenv",
   raw_rawset(G, name, nil)
 end
 
--- The run context: `call` is set by Rust for the length of one run.
-local ctx = { resp = 2 }
+-- The run context: `active` for the length of one run (`run`), and the
+-- replication flags the script set. (The RESP version it asked for is
+-- kept by the Rust side, which converts the replies: `native.set_resp`.)
+local ctx = { repl = 3, active = false }
 
 local function outside(what)
   error({ err = "ERR " .. what .. " can only be called inside a script invocation" }, 0)
-end
-
-local function call(raise, ...)
-  local f = ctx.call
-  if not f then
-    outside("redis.call/pcall")
-  end
-  local r, is_err = f(0, ctx.resp, ...)
-  if is_err and raise then
-    error(r, 0)
-  end
-  return r, is_err
 end
 
 local function push_error(text)
@@ -231,12 +221,9 @@ local function push_error(text)
 end
 
 local redis = {}
--- redis.call and redis.pcall are C functions (sandbox.rs) over
--- `call_helper`, so that a script's `return redis.call(…)` keeps the
--- script's frame for the error position, as Redis' C functions do.
-local function call_helper(args, n)
-  return call(false, args, n)
-end
+-- redis.call and redis.pcall are C functions (sandbox.rs), so that a
+-- script's `return redis.call(…)` keeps the script's frame for the error
+-- position, as Redis' C functions do.
 redis.call = native.call
 redis.pcall = native.pcall
 redis.error_reply = function(...)
@@ -286,7 +273,7 @@ redis.log = function(...)
   native.log(level, concat(parts, " "))
 end
 redis.setresp = function(...)
-  if not ctx.call then
+  if not ctx.active then
     outside("redis.setresp")
   end
   if select("#", ...) ~= 1 then
@@ -296,11 +283,11 @@ redis.setresp = function(...)
   if resp ~= 2 and resp ~= 3 then
     error(push_error("RESP version must be 2 or 3."), 0)
   end
-  ctx.resp = resp
+  native.set_resp(resp == 3)
 end
 redis.REPL_NONE, redis.REPL_AOF, redis.REPL_SLAVE, redis.REPL_REPLICA, redis.REPL_ALL = 0, 1, 2, 2, 3
 redis.set_repl = function(...)
-  if not ctx.call then
+  if not ctx.active then
     outside("redis.set_repl")
   end
   if select("#", ...) ~= 1 then
@@ -320,11 +307,10 @@ redis.breakpoint = function()
 end
 redis.debug = function() end
 redis.acl_check_cmd = function(...)
-  local f = ctx.call
-  if not f then
+  if not ctx.active then
     outside("redis.acl_check_cmd")
   end
-  local r, is_err = f(1, ctx.resp, { ... }, select("#", ...))
+  local r, is_err = native.command_exists(...)
   if is_err then
     error(r, 0)
   end
@@ -375,15 +361,30 @@ end
 
 G.__redis__err__handler = handler
 
--- Runs `f` (a script, no arguments; a function, keys and args) under the
--- error handler: true and its result, or false and the error table.
-local function run(f, keys, args)
-  if keys then
-    return xpcall(function()
+-- One run of `f` under the error handler, in a fresh run context: a
+-- function is called with the keys and args tables, a script (no
+-- `as_function`) finds them in KEYS and ARGV. Gives true and its result,
+-- or false and the error table. (A run stopped by SCRIPT KILL raises out
+-- of here instead, and the Rust side ends the context: `ctx_end`.)
+local function run(f, keys, args, as_function)
+  ctx.repl, ctx.active = 3, true
+  local ok, v
+  if as_function then
+    ok, v = xpcall(function()
       return f(keys, args)
     end, handler)
+  else
+    raw_rawset(G, "KEYS", keys)
+    raw_rawset(G, "ARGV", args)
+    ok, v = xpcall(f, handler)
   end
-  return xpcall(f, handler)
+  ctx.active = false
+  return ok, v
+end
+
+-- Ends the run context after a run that raised out of `run`.
+local function ctx_end()
+  ctx.active = false
 end
 
 -- Locks the globals: called after the libraries are loaded. Returns the
@@ -542,13 +543,7 @@ local function load_library(f)
   return true, list
 end
 
--- KEYS and ARGV are globals of EVAL scripts, set past the lock.
-local function set_args(keys, args)
-  raw_rawset(G, "KEYS", keys)
-  raw_rawset(G, "ARGV", args)
-end
-
 return {
-  ctx = ctx, run = run, finish = finish, set_args = set_args, call_helper = call_helper,
+  run = run, ctx_end = ctx_end, finish = finish,
   function_env = function() return function_env end, load_library = load_library,
 }

@@ -10,6 +10,8 @@
 //! that marks the run busy and stops it when killed, and a memory limit
 //! that turns an allocation past it into an error.
 
+use std::marker::PhantomData;
+use std::ptr::NonNull;
 use std::sync::Arc;
 
 use mlua::chunk::ChunkMode;
@@ -18,7 +20,7 @@ use parking_lot::Mutex;
 use sha1::{Digest, Sha1};
 
 use crate::control::{RunControl, KILLED};
-use crate::convert::{argument, lua_to_resp, resp_to_lua, value_text};
+use crate::convert::{argument, c_len, lua_to_resp, push_error_table, push_resp, value_text};
 use crate::rand48::Rand48;
 use crate::runner::CommandRunner;
 use crate::value::RespValue;
@@ -42,9 +44,6 @@ pub fn load_libraries(lua: &Lua) -> mlua::Result<()> {
     redcodec_lualib::load(lua)
 }
 
-/// The registry field holding prelude.lua's `call_helper`.
-const CALL_HELPER: &str = "redcodec.call";
-
 /// `redis.call`: raises the error table a failed command gives.
 unsafe extern "C-unwind" fn redis_call(state: *mut mlua::ffi::lua_State) -> std::os::raw::c_int {
     call_c(state, true)
@@ -55,30 +54,108 @@ unsafe extern "C-unwind" fn redis_pcall(state: *mut mlua::ffi::lua_State) -> std
     call_c(state, false)
 }
 
-/// Calls `call_helper` with the arguments, which returns the reply and
-/// whether it is an error; raises it when `raise`. A C function, as in
-/// Redis: a script's tail call to it keeps the script's frame.
+/// Whether `call_c` raises the value it pushed.
+enum Raise {
+    /// Never: a reply.
+    No,
+    /// For `redis.call`: a command's error.
+    IfCall,
+    /// For both: called outside a run.
+    Always,
+}
+
+/// Runs the command its arguments name with the run's [`CommandRunner`]
+/// and returns the reply converted ([`push_resp`]), or the error table,
+/// which `redis.call` raises. A C function, as in Redis: a script's tail
+/// call to it keeps the script's frame, and the arguments are read from
+/// its own stack, however many an `unpack` gave.
+///
+/// # Safety
+/// Called by Lua only, as a C function of a state made by
+/// [`Sandbox::new`].
 unsafe fn call_c(state: *mut mlua::ffi::lua_State, raise: bool) -> std::os::raw::c_int {
+    let lua = Lua::get_or_init_from_ptr(state);
+    // What the command allocates in the state counts, but cannot fail on
+    // the limit halfway: the script's next allocation past it does.
+    let raise_now = unlimited(lua, || {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| bridge(lua, state)))
+            .unwrap_or_else(|panic| {
+                // A panic cannot unwind through Lua's C frames: it is kept,
+                // the script stopped, and the panic resumed once the run
+                // is back in Rust (`Sandbox::run_inner`), as mlua does.
+                if let Some(slot) = lua.app_data_ref::<Arc<RunnerSlot>>() {
+                    *slot.panic.lock() = Some(panic);
+                }
+                push_error_table(state, "ERR a command of the script panicked", false);
+                Raise::Always
+            })
+    });
+    // Nothing of Rust's is alive past this point: `lua_error` may leave.
+    match raise_now {
+        Raise::Always => mlua::ffi::lua_error(state),
+        Raise::IfCall if raise => mlua::ffi::lua_error(state),
+        _ => 1,
+    }
+}
+
+/// `call_c`'s work, leaving one value on the stack.
+unsafe fn bridge(lua: &Lua, state: *mut mlua::ffi::lua_State) -> Raise {
     use mlua::ffi;
-    // The arguments go in one table: thousands of them (an `unpack` of
-    // a big table) must not pass through the C stack limit again.
+    let current = lua
+        .app_data_ref::<Arc<RunnerSlot>>()
+        .and_then(|slot| slot.current());
+    let Some((runner, read_only, resp3)) = current else {
+        let text = "ERR redis.call/pcall can only be called inside a script invocation";
+        push_error_table(state, text, false);
+        return Raise::Always;
+    };
     let n = ffi::lua_gettop(state);
-    ffi::lua_createtable(state, n, 0);
-    ffi::lua_insert(state, 1);
-    for i in (1..=n).rev() {
-        ffi::lua_rawseti(state, 1, ffi::lua_Integer::from(i));
+    let mut args = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
+    for i in 1..=n {
+        match ffi::lua_type(state, i) {
+            ffi::LUA_TSTRING => {
+                let mut len = 0;
+                let at = ffi::lua_tolstring(state, i, &mut len);
+                args.push(std::slice::from_raw_parts(at.cast::<u8>(), len).to_vec());
+            }
+            ffi::LUA_TNUMBER => args
+                .push(redcodec_codec::number::format_g17(ffi::lua_tonumber(state, i)).into_bytes()),
+            _ => {
+                let text = "ERR Lua redis lib command arguments must be strings or integers";
+                push_error_table(state, text, false);
+                return Raise::IfCall;
+            }
+        }
     }
-    // The helper's name, NUL-terminated.
-    ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, c"redcodec.call".as_ptr());
-    ffi::lua_insert(state, 1);
-    ffi::lua_pushinteger(state, ffi::lua_Integer::from(n));
-    ffi::lua_call(state, 2, 2);
-    let is_err = ffi::lua_toboolean(state, -1) != 0;
-    ffi::lua_settop(state, -2);
-    if raise && is_err {
-        ffi::lua_error(state);
+    if args.is_empty() {
+        let text = "ERR Please specify at least one argument for this redis lib call";
+        push_error_table(state, text, false);
+        return Raise::IfCall;
     }
-    1
+    // SAFETY: the runner is held for the run in progress
+    // (`RunnerSlot::hold`), whose thread this is.
+    let reply = (*runner.as_ptr()).call(&args, resp3, read_only);
+    drop(args);
+    let reply = match reply {
+        Ok(reply) => reply,
+        Err(text) => {
+            push_error_table(state, &format!("ERR {text}"), false);
+            return Raise::IfCall;
+        }
+    };
+    // The arguments (copied) make room for the reply: an `unpack` may
+    // have filled the stack.
+    ffi::lua_settop(state, 0);
+    if !push_resp(state, &reply) {
+        ffi::lua_settop(state, 0);
+        push_error_table(state, "ERR reached lua stack limit", false);
+        return Raise::IfCall;
+    }
+    if reply.is_error() {
+        Raise::IfCall
+    } else {
+        Raise::No
+    }
 }
 
 /// The hook every [`HOOK_EVERY`] instructions: marks the run busy past
@@ -119,9 +196,9 @@ pub type Logger = Arc<dyn Fn(u8, &str) + Send + Sync>;
 pub struct Sandbox {
     lua: Lua,
     parts: Table,
-    ctx: Table,
     run: Function,
-    set_args: Function,
+    ctx_end: Function,
+    runner: Arc<RunnerSlot>,
     env: Table,
     control: Arc<RunControl>,
     /// Runs since the collector's last step.
@@ -239,13 +316,29 @@ impl Sandbox {
             native.raw_set("call", lua.create_c_function(redis_call)?)?;
             native.raw_set("pcall", lua.create_c_function(redis_pcall)?)?;
         }
+        let runner = Arc::new(RunnerSlot::default());
+        lua.set_app_data(runner.clone());
+        let slot = runner.clone();
+        native.raw_set(
+            "set_resp",
+            lua.create_function(move |_, resp3: bool| {
+                slot.set_resp3(resp3);
+                Ok(())
+            })?,
+        )?;
+        let slot = runner.clone();
+        native.raw_set(
+            "command_exists",
+            lua.create_function(move |lua, mv: MultiValue| {
+                unlimited(lua, || command_exists(lua, &slot, mv))
+            })?,
+        )?;
         native.raw_set("version", REDIS_VERSION)?;
         native.raw_set("version_num", REDIS_VERSION_NUM)?;
         let parts: Table = lua
             .load(include_str!("prelude.lua"))
             .set_name("=redcodec")
             .call(native)?;
-        lua.set_named_registry_value(CALL_HELPER, parts.raw_get::<Function>("call_helper")?)?;
         load_libraries(&lua)?;
         let finish: Function = parts.raw_get("finish")?;
         let env: Table = finish.call(())?;
@@ -254,9 +347,9 @@ impl Sandbox {
         lua.gc_collect()?;
         Ok(Sandbox {
             runs: std::sync::atomic::AtomicU32::new(0),
-            ctx: parts.raw_get("ctx")?,
             run: parts.raw_get("run")?,
-            set_args: parts.raw_get("set_args")?,
+            ctx_end: parts.raw_get("ctx_end")?,
+            runner,
             parts,
             env,
             lua,
@@ -320,12 +413,16 @@ impl Sandbox {
         if killed {
             let _ = install_hook(&self.lua, &self.control);
         }
+        if outcome.is_err() {
+            // The run raised out of prelude.lua's `run` (killed, or out
+            // of memory): its context ends here, under the usual hook.
+            let _ = self.ctx_end.call::<()>(());
+        }
         let runs = self.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         if runs >= GC_EVERY {
             self.runs.store(0, std::sync::atomic::Ordering::Relaxed);
             gc_step(&self.lua, GC_EVERY);
         }
-        let _ = self.ctx.raw_set("resp", 2);
         match outcome {
             _ if killed => Outcome::Error(format!("{KILLED} script: {name}")),
             Ok(o) => o,
@@ -350,28 +447,17 @@ impl Sandbox {
             read_only,
         } = *inv;
         let lua = &self.lua;
-        let (keys_t, args_t) = unlimited(lua, || -> mlua::Result<_> {
-            self.ctx.raw_set("resp", 2)?;
-            self.ctx.raw_set("repl", 3)?;
-            Ok((strings_table(lua, keys)?, strings_table(lua, args)?))
-        })?;
-        let (ok, value, resp3) = lua.scope(|scope| {
-            let call = scope.create_function_mut(|lua, mv: MultiValue| {
-                unlimited(lua, || call_from_script(lua, runner, mv, read_only))
-            })?;
-            unlimited(lua, || self.ctx.raw_set("call", call))?;
-            let result = if as_function {
-                self.run.call::<(bool, Value)>((f, keys_t, args_t))
-            } else {
-                self.set_args.call::<()>((keys_t, args_t))?;
-                self.run.call::<(bool, Value)>(f)
-            };
-            unlimited(lua, || {
-                self.ctx.raw_set("call", Value::Nil)?;
-                let resp3 = self.ctx.raw_get::<i64>("resp").unwrap_or(2) == 3;
-                result.map(|(ok, v)| (ok, v, resp3))
-            })
-        })?;
+        let (keys_t, args_t) = strings_tables(lua, keys, args)?;
+        let held = self.runner.hold(runner, read_only);
+        let result = self
+            .run
+            .call::<(bool, Value)>((f, keys_t, args_t, as_function));
+        let resp3 = held.resp3();
+        drop(held);
+        if let Some(panic) = self.runner.panic.lock().take() {
+            std::panic::resume_unwind(panic);
+        }
+        let (ok, value) = result?;
         unlimited(lua, || {
             if ok {
                 return Ok(Outcome::Value(lua_to_resp(&value, resp3)));
@@ -463,60 +549,125 @@ fn lua_error_text(e: &mlua::Error) -> String {
     }
 }
 
-fn strings_table(lua: &Lua, items: &[Vec<u8>]) -> mlua::Result<Table> {
-    let t = lua.create_table_with_capacity(items.len(), 0)?;
-    for (i, item) in items.iter().enumerate() {
-        t.raw_set(i + 1, lua.create_string(item)?)?;
+/// The `KEYS` and `ARGV` tables of a run, made in one protected call.
+fn strings_tables(lua: &Lua, keys: &[Vec<u8>], args: &[Vec<u8>]) -> mlua::Result<(Table, Table)> {
+    // SAFETY: the closure pushes the two tables onto the stack it is
+    // given; an allocation error there is returned, the call protected.
+    unsafe {
+        lua.exec_raw((), |state| {
+            for items in [keys, args] {
+                mlua::ffi::lua_createtable(state, c_len(items.len()), 0);
+                for (i, item) in items.iter().enumerate() {
+                    mlua::ffi::lua_pushlstring_(state, item.as_ptr().cast(), item.len());
+                    mlua::ffi::lua_rawseti_(state, -2, c_len(i + 1));
+                }
+            }
+        })
     }
-    Ok(t)
 }
 
-/// `redis.call`'s work: `mode` 0 runs a command, 1 is `acl_check_cmd`.
-/// Returns the value and whether it is an error table.
-fn call_from_script(
-    lua: &Lua,
-    runner: &mut dyn CommandRunner,
-    mv: MultiValue,
+/// The [`CommandRunner`] of the run in progress, behind `redis.call`
+/// (the state's app data, read by [`call_c`]): empty between runs.
+#[derive(Default)]
+struct RunnerSlot {
+    held: Mutex<Option<HeldRunner>>,
+    /// A panic of the runner, to resume once the run is back in Rust.
+    panic: Mutex<Option<Box<dyn std::any::Any + Send>>>,
+}
+
+/// A run's runner, its borrow's lifetime erased; whether the run may not
+/// write; whether the script asked for RESP3 (`redis.setresp(3)`).
+struct HeldRunner {
+    runner: NonNull<dyn CommandRunner>,
     read_only: bool,
-) -> mlua::Result<(Value, bool)> {
-    let mut it = mv.into_iter();
-    let mode = match it.next() {
-        Some(Value::Integer(m)) => m,
-        _ => 0,
-    };
-    let resp3 = matches!(it.next(), Some(Value::Integer(3)));
-    let rest: Vec<Value> = match (it.next(), it.next()) {
-        (Some(Value::Table(t)), Some(Value::Integer(n))) => (1..=n)
-            .map(|i| t.raw_get::<Value>(i).unwrap_or(Value::Nil))
-            .collect(),
-        _ => Vec::new(),
-    };
+    resp3: bool,
+}
+
+// SAFETY: the pointer is only followed by `call_c` and `command_exists`,
+// on the thread running the script that holds it (`RunnerSlot::hold`);
+// the Lua state runs one script at a time.
+unsafe impl Send for HeldRunner {}
+
+impl RunnerSlot {
+    /// Puts `runner` behind `redis.call` until the guard drops. The guard
+    /// keeps `runner` mutably borrowed, so nothing else reaches it while
+    /// a script may.
+    fn hold<'a>(&'a self, runner: &'a mut dyn CommandRunner, read_only: bool) -> RunnerHeld<'a> {
+        let runner: NonNull<dyn CommandRunner + 'a> = NonNull::from(runner);
+        // SAFETY: only the borrow's lifetime changes; the guard empties
+        // the slot before that borrow ends.
+        let runner: NonNull<dyn CommandRunner> = unsafe { std::mem::transmute(runner) };
+        *self.held.lock() = Some(HeldRunner {
+            runner,
+            read_only,
+            resp3: false,
+        });
+        RunnerHeld {
+            slot: self,
+            _runner: PhantomData,
+        }
+    }
+
+    /// The runner of the run in progress, if one runs, with its flags
+    /// (read-only, RESP3).
+    fn current(&self) -> Option<(NonNull<dyn CommandRunner>, bool, bool)> {
+        self.held
+            .lock()
+            .as_ref()
+            .map(|h| (h.runner, h.read_only, h.resp3))
+    }
+
+    /// `redis.setresp`: the protocol of the replies the run sees.
+    fn set_resp3(&self, resp3: bool) {
+        if let Some(held) = self.held.lock().as_mut() {
+            held.resp3 = resp3;
+        }
+    }
+}
+
+/// Empties the [`RunnerSlot`] when dropped.
+struct RunnerHeld<'a> {
+    slot: &'a RunnerSlot,
+    _runner: PhantomData<&'a mut dyn CommandRunner>,
+}
+
+impl RunnerHeld<'_> {
+    /// Whether the run ended asking for RESP3 (its value's conversion).
+    fn resp3(&self) -> bool {
+        self.slot.held.lock().as_ref().is_some_and(|h| h.resp3)
+    }
+}
+
+impl Drop for RunnerHeld<'_> {
+    fn drop(&mut self) {
+        *self.slot.held.lock() = None;
+    }
+}
+
+/// `redis.acl_check_cmd(name, …)`: true when the command exists, else
+/// the error table it raises; and whether it is an error.
+fn command_exists(lua: &Lua, slot: &RunnerSlot, mv: MultiValue) -> mlua::Result<(Value, bool)> {
     let err = |text: &str| -> mlua::Result<(Value, bool)> {
         let t = lua.create_table()?;
         t.raw_set("err", format!("ERR {text}"))?;
         Ok((Value::Table(t), true))
     };
-    if rest.is_empty() {
-        return err("Please specify at least one argument for this redis lib call");
-    }
-    let mut args = Vec::with_capacity(rest.len());
-    for v in &rest {
+    let mut args = Vec::with_capacity(mv.len());
+    for v in &mv {
         match argument(v) {
             Some(a) => args.push(a),
             None => return err("Lua redis lib command arguments must be strings or integers"),
         }
     }
-    if mode == 1 {
-        if runner.exists(&args[0]) {
-            return Ok((Value::Boolean(true), false));
-        }
-        return err("Invalid command passed to redis.acl_check_cmd()");
+    let Some(name) = args.first() else {
+        return err("Please specify at least one argument for this redis lib call");
+    };
+    let Some((runner, _, _)) = slot.current() else {
+        return err("redis.acl_check_cmd can only be called inside a script invocation");
+    };
+    // SAFETY: as in `bridge`: held for the run in progress, on its thread.
+    if unsafe { (*runner.as_ptr()).exists(name) } {
+        return Ok((Value::Boolean(true), false));
     }
-    match runner.call(&args, resp3, read_only) {
-        Err(text) => err(&text),
-        Ok(reply) => {
-            let is_err = reply.is_error();
-            Ok((resp_to_lua(lua, &reply)?, is_err))
-        }
-    }
+    err("Invalid command passed to redis.acl_check_cmd()")
 }

@@ -603,3 +603,95 @@ fn a_fresh_state_is_small() {
     let used = s.eval_memory();
     assert!(used < 80 * 1024, "{used} bytes");
 }
+
+/// Lua code of the state run outside any script's run (as a coroutine or
+/// a kept function could try): `redis.pcall` raises too, as in Redis.
+#[test]
+fn redis_call_outside_a_run_raises_even_from_pcall() {
+    let sandbox = redcodec_scripting::Sandbox::new(
+        Arc::new(redcodec_scripting::RunControl::default()),
+        Arc::new(parking_lot::Mutex::new(
+            redcodec_scripting::rand48::Rand48::default(),
+        )),
+        Arc::new(|_, _| {}),
+    )
+    .expect("Lua starts");
+    let outside = |code: &str| -> (bool, String) {
+        sandbox
+            .lua()
+            .load(code)
+            .set_environment(sandbox.env().clone())
+            .call(())
+            .unwrap()
+    };
+    let expect = |what: &str| {
+        (
+            false,
+            format!("ERR {what} can only be called inside a script invocation"),
+        )
+    };
+    for _ in 0..2 {
+        assert_eq!(
+            outside("return pcall(redis.pcall, 'get', 'k')"),
+            expect("redis.call/pcall")
+        );
+        assert_eq!(
+            outside("return pcall(redis.call, 'get', 'k')"),
+            expect("redis.call/pcall")
+        );
+        assert_eq!(
+            outside("return pcall(redis.setresp, 3)"),
+            expect("redis.setresp")
+        );
+        // A run ended by its error leaves no runner and no context behind.
+        let f = sandbox
+            .compile(b"redis.setresp(3) error('stop')", "@user_script")
+            .unwrap();
+        let inv = redcodec_scripting::sandbox::Invocation {
+            name: "f",
+            keys: &[],
+            args: &[],
+            as_function: false,
+            read_only: false,
+        };
+        let reply = sandbox.run(&mut Memory::default(), &f, &inv).into_reply();
+        assert!(
+            matches!(&reply, RespValue::Error(e) if e.contains("stop")),
+            "{reply:?}"
+        );
+    }
+}
+
+/// A runner that panics (a bug of the server) does not unwind through
+/// Lua's C frames: the script stops and the panic reaches the caller of
+/// the run, message and all, even past the script's own `pcall`.
+#[test]
+fn a_panic_of_the_runner_reaches_the_caller_of_the_run() {
+    struct Panics;
+    impl CommandRunner for Panics {
+        fn call(&mut self, _: &[Vec<u8>], _: bool, _: bool) -> Result<RespValue, String> {
+            panic!("runner bug");
+        }
+        fn exists(&self, _: &[u8]) -> bool {
+            true
+        }
+    }
+    for body in [
+        "return redis.call('get', 'k')",
+        "pcall(redis.pcall, 'get', 'k') return 1",
+    ] {
+        let mut s = scripting();
+        let (sha, _) = s.resolve(body.as_bytes(), false).unwrap();
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            s.run_script(&mut Panics, &sha, &[], &[], false)
+        }));
+        let panic = run.expect_err(body);
+        assert_eq!(panic.downcast_ref::<&str>(), Some(&"runner bug"), "{body}");
+        // The state serves the next run.
+        let mut m = Memory::default();
+        assert_eq!(
+            eval(&mut s, &mut m, "return redis.call('incr', 'n')", &[], &[]),
+            RespValue::Integer(1)
+        );
+    }
+}

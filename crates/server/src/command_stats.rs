@@ -12,7 +12,7 @@
 //! [`crate::commands::subcommands::CONTAINERS`]; an unknown subcommand
 //! is counted nowhere, as in Redis.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -73,7 +73,7 @@ pub struct CommandStats {
     /// In name order, for INFO.
     entries: Vec<Entry>,
     /// Index into `entries` by lower-case name.
-    index: HashMap<&'static str, usize>,
+    index: FxHashMap<&'static str, usize>,
     /// Commands run (`total_commands_processed`).
     processed: AtomicU64,
 }

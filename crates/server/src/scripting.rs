@@ -25,7 +25,9 @@ use bytes::BytesMut;
 use redcodec_codec::number::format_g17;
 use redcodec_engine::Reply;
 use redcodec_scripting::runner::{NOT_ALLOWED, UNKNOWN_COMMAND, WRITE_IN_READ_ONLY, WRONG_ARITY};
-use redcodec_scripting::{parse_numkeys, CommandRunner, RespValue, ScriptFlags, Scripting};
+use redcodec_scripting::{
+    parse_numkeys, CommandRunner, RespValue, RunControl, ScriptFlags, Scripting,
+};
 
 pub use crate::scripts::{read_libraries, write_libraries, Scripts, FUNCTIONS_FILE};
 
@@ -39,6 +41,7 @@ use crate::runner;
 use crate::script_worker;
 use crate::scripts::Running;
 use crate::session::Session;
+use crate::settings::Settings;
 use crate::state::Shared;
 use redcodec_engine::internals::dispatch::Flags;
 
@@ -238,9 +241,9 @@ fn run_atomically<T>(
 }
 
 /// Reads `busy-reply-threshold` / `lua-time-limit` (the smaller, when
-/// one was changed) into the run control.
-fn apply_threshold(shared: &Shared) {
-    let settings = shared.settings.lock();
+/// one was changed) into the run control: at start and after every
+/// CONFIG SET.
+pub(crate) fn apply_threshold(settings: &Settings, control: &RunControl) {
     let read = |k: &str| {
         settings
             .value(k)
@@ -248,7 +251,7 @@ fn apply_threshold(shared: &Shared) {
             .unwrap_or(5000)
     };
     let ms = read("busy-reply-threshold").min(read("lua-time-limit"));
-    shared.scripts.control.set_threshold_ms(ms);
+    control.set_threshold_ms(ms);
 }
 
 /// Runs a script or function (`flags`) declaring `keys` under the run
@@ -264,7 +267,6 @@ fn run_one(
     if let Some(refused) = shared.cluster.refuses_script(&flags) {
         return refused;
     }
-    apply_threshold(shared);
     let namespace = session.namespace.clone();
     let db = session.db;
     // Writes to moving slots stay tracked until the script committed.

@@ -59,6 +59,7 @@ impl Server {
             crate::cluster::Cluster::for_server(&engines, &config, listener.local_addr()?.port())?;
         let replid = random_hex40();
         let scripts = crate::scripting::Scripts::new(&config.dir);
+        crate::scripting::apply_threshold(&settings, &scripts.control);
         crate::commands::install();
         let shared = Arc::new(Shared {
             config,

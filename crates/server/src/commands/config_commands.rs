@@ -46,6 +46,7 @@ pub fn config(shared: &Shared, args: &[Vec<u8>]) -> Reply {
                         .max_bulk_len
                         .store(settings.max_bulk_len(), Ordering::SeqCst);
                     shared.repl.configure(&settings);
+                    crate::scripting::apply_threshold(&settings, &shared.scripts.control);
                     Reply::ok()
                 }
                 Err(e) => Reply::Error(e),
