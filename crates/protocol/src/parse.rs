@@ -33,15 +33,26 @@ fn line_end(buf: &[u8], from: usize) -> Option<usize> {
 /// Redis' `string2ll`: an optional `-`, digits, no leading zeros, no
 /// other characters, within `i64`.
 fn parse_ll(text: &[u8]) -> Option<i64> {
-    let s = std::str::from_utf8(text).ok()?;
-    let digits = s.strip_prefix('-').unwrap_or(s);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    let (negative, digits) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    if digits.is_empty() || (digits.len() > 1 && digits[0] == b'0') {
         return None;
     }
-    if digits.len() > 1 && digits.starts_with('0') {
-        return None;
-    }
-    s.parse().ok()
+    // Accumulated on the value's own side, so that i64::MIN fits.
+    digits.iter().try_fold(0i64, |n, &b| {
+        let digit = i64::from(b.wrapping_sub(b'0'));
+        if !(0..=9).contains(&digit) {
+            return None;
+        }
+        let n = n.checked_mul(10)?;
+        if negative {
+            n.checked_sub(digit)
+        } else {
+            n.checked_add(digit)
+        }
+    })
 }
 
 fn parse_multibulk(buf: &[u8], limits: &Limits) -> Result<Option<(Request, usize)>, ProtocolError> {
@@ -97,6 +108,32 @@ fn parse_multibulk(buf: &[u8], limits: &Limits) -> Result<Option<(Request, usize
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Redis' `string2ll`: the lengths and counts it accepts.
+    #[test]
+    fn parse_ll_takes_what_string2ll_takes() {
+        let cases: [(&str, Option<i64>); 16] = [
+            ("0", Some(0)),
+            ("-0", Some(0)),
+            ("7", Some(7)),
+            ("-42", Some(-42)),
+            ("9223372036854775807", Some(i64::MAX)),
+            ("-9223372036854775808", Some(i64::MIN)),
+            ("9223372036854775808", None),
+            ("-9223372036854775809", None),
+            ("00", None),
+            ("01", None),
+            ("-01", None),
+            ("-", None),
+            ("", None),
+            ("+1", None),
+            ("12a", None),
+            (" 1", None),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(parse_ll(text.as_bytes()), expected, "{text:?}");
+        }
+    }
 
     type Parsed = Option<(Vec<Vec<u8>>, usize)>;
 

@@ -3,8 +3,9 @@
 //! is built once per process by [`crate::commands::registry`] and
 //! installed by [`install`] when a server starts.
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
+
+use rustc_hash::FxHashMap;
 
 use redcodec_engine::internals::dispatch::{self, lookup_lower, Flags};
 use redcodec_engine::Reply;
@@ -16,13 +17,13 @@ use crate::spec_id::SpecId;
 /// Every command, by lower-case name.
 pub struct Registry {
     specs: Vec<Spec>,
-    by_name: HashMap<&'static str, usize>,
+    by_name: FxHashMap<&'static str, usize>,
 }
 
 impl Registry {
     /// The table of `specs`, each given its place.
     pub fn from_specs(mut specs: Vec<Spec>) -> Registry {
-        let mut by_name = HashMap::with_capacity(specs.len());
+        let mut by_name = FxHashMap::with_capacity_and_hasher(specs.len(), Default::default());
         for (i, spec) in specs.iter_mut().enumerate() {
             spec.id = SpecId(u32::try_from(i).expect("fewer commands than u32::MAX"));
             by_name.insert(spec.name, i);

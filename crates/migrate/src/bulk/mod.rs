@@ -510,6 +510,9 @@ impl<'a, A: Codec, B: Codec + Clone> Job<'a, A, B> {
             }
             Ok(())
         })?;
+        // The run before the last gets its checkpoint too: the source
+        // is not read again for it if the last run's write is cut.
+        self.land(Landed::Save)?;
         self.spill(&capture)?;
         self.land(Landed::Wait)?;
         self.state.phase = Phase::Merge;
