@@ -14,7 +14,9 @@
 //! write: the store ends as it would after every batch in turn, with
 //! one write per key (100 `INCR`s of one counter commit one put).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
 
 use redcodec_codec::{KeyRange, Place};
 
@@ -26,7 +28,7 @@ use crate::Batch;
 /// Writes held back, readable before they are committed.
 #[derive(Default)]
 pub struct Group {
-    families: HashMap<Place, Family>,
+    families: FxHashMap<Place, Family>,
     /// The places in the order first written (the batch keeps it).
     places: Vec<Place>,
     /// Whether some batch added (one command's) touched two or more

@@ -2,7 +2,7 @@
 //! its options, ZINCRBY, the typed API's [`crate::Engine::zadd`]): scores
 //! as `f64`, replies left to the callers.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
@@ -68,7 +68,7 @@ fn add_step(flags: AddFlags, current: Option<f64>, score: f64) -> CmdResult<Step
 #[derive(Default)]
 struct Touched<'a> {
     order: Vec<&'a [u8]>,
-    scores: HashMap<&'a [u8], (Option<f64>, Option<f64>)>,
+    scores: FxHashMap<&'a [u8], (Option<f64>, Option<f64>)>,
 }
 
 impl<'a> Touched<'a> {
