@@ -59,75 +59,74 @@ pub enum Keys {
 
 impl Keys {
     /// The keys among `args` (name first).
-    pub fn of<'a>(&self, args: &[&'a [u8]]) -> Vec<&'a [u8]> {
-        let rest = &args[1..];
-        match self {
-            Keys::None | Keys::Everything => Vec::new(),
-            Keys::First => rest.iter().take(1).copied().collect(),
-            Keys::FirstTwo => rest.iter().take(2).copied().collect(),
-            Keys::All => rest.to_vec(),
-            Keys::Every(step) => rest.iter().step_by(*step).copied().collect(),
+    pub fn of<'a, A: AsRef<[u8]>>(&self, args: &'a [A]) -> Vec<&'a [u8]> {
+        let mut keys = Vec::new();
+        self.push_of(args, &mut keys);
+        keys
+    }
+
+    /// [`Keys::of`], pushed onto `keys`: the keys of a whole pipeline
+    /// gather in one vector.
+    pub fn push_of<'a, A: AsRef<[u8]>>(&self, args: &'a [A], keys: &mut Vec<&'a [u8]>) {
+        let rest = args.get(1..).unwrap_or_default();
+        let arg = |i: usize| rest.get(i).map(AsRef::as_ref);
+        let count = |i: usize| arg(i).and_then(crate::number::parse_i64);
+        let (from, n) = match self {
+            Keys::None | Keys::Everything => return,
+            Keys::First => (0, 1),
+            Keys::FirstTwo => (0, 2),
+            Keys::All => (0, rest.len()),
+            Keys::Every(step) => {
+                keys.extend(rest.iter().step_by(*step).map(AsRef::as_ref));
+                return;
+            }
             Keys::NumKeys => {
-                let n = rest
-                    .first()
-                    .and_then(|n| crate::number::parse_i64(n))
-                    .unwrap_or(0)
-                    .clamp(0, (rest.len() as i64 - 1).max(0)) as usize;
-                rest.iter().skip(1).take(n).copied().collect()
+                let most = (rest.len() as i64 - 1).max(0);
+                (1, count(0).unwrap_or(0).clamp(0, most) as usize)
             }
-            Keys::AllButLast => rest[..rest.len().saturating_sub(1)].to_vec(),
+            Keys::AllButLast => (0, rest.len().saturating_sub(1)),
             Keys::CountSecond => {
-                let n = rest
-                    .get(1)
-                    .and_then(|n| std::str::from_utf8(n).ok()?.parse::<usize>().ok())
-                    .unwrap_or(0);
-                rest.iter().skip(2).take(n).copied().collect()
+                let n = arg(1).and_then(|n| std::str::from_utf8(n).ok()?.parse::<usize>().ok());
+                (2, n.unwrap_or(0))
             }
-            Keys::Second => rest.get(1).into_iter().copied().collect(),
-            Keys::AfterFirst => rest.iter().skip(1).copied().collect(),
-            Keys::Sort => rest
-                .iter()
-                .take(1)
-                .copied()
-                .chain(sort_store_keys(rest.get(1..).unwrap_or_default()))
-                .collect(),
+            Keys::Second => (1, 1),
+            Keys::AfterFirst => (1, rest.len()),
+            Keys::Sort => {
+                keys.extend(arg(0));
+                sort_store_keys(rest.get(1..).unwrap_or_default(), keys);
+                return;
+            }
             Keys::DestNumKeys => {
-                let n = rest
-                    .get(1)
-                    .and_then(|n| crate::number::parse_i64(n))
-                    .unwrap_or(0)
-                    .clamp(0, rest.len() as i64) as usize;
-                rest.iter()
-                    .take(1)
-                    .chain(rest.iter().skip(2).take(n))
-                    .copied()
-                    .collect()
+                keys.extend(arg(0));
+                (
+                    2,
+                    count(1).unwrap_or(0).clamp(0, rest.len() as i64) as usize,
+                )
             }
-        }
+        };
+        keys.extend(rest.iter().skip(from).take(n).map(AsRef::as_ref));
     }
 }
 
 /// The destinations among SORT's options: the argument after each
 /// `STORE`, skipping the values of `LIMIT`, `BY` and `GET` as SORT's parser
 /// does.
-fn sort_store_keys<'a>(options: &[&'a [u8]]) -> Vec<&'a [u8]> {
+fn sort_store_keys<'a, A: AsRef<[u8]>>(options: &'a [A], keys: &mut Vec<&'a [u8]>) {
     let is = |arg: &[u8], name: &str| arg.eq_ignore_ascii_case(name.as_bytes());
-    let mut keys = Vec::new();
     let mut j = 0;
     while j < options.len() {
         let left = options.len() - j - 1;
-        let arg = options[j];
+        let arg = options[j].as_ref();
         if is(arg, "limit") && left >= 2 {
             j += 2;
         } else if (is(arg, "by") || is(arg, "get")) && left >= 1 {
             j += 1;
         } else if is(arg, "store") && left >= 1 {
-            keys.push(options[j + 1]);
+            keys.push(options[j + 1].as_ref());
             j += 1;
         }
         j += 1;
     }
-    keys
 }
 
 /// A command's properties, as a set of bits.
@@ -389,5 +388,38 @@ mod tests {
         assert_eq!(Keys::Sort.of(&args), vec![&b"src"[..], b"dst"]);
         let args: Vec<&[u8]> = vec![b"sort", b"src", b"get", b"#", b"store"];
         assert_eq!(Keys::Sort.of(&args), vec![&b"src"[..]]);
+    }
+
+    #[test]
+    fn each_rule_names_its_keys_and_a_pipeline_gathers_them_in_order() {
+        let words = |line: &'static str| {
+            line.split_whitespace()
+                .map(str::as_bytes)
+                .collect::<Vec<_>>()
+        };
+        let cases: [(Keys, &str, &str); 12] = [
+            (Keys::None, "ping x", ""),
+            (Keys::Everything, "flushall async", ""),
+            (Keys::First, "set k v", "k"),
+            (Keys::FirstTwo, "rename a b", "a b"),
+            (Keys::All, "del a b c", "a b c"),
+            (Keys::Every(2), "mset a 1 b 2", "a b"),
+            (Keys::NumKeys, "zunion 2 a b weights", "a b"),
+            (Keys::NumKeys, "lmpop 9 a left", "a left"),
+            (Keys::AllButLast, "blpop a b 0", "a b"),
+            (Keys::CountSecond, "eval s 1 k a", "k"),
+            (Keys::Second, "object encoding k", "k"),
+            (Keys::DestNumKeys, "zunionstore d 2 a b", "d a b"),
+        ];
+        for (keys, line, expected) in cases {
+            let args = words(line);
+            assert_eq!(keys.of(&args), words(expected), "{line}");
+        }
+        let (first, second) = (words("set k v"), words("mset a 1 b 2"));
+        let mut gathered = Vec::new();
+        Keys::First.push_of(&first, &mut gathered);
+        Keys::Every(2).push_of(&second, &mut gathered);
+        assert_eq!(gathered, words("k a b"));
+        assert!(Keys::All.of::<&[u8]>(&[]).is_empty());
     }
 }

@@ -95,8 +95,19 @@ impl Spec {
 
     /// The keys of the request `args` (name first), by its key positions.
     pub fn keys_of<'a>(&self, args: &'a [Vec<u8>]) -> Vec<&'a [u8]> {
-        let argv: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-        self.keys.of(&argv)
+        self.keys.of(args)
+    }
+
+    /// The keys of a group of commands, each resolved to its spec, in
+    /// order, gathered in one vector.
+    pub fn keys_of_each<'a>(
+        commands: impl ExactSizeIterator<Item = (&'a Spec, &'a [Vec<u8>])>,
+    ) -> Vec<&'a [u8]> {
+        let mut keys = Vec::with_capacity(commands.len());
+        for (spec, args) in commands {
+            spec.keys.push_of(args, &mut keys);
+        }
+        keys
     }
 
     /// Whether it has every property of `flags`.

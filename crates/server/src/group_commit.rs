@@ -211,10 +211,7 @@ pub async fn run(
 
 /// The keys `requests` name, by their specs' key positions.
 fn keys_of(requests: &[Request]) -> Vec<&[u8]> {
-    requests
-        .iter()
-        .flat_map(|r| r.spec.keys_of(&r.args))
-        .collect()
+    Spec::keys_of_each(requests.iter().map(|r| (r.spec, r.args.as_slice())))
 }
 
 /// The reply bytes after which a part closes: replies wait in memory
@@ -447,11 +444,14 @@ fn run_one(
     request: &Request,
 ) -> (Reply, Shape) {
     let Request { spec, args } = request;
+    // One reading of the clock: the client's last activity and the
+    // command's start.
+    let started = Instant::now();
     {
         let mut live = session.info.live.lock();
         live.last_cmd.clear();
         live.last_cmd.push_str(spec.name);
-        live.last_seen = Instant::now();
+        live.last_seen = started;
     }
     let shape = spec.shape(args);
     // Known, and of the right arity: checked when it joined.
@@ -461,7 +461,6 @@ fn run_one(
         shared.command_stats.rejected(spec.name, args);
         return (e, shape);
     }
-    let started = Instant::now();
     let reply = run_spec(shared, session, access, spec, args);
     let failed = reply.is_error();
     shared

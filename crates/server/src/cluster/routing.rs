@@ -14,12 +14,6 @@ use crate::session::Session;
 use crate::state::Shared;
 use redcodec_engine::internals::dispatch::Flags;
 
-/// The keys of a command, by its spec in the registry.
-pub fn keys_of<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Vec<&'a [u8]> {
-    let argv: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-    spec.keys.of(&argv)
-}
-
 /// The text of a CROSSSLOT refusal.
 pub const CROSSSLOT: &str = "CROSSSLOT Attempted to access keys that don't hash to the same slot";
 
@@ -84,7 +78,7 @@ impl Cluster {
         spec: &Spec,
         args: &[Vec<u8>],
     ) -> Result<Option<WriteGuard<'a>>, Reply> {
-        let keys = keys_of(spec, args);
+        let keys = spec.keys_of(args);
         let Some((&first, rest)) = keys.split_first() else {
             return Ok(None);
         };

@@ -23,7 +23,7 @@ use redcodec_engine::Reply;
 use redcodec_kvrocks::slot::slot;
 use redcodec_scripting::ScriptFlags;
 
-use super::routing::{keys_of, Moving};
+use super::routing::Moving;
 use super::Cluster;
 use crate::command_spec::Spec;
 use redcodec_engine::internals::dispatch::Flags;
@@ -79,7 +79,7 @@ impl<'a> ScriptSlots<'a> {
         if !self.cluster.enabled {
             return Ok(());
         }
-        let keys = keys_of(spec, args);
+        let keys = spec.keys_of(args);
         let Some(&first) = keys.first() else {
             return Ok(());
         };

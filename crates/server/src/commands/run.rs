@@ -64,8 +64,7 @@ pub fn run_engine_spec(
     if spec.may_have_changed(&reply) {
         session.wrote = true;
         shared.note_write();
-        let argv: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-        let mut keys = spec.keys.of(&argv);
+        let mut keys = spec.keys_of(args);
         keys.retain(|key| !unchanged.iter().any(|u| u == key));
         keys.extend(flushed.iter().map(Vec::as_slice));
         let ns = session.namespace.as_str();

@@ -202,7 +202,7 @@ fn apply_part(
     ns: &str,
     part: &[Grouped],
 ) -> Result<(), (usize, String)> {
-    let keys: Vec<&[u8]> = part.iter().flat_map(|c| c.spec.keys_of(&c.args)).collect();
+    let keys = Spec::keys_of_each(part.iter().map(|c| (c.spec, c.args.as_slice())));
     let access = Access::Held(engine, ns);
     let wrote = session.wrote;
     session.ready_keys = Some(Vec::new());
