@@ -314,17 +314,6 @@ pub fn error_text(text: &str) -> String {
     }
 }
 
-/// A command argument from a script: a string as is, a number as
-/// `%.17g`; `None` for anything else.
-pub fn argument(value: &Value) -> Option<Vec<u8>> {
-    match value {
-        Value::String(s) => Some(s.as_bytes().to_vec()),
-        Value::Integer(n) => Some(redcodec_codec::number::format_g17(*n as f64).into_bytes()),
-        Value::Number(n) => Some(redcodec_codec::number::format_g17(*n).into_bytes()),
-        _ => None,
-    }
-}
-
 /// Text of a value as Lua's `tostring` gives it for strings and numbers.
 pub fn value_text(value: &Value) -> Option<Vec<u8>> {
     text(value)

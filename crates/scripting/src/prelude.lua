@@ -221,11 +221,12 @@ local function push_error(text)
 end
 
 local redis = {}
--- redis.call and redis.pcall are C functions (sandbox.rs), so that a
--- script's `return redis.call(…)` keeps the script's frame for the error
--- position, as Redis' C functions do.
+-- redis.call, redis.pcall and redis.acl_check_cmd are C functions
+-- (sandbox.rs), so that a script's `return redis.call(…)` keeps the
+-- script's frame for the error position, as Redis' C functions do.
 redis.call = native.call
 redis.pcall = native.pcall
+redis.acl_check_cmd = native.acl_check_cmd
 redis.error_reply = function(...)
   local s = ...
   if select("#", ...) ~= 1 or type(s) ~= "string" then
@@ -306,16 +307,6 @@ redis.breakpoint = function()
   return false
 end
 redis.debug = function() end
-redis.acl_check_cmd = function(...)
-  if not ctx.active then
-    outside("redis.acl_check_cmd")
-  end
-  local r, is_err = native.command_exists(...)
-  if is_err then
-    error(r, 0)
-  end
-  return r
-end
 redis.REDIS_VERSION = native.version
 redis.REDIS_VERSION_NUM = native.version_num
 G.redis = redis

@@ -15,12 +15,12 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 
 use mlua::chunk::ChunkMode;
-use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value, VmState};
+use mlua::{Function, HookTriggers, Lua, LuaOptions, StdLib, Table, Value, VmState};
 use parking_lot::Mutex;
 use sha1::{Digest, Sha1};
 
 use crate::control::{RunControl, KILLED};
-use crate::convert::{argument, c_len, lua_to_resp, push_error_table, push_resp, value_text};
+use crate::convert::{c_len, lua_to_resp, push_error_table, push_resp, value_text};
 use crate::rand48::Rand48;
 use crate::runner::CommandRunner;
 use crate::value::RespValue;
@@ -46,40 +46,53 @@ pub fn load_libraries(lua: &Lua) -> mlua::Result<()> {
 
 /// `redis.call`: raises the error table a failed command gives.
 unsafe extern "C-unwind" fn redis_call(state: *mut mlua::ffi::lua_State) -> std::os::raw::c_int {
-    call_c(state, true)
+    call_c(state, true, |lua, state| bridge(lua, state))
 }
 
 /// `redis.pcall`: returns the error table a failed command gives.
 unsafe extern "C-unwind" fn redis_pcall(state: *mut mlua::ffi::lua_State) -> std::os::raw::c_int {
-    call_c(state, false)
+    call_c(state, false, |lua, state| bridge(lua, state))
+}
+
+/// `redis.acl_check_cmd(name, …)`: true when the command exists, else
+/// raises the error table ([`acl_check`]).
+unsafe extern "C-unwind" fn redis_acl_check_cmd(
+    state: *mut mlua::ffi::lua_State,
+) -> std::os::raw::c_int {
+    call_c(state, true, |lua, state| acl_check(lua, state))
 }
 
 /// Whether `call_c` raises the value it pushed.
 enum Raise {
     /// Never: a reply.
     No,
-    /// For `redis.call`: a command's error.
+    /// For `redis.call`: a command's error or its bad arguments.
     IfCall,
-    /// For both: called outside a run.
+    /// For all: called outside a run, a panic, and every error of
+    /// `redis.acl_check_cmd`.
     Always,
 }
 
-/// Runs the command its arguments name with the run's [`CommandRunner`]
-/// and returns the reply converted ([`push_resp`]), or the error table,
-/// which `redis.call` raises. A C function, as in Redis: a script's tail
-/// call to it keeps the script's frame, and the arguments are read from
-/// its own stack, however many an `unpack` gave.
+/// Runs `work` (`bridge` or `acl_check`) for a C function of the `redis`
+/// table, which returns the one value `work` pushed or raises it (as
+/// `work` says; [`Raise::IfCall`] when `raise`). C functions, as in
+/// Redis: a script's tail call to one keeps the script's frame, and the
+/// arguments are read from its own stack, however many an `unpack` gave.
 ///
 /// # Safety
 /// Called by Lua only, as a C function of a state made by
 /// [`Sandbox::new`].
-unsafe fn call_c(state: *mut mlua::ffi::lua_State, raise: bool) -> std::os::raw::c_int {
+unsafe fn call_c(
+    state: *mut mlua::ffi::lua_State,
+    raise: bool,
+    work: impl FnOnce(&Lua, *mut mlua::ffi::lua_State) -> Raise,
+) -> std::os::raw::c_int {
     let lua = Lua::get_or_init_from_ptr(state);
     // What the command allocates in the state counts, but cannot fail on
     // the limit halfway: the script's next allocation past it does.
     let raise_now = unlimited(lua, || {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| bridge(lua, state)))
-            .unwrap_or_else(|panic| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(lua, state))).unwrap_or_else(
+            |panic| {
                 // A panic cannot unwind through Lua's C frames: it is kept,
                 // the script stopped, and the panic resumed once the run
                 // is back in Rust (`Sandbox::run_inner`), as mlua does.
@@ -88,7 +101,8 @@ unsafe fn call_c(state: *mut mlua::ffi::lua_State, raise: bool) -> std::os::raw:
                 }
                 push_error_table(state, "ERR a command of the script panicked", false);
                 Raise::Always
-            })
+            },
+        )
     });
     // Nothing of Rust's is alive past this point: `lua_error` may leave.
     match raise_now {
@@ -98,17 +112,21 @@ unsafe fn call_c(state: *mut mlua::ffi::lua_State, raise: bool) -> std::os::raw:
     }
 }
 
-/// `call_c`'s work, leaving one value on the stack.
-unsafe fn bridge(lua: &Lua, state: *mut mlua::ffi::lua_State) -> Raise {
+/// The runner of the run in progress (see [`RunnerSlot::current`]).
+fn current_runner(lua: &Lua) -> Option<(NonNull<dyn CommandRunner>, bool, bool)> {
+    lua.app_data_ref::<Arc<RunnerSlot>>()
+        .and_then(|slot| slot.current())
+}
+
+/// The arguments of `redis.call`, `redis.pcall` and
+/// `redis.acl_check_cmd`, all of their stack: a string as is, a number
+/// as `%.17g`; at least one. Else the text of the error table Redis
+/// gives (`luaArgsToRedisArgv`).
+///
+/// # Safety
+/// `state` is the stack of a C function `call_c` runs.
+unsafe fn read_args(state: *mut mlua::ffi::lua_State) -> Result<Vec<Vec<u8>>, &'static str> {
     use mlua::ffi;
-    let current = lua
-        .app_data_ref::<Arc<RunnerSlot>>()
-        .and_then(|slot| slot.current());
-    let Some((runner, read_only, resp3)) = current else {
-        let text = "ERR redis.call/pcall can only be called inside a script invocation";
-        push_error_table(state, text, false);
-        return Raise::Always;
-    };
     let n = ffi::lua_gettop(state);
     let mut args = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
     for i in 1..=n {
@@ -120,18 +138,31 @@ unsafe fn bridge(lua: &Lua, state: *mut mlua::ffi::lua_State) -> Raise {
             }
             ffi::LUA_TNUMBER => args
                 .push(redcodec_codec::number::format_g17(ffi::lua_tonumber(state, i)).into_bytes()),
-            _ => {
-                let text = "ERR Lua redis lib command arguments must be strings or integers";
-                push_error_table(state, text, false);
-                return Raise::IfCall;
-            }
+            _ => return Err("ERR Lua redis lib command arguments must be strings or integers"),
         }
     }
     if args.is_empty() {
-        let text = "ERR Please specify at least one argument for this redis lib call";
-        push_error_table(state, text, false);
-        return Raise::IfCall;
+        return Err("ERR Please specify at least one argument for this redis lib call");
     }
+    Ok(args)
+}
+
+/// `call_c`'s work for `redis.call` and `redis.pcall`, leaving one value
+/// on the stack.
+unsafe fn bridge(lua: &Lua, state: *mut mlua::ffi::lua_State) -> Raise {
+    use mlua::ffi;
+    let Some((runner, read_only, resp3)) = current_runner(lua) else {
+        let text = "ERR redis.call/pcall can only be called inside a script invocation";
+        push_error_table(state, text, false);
+        return Raise::Always;
+    };
+    let args = match read_args(state) {
+        Ok(args) => args,
+        Err(text) => {
+            push_error_table(state, text, false);
+            return Raise::IfCall;
+        }
+    };
     // SAFETY: the runner is held for the run in progress
     // (`RunnerSlot::hold`), whose thread this is.
     let reply = (*runner.as_ptr()).call(&args, resp3, read_only);
@@ -156,6 +187,38 @@ unsafe fn bridge(lua: &Lua, state: *mut mlua::ffi::lua_State) -> Raise {
     } else {
         Raise::No
     }
+}
+
+/// `call_c`'s work for `redis.acl_check_cmd`, leaving one value on the
+/// stack: true when the command its first argument names exists, else
+/// the error table, raised. Outside a run (no runner held: the slot is
+/// held for the whole of prelude.lua's `run`, as long as its
+/// `ctx.active`) it raises before reading its arguments, as
+/// `redis.call` does. (There is no ACL: a command that exists is
+/// allowed.)
+unsafe fn acl_check(lua: &Lua, state: *mut mlua::ffi::lua_State) -> Raise {
+    let Some((runner, _, _)) = current_runner(lua) else {
+        let text = "ERR redis.acl_check_cmd can only be called inside a script invocation";
+        push_error_table(state, text, false);
+        return Raise::Always;
+    };
+    let args = match read_args(state) {
+        Ok(args) => args,
+        Err(text) => {
+            push_error_table(state, text, false);
+            return Raise::Always;
+        }
+    };
+    // SAFETY: as in `bridge`: held for the run in progress, on its thread.
+    let exists = (*runner.as_ptr()).exists(&args[0]);
+    drop(args);
+    if exists {
+        mlua::ffi::lua_pushboolean(state, 1);
+        return Raise::No;
+    }
+    let text = "ERR Invalid command passed to redis.acl_check_cmd()";
+    push_error_table(state, text, false);
+    Raise::Always
 }
 
 /// The hook every [`HOOK_EVERY`] instructions: marks the run busy past
@@ -310,11 +373,12 @@ impl Sandbox {
                 Ok(None)
             })?,
         )?;
-        // SAFETY: the two functions only use the Lua C API on their own
-        // stack (see `call_c`).
+        // SAFETY: the three functions only use the Lua C API on their
+        // own stack (see `call_c`).
         unsafe {
             native.raw_set("call", lua.create_c_function(redis_call)?)?;
             native.raw_set("pcall", lua.create_c_function(redis_pcall)?)?;
+            native.raw_set("acl_check_cmd", lua.create_c_function(redis_acl_check_cmd)?)?;
         }
         let runner = Arc::new(RunnerSlot::default());
         lua.set_app_data(runner.clone());
@@ -324,13 +388,6 @@ impl Sandbox {
             lua.create_function(move |_, resp3: bool| {
                 slot.set_resp3(resp3);
                 Ok(())
-            })?,
-        )?;
-        let slot = runner.clone();
-        native.raw_set(
-            "command_exists",
-            lua.create_function(move |lua, mv: MultiValue| {
-                unlimited(lua, || command_exists(lua, &slot, mv))
             })?,
         )?;
         native.raw_set("version", REDIS_VERSION)?;
@@ -583,7 +640,7 @@ struct HeldRunner {
     resp3: bool,
 }
 
-// SAFETY: the pointer is only followed by `call_c` and `command_exists`,
+// SAFETY: the pointer is only followed by `bridge` and `acl_check`,
 // on the thread running the script that holds it (`RunnerSlot::hold`);
 // the Lua state runs one script at a time.
 unsafe impl Send for HeldRunner {}
@@ -642,32 +699,4 @@ impl Drop for RunnerHeld<'_> {
     fn drop(&mut self) {
         *self.slot.held.lock() = None;
     }
-}
-
-/// `redis.acl_check_cmd(name, …)`: true when the command exists, else
-/// the error table it raises; and whether it is an error.
-fn command_exists(lua: &Lua, slot: &RunnerSlot, mv: MultiValue) -> mlua::Result<(Value, bool)> {
-    let err = |text: &str| -> mlua::Result<(Value, bool)> {
-        let t = lua.create_table()?;
-        t.raw_set("err", format!("ERR {text}"))?;
-        Ok((Value::Table(t), true))
-    };
-    let mut args = Vec::with_capacity(mv.len());
-    for v in &mv {
-        match argument(v) {
-            Some(a) => args.push(a),
-            None => return err("Lua redis lib command arguments must be strings or integers"),
-        }
-    }
-    let Some(name) = args.first() else {
-        return err("Please specify at least one argument for this redis lib call");
-    };
-    let Some((runner, _, _)) = slot.current() else {
-        return err("redis.acl_check_cmd can only be called inside a script invocation");
-    };
-    // SAFETY: as in `bridge`: held for the run in progress, on its thread.
-    if unsafe { (*runner.as_ptr()).exists(name) } {
-        return Ok((Value::Boolean(true), false));
-    }
-    err("Invalid command passed to redis.acl_check_cmd()")
 }

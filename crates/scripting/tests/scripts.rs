@@ -287,6 +287,79 @@ fn commands_and_their_errors() {
     );
 }
 
+/// `redis.acl_check_cmd`: true for a command that exists; Redis 7.0.15's
+/// error tables (raised, with the script's position, and caught by
+/// `pcall` as their text) for a bad argument, no argument and an unknown
+/// command.
+#[test]
+fn acl_check_cmd_replies_and_errors() {
+    let (mut s, mut m) = (scripting(), Memory::default());
+    let with_sha = |body: &str, text: &str| {
+        err(&format!(
+            "{text} script: {}, on @user_script:1.",
+            redcodec_scripting::sha1_hex(body.as_bytes())
+        ))
+    };
+    const TYPE: &str = "ERR Lua redis lib command arguments must be strings or integers";
+    const NONE: &str = "ERR Please specify at least one argument for this redis lib call";
+    const INVALID: &str = "ERR Invalid command passed to redis.acl_check_cmd()";
+    for (body, reply) in [
+        ("return redis.acl_check_cmd('get')", RespValue::Integer(1)),
+        (
+            "return redis.acl_check_cmd('set', 'k', 1.5)",
+            RespValue::Integer(1),
+        ),
+        ("return type(redis.acl_check_cmd('incr'))", bulk("boolean")),
+        (
+            "local ok, r = pcall(redis.acl_check_cmd, 'get'); return {tostring(ok), tostring(r)}",
+            RespValue::Array(vec![bulk("true"), bulk("true")]),
+        ),
+    ] {
+        assert_eq!(eval(&mut s, &mut m, body, &[], &[]), reply, "{body}");
+    }
+    for (body, text) in [
+        ("local r = redis.acl_check_cmd({}) return r", TYPE),
+        ("local r = redis.acl_check_cmd('get', {}) return r", TYPE),
+        ("local r = redis.acl_check_cmd('get', nil) return r", TYPE),
+        ("local r = redis.acl_check_cmd() return r", NONE),
+        ("local r = redis.acl_check_cmd('nosuch') return r", INVALID),
+        ("local r = redis.acl_check_cmd(1) return r", INVALID),
+        ("return redis.acl_check_cmd('nosuch')", INVALID),
+    ] {
+        assert_eq!(
+            eval(&mut s, &mut m, body, &[], &[]),
+            with_sha(body, text),
+            "{body}"
+        );
+    }
+    for (args, text) in [
+        (", {}", TYPE),
+        (", 'get', {}", TYPE),
+        ("", NONE),
+        (", 'nosuch'", INVALID),
+    ] {
+        let body =
+            format!("local ok, e = pcall(redis.acl_check_cmd{args}); return {{tostring(ok), e}}");
+        assert_eq!(
+            eval(&mut s, &mut m, &body, &[], &[]),
+            RespValue::Array(vec![bulk("false"), bulk(text)]),
+            "{body}"
+        );
+    }
+    // The error is a table, as `redis.call`'s are.
+    assert_eq!(
+        eval(
+            &mut s,
+            &mut m,
+            "local ok, e = pcall(function() redis.acl_check_cmd('nosuch') end); return e",
+            &[],
+            &[]
+        ),
+        bulk(INVALID)
+    );
+    assert_eq!(m.calls, 0);
+}
+
 #[test]
 fn read_only_runs_refuse_writes() {
     let (mut s, mut m) = (scripting(), Memory::default());
@@ -643,6 +716,13 @@ fn redis_call_outside_a_run_raises_even_from_pcall() {
             outside("return pcall(redis.setresp, 3)"),
             expect("redis.setresp")
         );
+        // Outside a run before its arguments are read.
+        for args in [", 'get'", ", {}", ""] {
+            assert_eq!(
+                outside(&format!("return pcall(redis.acl_check_cmd{args})")),
+                expect("redis.acl_check_cmd")
+            );
+        }
         // A run ended by its error leaves no runner and no context behind.
         let f = sandbox
             .compile(b"redis.setresp(3) error('stop')", "@user_script")
@@ -673,12 +753,13 @@ fn a_panic_of_the_runner_reaches_the_caller_of_the_run() {
             panic!("runner bug");
         }
         fn exists(&self, _: &[u8]) -> bool {
-            true
+            panic!("runner bug");
         }
     }
     for body in [
         "return redis.call('get', 'k')",
         "pcall(redis.pcall, 'get', 'k') return 1",
+        "pcall(redis.acl_check_cmd, 'get') return 1",
     ] {
         let mut s = scripting();
         let (sha, _) = s.resolve(body.as_bytes(), false).unwrap();
