@@ -4,7 +4,9 @@
 //! - [`resp_request`]: input `[limit selector, split seed, bytes…]`. The
 //!   bytes are parsed as a connection parses them — requests taken from
 //!   the front of a buffer until one is incomplete or an error — once
-//!   whole and once fed in pieces whose sizes come from the split seed.
+//!   whole (copied out of a slice, `parse_request`) and once fed in
+//!   pieces whose sizes come from the split seed (taken out of a read
+//!   buffer, `take_request`, as a connection takes them).
 //!   Both give the same requests, the same error and the same unparsed
 //!   tail. A request takes at least one byte and no more than the buffer
 //!   holds; its arguments fit in the bytes it took; a multibulk argument
@@ -23,9 +25,10 @@
 //!   matches itself; where neither side has letters, case makes no
 //!   difference.
 
+use bytes::{Buf, BytesMut};
 use redcodec_protocol::cmdline::{quote_bytes, split_arg_bytes, split_args};
 use redcodec_protocol::glob::matches;
-use redcodec_protocol::{parse_request, Limits, ProtocolError};
+use redcodec_protocol::{parse_request, take_request, Limits, ProtocolError, Request};
 
 /// The bulk limits the selector byte picks from: small ones, so that
 /// "invalid bulk length" from the limit is reached, and Redis' default.
@@ -47,19 +50,8 @@ fn drain(buf: &mut Vec<u8>, limits: &Limits, out: &mut Outcome) -> bool {
         match parse_request(buf, limits) {
             Ok(None) => return true,
             Ok(Some((request, used))) => {
-                assert!(
-                    used >= 1 && used <= buf.len(),
-                    "took {used} of {} bytes",
-                    buf.len()
-                );
-                let arg_bytes: usize = request.args.iter().map(Vec::len).sum();
-                assert!(arg_bytes <= used, "{arg_bytes} argument bytes from {used}");
-                if buf[0] == b'*' {
-                    for arg in &request.args {
-                        assert!(arg.len() as i64 <= limits.max_bulk_len);
-                    }
-                }
-                out.requests.push(request.args);
+                check(&request, used, buf, limits);
+                out.requests.push(words(request));
                 buf.drain(..used);
             }
             Err(e) => {
@@ -69,6 +61,52 @@ fn drain(buf: &mut Vec<u8>, limits: &Limits, out: &mut Outcome) -> bool {
             }
         }
     }
+}
+
+/// [`drain`] for a connection's read buffer: each request taken out of
+/// it, its arguments slices of the bytes taken.
+fn drain_taken(buf: &mut BytesMut, limits: &Limits, out: &mut Outcome) -> bool {
+    loop {
+        let before = buf.clone();
+        match take_request(buf, limits) {
+            Ok(None) => {
+                assert_eq!(*buf, before, "an incomplete request takes nothing");
+                return true;
+            }
+            Ok(Some(request)) => {
+                let used = before.len() - buf.len();
+                check(&request, used, &before, limits);
+                out.requests.push(words(request));
+            }
+            Err(e) => {
+                let _ = e.reply_text();
+                out.error = Some(e);
+                return false;
+            }
+        }
+    }
+}
+
+/// A request of `used` bytes from the front of `buf`: at least one byte
+/// and no more than the buffer holds; its arguments fit in those bytes;
+/// a multibulk argument is no longer than the limit.
+fn check(request: &Request, used: usize, buf: &[u8], limits: &Limits) {
+    assert!(
+        used >= 1 && used <= buf.len(),
+        "took {used} of {} bytes",
+        buf.len()
+    );
+    let arg_bytes: usize = request.args.iter().map(|a| a.len()).sum();
+    assert!(arg_bytes <= used, "{arg_bytes} argument bytes from {used}");
+    if buf[0] == b'*' {
+        for arg in &request.args {
+            assert!(arg.len() as i64 <= limits.max_bulk_len);
+        }
+    }
+}
+
+fn words(request: Request) -> Vec<Vec<u8>> {
+    request.args.iter().map(|a| a.to_vec()).collect()
 }
 
 /// See the [module documentation](self).
@@ -94,7 +132,7 @@ pub fn resp_request(data: &[u8]) {
         error: None,
         rest: Vec::new(),
     };
-    let mut buf = Vec::new();
+    let mut buf = BytesMut::new();
     let mut state = u32::from(*seed) | 0x100;
     let mut at = 0;
     while at < bytes.len() {
@@ -106,7 +144,7 @@ pub fn resp_request(data: &[u8]) {
         let end = (at + size).min(bytes.len());
         buf.extend_from_slice(&bytes[at..end]);
         at = end;
-        if !drain(&mut buf, &limits, &mut pieces) {
+        if !drain_taken(&mut buf, &limits, &mut pieces) {
             break;
         }
     }
@@ -114,7 +152,7 @@ pub fn resp_request(data: &[u8]) {
         // The connection closed: what was not yet read is left with the rest.
         buf.extend_from_slice(&bytes[at..]);
     }
-    pieces.rest = buf;
+    pieces.rest = buf.chunk().to_vec();
     assert_eq!(whole, pieces);
 }
 

@@ -129,8 +129,8 @@ impl Codec for ArdbCodec {
         })
     }
 
-    fn encode_meta(&self, meta: &Meta) -> Result<Vec<u8>, EncodeError> {
-        meta::encode(meta)
+    fn encode_meta_with(&self, meta: &Meta, string: &[u8]) -> Result<Vec<u8>, EncodeError> {
+        meta::encode_with(meta, string)
     }
 
     fn decode_meta(&self, _data_type: DataType, raw: &[u8]) -> Result<Meta, DecodeError> {

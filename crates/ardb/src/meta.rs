@@ -106,21 +106,28 @@ pub fn data_index(d: Data<'_>) -> Option<SparseIndex> {
 
 /// The `Data` a string value is stored as.
 pub fn string_value_data(meta: &Meta) -> Data<'_> {
-    if meta.variant & VARIANT_FLOAT_VALUE != 0 {
-        if let Some(f) = float_text(&meta.value) {
+    string_data(meta.variant, &meta.value)
+}
+
+/// The `Data` the string `value` of a key whose metadata has `variant`
+/// is stored as.
+fn string_data(variant: u8, value: &[u8]) -> Data<'_> {
+    if variant & VARIANT_FLOAT_VALUE != 0 {
+        if let Some(f) = float_text(value) {
             return Data::Float(f);
         }
     }
-    Data::try_int(&meta.value)
+    Data::try_int(value)
 }
 
 fn out_of_range(what: &'static str, value: impl ToString, range: &str) -> EncodeError {
     EncodeError::out_of_range(FORMAT, what, value, range)
 }
 
-/// Encodes metadata. Unknown [`Meta::variant`] bits, an expiry or size
+/// Encodes metadata, `string` as a string's payload (in place of
+/// [`Meta::value`]). Unknown [`Meta::variant`] bits, an expiry or size
 /// beyond `i64::MAX`, and list metadata without sparse bounds are errors.
-pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
+pub fn encode_with(meta: &Meta, string: &[u8]) -> Result<Vec<u8>, EncodeError> {
     if meta.variant & !(VARIANT_SIZE_UNKNOWN | VARIANT_FLOAT_VALUE) != 0 {
         return Err(out_of_range(
             "metadata variant",
@@ -130,13 +137,13 @@ pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
     }
     let ttl = i64::try_from(meta.expire_ms)
         .map_err(|_| out_of_range("expire (ms)", meta.expire_ms, "0..=i64::MAX"))?;
-    let mut out = Vec::with_capacity(16 + meta.value.len());
+    let mut out = Vec::with_capacity(16 + string.len());
     out.push(value_type_of(meta.data_type));
     out.push(META_FORMAT);
     put_varint64(&mut out, ttl);
     if meta.data_type == DataType::String {
         out.push(1);
-        string_value_data(meta).encode(&mut out);
+        string_data(meta.variant, string).encode(&mut out);
         return Ok(out);
     }
     let size = if meta.variant & VARIANT_SIZE_UNKNOWN != 0 {
@@ -167,6 +174,11 @@ pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
         out.push(0);
     }
     Ok(out)
+}
+
+/// [`encode_with`] a string's payload taken from [`Meta::value`].
+pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
+    encode_with(meta, &meta.value)
 }
 
 /// The stored min/max members of a set or zset, if it has them.

@@ -246,15 +246,16 @@ pub fn decode(data_type: DataType, raw: &[u8]) -> Result<Meta, DecodeError> {
     }
 }
 
-/// Encodes metadata. [`Meta::variant`] is ignored (blackwidow has one
+/// Encodes metadata, `string` as a string's payload (in place of
+/// [`Meta::value`]). [`Meta::variant`] is ignored (blackwidow has one
 /// layout). Errors: an expiry past `i32::MAX` seconds, a version above
 /// `u32::MAX`, a hash/set/zset size above `i32::MAX`, list bounds that are
 /// not [`ListBounds::Array`].
-pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
+pub fn encode_with(meta: &Meta, string: &[u8]) -> Result<Vec<u8>, EncodeError> {
     let timestamp = timestamp_of(meta.expire_ms)?;
     match meta.data_type {
         DataType::String => Ok(StringsValue {
-            value: &meta.value,
+            value: string,
             timestamp,
         }
         .to_bytes()),
@@ -286,6 +287,11 @@ pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
             .to_bytes())
         }
     }
+}
+
+/// [`encode_with`] a string's payload taken from [`Meta::value`].
+pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
+    encode_with(meta, &meta.value)
 }
 
 fn out_of_range(what: &'static str, value: impl ToString, range: &str) -> EncodeError {

@@ -89,7 +89,14 @@ pub trait Codec: Send + Sync + 'static {
     fn meta_record(&self, key: &[u8], data_type: DataType) -> Result<Record, EncodeError>;
 
     /// The metadata value bytes.
-    fn encode_meta(&self, meta: &Meta) -> Result<Vec<u8>, EncodeError>;
+    fn encode_meta(&self, meta: &Meta) -> Result<Vec<u8>, EncodeError> {
+        self.encode_meta_with(meta, &meta.value)
+    }
+
+    /// [`Codec::encode_meta`] with `string` as a string's payload in
+    /// place of [`Meta::value`] (which is not read): a write encodes the
+    /// bytes a client sent without copying them into its metadata first.
+    fn encode_meta_with(&self, meta: &Meta, string: &[u8]) -> Result<Vec<u8>, EncodeError>;
 
     /// Decodes metadata read from the place of `data_type` (which
     /// shared-place formats ignore: the bytes name the type).

@@ -569,9 +569,15 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
 
     /// Queues a metadata write.
     pub fn put_meta(&mut self, key: &[u8], meta: &Meta) -> CmdResult<()> {
+        self.put_meta_with(key, meta, &meta.value)
+    }
+
+    /// [`Ctx::put_meta`] with `string` as a string's payload in place of
+    /// [`Meta::value`]: the value a client sent is encoded as it came.
+    pub fn put_meta_with(&mut self, key: &[u8], meta: &Meta, string: &[u8]) -> CmdResult<()> {
         self.drop_shadowed(key)?;
         let record = self.codec().meta_record(key, meta.data_type)?;
-        let value = self.codec().encode_meta(meta)?;
+        let value = self.codec().encode_meta_with(meta, string)?;
         self.batch.put(record.place, record.key, value);
         Ok(())
     }

@@ -222,10 +222,11 @@ pub fn decode(raw: &[u8]) -> Result<Meta, DecodeError> {
     Ok(meta)
 }
 
-/// The stored bytes of `meta`. The creation time written is
+/// The stored bytes of `meta`, `string` as a string's payload (in place
+/// of [`Meta::value`]). The creation time written is
 /// [`Meta::version`] (the engine's clock when the key was created); the
 /// list index gaps and every reserved byte are zero.
-pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
+pub fn encode_with(meta: &Meta, string: &[u8]) -> Result<Vec<u8>, EncodeError> {
     if meta.expire_ms >= MILLIS_FLAG {
         return Err(out_of_range(
             "expire time (ms)",
@@ -242,10 +243,10 @@ pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
     }
     let ctime = encode_time(meta.version & !MILLIS_FLAG).to_le_bytes();
     let etime = encode_time(meta.expire_ms).to_le_bytes();
-    let mut out = Vec::with_capacity(LIST_META_LEN + meta.value.len());
+    let mut out = Vec::with_capacity(LIST_META_LEN + string.len());
     out.push(type_byte(meta.data_type));
     match meta.data_type {
-        DataType::String => out.extend_from_slice(&meta.value),
+        DataType::String => out.extend_from_slice(string),
         DataType::List => {
             let ListBounds::Array { head, tail } = meta.list else {
                 return Err(out_of_range("list bounds", 0, "array bounds"));
@@ -268,6 +269,11 @@ pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
     out.extend_from_slice(&ctime);
     out.extend_from_slice(&etime);
     Ok(out)
+}
+
+/// [`encode_with`] a string's payload taken from [`Meta::value`].
+pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
+    encode_with(meta, &meta.value)
 }
 
 #[cfg(test)]

@@ -261,8 +261,9 @@ pub fn decode(raw: &[u8]) -> Result<Meta, DecodeError> {
     Ok(meta)
 }
 
-/// Encodes metadata in the layout its [`Meta::variant`] names.
-pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
+/// Encodes metadata in the layout its [`Meta::variant`] names, `string`
+/// as a string's payload (in place of [`Meta::value`]).
+pub fn encode_with(meta: &Meta, string: &[u8]) -> Result<Vec<u8>, EncodeError> {
     let wide = match meta.variant {
         VARIANT_NEW => true,
         VARIANT_LEGACY => false,
@@ -275,7 +276,7 @@ pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
         }
     };
     let code = code_of(meta.data_type);
-    let mut out = Vec::with_capacity(1 + 8 + 8 + 8 + 16 + meta.value.len());
+    let mut out = Vec::with_capacity(1 + 8 + 8 + 8 + 16 + string.len());
     out.push(if wide { FLAG_64BIT | code } else { code });
     if wide {
         put_u64(&mut out, meta.expire_ms);
@@ -284,7 +285,7 @@ pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
         out.extend_from_slice(&narrow(secs, "legacy expire (seconds)")?.to_be_bytes());
     }
     if meta.data_type == DataType::String {
-        out.extend_from_slice(&meta.value);
+        out.extend_from_slice(string);
         return Ok(out);
     }
     put_u64(&mut out, meta.version);
@@ -305,6 +306,11 @@ pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
         put_u64(&mut out, tail);
     }
     Ok(out)
+}
+
+/// [`encode_with`] a string's payload taken from [`Meta::value`].
+pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
+    encode_with(meta, &meta.value)
 }
 
 fn narrow(v: u64, what: &'static str) -> Result<u32, EncodeError> {

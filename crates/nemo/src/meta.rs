@@ -38,12 +38,13 @@ pub fn new_meta(data_type: DataType, version: u64) -> Meta {
     Meta::fresh(data_type, version, EMPTY_LIST)
 }
 
-/// Encodes the metadata value of `meta`, suffix included.
-pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
+/// Encodes the metadata value of `meta`, suffix included, `string` as a
+/// string's payload (in place of [`Meta::value`]).
+pub fn encode_with(meta: &Meta, string: &[u8]) -> Result<Vec<u8>, EncodeError> {
     let suffix = Suffix::of_meta(meta)?;
-    let mut out = Vec::with_capacity(meta.value.len() + 40);
+    let mut out = Vec::with_capacity(string.len() + 40);
     match meta.data_type {
-        DataType::String => out.extend_from_slice(&meta.value),
+        DataType::String => out.extend_from_slice(string),
         DataType::Hash | DataType::Set | DataType::ZSet => put_i64(&mut out, size_of(meta)?),
         DataType::List => {
             let Some((left, right, next_seq)) = meta.list.linked() else {
@@ -61,6 +62,11 @@ pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
     }
     suffix.append_to(&mut out);
     Ok(out)
+}
+
+/// [`encode_with`] a string's payload taken from [`Meta::value`].
+pub fn encode(meta: &Meta) -> Result<Vec<u8>, EncodeError> {
+    encode_with(meta, &meta.value)
 }
 
 /// Decodes a metadata value read from the instance of `data_type`.

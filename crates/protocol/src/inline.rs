@@ -3,12 +3,13 @@
 
 use crate::cmdline::split_arg_bytes;
 
-use crate::{ProtocolError, Request, INLINE_MAX_SIZE};
+use crate::request_frame::Frame;
+use crate::{ProtocolError, INLINE_MAX_SIZE};
 
 /// Parses one inline line from the start of `buf`: `Ok(None)` until a
-/// newline arrives, then the request and the bytes it took (the line and
-/// its newline; a `\r` before the newline is dropped).
-pub fn parse_inline(buf: &[u8]) -> Result<Option<(Request, usize)>, ProtocolError> {
+/// newline arrives, then the request's words and the bytes it took (the
+/// line and its newline; a `\r` before the newline is dropped).
+pub fn parse_inline(buf: &[u8]) -> Result<Option<Frame>, ProtocolError> {
     let Some(newline) = buf.iter().position(|&b| b == b'\n') else {
         if buf.len() > INLINE_MAX_SIZE {
             return Err(ProtocolError::TooBigInline);
@@ -20,5 +21,5 @@ pub fn parse_inline(buf: &[u8]) -> Result<Option<(Request, usize)>, ProtocolErro
         line = rest;
     }
     let args = split_arg_bytes(line).map_err(|_| ProtocolError::UnbalancedQuotes)?;
-    Ok(Some((Request { args }, newline + 1)))
+    Ok(Some(Frame::words(args, newline + 1)))
 }

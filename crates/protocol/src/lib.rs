@@ -7,7 +7,9 @@
 //! * [`parse_request`]: one request from the start of a buffer, a RESP
 //!   multibulk array or an inline line, with Redis' limits and Redis'
 //!   `Protocol error: …` texts (Redis 7.0's `processMultibulkBuffer` and
-//!   `processInlineBuffer`).
+//!   `processInlineBuffer`); [`take_request`] takes it out of a
+//!   connection's read buffer, its arguments slices of it
+//!   ([`request_frame`]: where a request lies before it is taken).
 //! * [`glob`]: Redis' glob patterns, as KEYS, SCAN MATCH and CONFIG GET
 //!   match them.
 //! * [`encode_request`]: the other way, a command as a client sends it
@@ -17,8 +19,10 @@ pub mod cmdline;
 pub mod glob;
 pub mod inline;
 pub mod parse;
+pub mod request_frame;
 
-pub use parse::parse_request;
+pub use parse::{frame, parse_request, take_request};
+pub use request_frame::Frame;
 
 /// Appends `args` to `out` as a client sends a command: a RESP array of
 /// bulk strings.
@@ -36,8 +40,9 @@ pub fn encode_request(args: &[impl AsRef<[u8]>], out: &mut Vec<u8>) {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Request {
     /// The arguments, the command name first; empty for a blank line or
-    /// an empty multibulk (`*0`), which Redis skips.
-    pub args: Vec<Vec<u8>>,
+    /// an empty multibulk (`*0`), which Redis skips. Taken from a read
+    /// buffer ([`take_request`]), they are slices of it.
+    pub args: Vec<bytes::Bytes>,
 }
 
 /// The limits Redis puts on a request.

@@ -1,26 +1,51 @@
 //! The request parser: a pure function from bytes to one request,
 //! following Redis 7.0's `processMultibulkBuffer` and
 //! `processInlineBuffer`.
+//!
+//! [`frame`](fn@frame) finds where the first request's arguments lie without
+//! copying any; [`take_request`] then takes the request out of a
+//! connection's read buffer with its arguments as slices of it (a
+//! multibulk's payloads are never copied), and [`parse_request`] copies
+//! them out of any byte slice.
+
+use bytes::BytesMut;
 
 use crate::inline::parse_inline;
+use crate::request_frame::{Frame, FrameArgs};
 use crate::{Limits, ProtocolError, Request, INLINE_MAX_SIZE};
 
-/// Parses the first request of `buf`.
+/// Finds the first request of `buf`.
 ///
 /// `Ok(None)`: the request is not complete yet (read more bytes).
-/// `Ok(Some((request, consumed)))`: one request, which took the first
-/// `consumed` bytes; an empty `request.args` (a blank inline line, `*0`)
-/// is skipped by the caller, as Redis does. `Err`: the bytes break the
+/// `Ok(Some(frame))`: one request, which takes the first
+/// [`Frame::used`] bytes; an empty one (a blank inline line, `*0`) is
+/// skipped by the caller, as Redis does. `Err`: the bytes break the
 /// protocol; the caller replies [`ProtocolError::reply_text`] and closes.
-pub fn parse_request(
-    buf: &[u8],
-    limits: &Limits,
-) -> Result<Option<(Request, usize)>, ProtocolError> {
+pub fn frame(buf: &[u8], limits: &Limits) -> Result<Option<Frame>, ProtocolError> {
     match buf.first() {
         None => Ok(None),
         Some(b'*') => parse_multibulk(buf, limits),
         Some(_) => parse_inline(buf),
     }
+}
+
+/// Takes the first request of `buf` out of it ([`frame`], then
+/// [`Frame::take`]): its arguments are slices of the read buffer, not
+/// copies. `Ok(None)` leaves `buf` as it was.
+pub fn take_request(buf: &mut BytesMut, limits: &Limits) -> Result<Option<Request>, ProtocolError> {
+    Ok(frame(buf, limits)?.map(|f| f.take(buf)))
+}
+
+/// Parses the first request of `buf`, its arguments copied ([`frame`],
+/// then [`Frame::copy`]), with the bytes it took.
+pub fn parse_request(
+    buf: &[u8],
+    limits: &Limits,
+) -> Result<Option<(Request, usize)>, ProtocolError> {
+    Ok(frame(buf, limits)?.map(|f| {
+        let used = f.used;
+        (f.copy(buf), used)
+    }))
 }
 
 /// A `\r`-terminated line starting at `from`: its end (the `\r`), once
@@ -55,7 +80,7 @@ fn parse_ll(text: &[u8]) -> Option<i64> {
     })
 }
 
-fn parse_multibulk(buf: &[u8], limits: &Limits) -> Result<Option<(Request, usize)>, ProtocolError> {
+fn parse_multibulk(buf: &[u8], limits: &Limits) -> Result<Option<Frame>, ProtocolError> {
     let Some(cr) = line_end(buf, 1) else {
         if buf.len() > INLINE_MAX_SIZE {
             return Err(ProtocolError::TooBigMbulkCount);
@@ -68,7 +93,10 @@ fn parse_multibulk(buf: &[u8], limits: &Limits) -> Result<Option<(Request, usize
     };
     let mut pos = cr + 2;
     if count <= 0 {
-        return Ok(Some((Request { args: Vec::new() }, pos)));
+        return Ok(Some(Frame {
+            args: FrameArgs::Spans(Vec::new()),
+            used: pos,
+        }));
     }
     // Find every argument before copying any: an incomplete request is
     // parsed again when more bytes arrive.
@@ -101,8 +129,10 @@ fn parse_multibulk(buf: &[u8], limits: &Limits) -> Result<Option<(Request, usize
         spans.push(start..end);
         pos = end + 2;
     }
-    let args = spans.into_iter().map(|r| buf[r].to_vec()).collect();
-    Ok(Some((Request { args }, pos)))
+    Ok(Some(Frame {
+        args: FrameArgs::Spans(spans),
+        used: pos,
+    }))
 }
 
 #[cfg(test)]
@@ -138,11 +168,41 @@ mod tests {
     type Parsed = Option<(Vec<Vec<u8>>, usize)>;
 
     fn parse(buf: &[u8]) -> Result<Parsed, ProtocolError> {
-        parse_request(buf, &Limits::default()).map(|o| o.map(|(r, n)| (r.args, n)))
+        parse_request(buf, &Limits::default())
+            .map(|o| o.map(|(r, n)| (r.args.iter().map(|a| a.to_vec()).collect(), n)))
     }
 
     fn args(list: &[&str]) -> Vec<Vec<u8>> {
         list.iter().map(|a| a.as_bytes().to_vec()).collect()
+    }
+
+    #[test]
+    fn a_taken_request_keeps_its_arguments_where_they_arrived() {
+        let wire = b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nvalue\r\n*1\r\n$4\r\nPING";
+        let mut buf = BytesMut::from(&wire[..]);
+        let start = buf.as_ptr() as usize;
+        let limits = Limits::default();
+        let request = take_request(&mut buf, &limits).unwrap().unwrap();
+        assert_eq!(request.args, [&b"SET"[..], b"k", b"value"]);
+        // The value is the payload's own bytes (at offset 24), not a copy.
+        assert_eq!(request.args[2].as_ptr() as usize, start + 24);
+        assert_eq!(request.args[0].as_ptr() as usize, start + 8);
+        // The next request is incomplete: nothing taken, nothing moved.
+        assert_eq!(take_request(&mut buf, &limits).unwrap(), None);
+        assert_eq!(&buf[..], b"*1\r\n$4\r\nPING");
+        buf.extend_from_slice(b"\r\n");
+        let ping = take_request(&mut buf, &limits).unwrap().unwrap();
+        assert_eq!(ping.args, [&b"PING"[..]]);
+        assert!(buf.is_empty());
+        // Inline words are unquoted, so copied; a frame names its command
+        // before it is taken.
+        let mut buf = BytesMut::from(&b"set k \"a b\"\r\n"[..]);
+        let found = frame(&buf, &limits).unwrap().unwrap();
+        assert_eq!(
+            (found.name(&buf), found.len(), found.used()),
+            (Some(&b"set"[..]), 3, 13)
+        );
+        assert_eq!(found.take(&mut buf).args, [&b"set"[..], b"k", b"a b"]);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! what the server persists: loading the same codes again rebuilds the
 //! same functions.
 
+use bytes::Bytes;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -338,8 +339,8 @@ impl Functions {
         &self,
         runner: &mut dyn CommandRunner,
         name: &[u8],
-        keys: &[Vec<u8>],
-        args: &[Vec<u8>],
+        keys: &[Bytes],
+        args: &[Bytes],
         ro: bool,
     ) -> RespValue {
         let Some(f) = self.find(name) else {

@@ -23,6 +23,7 @@ pub mod runner;
 pub mod sandbox;
 pub mod value;
 
+use bytes::Bytes;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
@@ -201,8 +202,8 @@ impl Scripting {
         &self,
         runner: &mut dyn CommandRunner,
         sha: &str,
-        keys: &[Vec<u8>],
-        args: &[Vec<u8>],
+        keys: &[Bytes],
+        args: &[Bytes],
         ro: bool,
     ) -> RespValue {
         let Some(script) = self.scripts.get(sha) else {
@@ -238,8 +239,8 @@ impl Scripting {
         &self,
         runner: &mut dyn CommandRunner,
         name: &[u8],
-        keys: &[Vec<u8>],
-        args: &[Vec<u8>],
+        keys: &[Bytes],
+        args: &[Bytes],
         ro: bool,
     ) -> RespValue {
         self.functions.call(runner, name, keys, args, ro)

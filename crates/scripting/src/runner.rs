@@ -3,6 +3,7 @@
 //! call (`scriptCall` in Redis' script.c).
 
 use crate::value::RespValue;
+use bytes::Bytes;
 
 /// `Unknown Redis command called from script`
 pub const UNKNOWN_COMMAND: &str = "Unknown Redis command called from script";
@@ -22,8 +23,7 @@ pub trait CommandRunner {
     /// `no-writes` script). A command refused before it runs is `Err`
     /// with Redis' text (one of this module's constants), which the
     /// script sees as an `ERR …` error.
-    fn call(&mut self, args: &[Vec<u8>], resp3: bool, read_only: bool)
-        -> Result<RespValue, String>;
+    fn call(&mut self, args: &[Bytes], resp3: bool, read_only: bool) -> Result<RespValue, String>;
 
     /// Whether a command named `name` exists (`redis.acl_check_cmd`).
     fn exists(&self, name: &[u8]) -> bool;

@@ -10,6 +10,7 @@
 //! that marks the run busy and stops it when killed, and a memory limit
 //! that turns an allocation past it into an error.
 
+use bytes::Bytes;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 use std::sync::Arc;
@@ -125,7 +126,7 @@ fn current_runner(lua: &Lua) -> Option<(NonNull<dyn CommandRunner>, bool, bool)>
 ///
 /// # Safety
 /// `state` is the stack of a C function `call_c` runs.
-unsafe fn read_args(state: *mut mlua::ffi::lua_State) -> Result<Vec<Vec<u8>>, &'static str> {
+unsafe fn read_args(state: *mut mlua::ffi::lua_State) -> Result<Vec<Bytes>, &'static str> {
     use mlua::ffi;
     let n = ffi::lua_gettop(state);
     let mut args = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
@@ -134,10 +135,14 @@ unsafe fn read_args(state: *mut mlua::ffi::lua_State) -> Result<Vec<Vec<u8>>, &'
             ffi::LUA_TSTRING => {
                 let mut len = 0;
                 let at = ffi::lua_tolstring(state, i, &mut len);
-                args.push(std::slice::from_raw_parts(at.cast::<u8>(), len).to_vec());
+                args.push(Bytes::copy_from_slice(std::slice::from_raw_parts(
+                    at.cast::<u8>(),
+                    len,
+                )));
             }
-            ffi::LUA_TNUMBER => args
-                .push(redcodec_codec::number::format_g17(ffi::lua_tonumber(state, i)).into_bytes()),
+            ffi::LUA_TNUMBER => args.push(Bytes::from(
+                redcodec_codec::number::format_g17(ffi::lua_tonumber(state, i)).into_bytes(),
+            )),
             _ => return Err("ERR Lua redis lib command arguments must be strings or integers"),
         }
     }
@@ -281,9 +286,9 @@ pub struct Invocation<'a> {
     /// The script's SHA1 or the function's name.
     pub name: &'a str,
     /// KEYS.
-    pub keys: &'a [Vec<u8>],
+    pub keys: &'a [Bytes],
     /// ARGV.
-    pub args: &'a [Vec<u8>],
+    pub args: &'a [Bytes],
     /// A function (FCALL) rather than an EVAL script.
     pub as_function: bool,
     /// Writes are refused.
@@ -607,7 +612,7 @@ fn lua_error_text(e: &mlua::Error) -> String {
 }
 
 /// The `KEYS` and `ARGV` tables of a run, made in one protected call.
-fn strings_tables(lua: &Lua, keys: &[Vec<u8>], args: &[Vec<u8>]) -> mlua::Result<(Table, Table)> {
+fn strings_tables(lua: &Lua, keys: &[Bytes], args: &[Bytes]) -> mlua::Result<(Table, Table)> {
     // SAFETY: the closure pushes the two tables onto the stack it is
     // given; an allocation error there is returned, the call protected.
     unsafe {

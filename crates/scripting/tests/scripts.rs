@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use bytes::Bytes;
 use redcodec_scripting::runner::{UNKNOWN_COMMAND, WRITE_IN_READ_ONLY, WRONG_ARITY};
 use redcodec_scripting::{CommandRunner, RespValue, Scripting};
 
@@ -16,12 +17,7 @@ struct Memory {
 }
 
 impl CommandRunner for Memory {
-    fn call(
-        &mut self,
-        args: &[Vec<u8>],
-        resp3: bool,
-        read_only: bool,
-    ) -> Result<RespValue, String> {
+    fn call(&mut self, args: &[Bytes], resp3: bool, read_only: bool) -> Result<RespValue, String> {
         self.calls += 1;
         let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
         let write = matches!(name.as_str(), "set" | "incr" | "del");
@@ -31,14 +27,14 @@ impl CommandRunner for Memory {
         Ok(match (name.as_str(), args.len()) {
             ("get", 2) => self
                 .data
-                .get(&args[1])
+                .get(&args[1][..])
                 .map_or(RespValue::Nil, |v| RespValue::Bulk(v.clone())),
             ("set", 3) => {
-                self.data.insert(args[1].clone(), args[2].clone());
+                self.data.insert(args[1].to_vec(), args[2].to_vec());
                 RespValue::Status("OK".into())
             }
             ("incr", 2) => {
-                let v = self.data.entry(args[1].clone()).or_insert(b"0".to_vec());
+                let v = self.data.entry(args[1].to_vec()).or_insert(b"0".to_vec());
                 match std::str::from_utf8(v)
                     .ok()
                     .and_then(|s| s.parse::<i64>().ok())
@@ -77,8 +73,14 @@ fn eval(s: &mut Scripting, m: &mut Memory, body: &str, keys: &[&str], args: &[&s
         Ok(r) => r,
         Err(e) => return RespValue::Error(e),
     };
-    let keys: Vec<Vec<u8>> = keys.iter().map(|k| k.as_bytes().to_vec()).collect();
-    let args: Vec<Vec<u8>> = args.iter().map(|k| k.as_bytes().to_vec()).collect();
+    let keys: Vec<Bytes> = keys
+        .iter()
+        .map(|k| Bytes::copy_from_slice(k.as_bytes()))
+        .collect();
+    let args: Vec<Bytes> = args
+        .iter()
+        .map(|k| Bytes::copy_from_slice(k.as_bytes()))
+        .collect();
     s.run_script(m, &sha, &keys, &args, false)
 }
 
@@ -563,12 +565,12 @@ fn function_libraries() {
     );
     assert_eq!(s.functions_mut().load(code, true).unwrap(), "mylib");
     assert_eq!(
-        s.call_function(&mut m, b"f1", &[b"k".to_vec()], &[], false),
+        s.call_function(&mut m, b"f1", &[Bytes::from_static(b"k")], &[], false),
         RespValue::Integer(1)
     );
     assert_eq!(s.call_function(&mut m, b"f2", &[], &[], true), bulk("x"));
     assert_eq!(
-        s.call_function(&mut m, b"f1", &[b"k".to_vec()], &[], true),
+        s.call_function(&mut m, b"f1", &[Bytes::from_static(b"k")], &[], true),
         err("ERR Can not execute a script with write flag using *_ro command.")
     );
     assert_eq!(
@@ -634,7 +636,7 @@ fn unpack_of_thousands_of_arguments_reaches_the_command() {
     #[derive(Default)]
     struct Count(usize);
     impl CommandRunner for Count {
-        fn call(&mut self, args: &[Vec<u8>], _: bool, _: bool) -> Result<RespValue, String> {
+        fn call(&mut self, args: &[Bytes], _: bool, _: bool) -> Result<RespValue, String> {
             self.0 = args.len();
             Ok(RespValue::Integer(args.len() as i64 - 2))
         }
@@ -749,7 +751,7 @@ fn redis_call_outside_a_run_raises_even_from_pcall() {
 fn a_panic_of_the_runner_reaches_the_caller_of_the_run() {
     struct Panics;
     impl CommandRunner for Panics {
-        fn call(&mut self, _: &[Vec<u8>], _: bool, _: bool) -> Result<RespValue, String> {
+        fn call(&mut self, _: &[Bytes], _: bool, _: bool) -> Result<RespValue, String> {
             panic!("runner bug");
         }
         fn exists(&self, _: &[u8]) -> bool {

@@ -11,7 +11,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::{Buf, BytesMut};
+use bytes::{Bytes, BytesMut};
 use redcodec_engine::Reply;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
@@ -23,7 +23,7 @@ use crate::command_roles::BlockingPop;
 use crate::commands::registry::{self, Run, Spec};
 use crate::commands::{blocking as block_cmd, check_resolved, run_spec, Access};
 use crate::config::SyncPolicy;
-use crate::frame::{parse_request, Limits};
+use crate::frame::{take_request, Limits};
 use crate::group_commit;
 use crate::master::replica_link::Handed;
 use crate::reply::{encode, Next, Shape, Streamer};
@@ -59,7 +59,7 @@ struct Io {
     out: BytesMut,
     /// The command that makes this connection a replica's link (a PSYNC
     /// or SYNC, or Kvrocks' protocol), with its arguments.
-    replica: Option<(Handed, Vec<Vec<u8>>)>,
+    replica: Option<(Handed, Vec<Bytes>)>,
 }
 
 impl Io {
@@ -132,9 +132,8 @@ pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>
             max_bulk_len: shared.max_bulk_len.load(Ordering::Relaxed),
         };
         loop {
-            match parse_request(&io.buf, &limits) {
-                Ok(Some((request, used))) => {
-                    io.buf.advance(used);
+            match take_request(&mut io.buf, &limits) {
+                Ok(Some(request)) => {
                     if request.args.is_empty() {
                         continue;
                     }
@@ -216,7 +215,7 @@ pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>
 async fn handle(
     shared: &Shared,
     session: &mut Session,
-    args: Vec<Vec<u8>>,
+    args: Vec<Bytes>,
     io: &mut Io,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Stop {
@@ -307,7 +306,7 @@ fn refuse(
     shared: &Shared,
     session: &mut Session,
     spec: Option<&Spec>,
-    args: &[Vec<u8>],
+    args: &[Bytes],
     e: Reply,
 ) -> Answer {
     // An unknown command is counted nowhere.
@@ -328,7 +327,7 @@ async fn answer(
     shared: &Shared,
     session: &mut Session,
     spec: Option<&'static Spec>,
-    args: Vec<Vec<u8>>,
+    args: Vec<Bytes>,
     io: &mut Io,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Option<Answer> {
@@ -431,7 +430,7 @@ async fn block(
     shared: &Shared,
     session: &mut Session,
     pop: BlockingPop,
-    args: &[Vec<u8>],
+    args: &[Bytes],
     io: &mut Io,
     shutdown: &mut watch::Receiver<bool>,
     waited: &mut Duration,

@@ -3,6 +3,7 @@
 //! and the subsystems whose handlers it names; the table is built in
 //! [`crate::commands::registry`]).
 
+use bytes::Bytes;
 use redcodec_engine::internals::dispatch::{CommandSpec, Flags, Keys, Shape, ShapeRule};
 use redcodec_engine::Reply;
 use redcodec_formats::AnyCodec;
@@ -18,7 +19,7 @@ use crate::state::Shared;
 
 /// A command the server answers itself: the registry's spec (its name
 /// for the handlers serving several) and the request, name first.
-pub type ServerHandler = fn(&Shared, &mut Session, &Access<'_>, &Spec, &[Vec<u8>]) -> Reply;
+pub type ServerHandler = fn(&Shared, &mut Session, &Access<'_>, &Spec, &[Bytes]) -> Reply;
 
 /// Who answers a command.
 #[derive(Clone, Copy)]
@@ -94,14 +95,14 @@ impl Spec {
     }
 
     /// The keys of the request `args` (name first), by its key positions.
-    pub fn keys_of<'a>(&self, args: &'a [Vec<u8>]) -> Vec<&'a [u8]> {
+    pub fn keys_of<'a>(&self, args: &'a [Bytes]) -> Vec<&'a [u8]> {
         self.keys.of(args)
     }
 
     /// The keys of a group of commands, each resolved to its spec, in
     /// order, gathered in one vector.
     pub fn keys_of_each<'a>(
-        commands: impl ExactSizeIterator<Item = (&'a Spec, &'a [Vec<u8>])>,
+        commands: impl ExactSizeIterator<Item = (&'a Spec, &'a [Bytes])>,
     ) -> Vec<&'a [u8]> {
         let mut keys = Vec::with_capacity(commands.len());
         for (spec, args) in commands {
@@ -117,7 +118,7 @@ impl Spec {
 
     /// Whether the request `args` (name first) has every property of
     /// `flags`, its subcommand's included (CLIENT KILL is `admin`).
-    pub fn request_has(&self, args: &[Vec<u8>], flags: Flags) -> bool {
+    pub fn request_has(&self, args: &[Bytes], flags: Flags) -> bool {
         if self.has(flags) {
             return true;
         }

@@ -12,6 +12,7 @@
 //! [`crate::commands::subcommands::CONTAINERS`]; an unknown subcommand
 //! is counted nowhere, as in Redis.
 
+use bytes::Bytes;
 use rustc_hash::FxHashMap;
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -114,7 +115,7 @@ impl CommandStats {
     /// The counters `args` (named `name`, lower-case) count in: the
     /// subcommand's for a container given one, none for an unknown
     /// command or subcommand.
-    fn counters(&self, name: &str, args: &[Vec<u8>]) -> Option<&Counters> {
+    fn counters(&self, name: &str, args: &[Bytes]) -> Option<&Counters> {
         let entry = &self.entries[*self.index.get(name)?];
         if entry.subcommands.is_empty() {
             return Some(&entry.counters);
@@ -131,7 +132,7 @@ impl CommandStats {
 
     /// Counts a command that ran for `took`, and whether it replied with
     /// an error.
-    pub fn ran(&self, name: &str, args: &[Vec<u8>], took: Duration, failed: bool) {
+    pub fn ran(&self, name: &str, args: &[Bytes], took: Duration, failed: bool) {
         self.processed.fetch_add(1, Ordering::Relaxed);
         if let Some(c) = self.counters(name, args) {
             c.calls.fetch_add(1, Ordering::Relaxed);
@@ -144,7 +145,7 @@ impl CommandStats {
     }
 
     /// Counts a command refused before it ran.
-    pub fn rejected(&self, name: &str, args: &[Vec<u8>]) {
+    pub fn rejected(&self, name: &str, args: &[Bytes]) {
         if let Some(c) = self.counters(name, args) {
             c.rejected.fetch_add(1, Ordering::Relaxed);
         }
@@ -180,9 +181,7 @@ impl CommandStats {
 mod tests {
     use super::*;
 
-    fn args(words: &[&str]) -> Vec<Vec<u8>> {
-        words.iter().map(|w| w.as_bytes().to_vec()).collect()
-    }
+    use crate::frame::args_of as args;
 
     fn rendered(stats: &CommandStats) -> String {
         let mut out = String::new();

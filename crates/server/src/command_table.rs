@@ -3,6 +3,7 @@
 //! is built once per process by [`crate::commands::registry`] and
 //! installed by [`install`] when a server starts.
 
+use bytes::Bytes;
 use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
@@ -80,6 +81,13 @@ pub fn get(name: &[u8]) -> Option<&'static Spec> {
     table().get(name)
 }
 
+/// The command named `name` if a request of it with `len` arguments
+/// (name first) may join a write group ([`Spec::groups`]): a client's
+/// pipeline and a replica's stream group alike.
+pub fn joining(name: &[u8], len: usize) -> Option<&'static Spec> {
+    get(name).filter(|spec| spec.groups(len))
+}
+
 /// The command of `id` in the table.
 pub fn by_id(id: SpecId) -> &'static Spec {
     table().by_id(id)
@@ -95,17 +103,14 @@ pub fn get_at_edge(name: &[u8]) -> Option<&'static Spec> {
 /// unknown command, unknown subcommand of a container, wrong arity (of
 /// the subcommand, when there is one), with Redis' texts; returns the
 /// command's spec.
-pub fn check(args: &[Vec<u8>]) -> Result<&'static Spec, Reply> {
+pub fn check(args: &[Bytes]) -> Result<&'static Spec, Reply> {
     check_resolved(get(&args[0]), args)
 }
 
 /// [`check`] for a request already looked up in the registry.
-pub fn check_resolved(
-    spec: Option<&'static Spec>,
-    args: &[Vec<u8>],
-) -> Result<&'static Spec, Reply> {
+pub fn check_resolved(spec: Option<&'static Spec>, args: &[Bytes]) -> Result<&'static Spec, Reply> {
     let Some(spec) = spec else {
-        let argv: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+        let argv: Vec<&[u8]> = args.iter().map(|a| &a[..]).collect();
         return Err(Reply::Error(dispatch::unknown_command(&argv).to_string()));
     };
     if let (Some(container), true) = (spec.container, args.len() > 1) {

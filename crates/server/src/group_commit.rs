@@ -52,15 +52,16 @@
 
 use std::time::Instant;
 
-use bytes::{Buf, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 use redcodec_engine::internals::dispatch::Flags;
 use redcodec_engine::{Engine, Reply};
 use redcodec_formats::AnyCodec;
 
+use crate::command_table;
 use crate::commands::registry::{self, Spec};
 use crate::commands::{run_spec, Access};
 use crate::engines::EngineGuard;
-use crate::frame::{parse_request, Limits};
+use crate::frame::{frame, Limits};
 pub use crate::held_feed::hold_feed;
 use crate::held_feed::HeldFeed;
 use crate::reply::{Protocol, Shape};
@@ -74,25 +75,22 @@ pub const MAX_GROUP: usize = 256;
 /// The most argument bytes in one group.
 const MAX_GROUP_BYTES: usize = 1024 * 1024;
 
-/// The spec of the request `args` if it may join a group (see the
-/// module docs and [`Spec::groups`]). Such a command run alone awaits its
-/// keys first ([`crate::admission`]).
-fn joins(args: &[Vec<u8>]) -> Option<&'static Spec> {
-    registry::get(&args[0]).filter(|spec| spec.groups(args.len()))
-}
-
-/// The spec of the request `args` if it is a script that may join a
-/// group of scripts (see the module docs).
-fn joins_scripts(session: &Session, args: &[Vec<u8>]) -> Option<&'static Spec> {
-    registry::get(&args[0]).filter(|spec| {
-        spec.has(Flags::SCRIPT) && args.len() >= 3 && session.protocol == Protocol::Resp2
-    })
+/// The spec of a request named `name` with `len` arguments if it may
+/// join a group (see the module docs and [`Spec::groups`]); `scripts`:
+/// a group of scripts, which a script joins. A command that may join, run
+/// alone, awaits its keys first ([`crate::admission`]).
+fn joins(session: &Session, scripts: bool, name: &[u8], len: usize) -> Option<&'static Spec> {
+    if !scripts {
+        return command_table::joining(name, len);
+    }
+    registry::get(name)
+        .filter(|spec| spec.has(Flags::SCRIPT) && len >= 3 && session.protocol == Protocol::Resp2)
 }
 
 /// A request of a group, resolved once.
 struct Request {
     spec: &'static Spec,
-    args: Vec<Vec<u8>>,
+    args: Vec<Bytes>,
 }
 
 /// A gathered group: its requests, whether they are scripts, and how
@@ -128,13 +126,13 @@ fn groups_now(shared: &Shared, session: &Session) -> bool {
 pub fn gather(
     shared: &Shared,
     session: &mut Session,
-    first: Vec<Vec<u8>>,
+    first: Vec<Bytes>,
     buf: &mut BytesMut,
     limits: &Limits,
-) -> Result<Gathered, Vec<Vec<u8>>> {
-    let (spec, scripts) = if let Some(spec) = joins(&first) {
+) -> Result<Gathered, Vec<Bytes>> {
+    let (spec, scripts) = if let Some(spec) = joins(session, false, &first[0], first.len()) {
         (spec, false)
-    } else if let Some(spec) = joins_scripts(session, &first) {
+    } else if let Some(spec) = joins(session, true, &first[0], first.len()) {
         (spec, true)
     } else {
         return Err(first);
@@ -142,20 +140,18 @@ pub fn gather(
     if !groups_now(shared, session) {
         return Err(first);
     }
-    let mut bytes: usize = first.iter().map(Vec::len).sum();
+    let mut bytes: usize = first.iter().map(Bytes::len).sum();
     let mut group = vec![Request { spec, args: first }];
     while group.len() < MAX_GROUP && bytes < MAX_GROUP_BYTES {
-        match parse_request(buf, limits) {
-            Ok(Some((request, used))) if request.args.is_empty() => buf.advance(used),
-            Ok(Some((request, used))) => {
-                let joined = if scripts {
-                    joins_scripts(session, &request.args)
-                } else {
-                    joins(&request.args)
+        match frame(buf, limits) {
+            Ok(Some(next)) if next.is_empty() => buf.advance(next.used()),
+            Ok(Some(next)) => {
+                let name = next.name(buf).unwrap_or_default();
+                let Some(spec) = joins(session, scripts, name, next.len()) else {
+                    break;
                 };
-                let Some(spec) = joined else { break };
-                buf.advance(used);
-                bytes += request.args.iter().map(Vec::len).sum::<usize>();
+                let request = next.take(buf);
+                bytes += request.args.iter().map(Bytes::len).sum::<usize>();
                 group.push(Request {
                     spec,
                     args: request.args,

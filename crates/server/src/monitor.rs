@@ -12,6 +12,7 @@
 //! for it, Redis' default `client-output-buffer-limit` for the replica
 //! class, which monitors belong to.
 
+use bytes::Bytes;
 use std::cell::Cell;
 use std::sync::atomic::Ordering;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -72,7 +73,7 @@ pub fn around(
     shared: &Shared,
     session: &mut Session,
     spec: &Spec,
-    args: &[Vec<u8>],
+    args: &[Bytes],
     run: impl FnOnce(&mut Session) -> Reply,
 ) -> Reply {
     if shared.monitors.count.load(Ordering::Relaxed) == 0 {
@@ -90,7 +91,7 @@ pub fn around(
 }
 
 /// Shows the command `args` that `session` runs to every monitor, if any.
-pub fn feed(shared: &Shared, session: &Session, spec: &Spec, args: &[Vec<u8>]) {
+pub fn feed(shared: &Shared, session: &Session, spec: &Spec, args: &[Bytes]) {
     if shared.monitors.count.load(Ordering::Relaxed) == 0 || spec.request_has(args, Flags::ADMIN) {
         return;
     }
@@ -123,7 +124,7 @@ pub fn feed(shared: &Shared, session: &Session, spec: &Spec, args: &[Vec<u8>]) {
 
 /// The positions of the secrets among `args` that Redis 7.0 redacts
 /// (`redactClientCommandArgument`).
-fn redacted(redaction: Redaction, args: &[Vec<u8>]) -> Vec<usize> {
+fn redacted(redaction: Redaction, args: &[Bytes]) -> Vec<usize> {
     match redaction {
         Redaction::Nothing => Vec::new(),
         Redaction::Arguments => (1..args.len()).collect(),
@@ -152,9 +153,7 @@ fn redacted(redaction: Redaction, args: &[Vec<u8>]) -> Vec<usize> {
 mod tests {
     use super::*;
 
-    fn args(words: &[&str]) -> Vec<Vec<u8>> {
-        words.iter().map(|w| w.as_bytes().to_vec()).collect()
-    }
+    use crate::frame::args_of as args;
 
     #[test]
     fn secrets_are_redacted_as_redis_does() {

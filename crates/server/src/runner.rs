@@ -6,6 +6,7 @@
 //! ([`crate::commands::install`]); a call through it is one call through
 //! a function pointer.
 
+use bytes::Bytes;
 use std::sync::OnceLock;
 
 use redcodec_engine::{Engine, Reply};
@@ -17,15 +18,15 @@ use crate::session::{Answer, Session};
 use crate::state::Shared;
 
 /// Runs a resolved command at once, shown to the monitors.
-pub type RunSpec = fn(&Shared, &mut Session, &Access<'_>, &Spec, &[Vec<u8>]) -> Reply;
+pub type RunSpec = fn(&Shared, &mut Session, &Access<'_>, &Spec, &[Bytes]) -> Reply;
 
 /// Runs a non-blocking command `args` (its name first, any case); an
 /// unknown one gets the engine's reply.
-pub type RunSync = fn(&Shared, &mut Session, &Access<'_>, &[Vec<u8>]) -> Reply;
+pub type RunSync = fn(&Shared, &mut Session, &Access<'_>, &[Bytes]) -> Reply;
 
 /// Runs a command `args` (its name first) on the engine (WATCH counters
 /// bumped, blocked clients served after a write).
-pub type RunEngine = fn(&Shared, &mut Session, &Engine<AnyCodec>, &[Vec<u8>]) -> Reply;
+pub type RunEngine = fn(&Shared, &mut Session, &Engine<AnyCodec>, &[Bytes]) -> Reply;
 
 /// Running commands: the functions [`crate::commands`] installs.
 pub struct CommandPath {
@@ -36,7 +37,7 @@ pub struct CommandPath {
     /// See [`RunEngine`].
     pub run_engine: RunEngine,
     /// Queues a command inside MULTI.
-    pub queue: fn(&mut Session, Vec<Vec<u8>>) -> Reply,
+    pub queue: fn(&mut Session, Vec<Bytes>) -> Reply,
     /// EXEC.
     pub exec: fn(&Shared, &mut Session) -> Answer,
 }

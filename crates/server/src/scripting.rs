@@ -21,7 +21,7 @@
 
 use std::time::Instant;
 
-use bytes::BytesMut;
+use bytes::{Bytes, BytesMut};
 use redcodec_codec::number::format_g17;
 use redcodec_engine::Reply;
 use redcodec_scripting::runner::{NOT_ALLOWED, UNKNOWN_COMMAND, WRITE_IN_READ_ONLY, WRONG_ARITY};
@@ -76,7 +76,7 @@ pub fn busy_gate(
     shared: &Shared,
     session: &mut Session,
     spec: &Spec,
-    args: &[Vec<u8>],
+    args: &[Bytes],
 ) -> Option<Reply> {
     let text = shared.scripts.control.busy_error()?;
     // SCRIPT KILL, FUNCTION KILL and FUNCTION STATS are allowed by their
@@ -142,12 +142,7 @@ struct Caller<'a, 'b, 's> {
 }
 
 impl CommandRunner for Caller<'_, '_, '_> {
-    fn call(
-        &mut self,
-        args: &[Vec<u8>],
-        resp3: bool,
-        read_only: bool,
-    ) -> Result<RespValue, String> {
+    fn call(&mut self, args: &[Bytes], resp3: bool, read_only: bool) -> Result<RespValue, String> {
         let spec = match check(args) {
             Ok(spec) => spec,
             Err(e) => {
@@ -260,7 +255,7 @@ fn run_one(
     shared: &Shared,
     session: &mut Session,
     access: &Access<'_>,
-    (args, keys, flags): (&[Vec<u8>], &[Vec<u8>], ScriptFlags),
+    (args, keys, flags): (&[Bytes], &[Bytes], ScriptFlags),
     label: String,
     f: impl FnOnce(&Scripting, &mut Caller<'_, '_, '_>) -> RespValue,
 ) -> Reply {
@@ -318,7 +313,7 @@ pub fn eval(
     access: &Access<'_>,
     spec: &Spec,
     by_sha: bool,
-    args: &[Vec<u8>],
+    args: &[Bytes],
 ) -> Reply {
     let ro = !spec.has(Flags::MAY_WRITE);
     let numkeys = match parse_numkeys(&args[2], args.len() - 3, false) {
@@ -351,7 +346,7 @@ pub fn fcall(
     session: &mut Session,
     access: &Access<'_>,
     spec: &Spec,
-    args: &[Vec<u8>],
+    args: &[Bytes],
 ) -> Reply {
     let ro = !spec.has(Flags::MAY_WRITE);
     let function = args[1].clone();
@@ -382,7 +377,7 @@ pub fn fcall(
 }
 
 /// SCRIPT LOAD|EXISTS|FLUSH|KILL (arity and subcommand checked before).
-pub fn script(shared: &Shared, args: &[Vec<u8>]) -> Reply {
+pub fn script(shared: &Shared, args: &[Bytes]) -> Reply {
     let sub = String::from_utf8_lossy(&args[1]).to_ascii_lowercase();
     match sub.as_str() {
         "load" => match shared.scripts.scripting.lock().load_script(&args[2]) {
@@ -427,7 +422,7 @@ fn kill(shared: &Shared, eval: bool) -> Reply {
 }
 
 /// FUNCTION LOAD|DELETE|LIST|DUMP|RESTORE|FLUSH|STATS|KILL.
-pub fn function(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Reply {
+pub fn function(shared: &Shared, session: &mut Session, args: &[Bytes]) -> Reply {
     let sub = String::from_utf8_lossy(&args[1]).to_ascii_lowercase();
     let scripts = &shared.scripts;
     match sub.as_str() {
@@ -552,7 +547,12 @@ fn function_stats(shared: &Shared) -> Result<RespValue, Reply> {
             (bulk("name"), bulk(&r.name)),
             (
                 bulk("command"),
-                RespValue::Array(r.command.iter().cloned().map(RespValue::Bulk).collect()),
+                RespValue::Array(
+                    r.command
+                        .iter()
+                        .map(|a| RespValue::Bulk(a.to_vec()))
+                        .collect(),
+                ),
             ),
             (
                 bulk("duration_ms"),
@@ -583,7 +583,7 @@ fn function_stats(shared: &Shared) -> Result<RespValue, Reply> {
 }
 
 /// FUNCTION LIST [WITHCODE] [LIBRARYNAME pattern].
-fn function_list(shared: &Shared, args: &[Vec<u8>]) -> Result<RespValue, Reply> {
+fn function_list(shared: &Shared, args: &[Bytes]) -> Result<RespValue, Reply> {
     let mut with_code = false;
     let mut pattern: Option<&[u8]> = None;
     let mut i = 2;

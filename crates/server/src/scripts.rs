@@ -18,7 +18,7 @@ const FILE_HEADER: &[u8] = b"redcodec-functions 1\n";
 /// What a running script shows FUNCTION STATS.
 pub(crate) struct Running {
     pub(crate) name: String,
-    pub(crate) command: Vec<Vec<u8>>,
+    pub(crate) command: Vec<bytes::Bytes>,
     pub(crate) started: Instant,
 }
 

@@ -1,6 +1,7 @@
 //! One connection's state: protocol, authentication, namespace, the
 //! transaction being queued and the keys it watches.
 
+use bytes::Bytes;
 use std::sync::Arc;
 
 use redcodec_engine::Reply;
@@ -26,7 +27,7 @@ pub struct Queued {
     /// command a master's stream sent.
     pub spec: Option<SpecId>,
     /// Its arguments, name first.
-    pub args: Vec<Vec<u8>>,
+    pub args: Vec<Bytes>,
 }
 
 /// A connection's state.
@@ -124,12 +125,12 @@ impl Session {
     }
 
     /// WATCH key ….
-    pub fn watch(&mut self, shared: &Shared, access: &Access<'_>, args: &[Vec<u8>]) -> Reply {
+    pub fn watch(&mut self, shared: &Shared, access: &Access<'_>, args: &[Bytes]) -> Reply {
         if self.queued.is_some() {
             return Reply::error("ERR WATCH inside MULTI is not allowed");
         }
         for key in &args[1..] {
-            let k = (self.namespace.clone(), key.clone());
+            let k = (self.namespace.clone(), key.to_vec());
             if self.watched.iter().any(|(w, _, _)| *w == k) {
                 continue;
             }

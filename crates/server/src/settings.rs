@@ -121,13 +121,13 @@ impl Settings {
 
     /// `[name, value]` pairs of every setting matching one of `patterns`
     /// (glob, case-insensitive), in name order.
-    pub fn get(&self, patterns: &[Vec<u8>]) -> Vec<(String, String)> {
+    pub fn get(&self, patterns: &[impl AsRef<[u8]>]) -> Vec<(String, String)> {
         self.values
             .iter()
             .filter(|(name, _)| {
                 patterns
                     .iter()
-                    .any(|p| redcodec_protocol::glob::matches(p, name.as_bytes(), true))
+                    .any(|p| redcodec_protocol::glob::matches(p.as_ref(), name.as_bytes(), true))
             })
             .map(|(n, v)| (n.to_string(), v.clone()))
             .collect()

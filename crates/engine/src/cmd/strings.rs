@@ -23,13 +23,12 @@ fn write<C: Codec, S: KvStore>(
     ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     view: &KeyView,
-    value: Vec<u8>,
+    value: &[u8],
     expire: impl Into<ExpireAt>,
 ) -> CmdResult<()> {
     let mut meta = ctx.create(key, DataType::String, view)?;
-    meta.value = value;
     ctx.set_expire_at(&mut meta, expire.into())?;
-    ctx.put_meta(key, &meta)
+    ctx.put_meta_with(key, &meta, value)
 }
 
 /// Rewrites the value of a live string, keeping its expiry.
@@ -238,7 +237,7 @@ pub fn setbit<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
     }
     match live {
         Some(m) => rewrite(ctx, a[1], m, value)?,
-        None => write(ctx, a[1], &view, value, 0)?,
+        None => write(ctx, a[1], &view, &value, 0)?,
     }
     Ok(Reply::Integer(i64::from(old)))
 }
@@ -436,7 +435,7 @@ pub fn bitop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdR
             }
         }
     }
-    write(ctx, dest, &view, out, 0)?;
+    write(ctx, dest, &view, &out, 0)?;
     Ok(Reply::Integer(max_len as i64))
 }
 
@@ -559,7 +558,7 @@ pub fn set<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRes
             ctx.remove_key(key, live)?;
         }
     } else {
-        write(ctx, key, &view, value.to_vec(), expire)?;
+        write(ctx, key, &view, value, expire)?;
     }
     Ok(if get {
         Reply::opt_bulk(old)
@@ -573,7 +572,7 @@ pub fn setnx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdR
     if view.live.is_some() {
         return Ok(Reply::Integer(0));
     }
-    write(ctx, a[1], &view, a[2].to_vec(), 0)?;
+    write(ctx, a[1], &view, a[2], 0)?;
     Ok(Reply::Integer(1))
 }
 
@@ -585,7 +584,7 @@ fn setex_with<C: Codec, S: KvStore>(
 ) -> CmdResult<Reply> {
     let at = expiry_at(ctx.now_ms(), unit.as_bytes(), a[2], cmd)?;
     let view = ctx.view_for_overwrite(a[1])?;
-    write(ctx, a[1], &view, a[3].to_vec(), at)?;
+    write(ctx, a[1], &view, a[3], at)?;
     Ok(Reply::ok())
 }
 
@@ -622,7 +621,7 @@ fn mset_pairs<'a>(a: &[&'a [u8]], cmd: &str) -> CmdResult<Vec<(&'a [u8], &'a [u8
 pub fn mset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
     for (k, v) in mset_pairs(a, "mset")? {
         let view = ctx.view_for_overwrite(k)?;
-        write(ctx, k, &view, v.to_vec(), 0)?;
+        write(ctx, k, &view, v, 0)?;
     }
     Ok(Reply::ok())
 }
@@ -636,7 +635,7 @@ pub fn msetnx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
     }
     for (k, v) in pairs {
         let view = ctx.view(k)?;
-        write(ctx, k, &view, v.to_vec(), 0)?;
+        write(ctx, k, &view, v, 0)?;
     }
     Ok(Reply::Integer(1))
 }
@@ -648,7 +647,7 @@ pub fn getset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
         Some(_) => return Err(CmdError::WrongType),
         None => None,
     };
-    write(ctx, a[1], &view, a[2].to_vec(), 0)?;
+    write(ctx, a[1], &view, a[2], 0)?;
     Ok(Reply::opt_bulk(old))
 }
 
@@ -737,7 +736,7 @@ pub fn append<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
             Ok(Reply::Integer(len as i64))
         }
         None => {
-            write(ctx, a[1], &view, a[2].to_vec(), 0)?;
+            write(ctx, a[1], &view, a[2], 0)?;
             Ok(Reply::Integer(a[2].len() as i64))
         }
     }
@@ -763,7 +762,7 @@ fn incr_by<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, key: &[u8], by: i64) -
     let value = next.to_string().into_bytes();
     match view.live.clone() {
         Some(m) => rewrite(ctx, key, m, value)?,
-        None => write(ctx, key, &view, value, 0)?,
+        None => write(ctx, key, &view, &value, 0)?,
     }
     Ok(Reply::Integer(next))
 }
@@ -800,7 +799,7 @@ pub fn incrbyfloat<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -
     let text = next.to_redis_string();
     match view.live.clone() {
         Some(m) => rewrite(ctx, a[1], m, text.clone().into_bytes())?,
-        None => write(ctx, a[1], &view, text.clone().into_bytes(), 0)?,
+        None => write(ctx, a[1], &view, text.as_bytes(), 0)?,
     }
     Ok(Reply::bulk(text))
 }
@@ -853,7 +852,7 @@ pub fn setrange<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> C
     let len = value.len() as i64;
     match live {
         Some(m) => rewrite(ctx, a[1], m, value)?,
-        None => write(ctx, a[1], &view, value, 0)?,
+        None => write(ctx, a[1], &view, &value, 0)?,
     }
     Ok(Reply::Integer(len))
 }

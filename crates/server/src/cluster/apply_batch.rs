@@ -12,6 +12,7 @@
 //! format can import a slot, and the importing connection's rights hold.
 //! The reply is the batch's size, as Kvrocks'.
 
+use bytes::Bytes;
 use redcodec_engine::Reply;
 
 use crate::replica::kvrocks::apply::apply;
@@ -19,7 +20,7 @@ use crate::session::Session;
 use crate::state::Shared;
 
 /// `APPLYBATCH` (arity -2, refused inside MULTI).
-pub fn apply_batch(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Reply {
+pub fn apply_batch(shared: &Shared, session: &mut Session, args: &[Bytes]) -> Reply {
     if args.len() > 3 {
         return Reply::error("ERR wrong number of arguments");
     }

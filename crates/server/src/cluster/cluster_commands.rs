@@ -4,6 +4,7 @@
 //! subcommand. CLUSTER COUNTKEYSINSLOT and GETKEYSINSLOT, which Kvrocks
 //! 2.10 lacks, answer as Redis 7.0 does.
 
+use bytes::Bytes;
 use redcodec_engine::Reply;
 use redcodec_kvrocks::slot::slot;
 
@@ -34,7 +35,7 @@ enum ClusterCmd {
     GetKeys,
 }
 
-fn parse_cluster(args: &[Vec<u8>]) -> Result<ClusterCmd, Reply> {
+fn parse_cluster(args: &[Bytes]) -> Result<ClusterCmd, Reply> {
     let sub = lower(&args[1]);
     let n = args.len();
     match sub.as_str() {
@@ -86,7 +87,7 @@ fn permitted(shared: &Shared, session: &Session) -> Result<(), Reply> {
 const NOT_INITIALIZED: &str = "CLUSTERDOWN The cluster is not initialized";
 
 /// `CLUSTER <subcommand> …`.
-pub fn cluster(shared: &Shared, session: &Session, args: &[Vec<u8>]) -> Reply {
+pub fn cluster(shared: &Shared, session: &Session, args: &[Bytes]) -> Reply {
     let cmd = match parse_cluster(args) {
         Ok(c) => c,
         Err(e) => return e,
@@ -296,7 +297,7 @@ enum ClusterXCmd {
     },
 }
 
-fn parse_clusterx(args: &[Vec<u8>]) -> Result<ClusterXCmd, Reply> {
+fn parse_clusterx(args: &[Bytes]) -> Result<ClusterXCmd, Reply> {
     let sub = lower(&args[1]);
     let n = args.len();
     match sub.as_str() {
@@ -390,7 +391,7 @@ enum ClusterXAnswer {
 /// the migration ends: OK, its error, or a nil bulk string after the
 /// timeout (Kvrocks' `SyncMigrateContext`); inside a transaction it
 /// answers at once, as `async`.
-pub fn clusterx(shared: &Shared, session: &Session, args: &[Vec<u8>]) -> Reply {
+pub fn clusterx(shared: &Shared, session: &Session, args: &[Bytes]) -> Reply {
     match clusterx_reply(shared, session, args) {
         Ok(ClusterXAnswer::Now(r)) | Err(r) => r,
         // Inside EXEC the engine is held: the migration could not read it.
@@ -416,7 +417,7 @@ pub fn clusterx(shared: &Shared, session: &Session, args: &[Vec<u8>]) -> Reply {
 fn clusterx_reply(
     shared: &Shared,
     session: &Session,
-    args: &[Vec<u8>],
+    args: &[Bytes],
 ) -> Result<ClusterXAnswer, Reply> {
     let cmd = parse_clusterx(args)?;
     permitted(shared, session)?;

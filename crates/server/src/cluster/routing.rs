@@ -2,6 +2,7 @@
 //! checked in `Connection::ExecuteCommands` after the command parsed and
 //! before it runs or is queued).
 
+use bytes::Bytes;
 use redcodec_engine::Reply;
 use redcodec_kvrocks::slot::slot;
 
@@ -36,7 +37,7 @@ impl Cluster {
         shared: &Shared,
         session: &mut Session,
         spec: &Spec,
-        args: &[Vec<u8>],
+        args: &[Bytes],
     ) -> Result<Moving<'a>, Reply> {
         if !self.enabled {
             return Ok(Vec::new());
@@ -76,7 +77,7 @@ impl Cluster {
         &'a self,
         client: u64,
         spec: &Spec,
-        args: &[Vec<u8>],
+        args: &[Bytes],
     ) -> Result<Option<WriteGuard<'a>>, Reply> {
         let keys = spec.keys_of(args);
         let Some((&first, rest)) = keys.split_first() else {

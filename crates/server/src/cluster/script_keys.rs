@@ -19,6 +19,7 @@
 //! and the guards are held until the script's single store write
 //! committed, so that the migration sends those keys again.
 
+use bytes::Bytes;
 use redcodec_engine::Reply;
 use redcodec_kvrocks::slot::slot;
 use redcodec_scripting::ScriptFlags;
@@ -55,7 +56,7 @@ impl Cluster {
 
     /// The rules for a script run with `declared` keys (already routed)
     /// and `flags`.
-    pub fn script_slots(&self, declared: &[Vec<u8>], flags: &ScriptFlags) -> ScriptSlots<'_> {
+    pub fn script_slots(&self, declared: &[Bytes], flags: &ScriptFlags) -> ScriptSlots<'_> {
         let routed = declared.first().map(|k| slot(k));
         ScriptSlots {
             cluster: self,
@@ -70,12 +71,7 @@ impl Cluster {
 impl<'a> ScriptSlots<'a> {
     /// Checks one command a script calls (`spec`, `args` with the name
     /// first) for `client`: Redis' error text when refused.
-    pub fn check(
-        &mut self,
-        client: u64,
-        spec: &Spec,
-        args: &[Vec<u8>],
-    ) -> Result<(), &'static str> {
+    pub fn check(&mut self, client: u64, spec: &Spec, args: &[Bytes]) -> Result<(), &'static str> {
         if !self.cluster.enabled {
             return Ok(());
         }

@@ -1,6 +1,7 @@
 //! Parsing the blocking pops, and running them without blocking (inside
 //! MULTI, as Redis does).
 
+use bytes::Bytes;
 use std::time::Duration;
 
 use redcodec_engine::Reply;
@@ -61,7 +62,7 @@ fn positive(arg: &[u8], what: &str) -> Result<i64, Reply> {
 
 /// BLMPOP / BZMPOP: `timeout numkeys key… LEFT|RIGHT|MIN|MAX [COUNT n]`,
 /// checked in Redis' order (numkeys, side, COUNT, then the timeout).
-fn parse_mpop(zset: bool, args: &[Vec<u8>]) -> Result<BlockRequest, Reply> {
+fn parse_mpop(zset: bool, args: &[Bytes]) -> Result<BlockRequest, Reply> {
     let numkeys = positive(&args[2], "numkeys")?;
     let side_at = 3usize.saturating_add(numkeys as usize);
     let Some(side) = args.get(side_at) else {
@@ -96,16 +97,22 @@ fn parse_mpop(zset: bool, args: &[Vec<u8>]) -> Result<BlockRequest, Reply> {
     };
     let timeout = parse_timeout(&args[1])?;
     Ok(BlockRequest {
-        keys: args[3..side_at].to_vec(),
+        keys: owned(&args[3..side_at]),
         op,
         timeout,
     })
 }
 
+/// Keys a blocked client waits on: copies, which do not hold the
+/// connection's read buffer while it waits.
+fn owned(keys: &[Bytes]) -> Vec<Vec<u8>> {
+    keys.iter().map(|k| k.to_vec()).collect()
+}
+
 /// Parses a blocking pop's arguments (arity already checked).
-pub fn parse(pop: BlockingPop, args: &[Vec<u8>]) -> Result<BlockRequest, Reply> {
+pub fn parse(pop: BlockingPop, args: &[Bytes]) -> Result<BlockRequest, Reply> {
     let last = &args[args.len() - 1];
-    let many = || args[1..args.len() - 1].to_vec();
+    let many = || owned(&args[1..args.len() - 1]);
     let (keys, op) = match pop {
         BlockingPop::ListMany => return parse_mpop(false, args),
         BlockingPop::ZsetMany => return parse_mpop(true, args),
@@ -115,19 +122,19 @@ pub fn parse(pop: BlockingPop, args: &[Vec<u8>]) -> Result<BlockRequest, Reply> 
             let from = side(&args[3])?;
             let to = side(&args[4])?;
             let op = BlockOp::Move {
-                dst: args[2].clone(),
+                dst: args[2].to_vec(),
                 from,
                 to,
             };
-            (vec![args[1].clone()], op)
+            (vec![args[1].to_vec()], op)
         }
         BlockingPop::RPopLPush => {
             let op = BlockOp::Move {
-                dst: args[2].clone(),
+                dst: args[2].to_vec(),
                 from: "right",
                 to: "left",
             };
-            (vec![args[1].clone()], op)
+            (vec![args[1].to_vec()], op)
         }
     };
     let timeout = parse_timeout(last)?;
@@ -141,7 +148,7 @@ pub fn non_blocking(
     session: &mut Session,
     access: &Access<'_>,
     pop: BlockingPop,
-    args: &[Vec<u8>],
+    args: &[Bytes],
 ) -> Reply {
     let request = match parse(pop, args) {
         Ok(r) => r,

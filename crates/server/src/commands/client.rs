@@ -1,6 +1,7 @@
 //! CLIENT ID SETNAME GETNAME SETINFO LIST INFO KILL UNBLOCK NO-EVICT
 //! NO-TOUCH.
 
+use bytes::Bytes;
 use redcodec_engine::internals::number::parse_i64;
 use redcodec_engine::Reply;
 
@@ -37,7 +38,7 @@ fn on_off(arg: &[u8]) -> Reply {
 
 /// CLIENT subcommand … (the subcommand and its arity checked before, by
 /// [`super::subcommands`], which answers HELP).
-pub fn client(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Reply {
+pub fn client(shared: &Shared, session: &mut Session, args: &[Bytes]) -> Reply {
     let sub = String::from_utf8_lossy(&args[1]).to_ascii_lowercase();
     match sub.as_str() {
         "id" => Reply::Integer(session.info.id as i64),
@@ -98,7 +99,7 @@ pub fn client(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Reply
 
 /// CLIENT LIST [TYPE type | ID id…]: the lines of every client, of the
 /// clients of a type, or of the clients given by id in that order.
-fn list(shared: &Shared, args: &[Vec<u8>]) -> Reply {
+fn list(shared: &Shared, args: &[Bytes]) -> Reply {
     let mut text = String::new();
     if args.len() == 4 && args[2].eq_ignore_ascii_case(b"type") {
         let Some(of_type) = crate::master::type_name(&args[3]) else {
@@ -133,7 +134,7 @@ fn list(shared: &Shared, args: &[Vec<u8>]) -> Reply {
 
 /// CLIENT KILL with filters (ID, TYPE, ADDR, LADDR, USER, SKIPME), read as
 /// Redis reads them: how many closed.
-fn kill_filtered(shared: &Shared, session: &mut Session, filters: &[Vec<u8>]) -> Reply {
+fn kill_filtered(shared: &Shared, session: &mut Session, filters: &[Bytes]) -> Reply {
     let mut id = None;
     let mut addr = None;
     let mut laddr = None;
@@ -156,7 +157,7 @@ fn kill_filtered(shared: &Shared, session: &mut Session, filters: &[Vec<u8>]) ->
             "addr" => addr = Some(String::from_utf8_lossy(value).into_owned()),
             "laddr" => laddr = Some(String::from_utf8_lossy(value).into_owned()),
             // Every client is the `default` user, the only one.
-            "user" if value.as_slice() == b"default" => {}
+            "user" if value[..] == b"default"[..] => {}
             "user" => {
                 return Reply::error(format!(
                     "ERR No such user '{}'",
@@ -192,7 +193,7 @@ fn kill_filtered(shared: &Shared, session: &mut Session, filters: &[Vec<u8>]) ->
 }
 
 /// CLIENT UNBLOCK id [TIMEOUT|ERROR].
-fn unblock(shared: &Shared, args: &[Vec<u8>]) -> Reply {
+fn unblock(shared: &Shared, args: &[Bytes]) -> Reply {
     let as_error = match args
         .get(3)
         .map(|a| String::from_utf8_lossy(a).to_ascii_lowercase())

@@ -1,6 +1,7 @@
 //! COMMAND, COMMAND COUNT|LIST|INFO|DOCS, from the command registry
 //! ([`super::registry`]).
 
+use bytes::Bytes;
 use redcodec_engine::internals::dispatch::{Flags, Keys};
 use redcodec_engine::internals::number::parse_i64;
 use redcodec_engine::Reply;
@@ -125,7 +126,7 @@ fn docs_entry(e: &Entry) -> [Reply; 2] {
 /// COMMAND [COUNT | LIST | INFO name… | DOCS name…] (the subcommand and
 /// its arity checked before, by [`super::subcommands`], which answers
 /// HELP).
-pub fn command(_shared: &Shared, args: &[Vec<u8>]) -> Reply {
+pub fn command(_shared: &Shared, args: &[Bytes]) -> Reply {
     let all = entries();
     let Some(sub) = args.get(1) else {
         return Reply::Array(all.iter().map(info_entry).collect());
@@ -167,7 +168,7 @@ pub fn command(_shared: &Shared, args: &[Vec<u8>]) -> Reply {
 /// found by its key spec in the registry, with Redis 7.0's refusals: an
 /// unknown command, one without keys, a wrong number of words, and a key
 /// count that does not fit (a script's keys are optional: none then).
-fn getkeys(words: &[Vec<u8>]) -> Reply {
+fn getkeys(words: &[Bytes]) -> Reply {
     let Some(spec) = command_table::get(&words[0]) else {
         return Reply::error("ERR Invalid command specified");
     };
@@ -177,7 +178,7 @@ fn getkeys(words: &[Vec<u8>]) -> Reply {
     if !subcommands::arity_ok(spec.arity, words.len()) {
         return Reply::error("ERR Invalid number of arguments specified for command");
     }
-    let argv: Vec<&[u8]> = words.iter().map(Vec::as_slice).collect();
+    let argv: Vec<&[u8]> = words.iter().map(|w| &w[..]).collect();
     let count_at = match spec.keys {
         Keys::NumKeys => Some(1),
         Keys::DestNumKeys | Keys::CountSecond => Some(2),

@@ -1,5 +1,6 @@
 //! CONFIG GET SET RESETSTAT REWRITE.
 
+use bytes::Bytes;
 use std::sync::atomic::Ordering;
 
 use redcodec_engine::Reply;
@@ -20,7 +21,7 @@ fn reset_stats(shared: &Shared) {
 
 /// CONFIG GET, SET, RESETSTAT, REWRITE (the subcommand and its arity
 /// checked before, by [`super::subcommands`]).
-pub fn config(shared: &Shared, args: &[Vec<u8>]) -> Reply {
+pub fn config(shared: &Shared, args: &[Bytes]) -> Reply {
     let sub = String::from_utf8_lossy(&args[1]).to_ascii_lowercase();
     match sub.as_str() {
         "get" => {
@@ -37,7 +38,7 @@ pub fn config(shared: &Shared, args: &[Vec<u8>]) -> Reply {
         "set" => {
             let pairs: Vec<(Vec<u8>, Vec<u8>)> = args[2..]
                 .chunks(2)
-                .map(|p| (p[0].clone(), p[1].clone()))
+                .map(|p| (p[0].to_vec(), p[1].to_vec()))
                 .collect();
             let mut settings = shared.settings.lock();
             match settings.set(&pairs) {

@@ -1,5 +1,6 @@
 //! PING HELLO AUTH SELECT RESET TIME SHUTDOWN FUNCTION.
 
+use bytes::Bytes;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use redcodec_engine::Reply;
@@ -15,10 +16,10 @@ pub const REDIS_VERSION: &str = "7.0.15";
 const WRONGPASS: &str = "WRONGPASS invalid username-password pair or user is disabled.";
 
 /// `PING [message]`; `None` lets nothing else answer (never).
-pub fn ping(_session: &Session, args: &[Vec<u8>]) -> Option<Reply> {
+pub fn ping(_session: &Session, args: &[Bytes]) -> Option<Reply> {
     Some(match args.len() {
         1 => Reply::Status("PONG".into()),
-        2 => Reply::Bulk(args[1].clone()),
+        2 => Reply::Bulk(args[1].to_vec()),
         _ => Reply::error("ERR wrong number of arguments for 'ping' command"),
     })
 }
@@ -56,7 +57,7 @@ fn authenticate(shared: &Shared, session: &mut Session, user: &[u8], pass: &[u8]
 }
 
 /// `AUTH [username] password`.
-pub fn auth(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Reply {
+pub fn auth(shared: &Shared, session: &mut Session, args: &[Bytes]) -> Reply {
     match args.len() {
         2 => authenticate(shared, session, b"default", &args[1]),
         3 => authenticate(shared, session, &args[1], &args[2]),
@@ -65,7 +66,7 @@ pub fn auth(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Reply {
 }
 
 /// HELLO [protover [AUTH username password] [SETNAME clientname]].
-pub fn hello(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Reply {
+pub fn hello(shared: &Shared, session: &mut Session, args: &[Bytes]) -> Reply {
     let mut protocol = session.protocol;
     if let Some(ver) = args.get(1) {
         match std::str::from_utf8(ver)
@@ -127,7 +128,7 @@ pub fn hello(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Reply 
 }
 
 /// SELECT index, as the real system of the format answers it.
-pub fn select(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Reply {
+pub fn select(shared: &Shared, session: &mut Session, args: &[Bytes]) -> Reply {
     let Some(n) = std::str::from_utf8(&args[1])
         .ok()
         .and_then(|s| s.parse::<i64>().ok())
@@ -172,7 +173,7 @@ pub fn time() -> Reply {
 }
 
 /// `SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE]`: no reply; the server stops.
-pub fn shutdown(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Reply {
+pub fn shutdown(shared: &Shared, session: &mut Session, args: &[Bytes]) -> Reply {
     for a in &args[1..] {
         let opt = String::from_utf8_lossy(a).to_ascii_lowercase();
         if !matches!(opt.as_str(), "nosave" | "save" | "now" | "force") {

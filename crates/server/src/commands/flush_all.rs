@@ -6,6 +6,7 @@
 //! connection's own, those that existed, as Redis does). Elsewhere it is
 //! the engine's FLUSHALL of the connection's keyspace.
 
+use bytes::Bytes;
 use redcodec_engine::Reply;
 
 use super::run::run_in_namespace;
@@ -24,7 +25,7 @@ pub fn flush_all(
     session: &mut Session,
     access: &Access<'_>,
     spec: &Spec,
-    args: &[Vec<u8>],
+    args: &[Bytes],
 ) -> Reply {
     let tokens = shared.config.namespaces == NamespaceMode::Tokens;
     if tokens && !session.is_admin(shared) {

@@ -1,6 +1,7 @@
 //! MEMORY USAGE: an estimate of a key's size, from its length and its
 //! elements (a store on disk has no in-memory object to measure).
 
+use bytes::Bytes;
 use redcodec_engine::internals::number::parse_i64;
 use redcodec_engine::{Engine, Reply};
 use redcodec_formats::AnyCodec;
@@ -36,7 +37,7 @@ fn estimate(engine: &Engine<AnyCodec>, key: &[u8]) -> Reply {
 /// Checks MEMORY USAGE's options as `memoryCommand` does: `SAMPLES n`
 /// pairs, `n` an integer of at least 0 (the estimate reads every element
 /// anyway).
-fn check_samples(options: &[Vec<u8>]) -> Result<(), Reply> {
+fn check_samples(options: &[Bytes]) -> Result<(), Reply> {
     let mut rest = options;
     while let [option, tail @ ..] = rest {
         let [count, tail @ ..] = tail else {
@@ -57,7 +58,7 @@ fn check_samples(options: &[Vec<u8>]) -> Result<(), Reply> {
 
 /// MEMORY USAGE key [SAMPLES count] (the subcommand and its arity checked
 /// before, by [`super::subcommands`]).
-pub fn memory(session: &Session, access: &Access<'_>, args: &[Vec<u8>]) -> Reply {
+pub fn memory(session: &Session, access: &Access<'_>, args: &[Bytes]) -> Reply {
     if !args[1].eq_ignore_ascii_case(b"usage") {
         return super::subcommands::syntax_error(args);
     }

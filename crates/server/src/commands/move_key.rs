@@ -5,6 +5,7 @@
 //! 15 for the one keyspace of a connection; a store with a database per
 //! index (Ardb's column families) moves the key to another one.
 
+use bytes::Bytes;
 use redcodec_engine::Reply;
 
 use crate::access::Access;
@@ -20,7 +21,7 @@ pub fn move_key(
     shared: &Shared,
     session: &mut Session,
     access: &Access<'_>,
-    args: &[Vec<u8>],
+    args: &[Bytes],
 ) -> Reply {
     if shared.cluster.enabled() {
         return Reply::error("ERR MOVE is not allowed in cluster mode");
@@ -62,7 +63,7 @@ fn between_databases(
     db: i64,
 ) -> Reply {
     let run = |session: &mut Session, args: &[&[u8]]| {
-        let args: Vec<Vec<u8>> = args.iter().map(|a| a.to_vec()).collect();
+        let args = crate::frame::args_of(args);
         (crate::runner::path().run_sync)(shared, session, access, &args)
     };
     let payload = match run(session, &[b"dump", key]) {

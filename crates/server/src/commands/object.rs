@@ -10,6 +10,7 @@
 //! is 0 (every key counts as just used) and FREQ, under an LFU policy, the
 //! counter of a key never read again (5).
 
+use bytes::Bytes;
 use redcodec_engine::internals::number::parse_i64;
 use redcodec_engine::{Engine, Reply};
 use redcodec_formats::AnyCodec;
@@ -65,7 +66,7 @@ impl Limits {
 
 /// OBJECT ENCODING, REFCOUNT, FREQ, IDLETIME key (the subcommand and its
 /// arity checked before, by [`super::subcommands`], which answers HELP).
-pub fn object(shared: &Shared, session: &Session, access: &Access<'_>, args: &[Vec<u8>]) -> Reply {
+pub fn object(shared: &Shared, session: &Session, access: &Access<'_>, args: &[Bytes]) -> Reply {
     let sub = String::from_utf8_lossy(&args[1]).to_ascii_lowercase();
     if !matches!(sub.as_str(), "encoding" | "refcount" | "freq" | "idletime") {
         return super::subcommands::syntax_error(args);

@@ -21,6 +21,7 @@
 //!   it is, and the flags its subcommands add. No code outside this table
 //!   compares a command's name.
 
+use bytes::Bytes;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
@@ -218,7 +219,7 @@ fn server_specs() -> Vec<Spec> {
         })
         .in_stream(InStream::Skip),
         server("echo", 2, Flags::NONE, |_, _, _, _, a| {
-            Reply::Bulk(a[1].clone())
+            Reply::Bulk(a[1].to_vec())
         }),
         server(
             "hello",
@@ -472,16 +473,16 @@ fn link_flag(
 }
 
 /// EVAL, EVAL_RO: the script's body.
-fn eval_body(sh: &Shared, se: &mut Session, ac: &Access<'_>, spec: &Spec, a: &[Vec<u8>]) -> Reply {
+fn eval_body(sh: &Shared, se: &mut Session, ac: &Access<'_>, spec: &Spec, a: &[Bytes]) -> Reply {
     crate::scripting::eval(sh, se, ac, spec, false, a)
 }
 
 /// EVALSHA, EVALSHA_RO: the script's SHA1.
-fn eval_sha(sh: &Shared, se: &mut Session, ac: &Access<'_>, spec: &Spec, a: &[Vec<u8>]) -> Reply {
+fn eval_sha(sh: &Shared, se: &mut Session, ac: &Access<'_>, spec: &Spec, a: &[Bytes]) -> Reply {
     crate::scripting::eval(sh, se, ac, spec, true, a)
 }
 
-fn fcall(sh: &Shared, se: &mut Session, ac: &Access<'_>, spec: &Spec, a: &[Vec<u8>]) -> Reply {
+fn fcall(sh: &Shared, se: &mut Session, ac: &Access<'_>, spec: &Spec, a: &[Bytes]) -> Reply {
     crate::scripting::fcall(sh, se, ac, spec, a)
 }
 
@@ -549,8 +550,7 @@ mod tests {
             spec("_fetch_file").run,
             Run::KvrocksMaster(KvrocksCommand::FetchFile)
         ));
-        let words =
-            |w: &[&str]| -> Vec<Vec<u8>> { w.iter().map(|w| w.as_bytes().to_vec()).collect() };
+        use crate::frame::args_of as words;
         assert!(spec("script").request_has(&words(&["script", "KILL"]), Flags::ALLOW_BUSY));
         assert!(!spec("script").request_has(&words(&["script", "flush"]), Flags::ALLOW_BUSY));
         assert!(spec("function").request_has(&words(&["function", "stats"]), Flags::ALLOW_BUSY));
@@ -558,8 +558,7 @@ mod tests {
 
     #[test]
     fn shapes_follow_the_arguments() {
-        let words =
-            |w: &[&str]| -> Vec<Vec<u8>> { w.iter().map(|w| w.as_bytes().to_vec()).collect() };
+        use crate::frame::args_of as words;
         let shape = |w: &[&str]| get(w[0].as_bytes()).expect("known").shape(&words(w));
         assert_eq!(
             shape(&["zrange", "k", "0", "1", "WithScores"]),

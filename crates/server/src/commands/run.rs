@@ -2,6 +2,7 @@
 //! engine, WATCH counters bumped and blocked clients served after a
 //! write, shown to the monitors.
 
+use bytes::Bytes;
 use std::sync::atomic::Ordering;
 
 use redcodec_engine::internals::dispatch::Keys;
@@ -21,7 +22,7 @@ pub fn run_engine(
     shared: &Shared,
     session: &mut Session,
     engine: &Engine<AnyCodec>,
-    args: &[Vec<u8>],
+    args: &[Bytes],
 ) -> Reply {
     match command_table::get(&args[0]) {
         Some(spec) => run_engine_spec(shared, session, engine, spec, args),
@@ -35,7 +36,7 @@ pub fn run_engine_spec(
     session: &mut Session,
     engine: &Engine<AnyCodec>,
     spec: &Spec,
-    args: &[Vec<u8>],
+    args: &[Bytes],
 ) -> Reply {
     // FLUSHALL / FLUSHDB touch the watched keys that existed, as Redis
     // does (a key created meanwhile was touched by its creator).
@@ -83,7 +84,7 @@ pub fn run_sync(
     shared: &Shared,
     session: &mut Session,
     access: &Access<'_>,
-    args: &[Vec<u8>],
+    args: &[Bytes],
 ) -> Reply {
     match command_table::get(&args[0]) {
         Some(spec) => run_spec(shared, session, access, spec, args),
@@ -104,7 +105,7 @@ pub fn run_spec(
     session: &mut Session,
     access: &Access<'_>,
     spec: &Spec,
-    args: &[Vec<u8>],
+    args: &[Bytes],
 ) -> Reply {
     crate::monitor::around(shared, session, spec, args, |session| {
         run_unmonitored(shared, session, access, spec, args)
@@ -117,7 +118,7 @@ fn run_unmonitored(
     session: &mut Session,
     access: &Access<'_>,
     spec: &Spec,
-    args: &[Vec<u8>],
+    args: &[Bytes],
 ) -> Reply {
     if let Some(container) = spec.container {
         if args.len() == 2 && args[1].eq_ignore_ascii_case(b"help") {
@@ -141,7 +142,7 @@ pub fn run_in_namespace(
     session: &mut Session,
     access: &Access<'_>,
     spec: &Spec,
-    args: &[Vec<u8>],
+    args: &[Bytes],
 ) -> Reply {
     let ns = session.namespace.clone();
     match access.with(&ns, |engine| {

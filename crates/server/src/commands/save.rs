@@ -2,6 +2,7 @@
 //! durable in the store (the WAL synced, every memtable flushed; see
 //! [`crate::persistence`]).
 
+use bytes::Bytes;
 use redcodec_engine::Reply;
 
 use crate::access::Access;
@@ -32,7 +33,7 @@ pub fn save(shared: &Shared, session: &Session, access: &Access<'_>) -> Reply {
 /// `BGSAVE [SCHEDULE]`: the save runs on a blocking thread of the runtime;
 /// `Background saving started`, or `… scheduled` inside EXEC (it starts
 /// once the transaction lets go of the engine).
-pub fn bgsave(shared: &Shared, access: &Access<'_>, args: &[Vec<u8>]) -> Reply {
+pub fn bgsave(shared: &Shared, access: &Access<'_>, args: &[Bytes]) -> Reply {
     let schedule = args.len() == 2 && args[1].eq_ignore_ascii_case(b"schedule");
     if args.len() > 1 && !schedule {
         return Reply::error("ERR syntax error");

@@ -11,6 +11,7 @@
 //! server does not serve (CLIENT TRACKING, FUNCTION LOAD…) is not listed:
 //! the server calls it unknown.
 
+use bytes::Bytes;
 use redcodec_engine::Reply;
 
 /// A subcommand the server serves.
@@ -502,7 +503,7 @@ fn printed(arg: &[u8]) -> String {
 /// Checks the subcommand of a container's request before it runs: the
 /// error Redis 7.0 refuses it with, if any (`container` is the container
 /// named by `args[0]`, and `args` has a subcommand).
-pub fn check(container: &Container, args: &[Vec<u8>]) -> Result<(), Reply> {
+pub fn check(container: &Container, args: &[Bytes]) -> Result<(), Reply> {
     let Some(sub) = container.subcommand(&args[1]) else {
         // commandCheckExistence: newlines would break the protocol.
         let text = format!(
@@ -524,7 +525,7 @@ pub fn check(container: &Container, args: &[Vec<u8>]) -> Result<(), Reply> {
 /// Redis' `addReplySubcommandSyntaxError`, which some subcommands still
 /// give for arguments their arity allows (CLIENT UNBLOCK with five,
 /// FUNCTION FLUSH with four).
-pub fn syntax_error(args: &[Vec<u8>]) -> Reply {
+pub fn syntax_error(args: &[Bytes]) -> Reply {
     Reply::error(format!(
         "ERR unknown subcommand or wrong number of arguments for '{}'. Try {} HELP.",
         printed(&args[1]),
@@ -536,8 +537,8 @@ pub fn syntax_error(args: &[Vec<u8>]) -> Reply {
 mod tests {
     use super::*;
 
-    fn args(words: &[&[u8]]) -> Vec<Vec<u8>> {
-        words.iter().map(|w| w.to_vec()).collect()
+    fn args(words: &[&[u8]]) -> Vec<bytes::Bytes> {
+        crate::frame::args_of(words)
     }
 
     fn error(r: Result<(), Reply>) -> String {

@@ -1,6 +1,7 @@
 //! MULTI's queue and EXEC: the commands a transaction queued, run with
 //! the engine held exclusively.
 
+use bytes::Bytes;
 use std::time::Instant;
 
 use redcodec_engine::Reply;
@@ -13,7 +14,7 @@ use crate::session::{exists, Answer, Queued, Session};
 use crate::state::Shared;
 
 /// Queues a command inside MULTI (looked up in the registry).
-pub fn queue(session: &mut Session, args: Vec<Vec<u8>>) -> Reply {
+pub fn queue(session: &mut Session, args: Vec<Bytes>) -> Reply {
     let spec = registry::get(&args[0]);
     queue_resolved(session, spec, args)
 }
@@ -22,7 +23,7 @@ pub fn queue(session: &mut Session, args: Vec<Vec<u8>>) -> Reply {
 pub fn queue_resolved(
     session: &mut Session,
     spec: Option<&'static Spec>,
-    args: Vec<Vec<u8>>,
+    args: Vec<Bytes>,
 ) -> Reply {
     if let Some(q) = session.queued.as_mut() {
         q.push(Queued {

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::{Buf, BytesMut};
+use bytes::{Bytes, BytesMut};
 use parking_lot::Mutex;
 use redcodec_rdb::file_writer::{FileInfo, ReplInfo};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -22,7 +22,7 @@ use super::snapshot;
 use crate::clients::ClientInfo;
 use crate::command_roles::{Handover, InStream, KvrocksCommand};
 use crate::command_table;
-use crate::frame::{parse_request, Limits};
+use crate::frame::{take_request, Limits};
 use crate::persistence::unix_now;
 use crate::state::Shared;
 
@@ -87,7 +87,7 @@ pub async fn serve_replica(
     mut wr: OwnedWriteHalf,
     mut buf: BytesMut,
     handed: Handed,
-    args: Vec<Vec<u8>>,
+    args: Vec<Bytes>,
 ) {
     let psync = match handed {
         Handed::Kvrocks(command) => {
@@ -111,7 +111,7 @@ pub async fn serve_replica(
             }
         }
         None => {
-            if psync && args[1].as_slice() != b"?" {
+            if psync && args[1][..] != b"?"[..] {
                 core.sync_partial_err.fetch_add(1, Ordering::Relaxed);
             }
             core.sync_full.fetch_add(1, Ordering::Relaxed);
@@ -139,7 +139,7 @@ fn try_partial(
     shared: &Shared,
     info: &Arc<ClientInfo>,
     hs: &Handshake,
-    args: &[Vec<u8>],
+    args: &[Bytes],
 ) -> Option<(Arc<Link>, String)> {
     let from: u64 = std::str::from_utf8(&args[2]).ok()?.parse().ok()?;
     // This stream, or the one it continues up to where it was taken over
@@ -362,8 +362,7 @@ async fn stream(
                 if matches!(read, Ok(0) | Err(_)) {
                     return Ok(());
                 }
-                while let Ok(Some((request, used))) = parse_request(buf, &limits) {
-                    buf.advance(used);
+                while let Ok(Some(request)) = take_request(buf, &limits) {
                     let a = &request.args;
                     // REPLCONF ACK <offset> (a blank line, a replica's
                     // keepalive, has no word).

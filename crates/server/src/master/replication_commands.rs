@@ -2,6 +2,7 @@
 //! SYNC before a connection becomes a replica link, WAIT, and the client
 //! type CLIENT KILL filters on.
 
+use bytes::Bytes;
 use std::time::Duration;
 
 use redcodec_engine::Reply;
@@ -21,7 +22,7 @@ fn parse_i64(arg: &[u8]) -> Option<i64> {
 /// is down has nothing to serve (`-NOMASTERLINK`); PSYNC's offset must
 /// be an integer (`getLongLongFromObjectOrReply`). `Ok` hands the
 /// connection over to [`super::serve_replica`].
-pub fn check_sync(shared: &Shared, handover: Handover, args: &[Vec<u8>]) -> Result<(), Reply> {
+pub fn check_sync(shared: &Shared, handover: Handover, args: &[Bytes]) -> Result<(), Reply> {
     if let Some(refused) = crate::replica::replicaof::refuse_sync(shared) {
         return Err(refused);
     }
@@ -34,7 +35,7 @@ pub fn check_sync(shared: &Shared, handover: Handover, args: &[Vec<u8>]) -> Resu
 /// REPLCONF option value …, as Redis 7.0's `replconfCommand` answers a
 /// connection that is not yet a replica: `listening-port`, `ip-address`
 /// and `capa` are kept for its PSYNC; `ack` and `getack` get no reply.
-pub fn replconf(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Reply {
+pub fn replconf(shared: &Shared, session: &mut Session, args: &[Bytes]) -> Reply {
     if args.len().is_multiple_of(2) {
         return Reply::error("ERR syntax error");
     }
@@ -112,7 +113,7 @@ pub fn wait_now(shared: &Shared) -> Reply {
 /// up to its current end, once `numreplicas` have or after `timeout`
 /// milliseconds (0: no limit) — or at once when the client is killed or
 /// the server shuts down.
-pub async fn wait(shared: &Shared, client: &ClientInfo, args: &[Vec<u8>]) -> Reply {
+pub async fn wait(shared: &Shared, client: &ClientInfo, args: &[Bytes]) -> Reply {
     let Some(wanted) = parse_i64(&args[1]) else {
         return Reply::error(NOT_AN_INTEGER);
     };

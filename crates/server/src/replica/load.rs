@@ -137,7 +137,7 @@ pub(crate) fn write_marker(path: &Path) -> std::io::Result<()> {
 /// Runs a command on the engine as the replication link does, in the
 /// session's namespace: an error reply is an error.
 fn run(shared: &Shared, session: &mut Session, args: &[&[u8]]) -> Result<Reply, String> {
-    let owned: Vec<Vec<u8>> = args.iter().map(|a| a.to_vec()).collect();
+    let owned = crate::frame::args_of(args);
     let ns = session.namespace.clone();
     let reply = Access::Shared(&shared.engines)
         .with(&ns, |engine| {

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::{Buf, BytesMut};
+use bytes::BytesMut;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
@@ -27,7 +27,7 @@ use super::transfer::{self, Announced};
 use super::{resume, resume_file};
 use crate::command_roles::InStream;
 use crate::command_table;
-use crate::frame::{parse_request, Limits};
+use crate::frame::{frame, Limits};
 use crate::session::Session;
 use crate::state::Shared;
 
@@ -484,10 +484,11 @@ async fn stream(
     let mut wrote = false;
     loop {
         loop {
-            let parsed = parse_request(&conn.buf, &limits)
+            let found = frame(&conn.buf, &limits)
                 .map_err(|e| LinkError::Protocol(format!("bad command from the master: {e}")))?;
-            let Some((request, used)) = parsed else { break };
-            conn.buf.advance(used);
+            let Some(found) = found else { break };
+            let used = found.used();
+            let request = found.take(&mut conn.buf);
             pending += used as i64;
             let args = request.args;
             if args.is_empty() {

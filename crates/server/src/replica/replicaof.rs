@@ -1,6 +1,7 @@
 //! `REPLICAOF host port` / `REPLICAOF NO ONE` (and its old name
 //! `SLAVEOF`), and what a replica refuses its clients.
 
+use bytes::Bytes;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -55,7 +56,7 @@ pub fn gate(shared: &Shared, session: &Session, spec: &Spec) -> Option<Reply> {
 /// `REPLICAOF host port | NO ONE` (arity checked before).
 /// In cluster mode the topology decides, and both forms are refused
 /// with Kvrocks' text once the arguments parse.
-pub fn replicaof(shared: &Shared, args: &[Vec<u8>]) -> Reply {
+pub fn replicaof(shared: &Shared, args: &[Bytes]) -> Reply {
     let refused = || Reply::error(REPLICAOF_REFUSED);
     if args[1].eq_ignore_ascii_case(b"no") && args[2].eq_ignore_ascii_case(b"one") {
         if shared.cluster.enabled() {

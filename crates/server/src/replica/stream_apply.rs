@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-use bytes::{Buf, BytesMut};
+use bytes::{Bytes, BytesMut};
 use redcodec_engine::{Engine, Reply};
 use redcodec_formats::AnyCodec;
 
@@ -22,7 +22,7 @@ use crate::access::Access;
 use crate::command_roles::InStream;
 use crate::command_spec::{Run, Spec};
 use crate::config::SyncPolicy;
-use crate::frame::{parse_request, Limits};
+use crate::frame::{frame, Limits};
 use crate::held_feed::HeldFeed;
 use crate::session::{Answer, Session};
 use crate::state::Shared;
@@ -38,7 +38,7 @@ const MAX_GROUP_BYTES: usize = 1024 * 1024;
 /// in the stream.
 struct Grouped {
     spec: &'static Spec,
-    args: Vec<Vec<u8>>,
+    args: Vec<Bytes>,
     used: usize,
 }
 
@@ -63,11 +63,6 @@ pub(crate) struct GroupRefused {
     pub applied_bytes: usize,
 }
 
-/// The spec of `args` if it may join a group ([`Spec::groups`]).
-fn joins(args: &[Vec<u8>]) -> Option<&'static Spec> {
-    command_table::get(&args[0]).filter(|spec| spec.groups(args.len()))
-}
-
 /// The group `first` (which took `used` bytes of the stream) starts:
 /// `first` and the commands after it in `buf` that join it, taken out of
 /// `buf`; or `Err(first)` when it is applied alone. No group forms
@@ -76,35 +71,33 @@ fn joins(args: &[Vec<u8>]) -> Option<&'static Spec> {
 pub(crate) fn gather(
     shared: &Shared,
     session: &Session,
-    first: Vec<Vec<u8>>,
+    first: Vec<Bytes>,
     used: usize,
     buf: &mut BytesMut,
     limits: &Limits,
-) -> Result<Group, Vec<Vec<u8>>> {
-    let Some(spec) = joins(&first) else {
+) -> Result<Group, Vec<Bytes>> {
+    let Some(spec) = command_table::joining(&first[0], first.len()) else {
         return Err(first);
     };
     if session.queued.is_some() || session.namespace == SKIPPED_DB || shared.cluster.enabled() {
         return Err(first);
     }
-    let mut bytes: usize = first.iter().map(Vec::len).sum();
+    let mut bytes: usize = first.iter().map(Bytes::len).sum();
     let mut commands = vec![Grouped {
         spec,
         args: first,
         used,
     }];
     while commands.len() < MAX_GROUP && bytes < MAX_GROUP_BYTES {
-        let Ok(Some((request, used))) = parse_request(buf, limits) else {
+        let Ok(Some(next)) = frame(buf, limits) else {
             break;
         };
-        if request.args.is_empty() {
-            break;
-        }
-        let Some(spec) = joins(&request.args) else {
+        let (used, name) = (next.used(), next.name(buf));
+        let Some(spec) = name.and_then(|name| command_table::joining(name, next.len())) else {
             break;
         };
-        buf.advance(used);
-        bytes += request.args.iter().map(Vec::len).sum::<usize>();
+        let request = next.take(buf);
+        bytes += request.args.iter().map(Bytes::len).sum::<usize>();
         commands.push(Grouped {
             spec,
             args: request.args,
@@ -314,7 +307,7 @@ pub(crate) fn apply(
     shared: &Arc<Shared>,
     session: &mut Session,
     spec: Option<&'static Spec>,
-    args: Vec<Vec<u8>>,
+    args: Vec<Bytes>,
 ) -> Result<(), Refused> {
     let started = Instant::now();
     let name = command_name(spec, &args);
@@ -390,7 +383,7 @@ pub(crate) fn apply(
 }
 
 /// The lower-case name of a command of the master's, for reports.
-pub(crate) fn command_name(spec: Option<&'static Spec>, args: &[Vec<u8>]) -> Cow<'static, str> {
+pub(crate) fn command_name(spec: Option<&'static Spec>, args: &[Bytes]) -> Cow<'static, str> {
     match spec {
         Some(spec) => Cow::Borrowed(spec.name),
         None => Cow::Owned(String::from_utf8_lossy(&args[0]).to_ascii_lowercase()),

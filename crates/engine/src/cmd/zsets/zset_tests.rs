@@ -536,8 +536,8 @@ mod lossy {
         fn meta_record(&self, key: &[u8], data_type: DataType) -> Result<Record, EncodeError> {
             self.inner.meta_record(key, data_type)
         }
-        fn encode_meta(&self, meta: &Meta) -> Result<Vec<u8>, EncodeError> {
-            self.inner.encode_meta(meta)
+        fn encode_meta_with(&self, meta: &Meta, string: &[u8]) -> Result<Vec<u8>, EncodeError> {
+            self.inner.encode_meta_with(meta, string)
         }
         fn decode_meta(&self, data_type: DataType, raw: &[u8]) -> Result<Meta, DecodeError> {
             self.inner.decode_meta(data_type, raw)

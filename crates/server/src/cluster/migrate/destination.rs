@@ -2,6 +2,7 @@
 //! as RESP arrays, pipelined; replies read back one by one (a status, an
 //! error, an integer, a bulk string or an array of them).
 
+use bytes::Bytes;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::time::Duration;
@@ -133,7 +134,7 @@ impl Link {
     }
 
     /// Sends one command and checks its reply.
-    pub fn call(&mut self, args: &[Vec<u8>]) -> ReplyResult {
+    pub fn call(&mut self, args: &[Bytes]) -> ReplyResult {
         self.queue(args);
         self.flush()
     }
@@ -219,7 +220,7 @@ mod tests {
     }
 
     fn call(reply: &'static [u8]) -> ReplyResult {
-        peer(reply).call(&[b"ping".to_vec()])
+        peer(reply).call(&[Bytes::from_static(b"ping")])
     }
 
     #[test]

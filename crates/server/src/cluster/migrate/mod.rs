@@ -38,6 +38,7 @@ mod paced_send;
 mod raw;
 mod write_batch;
 
+use bytes::Bytes;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -193,12 +194,12 @@ fn run(shared: Arc<Shared>, range: SlotRange, host: String, port: u16) {
     m.finished.notify_all();
 }
 
-fn import_args(range: SlotRange, state: u8) -> Vec<Vec<u8>> {
+fn import_args(range: SlotRange, state: u8) -> Vec<Bytes> {
     vec![
-        b"cluster".to_vec(),
-        b"import".to_vec(),
-        range.to_string().into_bytes(),
-        state.to_string().into_bytes(),
+        Bytes::from_static(b"cluster"),
+        Bytes::from_static(b"import"),
+        range.to_string().into(),
+        state.to_string().into(),
     ]
 }
 
@@ -216,7 +217,7 @@ fn migrate(
             .map_err(|e| format!("failed to connect to the destination node: {e}"))?,
     );
     if let Some(pass) = &shared.config.requirepass {
-        l.call(&[b"auth".to_vec(), pass.clone().into_bytes()])
+        l.call(&[Bytes::from_static(b"auth"), pass.clone().into()])
             .map_err(|e| format!("failed to authenticate on destination node: {e}"))?;
     }
     l.call(&import_args(range, 0))

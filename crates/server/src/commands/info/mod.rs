@@ -37,6 +37,7 @@
 
 mod sections;
 
+use bytes::Bytes;
 use redcodec_engine::Reply;
 
 use crate::access::Access;
@@ -72,7 +73,7 @@ pub struct Selection {
 
 impl Selection {
     /// Reads INFO's arguments (after the command name).
-    pub fn parse(args: &[Vec<u8>]) -> Selection {
+    pub fn parse(args: &[Bytes]) -> Selection {
         let mut sel = Selection::default();
         if args.is_empty() {
             sel.add_defaults();
@@ -113,7 +114,7 @@ impl Selection {
 }
 
 /// INFO [section …].
-pub fn info(shared: &Shared, session: &Session, access: &Access<'_>, args: &[Vec<u8>]) -> Reply {
+pub fn info(shared: &Shared, session: &Session, access: &Access<'_>, args: &[Bytes]) -> Reply {
     let selection = Selection::parse(&args[1..]);
     let sections: Vec<String> = selection
         .sections()

@@ -30,6 +30,7 @@ pub mod checkpoint;
 pub mod db_name;
 pub mod feed;
 
+use bytes::Bytes;
 use std::sync::Arc;
 
 use redcodec_codec::Codec;
@@ -63,10 +64,10 @@ const WRONG_ARGS: &str = "ERR wrong number of arguments";
 /// `_db_name`, `_fetch_meta`, `_fetch_file`, or Kvrocks' PSYNC
 /// (`PSYNC <seq>`: one argument, other than Redis' `?`, a Redis
 /// replica's PSYNC that lost its offset, which gets Redis' arity error).
-fn kvrocks_command(spec: &Spec, args: &[Vec<u8>]) -> Option<KvrocksCommand> {
+fn kvrocks_command(spec: &Spec, args: &[Bytes]) -> Option<KvrocksCommand> {
     match spec.run {
         Run::KvrocksMaster(command) => Some(command),
-        Run::ReplicaSync(Handover::Psync) if args.len() == 2 && args[1] != b"?" => {
+        Run::ReplicaSync(Handover::Psync) if args.len() == 2 && args[1][..] != b"?"[..] => {
             Some(KvrocksCommand::Psync)
         }
         _ => None,
@@ -81,7 +82,7 @@ pub fn intercept(
     shared: &Shared,
     session: &mut Session,
     spec: &Spec,
-    args: &[Vec<u8>],
+    args: &[Bytes],
 ) -> Option<Intercepted> {
     let command = kvrocks_command(spec, args)?;
     if session.queued.is_some() {
@@ -173,7 +174,7 @@ pub async fn serve(
     rd: OwnedReadHalf,
     mut wr: OwnedWriteHalf,
     command: KvrocksCommand,
-    args: Vec<Vec<u8>>,
+    args: Vec<Bytes>,
 ) {
     match command {
         KvrocksCommand::Psync => {

@@ -6,6 +6,7 @@
 //! that does not decode ends the link (the next one resumes from the last
 //! batch applied).
 
+use bytes::Bytes;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -104,7 +105,7 @@ pub fn apply(
             first_error = error;
         }
     };
-    let mut group: Vec<Vec<Vec<u8>>> = Vec::new();
+    let mut group: Vec<Vec<Bytes>> = Vec::new();
     let mut group_ns: Option<&[u8]> = None;
     for change in &changes.changes {
         match change {
@@ -119,7 +120,7 @@ pub fn apply(
                     ));
                     group_ns = Some(namespace);
                 }
-                group.push(args.clone());
+                group.push(crate::frame::args_of(args));
             }
             Change::FlushNamespace(ns) => {
                 note(run_group(
@@ -132,7 +133,7 @@ pub fn apply(
                 group_ns = None;
                 if let Some(dest) = destination(shared, ns) {
                     session.namespace = dest;
-                    note(run_one(shared, session, &[b"flushdb".to_vec()]));
+                    note(run_one(shared, session, &[Bytes::from_static(b"flushdb")]));
                 }
             }
             Change::FlushAll => {
@@ -160,7 +161,7 @@ fn run_group(
     shared: &Shared,
     session: &mut Session,
     namespace: Option<&[u8]>,
-    commands: Vec<Vec<Vec<u8>>>,
+    commands: Vec<Vec<Bytes>>,
     reported: &mut u64,
 ) -> Option<Reply> {
     let namespace = namespace?;
@@ -194,7 +195,7 @@ fn run_group(
     }
 }
 
-fn run_one(shared: &Shared, session: &mut Session, args: &[Vec<u8>]) -> Option<Reply> {
+fn run_one(shared: &Shared, session: &mut Session, args: &[Bytes]) -> Option<Reply> {
     let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
     let started = Instant::now();
     let reply = (runner::path().run_sync)(shared, session, &Access::Shared(&shared.engines), args);

@@ -5,6 +5,7 @@
 //! meanwhile, and a replica killed in between flushes the half copy when
 //! it starts again instead of serving it.
 
+use bytes::Bytes;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
@@ -141,7 +142,7 @@ pub fn flush_everything(shared: &Shared, session: &mut Session) -> Result<(), Li
             shared,
             session,
             &Access::Shared(&shared.engines),
-            &[b"flushall".to_vec()],
+            &[Bytes::from_static(b"flushall")],
         );
         if let redcodec_engine::Reply::Error(e) = reply {
             return Err(LinkError::Protocol(format!("flushing the data held: {e}")));

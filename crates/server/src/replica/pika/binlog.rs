@@ -12,6 +12,7 @@
 //! negative one (Pika stores the key as expired); `padding` (the filler Pika writes at the end of a
 //! binlog block) is nothing.
 
+use bytes::Bytes;
 use redcodec_protocol::{parse_request, Limits};
 
 /// The header's length.
@@ -31,7 +32,7 @@ pub struct Item {
     pub logic_id: u64,
     /// The commands of the content (one in every item Pika writes; none
     /// in a padding item).
-    pub commands: Vec<Vec<Vec<u8>>>,
+    pub commands: Vec<Vec<Bytes>>,
 }
 
 /// Why an item cannot be read.
@@ -107,7 +108,7 @@ const PADDING: &[u8] = b"*2\r\n$7\r\npadding\r\n";
 
 /// The Redis command that does what a command of Pika's binlog does
 /// (`None`: nothing to run).
-pub fn translate(mut args: Vec<Vec<u8>>) -> Option<Vec<Vec<u8>>> {
+pub fn translate(mut args: Vec<Bytes>) -> Option<Vec<Bytes>> {
     let name = args.first()?.to_ascii_lowercase();
     match name.as_slice() {
         b"padding" => None,
@@ -121,9 +122,15 @@ pub fn translate(mut args: Vec<Vec<u8>>) -> Option<Vec<Vec<u8>>> {
                 .ok()
                 .and_then(|t| t.parse::<i64>().ok())
             {
-                Some(0) => Some(vec![b"SET".to_vec(), key, value]),
-                Some(t) if t < 0 => Some(vec![b"DEL".to_vec(), key]),
-                _ => Some(vec![b"SET".to_vec(), key, value, b"EXAT".to_vec(), at]),
+                Some(0) => Some(vec![Bytes::from_static(b"SET"), key, value]),
+                Some(t) if t < 0 => Some(vec![Bytes::from_static(b"DEL"), key]),
+                _ => Some(vec![
+                    Bytes::from_static(b"SET"),
+                    key,
+                    value,
+                    Bytes::from_static(b"EXAT"),
+                    at,
+                ]),
             }
         }
         _ => Some(args),
@@ -187,7 +194,7 @@ mod tests {
 
     #[test]
     fn pika_commands_become_redis_ones() {
-        let args = |v: &[&str]| v.iter().map(|s| s.as_bytes().to_vec()).collect::<Vec<_>>();
+        use crate::frame::args_of as args;
         assert_eq!(
             translate(args(&["pksetexat", "k", "1900000000", "v"])),
             Some(args(&["SET", "k", "v", "EXAT", "1900000000"]))
