@@ -225,7 +225,7 @@ fn unknown_size_hash(f: &Fixture, n: usize) {
             codec.sub_key(SubKind::HashField.of(b"h", &meta), &field),
             codec.encode_sub_value(
                 SubKind::HashField.of(b"h", &meta),
-                &SubValue::Bytes(b"v".to_vec()),
+                SubValue::Bytes(b"v".to_vec()).view(),
             ),
         ));
     }
@@ -338,14 +338,17 @@ fn scard_and_zcard_count_sets_and_zsets_of_unknown_size() {
         let id = SubId::Name(m.as_bytes().to_vec());
         pairs.push((
             codec.sub_key(SubKind::SetMember.of(b"s", &set), &id),
-            codec.encode_sub_value(SubKind::SetMember.of(b"s", &set), &SubValue::Empty),
+            codec.encode_sub_value(SubKind::SetMember.of(b"s", &set), SubValue::Empty.view()),
         ));
     }
     for (m, score) in [("x", 1.0), ("y", 2.5)] {
         let id = SubId::Name(m.as_bytes().to_vec());
         pairs.push((
             codec.sub_key(SubKind::ZSetMember.of(b"z", &zset), &id),
-            codec.encode_sub_value(SubKind::ZSetMember.of(b"z", &zset), &SubValue::Score(score)),
+            codec.encode_sub_value(
+                SubKind::ZSetMember.of(b"z", &zset),
+                SubValue::Score(score).view(),
+            ),
         ));
         let scored = SubId::Scored {
             score,
@@ -353,7 +356,7 @@ fn scard_and_zcard_count_sets_and_zsets_of_unknown_size() {
         };
         pairs.push((
             codec.sub_key(SubKind::ZSetScore.of(b"z", &zset), &scored),
-            codec.encode_sub_value(SubKind::ZSetScore.of(b"z", &zset), &SubValue::Empty),
+            codec.encode_sub_value(SubKind::ZSetScore.of(b"z", &zset), SubValue::Empty.view()),
         ));
     }
     put_raw(&f, &pairs);

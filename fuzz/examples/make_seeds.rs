@@ -141,7 +141,7 @@ fn codec_records<C: Codec>(
                 SubKind::ListItem => SubValue::Bytes(b"a".to_vec()),
                 _ => SubValue::Empty,
             };
-            out.push((t, c.encode_sub_value(kind.of(b"k", m), &value)));
+            out.push((t, c.encode_sub_value(kind.of(b"k", m), value.view())));
         }
     }
     out

@@ -258,7 +258,7 @@ pub fn check<C: Codec>(c: &C, case: &Case) {
             key,
             "{name}: {kind:?} {id:?} decoded as {got:?}"
         );
-        let raw = c.encode_sub_value(kind.of(&case.key, &decoded), &value);
+        let raw = c.encode_sub_value(kind.of(&case.key, &decoded), value.view());
         let back = c
             .decode_sub_value(kind.of(&case.key, &decoded), &raw)
             .unwrap_or_else(|e| panic!("{name}: {kind:?} {value:?} → {raw:02x?} fails: {e}"));
@@ -351,7 +351,7 @@ pub fn records<C: Codec>(c: &C, key: &[u8], case: &Case) -> Vec<(Place, Vec<u8>,
             out.push((
                 c.sub_place(kind, key),
                 c.sub_key(kind.of(key, &meta), &id),
-                c.encode_sub_value(kind.of(key, &meta), &value),
+                c.encode_sub_value(kind.of(key, &meta), value.view()),
             ));
         }
     }

@@ -8,8 +8,8 @@
 use redcodec_codec::{
     ActiveExpiry, Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, Elements,
     EncodeError, GcDecision, KeyRange, ListModel, Meta, MetaLookup, Namespaces, Place, Record,
-    RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution,
-    VersionWidth,
+    RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, SubValueRef,
+    TtlResolution, VersionWidth,
 };
 
 use crate::keys::{self, key_type, ParsedKey};
@@ -174,7 +174,7 @@ impl Codec for ArdbCodec {
         elements::decode_sub_key(of.kind, of.key, raw)
     }
 
-    fn encode_sub_value(&self, of: Elements<'_>, value: &SubValue) -> Vec<u8> {
+    fn encode_sub_value(&self, of: Elements<'_>, value: SubValueRef<'_>) -> Vec<u8> {
         elements::encode_value(of.kind, value)
     }
 

@@ -12,7 +12,7 @@
 //! Fields, set members and values are int-encoded when they are canonical
 //! integers ([`Data::try_int`]); zset members never are.
 
-use redcodec_codec::{DecodeError, SubId, SubKind, SubValue};
+use redcodec_codec::{DecodeError, SubId, SubKind, SubValue, SubValueRef};
 
 use crate::keys::{self, ParsedKey};
 use crate::meta::{data_index, index_data};
@@ -104,14 +104,14 @@ pub fn decode_sub_key(kind: SubKind, user_key: &[u8], raw: &[u8]) -> Result<SubI
 }
 
 /// The value of an element record.
-pub fn encode_value(kind: SubKind, value: &SubValue) -> Vec<u8> {
+pub fn encode_value(kind: SubKind, value: SubValueRef<'_>) -> Vec<u8> {
     let ty = keys::type_of_kind(kind);
     let data = match (kind, value) {
         // Ardb writes these with no elements whatever they stand for.
         (SubKind::SetMember | SubKind::ZSetScore, _) => None,
-        (_, SubValue::Empty) => None,
-        (_, SubValue::Score(s)) => Some(Data::Float(*s)),
-        (_, SubValue::Bytes(b) | SubValue::Node { value: b, .. }) => Some(Data::try_int(b)),
+        (_, SubValueRef::Empty) => None,
+        (_, SubValueRef::Score(s)) => Some(Data::Float(s)),
+        (_, SubValueRef::Bytes(b) | SubValueRef::Node { value: b, .. }) => Some(Data::try_int(b)),
     };
     let mut out = vec![ty];
     match data {
@@ -171,7 +171,7 @@ mod tests {
         assert_eq!(
             hex(&encode_value(
                 SubKind::HashField,
-                &SubValue::Bytes(b"v".to_vec())
+                SubValue::Bytes(b"v".to_vec()).view()
             )),
             "04 01 04 01 76"
         );
@@ -186,7 +186,7 @@ mod tests {
         assert_eq!(
             hex(&encode_value(
                 SubKind::ListItem,
-                &SubValue::Bytes(b"a".to_vec())
+                SubValue::Bytes(b"a".to_vec()).view()
             )),
             "06 01 04 01 61"
         );
@@ -199,7 +199,7 @@ mod tests {
             "01 73 08 01 01 0a"
         );
         assert_eq!(
-            hex(&encode_value(SubKind::SetMember, &SubValue::Empty)),
+            hex(&encode_value(SubKind::SetMember, SubValue::Empty.view())),
             "08 00"
         );
         assert_eq!(
@@ -222,11 +222,14 @@ mod tests {
             "01 7a 0a 02 02 80 80 80 80 80 80 80 f8 7f 04 01 6d"
         );
         assert_eq!(
-            hex(&encode_value(SubKind::ZSetMember, &SubValue::Score(1.5))),
+            hex(&encode_value(
+                SubKind::ZSetMember,
+                SubValue::Score(1.5).view()
+            )),
             "0b 01 02 80 80 80 80 80 80 80 f8 7f"
         );
         assert_eq!(
-            hex(&encode_value(SubKind::ZSetScore, &SubValue::Empty)),
+            hex(&encode_value(SubKind::ZSetScore, SubValue::Empty.view())),
             "0a 00"
         );
     }
@@ -283,7 +286,7 @@ mod tests {
     fn values_round_trip_as_bytes() {
         for kind in [SubKind::HashField, SubKind::ListItem] {
             for v in [&b"123"[..], b"0123", b"", b"-0", b"x\0y"] {
-                let raw = encode_value(kind, &SubValue::Bytes(v.to_vec()));
+                let raw = encode_value(kind, SubValue::Bytes(v.to_vec()).view());
                 assert_eq!(decode_value(kind, &raw), Ok(SubValue::Bytes(v.to_vec())));
             }
             assert!(decode_value(kind, &[0x0b, 1, 1, 2]).is_err());

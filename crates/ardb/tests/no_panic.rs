@@ -84,7 +84,7 @@ fn valid_records(c: &ArdbCodec) -> Vec<Vec<u8>> {
     for m in &metas {
         out.push(c.encode_sub_value(
             SubKind::HashField.of(b"k", m),
-            &SubValue::Bytes(b"12345".to_vec()),
+            SubValue::Bytes(b"12345".to_vec()).view(),
         ));
     }
     out
@@ -185,7 +185,7 @@ fn merge_never_panics() {
         .collect();
     bases.push(c.encode_sub_value(
         SubKind::HashField.of(b"k", &meta),
-        &SubValue::Bytes(b"12".to_vec()),
+        SubValue::Bytes(b"12".to_vec()).view(),
     ));
     let operands = valid_operands();
     for record in operands.iter().chain(&bases) {

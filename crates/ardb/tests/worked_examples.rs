@@ -196,7 +196,7 @@ fn sadd_s_5() {
     );
     assert_eq!(key, unhex("01 73 08 01 01 0a"));
     assert_eq!(
-        c.encode_sub_value(SubKind::SetMember.of(b"s", &meta), &SubValue::Empty),
+        c.encode_sub_value(SubKind::SetMember.of(b"s", &meta), SubValue::Empty.view()),
         unhex("08 00")
     );
     assert_eq!(

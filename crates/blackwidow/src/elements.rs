@@ -11,7 +11,9 @@
 
 use byteorder::{ByteOrder, LittleEndian};
 use redcodec_codec::elements;
-use redcodec_codec::{DecodeError, Place, Reader, SparseIndex, SubId, SubKind, SubValue};
+use redcodec_codec::{
+    DecodeError, Place, Reader, SparseIndex, SubId, SubKind, SubValue, SubValueRef,
+};
 
 use crate::layout;
 
@@ -65,13 +67,13 @@ pub fn decode_sub(kind: SubKind, rest: &[u8]) -> Result<SubId, DecodeError> {
 }
 
 /// The value bytes of an element record.
-pub fn encode_value(kind: SubKind, value: &SubValue) -> Vec<u8> {
+pub fn encode_value(kind: SubKind, value: SubValueRef<'_>) -> Vec<u8> {
     match kind {
         SubKind::SetMember | SubKind::ZSetScore => Vec::new(),
         SubKind::HashField | SubKind::ZSetMember | SubKind::ListItem => match value {
-            SubValue::Score(s) => s.to_bits().to_le_bytes().to_vec(),
-            SubValue::Bytes(b) | SubValue::Node { value: b, .. } => b.clone(),
-            SubValue::Empty => Vec::new(),
+            SubValueRef::Score(s) => s.to_bits().to_le_bytes().to_vec(),
+            SubValueRef::Bytes(b) | SubValueRef::Node { value: b, .. } => b.to_vec(),
+            SubValueRef::Empty => Vec::new(),
         },
     }
 }
@@ -94,7 +96,7 @@ mod tests {
 
     #[test]
     fn zset_member_value() {
-        let raw = encode_value(SubKind::ZSetMember, &SubValue::Score(1.5));
+        let raw = encode_value(SubKind::ZSetMember, SubValue::Score(1.5).view());
         assert_eq!(raw, [0, 0, 0, 0, 0, 0, 0xF8, 0x3F]);
         assert_eq!(score_of(&[0, 0, 0, 0, 0, 0, 0xF8, 0xBF]), -1.5);
         assert_eq!(
@@ -137,7 +139,7 @@ mod tests {
 
     #[test]
     fn ignored_values() {
-        assert!(encode_value(SubKind::SetMember, &SubValue::Bytes(b"x".to_vec())).is_empty());
+        assert!(encode_value(SubKind::SetMember, SubValue::Bytes(b"x".to_vec()).view()).is_empty());
         assert_eq!(
             decode_value(SubKind::SetMember, b"junk"),
             Ok(SubValue::Empty)

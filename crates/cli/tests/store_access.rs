@@ -331,7 +331,7 @@ fn corrupted_copy(work: &Path) -> PathBuf {
     batch.put(
         c.sub_place(SubKind::HashField, b"hash:at"),
         c.sub_key(SubKind::HashField.of(b"hash:at", &newer), &id),
-        c.encode_sub_value(SubKind::HashField.of(b"hash:at", &newer), &value),
+        c.encode_sub_value(SubKind::HashField.of(b"hash:at", &newer), value.view()),
     );
     // A key in two types: the string "str:app" gains a one-field hash.
     let mut twin = c.new_meta(DataType::Hash, 1_600_000_000);
@@ -341,7 +341,7 @@ fn corrupted_copy(work: &Path) -> PathBuf {
     batch.put(
         c.sub_place(SubKind::HashField, b"str:app"),
         c.sub_key(SubKind::HashField.of(b"str:app", &twin), &id),
-        c.encode_sub_value(SubKind::HashField.of(b"str:app", &twin), &value),
+        c.encode_sub_value(SubKind::HashField.of(b"str:app", &twin), value.view()),
     );
     // An undecodable record: a string value shorter than its timestamp.
     let record = c.meta_record(b"str:at-far", DataType::String).unwrap();

@@ -2,7 +2,7 @@
 
 use crate::{
     Capabilities, DataType, DecodeError, Elements, EncodeError, KeyRange, Layout, Meta, Place,
-    Record, SubId, SubKind, SubValue,
+    Record, SubId, SubKind, SubValue, SubValueRef,
 };
 
 /// What a compaction filter does with one record.
@@ -162,8 +162,9 @@ pub trait Codec: Send + Sync + 'static {
     /// [`Codec::sub_range`].
     fn decode_sub_key(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubId, DecodeError>;
 
-    /// The value bytes of an element record of `of`.
-    fn encode_sub_value(&self, of: Elements<'_>, value: &SubValue) -> Vec<u8>;
+    /// The value bytes of an element record of `of` ([`SubValue::view`]
+    /// of a decoded value; a command's own bytes as they came).
+    fn encode_sub_value(&self, of: Elements<'_>, value: SubValueRef<'_>) -> Vec<u8>;
 
     /// Decodes the value of an element record of `of`.
     fn decode_sub_value(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubValue, DecodeError>;

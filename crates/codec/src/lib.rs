@@ -26,6 +26,6 @@ pub use layout::{
 };
 pub use model::{
     DataType, Elements, ListBounds, ListModel, ListShift, Meta, SparseIndex, SubId, SubKind,
-    SubValue,
+    SubValue, SubValueRef,
 };
 pub use reader::Reader;

@@ -312,7 +312,43 @@ pub enum SubValue {
     },
 }
 
+/// An element value to encode, its bytes borrowed: what a [`SubValue`]
+/// holds, so that a command encodes the bytes a client sent as they came
+/// ([`crate::Codec::encode_sub_value`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SubValueRef<'a> {
+    /// No value (set members, score-index entries).
+    Empty,
+    /// A byte string (hash values, array or sparse list elements).
+    Bytes(&'a [u8]),
+    /// A sorted-set member's exact score.
+    Score(f64),
+    /// A linked-list node.
+    Node {
+        /// Previous node's sequence number (0: none).
+        prev: i64,
+        /// Next node's sequence number (0: none).
+        next: i64,
+        /// The element.
+        value: &'a [u8],
+    },
+}
+
 impl SubValue {
+    /// The value with its bytes borrowed, to encode.
+    pub fn view(&self) -> SubValueRef<'_> {
+        match self {
+            SubValue::Empty => SubValueRef::Empty,
+            SubValue::Bytes(b) => SubValueRef::Bytes(b),
+            SubValue::Score(s) => SubValueRef::Score(*s),
+            SubValue::Node { prev, next, value } => SubValueRef::Node {
+                prev: *prev,
+                next: *next,
+                value,
+            },
+        }
+    }
+
     /// The bytes of a `Bytes` or `Node` value.
     pub fn into_bytes(self) -> Option<Vec<u8>> {
         match self {

@@ -11,7 +11,7 @@ use std::cell::{Cell, RefCell};
 
 use redcodec_codec::{
     Capabilities, Codec, DataType, DecodeError, DeleteModel, Meta, MetaLookup, Place,
-    RelativeExpiry, SubId, SubKind, SubValue, TtlResolution, VersionWidth,
+    RelativeExpiry, SubId, SubKind, SubValue, SubValueRef, TtlResolution, VersionWidth,
 };
 
 use crate::core::EngineCore;
@@ -754,7 +754,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         key: &[u8],
         meta: &Meta,
         id: &SubId,
-        value: &SubValue,
+        value: SubValueRef<'_>,
     ) {
         let place = self.codec().sub_place(kind, key);
         let raw_key = self.codec().sub_key(kind.of(key, meta), id);

@@ -4,8 +4,8 @@
 use redcodec_codec::{
     Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, Elements, EncodeError,
     GcDecision, KeyRange, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Record,
-    RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution,
-    VersionWidth,
+    RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, SubValueRef,
+    TtlResolution, VersionWidth,
 };
 use thiserror::Error;
 
@@ -255,7 +255,7 @@ impl Codec for FloydCodec {
         elements::decode_sub(of.kind, rest)
     }
 
-    fn encode_sub_value(&self, of: Elements<'_>, value: &SubValue) -> Vec<u8> {
+    fn encode_sub_value(&self, of: Elements<'_>, value: SubValueRef<'_>) -> Vec<u8> {
         elements::encode_value(of.kind, value, of.meta.version & !meta::MILLIS_FLAG)
     }
 

@@ -13,7 +13,7 @@
 //! | zset score | `zset_score_cf` | score ‖ member | empty |
 //! | list item | `list_data_cf` | index u64 | element |
 
-use redcodec_codec::{elements, DecodeError, Reader, SubId, SubKind, SubValue};
+use redcodec_codec::{elements, DecodeError, Reader, SubId, SubKind, SubValue, SubValueRef};
 
 use crate::layout;
 use crate::meta::{encode_time, RESERVE_LEN};
@@ -89,15 +89,19 @@ pub fn decode_sub(kind: SubKind, rest: &[u8]) -> Result<SubId, DecodeError> {
 
 /// The value of an element: payload, zero reserve, `ctime_ms` (stored
 /// with bit 63, 0 as 0).
-pub fn encode_value(kind: SubKind, value: &SubValue, ctime_ms: u64) -> Vec<u8> {
-    let payload: Vec<u8> = match (kind, value) {
-        (SubKind::ZSetMember, SubValue::Score(s)) => s.to_bits().to_le_bytes().to_vec(),
-        (SubKind::HashField | SubKind::ListItem, SubValue::Bytes(b)) => b.clone(),
-        (_, SubValue::Node { value, .. }) => value.clone(),
-        _ => Vec::new(),
+pub fn encode_value(kind: SubKind, value: SubValueRef<'_>, ctime_ms: u64) -> Vec<u8> {
+    let score;
+    let payload: &[u8] = match (kind, value) {
+        (SubKind::ZSetMember, SubValueRef::Score(s)) => {
+            score = s.to_bits().to_le_bytes();
+            &score
+        }
+        (SubKind::HashField | SubKind::ListItem, SubValueRef::Bytes(b)) => b,
+        (_, SubValueRef::Node { value, .. }) => value,
+        _ => &[],
     };
     let mut out = Vec::with_capacity(payload.len() + VALUE_SUFFIX_LEN);
-    out.extend_from_slice(&payload);
+    out.extend_from_slice(payload);
     out.extend_from_slice(&[0; RESERVE_LEN]);
     out.extend_from_slice(&encode_time(ctime_ms).to_le_bytes());
     out
@@ -137,13 +141,13 @@ mod tests {
             (SubKind::ZSetScore, SubValue::Empty),
             (SubKind::ZSetMember, SubValue::Score(-2.5)),
         ] {
-            let raw = encode_value(kind, &v, 7);
+            let raw = encode_value(kind, v.view(), 7);
             assert_eq!(&raw[raw.len() - 8..], &(7u64 | 1 << 63).to_le_bytes());
             assert_eq!(decode_value(kind, &raw).unwrap(), v);
         }
         assert!(decode_value(SubKind::HashField, &[0; 23]).is_err());
         assert!(decode_value(SubKind::ZSetMember, &[0; 25]).is_err());
-        let nan = encode_value(SubKind::ZSetMember, &SubValue::Score(f64::NAN), 1);
+        let nan = encode_value(SubKind::ZSetMember, SubValue::Score(f64::NAN).view(), 1);
         assert!(decode_value(SubKind::ZSetMember, &nan).is_err());
     }
 

@@ -13,7 +13,7 @@ use redcodec_blackwidow::BlackwidowCodec;
 pub use redcodec_codec::Codec;
 use redcodec_codec::{
     DataType, Declaration, DecodeError, Elements, EncodeError, GcDecision, KeyRange, KeyShape,
-    Meta, Place, Record, SubId, SubKind, SubOwner, SubValue,
+    Meta, Place, Record, SubId, SubKind, SubOwner, SubValue, SubValueRef,
 };
 use redcodec_floyd::FloydCodec;
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
@@ -121,7 +121,7 @@ forward! {
     fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8>;
     fn sub_range(&self, of: Elements<'_>) -> KeyRange;
     fn decode_sub_key(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubId, DecodeError>;
-    fn encode_sub_value(&self, of: Elements<'_>, value: &SubValue) -> Vec<u8>;
+    fn encode_sub_value(&self, of: Elements<'_>, value: SubValueRef<'_>) -> Vec<u8>;
     fn decode_sub_value(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubValue, DecodeError>;
     fn gc_meta(&self, place: Place, key: &[u8], value: &[u8], now_ms: u64) -> GcDecision;
     fn gc_sub_owner(&self, place: Place, key: &[u8], value: &[u8]) -> Option<SubOwner>;

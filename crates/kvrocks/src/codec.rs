@@ -14,7 +14,7 @@ use redcodec_codec::{
     Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, Elements, EncodeError,
     GcDecision, KeyRange, KeyShape, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place,
     Reader, Record, RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue,
-    TtlResolution, VersionWidth,
+    SubValueRef, TtlResolution, VersionWidth,
 };
 
 use crate::keys::KeyScheme;
@@ -237,13 +237,13 @@ impl Codec for KvrocksCodec {
         elements::read_sub_id(of.kind, r, read_score, Reader::u64_be)
     }
 
-    fn encode_sub_value(&self, of: Elements<'_>, value: &SubValue) -> Vec<u8> {
+    fn encode_sub_value(&self, of: Elements<'_>, value: SubValueRef<'_>) -> Vec<u8> {
         match of.kind {
             SubKind::SetMember | SubKind::ZSetScore => Vec::new(),
             SubKind::HashField | SubKind::ZSetMember | SubKind::ListItem => match value {
-                SubValue::Score(s) => score::to_bytes(*s).to_vec(),
-                SubValue::Bytes(b) | SubValue::Node { value: b, .. } => b.clone(),
-                SubValue::Empty => Vec::new(),
+                SubValueRef::Score(s) => score::to_bytes(s).to_vec(),
+                SubValueRef::Bytes(b) | SubValueRef::Node { value: b, .. } => b.to_vec(),
+                SubValueRef::Empty => Vec::new(),
             },
         }
     }

@@ -18,7 +18,8 @@
 use redcodec_codec::{
     Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, Elements, EncodeError,
     GcDecision, KeyRange, ListModel, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry,
-    ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, TtlResolution, VersionWidth,
+    ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, SubValueRef, TtlResolution,
+    VersionWidth,
 };
 
 use crate::keys::{self, unbounded_upper};
@@ -189,7 +190,7 @@ impl Codec for NemoCodec {
         elements::decode_id(of.kind, of.key, raw)
     }
 
-    fn encode_sub_value(&self, of: Elements<'_>, value: &SubValue) -> Vec<u8> {
+    fn encode_sub_value(&self, of: Elements<'_>, value: SubValueRef<'_>) -> Vec<u8> {
         elements::encode_value(of.kind, of.meta, value)
     }
 

@@ -18,6 +18,7 @@
 
 use redcodec_codec::{
     DecodeError, KeyRange, ListModel, Meta, Reader, SparseIndex, SubId, SubKind, SubValue,
+    SubValueRef,
 };
 
 use crate::keys;
@@ -106,24 +107,24 @@ pub fn decode_id(kind: SubKind, key: &[u8], raw: &[u8]) -> Result<SubId, DecodeE
 }
 
 /// The value of an element record written under `meta`, suffix included.
-pub fn encode_value(kind: SubKind, meta: &Meta, value: &SubValue) -> Vec<u8> {
+pub fn encode_value(kind: SubKind, meta: &Meta, value: SubValueRef<'_>) -> Vec<u8> {
     let mut out = Vec::new();
     match (kind, value) {
         (SubKind::SetMember | SubKind::ZSetScore, _) => {}
-        (SubKind::ZSetMember, SubValue::Score(s)) => out.extend_from_slice(&s.to_le_bytes()),
-        (SubKind::ListItem, SubValue::Node { prev, next, value }) => {
+        (SubKind::ZSetMember, SubValueRef::Score(s)) => out.extend_from_slice(&s.to_le_bytes()),
+        (SubKind::ListItem, SubValueRef::Node { prev, next, value }) => {
             out.extend_from_slice(&prev.to_le_bytes());
             out.extend_from_slice(&next.to_le_bytes());
             out.extend_from_slice(value);
         }
         // A list value given without links is an unlinked node.
-        (SubKind::ListItem, SubValue::Bytes(b)) => {
+        (SubKind::ListItem, SubValueRef::Bytes(b)) => {
             out.extend_from_slice(&[0; 16]);
             out.extend_from_slice(b);
         }
-        (_, SubValue::Bytes(b) | SubValue::Node { value: b, .. }) => out.extend_from_slice(b),
-        (_, SubValue::Score(s)) => out.extend_from_slice(&s.to_le_bytes()),
-        (_, SubValue::Empty) => {}
+        (_, SubValueRef::Bytes(b) | SubValueRef::Node { value: b, .. }) => out.extend_from_slice(b),
+        (_, SubValueRef::Score(s)) => out.extend_from_slice(&s.to_le_bytes()),
+        (_, SubValueRef::Empty) => {}
     }
     Suffix::of_elements(meta).append_to(&mut out);
     out
@@ -230,7 +231,7 @@ mod tests {
     #[test]
     fn values_carry_the_meta_suffix() {
         let m = meta(0x6553_F100);
-        let v = encode_value(SubKind::ZSetMember, &m, &SubValue::Score(1.5));
+        let v = encode_value(SubKind::ZSetMember, &m, SubValue::Score(1.5).view());
         assert_eq!(v, b"\0\0\0\0\0\0\xf8\x3f\x00\xf1\x53\x65\0\0\0\0");
         assert_eq!(
             decode_value(SubKind::ZSetMember, &v),
@@ -242,11 +243,11 @@ mod tests {
             next: -1,
             value: b"x".to_vec(),
         };
-        let v = encode_value(SubKind::ListItem, &m, &node);
+        let v = encode_value(SubKind::ListItem, &m, node.view());
         assert_eq!(v.len(), 16 + 1 + 8);
         assert_eq!(decode_value(SubKind::ListItem, &v), Ok(node));
         assert!(decode_value(SubKind::ListItem, &v[..15 + 8]).is_err());
-        let v = encode_value(SubKind::SetMember, &m, &SubValue::Empty);
+        let v = encode_value(SubKind::SetMember, &m, SubValue::Empty.view());
         assert_eq!(v.len(), 8);
         assert_eq!(decode_value(SubKind::SetMember, &v), Ok(SubValue::Empty));
         assert!(decode_value(SubKind::SetMember, &v[..7]).is_err());
@@ -257,7 +258,7 @@ mod tests {
         let v = encode_value(
             SubKind::HashField,
             &meta(10),
-            &SubValue::Bytes(b"v".to_vec()),
+            SubValue::Bytes(b"v".to_vec()).view(),
         );
         assert!(is_current(&meta(10), &v));
         assert!(is_current(&meta(9), &v));

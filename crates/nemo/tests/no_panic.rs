@@ -4,7 +4,7 @@
 //! not.
 
 use redcodec_codec::{
-    Codec, DataType, ListBounds, Meta, Place, SubId, SubKind, SubOwner, SubValue,
+    Codec, DataType, ListBounds, Meta, Place, SubId, SubKind, SubOwner, SubValue, SubValueRef,
 };
 use redcodec_nemo::NemoCodec;
 use redcodec_testkit::{feed_decoders, prefixes_and_flips, XorShift};
@@ -61,10 +61,10 @@ fn valid_records(c: &NemoCodec) -> Vec<Vec<u8>> {
     for m in &metas {
         out.push(c.encode_sub_value(
             SubKind::ListItem.of(b"k", m),
-            &SubValue::Node {
+            SubValueRef::Node {
                 prev: 1,
                 next: 0,
-                value: b"v".to_vec(),
+                value: b"v",
             },
         ));
     }
@@ -108,7 +108,7 @@ fn random_bytes() {
         for kind in SubKind::ALL {
             let _ = c.encode_sub_value(
                 kind.of(b"k", &meta),
-                &SubValue::Score(f64::from_bits(next())),
+                SubValue::Score(f64::from_bits(next())).view(),
             );
         }
         let _ = c.sub_key(

@@ -181,7 +181,7 @@ fn score_keys() {
             c.decode_sub_key(SubKind::ZSetScore.of(b"z", &meta), &key),
             Ok(id)
         );
-        let value = c.encode_sub_value(SubKind::ZSetScore.of(b"z", &meta), &SubValue::Empty);
+        let value = c.encode_sub_value(SubKind::ZSetScore.of(b"z", &meta), SubValue::Empty.view());
         assert_eq!(value, unhex("00f15365 00000000"));
     }
 }
@@ -200,7 +200,10 @@ fn zadd_z_1_5_m() {
     assert_element_bytes(&c, b"z", &meta, &member, &unhex("7a 01 7a 6d"), &value);
     // The member record keeps the exact double; the index rounds it.
     let exact = 0.123456789;
-    let value = c.encode_sub_value(SubKind::ZSetMember.of(b"z", &meta), &SubValue::Score(exact));
+    let value = c.encode_sub_value(
+        SubKind::ZSetMember.of(b"z", &meta),
+        SubValue::Score(exact).view(),
+    );
     assert_eq!(
         c.decode_sub_value(SubKind::ZSetMember.of(b"z", &meta), &value),
         Ok(SubValue::Score(exact))
@@ -243,7 +246,7 @@ fn del_then_recreate_hides_old_elements() {
     let mut old = c.new_meta(DataType::Set, T - 50);
     old.size = 1;
     let member = SubId::Name(b"m".to_vec());
-    let old_value = c.encode_sub_value(SubKind::SetMember.of(b"s", &old), &SubValue::Empty);
+    let old_value = c.encode_sub_value(SubKind::SetMember.of(b"s", &old), SubValue::Empty.view());
     // DEL at T: PutWithKeyVersion gives now.
     let del = c.new_meta(DataType::Set, c.next_version(NOW_US, 0, Some(old.version)));
     assert_eq!(del.version, T);
@@ -270,7 +273,7 @@ fn del_then_recreate_hides_old_elements() {
     assert_eq!(same.version, T - 50);
     assert_eq!(c.gc_sub(&same, None, NOW_MS), GcDecision::Drop);
     // A member written under the new version is kept.
-    let new_value = c.encode_sub_value(SubKind::SetMember.of(b"s", &del), &SubValue::Empty);
+    let new_value = c.encode_sub_value(SubKind::SetMember.of(b"s", &del), SubValue::Empty.view());
     let current = c.gc_sub_owner(range.place, &key, &new_value).unwrap();
     assert_eq!(
         c.gc_sub(&current, Some(&del_value), NOW_MS),
@@ -289,7 +292,7 @@ fn expiry_is_stamped_on_elements() {
     meta.expire_ms = (T + 9) * 1000;
     let value = c.encode_sub_value(
         SubKind::HashField.of(b"h", &meta),
-        &SubValue::Bytes(Vec::new()),
+        SubValue::Bytes(Vec::new()).view(),
     );
     assert_eq!(value, unhex("00f15365 09f15365"));
     let meta_value = c.encode_meta(&meta).unwrap();

@@ -225,7 +225,7 @@ pub fn valid_records<C: Codec>(c: &C, metas: &[Meta], extra: &[(SubKind, SubId)]
         out.push(c.encode_meta(m).expect("valid metadata encodes"));
         out.push(c.meta_record(b"k", m.data_type).expect("meta record").key);
         out.extend(sub_records(c, m, &ids));
-        out.push(c.encode_sub_value(SubKind::ZSetMember.of(b"k", m), &SubValue::Score(3.0)));
+        out.push(c.encode_sub_value(SubKind::ZSetMember.of(b"k", m), SubValue::Score(3.0).view()));
     }
     out
 }
@@ -258,7 +258,7 @@ pub fn assert_sub_round_trip<C: Codec>(
         ) => assert!(a.to_bits() == b.to_bits() && m == n, "{kind:?}"),
         _ => assert_eq!(&decoded, id, "{kind:?}"),
     }
-    let raw_value = c.encode_sub_value(of, value);
+    let raw_value = c.encode_sub_value(of, value.view());
     match (c.decode_sub_value(of, &raw_value).unwrap(), value) {
         (SubValue::Score(a), SubValue::Score(b)) => assert_eq!(a.to_bits(), b.to_bits()),
         (got, want) => assert_eq!(&got, want, "{kind:?}"),

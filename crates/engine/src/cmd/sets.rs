@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 
 use crate::store::KvStore;
-use redcodec_codec::{Codec, DataType, Meta, SubValue};
+use redcodec_codec::{Codec, DataType, Meta, SubValueRef};
 
 use super::scan_args::scan_records;
 use super::stored::store_collection;
@@ -71,7 +71,7 @@ pub fn sadd<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRe
     let mut added = 0;
     for member in distinct(a[2..].iter().copied()) {
         if !is_member(ctx, key, &meta, member)? {
-            ctx.sub_put(KIND, key, &meta, &member_id(member), &SubValue::Empty);
+            ctx.sub_put(KIND, key, &meta, &member_id(member), SubValueRef::Empty);
             ctx.codec().note_member(&mut meta, member);
             added += 1;
         }
@@ -243,7 +243,7 @@ pub fn smove<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdR
         // Only the source changed.
         ctx.leave_unchanged(dst);
     } else {
-        ctx.sub_put(KIND, dst, &dst_meta, &member_id(member), &SubValue::Empty);
+        ctx.sub_put(KIND, dst, &dst_meta, &member_id(member), SubValueRef::Empty);
         ctx.codec().note_member(&mut dst_meta, member);
         dst_meta.size += 1;
         ctx.save(dst, &dst_meta)?;

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::store::KvStore;
-use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
+use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue, SubValueRef};
 
 use super::set::record_name;
 use crate::error::CmdResult;
@@ -70,13 +70,7 @@ pub(crate) fn put_value<C: Codec, S: KvStore>(
     field: &[u8],
     value: &[u8],
 ) {
-    ctx.sub_put(
-        KIND,
-        key,
-        meta,
-        &field_id(field),
-        &SubValue::Bytes(value.to_vec()),
-    );
+    ctx.sub_put(KIND, key, meta, &field_id(field), SubValueRef::Bytes(value));
 }
 
 /// Field–value pairs with each field once, holding its last value, in

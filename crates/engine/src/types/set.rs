@@ -4,7 +4,7 @@
 use crate::store::KvStore;
 use std::collections::HashSet;
 
-use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
+use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValueRef};
 
 use crate::error::CmdResult;
 use crate::keyspace::{corrupt, Ctx};
@@ -34,7 +34,7 @@ pub(crate) fn write_all<C: Codec, S: KvStore>(
     let ValueMut { ctx, key, meta } = value;
     let unique = distinct(members.iter().map(Vec::as_slice));
     for member in &unique {
-        ctx.sub_put(KIND, key, meta, &member_id(member), &SubValue::Empty);
+        ctx.sub_put(KIND, key, meta, &member_id(member), SubValueRef::Empty);
         ctx.codec().note_member(meta, member);
     }
     meta.size = unique.len() as u64;

@@ -491,7 +491,7 @@ mod lossy {
 
     use redcodec_codec::{
         Codec, DataType, Declaration, DecodeError, Elements, EncodeError, GcDecision, KeyRange,
-        Meta, Place, Record, ScoreIndex, SubId, SubKind, SubOwner, SubValue,
+        Meta, Place, Record, ScoreIndex, SubId, SubKind, SubOwner, SubValue, SubValueRef,
     };
     use redcodec_kvrocks::KvrocksCodec;
 
@@ -567,7 +567,7 @@ mod lossy {
         fn decode_sub_key(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubId, DecodeError> {
             self.inner.decode_sub_key(of, raw)
         }
-        fn encode_sub_value(&self, of: Elements<'_>, value: &SubValue) -> Vec<u8> {
+        fn encode_sub_value(&self, of: Elements<'_>, value: SubValueRef<'_>) -> Vec<u8> {
             self.inner.encode_sub_value(of, value)
         }
         fn decode_sub_value(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubValue, DecodeError> {

@@ -24,7 +24,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::store::KvStore;
-use redcodec_codec::{Codec, ListBounds, Meta, SubId, SubKind, SubValue};
+use redcodec_codec::{Codec, ListBounds, Meta, SubId, SubKind, SubValue, SubValueRef};
 
 use super::ops::{matches, visit_values, Insertion, List, ListOps, Side, ValueMut};
 use crate::error::{CmdError, CmdResult};
@@ -314,12 +314,12 @@ impl Changes<'_> {
         }
         for seq in &self.changed {
             if let Some(node) = self.nodes.get(seq) {
-                let value = SubValue::Node {
+                let value = SubValueRef::Node {
                     prev: node.prev,
                     next: node.next,
-                    value: node.value.clone(),
+                    value: &node.value,
                 };
-                ctx.sub_put(SubKind::ListItem, self.key, meta, &SubId::Seq(*seq), &value);
+                ctx.sub_put(SubKind::ListItem, self.key, meta, &SubId::Seq(*seq), value);
             }
         }
     }

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use redcodec_codec::{Codec, DataType, ListBounds, SubId, SubKind, SubValue};
+use redcodec_codec::{Codec, DataType, ListBounds, SubId, SubKind, SubValue, SubValueRef};
 use redcodec_nemo::NemoCodec;
 
 use crate::cmd::testkit::TestEngine;
@@ -344,10 +344,10 @@ fn corrupt_links_are_an_error_not_a_loop() {
         let key = codec.sub_key(SubKind::ListItem.of(b"l", &meta), &SubId::Seq(seq));
         let value = codec.encode_sub_value(
             SubKind::ListItem.of(b"l", &meta),
-            &SubValue::Node {
+            SubValueRef::Node {
                 prev,
                 next,
-                value: b"v".to_vec(),
+                value: b"v",
             },
         );
         let mut batch = crate::store::Batch::default();

@@ -15,7 +15,7 @@
 //!   caller drops the key), except pops, which leave `meta.size == 0`.
 
 use crate::store::KvStore;
-use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
+use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue, SubValueRef};
 
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
@@ -175,8 +175,7 @@ pub(super) fn put_item<C: Codec, S: KvStore>(
     id: SubId,
     value: &[u8],
 ) {
-    let item = SubValue::Bytes(value.to_vec());
-    ctx.sub_put(SubKind::ListItem, key, meta, &id, &item);
+    ctx.sub_put(SubKind::ListItem, key, meta, &id, SubValueRef::Bytes(value));
 }
 
 /// The error for a list item record a model's walk cannot read.

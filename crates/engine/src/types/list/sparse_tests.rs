@@ -2,7 +2,7 @@
 //! writes, and that the replies stay Redis' whatever the indexes.
 
 use redcodec_ardb::ArdbCodec;
-use redcodec_codec::{DataType, SparseIndex, SubId, SubKind, SubValue};
+use redcodec_codec::{DataType, SparseIndex, SubId, SubKind, SubValue, SubValueRef};
 
 use crate::cmd::testkit::TestEngine;
 use crate::keyspace::Ctx;
@@ -253,13 +253,12 @@ fn a_sequential_list_pops_at_its_bounds() {
     let mut ctx = Ctx::new(&t.0.engine);
     let meta = ctx.typed(b"s", DataType::List).unwrap().expect("live list");
     for (index, value) in [(I(-7), "below"), (I(9), "above")] {
-        let value = SubValue::Bytes(value.as_bytes().to_vec());
         ctx.sub_put(
             SubKind::ListItem,
             b"s",
             &meta,
             &SubId::Sparse(index),
-            &value,
+            SubValueRef::Bytes(value.as_bytes()),
         );
     }
     ctx.commit().unwrap();

@@ -2,7 +2,7 @@
 //! store goes through [`put_member`].
 
 use crate::store::KvStore;
-use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue};
+use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue, SubValueRef};
 
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx};
@@ -79,14 +79,14 @@ pub(crate) fn put_member<C: Codec, S: KvStore>(
         key,
         meta,
         &member_id(member),
-        &SubValue::Score(new),
+        SubValueRef::Score(new),
     );
     ctx.sub_put(
         SubKind::ZSetScore,
         key,
         meta,
         &score_id(member, new),
-        &SubValue::Empty,
+        SubValueRef::Empty,
     );
     ctx.codec().note_member(meta, member);
     Ok(())
