@@ -152,7 +152,10 @@ impl Codec for BlackwidowCodec {
 
     fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8> {
         let v = version::to_i32(of.meta.version);
-        keys::data_key(of.key, v, &elements::sub_bytes(id))
+        let room = redcodec_codec::elements::sub_id_len(id);
+        keys::data_key_with(of.key, v, room, |out| {
+            elements::put_sub(id, out);
+        })
     }
 
     fn sub_range(&self, of: Elements<'_>) -> KeyRange {

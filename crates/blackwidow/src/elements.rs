@@ -39,14 +39,23 @@ pub fn key_record_name(kind: SubKind) -> &'static str {
     }
 }
 
-/// The bytes after the prefix for `id`. Ids of other models (`Seq`,
-/// `Sparse`) are not blackwidow's; they are written as 8-byte LE numbers
-/// so that nothing panics.
+/// Appends the bytes of `id` after a data key's prefix to `out`
+/// ([`elements::put_le_sub`]; a sparse index, which blackwidow has not,
+/// as its little-endian number).
+pub fn put_sub(id: &SubId, out: &mut Vec<u8>) {
+    if let Err(sparse) = elements::put_le_sub(id, out) {
+        match sparse {
+            SparseIndex::Int(i) => out.extend_from_slice(&i.to_le_bytes()),
+            SparseIndex::Float(f) => out.extend_from_slice(&f.to_le_bytes()),
+        }
+    }
+}
+
+/// The bytes of `id` after a data key's prefix ([`put_sub`]).
 pub fn sub_bytes(id: &SubId) -> Vec<u8> {
-    elements::le_sub_bytes(id).unwrap_or_else(|sparse| match sparse {
-        SparseIndex::Int(i) => i.to_le_bytes().to_vec(),
-        SparseIndex::Float(f) => f.to_le_bytes().to_vec(),
-    })
+    let mut out = Vec::with_capacity(elements::sub_id_len(id));
+    put_sub(id, &mut out);
+    out
 }
 
 /// Reads an 8-byte LE double; NaN is refused (blackwidow's `ZAdd` never

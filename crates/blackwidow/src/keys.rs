@@ -36,7 +36,13 @@ pub const WORD_LEN: usize = 8;
 /// [`crate::BlackwidowCodec`]'s `meta_record` before any data key is built;
 /// the size field is truncated for them.
 pub fn prefix(user_key: &[u8], version: i32) -> Vec<u8> {
-    let mut out = Vec::with_capacity(KEY_SIZE_LEN + user_key.len() + VERSION_LEN + WORD_LEN);
+    prefix_with_room(user_key, version, WORD_LEN)
+}
+
+/// [`prefix`] with room for `room` more bytes: a data key's own bytes
+/// are appended without the vector growing.
+fn prefix_with_room(user_key: &[u8], version: i32, room: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(KEY_SIZE_LEN + user_key.len() + VERSION_LEN + room);
     out.extend_from_slice(&(user_key.len() as u32).to_le_bytes());
     out.extend_from_slice(user_key);
     out.extend_from_slice(&version.to_le_bytes());
@@ -45,8 +51,21 @@ pub fn prefix(user_key: &[u8], version: i32) -> Vec<u8> {
 
 /// A data key: the prefix followed by `sub`.
 pub fn data_key(user_key: &[u8], version: i32, sub: &[u8]) -> Vec<u8> {
-    let mut out = prefix(user_key, version);
-    out.extend_from_slice(sub);
+    data_key_with(user_key, version, sub.len(), |out| {
+        out.extend_from_slice(sub);
+    })
+}
+
+/// [`data_key`] whose `room` bytes after the prefix `put` appends, made
+/// in one allocation.
+pub fn data_key_with(
+    user_key: &[u8],
+    version: i32,
+    room: usize,
+    put: impl FnOnce(&mut Vec<u8>),
+) -> Vec<u8> {
+    let mut out = prefix_with_room(user_key, version, room);
+    put(&mut out);
     out
 }
 

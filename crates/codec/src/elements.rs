@@ -57,21 +57,34 @@ pub fn read_sub_value(
     })
 }
 
-/// The bytes of `id` after a key's prefix where numbers are little-endian
-/// (Pika 3's blackwidow, Pika 4's floyd): a name as it is; a score-index
-/// entry's score (8 bytes) then its member; a list index or a sequence
-/// number in 8 bytes. A sparse index, which neither format has, is handed
-/// back for the format to write as it chooses.
-pub fn le_sub_bytes(id: &SubId) -> Result<Vec<u8>, SparseIndex> {
+/// How many bytes `id` takes after a key's prefix in the formats that
+/// write ids as they are (Kvrocks, blackwidow, floyd): a name's length; a
+/// score-index entry's 8-byte score and its member; 8 for a list
+/// position. A key is made with room for them, in one allocation.
+pub fn sub_id_len(id: &SubId) -> usize {
     match id {
-        SubId::Name(name) => Ok(name.clone()),
-        SubId::Scored { score, member } => {
-            let mut out = score.to_le_bytes().to_vec();
-            out.extend_from_slice(member);
-            Ok(out)
-        }
-        SubId::Index(i) => Ok(i.to_le_bytes().to_vec()),
-        SubId::Seq(s) => Ok(s.to_le_bytes().to_vec()),
-        SubId::Sparse(sparse) => Err(*sparse),
+        SubId::Name(name) => name.len(),
+        SubId::Scored { member, .. } => 8 + member.len(),
+        SubId::Index(_) | SubId::Seq(_) | SubId::Sparse(_) => 8,
     }
+}
+
+/// Appends the bytes of `id` after a key's prefix where numbers are
+/// little-endian (Pika 3's blackwidow, Pika 4's floyd): a name as it is;
+/// a score-index entry's score (8 bytes) then its member; a list index or
+/// a sequence number in 8 bytes. A sparse index, which neither format
+/// has, is handed back (nothing appended) for the format to write as it
+/// chooses.
+pub fn put_le_sub(id: &SubId, out: &mut Vec<u8>) -> Result<(), SparseIndex> {
+    match id {
+        SubId::Name(name) => out.extend_from_slice(name),
+        SubId::Scored { score, member } => {
+            out.extend_from_slice(&score.to_le_bytes());
+            out.extend_from_slice(member);
+        }
+        SubId::Index(i) => out.extend_from_slice(&i.to_le_bytes()),
+        SubId::Seq(s) => out.extend_from_slice(&s.to_le_bytes()),
+        SubId::Sparse(sparse) => return Err(*sparse),
+    }
+    Ok(())
 }

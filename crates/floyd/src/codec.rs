@@ -237,7 +237,10 @@ impl Codec for FloydCodec {
     }
 
     fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8> {
-        keys::data_key(of.key, of.meta.version, &elements::sub_bytes(id))
+        let room = redcodec_codec::elements::sub_id_len(id);
+        keys::data_key_with(of.key, of.meta.version, room, |out| {
+            elements::put_sub(id, out);
+        })
     }
 
     fn sub_range(&self, of: Elements<'_>) -> KeyRange {

@@ -53,10 +53,19 @@ fn value_record_name(kind: SubKind) -> &'static str {
     }
 }
 
-/// The bytes after the version of the element key for `id`.
+/// Appends the bytes of `id` between a data key's version and its
+/// reserved suffix to `out` ([`elements::put_le_sub`]). Floyd has array
+/// lists only; a sparse index gets no bytes.
+pub fn put_sub(id: &SubId, out: &mut Vec<u8>) {
+    let _ = elements::put_le_sub(id, out);
+}
+
+/// The bytes of `id` between a data key's version and its reserved
+/// suffix ([`put_sub`]).
 pub fn sub_bytes(id: &SubId) -> Vec<u8> {
-    // Floyd has array lists only; a sparse index gets no bytes.
-    elements::le_sub_bytes(id).unwrap_or_default()
+    let mut out = Vec::with_capacity(elements::sub_id_len(id));
+    put_sub(id, &mut out);
+    out
 }
 
 /// The id of an element of `kind` from the bytes between the version and

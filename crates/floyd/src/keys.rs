@@ -128,7 +128,13 @@ pub fn decode_meta_key(raw: &[u8]) -> Result<Vec<u8>, DecodeError> {
 /// The prefix every element key of one key version starts with:
 /// `Z(8) ‖ enc(key) ‖ version`.
 pub fn prefix(key: &[u8], version: u64) -> Vec<u8> {
-    let mut out = head(key, VERSION_LEN + 8 + SUFFIX_RESERVE_LEN);
+    prefix_with_room(key, version, 8)
+}
+
+/// [`prefix`] with room for `room` more bytes and the reserved suffix: a
+/// data key's own bytes are appended without the vector growing.
+fn prefix_with_room(key: &[u8], version: u64, room: usize) -> Vec<u8> {
+    let mut out = head(key, VERSION_LEN + room + SUFFIX_RESERVE_LEN);
     out.extend_from_slice(&version.to_le_bytes());
     out
 }
@@ -136,8 +142,21 @@ pub fn prefix(key: &[u8], version: u64) -> Vec<u8> {
 /// A hash field, set member or zset member key:
 /// `prefix ‖ data ‖ Z(16)` (`BaseDataKey::Encode`).
 pub fn data_key(key: &[u8], version: u64, data: &[u8]) -> Vec<u8> {
-    let mut out = prefix(key, version);
-    out.extend_from_slice(data);
+    data_key_with(key, version, data.len(), |out| {
+        out.extend_from_slice(data);
+    })
+}
+
+/// [`data_key`] whose `room` bytes of data `put` appends, made in one
+/// allocation.
+pub fn data_key_with(
+    key: &[u8],
+    version: u64,
+    room: usize,
+    put: impl FnOnce(&mut Vec<u8>),
+) -> Vec<u8> {
+    let mut out = prefix_with_room(key, version, room);
+    put(&mut out);
     out.extend_from_slice(&[0; SUFFIX_RESERVE_LEN]);
     out
 }

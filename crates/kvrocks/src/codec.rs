@@ -95,24 +95,29 @@ impl Default for KvrocksCodec {
     }
 }
 
-/// The sub bytes of an element id.
-fn sub_bytes(kind: SubKind, id: &SubId) -> Vec<u8> {
+/// Appends the bytes `id` takes in a subkey of `kind` to `out`, the
+/// key's prefix: a field's or member's name; a score-index entry's
+/// encoded score and member; a list item's big-endian index.
+fn put_sub(kind: SubKind, id: &SubId, out: &mut Vec<u8>) {
     debug_assert!(
         id.is_of(kind, LIST_MODEL),
         "kvrocks: {id:?} is not an id of {kind:?}"
     );
     match id {
-        SubId::Name(name) => name.clone(),
+        SubId::Name(name) => out.extend_from_slice(name),
         SubId::Scored { score: s, member } => {
-            let mut out = score::to_bytes(*s).to_vec();
+            out.extend_from_slice(&score::to_bytes(*s));
             out.extend_from_slice(member);
-            out
         }
-        SubId::Index(i) => i.to_be_bytes().to_vec(),
+        SubId::Index(i) => out.extend_from_slice(&i.to_be_bytes()),
         // Not Kvrocks ids; encoded as their integer so that nothing panics.
-        SubId::Seq(i) => i.to_be_bytes().to_vec(),
-        SubId::Sparse(redcodec_codec::SparseIndex::Int(i)) => i.to_be_bytes().to_vec(),
-        SubId::Sparse(redcodec_codec::SparseIndex::Float(f)) => score::to_bytes(*f).to_vec(),
+        SubId::Seq(i) => out.extend_from_slice(&i.to_be_bytes()),
+        SubId::Sparse(redcodec_codec::SparseIndex::Int(i)) => {
+            out.extend_from_slice(&i.to_be_bytes());
+        }
+        SubId::Sparse(redcodec_codec::SparseIndex::Float(f)) => {
+            out.extend_from_slice(&score::to_bytes(*f));
+        }
     }
 }
 
@@ -218,8 +223,11 @@ impl Codec for KvrocksCodec {
     }
 
     fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8> {
+        let room = elements::sub_id_len(id);
         self.keys
-            .sub_key(of.key, of.meta.version, &sub_bytes(of.kind, id))
+            .sub_key_with(of.key, of.meta.version, room, |out| {
+                put_sub(of.kind, id, out);
+            })
     }
 
     fn sub_range(&self, of: Elements<'_>) -> KeyRange {

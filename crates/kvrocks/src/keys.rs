@@ -58,7 +58,13 @@ impl KeyScheme {
     /// The subkey of `user_key` at `version` with no sub bytes: the prefix of
     /// every subkey of that key version.
     pub fn sub_prefix(&self, user_key: &[u8], version: u64) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.prefix.len() + 14 + user_key.len());
+        self.sub_prefix_with_room(user_key, version, 0)
+    }
+
+    /// [`KeyScheme::sub_prefix`] with room for `room` more bytes: a
+    /// subkey's own bytes are appended without the vector growing.
+    fn sub_prefix_with_room(&self, user_key: &[u8], version: u64, room: usize) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.prefix.len() + 14 + user_key.len() + room);
         self.put_ns_and_slot(&mut out, user_key);
         // Keys longer than u32::MAX bytes are refused before any subkey is built.
         put_u32(&mut out, user_key.len() as u32);
@@ -69,8 +75,22 @@ impl KeyScheme {
 
     /// The subkey of `user_key` at `version` with sub bytes `sub`.
     pub fn sub_key(&self, user_key: &[u8], version: u64, sub: &[u8]) -> Vec<u8> {
-        let mut out = self.sub_prefix(user_key, version);
-        out.extend_from_slice(sub);
+        self.sub_key_with(user_key, version, sub.len(), |out| {
+            out.extend_from_slice(sub);
+        })
+    }
+
+    /// [`KeyScheme::sub_key`] whose `room` sub bytes `put` appends, made
+    /// in one allocation.
+    pub fn sub_key_with(
+        &self,
+        user_key: &[u8],
+        version: u64,
+        room: usize,
+        put: impl FnOnce(&mut Vec<u8>),
+    ) -> Vec<u8> {
+        let mut out = self.sub_prefix_with_room(user_key, version, room);
+        put(&mut out);
         out
     }
 
