@@ -15,7 +15,7 @@ use common::T0_MS;
 use redcodec::ardb::keys::meta_key;
 use redcodec::ardb::merge::{self, encode_operand, op, Scalar};
 use redcodec::ardb::{comparator, elements};
-use redcodec::codec::{Place, SubId, SubKind};
+use redcodec::codec::{Place, SubIdRef, SubKind};
 use redcodec::engine::check::check;
 use redcodec::engine::{Engine, EngineOptions, ManualClock};
 use redcodec::formats::{AnyCodec, Format, FormatOptions};
@@ -69,7 +69,7 @@ fn as_ardb(dir: &Path, write: impl FnOnce(&DB, &rocksdb::ColumnFamily)) {
 }
 
 fn field_key(key: &[u8], field: &[u8]) -> Vec<u8> {
-    elements::sub_key(SubKind::HashField, key, &SubId::Name(field.to_vec()))
+    elements::sub_key(SubKind::HashField, key, SubIdRef::Name(field))
 }
 
 fn s(text: &str) -> Scalar {

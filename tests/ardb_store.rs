@@ -222,7 +222,7 @@ fn unknown_size_hash(f: &Fixture, n: usize) {
     for i in 0..n {
         let field = SubId::Name(format!("f{i}").into_bytes());
         pairs.push((
-            codec.sub_key(SubKind::HashField.of(b"h", &meta), &field),
+            codec.sub_key(SubKind::HashField.of(b"h", &meta), field.view()),
             codec.encode_sub_value(
                 SubKind::HashField.of(b"h", &meta),
                 SubValue::Bytes(b"v".to_vec()).view(),
@@ -337,14 +337,14 @@ fn scard_and_zcard_count_sets_and_zsets_of_unknown_size() {
     for m in ["a", "7", "b"] {
         let id = SubId::Name(m.as_bytes().to_vec());
         pairs.push((
-            codec.sub_key(SubKind::SetMember.of(b"s", &set), &id),
+            codec.sub_key(SubKind::SetMember.of(b"s", &set), id.view()),
             codec.encode_sub_value(SubKind::SetMember.of(b"s", &set), SubValue::Empty.view()),
         ));
     }
     for (m, score) in [("x", 1.0), ("y", 2.5)] {
         let id = SubId::Name(m.as_bytes().to_vec());
         pairs.push((
-            codec.sub_key(SubKind::ZSetMember.of(b"z", &zset), &id),
+            codec.sub_key(SubKind::ZSetMember.of(b"z", &zset), id.view()),
             codec.encode_sub_value(
                 SubKind::ZSetMember.of(b"z", &zset),
                 SubValue::Score(score).view(),
@@ -355,7 +355,7 @@ fn scard_and_zcard_count_sets_and_zsets_of_unknown_size() {
             member: m.as_bytes().to_vec(),
         };
         pairs.push((
-            codec.sub_key(SubKind::ZSetScore.of(b"z", &zset), &scored),
+            codec.sub_key(SubKind::ZSetScore.of(b"z", &zset), scored.view()),
             codec.encode_sub_value(SubKind::ZSetScore.of(b"z", &zset), SubValue::Empty.view()),
         ));
     }

@@ -4,7 +4,7 @@
 mod common;
 
 use common::Fixture;
-use redcodec::codec::{Codec, DataType, SubId, SubKind};
+use redcodec::codec::{Codec, DataType, SubIdRef, SubKind};
 use redcodec::formats::Format;
 
 #[test]
@@ -40,10 +40,7 @@ fn corrupt_element_values_are_errors_for_that_key_only() {
     f.run_ok(&["ZADD z 1 a 2 b", "ZADD y 1 a"]);
     let codec = f.engine.codec();
     let (_, meta) = f.meta(b"z", DataType::ZSet);
-    let key = codec.sub_key(
-        SubKind::ZSetMember.of(b"z", &meta),
-        &SubId::Name(b"a".to_vec()),
-    );
+    let key = codec.sub_key(SubKind::ZSetMember.of(b"z", &meta), SubIdRef::Name(b"a"));
     f.put(
         codec.sub_place(SubKind::ZSetMember, b"z"),
         key,

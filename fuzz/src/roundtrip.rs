@@ -240,7 +240,7 @@ pub fn check<C: Codec>(c: &C, case: &Case) {
             continue;
         }
         let place = c.sub_place(kind, &case.key);
-        let key = c.sub_key(kind.of(&case.key, &decoded), &id);
+        let key = c.sub_key(kind.of(&case.key, &decoded), id.view());
         let range = c.sub_range(kind.of(&case.key, &decoded));
         assert!(
             in_range(c, &range, place, &key),
@@ -254,7 +254,7 @@ pub fn check<C: Codec>(c: &C, case: &Case) {
             assert_eq!(got, id, "{name}: {kind:?} {key:02x?}");
         }
         assert_eq!(
-            c.sub_key(kind.of(&case.key, &decoded), &got),
+            c.sub_key(kind.of(&case.key, &decoded), got.view()),
             key,
             "{name}: {kind:?} {id:?} decoded as {got:?}"
         );
@@ -350,7 +350,7 @@ pub fn records<C: Codec>(c: &C, key: &[u8], case: &Case) -> Vec<(Place, Vec<u8>,
         if let Some((kind, id, value)) = element_of(c, e) {
             out.push((
                 c.sub_place(kind, key),
-                c.sub_key(kind.of(key, &meta), &id),
+                c.sub_key(kind.of(key, &meta), id.view()),
                 c.encode_sub_value(kind.of(key, &meta), value.view()),
             ));
         }

@@ -8,8 +8,8 @@
 use redcodec_codec::{
     ActiveExpiry, Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, Elements,
     EncodeError, GcDecision, KeyRange, ListModel, Meta, MetaLookup, Namespaces, Place, Record,
-    RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, SubValueRef,
-    TtlResolution, VersionWidth,
+    RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubIdRef, SubKind, SubOwner, SubValue,
+    SubValueRef, TtlResolution, VersionWidth,
 };
 
 use crate::keys::{self, key_type, ParsedKey};
@@ -157,7 +157,7 @@ impl Codec for ArdbCodec {
         layout::NAMESPACE
     }
 
-    fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8> {
+    fn sub_key(&self, of: Elements<'_>, id: SubIdRef<'_>) -> Vec<u8> {
         elements::sub_key(of.kind, of.key, id)
     }
 

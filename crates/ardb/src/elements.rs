@@ -12,7 +12,7 @@
 //! Fields, set members and values are int-encoded when they are canonical
 //! integers ([`Data::try_int`]); zset members never are.
 
-use redcodec_codec::{DecodeError, SubId, SubKind, SubValue, SubValueRef};
+use redcodec_codec::{DecodeError, SubId, SubIdRef, SubKind, SubValue, SubValueRef};
 
 use crate::keys::{self, ParsedKey};
 use crate::meta::{data_index, index_data};
@@ -23,24 +23,24 @@ const VALUE_RECORD: &str = "ardb element value";
 
 /// The key elements of `id` for `kind`. Ids that are not of the kind are
 /// encoded as their nearest `Data` so that nothing panics.
-pub fn id_elements<'a>(kind: SubKind, id: &'a SubId) -> Vec<Data<'a>> {
+pub fn id_elements<'a>(kind: SubKind, id: SubIdRef<'a>) -> Vec<Data<'a>> {
     match id {
-        SubId::Name(name) => match kind {
+        SubIdRef::Name(name) => match kind {
             SubKind::ZSetMember | SubKind::ZSetScore => vec![Data::Str(name)],
             SubKind::HashField | SubKind::SetMember | SubKind::ListItem => {
                 vec![Data::try_int(name)]
             }
         },
-        SubId::Scored { score, member } => vec![Data::Float(*score), Data::Str(member)],
-        SubId::Sparse(i) => vec![index_data(*i)],
+        SubIdRef::Scored { score, member } => vec![Data::Float(score), Data::Str(member)],
+        SubIdRef::Sparse(i) => vec![index_data(i)],
         // Not Ardb ids (array and linked list models).
-        SubId::Index(i) => vec![Data::Int(*i as i64)],
-        SubId::Seq(i) => vec![Data::Int(*i)],
+        SubIdRef::Index(i) => vec![Data::Int(i as i64)],
+        SubIdRef::Seq(i) => vec![Data::Int(i)],
     }
 }
 
 /// The key of the element record `id` of `user_key`.
-pub fn sub_key(kind: SubKind, user_key: &[u8], id: &SubId) -> Vec<u8> {
+pub fn sub_key(kind: SubKind, user_key: &[u8], id: SubIdRef<'_>) -> Vec<u8> {
     keys::encode(user_key, keys::type_of_kind(kind), &id_elements(kind, id))
 }
 
@@ -165,7 +165,7 @@ mod tests {
     fn reference_element_records() {
         let f = SubId::Name(b"f".to_vec());
         assert_eq!(
-            hex(&sub_key(SubKind::HashField, b"h", &f)),
+            hex(&sub_key(SubKind::HashField, b"h", f.view())),
             "01 68 04 01 04 01 66"
         );
         assert_eq!(
@@ -179,7 +179,7 @@ mod tests {
             hex(&sub_key(
                 SubKind::ListItem,
                 b"l",
-                &SubId::Sparse(SparseIndex::Int(0))
+                SubIdRef::Sparse(SparseIndex::Int(0))
             )),
             "01 6c 06 01 01 00"
         );
@@ -191,11 +191,7 @@ mod tests {
             "06 01 04 01 61"
         );
         assert_eq!(
-            hex(&sub_key(
-                SubKind::SetMember,
-                b"s",
-                &SubId::Name(b"5".to_vec())
-            )),
+            hex(&sub_key(SubKind::SetMember, b"s", SubIdRef::Name(b"5"))),
             "01 73 08 01 01 0a"
         );
         assert_eq!(
@@ -203,20 +199,16 @@ mod tests {
             "08 00"
         );
         assert_eq!(
-            hex(&sub_key(
-                SubKind::ZSetMember,
-                b"z",
-                &SubId::Name(b"m".to_vec())
-            )),
+            hex(&sub_key(SubKind::ZSetMember, b"z", SubIdRef::Name(b"m"))),
             "01 7a 0b 01 04 01 6d"
         );
         assert_eq!(
             hex(&sub_key(
                 SubKind::ZSetScore,
                 b"z",
-                &SubId::Scored {
+                SubIdRef::Scored {
                     score: 1.5,
-                    member: b"m".to_vec()
+                    member: b"m"
                 }
             )),
             "01 7a 0a 02 02 80 80 80 80 80 80 80 f8 7f 04 01 6d"
@@ -237,26 +229,18 @@ mod tests {
     #[test]
     fn zset_members_are_never_int_encoded() {
         assert_eq!(
-            hex(&sub_key(
-                SubKind::ZSetMember,
-                b"z",
-                &SubId::Name(b"5".to_vec())
-            )),
+            hex(&sub_key(SubKind::ZSetMember, b"z", SubIdRef::Name(b"5"))),
             "01 7a 0b 01 04 01 35"
         );
         assert_eq!(
-            hex(&sub_key(
-                SubKind::HashField,
-                b"z",
-                &SubId::Name(b"5".to_vec())
-            )),
+            hex(&sub_key(SubKind::HashField, b"z", SubIdRef::Name(b"5"))),
             "01 7a 04 01 01 0a"
         );
     }
 
     #[test]
     fn decode_rejects_foreign_keys() {
-        let raw = sub_key(SubKind::HashField, b"h", &SubId::Name(b"10".to_vec()));
+        let raw = sub_key(SubKind::HashField, b"h", SubIdRef::Name(b"10"));
         assert_eq!(
             decode_sub_key(SubKind::HashField, b"h", &raw),
             Ok(SubId::Name(b"10".to_vec()))

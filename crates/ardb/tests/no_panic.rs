@@ -8,7 +8,9 @@ use std::cmp::Ordering;
 use redcodec_ardb::comparator::compare_keys;
 use redcodec_ardb::gc::expired_meta_key;
 use redcodec_ardb::ArdbCodec;
-use redcodec_codec::{Codec, DataType, ListBounds, Meta, SparseIndex, SubId, SubKind, SubValue};
+use redcodec_codec::{
+    Codec, DataType, ListBounds, Meta, SparseIndex, SubId, SubIdRef, SubKind, SubValue,
+};
 use redcodec_testkit::{feed_decoders, prefixes_and_flips, XorShift};
 
 fn metas(c: &ArdbCodec) -> Vec<Meta> {
@@ -174,10 +176,7 @@ fn merge_never_panics() {
     let meta = c.new_meta(DataType::Hash, 0);
     let keys = vec![
         c.meta_record(b"k", DataType::String).unwrap().key,
-        c.sub_key(
-            SubKind::HashField.of(b"k", &meta),
-            &SubId::Name(b"f".to_vec()),
-        ),
+        c.sub_key(SubKind::HashField.of(b"k", &meta), SubIdRef::Name(b"f")),
     ];
     let mut bases: Vec<Vec<u8>> = metas(&c)
         .iter()

@@ -8,8 +8,8 @@ use redcodec_ardb::comparator::compare_keys;
 use redcodec_ardb::meta::{VARIANT_FLOAT_VALUE, VARIANT_SIZE_UNKNOWN};
 use redcodec_ardb::{ArdbCodec, ArdbOptions};
 use redcodec_codec::{
-    Codec, DataType, DecodeError, GcDecision, ListBounds, Meta, Place, SparseIndex, SubId, SubKind,
-    SubValue,
+    Codec, DataType, DecodeError, GcDecision, ListBounds, Meta, Place, SparseIndex, SubId,
+    SubIdRef, SubKind, SubValue,
 };
 use redcodec_testkit::{
     assert_element, assert_element_bytes, assert_meta_bytes, assert_meta_record, edge_elements,
@@ -170,17 +170,17 @@ fn zadd_z_1_5_m() {
     // its score and after every lower score.
     let seek = c.sub_key(
         SubKind::ZSetScore.of(b"z", &meta),
-        &SubId::Scored {
+        SubIdRef::Scored {
             score: 1.5,
-            member: Vec::new(),
+            member: &[],
         },
     );
     assert_eq!(compare_keys(&seek, &sort_key), Ordering::Less);
     let lower_score = c.sub_key(
         SubKind::ZSetScore.of(b"z", &meta),
-        &SubId::Scored {
+        SubIdRef::Scored {
             score: 1.0,
-            member: b"zzz".to_vec(),
+            member: b"zzz",
         },
     );
     assert_eq!(compare_keys(&lower_score, &seek), Ordering::Less);
@@ -190,10 +190,7 @@ fn zadd_z_1_5_m() {
 fn sadd_s_5() {
     let c = codec();
     let meta = c.new_meta(DataType::Set, 0);
-    let key = c.sub_key(
-        SubKind::SetMember.of(b"s", &meta),
-        &SubId::Name(b"5".to_vec()),
-    );
+    let key = c.sub_key(SubKind::SetMember.of(b"s", &meta), SubIdRef::Name(b"5"));
     assert_eq!(key, unhex("01 73 08 01 01 0a"));
     assert_eq!(
         c.encode_sub_value(SubKind::SetMember.of(b"s", &meta), SubValue::Empty.view()),
@@ -261,7 +258,7 @@ fn float_values_written_by_incrbyfloat() {
 fn sparse_list_items_sort_numerically() {
     let c = codec();
     let meta = c.new_meta(DataType::List, 0);
-    let at = |i| c.sub_key(SubKind::ListItem.of(b"l", &meta), &SubId::Sparse(i));
+    let at = |i| c.sub_key(SubKind::ListItem.of(b"l", &meta), SubIdRef::Sparse(i));
     let order = [
         at(SparseIndex::Int(i64::MIN + 1)),
         at(SparseIndex::Int(-2)),
@@ -356,10 +353,7 @@ fn gc_rules_through_the_codec() {
     // Ardb keeps expired metadata (its cron deletes the key).
     assert_eq!(c.gc_meta(NS, &rec.key, &expired, now), GcDecision::Keep);
     assert_eq!(c.gc_meta(NS, &rec.key, b"", now), GcDecision::Drop);
-    let sub = c.sub_key(
-        SubKind::SetMember.of(b"s", &meta),
-        &SubId::Name(b"m".to_vec()),
-    );
+    let sub = c.sub_key(SubKind::SetMember.of(b"s", &meta), SubIdRef::Name(b"m"));
     assert_eq!(c.gc_meta(NS, &sub, b"\x08\x00", now), GcDecision::Keep);
     assert_eq!(c.gc_meta(NS, &sub, b"", now), GcDecision::Drop);
     assert_eq!(c.gc_sub_owner(NS, &sub, &[]), None);
@@ -447,7 +441,7 @@ fn merge_worked_examples() {
     // HINCRBY h f 3 on 5.
     let field = c.sub_key(
         SubKind::HashField.of(b"h", &c.new_meta(DataType::Hash, 0)),
-        &SubId::Name(b"f".to_vec()),
+        SubIdRef::Name(b"f"),
     );
     assert_eq!(field, unhex("01 68 04 01 04 01 66"));
     let merged = merge(&field, Some("04 01 01 0a"), &["1e 9a 00 01 01 06"]);
@@ -471,7 +465,7 @@ fn merge_worked_examples() {
     // when it is present.
     let n = c.sub_key(
         SubKind::HashField.of(b"h", &c.new_meta(DataType::Hash, 0)),
-        &SubId::Name(b"n".to_vec()),
+        SubIdRef::Name(b"n"),
     );
     assert_eq!(n, unhex("01 68 04 01 04 01 6e"));
     let hsetnx = "1e a1 00 01 04 03 6e 65 77";

@@ -4,8 +4,8 @@
 use redcodec_codec::{
     Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, Elements, EncodeError,
     GcDecision, KeyRange, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Record,
-    RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, SubValueRef,
-    TtlResolution, VersionWidth,
+    RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubIdRef, SubKind, SubOwner, SubValue,
+    SubValueRef, TtlResolution, VersionWidth,
 };
 
 use crate::{elements, gc, keys, layout, meta, version, TOP_KEY};
@@ -150,7 +150,7 @@ impl Codec for BlackwidowCodec {
         elements::place(kind)
     }
 
-    fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8> {
+    fn sub_key(&self, of: Elements<'_>, id: SubIdRef<'_>) -> Vec<u8> {
         let v = version::to_i32(of.meta.version);
         let room = redcodec_codec::elements::sub_id_len(id);
         keys::data_key_with(of.key, v, room, |out| {
@@ -285,7 +285,7 @@ mod tests {
                     b"k".to_vec(),
                     c.sub_key(
                         SubKind::HashField.of(&[0xFF; 3], &meta),
-                        &SubId::Name(vec![0xFF; 2000]),
+                        SubIdRef::Name(&vec![0xFF; 2000]),
                     ),
                 ],
             };

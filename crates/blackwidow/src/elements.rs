@@ -12,7 +12,7 @@
 use byteorder::{ByteOrder, LittleEndian};
 use redcodec_codec::elements;
 use redcodec_codec::{
-    DecodeError, Place, Reader, SparseIndex, SubId, SubKind, SubValue, SubValueRef,
+    DecodeError, Place, Reader, SparseIndex, SubId, SubIdRef, SubKind, SubValue, SubValueRef,
 };
 
 use crate::layout;
@@ -42,7 +42,7 @@ pub fn key_record_name(kind: SubKind) -> &'static str {
 /// Appends the bytes of `id` after a data key's prefix to `out`
 /// ([`elements::put_le_sub`]; a sparse index, which blackwidow has not,
 /// as its little-endian number).
-pub fn put_sub(id: &SubId, out: &mut Vec<u8>) {
+pub fn put_sub(id: SubIdRef<'_>, out: &mut Vec<u8>) {
     if let Err(sparse) = elements::put_le_sub(id, out) {
         match sparse {
             SparseIndex::Int(i) => out.extend_from_slice(&i.to_le_bytes()),
@@ -52,7 +52,7 @@ pub fn put_sub(id: &SubId, out: &mut Vec<u8>) {
 }
 
 /// The bytes of `id` after a data key's prefix ([`put_sub`]).
-pub fn sub_bytes(id: &SubId) -> Vec<u8> {
+pub fn sub_bytes(id: SubIdRef<'_>) -> Vec<u8> {
     let mut out = Vec::with_capacity(elements::sub_id_len(id));
     put_sub(id, &mut out);
     out
@@ -124,7 +124,7 @@ mod tests {
             score: -0.0,
             member: b"m".to_vec(),
         };
-        let bytes = sub_bytes(&scored);
+        let bytes = sub_bytes(scored.view());
         assert_eq!(bytes, [0, 0, 0, 0, 0, 0, 0, 0x80, b'm']);
         match decode_sub(SubKind::ZSetScore, &bytes).unwrap() {
             SubId::Scored { score, member } => {
@@ -134,7 +134,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(
-            decode_sub(SubKind::ListItem, &sub_bytes(&SubId::Index(1 << 63))),
+            decode_sub(SubKind::ListItem, &sub_bytes(SubIdRef::Index(1 << 63))),
             Ok(SubId::Index(1 << 63))
         );
         assert!(decode_sub(SubKind::ListItem, &[0; 9]).is_err());

@@ -7,7 +7,7 @@ use std::cmp::Ordering::{Equal, Greater, Less};
 use redcodec_blackwidow::comparator::{lists_data_key_compare, zsets_score_key_compare};
 use redcodec_blackwidow::{layout, BlackwidowCodec};
 use redcodec_codec::{
-    Codec, DataType, GcDecision, ListBounds, Meta, Place, SubId, SubKind, SubValue,
+    Codec, DataType, GcDecision, ListBounds, Meta, Place, SubId, SubIdRef, SubKind, SubValue,
 };
 use redcodec_testkit::{
     assert_element, assert_element_bytes, assert_gc_meta_until, assert_gc_of_set_meta,
@@ -98,10 +98,7 @@ fn del_h_resets_the_meta() {
     let rec = c.meta_record(b"h", DataType::Hash).unwrap();
     // The old field is garbage now; the reset meta stays while its version
     // is not older than the clock.
-    let old_key = c.sub_key(
-        SubKind::HashField.of(b"h", &old),
-        &SubId::Name(b"f".to_vec()),
-    );
+    let old_key = c.sub_key(SubKind::HashField.of(b"h", &old), SubIdRef::Name(b"f"));
     let owner = c.gc_sub_owner(rec.place, &old_key, &[]);
     assert!(owner.is_none(), "meta places hold no data keys");
     let owner = c
@@ -192,7 +189,7 @@ fn rpush_l_a() {
 fn list_items_sort_by_index_around_2_pow_63() {
     let c = codec();
     let meta = c.new_meta(DataType::List, 0x6553_F1FF);
-    let at = |i| c.sub_key(SubKind::ListItem.of(b"l", &meta), &SubId::Index(i));
+    let at = |i| c.sub_key(SubKind::ListItem.of(b"l", &meta), SubIdRef::Index(i));
     let order = [
         0,
         1,
@@ -222,10 +219,7 @@ fn score_seek_keys() {
     let key = |score: f64, member: &[u8]| {
         c.sub_key(
             SubKind::ZSetScore.of(b"z", &meta),
-            &SubId::Scored {
-                score,
-                member: member.to_vec(),
-            },
+            SubIdRef::Scored { score, member },
         )
     };
     let seek = key(-1.5, b"");

@@ -330,7 +330,7 @@ fn corrupted_copy(work: &Path) -> PathBuf {
     let value = SubValue::Bytes(b"v".to_vec());
     batch.put(
         c.sub_place(SubKind::HashField, b"hash:at"),
-        c.sub_key(SubKind::HashField.of(b"hash:at", &newer), &id),
+        c.sub_key(SubKind::HashField.of(b"hash:at", &newer), id.view()),
         c.encode_sub_value(SubKind::HashField.of(b"hash:at", &newer), value.view()),
     );
     // A key in two types: the string "str:app" gains a one-field hash.
@@ -340,7 +340,7 @@ fn corrupted_copy(work: &Path) -> PathBuf {
     batch.put(record.place, record.key, c.encode_meta(&twin).unwrap());
     batch.put(
         c.sub_place(SubKind::HashField, b"str:app"),
-        c.sub_key(SubKind::HashField.of(b"str:app", &twin), &id),
+        c.sub_key(SubKind::HashField.of(b"str:app", &twin), id.view()),
         c.encode_sub_value(SubKind::HashField.of(b"str:app", &twin), value.view()),
     );
     // An undecodable record: a string value shorter than its timestamp.

@@ -2,7 +2,7 @@
 
 use crate::{
     Capabilities, DataType, DecodeError, Elements, EncodeError, KeyRange, Layout, Meta, Place,
-    Record, SubId, SubKind, SubValue, SubValueRef,
+    Record, SubId, SubIdRef, SubKind, SubValue, SubValueRef,
 };
 
 /// What a compaction filter does with one record.
@@ -153,7 +153,7 @@ pub trait Codec: Send + Sync + 'static {
     }
 
     /// The key of the element record `id` of `of`.
-    fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8>;
+    fn sub_key(&self, of: Elements<'_>, id: SubIdRef<'_>) -> Vec<u8>;
 
     /// The range holding every element record of `of`.
     fn sub_range(&self, of: Elements<'_>) -> KeyRange;

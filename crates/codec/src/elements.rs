@@ -3,7 +3,7 @@
 //! values that are the same, the format passing in what differs (how a
 //! score or a list index is written).
 
-use crate::{DecodeError, Reader, SparseIndex, SubId, SubKind, SubValue};
+use crate::{DecodeError, Reader, SparseIndex, SubId, SubIdRef, SubKind, SubValue};
 
 /// The id of an element record of `kind` from `r`, the bytes after the
 /// key's prefix: a hash field or (sorted-)set member is all the rest; a
@@ -61,11 +61,11 @@ pub fn read_sub_value(
 /// write ids as they are (Kvrocks, blackwidow, floyd): a name's length; a
 /// score-index entry's 8-byte score and its member; 8 for a list
 /// position. A key is made with room for them, in one allocation.
-pub fn sub_id_len(id: &SubId) -> usize {
+pub fn sub_id_len(id: SubIdRef<'_>) -> usize {
     match id {
-        SubId::Name(name) => name.len(),
-        SubId::Scored { member, .. } => 8 + member.len(),
-        SubId::Index(_) | SubId::Seq(_) | SubId::Sparse(_) => 8,
+        SubIdRef::Name(name) => name.len(),
+        SubIdRef::Scored { member, .. } => 8 + member.len(),
+        SubIdRef::Index(_) | SubIdRef::Seq(_) | SubIdRef::Sparse(_) => 8,
     }
 }
 
@@ -75,16 +75,16 @@ pub fn sub_id_len(id: &SubId) -> usize {
 /// a sequence number in 8 bytes. A sparse index, which neither format
 /// has, is handed back (nothing appended) for the format to write as it
 /// chooses.
-pub fn put_le_sub(id: &SubId, out: &mut Vec<u8>) -> Result<(), SparseIndex> {
+pub fn put_le_sub(id: SubIdRef<'_>, out: &mut Vec<u8>) -> Result<(), SparseIndex> {
     match id {
-        SubId::Name(name) => out.extend_from_slice(name),
-        SubId::Scored { score, member } => {
+        SubIdRef::Name(name) => out.extend_from_slice(name),
+        SubIdRef::Scored { score, member } => {
             out.extend_from_slice(&score.to_le_bytes());
             out.extend_from_slice(member);
         }
-        SubId::Index(i) => out.extend_from_slice(&i.to_le_bytes()),
-        SubId::Seq(s) => out.extend_from_slice(&s.to_le_bytes()),
-        SubId::Sparse(sparse) => return Err(*sparse),
+        SubIdRef::Index(i) => out.extend_from_slice(&i.to_le_bytes()),
+        SubIdRef::Seq(s) => out.extend_from_slice(&s.to_le_bytes()),
+        SubIdRef::Sparse(sparse) => return Err(sparse),
     }
     Ok(())
 }

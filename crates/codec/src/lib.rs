@@ -25,7 +25,7 @@ pub use layout::{
     InstanceSpec, KeyRange, Layout, MergeOperatorSpec, Place, Record,
 };
 pub use model::{
-    DataType, Elements, ListBounds, ListModel, ListShift, Meta, SparseIndex, SubId, SubKind,
-    SubValue, SubValueRef,
+    DataType, Elements, ListBounds, ListModel, ListShift, Meta, SparseIndex, SubId, SubIdRef,
+    SubKind, SubValue, SubValueRef,
 };
 pub use reader::Reader;

@@ -281,13 +281,74 @@ impl SubId {
     /// member for a score-index entry, and for a list item the position
     /// `lists` addresses items by.
     pub fn is_of(&self, kind: SubKind, lists: ListModel) -> bool {
+        self.view().is_of(kind, lists)
+    }
+}
+
+/// An element id to encode, its bytes borrowed: what a [`SubId`] holds, so
+/// that a command makes an element's key from the field or member a client
+/// sent, without a copy of it first ([`crate::Codec::sub_key`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SubIdRef<'a> {
+    /// A hash field, set member or sorted-set member.
+    Name(&'a [u8]),
+    /// A score-index entry.
+    Scored {
+        /// The score.
+        score: f64,
+        /// The member.
+        member: &'a [u8],
+    },
+    /// A list position in the array model.
+    Index(u64),
+    /// A list node in the linked model.
+    Seq(i64),
+    /// A list position in the sparse model.
+    Sparse(SparseIndex),
+}
+
+impl SubId {
+    /// The id with its bytes borrowed, to encode.
+    pub fn view(&self) -> SubIdRef<'_> {
+        match self {
+            SubId::Name(name) => SubIdRef::Name(name),
+            SubId::Scored { score, member } => SubIdRef::Scored {
+                score: *score,
+                member,
+            },
+            SubId::Index(i) => SubIdRef::Index(*i),
+            SubId::Seq(s) => SubIdRef::Seq(*s),
+            SubId::Sparse(sparse) => SubIdRef::Sparse(*sparse),
+        }
+    }
+}
+
+impl SubIdRef<'_> {
+    /// Whether this is the id of an element of `kind` ([`SubId::is_of`]).
+    pub fn is_of(self, kind: SubKind, lists: ListModel) -> bool {
         match (kind, self) {
-            (SubKind::HashField | SubKind::SetMember | SubKind::ZSetMember, SubId::Name(_)) => true,
-            (SubKind::ZSetScore, SubId::Scored { .. }) => true,
-            (SubKind::ListItem, SubId::Index(_)) => matches!(lists, ListModel::Array { .. }),
-            (SubKind::ListItem, SubId::Seq(_)) => lists == ListModel::Linked,
-            (SubKind::ListItem, SubId::Sparse(_)) => lists == ListModel::Sparse,
+            (SubKind::HashField | SubKind::SetMember | SubKind::ZSetMember, SubIdRef::Name(_)) => {
+                true
+            }
+            (SubKind::ZSetScore, SubIdRef::Scored { .. }) => true,
+            (SubKind::ListItem, SubIdRef::Index(_)) => matches!(lists, ListModel::Array { .. }),
+            (SubKind::ListItem, SubIdRef::Seq(_)) => lists == ListModel::Linked,
+            (SubKind::ListItem, SubIdRef::Sparse(_)) => lists == ListModel::Sparse,
             _ => false,
+        }
+    }
+
+    /// The id with its bytes copied.
+    pub fn to_sub_id(self) -> SubId {
+        match self {
+            SubIdRef::Name(name) => SubId::Name(name.to_vec()),
+            SubIdRef::Scored { score, member } => SubId::Scored {
+                score,
+                member: member.to_vec(),
+            },
+            SubIdRef::Index(i) => SubId::Index(i),
+            SubIdRef::Seq(s) => SubId::Seq(s),
+            SubIdRef::Sparse(sparse) => SubId::Sparse(sparse),
         }
     }
 }

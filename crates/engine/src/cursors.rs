@@ -8,7 +8,7 @@
 
 use std::cmp::Ordering;
 
-use redcodec_codec::{Codec, Meta, Place, SubId, SubKind};
+use redcodec_codec::{Codec, Meta, Place, SubIdRef, SubKind};
 
 use crate::error::CmdResult;
 use crate::keyspace::{Ctx, KeyView, SubIter};
@@ -141,7 +141,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         kind: SubKind,
         key: &'k [u8],
         meta: &'k Meta,
-        from: Option<&SubId>,
+        from: Option<SubIdRef<'_>>,
     ) -> SubIter<'e, 'k, C, S, Within<'c, S::Iter<'e>>> {
         let codec = self.codec();
         let range = codec.sub_range(kind.of(key, meta));

@@ -11,7 +11,7 @@ use std::cell::{Cell, RefCell};
 
 use redcodec_codec::{
     Capabilities, Codec, DataType, DecodeError, DeleteModel, Meta, MetaLookup, Place,
-    RelativeExpiry, SubId, SubKind, SubValue, SubValueRef, TtlResolution, VersionWidth,
+    RelativeExpiry, SubId, SubIdRef, SubKind, SubValue, SubValueRef, TtlResolution, VersionWidth,
 };
 
 use crate::core::EngineCore;
@@ -713,18 +713,53 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         kind: SubKind,
         key: &[u8],
         meta: &Meta,
-        id: &SubId,
+        id: SubIdRef<'_>,
+    ) -> CmdResult<Option<SubValue>> {
+        self.sub_get_at(kind, key, meta, &self.sub_key(kind, key, meta, id))
+    }
+
+    /// The key of the element record `id`, for a command that reads the
+    /// record and then writes it: made once, read with
+    /// [`Ctx::sub_get_at`] and written with [`Ctx::sub_put_at`].
+    pub fn sub_key(&self, kind: SubKind, key: &[u8], meta: &Meta, id: SubIdRef<'_>) -> Vec<u8> {
+        self.codec().sub_key(kind.of(key, meta), id)
+    }
+
+    /// [`Ctx::sub_get_at`] of a hash field, set member or sorted-set
+    /// member in the collection as it stands: none in one of size 0 (a new
+    /// key), whatever stale records a version-less format still holds
+    /// under its key, and without a read.
+    pub fn member_at(
+        &self,
+        kind: SubKind,
+        key: &[u8],
+        meta: &Meta,
+        raw_key: &[u8],
+    ) -> CmdResult<Option<SubValue>> {
+        if meta.size == 0 {
+            return Ok(None);
+        }
+        self.sub_get_at(kind, key, meta, raw_key)
+    }
+
+    /// [`Ctx::sub_get`] of the record whose key is `raw_key`
+    /// ([`Ctx::sub_key`]).
+    pub fn sub_get_at(
+        &self,
+        kind: SubKind,
+        key: &[u8],
+        meta: &Meta,
+        raw_key: &[u8],
     ) -> CmdResult<Option<SubValue>> {
         let place = self.codec().sub_place(kind, key);
         let of = kind.of(key, meta);
-        let raw_key = self.codec().sub_key(of, id);
         // A record this command already wrote or deleted reads as written:
         // a command that writes an element and reads it back (a linked list
         // push after a push, a migration appending chunks) sees its own
         // writes.
         if !self.batch.is_empty() {
             let order = self.eng.store.order(place);
-            if let Some(pending) = self.batch.pending(place, &raw_key, order) {
+            if let Some(pending) = self.batch.pending(place, raw_key, order) {
                 let Some(raw) = pending else {
                     return Ok(None);
                 };
@@ -738,7 +773,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
                     .map_err(|e| corrupt(key, e));
             }
         }
-        let decoded = self.get_with(place, &raw_key, |raw| {
+        let decoded = self.get_with(place, raw_key, |raw| {
             if !self.codec().sub_is_current(of, raw) {
                 return None;
             }
@@ -753,17 +788,30 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         kind: SubKind,
         key: &[u8],
         meta: &Meta,
-        id: &SubId,
+        id: SubIdRef<'_>,
+        value: SubValueRef<'_>,
+    ) {
+        let raw_key = self.sub_key(kind, key, meta, id);
+        self.sub_put_at(kind, key, meta, raw_key, value);
+    }
+
+    /// [`Ctx::sub_put`] of the record whose key is `raw_key`
+    /// ([`Ctx::sub_key`]).
+    pub fn sub_put_at(
+        &mut self,
+        kind: SubKind,
+        key: &[u8],
+        meta: &Meta,
+        raw_key: Vec<u8>,
         value: SubValueRef<'_>,
     ) {
         let place = self.codec().sub_place(kind, key);
-        let raw_key = self.codec().sub_key(kind.of(key, meta), id);
         let raw_value = self.codec().encode_sub_value(kind.of(key, meta), value);
         self.batch.put(place, raw_key, raw_value);
     }
 
     /// Queues an element record deletion.
-    pub fn sub_del(&mut self, kind: SubKind, key: &[u8], meta: &Meta, id: &SubId) {
+    pub fn sub_del(&mut self, kind: SubKind, key: &[u8], meta: &Meta, id: SubIdRef<'_>) {
         let place = self.codec().sub_place(kind, key);
         let raw_key = self.codec().sub_key(kind.of(key, meta), id);
         self.batch.delete(place, raw_key);
@@ -777,7 +825,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         kind: SubKind,
         key: &'k [u8],
         meta: &'k Meta,
-        from: Option<&SubId>,
+        from: Option<SubIdRef<'_>>,
         reverse: bool,
     ) -> SubIter<'e, 'k, C, S> {
         let codec = self.codec();

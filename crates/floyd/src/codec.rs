@@ -4,8 +4,8 @@
 use redcodec_codec::{
     Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, Elements, EncodeError,
     GcDecision, KeyRange, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place, Record,
-    RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, SubValueRef,
-    TtlResolution, VersionWidth,
+    RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubIdRef, SubKind, SubOwner, SubValue,
+    SubValueRef, TtlResolution, VersionWidth,
 };
 use thiserror::Error;
 
@@ -236,7 +236,7 @@ impl Codec for FloydCodec {
             .collect()
     }
 
-    fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8> {
+    fn sub_key(&self, of: Elements<'_>, id: SubIdRef<'_>) -> Vec<u8> {
         let room = redcodec_codec::elements::sub_id_len(id);
         keys::data_key_with(of.key, of.meta.version, room, |out| {
             elements::put_sub(id, out);
@@ -369,7 +369,7 @@ mod tests {
                         keys::meta_key(key),
                         keys::list_key(key, version, u64::MAX),
                         keys::score_key(key, version, f64::INFINITY, &[0xFF; 9]),
-                        c.sub_key(SubKind::HashField.of(key, &m), &SubId::Name(vec![0xFF; 40])),
+                        c.sub_key(SubKind::HashField.of(key, &m), SubIdRef::Name(&[0xFF; 40])),
                     ];
                     for s in samples {
                         assert!(cmp(&r.lower, &s) != Ordering::Greater, "{:?}", r.place);
@@ -397,13 +397,16 @@ mod tests {
                     _ => SubId::Name(vec![0xFF; i as usize]),
                 };
                 for i in [0, 1, u64::from(u8::MAX)] {
-                    let inside = c.sub_key(kind.of(b"k", &m), &id(i));
+                    let inside = c.sub_key(kind.of(b"k", &m), id(i).view());
                     assert!(cmp(&r.lower, &inside) != Ordering::Greater);
                     assert_eq!(cmp(&inside, &r.upper), Less);
                 }
                 let neighbours = [
-                    c.sub_key(kind.of(b"k\x00", &c.new_meta(DataType::ZSet, 0)), &id(0)),
-                    c.sub_key(kind.of(b"j", &m), &id(0)),
+                    c.sub_key(
+                        kind.of(b"k\x00", &c.new_meta(DataType::ZSet, 0)),
+                        id(0).view(),
+                    ),
+                    c.sub_key(kind.of(b"j", &m), id(0).view()),
                 ];
                 for n in neighbours {
                     let inside =
@@ -413,7 +416,7 @@ mod tests {
                 if version > 0 {
                     let older = c.sub_key(
                         kind.of(b"k", &c.new_meta(DataType::ZSet, version - 1)),
-                        &id(0),
+                        (id(0)).view(),
                     );
                     assert_eq!(cmp(&older, &r.lower), Less);
                 }

@@ -13,7 +13,9 @@
 //! | zset score | `zset_score_cf` | score ‖ member | empty |
 //! | list item | `list_data_cf` | index u64 | element |
 
-use redcodec_codec::{elements, DecodeError, Reader, SubId, SubKind, SubValue, SubValueRef};
+use redcodec_codec::{
+    elements, DecodeError, Reader, SubId, SubIdRef, SubKind, SubValue, SubValueRef,
+};
 
 use crate::layout;
 use crate::meta::{encode_time, RESERVE_LEN};
@@ -56,13 +58,13 @@ fn value_record_name(kind: SubKind) -> &'static str {
 /// Appends the bytes of `id` between a data key's version and its
 /// reserved suffix to `out` ([`elements::put_le_sub`]). Floyd has array
 /// lists only; a sparse index gets no bytes.
-pub fn put_sub(id: &SubId, out: &mut Vec<u8>) {
+pub fn put_sub(id: SubIdRef<'_>, out: &mut Vec<u8>) {
     let _ = elements::put_le_sub(id, out);
 }
 
 /// The bytes of `id` between a data key's version and its reserved
 /// suffix ([`put_sub`]).
-pub fn sub_bytes(id: &SubId) -> Vec<u8> {
+pub fn sub_bytes(id: SubIdRef<'_>) -> Vec<u8> {
     let mut out = Vec::with_capacity(elements::sub_id_len(id));
     put_sub(id, &mut out);
     out
@@ -167,11 +169,11 @@ mod tests {
             member: b"m".to_vec(),
         };
         assert_eq!(
-            decode_sub(SubKind::ZSetScore, &sub_bytes(&scored)).unwrap(),
+            decode_sub(SubKind::ZSetScore, &sub_bytes(scored.view())).unwrap(),
             scored
         );
         assert_eq!(
-            decode_sub(SubKind::ListItem, &sub_bytes(&SubId::Index(9))).unwrap(),
+            decode_sub(SubKind::ListItem, &sub_bytes(SubIdRef::Index(9))).unwrap(),
             SubId::Index(9)
         );
         assert!(decode_sub(SubKind::ListItem, &[0; 9]).is_err());

@@ -5,7 +5,7 @@
 
 use std::cmp::Ordering::Less;
 
-use redcodec_codec::{Codec, DataType, GcDecision, Meta, SubId, SubKind, SubValue};
+use redcodec_codec::{Codec, DataType, GcDecision, Meta, SubId, SubIdRef, SubKind, SubValue};
 use redcodec_floyd::comparator::{lists_data_key_compare, zsets_score_key_compare};
 use redcodec_floyd::{keys, FloydCodec};
 use redcodec_testkit::{
@@ -160,10 +160,7 @@ fn rpush_l_a() {
 fn del_resets_and_gc_collects_the_old_field() {
     let c = codec();
     let meta = one_element(&c, DataType::Hash);
-    let field = c.sub_key(
-        SubKind::HashField.of(b"h", &meta),
-        &SubId::Name(b"f".to_vec()),
-    );
+    let field = c.sub_key(SubKind::HashField.of(b"h", &meta), SubIdRef::Name(b"f"));
     // DEL in the same millisecond: count 0, version T+1.
     let reset = c.new_meta(DataType::Hash, c.next_version(T_US, 0, Some(meta.version)));
     let raw = c.encode_meta(&reset).unwrap();

@@ -13,7 +13,7 @@ use redcodec_blackwidow::BlackwidowCodec;
 pub use redcodec_codec::Codec;
 use redcodec_codec::{
     DataType, Declaration, DecodeError, Elements, EncodeError, GcDecision, KeyRange, KeyShape,
-    Meta, Place, Record, SubId, SubKind, SubOwner, SubValue, SubValueRef,
+    Meta, Place, Record, SubId, SubIdRef, SubKind, SubOwner, SubValue, SubValueRef,
 };
 use redcodec_floyd::FloydCodec;
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
@@ -118,7 +118,7 @@ forward! {
     fn flush_all_ranges(&self) -> Vec<KeyRange>;
     fn sub_place(&self, kind: SubKind, key: &[u8]) -> Place;
     fn sub_places(&self, kind: SubKind) -> Vec<Place>;
-    fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8>;
+    fn sub_key(&self, of: Elements<'_>, id: SubIdRef<'_>) -> Vec<u8>;
     fn sub_range(&self, of: Elements<'_>) -> KeyRange;
     fn decode_sub_key(&self, of: Elements<'_>, raw: &[u8]) -> Result<SubId, DecodeError>;
     fn encode_sub_value(&self, of: Elements<'_>, value: SubValueRef<'_>) -> Vec<u8>;

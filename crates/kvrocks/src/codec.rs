@@ -13,8 +13,8 @@
 use redcodec_codec::{
     Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, Elements, EncodeError,
     GcDecision, KeyRange, KeyShape, ListModel, ListShift, Meta, MetaLookup, Namespaces, Place,
-    Reader, Record, RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue,
-    SubValueRef, TtlResolution, VersionWidth,
+    Reader, Record, RelativeExpiry, ScoreIndex, SizeUnknown, SubId, SubIdRef, SubKind, SubOwner,
+    SubValue, SubValueRef, TtlResolution, VersionWidth,
 };
 
 use crate::keys::KeyScheme;
@@ -98,25 +98,25 @@ impl Default for KvrocksCodec {
 /// Appends the bytes `id` takes in a subkey of `kind` to `out`, the
 /// key's prefix: a field's or member's name; a score-index entry's
 /// encoded score and member; a list item's big-endian index.
-fn put_sub(kind: SubKind, id: &SubId, out: &mut Vec<u8>) {
+fn put_sub(kind: SubKind, id: SubIdRef<'_>, out: &mut Vec<u8>) {
     debug_assert!(
         id.is_of(kind, LIST_MODEL),
         "kvrocks: {id:?} is not an id of {kind:?}"
     );
     match id {
-        SubId::Name(name) => out.extend_from_slice(name),
-        SubId::Scored { score: s, member } => {
-            out.extend_from_slice(&score::to_bytes(*s));
+        SubIdRef::Name(name) => out.extend_from_slice(name),
+        SubIdRef::Scored { score: s, member } => {
+            out.extend_from_slice(&score::to_bytes(s));
             out.extend_from_slice(member);
         }
-        SubId::Index(i) => out.extend_from_slice(&i.to_be_bytes()),
+        SubIdRef::Index(i) => out.extend_from_slice(&i.to_be_bytes()),
         // Not Kvrocks ids; encoded as their integer so that nothing panics.
-        SubId::Seq(i) => out.extend_from_slice(&i.to_be_bytes()),
-        SubId::Sparse(redcodec_codec::SparseIndex::Int(i)) => {
+        SubIdRef::Seq(i) => out.extend_from_slice(&i.to_be_bytes()),
+        SubIdRef::Sparse(redcodec_codec::SparseIndex::Int(i)) => {
             out.extend_from_slice(&i.to_be_bytes());
         }
-        SubId::Sparse(redcodec_codec::SparseIndex::Float(f)) => {
-            out.extend_from_slice(&score::to_bytes(*f));
+        SubIdRef::Sparse(redcodec_codec::SparseIndex::Float(f)) => {
+            out.extend_from_slice(&score::to_bytes(f));
         }
     }
 }
@@ -222,7 +222,7 @@ impl Codec for KvrocksCodec {
         }
     }
 
-    fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8> {
+    fn sub_key(&self, of: Elements<'_>, id: SubIdRef<'_>) -> Vec<u8> {
         let room = elements::sub_id_len(id);
         self.keys
             .sub_key_with(of.key, of.meta.version, room, |out| {

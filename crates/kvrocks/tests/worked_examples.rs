@@ -1,7 +1,9 @@
 //! The worked examples of `formats-spec/kvrocks.md`, byte for byte, and round
 //! trips of every record kind through the public [`Codec`] interface.
 
-use redcodec_codec::{Codec, DataType, GcDecision, ListBounds, Meta, SubId, SubKind, SubValue};
+use redcodec_codec::{
+    Codec, DataType, GcDecision, ListBounds, Meta, SubId, SubIdRef, SubKind, SubValue,
+};
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
 use redcodec_testkit::{
     assert_element, assert_element_bytes, assert_gc_of_set_meta, assert_meta_bytes,
@@ -137,10 +139,7 @@ fn cluster_mode_slots() {
         c.meta_record(b"h", DataType::Hash).unwrap().key,
         unhex(&format!("{NS} 2dae 68"))
     );
-    let key = c.sub_key(
-        SubKind::HashField.of(b"h", &meta),
-        &SubId::Name(b"f".to_vec()),
-    );
+    let key = c.sub_key(SubKind::HashField.of(b"h", &meta), SubIdRef::Name(b"f"));
     assert_eq!(
         key,
         unhex(&format!("{NS} 2dae 00000001 68 305120c0f2000000 66"))
@@ -155,7 +154,7 @@ fn cluster_mode_slots() {
         member: b"m".to_vec(),
     };
     assert_eq!(
-        c.sub_key(SubKind::ZSetScore.of(b"z", &meta), &scored),
+        c.sub_key(SubKind::ZSetScore.of(b"z", &meta), scored.view()),
         unhex(&format!(
             "{NS} 1fdd 00000001 7a 305120c0f2000000 bff8000000000000 6d"
         ))
@@ -245,7 +244,7 @@ fn list_items_sort_by_index() {
         panic!("array list expected");
     };
     assert_eq!((head, tail), (0x7FFF_FFFF_FFFF_FFFF, 0x7FFF_FFFF_FFFF_FFFF));
-    let at = |i| c.sub_key(SubKind::ListItem.of(b"l", &meta), &SubId::Index(i));
+    let at = |i| c.sub_key(SubKind::ListItem.of(b"l", &meta), SubIdRef::Index(i));
     assert!(at(head - 1) < at(head) && at(head) < at(tail + 1));
     assert!(c
         .decode_sub_key(
@@ -272,10 +271,7 @@ fn meta_keys_of_other_namespaces_are_skipped() {
     );
     // Subkeys of any namespace find their owner.
     let meta = other.new_meta(DataType::Set, 5);
-    let sub = other.sub_key(
-        SubKind::SetMember.of(b"k", &meta),
-        &SubId::Name(b"m".to_vec()),
-    );
+    let sub = other.sub_key(SubKind::SetMember.of(b"k", &meta), SubIdRef::Name(b"m"));
     assert_eq!(
         c.gc_sub_owner(c.sub_place(SubKind::SetMember, b"k"), &sub, &[])
             .unwrap()

@@ -9,7 +9,7 @@
 //! more than once): element records without their metadata would be
 //! collected by the formats' compaction filters.
 
-use redcodec_codec::{Codec, DataType, Meta, SubId, SubKind, SubValueRef};
+use redcodec_codec::{Codec, DataType, Meta, SubId, SubIdRef, SubKind, SubValueRef};
 
 use redcodec_engine::error::CmdResult;
 use redcodec_engine::internals::keyspace::{migrated_expiry, Ctx, KeyView};
@@ -96,14 +96,14 @@ impl<'d, B: Codec, S: KvStore> Sink<'d, B, S> {
                 meta.size += pairs.len() as u64;
                 for (field, value) in pairs {
                     let value = SubValueRef::Bytes(&value);
-                    ctx.sub_put(SubKind::HashField, key, meta, &SubId::Name(field), value);
+                    ctx.sub_put(SubKind::HashField, key, meta, SubIdRef::Name(&field), value);
                 }
             }
             Value::Set(members) => {
                 meta.size += members.len() as u64;
                 for member in members {
                     let id = SubId::Name(member);
-                    ctx.sub_put(SubKind::SetMember, key, meta, &id, SubValueRef::Empty);
+                    ctx.sub_put(SubKind::SetMember, key, meta, id.view(), SubValueRef::Empty);
                 }
             }
             Value::ZSet(members) => value::add_new_zset_members(ctx, key, meta, &members)?,

@@ -18,8 +18,8 @@
 use redcodec_codec::{
     Capabilities, Codec, DataType, Declaration, DecodeError, DeleteModel, Elements, EncodeError,
     GcDecision, KeyRange, ListModel, Meta, MetaLookup, Namespaces, Place, Record, RelativeExpiry,
-    ScoreIndex, SizeUnknown, SubId, SubKind, SubOwner, SubValue, SubValueRef, TtlResolution,
-    VersionWidth,
+    ScoreIndex, SizeUnknown, SubId, SubIdRef, SubKind, SubOwner, SubValue, SubValueRef,
+    TtlResolution, VersionWidth,
 };
 
 use crate::keys::{self, unbounded_upper};
@@ -178,7 +178,7 @@ impl Codec for NemoCodec {
         elements::place_of(kind)
     }
 
-    fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8> {
+    fn sub_key(&self, of: Elements<'_>, id: SubIdRef<'_>) -> Vec<u8> {
         elements::key(of.kind, of.key, id)
     }
 

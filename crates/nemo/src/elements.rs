@@ -17,8 +17,8 @@
 //! numbers): lists are walked through their links.
 
 use redcodec_codec::{
-    DecodeError, KeyRange, ListModel, Meta, Reader, SparseIndex, SubId, SubKind, SubValue,
-    SubValueRef,
+    DecodeError, KeyRange, ListModel, Meta, Reader, SparseIndex, SubId, SubIdRef, SubKind,
+    SubValue, SubValueRef,
 };
 
 use crate::keys;
@@ -52,22 +52,22 @@ pub fn place_of(kind: SubKind) -> redcodec_codec::Place {
 ///
 /// Ids of another kind (which the engine never passes) are encoded as
 /// their nearest nemo equivalent so that nothing panics.
-pub fn key(kind: SubKind, key: &[u8], id: &SubId) -> Vec<u8> {
+pub fn key(kind: SubKind, key: &[u8], id: SubIdRef<'_>) -> Vec<u8> {
     debug_assert!(
         id.is_of(kind, ListModel::Linked),
         "nemo: {id:?} is not an id of {kind:?}"
     );
     let mut out = keys::element_prefix(tag_of(kind), key);
     match id {
-        SubId::Name(name) => out.extend_from_slice(name),
-        SubId::Scored { score: s, member } => {
-            out.extend_from_slice(&score::to_bytes(*s));
+        SubIdRef::Name(name) => out.extend_from_slice(name),
+        SubIdRef::Scored { score: s, member } => {
+            out.extend_from_slice(&score::to_bytes(s));
             out.extend_from_slice(member);
         }
-        SubId::Seq(seq) => out.extend_from_slice(&seq.to_le_bytes()),
-        SubId::Index(i) => out.extend_from_slice(&i.to_le_bytes()),
-        SubId::Sparse(SparseIndex::Int(i)) => out.extend_from_slice(&i.to_le_bytes()),
-        SubId::Sparse(SparseIndex::Float(f)) => out.extend_from_slice(&f.to_le_bytes()),
+        SubIdRef::Seq(seq) => out.extend_from_slice(&seq.to_le_bytes()),
+        SubIdRef::Index(i) => out.extend_from_slice(&i.to_le_bytes()),
+        SubIdRef::Sparse(SparseIndex::Int(i)) => out.extend_from_slice(&i.to_le_bytes()),
+        SubIdRef::Sparse(SparseIndex::Float(f)) => out.extend_from_slice(&f.to_le_bytes()),
     }
     out
 }
@@ -197,11 +197,11 @@ mod tests {
     #[test]
     fn keys_of_every_kind() {
         let name = SubId::Name(b"f".to_vec());
-        assert_eq!(key(SubKind::HashField, b"h", &name), b"h\x01h=f");
-        assert_eq!(key(SubKind::SetMember, b"s", &name), b"s\x01sf");
-        assert_eq!(key(SubKind::ZSetMember, b"z", &name), b"z\x01zf");
+        assert_eq!(key(SubKind::HashField, b"h", name.view()), b"h\x01h=f");
+        assert_eq!(key(SubKind::SetMember, b"s", name.view()), b"s\x01sf");
+        assert_eq!(key(SubKind::ZSetMember, b"z", name.view()), b"z\x01zf");
         assert_eq!(
-            key(SubKind::ListItem, b"l", &SubId::Seq(1)),
+            key(SubKind::ListItem, b"l", SubIdRef::Seq(1)),
             b"l\x01l\x01\0\0\0\0\0\0\0"
         );
         let scored = SubId::Scored {
@@ -209,7 +209,7 @@ mod tests {
             member: b"m".to_vec(),
         };
         assert_eq!(
-            key(SubKind::ZSetScore, b"z", &scored),
+            key(SubKind::ZSetScore, b"z", scored.view()),
             b"y\x01z\x0d\xe0\xb6\xb3\xa7\x66\x49\xf0m"
         );
     }
@@ -222,9 +222,9 @@ mod tests {
         let r = range(SubKind::SetMember, b"\xff");
         assert_eq!(r.lower, b"s\x01\xff");
         assert_eq!(r.upper, b"s\x02");
-        let inside = key(SubKind::SetMember, b"\xff", &SubId::Name(vec![0xFF; 9]));
+        let inside = key(SubKind::SetMember, b"\xff", SubIdRef::Name(&[0xFF; 9]));
         assert!(r.lower <= inside && inside < r.upper);
-        let other = key(SubKind::SetMember, b"\xfe", &SubId::Name(vec![0xFF; 9]));
+        let other = key(SubKind::SetMember, b"\xfe", SubIdRef::Name(&[0xFF; 9]));
         assert!(other < r.lower);
     }
 

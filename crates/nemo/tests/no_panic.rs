@@ -4,7 +4,8 @@
 //! not.
 
 use redcodec_codec::{
-    Codec, DataType, ListBounds, Meta, Place, SubId, SubKind, SubOwner, SubValue, SubValueRef,
+    Codec, DataType, ListBounds, Meta, Place, SubId, SubIdRef, SubKind, SubOwner, SubValue,
+    SubValueRef,
 };
 use redcodec_nemo::NemoCodec;
 use redcodec_testkit::{feed_decoders, prefixes_and_flips, XorShift};
@@ -113,9 +114,9 @@ fn random_bytes() {
         }
         let _ = c.sub_key(
             SubKind::ZSetScore.of(&bytes, &meta),
-            &SubId::Scored {
+            SubIdRef::Scored {
                 score: f64::from_bits(next()),
-                member: Vec::new(),
+                member: &[],
             },
         );
     }

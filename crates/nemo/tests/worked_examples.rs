@@ -4,7 +4,8 @@
 //! (`00 f1 53 65` little-endian).
 
 use redcodec_codec::{
-    Codec, DataType, EncodeError, GcDecision, ListBounds, Meta, Place, SubId, SubKind, SubValue,
+    Codec, DataType, EncodeError, GcDecision, ListBounds, Meta, Place, SubId, SubIdRef, SubKind,
+    SubValue,
 };
 use redcodec_nemo::{gc, layout, NemoCodec};
 use redcodec_testkit::{
@@ -156,7 +157,7 @@ fn lpush_l_a() {
     let value = unhex("0000000000000000 0000000000000000 61 00f15365 00000000");
     let range = assert_element_bytes(&c, b"l", &meta, &item, &node, &value).range;
     for seq in [1, 2, 255, 256, i64::MAX, -1] {
-        let k = c.sub_key(SubKind::ListItem.of(b"l", &meta), &SubId::Seq(seq));
+        let k = c.sub_key(SubKind::ListItem.of(b"l", &meta), SubIdRef::Seq(seq));
         assert!(range.lower <= k && k < range.upper, "{seq}");
     }
 }
@@ -175,7 +176,7 @@ fn score_keys() {
             score,
             member: b"m".to_vec(),
         };
-        let key = c.sub_key(SubKind::ZSetScore.of(b"z", &meta), &id);
+        let key = c.sub_key(SubKind::ZSetScore.of(b"z", &meta), id.view());
         assert_eq!(key, unhex(&format!("79 01 7a {bytes} 6d")));
         assert_eq!(
             c.decode_sub_key(SubKind::ZSetScore.of(b"z", &meta), &key),
@@ -210,9 +211,9 @@ fn zadd_z_1_5_m() {
     );
     let key = c.sub_key(
         SubKind::ZSetScore.of(b"z", &meta),
-        &SubId::Scored {
+        SubIdRef::Scored {
             score: exact,
-            member: b"m".to_vec(),
+            member: b"m",
         },
     );
     assert_eq!(
@@ -225,9 +226,9 @@ fn zadd_z_1_5_m() {
     // A seek key with an empty member sorts before every member of its score.
     let seek = c.sub_key(
         SubKind::ZSetScore.of(b"z", &meta),
-        &SubId::Scored {
+        SubIdRef::Scored {
             score: exact,
-            member: Vec::new(),
+            member: &[],
         },
     );
     assert!(seek < key);
@@ -253,7 +254,7 @@ fn del_then_recreate_hides_old_elements() {
     let del_value = c.encode_meta(&del).unwrap();
     assert_eq!(del_value, unhex("0000000000000000 00f15365 00000000"));
     // The old member is still in the key's range but no longer current.
-    let key = c.sub_key(SubKind::SetMember.of(b"s", &del), &member);
+    let key = c.sub_key(SubKind::SetMember.of(b"s", &del), member.view());
     let range = c.sub_range(SubKind::SetMember.of(b"s", &del));
     assert!(range.lower <= key && key < range.upper);
     assert!(!c.sub_is_current(SubKind::SetMember.of(b"s", &del), &old_value));
@@ -340,7 +341,7 @@ fn collection_key_limit() {
     let meta = c.new_meta(DataType::Set, 1);
     let key = c.sub_key(
         SubKind::SetMember.of(&[b'k'; 254], &meta),
-        &SubId::Name(b"m".to_vec()),
+        SubIdRef::Name(b"m"),
     );
     assert_eq!(key[1], 254);
 }
@@ -401,13 +402,10 @@ fn keys_of_equal_length_do_not_mix() {
     let c = codec();
     let meta = c.new_meta(DataType::Hash, 1);
     let a = c.sub_range(SubKind::HashField.of(b"ab", &meta));
-    let longer = c.sub_key(
-        SubKind::HashField.of(b"ab=", &meta),
-        &SubId::Name(b"x".to_vec()),
-    );
+    let longer = c.sub_key(SubKind::HashField.of(b"ab=", &meta), SubIdRef::Name(b"x"));
     let other = c.sub_key(
         SubKind::HashField.of(b"ac", &meta),
-        &SubId::Name(Vec::new()),
+        SubIdRef::Name(&Vec::new()),
     );
     for k in [longer, other] {
         assert!(!(a.lower <= k && k < a.upper));

@@ -9,7 +9,8 @@
 //! - a SET's value is copied once, by its encoding: the request's
 //!   arguments are slices of the connection's read buffer, and the
 //!   engine encodes them as they came (the copies of HSET's, LPUSH's and
-//!   SADD's are counted too).
+//!   SADD's are counted too: a set member reaches its record's key
+//!   uncopied).
 //!
 //! The tests measure one at a time (the heap counters are the process').
 
@@ -254,14 +255,18 @@ fn a_written_value_is_copied_as_the_table_says() {
     // encoding, and each copy of the value. In `Format::ALL`'s order
     // (kvrocks, blackwidow, nemo, ardb, floyd). A value reaches its
     // encoding as a slice of the read buffer, but for a node of nemo's
-    // linked lists (kept to relink its neighbours); a set member is
-    // copied into its element id before its record's key is made (ardb
-    // also keeps it as a bound).
-    let table: [Copies; 4] = [
+    // linked lists (kept to relink its neighbours); a set member reaches
+    // its record's key as it came, and that key is made once to look the
+    // member up and to write it (ardb also keeps the member as the set's
+    // two bounds, and its metadata's encoding grows through their size);
+    // a sorted-set member is in the keys of its two records, its member
+    // record and its score-index entry.
+    let table: [Copies; 5] = [
         (&[b"SET", b"big", &value], "+OK", [1, 1, 1, 1, 1]),
         (&[b"HSET", b"h", b"f", &value], ":1", [1, 1, 1, 1, 1]),
         (&[b"LPUSH", b"l", &value], ":1", [1, 1, 2, 1, 1]),
-        (&[b"SADD", b"s", &value], ":1", [2, 2, 2, 5, 2]),
+        (&[b"SADD", b"s", &value], ":1", [1, 1, 1, 4, 1]),
+        (&[b"ZADD", b"z", b"1", &value], ":1", [2, 2, 2, 5, 2]),
     ];
     for (at, &format) in Format::ALL.iter().enumerate() {
         let served = Served::start(format);

@@ -27,8 +27,8 @@ use std::cmp::Ordering;
 use std::path::Path;
 
 use redcodec_codec::{
-    Codec, DataType, GcDecision, KeyRange, ListBounds, Meta, Place, Record, SubId, SubKind,
-    SubOwner, SubValue,
+    Codec, DataType, GcDecision, KeyRange, ListBounds, Meta, Place, Record, SubId, SubIdRef,
+    SubKind, SubOwner, SubValue,
 };
 
 /// Bytes as lower-case hex pairs separated by spaces (`"0b 5f 5f"`).
@@ -193,7 +193,7 @@ pub fn feed_decoders<C: Codec>(
 pub fn sub_records<C: Codec>(c: &C, meta: &Meta, ids: &[(SubKind, SubId)]) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     for (kind, id) in ids {
-        out.push(c.sub_key(kind.of(b"k", meta), id));
+        out.push(c.sub_key(kind.of(b"k", meta), id.view()));
         let range = c.sub_range(kind.of(b"k", meta));
         out.push(range.lower);
         out.push(range.upper);
@@ -243,7 +243,7 @@ pub fn assert_sub_round_trip<C: Codec>(
     value: &SubValue,
 ) -> (Vec<u8>, Vec<u8>) {
     let of = kind.of(key, meta);
-    let raw_key = c.sub_key(of, id);
+    let raw_key = c.sub_key(of, id.view());
     let decoded = c.decode_sub_key(of, &raw_key).unwrap();
     match (&decoded, id) {
         (
@@ -504,10 +504,7 @@ pub fn assert_gc_meta_until<C: Codec>(
 /// The key of the member `m` of the set `s` written under `meta` (the set
 /// of [`assert_gc_of_set_meta`]), and the owner compaction finds for it.
 pub fn set_member_owner<C: Codec>(c: &C, meta: &Meta) -> (Vec<u8>, SubOwner) {
-    let member = c.sub_key(
-        SubKind::SetMember.of(b"s", meta),
-        &SubId::Name(b"m".to_vec()),
-    );
+    let member = c.sub_key(SubKind::SetMember.of(b"s", meta), SubIdRef::Name(b"m"));
     let place = c.sub_place(SubKind::SetMember, b"s");
     let owner = c
         .gc_sub_owner(place, &member, &[])

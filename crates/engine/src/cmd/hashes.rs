@@ -2,7 +2,7 @@
 //! holding the value's bytes.
 
 use crate::store::KvStore;
-use redcodec_codec::{Codec, DataType, Meta};
+use redcodec_codec::{Codec, DataType, Meta, SubValueRef};
 
 use super::scan_args::scan_records;
 use crate::cmd::args::random_count_with;
@@ -35,10 +35,22 @@ fn get_value<C: Codec, S: KvStore>(
     meta: &Meta,
     field: &[u8],
 ) -> CmdResult<Option<Vec<u8>>> {
-    if meta.size == 0 {
-        return Ok(None);
-    }
-    ctx.sub_get(KIND, key, meta, &field_id(field))?
+    value_at(
+        ctx,
+        key,
+        meta,
+        &ctx.sub_key(KIND, key, meta, field_id(field)),
+    )
+}
+
+/// The value of the field whose record's key is `at` ([`Ctx::sub_key`]).
+fn value_at<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+    at: &[u8],
+) -> CmdResult<Option<Vec<u8>>> {
+    ctx.member_at(KIND, key, meta, at)?
         .map(|value| value_bytes(key, value))
         .transpose()
 }
@@ -91,7 +103,9 @@ fn set_pairs<C: Codec, S: KvStore>(
     let mut meta = ctx.typed_or_create(key, DataType::Hash)?;
     let mut added = 0;
     for (field, value) in last_wins(&pairs) {
-        match get_value(ctx, key, &meta, field)? {
+        // The field record's key, made once to read and to write.
+        let at = ctx.sub_key(KIND, key, &meta, field_id(field));
+        match value_at(ctx, key, &meta, &at)? {
             None => added += 1,
             // A field that holds the value already is not written again,
             // as Kvrocks' and Pika 3's HSET leave it (Pika 4 writes it
@@ -100,7 +114,7 @@ fn set_pairs<C: Codec, S: KvStore>(
             Some(old) if old == value => continue,
             Some(_) => {}
         }
-        put_value(ctx, key, &meta, field, value);
+        ctx.sub_put_at(KIND, key, &meta, at, SubValueRef::Bytes(value));
     }
     if added > 0 {
         meta.size += added;
@@ -154,7 +168,7 @@ pub fn hdel<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRe
     let mut removed = 0;
     for field in distinct(a[2..].iter().copied()) {
         if get_value(ctx, key, &meta, field)?.is_some() {
-            ctx.sub_del(KIND, key, &meta, &field_id(field));
+            ctx.sub_del(KIND, key, &meta, field_id(field));
             removed += 1;
         }
     }

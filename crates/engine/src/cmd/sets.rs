@@ -36,10 +36,23 @@ fn is_member<C: Codec, S: KvStore>(
     meta: &Meta,
     member: &[u8],
 ) -> CmdResult<bool> {
-    if meta.size == 0 {
-        return Ok(false);
-    }
-    Ok(ctx.sub_get(KIND, key, meta, &member_id(member))?.is_some())
+    is_member_at(
+        ctx,
+        key,
+        meta,
+        &ctx.sub_key(KIND, key, meta, member_id(member)),
+    )
+}
+
+/// [`is_member`] for the member whose record's key is `at`
+/// ([`Ctx::sub_key`]).
+fn is_member_at<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+    at: &[u8],
+) -> CmdResult<bool> {
+    Ok(ctx.member_at(KIND, key, meta, at)?.is_some())
 }
 
 /// The live set at `key`; WRONGTYPE for another type.
@@ -56,7 +69,7 @@ fn remove_members<C: Codec, S: KvStore>(
     members: &[Vec<u8>],
 ) -> CmdResult<()> {
     for member in members {
-        ctx.sub_del(KIND, key, meta, &member_id(member));
+        ctx.sub_del(KIND, key, meta, member_id(member));
     }
     meta.size = meta.size.saturating_sub(members.len() as u64);
     ctx.save(key, meta)
@@ -70,8 +83,10 @@ pub fn sadd<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRe
     let mut meta = ctx.typed_or_create(key, DataType::Set)?;
     let mut added = 0;
     for member in distinct(a[2..].iter().copied()) {
-        if !is_member(ctx, key, &meta, member)? {
-            ctx.sub_put(KIND, key, &meta, &member_id(member), SubValueRef::Empty);
+        // The member record's key, made once to read and to write.
+        let at = ctx.sub_key(KIND, key, &meta, member_id(member));
+        if !is_member_at(ctx, key, &meta, &at)? {
+            ctx.sub_put_at(KIND, key, &meta, at, SubValueRef::Empty);
             ctx.codec().note_member(&mut meta, member);
             added += 1;
         }
@@ -243,7 +258,7 @@ pub fn smove<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdR
         // Only the source changed.
         ctx.leave_unchanged(dst);
     } else {
-        ctx.sub_put(KIND, dst, &dst_meta, &member_id(member), SubValueRef::Empty);
+        ctx.sub_put(KIND, dst, &dst_meta, member_id(member), SubValueRef::Empty);
         ctx.codec().note_member(&mut dst_meta, member);
         dst_meta.size += 1;
         ctx.save(dst, &dst_meta)?;

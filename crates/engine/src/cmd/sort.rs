@@ -257,7 +257,7 @@ fn lookup<C: Codec, S: KvStore>(
     match (field, meta.data_type) {
         (None, DataType::String) => Ok(Some(meta.value)),
         (Some(field), DataType::Hash) if meta.size > 0 => ctx
-            .sub_get(hash::KIND, &name, &meta, &hash::field_id(field))?
+            .sub_get(hash::KIND, &name, &meta, hash::field_id(field))?
             .map(|value| hash::value_bytes(&name, value))
             .transpose(),
         _ => Ok(None),

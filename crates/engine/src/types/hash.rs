@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::store::KvStore;
-use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue, SubValueRef};
+use redcodec_codec::{Codec, Meta, SubId, SubIdRef, SubKind, SubValue, SubValueRef};
 
 use super::set::record_name;
 use crate::error::CmdResult;
@@ -46,8 +46,8 @@ pub(crate) fn write_all<C: Codec, S: KvStore>(
     Ok(())
 }
 
-pub(crate) fn field_id(field: &[u8]) -> SubId {
-    SubId::Name(field.to_vec())
+pub(crate) fn field_id(field: &[u8]) -> SubIdRef<'_> {
+    SubIdRef::Name(field)
 }
 
 /// The bytes of a field's value record.
@@ -70,7 +70,7 @@ pub(crate) fn put_value<C: Codec, S: KvStore>(
     field: &[u8],
     value: &[u8],
 ) {
-    ctx.sub_put(KIND, key, meta, &field_id(field), SubValueRef::Bytes(value));
+    ctx.sub_put(KIND, key, meta, field_id(field), SubValueRef::Bytes(value));
 }
 
 /// Field–value pairs with each field once, holding its last value, in

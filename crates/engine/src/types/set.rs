@@ -4,7 +4,7 @@
 use crate::store::KvStore;
 use std::collections::HashSet;
 
-use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValueRef};
+use redcodec_codec::{Codec, Meta, SubId, SubIdRef, SubKind, SubValueRef};
 
 use crate::error::CmdResult;
 use crate::keyspace::{corrupt, Ctx};
@@ -34,7 +34,7 @@ pub(crate) fn write_all<C: Codec, S: KvStore>(
     let ValueMut { ctx, key, meta } = value;
     let unique = distinct(members.iter().map(Vec::as_slice));
     for member in &unique {
-        ctx.sub_put(KIND, key, meta, &member_id(member), SubValueRef::Empty);
+        ctx.sub_put(KIND, key, meta, member_id(member), SubValueRef::Empty);
         ctx.codec().note_member(meta, member);
     }
     meta.size = unique.len() as u64;
@@ -49,8 +49,8 @@ pub(crate) fn record_name(key: &[u8], id: SubId) -> CmdResult<Vec<u8>> {
     }
 }
 
-pub(crate) fn member_id(member: &[u8]) -> SubId {
-    SubId::Name(member.to_vec())
+pub(crate) fn member_id(member: &[u8]) -> SubIdRef<'_> {
+    SubIdRef::Name(member)
 }
 
 /// The items in first-seen order, each once.

@@ -491,7 +491,7 @@ mod lossy {
 
     use redcodec_codec::{
         Codec, DataType, Declaration, DecodeError, Elements, EncodeError, GcDecision, KeyRange,
-        Meta, Place, Record, ScoreIndex, SubId, SubKind, SubOwner, SubValue, SubValueRef,
+        Meta, Place, Record, ScoreIndex, SubId, SubIdRef, SubKind, SubOwner, SubValue, SubValueRef,
     };
     use redcodec_kvrocks::KvrocksCodec;
 
@@ -513,13 +513,13 @@ mod lossy {
         }
     }
 
-    fn index_id(kind: SubKind, id: &SubId) -> SubId {
+    fn index_id(kind: SubKind, id: SubIdRef<'_>) -> SubIdRef<'_> {
         match (kind, id) {
-            (SubKind::ZSetScore, SubId::Scored { score, member }) => SubId::Scored {
-                score: rounded(*score),
-                member: member.clone(),
+            (SubKind::ZSetScore, SubIdRef::Scored { score, member }) => SubIdRef::Scored {
+                score: rounded(score),
+                member,
             },
-            _ => id.clone(),
+            _ => id,
         }
     }
 
@@ -558,8 +558,8 @@ mod lossy {
         fn sub_place(&self, kind: SubKind, key: &[u8]) -> Place {
             self.inner.sub_place(kind, key)
         }
-        fn sub_key(&self, of: Elements<'_>, id: &SubId) -> Vec<u8> {
-            self.inner.sub_key(of, &index_id(of.kind, id))
+        fn sub_key(&self, of: Elements<'_>, id: SubIdRef<'_>) -> Vec<u8> {
+            self.inner.sub_key(of, index_id(of.kind, id))
         }
         fn sub_range(&self, of: Elements<'_>) -> KeyRange {
             self.inner.sub_range(of)

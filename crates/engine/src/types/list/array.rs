@@ -10,7 +10,7 @@
 
 use crate::cursors::SubCursors;
 use crate::store::{GroupIter, KvIter, KvStore};
-use redcodec_codec::{Codec, ListBounds, ListShift, Meta, SubId, SubKind, SubValue};
+use redcodec_codec::{Codec, ListBounds, ListShift, Meta, SubId, SubIdRef, SubKind, SubValue};
 
 use super::ops::{
     matches, put_item, take_exactly, unexpected_item, values, visit_values, Insertion, List,
@@ -79,7 +79,7 @@ impl<'e, 'k, C: Codec, S: KvStore> Items<'e, 'k, C, S> {
             SubKind::ListItem,
             key,
             meta,
-            Some(&SubId::Index(from)),
+            Some(SubIdRef::Index(from)),
             reverse,
         );
         Ok(Items {
@@ -130,8 +130,8 @@ impl Array {
         if head == tail {
             return Ok(());
         }
-        let from = SubId::Index(head);
-        let subs = ctx.subs_on(cursors, SubKind::ListItem, key, meta, Some(&from));
+        let from = SubIdRef::Index(head);
+        let subs = ctx.subs_on(cursors, SubKind::ListItem, key, meta, Some(from));
         let items = Items {
             subs,
             key,
@@ -147,7 +147,7 @@ fn put<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, key: &[u8], meta: &Meta, i
 }
 
 fn del<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, key: &[u8], meta: &Meta, index: u64) {
-    ctx.sub_del(SubKind::ListItem, key, meta, &SubId::Index(index));
+    ctx.sub_del(SubKind::ListItem, key, meta, SubIdRef::Index(index));
 }
 
 /// Whether a move in the middle shifts the head side, given how many
@@ -257,7 +257,7 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Array {
     fn get(&self, list: List<'_, '_, C, S>, pos: u64) -> CmdResult<Vec<u8>> {
         let List { ctx, key, meta } = list;
         let index = index_of(key, meta, pos)?;
-        ctx.sub_get(SubKind::ListItem, key, meta, &SubId::Index(index))?
+        ctx.sub_get(SubKind::ListItem, key, meta, SubIdRef::Index(index))?
             .and_then(SubValue::into_bytes)
             .ok_or_else(|| corrupt(key, format!("list item {index} is missing")))
     }

@@ -24,7 +24,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::store::KvStore;
-use redcodec_codec::{Codec, ListBounds, Meta, SubId, SubKind, SubValue, SubValueRef};
+use redcodec_codec::{Codec, ListBounds, Meta, SubIdRef, SubKind, SubValue, SubValueRef};
 
 use super::ops::{matches, visit_values, Insertion, List, ListOps, Side, ValueMut};
 use crate::error::{CmdError, CmdResult};
@@ -151,7 +151,7 @@ fn read_node<C: Codec, S: KvStore>(
     meta: &Meta,
     seq: i64,
 ) -> CmdResult<Node> {
-    match ctx.sub_get(SubKind::ListItem, key, meta, &SubId::Seq(seq))? {
+    match ctx.sub_get(SubKind::ListItem, key, meta, SubIdRef::Seq(seq))? {
         Some(SubValue::Node { prev, next, value }) => Ok(Node { prev, next, value }),
         Some(other) => Err(corrupt(key, format!("list node {seq} holds {other:?}"))),
         None => Err(corrupt(key, format!("list node {seq} is missing"))),
@@ -310,7 +310,7 @@ impl Changes<'_> {
     /// the operation: its version and expiry stamp the records).
     fn write<C: Codec, S: KvStore>(self, ctx: &mut Ctx<'_, C, S>, meta: &Meta) {
         for seq in &self.deleted {
-            ctx.sub_del(SubKind::ListItem, self.key, meta, &SubId::Seq(*seq));
+            ctx.sub_del(SubKind::ListItem, self.key, meta, SubIdRef::Seq(*seq));
         }
         for seq in &self.changed {
             if let Some(node) = self.nodes.get(seq) {
@@ -319,7 +319,13 @@ impl Changes<'_> {
                     next: node.next,
                     value: &node.value,
                 };
-                ctx.sub_put(SubKind::ListItem, self.key, meta, &SubId::Seq(*seq), value);
+                ctx.sub_put(
+                    SubKind::ListItem,
+                    self.key,
+                    meta,
+                    SubIdRef::Seq(*seq),
+                    value,
+                );
             }
         }
     }

@@ -4,7 +4,9 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use redcodec_codec::{Codec, DataType, ListBounds, SubId, SubKind, SubValue, SubValueRef};
+use redcodec_codec::{
+    Codec, DataType, ListBounds, SubId, SubIdRef, SubKind, SubValue, SubValueRef,
+};
 use redcodec_nemo::NemoCodec;
 
 use crate::cmd::testkit::TestEngine;
@@ -341,7 +343,7 @@ fn corrupt_links_are_an_error_not_a_loop() {
     let meta = ctx.typed(b"l", DataType::List).unwrap().unwrap();
     let place = codec.sub_place(SubKind::ListItem, b"l");
     let put_node = |seq: i64, prev: i64, next: i64| {
-        let key = codec.sub_key(SubKind::ListItem.of(b"l", &meta), &SubId::Seq(seq));
+        let key = codec.sub_key(SubKind::ListItem.of(b"l", &meta), SubIdRef::Seq(seq));
         let value = codec.encode_sub_value(
             SubKind::ListItem.of(b"l", &meta),
             SubValueRef::Node {

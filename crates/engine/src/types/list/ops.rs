@@ -175,7 +175,13 @@ pub(super) fn put_item<C: Codec, S: KvStore>(
     id: SubId,
     value: &[u8],
 ) {
-    ctx.sub_put(SubKind::ListItem, key, meta, &id, SubValueRef::Bytes(value));
+    ctx.sub_put(
+        SubKind::ListItem,
+        key,
+        meta,
+        id.view(),
+        SubValueRef::Bytes(value),
+    );
 }
 
 /// The error for a list item record a model's walk cannot read.

@@ -26,7 +26,7 @@ use std::cmp::Ordering;
 
 use crate::cursors::SubCursors;
 use crate::store::{GroupIter, KvIter, KvStore};
-use redcodec_codec::{Codec, ListBounds, Meta, SparseIndex, SubId, SubKind, SubValue};
+use redcodec_codec::{Codec, ListBounds, Meta, SparseIndex, SubId, SubIdRef, SubKind, SubValue};
 
 use super::ops::{
     matches, put_item, take_exactly, unexpected_item, values, visit_values, Insertion, List,
@@ -117,9 +117,9 @@ impl<'e, 'k, C: Codec, S: KvStore> Items<'e, 'k, C, S> {
         from: Option<SparseIndex>,
         reverse: bool,
     ) -> Items<'e, 'k, C, S> {
-        let from = from.map(SubId::Sparse);
+        let from = from.map(SubIdRef::Sparse);
         Items {
-            subs: ctx.subs(SubKind::ListItem, key, meta, from.as_ref(), reverse),
+            subs: ctx.subs(SubKind::ListItem, key, meta, from, reverse),
             key,
         }
     }
@@ -168,7 +168,7 @@ fn put<C: Codec, S: KvStore>(
 }
 
 fn del<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, key: &[u8], meta: &Meta, index: SparseIndex) {
-    ctx.sub_del(SubKind::ListItem, key, meta, &SubId::Sparse(index));
+    ctx.sub_del(SubKind::ListItem, key, meta, SubIdRef::Sparse(index));
 }
 
 /// The elements at positions `start..start + n`.
@@ -289,7 +289,7 @@ impl<C: Codec, S: KvStore> ListOps<C, S> for Sparse {
         if let Some(base) = direct_base(key, meta)? {
             let index = offset(base, pos)?;
             return ctx
-                .sub_get(SubKind::ListItem, key, meta, &SubId::Sparse(index))?
+                .sub_get(SubKind::ListItem, key, meta, SubIdRef::Sparse(index))?
                 .and_then(SubValue::into_bytes)
                 .ok_or_else(|| corrupt(key, format!("list item {index:?} is missing")));
         }

@@ -2,7 +2,7 @@
 //! writes, and that the replies stay Redis' whatever the indexes.
 
 use redcodec_ardb::ArdbCodec;
-use redcodec_codec::{DataType, SparseIndex, SubId, SubKind, SubValue, SubValueRef};
+use redcodec_codec::{DataType, SparseIndex, SubId, SubIdRef, SubKind, SubValue, SubValueRef};
 
 use crate::cmd::testkit::TestEngine;
 use crate::keyspace::Ctx;
@@ -257,7 +257,7 @@ fn a_sequential_list_pops_at_its_bounds() {
             SubKind::ListItem,
             b"s",
             &meta,
-            &SubId::Sparse(index),
+            SubIdRef::Sparse(index),
             SubValueRef::Bytes(value.as_bytes()),
         );
     }

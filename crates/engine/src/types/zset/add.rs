@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
-use super::write::{put_member, score_of};
+use super::write::{member_key, put_member_at, score_at};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 
@@ -64,11 +64,13 @@ fn add_step(flags: AddFlags, current: Option<f64>, score: f64) -> CmdResult<Step
     })
 }
 
-/// The members a command touched: their score on disk and their score now.
+/// The members a command touched: their score on disk and their score now,
+/// and the key of their member record (made once, to read and to write).
 #[derive(Default)]
 struct Touched<'a> {
     order: Vec<&'a [u8]>,
     scores: FxHashMap<&'a [u8], (Option<f64>, Option<f64>)>,
+    keys: Vec<Vec<u8>>,
 }
 
 impl<'a> Touched<'a> {
@@ -83,8 +85,10 @@ impl<'a> Touched<'a> {
         if let Some((_, now)) = self.scores.get(member) {
             return Ok(*now);
         }
-        let on_disk = score_of(ctx, key, meta, member)?;
+        let at = member_key(ctx, key, meta, member);
+        let on_disk = score_at(ctx, key, meta, &at)?;
         self.order.push(member);
+        self.keys.push(at);
         self.scores.insert(member, (on_disk, on_disk));
         Ok(on_disk)
     }
@@ -98,20 +102,20 @@ impl<'a> Touched<'a> {
     /// Queues the records of every member whose score changed and updates
     /// the size. Returns whether anything changed.
     fn write<C: Codec, S: KvStore>(
-        &self,
+        self,
         ctx: &mut Ctx<'_, C, S>,
         key: &[u8],
         meta: &mut Meta,
     ) -> CmdResult<bool> {
         let mut changed = false;
-        for member in &self.order {
+        for (member, at) in self.order.into_iter().zip(self.keys) {
             let Some(&(on_disk, Some(now))) = self.scores.get(member) else {
                 continue;
             };
             if on_disk == Some(now) {
                 continue;
             }
-            put_member(ctx, key, meta, member, on_disk, now)?;
+            put_member_at(ctx, key, meta, member, at, on_disk, now)?;
             if on_disk.is_none() {
                 meta.size += 1;
             }

@@ -17,7 +17,7 @@ use std::cmp::Ordering;
 use std::collections::VecDeque;
 
 use crate::store::KvStore;
-use redcodec_codec::{Codec, Meta, ScoreIndex, SubId, SubKind};
+use redcodec_codec::{Codec, Meta, ScoreIndex, SubId, SubIdRef, SubKind};
 
 use super::bounds::Interval;
 pub(crate) use super::entry::Entry;
@@ -58,7 +58,7 @@ pub(crate) fn walk<'c, 'e, 'k, C: Codec, S: KvStore>(
 ) -> InOrder<Indexed<'c, 'e, 'k, C, S>> {
     let index = ctx.caps().score_index;
     let from = seek_id(index, start, reverse);
-    let records = ctx.subs(SubKind::ZSetScore, key, meta, from.as_ref(), reverse);
+    let records = ctx.subs(SubKind::ZSetScore, key, meta, from, reverse);
     let rounded = matches!(index, ScoreIndex::Rounded { .. });
     InOrder::new(
         Indexed {
@@ -74,11 +74,8 @@ pub(crate) fn walk<'c, 'e, 'k, C: Codec, S: KvStore>(
 }
 
 /// The score-index id to seek to for `start`, or `None` for the edge.
-fn seek_id(index: ScoreIndex, start: Start<'_>, reverse: bool) -> Option<SubId> {
-    let scored = |score: f64, member: &[u8]| SubId::Scored {
-        score,
-        member: member.to_vec(),
-    };
+fn seek_id(index: ScoreIndex, start: Start<'_>, reverse: bool) -> Option<SubIdRef<'_>> {
+    let scored = |score: f64, member| SubIdRef::Scored { score, member };
     match (index, start) {
         (_, Start::Edge) => None,
         (ScoreIndex::Exact, Start::Entry(score, member)) => Some(scored(score, member)),
@@ -424,9 +421,9 @@ mod tests {
     fn seeks_cover_their_bound() {
         let exact = ScoreIndex::Exact;
         let id = |s: f64| {
-            Some(SubId::Scored {
+            Some(SubIdRef::Scored {
                 score: s,
-                member: Vec::new(),
+                member: &[],
             })
         };
         assert_eq!(seek_id(exact, Start::Score(0.0), false), id(-0.0));
@@ -447,12 +444,12 @@ mod tests {
         // past the bound's own rounded score (5 decimals, as nemo rounds).
         let index = |x: f64| (x * 1e5).round() as i64;
         for s in [1e13, 5e12, 123456789012.345, -1e13, 3e11] {
-            let Some(SubId::Scored { score: up, .. }) = seek_id(lossy, Start::Score(s), true)
+            let Some(SubIdRef::Scored { score: up, .. }) = seek_id(lossy, Start::Score(s), true)
             else {
                 panic!("a seek for {s}");
             };
             assert!(index(up) > index(s), "{s} -> {up}");
-            let Some(SubId::Scored { score: down, .. }) = seek_id(lossy, Start::Score(s), false)
+            let Some(SubIdRef::Scored { score: down, .. }) = seek_id(lossy, Start::Score(s), false)
             else {
                 panic!("a seek for {s}");
             };

@@ -2,23 +2,20 @@
 //! store goes through [`put_member`].
 
 use crate::store::KvStore;
-use redcodec_codec::{Codec, Meta, SubId, SubKind, SubValue, SubValueRef};
+use redcodec_codec::{Codec, Meta, SubIdRef, SubKind, SubValue, SubValueRef};
 
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{corrupt, Ctx};
 use crate::number::format_score;
 
 /// The id of a member record.
-fn member_id(member: &[u8]) -> SubId {
-    SubId::Name(member.to_vec())
+fn member_id(member: &[u8]) -> SubIdRef<'_> {
+    SubIdRef::Name(member)
 }
 
 /// The id of a score-index record.
-fn score_id(member: &[u8], score: f64) -> SubId {
-    SubId::Scored {
-        score,
-        member: member.to_vec(),
-    }
+fn score_id(member: &[u8], score: f64) -> SubIdRef<'_> {
+    SubIdRef::Scored { score, member }
 }
 
 /// The exact score of `member`, if it is in the sorted set.
@@ -28,7 +25,30 @@ pub(crate) fn score_of<C: Codec, S: KvStore>(
     meta: &Meta,
     member: &[u8],
 ) -> CmdResult<Option<f64>> {
-    match ctx.sub_get(SubKind::ZSetMember, key, meta, &member_id(member))? {
+    score_at(ctx, key, meta, &member_key(ctx, key, meta, member))
+}
+
+/// The key of `member`'s member record, made once by a command that
+/// reads its score ([`score_at`]) and then writes it ([`put_member_at`]).
+pub(crate) fn member_key<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+    member: &[u8],
+) -> Vec<u8> {
+    ctx.sub_key(SubKind::ZSetMember, key, meta, member_id(member))
+}
+
+/// [`score_of`] the member whose record's key is `at` ([`member_key`]).
+/// A sorted set of size 0 (a new one) has no members, whatever stale
+/// records a version-less format still holds under its key.
+pub(crate) fn score_at<C: Codec, S: KvStore>(
+    ctx: &Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &Meta,
+    at: &[u8],
+) -> CmdResult<Option<f64>> {
+    match ctx.member_at(SubKind::ZSetMember, key, meta, at)? {
         None => Ok(None),
         Some(SubValue::Score(score)) => Ok(Some(score)),
         Some(_) => Err(corrupt(key, "a sorted-set member record without a score")),
@@ -67,25 +87,34 @@ pub(crate) fn put_member<C: Codec, S: KvStore>(
     old: Option<f64>,
     new: f64,
 ) -> CmdResult<()> {
+    let at = member_key(ctx, key, meta, member);
+    put_member_at(ctx, key, meta, member, at, old, new)
+}
+
+/// [`put_member`] with the key of the member's record made already
+/// ([`member_key`]).
+pub(crate) fn put_member_at<C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'_, C, S>,
+    key: &[u8],
+    meta: &mut Meta,
+    member: &[u8],
+    at: Vec<u8>,
+    old: Option<f64>,
+    new: f64,
+) -> CmdResult<()> {
     let new = stored_score(new);
     check_score_limit(ctx, new)?;
     if let Some(old) = old {
         // Deleted before the new index record is put: with a rounded index
         // both may be the same record.
-        ctx.sub_del(SubKind::ZSetScore, key, meta, &score_id(member, old));
+        ctx.sub_del(SubKind::ZSetScore, key, meta, score_id(member, old));
     }
-    ctx.sub_put(
-        SubKind::ZSetMember,
-        key,
-        meta,
-        &member_id(member),
-        SubValueRef::Score(new),
-    );
+    ctx.sub_put_at(SubKind::ZSetMember, key, meta, at, SubValueRef::Score(new));
     ctx.sub_put(
         SubKind::ZSetScore,
         key,
         meta,
-        &score_id(member, new),
+        score_id(member, new),
         SubValueRef::Empty,
     );
     ctx.codec().note_member(meta, member);
@@ -100,6 +129,6 @@ pub(crate) fn del_member<C: Codec, S: KvStore>(
     member: &[u8],
     score: f64,
 ) {
-    ctx.sub_del(SubKind::ZSetMember, key, meta, &member_id(member));
-    ctx.sub_del(SubKind::ZSetScore, key, meta, &score_id(member, score));
+    ctx.sub_del(SubKind::ZSetMember, key, meta, member_id(member));
+    ctx.sub_del(SubKind::ZSetScore, key, meta, score_id(member, score));
 }
