@@ -2,7 +2,8 @@
 //! any format, through the write path migrations use (the same
 //! `Sink`: each key written the way the destination's commands write
 //! it, many small keys per write batch or a big key over several, the
-//! metadata after the elements it counts).
+//! metadata after the elements it counts), in the order of the keys'
+//! names ([`Distribution::in_name_order`]), as a migration reads them.
 //!
 //! The dataset is a function of its [`Distribution`] (seed included) and
 //! its size alone: see [`shape`] for the distribution. Memory holds one
@@ -142,7 +143,7 @@ pub fn generate<B: Codec>(
     }
     writer.sink.set_probe(leftovers);
     let now = dst.now_ms();
-    for index in 0..options.records {
+    for index in options.distribution.in_name_order(options.records) {
         let shape = options.distribution.shape(index);
         writer.key(shape, now, limits.elements as u64)?;
     }
