@@ -248,12 +248,7 @@ fn install_hook(lua: &Lua, control: &Arc<RunControl>) -> mlua::Result<()> {
 
 /// Lowercase hex SHA1 of `bytes` (script names, `redis.sha1hex`).
 pub fn sha1_hex(bytes: &[u8]) -> String {
-    let digest = Sha1::digest(bytes);
-    let mut out = String::with_capacity(40);
-    for b in digest {
-        out.push_str(&format!("{b:02x}"));
-    }
-    out
+    hex::encode(Sha1::digest(bytes))
 }
 
 /// What `redis.log` writes to: the level (0 debug … 3 warning) and the

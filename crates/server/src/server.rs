@@ -223,5 +223,5 @@ fn random_hex40() -> String {
             chunk.copy_from_slice(&h.finish().to_le_bytes()[..chunk.len()]);
         }
     }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(bytes)
 }

@@ -212,12 +212,7 @@ pub type PairRef<'a> = (&'a [u8], &'a [u8]);
 
 /// Lower-case hex of `bytes`.
 pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
-    }
-    s
+    hex::encode(bytes)
 }
 
 /// The bytes of [`hex`]'s text (either case); `None` for text that is not

@@ -93,6 +93,31 @@ impl Observer for StopAt {
     }
 }
 
+/// `(data blocks, index partitions)` of every family of `engine`'s store
+/// that has tables, from RocksDB's aggregated table properties.
+fn table_indexes(engine: &Engine<KvrocksCodec>) -> Vec<(u64, u64)> {
+    let store = engine.store();
+    let field = |text: &str, name: &str| -> u64 {
+        text.split(';')
+            .filter_map(|part| part.split_once('='))
+            .find(|(n, _)| n.trim() == name)
+            .and_then(|(_, v)| v.trim().parse().ok())
+            .unwrap_or(0)
+    };
+    store
+        .layout()
+        .places()
+        .filter(|place| store.has_cf(*place))
+        .filter_map(|place| {
+            let text = store
+                .property(place, "rocksdb.aggregated-table-properties")
+                .unwrap()?;
+            let blocks = field(&text, "# data blocks");
+            (blocks > 0).then(|| (blocks, field(&text, "# index partitions")))
+        })
+        .collect()
+}
+
 #[test]
 fn the_bulk_path_writes_the_write_paths_bytes() {
     let dir = tempfile::tempdir().unwrap();
@@ -111,6 +136,15 @@ fn the_bulk_path_writes_the_write_paths_bytes() {
     assert!(bulk.commits > 10, "{} checkpoints", bulk.commits);
     assert_eq!(dump(&loaded), dump(&written));
     assert_eq!(loaded.version_counter(), written.version_counter());
+    // The SST files have partitioned indexes (and filters), as the
+    // store's own tables: a point read loads a partition, not a whole
+    // block of the file.
+    let tables = table_indexes(&loaded);
+    assert!(!tables.is_empty());
+    assert!(
+        tables.iter().all(|(_, partitions)| *partitions > 0),
+        "{tables:?}"
+    );
     assert!(!path.join(CHECKPOINT_FILE).exists());
     assert!(!path.join("redcodec-migrate.checkpoint.bulk").exists());
     let verified = crate::verify(&src, &loaded, &crate::VerifyOptions::default()).unwrap();

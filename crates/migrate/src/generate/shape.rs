@@ -105,14 +105,18 @@ impl Mix {
         self.weights.iter().map(|w| u64::from(*w)).sum()
     }
 
-    /// The collection types of positive weight, in order.
-    fn collections(&self) -> Vec<DataType> {
+    /// The types of positive weight, in order: the only ones drawn.
+    fn drawn(&self) -> impl Iterator<Item = DataType> + '_ {
         TYPES
             .iter()
             .zip(self.weights)
-            .filter(|(t, w)| t.is_collection() && *w > 0)
+            .filter(|(_, w)| *w > 0)
             .map(|(t, _)| *t)
-            .collect()
+    }
+
+    /// The collection types of positive weight, in order.
+    fn collections(&self) -> Vec<DataType> {
+        self.drawn().filter(|t| t.is_collection()).collect()
     }
 }
 
@@ -239,22 +243,21 @@ impl Distribution {
     /// each flush of its memtables holds its own range of keys, which
     /// RocksDB moves down the levels instead of merging it into them.
     /// The pairs are found by drawing every key's app and type once per
-    /// pair (40 passes of two draws each, no memory).
+    /// pair (a pass of two draws each, no memory); a type the mix weighs
+    /// 0 is never drawn, so it takes no pass.
     pub fn in_name_order(&self, records: u64) -> impl Iterator<Item = u64> + '_ {
         let collections = self.mix.collections();
-        let mut apps: Vec<usize> = (0..APPS.len()).collect();
-        apps.sort_by_key(|a| APPS[*a]);
-        let mut types = TYPES.to_vec();
-        types.sort_by_key(|t| t.redis_name());
-        apps.into_iter()
-            .flat_map(move |app| types.clone().into_iter().map(move |ty| (app, ty)))
-            .flat_map(move |(app, ty)| {
-                let collections = collections.clone();
-                (0..records).filter(move |index| {
-                    let (_, a, t, _) = self.head(*index, &collections);
-                    a == app && t == ty
-                })
+        let mut pairs: Vec<(usize, DataType)> = (0..APPS.len())
+            .flat_map(|app| self.mix.drawn().map(move |ty| (app, ty)))
+            .collect();
+        pairs.sort_by_key(|(app, ty)| (APPS[*app], ty.redis_name()));
+        pairs.into_iter().flat_map(move |(app, ty)| {
+            let collections = collections.clone();
+            (0..records).filter(move |index| {
+                let (_, a, t, _) = self.head(*index, &collections);
+                a == app && t == ty
             })
+        })
     }
 
     /// The key of index `index` (0-based) of the dataset.

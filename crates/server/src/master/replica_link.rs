@@ -51,7 +51,7 @@ fn random_mark() -> String {
             .map_or(0, |d| d.as_nanos());
         bytes[..16].copy_from_slice(&nanos.to_le_bytes());
     }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(bytes)
 }
 
 fn new_link(info: &Arc<ClientInfo>, hs: &Handshake, state: LinkState) -> Arc<Link> {
