@@ -215,7 +215,7 @@ pub fn hex(bytes: &[u8]) -> String {
     hex::encode(bytes)
 }
 
-/// The bytes of [`hex`]'s text (either case); `None` for text that is not
+/// The bytes of [`hex()`]'s text (either case); `None` for text that is not
 /// hex pairs.
 pub fn unhex(text: &str) -> Option<Vec<u8>> {
     if !text.len().is_multiple_of(2) {
