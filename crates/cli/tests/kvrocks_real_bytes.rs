@@ -158,17 +158,6 @@ fn tokens() -> BTreeMap<String, String> {
         .collect()
 }
 
-fn unhex(hex: &str) -> Vec<u8> {
-    (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex"))
-        .collect()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// A pair with its versions cut out: (family, key hex, value hex) with `V`
 /// where a version was, the namespace, and the versions.
 type Template = (String, String, String);
@@ -182,26 +171,30 @@ fn template(line: &str) -> (Template, Vec<u8>, Vec<u64>) {
 fn template_in(line: &str, slot: usize) -> (Template, Vec<u8>, Vec<u64>) {
     let mut fields = line.split('\t');
     let (_, cf) = (fields.next(), fields.next().expect("cf").to_string());
-    let key = unhex(fields.next().expect("key"));
-    let value = unhex(fields.next().expect("value"));
+    let key = hex::decode(fields.next().expect("key")).expect("hex");
+    let value = hex::decode(fields.next().expect("value")).expect("hex");
     let ns = key[1..1 + key[0] as usize].to_vec();
     let version = |b: &[u8]| u64::from_be_bytes(b.try_into().expect("8 bytes"));
     match cf.as_str() {
         // A collection's metadata: flags, expire, version, ... (new layout).
         "metadata" if value[0] & 0x0f != 1 => {
             let v = version(&value[9..17]);
-            let shown = format!("{}V{}", hex(&value[..9]), hex(&value[17..]));
-            ((cf, hex(&key), shown), ns, vec![v])
+            let shown = format!("{}V{}", hex::encode(&value[..9]), hex::encode(&value[17..]));
+            ((cf, hex::encode(&key), shown), ns, vec![v])
         }
         "default" | "zset_score" | "stream" => {
             let at = 1 + key[0] as usize + slot;
             let len = u32::from_be_bytes(key[at..at + 4].try_into().unwrap()) as usize;
             let v_at = at + 4 + len;
             let v = version(&key[v_at..v_at + 8]);
-            let shown = format!("{}V{}", hex(&key[..v_at]), hex(&key[v_at + 8..]));
-            ((cf, shown, hex(&value)), ns, vec![v])
+            let shown = format!(
+                "{}V{}",
+                hex::encode(&key[..v_at]),
+                hex::encode(&key[v_at + 8..])
+            );
+            ((cf, shown, hex::encode(&value)), ns, vec![v])
         }
-        _ => ((cf, hex(&key), hex(&value)), ns, vec![]),
+        _ => ((cf, hex::encode(&key), hex::encode(&value)), ns, vec![]),
     }
 }
 

@@ -45,7 +45,7 @@ mod tests {
     use super::*;
 
     fn hex(b: [u8; 8]) -> String {
-        b.iter().map(|x| format!("{x:02x}")).collect()
+        redcodec_testkit::hex_compact(&b)
     }
 
     #[test]

@@ -127,11 +127,9 @@ fn out_of_range(what: &'static str, value: impl ToString, range: &str) -> Encode
 mod tests {
     use super::*;
 
-    const T: u64 = 1_700_000_000;
+    use redcodec_testkit::hex_compact as hex;
 
-    fn hex(b: &[u8]) -> String {
-        b.iter().map(|x| format!("{x:02x}")).collect()
-    }
+    const T: u64 = 1_700_000_000;
 
     #[test]
     fn strings() {

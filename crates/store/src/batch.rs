@@ -30,6 +30,7 @@ impl Op {
     }
 
     /// The bytes of its key and value (or range bounds).
+    #[cfg_attr(not(feature = "rocksdb"), allow(dead_code))]
     pub(crate) fn bytes(&self) -> usize {
         match self {
             Op::Put(a, b) | Op::DeleteRange(a, b) => a.len() + b.len(),
@@ -104,6 +105,7 @@ impl Batch {
 
     /// The queued writes in the order [`Batch::sort_by_record`] found, or
     /// as queued (if it was not called, or writes were queued since).
+    #[cfg_attr(not(feature = "rocksdb"), allow(dead_code))]
     pub(crate) fn ordered(&self) -> impl Iterator<Item = &(Place, Op)> {
         // An order found before more writes were queued is not used.
         let sorted = self.order.len() == self.pending.len();
@@ -218,13 +220,7 @@ pub fn hex(bytes: &[u8]) -> String {
 /// The bytes of [`hex()`]'s text (either case); `None` for text that is not
 /// hex pairs.
 pub fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
+    hex::decode(text).ok()
 }
 
 #[cfg(test)]

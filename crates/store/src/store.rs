@@ -1021,13 +1021,13 @@ const BLOOM_BITS_PER_KEY: f64 = 10.0;
 /// live in it: the filters of a store of 100M records take over a
 /// gigabyte, and outside the cache they would grow a process's memory with
 /// the store. The partitions' top level stays pinned, so a lookup does not
-/// reload it. L0's partitions are not
-/// pinned: RocksDB pins them in a table opened at L0 for as long as its
-/// reader lives, which with every file kept open is the store's life, also
-/// after a trivial move takes the file down the levels, and keys written
-/// in order move nearly every flushed file so. A 100M-record `generate`
-/// ended with 1.69 GB of its 128 MiB cache pinned that way, 2.3 GiB of
-/// peak RSS (docs/src/scale.md, 100 million records).
+/// reload it. L0's partitions are not pinned: RocksDB pins them in a table
+/// opened at L0 for as long as its reader lives, which with every file
+/// kept open is the store's life, also after a trivial move takes the file
+/// down the levels, and keys written in order move nearly every flushed
+/// file so. A 100M-record `generate` ended with 1.69 GB of its 128 MiB
+/// cache pinned that way, 2.3 GiB of peak RSS (docs/src/scale.md, 100
+/// million records).
 pub(crate) fn family_options(
     compat: Option<Compat>,
     merge: Option<MergeOperatorSpec>,

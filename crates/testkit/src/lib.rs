@@ -1,7 +1,7 @@
 //! Test helpers shared by the format crates, so that each crate's tests
 //! say only what is particular to its format.
 //!
-//! - [`hex`], [`hex_compact`] / [`unhex`]: bytes as hex, as the specs
+//! - [`hex()`], [`hex_compact`] / [`unhex`]: bytes as hex, as the specs
 //!   write them;
 //! - [`XorShift`]: deterministic pseudo-random bytes;
 //! - [`prefixes_and_flips`]: every prefix and single-byte corruption of a
@@ -35,14 +35,14 @@ use redcodec_codec::{
 pub fn hex(bytes: &[u8]) -> String {
     bytes
         .iter()
-        .map(|b| format!("{b:02x}"))
+        .map(|b| hex::encode([*b]))
         .collect::<Vec<_>>()
         .join(" ")
 }
 
 /// Bytes as lower-case hex with no separator (`"0b5f5f"`).
 pub fn hex_compact(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(bytes)
 }
 
 /// The bytes of a hex string; white space anywhere is ignored.
@@ -52,14 +52,7 @@ pub fn hex_compact(bytes: &[u8]) -> String {
 /// strings are the tests' own.
 pub fn unhex(text: &str) -> Vec<u8> {
     let digits: String = text.split_whitespace().collect();
-    assert!(
-        digits.len().is_multiple_of(2),
-        "odd number of hex digits: {text}"
-    );
-    (0..digits.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).expect("hex digits"))
-        .collect()
+    hex::decode(&digits).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 
 /// Marsaglia's xorshift64: the same bytes on every run.

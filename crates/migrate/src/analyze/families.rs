@@ -46,7 +46,7 @@ fn int(store: &Store, place: Place, name: &str) -> Result<u64, StoreError> {
 /// `name=value` fields of an aggregated-table-properties text (`; `
 /// separated), summed over the fields whose name starts with one of
 /// `names`.
-fn field_sum(text: &str, names: &[&str]) -> u64 {
+pub(crate) fn field_sum(text: &str, names: &[&str]) -> u64 {
     text.split(';')
         .filter_map(|part| part.split_once('='))
         .filter(|(name, _)| names.iter().any(|n| name.trim().starts_with(n)))

@@ -20,7 +20,7 @@
 
 mod analysis;
 mod elements;
-mod families;
+pub(crate) mod families;
 mod keys;
 mod render;
 mod tally;

@@ -9,6 +9,7 @@ use redcodec_engine::clock::ManualClock;
 use redcodec_engine::{Engine, EngineOptions};
 use redcodec_kvrocks::KvrocksCodec;
 
+use crate::analyze::families::field_sum;
 use crate::options::{Bulk, MigrateOptions, CHECKPOINT_FILE};
 use crate::report::{Flow, Observer, Outcome, Quiet};
 
@@ -97,13 +98,6 @@ impl Observer for StopAt {
 /// that has tables, from RocksDB's aggregated table properties.
 fn table_indexes(engine: &Engine<KvrocksCodec>) -> Vec<(u64, u64)> {
     let store = engine.store();
-    let field = |text: &str, name: &str| -> u64 {
-        text.split(';')
-            .filter_map(|part| part.split_once('='))
-            .find(|(n, _)| n.trim() == name)
-            .and_then(|(_, v)| v.trim().parse().ok())
-            .unwrap_or(0)
-    };
     store
         .layout()
         .places()
@@ -112,8 +106,8 @@ fn table_indexes(engine: &Engine<KvrocksCodec>) -> Vec<(u64, u64)> {
             let text = store
                 .property(place, "rocksdb.aggregated-table-properties")
                 .unwrap()?;
-            let blocks = field(&text, "# data blocks");
-            (blocks > 0).then(|| (blocks, field(&text, "# index partitions")))
+            let blocks = field_sum(&text, &["# data blocks"]);
+            (blocks > 0).then(|| (blocks, field_sum(&text, &["# index partitions"])))
         })
         .collect()
 }
