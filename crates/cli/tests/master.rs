@@ -799,6 +799,18 @@ fn the_stream_carries_redis_7_deterministic_forms() {
     expect(&mut replica, &["DEL", "s"]);
     run(&["INCRBYFLOAT", "f", "1.5"]);
     expect(&mut replica, &["SET", "f", "1.5", "KEEPTTL"]);
+    // Kvrocks' CAS: a swap as a SET with its absolute expiry (or none);
+    // a CAS or CAD that changed nothing (0, -1) sends nothing.
+    run(&["CAS", "f", "other", "x"]);
+    run(&["CAS", "missing", "1.5", "x"]);
+    run(&["CAD", "missing", "1.5"]);
+    run(&["CAS", "f", "1.5", "2", "EX", "100"]);
+    let at = pexpiretime(&mut run, "f");
+    expect(&mut replica, &["SET", "f", "2", "PXAT", &at]);
+    run(&["CAS", "f", "2", "3"]);
+    expect(&mut replica, &["SET", "f", "3"]);
+    run(&["CAD", "f", "3"]);
+    expect(&mut replica, &["CAD", "f", "3"]);
     run(&["RPUSH", "l", "a", "b"]);
     expect(&mut replica, &["RPUSH", "l", "a", "b"]);
     run(&["BLPOP", "l", "1"]);

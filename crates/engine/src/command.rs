@@ -139,7 +139,8 @@ impl Flags {
     /// May change the keys it names (WATCH counters, blocked clients,
     /// READONLY replicas, read-only scripts).
     pub const WRITE: Flags = Flags(1);
-    /// A reply of 0 says the write changed nothing (SADD, DEL…).
+    /// A reply of 0 says the write changed nothing (SADD, DEL…), as does
+    /// a negative one (Kvrocks' CAS and CAD: -1 for a missing key).
     pub const ZERO_IS_NO_CHANGE: Flags = Flags(1 << 1);
     /// A blocking pop (waits for a key outside MULTI).
     pub const BLOCKING: Flags = Flags(1 << 2);

@@ -75,6 +75,8 @@ pub enum Propagation {
     IncrByFloat,
     /// HINCRBYFLOAT: an HSET of the value reached.
     HIncrByFloat,
+    /// CAS (Kvrocks'): a SET of the new value with its absolute expiry.
+    Cas,
 }
 
 /// Which arguments MONITOR shows as `(redacted)`, as Redis 7.0's

@@ -138,7 +138,7 @@ impl Spec {
     /// Whether a write that replied `reply` may have changed its keys
     /// (WATCH counters are bumped, blocked clients served, the write
     /// propagated): not a read, nor an error, nil, an empty array (a pop
-    /// from nothing), or 0 where 0 means nothing changed.
+    /// from nothing), or 0 or less where that means nothing changed.
     pub fn may_have_changed(&self, reply: &Reply) -> bool {
         if !self.has(Flags::WRITE) {
             return false;
@@ -146,7 +146,7 @@ impl Spec {
         match reply {
             Reply::Error(_) | Reply::Nil | Reply::NilArray => false,
             Reply::Array(items) if items.is_empty() => false,
-            Reply::Integer(0) => !self.has(Flags::ZERO_IS_NO_CHANGE),
+            Reply::Integer(n) if *n <= 0 => !self.has(Flags::ZERO_IS_NO_CHANGE),
             _ => true,
         }
     }

@@ -61,8 +61,11 @@ impl Server {
         let scripts = crate::scripting::Scripts::new(&config.dir);
         crate::scripting::apply_threshold(&settings, &scripts.control);
         crate::commands::install();
+        let namespace_tokens =
+            crate::namespace_tokens::NamespaceTokens::new(config.namespace_tokens.clone());
         let shared = Arc::new(Shared {
             config,
+            namespace_tokens,
             engines: Arc::new(engines),
             settings: Mutex::new(settings),
             max_bulk_len,

@@ -70,7 +70,7 @@ impl Session {
         Session {
             info,
             protocol: Protocol::Resp2,
-            authenticated: shared.config.requirepass.is_none(),
+            authenticated: shared.requirepass().is_none(),
             namespace: shared.config.default_namespace.clone(),
             db: 0,
             queued: None,

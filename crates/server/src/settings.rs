@@ -95,6 +95,10 @@ impl Settings {
         // store, so 0 (none) is its value; Pika's own Go suite sets it
         // before every test.
         put("cache-model", "0");
+        // Kvrocks' namespace replication: taken and shown, but
+        // NAMESPACE keeps its tokens in the configuration file either way
+        // (`crate::namespace_tokens`).
+        put("repl-namespace-enabled", "no");
         put("repl-ping-replica-period", "10");
         // Kvrocks' limit on a full copy's `_fetch_file` (MiB/s, 0: none).
         put("max-replication-mb", "0");

@@ -21,6 +21,9 @@ use crate::watch::WatchTable;
 pub struct Shared {
     /// How the server was started.
     pub config: ServerConfig,
+    /// Kvrocks' namespace tokens, as started and as NAMESPACE changed
+    /// them (`config.namespace_tokens` is how the server started).
+    pub namespace_tokens: crate::namespace_tokens::NamespaceTokens,
     /// The engine (shared with background saves).
     pub engines: Arc<EngineSlot>,
     /// CONFIG settings.
@@ -77,6 +80,15 @@ impl Shared {
     /// The state, while the server runs.
     pub fn handle(&self) -> Option<Arc<Shared>> {
         self.handle.get()?.upgrade()
+    }
+
+    /// The default user's password (on Kvrocks' namespaces, the default
+    /// namespace's token): `requirepass` as the server started or CONFIG
+    /// SET last changed it, as Redis takes it at once; `None` when empty.
+    pub fn requirepass(&self) -> Option<String> {
+        let settings = self.settings.lock();
+        let pass = settings.value("requirepass").unwrap_or_default();
+        (!pass.is_empty()).then(|| pass.to_string())
     }
 
     /// Starts the shutdown: connections finish what they run and close.

@@ -5,7 +5,8 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta, SubValueRef};
 
 use super::scan_args::scan_records;
-use crate::cmd::args::random_count_with;
+use crate::cmd::args::{is, random_count_with};
+use crate::cmd::kvrocks_args::{take_integer, LexRange};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::long_double::LongDouble;
@@ -293,6 +294,73 @@ pub fn hscan<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdR
         let (field, value) = decode_pair(key, id, value)?;
         Ok((field, Some(value)))
     })
+}
+
+/// `HRANGEBYLEX key min max [REV] [LIMIT offset count]`, Kvrocks' range
+/// of a hash's fields by name (`Hash::RangeByLex`): field, value, field,
+/// value… of the fields in the range, in name order (from `max` down with
+/// `REV`, which takes its range as `max min`, as ZREVRANGEBYLEX does). The
+/// first `offset` fields in the range are left out (none when negative),
+/// and at most `count` are given (all when negative; none when 0, before
+/// the key is even read). The walk starts at the range's first name.
+pub fn hrangebylex<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let (mut reverse, mut offset, mut count) = (false, -1, -1);
+    let mut i = 4;
+    while let Some(word) = a.get(i) {
+        if is(word, "rev") {
+            reverse = true;
+            i += 1;
+        } else if is(word, "limit") {
+            offset = take_integer(a, i + 1)?;
+            count = take_integer(a, i + 2)?;
+            i += 3;
+        } else {
+            return Err(CmdError::Syntax);
+        }
+    }
+    let range = if reverse {
+        LexRange::parse(a[3], a[2])?
+    } else {
+        LexRange::parse(a[2], a[3])?
+    };
+    if count == 0 {
+        return Ok(Reply::Array(Vec::new()));
+    }
+    let key = a[1];
+    let Some(meta) = read(ctx, key)? else {
+        return Ok(Reply::Array(Vec::new()));
+    };
+    let start = if reverse {
+        range.max.as_deref()
+    } else {
+        Some(range.min.as_slice())
+    };
+    let (mut skip, mut out) = (offset.max(0), Vec::new());
+    for record in ctx.subs(KIND, key, &meta, start.map(field_id), reverse) {
+        let (id, value) = record?;
+        let (field, value) = decode_pair(key, id, value)?;
+        let (past_end, before_start) = if reverse {
+            (range.below(&field), range.above(&field))
+        } else {
+            (range.above(&field), range.below(&field))
+        };
+        if past_end {
+            break;
+        }
+        if before_start {
+            continue;
+        }
+        if skip > 0 {
+            skip -= 1;
+            continue;
+        }
+        out.push(Reply::Bulk(field));
+        out.push(Reply::Bulk(value));
+        if count > 0 && out.len() as u64 >= 2 * count as u64 {
+            break;
+        }
+    }
+    Ok(Reply::Array(out))
 }
 
 /// HRANDFIELD key [count [WITHVALUES]]

@@ -13,6 +13,7 @@ pub(crate) mod args;
 mod dump;
 mod hashes;
 mod keys;
+mod kvrocks_args;
 mod lists;
 mod scan;
 mod scan_args;

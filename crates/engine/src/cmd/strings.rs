@@ -4,6 +4,7 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
 use crate::cmd::args::is;
+use crate::cmd::kvrocks_args;
 use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::{Ctx, ExpireAt, KeyView};
@@ -658,6 +659,38 @@ pub fn getdel<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
             Ok(Reply::bulk(m.value))
         }
         None => Ok(Reply::Nil),
+    }
+}
+
+/// `CAS key old new [EX s|PX ms|EXAT s|PXAT ms]`, Kvrocks' compare and
+/// swap (`String::CAS`): the string takes `new`, with the expiry given or
+/// none, where it holds `old` (1); 0 where it holds another value, -1
+/// where there is no such key. The options are read first, as Kvrocks
+/// reads them ([`kvrocks_args::expiry`]).
+pub fn cas<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let at = kvrocks_args::expiry(&a[4..], ctx.now_ms())?;
+    let view = ctx.view(a[1])?;
+    match &view.live {
+        None => return Ok(Reply::Integer(-1)),
+        Some(m) if m.data_type != DataType::String => return Err(CmdError::WrongType),
+        Some(m) if m.value != a[2] => return Ok(Reply::Integer(0)),
+        Some(_) => {}
+    }
+    write(ctx, a[1], &view, a[3], at)?;
+    Ok(Reply::Integer(1))
+}
+
+/// `CAD key value`, Kvrocks' compare and delete (`String::CAD`): the key
+/// is deleted where its string is `value` (1); 0 where it holds another
+/// value, -1 where there is no such key.
+pub fn cad<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    match read(ctx, a[1])? {
+        None => Ok(Reply::Integer(-1)),
+        Some(m) if m.value != a[2] => Ok(Reply::Integer(0)),
+        Some(m) => {
+            ctx.remove_key(a[1], &m)?;
+            Ok(Reply::Integer(1))
+        }
     }
 }
 

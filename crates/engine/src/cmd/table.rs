@@ -15,7 +15,7 @@ use super::{dump, hashes, keys, lists, scan, server, sets, sort, strings, zsets}
 const R: Flags = Flags::NONE;
 /// Writes: their keys bump WATCH counters and wake blocked clients.
 const W: Flags = Flags::WRITE;
-/// Writes whose reply 0 says nothing changed.
+/// Writes whose reply 0 (or a negative one) says nothing changed.
 const W0: Flags = Flags::WRITE.with(Flags::ZERO_IS_NO_CHANGE);
 /// `[[m, s], …]` with `WITHSCORES`.
 const WITHSCORES: ShapeRule = ShapeRule::with_word("withscores", Shape::ScoredPairs);
@@ -58,6 +58,9 @@ pub fn table<C: Codec, S: KvStore>() -> Table<C, S> {
     t.add("getrange", 4, Keys::First, R, strings::getrange);
     t.add("substr", 4, Keys::First, R, strings::getrange);
     t.add("setrange", 4, Keys::First, W, strings::setrange);
+    // Kvrocks' own (served on every format: Redis has no such command)
+    t.add("cas", -4, Keys::First, W0, strings::cas);
+    t.add("cad", 3, Keys::First, W0, strings::cad);
     // Hashes
     t.add("hset", -4, Keys::First, W, hashes::hset);
     t.add("hsetnx", 4, Keys::First, W0, hashes::hsetnx);
@@ -77,6 +80,8 @@ pub fn table<C: Codec, S: KvStore>() -> Table<C, S> {
     t.add("hscan", -3, Keys::First, R, hashes::hscan);
     t.add("hrandfield", -2, Keys::First, R, hashes::hrandfield)
         .shaped(ShapeRule::with_word("withvalues", Shape::Pairs));
+    // Kvrocks' own
+    t.add("hrangebylex", -4, Keys::First, R, hashes::hrangebylex);
     // Lists
     t.add("lpush", -3, Keys::First, W, lists::lpush);
     t.add("rpush", -3, Keys::First, W, lists::rpush);

@@ -5,6 +5,8 @@ use std::sync::atomic::Ordering;
 
 use redcodec_engine::Reply;
 
+use crate::config::NamespaceMode;
+use crate::namespace_tokens::CONFIG_PREFIX;
 use crate::state::Shared;
 
 /// CONFIG RESETSTAT: what Redis 7.0 resets (INFO commandstats and
@@ -57,16 +59,40 @@ pub fn config(shared: &Shared, args: &[Bytes]) -> Reply {
             reset_stats(shared);
             Reply::ok()
         }
-        "rewrite" => match &shared.config.config_file {
-            Some(path) => {
-                let settings = shared.settings.lock();
-                match crate::config_file::rewrite(path, &settings.rewritable()) {
-                    Ok(()) => Reply::ok(),
-                    Err(e) => Reply::Error(e),
-                }
+        "rewrite" => {
+            let tokens = shared.namespace_tokens.locked();
+            match rewrite_file(shared, &tokens) {
+                Ok(()) => Reply::ok(),
+                Err(e) => Reply::Error(e),
             }
-            None => Reply::error("ERR The server is running without a config file"),
-        },
+        }
         _ => super::subcommands::syntax_error(args),
     }
+}
+
+/// Rewrites the configuration file the server was started with: the
+/// settings CONFIG SET changes, and in Tokens mode the namespace tokens
+/// `tokens` (every `namespace.` line replaced by theirs, as Kvrocks'
+/// `Config::Rewrite` does). The caller holds the tokens locked
+/// ([`crate::namespace_tokens`]), so writes of the file follow the changes
+/// in order. The error is the reply.
+pub fn rewrite_file(shared: &Shared, tokens: &[(String, String)]) -> Result<(), String> {
+    let Some(path) = &shared.config.config_file else {
+        return Err("ERR The server is running without a config file".into());
+    };
+    let settings = shared.settings.lock();
+    let mut lines: Vec<(&str, &str, bool)> = settings.rewritable();
+    let names: Vec<(String, &str)> = tokens
+        .iter()
+        .map(|(ns, token)| (format!("{CONFIG_PREFIX}{ns}"), token.as_str()))
+        .collect();
+    let owned = shared.config.namespaces == NamespaceMode::Tokens;
+    if owned {
+        lines.extend(
+            names
+                .iter()
+                .map(|(name, token)| (name.as_str(), *token, true)),
+        );
+    }
+    crate::config_file::rewrite(path, &lines, owned.then_some(CONFIG_PREFIX))
 }

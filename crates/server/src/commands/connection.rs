@@ -32,24 +32,20 @@ fn authenticate(shared: &Shared, session: &mut Session, user: &[u8], pass: &[u8]
     }
     let config = &shared.config;
     if config.namespaces == NamespaceMode::Tokens {
-        if let Some((ns, _)) = config
-            .namespace_tokens
-            .iter()
-            .find(|(_, token)| token.as_bytes() == pass)
-        {
+        if let Some(ns) = shared.namespace_tokens.namespace_of(pass) {
             session.authenticated = true;
-            session.namespace = ns.clone();
+            session.namespace = ns;
             return Reply::ok();
         }
     }
-    match &config.requirepass {
+    match shared.requirepass() {
         Some(p) if p.as_bytes() == pass => {
             session.authenticated = true;
             session.namespace = config.default_namespace.clone();
             Reply::ok()
         }
         Some(_) => Reply::error(WRONGPASS),
-        None if config.namespace_tokens.is_empty() => Reply::error(
+        None if shared.namespace_tokens.is_empty() => Reply::error(
             "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?",
         ),
         None => Reply::error(WRONGPASS),
@@ -156,7 +152,7 @@ pub fn reset(shared: &Shared, session: &mut Session) -> Reply {
     session.set_protocol(Protocol::Resp2);
     session.namespace = shared.config.default_namespace.clone();
     session.set_db(0);
-    session.authenticated = shared.config.requirepass.is_none();
+    session.authenticated = shared.requirepass().is_none();
     let _ = super::client::set_name(session, b"");
     Reply::Status("RESET".into())
 }

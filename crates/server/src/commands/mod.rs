@@ -10,6 +10,7 @@ pub mod flush_all;
 pub mod info;
 pub mod memory;
 mod move_key;
+pub mod namespace;
 mod object;
 pub mod registry;
 pub mod run;

@@ -130,6 +130,7 @@ const PROPAGATIONS: &[(&str, Propagation)] = &[
     ("spop", Propagation::SPop),
     ("incrbyfloat", Propagation::IncrByFloat),
     ("hincrbyfloat", Propagation::HIncrByFloat),
+    ("cas", Propagation::Cas),
 ];
 
 /// The command named `name` (any case) in [`REGISTRY`].
@@ -305,6 +306,10 @@ fn server_specs() -> Vec<Spec> {
         .shaped(sub(&["nodes", "info", "replicas"], Shape::Verbatim)),
         server("clusterx", -2, NS, |sh, se, _, _, a| {
             crate::cluster::cluster_commands::clusterx(sh, se, a)
+        }),
+        // Kvrocks' namespace tokens.
+        server("namespace", -3, NS.with(Flags::ADMIN), |sh, se, _, _, a| {
+            super::namespace::namespace(sh, se, a)
         }),
         server(
             "applybatch",

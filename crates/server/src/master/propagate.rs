@@ -12,6 +12,8 @@
 //! - `SPOP` → `SREM key members…`, or `DEL key` when it emptied the set.
 //! - `INCRBYFLOAT` → `SET key value KEEPTTL`; `HINCRBYFLOAT` → `HSET
 //!   key field value`.
+//! - Kvrocks' `CAS key old new [EX|PX|EXAT|PXAT n]` that swapped → `SET
+//!   key new [PXAT ms]` (a CAS without expiry leaves none, as SET does).
 //! - Everything else as it ran (the blocking pops reach the engine as
 //!   the non-blocking pops they perform, which are sent as such).
 //!
@@ -156,6 +158,7 @@ pub fn rewrite(
             ],
             _ => owned(a),
         },
+        Propagation::Cas if a.len() >= 4 => set_with_expiry(core, key, a[3]),
         Propagation::HIncrByFloat if a.len() == 4 => match event.reply {
             Reply::Bulk(v) => vec![b"HSET".to_vec(), key.to_vec(), a[2].to_vec(), v.clone()],
             _ => owned(a),

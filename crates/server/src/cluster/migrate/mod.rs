@@ -216,8 +216,8 @@ fn migrate(
         Link::connect(host, port)
             .map_err(|e| format!("failed to connect to the destination node: {e}"))?,
     );
-    if let Some(pass) = &shared.config.requirepass {
-        l.call(&[Bytes::from_static(b"auth"), pass.clone().into()])
+    if let Some(pass) = shared.requirepass() {
+        l.call(&[Bytes::from_static(b"auth"), pass.into()])
             .map_err(|e| format!("failed to authenticate on destination node: {e}"))?;
     }
     l.call(&import_args(range, 0))
