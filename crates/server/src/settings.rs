@@ -97,7 +97,7 @@ impl Settings {
         put("cache-model", "0");
         // Kvrocks' namespace replication: taken and shown, but
         // NAMESPACE keeps its tokens in the configuration file either way
-        // (`crate::namespace_tokens`).
+        // (`crate::commands::namespace`).
         put("repl-namespace-enabled", "no");
         put("repl-ping-replica-period", "10");
         // Kvrocks' limit on a full copy's `_fetch_file` (MiB/s, 0: none).

@@ -4,7 +4,8 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType};
 
 use super::scan_args::{glob_match, parse_cursor, scan_reply, ScanOptions};
-use crate::error::CmdResult;
+use crate::cmd::args::is;
+use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::reply::Reply;
 use crate::types::random::Rng;
@@ -21,7 +22,16 @@ pub fn keys<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRe
     Ok(Reply::bulks(out))
 }
 
-pub fn dbsize<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, _a: &[&[u8]]) -> CmdResult<Reply> {
+/// `DBSIZE`: the live keys, counted now. `DBSIZE SCAN` is Kvrocks' (it
+/// starts the background count that its later DBSIZEs report): here every
+/// DBSIZE counts, so it answers OK and has nothing to start. Any other
+/// argument gets Redis' arity error.
+pub fn dbsize<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    match a {
+        [_] => {}
+        [_, word] if is(word, "scan") => return Ok(Reply::ok()),
+        _ => return Err(CmdError::WrongArity("dbsize".into())),
+    }
     let mut n = 0;
     let mut walk = KeyWalk::new(ctx, None);
     while walk.next()?.is_some() {

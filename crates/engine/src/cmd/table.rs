@@ -265,7 +265,8 @@ pub fn table<C: Codec, S: KvStore>() -> Table<C, S> {
     // SCAN
     t.add("keys", 2, Keys::None, R, scan::keys);
     t.add("scan", -2, Keys::None, R, scan::scan);
-    t.add("dbsize", 1, Keys::None, R, scan::dbsize);
+    // -1 for Kvrocks' `DBSIZE SCAN`; any other argument gets Redis' error.
+    t.add("dbsize", -1, Keys::None, R, scan::dbsize);
     t.add("randomkey", 1, Keys::None, R, scan::randomkey);
     // Server and keyspace
     t.add("ping", -1, Keys::None, R, server::ping);
