@@ -14,6 +14,23 @@ pub fn float_arg(bytes: &[u8]) -> CmdResult<f64> {
     parse_f64(bytes).ok_or(CmdError::NotFloat)
 }
 
+/// C's `isspace` in the "C" locale.
+pub(crate) fn is_c_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+/// Where C's `strtoll` and `strtod` look for digits in `s`: past the
+/// leading blanks ([`is_c_space`]) and one optional sign; and whether
+/// that sign is `-`.
+pub(crate) fn c_number_start(s: &[u8]) -> (usize, bool) {
+    let blanks = s.iter().take_while(|&&b| is_c_space(b)).count();
+    match s.get(blanks) {
+        Some(b'-') => (blanks + 1, true),
+        Some(b'+') => (blanks + 1, false),
+        _ => (blanks, false),
+    }
+}
+
 /// Formats a double as Redis replies with scores: C's `%.17g`.
 pub fn format_score(v: f64) -> String {
     redcodec_codec::number::format_g17(v)

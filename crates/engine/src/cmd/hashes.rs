@@ -331,9 +331,9 @@ pub fn hrangebylex<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -
         return Ok(Reply::Array(Vec::new()));
     };
     let start = if reverse {
-        range.max.as_deref()
+        range.max.member()
     } else {
-        Some(range.min.as_slice())
+        range.min.member()
     };
     let (mut skip, mut out) = (offset.max(0), Vec::new());
     for record in ctx.subs(KIND, key, &meta, start.map(field_id), reverse) {

@@ -7,6 +7,8 @@
 
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::ExpireAt;
+use crate::number::c_number_start;
+use crate::types::zset::bounds::{Bound, LexBound};
 
 use super::args::is;
 
@@ -20,21 +22,7 @@ fn no_more_items() -> CmdError {
 /// leading `0` for octal), the whole argument consumed.
 pub(crate) fn integer(arg: &[u8]) -> CmdResult<i64> {
     let not_started = || CmdError::other("ERR not started as an integer");
-    let mut i = arg
-        .iter()
-        .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))
-        .unwrap_or(arg.len());
-    let negative = match arg.get(i) {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
+    let (mut i, negative) = c_number_start(arg);
     let hex_digits = arg.get(i + 2).is_some_and(u8::is_ascii_hexdigit);
     let radix: u32 = match (arg.get(i), arg.get(i + 1)) {
         (Some(b'0'), Some(b'x' | b'X')) if hex_digits => {
@@ -110,18 +98,15 @@ pub(crate) fn expiry(options: &[&[u8]], now_ms: u64) -> CmdResult<ExpireAt> {
     Ok(at)
 }
 
-/// A lexicographic range of Kvrocks' `RangeLexSpec`: `-` and `+` as the
-/// open ends, `[x` and `(x` inclusive and exclusive.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A lexicographic range of Kvrocks' `RangeLexSpec`: its ends read as
+/// ZRANGEBYLEX's ([`LexBound`]: `-` and `+` the open ends, `[x` and `(x`
+/// inclusive and exclusive), with Kvrocks' checks and texts.
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct LexRange {
-    /// The lowest name (empty for `-`).
-    pub min: Vec<u8>,
-    /// Whether `min` itself is left out.
-    pub min_exclusive: bool,
-    /// The highest name; `None` for `+`.
-    pub max: Option<Vec<u8>>,
-    /// Whether `max` itself is left out.
-    pub max_exclusive: bool,
+    /// The lower end (never `+`).
+    pub min: LexBound,
+    /// The upper end (never `-`).
+    pub max: LexBound,
 }
 
 impl LexRange {
@@ -130,40 +115,32 @@ impl LexRange {
         if min == b"+" || max == b"-" {
             return Err(CmdError::other("ERR min > max"));
         }
-        let bound = |arg: &[u8], which: &str| match arg.first() {
-            Some(b'(') => Ok((arg[1..].to_vec(), true)),
-            Some(b'[') => Ok((arg[1..].to_vec(), false)),
-            _ => Err(CmdError::other(format!("ERR the {which} is illegal"))),
-        };
-        let (min, min_exclusive) = if min == b"-" {
-            (Vec::new(), false)
-        } else {
-            bound(min, "min")?
-        };
-        let (max, max_exclusive) = if max == b"+" {
-            (None, false)
-        } else {
-            let (max, exclusive) = bound(max, "max")?;
-            (Some(max), exclusive)
+        let end = |arg: &[u8], which: &str| {
+            LexBound::parse(arg)
+                .ok_or_else(|| CmdError::other(format!("ERR the {which} is illegal")))
         };
         Ok(LexRange {
-            min,
-            min_exclusive,
-            max,
-            max_exclusive,
+            min: end(min, "min")?,
+            max: end(max, "max")?,
         })
     }
 
     /// Whether `name` is below the range.
     pub(crate) fn below(&self, name: &[u8]) -> bool {
-        name < self.min.as_slice() || (self.min_exclusive && name == self.min.as_slice())
+        match &self.min {
+            LexBound::Inclusive(min) => name < min.as_slice(),
+            LexBound::Exclusive(min) => name <= min.as_slice(),
+            LexBound::Lowest | LexBound::Highest => false,
+        }
     }
 
     /// Whether `name` is above the range.
     pub(crate) fn above(&self, name: &[u8]) -> bool {
-        self.max
-            .as_deref()
-            .is_some_and(|max| name > max || (self.max_exclusive && name == max))
+        match &self.max {
+            LexBound::Inclusive(max) => name > max.as_slice(),
+            LexBound::Exclusive(max) => name >= max.as_slice(),
+            LexBound::Lowest | LexBound::Highest => false,
+        }
     }
 }
 

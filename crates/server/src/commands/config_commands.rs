@@ -80,19 +80,20 @@ pub fn rewrite_file(shared: &Shared, tokens: &[(String, String)]) -> Result<(), 
     let Some(path) = &shared.config.config_file else {
         return Err("ERR The server is running without a config file".into());
     };
+    let owned = shared.config.namespaces == NamespaceMode::Tokens;
+    let names: Vec<(String, &str)> = match owned {
+        true => tokens
+            .iter()
+            .map(|(ns, token)| (format!("{CONFIG_PREFIX}{ns}"), token.as_str()))
+            .collect(),
+        false => Vec::new(),
+    };
     let settings = shared.settings.lock();
     let mut lines: Vec<(&str, &str, bool)> = settings.rewritable();
-    let names: Vec<(String, &str)> = tokens
-        .iter()
-        .map(|(ns, token)| (format!("{CONFIG_PREFIX}{ns}"), token.as_str()))
-        .collect();
-    let owned = shared.config.namespaces == NamespaceMode::Tokens;
-    if owned {
-        lines.extend(
-            names
-                .iter()
-                .map(|(name, token)| (name.as_str(), *token, true)),
-        );
-    }
+    lines.extend(
+        names
+            .iter()
+            .map(|(name, token)| (name.as_str(), *token, true)),
+    );
     crate::config_file::rewrite(path, &lines, owned.then_some(CONFIG_PREFIX))
 }

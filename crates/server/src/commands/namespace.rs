@@ -58,8 +58,8 @@ pub fn namespace(shared: &Shared, session: &Session, args: &[bytes::Bytes]) -> R
     if shared.config.namespaces != NamespaceMode::Tokens {
         return Reply::error("ERR namespaces are Kvrocks' (serve --format kvrocks)");
     }
-    if session.namespace != shared.config.default_namespace {
-        return Reply::error("ERR admin permission required to perform the command");
+    if !session.is_admin(shared) {
+        return Reply::error(super::flush_all::ADMIN_REQUIRED);
     }
     let sub = String::from_utf8_lossy(&args[1]).to_ascii_lowercase();
     let word = |i: usize| String::from_utf8_lossy(&args[i]).into_owned();

@@ -7,6 +7,8 @@
 //! laxer: leading spaces, overflowing literals and even the empty string
 //! (read as 0) are accepted.
 
+use crate::number::{c_number_start, is_c_space};
+
 /// What `strtod` reads at the start of a string.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Prefix {
@@ -19,11 +21,6 @@ struct Prefix {
     out_of_range: bool,
 }
 
-/// C's `isspace` in the "C" locale.
-fn is_c_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
-}
-
 /// Whether `s` starts with the lower-case ASCII `word`, ignoring case.
 fn starts_with_word(s: &[u8], word: &[u8]) -> bool {
     s.len() >= word.len() && s[..word.len()].eq_ignore_ascii_case(word)
@@ -32,18 +29,7 @@ fn starts_with_word(s: &[u8], word: &[u8]) -> bool {
 /// The number `strtod` reads at the start of `s`, or `None` when it
 /// performs no conversion.
 fn strtod_prefix(s: &[u8]) -> Option<Prefix> {
-    let mut i = s.iter().take_while(|&&b| is_c_space(b)).count();
-    let negative = match s.get(i) {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
+    let (i, negative) = c_number_start(s);
     let body = &s[i..];
     let (magnitude, len, out_of_range) = if starts_with_word(body, b"inf") {
         let len = if starts_with_word(body, b"infinity") {
