@@ -58,10 +58,12 @@ fn expiry_is_stored_in_ms_with_the_flag() {
 #[test]
 fn del_in_the_same_ms_bumps_the_version_and_gc_collects() {
     let f = Fixture::hash_deleted(Format::Floyd);
+    // DEL writes the metadata as Pika's InitialMetaValue does: count 0,
+    // version T+1, ctime 0.
     let expected = [
         format!(
-            "2\tdefault\t{Z8}680000{Z16}\t0100000000{}{Z16}{}{Z8}",
-            "0168e5cf8b010000", "0168e5cf8b010080"
+            "2\tdefault\t{Z8}680000{Z16}\t0100000000{}{Z16}{Z8}{Z8}",
+            "0168e5cf8b010000"
         ),
         format!("2\thash_data_cf\t{Z8}680000{V}66{Z16}\t76{Z16}{C}"),
     ];
@@ -69,6 +71,13 @@ fn del_in_the_same_ms_bumps_the_version_and_gc_collects() {
     assert_eq!(f.run("HGET h f").to_cli_string(), "(nil)");
     assert_eq!(f.run("HSET h g w").to_cli_string(), "(integer) 1");
     assert_eq!(f.run("HGETALL h").to_cli_string(), "1) \"g\"\n2) \"w\"");
+    // The hash written over the emptied record re-uses it: version T+2,
+    // ctime still 0.
+    let meta = format!(
+        "2\tdefault\t{Z8}680000{Z16}\t0101000000{}{Z16}{Z8}{Z8}",
+        "0268e5cf8b010000"
+    );
+    assert!(f.dump().contains(&meta), "{}", f.dump());
     f.engine.compact().expect("compact");
     assert!(!f.dump().contains(&format!("{V}66")), "{}", f.dump());
 }

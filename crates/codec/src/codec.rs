@@ -84,6 +84,17 @@ pub trait Codec: Send + Sync + 'static {
     /// Fresh metadata for a new key of type `data_type` with `version`.
     fn new_meta(&self, data_type: DataType, version: u64) -> Meta;
 
+    /// Metadata that takes the place of `old`, a collection's metadata
+    /// still stored (expired, emptied, or live and being deleted), at
+    /// `version`: what [`crate::DeleteModel::ResetMeta`]'s `DEL` writes,
+    /// and the new key of `old`'s type written over a stale one. Empty,
+    /// as [`Codec::new_meta`] (the default); a format whose real system
+    /// re-initializes the old record differently from a new one (floyd:
+    /// Pika's `InitialMetaValue` clears the creation time) says so here.
+    fn reset_meta(&self, old: &Meta, version: u64) -> Meta {
+        self.new_meta(old.data_type, version)
+    }
+
     /// The metadata record of `key`. With [`crate::MetaLookup::Shared`]
     /// `data_type` is ignored; with `PerType` it picks the place.
     fn meta_record(&self, key: &[u8], data_type: DataType) -> Result<Record, EncodeError>;

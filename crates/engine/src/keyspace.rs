@@ -531,14 +531,20 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
             }
             return Ok(meta);
         }
-        let mut meta = self.codec().new_meta(ty, self.eng.next_version(previous));
+        // A record of the type still stored (expired or emptied) is
+        // re-used the format's way (Codec::reset_meta); otherwise the key
+        // is new.
+        let stale = view.dead.iter().find(|m| m.data_type == ty);
+        let meta_at = |version| match stale {
+            Some(old) => self.codec().reset_meta(old, version),
+            None => self.codec().new_meta(ty, version),
+        };
+        let mut meta = meta_at(self.eng.next_version(previous));
         // A version the key held before may still have element records
         // (Capabilities::version_may_repeat): take the next one.
         if self.caps().version_may_repeat && !view.nothing_stored {
             while self.has_elements(key, &meta)? {
-                meta = self
-                    .codec()
-                    .new_meta(ty, self.eng.next_version(Some(meta.version)));
+                meta = meta_at(self.eng.next_version(Some(meta.version)));
             }
         }
         Ok(meta)
@@ -617,7 +623,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
             DeleteModel::ResetMeta => {
                 let fresh = self
                     .codec()
-                    .new_meta(meta.data_type, self.eng.next_version(Some(meta.version)));
+                    .reset_meta(meta, self.eng.next_version(Some(meta.version)));
                 let value = self.codec().encode_meta(&fresh)?;
                 self.batch.put(record.place, record.key, value);
             }

@@ -161,6 +161,10 @@ impl Codec for FloydCodec {
         meta::new_meta(data_type, version)
     }
 
+    fn reset_meta(&self, old: &Meta, version: u64) -> Meta {
+        meta::reset_meta(old, version)
+    }
+
     fn meta_record(&self, key: &[u8], _data_type: DataType) -> Result<Record, EncodeError> {
         Ok(Record {
             place: self.place(key, layout::META_CF),

@@ -37,6 +37,11 @@ pub const BASE_META_LEN: usize = 1 + 4 + 8 + RESERVE_LEN + 16;
 /// Length of a list metadata value (16-byte index slots,
 /// `kListValueIndexLength`).
 pub const LIST_META_LEN: usize = 1 + 8 + 8 + 16 + 16 + RESERVE_LEN + 16;
+/// [`Meta::variant`] bit of a collection whose stored creation time is 0:
+/// Pika's `InitialMetaValue` clears it when `DEL` resets the metadata and
+/// when a write re-uses a stale or emptied record of the type, and every
+/// later rewrite of the record keeps it (see [`reset_meta`]).
+pub const VARIANT_NO_CTIME: u8 = 1;
 /// `InitalLeftIndex`: a new list's exclusive left bound, 2^63 − 1.
 pub const INITIAL_LEFT_INDEX: u64 = (1 << 63) - 1;
 /// `InitalRightIndex`: a new list's exclusive right bound, 2^63.
@@ -194,6 +199,15 @@ pub fn new_meta(data_type: DataType, version: u64) -> Meta {
     Meta::fresh(data_type, version, empty_list)
 }
 
+/// The metadata Pika's `InitialMetaValue` makes of `old`, a collection's
+/// stored metadata, at `version`: count 0, no expiry, a list's bounds
+/// those of a new list, and creation time 0 ([`VARIANT_NO_CTIME`]).
+pub fn reset_meta(old: &Meta, version: u64) -> Meta {
+    let mut meta = new_meta(old.data_type, version);
+    meta.variant = VARIANT_NO_CTIME;
+    meta
+}
+
 /// Decodes a metadata value; the type byte names the type. A string's
 /// [`Meta::version`] is its creation time in ms (see
 /// [`redcodec_codec::Capabilities::string_version`]).
@@ -219,13 +233,17 @@ pub fn decode(raw: &[u8]) -> Result<Meta, DecodeError> {
         }
         _ => meta.size = f.count,
     }
+    if data_type.is_collection() && f.ctime_ms == 0 {
+        meta.variant = VARIANT_NO_CTIME;
+    }
     Ok(meta)
 }
 
 /// The stored bytes of `meta`, `string` as a string's payload (in place
 /// of [`Meta::value`]). The creation time written is
-/// [`Meta::version`] (the engine's clock when the key was created); the
-/// list index gaps and every reserved byte are zero.
+/// [`Meta::version`] (the engine's clock when the key was created), or 0
+/// for a collection marked [`VARIANT_NO_CTIME`]; the list index gaps and
+/// every reserved byte are zero.
 pub fn encode_with(meta: &Meta, string: &[u8]) -> Result<Vec<u8>, EncodeError> {
     if meta.expire_ms >= MILLIS_FLAG {
         return Err(out_of_range(
@@ -241,7 +259,12 @@ pub fn encode_with(meta: &Meta, string: &[u8]) -> Result<Vec<u8>, EncodeError> {
             "0..=9223372036854775807",
         ));
     }
-    let ctime = encode_time(meta.version & !MILLIS_FLAG).to_le_bytes();
+    let ctime_ms = if meta.data_type.is_collection() && meta.variant & VARIANT_NO_CTIME != 0 {
+        0
+    } else {
+        meta.version & !MILLIS_FLAG
+    };
+    let ctime = encode_time(ctime_ms).to_le_bytes();
     let etime = encode_time(meta.expire_ms).to_le_bytes();
     let mut out = Vec::with_capacity(LIST_META_LEN + string.len());
     out.push(type_byte(meta.data_type));
@@ -319,6 +342,38 @@ mod tests {
             assert_eq!(raw.len(), len);
             assert_eq!(decode(&raw).unwrap(), m);
         }
+    }
+
+    #[test]
+    fn a_reset_collection_keeps_creation_time_0() {
+        let ctime_at =
+            |raw: &[u8]| u64::from_le_bytes(raw[raw.len() - 16..][..8].try_into().unwrap());
+        for t in [DataType::Hash, DataType::List] {
+            let mut old = new_meta(t, 1_700_000_000_000);
+            old.size = 4;
+            old.expire_ms = 1_700_000_000_500;
+            assert_eq!(
+                ctime_at(&encode(&old).unwrap()),
+                1_700_000_000_000 | MILLIS_FLAG
+            );
+            let reset = reset_meta(&old, 1_700_000_000_001);
+            assert_eq!(
+                (reset.size, reset.expire_ms, &reset.list),
+                (0, 0, &new_meta(t, 0).list)
+            );
+            let raw = encode(&reset).unwrap();
+            assert_eq!(ctime_at(&raw), 0);
+            // Decoded and rewritten with a new count, it stays 0.
+            let mut again = decode(&raw).unwrap();
+            assert_eq!(again, reset);
+            again.size = 1;
+            assert_eq!(ctime_at(&encode(&again).unwrap()), 0);
+        }
+        // A string's creation time is its version, never cleared.
+        let mut s = Meta::string(b"v".to_vec(), 0);
+        s.variant = VARIANT_NO_CTIME;
+        s.version = 7;
+        assert_eq!(ctime_at(&encode(&s).unwrap()), 7 | MILLIS_FLAG);
     }
 
     #[test]

@@ -161,19 +161,21 @@ fn del_resets_and_gc_collects_the_old_field() {
     let c = codec();
     let meta = one_element(&c, DataType::Hash);
     let field = c.sub_key(SubKind::HashField.of(b"h", &meta), SubIdRef::Name(b"f"));
-    // DEL in the same millisecond: count 0, version T+1.
-    let reset = c.new_meta(DataType::Hash, c.next_version(T_US, 0, Some(meta.version)));
+    // DEL in the same millisecond: count 0, version T+1, creation time 0
+    // (Pika's InitialMetaValue).
+    let reset = c.reset_meta(&meta, c.next_version(T_US, 0, Some(meta.version)));
     let raw = c.encode_meta(&reset).unwrap();
     assert_eq!(
         raw,
-        hx(&[
-            "01",
-            "00000000",
-            "0168e5cf8b010000",
-            Z16,
-            "0168e5cf8b010080",
-            Z8
-        ])
+        hx(&["01", "00000000", "0168e5cf8b010000", Z16, Z8, Z8])
+    );
+    // Read back and written again (HSET re-using the record), the
+    // creation time stays 0.
+    let mut reused = c.decode_meta(DataType::Hash, &raw).unwrap();
+    reused.size = 1;
+    assert_eq!(
+        c.encode_meta(&reused).unwrap(),
+        hx(&["01", "01000000", "0168e5cf8b010000", Z16, Z8, Z8])
     );
     let place = c.sub_place(SubKind::HashField, b"h");
     let owner = c.gc_sub_owner(place, &field, &[]).unwrap();

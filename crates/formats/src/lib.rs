@@ -109,6 +109,7 @@ forward! {
     fn declaration(&self) -> &Declaration;
     fn next_version(&self, now_us: u64, counter: u64, previous: Option<u64>) -> u64;
     fn new_meta(&self, data_type: DataType, version: u64) -> Meta;
+    fn reset_meta(&self, old: &Meta, version: u64) -> Meta;
     fn meta_record(&self, key: &[u8], data_type: DataType) -> Result<Record, EncodeError>;
     fn encode_meta_with(&self, meta: &Meta, string: &[u8]) -> Result<Vec<u8>, EncodeError>;
     fn decode_meta(&self, data_type: DataType, raw: &[u8]) -> Result<Meta, DecodeError>;
