@@ -233,7 +233,9 @@ pub fn decode(raw: &[u8]) -> Result<Meta, DecodeError> {
         }
         _ => meta.size = f.count,
     }
-    if data_type.is_collection() && f.ctime_ms == 0 {
+    // A creation time of 0 where the version would give another is
+    // Pika's InitialMetaValue's (a version of 0 writes 0 either way).
+    if data_type.is_collection() && f.ctime_ms == 0 && f.version & !MILLIS_FLAG != 0 {
         meta.variant = VARIANT_NO_CTIME;
     }
     Ok(meta)
@@ -374,6 +376,17 @@ mod tests {
         s.variant = VARIANT_NO_CTIME;
         s.version = 7;
         assert_eq!(ctime_at(&encode(&s).unwrap()), 7 | MILLIS_FLAG);
+    }
+
+    #[test]
+    fn a_version_0_with_a_creation_time_reads_back_stable() {
+        // Found by fuzz/floyd_decode: version 0, a stored ctime.
+        let mut raw = encode(&new_meta(DataType::List, 0)).unwrap();
+        let at = raw.len() - 16;
+        raw[at..at + 8].copy_from_slice(&(5 | MILLIS_FLAG).to_le_bytes());
+        let meta = decode(&raw).unwrap();
+        let again = encode(&meta).unwrap();
+        assert_eq!(decode(&again).unwrap(), meta);
     }
 
     #[test]
