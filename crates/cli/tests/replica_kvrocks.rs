@@ -153,6 +153,18 @@ impl FakeStore {
         FakeStore { _dir: dir, db }
     }
 
+    /// A checkpoint as Kvrocks makes it (a log size for flush of its write
+    /// buffer size): no flush, the WAL copied, replayed when it is opened.
+    fn checkpoint(&self) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let checkpoint = dir.path().join("cp");
+        rocksdb::checkpoint::Checkpoint::new(&self.db)
+            .unwrap()
+            .create_checkpoint_with_log_size(&checkpoint, 64 << 20)
+            .unwrap();
+        (dir, checkpoint)
+    }
+
     fn meta(&self) -> &rocksdb::ColumnFamily {
         self.db.cf_handle("metadata").unwrap()
     }
@@ -283,6 +295,39 @@ fn serve_kvrocks(
     }
 }
 
+/// Listens on a loopback port and answers every connection as a Kvrocks
+/// master of `store` does ([`serve_kvrocks`]); its address, and the counts
+/// of PSYNCs and full copies it answered.
+fn fake_master(
+    store: &Arc<FakeStore>,
+    checkpoint: std::path::PathBuf,
+    checkpoint_seq: u64,
+) -> (String, Arc<AtomicU64>, Arc<AtomicU64>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let psyncs = Arc::new(AtomicU64::new(0));
+    let fetches = Arc::new(AtomicU64::new(0));
+    let (store, counts) = (store.clone(), (psyncs.clone(), fetches.clone()));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            let (store, checkpoint) = (store.clone(), checkpoint.clone());
+            let (psyncs, fetches) = counts.clone();
+            std::thread::spawn(move || {
+                let _ = serve_kvrocks(
+                    stream,
+                    &store,
+                    &checkpoint,
+                    checkpoint_seq,
+                    &psyncs,
+                    &fetches,
+                );
+            });
+        }
+    });
+    (addr, psyncs, fetches)
+}
+
 #[test]
 fn kvrocks_replication_protocol_against_a_fake_master() {
     let store = Arc::new(FakeStore::open());
@@ -312,14 +357,7 @@ fn kvrocks_replication_protocol_against_a_fake_master() {
         &[],
         &[(b"z", Some(enc::collection(5, 0, version + 1, 1)))],
     );
-    let checkpoint_dir = tempfile::tempdir().unwrap();
-    let checkpoint = checkpoint_dir.path().join("cp");
-    rocksdb::checkpoint::Checkpoint::new(&store.db)
-        .unwrap()
-        // As Kvrocks makes it (a log size for flush of its write buffer
-        // size): no flush, the WAL copied, replayed when it is opened.
-        .create_checkpoint_with_log_size(&checkpoint, 64 << 20)
-        .unwrap();
+    let (_checkpoint_dir, checkpoint) = store.checkpoint();
     assert!(
         std::fs::read_dir(&checkpoint).unwrap().any(|e| e
             .unwrap()
@@ -357,34 +395,7 @@ fn kvrocks_replication_protocol_against_a_fake_master() {
     );
     store.write("0", &[], &[], &[(b"z", None)]);
 
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let psyncs = Arc::new(AtomicU64::new(0));
-    let fetches = Arc::new(AtomicU64::new(0));
-    {
-        let store = store.clone();
-        let psyncs = psyncs.clone();
-        let fetches = fetches.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { return };
-                let store = store.clone();
-                let checkpoint = checkpoint.clone();
-                let psyncs = psyncs.clone();
-                let fetches = fetches.clone();
-                std::thread::spawn(move || {
-                    let _ = serve_kvrocks(
-                        stream,
-                        &store,
-                        &checkpoint,
-                        checkpoint_seq,
-                        &psyncs,
-                        &fetches,
-                    );
-                });
-            }
-        });
-    }
+    let (addr, psyncs, fetches) = fake_master(&store, checkpoint, checkpoint_seq);
     let mut want = BTreeMap::new();
     want.insert(
         b"s".to_vec(),
@@ -538,4 +549,84 @@ fn migrate_follow_from_a_kvrocks_master_continues_after_a_rerun() {
             "{format}: not equal after the rerun: {err}"
         );
     }
+}
+
+/// A Kvrocks master's namespace tokens (`repl-namespace-enabled yes`: the
+/// JSON Kvrocks' `Namespace::Rewrite` puts in its propagate family) reach
+/// a replica that replicates them, from the checkpoint of its full copy
+/// and then from a write batch of the stream; a replica without the
+/// setting leaves them alone.
+#[test]
+fn a_kvrocks_masters_namespace_tokens_reach_a_replica_that_replicates_them() {
+    let store = Arc::new(FakeStore::open());
+    let propagate = |json: &str| {
+        let mut b = rocksdb::WriteBatch::default();
+        b.put_cf(
+            store.db.cf_handle("propagate").unwrap(),
+            b"__namespace_keys__",
+            json.as_bytes(),
+        );
+        store.db.write(b).unwrap();
+    };
+    store.write("1", &[], &[], &[(b"s", Some(enc::string(b"v", 0)))]);
+    propagate(r#"{"t1":"n1"}"#);
+    let (_checkpoint_dir, checkpoint) = store.checkpoint();
+    let checkpoint_seq = store.db.latest_sequence_number();
+    let (addr, _, _) = fake_master(&store, checkpoint, checkpoint_seq);
+    // An error (`-LOADING` while the full copy loads) is no answer yet.
+    let tokens = |c: &mut redis::Connection| -> Vec<String> {
+        redis::cmd("NAMESPACE")
+            .arg("GET")
+            .arg("*")
+            .query(c)
+            .unwrap_or_default()
+    };
+    let wait_tokens = |c: &mut redis::Connection, want: &[&str]| {
+        let deadline = Instant::now() + BOUND;
+        while tokens(c) != want {
+            assert!(
+                Instant::now() < deadline,
+                "tokens {:?}, never {want:?}",
+                tokens(c)
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    let (_tmp, dir) = store_dir();
+    let replicating = [
+        "--requirepass",
+        "pwd",
+        "--config-set",
+        "repl-namespace-enabled=yes",
+        "--replicaof",
+        &addr,
+    ];
+    let replica = Serve::start("kvrocks", &dir, &replicating);
+    let mut r = connect(&format!("redis://:pwd@{}/", replica.addr));
+    wait_tokens(&mut r, &["n1", "t1", "__namespace", "pwd"]);
+    propagate(r#"{"t1":"n1","t2":"n2"}"#);
+    wait_tokens(&mut r, &["n1", "t1", "n2", "t2", "__namespace", "pwd"]);
+    let mut t2 = connect(&format!("redis://:t2@{}/", replica.addr));
+    let _: () = redis::cmd("PING").query(&mut t2).unwrap();
+
+    let (_tmp2, dir2) = store_dir();
+    let other = Serve::start(
+        "kvrocks",
+        &dir2,
+        &["--requirepass", "pwd", "--replicaof", &addr],
+    );
+    let mut o = connect(&format!("redis://:pwd@{}/", other.addr));
+    let deadline = Instant::now() + BOUND;
+    // `-LOADING` while the copy loads: not there yet.
+    while redis::cmd("GET")
+        .arg("s")
+        .query::<Option<String>>(&mut o)
+        .ok()
+        .flatten()
+        .is_none()
+    {
+        assert!(Instant::now() < deadline, "the copy never arrived");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(tokens(&mut o), ["__namespace", "pwd"]);
 }

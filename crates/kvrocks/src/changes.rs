@@ -8,7 +8,9 @@
 //! `WriteBatchLogData`), or `"r <replid>"` for the server's own log. The
 //! records then change metadata (column family 1) and subkeys (0); the
 //! score index (2), pub/sub (3), propagate (4) and search (6) families are
-//! replication side channels and are not changes of keys.
+//! replication side channels and are not changes of keys; of them only the
+//! namespace tokens a master with namespace replication writes are read
+//! ([`Changes::namespace_tokens`]).
 //!
 //! Per key, at the end of the batch:
 //!
@@ -93,6 +95,11 @@ pub struct Changes {
     pub changes: Vec<Change>,
     /// Keys left out.
     pub skipped: Vec<Skipped>,
+    /// The namespace tokens the batch wrote (the JSON value of
+    /// [`crate::layout::NAMESPACE_TOKENS_KEY`] in the propagate family: a
+    /// master with namespace replication changed its tokens), the last
+    /// one if it wrote several.
+    pub namespace_tokens: Option<Vec<u8>>,
 }
 
 /// Why a batch could not be read as changes.
@@ -120,6 +127,7 @@ pub enum ChangeError {
 /// Kvrocks' column families by id.
 const CF_DEFAULT: u32 = 0;
 const CF_METADATA: u32 = 1;
+const CF_PROPAGATE: u32 = 4;
 const CF_STREAM: u32 = 5;
 
 /// Kvrocks' list command codes in `LogData` (`RedisCommand`).
@@ -393,6 +401,13 @@ pub fn decode(data: &[u8], cluster: bool) -> Result<Changes, ChangeError> {
                         reason: "a stream, a type redcodec does not model".into(),
                     });
                 }
+            }
+            Record::Put {
+                cf: CF_PROPAGATE,
+                key,
+                value,
+            } if key == crate::layout::NAMESPACE_TOKENS_KEY => {
+                out.namespace_tokens = Some(value.to_vec());
             }
             // Score index, pub/sub, propagate, search: side channels;
             // merges and other ranges: Kvrocks writes none to key data.

@@ -386,3 +386,26 @@ fn log_data_forms() {
     assert_eq!(LogData::parse(b"2x"), None);
     assert_eq!(LogData::parse(b"0").unwrap().command(), None);
 }
+
+#[test]
+fn namespace_tokens_written_by_a_master_are_read_and_other_propagate_records_are_not() {
+    let d = db();
+    let propagate = d.db.cf_handle("propagate").unwrap();
+    let mut b = WriteBatch::default();
+    // Kvrocks' ShiftReplId writes its replication id there too.
+    b.put_cf(&propagate, b"replid", b"ABC");
+    b.put_cf(
+        &propagate,
+        crate::layout::NAMESPACE_TOKENS_KEY,
+        br#"{"t1":"n1","t2":"n2"}"#,
+    );
+    let c = decoded(&b);
+    assert!(c.changes.is_empty());
+    assert_eq!(
+        c.namespace_tokens.as_deref(),
+        Some(br#"{"t1":"n1","t2":"n2"}"#.as_slice())
+    );
+    let mut b = WriteBatch::default();
+    b.put_cf(&propagate, b"replid", b"ABC");
+    assert_eq!(decoded(&b).namespace_tokens, None);
+}

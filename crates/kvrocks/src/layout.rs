@@ -14,6 +14,11 @@ pub const ZSET_SCORE: Place = Place::new(0, 2);
 pub const PUBSUB: Place = Place::new(0, 3);
 /// `propagate`: replication-only records and namespace tokens.
 pub const PROPAGATE: Place = Place::new(0, 4);
+/// The key, in [`PROPAGATE`], of the namespace tokens a server with
+/// `repl-namespace-enabled yes` keeps in its store (and its replicas
+/// receive with its write batches): a JSON object of token → namespace
+/// (Kvrocks' `kNamespaceDBKey`, `src/server/namespace.h`).
+pub const NAMESPACE_TOKENS_KEY: &[u8] = b"__namespace_keys__";
 /// `stream`: stream entries (streams are not supported by redcodec).
 pub const STREAM: Place = Place::new(0, 5);
 /// `search`: search index data (not supported by redcodec).

@@ -143,6 +143,8 @@ pub struct Loaded {
     pub refused: Vec<Refused>,
     /// How many keys were refused in all.
     pub refused_count: u64,
+    /// The file's auxiliary fields (`import`, once the file is read).
+    pub aux: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
 impl Loaded {
@@ -684,6 +686,7 @@ pub fn import_in_batches<R: Read>(
         batch.push(entry);
     }
     write(batch_db, &mut batch, &mut loaded);
+    loaded.aux = reader.aux().to_vec();
     Ok(loaded)
 }
 

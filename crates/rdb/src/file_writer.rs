@@ -62,6 +62,9 @@ pub struct FileInfo {
     pub used_mem: u64,
     /// The replication fields, for a file sent to a replica.
     pub repl: Option<ReplInfo>,
+    /// Further auxiliary fields, written after Redis' own (a reader that
+    /// does not know one skips it, as Redis does).
+    pub aux: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
 impl FileInfo {
@@ -73,6 +76,7 @@ impl FileInfo {
             ctime,
             used_mem: 0,
             repl: None,
+            aux: Vec::new(),
         }
     }
 }
@@ -110,6 +114,9 @@ impl<W: Write> RdbFileWriter<W> {
             w.aux(b"repl-offset", repl.offset.to_string().as_bytes());
         }
         w.aux(b"aof-base", b"0");
+        for (key, value) in &info.aux {
+            w.aux(key, value);
+        }
         w.flush_buf()?;
         Ok(w)
     }

@@ -107,4 +107,7 @@ pub enum InStream {
     /// REPLCONF, replication's own messages: a master's GETACK asks
     /// for an acknowledgement, a replica's ACK gives one.
     Replconf,
+    /// NAMESPACE: a change of the master's replicated namespace tokens
+    /// ([`crate::namespace_replication::apply_from_stream`]).
+    NamespaceTokens,
 }

@@ -33,6 +33,7 @@ pub mod held_feed;
 pub mod master;
 pub mod monitor;
 pub mod monitors;
+pub mod namespace_replication;
 pub mod namespace_tokens;
 pub mod persistence;
 pub mod process;

@@ -89,6 +89,10 @@ impl Server {
             handle: std::sync::OnceLock::new(),
         });
         shared.attach();
+        // Kvrocks' start: the tokens of the store join the file's, and a
+        // store holding tokens needs namespace replication on.
+        crate::namespace_replication::load_and_rewrite(&shared)
+            .map_err(|e| std::io::Error::other(e.strip_prefix("ERR ").unwrap_or(&e).to_string()))?;
         Ok(Server { shared, listener })
     }
 

@@ -26,10 +26,13 @@ const INTEGERS: &[(&str, i64, i64)] = &[
 
 /// Settings that take one of a few names (Kvrocks' `EnumField`s: any case
 /// taken, the canonical name kept).
-const ENUMS: &[(&str, &[&str])] = &[(
-    "migrate-type",
-    crate::cluster::migrate::migrate_types::MIGRATE_TYPES,
-)];
+const ENUMS: &[(&str, &[&str])] = &[
+    (
+        "migrate-type",
+        crate::cluster::migrate::migrate_types::MIGRATE_TYPES,
+    ),
+    (crate::namespace_replication::SETTING, &["yes", "no"]),
+];
 
 /// Settings that `CONFIG SET` refuses (they are fixed at start).
 const IMMUTABLE: &[&str] = &[
@@ -95,10 +98,8 @@ impl Settings {
         // store, so 0 (none) is its value; Pika's own Go suite sets it
         // before every test.
         put("cache-model", "0");
-        // Kvrocks' namespace replication: taken and shown, but
-        // NAMESPACE keeps its tokens in the configuration file either way
-        // (`crate::commands::namespace`).
-        put("repl-namespace-enabled", "no");
+        // Kvrocks' namespace replication (`crate::namespace_replication`).
+        put(crate::namespace_replication::SETTING, "no");
         put("repl-ping-replica-period", "10");
         // Kvrocks' limit on a full copy's `_fetch_file` (MiB/s, 0: none).
         put("max-replication-mb", "0");

@@ -43,6 +43,8 @@ pub fn config(shared: &Shared, args: &[Bytes]) -> Reply {
                 .map(|p| (p[0].to_vec(), p[1].to_vec()))
                 .collect();
             let mut settings = shared.settings.lock();
+            let replication = crate::namespace_replication::SETTING;
+            let was = settings.value(replication).unwrap_or("no").to_string();
             match settings.set(&pairs) {
                 Ok(()) => {
                     shared
@@ -50,6 +52,18 @@ pub fn config(shared: &Shared, args: &[Bytes]) -> Reply {
                         .store(settings.max_bulk_len(), Ordering::SeqCst);
                     shared.repl.configure(&settings);
                     crate::scripting::apply_threshold(&settings, &shared.scripts.control);
+                    let switched = settings.value(replication) != Some(was.as_str());
+                    drop(settings);
+                    if switched {
+                        // Kvrocks' callback of the setting: the tokens are
+                        // loaded again, and the old value comes back when
+                        // that fails.
+                        if let Err(e) = crate::namespace_replication::load_and_rewrite(shared) {
+                            let undo = [(replication.as_bytes().to_vec(), was.into_bytes())];
+                            let _ = shared.settings.lock().set(&undo);
+                            return Reply::Error(e);
+                        }
+                    }
                     Reply::ok()
                 }
                 Err(e) => Reply::Error(e),
@@ -73,7 +87,8 @@ pub fn config(shared: &Shared, args: &[Bytes]) -> Reply {
 /// Rewrites the configuration file the server was started with: the
 /// settings CONFIG SET changes, and in Tokens mode the namespace tokens
 /// `tokens` (every `namespace.` line replaced by theirs, as Kvrocks'
-/// `Config::Rewrite` does). The caller holds the tokens locked
+/// `Config::Rewrite` does; none with namespace replication, whose tokens
+/// the store keeps). The caller holds the tokens locked
 /// ([`crate::namespace_tokens`]), so writes of the file follow the changes
 /// in order. The error is the reply.
 pub fn rewrite_file(shared: &Shared, tokens: &[(String, String)]) -> Result<(), String> {
@@ -81,7 +96,10 @@ pub fn rewrite_file(shared: &Shared, tokens: &[(String, String)]) -> Result<(), 
         return Err("ERR The server is running without a config file".into());
     };
     let owned = shared.config.namespaces == NamespaceMode::Tokens;
-    let names: Vec<(String, &str)> = match owned {
+    // With namespace replication the tokens live in the store, and the
+    // file loses its `namespace.` lines (Kvrocks' `Config::Rewrite`).
+    let in_file = owned && !crate::namespace_replication::enabled(shared);
+    let names: Vec<(String, &str)> = match in_file {
         true => tokens
             .iter()
             .map(|(ns, token)| (format!("{CONFIG_PREFIX}{ns}"), token.as_str()))

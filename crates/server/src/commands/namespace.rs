@@ -1,18 +1,20 @@
 //! `NAMESPACE GET|ADD|SET|DEL`, Kvrocks' command over its namespace tokens
 //! ([`crate::namespace_tokens`]), with its refusals and reply texts
 //! (`src/server/namespace.cc`, `src/commands/cmd_server.cc`); the tokens
-//! are kept in the configuration file, as Kvrocks keeps them without
-//! namespace replication.
+//! are kept in the configuration file, and with namespace replication in
+//! the store and sent to replicas ([`crate::namespace_replication`]).
 
 use redcodec_engine::Reply;
 
 use crate::config::NamespaceMode;
+use crate::namespace_replication;
 use crate::session::Session;
 use crate::state::Shared;
 
 /// Why a namespace cannot be changed, in Kvrocks' words, or `None`.
 fn refused_change(shared: &Shared, ns: &str, token: Option<&str>) -> Option<&'static str> {
     let config = &shared.config;
+    let replication = namespace_replication::enabled(shared);
     let requirepass = shared.requirepass();
     if let Some(token) = token {
         if ns.len() > 255 {
@@ -27,7 +29,7 @@ fn refused_change(shared: &Shared, ns: &str, token: Option<&str>) -> Option<&'st
         if shared.cluster.enabled() {
             return Some("forbidden to add namespace when cluster mode was enabled");
         }
-        if config.config_file.is_none() {
+        if config.config_file.is_none() && !replication {
             return Some(CANNOT_MODIFY);
         }
         if ns == config.default_namespace {
@@ -43,7 +45,7 @@ fn refused_change(shared: &Shared, ns: &str, token: Option<&str>) -> Option<&'st
     if ns == config.default_namespace {
         return Some("forbidden to delete the default namespace");
     }
-    config.config_file.is_none().then_some(CANNOT_MODIFY)
+    (config.config_file.is_none() && !replication).then_some(CANNOT_MODIFY)
 }
 
 /// Kvrocks' refusal where the tokens could not be kept.
@@ -62,6 +64,9 @@ pub fn namespace(shared: &Shared, session: &Session, args: &[bytes::Bytes]) -> R
         return Reply::error(super::flush_all::ADMIN_REQUIRED);
     }
     let sub = String::from_utf8_lossy(&args[1]).to_ascii_lowercase();
+    if sub != "get" && shared.replica.is_replica() && namespace_replication::enabled(shared) {
+        return Reply::error(namespace_replication::READ_ONLY);
+    }
     let word = |i: usize| String::from_utf8_lossy(&args[i]).into_owned();
     let tokens = &shared.namespace_tokens;
     match (sub.as_str(), args.len()) {
@@ -84,9 +89,10 @@ pub fn namespace(shared: &Shared, session: &Session, args: &[bytes::Bytes]) -> R
 }
 
 /// Gives `ns` the token `token` (`None`: removes `ns`; `add`: only a
-/// namespace and a token not yet known), writes the configuration file,
-/// and answers. The tokens stay locked until the file is written, so
-/// changes reach it in the order they are made.
+/// namespace and a token not yet known), writes the configuration file
+/// and, with namespace replication, the store, sends the change to the
+/// replicas, and answers. The tokens stay locked until then, so changes
+/// reach the file, the store and the replicas in the order they are made.
 fn change(shared: &Shared, ns: &str, token: Option<&str>, add: bool) -> Reply {
     let mut tokens = shared.namespace_tokens.changing();
     let at = tokens.iter().position(|(n, _)| n == ns);
@@ -115,8 +121,11 @@ fn change(shared: &Shared, ns: &str, token: Option<&str>, add: bool) -> Reply {
         }
         (None, None) => return Reply::error("ERR the namespace was not found"),
     }
-    match super::config_commands::rewrite_file(shared, &tokens) {
-        Ok(()) => Reply::ok(),
+    match namespace_replication::rewrite(shared, &tokens) {
+        Ok(()) => {
+            namespace_replication::propagate(shared, ns, token);
+            Reply::ok()
+        }
         Err(e) => {
             *tokens = before;
             Reply::Error(e)

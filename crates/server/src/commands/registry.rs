@@ -310,7 +310,8 @@ fn server_specs() -> Vec<Spec> {
         // Kvrocks' namespace tokens.
         server("namespace", -3, NS.with(Flags::ADMIN), |sh, se, _, _, a| {
             super::namespace::namespace(sh, se, a)
-        }),
+        })
+        .in_stream(InStream::NamespaceTokens),
         server(
             "applybatch",
             -2,

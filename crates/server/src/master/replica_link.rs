@@ -280,6 +280,7 @@ fn snapshot_to_file(
             replid: shared.replid.clone(),
             offset: at,
         }),
+        aux: crate::namespace_replication::rdb_aux(shared),
     };
     let file = tempfile::tempfile()?;
     let database_of = |namespace: &str| databases::database_of(shared, namespace);

@@ -39,6 +39,7 @@ use redcodec_rdb::file_reader::RdbFileError;
 
 use crate::access::Access;
 use crate::config::NamespaceMode;
+use crate::namespace_replication;
 use crate::runner;
 use crate::session::Session;
 use crate::state::Shared;
@@ -281,6 +282,17 @@ fn load_keys(
         .save()
         .map_err(|e| std::io::Error::other(e.to_string()))?;
     shared.note_write();
+    // The master's replicated namespace tokens (none: it keeps none).
+    let tokens = counts
+        .aux
+        .iter()
+        .find(|(k, _)| k.as_slice() == namespace_replication::RDB_AUX.as_bytes())
+        .map(|(_, json)| namespace_replication::from_json(json))
+        .transpose()
+        .and_then(|tokens| namespace_replication::learn(shared, tokens));
+    if let Err(e) = tokens {
+        eprintln!("redcodec serve: replication: failed to load namespaces: {e}");
+    }
     Ok(loaded)
 }
 

@@ -245,7 +245,7 @@ fn apply_part(
 /// stream's state.
 pub(crate) fn changes_store(spec: Option<&Spec>) -> bool {
     spec.is_none_or(|spec| match spec.in_stream {
-        InStream::Apply => true,
+        InStream::Apply | InStream::NamespaceTokens => true,
         InStream::Transaction => matches!(spec.run, Run::Exec),
         InStream::Skip | InStream::SelectDb | InStream::Replconf => false,
     })
@@ -324,6 +324,12 @@ pub(crate) fn apply(
                     &name,
                     &Reply::error("ERR value is not an integer or out of range"),
                 ),
+            }
+            return Ok(());
+        }
+        InStream::NamespaceTokens => {
+            if let Err(e) = crate::namespace_replication::apply_from_stream(shared, &args) {
+                report(&name, &Reply::Error(e));
             }
             return Ok(());
         }

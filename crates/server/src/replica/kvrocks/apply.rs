@@ -19,6 +19,7 @@ use super::kvrocks_conn::Conn;
 use super::kvrocks_resume::{set_resume, Resume};
 use super::namespace_dest::destination;
 use crate::access::Access;
+use crate::namespace_replication;
 use crate::replica::link_error::LinkError;
 use crate::runner;
 use crate::session::{Answer, Session};
@@ -62,6 +63,14 @@ pub async fn run(
             // Errors are reported on stderr; the stream goes on, as
             // Kvrocks' replicas do.
             let _ = apply(shared, session, &changes, &mut reported);
+            if let Some(json) = &changes.namespace_tokens {
+                // Kvrocks' replica loads the tokens of such a batch.
+                let learned = namespace_replication::from_json(json)
+                    .and_then(|tokens| namespace_replication::learn(shared, Some(tokens)));
+                if let Err(e) = learned {
+                    eprintln!("redcodec serve: replication: failed to load namespaces: {e}");
+                }
+            }
             crate::replica::stream_apply::sync_if_always(shared, session)?;
             resume.next_sequence = changes.next_sequence;
             set_resume(shared, Some(resume.clone()));

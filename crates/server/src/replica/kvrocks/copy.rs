@@ -13,6 +13,9 @@ use redcodec_codec::Codec;
 use redcodec_engine::internals::keyspace::{Ctx, ExpireAt};
 use redcodec_engine::typed::{KeyInfo, Stored};
 use redcodec_engine::{value, Engine, EngineOptions};
+use redcodec_kvrocks::layout::{NAMESPACE_TOKENS_KEY, PROPAGATE};
+
+use crate::namespace_replication;
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
 
 use super::namespace_dest::destination;
@@ -160,18 +163,35 @@ pub fn load(shared: &Shared, spool: &Path, cluster: bool) -> Result<Copied, Link
         ..KvrocksOptions::default()
     })
     .map_err(|e| copy_error("its key scheme", e))?;
-    let namespaces = {
+    let (namespaces, tokens) = {
         let src = Engine::open(default_codec, spool, EngineOptions::read_only())
             .map_err(|e| copy_error("opening it as a Kvrocks store", e))?;
-        redcodec_engine::internals::namespaces::namespaces(src.codec(), src.store())
-            .map_err(|e| copy_error("listing its namespaces", e))?
+        let namespaces =
+            redcodec_engine::internals::namespaces::namespaces(src.codec(), src.store())
+                .map_err(|e| copy_error("listing its namespaces", e))?;
+        let tokens = src
+            .store()
+            .get(PROPAGATE, NAMESPACE_TOKENS_KEY)
+            .map_err(|e| copy_error("reading its namespace tokens", e))?;
+        (namespaces, tokens)
     };
     let drain: Vec<String> = destination(shared, redcodec_kvrocks::DEFAULT_NAMESPACE)
         .into_iter()
         .collect();
-    replace_data(shared, &drain, copy_error, |session| {
+    let copied = replace_data(shared, &drain, copy_error, |session| {
         copy_all(shared, session, spool, cluster, namespaces, sequence)
-    })
+    })?;
+    // The master's namespace tokens, as a Kvrocks replica loads them after
+    // its full copy.
+    let learned = match tokens {
+        Some(json) => namespace_replication::from_json(&json).map(Some),
+        None => Ok(None),
+    }
+    .and_then(|tokens| namespace_replication::learn(shared, tokens));
+    if let Err(e) = learned {
+        eprintln!("redcodec serve: replication: failed to load namespaces: {e}");
+    }
+    Ok(copied)
 }
 
 /// Replaces this server's data with what `copy` writes, as a replica
