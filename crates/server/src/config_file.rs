@@ -47,7 +47,7 @@ const SETTINGS: &[&str] = &[
     "migrate-pipeline-size",
     "migrate-batch-size-kb",
     "migrate-batch-rate-limit-mb",
-    crate::namespace_replication::SETTING,
+    "repl-namespace-enabled",
 ];
 
 /// One setting line of a file, as written.

@@ -23,6 +23,7 @@ pub mod command_table;
 pub mod commands;
 pub mod config;
 pub mod config_file;
+pub mod config_rewrite;
 pub mod durable;
 pub mod engines;
 pub mod error;

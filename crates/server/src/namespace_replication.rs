@@ -38,7 +38,7 @@ use crate::config::NamespaceMode;
 use crate::state::Shared;
 
 /// The setting (Kvrocks' `repl-namespace-enabled`, `no` by default).
-pub const SETTING: &str = "repl-namespace-enabled";
+pub use crate::settings::REPL_NAMESPACE_ENABLED as SETTING;
 
 /// The auxiliary field of a full copy's RDB that carries the master's
 /// stored tokens (the store's JSON), when it replicates them.
@@ -55,8 +55,7 @@ pub const READ_ONLY: &str = "ERR namespace is read-only for slave";
 /// Whether the server replicates its namespace tokens (a store of Kvrocks'
 /// format with the setting on).
 pub fn enabled(shared: &Shared) -> bool {
-    shared.config.namespaces == NamespaceMode::Tokens
-        && shared.settings.lock().value(SETTING) == Some("yes")
+    shared.replicates_namespace_tokens()
 }
 
 /// The tokens `(namespace, token)` as the store keeps them: a JSON object
@@ -139,7 +138,7 @@ pub fn load_and_rewrite(shared: &Shared) -> Result<(), String> {
 /// master with namespace replication, the store.
 pub fn rewrite(shared: &Shared, tokens: &[(String, String)]) -> Result<(), String> {
     if shared.config.config_file.is_some() {
-        crate::commands::config_commands::rewrite_file(shared, tokens)?;
+        crate::config_rewrite::rewrite_file(shared, tokens)?;
     }
     if shared.replica.is_replica() || !enabled(shared) {
         return Ok(());

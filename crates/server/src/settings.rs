@@ -31,8 +31,11 @@ const ENUMS: &[(&str, &[&str])] = &[
         "migrate-type",
         crate::cluster::migrate::migrate_types::MIGRATE_TYPES,
     ),
-    (crate::namespace_replication::SETTING, &["yes", "no"]),
+    (REPL_NAMESPACE_ENABLED, &["yes", "no"]),
 ];
+
+/// Kvrocks' setting of namespace replication (`crate::namespace_replication`).
+pub const REPL_NAMESPACE_ENABLED: &str = "repl-namespace-enabled";
 
 /// Settings that `CONFIG SET` refuses (they are fixed at start).
 const IMMUTABLE: &[&str] = &[
@@ -99,7 +102,7 @@ impl Settings {
         // before every test.
         put("cache-model", "0");
         // Kvrocks' namespace replication (`crate::namespace_replication`).
-        put(crate::namespace_replication::SETTING, "no");
+        put(REPL_NAMESPACE_ENABLED, "no");
         put("repl-ping-replica-period", "10");
         // Kvrocks' limit on a full copy's `_fetch_file` (MiB/s, 0: none).
         put("max-replication-mb", "0");

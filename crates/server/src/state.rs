@@ -82,6 +82,18 @@ impl Shared {
         self.handle.get()?.upgrade()
     }
 
+    /// Whether the server replicates its namespace tokens (Kvrocks'
+    /// `repl-namespace-enabled yes` on a store with tokens:
+    /// [`crate::namespace_replication`]).
+    pub fn replicates_namespace_tokens(&self) -> bool {
+        self.config.namespaces == crate::config::NamespaceMode::Tokens
+            && self
+                .settings
+                .lock()
+                .value(crate::settings::REPL_NAMESPACE_ENABLED)
+                == Some("yes")
+    }
+
     /// The default user's password (on Kvrocks' namespaces, the default
     /// namespace's token): `requirepass` as the server started or CONFIG
     /// SET last changed it, as Redis takes it at once; `None` when empty.

@@ -5,8 +5,6 @@ use std::sync::atomic::Ordering;
 
 use redcodec_engine::Reply;
 
-use crate::config::NamespaceMode;
-use crate::namespace_tokens::CONFIG_PREFIX;
 use crate::state::Shared;
 
 /// CONFIG RESETSTAT: what Redis 7.0 resets (INFO commandstats and
@@ -43,7 +41,7 @@ pub fn config(shared: &Shared, args: &[Bytes]) -> Reply {
                 .map(|p| (p[0].to_vec(), p[1].to_vec()))
                 .collect();
             let mut settings = shared.settings.lock();
-            let replication = crate::namespace_replication::SETTING;
+            let replication = crate::settings::REPL_NAMESPACE_ENABLED;
             let was = settings.value(replication).unwrap_or("no").to_string();
             match settings.set(&pairs) {
                 Ok(()) => {
@@ -75,43 +73,11 @@ pub fn config(shared: &Shared, args: &[Bytes]) -> Reply {
         }
         "rewrite" => {
             let tokens = shared.namespace_tokens.locked();
-            match rewrite_file(shared, &tokens) {
+            match crate::config_rewrite::rewrite_file(shared, &tokens) {
                 Ok(()) => Reply::ok(),
                 Err(e) => Reply::Error(e),
             }
         }
         _ => super::subcommands::syntax_error(args),
     }
-}
-
-/// Rewrites the configuration file the server was started with: the
-/// settings CONFIG SET changes, and in Tokens mode the namespace tokens
-/// `tokens` (every `namespace.` line replaced by theirs, as Kvrocks'
-/// `Config::Rewrite` does; none with namespace replication, whose tokens
-/// the store keeps). The caller holds the tokens locked
-/// ([`crate::namespace_tokens`]), so writes of the file follow the changes
-/// in order. The error is the reply.
-pub fn rewrite_file(shared: &Shared, tokens: &[(String, String)]) -> Result<(), String> {
-    let Some(path) = &shared.config.config_file else {
-        return Err("ERR The server is running without a config file".into());
-    };
-    let owned = shared.config.namespaces == NamespaceMode::Tokens;
-    // With namespace replication the tokens live in the store, and the
-    // file loses its `namespace.` lines (Kvrocks' `Config::Rewrite`).
-    let in_file = owned && !crate::namespace_replication::enabled(shared);
-    let names: Vec<(String, &str)> = match in_file {
-        true => tokens
-            .iter()
-            .map(|(ns, token)| (format!("{CONFIG_PREFIX}{ns}"), token.as_str()))
-            .collect(),
-        false => Vec::new(),
-    };
-    let settings = shared.settings.lock();
-    let mut lines: Vec<(&str, &str, bool)> = settings.rewritable();
-    lines.extend(
-        names
-            .iter()
-            .map(|(name, token)| (name.as_str(), *token, true)),
-    );
-    crate::config_file::rewrite(path, &lines, owned.then_some(CONFIG_PREFIX))
 }
