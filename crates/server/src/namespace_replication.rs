@@ -35,10 +35,8 @@ use redcodec_engine::store::Batch;
 use redcodec_kvrocks::layout::{NAMESPACE_TOKENS_KEY, PROPAGATE};
 
 use crate::config::NamespaceMode;
+use crate::settings::REPL_NAMESPACE_ENABLED;
 use crate::state::Shared;
-
-/// The setting (Kvrocks' `repl-namespace-enabled`, `no` by default).
-pub use crate::settings::REPL_NAMESPACE_ENABLED as SETTING;
 
 /// The auxiliary field of a full copy's RDB that carries the master's
 /// stored tokens (the store's JSON), when it replicates them.
@@ -51,12 +49,6 @@ pub const SWITCHED_OFF: &str =
 
 /// Kvrocks' refusal of a change of the tokens on a replica.
 pub const READ_ONLY: &str = "ERR namespace is read-only for slave";
-
-/// Whether the server replicates its namespace tokens (a store of Kvrocks'
-/// format with the setting on).
-pub fn enabled(shared: &Shared) -> bool {
-    shared.replicates_namespace_tokens()
-}
 
 /// The tokens `(namespace, token)` as the store keeps them: a JSON object
 /// of token → namespace, in token order (Kvrocks' `jsoncons::json`
@@ -114,7 +106,7 @@ pub fn load_and_rewrite(shared: &Shared) -> Result<(), String> {
         return Ok(());
     }
     let from_store = stored(shared)?;
-    let enabled = enabled(shared);
+    let enabled = shared.replicates_namespace_tokens();
     if !from_store.is_empty() && !enabled {
         return Err(SWITCHED_OFF.into());
     }
@@ -140,7 +132,7 @@ pub fn rewrite(shared: &Shared, tokens: &[(String, String)]) -> Result<(), Strin
     if shared.config.config_file.is_some() {
         crate::config_rewrite::rewrite_file(shared, tokens)?;
     }
-    if shared.replica.is_replica() || !enabled(shared) {
+    if shared.replica.is_replica() || !shared.replicates_namespace_tokens() {
         return Ok(());
     }
     store(shared, tokens)
@@ -150,7 +142,7 @@ pub fn rewrite(shared: &Shared, tokens: &[(String, String)]) -> Result<(), Strin
 /// DEL ns`) to the replicas that follow with the Redis protocol, when
 /// the tokens are replicated.
 pub fn propagate(shared: &Shared, ns: &str, token: Option<&str>) {
-    if shared.replica.is_replica() || !enabled(shared) {
+    if shared.replica.is_replica() || !shared.replicates_namespace_tokens() {
         return;
     }
     let command = match token {
@@ -172,7 +164,7 @@ pub fn propagate(shared: &Shared, ns: &str, token: Option<&str>) {
 /// The auxiliary field of a full copy's RDB with the stored tokens, when
 /// the tokens are replicated ([`RDB_AUX`]; none otherwise).
 pub fn rdb_aux(shared: &Shared) -> Vec<(Vec<u8>, Vec<u8>)> {
-    if !enabled(shared) {
+    if !shared.replicates_namespace_tokens() {
         return Vec::new();
     }
     let tokens = shared.namespace_tokens.list();
@@ -182,16 +174,27 @@ pub fn rdb_aux(shared: &Shared) -> Vec<(Vec<u8>, Vec<u8>)> {
 /// Whether a replica that leaves its master's tokens alone has said so.
 static IGNORED_SAID: AtomicBool = AtomicBool::new(false);
 
-/// A replica takes its master's stored tokens `tokens` (`None`: the master
-/// keeps none) as its own store's, and loads them, as a Kvrocks replica
-/// does with the master's record. The error is for the log: the data
-/// goes on being followed.
-pub fn learn(shared: &Shared, tokens: Option<Vec<(String, String)>>) -> Result<(), String> {
-    if !enabled(shared) {
+/// A replica takes its master's stored tokens, the store's JSON `json`
+/// (`None`: the master keeps none), as its own store's and loads them, as
+/// a Kvrocks replica does with the master's record; a failure is logged
+/// and the data goes on being followed.
+pub fn learn_json(shared: &Shared, json: Option<&[u8]>) {
+    let learned = json
+        .map(from_json)
+        .transpose()
+        .and_then(|tokens| learn(shared, tokens));
+    if let Err(e) = learned {
+        eprintln!("redcodec serve: replication: failed to load namespaces: {e}");
+    }
+}
+
+/// [`learn_json`] of tokens already read; the error is for the log.
+fn learn(shared: &Shared, tokens: Option<Vec<(String, String)>>) -> Result<(), String> {
+    if !shared.replicates_namespace_tokens() {
         if tokens.is_some_and(|t| !t.is_empty()) && !IGNORED_SAID.swap(true, Ordering::SeqCst) {
             eprintln!(
                 "redcodec serve: replication: the master's namespace tokens are left alone \
-                 (this server does not replicate them: {SETTING} is no, or its format has none)"
+                 (this server does not replicate them: {REPL_NAMESPACE_ENABLED} is no, or its format has none)"
             );
         }
         return Ok(());

@@ -14,7 +14,7 @@ use crate::state::Shared;
 /// Why a namespace cannot be changed, in Kvrocks' words, or `None`.
 fn refused_change(shared: &Shared, ns: &str, token: Option<&str>) -> Option<&'static str> {
     let config = &shared.config;
-    let replication = namespace_replication::enabled(shared);
+    let replication = shared.replicates_namespace_tokens();
     let requirepass = shared.requirepass();
     if let Some(token) = token {
         if ns.len() > 255 {
@@ -64,7 +64,7 @@ pub fn namespace(shared: &Shared, session: &Session, args: &[bytes::Bytes]) -> R
         return Reply::error(super::flush_all::ADMIN_REQUIRED);
     }
     let sub = String::from_utf8_lossy(&args[1]).to_ascii_lowercase();
-    if sub != "get" && shared.replica.is_replica() && namespace_replication::enabled(shared) {
+    if sub != "get" && shared.replica.is_replica() && shared.replicates_namespace_tokens() {
         return Reply::error(namespace_replication::READ_ONLY);
     }
     let word = |i: usize| String::from_utf8_lossy(&args[i]).into_owned();

@@ -286,13 +286,8 @@ fn load_keys(
     let tokens = counts
         .aux
         .iter()
-        .find(|(k, _)| k.as_slice() == namespace_replication::RDB_AUX.as_bytes())
-        .map(|(_, json)| namespace_replication::from_json(json))
-        .transpose()
-        .and_then(|tokens| namespace_replication::learn(shared, tokens));
-    if let Err(e) = tokens {
-        eprintln!("redcodec serve: replication: failed to load namespaces: {e}");
-    }
+        .find(|(k, _)| k.as_slice() == namespace_replication::RDB_AUX.as_bytes());
+    namespace_replication::learn_json(shared, tokens.map(|(_, json)| json.as_slice()));
     Ok(loaded)
 }
 

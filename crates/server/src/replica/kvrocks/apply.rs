@@ -65,11 +65,7 @@ pub async fn run(
             let _ = apply(shared, session, &changes, &mut reported);
             if let Some(json) = &changes.namespace_tokens {
                 // Kvrocks' replica loads the tokens of such a batch.
-                let learned = namespace_replication::from_json(json)
-                    .and_then(|tokens| namespace_replication::learn(shared, Some(tokens)));
-                if let Err(e) = learned {
-                    eprintln!("redcodec serve: replication: failed to load namespaces: {e}");
-                }
+                namespace_replication::learn_json(shared, Some(json));
             }
             crate::replica::stream_apply::sync_if_always(shared, session)?;
             resume.next_sequence = changes.next_sequence;

@@ -14,13 +14,12 @@ use redcodec_engine::internals::keyspace::{Ctx, ExpireAt};
 use redcodec_engine::typed::{KeyInfo, Stored};
 use redcodec_engine::{value, Engine, EngineOptions};
 use redcodec_kvrocks::layout::{NAMESPACE_TOKENS_KEY, PROPAGATE};
-
-use crate::namespace_replication;
 use redcodec_kvrocks::{KvrocksCodec, KvrocksOptions};
 
 use super::namespace_dest::destination;
 use crate::access::Access;
 use crate::durable::sync_dir;
+use crate::namespace_replication;
 use crate::replica::link_error::LinkError;
 use crate::replica::load::{write_marker, MARKER_FILE};
 use crate::runner;
@@ -183,14 +182,7 @@ pub fn load(shared: &Shared, spool: &Path, cluster: bool) -> Result<Copied, Link
     })?;
     // The master's namespace tokens, as a Kvrocks replica loads them after
     // its full copy.
-    let learned = match tokens {
-        Some(json) => namespace_replication::from_json(&json).map(Some),
-        None => Ok(None),
-    }
-    .and_then(|tokens| namespace_replication::learn(shared, tokens));
-    if let Err(e) = learned {
-        eprintln!("redcodec serve: replication: failed to load namespaces: {e}");
-    }
+    namespace_replication::learn_json(shared, tokens.as_deref());
     Ok(copied)
 }
 
