@@ -12,11 +12,11 @@ use crate::keyspace::Ctx;
 use crate::long_double::LongDouble;
 use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
+use crate::types::first_seen::distinct;
 use crate::types::hash::{
     decode_pair, field_id, last_wins, put_value, read_all, value_bytes, KIND,
 };
 use crate::types::random::{random_pick, random_record, Rng};
-use crate::types::set::distinct;
 use crate::types::set::record_name;
 
 // ---------------------------------------------------------------------------

@@ -19,8 +19,8 @@ use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::parse_i64;
 use crate::reply::Reply;
+use crate::types::first_seen::distinct;
 use crate::types::random::{random_count_arg, random_pick, random_record, Rng};
-use crate::types::set::distinct;
 use crate::types::set::{member_id, read_all, record_name, write_all, KIND};
 use crate::types::ValueMut;
 

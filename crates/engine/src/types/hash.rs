@@ -1,15 +1,13 @@
 //! Hashes as whole values: every field read, a fresh hash written, and the
 //! field records every hash command reads and writes.
 
-use std::collections::HashMap;
-
 use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta, SubId, SubIdRef, SubKind, SubValue, SubValueRef};
 
 use super::set::record_name;
 use crate::error::CmdResult;
 use crate::keyspace::{corrupt, Ctx};
-use crate::types::ValueMut;
+use crate::types::{first_seen, ValueMut};
 
 /// The element records of a hash.
 pub(crate) const KIND: SubKind = SubKind::HashField;
@@ -76,19 +74,5 @@ pub(crate) fn put_value<C: Codec, S: KvStore>(
 /// Field–value pairs with each field once, holding its last value, in
 /// first-seen order.
 pub(crate) fn last_wins<'a>(pairs: &[(&'a [u8], &'a [u8])]) -> Vec<(&'a [u8], &'a [u8])> {
-    if pairs.len() == 1 {
-        return pairs.to_vec();
-    }
-    let mut slot: HashMap<&[u8], usize> = HashMap::new();
-    let mut out: Vec<(&[u8], &[u8])> = Vec::new();
-    for &(field, value) in pairs {
-        match slot.get(field) {
-            Some(&i) => out[i].1 = value,
-            None => {
-                slot.insert(field, out.len());
-                out.push((field, value));
-            }
-        }
-    }
-    out
+    first_seen::last_wins(pairs.iter().copied())
 }

@@ -1,10 +1,12 @@
 //! The type layer: what each Redis type is in records, below the commands.
 //! Whole-value read, write and visit per type (RENAME, migration, the
-//! typed API), the list models, the sorted-set walk in Redis order, and
-//! the random picks. Used by `cmd`'s families, [`crate::value`], the typed
-//! API and migration; imports only the keyspace ([`crate::keyspace::Ctx`])
-//! and the leaves below it, never a command family.
+//! typed API), the list models, the sorted-set walk in Redis order, the
+//! random picks, and elements each once in first-seen order. Used by
+//! `cmd`'s families, [`crate::value`], the typed API and migration;
+//! imports only the keyspace ([`crate::keyspace::Ctx`]) and the leaves
+//! below it, never a command family.
 
+pub(crate) mod first_seen;
 pub(crate) mod hash;
 pub(crate) mod list;
 pub(crate) mod random;

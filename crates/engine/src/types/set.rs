@@ -2,12 +2,12 @@
 //! identity of a member record.
 
 use crate::store::KvStore;
-use std::collections::HashSet;
 
 use redcodec_codec::{Codec, Meta, SubId, SubIdRef, SubKind, SubValueRef};
 
 use crate::error::CmdResult;
 use crate::keyspace::{corrupt, Ctx};
+use crate::types::first_seen::distinct;
 use crate::types::ValueMut;
 
 /// The element records of a set.
@@ -51,13 +51,4 @@ pub(crate) fn record_name(key: &[u8], id: SubId) -> CmdResult<Vec<u8>> {
 
 pub(crate) fn member_id(member: &[u8]) -> SubIdRef<'_> {
     SubIdRef::Name(member)
-}
-
-/// The items in first-seen order, each once.
-pub(crate) fn distinct<'a>(items: impl IntoIterator<Item = &'a [u8]>) -> Vec<&'a [u8]> {
-    let mut seen = HashSet::new();
-    items
-        .into_iter()
-        .filter(|item| seen.insert(*item))
-        .collect()
 }

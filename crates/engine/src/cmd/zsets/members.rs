@@ -1,8 +1,6 @@
 //! Commands on single members: ZADD, ZINCRBY, ZREM, ZSCORE, ZMSCORE, ZCARD,
 //! ZRANDMEMBER.
 
-use std::collections::HashSet;
-
 use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta};
 
@@ -12,6 +10,7 @@ use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
 use crate::number::format_score;
 use crate::reply::Reply;
+use crate::types::first_seen::distinct;
 use crate::types::random::{random_pick, Rng};
 use crate::types::zset::add::{add, AddFlags, Added};
 use crate::types::zset::float::score_arg;
@@ -101,12 +100,8 @@ pub fn zrem<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRe
     let Some(mut meta) = zset(ctx, key)? else {
         return Ok(Reply::Integer(0));
     };
-    let mut seen = HashSet::new();
     let mut removed = 0;
-    for member in &a[2..] {
-        if !seen.insert(*member) {
-            continue;
-        }
+    for member in distinct(a[2..].iter().copied()) {
         if let Some(score) = score_of(ctx, key, &meta, member)? {
             del_member(ctx, key, &meta, member, score);
             removed += 1;

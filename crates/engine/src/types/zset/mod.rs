@@ -12,14 +12,13 @@ pub(crate) mod float;
 pub(crate) mod order;
 pub(crate) mod write;
 
-use std::collections::HashMap;
-
 use crate::store::KvStore;
 use redcodec_codec::{Codec, Meta};
 
 use self::order::{walk, Start};
 use crate::error::CmdResult;
 use crate::keyspace::Ctx;
+use crate::types::first_seen::last_wins;
 use crate::types::ValueMut;
 
 /// Members with their exact scores.
@@ -45,19 +44,11 @@ pub(crate) fn write_all<C: Codec, S: KvStore>(
     members: &[(Vec<u8>, f64)],
 ) -> CmdResult<()> {
     let ValueMut { ctx, key, meta } = value;
-    let mut last: HashMap<&[u8], f64> = HashMap::new();
-    let mut order = Vec::new();
-    for (member, score) in members {
-        if last.insert(member, *score).is_none() {
-            order.push(member.as_slice());
-        }
+    let members = last_wins(members.iter().map(|(m, score)| (m.as_slice(), *score)));
+    for &(member, score) in &members {
+        write::put_member(ctx, key, meta, member, None, score)?;
     }
-    for member in &order {
-        if let Some(&score) = last.get(member) {
-            write::put_member(ctx, key, meta, member, None, score)?;
-        }
-    }
-    meta.size = order.len() as u64;
+    meta.size = members.len() as u64;
     Ok(())
 }
 

@@ -1,0 +1,108 @@
+//! A command's or a value's elements each once, in first-seen order: the
+//! fields of an HSET, the members of an SADD, a ZREM or a sorted set
+//! written whole.
+//!
+//! Most such lists are short (one field, the five members of a small
+//! set), and hashing each element costs more there than comparing it with
+//! the few kept so far: up to [`LINEAR_MAX`] distinct elements are found
+//! by a scan, more through a hash map built then. The map keeps the
+//! standard library's keyed hash: the elements come from clients, and a
+//! hash they could predict would let them make every insert collide.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+
+/// Distinct elements found by a scan before a hash map takes over.
+const LINEAR_MAX: usize = 16;
+
+/// `pairs` with each key once, holding the key's last value, in the order
+/// the keys were first given.
+pub(crate) fn last_wins<K: Eq + Hash + Copy, V>(
+    pairs: impl IntoIterator<Item = (K, V)>,
+) -> Vec<(K, V)> {
+    let mut out: Vec<(K, V)> = Vec::new();
+    let mut index: Option<HashMap<K, usize>> = None;
+    for (key, value) in pairs {
+        let at = match &index {
+            Some(index) => index.get(&key).copied(),
+            None => out.iter().position(|(k, _)| *k == key),
+        };
+        if let Some(at) = at {
+            out[at].1 = value;
+            continue;
+        }
+        match &mut index {
+            Some(index) => {
+                index.insert(key, out.len());
+            }
+            None if out.len() == LINEAR_MAX => {
+                let mut map = HashMap::with_capacity(2 * LINEAR_MAX);
+                map.extend(out.iter().enumerate().map(|(i, (k, _))| (*k, i)));
+                map.insert(key, out.len());
+                index = Some(map);
+            }
+            None => {}
+        }
+        out.push((key, value));
+    }
+    out
+}
+
+/// `items` each once, in first-seen order.
+pub(crate) fn distinct<K: Eq + Hash + Copy>(items: impl IntoIterator<Item = K>) -> Vec<K> {
+    last_wins(items.into_iter().map(|item| (item, ())))
+        .into_iter()
+        .map(|(item, ())| item)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The plain definition: a map from each key to its last value, the
+    /// keys in first-seen order.
+    fn expected(pairs: &[(u8, u32)]) -> Vec<(u8, u32)> {
+        let mut order = Vec::new();
+        let mut last = HashMap::new();
+        for &(k, v) in pairs {
+            if last.insert(k, v).is_none() {
+                order.push(k);
+            }
+        }
+        order.into_iter().map(|k| (k, last[&k])).collect()
+    }
+
+    proptest! {
+        /// Below, at and past the scan's limit (keys drawn from 40
+        /// values, lists up to 100 long), with repeats before and after
+        /// the map takes over.
+        #[test]
+        fn last_wins_keeps_first_seen_order_and_last_values(
+            pairs in prop::collection::vec((0u8..40, any::<u32>()), 0..100)
+        ) {
+            prop_assert_eq!(last_wins(pairs.iter().copied()), expected(&pairs));
+            let keys: Vec<u8> = pairs.iter().map(|(k, _)| *k).collect();
+            let firsts: Vec<u8> = expected(&pairs).into_iter().map(|(k, _)| k).collect();
+            prop_assert_eq!(distinct(keys), firsts);
+        }
+    }
+
+    #[test]
+    fn a_repeat_of_an_early_key_after_the_map_takes_over_keeps_its_place() {
+        let mut pairs: Vec<(&[u8], u32)> = Vec::new();
+        let names: Vec<String> = (0..=LINEAR_MAX + 3).map(|i| format!("f{i}")).collect();
+        for (i, name) in names.iter().enumerate() {
+            pairs.push((name.as_bytes(), i as u32));
+        }
+        pairs.push((b"f0", 99));
+        let out = last_wins(pairs);
+        assert_eq!(out.len(), LINEAR_MAX + 4);
+        assert_eq!(out[0], (&b"f0"[..], 99));
+        assert_eq!(
+            out[LINEAR_MAX],
+            (names[LINEAR_MAX].as_bytes(), LINEAR_MAX as u32)
+        );
+    }
+}
