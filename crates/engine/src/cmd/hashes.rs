@@ -387,6 +387,31 @@ mod tests {
     use crate::cmd::testkit::{quoted, sorted, TestEngine, WRONG};
     use crate::reply::Reply;
 
+    /// More fields than `first_seen` scans (16), repeated before and
+    /// after its map takes over; replies from redis-server 7.0.15.
+    #[test]
+    fn hset_and_hdel_of_many_fields_with_repeats_follow_redis() {
+        let t = TestEngine::in_memory();
+        let fields: String = (0..20).map(|i| format!(" f{i} v{i}")).collect();
+        assert_eq!(
+            t.cli(&format!("HSET h{fields} f0 last f19 end")),
+            "(integer) 20"
+        );
+        assert_eq!(t.cli("HGET h f0"), "\"last\"");
+        assert_eq!(t.cli("HGET h f19"), "\"end\"");
+        assert_eq!(t.cli("HLEN h"), "(integer) 20");
+        let fields: String = (1..18).map(|i| format!(" f{i}")).collect();
+        assert_eq!(
+            t.cli(&format!("HDEL h f0 f0{fields} f1 nope")),
+            "(integer) 18"
+        );
+        assert_eq!(
+            sorted_pairs(t.run("HGETALL h")),
+            [("\"f18\"", "\"v18\""), ("\"f19\"", "\"end\"")]
+                .map(|(f, v)| (f.to_string(), v.to_string()))
+        );
+    }
+
     /// The items of an array reply as (field, value) pairs, sorted.
     fn sorted_pairs(reply: Reply) -> Vec<(String, String)> {
         let Reply::Array(items) = reply else {

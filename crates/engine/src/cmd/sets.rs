@@ -446,6 +446,19 @@ mod tests {
     use super::*;
     use crate::cmd::testkit::{quoted, sorted, TestEngine, WRONG};
 
+    /// More members than `first_seen` scans (16), repeated before and
+    /// after its map takes over; replies from redis-server 7.0.15.
+    #[test]
+    fn sadd_and_srem_of_many_members_with_repeats_follow_redis() {
+        let t = TestEngine::in_memory();
+        let members: String = (0..20).map(|i| format!(" m{i}")).collect();
+        assert_eq!(t.cli(&format!("SADD s{members} m0 m19 m7")), "(integer) 20");
+        assert_eq!(t.cli("SCARD s"), "(integer) 20");
+        let members: String = (1..19).map(|i| format!(" m{i}")).collect();
+        assert_eq!(t.cli(&format!("SREM s m0{members} m0 m2")), "(integer) 19");
+        assert_eq!(t.cli("SMEMBERS s"), "1) \"m19\"");
+    }
+
     #[test]
     fn add_remove_and_membership() {
         let t = TestEngine::in_memory();

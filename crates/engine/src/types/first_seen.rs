@@ -1,6 +1,6 @@
 //! A command's or a value's elements each once, in first-seen order: the
-//! fields of an HSET, the members of an SADD, a ZREM or a sorted set
-//! written whole.
+//! fields of an HSET, the members of an SADD, a ZADD, a ZREM or a sorted
+//! set written whole.
 //!
 //! Most such lists are short (one field, the five members of a small
 //! set), and hashing each element costs more there than comparing it with
@@ -15,45 +15,86 @@ use std::hash::Hash;
 /// Distinct elements found by a scan before a hash map takes over.
 const LINEAR_MAX: usize = 16;
 
+/// Keys each once, in the order they were first given: a key is found
+/// again by a scan while at most [`LINEAR_MAX`] are kept, through a hash
+/// map beyond.
+pub(crate) struct FirstSeen<K> {
+    keys: Vec<K>,
+    map: Option<HashMap<K, usize>>,
+}
+
+impl<K> Default for FirstSeen<K> {
+    fn default() -> Self {
+        FirstSeen {
+            keys: Vec::new(),
+            map: None,
+        }
+    }
+}
+
+impl<K: Eq + Hash + Copy> FirstSeen<K> {
+    /// The position of `key`, if it was given before.
+    pub(crate) fn find(&self, key: K) -> Option<usize> {
+        match &self.map {
+            Some(map) => map.get(&key).copied(),
+            None => self.keys.iter().position(|k| *k == key),
+        }
+    }
+
+    /// Keeps `key`, not given before ([`FirstSeen::find`] found nothing),
+    /// and returns its position.
+    pub(crate) fn push(&mut self, key: K) -> usize {
+        let at = self.keys.len();
+        match &mut self.map {
+            Some(map) => {
+                map.insert(key, at);
+            }
+            None if at == LINEAR_MAX => {
+                let mut map = HashMap::with_capacity(2 * LINEAR_MAX);
+                map.extend(self.keys.iter().enumerate().map(|(i, k)| (*k, i)));
+                map.insert(key, at);
+                self.map = Some(map);
+            }
+            None => {}
+        }
+        self.keys.push(key);
+        at
+    }
+
+    /// The keys, in first-seen order.
+    pub(crate) fn into_keys(self) -> Vec<K> {
+        self.keys
+    }
+}
+
 /// `pairs` with each key once, holding the key's last value, in the order
 /// the keys were first given.
 pub(crate) fn last_wins<K: Eq + Hash + Copy, V>(
     pairs: impl IntoIterator<Item = (K, V)>,
 ) -> Vec<(K, V)> {
-    let mut out: Vec<(K, V)> = Vec::new();
-    let mut index: Option<HashMap<K, usize>> = None;
+    let mut seen = FirstSeen::default();
+    let mut values = Vec::new();
     for (key, value) in pairs {
-        let at = match &index {
-            Some(index) => index.get(&key).copied(),
-            None => out.iter().position(|(k, _)| *k == key),
-        };
-        if let Some(at) = at {
-            out[at].1 = value;
-            continue;
-        }
-        match &mut index {
-            Some(index) => {
-                index.insert(key, out.len());
+        match seen.find(key) {
+            Some(at) => values[at] = value,
+            None => {
+                seen.push(key);
+                values.push(value);
             }
-            None if out.len() == LINEAR_MAX => {
-                let mut map = HashMap::with_capacity(2 * LINEAR_MAX);
-                map.extend(out.iter().enumerate().map(|(i, (k, _))| (*k, i)));
-                map.insert(key, out.len());
-                index = Some(map);
-            }
-            None => {}
         }
-        out.push((key, value));
     }
-    out
+    seen.into_keys().into_iter().zip(values).collect()
 }
 
 /// `items` each once, in first-seen order.
 pub(crate) fn distinct<K: Eq + Hash + Copy>(items: impl IntoIterator<Item = K>) -> Vec<K> {
-    last_wins(items.into_iter().map(|item| (item, ())))
-        .into_iter()
-        .map(|(item, ())| item)
-        .collect()
+    let mut seen = FirstSeen::default();
+    for item in items {
+        if seen.find(item).is_none() {
+            seen.push(item);
+        }
+    }
+    seen.into_keys()
 }
 
 #[cfg(test)]

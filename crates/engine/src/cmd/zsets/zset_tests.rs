@@ -54,6 +54,35 @@ fn zadd_flags_follow_redis() {
     );
 }
 
+/// More members than `first_seen` scans (16), repeated before and after
+/// its map takes over; replies from redis-server 7.0.15.
+#[test]
+fn zadd_and_zrem_of_many_members_with_repeats_follow_redis() {
+    let t = TestEngine::in_memory();
+    let pairs = |score: &dyn Fn(usize) -> usize| -> String {
+        (0..20).map(|i| format!(" {} m{i}", score(i))).collect()
+    };
+    let zadd = format!("ZADD z{} 100 m0 200 m19", pairs(&|i| i));
+    let zadd_ch = format!("ZADD z ch{} 7 m3", pairs(&|i| i % 2));
+    let zrem: String = (1..18).map(|i| format!(" m{i}")).collect();
+    let zrem = format!("ZREM z m0 m0{zrem} m1 nope");
+    check(
+        &t,
+        &[
+            (zadd.as_str(), "(integer) 20"),
+            ("ZSCORE z m0", "\"100\""),
+            ("ZSCORE z m19", "\"200\""),
+            (zadd_ch.as_str(), "(integer) 20"),
+            ("ZSCORE z m3", "\"7\""),
+            (zrem.as_str(), "(integer) 18"),
+            (
+                "ZRANGE z 0 -1 WITHSCORES",
+                &lines(&["m18", "0", "m19", "1"]),
+            ),
+        ],
+    );
+}
+
 #[test]
 fn zadd_errors_follow_redis() {
     let t = TestEngine::in_memory();

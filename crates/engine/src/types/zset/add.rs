@@ -2,14 +2,13 @@
 //! its options, ZINCRBY, the typed API's [`crate::Engine::zadd`]): scores
 //! as `f64`, replies left to the callers.
 
-use rustc_hash::FxHashMap;
-
 use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
 use super::write::{member_key, put_member_at, score_at};
 use crate::error::{CmdError, CmdResult};
 use crate::keyspace::Ctx;
+use crate::types::first_seen::FirstSeen;
 
 /// ZADD's options.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -65,38 +64,39 @@ fn add_step(flags: AddFlags, current: Option<f64>, score: f64) -> CmdResult<Step
 }
 
 /// The members a command touched: their score on disk and their score now,
-/// and the key of their member record (made once, to read and to write).
+/// and the key of their member record (made once, to read and to write),
+/// each at the member's position.
 #[derive(Default)]
 struct Touched<'a> {
-    order: Vec<&'a [u8]>,
-    scores: FxHashMap<&'a [u8], (Option<f64>, Option<f64>)>,
+    members: FirstSeen<&'a [u8]>,
+    scores: Vec<(Option<f64>, Option<f64>)>,
     keys: Vec<Vec<u8>>,
 }
 
 impl<'a> Touched<'a> {
-    /// The current score of `member`, read from disk on first touch.
+    /// The position of `member` and its current score, read from disk on
+    /// first touch.
     fn current<C: Codec, S: KvStore>(
         &mut self,
         ctx: &Ctx<'_, C, S>,
         key: &[u8],
         meta: &Meta,
         member: &'a [u8],
-    ) -> CmdResult<Option<f64>> {
-        if let Some((_, now)) = self.scores.get(member) {
-            return Ok(*now);
+    ) -> CmdResult<(usize, Option<f64>)> {
+        if let Some(at) = self.members.find(member) {
+            return Ok((at, self.scores[at].1));
         }
-        let at = member_key(ctx, key, meta, member);
-        let on_disk = score_at(ctx, key, meta, &at)?;
-        self.order.push(member);
-        self.keys.push(at);
-        self.scores.insert(member, (on_disk, on_disk));
-        Ok(on_disk)
+        let record = member_key(ctx, key, meta, member);
+        let on_disk = score_at(ctx, key, meta, &record)?;
+        let at = self.members.push(member);
+        self.keys.push(record);
+        self.scores.push((on_disk, on_disk));
+        Ok((at, on_disk))
     }
 
-    fn set(&mut self, member: &'a [u8], score: f64) {
-        if let Some(entry) = self.scores.get_mut(member) {
-            entry.1 = Some(score);
-        }
+    /// The member at `at` now has `score`.
+    fn set(&mut self, at: usize, score: f64) {
+        self.scores[at].1 = Some(score);
     }
 
     /// Queues the records of every member whose score changed and updates
@@ -108,14 +108,17 @@ impl<'a> Touched<'a> {
         meta: &mut Meta,
     ) -> CmdResult<bool> {
         let mut changed = false;
-        for (member, at) in self.order.into_iter().zip(self.keys) {
-            let Some(&(on_disk, Some(now))) = self.scores.get(member) else {
+        let members = self.members.into_keys();
+        for ((member, record), (on_disk, now)) in
+            members.into_iter().zip(self.keys).zip(self.scores)
+        {
+            let Some(now) = now else {
                 continue;
             };
             if on_disk == Some(now) {
                 continue;
             }
-            put_member_at(ctx, key, meta, member, at, on_disk, now)?;
+            put_member_at(ctx, key, meta, member, record, on_disk, now)?;
             if on_disk.is_none() {
                 meta.size += 1;
             }
@@ -160,16 +163,16 @@ pub(crate) fn add<C: Codec, S: KvStore>(
     let (mut added, mut updated) = (0, 0);
     let mut last = None;
     for &(score, member) in pairs {
-        let current = touched.current(ctx, key, &meta, member)?;
+        let (at, current) = touched.current(ctx, key, &meta, member)?;
         match add_step(flags, current, score)? {
             Step::Added(score) => {
                 added += 1;
-                touched.set(member, score);
+                touched.set(at, score);
                 last = Some(score);
             }
             Step::Updated { changed, score } => {
                 updated += i64::from(changed);
-                touched.set(member, score);
+                touched.set(at, score);
                 last = Some(score);
             }
             Step::Skipped => {}
