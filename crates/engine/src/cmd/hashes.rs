@@ -12,10 +12,8 @@ use crate::keyspace::Ctx;
 use crate::long_double::LongDouble;
 use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
-use crate::types::first_seen::distinct;
-use crate::types::hash::{
-    decode_pair, field_id, last_wins, put_value, read_all, value_bytes, KIND,
-};
+use crate::types::first_seen::{distinct, last_wins};
+use crate::types::hash::{decode_pair, field_id, put_value, read_all, value_bytes, KIND};
 use crate::types::random::{random_pick, random_record, Rng};
 use crate::types::set::record_name;
 
@@ -100,10 +98,10 @@ fn set_pairs<C: Codec, S: KvStore>(
         return Err(CmdError::WrongArity(cmd.into()));
     }
     let key = a[1];
-    let pairs: Vec<(&[u8], &[u8])> = a[2..].chunks(2).map(|p| (p[0], p[1])).collect();
+    let pairs = last_wins(a[2..].chunks(2).map(|p| (p[0], p[1])));
     let mut meta = ctx.typed_or_create(key, DataType::Hash)?;
     let mut added = 0;
-    for (field, value) in last_wins(&pairs) {
+    for (field, value) in pairs {
         // The field record's key, made once to read and to write.
         let at = ctx.sub_key(KIND, key, &meta, field_id(field));
         match value_at(ctx, key, &meta, &at)? {

@@ -7,7 +7,8 @@ use redcodec_codec::{Codec, Meta, SubId, SubIdRef, SubKind, SubValue, SubValueRe
 use super::set::record_name;
 use crate::error::CmdResult;
 use crate::keyspace::{corrupt, Ctx};
-use crate::types::{first_seen, ValueMut};
+use crate::types::first_seen::last_wins;
+use crate::types::ValueMut;
 
 /// The element records of a hash.
 pub(crate) const KIND: SubKind = SubKind::HashField;
@@ -32,11 +33,7 @@ pub(crate) fn write_all<C: Codec, S: KvStore>(
     pairs: &[(Vec<u8>, Vec<u8>)],
 ) -> CmdResult<()> {
     let ValueMut { ctx, key, meta } = value;
-    let pairs: Vec<(&[u8], &[u8])> = pairs
-        .iter()
-        .map(|(f, v)| (f.as_slice(), v.as_slice()))
-        .collect();
-    let pairs = last_wins(&pairs);
+    let pairs = last_wins(pairs.iter().map(|(f, v)| (f.as_slice(), v.as_slice())));
     for (field, value) in &pairs {
         put_value(ctx, key, meta, field, value);
     }
@@ -69,10 +66,4 @@ pub(crate) fn put_value<C: Codec, S: KvStore>(
     value: &[u8],
 ) {
     ctx.sub_put(KIND, key, meta, field_id(field), SubValueRef::Bytes(value));
-}
-
-/// Field–value pairs with each field once, holding its last value, in
-/// first-seen order.
-pub(crate) fn last_wins<'a>(pairs: &[(&'a [u8], &'a [u8])]) -> Vec<(&'a [u8], &'a [u8])> {
-    first_seen::last_wins(pairs.iter().copied())
 }
