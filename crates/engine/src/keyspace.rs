@@ -186,6 +186,15 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         Ok(())
     }
 
+    /// Marks where the writes of the next key begin, for
+    /// [`Ctx::commit_for_load`]'s sort ([`Batch::begin_group`]): a key's
+    /// element records begin with the key in every format, so each key's
+    /// records are sorted on their own and the keys by their first
+    /// records (the sort checks that they do not interleave).
+    pub fn begin_key(&mut self) {
+        self.batch.begin_group();
+    }
+
     /// Writes everything queued for a load that is undone whole after a
     /// crash (a replica's full copy under its load marker): sorted by
     /// record ([`Batch::sort_by_record`]) and written atomically within

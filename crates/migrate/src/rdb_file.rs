@@ -611,6 +611,7 @@ fn load_run<C: Codec, S: KvStore>(
             Staging::Held => {}
             Staging::Read => to_read.push((e, value)),
             Staging::New => {
+                ctx.begin_key();
                 write(&mut ctx, e, value, &KeyView::nothing_stored())?;
                 written.0 += 1;
             }
@@ -620,6 +621,7 @@ fn load_run<C: Codec, S: KvStore>(
     let together = together.and_then(|()| {
         to_read.iter().try_for_each(|&(e, value)| {
             let view = ctx.view(&e.key)?;
+            ctx.begin_key();
             write(&mut ctx, e, value, &view)?;
             written.0 += 1;
             Ok(())

@@ -175,26 +175,43 @@ impl<R: Read> Tracked<R> {
         }
     }
 
-    /// Reads exactly `n` bytes, appending them to `out` (grown as bytes
-    /// arrive: a length that lies allocates no more than the input holds).
+    /// Reads exactly `n` bytes, appending them to `out`, which grows by
+    /// at most [`Self::STEP`] bytes ahead of what arrived: a length that
+    /// lies allocates no more than the input holds and one step.
     fn append(&mut self, n: u64, out: &mut Vec<u8>) -> Result<(), RdbFileError> {
         let start = out.len();
-        let got = (&mut self.inner)
-            .take(n)
-            .read_to_end(out)
-            .map_err(|e| RdbFileError::Io {
-                offset: self.offset,
-                source: e,
-            })?;
-        self.crc.update(&out[start..]);
-        self.offset += got as u64;
-        if (got as u64) < n {
-            return Err(RdbFileError::Truncated {
-                offset: self.offset,
-            });
+        let mut left = n;
+        while left > 0 {
+            let mut filled = out.len();
+            let step = left.min(Self::STEP) as usize;
+            out.resize(filled + step, 0);
+            while filled < out.len() {
+                match self.inner.read(&mut out[filled..]) {
+                    Ok(0) => {
+                        out.truncate(filled);
+                        self.crc.update(&out[start..]);
+                        self.offset += (filled - start) as u64;
+                        return Err(RdbFileError::Truncated {
+                            offset: self.offset,
+                        });
+                    }
+                    Ok(got) => filled += got,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        out.truncate(filled);
+                        return Err(self.io(e));
+                    }
+                }
+            }
+            left -= step as u64;
         }
+        self.crc.update(&out[start..]);
+        self.offset += n;
         Ok(())
     }
+
+    /// The most bytes [`Self::append`] makes room for at once.
+    const STEP: u64 = 64 * 1024;
 
     fn array<const N: usize>(&mut self) -> Result<[u8; N], RdbFileError> {
         let mut b = [0u8; N];

@@ -197,15 +197,31 @@ fn distinct(items: Vec<Vec<u8>>) -> DumpResult<Vec<Vec<u8>>> {
     Ok(items)
 }
 
-fn no_duplicates<'a>(keys: impl Iterator<Item = &'a [u8]>) -> DumpResult<()> {
+/// Refuses keys given twice. Most collections are short, and comparing
+/// each key with those before it costs less there than hashing it: up to
+/// [`SCAN_MAX`] keys are compared so, longer lists go through a hash set.
+fn no_duplicates<'a>(keys: impl Iterator<Item = &'a [u8]> + Clone) -> DumpResult<()> {
+    let duplicate = || bad("duplicate member");
+    if keys.clone().nth(SCAN_MAX).is_none() {
+        for (i, k) in keys.clone().enumerate() {
+            if keys.clone().take(i).any(|before| before == k) {
+                return Err(duplicate());
+            }
+        }
+        return Ok(());
+    }
     let mut seen = HashSet::new();
     for k in keys {
         if !seen.insert(k) {
-            return Err(bad("duplicate member"));
+            return Err(duplicate());
         }
     }
     Ok(())
 }
+
+/// The most keys [`no_duplicates`] compares with each other rather than
+/// hashing.
+const SCAN_MAX: usize = 16;
 
 fn distinct_pairs<T>(pairs: Vec<(Vec<u8>, T)>) -> DumpResult<Vec<(Vec<u8>, T)>> {
     no_duplicates(pairs.iter().map(|(k, _)| k.as_slice()))?;

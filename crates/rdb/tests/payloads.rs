@@ -124,6 +124,32 @@ fn malformed_objects_are_bad_data() {
     bad(b"\x12\x01\x03\x07\x07\x00\x00\x00\x00\x00\xff"); // container 3
 }
 
+/// A set object (type 2, each member a plain string) of `members`.
+fn set_object(members: &[String]) -> Vec<u8> {
+    let mut obj = vec![0x02, members.len() as u8];
+    for m in members {
+        obj.push(m.len() as u8);
+        obj.extend_from_slice(m.as_bytes());
+    }
+    obj
+}
+
+#[test]
+fn a_member_repeated_is_found_in_short_and_long_collections() {
+    // Up to 16 members are compared with each other, more are hashed:
+    // both ways, a repeat anywhere is bad data and distinct members load.
+    for n in [2, 16, 17, 40] {
+        let distinct: Vec<String> = (0..n).map(|i| format!("m{i}")).collect();
+        let value = decode_payload(&seal(set_object(&distinct))).unwrap();
+        assert!(matches!(value, Value::Set(ref m) if m.len() == n), "{n}");
+        for (first, again) in [(0, n - 1), (n - 2, n - 1), (0, 1)] {
+            let mut repeated = distinct.clone();
+            repeated[again] = repeated[first].clone();
+            bad(&set_object(&repeated));
+        }
+    }
+}
+
 /// An object of type `tag` holding `body` as one string (a ziplist or
 /// zipmap blob), after the bytes `between` (a quicklist's node count).
 fn blob_object(tag: u8, between: &[u8], body: &[u8]) -> Vec<u8> {
