@@ -404,13 +404,15 @@ fn expired<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, entry: &Entry) -> bool {
 }
 
 /// Writes `entry` (its value taken out as `value`) into `ctx`'s batch
-/// over `view`, the key's current state.
+/// over `view`, the key's current state, its records marked as one key's
+/// for a load's sort ([`Ctx::begin_key`]).
 fn write<C: Codec, S: KvStore>(
     ctx: &mut Ctx<'_, C, S>,
     entry: &Entry,
     value: &Value,
     view: &KeyView,
 ) -> Result<(), CmdError> {
+    ctx.begin_key();
     write_value(
         ctx,
         &entry.key,
@@ -611,7 +613,6 @@ fn load_run<C: Codec, S: KvStore>(
             Staging::Held => {}
             Staging::Read => to_read.push((e, value)),
             Staging::New => {
-                ctx.begin_key();
                 write(&mut ctx, e, value, &KeyView::nothing_stored())?;
                 written.0 += 1;
             }
@@ -621,7 +622,6 @@ fn load_run<C: Codec, S: KvStore>(
     let together = together.and_then(|()| {
         to_read.iter().try_for_each(|&(e, value)| {
             let view = ctx.view(&e.key)?;
-            ctx.begin_key();
             write(&mut ctx, e, value, &view)?;
             written.0 += 1;
             Ok(())
