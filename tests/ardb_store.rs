@@ -121,8 +121,12 @@ fn the_namespace_family_is_created_by_the_first_write() {
     );
     {
         let e = open(dir.path(), None);
+        // Read before the family exists, then through the handle its
+        // creation left, in the same store.
+        assert_eq!(e.execute(&["GET", "k"]).to_cli_string(), "(nil)");
         assert_eq!(e.execute(&["SET", "k", "v"]).to_cli_string(), "OK");
         assert!(e.store().has_cf(NS));
+        assert_eq!(e.execute(&["GET", "k"]).to_cli_string(), "\"v\"");
     }
     assert_eq!(
         rocksdb::DB::list_cf(&rocksdb::Options::default(), &path).unwrap(),

@@ -105,6 +105,8 @@ fn mixed() -> Vec<Vec<&'static str>> {
         ZADD z 1 a 2 b | ZINCRBY z 5 a | ZRANGE z 0 -1 WITHSCORES | ZSCORE z a
         ZADD h 1 x | ZREM z b | ZCARD z | ZRANK z a
         SADD set a b c | SISMEMBER set b | SREM set b | SCARD set | SADD z m
+        set r 1 | SET r 2 | SeT r 3 | get r | GET r | GeT | gEt r | INCR r | incr r | INCR
+        incr r r | Incr r | get r r | GET r
         PING | NOSUCHCOMMAND x | GET | INCR s
         EXPIRE s 100 | TTL s | PERSIST s | TTL s | SET e v EX 100 | TTL e
         EXPIRE e -1 | EXISTS e | GET e | SET e w NX | GET e | SET e u XX GET

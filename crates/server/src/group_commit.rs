@@ -80,11 +80,37 @@ const MAX_GROUP_BYTES: usize = 1024 * 1024;
 /// a group of scripts, which a script joins. A command that may join, run
 /// alone, awaits its keys first ([`crate::admission`]).
 fn joins(session: &Session, scripts: bool, name: &[u8], len: usize) -> Option<&'static Spec> {
-    if !scripts {
-        return command_table::joining(name, len);
+    let spec = if scripts {
+        registry::get(name)?
+    } else {
+        command_table::get(name)?
+    };
+    admits(session, scripts, spec, len).then_some(spec)
+}
+
+/// [`joins`] for the request after one of `last`: a pipeline mostly
+/// repeats one command, whose name is then compared, not looked up.
+fn joins_after(
+    session: &Session,
+    scripts: bool,
+    last: &'static Spec,
+    name: &[u8],
+    len: usize,
+) -> Option<&'static Spec> {
+    if name.eq_ignore_ascii_case(last.name.as_bytes()) {
+        return admits(session, scripts, last, len).then_some(last);
     }
-    registry::get(name)
-        .filter(|spec| spec.has(Flags::SCRIPT) && len >= 3 && session.protocol == Protocol::Resp2)
+    joins(session, scripts, name, len)
+}
+
+/// Whether a request of `spec` with `len` arguments may join a group
+/// (`scripts`: a group of scripts).
+fn admits(session: &Session, scripts: bool, spec: &Spec, len: usize) -> bool {
+    if scripts {
+        spec.has(Flags::SCRIPT) && len >= 3 && session.protocol == Protocol::Resp2
+    } else {
+        spec.groups(len)
+    }
 }
 
 /// A request of a group, resolved once.
@@ -147,7 +173,8 @@ pub fn gather(
             Ok(Some(next)) if next.is_empty() => buf.advance(next.used()),
             Ok(Some(next)) => {
                 let name = next.name(buf).unwrap_or_default();
-                let Some(spec) = joins(session, scripts, name, next.len()) else {
+                let last = group.last().expect("the first request").spec;
+                let Some(spec) = joins_after(session, scripts, last, name, next.len()) else {
                     break;
                 };
                 let request = next.take(buf);

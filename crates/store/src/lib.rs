@@ -37,6 +37,8 @@ mod compat;
 mod db;
 mod error;
 mod expired;
+#[cfg(feature = "rocksdb")]
+mod family;
 pub mod faults;
 #[cfg(feature = "rocksdb")]
 pub mod foreign;

@@ -16,7 +16,7 @@ use std::sync::{Arc, OnceLock, Weak};
 use parking_lot::Mutex;
 use redcodec_codec::{Codec, KeyRange, Layout, MergeOperatorSpec, Place, Record};
 use rocksdb::{
-    BlockBasedIndexType, BlockBasedOptions, BoundColumnFamily, Cache, ColumnFamilyDescriptor,
+    BlockBasedIndexType, BlockBasedOptions, Cache, ColumnFamilyDescriptor,
     DBRawIteratorWithThreadMode, MergeOperands, Options, ReadOptions, WriteBatch, WriteOptions,
 };
 
@@ -26,6 +26,7 @@ use crate::compat::Compat;
 use crate::db::Db;
 use crate::error::StoreError;
 use crate::expired::ExpiredKeys;
+use crate::family::{Families, Family};
 use crate::gc::FilterFactory;
 use crate::intent;
 use crate::options::{OpenMode, StoreOptions};
@@ -36,6 +37,8 @@ struct Instance {
     db: Arc<Db>,
     dir: &'static str,
     cfs: Vec<&'static str>,
+    /// The handles of `cfs`, by the same index.
+    families: Families,
     /// The options of each layout family that did not exist at open and is
     /// created on its first write (by index in the layout). Declared after
     /// `db`: a family created from them uses the comparator and filter they
@@ -244,6 +247,7 @@ impl Store {
             instances.push(Instance {
                 db,
                 dir: spec.dir,
+                families: Families::new(known.len()),
                 cfs: known,
                 lazy: Mutex::new(lazy),
                 others,
@@ -319,21 +323,19 @@ impl Store {
 
     /// The database of `place` and its family (`None`: a family created on
     /// first write that does not exist yet).
-    fn cf(&self, place: Place) -> (&Db, Option<Arc<BoundColumnFamily<'_>>>) {
+    fn cf(&self, place: Place) -> (&Db, Option<&Family>) {
         let inst = &self.instances[place.instance];
-        (&inst.db, inst.db.cf_handle(inst.cfs[place.cf]))
+        let family = inst.families.get(&inst.db, place.cf, inst.cfs[place.cf]);
+        (&inst.db, family)
     }
 
     /// The family of `place`, created now if it is created on first write.
-    pub(crate) fn cf_for_write(
-        &self,
-        place: Place,
-    ) -> Result<Arc<BoundColumnFamily<'_>>, StoreError> {
+    pub(crate) fn cf_for_write(&self, place: Place) -> Result<&Family, StoreError> {
+        if let (_, Some(family)) = self.cf(place) {
+            return Ok(family);
+        }
         let inst = &self.instances[place.instance];
         let name = inst.cfs[place.cf];
-        if let Some(cf) = inst.db.cf_handle(name) {
-            return Ok(cf);
-        }
         let lazy = inst.lazy.lock();
         if inst.db.cf_handle(name).is_none() {
             let opts = lazy[place.cf]
@@ -342,8 +344,8 @@ impl Store {
             inst.db.create_cf(name, opts)?;
         }
         drop(lazy);
-        inst.db
-            .cf_handle(name)
+        self.cf(place)
+            .1
             .ok_or_else(|| StoreError::Open(format!("column family '{name}' is not open")))
     }
 
@@ -686,11 +688,11 @@ impl Store {
         }
         // The family of the last write: a batch sorted by record (a
         // load's) looks each family up once, not once per record.
-        let mut last: Option<(Place, Arc<BoundColumnFamily<'_>>)> = None;
+        let mut last: Option<(Place, &Family)> = None;
         for (place, op) in batch.ordered() {
             let place = *place;
             let cf = match &last {
-                Some((at, cf)) if *at == place => cf.clone(),
+                Some((at, cf)) if *at == place => *cf,
                 _ => {
                     // Deleting from a family that does not exist yet
                     // deletes nothing; only a put creates it.
@@ -701,13 +703,13 @@ impl Store {
                             None => continue,
                         },
                     };
-                    last = Some((place, cf.clone()));
+                    last = Some((place, cf));
                     cf
                 }
             };
             let wb = per_instance[place.instance]
                 .get_or_insert_with(|| WriteBatch::with_capacity_bytes(room[place.instance]));
-            add_op(wb, &cf, op);
+            add_op(wb, cf, op);
         }
         // The records' memory is freed in the order it was taken.
         drop(batch);
@@ -984,7 +986,7 @@ fn complete_intent(root: &Path, instances: &[Instance]) -> Result<(), StoreError
     intent::clear(root)
 }
 
-fn add_op(wb: &mut WriteBatch, cf: &Arc<BoundColumnFamily<'_>>, op: &Op) {
+fn add_op(wb: &mut WriteBatch, cf: &Family, op: &Op) {
     match op {
         Op::Put(k, v) => wb.put_cf(cf, k, v),
         Op::Delete(k) => wb.delete_cf(cf, k),

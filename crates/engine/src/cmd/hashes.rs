@@ -259,7 +259,7 @@ pub fn hincrby<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cm
         let next = current
             .checked_add(by)
             .ok_or_else(|| CmdError::other("ERR increment or decrement would overflow"))?;
-        Ok(next.to_string().into_bytes())
+        Ok(itoa::Buffer::new().format(next).as_bytes().to_vec())
     })?;
     // The text was just printed from an i64.
     Ok(Reply::Integer(parse_i64(&next).unwrap_or_default()))

@@ -792,7 +792,7 @@ fn incr_by<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, key: &[u8], by: i64) -
     let next = current
         .checked_add(by)
         .ok_or_else(|| CmdError::other("ERR increment or decrement would overflow"))?;
-    let value = next.to_string().into_bytes();
+    let value = itoa::Buffer::new().format(next).as_bytes().to_vec();
     match view.live.clone() {
         Some(m) => rewrite(ctx, key, m, value)?,
         None => write(ctx, key, &view, &value, 0)?,

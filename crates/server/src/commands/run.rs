@@ -144,10 +144,8 @@ pub fn run_in_namespace(
     spec: &Spec,
     args: &[Bytes],
 ) -> Reply {
-    let ns = session.namespace.clone();
-    match access.with(&ns, |engine| {
-        run_engine_spec(shared, session, engine, spec, args)
-    }) {
-        Ok(reply) | Err(reply) => reply,
+    match access.engine(&session.namespace) {
+        Ok(engine) => run_engine_spec(shared, session, &engine, spec, args),
+        Err(reply) => reply,
     }
 }

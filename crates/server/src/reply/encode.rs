@@ -1,7 +1,5 @@
 //! Writing a reply in RESP2 or RESP3.
 
-use std::io::Write;
-
 use bytes::{BufMut, BytesMut};
 use redcodec_engine::Reply;
 
@@ -157,7 +155,8 @@ pub(super) fn whole(reply: &Reply, shape: Shape, protocol: Protocol, out: &mut B
 
 pub(super) fn header(out: &mut BytesMut, kind: u8, len: usize) {
     out.put_u8(kind);
-    let _ = write!(out.writer(), "{len}\r\n");
+    out.put_slice(itoa::Buffer::new().format(len).as_bytes());
+    out.put_slice(b"\r\n");
 }
 
 /// A bulk number as a RESP3 double (`,1.5`); anything else as it is.
@@ -192,7 +191,8 @@ fn plain(reply: &Reply, protocol: Protocol, out: &mut BytesMut) {
         }
         Reply::Integer(i) => {
             out.put_u8(b':');
-            let _ = write!(out.writer(), "{i}\r\n");
+            out.put_slice(itoa::Buffer::new().format(*i).as_bytes());
+            out.put_slice(b"\r\n");
         }
         Reply::Bulk(b) => {
             header(out, b'$', b.len());
@@ -237,6 +237,28 @@ mod tests {
             enc(&Reply::NilArray, Shape::Plain, Protocol::Resp2),
             b"*-1\r\n"
         );
+    }
+
+    #[test]
+    fn integers_and_lengths_are_decimal_text() {
+        for (i, text) in [
+            (0, "0"),
+            (7, "7"),
+            (-1, "-1"),
+            (i64::MAX, "9223372036854775807"),
+            (i64::MIN, "-9223372036854775808"),
+        ] {
+            let want = format!(":{text}\r\n");
+            assert_eq!(
+                enc(&Reply::Integer(i), Shape::Plain, Protocol::Resp2),
+                want.as_bytes()
+            );
+        }
+        let long = Reply::Bulk(vec![b'x'; 12_345]);
+        let out = enc(&long, Shape::Plain, Protocol::Resp2);
+        assert!(out.starts_with(b"$12345\r\nxx"));
+        assert!(out.ends_with(b"x\r\n"));
+        assert_eq!(out.len(), 12_345 + 10);
     }
 
     #[test]
