@@ -682,13 +682,15 @@ fn a_replica_refuses_writes_until_replicaof_no_one() {
             .arg(&port)
             .query(&mut r)
             .unwrap();
+        // Once the full copy is loaded: while it loads, REPLICAOF gets
+        // LOADING, as in Redis (it is not a command allowed while loading).
+        wait_caught_up(&mut m, &mut r, format);
         let again: String = redis::cmd("REPLICAOF")
             .arg(&host)
             .arg(&port)
             .query(&mut r)
             .unwrap();
         assert_eq!(again, "OK Already connected to specified master");
-        wait_caught_up(&mut m, &mut r, format);
         // Redis' exact text, on the wire.
         let mut raw = serve.raw();
         for write in [
