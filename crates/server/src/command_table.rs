@@ -88,6 +88,18 @@ pub fn joining(name: &[u8], len: usize) -> Option<&'static Spec> {
     get(name).filter(|spec| spec.groups(len))
 }
 
+/// The command named `name` (any case) of a request that follows one of
+/// `last`: `last` itself when the name is its, compared rather than
+/// looked up (a pipeline or a replication stream mostly repeats one
+/// command).
+pub fn get_after(last: &'static Spec, name: &[u8]) -> Option<&'static Spec> {
+    if name.eq_ignore_ascii_case(last.name.as_bytes()) {
+        Some(last)
+    } else {
+        get(name)
+    }
+}
+
 /// The command of `id` in the table.
 pub fn by_id(id: SpecId) -> &'static Spec {
     table().by_id(id)

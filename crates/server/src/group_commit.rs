@@ -58,7 +58,7 @@ use redcodec_engine::{Engine, Reply};
 use redcodec_formats::AnyCodec;
 
 use crate::command_table;
-use crate::commands::registry::{self, Spec};
+use crate::commands::registry::Spec;
 use crate::commands::{run_spec, Access};
 use crate::engines::EngineGuard;
 use crate::frame::{frame, Limits};
@@ -80,27 +80,7 @@ const MAX_GROUP_BYTES: usize = 1024 * 1024;
 /// a group of scripts, which a script joins. A command that may join, run
 /// alone, awaits its keys first ([`crate::admission`]).
 fn joins(session: &Session, scripts: bool, name: &[u8], len: usize) -> Option<&'static Spec> {
-    let spec = if scripts {
-        registry::get(name)?
-    } else {
-        command_table::get(name)?
-    };
-    admits(session, scripts, spec, len).then_some(spec)
-}
-
-/// [`joins`] for the request after one of `last`: a pipeline mostly
-/// repeats one command, whose name is then compared, not looked up.
-fn joins_after(
-    session: &Session,
-    scripts: bool,
-    last: &'static Spec,
-    name: &[u8],
-    len: usize,
-) -> Option<&'static Spec> {
-    if name.eq_ignore_ascii_case(last.name.as_bytes()) {
-        return admits(session, scripts, last, len).then_some(last);
-    }
-    joins(session, scripts, name, len)
+    command_table::get(name).filter(|spec| admits(session, scripts, spec, len))
 }
 
 /// Whether a request of `spec` with `len` arguments may join a group
@@ -174,7 +154,9 @@ pub fn gather(
             Ok(Some(next)) => {
                 let name = next.name(buf).unwrap_or_default();
                 let last = group.last().expect("the first request").spec;
-                let Some(spec) = joins_after(session, scripts, last, name, next.len()) else {
+                let Some(spec) = command_table::get_after(last, name)
+                    .filter(|spec| admits(session, scripts, spec, next.len()))
+                else {
                     break;
                 };
                 let request = next.take(buf);

@@ -93,7 +93,11 @@ pub(crate) fn gather(
             break;
         };
         let (used, name) = (next.used(), next.name(buf));
-        let Some(spec) = name.and_then(|name| command_table::joining(name, next.len())) else {
+        let last = commands.last().expect("the first command").spec;
+        let Some(spec) = name
+            .and_then(|name| command_table::get_after(last, name))
+            .filter(|spec| spec.groups(next.len()))
+        else {
             break;
         };
         let request = next.take(buf);
