@@ -388,16 +388,23 @@ mod tests {
         // Every stripe stays free; another thread's command waits on the
         // keyspace instead.
         assert!(table.stripes.iter().all(|s| s.try_lock().is_ok()));
+        let released = AtomicUsize::new(0);
         std::thread::scope(|scope| {
-            let other = scope.spawn(|| {
+            let (asking, asked) = std::sync::mpsc::channel();
+            let (table, released) = (&table, &released);
+            let other = scope.spawn(move || {
+                asking.send(()).unwrap();
                 let _held = table.lock_key(b"k");
-                table.held_by_group_here()
+                // Granted only once the group has let go.
+                (released.load(Ordering::SeqCst), table.held_by_group_here())
             });
             // The other thread cannot share the keyspace while the group
             // holds it.
             assert!(table.keyspace.try_read().is_none());
+            asked.recv().unwrap();
+            released.store(1, Ordering::SeqCst);
             drop(group);
-            assert!(!other.join().unwrap());
+            assert_eq!(other.join().unwrap(), (1, false));
         });
     }
 
