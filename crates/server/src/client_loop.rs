@@ -403,13 +403,16 @@ async fn answer(
             .map(Answer::One),
         Run::Engine | Run::Server(_) | Run::KvrocksMaster(_) => {
             // Its time waiting for other commands' keys is not its own.
-            let _admitted = if spec.groups(args.len()) {
-                let admitted = shared.admission.admit(&spec.keys_of(&args)).await;
-                waited = started.elapsed();
-                Some(admitted)
+            let admitted = if spec.groups(args.len()) {
+                Some(shared.admission.admit(&spec.keys_of(&args)).await)
+            } else if spec.has(Flags::SCRIPT) {
+                Some(shared.admission.script().await)
             } else {
                 None
             };
+            if admitted.is_some() {
+                waited = started.elapsed();
+            }
             let access = Access::Shared(&shared.engines);
             Some(Answer::One(run_spec(shared, session, &access, spec, &args)))
         }
