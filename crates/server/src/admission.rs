@@ -30,17 +30,19 @@
 //!   keys of its requests not yet run, which that part locks together
 //!   ([`crate::group_commit::run`]).
 //!
-//! - A script, or a pipeline group of scripts, before it runs: the
-//!   scripts' own lock ([`Admission::script`]). Scripts hold the engine
-//!   exclusively and run one at a time; one that met another's hold used
-//!   to hand its worker's queue to a new thread and block there
-//!   (`block_in_place`), about a quarter of the server's CPU in thread
-//!   switches under 50 clients' pipelined EVALSHA. Waiting here, its
-//!   connection is a suspended task, and the release wakes it on the
-//!   releasing worker, which runs the scripts one after the other.
+//! - Whoever takes the engine whole — a script, a pipeline group of
+//!   scripts, EXEC — before it runs: one lock of their own
+//!   ([`Admission::exclusive`]). They run one at a time anyway; one that
+//!   met another's hold of the engine used to block its worker thread
+//!   (EXEC), or hand the worker's queue to a new thread and block there
+//!   (a script, through `block_in_place`): about a quarter of the
+//!   server's CPU in thread switches under 50 clients' pipelined
+//!   EVALSHA. Waiting here, its connection is a suspended task, and the
+//!   release wakes it on the releasing worker, which runs them one after
+//!   the other.
 //!
-//! Transactions, blocking pops and keyspace-wide commands take the
-//! engine's locks only, as before.
+//! Blocking pops and keyspace-wide commands take the engine's locks
+//! only, as before.
 //!
 //! # No deadlock
 //! - A command (or a group's part) awaits its stripes in ascending
@@ -53,17 +55,18 @@
 use redcodec_engine::internals::lock_stripes::{stripe, STRIPES};
 use tokio::sync::{Mutex, MutexGuard};
 
-/// One async lock per engine stripe, and one for scripts.
+/// One async lock per engine stripe, and one for those who take the
+/// engine whole.
 pub struct Admission {
     stripes: Vec<Mutex<()>>,
-    scripts: Mutex<()>,
+    exclusive: Mutex<()>,
 }
 
 impl Default for Admission {
     fn default() -> Self {
         Admission {
             stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
-            scripts: Mutex::new(()),
+            exclusive: Mutex::new(()),
         }
     }
 }
@@ -74,8 +77,8 @@ pub enum Admitted<'a> {
     One(#[allow(dead_code)] MutexGuard<'a, ()>),
     /// The stripes of its keys.
     Keys(#[allow(dead_code)] Vec<MutexGuard<'a, ()>>),
-    /// The scripts' lock.
-    Script(#[allow(dead_code)] MutexGuard<'a, ()>),
+    /// The lock of those who take the engine whole.
+    Exclusive(#[allow(dead_code)] MutexGuard<'a, ()>),
 }
 
 impl Admission {
@@ -95,10 +98,10 @@ impl Admission {
         Admitted::Keys(held)
     }
 
-    /// Waits until no other admitted script (or group of scripts) runs,
-    /// then holds the scripts' lock. First come, first served.
-    pub async fn script(&self) -> Admitted<'_> {
-        Admitted::Script(self.scripts.lock().await)
+    /// Waits until no other admitted script, group of scripts or EXEC
+    /// runs, then holds their lock. First come, first served.
+    pub async fn exclusive(&self) -> Admitted<'_> {
+        Admitted::Exclusive(self.exclusive.lock().await)
     }
 }
 
@@ -133,16 +136,16 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_script_waits_for_the_script_before_it_and_not_for_keyed_commands() {
+    async fn one_taking_the_engine_whole_waits_for_the_one_before_and_not_for_keyed_commands() {
         let admission = Arc::new(Admission::default());
-        let running = admission.script().await;
+        let running = admission.exclusive().await;
         // Keyed commands are admitted beside a script (the engine's own
         // locks order them).
         drop(admission.admit(&[b"queue".as_slice()]).await);
         let waiting = {
             let admission = admission.clone();
             tokio::spawn(async move {
-                let _a = admission.script().await;
+                let _a = admission.exclusive().await;
             })
         };
         for _ in 0..100 {

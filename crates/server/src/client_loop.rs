@@ -397,7 +397,13 @@ async fn answer(
         Run::Wait => Some(Answer::One(
             crate::master::wait(shared, &session.info, &args).await,
         )),
-        Run::Exec => Some(crate::commands::transaction::exec(shared, session)),
+        Run::Exec => {
+            // Its time waiting for another's hold of the engine is not
+            // its own.
+            let _admitted = shared.admission.exclusive().await;
+            waited = started.elapsed();
+            Some(crate::commands::transaction::exec(shared, session))
+        }
         Run::Blocking(pop) => block(shared, session, pop, &args, io, shutdown, &mut waited)
             .await
             .map(Answer::One),
@@ -406,7 +412,7 @@ async fn answer(
             let admitted = if spec.groups(args.len()) {
                 Some(shared.admission.admit(&spec.keys_of(&args)).await)
             } else if spec.has(Flags::SCRIPT) {
-                Some(shared.admission.script().await)
+                Some(shared.admission.exclusive().await)
             } else {
                 None
             };

@@ -198,7 +198,7 @@ pub async fn run(
     let start = group.done;
     let requests = &group.requests;
     group.done = if group.scripts {
-        let _admitted = shared.admission.script().await;
+        let _admitted = shared.admission.exclusive().await;
         run_scripts(shared, session, requests, start, &mut replies)
     } else {
         let rest = &requests[start..];

@@ -3,10 +3,11 @@
 //! the workers (tokio's `block_in_place`) when it must wait for the
 //! engine; and a script that runs long hands the worker's other
 //! connections to another thread, so that they get their `BUSY` replies
-//! while it runs. Scripts wait for each other before they get here, as
-//! suspended tasks ([`crate::admission::Admission::script`]), so the
-//! engine is mostly free when a script asks for it; it waits here for
-//! commands sharing the engine, a transaction, or a namespace switch.
+//! while it runs. Scripts and transactions wait for each other before
+//! they get here, as suspended tasks
+//! ([`crate::admission::Admission::exclusive`]), so the engine is mostly
+//! free when a script asks for it; it waits here for commands sharing the
+//! engine, or a namespace switch.
 //!
 //! `block_in_place` for every script cost half of `-P 1` EVALSHA's rate:
 //! each one moved the worker's core to another thread, and Lua's memory

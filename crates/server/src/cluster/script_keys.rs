@@ -57,7 +57,10 @@ impl Cluster {
     /// The rules for a script run with `declared` keys (already routed)
     /// and `flags`.
     pub fn script_slots(&self, declared: &[Bytes], flags: &ScriptFlags) -> ScriptSlots<'_> {
-        let routed = declared.first().map(|k| slot(k));
+        let routed = self
+            .enabled
+            .then(|| declared.first().map(|k| slot(k)))
+            .flatten();
         ScriptSlots {
             cluster: self,
             routed,
