@@ -1,5 +1,6 @@
 //! Admission: a keyed command waits for the commands before it on its
-//! keys as a suspended task, not as a blocked thread.
+//! keys, and a script or EXEC for the scripts and transactions before
+//! it, as a suspended task, not as a blocked thread.
 //!
 //! The engine serializes the commands on a key with per-key locks (the
 //! stripes of `redcodec_engine::internals::lock_stripes`, each a

@@ -408,7 +408,8 @@ async fn answer(
             .await
             .map(Answer::One),
         Run::Engine | Run::Server(_) | Run::KvrocksMaster(_) => {
-            // Its time waiting for other commands' keys is not its own.
+            // Its time waiting for other commands (on its keys, or a
+            // script's or EXEC's hold of the engine) is not its own.
             let admitted = if spec.groups(args.len()) {
                 Some(shared.admission.admit(&spec.keys_of(&args)).await)
             } else if spec.has(Flags::SCRIPT) {

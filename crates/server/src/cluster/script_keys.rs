@@ -57,10 +57,7 @@ impl Cluster {
     /// The rules for a script run with `declared` keys (already routed)
     /// and `flags`.
     pub fn script_slots(&self, declared: &[Bytes], flags: &ScriptFlags) -> ScriptSlots<'_> {
-        let routed = self
-            .enabled
-            .then(|| declared.first().map(|k| slot(k)))
-            .flatten();
+        let routed = declared.first().filter(|_| self.enabled).map(|k| slot(k));
         ScriptSlots {
             cluster: self,
             routed,
