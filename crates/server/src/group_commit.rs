@@ -187,8 +187,9 @@ pub fn gather(
 ///
 /// A part that writes locks the keys of every request not yet run
 /// together; it awaits them first ([`crate::admission`]), so that
-/// waiting for another connection's command on them leaves the thread to
-/// the other connections.
+/// waiting for another connection's command on them, or for a script,
+/// leaves the thread to the other connections. A part that only reads
+/// awaits a share of the engine (no script running) the same way.
 pub async fn run(
     shared: &Shared,
     session: &mut Session,
@@ -207,8 +208,8 @@ pub async fn run(
             .any(|r| r.spec.has(Flags::WRITE))
             .then(|| keys_of(rest));
         let _admitted = match &locks {
-            Some(keys) => Some(shared.admission.admit(keys).await),
-            None => None,
+            Some(keys) => shared.admission.admit(keys).await,
+            None => shared.admission.share().await,
         };
         start + run_keyed(shared, session, rest, locks.as_deref(), &mut replies)
     };
