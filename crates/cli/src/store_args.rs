@@ -36,6 +36,13 @@ pub struct StoreArgs {
     /// and filter blocks — Pika's, Ardb's — may need more.
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_BLOCK_CACHE_BYTES >> 20)]
     pub block_cache_mb: usize,
+    /// Read cache of a store opened for writing, in MiB: the records point
+    /// reads found (or found absent), in front of RocksDB's memtables and
+    /// tables. It pays where reads repeat over a set of keys that fits it
+    /// (GET-heavy loads); writes over a larger set run slower with it
+    /// (docs/src/performance.md). 0, the default: none.
+    #[arg(long, value_name = "MIB", default_value_t = 0)]
+    pub read_cache_mb: usize,
 }
 
 impl StoreArgs {
@@ -48,6 +55,7 @@ impl StoreArgs {
             namespace: self.namespace.clone(),
             cluster: self.cluster,
             block_cache_bytes: self.block_cache_mb << 20,
+            read_cache_bytes: self.read_cache_mb << 20,
         }
     }
 

@@ -38,6 +38,9 @@ pub struct EngineOptions {
     /// Bytes of the store's block cache (see
     /// [`redcodec_store::DEFAULT_BLOCK_CACHE_BYTES`], the default).
     pub block_cache_bytes: usize,
+    /// Bytes of the store's read cache ([`redcodec_store::read_cache`];
+    /// 0, the default: none).
+    pub read_cache_bytes: usize,
 }
 
 impl Default for EngineOptions {
@@ -47,6 +50,7 @@ impl Default for EngineOptions {
             mode: OpenMode::CreateIfMissing,
             compat: None,
             block_cache_bytes: redcodec_store::DEFAULT_BLOCK_CACHE_BYTES,
+            read_cache_bytes: 0,
         }
     }
 }
@@ -106,6 +110,7 @@ impl<C: Codec> Engine<C> {
             mode: options.mode,
             compat: options.compat,
             block_cache_bytes: options.block_cache_bytes,
+            read_cache_bytes: options.read_cache_bytes,
         };
         let store = Store::open(codec.clone(), options.clock.clone(), dir, store_options)?;
         let writes = options.mode.writes();

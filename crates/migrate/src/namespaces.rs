@@ -81,6 +81,7 @@ mod tests {
             namespace: None,
             cluster: false,
             block_cache_bytes: redcodec_engine::store::DEFAULT_BLOCK_CACHE_BYTES,
+            read_cache_bytes: 0,
         }
     }
 

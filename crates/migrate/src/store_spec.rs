@@ -30,6 +30,9 @@ pub struct StoreSpec {
     /// Bytes of the store's block cache (default:
     /// [`redcodec_engine::store::DEFAULT_BLOCK_CACHE_BYTES`]).
     pub block_cache_bytes: usize,
+    /// Bytes of the store's read cache, when it is opened for writing
+    /// (0: none).
+    pub read_cache_bytes: usize,
 }
 
 /// Why a store could not be named or opened.
@@ -108,6 +111,7 @@ impl StoreSpec {
             mode,
             compat,
             block_cache_bytes: self.block_cache_bytes,
+            read_cache_bytes: self.read_cache_bytes,
         };
         Ok(Engine::open(codec, &self.dir, options)?)
     }

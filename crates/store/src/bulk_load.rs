@@ -112,8 +112,11 @@ impl Store {
         let cf = self.cf_for_write(place)?;
         let mut opts = IngestExternalFileOptions::default();
         opts.set_move_files(true);
-        self.instance_db(place.instance)
-            .ingest_external_file_cf_opts(&cf, &opts, files.to_vec())?;
-        Ok(())
+        let ingested = self
+            .instance_db(place.instance)
+            .ingest_external_file_cf_opts(&cf, &opts, files.to_vec());
+        // The files' records replace any the read cache holds.
+        self.clear_read_cache();
+        Ok(ingested?)
     }
 }

@@ -25,6 +25,8 @@
 //!   options and ingests them (the migration's bulk path).
 //! - [`sst`] reads what an SST file says about itself (table format,
 //!   checksum, compression).
+//! - [`read_cache`] keeps what point reads found, in front of RocksDB's
+//!   memtables and tables.
 //! - [`ReadAhead`] reads a whole column family on a thread of its own,
 //!   for walks over every record.
 
@@ -51,6 +53,8 @@ mod kv;
 mod options;
 #[cfg(feature = "rocksdb")]
 mod read_ahead;
+#[cfg(feature = "rocksdb")]
+pub mod read_cache;
 pub mod sst;
 #[cfg(feature = "rocksdb")]
 mod store;

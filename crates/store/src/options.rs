@@ -36,6 +36,10 @@ pub struct StoreOptions {
     /// shares: data blocks, and the index and filter blocks of every table
     /// ([`DEFAULT_BLOCK_CACHE_BYTES`] unless set).
     pub block_cache_bytes: usize,
+    /// Bytes of the read cache in front of RocksDB: the records point reads
+    /// found, or found absent ([`crate::read_cache`]; 0, the default:
+    /// none). A read-only store has none.
+    pub read_cache_bytes: usize,
 }
 
 /// The block cache a store gets unless told otherwise: 128 MiB, enough for
@@ -47,12 +51,13 @@ pub struct StoreOptions {
 pub const DEFAULT_BLOCK_CACHE_BYTES: usize = 128 << 20;
 
 impl StoreOptions {
-    /// Options with `mode`, no compat target and the default block cache.
+    /// Options with `mode`, no compat target, the default block cache and no read cache.
     pub fn new(mode: OpenMode) -> StoreOptions {
         StoreOptions {
             mode,
             compat: None,
             block_cache_bytes: DEFAULT_BLOCK_CACHE_BYTES,
+            read_cache_bytes: 0,
         }
     }
 }

@@ -30,6 +30,7 @@ use crate::family::{Families, Family};
 use crate::gc::FilterFactory;
 use crate::intent;
 use crate::options::{OpenMode, StoreOptions};
+use crate::read_cache::{Lookup, ReadCache};
 use crate::write_behind::WriteBehind;
 
 /// One open RocksDB instance.
@@ -70,6 +71,9 @@ pub struct Store {
     /// The block cache every column family of every instance shares:
     /// bounded, whatever the store's size or its number of families.
     _block_cache: Cache,
+    /// The records point reads found, in front of RocksDB (a writable
+    /// store's, unless its options set none).
+    read_cache: Option<ReadCache>,
     /// The options of every point read and write, made once: RocksDB's C API
     /// allocates a fresh set per call otherwise (about a tenth of a GET).
     calls: CallOptions,
@@ -268,6 +272,11 @@ impl Store {
             root: dir.to_path_buf(),
             expired,
             _block_cache: block_cache,
+            read_cache: if read_only {
+                None
+            } else {
+                ReadCache::new(options.read_cache_bytes)
+            },
             calls: CallOptions::new(),
             options,
             _scratch: scratch,
@@ -370,7 +379,8 @@ impl Store {
         self.get_with(place, key, <[u8]>::to_vec)
     }
 
-    /// Reads one record and hands its bytes, in place, to `read` (no copy).
+    /// Reads one record and hands its bytes, in place, to `read` (no copy),
+    /// from the read cache when it holds the record.
     pub fn get_with<T>(
         &self,
         place: Place,
@@ -382,10 +392,44 @@ impl Store {
         let Some(cf) = cf else {
             return Ok(None);
         };
-        let opts = &self.calls.read;
-        Ok(db
-            .get_pinned_cf_opt(&cf, key, opts)?
-            .map(|bytes| read(&bytes)))
+        let ticket = match self.read_cache.as_ref().map(|c| c.lookup(place, key)) {
+            Some(Lookup::Hit(found)) => return Ok(found.map(|bytes| read(&bytes))),
+            Some(Lookup::Miss(ticket)) => Some(ticket),
+            None => None,
+        };
+        let pinned = db.get_pinned_cf_opt(&cf, key, &self.calls.read)?;
+        if let (Some(cache), Some(ticket)) = (&self.read_cache, ticket) {
+            cache.fill(ticket, place, key, pinned.as_deref());
+        }
+        Ok(pinned.map(|bytes| read(&bytes)))
+    }
+
+    /// The read cache's entries and bytes (`None`: the store has none).
+    pub fn read_cache_size(&self) -> Option<(usize, usize)> {
+        self.read_cache.as_ref().map(|c| (c.len(), c.bytes()))
+    }
+
+    /// Tells the read cache what a write RocksDB took did to the records of
+    /// `batch` (every record, when it deleted a range).
+    fn cache_wrote(&self, batch: &Batch) {
+        let Some(cache) = &self.read_cache else {
+            return;
+        };
+        for (place, op) in &batch.pending {
+            match op {
+                Op::Put(key, value) => cache.wrote(*place, key, Some(value)),
+                Op::Delete(key) => cache.wrote(*place, key, None),
+                Op::DeleteRange(..) => return cache.clear(),
+            }
+        }
+    }
+
+    /// Empties the read cache: the store changed in ways it cannot follow
+    /// record by record.
+    pub(crate) fn clear_read_cache(&self) {
+        if let Some(cache) = &self.read_cache {
+            cache.clear();
+        }
     }
 
     /// Reads several records at once.
@@ -542,14 +586,18 @@ impl Store {
             return Err(StoreError::ReadOnly);
         }
         self.settle_intent()?;
+        // A load's records are many and read back rarely: the cache is
+        // emptied rather than told of each (and reads wait for the load).
+        self.clear_read_cache();
         // The write batches are made here: the records' memory is freed
         // by the thread that took it (freeing it on another costs more
         // than making the batches).
         let job = self
-            .per_instance(batch)?
+            .per_instance(&batch)?
             .into_iter()
             .map(|(i, wb)| (self.instances[i].db.clone(), wb))
             .collect();
+        drop(batch);
         self.behind.submit(job)
     }
 
@@ -604,6 +652,7 @@ impl Store {
     fn settle_locked(&self) -> Result<(), StoreError> {
         if self.pending_intent.load(Ordering::Acquire) {
             complete_intent(&self.root, &self.instances)?;
+            self.clear_read_cache();
             self.pending_intent.store(false, Ordering::Release);
         }
         Ok(())
@@ -615,7 +664,27 @@ impl Store {
             return Err(StoreError::ReadOnly);
         }
         self.settle()?;
-        let batches = self.per_instance(batch)?;
+        let batches = self.per_instance(&batch)?;
+        let written = self.write_instances(batches, atomic);
+        // Once RocksDB took the writes, the read cache follows them (the
+        // callers serialize the writes of one record: `read_cache`); after a
+        // failure, which may have written a part, it forgets everything.
+        match &written {
+            Ok(()) => self.cache_wrote(&batch),
+            Err(_) => self.clear_read_cache(),
+        }
+        // The records' memory is freed in the order it was taken.
+        drop(batch);
+        written
+    }
+
+    /// Writes each instance's batch; `atomic`: under an intent record
+    /// when there are several.
+    fn write_instances(
+        &self,
+        batches: Vec<(usize, WriteBatch)>,
+        atomic: bool,
+    ) -> Result<(), StoreError> {
         if !atomic || batches.len() < 2 {
             for (i, wb) in batches {
                 self.instances[i].db.write_opt(wb, &self.calls.write)?;
@@ -677,7 +746,7 @@ impl Store {
 
     /// `batch` as one RocksDB write batch per instance it touches, each
     /// with its instance's index, in index order.
-    fn per_instance(&self, batch: Batch) -> Result<Vec<(usize, WriteBatch)>, StoreError> {
+    fn per_instance(&self, batch: &Batch) -> Result<Vec<(usize, WriteBatch)>, StoreError> {
         let mut per_instance: Vec<Option<WriteBatch>> =
             (0..self.instances.len()).map(|_| None).collect();
         // Room for every record at once (RocksDB's batch grows by copying
@@ -711,8 +780,6 @@ impl Store {
                 .get_or_insert_with(|| WriteBatch::with_capacity_bytes(room[place.instance]));
             add_op(wb, cf, op);
         }
-        // The records' memory is freed in the order it was taken.
-        drop(batch);
         Ok(per_instance
             .into_iter()
             .enumerate()

@@ -73,6 +73,7 @@ pub fn run(
         namespace: pair.dst_namespace.clone(),
         cluster: pair.dst_cluster,
         block_cache_mb: pair.block_cache_mb,
+        read_cache_mb: 0,
     };
     let (mut config, opener) = crate::serve::server_config(&store, compat)?;
     config.replica = ReplicaOptions {

@@ -83,6 +83,7 @@ impl PairArgs {
             namespace: namespace.cloned(),
             cluster,
             block_cache_mb: self.block_cache_mb,
+            read_cache_mb: 0,
         }
     }
 

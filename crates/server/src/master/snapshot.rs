@@ -90,6 +90,7 @@ fn read_only_like(core: &EngineCore<AnyCodec>) -> EngineOptions {
         mode: OpenMode::ReadOnly,
         compat: None,
         block_cache_bytes: core.store().options().block_cache_bytes,
+        read_cache_bytes: 0,
     }
 }
 
