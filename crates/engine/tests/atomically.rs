@@ -128,12 +128,12 @@ fn codec(format: Format) -> AnyCodec {
 /// Every record of a RocksDB store, family by family.
 fn rocks_contents(store: &Store) -> Vec<(redcodec_codec::Place, Vec<u8>, Vec<u8>)> {
     let mut out = Vec::new();
-    for place in store.layout().places() {
-        let mut it = store.scan_family(place);
-        while let Some((k, v)) = it.next().expect("scan") {
-            out.push((place, k, v));
-        }
-    }
+    store
+        .for_each_pair(|place, k, v| {
+            out.push((place, k.to_vec(), v.to_vec()));
+            Ok(())
+        })
+        .expect("scan");
     out
 }
 

@@ -102,8 +102,9 @@ fn entry_key(place: Place, key: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(key);
 }
 
-fn entry_cost(key: &[u8], found: &Found) -> usize {
-    key.len() + found.as_ref().map_or(0, |v| v.len()) + ENTRY_OVERHEAD
+/// What an entry of a `key_len`-byte entry key holding `found` costs.
+fn entry_cost(key_len: usize, found: &Found) -> usize {
+    key_len + found.as_ref().map_or(0, |v| v.len()) + ENTRY_OVERHEAD
 }
 
 impl ReadCache {
@@ -158,13 +159,12 @@ impl ReadCache {
         let mut entry = Vec::new();
         entry_key(place, key, &mut entry);
         let found: Found = value.map(Arc::from);
-        let cost = entry_cost(&entry, &found);
         let entry_len = entry.len();
-        s.bytes += cost;
+        s.bytes += entry_cost(entry_len, &found);
         if let Some(old) = s.entries.put(entry.into_boxed_slice(), found) {
             // Two reads missed the same record: the second fill replaced
             // the first's entry.
-            s.bytes -= entry_len + old.as_ref().map_or(0, |v| v.len()) + ENTRY_OVERHEAD;
+            s.bytes -= entry_cost(entry_len, &old);
         }
         s.evict();
     }
@@ -227,7 +227,7 @@ impl Shard {
                 self.bytes = 0;
                 return;
             };
-            self.bytes -= entry_cost(&key, &found);
+            self.bytes -= entry_cost(key.len(), &found);
         }
     }
 }
@@ -326,7 +326,7 @@ mod tests {
                 let s = s.lock();
                 s.entries
                     .iter()
-                    .map(|(k, f)| entry_cost(k, f))
+                    .map(|(k, f)| entry_cost(k.len(), f))
                     .sum::<usize>()
             })
             .sum();
