@@ -85,6 +85,14 @@ fn pipeline(conn: &mut TcpStream, requests: &[Vec<&str>]) -> Vec<u8> {
     }
 }
 
+/// Requests built as owned strings, borrowed as [`pipeline`] takes them.
+fn borrowed(owned: &[Vec<String>]) -> Vec<Vec<&str>> {
+    owned
+        .iter()
+        .map(|r| r.iter().map(String::as_str).collect())
+        .collect()
+}
+
 fn raw(port: u16) -> TcpStream {
     let s = TcpStream::connect(("127.0.0.1", port)).expect("connects");
     s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
@@ -235,10 +243,7 @@ fn concurrent_pipelines_on_shared_keys_end_exact() {
                             owned.push(vec!["SET".into(), format!("own{t}"), n.to_string()]);
                             owned.push(vec!["GET".into(), format!("own{t}")]);
                         }
-                        let requests: Vec<Vec<&str>> = owned
-                            .iter()
-                            .map(|r| r.iter().map(String::as_str).collect())
-                            .collect();
+                        let requests = borrowed(&owned);
                         let replies = pipeline(&mut c, &requests);
                         // Each GET reads the SET just before it.
                         let text = String::from_utf8_lossy(&replies);
@@ -308,6 +313,91 @@ fn concurrent_pipelines_on_shared_keys_end_exact() {
     }
 }
 
+/// Many connections pipelining scripts that read then write shared keys
+/// (side by side in lanes, each holding its declared keys), some
+/// reaching past them (run again holding the engine whole): no increment
+/// is lost or applied twice.
+#[test]
+fn concurrent_pipelined_scripts_on_shared_keys_end_exact() {
+    let get_set = "local v = tonumber(redis.call('GET', KEYS[1]) or '0') \
+                   redis.call('SET', KEYS[1], v + 1) return v";
+    let incr = "return redis.call('INCRBY', KEYS[1], ARGV[1])";
+    let undeclared = "redis.call('INCR', KEYS[1]) return redis.call('INCR', 'undeclared')";
+    for format in formats() {
+        let (_tmp, dir) = store_dir();
+        let server = Serve::start(format, &dir, &["--sync", "no"]);
+        let port: u16 = server.port().parse().unwrap();
+        let mut c = redis::Client::open(format!("redis://127.0.0.1:{port}/"))
+            .unwrap()
+            .get_connection()
+            .unwrap();
+        let load = |c: &mut redis::Connection, body: &str| -> String {
+            redis::cmd("SCRIPT").arg("LOAD").arg(body).query(c).unwrap()
+        };
+        let shas = [
+            load(&mut c, get_set),
+            load(&mut c, incr),
+            load(&mut c, undeclared),
+        ];
+        let threads: Vec<_> = (0..CLIENTS)
+            .map(|t| {
+                let [get_set, incr, undeclared] = shas.clone();
+                thread::spawn(move || {
+                    let mut c = raw(port);
+                    let mut last_read = -1i64;
+                    for round in 0..ROUNDS {
+                        let mut owned: Vec<Vec<String>> = Vec::new();
+                        for i in 0..DEPTH {
+                            let evalsha = |sha: &str, key: String, arg: &str| {
+                                vec!["EVALSHA".into(), sha.into(), "1".into(), key, arg.into()]
+                            };
+                            owned.push(evalsha(&get_set, "gs".into(), "-"));
+                            owned.push(evalsha(&incr, "counter".into(), "2"));
+                            owned.push(evalsha(&incr, format!("own{t}"), "1"));
+                            if (round + i) % 4 == 0 {
+                                owned.push(evalsha(&undeclared, "counted".into(), "-"));
+                            }
+                        }
+                        let requests = borrowed(&owned);
+                        let replies = pipeline(&mut c, &requests);
+                        let text = String::from_utf8_lossy(&replies);
+                        assert!(!text.contains('-'), "client {t}: an error: {text}");
+                        // The values get_set read, in this connection's order:
+                        // increasing (other connections' increments between).
+                        for (r, line) in requests.iter().zip(text.split("\r\n")) {
+                            if r[1] == get_set {
+                                let v: i64 = line.trim_start_matches(':').parse().unwrap();
+                                assert!(v > last_read, "client {t}: read {v} after {last_read}");
+                                last_read = v;
+                            }
+                        }
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().expect("client thread");
+        }
+        let int = |c: &mut redis::Connection, key: &str| -> i64 {
+            redis::cmd("GET").arg(key).query(c).unwrap()
+        };
+        let total = (CLIENTS * ROUNDS * DEPTH) as i64;
+        let undeclared_runs = (0..ROUNDS)
+            .flat_map(|round| (0..DEPTH).map(move |i| round + i))
+            .filter(|n| n % 4 == 0)
+            .count() as i64
+            * CLIENTS as i64;
+        assert_eq!(int(&mut c, "gs"), total, "{format}: read-then-write");
+        assert_eq!(int(&mut c, "counter"), 2 * total, "{format}: INCRBY");
+        assert_eq!(int(&mut c, "counted"), undeclared_runs, "{format}");
+        assert_eq!(int(&mut c, "undeclared"), undeclared_runs, "{format}");
+        for t in 0..CLIENTS {
+            let own = int(&mut c, &format!("own{t}"));
+            assert_eq!(own, (ROUNDS * DEPTH) as i64, "{format}: client {t}");
+        }
+    }
+}
+
 #[test]
 fn pipelined_scripts_reply_as_redis_server_does() {
     let Some(redis) =
@@ -320,6 +410,14 @@ fn pipelined_scripts_reply_as_redis_server_does() {
     let push = "return redis.call('LPUSH', KEYS[1], ARGV[1])";
     let ppush = "return redis.pcall('LPUSH', KEYS[1], ARGV[1])";
     let del = "redis.call('DEL', KEYS[1]) return redis.call('EXISTS', KEYS[1])";
+    let undeclared = "redis.call('INCR', KEYS[1]) return redis.call('INCR', 'other')";
+    let caught = "redis.call('INCR', KEYS[1]) local r = redis.pcall('GET', 'other') \
+                  return {redis.call('GET', KEYS[1]), r}";
+    let keys = "local k = redis.call('KEYS', '*') table.sort(k) return k";
+    let dbsize = "redis.call('INCR', KEYS[1]) return redis.call('DBSIZE')";
+    let long = "local x = 0 for i = 1, 3000000 do x = x + i end \
+                return {redis.call('INCR', KEYS[1]), x}";
+    let incr_sha = "61636018f4e6b5817b89791bbed242f93fa089e3";
     let requests: Vec<Vec<&str>> = vec![
         vec!["EVAL", set_get, "1", "k", "v1"],
         vec!["EVAL", incr, "1", "n"],
@@ -339,6 +437,28 @@ fn pipelined_scripts_reply_as_redis_server_does() {
         vec!["EVAL", push, "1", "l", "b"],
         vec!["LRANGE", "l", "0", "-1"],
         vec!["DEL", "l", "n"],
+        // Scripts that reach past the keys they declared, in groups that
+        // wrote before them: each group runs again holding the engine
+        // whole, and replies once.
+        vec!["EVAL", incr, "1", "n"],
+        vec!["EVAL", undeclared, "1", "n"],
+        vec!["EVAL", incr, "1", "n"],
+        vec!["EVAL", incr, "1", "m"],
+        vec!["EVAL", caught, "1", "m"],
+        vec!["EVAL", keys, "0"],
+        vec!["EVAL", incr, "1", "m"],
+        vec!["EVAL", dbsize, "1", "m"],
+        vec!["EVAL", incr, "1", "m"],
+        vec!["EVAL", long, "1", "m"],
+        vec!["MGET", "n", "m", "other"],
+        vec!["SCRIPT", "LOAD", incr],
+        vec!["EVALSHA", incr_sha, "1", "n"],
+        vec!["SCRIPT", "FLUSH"],
+        vec!["EVALSHA", incr_sha, "1", "n"],
+        vec!["EVALSHA", incr_sha, "1", "n"],
+        vec!["EVAL", incr, "1", "n"],
+        vec!["EVALSHA", incr_sha, "1", "n"],
+        vec!["DEL", "n", "m", "other"],
     ];
     let expected = pipeline(&mut raw(redis.port()), &requests);
     for format in formats() {
@@ -384,6 +504,7 @@ fn wait_caught_up(master: &mut redis::Connection, replica: &mut redis::Connectio
 fn a_redis_server_replica_follows_pipelined_groups() {
     let incr = "return redis.call('INCRBY', KEYS[1], ARGV[1])";
     let push = "redis.call('RPUSH', KEYS[1], ARGV[1]) return redis.call('LPOP', KEYS[2])";
+    let undeclared = "redis.call('INCR', KEYS[1]) return redis.call('INCR', 'shared:u')";
     for format in formats() {
         let (_tmp, dir) = store_dir();
         let server = Serve::start(format, &dir, &["--sync", "no"]);
@@ -449,13 +570,11 @@ fn a_redis_server_replica_follows_pipelined_groups() {
                                 p.clone(),
                             ],
                             vec!["EVAL".into(), incr.into(), "1".into(), own("n"), n.clone()],
+                            vec!["EVAL".into(), undeclared.into(), "1".into(), own("u")],
                             vec!["SET".into(), "shared:last".into(), p.clone()],
                             vec!["DEL".into(), own("tmp")],
                         ];
-                        let requests: Vec<Vec<&str>> = owned
-                            .iter()
-                            .map(|r| r.iter().map(String::as_str).collect())
-                            .collect();
+                        let requests = borrowed(&owned);
                         pipeline(&mut c, &requests);
                     }
                 })
@@ -468,6 +587,8 @@ fn a_redis_server_replica_follows_pipelined_groups() {
         assert_same_keys(&mut m, &mut r, &format!("{format}: after pipelined groups"));
         let n: i64 = redis::cmd("GET").arg("shared:n").query(&mut r).unwrap();
         assert_eq!(n, 4 * 30 * 11, "{format}: the replica's counter");
+        let u: i64 = redis::cmd("GET").arg("shared:u").query(&mut r).unwrap();
+        assert_eq!(u, 4 * 30, "{format}: the replica's undeclared counter");
     }
 }
 
@@ -500,10 +621,7 @@ fn sigkill_under_sync_always_loses_no_acknowledged_pipelined_write() {
                                 ]
                             })
                             .collect();
-                        let requests: Vec<Vec<&str>> = owned
-                            .iter()
-                            .map(|r| r.iter().map(String::as_str).collect())
-                            .collect();
+                        let requests = borrowed(&owned);
                         let bytes: Vec<u8> = requests.iter().flat_map(|r| request(r)).collect();
                         if c.write_all(&bytes).is_err() {
                             return;

@@ -76,7 +76,8 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
         let Some(held) = self.locks.hold_for_group() else {
             return Ok(run(self));
         };
-        self.run_group(held, Commit::Whole, run, || {})
+        self.run_group(held, Commit::Whole, |e| Ok::<T, Never>(run(e)), || {})
+            .map(Never::unwrap)
     }
 
     /// Runs `run` as one group, as [`Engine::atomically`] does, but holding
@@ -130,12 +131,57 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
             committed();
             return Ok(out);
         };
-        let commit = if self.codec.capabilities().key_in_one_instance {
+        self.run_group(
+            held,
+            self.key_group_commit(),
+            |e| Ok::<T, Never>(run(e)),
+            committed,
+        )
+        .map(Never::unwrap)
+    }
+
+    /// Runs `run` as one group on `keys`, as [`Engine::atomically_on`]
+    /// does, or abandons it: when `run` returns `Err`, nothing of the
+    /// group reaches the store, `committed` does not run, the locks are
+    /// released, and the error is returned inside `Ok`. What the group
+    /// left beside the store stays as [`Engine::atomically`] describes
+    /// (versions used, the observer told of its commands): a caller that
+    /// abandons discards what it held back for them.
+    ///
+    /// A server runs scripts side by side this way, each group holding
+    /// the keys the scripts declared, and abandons a group whose script
+    /// reaches for another key, to run it again holding the engine whole.
+    ///
+    /// Called inside an open group of this thread, the group cannot be
+    /// abandoned: `run` runs in it, and its writes stay in the outer
+    /// group whatever it returns (`committed` runs when it returns `Ok`).
+    pub fn atomically_on_or_abandon<T, A>(
+        &self,
+        keys: &[&[u8]],
+        run: impl FnOnce(&Self) -> Result<T, A>,
+        committed: impl FnOnce(),
+    ) -> Result<Result<T, A>, EngineError> {
+        let held = match self.in_group() {
+            true => None,
+            false => self.locks.hold_keys_for_group(keys),
+        };
+        let Some(held) = held else {
+            let out = run(self);
+            if out.is_ok() {
+                committed();
+            }
+            return Ok(out);
+        };
+        self.run_group(held, self.key_group_commit(), run, committed)
+    }
+
+    /// How a group on known keys commits (see [`Engine::atomically_on`]).
+    fn key_group_commit(&self) -> Commit {
+        if self.codec.capabilities().key_in_one_instance {
             Commit::PerInstanceIfEachCommandIs
         } else {
             Commit::Whole
-        };
-        self.run_group(held, commit, run, committed)
+        }
     }
 
     /// The instance that holds every record of `key`, where the store
@@ -157,16 +203,22 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
 
     /// Runs `run` in a new group of this thread, `held` holding its
     /// locks, and commits it (see [`Engine::atomically`]).
-    fn run_group<T>(
+    /// An `Err` of `run` abandons the group: nothing is written.
+    fn run_group<T, A>(
         &self,
         held: crate::locks::Held<'_>,
         commit: Commit,
-        run: impl FnOnce(&Self) -> T,
+        run: impl FnOnce(&Self) -> Result<T, A>,
         committed: impl FnOnce(),
-    ) -> Result<T, EngineError> {
+    ) -> Result<Result<T, A>, EngineError> {
         let open = OpenGroup::open(self);
         let out = run(self);
         let group = open.close();
+        if out.is_err() {
+            drop(group);
+            drop(held);
+            return Ok(out);
+        }
         if !group.is_empty() {
             let per_instance = matches!(commit, Commit::PerInstanceIfEachCommandIs)
                 && group.each_batch_in_one_instance();
@@ -185,6 +237,19 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
     /// ([`Engine::atomically`], [`Engine::atomically_on`]).
     pub fn in_group(&self) -> bool {
         self.locks.held_by_group_here() || self.group_here()
+    }
+}
+
+/// The error of a group that cannot be abandoned.
+enum Never {}
+
+impl Never {
+    /// The value of a group that could not have been abandoned.
+    fn unwrap<T>(out: Result<T, Never>) -> T {
+        match out {
+            Ok(t) => t,
+            Err(never) => match never {},
+        }
     }
 }
 

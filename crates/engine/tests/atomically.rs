@@ -490,6 +490,54 @@ fn a_group_on_keys_is_one_store_write_and_a_failed_one_leaves_nothing() {
     }
 }
 
+#[test]
+fn an_abandoned_group_on_keys_writes_nothing_and_releases_its_locks() {
+    for &format in Format::ALL {
+        let engine = faulty(format);
+        engine.execute(&["SET", "kept", "1"]);
+        let before = engine.store().inner().pairs();
+        let writes = engine.store().writes();
+        let keys: [&[u8]; 2] = [b"kept", b"h"];
+        let mut committed = false;
+        let outcome = engine.atomically_on_or_abandon(
+            &keys,
+            |e| {
+                e.execute(&["INCR", "kept"]);
+                e.execute(&["HSET", "h", "f", "v"]);
+                // Read through the group's own writes, then give up.
+                match e.execute(&["GET", "kept"]) {
+                    Reply::Bulk(v) if v == b"2" => Err("gave up"),
+                    other => Ok(other),
+                }
+            },
+            || committed = true,
+        );
+        assert_eq!(outcome.expect("no store error"), Err("gave up"), "{format}");
+        assert!(
+            !committed,
+            "{format}: `committed` ran for an abandoned group"
+        );
+        assert_eq!(engine.store().writes(), writes, "{format}: a store write");
+        assert!(engine.store().inner().pairs() == before, "{format}");
+        assert!(!engine.in_group(), "{format}");
+        // The locks are free: another thread's group on the same keys runs.
+        let other = std::thread::scope(|s| {
+            s.spawn(|| {
+                engine.atomically_on_or_abandon(
+                    &keys,
+                    |e| Ok::<Reply, ()>(e.execute(&["INCR", "kept"])),
+                    || committed = true,
+                )
+            })
+            .join()
+            .expect("thread")
+        });
+        assert_eq!(other.expect("commit"), Ok(Reply::Integer(2)), "{format}");
+        assert!(committed, "{format}: `committed` after a commit");
+        assert_eq!(engine.store().writes(), writes + 1, "{format}: one write");
+    }
+}
+
 /// Runs `lines` as one pipeline group (`atomically_on` their keys, as
 /// the server groups a pipeline) on `engine`.
 fn pipeline_group(

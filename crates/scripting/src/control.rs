@@ -38,6 +38,10 @@ pub struct RunControl {
     load_deadline: Mutex<Option<Instant>>,
     long_run: OnceLock<fn()>,
     long_noted: AtomicBool,
+    /// A lane's control ([`RunControl::for_lane`]): a run gives up once
+    /// it lasts [`LONG_RUN`].
+    lane: bool,
+    gave_up: AtomicBool,
 }
 
 impl Default for RunControl {
@@ -53,11 +57,38 @@ impl Default for RunControl {
             load_deadline: Mutex::new(None),
             long_run: OnceLock::new(),
             long_noted: AtomicBool::new(false),
+            lane: false,
+            gave_up: AtomicBool::new(false),
         }
     }
 }
 
 impl RunControl {
+    /// The control of a [`crate::Lane`]: no connection sees its runs
+    /// (never busy, never killed by SCRIPT KILL); a run that lasts
+    /// [`LONG_RUN`], or [`RunControl::give_up`], stops at its next hook
+    /// and [`RunControl::gave_up`] says so.
+    pub fn for_lane() -> RunControl {
+        RunControl {
+            lane: true,
+            threshold_ms: AtomicU64::new(0),
+            ..RunControl::default()
+        }
+    }
+
+    /// The run stops at its next hook, and is known to have given up
+    /// (a lane's run about to need what its lane does not hold).
+    pub fn give_up(&self) {
+        self.gave_up.store(true, Ordering::SeqCst);
+        self.kill.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether the last run gave up ([`RunControl::give_up`], or a
+    /// lane's run that lasted [`LONG_RUN`]).
+    pub fn gave_up(&self) -> bool {
+        self.gave_up.load(Ordering::SeqCst)
+    }
+
     /// Sets `busy-reply-threshold` (`lua-time-limit`), in milliseconds;
     /// 0 never makes other clients wait with BUSY.
     pub fn set_threshold_ms(&self, ms: u64) {
@@ -78,6 +109,7 @@ impl RunControl {
         self.kill.store(false, Ordering::SeqCst);
         self.wrote.store(false, Ordering::SeqCst);
         self.busy.store(false, Ordering::SeqCst);
+        self.gave_up.store(false, Ordering::SeqCst);
         self.eval.store(eval, Ordering::SeqCst);
         self.running.store(true, Ordering::SeqCst);
     }
@@ -93,7 +125,14 @@ impl RunControl {
     /// long-run function once past [`LONG_RUN`], marks the run busy past
     /// the threshold; `true` when it must stop (killed).
     pub(crate) fn tick(&self) -> bool {
-        if self.running.load(Ordering::Relaxed) {
+        if self.lane {
+            let long = self.running.load(Ordering::Relaxed)
+                && !self.gave_up.load(Ordering::Relaxed)
+                && self.started.lock().elapsed() >= LONG_RUN;
+            if long {
+                self.give_up();
+            }
+        } else if self.running.load(Ordering::Relaxed) {
             let long = self
                 .long_run
                 .get()

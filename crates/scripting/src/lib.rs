@@ -18,6 +18,7 @@ pub mod control;
 pub mod convert;
 pub mod flags;
 pub mod functions;
+pub mod lane;
 pub mod rand48;
 pub mod runner;
 pub mod sandbox;
@@ -33,6 +34,7 @@ use parking_lot::Mutex;
 pub use control::RunControl;
 pub use flags::{ScriptFlags, WRITE_FLAG_WITH_RO};
 pub use functions::{Library, LibraryFunction};
+pub use lane::{Lane, LaneScript};
 pub use runner::CommandRunner;
 pub use sandbox::{sha1_hex, Logger, Sandbox};
 pub use value::RespValue;
@@ -55,6 +57,10 @@ pub enum ScriptingError {
 struct CachedScript {
     function: Function,
     flags: ScriptFlags,
+    /// The script's text (a [`Lane`] compiles it in its own state) and
+    /// where its code starts, after the shebang line.
+    body: Arc<[u8]>,
+    code_at: usize,
 }
 
 /// The scripting state of a server: the EVAL cache and its Lua state,
@@ -69,6 +75,9 @@ pub struct Scripting {
     control: Arc<RunControl>,
     rand: Arc<Mutex<Rand48>>,
     logger: Logger,
+    /// Counts SCRIPT FLUSHes: a [`Lane`] made before the last one starts
+    /// afresh.
+    generation: u64,
 }
 
 /// Parses EVAL's and FCALL's `numkeys` against the arguments after it:
@@ -103,6 +112,26 @@ impl Scripting {
             control,
             rand,
             logger,
+            generation: 0,
+        })
+    }
+
+    /// A new [`Lane`]: a Lua state of its own beside the EVAL one, which
+    /// shares `math.random`'s generator and `redis.log`'s logger.
+    pub fn lane(&self) -> Result<Lane, ScriptingError> {
+        Lane::new(self.rand.clone(), self.logger.clone(), self.generation)
+    }
+
+    /// The cached script `sha` as a [`Lane`] runs it (`None`: not
+    /// cached).
+    pub fn lane_script(&self, sha: &str) -> Option<LaneScript> {
+        let cached = self.scripts.get(sha)?;
+        Some(LaneScript {
+            sha: sha.to_string(),
+            body: cached.body.clone(),
+            code_at: cached.code_at,
+            flags: cached.flags,
+            generation: self.generation,
         })
     }
 
@@ -124,8 +153,13 @@ impl Scripting {
             .compile(&body[shebang_len..], "@user_script")
             .map_err(|e| format!("ERR Error compiling script (new function): {e}"))?;
         self.scripts_bytes += body.len();
-        self.scripts
-            .insert(sha.clone(), CachedScript { function, flags });
+        let cached = CachedScript {
+            function,
+            flags,
+            body: body.into(),
+            code_at: shebang_len,
+        };
+        self.scripts.insert(sha.clone(), cached);
         Ok(sha)
     }
 
@@ -144,6 +178,7 @@ impl Scripting {
     pub fn flush_scripts(&mut self) -> Result<(), ScriptingError> {
         self.scripts.clear();
         self.scripts_bytes = 0;
+        self.generation += 1;
         self.eval = Sandbox::new(self.control.clone(), self.rand.clone(), self.logger.clone())?;
         Ok(())
     }
@@ -209,17 +244,9 @@ impl Scripting {
         let Some(script) = self.scripts.get(sha) else {
             return RespValue::Error(NO_SCRIPT.into());
         };
-        let flags = script.flags;
-        if ro && !flags.eval_compat && !flags.no_writes {
-            return RespValue::Error(WRITE_FLAG_WITH_RO.into());
-        }
-        let read_only = ro || (!flags.eval_compat && flags.no_writes);
-        let inv = sandbox::Invocation {
-            name: sha,
-            keys,
-            args,
-            as_function: false,
-            read_only,
+        let inv = match eval_invocation(sha, script.flags, keys, args, ro) {
+            Ok(inv) => inv,
+            Err(refused) => return refused,
         };
         self.eval.run(runner, &script.function, &inv).into_reply()
     }
@@ -245,6 +272,27 @@ impl Scripting {
     ) -> RespValue {
         self.functions.call(runner, name, keys, args, ro)
     }
+}
+
+/// The run of an EVAL script with `flags` (`ro`: EVAL_RO/EVALSHA_RO),
+/// or the reply refusing it.
+fn eval_invocation<'a>(
+    sha: &'a str,
+    flags: ScriptFlags,
+    keys: &'a [Bytes],
+    args: &'a [Bytes],
+    ro: bool,
+) -> Result<sandbox::Invocation<'a>, RespValue> {
+    if ro && !flags.eval_compat && !flags.no_writes {
+        return Err(RespValue::Error(WRITE_FLAG_WITH_RO.into()));
+    }
+    Ok(sandbox::Invocation {
+        name: sha,
+        keys,
+        args,
+        as_function: false,
+        read_only: ro || (!flags.eval_compat && flags.no_writes),
+    })
 }
 
 impl From<Outcome> for RespValue {

@@ -778,3 +778,84 @@ fn a_panic_of_the_runner_reaches_the_caller_of_the_run() {
         );
     }
 }
+
+/// A runner for a lane's run: gives the run up at a key it does not hold.
+struct Holding<'a> {
+    memory: &'a mut Memory,
+    held: &'a [&'a str],
+    control: Arc<redcodec_scripting::RunControl>,
+}
+
+impl CommandRunner for Holding<'_> {
+    fn call(&mut self, args: &[Bytes], resp3: bool, read_only: bool) -> Result<RespValue, String> {
+        if args[1..]
+            .iter()
+            .any(|k| !self.held.iter().any(|h| h.as_bytes() == k))
+        {
+            self.control.give_up();
+        }
+        if self.control.gave_up() {
+            return Err("ERR gave up".into());
+        }
+        self.memory.call(args, resp3, read_only)
+    }
+
+    fn exists(&self, name: &[u8]) -> bool {
+        self.memory.exists(name)
+    }
+}
+
+#[test]
+fn a_lane_runs_cached_scripts_and_gives_up_past_its_keys_or_its_time() {
+    let mut s = scripting();
+    let mut lane = s.lane().unwrap();
+    let mut memory = Memory::default();
+    let key = |k: &str| vec![Bytes::copy_from_slice(k.as_bytes())];
+    let mut load = |body: &str| s.load_script(body.as_bytes()).unwrap();
+    let incr = load("return redis.call('INCR', KEYS[1])");
+    let read = load("#!lua flags=no-writes\nreturn redis.call('GET', KEYS[1])");
+    let caught = load("local r = redis.pcall('GET', 'other') return redis.call('INCR', KEYS[1])");
+    let long = load("local x = 0 for i = 1, 100000000 do x = x + i end return x");
+    let mut run = |s: &Scripting, lane: &mut redcodec_scripting::Lane, sha: &str, ro: bool| {
+        let script = s.lane_script(sha).expect("cached");
+        let control = lane.control_handle();
+        let mut runner = Holding {
+            memory: &mut memory,
+            held: &["k"],
+            control,
+        };
+        lane.run_script(&mut runner, &script, &key("k"), &[], ro)
+    };
+    assert_eq!(
+        run(&s, &mut lane, &incr, false),
+        Some(RespValue::Integer(1))
+    );
+    assert_eq!(run(&s, &mut lane, &read, true), Some(bulk("1")));
+    // EVALSHA_RO: the runner refuses the write, as the EVAL state's runs.
+    let refused = run(&s, &mut lane, &incr, true);
+    assert!(
+        matches!(&refused, Some(RespValue::Error(e))
+            if e.starts_with("ERR Write commands are not allowed from read-only scripts")),
+        "{refused:?}"
+    );
+    // Past its keys: the error caught by pcall, the run still given up.
+    assert_eq!(run(&s, &mut lane, &caught, false), None);
+    assert!(lane.control().gave_up());
+    // Past its time (no one waits for a lane: it gives up).
+    assert_eq!(run(&s, &mut lane, &long, false), None);
+    assert_eq!(
+        run(&s, &mut lane, &incr, false),
+        Some(RespValue::Integer(2))
+    );
+    assert!(!lane.control().gave_up());
+    // After SCRIPT FLUSH the lane meets the cache's scripts afresh.
+    s.flush_scripts().unwrap();
+    assert!(s.lane_script(&incr).is_none());
+    let again = s
+        .load_script(b"return redis.call('INCR', KEYS[1])")
+        .unwrap();
+    assert_eq!(
+        run(&s, &mut lane, &again, false),
+        Some(RespValue::Integer(3))
+    );
+}

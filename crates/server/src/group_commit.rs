@@ -15,15 +15,20 @@
 //! checks hold migration guards per command), or for a single command.
 //!
 //! Consecutive scripts (`EVAL`, `EVALSHA`, `FCALL` and their `_RO`
-//! forms) of a RESP2 connection form a group of their own. A script may
-//! touch keys it did not declare, so a group of scripts holds the engine
-//! as one script does ([`crate::scripting`]: exclusively, every key
-//! lock, off the async workers), once for all of them: each script still
-//! runs alone, with nothing else between its calls, and the group's
-//! writes are one store write. Each script's writes reach the
-//! replication stream between `MULTI` and `EXEC`, as when it runs alone.
-//! (RESP3 connections are left out: a script's RESP3 reply is encoded
-//! through the session, one at a time.)
+//! forms) of a RESP2 connection form a group of their own. A group of
+//! EVAL scripts first runs in a lane (`script_lane.rs`): holding
+//! only the keys its scripts declared, as a group of keyed commands
+//! holds its keys, in a Lua state of its own, beside other connections'
+//! groups. A script may touch keys it did not declare: one that does (or
+//! runs past 1 ms) gives up, the group is abandoned unwritten, and it
+//! runs again as every group of scripts with FCALL does, holding the
+//! engine as one script does ([`crate::scripting`]: exclusively, every
+//! key lock), once for all of them. Either way each script runs alone on
+//! its keys, with nothing else between its calls, and the group's writes
+//! are one store write. Each script's writes reach the replication
+//! stream between `MULTI` and `EXEC`, as when it runs alone. (RESP3
+//! connections are left out: a script's RESP3 reply is encoded through
+//! the session, one at a time.)
 //!
 //! # What a group keeps
 //! - **Atomic, isolated commands in order.** The group holds the locks
@@ -65,6 +70,7 @@ use crate::frame::{frame, Limits};
 pub use crate::held_feed::hold_feed;
 use crate::held_feed::HeldFeed;
 use crate::reply::{Protocol, Shape};
+use crate::script_lane::{self, LaneGroup};
 use crate::script_worker;
 use crate::session::Session;
 use crate::state::Shared;
@@ -199,8 +205,13 @@ pub async fn run(
     let start = group.done;
     let requests = &group.requests;
     group.done = if group.scripts {
-        let _admitted = shared.admission.exclusive().await;
-        run_scripts(shared, session, requests, start, &mut replies)
+        match run_scripts_in_lane(shared, session, requests, start, &mut replies).await {
+            Some(next) => next,
+            None => {
+                let _admitted = shared.admission.exclusive().await;
+                run_scripts(shared, session, requests, start, &mut replies)
+            }
+        }
     } else {
         let rest = &requests[start..];
         let locks = rest
@@ -364,6 +375,79 @@ fn settle(
     }
 }
 
+/// Runs EVAL scripts from `requests[start]` as one part in a lane
+/// ([`crate::script_lane`]), holding the keys they declare; returns
+/// where the next part starts. `None`: the part did not run (not every
+/// request is an EVAL script, no lane is free, or a script gave up its
+/// lane and the part was abandoned) and must run holding the engine
+/// whole.
+async fn run_scripts_in_lane(
+    shared: &Shared,
+    session: &mut Session,
+    requests: &[Request],
+    start: usize,
+    replies: &mut Vec<(Reply, Shape)>,
+) -> Option<usize> {
+    let rest = &requests[start..];
+    if !rest.iter().all(|r| script_lane::runs_in_lane(r.spec)) {
+        return None;
+    }
+    let keys = keys_of(rest);
+    let _admitted = shared.admission.admit(&keys).await;
+    let ns = session.namespace.clone();
+    let engine = shared.engines.shared(&ns).ok()?;
+    let lane = LaneGroup::install(&shared.scripts, &keys)?;
+    let first_reply = replies.len();
+    let mut size = 0;
+    let access = Access::Held(&engine, &ns);
+    let wrote = session.wrote;
+    session.ready_keys = Some(Vec::new());
+    let held = HeldFeed::start();
+    let mut next = requests.len();
+    let committed = engine.atomically_on_or_abandon(
+        &keys,
+        |_| {
+            for (i, r) in rest.iter().enumerate() {
+                let mark = HeldFeed::len();
+                replies.push(run_one(shared, session, &access, r));
+                if lane.gave_up() {
+                    return Err(());
+                }
+                HeldFeed::wrap_since(mark);
+                if closes_part(shared, session, replies, &mut size) {
+                    next = start + i + 1;
+                    break;
+                }
+            }
+            Ok(())
+        },
+        || shared.repl.core().feed_held(HeldFeed::take()),
+    );
+    drop(held);
+    drop(lane);
+    let committed = match committed {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(())) => {
+            // Abandoned: nothing of it was written or sent.
+            replies.truncate(first_reply);
+            session.ready_keys = None;
+            session.wrote = wrote;
+            return None;
+        }
+        Err(e) => Err(e),
+    };
+    settle(
+        shared,
+        session,
+        &engine,
+        &ns,
+        committed,
+        &mut replies[first_reply..],
+        wrote,
+    );
+    Some(next)
+}
+
 /// Runs scripts from `requests[start]` as one part, the engine held as
 /// one script holds it (see the module docs); returns where the next
 /// part starts.
@@ -469,6 +553,10 @@ fn run_one(
         return (e, shape);
     }
     let reply = run_spec(shared, session, access, spec, args);
+    if script_lane::gave_up() {
+        // Abandoned, to run again: counted then.
+        return (reply, shape);
+    }
     let failed = reply.is_error();
     shared
         .command_stats

@@ -41,6 +41,7 @@ pub mod process;
 pub mod replica;
 pub mod reply;
 pub mod runner;
+mod script_lane;
 pub mod script_worker;
 pub mod scripting;
 pub mod scripting_dump;

@@ -38,6 +38,7 @@ use crate::command_table::{self, check};
 use crate::engines::EngineGuard;
 use crate::reply::{encode, Protocol};
 use crate::runner;
+use crate::script_lane::{self, LaneKeys, GAVE_UP};
 use crate::script_worker;
 use crate::scripts::Running;
 use crate::session::Session;
@@ -139,6 +140,9 @@ struct Caller<'a, 'b, 's> {
     access: &'a Access<'b>,
     /// The cluster's slot rules for the script's keys.
     slots: ScriptSlots<'s>,
+    /// The keys of the lane the script runs in (`None`: it holds the
+    /// engine whole).
+    lane: Option<LaneKeys<'a>>,
 }
 
 impl CommandRunner for Caller<'_, '_, '_> {
@@ -163,6 +167,10 @@ impl CommandRunner for Caller<'_, '_, '_> {
         self.slots
             .check(self.session.info.id, spec, args)
             .map_err(str::to_string)?;
+        if self.lane.as_ref().is_some_and(|l| !l.admits(spec, args)) {
+            // The group is abandoned and runs again: no one sees this.
+            return Err(GAVE_UP.to_string());
+        }
         let started = Instant::now();
         let lua = crate::monitor::ScriptCalls::enter();
         let reply = (runner::path().run_spec)(self.shared, self.session, self.access, spec, args);
@@ -171,7 +179,10 @@ impl CommandRunner for Caller<'_, '_, '_> {
             .command_stats
             .ran(spec.name, args, started.elapsed(), reply.is_error());
         if writes && !reply.is_error() {
-            self.shared.scripts.control.note_write();
+            match &self.lane {
+                Some(lane) => lane.control().note_write(),
+                None => self.shared.scripts.control.note_write(),
+            }
         }
         if !resp3 {
             return Ok(from_reply(reply));
@@ -278,6 +289,7 @@ fn run_one(
             session,
             access: held,
             slots: shared.cluster.script_slots(keys, &flags),
+            lane: None,
         };
         let value = f(&scripting, &mut caller);
         moving = caller.slots.into_guards();
@@ -329,6 +341,20 @@ pub fn eval(
     };
     let keys = &args[3..3 + numkeys];
     let argv = &args[3 + numkeys..];
+    let in_lane = script_lane::with_lane(|lane, lane_keys| {
+        run_in_lane(
+            shared,
+            session,
+            access,
+            lane,
+            lane_keys,
+            &sha,
+            (keys, argv, ro),
+        )
+    });
+    if let Some(reply) = in_lane {
+        return reply;
+    }
     let label = sha.clone();
     run_one(
         shared,
@@ -338,6 +364,43 @@ pub fn eval(
         label,
         |s, caller| s.run_script(caller, &sha, keys, argv, ro),
     )
+}
+
+/// Runs the cached script `sha` in `lane` (installed by a group of
+/// scripts that holds `lane_keys`, [`crate::script_lane`]): as
+/// [`run_one`] runs it, the group's engine held already.
+fn run_in_lane(
+    shared: &Shared,
+    session: &mut Session,
+    access: &Access<'_>,
+    lane: &mut redcodec_scripting::Lane,
+    lane_keys: LaneKeys<'_>,
+    sha: &str,
+    (keys, argv, ro): (&[Bytes], &[Bytes], bool),
+) -> Reply {
+    let Some(script) = shared.scripts.scripting.lock().lane_script(sha) else {
+        return Reply::error(redcodec_scripting::NO_SCRIPT);
+    };
+    if let Some(refused) = shared.cluster.refuses_script(&script.flags) {
+        return refused;
+    }
+    let (namespace, db) = (session.namespace.clone(), session.db);
+    let mut caller = Caller {
+        shared,
+        session,
+        access,
+        slots: shared.cluster.script_slots(keys, &script.flags),
+        lane: Some(lane_keys),
+    };
+    let value = lane.run_script(&mut caller, &script, keys, argv, ro);
+    session.namespace = namespace;
+    if session.db != db {
+        session.set_db(db);
+    }
+    match value {
+        Some(value) => scripted_reply(session, value),
+        None => Reply::error(GAVE_UP),
+    }
 }
 
 /// FCALL, FCALL_RO.

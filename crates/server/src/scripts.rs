@@ -22,12 +22,20 @@ pub(crate) struct Running {
     pub(crate) started: Instant,
 }
 
+/// The lanes scripts run in side by side ([`crate::script_lane`]).
+#[derive(Default)]
+pub(crate) struct LanePool {
+    pub(crate) free: Vec<redcodec_scripting::Lane>,
+    pub(crate) made: usize,
+}
+
 /// The server's scripting state.
 pub struct Scripts {
     pub(crate) scripting: Mutex<Scripting>,
     pub(crate) control: Arc<RunControl>,
     pub(crate) running: Mutex<Option<Running>>,
     pub(crate) file: Option<PathBuf>,
+    pub(crate) lanes: Mutex<LanePool>,
 }
 
 fn log_line(level: u8, text: &str) {
@@ -70,6 +78,7 @@ impl Scripts {
             control,
             running: Mutex::new(None),
             file,
+            lanes: Mutex::new(LanePool::default()),
         }
     }
 
