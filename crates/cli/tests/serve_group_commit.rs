@@ -315,10 +315,16 @@ fn concurrent_pipelines_on_shared_keys_end_exact() {
 
 /// Many connections pipelining scripts that read then write shared keys
 /// (side by side in lanes, each holding its declared keys), some
-/// reaching past them (run again holding the engine whole): no increment
-/// is lost or applied twice.
+/// reaching past them (run again holding the engine whole), beside
+/// connections sending the same scripts one at a time (each a group of
+/// one): no increment is lost or applied twice.
+/// Connections sending scripts one at a time in the scripts' test.
+const LONE_CLIENTS: usize = 2;
+/// Rounds of scripts each of them sends.
+const LONE_CALLS: usize = 120;
+
 #[test]
-fn concurrent_pipelined_scripts_on_shared_keys_end_exact() {
+fn concurrent_scripts_on_shared_keys_end_exact() {
     let get_set = "local v = tonumber(redis.call('GET', KEYS[1]) or '0') \
                    redis.call('SET', KEYS[1], v + 1) return v";
     let incr = "return redis.call('INCRBY', KEYS[1], ARGV[1])";
@@ -339,6 +345,36 @@ fn concurrent_pipelined_scripts_on_shared_keys_end_exact() {
             load(&mut c, incr),
             load(&mut c, undeclared),
         ];
+        let lone: Vec<_> = (0..LONE_CLIENTS)
+            .map(|_| {
+                let [get_set, incr, undeclared] = shas.clone();
+                thread::spawn(move || {
+                    let mut c = redis::Client::open(format!("redis://127.0.0.1:{port}/"))
+                        .unwrap()
+                        .get_connection()
+                        .unwrap();
+                    let mut evalsha = |sha: &str, key: &str, arg: &str| -> i64 {
+                        let cmd = redis::cmd("EVALSHA")
+                            .arg(sha)
+                            .arg(1)
+                            .arg(key)
+                            .arg(arg)
+                            .clone();
+                        cmd.query(&mut c).unwrap()
+                    };
+                    let mut last_read = -1;
+                    for n in 0..LONE_CALLS {
+                        let v = evalsha(&get_set, "gs", "-");
+                        assert!(v > last_read, "a lone client read {v} after {last_read}");
+                        last_read = v;
+                        evalsha(&incr, "counter", "2");
+                        if n % 4 == 0 {
+                            evalsha(&undeclared, "counted", "-");
+                        }
+                    }
+                })
+            })
+            .collect();
         let threads: Vec<_> = (0..CLIENTS)
             .map(|t| {
                 let [get_set, incr, undeclared] = shas.clone();
@@ -375,18 +411,19 @@ fn concurrent_pipelined_scripts_on_shared_keys_end_exact() {
                 })
             })
             .collect();
-        for t in threads {
+        for t in threads.into_iter().chain(lone) {
             t.join().expect("client thread");
         }
         let int = |c: &mut redis::Connection, key: &str| -> i64 {
             redis::cmd("GET").arg(key).query(c).unwrap()
         };
-        let total = (CLIENTS * ROUNDS * DEPTH) as i64;
+        let total = (CLIENTS * ROUNDS * DEPTH + LONE_CLIENTS * LONE_CALLS) as i64;
         let undeclared_runs = (0..ROUNDS)
             .flat_map(|round| (0..DEPTH).map(move |i| round + i))
             .filter(|n| n % 4 == 0)
             .count() as i64
-            * CLIENTS as i64;
+            * CLIENTS as i64
+            + (LONE_CLIENTS * LONE_CALLS.div_ceil(4)) as i64;
         assert_eq!(int(&mut c, "gs"), total, "{format}: read-then-write");
         assert_eq!(int(&mut c, "counter"), 2 * total, "{format}: INCRBY");
         assert_eq!(int(&mut c, "counted"), undeclared_runs, "{format}");

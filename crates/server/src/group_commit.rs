@@ -12,7 +12,8 @@
 //! Everything else — MULTI/EXEC/WATCH, blocking pops, admin and
 //! connection commands — closes the group and runs alone as before. No
 //! group forms inside MULTI, on a replica, in cluster mode (whose slot
-//! checks hold migration guards per command), or for a single command.
+//! checks hold migration guards per command), or for a single command
+//! (but a lone EVAL script, which forms a group of one to run in a lane).
 //!
 //! Consecutive scripts (`EVAL`, `EVALSHA`, `FCALL` and their `_RO`
 //! forms) of a RESP2 connection form a group of their own. A group of
@@ -175,7 +176,8 @@ pub fn gather(
             _ => break,
         }
     }
-    if group.len() == 1 {
+    // A lone EVAL script is a group of one: it may run in a lane.
+    if group.len() == 1 && !(scripts && script_lane::runs_in_lane(spec)) {
         return Err(group.pop().expect("one request").args);
     }
     Ok(Gathered {
