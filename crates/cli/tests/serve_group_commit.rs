@@ -488,6 +488,11 @@ fn pipelined_scripts_reply_as_redis_server_does() {
         vec!["EVAL", incr, "1", "m"],
         vec!["EVAL", long, "1", "m"],
         vec!["MGET", "n", "m", "other"],
+        // Marked as reaching past its keys: skips the lanes.
+        vec!["EVAL", incr, "1", "n"],
+        vec!["EVAL", undeclared, "1", "n"],
+        vec!["EVAL", undeclared, "1", "m"],
+        vec!["MGET", "n", "m", "other"],
         vec!["SCRIPT", "LOAD", incr],
         vec!["EVALSHA", incr_sha, "1", "n"],
         vec!["SCRIPT", "FLUSH"],

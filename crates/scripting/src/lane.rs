@@ -28,6 +28,9 @@ pub struct LaneScript {
     pub(crate) code_at: usize,
     /// Its flags (`#!lua flags=…`).
     pub flags: ScriptFlags,
+    /// A lane's run of it reached past its declared keys before
+    /// ([`crate::Scripting::mark_stray`]).
+    pub stray: bool,
     pub(crate) generation: u64,
 }
 

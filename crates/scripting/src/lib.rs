@@ -61,6 +61,9 @@ struct CachedScript {
     /// where its code starts, after the shebang line.
     body: Arc<[u8]>,
     code_at: usize,
+    /// A lane's run of it reached past the keys it declared
+    /// ([`Scripting::mark_stray`]).
+    stray: bool,
 }
 
 /// The scripting state of a server: the EVAL cache and its Lua state,
@@ -131,8 +134,31 @@ impl Scripting {
             body: cached.body.clone(),
             code_at: cached.code_at,
             flags: cached.flags,
+            stray: cached.stray,
             generation: self.generation,
         })
+    }
+
+    /// Whether the cached script `sha` (hex, any case) is marked
+    /// ([`Scripting::mark_stray`]).
+    pub fn is_stray(&self, sha: &[u8]) -> bool {
+        let Ok(sha) = std::str::from_utf8(sha) else {
+            return false;
+        };
+        let cached = match sha.bytes().any(|b| b.is_ascii_uppercase()) {
+            true => self.scripts.get(&sha.to_ascii_lowercase()),
+            false => self.scripts.get(sha),
+        };
+        cached.is_some_and(|c| c.stray)
+    }
+
+    /// Notes that a lane's run of the cached script `sha` reached past
+    /// the keys it declared: its later runs skip the lanes (until SCRIPT
+    /// FLUSH), as one that does so again would only be run twice.
+    pub fn mark_stray(&mut self, sha: &str) {
+        if let Some(cached) = self.scripts.get_mut(sha) {
+            cached.stray = true;
+        }
     }
 
     /// The run control (BUSY, KILL), shared with every connection.
@@ -158,6 +184,7 @@ impl Scripting {
             flags,
             body: body.into(),
             code_at: shebang_len,
+            stray: false,
         };
         self.scripts.insert(sha.clone(), cached);
         Ok(sha)

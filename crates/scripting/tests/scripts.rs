@@ -814,7 +814,8 @@ fn a_lane_runs_cached_scripts_and_gives_up_past_its_keys_or_its_time() {
     let mut load = |body: &str| s.load_script(body.as_bytes()).unwrap();
     let incr = load("return redis.call('INCR', KEYS[1])");
     let read = load("#!lua flags=no-writes\nreturn redis.call('GET', KEYS[1])");
-    let caught = load("local r = redis.pcall('GET', 'other') return redis.call('INCR', KEYS[1])");
+    let caught_text = "local r = redis.pcall('GET', 'other') return redis.call('INCR', KEYS[1])";
+    let caught = load(caught_text);
     let long = load("local x = 0 for i = 1, 100000000 do x = x + i end return x");
     let mut run = |s: &Scripting, lane: &mut redcodec_scripting::Lane, sha: &str, ro: bool| {
         let script = s.lane_script(sha).expect("cached");
@@ -848,14 +849,20 @@ fn a_lane_runs_cached_scripts_and_gives_up_past_its_keys_or_its_time() {
         Some(RespValue::Integer(2))
     );
     assert!(!lane.control().gave_up());
+    // A script that reached past its keys is marked, until SCRIPT FLUSH.
+    assert!(!s.lane_script(&caught).unwrap().stray);
+    s.mark_stray(&caught);
+    assert!(s.lane_script(&caught).unwrap().stray);
+    assert!(!s.lane_script(&incr).unwrap().stray);
     // After SCRIPT FLUSH the lane meets the cache's scripts afresh.
     s.flush_scripts().unwrap();
     assert!(s.lane_script(&incr).is_none());
-    let again = s
-        .load_script(b"return redis.call('INCR', KEYS[1])")
-        .unwrap();
+    let mut load = |body: &str| s.load_script(body.as_bytes()).unwrap();
+    let again = load("return redis.call('INCR', KEYS[1])");
+    let caught_again = load(caught_text);
     assert_eq!(
         run(&s, &mut lane, &again, false),
         Some(RespValue::Integer(3))
     );
+    assert!(!s.lane_script(&caught_again).unwrap().stray);
 }

@@ -391,7 +391,11 @@ async fn run_scripts_in_lane(
     replies: &mut Vec<(Reply, Shape)>,
 ) -> Option<usize> {
     let rest = &requests[start..];
-    if !rest.iter().all(|r| script_lane::runs_in_lane(r.spec)) {
+    let in_lane = |r: &Request| {
+        script_lane::runs_in_lane(r.spec)
+            && !script_lane::known_stray(&shared.scripts, r.spec, &r.args)
+    };
+    if !rest.iter().all(in_lane) {
         return None;
     }
     let keys = keys_of(rest);

@@ -13,6 +13,9 @@
 //! holding the engine whole, as every script did before. So does a run
 //! that lasts [`redcodec_scripting::control::LONG_RUN`]: BUSY, SCRIPT
 //! KILL and FUNCTION STATS concern scripts that hold the engine whole.
+//! A cached script that reached past its keys once is marked
+//! ([`redcodec_scripting::Scripting::mark_stray`]) and gives up its lane
+//! at once afterwards, before running anything.
 //!
 //! What an abandoned run leaves: `redis.log` lines and `math.random`
 //! draws, MONITOR lines and INFO commandstats counts for the commands
@@ -20,7 +23,7 @@
 //! keys it wrote seen as modified by WATCH (a watcher's EXEC aborts,
 //! which is safe); the run then happens once more.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use bytes::Bytes;
 use redcodec_scripting::Lane;
@@ -50,6 +53,20 @@ thread_local! {
 /// every library: FCALL holds the engine whole.
 pub(crate) fn runs_in_lane(spec: &Spec) -> bool {
     matches!(spec.name, "eval" | "evalsha" | "eval_ro" | "evalsha_ro")
+}
+
+/// Whether the request `args` of `spec` is an EVALSHA of a script known
+/// to reach past its keys ([`redcodec_scripting::Scripting::mark_stray`]):
+/// its group skips the lanes. Not known when another holds the cache
+/// (a script running with the engine whole): a thread does not wait here.
+pub(crate) fn known_stray(scripts: &Scripts, spec: &Spec, args: &[Bytes]) -> bool {
+    matches!(spec.name, "evalsha" | "evalsha_ro")
+        && args.get(1).is_some_and(|sha| {
+            scripts
+                .scripting
+                .try_lock()
+                .is_some_and(|s| s.is_stray(sha))
+        })
 }
 
 impl Scripts {
@@ -113,6 +130,7 @@ impl Drop for LaneGroup<'_> {
 pub(crate) struct LaneKeys<'a> {
     locked: &'a [Bytes],
     control: &'a redcodec_scripting::RunControl,
+    strayed: Cell<bool>,
 }
 
 impl LaneKeys<'_> {
@@ -126,12 +144,20 @@ impl LaneKeys<'_> {
                 .iter()
                 .all(|k| self.locked.iter().any(|l| l.as_ref() == *k));
         if !held {
+            self.strayed.set(true);
             self.control.give_up();
         }
         !self.control.gave_up()
     }
 
-    /// The script wrote (nothing to tell: a lane's run is not killable).
+    /// Whether the script gave up for a command past the lane's keys
+    /// (not for its time).
+    pub(crate) fn strayed(&self) -> bool {
+        self.strayed.get()
+    }
+
+    /// The lane's run control: where the script's writes are noted (a
+    /// lane's run is not killable), and where it gives up.
     pub(crate) fn control(&self) -> &redcodec_scripting::RunControl {
         self.control
     }
@@ -151,6 +177,7 @@ pub(crate) fn with_lane<T>(f: impl FnOnce(&mut Lane, LaneKeys<'_>) -> T) -> Opti
         LaneKeys {
             locked,
             control: &control,
+            strayed: Cell::new(false),
         },
     );
     CURRENT.set(Some(installed));

@@ -384,6 +384,11 @@ fn run_in_lane(
     if let Some(refused) = shared.cluster.refuses_script(&script.flags) {
         return refused;
     }
+    if script.stray {
+        // It would reach past its keys again: held whole at once.
+        lane_keys.control().give_up();
+        return Reply::error(GAVE_UP);
+    }
     let (namespace, db) = (session.namespace.clone(), session.db);
     let mut caller = Caller {
         shared,
@@ -393,6 +398,9 @@ fn run_in_lane(
         lane: Some(lane_keys),
     };
     let value = lane.run_script(&mut caller, &script, keys, argv, ro);
+    if caller.lane.as_ref().is_some_and(LaneKeys::strayed) {
+        shared.scripts.scripting.lock().mark_stray(sha);
+    }
     session.namespace = namespace;
     if session.db != db {
         session.set_db(db);
