@@ -409,6 +409,7 @@ async fn run_scripts_in_lane(
     let wrote = session.wrote;
     session.ready_keys = Some(Vec::new());
     let held = HeldFeed::start();
+    let lines = crate::monitor::HeldLines::start();
     let mut next = requests.len();
     let committed = engine.atomically_on_or_abandon(
         &keys,
@@ -434,7 +435,8 @@ async fn run_scripts_in_lane(
     let committed = match committed {
         Ok(Ok(())) => Ok(()),
         Ok(Err(())) => {
-            // Abandoned: nothing of it was written or sent.
+            // Abandoned: nothing of it was written or sent (nor shown
+            // to monitors: `lines` drops them).
             replies.truncate(first_reply);
             session.ready_keys = None;
             session.wrote = wrote;
@@ -442,6 +444,8 @@ async fn run_scripts_in_lane(
         }
         Err(e) => Err(e),
     };
+    // Its commands ran (a failed commit included): shown as they ran.
+    lines.release(shared);
     settle(
         shared,
         session,

@@ -13,7 +13,7 @@
 //! class, which monitors belong to.
 
 use bytes::Bytes;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::Ordering;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -29,6 +29,35 @@ use crate::state::Shared;
 thread_local! {
     /// How many scripts the thread is running commands for.
     static IN_SCRIPT: Cell<u32> = const { Cell::new(0) };
+    /// The lines held back while the thread runs a group that may be
+    /// abandoned ([`HeldLines`]; `None`: lines go out at once).
+    static HELD: RefCell<Option<Vec<u8>>> = const { RefCell::new(None) };
+}
+
+/// Holds back the lines of the commands the thread runs until
+/// [`HeldLines::release`] sends them, in order; dropped unreleased, they
+/// are discarded (a lane's group abandoned, to run again and be shown
+/// then, [`crate::script_lane`]).
+pub(crate) struct HeldLines(());
+
+impl HeldLines {
+    pub(crate) fn start() -> HeldLines {
+        HELD.set(Some(Vec::new()));
+        HeldLines(())
+    }
+
+    /// Sends the held lines to every monitor.
+    pub(crate) fn release(self, shared: &Shared) {
+        if let Some(lines) = HELD.take().filter(|l| !l.is_empty()) {
+            shared.monitors.send(&lines);
+        }
+    }
+}
+
+impl Drop for HeldLines {
+    fn drop(&mut self) {
+        HELD.set(None);
+    }
 }
 
 /// While alive, the commands the thread runs are a script's (`[db lua]`).
@@ -119,7 +148,16 @@ pub fn feed(shared: &Shared, session: &Session, spec: &Spec, args: &[Bytes]) {
         }
     }
     line.push_str("\r\n");
-    shared.monitors.send(line.as_bytes());
+    let sent = HELD.with_borrow_mut(|held| match held {
+        Some(held) => {
+            held.extend_from_slice(line.as_bytes());
+            false
+        }
+        None => true,
+    });
+    if sent {
+        shared.monitors.send(line.as_bytes());
+    }
 }
 
 /// The positions of the secrets among `args` that Redis 7.0 redacts

@@ -18,10 +18,11 @@
 //! at once afterwards, before running anything.
 //!
 //! What an abandoned run leaves: `redis.log` lines and `math.random`
-//! draws, MONITOR lines and INFO commandstats counts for the commands
-//! its scripts called (the scripts themselves are counted once), and the
-//! keys it wrote seen as modified by WATCH (a watcher's EXEC aborts,
-//! which is safe); the run then happens once more.
+//! draws, INFO commandstats counts for the commands its scripts called
+//! (the scripts themselves are counted once), and the keys it wrote seen
+//! as modified by WATCH (a watcher's EXEC aborts, which is safe); the
+//! run then happens once more. Its MONITOR lines are held back until the
+//! group commits, and dropped when it is abandoned.
 
 use std::cell::{Cell, RefCell};
 
