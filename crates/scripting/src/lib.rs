@@ -142,14 +142,16 @@ impl Scripting {
     /// Whether the cached script `sha` (hex, any case) is marked
     /// ([`Scripting::mark_stray`]).
     pub fn is_stray(&self, sha: &[u8]) -> bool {
-        let Ok(sha) = std::str::from_utf8(sha) else {
-            return false;
-        };
-        let cached = match sha.bytes().any(|b| b.is_ascii_uppercase()) {
+        self.cached(sha).is_some_and(|c| c.stray)
+    }
+
+    /// The cached script whose SHA1 is `sha` (40 hex digits, any case).
+    fn cached(&self, sha: &[u8]) -> Option<&CachedScript> {
+        let sha = std::str::from_utf8(sha).ok().filter(|s| s.len() == 40)?;
+        match sha.bytes().any(|b| b.is_ascii_uppercase()) {
             true => self.scripts.get(&sha.to_ascii_lowercase()),
             false => self.scripts.get(sha),
-        };
-        cached.is_some_and(|c| c.stray)
+        }
     }
 
     /// Notes that a lane's run of the cached script `sha` reached past
@@ -192,8 +194,7 @@ impl Scripting {
 
     /// Whether the cache holds the script with this SHA1 (any case).
     pub fn script_exists(&self, sha: &[u8]) -> bool {
-        std::str::from_utf8(sha)
-            .is_ok_and(|s| s.len() == 40 && self.scripts.contains_key(&s.to_ascii_lowercase()))
+        self.cached(sha).is_some()
     }
 
     /// The flags of a cached script.

@@ -417,7 +417,7 @@ async fn run_scripts_in_lane(
             for (i, r) in rest.iter().enumerate() {
                 let mark = HeldFeed::len();
                 replies.push(run_one(shared, session, &access, r));
-                if lane.gave_up() {
+                if script_lane::gave_up() {
                     return Err(());
                 }
                 HeldFeed::wrap_since(mark);

@@ -105,16 +105,10 @@ impl<'a> LaneGroup<'a> {
         CURRENT.set(Some(Installed { lane, locked }));
         Some(LaneGroup { scripts })
     }
-
-    /// Whether a script of the group gave up (the group must be
-    /// abandoned).
-    pub(crate) fn gave_up(&self) -> bool {
-        gave_up()
-    }
 }
 
-/// Whether a script of the lane group this thread runs gave up (its
-/// reply means nothing, and is not counted).
+/// Whether a script of the lane group this thread runs gave up: its
+/// reply means nothing, is not counted, and the group must be abandoned.
 pub(crate) fn gave_up() -> bool {
     CURRENT.with_borrow(|c| c.as_ref().is_some_and(|i| i.lane.control().gave_up()))
 }
