@@ -65,12 +65,14 @@ struct Io {
 impl Io {
     /// Sends the replies waiting in the output buffer. Under
     /// `--sync always` the WAL reaches the disk first when the session
-    /// wrote: no write is acknowledged before it is durable; if the sync
-    /// fails, nothing is sent and the connection closes.
+    /// wrote (in a sync shared with every connection waiting for one then:
+    /// [`crate::wal_sync`]): no write is acknowledged before it is
+    /// durable; if the sync fails, nothing is sent and the connection
+    /// closes.
     async fn flush(&mut self, shared: &Shared, session: &mut Session) -> std::io::Result<()> {
         if session.wrote && shared.config.sync == SyncPolicy::Always {
             session.wrote = false;
-            if let Err(e) = shared.engines.sync_wal() {
+            if let Err(e) = shared.wal_sync.wait().await {
                 eprintln!("redcodec serve: closing a client: the WAL sync failed: {e}");
                 return Err(std::io::Error::other(e.to_string()));
             }

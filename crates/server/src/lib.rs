@@ -53,6 +53,7 @@ pub mod signals;
 pub mod spec_id;
 pub mod state;
 pub mod waiters;
+pub mod wal_sync;
 pub mod watch;
 
 pub use config::{ServerConfig, SyncPolicy};

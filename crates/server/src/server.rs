@@ -81,6 +81,7 @@ impl Server {
             replica: crate::replica::Replica::new(&replid),
             replid,
             dirty: AtomicBool::new(false),
+            wal_sync: Default::default(),
             started: Instant::now(),
             cluster,
             shutdown,
@@ -130,8 +131,11 @@ impl Server {
             stop.await;
             stopper.begin_shutdown();
         });
-        let syncer = (shared.config.sync == SyncPolicy::Everysec)
-            .then(|| tokio::spawn(sync_every_second(shared.clone())));
+        let syncer = match shared.config.sync {
+            SyncPolicy::Everysec => Some(tokio::spawn(sync_every_second(shared.clone()))),
+            SyncPolicy::Always => Some(tokio::spawn(sync_always(shared.clone()))),
+            SyncPolicy::No => None,
+        };
         let mut connections = JoinSet::new();
         loop {
             tokio::select! {
@@ -201,6 +205,15 @@ async fn wait_for_signal() {
         _ = term.recv() => {}
         _ = int.recv() => {}
     }
+}
+
+/// `--sync always`: the syncs connections wait for ([`crate::wal_sync`]).
+async fn sync_always(shared: Arc<Shared>) {
+    let engines = shared.engines.clone();
+    shared
+        .wal_sync
+        .syncs(move || engines.sync_wal().map_err(|e| e.to_string()))
+        .await;
 }
 
 /// `--sync everysec`: the WAL reaches the disk once a second when

@@ -53,6 +53,8 @@ pub struct Shared {
     pub replid: String,
     /// Whether something was written since the WAL was last synced.
     pub dirty: AtomicBool,
+    /// `--sync always`: the syncs connections wait for before replying.
+    pub wal_sync: crate::wal_sync::WalSync,
     /// When the server started.
     pub started: Instant,
     /// Kvrocks' cluster model: topology, routing, slot moves.
