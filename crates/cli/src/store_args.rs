@@ -11,6 +11,19 @@ use redcodec_migrate::store_spec::StoreSpec;
 
 use crate::error::CliError;
 
+/// clap's parser of a size in MiB: a whole number whose bytes this machine
+/// can address (a mistyped size is refused, not wrapped to a small one).
+pub fn parse_mib(s: &str) -> Result<usize, String> {
+    let most = usize::MAX >> 20;
+    match s.parse::<u128>() {
+        Ok(mib) if mib <= most as u128 => Ok(mib as usize),
+        Ok(mib) => Err(format!(
+            "{mib} MiB is more bytes than this machine can address (at most {most} MiB)"
+        )),
+        Err(_) => Err(format!("'{s}' is not a whole number of MiB")),
+    }
+}
+
 /// Which store, in which format, on which clock.
 #[derive(Args, Debug, Clone)]
 pub struct StoreArgs {
@@ -34,14 +47,14 @@ pub struct StoreArgs {
     /// Block cache of the store in MiB. Point reads spread
     /// over a large store whose tables hold whole (not partitioned) index
     /// and filter blocks — Pika's, Ardb's — may need more.
-    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_BLOCK_CACHE_BYTES >> 20)]
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_BLOCK_CACHE_BYTES >> 20, value_parser = parse_mib)]
     pub block_cache_mb: usize,
     /// Read cache of a store opened for writing, in MiB: the records point
     /// reads found (or found absent), in front of RocksDB's memtables and
     /// tables. It pays where reads repeat over a set of keys that fits it
     /// (GET-heavy loads); writes over a larger set run slower with it
     /// (docs/src/performance.md). 0, the default: none.
-    #[arg(long, value_name = "MIB", default_value_t = 0)]
+    #[arg(long, value_name = "MIB", default_value_t = 0, value_parser = parse_mib)]
     pub read_cache_mb: usize,
 }
 

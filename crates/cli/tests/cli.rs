@@ -177,6 +177,50 @@ fn bad_input_is_one_clear_error_line_and_a_failing_status() {
 }
 
 #[test]
+fn a_cache_size_past_the_address_space_is_refused_not_wrapped() {
+    let dir = tempfile::tempdir().unwrap();
+    let too_many = (usize::MAX / (1 << 20) + 1).to_string();
+    for flag in ["--block-cache-mb", "--read-cache-mb"] {
+        let args = Args::new("exec")
+            .store("kvrocks", dir.path())
+            .with(&[flag, &too_many, "--", "SET", "a", "b"]);
+        let out = redcodec(&args, "");
+        assert!(!out.status.success(), "{flag} {too_many} was taken");
+        let err = text(&out.stderr);
+        assert_contains(
+            &err,
+            &format!("invalid value '{too_many}' for '{flag} <MIB>'"),
+        );
+        assert_contains(&err, "MiB is more bytes than this machine can address");
+        let out = redcodec(
+            &Args::new("exec")
+                .store("kvrocks", dir.path())
+                .with(&[flag, "lots", "--", "PING"]),
+            "",
+        );
+        assert_contains(&text(&out.stderr), "'lots' is not a whole number of MiB");
+    }
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "no store was made"
+    );
+    // A size that fits is taken.
+    let out = redcodec(
+        &Args::new("exec").store("kvrocks", dir.path()).with(&[
+            "--read-cache-mb",
+            "64",
+            "--",
+            "SET",
+            "a",
+            "b",
+        ]),
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
 fn a_directory_holding_other_files_is_refused_and_left_untouched() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();

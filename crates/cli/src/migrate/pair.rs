@@ -9,7 +9,7 @@ use redcodec_engine::{Compat, Engine, OpenMode};
 use redcodec_formats::AnyCodec;
 
 use crate::error::{fail, CliError};
-use crate::store_args::StoreArgs;
+use crate::store_args::{parse_mib, StoreArgs};
 
 /// The two stores of a migration or a verification.
 #[derive(Args, Debug, Clone)]
@@ -49,7 +49,7 @@ pub struct PairArgs {
     #[arg(long, value_name = "MS")]
     pub fixed_clock: Option<u64>,
     /// Block cache of each store in MiB (see `analyze --help`).
-    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_BLOCK_CACHE_BYTES >> 20)]
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_BLOCK_CACHE_BYTES >> 20, value_parser = parse_mib)]
     pub block_cache_mb: usize,
 }
 
