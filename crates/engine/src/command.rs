@@ -172,6 +172,12 @@ impl Flags {
     /// Kvrocks' replication protocol (`_db_name`, `_fetch_meta`,
     /// `_fetch_file`): answered before Redis' checks.
     pub const KVROCKS_MASTER: Flags = Flags(1 << 11);
+    /// Runs a cached Lua script that may take a lane of its own, beside
+    /// scripts on other keys (EVAL, EVALSHA and their `_RO` forms; not
+    /// FCALL, whose libraries share one Lua state).
+    pub const LANE: Flags = Flags(1 << 14);
+    /// Names its script by SHA1 (EVALSHA, EVALSHA_RO), not by its body.
+    pub const BY_SHA: Flags = Flags(1 << 15);
 
     /// Both sets of properties.
     pub const fn with(self, other: Flags) -> Flags {

@@ -27,6 +27,7 @@
 use std::cell::{Cell, RefCell};
 
 use bytes::Bytes;
+use redcodec_engine::internals::dispatch::Flags;
 use redcodec_scripting::Lane;
 
 use crate::command_spec::Spec;
@@ -49,11 +50,11 @@ thread_local! {
     static CURRENT: RefCell<Option<Installed>> = const { RefCell::new(None) };
 }
 
-/// Whether requests of `spec` may run in a lane: EVAL and EVALSHA (and
-/// their `_RO` forms). Functions live in their own Lua state, shared by
-/// every library: FCALL holds the engine whole.
+/// Whether requests of `spec` may run in a lane ([`Flags::LANE`]: EVAL
+/// and EVALSHA, and their `_RO` forms). Functions live in their own Lua
+/// state, shared by every library: FCALL holds the engine whole.
 pub(crate) fn runs_in_lane(spec: &Spec) -> bool {
-    matches!(spec.name, "eval" | "evalsha" | "eval_ro" | "evalsha_ro")
+    spec.has(Flags::LANE)
 }
 
 /// Whether the request `args` of `spec` is an EVALSHA of a script known
@@ -61,7 +62,7 @@ pub(crate) fn runs_in_lane(spec: &Spec) -> bool {
 /// its group skips the lanes. Not known when another holds the cache
 /// (a script running with the engine whole): a thread does not wait here.
 pub(crate) fn known_stray(scripts: &Scripts, spec: &Spec, args: &[Bytes]) -> bool {
-    matches!(spec.name, "evalsha" | "evalsha_ro")
+    spec.has(Flags::BY_SHA)
         && args.get(1).is_some_and(|sha| {
             scripts
                 .scripting
@@ -156,6 +157,11 @@ impl LaneKeys<'_> {
     pub(crate) fn control(&self) -> &redcodec_scripting::RunControl {
         self.control
     }
+}
+
+/// Whether a lane is installed on this thread ([`with_lane`] runs).
+pub(crate) fn installed() -> bool {
+    CURRENT.with(|current| current.borrow().is_some())
 }
 
 /// Runs `f` with this thread's lane and the keys its group holds, if a

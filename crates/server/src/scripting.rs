@@ -26,7 +26,7 @@ use redcodec_codec::number::format_g17;
 use redcodec_engine::Reply;
 use redcodec_scripting::runner::{NOT_ALLOWED, UNKNOWN_COMMAND, WRITE_IN_READ_ONLY, WRONG_ARITY};
 use redcodec_scripting::{
-    parse_numkeys, CommandRunner, RespValue, RunControl, ScriptFlags, Scripting,
+    parse_numkeys, CommandRunner, LaneScript, RespValue, RunControl, ScriptFlags, Scripting,
 };
 
 pub use crate::scripts::{read_libraries, write_libraries, Scripts, FUNCTIONS_FILE};
@@ -324,33 +324,39 @@ pub fn eval(
     session: &mut Session,
     access: &Access<'_>,
     spec: &Spec,
-    by_sha: bool,
     args: &[Bytes],
 ) -> Reply {
-    let ro = !spec.has(Flags::MAY_WRITE);
+    let (ro, by_sha) = (!spec.has(Flags::MAY_WRITE), spec.has(Flags::BY_SHA));
     let numkeys = match parse_numkeys(&args[2], args.len() - 3, false) {
         Ok(n) => n,
         Err(e) => return Reply::error(e),
     };
-    let (sha, flags) = {
+    // One look at the cache: the script, and what a lane runs of it.
+    let (sha, flags, for_lane) = {
         let mut scripting = shared.scripts.scripting.lock();
-        match scripting.resolve(&args[1], by_sha) {
+        let (sha, flags) = match scripting.resolve(&args[1], by_sha) {
             Ok(found) => found,
             Err(e) => return Reply::error(e),
-        }
+        };
+        let for_lane = script_lane::installed()
+            .then(|| scripting.lane_script(&sha))
+            .flatten();
+        (sha, flags, for_lane)
     };
     let keys = &args[3..3 + numkeys];
     let argv = &args[3 + numkeys..];
-    let in_lane = script_lane::with_lane(|lane, lane_keys| {
-        run_in_lane(
-            shared,
-            session,
-            access,
-            lane,
-            lane_keys,
-            &sha,
-            (keys, argv, ro),
-        )
+    let in_lane = for_lane.and_then(|script| {
+        script_lane::with_lane(|lane, lane_keys| {
+            run_in_lane(
+                shared,
+                session,
+                access,
+                lane,
+                lane_keys,
+                script,
+                (keys, argv, ro),
+            )
+        })
     });
     if let Some(reply) = in_lane {
         return reply;
@@ -366,21 +372,18 @@ pub fn eval(
     )
 }
 
-/// Runs the cached script `sha` in `lane` (installed by a group of
-/// scripts that holds `lane_keys`, [`crate::script_lane`]): as
-/// [`run_one`] runs it, the group's engine held already.
+/// Runs the cached `script` in `lane` (installed by a group of scripts
+/// that holds `lane_keys`, [`crate::script_lane`]): as [`run_one`] runs
+/// it, the group's engine held already.
 fn run_in_lane(
     shared: &Shared,
     session: &mut Session,
     access: &Access<'_>,
     lane: &mut redcodec_scripting::Lane,
     lane_keys: LaneKeys<'_>,
-    sha: &str,
+    script: LaneScript,
     (keys, argv, ro): (&[Bytes], &[Bytes], bool),
 ) -> Reply {
-    let Some(script) = shared.scripts.scripting.lock().lane_script(sha) else {
-        return Reply::error(redcodec_scripting::NO_SCRIPT);
-    };
     if let Some(refused) = shared.cluster.refuses_script(&script.flags) {
         return refused;
     }
@@ -399,7 +402,7 @@ fn run_in_lane(
     };
     let value = lane.run_script(&mut caller, &script, keys, argv, ro);
     if caller.lane.as_ref().is_some_and(LaneKeys::strayed) {
-        shared.scripts.scripting.lock().mark_stray(sha);
+        shared.scripts.scripting.lock().mark_stray(&script.sha);
     }
     session.namespace = namespace;
     if session.db != db {
