@@ -207,10 +207,10 @@ const PRE_AUTH: Flags = Flags::NO_AUTH
 const SCRIPT: Flags = Flags::SCRIPT.with(Flags::NO_SCRIPT);
 /// The scripts that may write.
 const SCRIPT_RW: Flags = SCRIPT.with(Flags::MAY_WRITE);
-/// EVAL's scripts, which may run in lanes.
-const LANE: Flags = Flags::LANE;
-/// EVALSHA's scripts: in lanes, named by SHA1.
-const BY_SHA: Flags = Flags::LANE.with(Flags::BY_SHA);
+/// EVAL's scripts: they may run in lanes.
+const EVAL: Flags = Flags::LANE;
+/// EVALSHA's scripts: in lanes too, named by SHA1.
+const EVALSHA: Flags = Flags::LANE.with(Flags::BY_SHA);
 /// The blocking pops a script may not call.
 const BLOCK: Flags = Flags::BLOCKING.with(Flags::NO_SCRIPT);
 
@@ -354,10 +354,10 @@ fn server_specs() -> Vec<Spec> {
         })
         .sub_flags(&[("kill", Flags::ALLOW_BUSY)]),
         // `script numkeys key…`
-        server("eval", -3, SCRIPT_RW.with(LANE), eval).keyed(Keys::CountSecond),
-        server("evalsha", -3, SCRIPT_RW.with(BY_SHA), eval).keyed(Keys::CountSecond),
-        server("eval_ro", -3, SCRIPT.with(LANE), eval).keyed(Keys::CountSecond),
-        server("evalsha_ro", -3, SCRIPT.with(BY_SHA), eval).keyed(Keys::CountSecond),
+        server("eval", -3, SCRIPT_RW.with(EVAL), eval).keyed(Keys::CountSecond),
+        server("evalsha", -3, SCRIPT_RW.with(EVALSHA), eval).keyed(Keys::CountSecond),
+        server("eval_ro", -3, SCRIPT.with(EVAL), eval).keyed(Keys::CountSecond),
+        server("evalsha_ro", -3, SCRIPT.with(EVALSHA), eval).keyed(Keys::CountSecond),
         server("fcall", -3, SCRIPT_RW, fcall).keyed(Keys::CountSecond),
         server("fcall_ro", -3, SCRIPT, fcall).keyed(Keys::CountSecond),
         server(
