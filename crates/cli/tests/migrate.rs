@@ -239,3 +239,30 @@ fn migrate_bench_reports_the_ratio_and_peak_memory() {
     assert_contains(&stdout, "goal: migration ≥ 0.5× the raw write rate");
     assert_contains(&stdout, "goal: migration peak RSS < 256 MiB");
 }
+
+#[test]
+fn migrate_bench_raw_copy_writes_every_pair_of_a_store_and_leaves_nothing_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("kv");
+    exec("kvrocks", &store, &dataset());
+    let pairs = dump("kvrocks", &store).lines().count();
+    let before = std::fs::read_dir(&store).unwrap().count();
+    let stdout = ok(&Args::new("migrate-bench")
+        .with(&["--to", "kvrocks", "--raw-copy-of"])
+        .with(&[store.to_str().unwrap()]));
+    let written = stdout
+        .split_once("flushed): ")
+        .and_then(|(_, rest)| rest.split(" records").next())
+        .map(|n| n.replace(',', ""))
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or_else(|| panic!("no record count in {stdout}"));
+    assert_eq!(written, pairs, "{stdout}");
+    assert_contains(&stdout, "no WAL");
+    // The copy was removed, and the store itself was only read.
+    let beside: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(beside, vec![std::ffi::OsString::from("kv")]);
+    assert_eq!(std::fs::read_dir(&store).unwrap().count(), before);
+}

@@ -24,7 +24,7 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use redcodec_engine::value::Value;
-use redcodec_engine::{Engine, EngineOptions, OpenMode};
+use redcodec_engine::{Engine, EngineOptions};
 use redcodec_formats::{Format, FormatOptions};
 use redcodec_migrate::{self as migrate, MigrateOptions, Quiet, CHECKPOINT_FILE};
 use rocksdb::{Options, WriteBatch, DB};
@@ -35,6 +35,9 @@ use crate::report::thousands;
 use dataset::for_each_piece;
 
 mod dataset;
+mod raw_copy;
+
+use raw_copy::{open_read_only, raw_copy};
 
 /// Goal: migration rate over raw write rate.
 const RATE_GOAL: f64 = 0.5;
@@ -59,6 +62,12 @@ pub struct BenchArgs {
     /// are reported (other work on the machine only slows a run down).
     #[arg(long, default_value_t = 3)]
     pub runs: usize,
+    /// Instead of the benchmark: time a raw RocksDB write (default
+    /// options, no write-ahead log) of every pair of the `--to` store in
+    /// this directory, the floor of the migration that wrote it, at the
+    /// store's own size. The copy is written beside the store and removed.
+    #[arg(long, value_name = "DIR")]
+    pub raw_copy_of: Option<PathBuf>,
     /// Internal: run one measurement in this process and print it as JSON.
     #[arg(long, hide = true)]
     pub child: Option<Child>,
@@ -112,6 +121,21 @@ pub fn run(args: &BenchArgs) -> Result<(), CompareError> {
         println!(
             "{}",
             serde_json::to_string(&measured).map_err(|e| fail(e.to_string()))?
+        );
+        return Ok(());
+    }
+    if let Some(dir) = &args.raw_copy_of {
+        let copy = raw_copy(to, dir)?;
+        let megabytes = copy.bytes as f64 / 1e6;
+        println!(
+            "migrate-bench: raw copy of {} ({to}; plain RocksDB, default options, no WAL, batches of {}, memtables flushed): {} records, {megabytes:.1} MB in {:.1} s: {:.1} MB/s, {} records/s; peak RSS {:.0} MiB",
+            dir.display(),
+            thousands(MigrateOptions::default().batch_elements as u64),
+            thousands(copy.records),
+            copy.seconds,
+            megabytes / copy.seconds.max(1e-9),
+            thousands((copy.records as f64 / copy.seconds.max(1e-9)) as u64),
+            peak_rss_kib() as f64 / 1024.0
         );
         return Ok(());
     }
@@ -373,14 +397,7 @@ fn migrate_child(args: &BenchArgs, from: Format, to: Format) -> Result<Measured,
     let (Some(src_dir), Some(dst_dir)) = (&args.src, &args.dst) else {
         return Err(fail("--src and --dst are required".into()));
     };
-    let src = Engine::open(
-        from.codec(&FormatOptions::default())?,
-        src_dir,
-        EngineOptions {
-            mode: OpenMode::ReadOnly,
-            ..EngineOptions::default()
-        },
-    )?;
+    let src = open_read_only(from, src_dir)?;
     let dst = Engine::open(
         to.codec(&FormatOptions::default())?,
         dst_dir,
