@@ -240,29 +240,49 @@ fn migrate_bench_reports_the_ratio_and_peak_memory() {
     assert_contains(&stdout, "goal: migration peak RSS < 256 MiB");
 }
 
+/// Every file under `dir`, with its length and modification time.
+fn files(dir: &Path) -> Vec<(std::path::PathBuf, u64, std::time::SystemTime)> {
+    let mut all = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        let meta = entry.metadata().unwrap();
+        if meta.is_dir() {
+            all.extend(files(&entry.path()));
+        } else {
+            all.push((entry.path(), meta.len(), meta.modified().unwrap()));
+        }
+    }
+    all.sort();
+    all
+}
+
 #[test]
 fn migrate_bench_raw_copy_writes_every_pair_of_a_store_and_leaves_nothing_beside_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("kv");
-    exec("kvrocks", &store, &dataset());
-    let pairs = dump("kvrocks", &store).lines().count();
-    let before = std::fs::read_dir(&store).unwrap().count();
-    let stdout = ok(&Args::new("migrate-bench")
-        .with(&["--to", "kvrocks", "--raw-copy-of"])
-        .with(&[store.to_str().unwrap()]));
-    let written = stdout
-        .split_once("flushed): ")
-        .and_then(|(_, rest)| rest.split(" records").next())
-        .map(|n| n.replace(',', ""))
-        .and_then(|n| n.parse::<usize>().ok())
-        .unwrap_or_else(|| panic!("no record count in {stdout}"));
-    assert_eq!(written, pairs, "{stdout}");
-    assert_contains(&stdout, "no WAL");
-    // The copy was removed, and the store itself was only read.
-    let beside: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert_eq!(beside, vec![std::ffi::OsString::from("kv")]);
-    assert_eq!(std::fs::read_dir(&store).unwrap().count(), before);
+    // One instance (kvrocks), several (blackwidow, nemo, floyd), a custom
+    // comparator (ardb).
+    for format in ["kvrocks", "blackwidow", "nemo", "floyd", "ardb"] {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("store");
+        exec(format, &store, &dataset());
+        let pairs = dump(format, &store).lines().count();
+        let before = files(&store);
+        let stdout = ok(&Args::new("migrate-bench")
+            .with(&["--to", format, "--raw-copy-of"])
+            .with(&[store.to_str().unwrap()]));
+        let written = stdout
+            .split_once("flushed): ")
+            .and_then(|(_, rest)| rest.split(" records").next())
+            .map(|n| n.replace(',', ""))
+            .and_then(|n| n.parse::<usize>().ok())
+            .unwrap_or_else(|| panic!("{format}: no record count in {stdout}"));
+        assert_eq!(written, pairs, "{format}: {stdout}");
+        assert_contains(&stdout, "no WAL");
+        // The copy was removed, and the store itself was only read.
+        let beside: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(beside, vec![std::ffi::OsString::from("store")], "{format}");
+        assert_eq!(files(&store), before, "{format}");
+    }
 }
