@@ -240,22 +240,6 @@ fn migrate_bench_reports_the_ratio_and_peak_memory() {
     assert_contains(&stdout, "goal: migration peak RSS < 256 MiB");
 }
 
-/// Every file under `dir`, with its length and modification time.
-fn files(dir: &Path) -> Vec<(std::path::PathBuf, u64, std::time::SystemTime)> {
-    let mut all = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let entry = entry.unwrap();
-        let meta = entry.metadata().unwrap();
-        if meta.is_dir() {
-            all.extend(files(&entry.path()));
-        } else {
-            all.push((entry.path(), meta.len(), meta.modified().unwrap()));
-        }
-    }
-    all.sort();
-    all
-}
-
 #[test]
 fn migrate_bench_raw_copy_writes_every_pair_of_a_store_and_leaves_nothing_beside_it() {
     // One instance (kvrocks), several (blackwidow, nemo, floyd), a custom
@@ -265,7 +249,7 @@ fn migrate_bench_raw_copy_writes_every_pair_of_a_store_and_leaves_nothing_beside
         let store = dir.path().join("store");
         exec(format, &store, &dataset());
         let pairs = dump(format, &store).lines().count();
-        let before = files(&store);
+        let before = file_hashes(&store);
         let stdout = ok(&Args::new("migrate-bench")
             .with(&["--to", format, "--raw-copy-of"])
             .with(&[store.to_str().unwrap()]));
@@ -283,6 +267,6 @@ fn migrate_bench_raw_copy_writes_every_pair_of_a_store_and_leaves_nothing_beside
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(beside, vec![std::ffi::OsString::from("store")], "{format}");
-        assert_eq!(files(&store), before, "{format}");
+        assert_eq!(file_hashes(&store), before, "{format}");
     }
 }

@@ -4,10 +4,7 @@
 //! answers equal the real system's, the raw pairs equal the real system's,
 //! and each fixture migrates to every format and verifies equal.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-use sha2::{Digest, Sha256};
+use std::path::Path;
 
 mod common;
 use common::*;
@@ -87,25 +84,6 @@ const FORMATS: [&str; 5] = ["kvrocks", "blackwidow", "nemo", "ardb", "floyd"];
 fn meta_file(system: &str, name: &str, file: &str) -> String {
     let path = fixture(system, &format!("{name}.meta")).join(file);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// Every file below `dir` with the SHA-256 of its bytes.
-fn file_hashes(dir: &Path) -> BTreeMap<PathBuf, String> {
-    fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, String>) {
-        for entry in std::fs::read_dir(dir).expect("read dir") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else {
-                let bytes = std::fs::read(&path).expect("read file");
-                let digest = Sha256::digest(&bytes);
-                out.insert(path, format!("{digest:x}"));
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, &mut out);
-    out
 }
 
 fn readback(format: &str, dir: &Path, script: &str) -> String {

@@ -3,8 +3,7 @@
 //! migrated copy; `analyze` finds exactly the big keys and the garbage
 //! planted in a store, and changes no file of the real systems' stores.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -37,24 +36,6 @@ fn generate(format: &str, dir: &Path, seed: &str) -> String {
 fn dump_digest(format: &str, dir: &Path) -> String {
     let out = ok(&Args::new("dump").store(format, dir));
     format!("{:x}", Sha256::digest(out.as_bytes()))
-}
-
-/// Every file below `dir` with the SHA-256 of its bytes.
-fn file_hashes(dir: &Path) -> BTreeMap<PathBuf, String> {
-    fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, String>) {
-        for entry in std::fs::read_dir(dir).expect("read dir") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else {
-                let bytes = std::fs::read(&path).expect("read file");
-                out.insert(path, format!("{:x}", Sha256::digest(&bytes)));
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, &mut out);
-    out
 }
 
 /// `analyze --json` of the store at `clock`: one object per namespace.

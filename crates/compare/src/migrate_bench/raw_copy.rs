@@ -76,10 +76,7 @@ pub fn raw_copy(format: Format, dir: &Path) -> Result<RawCopy, CompareError> {
     std::thread::scope(|scope| -> Result<(), CompareError> {
         for place in layout.places() {
             let db = &dbs[place.instance];
-            let name = layout.cf(place).name;
-            let cf = db
-                .cf_handle(name)
-                .ok_or_else(|| fail(format!("the raw copy has no column family {name}")))?;
+            let cf = family(db, layout.cf(place).name)?;
             let mut pairs = store.read_ahead(scope, place);
             let mut batch = WriteBatch::default();
             while let Some((key, value)) = pairs.next_ref()? {
@@ -98,10 +95,7 @@ pub fn raw_copy(format: Format, dir: &Path) -> Result<RawCopy, CompareError> {
     })?;
     for (db, instance) in dbs.iter().zip(&layout.instances) {
         for cf in &instance.column_families {
-            let handle = db
-                .cf_handle(cf.name)
-                .ok_or_else(|| fail(format!("the raw copy has no column family {}", cf.name)))?;
-            db.flush_cf(&handle)
+            db.flush_cf(&family(db, cf.name)?)
                 .map_err(|e| fail(format!("flushing the raw copy: {e}")))?;
         }
     }
@@ -109,6 +103,12 @@ pub fn raw_copy(format: Format, dir: &Path) -> Result<RawCopy, CompareError> {
     drop(dbs);
     scratch.close()?;
     Ok(copy)
+}
+
+/// The column family `name` of one of the copy's databases.
+fn family<'a>(db: &'a DB, name: &str) -> Result<&'a rocksdb::ColumnFamily, CompareError> {
+    db.cf_handle(name)
+        .ok_or_else(|| fail(format!("the raw copy has no column family {name}")))
 }
 
 /// The `format` store in `dir`, opened read-only with default options.
