@@ -63,14 +63,22 @@ fn same_bytes(from: &str, to: &str) {
         &src,
         to,
         &loaded,
-        &["--bulk", "--bulk-buffer-bytes", "16384", "--verify"],
+        &[
+            "--bulk",
+            "--bulk-buffer-bytes",
+            "16384",
+            "--bulk-runs",
+            "lz4",
+            "--verify",
+        ],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_contains(&text(&out.stdout), "all equal");
     let expected = dump(to, &written);
     assert!(expected.lines().count() > 6000, "{from} → {to}");
     assert_eq!(dump(to, &loaded), expected, "{from} → {to}");
-    // The default into an empty destination is the bulk path.
+    // The default into an empty destination is the bulk path (its runs
+    // raw: this file system has room).
     let default = dir.path().join("default");
     let out = migrate(from, &src, to, &default, &[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -120,7 +128,7 @@ fn a_killed_bulk_migration_resumes_to_the_same_bytes() {
         .fixed_clock(CLOCK)
         .with(&["--batch-elements", "200"])
         .with(&small)
-        .with(&["--pause-after-commits", "3"]);
+        .with(&["--bulk-runs", "none", "--pause-after-commits", "3"]);
     kill_when_paused(binary().args(&*args), 3);
     assert!(dst.join("redcodec-migrate.checkpoint").exists());
 
@@ -133,7 +141,7 @@ fn a_killed_bulk_migration_resumes_to_the_same_bytes() {
         &src,
         "blackwidow",
         &dst,
-        &["--resume", "--verify"],
+        &["--resume", "--verify", "--bulk-runs", "lz4"],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_contains(&text(&out.stdout), "all equal");
@@ -146,6 +154,27 @@ fn a_killed_bulk_migration_resumes_to_the_same_bytes() {
         .fixed_clock(CLOCK);
     let out = redcodec(&verify, "");
     assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn an_unknown_run_compression_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    exec_at(CLOCK, "kvrocks", &src, "SET a 1\n");
+    let dst = dir.path().join("dst");
+    let out = migrate(
+        "kvrocks",
+        &src,
+        "blackwidow",
+        &dst,
+        &["--bulk-runs", "zstd"],
+    );
+    assert!(!out.status.success());
+    assert_contains(
+        &text(&out.stderr),
+        "unknown run compression 'zstd': expected auto, lz4 or none",
+    );
+    assert!(!dst.exists());
 }
 
 #[test]

@@ -127,7 +127,10 @@ pub use digest::{
     StoreDigest, VerifyOptions, VerifyReport,
 };
 pub use error::MigrateError;
-pub use options::{Bulk, MigrateOptions, OnUnrepresentable, TypeConflict, CHECKPOINT_FILE};
+pub use options::{
+    Bulk, MigrateOptions, OnUnrepresentable, RunCompression, TypeConflict, CHECKPOINT_FILE,
+    RAW_RUNS_HEADROOM,
+};
 pub use report::{Flow, MigrateReport, Observer, Outcome, Plan, Quiet, Skipped, Tally};
 pub use represent::Unrepresentable;
 

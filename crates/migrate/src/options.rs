@@ -60,6 +60,44 @@ pub enum Bulk {
     Never,
 }
 
+/// Whether the bulk path compresses its sorted runs, the scratch files it
+/// writes beside the destination before the tables. Compressed (LZ4),
+/// runs and tables together peak at about 1.7 times the destination's
+/// size; raw, at about 2.9 times, for about a tenth less CPU.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RunCompression {
+    /// Raw while the destination's file system has room to spare (free
+    /// space at least [`RAW_RUNS_HEADROOM`] times the source's size on
+    /// disk, looked at before each run), else LZ4.
+    Auto,
+    /// Every run LZ4-compressed.
+    Lz4,
+    /// No run compressed.
+    None,
+}
+
+impl std::str::FromStr for RunCompression {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<RunCompression, String> {
+        match s {
+            "auto" => Ok(RunCompression::Auto),
+            "lz4" => Ok(RunCompression::Lz4),
+            "none" => Ok(RunCompression::None),
+            _ => Err(format!(
+                "unknown run compression '{s}': expected auto, lz4 or none"
+            )),
+        }
+    }
+}
+
+/// How many times the source's size on disk the free space must be for
+/// [`RunCompression::Auto`] to write a run raw. Raw runs took 2.5 times
+/// the source's size at their peak (with the tables being written beside
+/// them) in a kvrocks-to-blackwidow migration of 30M keys; twice that
+/// leaves room for a source that compresses better than that one.
+pub const RAW_RUNS_HEADROOM: u64 = 4;
+
 /// How to migrate.
 #[derive(Clone, Debug)]
 pub struct MigrateOptions {
@@ -101,6 +139,8 @@ pub struct MigrateOptions {
     pub bulk_buffer_bytes: usize,
     /// The size of the bulk path's SST files, in bytes (about).
     pub bulk_file_bytes: u64,
+    /// Whether the bulk path compresses its sorted runs.
+    pub bulk_runs: RunCompression,
 }
 
 impl Default for MigrateOptions {
@@ -119,6 +159,7 @@ impl Default for MigrateOptions {
             bulk: Bulk::Never,
             bulk_buffer_bytes: 128 << 20,
             bulk_file_bytes: 64 << 20,
+            bulk_runs: RunCompression::Auto,
         }
     }
 }

@@ -19,6 +19,7 @@
 mod capture;
 mod load;
 mod runs;
+mod scratch;
 mod state;
 
 use std::collections::HashSet;
@@ -199,6 +200,8 @@ struct Job<'a, A: Codec, B: Codec> {
     commits: u64,
     /// The run being written, if any.
     spilling: Option<Spilling>,
+    /// The source's size on disk, once summed (for the runs' encoding).
+    source_bytes: Option<u64>,
 }
 
 /// What follows a run's landing ([`Job::land`]).
@@ -255,6 +258,7 @@ impl<'a, A: Codec, B: Codec + Clone> Job<'a, A, B> {
             resumed_after: None,
             commits: 0,
             spilling: None,
+            source_bytes: None,
         };
         match options.checkpoint.as_ref().filter(|p| p.exists()) {
             Some(path) => job.resume(&path.clone())?,
@@ -542,10 +546,14 @@ impl<'a, A: Codec, B: Codec + Clone> Job<'a, A, B> {
         self.land(Landed::Wait)?;
         let entries = capture.store().take();
         let orders = capture.store().orders();
+        let source = *self
+            .source_bytes
+            .get_or_insert_with(|| scratch::tree_bytes(self.src.store().root()));
+        let encoding = scratch::run_encoding(self.options.bulk_runs, source, &self.work);
         let (work, run, sync) = (self.work.clone(), self.state.runs, self.options.sync);
         let thread = std::thread::Builder::new()
             .name("bulk-spill".into())
-            .spawn(move || runs::spill(&work, run, entries, |place| orders[&place], sync))
+            .spawn(move || runs::spill(&work, run, entries, |place| orders[&place], encoding, sync))
             .map_err(|e| work_error(&self.work, e))?;
         self.state.runs += 1;
         self.state.seq = capture.store().next_seq();

@@ -4,26 +4,30 @@
 //! write once, in order, with memory bounded by one entry and one read
 //! buffer per run.
 //!
-//! A run file is one LZ4 frame (with its content checksum) holding a
-//! sequence of entries, each a tag byte then: for a put (0), key length
-//! (u32 LE), key, number (u64 LE), value length (u32 LE), value; for a
-//! delete (1), key length, key, number; for the end (2), the count of
-//! entries before it (u64 LE). A run is read to its end entry or not at
-//! all: a file cut short, even where the frame's blocks end, is an error,
-//! never a shorter run. Compressed (sorted records share their
-//! prefixes), a migration's runs and tables together peak at about 1.7
-//! times the destination's size, where raw runs took 2.9 times: the
-//! scratch space a bulk migration needs.
+//! A run file holds a sequence of entries, each a tag byte then: for a
+//! put (0), key length (u32 LE), key, number (u64 LE), value length (u32
+//! LE), value; for a delete (1), key length, key, number; for the end
+//! (2), the count of entries before it (u64 LE). The entries are either
+//! one LZ4 frame (with its content checksum), or raw: [`RAW_MAGIC`], the
+//! entries, and the XXH3-64 of every byte before it (u64 LE). The
+//! first bytes say which ([`Encoding`]; the job chooses per run, see
+//! [`crate::RunCompression`]). A run is read to its end entry and
+//! checksum or not at all: a file cut short, even where the frame's
+//! blocks end, is an error, never a shorter run. Compressed (sorted
+//! records share their prefixes), a migration's runs and tables together
+//! peak at about 1.7 times the destination's size, where raw runs take
+//! 2.9 times: the scratch space a bulk migration needs.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use lz4_flex::frame::{BlockMode, BlockSize, FrameDecoder, FrameEncoder, FrameInfo};
 use redcodec_codec::Place;
 use redcodec_engine::store::Order;
+use xxhash_rust::xxh3::Xxh3;
 
 use super::capture::Entry;
 
@@ -44,6 +48,19 @@ const DELETE: u8 = 1;
 /// The tag of a run's end entry (the count of entries before it).
 const END: u8 = 2;
 
+/// The first bytes of a raw run.
+const RAW_MAGIC: &[u8; 8] = b"RCRUN\0\0\x01";
+
+/// The first bytes of an LZ4 frame.
+const LZ4_MAGIC: [u8; 4] = 0x184D_2204_u32.to_le_bytes();
+
+/// How a run's entries are written.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Encoding {
+    Lz4,
+    Raw,
+}
+
 /// The LZ4 frame of a run: blocks of 256 KiB, each compressed with the
 /// one before as its dictionary (sorted keys repeat across blocks), and
 /// a checksum of the whole content.
@@ -59,43 +76,116 @@ pub(crate) fn run_path(work: &Path, run: u64, place: Place) -> PathBuf {
     work.join(format!("run-{run:06}-{}-{}", place.instance, place.cf))
 }
 
-/// Sorts each family's entries and writes them as run number `run` (with
-/// `sync`, synced to disk).
+/// Sorts each family's entries and writes them, encoded as `encoding`
+/// says, as run number `run` (with `sync`, synced to disk).
 pub(crate) fn spill(
     work: &Path,
     run: u64,
     entries: HashMap<Place, Vec<Entry>>,
     order: impl Fn(Place) -> Order,
+    encoding: Encoding,
     sync: bool,
 ) -> io::Result<()> {
     for (place, mut entries) in entries {
         let cmp = order(place);
         entries.sort_unstable_by(|a, b| cmp(&a.key, &b.key).then(a.seq.cmp(&b.seq)));
         let file = File::create(run_path(work, run, place))?;
-        let out = BufWriter::with_capacity(WRITE_BUFFER, file);
-        let mut out = FrameEncoder::with_frame_info(frame(), out);
-        for e in &entries {
-            out.write_all(&[if e.value.is_some() { PUT } else { DELETE }])?;
-            out.write_all(&len32(e.key.len())?.to_le_bytes())?;
-            out.write_all(&e.key)?;
-            out.write_all(&e.seq.to_le_bytes())?;
-            if let Some(v) = &e.value {
-                out.write_all(&len32(v.len())?.to_le_bytes())?;
-                out.write_all(v)?;
+        let file = match encoding {
+            Encoding::Lz4 => {
+                let out = BufWriter::with_capacity(WRITE_BUFFER, file);
+                let mut out = FrameEncoder::with_frame_info(frame(), out);
+                write_entries(&mut out, &entries)?;
+                out.finish()
+                    .map_err(io::Error::from)?
+                    .into_inner()
+                    .map_err(io::IntoInnerError::into_error)?
             }
-        }
-        out.write_all(&[END])?;
-        out.write_all(&(entries.len() as u64).to_le_bytes())?;
-        let file = out
-            .finish()
-            .map_err(io::Error::from)?
-            .into_inner()
-            .map_err(std::io::IntoInnerError::into_error)?;
+            Encoding::Raw => {
+                let hashing = Hashing {
+                    inner: file,
+                    hasher: Box::new(Xxh3::new()),
+                    left: u64::MAX,
+                };
+                let mut out = BufWriter::with_capacity(WRITE_BUFFER, hashing);
+                out.write_all(RAW_MAGIC)?;
+                write_entries(&mut out, &entries)?;
+                let Hashing {
+                    inner: mut file,
+                    hasher,
+                    ..
+                } = out.into_inner().map_err(io::IntoInnerError::into_error)?;
+                file.write_all(&hasher.digest().to_le_bytes())?;
+                file
+            }
+        };
         if sync {
             file.sync_all()?;
         }
     }
     Ok(())
+}
+
+/// Writes `entries` and the end entry.
+fn write_entries(out: &mut impl Write, entries: &[Entry]) -> io::Result<()> {
+    for e in entries {
+        out.write_all(&[if e.value.is_some() { PUT } else { DELETE }])?;
+        out.write_all(&len32(e.key.len())?.to_le_bytes())?;
+        out.write_all(&e.key)?;
+        out.write_all(&e.seq.to_le_bytes())?;
+        if let Some(v) = &e.value {
+            out.write_all(&len32(v.len())?.to_le_bytes())?;
+            out.write_all(v)?;
+        }
+    }
+    out.write_all(&[END])?;
+    out.write_all(&(entries.len() as u64).to_le_bytes())
+}
+
+/// A file read or written with the XXH3-64 of its bytes: all of them when
+/// written; when read, the first `left` (a raw run's own checksum, its
+/// last 8 bytes, is not part of what it sums).
+struct Hashing<F> {
+    inner: F,
+    /// Boxed: its state is several hundred bytes.
+    hasher: Box<Xxh3>,
+    left: u64,
+}
+
+impl<F: Write> Write for Hashing<F> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<F: Read> Read for Hashing<F> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let summed = n.min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        self.hasher.update(&buf[..summed]);
+        self.left -= summed as u64;
+        Ok(n)
+    }
+}
+
+/// A run file's entries, as they are stored.
+enum Input {
+    Lz4(FrameDecoder<BufReader<File>>),
+    Raw(BufReader<Hashing<File>>),
+}
+
+impl Read for Input {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Input::Lz4(input) => input.read(buf),
+            Input::Raw(input) => input.read(buf),
+        }
+    }
 }
 
 /// Removes the run files of spills `from` and later (written by an
@@ -135,7 +225,7 @@ impl Voids {
 
 /// Reads one run file.
 struct RunReader {
-    input: FrameDecoder<BufReader<File>>,
+    input: Input,
     path: PathBuf,
     /// Entries read so far.
     read: u64,
@@ -145,10 +235,39 @@ struct RunReader {
 
 impl RunReader {
     fn open(path: &Path) -> io::Result<RunReader> {
-        let file = File::open(path)
-            .map_err(|e| io::Error::other(format!("run file {}: {e}", path.display())))?;
+        let bad = |e: io::Error| io::Error::other(format!("run file {}: {e}", path.display()));
+        let mut file = File::open(path).map_err(bad)?;
+        let len = file.metadata().map_err(bad)?.len();
+        let mut magic = [0u8; RAW_MAGIC.len()];
+        let input = match file.read_exact(&mut magic) {
+            Ok(()) if magic == *RAW_MAGIC => {
+                let Some(left) = len.checked_sub(RAW_MAGIC.len() as u64 + 8) else {
+                    return Err(bad(io::Error::other("truncated")));
+                };
+                let mut hasher = Box::new(Xxh3::new());
+                hasher.update(RAW_MAGIC);
+                let hashing = Hashing {
+                    inner: file,
+                    hasher,
+                    left,
+                };
+                Input::Raw(BufReader::with_capacity(READ_BUFFER, hashing))
+            }
+            Ok(()) if magic[..4] == LZ4_MAGIC => {
+                file.seek(SeekFrom::Start(0)).map_err(bad)?;
+                Input::Lz4(FrameDecoder::new(BufReader::with_capacity(
+                    READ_BUFFER,
+                    file,
+                )))
+            }
+            Ok(()) => return Err(bad(io::Error::other("not a run (unknown first bytes)"))),
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                return Err(bad(io::Error::other("truncated")))
+            }
+            Err(e) => return Err(bad(e)),
+        };
         Ok(RunReader {
-            input: FrameDecoder::new(BufReader::with_capacity(READ_BUFFER, file)),
+            input,
             path: path.to_path_buf(),
             read: 0,
             ended: false,
@@ -168,13 +287,24 @@ impl RunReader {
                     self.read
                 ))));
             }
-            // Reading past the end entry reads the frame's end and
-            // checks its content checksum.
+            // A raw run's checksum follows; reading past the end entry
+            // of a frame reads the frame's end and checks its content
+            // checksum.
+            let sum = match self.input {
+                Input::Raw(_) => Some(u64::from_le_bytes(self.array()?)),
+                Input::Lz4(_) => None,
+            };
             let mut past = [0u8; 1];
             match self.input.read(&mut past) {
                 Ok(0) => {}
                 Ok(_) => return Err(self.bad(io::Error::other("bytes after its end entry"))),
                 Err(e) => return Err(self.bad(e)),
+            }
+            if let (Some(sum), Input::Raw(input)) = (sum, &self.input) {
+                let hashing = input.get_ref();
+                if hashing.left != 0 || hashing.hasher.digest() != sum {
+                    return Err(self.bad(io::Error::other("its checksum does not match")));
+                }
             }
             self.ended = true;
             return Ok(None);
@@ -342,6 +472,8 @@ impl Merge {
 mod tests {
     use super::*;
 
+    const BYTEWISE: Order = <[u8]>::cmp as Order;
+
     fn entry(key: &str, seq: u64, value: Option<&str>) -> Entry {
         Entry {
             key: key.as_bytes().to_vec(),
@@ -354,7 +486,6 @@ mod tests {
     fn the_merge_yields_each_keys_last_write_in_order() {
         let work = tempfile::tempdir().unwrap();
         let place = Place::new(0, 0);
-        let bytewise = <[u8]>::cmp as Order;
         let runs = [
             vec![entry("b", 0, Some("b0")), entry("a", 1, Some("a1"))],
             vec![
@@ -366,10 +497,12 @@ mod tests {
         ];
         for (n, run) in runs.into_iter().enumerate() {
             let map = HashMap::from([(place, run)]);
-            spill(work.path(), n as u64, map, |_| bytewise, false).unwrap();
+            // Runs of both encodings merge together.
+            let encoding = [Encoding::Lz4, Encoding::Raw][n % 2];
+            spill(work.path(), n as u64, map, |_| BYTEWISE, encoding, false).unwrap();
         }
         let paths: Vec<_> = (0..3).map(|n| run_path(work.path(), n, place)).collect();
-        let mut merge = Merge::open(&paths, bytewise, Voids(vec![(4, 5)])).unwrap();
+        let mut merge = Merge::open(&paths, BYTEWISE, Voids(vec![(4, 5)])).unwrap();
         let mut out = Vec::new();
         while let Some((k, v)) = merge.next().unwrap() {
             out.push((String::from_utf8(k).unwrap(), String::from_utf8(v).unwrap()));
@@ -406,7 +539,10 @@ mod tests {
             .collect()
     }
 
-    fn merged(paths: &[PathBuf]) -> io::Result<Vec<(Vec<u8>, Vec<u8>)>> {
+    /// Keys and values, in order.
+    type Pairs = Vec<(Vec<u8>, Vec<u8>)>;
+
+    fn merged(paths: &[PathBuf]) -> io::Result<Pairs> {
         let mut merge = Merge::open(paths, <[u8]>::cmp as Order, Voids::default())?;
         let mut out = Vec::new();
         while let Some(pair) = merge.next()? {
@@ -415,8 +551,10 @@ mod tests {
         Ok(out)
     }
 
-    #[test]
-    fn a_run_is_compressed_and_reads_back_whole() {
+    /// A run of 20,000 sorted entries written as `encoding` says: its
+    /// directory, its path, the bytes of its entries and the pairs it
+    /// holds.
+    fn spilled(encoding: Encoding) -> (tempfile::TempDir, PathBuf, usize, Pairs) {
         let work = tempfile::tempdir().unwrap();
         let place = Place::new(0, 1);
         let entries = sorted_entries(20_000);
@@ -430,8 +568,14 @@ mod tests {
             .collect();
         want.sort();
         let map = HashMap::from([(place, entries)]);
-        spill(work.path(), 0, map, |_| <[u8]>::cmp as Order, false).unwrap();
+        spill(work.path(), 0, map, |_| BYTEWISE, encoding, false).unwrap();
         let path = run_path(work.path(), 0, place);
+        (work, path, raw, want)
+    }
+
+    #[test]
+    fn a_run_is_compressed_and_reads_back_whole() {
+        let (_work, path, raw, want) = spilled(Encoding::Lz4);
         let size = std::fs::metadata(&path).unwrap().len() as usize;
         // The keys' shared prefixes go; random letters compress to about
         // 4.7 bits each.
@@ -440,11 +584,30 @@ mod tests {
     }
 
     #[test]
+    fn a_raw_run_is_its_entries_between_a_mark_and_a_checksum() {
+        let (_work, path, raw, want) = spilled(Encoding::Raw);
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(&bytes[..8], RAW_MAGIC);
+        // The entries, the end entry (tag and count), the checksum.
+        assert_eq!(bytes.len(), 8 + raw + 9 + 8);
+        let (summed, sum) = bytes.split_at(bytes.len() - 8);
+        let sum = u64::from_le_bytes(sum.try_into().unwrap());
+        assert_eq!(sum, xxhash_rust::xxh3::xxh3_64(summed));
+        assert_eq!(merged(&[path]).unwrap(), want);
+    }
+
+    #[test]
     fn a_run_cut_short_or_damaged_is_an_error_never_a_shorter_run() {
+        for encoding in [Encoding::Lz4, Encoding::Raw] {
+            cut_short_or_damaged(encoding);
+        }
+    }
+
+    fn cut_short_or_damaged(encoding: Encoding) {
         let work = tempfile::tempdir().unwrap();
         let place = Place::new(0, 1);
         let map = HashMap::from([(place, sorted_entries(20_000))]);
-        spill(work.path(), 0, map, |_| <[u8]>::cmp as Order, false).unwrap();
+        spill(work.path(), 0, map, |_| BYTEWISE, encoding, false).unwrap();
         let path = run_path(work.path(), 0, place);
         let whole = std::fs::read(&path).unwrap();
         let cut = work.path().join("cut");
@@ -454,12 +617,15 @@ mod tests {
         for len in lengths {
             std::fs::write(&cut, &whole[..len]).unwrap();
             let read = merged(std::slice::from_ref(&cut));
-            // The frame's end mark and checksum alone may be missing:
+            // An LZ4 frame's end mark and checksum alone may be missing:
             // every entry and the count were read.
-            if len >= whole.len() - 8 {
+            if encoding == Encoding::Lz4 && len >= whole.len() - 8 {
                 continue;
             }
-            let e = read.expect_err(&format!("a run cut to {len} of {} bytes", whole.len()));
+            let e = read.expect_err(&format!(
+                "a {encoding:?} run cut to {len} of {} bytes",
+                whole.len()
+            ));
             assert!(e.to_string().starts_with("run file "), "{e}");
         }
         for at in (0..whole.len()).step_by(7919) {
@@ -468,7 +634,7 @@ mod tests {
             std::fs::write(&cut, &damaged).unwrap();
             assert!(
                 merged(std::slice::from_ref(&cut)).is_err(),
-                "a run with byte {at} of {} changed",
+                "a {encoding:?} run with byte {at} of {} changed",
                 whole.len()
             );
         }

@@ -10,7 +10,7 @@ use redcodec_engine::{Engine, EngineOptions};
 use redcodec_kvrocks::KvrocksCodec;
 
 use crate::analyze::families::field_sum;
-use crate::options::{Bulk, MigrateOptions, CHECKPOINT_FILE};
+use crate::options::{Bulk, MigrateOptions, RunCompression, CHECKPOINT_FILE};
 use crate::report::{Flow, Observer, Outcome, Quiet};
 
 const NOW: u64 = 1_700_000_000_000;
@@ -121,9 +121,24 @@ fn the_bulk_path_writes_the_write_paths_bytes() {
     let path = dir.path().join("written");
     let report = crate::migrate(&src, &written, &options(&path, Bulk::Never), &mut Quiet).unwrap();
     assert_eq!(report.outcome, Outcome::Completed);
+    // Runs compressed here, raw below: the same bytes.
     let path = dir.path().join("loaded");
-    let bulk = crate::migrate(&src, &loaded, &options(&path, Bulk::Always), &mut Quiet).unwrap();
+    let lz4 = MigrateOptions {
+        bulk_runs: RunCompression::Lz4,
+        ..options(&path, Bulk::Always)
+    };
+    let bulk = crate::migrate(&src, &loaded, &lz4, &mut Quiet).unwrap();
     assert_eq!(bulk.outcome, Outcome::Completed);
+    let raw_path = dir.path().join("raw");
+    let raw = MigrateOptions {
+        bulk_runs: RunCompression::None,
+        ..options(&raw_path, Bulk::Always)
+    };
+    let raw_loaded = open(&raw_path);
+    let raw_bulk = crate::migrate(&src, &raw_loaded, &raw, &mut Quiet).unwrap();
+    assert_eq!(raw_bulk.outcome, Outcome::Completed);
+    assert_eq!(raw_bulk.commits, bulk.commits);
+    assert_eq!(dump(&raw_loaded), dump(&written));
     assert_eq!(bulk.migrated, report.migrated);
     assert_eq!(bulk.expired, report.expired);
     // Spilled many times, several SST files per family.
@@ -173,10 +188,17 @@ fn a_bulk_migration_stopped_at_any_checkpoint_resumes_to_the_same_bytes() {
     stops.retain(|&at| at >= 1);
     stops.sort_unstable();
     stops.dedup();
-    for at in stops {
+    // Runs raw before the stop and compressed after it, or the other way
+    // round: a merge reads both.
+    let encodings = [RunCompression::None, RunCompression::Lz4];
+    for (n, at) in stops.into_iter().enumerate() {
         let path = dir.path().join(format!("stopped-{at}"));
         let dst = open(&path);
-        let stopped = crate::migrate(&src, &dst, &sampled(&path, Bulk::Auto), &mut StopAt { at });
+        let first = MigrateOptions {
+            bulk_runs: encodings[n % 2],
+            ..sampled(&path, Bulk::Auto)
+        };
+        let stopped = crate::migrate(&src, &dst, &first, &mut StopAt { at });
         assert_eq!(stopped.unwrap().outcome, Outcome::Stopped, "at {at}");
         assert!(path.join(CHECKPOINT_FILE).exists());
         // Without --resume the checkpoint is refused; --no-bulk too.
@@ -185,6 +207,7 @@ fn a_bulk_migration_stopped_at_any_checkpoint_resumes_to_the_same_bytes() {
         resume.resume = true;
         assert!(crate::migrate(&src, &dst, &resume, &mut Quiet).is_err());
         resume.bulk = Bulk::Auto;
+        resume.bulk_runs = encodings[(n + 1) % 2];
         let done = crate::migrate(&src, &dst, &resume, &mut Quiet).unwrap();
         assert_eq!(done.outcome, Outcome::Completed, "at {at}");
         assert_eq!(
