@@ -235,6 +235,13 @@ pub(crate) fn remove_checkpoint(path: &Path) -> Result<(), MigrateError> {
     }
 }
 
+/// The bytes of a directory's path, as a checkpoint records its source
+/// (canonical where the directory exists).
+pub(crate) fn dir_bytes(dir: &Path) -> Vec<u8> {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    dir.to_string_lossy().into_owned().into_bytes()
+}
+
 pub(crate) fn checkpoint_error(path: &Path, reason: String) -> MigrateError {
     MigrateError::Checkpoint {
         path: path.display().to_string(),

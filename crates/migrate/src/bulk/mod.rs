@@ -31,7 +31,7 @@ use redcodec_engine::reply::quote_bytes;
 use redcodec_engine::value::Value;
 use redcodec_engine::Engine;
 
-use crate::checkpoint::{checkpoint_error, remove_checkpoint, Checkpoint};
+use crate::checkpoint::{checkpoint_error, dir_bytes, remove_checkpoint, Checkpoint};
 use crate::error::MigrateError;
 use crate::options::{Bulk, MigrateOptions, OnUnrepresentable, TypeConflict};
 use crate::reader::{self, Item};
@@ -630,12 +630,6 @@ fn work_error(work: &Path, e: std::io::Error) -> MigrateError {
             work.display()
         ))),
     )))
-}
-
-/// The bytes of a directory's path, for the checkpoint.
-fn dir_bytes(dir: &Path) -> Vec<u8> {
-    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    dir.to_string_lossy().into_owned().into_bytes()
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::path::Path;
 use redcodec_codec::{Codec, Meta};
 
 use super::{Mark, Run};
-use crate::checkpoint::{checkpoint_error, Checkpoint};
+use crate::checkpoint::{checkpoint_error, dir_bytes, Checkpoint};
 use crate::error::MigrateError;
 use crate::purge::{delete_elements, purge_key};
 use crate::represent;
@@ -189,10 +189,4 @@ fn has_metadata<C: Codec>(engine: &Engine<C>) -> Result<bool, MigrateError> {
         }
     }
     Ok(false)
-}
-
-/// The bytes of a directory's path, for the checkpoint.
-fn dir_bytes(dir: &Path) -> Vec<u8> {
-    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    dir.to_string_lossy().into_owned().into_bytes()
 }
