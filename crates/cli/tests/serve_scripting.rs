@@ -38,6 +38,51 @@ fn server_scenarios_replay_on_every_format() {
 }
 
 #[test]
+fn select_inside_a_script_stays_in_the_script() {
+    // Kvrocks: every index names the connection's one namespace, in a
+    // script as outside one.
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start("kvrocks", &dir, &["--sync", "no"]);
+    let mut c = server.conn();
+    let set_in_1 = "redis.call('select', 1); return redis.call('set', 'k', 'one')";
+    let ok: String = redis::cmd("EVAL")
+        .arg(set_in_1)
+        .arg(0)
+        .query(&mut c)
+        .unwrap();
+    assert_eq!(ok, "OK");
+    let got: Option<String> = redis::cmd("GET").arg("k").query(&mut c).unwrap();
+    assert_eq!(got.as_deref(), Some("one"));
+    drop(server);
+
+    // Ardb: a store per index; the script holds its caller's alone.
+    let (_tmp, dir) = store_dir();
+    let server = Serve::start("ardb", &dir, &["--sync", "no"]);
+    let mut c = server.conn();
+    let _: () = redis::cmd("SELECT").arg(2).query(&mut c).unwrap();
+    let in_2 = "redis.call('select', 2); return redis.call('set', 'k', 'two')";
+    let ok: String = redis::cmd("EVAL").arg(in_2).arg(0).query(&mut c).unwrap();
+    assert_eq!(ok, "OK");
+    let leave = "return redis.pcall('select', 3)";
+    let err = redis::cmd("EVAL")
+        .arg(leave)
+        .arg(0)
+        .query::<String>(&mut c)
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("SELECT inside a script cannot leave the caller's database"),
+        "{err}"
+    );
+    // The caller is still in database 2, which holds the script's write.
+    let got: Option<String> = redis::cmd("GET").arg("k").query(&mut c).unwrap();
+    assert_eq!(got.as_deref(), Some("two"));
+    let _: () = redis::cmd("SELECT").arg(0).query(&mut c).unwrap();
+    let got: Option<String> = redis::cmd("GET").arg("k").query(&mut c).unwrap();
+    assert_eq!(got, None);
+}
+
+#[test]
 fn function_libraries_survive_a_restart() {
     for format in formats() {
         let (_tmp, dir) = store_dir();

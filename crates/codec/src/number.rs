@@ -71,13 +71,23 @@ pub fn parse_f64(bytes: &[u8]) -> Option<f64> {
     Some(v)
 }
 
+/// A NaN as C's `printf` prints it with glibc: `-nan` where its sign bit
+/// is set (the NaN x86 makes of `0/0`), `nan` otherwise.
+pub fn nan_text(v: f64) -> &'static str {
+    if v.is_sign_negative() {
+        "-nan"
+    } else {
+        "nan"
+    }
+}
+
 /// C's `printf("%.17g", v)`: 17 significant digits, correctly rounded,
 /// trailing zeros dropped; scientific notation when the decimal exponent is
 /// below −4 or above 16, with a sign and at least two exponent digits;
 /// `inf`, `-inf`, `nan`; `-0` for negative zero.
 pub fn format_g17(v: f64) -> String {
     if v.is_nan() {
-        return "nan".into();
+        return nan_text(v).into();
     }
     if v.is_infinite() {
         return if v > 0.0 { "inf".into() } else { "-inf".into() };

@@ -130,15 +130,28 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         keys
     }
 
-    /// The command's time in unix milliseconds (the same on every call).
+    /// The command's time in unix milliseconds (the same on every call):
+    /// the thread's [`crate::TimePin`] if one is alive (a script's start),
+    /// else the engine's clock when first asked.
     pub fn now_ms(&self) -> u64 {
         match self.now_ms.get() {
             Some(now) => now,
             None => {
-                let now = self.eng.clock.now_ms();
+                let now = crate::TimePin::current().unwrap_or_else(|| self.eng.clock.now_ms());
                 self.now_ms.set(Some(now));
                 now
             }
+        }
+    }
+
+    /// The engine's clock, even under a [`crate::TimePin`] (else the
+    /// command's time): Redis 7.0 measures a TTL against it (`mstime()`)
+    /// while whether the key lives is judged at the script's start.
+    pub fn clock_ms(&self) -> u64 {
+        if crate::TimePin::current().is_some() {
+            self.eng.clock.now_ms()
+        } else {
+            self.now_ms()
         }
     }
 

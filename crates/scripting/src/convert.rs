@@ -43,10 +43,19 @@ fn to_resp(value: &Value, resp3: bool, depth: usize) -> RespValue {
     }
 }
 
-/// C's `(long long)` of a double, saturating (Redis' cast is undefined
-/// out of range; NaN is 0 here).
+/// C's `(long long)` of a double as Redis computes it on x86-64 (the
+/// `cvttsd2si` instruction): truncated toward zero, and the "integer
+/// indefinite" value, `i64::MIN`, for a NaN or a number outside the range
+/// of `i64` (so a script returning `2^63`, `1/0` or `0/0` gets
+/// -9223372036854775808, as from redis-server).
 fn truncate(n: f64) -> i64 {
-    n as i64
+    // 2^63: the first double past i64::MAX; -2^63 is i64::MIN itself.
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+    if n.is_nan() || !(-LIMIT..LIMIT).contains(&n) {
+        i64::MIN
+    } else {
+        n as i64
+    }
 }
 
 fn text(v: &Value) -> Option<Vec<u8>> {
@@ -61,7 +70,7 @@ fn text(v: &Value) -> Option<Vec<u8>> {
 /// Lua 5.1's `tostring` of a number (`%.14g`).
 pub fn lua_number_text(n: f64) -> String {
     if n.is_nan() {
-        return "nan".into();
+        return redcodec_codec::number::nan_text(n).into();
     }
     if n.is_infinite() {
         return if n > 0.0 { "inf".into() } else { "-inf".into() };
@@ -204,7 +213,11 @@ pub unsafe fn push_resp(state: *mut ffi::lua_State, reply: &RespValue) -> bool {
         }
         RespValue::Error(e) => push_error_table(state, &error_text(e), true),
         RespValue::Array(items) => {
-            ffi::lua_createtable(state, c_len(items.len()), 0);
+            // Sized up front unless a RESP3 null leaves a hole: Redis fills
+            // a new empty table, and where its elements stop (`#`) then
+            // depends on how the table grew, as it does here.
+            let holes = items.iter().any(|i| matches!(i, RespValue::Null));
+            ffi::lua_createtable(state, if holes { 0 } else { c_len(items.len()) }, 0);
             for (i, item) in items.iter().enumerate() {
                 if !push_resp(state, item) {
                     return false;

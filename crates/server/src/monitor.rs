@@ -69,6 +69,11 @@ impl ScriptCalls {
         IN_SCRIPT.with(|n| n.set(n.get() + 1));
         ScriptCalls(())
     }
+
+    /// Whether the thread is running a script's commands now.
+    pub fn active() -> bool {
+        IN_SCRIPT.with(Cell::get) > 0
+    }
 }
 
 impl Drop for ScriptCalls {
@@ -127,7 +132,7 @@ pub fn feed(shared: &Shared, session: &Session, spec: &Spec, args: &[Bytes]) {
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();
-    let source = if IN_SCRIPT.with(Cell::get) > 0 {
+    let source = if ScriptCalls::active() {
         "lua".to_string()
     } else {
         session.info.addr.to_string()

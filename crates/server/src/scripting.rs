@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
 use redcodec_codec::number::format_g17;
-use redcodec_engine::Reply;
+use redcodec_engine::{Reply, TimePin};
 use redcodec_scripting::runner::{NOT_ALLOWED, UNKNOWN_COMMAND, WRITE_IN_READ_ONLY, WRONG_ARITY};
 use redcodec_scripting::{
     parse_numkeys, CommandRunner, LaneScript, RespValue, RunControl, ScriptFlags, Scripting,
@@ -115,9 +115,11 @@ pub fn to_reply(value: RespValue) -> Reply {
         RespValue::Error(e) => Reply::Error(e),
         RespValue::Integer(n) => Reply::Integer(n),
         RespValue::Bulk(b) => Reply::Bulk(b),
-        RespValue::Nil | RespValue::Null | RespValue::Bool(false) => Reply::Nil,
+        RespValue::Nil | RespValue::Null => Reply::Nil,
         RespValue::NilArray => Reply::NilArray,
-        RespValue::Bool(true) => Reply::Integer(1),
+        // Redis' `addReplyBool` to a RESP2 client: `:1` or `:0` (a
+        // script that chose RESP3 and returned a boolean).
+        RespValue::Bool(b) => Reply::Integer(i64::from(b)),
         RespValue::Array(items) | RespValue::Set(items) => {
             Reply::Array(items.into_iter().map(to_reply).collect())
         }
@@ -143,6 +145,14 @@ struct Caller<'a, 'b, 's> {
     /// The keys of the lane the script runs in (`None`: it holds the
     /// engine whole).
     lane: Option<LaneKeys<'a>>,
+    /// The time the script started, which every command it calls sees
+    /// ([`TimePin`]: keys expire at it, as in Redis 7).
+    started_ms: Option<u64>,
+}
+
+/// The time a script starting now runs at: its engine's clock.
+fn start_time(access: &Access<'_>, namespace: &str) -> Option<u64> {
+    access.with(namespace, |engine| engine.now_ms()).ok()
 }
 
 impl CommandRunner for Caller<'_, '_, '_> {
@@ -173,7 +183,9 @@ impl CommandRunner for Caller<'_, '_, '_> {
         }
         let started = Instant::now();
         let lua = crate::monitor::ScriptCalls::enter();
+        let pin = self.started_ms.map(TimePin::at);
         let reply = (runner::path().run_spec)(self.shared, self.session, self.access, spec, args);
+        drop(pin);
         drop(lua);
         self.shared
             .command_stats
@@ -284,12 +296,14 @@ fn run_one(
             command: args.to_vec(),
             started: Instant::now(),
         });
+        let started_ms = start_time(held, &session.namespace);
         let mut caller = Caller {
             shared,
             session,
             access: held,
             slots: shared.cluster.script_slots(keys, &flags),
             lane: None,
+            started_ms,
         };
         let value = f(&scripting, &mut caller);
         moving = caller.slots.into_guards();
@@ -393,12 +407,14 @@ fn run_in_lane(
         return Reply::error(GAVE_UP);
     }
     let (namespace, db) = (session.namespace.clone(), session.db);
+    let started_ms = start_time(access, &namespace);
     let mut caller = Caller {
         shared,
         session,
         access,
         slots: shared.cluster.script_slots(keys, &script.flags),
         lane: Some(lane_keys),
+        started_ms,
     };
     let value = lane.run_script(&mut caller, &script, keys, argv, ro);
     if caller.lane.as_ref().is_some_and(LaneKeys::strayed) {

@@ -140,12 +140,13 @@ variants! {
     pub fn pexpireat(ctx, a) => expire_generic(ctx, a, 1, false);
 }
 
-/// Remaining time to live in ms: -2 missing, -1 no expiry.
+/// Remaining time to live in ms: -2 missing, -1 no expiry; 0 for a key
+/// a script still sees alive past its expiry.
 fn remaining_ms<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdResult<i64> {
     Ok(match ctx.live(key)? {
         None => -2,
         Some(m) if m.expire_ms == 0 => -1,
-        Some(m) => m.expire_ms.saturating_sub(ctx.now_ms()) as i64,
+        Some(m) => m.expire_ms.saturating_sub(ctx.clock_ms()) as i64,
     })
 }
 

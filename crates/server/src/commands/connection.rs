@@ -123,7 +123,20 @@ pub fn hello(shared: &Shared, session: &mut Session, args: &[Bytes]) -> Reply {
     ])
 }
 
+/// What SELECT to another database inside a script answers where each
+/// database is an engine of its own: the script holds only its caller's.
+pub const SELECT_IN_SCRIPT: &str =
+    "ERR SELECT inside a script cannot leave the caller's database on this format (a store per database)";
+
 /// SELECT index, as the real system of the format answers it.
+///
+/// Inside a script (Redis 7 lets scripts SELECT, for the rest of the
+/// script only) it changes nothing the caller keeps: where every index
+/// names the one keyspace (Kvrocks' namespaces, Pika's database 0) the
+/// script goes on in it, as Redis' would in the database it chose; where
+/// each index is a store of its own (Ardb's), an index other than the
+/// caller's is refused ([`SELECT_IN_SCRIPT`]), as the script runs while
+/// holding the caller's store alone.
 pub fn select(shared: &Shared, session: &mut Session, args: &[Bytes]) -> Reply {
     let Some(n) = std::str::from_utf8(&args[1])
         .ok()
@@ -132,7 +145,15 @@ pub fn select(shared: &Shared, session: &mut Session, args: &[Bytes]) -> Reply {
         return Reply::error("ERR value is not an integer or out of range");
     };
     let in_range = (0..16).contains(&n);
+    let in_script = crate::monitor::ScriptCalls::active();
     match shared.config.namespaces {
+        NamespaceMode::DbIndex if in_range && in_script => {
+            if n == session.db {
+                Reply::ok()
+            } else {
+                Reply::error(SELECT_IN_SCRIPT)
+            }
+        }
         NamespaceMode::DbIndex if in_range => {
             session.namespace = n.to_string();
             session.set_db(n);

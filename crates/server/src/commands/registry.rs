@@ -252,7 +252,7 @@ fn server_specs() -> Vec<Spec> {
             move_key::move_key(sh, se, ac, a)
         })
         .keyed(Keys::First),
-        server("select", 2, NS.with(Flags::LOADING), |sh, se, _, _, a| {
+        server("select", 2, Flags::LOADING, |sh, se, _, _, a| {
             connection::select(sh, se, a)
         })
         .in_stream(InStream::SelectDb),
