@@ -30,6 +30,22 @@ pub struct Server {
     listener: TcpListener,
 }
 
+/// Kvrocks' `Config::finish` on the namespace tokens a server starts
+/// with: they need a password (a token is a password of its own), and a
+/// cluster node has none (its slots move keys of the default namespace
+/// only, so a namespace's keys would stay behind).
+fn refused_tokens(config: &ServerConfig, cluster: bool) -> Option<&'static str> {
+    if config.namespace_tokens.is_empty() {
+        None
+    } else if config.requirepass.is_none() {
+        Some("requirepass empty wasn't allowed while the namespace exists")
+    } else if cluster {
+        Some("enabled cluster mode wasn't allowed while the namespace exists")
+    } else {
+        None
+    }
+}
+
 impl Server {
     /// Opens the engine and binds the listening socket.
     pub async fn bind(config: ServerConfig, opener: Opener) -> Result<Server, ServerError> {
@@ -57,6 +73,9 @@ impl Server {
         );
         let cluster =
             crate::cluster::Cluster::for_server(&engines, &config, listener.local_addr()?.port())?;
+        if let Some(why) = refused_tokens(&config, cluster.enabled()) {
+            return Err(std::io::Error::other(why).into());
+        }
         let replid = random_hex40();
         let scripts = crate::scripting::Scripts::new(&config.dir);
         crate::scripting::apply_threshold(&settings, &scripts.control);
