@@ -660,6 +660,80 @@ fn a_key_twice_in_the_rdb_is_replaced_on_every_format() {
     }
 }
 
+/// A replica judges no key expired for its master's commands, however
+/// late it applies them: the master says when a key expires (a DEL). Here
+/// the replica's clock is in 2100, so every key with a TTL of the master's
+/// has expired by it, in the full copy and in the stream.
+#[test]
+fn a_replica_whose_clock_passed_the_expiries_loses_no_master_write() {
+    let test = "a replica's clock past its master's expiries";
+    let Some(master) = Master::start(test, &[]) else {
+        return;
+    };
+    const YEAR_2100_MS: &str = "4102444800000";
+    for format in formats() {
+        let mut m = master.conn();
+        q(&mut m, &["FLUSHALL"]);
+        q(&mut m, &["SET", "early", "e", "EX", "1000"]);
+        let (_tmp, dir) = store_dir();
+        let serve = Serve::start(
+            format,
+            &dir,
+            &["--fixed-clock", YEAR_2100_MS, "--replicaof", &master.addr()],
+        );
+        let mut r = serve.conn();
+        wait_caught_up(&mut m, &mut r, format);
+        for cmd in [
+            &["PERSIST", "early"][..],
+            &["SET", "k1", "v", "EX", "100"],
+            &["PERSIST", "k1"],
+            &["HSET", "h", "f", "1"],
+            &["EXPIRE", "h", "100"],
+            &["HSET", "h", "g", "2"],
+            &["PERSIST", "h"],
+            &["SET", "c", "10", "EX", "100"],
+            &["INCR", "c"],
+            &["PERSIST", "c"],
+            &["SET", "r", "v", "EX", "100"],
+            &["RENAME", "r", "r2"],
+            &["PERSIST", "r2"],
+            &["SET", "after", "1"],
+        ] {
+            q(&mut m, cmd);
+        }
+        wait_caught_up(&mut m, &mut r, format);
+        let got = |r: &mut redis::Connection, args: &[&str]| -> redis::Value {
+            let mut cmd = redis::cmd(args[0]);
+            for a in &args[1..] {
+                cmd.arg(*a);
+            }
+            cmd.query(r).unwrap()
+        };
+        for (key, want) in [
+            ("early", "e"),
+            ("k1", "v"),
+            ("c", "11"),
+            ("r2", "v"),
+            ("after", "1"),
+        ] {
+            let value = got(&mut r, &["GET", key]);
+            assert_eq!(
+                value,
+                redis::Value::BulkString(want.into()),
+                "{format}: {key}"
+            );
+        }
+        let mut fields: Vec<String> = redis::cmd("HGETALL").arg("h").query(&mut r).unwrap();
+        fields.sort();
+        assert_eq!(fields, ["1", "2", "f", "g"], "{format}: h");
+        assert_eq!(
+            got(&mut r, &["EXISTS", "r"]),
+            redis::Value::Int(0),
+            "{format}"
+        );
+    }
+}
+
 #[test]
 fn a_replica_refuses_writes_until_replicaof_no_one() {
     let test = "READONLY and REPLICAOF NO ONE";
@@ -712,6 +786,42 @@ fn a_replica_refuses_writes_until_replicaof_no_one() {
         }
         let got: String = redis::cmd("GET").arg("from-master").query(&mut r).unwrap();
         assert_eq!(got, "1", "{format}: reads are served");
+        // Nor through a script, as Redis' own replica refuses it: the
+        // write it calls, or, for a script that declares it may write,
+        // the script itself. A script that only reads runs.
+        let del = "return redis.call('del', 'from-master')";
+        let sha: String = redis::cmd("SCRIPT")
+            .arg("LOAD")
+            .arg(del)
+            .query(&mut r)
+            .unwrap();
+        for (script, want) in [
+            (
+                del.to_string(),
+                format!("-READONLY You can't write against a read only replica. script: {sha}, on @user_script:1.\r\n"),
+            ),
+            (
+                "#!lua\nreturn 1".to_string(),
+                "-READONLY You can't write against a read only replica.\r\n".to_string(),
+            ),
+        ] {
+            let request = format!("*3\r\n$4\r\nEVAL\r\n${}\r\n{script}\r\n$1\r\n0\r\n", script.len());
+            let got = exchange(&mut raw, request.as_bytes(), want.len());
+            assert_eq!(String::from_utf8_lossy(&got), want, "{format}");
+        }
+        for script in [
+            "return redis.call('get', 'from-master')",
+            "#!lua flags=no-writes\nreturn redis.call('get', 'from-master')",
+        ] {
+            let read: String = redis::cmd("EVAL").arg(script).arg(0).query(&mut r).unwrap();
+            assert_eq!(read, "1", "{format}: {script}");
+        }
+        let err = redis::cmd("FUNCTION")
+            .arg("LOAD")
+            .arg("#!lua name=l\nredis.register_function('f', function() return 1 end)")
+            .query::<String>(&mut r)
+            .unwrap_err();
+        assert_eq!(err.code(), Some("READONLY"), "{format}: {err}");
         // The master's writes reach WATCH on the replica, as a client's do.
         let _: () = redis::cmd("WATCH")
             .arg("from-master")
@@ -899,11 +1009,21 @@ fn the_masters_databases_map_as_select_maps_them_on_each_format() {
         wait_caught_up(&mut m, &mut r, format);
         replicas.push((format, tmp, serve));
     }
-    // In the stream: c in database 3, d in database 0.
+    // In the stream: c in database 3, d in database 0; e moved from 0 to
+    // 3, f from 3 to 0, d copied as g into 0 with DB 0 named.
     q(&mut m, &["SELECT", "3"]);
     q(&mut m, &["SET", "c", "3"]);
+    q(&mut m, &["SET", "f", "3"]);
     q(&mut m, &["SELECT", "0"]);
     q(&mut m, &["SET", "d", "0"]);
+    q(&mut m, &["SET", "e", "0"]);
+    q(&mut m, &["MOVE", "e", "3"]);
+    q(&mut m, &["SELECT", "3"]);
+    q(&mut m, &["MOVE", "f", "0"]);
+    q(&mut m, &["SELECT", "0"]);
+    q(&mut m, &["COPY", "d", "g", "DB", "0"]);
+    // Then the master goes on writing: no replica stopped on those.
+    q(&mut m, &["SET", "h", "0"]);
     for (format, _tmp, serve) in &replicas {
         let mut r = serve.conn();
         wait_caught_up(&mut m, &mut r, format);
@@ -911,13 +1031,14 @@ fn the_masters_databases_map_as_select_maps_them_on_each_format() {
         match *format {
             // One namespace per database.
             "ardb" => {
-                assert_eq!(keys_of(&url, 0), ["a", "d"]);
-                assert_eq!(keys_of(&url, 3), ["b", "c"]);
+                assert_eq!(keys_of(&url, 0), ["a", "d", "f", "g", "h"]);
+                assert_eq!(keys_of(&url, 3), ["b", "c", "e"]);
             }
-            // SELECT changes nothing: one keyspace.
-            "kvrocks" => assert_eq!(keys_of(&url, 0), ["a", "b", "c", "d"]),
-            // Database 0 only; the others are skipped.
-            _ => assert_eq!(keys_of(&url, 0), ["a", "d"]),
+            // SELECT changes nothing: one keyspace, where nothing moves.
+            "kvrocks" => assert_eq!(keys_of(&url, 0), ["a", "b", "c", "d", "e", "f", "g", "h"]),
+            // Database 0 only; the others are skipped: e left it, f's
+            // value was never copied.
+            _ => assert_eq!(keys_of(&url, 0), ["a", "d", "g", "h"]),
         }
     }
     // A wrong password: the link stays down and says why.

@@ -1,13 +1,17 @@
-//! [`TimePin`]: the time every command the thread runs sees, held still
-//! while a script runs.
+//! [`ExpiryPin`]: the time the commands a thread runs judge keys expired
+//! at, held still while a script runs or a master's stream is applied.
 //!
-//! Redis 7 evaluates expiry inside a script at the time the script
-//! started (`scriptTimeSnapshot`): a key the script saw alive stays alive
-//! to its end, however long it runs, and a replica or the AOF replaying
-//! the script's commands sees the same keys. A command's own time
-//! ([`crate::internals::keyspace::Ctx::now_ms`]) is the pinned time while
-//! a pin is alive on its thread, else the engine's clock, read once per
-//! command.
+//! - Redis 7 judges expiry inside a script at the time the script started
+//!   (`scriptTimeSnapshot`): a key the script saw alive stays alive to its
+//!   end, however long it runs.
+//! - A Redis replica never judges a key expired for its master's commands
+//!   (`expireIfNeeded` returns 0 for the master's client): the master
+//!   sends a `DEL` when its own key expires, and any write it made before
+//!   that applies here, however late the replica applies it.
+//!
+//! Only the judgement moves: a command still measures TTLs and computes
+//! new expiries with its own time ([`crate::internals::keyspace::Ctx::now_ms`]),
+//! as Redis 7.0 does with `mstime()`.
 
 use std::cell::Cell;
 
@@ -15,20 +19,26 @@ thread_local! {
     static PINNED_MS: Cell<Option<u64>> = const { Cell::new(None) };
 }
 
-/// While alive, the commands this thread runs take `ms` (unix
-/// milliseconds) as the current time. Pins nest; dropping one restores
-/// the pin (or its absence) it replaced.
-#[must_use = "the time is pinned only while the pin lives"]
-pub struct TimePin {
+/// While alive, the commands this thread runs judge keys expired at a
+/// time of its own. Pins nest; dropping one restores the pin (or its
+/// absence) it replaced.
+#[must_use = "expiry is pinned only while the pin lives"]
+pub struct ExpiryPin {
     previous: Option<u64>,
 }
 
-impl TimePin {
-    /// Pins the thread's time at `ms` unix milliseconds.
-    pub fn at(ms: u64) -> TimePin {
-        TimePin {
+impl ExpiryPin {
+    /// Keys are judged expired at `ms` unix milliseconds.
+    pub fn at(ms: u64) -> ExpiryPin {
+        ExpiryPin {
             previous: PINNED_MS.replace(Some(ms)),
         }
+    }
+
+    /// No key is judged expired (a replica applying its master's stream).
+    pub fn never() -> ExpiryPin {
+        // Every stored expiry is a positive time, later than the epoch.
+        ExpiryPin::at(0)
     }
 
     /// The time pinned on this thread, if any.
@@ -37,7 +47,7 @@ impl TimePin {
     }
 }
 
-impl Drop for TimePin {
+impl Drop for ExpiryPin {
     fn drop(&mut self) {
         PINNED_MS.set(self.previous);
     }
@@ -49,19 +59,19 @@ mod tests {
 
     #[test]
     fn a_pin_holds_until_dropped_and_nests() {
-        assert_eq!(TimePin::current(), None);
-        let outer = TimePin::at(10);
-        assert_eq!(TimePin::current(), Some(10));
+        assert_eq!(ExpiryPin::current(), None);
+        let outer = ExpiryPin::at(10);
+        assert_eq!(ExpiryPin::current(), Some(10));
         {
-            let _inner = TimePin::at(20);
-            assert_eq!(TimePin::current(), Some(20));
+            let _inner = ExpiryPin::never();
+            assert_eq!(ExpiryPin::current(), Some(0));
         }
-        assert_eq!(TimePin::current(), Some(10));
+        assert_eq!(ExpiryPin::current(), Some(10));
         drop(outer);
-        assert_eq!(TimePin::current(), None);
+        assert_eq!(ExpiryPin::current(), None);
         // Another thread never sees this thread's pin.
-        let _pin = TimePin::at(30);
-        let other = std::thread::spawn(TimePin::current).join().unwrap();
+        let _pin = ExpiryPin::at(30);
+        let other = std::thread::spawn(ExpiryPin::current).join().unwrap();
         assert_eq!(other, None);
     }
 }

@@ -130,29 +130,25 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         keys
     }
 
-    /// The command's time in unix milliseconds (the same on every call):
-    /// the thread's [`crate::TimePin`] if one is alive (a script's start),
-    /// else the engine's clock when first asked.
+    /// The command's time in unix milliseconds (the same on every call).
     pub fn now_ms(&self) -> u64 {
         match self.now_ms.get() {
             Some(now) => now,
             None => {
-                let now = crate::TimePin::current().unwrap_or_else(|| self.eng.clock.now_ms());
+                let now = self.eng.clock.now_ms();
                 self.now_ms.set(Some(now));
                 now
             }
         }
     }
 
-    /// The engine's clock, even under a [`crate::TimePin`] (else the
-    /// command's time): Redis 7.0 measures a TTL against it (`mstime()`)
-    /// while whether the key lives is judged at the script's start.
-    pub fn clock_ms(&self) -> u64 {
-        if crate::TimePin::current().is_some() {
-            self.eng.clock.now_ms()
-        } else {
-            self.now_ms()
-        }
+    /// The time keys are judged expired at, those read and those given
+    /// an expiry already past (deleted at once): the thread's
+    /// [`crate::ExpiryPin`] if one is alive (a script's start, or never
+    /// for a master's stream, as Redis' `checkAlreadyExpired` on a
+    /// replica), else the command's time.
+    pub fn expiry_now_ms(&self) -> u64 {
+        crate::ExpiryPin::current().unwrap_or_else(|| self.now_ms())
     }
 
     /// The format.
@@ -291,7 +287,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
     }
 
     pub(crate) fn is_live(&self, meta: &Meta) -> bool {
-        let unexpired = meta.expire_ms == 0 || !meta.expired_at(self.now_ms());
+        let unexpired = meta.expire_ms == 0 || !meta.expired_at(self.expiry_now_ms());
         unexpired && (meta.data_type == DataType::String || meta.size > 0)
     }
 
@@ -347,7 +343,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
             };
             let meta = self.counted(key, decoded.map_err(|e| undecodable(key, e))?)?;
             if !self.is_live(&meta) {
-                if meta.expire_ms != 0 && meta.expired_at(self.now_ms()) {
+                if meta.expire_ms != 0 && meta.expired_at(self.expiry_now_ms()) {
                     self.expired.borrow_mut().push(key.to_vec());
                 }
                 view.dead.push(meta);

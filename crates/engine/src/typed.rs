@@ -102,7 +102,7 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
         let _held = self.locks.lock_keys(&[key]);
         let mut ctx = Ctx::new(self);
         let view = ctx.view(key)?;
-        if expire_ms != 0 && expire_ms <= ctx.now_ms() {
+        if expire_ms != 0 && expire_ms <= ctx.expiry_now_ms() {
             if let Some(live) = &view.live {
                 ctx.remove_key(key, live)?;
             }

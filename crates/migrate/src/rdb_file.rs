@@ -397,10 +397,12 @@ struct Fresh<'a> {
 }
 
 /// Whether `entry` has expired by `ctx`'s clock (then it is not written:
-/// RESTORE creates nothing either).
+/// RESTORE creates nothing either), or at the time the thread's
+/// [`redcodec_engine::ExpiryPin`] judges expiry (a replica's full copy
+/// keeps every key).
 fn expired<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, entry: &Entry) -> bool {
     let at = expiry_of(entry);
-    at != 0 && at <= ctx.now_ms()
+    at != 0 && at <= ctx.expiry_now_ms()
 }
 
 /// Writes `entry` (its value taken out as `value`) into `ctx`'s batch

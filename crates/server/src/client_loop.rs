@@ -366,7 +366,7 @@ async fn answer(
     };
     // A replica's refusals (READONLY, LOADING), after the redirections
     // as in Redis' processCommand.
-    if let Some(e) = crate::replica::gate(shared, session, spec) {
+    if let Some(e) = crate::replica::gate(shared, session, spec, &args) {
         return Some(refuse(shared, session, Some(spec), &args, e));
     }
     if session.queued.is_some() && !spec.has(Flags::TRANSACTION) {

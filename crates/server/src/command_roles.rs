@@ -110,4 +110,10 @@ pub enum InStream {
     /// NAMESPACE: a change of the master's replicated namespace tokens
     /// ([`crate::namespace_replication::apply_from_stream`]).
     NamespaceTokens,
+    /// MOVE: a key to another of the master's databases, mapped as SELECT
+    /// maps them ([`crate::replica::across_databases`]).
+    MoveDb,
+    /// COPY, whose `DB` option names another of the master's databases
+    /// ([`crate::replica::across_databases`]).
+    CopyDb,
 }

@@ -557,7 +557,7 @@ fn run_one(
     let shape = spec.shape(args);
     // Known, and of the right arity: checked when it joined.
     let refused = crate::scripting::busy_gate(shared, session, spec, args)
-        .or_else(|| crate::replica::gate(shared, session, spec));
+        .or_else(|| crate::replica::gate(shared, session, spec, args));
     if let Some(e) = refused {
         shared.command_stats.rejected(spec.name, args);
         return (e, shape);

@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
 use redcodec_codec::number::format_g17;
-use redcodec_engine::{Reply, TimePin};
+use redcodec_engine::{ExpiryPin, Reply};
 use redcodec_scripting::runner::{NOT_ALLOWED, UNKNOWN_COMMAND, WRITE_IN_READ_ONLY, WRONG_ARITY};
 use redcodec_scripting::{
     parse_numkeys, CommandRunner, LaneScript, RespValue, RunControl, ScriptFlags, Scripting,
@@ -145,8 +145,8 @@ struct Caller<'a, 'b, 's> {
     /// The keys of the lane the script runs in (`None`: it holds the
     /// engine whole).
     lane: Option<LaneKeys<'a>>,
-    /// The time the script started, which every command it calls sees
-    /// ([`TimePin`]: keys expire at it, as in Redis 7).
+    /// The time the script started, at which every command it calls
+    /// judges keys expired ([`ExpiryPin`], as Redis 7 does).
     started_ms: Option<u64>,
 }
 
@@ -174,6 +174,11 @@ impl CommandRunner for Caller<'_, '_, '_> {
         if read_only && writes {
             return Err(WRITE_IN_READ_ONLY.to_string());
         }
+        // A replica's clients write nothing, through a script neither:
+        // the call gets Redis' refusal of the command, `-READONLY …`.
+        if writes && self.shared.replica.is_replica() && !self.session.info.master {
+            return Ok(RespValue::Error(crate::replica::replicaof::READONLY.into()));
+        }
         self.slots
             .check(self.session.info.id, spec, args)
             .map_err(str::to_string)?;
@@ -183,7 +188,7 @@ impl CommandRunner for Caller<'_, '_, '_> {
         }
         let started = Instant::now();
         let lua = crate::monitor::ScriptCalls::enter();
-        let pin = self.started_ms.map(TimePin::at);
+        let pin = self.started_ms.map(ExpiryPin::at);
         let reply = (runner::path().run_spec)(self.shared, self.session, self.access, spec, args);
         drop(pin);
         drop(lua);
@@ -272,6 +277,19 @@ pub(crate) fn apply_threshold(settings: &Settings, control: &RunControl) {
     control.set_threshold_ms(ms);
 }
 
+/// Redis' `scriptPrepareForRun` refusals of a script with `flags` before
+/// it runs: the cluster's, and a replica's of a script that declares it
+/// may write (a shebang without `no-writes`, or any function without it)
+/// for a client other than its master.
+fn refused_here(shared: &Shared, session: &Session, flags: &ScriptFlags) -> Option<Reply> {
+    if let Some(refused) = shared.cluster.refuses_script(flags) {
+        return Some(refused);
+    }
+    let may_write = !flags.eval_compat && !flags.no_writes;
+    (may_write && shared.replica.is_replica() && !session.info.master)
+        .then(|| Reply::error(crate::replica::replicaof::READONLY))
+}
+
 /// Runs a script or function (`flags`) declaring `keys` under the run
 /// control, returning the reply.
 fn run_one(
@@ -282,7 +300,7 @@ fn run_one(
     label: String,
     f: impl FnOnce(&Scripting, &mut Caller<'_, '_, '_>) -> RespValue,
 ) -> Reply {
-    if let Some(refused) = shared.cluster.refuses_script(&flags) {
+    if let Some(refused) = refused_here(shared, session, &flags) {
         return refused;
     }
     let namespace = session.namespace.clone();
@@ -398,7 +416,7 @@ fn run_in_lane(
     script: LaneScript,
     (keys, argv, ro): (&[Bytes], &[Bytes], bool),
 ) -> Reply {
-    if let Some(refused) = shared.cluster.refuses_script(&script.flags) {
+    if let Some(refused) = refused_here(shared, session, &script.flags) {
         return refused;
     }
     if script.stray {

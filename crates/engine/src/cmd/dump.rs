@@ -111,7 +111,7 @@ pub fn restore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cm
         ms if opts.absttl => ExpireAt::absolute(ms),
         ms => ExpireAt::relative(ctx.now_ms().saturating_add(ms)),
     };
-    if expire.ms != 0 && expire.ms <= ctx.now_ms() {
+    if expire.ms != 0 && expire.ms <= ctx.expiry_now_ms() {
         if let Some(live) = &view.live {
             ctx.remove_key(key, live)?;
         }

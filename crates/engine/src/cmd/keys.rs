@@ -124,7 +124,7 @@ fn expire_generic<C: Codec, S: KvStore>(
     if !cond.allows(meta.expire_ms, at) {
         return Ok(Reply::Integer(0));
     }
-    if at <= ctx.now_ms() {
+    if at <= ctx.expiry_now_ms() {
         ctx.remove_key(a[1], &meta)?;
     } else {
         ctx.set_expire_at(&mut meta, given(at))?;
@@ -141,12 +141,13 @@ variants! {
 }
 
 /// Remaining time to live in ms: -2 missing, -1 no expiry; 0 for a key
-/// a script still sees alive past its expiry.
+/// alive past its expiry (a script's, or a master's command on a replica,
+/// judges expiry at a pinned time).
 fn remaining_ms<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdResult<i64> {
     Ok(match ctx.live(key)? {
         None => -2,
         Some(m) if m.expire_ms == 0 => -1,
-        Some(m) => m.expire_ms.saturating_sub(ctx.clock_ms()) as i64,
+        Some(m) => m.expire_ms.saturating_sub(ctx.now_ms()) as i64,
     })
 }
 

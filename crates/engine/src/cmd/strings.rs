@@ -528,7 +528,7 @@ pub fn set<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRes
         None => Expiry::Clear,
     };
     let reads_old = nx || xx || get || matches!(expiry, Expiry::Keep);
-    let expires_at_once = matches!(expiry, Expiry::At(t) if t.ms <= ctx.now_ms());
+    let expires_at_once = matches!(expiry, Expiry::At(t) if t.ms <= ctx.expiry_now_ms());
     let view = if reads_old || expires_at_once {
         ctx.view(key)?
     } else {
@@ -553,7 +553,7 @@ pub fn set<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRes
         Expiry::At(t) => t,
         Expiry::Keep => ExpireAt::absolute(view.live.as_ref().map_or(0, |m| m.expire_ms)),
     };
-    if expire.ms != 0 && expire.ms <= ctx.now_ms() {
+    if expire.ms != 0 && expire.ms <= ctx.expiry_now_ms() {
         // Already expired: Redis deletes the key instead of storing it.
         if let Some(live) = &view.live {
             ctx.remove_key(key, live)?;
@@ -736,7 +736,7 @@ pub fn getex<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdR
                 ctx.put_meta(a[1], &meta)?;
             }
         }
-        Expiry::At(t) if t.ms <= ctx.now_ms() => ctx.remove_key(a[1], &meta)?,
+        Expiry::At(t) if t.ms <= ctx.expiry_now_ms() => ctx.remove_key(a[1], &meta)?,
         Expiry::At(t) => {
             ctx.set_expire_at(&mut meta, t)?;
             ctx.put_meta(a[1], &meta)?;

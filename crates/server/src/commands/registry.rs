@@ -80,6 +80,7 @@ fn build() -> Registry {
         let spec = specs.get_mut(name).expect("an engine command");
         spec.propagation = *propagation;
     }
+    specs.get_mut("copy").expect("an engine command").in_stream = InStream::CopyDb;
     for spec in server_specs() {
         match specs.get_mut(spec.name) {
             // The engine's metadata, answered by the server (PING, ECHO):
@@ -251,7 +252,8 @@ fn server_specs() -> Vec<Spec> {
         server("move", 3, Flags::WRITE, |sh, se, ac, _, a| {
             move_key::move_key(sh, se, ac, a)
         })
-        .keyed(Keys::First),
+        .keyed(Keys::First)
+        .in_stream(InStream::MoveDb),
         server("select", 2, Flags::LOADING, |sh, se, _, _, a| {
             connection::select(sh, se, a)
         })
@@ -348,7 +350,14 @@ fn server_specs() -> Vec<Spec> {
         server("function", -2, NS, |sh, se, _, _, a| {
             crate::scripting::function(sh, se, a)
         })
-        .sub_flags(&[("kill", Flags::ALLOW_BUSY), ("stats", Flags::ALLOW_BUSY)]),
+        .sub_flags(&[
+            ("kill", Flags::ALLOW_BUSY),
+            ("stats", Flags::ALLOW_BUSY),
+            ("load", Flags::WRITE),
+            ("delete", Flags::WRITE),
+            ("flush", Flags::WRITE),
+            ("restore", Flags::WRITE),
+        ]),
         server("script", -2, NS, |sh, _, _, _, a| {
             crate::scripting::script(sh, a)
         })

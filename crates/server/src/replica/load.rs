@@ -72,6 +72,10 @@ pub fn namespace_of(shared: &Shared, db: u64) -> Option<String> {
     }
 }
 
+/// The namespace name of a database the format cannot hold: commands
+/// there are not run.
+pub(crate) const SKIPPED_DB: &str = "\u{0}redcodec-skipped-db";
+
 /// Every namespace a master's data can reach.
 fn reachable_namespaces(shared: &Shared) -> Vec<String> {
     let mut all: Vec<String> = (0..16).filter_map(|db| namespace_of(shared, db)).collect();
@@ -186,6 +190,10 @@ pub fn load(
     input: impl Read,
     keys: Option<u64>,
 ) -> Result<Loaded, LoadError> {
+    // A key of the master's copy is kept even where its expiry has passed
+    // here (the copy arrived late, or the clocks differ): the master's `DEL`
+    // follows in the stream, and its writes before then apply to the key.
+    let _never = redcodec_engine::ExpiryPin::never();
     // Clients get -LOADING from now until the caller says it is over;
     // commands that passed that check before finish first (the engine
     // taken exclusively once waits for them).

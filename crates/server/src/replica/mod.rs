@@ -23,6 +23,7 @@
 //! - [`follow`]: `migrate --follow`, this replica run with progress until
 //!   caught up.
 
+pub mod across_databases;
 pub mod follow;
 pub mod info;
 pub mod kvrocks;

@@ -29,10 +29,11 @@ pub const LOADING: &str = "LOADING Redis is loading the dataset in memory";
 /// in Redis' order: a write (`-READONLY`), then anything but the commands
 /// Redis runs while loading when a full copy is being loaded
 /// (`-LOADING`; an EXEC whose queue holds another command too).
-pub fn gate(shared: &Shared, session: &Session, spec: &Spec) -> Option<Reply> {
+pub fn gate(shared: &Shared, session: &Session, spec: &Spec, args: &[Bytes]) -> Option<Reply> {
     let replica = &shared.replica;
-    // The blocking pops are writes (Redis flags them `write`).
-    if replica.is_replica() && (spec.has(Flags::WRITE) || spec.has(Flags::BLOCKING)) {
+    // The blocking pops are writes (Redis flags them `write`), and so are
+    // FUNCTION's LOAD, DELETE, FLUSH and RESTORE.
+    if replica.is_replica() && (spec.request_has(args, Flags::WRITE) || spec.has(Flags::BLOCKING)) {
         return Some(Reply::error(READONLY));
     }
     if replica.is_loading() {

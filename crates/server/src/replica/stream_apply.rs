@@ -13,11 +13,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
-use redcodec_engine::{Engine, Reply};
+use redcodec_engine::{Engine, ExpiryPin, Reply};
 use redcodec_formats::AnyCodec;
 
 use super::link_error::LinkError;
-use super::load::namespace_of;
+use super::load::{namespace_of, SKIPPED_DB};
 use crate::access::Access;
 use crate::command_roles::InStream;
 use crate::command_spec::{Run, Spec};
@@ -76,7 +76,10 @@ pub(crate) fn gather(
     buf: &mut BytesMut,
     limits: &Limits,
 ) -> Result<Group, Vec<Bytes>> {
-    let Some(spec) = command_table::joining(&first[0], first.len()) else {
+    // A command the stream maps (MOVE, COPY … DB) runs alone, in `apply`.
+    let Some(spec) = command_table::joining(&first[0], first.len())
+        .filter(|spec| spec.in_stream == InStream::Apply)
+    else {
         return Err(first);
     };
     if session.queued.is_some() || session.namespace == SKIPPED_DB || shared.cluster.enabled() {
@@ -96,7 +99,7 @@ pub(crate) fn gather(
         let last = commands.last().expect("the first command").spec;
         let Some(spec) = name
             .and_then(|name| command_table::get_after(last, name))
-            .filter(|spec| spec.groups(next.len()))
+            .filter(|spec| spec.groups(next.len()) && spec.in_stream == InStream::Apply)
         else {
             break;
         };
@@ -158,6 +161,8 @@ pub(crate) fn apply_group(
     session: &mut Session,
     group: &Group,
 ) -> Result<usize, GroupRefused> {
+    // The master's commands see every key it sent alive ([`apply`]).
+    let _never = ExpiryPin::never();
     let ns = session.namespace.clone();
     // `at`: the first command not applied (past the last when a failed
     // write is completed whole, which names the last).
@@ -249,7 +254,7 @@ fn apply_part(
 /// stream's state.
 pub(crate) fn changes_store(spec: Option<&Spec>) -> bool {
     spec.is_none_or(|spec| match spec.in_stream {
-        InStream::Apply | InStream::NamespaceTokens => true,
+        InStream::Apply | InStream::NamespaceTokens | InStream::MoveDb | InStream::CopyDb => true,
         InStream::Transaction => matches!(spec.run, Run::Exec),
         InStream::Skip | InStream::SelectDb | InStream::Replconf => false,
     })
@@ -274,10 +279,6 @@ pub(crate) fn select_db(shared: &Shared, session: &mut Session, db: u64) {
         }
     }
 }
-
-/// The namespace name of a database the format cannot hold: commands
-/// there are not run.
-const SKIPPED_DB: &str = "\u{0}redcodec-skipped-db";
 
 /// A command of the master's that failed here ([`apply`]).
 #[derive(Debug)]
@@ -310,9 +311,14 @@ impl std::fmt::Display for Refused {
 pub(crate) fn apply(
     shared: &Arc<Shared>,
     session: &mut Session,
-    spec: Option<&'static Spec>,
-    args: Vec<Bytes>,
+    mut spec: Option<&'static Spec>,
+    mut args: Vec<Bytes>,
 ) -> Result<(), Refused> {
+    // As a Redis replica, this one judges no key expired for its master's
+    // commands: the master deletes its keys when they expire and says so
+    // (a `DEL` in the stream), and what it wrote before then applies here
+    // however late, where the replica's clock may have passed the expiry.
+    let _never = ExpiryPin::never();
     let started = Instant::now();
     let name = command_name(spec, &args);
     let in_stream = spec.map_or(InStream::Apply, |spec| spec.in_stream);
@@ -337,7 +343,16 @@ pub(crate) fn apply(
             }
             return Ok(());
         }
-        InStream::Apply | InStream::Transaction => {}
+        InStream::MoveDb | InStream::CopyDb if session.queued.is_none() => {
+            match super::across_databases::map(shared, session, in_stream, args) {
+                Some(mapped) => {
+                    spec = command_table::get(&mapped[0]);
+                    args = mapped;
+                }
+                None => return Ok(()),
+            }
+        }
+        InStream::Apply | InStream::Transaction | InStream::MoveDb | InStream::CopyDb => {}
     }
     if session.namespace == SKIPPED_DB {
         return Ok(());

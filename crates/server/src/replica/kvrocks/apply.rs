@@ -93,6 +93,9 @@ pub fn apply(
     changes: &Changes,
     reported: &mut u64,
 ) -> Option<Reply> {
+    // The master's changes see every key alive, as its commands do on a
+    // replica of a Redis master (`stream_apply::apply`).
+    let _never = redcodec_engine::ExpiryPin::never();
     for s in &changes.skipped {
         if *reported < REPORTED {
             eprintln!(
