@@ -348,6 +348,18 @@ fn redcodec_replicas_follow_redcodec_masters_of_every_format() {
             Some("1"),
             "{name}"
         );
+        // ROLE on the master: its offset, and the replica online with its
+        // listening port.
+        let role: (String, i64, Vec<(String, String, String)>) =
+            redis::cmd("ROLE").query(&mut m).unwrap();
+        assert_eq!(role.0, "master", "{name}");
+        assert_eq!(
+            Some(role.1.to_string()),
+            field(&mine, "master_repl_offset"),
+            "{name}"
+        );
+        assert_eq!(role.2.len(), 1, "{name}: {role:?}");
+        assert_eq!(role.2[0].1, replica.port(), "{name}: {role:?}");
         assert_eq!(
             field(&text, "master_replid"),
             field(&mine, "master_replid"),
@@ -765,6 +777,20 @@ fn a_replica_refuses_writes_until_replicaof_no_one() {
             .query(&mut r)
             .unwrap();
         assert_eq!(again, "OK Already connected to specified master");
+        // ROLE, as Redis 7.0 answers it on a replica.
+        let role: (String, String, i64, String, i64) = redis::cmd("ROLE").query(&mut r).unwrap();
+        let offset = field(&info(&mut m, "replication"), "master_repl_offset");
+        assert_eq!(
+            role,
+            (
+                "slave".into(),
+                host.clone(),
+                port.parse().unwrap(),
+                "connected".into(),
+                offset.unwrap().parse().unwrap()
+            ),
+            "{format}"
+        );
         // Redis' exact text, on the wire.
         let mut raw = serve.raw();
         for write in [
@@ -845,6 +871,9 @@ fn a_replica_refuses_writes_until_replicaof_no_one() {
         assert_eq!(got, "1", "{format}: the data is kept");
         let role = field(&info(&mut r, "replication"), "role");
         assert_eq!(role.as_deref(), Some("master"), "{format}");
+        let role: (String, i64, Vec<redis::Value>) = redis::cmd("ROLE").query(&mut r).unwrap();
+        assert_eq!(role.0, "master", "{format}");
+        assert!(role.2.is_empty(), "{format}: no replica");
         // The master's later writes no longer arrive.
         q(&mut m, &["SET", "later", "1"]);
         std::thread::sleep(Duration::from_millis(200));

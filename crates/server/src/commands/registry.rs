@@ -273,6 +273,9 @@ fn server_specs() -> Vec<Spec> {
             TX.with(Flags::NO_AUTH).with(Flags::LOADING),
             |sh, se, _, _, _| connection::reset(sh, se),
         ),
+        server("role", 1, NS.with(Flags::LOADING), |sh, _, _, _, _| {
+            crate::replica::info::role(sh).unwrap_or_else(|| sh.repl.role())
+        }),
         server("replicaof", 3, NS.with(Flags::ADMIN), |sh, _, _, _, a| {
             crate::replica::replicaof(sh, a)
         }),

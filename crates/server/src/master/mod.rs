@@ -47,7 +47,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use redcodec_engine::observe::CommandEvent;
-use redcodec_engine::EngineCore;
+use redcodec_engine::{EngineCore, Reply};
 use redcodec_formats::AnyCodec;
 
 use crate::state::Shared;
@@ -78,6 +78,31 @@ impl Replication {
             },
         );
         engine.set_observer(Some(observer));
+    }
+
+    /// ROLE on a master, as Redis 7.0's `roleCommand` answers it: `master`,
+    /// the stream's offset, and each replica that is online with its
+    /// address, listening port and acknowledged offset.
+    pub fn role(&self) -> Reply {
+        let s = self.core.stream.lock();
+        let offset = s.backlog.as_ref().map_or(0, backlog::Backlog::offset);
+        let replicas = s
+            .links
+            .iter()
+            .filter(|link| *link.state.lock() == LinkState::Online)
+            .map(|link| {
+                Reply::Array(vec![
+                    Reply::bulk(link.ip.clone()),
+                    Reply::bulk(link.port.to_string()),
+                    Reply::bulk(link.ack.load(Ordering::SeqCst).to_string()),
+                ])
+            })
+            .collect();
+        Reply::Array(vec![
+            Reply::bulk("master"),
+            Reply::Integer(i64::try_from(offset).unwrap_or(i64::MAX)),
+            Reply::Array(replicas),
+        ])
     }
 
     /// INFO replication on a master, Redis 7.0's fields in its order.

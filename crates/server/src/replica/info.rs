@@ -8,6 +8,8 @@
 use std::fmt::Write;
 use std::time::Instant;
 
+use redcodec_engine::Reply;
+
 use super::LinkPhase;
 use crate::state::Shared;
 
@@ -15,6 +17,27 @@ fn seconds_since(at: Option<Instant>) -> i64 {
     at.map_or(-1, |t| {
         i64::try_from(t.elapsed().as_secs()).unwrap_or(i64::MAX)
     })
+}
+
+/// ROLE on a replica, as Redis 7.0's `roleCommand` answers it: `slave`,
+/// the master's host and port, the link's state and the offset applied
+/// (-1 before the stream is up); `None` on a master.
+pub fn role(shared: &Shared) -> Option<Reply> {
+    let st = shared.replica.state.lock().clone();
+    let (host, port) = st.master?;
+    let (state, offset) = match st.phase {
+        LinkPhase::Down => ("connect", -1),
+        LinkPhase::Connecting => ("connecting", -1),
+        LinkPhase::Syncing => ("sync", -1),
+        LinkPhase::Up => ("connected", st.offset),
+    };
+    Some(Reply::Array(vec![
+        Reply::bulk("slave"),
+        Reply::bulk(host),
+        Reply::Integer(i64::from(port)),
+        Reply::bulk(state),
+        Reply::Integer(offset),
+    ]))
 }
 
 /// Writes the replication section's fields when this server is a replica
