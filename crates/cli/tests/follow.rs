@@ -292,6 +292,11 @@ fn migrate_follow_copies_then_streams_until_caught_up() {
             err.contains("full resync from the master"),
             "{format}: {err}"
         );
+        // The keys the copy loaded, counted as they were loaded.
+        assert!(
+            err.contains(" keys loaded by the full copy)"),
+            "{format}: {err}"
+        );
         assert!(dst.join("redcodec-replica-state").exists(), "{format}");
         std::thread::sleep(SHORT_GONE);
         compare_destination(&master, format, &dst, format);

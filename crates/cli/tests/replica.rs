@@ -542,6 +542,12 @@ fn a_malformed_rdb_is_reported_and_the_data_kept_and_the_replica_retries() {
         follow_a_bad_checksum(&mut r, &addr, &connections, format);
         let text = info(&mut r, "replication");
         assert_eq!(field(&text, "master_link_status").as_deref(), Some("down"));
+        // As Redis reports a link that was never up since REPLICAOF.
+        assert_eq!(
+            field(&text, "master_link_down_since_seconds").as_deref(),
+            Some("-1"),
+            "{format}"
+        );
         let kept: String = redis::cmd("GET").arg("kept").query(&mut r).unwrap();
         assert_eq!(kept, "1", "{format}: the data held is kept");
         let keys: i64 = redis::cmd("DBSIZE").query(&mut r).unwrap();
@@ -675,7 +681,10 @@ fn a_key_twice_in_the_rdb_is_replaced_on_every_format() {
 /// A replica judges no key expired for its master's commands, however
 /// late it applies them: the master says when a key expires (a DEL). Here
 /// the replica's clock is in 2100, so every key with a TTL of the master's
-/// has expired by it, in the full copy and in the stream.
+/// has expired by it, in the full copy and in the stream. Nor does a
+/// compaction on the replica drop such a key (or a collection's
+/// elements), or its active expiry delete it: a full COMPACT runs after
+/// the copy, and the master's later writes still find every key.
 #[test]
 fn a_replica_whose_clock_passed_the_expiries_loses_no_master_write() {
     let test = "a replica's clock past its master's expiries";
@@ -687,6 +696,8 @@ fn a_replica_whose_clock_passed_the_expiries_loses_no_master_write() {
         let mut m = master.conn();
         q(&mut m, &["FLUSHALL"]);
         q(&mut m, &["SET", "early", "e", "EX", "1000"]);
+        q(&mut m, &["HSET", "early-h", "f", "1", "g", "2"]);
+        q(&mut m, &["EXPIRE", "early-h", "1000"]);
         let (_tmp, dir) = store_dir();
         let serve = Serve::start(
             format,
@@ -695,8 +706,10 @@ fn a_replica_whose_clock_passed_the_expiries_loses_no_master_write() {
         );
         let mut r = serve.conn();
         wait_caught_up(&mut m, &mut r, format);
+        compact(&mut r, format);
         for cmd in [
             &["PERSIST", "early"][..],
+            &["PERSIST", "early-h"],
             &["SET", "k1", "v", "EX", "100"],
             &["PERSIST", "k1"],
             &["HSET", "h", "f", "1"],
@@ -735,15 +748,30 @@ fn a_replica_whose_clock_passed_the_expiries_loses_no_master_write() {
                 "{format}: {key}"
             );
         }
-        let mut fields: Vec<String> = redis::cmd("HGETALL").arg("h").query(&mut r).unwrap();
-        fields.sort();
-        assert_eq!(fields, ["1", "2", "f", "g"], "{format}: h");
+        for hash in ["h", "early-h"] {
+            let mut fields: Vec<String> = redis::cmd("HGETALL").arg(hash).query(&mut r).unwrap();
+            fields.sort();
+            assert_eq!(fields, ["1", "2", "f", "g"], "{format}: {hash}");
+        }
         assert_eq!(
             got(&mut r, &["EXISTS", "r"]),
             redis::Value::Int(0),
             "{format}"
         );
     }
+}
+
+/// Runs a full COMPACT on `c`'s server and waits until it ended
+/// (Kvrocks' INFO rocksdb `is_compacting`).
+fn compact(c: &mut redis::Connection, name: &str) {
+    q(c, &["COMPACT"]);
+    wait_until(&format!("{name}: COMPACT ended"), || {
+        let text = info(c, "rocksdb");
+        match field(&text, "is_compacting").as_deref() {
+            Some("no") => Ok(()),
+            _ => Err(text),
+        }
+    });
 }
 
 #[test]

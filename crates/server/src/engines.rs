@@ -2,10 +2,11 @@
 //! client works there (a store is opened once; a format's namespace is
 //! part of its codec).
 
-use parking_lot::{MappedRwLockReadGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use parking_lot::{MappedRwLockReadGuard, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::sync::Arc;
 
 use redcodec_engine::internals::lookups::KeyspaceLookups;
+use redcodec_engine::store::ExpiryHold;
 use redcodec_engine::{Engine, EngineError, Reply};
 use redcodec_formats::AnyCodec;
 
@@ -36,6 +37,10 @@ pub struct EngineSlot {
     /// INFO's `keyspace_hits` / `keyspace_misses`, counted by every
     /// engine the slot opens.
     lookups: Arc<KeyspaceLookups>,
+    /// Whether background expiry is held in every engine the slot opens
+    /// (a replica's: [`EngineSlot::hold_expiry`]), and the open store's
+    /// hold (taken without the engine's lock, which EXEC may hold).
+    expiry: Mutex<(bool, Arc<ExpiryHold>)>,
 }
 
 fn closed() -> Reply {
@@ -48,6 +53,7 @@ impl EngineSlot {
         let lookups = Arc::new(KeyspaceLookups::default());
         let mut engine = opener(namespace)?;
         engine.share_keyspace_lookups(lookups.clone());
+        let hold = engine.store().expiry_hold().clone();
         Ok(EngineSlot {
             active: RwLock::new(Active {
                 namespace: namespace.to_string(),
@@ -55,7 +61,18 @@ impl EngineSlot {
             }),
             opener,
             lookups,
+            expiry: Mutex::new((false, hold)),
         })
+    }
+
+    /// Holds (`true`) or releases background expiry in the open engine's
+    /// store and in every one opened later: a replica's keys expire when
+    /// its master's `DEL` comes, not by this machine's clock
+    /// ([`ExpiryHold`]).
+    pub fn hold_expiry(&self, held: bool) {
+        let mut expiry = self.expiry.lock();
+        expiry.0 = held;
+        expiry.1.set(held);
     }
 
     /// The key lookups of the clients' read commands, in every namespace.
@@ -68,6 +85,10 @@ impl EngineSlot {
     fn open_in(&self, namespace: &str) -> Result<Engine<AnyCodec>, EngineError> {
         let mut engine = (self.opener)(namespace)?;
         engine.share_keyspace_lookups(self.lookups.clone());
+        let mut expiry = self.expiry.lock();
+        let hold = engine.store().expiry_hold();
+        hold.set(expiry.0);
+        expiry.1 = hold.clone();
         Ok(engine)
     }
 

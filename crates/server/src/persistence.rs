@@ -44,6 +44,8 @@ pub struct Saves {
     last_ok: AtomicBool,
     /// SAVEs and BGSAVEs started (`rdb_saves`).
     saves: AtomicU64,
+    /// How many COMPACTs run (INFO rocksdb's `is_compacting`).
+    compacting: AtomicU64,
 }
 
 impl Default for Saves {
@@ -56,6 +58,7 @@ impl Default for Saves {
             last_bgsave_secs: AtomicI64::new(-1),
             last_ok: AtomicBool::new(true),
             saves: AtomicU64::new(0),
+            compacting: AtomicU64::new(0),
         }
     }
 }
@@ -105,6 +108,21 @@ impl Saves {
         } else {
             -1
         }
+    }
+
+    /// Counts a COMPACT started.
+    pub fn compaction_started(&self) {
+        self.compacting.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Counts a COMPACT ended.
+    pub fn compaction_ended(&self) {
+        self.compacting.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Whether a COMPACT runs (INFO rocksdb's `is_compacting`).
+    pub fn compacting(&self) -> bool {
+        self.compacting.load(Ordering::SeqCst) > 0
     }
 
     /// `rdb_saves`.

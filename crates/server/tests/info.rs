@@ -76,6 +76,9 @@ fn sections_are_selected_as_redis_selects_them() {
         (&["cpu", "sentinel"], &["CPU"]),
         (&["cpu", "all"], ALL),
         (&["cpu", "default"], &default),
+        // Kvrocks' section, by its name only.
+        (&["rocksdb"], &["RocksDB"]),
+        (&["ROCKSDB", "cpu"], &["CPU", "RocksDB"]),
         (
             &["keyspace", "CPU", "server"],
             &["Server", "CPU", "Keyspace"],

@@ -3,7 +3,8 @@
 //! the same instance (cached per owner for the length of one compaction).
 //! With active expiry, the filter of a metadata family also reports the
 //! expired keys the codec names ([`Codec::gc_expired_key`]) to the
-//! engine's expiry task.
+//! engine's expiry task. While expiry is held (a replica's store,
+//! [`ExpiryHold`]) a compaction judges at time 0.
 
 use std::ffi::{CStr, CString};
 use std::sync::{Arc, OnceLock, Weak};
@@ -15,6 +16,7 @@ use rocksdb::compaction_filter_factory::{CompactionFilterContext, CompactionFilt
 use crate::clock::Clock;
 use crate::db::Db;
 use crate::expired::ExpiredKeys;
+use crate::expiry_hold::ExpiryHold;
 
 /// Creates one [`Filter`] per compaction of one column family.
 pub(crate) struct FilterFactory<C> {
@@ -26,6 +28,8 @@ pub(crate) struct FilterFactory<C> {
     name: CString,
     /// Where expired keys are reported, with active expiry.
     expired: Option<Arc<ExpiredKeys>>,
+    /// While held, a compaction judges at time 0 (no TTL has passed).
+    hold: Arc<ExpiryHold>,
 }
 
 impl<C: Codec> FilterFactory<C> {
@@ -36,6 +40,7 @@ impl<C: Codec> FilterFactory<C> {
         place: Place,
         db: Arc<OnceLock<Weak<Db>>>,
         expired: Arc<ExpiredKeys>,
+        hold: Arc<ExpiryHold>,
     ) -> Option<FilterFactory<C>> {
         let cf = codec.layout().cf(place);
         let rule = cf.gc;
@@ -54,6 +59,7 @@ impl<C: Codec> FilterFactory<C> {
             db,
             name,
             expired,
+            hold,
         })
     }
 }
@@ -64,7 +70,7 @@ impl<C: Codec> CompactionFilterFactory for FilterFactory<C> {
     fn create(&mut self, _context: CompactionFilterContext) -> Filter<C> {
         Filter {
             codec: self.codec.clone(),
-            now_ms: self.clock.now_ms(),
+            now_ms: self.hold.judging_time(self.clock.now_ms()),
             place: self.place,
             rule: self.rule,
             db: self.db.clone(),

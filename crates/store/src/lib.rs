@@ -39,6 +39,7 @@ mod compat;
 mod db;
 mod error;
 mod expired;
+mod expiry_hold;
 #[cfg(feature = "rocksdb")]
 mod family;
 pub mod faults;
@@ -70,6 +71,7 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use compat::{Compat, COMPAT_NAMES};
 pub use error::StoreError;
 pub use expired::ExpiredKeys;
+pub use expiry_hold::ExpiryHold;
 pub use faults::FaultyStore;
 pub use group::Group;
 pub use group_iter::GroupIter;

@@ -26,6 +26,7 @@ use crate::compat::Compat;
 use crate::db::Db;
 use crate::error::StoreError;
 use crate::expired::ExpiredKeys;
+use crate::expiry_hold::ExpiryHold;
 use crate::family::{Families, Family};
 use crate::gc::FilterFactory;
 use crate::intent;
@@ -68,6 +69,8 @@ pub struct Store {
     /// first instance's batch ([`Store::fail_between_instances`]).
     fail_between: AtomicU64,
     expired: Arc<ExpiredKeys>,
+    /// Background expiry held (a replica's store, [`Store::expiry_hold`]).
+    expiry_hold: Arc<ExpiryHold>,
     /// The block cache every column family of every instance shares:
     /// bounded, whatever the store's size or its number of families.
     _block_cache: Cache,
@@ -137,6 +140,7 @@ impl Store {
             None
         };
         let expired = Arc::new(ExpiredKeys::default());
+        let expiry_hold = Arc::new(ExpiryHold::default());
         let block_cache = Cache::new_lru_cache(options.block_cache_bytes);
         let mut instances = Vec::with_capacity(layout.instances.len());
         for (index, spec) in layout.instances.iter().enumerate() {
@@ -186,6 +190,7 @@ impl Store {
                         place,
                         handle.clone(),
                         expired.clone(),
+                        expiry_hold.clone(),
                     ) {
                         opts.set_compaction_filter_factory(factory);
                     }
@@ -271,6 +276,7 @@ impl Store {
             fail_between: AtomicU64::new(intent::failures_between_instances()),
             root: dir.to_path_buf(),
             expired,
+            expiry_hold,
             _block_cache: block_cache,
             read_cache: if read_only {
                 None
@@ -328,6 +334,14 @@ impl Store {
     /// engine's active-expiry task.
     pub fn expired_keys(&self) -> &Arc<ExpiredKeys> {
         &self.expired
+    }
+
+    /// Whether background expiry is held: while it is, the compaction
+    /// filters drop no record by its TTL and the engine's active-expiry
+    /// pass deletes nothing (a replica's store, whose master decides when
+    /// its keys expire).
+    pub fn expiry_hold(&self) -> &Arc<ExpiryHold> {
+        &self.expiry_hold
     }
 
     /// The database of `place` and its family (`None`: a family created on

@@ -55,13 +55,17 @@ pub fn bgsave(shared: &Shared, access: &Access<'_>, args: &[Bytes]) -> Reply {
 
 /// COMPACT (Kvrocks' and Pika's command): starts a full compaction of the
 /// store in the background and answers OK at once, as both do; a failure
-/// is logged.
+/// is logged. INFO rocksdb's `is_compacting` is `yes` until it ends.
 pub fn compact(shared: &Shared) -> Reply {
     let engines = shared.engines.clone();
+    let saves = shared.saves.clone();
+    // Counted before the reply: an INFO after OK sees it running.
+    saves.compaction_started();
     tokio::task::spawn_blocking(move || {
         if let Err(e) = engines.compact() {
             eprintln!("redcodec serve: COMPACT failed: {e}");
         }
+        saves.compaction_ended();
     });
     Reply::ok()
 }

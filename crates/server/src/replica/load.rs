@@ -265,6 +265,11 @@ fn load_keys(
             }
         }
         name_refused(counts, &mut named);
+        // Progress (`migrate --follow`'s line, INFO's loading fields).
+        shared
+            .replica
+            .loaded_keys
+            .store(counts.keys + counts.expired, Ordering::Relaxed);
     })
     .map_err(|e| match e {
         rdb_file::RdbError::File(e) => LoadError::Read(e),

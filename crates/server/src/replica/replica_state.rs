@@ -34,7 +34,8 @@ pub struct LinkState {
     /// When the last command of the master's that may change the store
     /// was applied (not PING, REPLCONF, SELECT).
     pub last_write: Option<Instant>,
-    /// When the link went down (`None` while up, or if it never was).
+    /// When the link went down (`None` while up, or if it was never up
+    /// since this server became a replica: Redis' -1).
     pub down_since: Option<Instant>,
     /// The replication ID of the data held (the master's after a sync).
     pub replid: String,
@@ -172,10 +173,11 @@ impl Replica {
             eprintln!("redcodec serve: replication: {why}");
         }
         st.last_error = Some(why);
-        if st.phase != LinkPhase::Down {
-            st.phase = LinkPhase::Down;
+        // Down since now if it was up; a link never up stays at -1.
+        if st.phase == LinkPhase::Up {
             st.down_since = Some(Instant::now());
         }
+        st.phase = LinkPhase::Down;
     }
 }
 

@@ -103,15 +103,22 @@ pub fn follow(shared: &Arc<Shared>, host: String, port: u16) {
         let _applying = replica.apply.lock();
         replica.next_generation()
     };
+    // The master decides when its keys expire: no compaction or
+    // active-expiry pass here drops one by this machine's clock.
+    shared.engines.hold_expiry(true);
     {
         let mut st = replica.state.lock();
+        // Redis' `master_link_down_since_seconds`: -1 until a link was
+        // up (a master turned replica); a link up until now went down now.
         if st.master.is_none() {
             replica.offer_own_stream.store(true, Ordering::SeqCst);
+            st.down_since = None;
+        } else if st.phase == LinkPhase::Up {
+            st.down_since = Some(Instant::now());
         }
         st.master = Some((host.clone(), port));
         st.phase = LinkPhase::Connecting;
         st.last_error = None;
-        st.down_since = Some(Instant::now());
     }
     eprintln!("redcodec serve: replication: following the master at {host}:{port}");
     let stop = replica.generation.subscribe();
@@ -170,4 +177,7 @@ pub fn stop(shared: &Shared) {
     drop(applying);
     st.phase = LinkPhase::Down;
     st.last_error = None;
+    drop(st);
+    // Keys expire by this machine's clock again (see `follow`).
+    shared.engines.hold_expiry(false);
 }

@@ -1,6 +1,7 @@
 //! INFO [section …], with Redis 7.0.15's sections, in its order:
 //! server, clients, memory, persistence, stats, replication, cpu,
-//! modules, commandstats, errorstats, latencystats, cluster, keyspace.
+//! modules, commandstats, errorstats, latencystats, cluster, keyspace;
+//! then Kvrocks' rocksdb, given only when asked for by its name.
 //!
 //! Selection as Redis' `genInfoSectionDict`: no argument or `default`
 //! gives every section but commandstats and latencystats; `all` and
@@ -34,6 +35,11 @@
 //! - **commandstats**, **errorstats**: [`crate::command_stats`],
 //!   [`crate::error_stats`]. **latencystats** is its header only: no
 //!   latency histograms are kept (Redis with `latency-tracking no`).
+//! - **rocksdb**: the part of Kvrocks' section an operator polls after
+//!   COMPACT or BGSAVE: `num_running_compactions` and
+//!   `num_running_flushes` (RocksDB's properties, summed), `is_bgsaving`
+//!   and `is_compacting` (`yes` or `no`, while a BGSAVE or a COMPACT
+//!   runs).
 
 mod sections;
 
@@ -60,7 +66,11 @@ const SECTIONS: &[(&str, &str, bool)] = &[
     ("latencystats", "Latencystats", false),
     ("cluster", "Cluster", true),
     ("keyspace", "Keyspace", true),
+    (KVROCKS_SECTION, "RocksDB", false),
 ];
+
+/// Kvrocks' section, given when asked for by name only.
+const KVROCKS_SECTION: &str = "rocksdb";
 
 /// The sections INFO's arguments ask for.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -98,9 +108,12 @@ impl Selection {
     }
 
     /// Whether the section named `name` (as in `SECTIONS`) is asked for.
+    /// Kvrocks' rocksdb section only by its name: `all` is Redis' all.
     pub fn wants(&self, name: &str) -> bool {
         let asked = |n: &str| self.names.iter().any(|a| a == n);
-        self.all || asked(name) || (name == "module_list" && asked("modules"))
+        (self.all && name != KVROCKS_SECTION)
+            || asked(name)
+            || (name == "module_list" && asked("modules"))
     }
 
     /// The headers of the sections asked for, in Redis' order (each once).

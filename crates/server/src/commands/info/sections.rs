@@ -74,6 +74,7 @@ pub fn write(shared: &Shared, session: &Session, access: &Access<'_>, name: &str
                 }
             }
         }
+        "rocksdb" => rocksdb(shared, access, session, s),
         // Modules and latencystats: the header only.
         _ => {}
     }
@@ -129,6 +130,25 @@ fn memory(shared: &Shared, session: &Session, access: &Access<'_>, s: &mut Strin
     for ((field, _), bytes) in STORE_MEMORY.iter().zip(store) {
         let _ = write!(s, "{field}:{bytes}\r\n");
     }
+}
+
+fn rocksdb(shared: &Shared, access: &Access<'_>, session: &Session, s: &mut String) {
+    let running = |property: &str| {
+        access
+            .with(&session.namespace, |engine| {
+                engine.store().property_sum(property).unwrap_or(0)
+            })
+            .unwrap_or(0)
+    };
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    let _ = write!(
+        s,
+        "num_running_compactions:{}\r\nnum_running_flushes:{}\r\nis_bgsaving:{}\r\nis_compacting:{}\r\n",
+        running("rocksdb.num-running-compactions"),
+        running("rocksdb.num-running-flushes"),
+        yes_no(shared.saves.in_progress()),
+        yes_no(shared.saves.compacting()),
+    );
 }
 
 fn persistence(shared: &Shared, s: &mut String) {

@@ -283,12 +283,22 @@ fn copy_all(
 
 /// Writes the keys in one RocksDB write; if the engine refuses one, each
 /// key alone, so only the refused ones are left out (named on stderr).
+/// The keys copied so far are the load's progress (`migrate --follow`'s
+/// line).
 pub(crate) fn write_entries(
     shared: &Shared,
     dest: &str,
     entries: &[(Vec<u8>, Stored)],
     copied: &mut Copied,
 ) {
+    write_page(shared, dest, entries, copied);
+    shared
+        .replica
+        .loaded_keys
+        .store(copied.keys, Ordering::Relaxed);
+}
+
+fn write_page(shared: &Shared, dest: &str, entries: &[(Vec<u8>, Stored)], copied: &mut Copied) {
     if entries.is_empty() {
         return;
     }

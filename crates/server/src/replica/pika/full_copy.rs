@@ -8,7 +8,6 @@
 //! `info` file gives the binlog position the stream continues from.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 
 use redcodec_blackwidow::BlackwidowCodec;
 use redcodec_engine::{Engine, EngineOptions};
@@ -119,10 +118,6 @@ fn copy_all(
             after = Some(last.0.clone());
             let entries = read_page(&src, page, &mut copied);
             write_entries(shared, &dump.dest, &entries, &mut copied);
-            shared
-                .replica
-                .loaded_keys
-                .store(copied.keys, Ordering::Relaxed);
         }
     }
     Ok(copied)
