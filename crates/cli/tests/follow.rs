@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 mod replication_support;
 mod serve_support;
 use replication_support::{
-    contents, field, info, q, real_rdb, wait_rounds, wait_until, Master, BOUND, SHORT_GONE,
+    contents, field, info, q, real_rdb, wait_link_up, wait_rounds, wait_until, Master, BOUND,
+    SHORT_GONE,
 };
 use serve_support::{connect, exchange, formats, store_dir, Serve};
 
@@ -189,8 +190,17 @@ impl Follower {
         });
     }
 
-    /// Waits for the exit (failing after [`BOUND`]); its stdout, stderr.
-    fn finish(mut self, name: &str) -> (String, String) {
+    /// Waits for a successful exit (failing after [`BOUND`]); its stdout,
+    /// stderr.
+    fn finish(self, name: &str) -> (String, String) {
+        let (status, out, err) = self.exit(name);
+        assert!(status.success(), "{name}: {status}\n{out}\n{err}");
+        (out, err)
+    }
+
+    /// Waits for the exit (failing after [`BOUND`]); its status, stdout,
+    /// stderr.
+    fn exit(mut self, name: &str) -> (std::process::ExitStatus, String, String) {
         let deadline = Instant::now() + BOUND;
         let status = loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -212,8 +222,7 @@ impl Follower {
             .read_to_string(&mut out)
             .unwrap();
         let err = self.stderr();
-        assert!(status.success(), "{name}: {status}\n{out}\n{err}");
-        (out, err)
+        (status, out, err)
     }
 }
 
@@ -301,6 +310,51 @@ fn migrate_follow_copies_then_streams_until_caught_up() {
         std::thread::sleep(SHORT_GONE);
         compare_destination(&master, format, &dst, format);
     }
+}
+
+/// A command of the master's that redcodec does not have (PFADD) is not
+/// applied: the follower catches up in offsets, but names the commands
+/// and exits non-zero, so an operator does not cut over to a copy that
+/// differs; a rerun from the saved state says so again, and the replica's
+/// INFO replication counts them. The commands come in a partial resync's
+/// stream (the first run saved its state), so none is in the full copy.
+#[test]
+fn a_command_redcodec_does_not_have_fails_the_cut_over() {
+    let test = "migrate --follow and a command redcodec does not have";
+    let Some(master) = Master::start(test, &["--repl-backlog-size", "64mb"]) else {
+        return;
+    };
+    let mut m = master.conn();
+    q(&mut m, &["SET", "before", "1"]);
+    let format = "kvrocks";
+    let (_tmp, dst) = store_dir();
+    let url = master.url();
+    Follower::start(&url, format, &dst, &["--until-caught-up", "1"]).finish("first run");
+    q(&mut m, &["PFADD", "hll", "a", "b"]);
+    q(&mut m, &["PFADD", "hll", "c"]);
+    q(&mut m, &["SET", "after", "2"]);
+    for run in ["second run", "third run"] {
+        let follower = Follower::start(&url, format, &dst, &["--until-caught-up", "1"]);
+        let (status, out, err) = follower.exit(run);
+        assert!(!status.success(), "{run}: {out}\n{err}");
+        assert!(out.starts_with("caught up: "), "{run}: {out}");
+        assert!(
+            err.contains("the master sent commands redcodec does not have, not applied: pfadd=2;"),
+            "{run}: {err}"
+        );
+    }
+    // The writes after it were applied; the state says what was not.
+    let serve = Serve::start(format, &dst, &["--replicaof", &master.addr()]);
+    let mut r = serve.conn();
+    wait_link_up(&mut r, "the replica's stream is up");
+    let text = info(&mut r, "replication");
+    assert_eq!(
+        field(&text, "unknown_master_commands").as_deref(),
+        Some("pfadd=2"),
+        "{text}"
+    );
+    let after: String = redis::cmd("GET").arg("after").query(&mut r).unwrap();
+    assert_eq!(after, "2");
 }
 
 #[test]

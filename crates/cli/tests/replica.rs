@@ -21,7 +21,8 @@ use std::time::{Duration, Instant};
 mod replication_support;
 mod serve_support;
 use replication_support::{
-    contents, field, info, q, real_rdb, wait_rounds, wait_until, Master, BOUND, SHORT_GONE,
+    contents, field, info, q, real_rdb, wait_link_up, wait_rounds, wait_until, Master, BOUND,
+    SHORT_GONE,
 };
 use serve_support::{connect, exchange, formats, store_dir, Serve};
 
@@ -610,13 +611,7 @@ fn a_transfer_cut_while_loading_as_it_arrives_is_copied_again_whole() {
         let (_tmp, dir) = store_dir();
         let serve = Serve::start(format, &dir, &["--replicaof", &addr]);
         let mut r = serve.conn();
-        wait_until(&format!("{format}: the second copy loaded"), || {
-            let text = info(&mut r, "replication");
-            match field(&text, "master_link_status").as_deref() {
-                Some("up") => Ok(()),
-                _ => Err(text),
-            }
-        });
+        wait_link_up(&mut r, &format!("{format}: the second copy loaded"));
         // The first connection was cut; a later one copied it whole.
         assert!(connections.load(Ordering::SeqCst) >= 2, "{format}");
         let keys: i64 = redis::cmd("DBSIZE").query(&mut r).unwrap();
@@ -661,13 +656,7 @@ fn a_key_twice_in_the_rdb_is_replaced_on_every_format() {
         let (_tmp, dir) = store_dir();
         let serve = Serve::start(format, &dir, &["--replicaof", &addr]);
         let mut r = serve.conn();
-        wait_until(&format!("{format}: the full copy loaded"), || {
-            let text = info(&mut r, "replication");
-            match field(&text, "master_link_status").as_deref() {
-                Some("up") => Ok(()),
-                _ => Err(text),
-            }
-        });
+        wait_link_up(&mut r, &format!("{format}: the full copy loaded"));
         let mut members: Vec<String> = redis::cmd("SMEMBERS").arg("k").query(&mut r).unwrap();
         members.sort();
         assert_eq!(members, ["c"], "{format}");
@@ -1008,12 +997,7 @@ fn a_full_copy_survives_a_sigkill_once_the_link_is_up() {
         let (_tmp, dir) = store_dir();
         let serve = Serve::start(format, &dir, &["--replicaof", &master.addr()]);
         let mut r = serve.conn();
-        wait_until(&format!("{format}: the link up"), || {
-            match field(&info(&mut r, "replication"), "master_link_status").as_deref() {
-                Some("up") => Ok(()),
-                other => Err(format!("master_link_status {other:?}")),
-            }
-        });
+        wait_link_up(&mut r, &format!("{format}: the link up"));
         let status = Command::new("kill")
             .args(["-KILL", &serve.pid().to_string()])
             .status()

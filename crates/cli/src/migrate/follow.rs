@@ -14,8 +14,7 @@ use redcodec_server::replica::ReplicaOptions;
 use redcodec_engine::Compat;
 
 use super::pair::PairArgs;
-use crate::error::fail;
-use crate::error::CliError;
+use crate::error::{fail, CliError};
 use crate::store_args::StoreArgs;
 use redcodec_migrate::summary::thousands;
 use redcodec_server::signals::ShutdownSignals;
@@ -28,8 +27,8 @@ pub struct FollowArgs {
     /// SIGTERM); a rerun on the same --dst continues with a partial resync.
     #[arg(long)]
     pub follow: bool,
-    /// With --follow: exit 0 once the lag behind the master has stayed at
-    /// 0 for SECS seconds.
+    /// With --follow: exit once the lag behind the master has stayed at 0
+    /// for SECS seconds (0, or 1 if it sent commands redcodec lacks).
     #[arg(long, value_name = "SECS", requires = "follow")]
     pub until_caught_up: Option<u64>,
 }
@@ -109,7 +108,7 @@ pub fn run(
             "caught up: master_repl_offset {master}, replica offset {}{keys}{saved}",
             report.offset
         );
-        return Ok(());
+        return report.differs().map_or(Ok(()), |why| Err(fail(why)));
     }
     println!(
         "stopped: replica offset {} (master_repl_offset {master}){keys}{saved}",

@@ -81,6 +81,19 @@ pub fn wait_until(what: &str, mut ready: impl FnMut() -> Result<(), String>) {
     }
 }
 
+/// Waits until the replica `c`'s link to its master is up (`what` names
+/// the wait in a failure).
+#[allow(dead_code)]
+pub fn wait_link_up(c: &mut redis::Connection, what: &str) {
+    wait_until(what, || {
+        let text = info(c, "replication");
+        match field(&text, "master_link_status").as_deref() {
+            Some("up") => Ok(()),
+            _ => Err(text),
+        }
+    });
+}
+
 /// Every key of the selected database: its value (DUMP, decoded, in an
 /// order-free form) and PEXPIRETIME (`None`: no expiry).
 #[allow(dead_code)]

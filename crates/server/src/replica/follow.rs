@@ -58,6 +58,24 @@ pub struct FollowReport {
     pub keys: Option<u64>,
     /// The replication state was saved for a partial resync next time.
     pub state_saved: bool,
+    /// The master's commands this server does not have, not applied
+    /// since the last full copy, as `name=count,…` (empty: none): the
+    /// destination differs from the master in their keys.
+    pub unknown_commands: String,
+}
+
+impl FollowReport {
+    /// Why the destination differs from the master although caught up in
+    /// offsets: the master's commands it does not have, not applied
+    /// (`None`: none). An operator must not cut over then.
+    pub fn differs(&self) -> Option<String> {
+        (!self.unknown_commands.is_empty()).then(|| {
+            format!(
+                "the master sent commands redcodec does not have, not applied: {}; the keys they wrote differ from the master's",
+                self.unknown_commands
+            )
+        })
+    }
 }
 
 /// The master's `master_repl_offset`, read over a connection of its own.
@@ -421,5 +439,6 @@ pub async fn run(
         master_offset,
         keys,
         state_saved: super::resume_file::state_path(&shared).exists(),
+        unknown_commands: shared.replica.unknown_commands(),
     })
 }

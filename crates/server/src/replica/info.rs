@@ -1,6 +1,8 @@
 //! `INFO replication` on a replica, with Redis 7.0's fields in its order
-//! (`genRedisInfoString`), and one more line at the end when the last
-//! attempt to follow the master failed: `master_link_error:<why>`.
+//! (`genRedisInfoString`), and at the end, when the last attempt to follow
+//! the master failed, `master_link_error:<why>`, and when the master sent
+//! commands this server does not have (not applied since the last full
+//! copy), `unknown_master_commands:<name>=<count>,…`.
 //!
 //! A replica here keeps no backlog of its own (it serves no replicas):
 //! `repl_backlog_active:0`.
@@ -87,6 +89,13 @@ pub fn write(shared: &Shared, s: &mut String) -> bool {
     );
     if let Some(e) = &st.last_error {
         let _ = write!(s, "master_link_error:{}\r\n", e.replace(['\r', '\n'], " "));
+    }
+    if !st.unknown_commands.is_empty() {
+        let _ = write!(
+            s,
+            "unknown_master_commands:{}\r\n",
+            super::replica_state::describe_unknown(&st.unknown_commands)
+        );
     }
     true
 }

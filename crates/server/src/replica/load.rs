@@ -203,7 +203,7 @@ pub fn load(
     }
     // The data stops matching any saved replication offset.
     super::resume_file::invalidate(shared)?;
-    shared.replica.loaded_keys.store(0, Ordering::Relaxed);
+    shared.replica.begin_full_copy();
     let marker = marker_path(shared);
     write_marker(&marker)?;
     let loaded = load_keys(shared, session, input, keys);

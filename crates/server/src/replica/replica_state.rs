@@ -3,6 +3,7 @@
 //! (the data [`crate::replica`] works on; a leaf the server's state
 //! holds).
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -57,6 +58,10 @@ pub struct LinkState {
     /// The database the master's stream last selected (kept across a
     /// partial resync; `None` after a full one: the master selects again).
     pub stream_db: Option<u64>,
+    /// The master's commands this server does not have, by name, with how
+    /// many were not applied since the last full copy: their keys differ
+    /// from the master's.
+    pub unknown_commands: BTreeMap<String, u64>,
 }
 
 impl LinkState {
@@ -76,6 +81,7 @@ impl LinkState {
             sync_read: 0,
             last_error: None,
             stream_db: None,
+            unknown_commands: BTreeMap::new(),
         }
     }
 }
@@ -165,6 +171,30 @@ impl Replica {
         next
     }
 
+    /// A full copy begins: no key loaded yet, and the master's commands
+    /// not applied before it no longer matter (their keys are copied
+    /// again).
+    pub(crate) fn begin_full_copy(&self) {
+        self.loaded_keys.store(0, Ordering::Relaxed);
+        self.state.lock().unknown_commands.clear();
+    }
+
+    /// Counts a command of the master's that this server does not have
+    /// (not applied); whether it is the first of its name.
+    pub(crate) fn note_unknown(&self, name: &str) -> bool {
+        let mut st = self.state.lock();
+        let count = st.unknown_commands.entry(name.to_string()).or_insert(0);
+        *count += 1;
+        *count == 1
+    }
+
+    /// The master's commands not applied here, as `name=count,…` (empty:
+    /// none).
+    pub fn unknown_commands(&self) -> String {
+        let st = self.state.lock();
+        describe_unknown(&st.unknown_commands)
+    }
+
     /// Records a failure: in INFO replication and on stderr.
     pub fn fail(&self, why: String) {
         let mut st = self.state.lock();
@@ -185,4 +215,13 @@ impl Replica {
 #[derive(Debug, Default)]
 pub struct ResumeState {
     pub(crate) on_disk: AtomicBool,
+}
+
+/// `name=count,…` of the master's commands not applied.
+pub(crate) fn describe_unknown(unknown: &BTreeMap<String, u64>) -> String {
+    unknown
+        .iter()
+        .map(|(name, n)| format!("{name}={n}"))
+        .collect::<Vec<_>>()
+        .join(",")
 }

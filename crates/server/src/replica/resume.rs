@@ -28,11 +28,13 @@
 //! last item applied: the next start asks that master `kTrySync` from
 //! there ([`super::pika`]). The offset line is Pika's measure of them.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 
 use super::load::namespace_of;
 use super::pika::pika_resume::{self, db_index, DbPosition, DEFAULT_BINLOG_FILE_SIZE};
+use super::replica_state::describe_unknown;
 use crate::state::Shared;
 
 pub use super::resume_file::{invalidate, state_path, STATE_FILE};
@@ -52,6 +54,10 @@ pub struct Saved {
     /// Set when the data follows a Pika master: where each of its
     /// databases continues.
     pub pika: Option<PikaMaster>,
+    /// The master's commands not applied here since the last full copy
+    /// (this server does not have them), by name: the data still differs
+    /// from the master's in their keys after a restart.
+    pub unknown_commands: BTreeMap<String, u64>,
 }
 
 /// The Pika master a saved state continues from.
@@ -145,8 +151,13 @@ impl Saved {
             .as_ref()
             .map_or(String::new(), KvrocksMaster::render);
         let pika = self.pika.as_ref().map_or(String::new(), PikaMaster::render);
+        let unknown = if self.unknown_commands.is_empty() {
+            String::new()
+        } else {
+            format!("unknown {}\n", describe_unknown(&self.unknown_commands))
+        };
         format!(
-            "redcodec-replica-state 1\nreplid {}\noffset {}\ndb {db}\n{kvrocks}{pika}",
+            "redcodec-replica-state 1\nreplid {}\noffset {}\ndb {db}\n{kvrocks}{pika}{unknown}",
             self.replid, self.offset
         )
     }
@@ -162,6 +173,7 @@ impl Saved {
         let mut db = None;
         let mut kvrocks = None;
         let mut pika: Option<PikaMaster> = None;
+        let mut unknown_commands = BTreeMap::new();
         for line in lines {
             let (name, value) = line.split_once(' ')?;
             match name {
@@ -172,6 +184,16 @@ impl Saved {
                 "kvrocks" => kvrocks = Some(KvrocksMaster::parse(value)?),
                 "pika" if pika.is_none() => pika = Some(PikaMaster::parse(value)?),
                 "pika-db" => pika.as_mut()?.dbs.push(PikaMaster::parse_db(value)?),
+                "unknown" if unknown_commands.is_empty() => {
+                    for pair in value.split(',') {
+                        let (name, n) = pair.split_once('=')?;
+                        let n = n.parse::<u64>().ok().filter(|n| *n > 0)?;
+                        if name.is_empty() || unknown_commands.insert(name.to_string(), n).is_some()
+                        {
+                            return None;
+                        }
+                    }
+                }
                 "db" => {
                     db = Some(match value {
                         "-" => None,
@@ -190,6 +212,7 @@ impl Saved {
                 Some(p) if p.dbs.is_empty() => return None,
                 p => p,
             },
+            unknown_commands,
         })
     }
 }
@@ -226,6 +249,7 @@ pub fn save(shared: &Shared) -> std::io::Result<bool> {
                     .map(|d| (d.name, d.filenum, d.offset))
                     .collect(),
             }),
+            unknown_commands: st.unknown_commands.clone(),
         }
     };
     shared
@@ -272,6 +296,7 @@ pub fn save_pika_dump_position(
             replication_id: String::new(),
             dbs: vec![(db.to_string(), filenum, offset)],
         }),
+        unknown_commands: BTreeMap::new(),
     };
     crate::durable::replace(&dir.join(STATE_FILE), saved.render().as_bytes())
         .map_err(|e| e.to_string())?;
@@ -334,6 +359,7 @@ pub fn restore(shared: &Shared, marker: &Path) {
             st.offset = saved.offset;
             st.read_offset = saved.offset;
             st.stream_db = saved.stream_db;
+            st.unknown_commands = saved.unknown_commands;
             drop(st);
             if let Some(p) = saved.pika {
                 restore_pika(shared, p);
@@ -453,8 +479,15 @@ mod tests {
             stream_db: Some(3),
             kvrocks: None,
             pika: None,
+            unknown_commands: BTreeMap::new(),
         };
         assert_eq!(Saved::parse(&saved.render()), Some(saved.clone()));
+        let unknown = Saved {
+            unknown_commands: BTreeMap::from([("bitfield".into(), 2), ("pfadd".into(), 1)]),
+            ..saved.clone()
+        };
+        assert!(unknown.render().ends_with("unknown bitfield=2,pfadd=1\n"));
+        assert_eq!(Saved::parse(&unknown.render()), Some(unknown));
         for cluster in [false, true] {
             let kvrocks = Saved {
                 kvrocks: Some(KvrocksMaster {

@@ -394,12 +394,18 @@ pub(crate) fn apply(
         .command_stats
         .ran(&name, &args, started.elapsed(), failed);
     match reply {
-        Reply::Error(error) if !transaction && !error.starts_with("ERR unknown command") => {
-            Err(Refused {
-                error,
-                applied: owed() > owed_before,
-            })
+        Reply::Error(error) if error.starts_with("ERR unknown command") => {
+            // Not applied, and counted where the operator looks (INFO
+            // replication, `migrate --follow`); named on stderr once.
+            if shared.replica.note_unknown(&name) {
+                eprintln!("redcodec serve: replication: the master's {name} is not a command here: not applied (its keys now differ from the master's; counted in INFO replication's unknown_master_commands)");
+            }
+            Ok(())
         }
+        Reply::Error(error) if !transaction => Err(Refused {
+            error,
+            applied: owed() > owed_before,
+        }),
         reply => {
             report(&name, &reply);
             Ok(())

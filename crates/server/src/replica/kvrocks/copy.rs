@@ -203,7 +203,7 @@ pub(crate) fn replace_data(
     let mut session = Session::new(shared, info.clone());
     session.authenticated = true;
     shared.replica.loading.store(true, Ordering::SeqCst);
-    shared.replica.loaded_keys.store(0, Ordering::Relaxed);
+    shared.replica.begin_full_copy();
     let result = under_marker(shared, &mut session, drain, copy_error, copy);
     shared.replica.loading.store(false, Ordering::SeqCst);
     session.unwatch(shared);
