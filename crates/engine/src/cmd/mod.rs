@@ -12,6 +12,7 @@ pub use table::table;
 pub(crate) mod args;
 mod dump;
 mod hashes;
+mod hyperloglog;
 mod keys;
 mod kvrocks_args;
 mod lists;

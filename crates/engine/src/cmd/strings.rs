@@ -20,7 +20,7 @@ fn read<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8]) -> CmdResult<Opti
 /// Queues `value` as the new string at `key` with expiry `expire` (an
 /// absolute time in ms, 0: none, or an [`ExpireAt`]), replacing whatever
 /// `view` shows there.
-fn write<C: Codec, S: KvStore>(
+pub(super) fn write<C: Codec, S: KvStore>(
     ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     view: &KeyView,
@@ -33,7 +33,7 @@ fn write<C: Codec, S: KvStore>(
 }
 
 /// Rewrites the value of a live string, keeping its expiry.
-fn rewrite<C: Codec, S: KvStore>(
+pub(super) fn rewrite<C: Codec, S: KvStore>(
     ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     mut meta: Meta,

@@ -9,7 +9,7 @@ use crate::command::{Flags, Keys, Shape, ShapeRule, Table};
 use crate::store::KvStore;
 use redcodec_codec::Codec;
 
-use super::{dump, hashes, keys, lists, scan, server, sets, sort, strings, zsets};
+use super::{dump, hashes, hyperloglog, keys, lists, scan, server, sets, sort, strings, zsets};
 
 /// Reads (and the keyless commands): no flag the server acts on.
 const R: Flags = Flags::NONE;
@@ -58,6 +58,11 @@ pub fn table<C: Codec, S: KvStore>() -> Table<C, S> {
     t.add("getrange", 4, Keys::First, R, strings::getrange);
     t.add("substr", 4, Keys::First, R, strings::getrange);
     t.add("setrange", 4, Keys::First, W, strings::setrange);
+    // HyperLogLog (strings holding Redis' HLL bytes). PFCOUNT stores the
+    // cardinality it computed in the key's header, as Redis does.
+    t.add("pfadd", -2, Keys::First, W, hyperloglog::pfadd);
+    t.add("pfcount", -2, Keys::All, R, hyperloglog::pfcount);
+    t.add("pfmerge", -2, Keys::All, W, hyperloglog::pfmerge);
     // Kvrocks' own (served on every format: Redis has no such command)
     t.add("cas", -4, Keys::First, W0, strings::cas);
     t.add("cad", 3, Keys::First, W0, strings::cad);

@@ -8,6 +8,7 @@
 
 pub(crate) mod first_seen;
 pub(crate) mod hash;
+pub(crate) mod hll;
 pub(crate) mod list;
 pub(crate) mod random;
 pub(crate) mod set;
