@@ -221,6 +221,9 @@ pub enum Shape {
     KeyScored,
     /// `[key, [[m, s], …]]` with scores as doubles (BZMPOP).
     KeyScoredPairs,
+    /// An array of `[x, y]` bulk numbers or nils: each pair's numbers
+    /// become doubles (GEOPOS).
+    Positions,
     /// A bulk string becomes a verbatim string of format `txt` (INFO,
     /// CLIENT INFO, CLIENT LIST: Redis' `addReplyVerbatim`).
     Verbatim,

@@ -54,6 +54,7 @@ mod event;
 mod expiry;
 mod expiry_pin;
 mod fnv;
+mod geohash;
 mod locks;
 mod long_double;
 pub mod observe;

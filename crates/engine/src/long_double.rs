@@ -38,6 +38,38 @@ impl LongDouble {
         infinite: false,
     };
 
+    /// A double's exact value as a long double (C's promotion: every
+    /// double is one); ±infinity for an infinite double, zero for NaN.
+    pub fn from_f64(value: f64) -> LongDouble {
+        let negative = value.is_sign_negative();
+        if value.is_infinite() {
+            return LongDouble {
+                negative,
+                significand: 0,
+                exponent: 0,
+                infinite: true,
+            };
+        }
+        if value == 0.0 || value.is_nan() {
+            return LongDouble::ZERO;
+        }
+        let bits = value.to_bits();
+        let biased = ((bits >> 52) & 0x7ff) as i64;
+        let fraction = bits & ((1u64 << 52) - 1);
+        let (mantissa, exponent) = if biased == 0 {
+            (fraction, -1074)
+        } else {
+            (fraction | (1u64 << 52), biased - 1075)
+        };
+        let shift = mantissa.leading_zeros();
+        LongDouble {
+            negative,
+            significand: mantissa << shift,
+            exponent: exponent - i64::from(shift),
+            infinite: false,
+        }
+    }
+
     /// Whether this is ±infinity (which `strtold` accepts as `inf`).
     pub fn is_infinite(self) -> bool {
         self.infinite

@@ -134,6 +134,12 @@ pub fn table<C: Codec, S: KvStore>() -> Table<C, S> {
         .shaped(ShapeRule::Always(Shape::Double));
     t.add("zrem", -3, Keys::First, W0, zsets::members::zrem);
     t.add("zcard", 2, Keys::First, R, zsets::members::zcard);
+    // GEO: points as members of sorted sets, scored by their geohash.
+    t.add("geoadd", -5, Keys::First, W, zsets::geo::geoadd);
+    t.add("geopos", -2, Keys::First, R, zsets::geo::geopos)
+        .shaped(ShapeRule::Always(Shape::Positions));
+    t.add("geodist", -4, Keys::First, R, zsets::geo::geodist);
+    t.add("geohash", -2, Keys::First, R, zsets::geo::geohash);
     t.add("zscore", 3, Keys::First, R, zsets::members::zscore)
         .shaped(ShapeRule::Always(Shape::Double));
     t.add("zmscore", -3, Keys::First, R, zsets::members::zmscore)

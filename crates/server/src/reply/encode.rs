@@ -35,13 +35,15 @@ pub(super) enum Items {
     ScoredPairs,
     /// Items two by two as `[field, value]`.
     Pairs,
+    /// Each item an `[x, y]` pair of doubles, or a null.
+    Positions,
 }
 
 impl Items {
     /// How many items one group takes.
     pub(super) fn group(self) -> usize {
         match self {
-            Items::Plain | Items::Doubles => 1,
+            Items::Plain | Items::Doubles | Items::Positions => 1,
             Items::ScoredPairs | Items::Pairs => 2,
         }
     }
@@ -68,6 +70,7 @@ pub(super) fn array_form(
         Shape::Doubles => Some((b'*', n, Items::Doubles)),
         Shape::ScoredPairs => Some((b'*', n / 2, Items::ScoredPairs)),
         Shape::Pairs => Some((b'*', n / 2, Items::Pairs)),
+        Shape::Positions => Some((b'*', n, Items::Positions)),
         Shape::ScoredFlat if n == 2 => None,
         Shape::KeyScored if n == 3 => None,
         Shape::KeyScoredPairs if n == 2 => None,
@@ -86,6 +89,15 @@ pub(super) fn group(
     match form {
         Items::Plain => plain(first, protocol, out),
         Items::Doubles => double(first, protocol, out),
+        Items::Positions => match first {
+            Reply::Array(xy) => {
+                header(out, b'*', xy.len());
+                for coordinate in xy {
+                    double(coordinate, protocol, out);
+                }
+            }
+            other => plain(other, protocol, out),
+        },
         Items::ScoredPairs => {
             header(out, b'*', 2);
             plain(first, protocol, out);

@@ -194,7 +194,7 @@ mod tests {
         ]
     }
 
-    const SHAPES: [Shape; 11] = [
+    const SHAPES: [Shape; 12] = [
         Shape::Plain,
         Shape::Map,
         Shape::Set,
@@ -206,6 +206,7 @@ mod tests {
         Shape::KeyScored,
         Shape::KeyScoredPairs,
         Shape::Verbatim,
+        Shape::Positions,
     ];
 
     #[test]

@@ -10,6 +10,7 @@
 //! applies the format's score limit.
 
 mod common;
+pub(super) mod geo;
 pub(super) mod members;
 pub(super) mod range;
 pub(super) mod remove;
