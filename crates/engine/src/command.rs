@@ -55,6 +55,10 @@ pub enum Keys {
     Second,
     /// Every argument after the first (BITOP's destination and sources).
     AfterFirst,
+    /// The first argument and the argument after each `STORE` or
+    /// `STOREDIST` from the fifth on (GEORADIUS, GEORADIUSBYMEMBER: Redis'
+    /// `georadiusGetKeys`).
+    GeoRadius,
 }
 
 impl Keys {
@@ -94,6 +98,21 @@ impl Keys {
             Keys::Sort => {
                 keys.extend(arg(0));
                 sort_store_keys(rest.get(1..).unwrap_or_default(), keys);
+                return;
+            }
+            Keys::GeoRadius => {
+                keys.extend(arg(0));
+                let mut i = 4;
+                while i + 1 < rest.len() {
+                    let word = rest[i].as_ref();
+                    if word.eq_ignore_ascii_case(b"store")
+                        || word.eq_ignore_ascii_case(b"storedist")
+                    {
+                        keys.push(rest[i + 1].as_ref());
+                        i += 1;
+                    }
+                    i += 1;
+                }
                 return;
             }
             Keys::DestNumKeys => {
@@ -224,6 +243,9 @@ pub enum Shape {
     /// An array of `[x, y]` bulk numbers or nils: each pair's numbers
     /// become doubles (GEOPOS).
     Positions,
+    /// An array of members, or of `[member, …, [x, y]]` items: the
+    /// numbers of a nested pair become doubles (GEOSEARCH … WITHCOORD).
+    Located,
     /// A bulk string becomes a verbatim string of format `txt` (INFO,
     /// CLIENT INFO, CLIENT LIST: Redis' `addReplyVerbatim`).
     Verbatim,

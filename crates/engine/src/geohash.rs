@@ -247,6 +247,224 @@ pub fn standard_string(longitude: f64, latitude: f64) -> String {
         .collect()
 }
 
+/// A search shape: a circle (radius) or a box (width, height), in the
+/// unit `conversion` converts to meters, around `center` (longitude,
+/// latitude).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shape {
+    /// Within a radius.
+    Radius(f64),
+    /// Within a box: width, height.
+    Box(f64, f64),
+}
+
+/// A search: the shape, its centre and the unit's meters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Search {
+    /// The shape.
+    pub shape: Shape,
+    /// Its centre: longitude, latitude.
+    pub center: (f64, f64),
+    /// Meters per unit of the shape's sizes.
+    pub conversion: f64,
+}
+
+const MERCATOR_MAX: f64 = 20037726.37;
+
+fn rad_deg(angle: f64) -> f64 {
+    angle / (std::f64::consts::PI / 180.0)
+}
+
+/// The step whose cells cover a search of `range_meters` at `latitude`
+/// (`geohashEstimateStepsByRadius`).
+fn estimate_steps(mut range_meters: f64, latitude: f64) -> u8 {
+    if range_meters == 0.0 {
+        return 26;
+    }
+    let mut step: i32 = 1;
+    while range_meters < MERCATOR_MAX {
+        range_meters *= 2.0;
+        step += 1;
+    }
+    step -= 2;
+    if !(-66.0..=66.0).contains(&latitude) {
+        step -= 1;
+        if !(-80.0..=80.0).contains(&latitude) {
+            step -= 1;
+        }
+    }
+    step.clamp(1, 26) as u8
+}
+
+impl Search {
+    /// The search's bounding box: min longitude, min latitude, max
+    /// longitude, max latitude (`geohashBoundingBox`).
+    fn bounds(&self) -> [f64; 4] {
+        let (longitude, latitude) = self.center;
+        let (height, width) = match self.shape {
+            Shape::Radius(r) => (self.conversion * r, self.conversion * r),
+            Shape::Box(w, h) => (self.conversion * (h / 2.0), self.conversion * (w / 2.0)),
+        };
+        let lat_delta = rad_deg(height / EARTH_RADIUS_IN_METERS);
+        let long_delta_top =
+            rad_deg(width / EARTH_RADIUS_IN_METERS / deg_rad(latitude + lat_delta).cos());
+        let long_delta_bottom =
+            rad_deg(width / EARTH_RADIUS_IN_METERS / deg_rad(latitude - lat_delta).cos());
+        let southern = latitude < 0.0;
+        [
+            if southern {
+                longitude - long_delta_bottom
+            } else {
+                longitude - long_delta_top
+            },
+            latitude - lat_delta,
+            if southern {
+                longitude + long_delta_bottom
+            } else {
+                longitude + long_delta_top
+            },
+            latitude + lat_delta,
+        ]
+    }
+
+    /// The cells to read, in Redis' order (the centre's, then north,
+    /// south, east, west, north-east, north-west, south-east, south-west),
+    /// `None` for a neighbour the search cannot reach
+    /// (`geohashCalculateAreasByShapeWGS84`).
+    pub fn cells(&self) -> [Option<Hash>; 9] {
+        let [min_lon, min_lat, max_lon, max_lat] = self.bounds();
+        let (longitude, latitude) = self.center;
+        let radius_meters = match self.shape {
+            Shape::Radius(r) => r,
+            Shape::Box(w, h) => ((w / 2.0) * (w / 2.0) + (h / 2.0) * (h / 2.0)).sqrt(),
+        } * self.conversion;
+        let mut steps = estimate_steps(radius_meters, latitude);
+        let at = |steps| {
+            let hash = encode(WGS84, longitude, latitude, steps).unwrap_or(Hash {
+                bits: 0,
+                step: steps,
+            });
+            let area = decode(WGS84, hash);
+            (hash, neighbors(hash), area)
+        };
+        let (mut hash, mut near, mut area) = at(steps);
+        let decoded = |h: Hash| decode(WGS84, h);
+        let decrease = decoded(near[0]).is_some_and(|n| n.latitude.max < max_lat)
+            || decoded(near[1]).is_some_and(|s| s.latitude.min > min_lat)
+            || decoded(near[2]).is_some_and(|e| e.longitude.max < max_lon)
+            || decoded(near[3]).is_some_and(|w| w.longitude.min > min_lon);
+        if steps > 1 && decrease {
+            steps -= 1;
+            (hash, near, area) = at(steps);
+        }
+        // north, south, east, west, north-east, north-west, south-east,
+        // south-west.
+        let mut keep = [true; 8];
+        if let (true, Some(area)) = (steps >= 2, area) {
+            if area.latitude.min < min_lat {
+                for i in [1, 6, 7] {
+                    keep[i] = false;
+                }
+            }
+            if area.latitude.max > max_lat {
+                for i in [0, 4, 5] {
+                    keep[i] = false;
+                }
+            }
+            if area.longitude.min < min_lon {
+                for i in [3, 7, 5] {
+                    keep[i] = false;
+                }
+            }
+            if area.longitude.max > max_lon {
+                for i in [2, 6, 4] {
+                    keep[i] = false;
+                }
+            }
+        }
+        let mut cells = [Some(hash); 9];
+        for i in 0..8 {
+            cells[i + 1] = keep[i].then_some(near[i]);
+        }
+        cells
+    }
+
+    /// Whether the point of `score` is inside, and its distance in meters
+    /// from the centre (`geoWithinShape`).
+    pub fn contains(&self, score: f64) -> Option<((f64, f64), f64)> {
+        let (x, y) = point_of(score)?;
+        let (cx, cy) = self.center;
+        match self.shape {
+            Shape::Radius(r) => {
+                let d = distance(cx, cy, x, y);
+                (d <= r * self.conversion).then_some(((x, y), d))
+            }
+            Shape::Box(w, h) => {
+                let (width, height) = (w * self.conversion, h * self.conversion);
+                if lat_distance(y, cy) > height / 2.0 {
+                    return None;
+                }
+                if distance(x, y, cx, y) > width / 2.0 {
+                    return None;
+                }
+                Some(((x, y), distance(cx, cy, x, y)))
+            }
+        }
+    }
+}
+
+/// The scores `[min, max)` of the members inside a cell
+/// (`scoresOfGeoHashBox`).
+pub fn score_range(hash: Hash) -> (u64, u64) {
+    let next = Hash {
+        bits: hash.bits.wrapping_add(1),
+        step: hash.step,
+    };
+    (align52(hash), align52(next))
+}
+
+/// The cell `d` (±1) cells along one axis (`geohash_move_x`: the odd
+/// bits, `own` = `0xaaaa…`; `geohash_move_y`: the even bits, `0x5555…`).
+fn move_axis(hash: &mut Hash, d: i8, own: u64) {
+    let shift = 64 - u32::from(hash.step) * 2;
+    let mut moving = hash.bits & own;
+    let kept = hash.bits & !own;
+    let zz = !own >> shift;
+    if d > 0 {
+        moving = moving.wrapping_add(zz + 1);
+    } else {
+        moving |= zz;
+        moving = moving.wrapping_sub(zz + 1);
+    }
+    moving &= own >> shift;
+    hash.bits = moving | kept;
+}
+
+/// A cell's neighbours: north, south, east, west, north-east, north-west,
+/// south-east, south-west (`geohashNeighbors`).
+fn neighbors(hash: Hash) -> [Hash; 8] {
+    let moved = |dx: i8, dy: i8| {
+        let mut h = hash;
+        if dx != 0 {
+            move_axis(&mut h, dx, 0xaaaa_aaaa_aaaa_aaaa);
+        }
+        if dy != 0 {
+            move_axis(&mut h, dy, 0x5555_5555_5555_5555);
+        }
+        h
+    };
+    [
+        moved(0, 1),
+        moved(0, -1),
+        moved(1, 0),
+        moved(-1, 0),
+        moved(1, 1),
+        moved(-1, 1),
+        moved(1, -1),
+        moved(-1, -1),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -140,6 +140,54 @@ pub fn table<C: Codec, S: KvStore>() -> Table<C, S> {
         .shaped(ShapeRule::Always(Shape::Positions));
     t.add("geodist", -4, Keys::First, R, zsets::geo::geodist);
     t.add("geohash", -2, Keys::First, R, zsets::geo::geohash);
+    let located = ShapeRule::Always(Shape::Located);
+    t.add(
+        "georadius",
+        -6,
+        Keys::GeoRadius,
+        W,
+        zsets::geo_search::georadius,
+    )
+    .shaped(located);
+    t.add(
+        "georadius_ro",
+        -6,
+        Keys::First,
+        R,
+        zsets::geo_search::georadius_ro,
+    )
+    .shaped(located);
+    t.add(
+        "georadiusbymember",
+        -5,
+        Keys::GeoRadius,
+        W,
+        zsets::geo_search::georadiusbymember,
+    )
+    .shaped(located);
+    t.add(
+        "georadiusbymember_ro",
+        -5,
+        Keys::First,
+        R,
+        zsets::geo_search::georadiusbymember_ro,
+    )
+    .shaped(located);
+    t.add(
+        "geosearch",
+        -7,
+        Keys::First,
+        R,
+        zsets::geo_search::geosearch,
+    )
+    .shaped(located);
+    t.add(
+        "geosearchstore",
+        -8,
+        Keys::FirstTwo,
+        W,
+        zsets::geo_search::geosearchstore,
+    );
     t.add("zscore", 3, Keys::First, R, zsets::members::zscore)
         .shaped(ShapeRule::Always(Shape::Double));
     t.add("zmscore", -3, Keys::First, R, zsets::members::zmscore)

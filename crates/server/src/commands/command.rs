@@ -59,7 +59,7 @@ fn key_positions(keys: &Keys) -> (i64, i64, i64) {
     match keys {
         // A container's keys are its subcommands'.
         Keys::None | Keys::Everything | Keys::Second => (0, 0, 0),
-        Keys::First | Keys::DestNumKeys | Keys::Sort => (1, 1, 1),
+        Keys::First | Keys::DestNumKeys | Keys::Sort | Keys::GeoRadius => (1, 1, 1),
         Keys::NumKeys | Keys::CountSecond => (0, 0, 0),
         Keys::FirstTwo => (1, 2, 1),
         Keys::All | Keys::AllButLast => (1, -1, 1),

@@ -37,13 +37,16 @@ pub(super) enum Items {
     Pairs,
     /// Each item an `[x, y]` pair of doubles, or a null.
     Positions,
+    /// Each item a member, or an array whose nested `[x, y]` pair is of
+    /// doubles.
+    Located,
 }
 
 impl Items {
     /// How many items one group takes.
     pub(super) fn group(self) -> usize {
         match self {
-            Items::Plain | Items::Doubles | Items::Positions => 1,
+            Items::Plain | Items::Doubles | Items::Positions | Items::Located => 1,
             Items::ScoredPairs | Items::Pairs => 2,
         }
     }
@@ -71,6 +74,7 @@ pub(super) fn array_form(
         Shape::ScoredPairs => Some((b'*', n / 2, Items::ScoredPairs)),
         Shape::Pairs => Some((b'*', n / 2, Items::Pairs)),
         Shape::Positions => Some((b'*', n, Items::Positions)),
+        Shape::Located => Some((b'*', n, Items::Located)),
         Shape::ScoredFlat if n == 2 => None,
         Shape::KeyScored if n == 3 => None,
         Shape::KeyScoredPairs if n == 2 => None,
@@ -94,6 +98,15 @@ pub(super) fn group(
                 header(out, b'*', xy.len());
                 for coordinate in xy {
                     double(coordinate, protocol, out);
+                }
+            }
+            other => plain(other, protocol, out),
+        },
+        Items::Located => match first {
+            Reply::Array(parts) => {
+                header(out, b'*', parts.len());
+                for part in parts {
+                    group(Items::Positions, part, None, protocol, out);
                 }
             }
             other => plain(other, protocol, out),

@@ -194,7 +194,7 @@ mod tests {
         ]
     }
 
-    const SHAPES: [Shape; 12] = [
+    const SHAPES: [Shape; 13] = [
         Shape::Plain,
         Shape::Map,
         Shape::Set,
@@ -207,6 +207,7 @@ mod tests {
         Shape::KeyScoredPairs,
         Shape::Verbatim,
         Shape::Positions,
+        Shape::Located,
     ];
 
     #[test]

@@ -11,6 +11,7 @@
 
 mod common;
 pub(super) mod geo;
+pub(super) mod geo_search;
 pub(super) mod members;
 pub(super) mod range;
 pub(super) mod remove;
