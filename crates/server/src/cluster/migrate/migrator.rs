@@ -40,6 +40,10 @@ pub(crate) struct Inner {
     pub(crate) result: Option<Result<(), String>>,
     /// Migrations started so far.
     pub(crate) started: u64,
+    /// Bumped by each migration's start: the writes that began before it
+    /// (counted in `untracked` by this number's parity) are waited for
+    /// before the snapshot is read.
+    pub(crate) epoch: u64,
 }
 
 /// The migration this node runs or ran last.
@@ -50,6 +54,11 @@ pub struct Migrator {
     pub(crate) in_flight: AtomicUsize,
     /// Keys of the running range written since they were last sent.
     pub(crate) dirty: Mutex<BTreeSet<Vec<u8>>>,
+    /// Writes to slots not moving when they began, not ended yet, by the
+    /// parity of the epoch they began in: a migration's snapshot waits for
+    /// those that began before it started, whose keys it could otherwise
+    /// miss (written after its iterator was made, never marked dirty).
+    untracked: [AtomicUsize; 2],
 }
 
 impl Default for Migrator {
@@ -63,10 +72,12 @@ impl Default for Migrator {
                 state: MigrationState::None,
                 result: None,
                 started: 0,
+                epoch: 0,
             }),
             finished: Condvar::new(),
             in_flight: AtomicUsize::new(0),
             dirty: Mutex::new(BTreeSet::new()),
+            untracked: [AtomicUsize::new(0), AtomicUsize::new(0)],
         }
     }
 }
@@ -78,6 +89,8 @@ pub struct WriteGuard<'a> {
     keys: Vec<Vec<u8>>,
     /// Counted in `in_flight` (a blocking pop is not: it may wait long).
     counted: bool,
+    /// Counted in `untracked[parity]` instead (its slot was not moving).
+    untracked: Option<usize>,
 }
 
 impl Drop for WriteGuard<'_> {
@@ -88,6 +101,9 @@ impl Drop for WriteGuard<'_> {
             .extend(std::mem::take(&mut self.keys));
         if self.counted {
             self.migrator.in_flight.fetch_sub(1, Ordering::SeqCst);
+        }
+        if let Some(parity) = self.untracked {
+            self.migrator.untracked[parity].fetch_sub(1, Ordering::SeqCst);
         }
     }
 }
@@ -129,7 +145,9 @@ impl Migrator {
     /// A write to `slot` (of this node) is about to run: refused with
     /// `TRYAGAIN` in a migration's last phase; tracked while the slot
     /// moves. A `blocking` pop is not waited for before the last phase
-    /// (its keys are marked now and again when it ends).
+    /// (its keys are marked now and again when it ends). Any other write
+    /// is counted until it ends, so that a migration starting meanwhile
+    /// reads its snapshot after it.
     pub fn enter_write<'a>(
         &'a self,
         slot: u16,
@@ -153,9 +171,40 @@ impl Migrator {
                 migrator: self,
                 keys,
                 counted: !blocking,
+                untracked: None,
             }));
         }
-        Ok(None)
+        if blocking {
+            return Ok(None);
+        }
+        let parity = (inner.epoch & 1) as usize;
+        self.untracked[parity].fetch_add(1, Ordering::SeqCst);
+        Ok(Some(WriteGuard {
+            migrator: self,
+            keys: Vec::new(),
+            counted: false,
+            untracked: Some(parity),
+        }))
+    }
+
+    /// A migration starts: later writes count in the next epoch.
+    pub(crate) fn next_epoch(inner: &mut Inner) {
+        inner.epoch += 1;
+    }
+
+    /// Waits until the writes that began before the running migration
+    /// started have ended (at most `within`): their keys are then in the
+    /// store its snapshot reads, or marked dirty.
+    pub(crate) fn drain_earlier_writes(&self, within: Duration) -> Result<(), String> {
+        let parity = (self.inner.lock().epoch.wrapping_sub(1) & 1) as usize;
+        let deadline = Instant::now() + within;
+        while self.untracked[parity].load(Ordering::SeqCst) > 0 {
+            if Instant::now() > deadline {
+                return Err("writes to the slot did not end".into());
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        Ok(())
     }
 
     /// Waits for the migration started last to end, at most `timeout`

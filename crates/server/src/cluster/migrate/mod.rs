@@ -6,7 +6,8 @@
 //!    `CLUSTER IMPORT <range> 0` (the destination clears the range and
 //!    takes this connection's writes to it); with `migrate-type
 //!    raw-key-value`, ask `COMMAND INFO applybatch` (`carrier`);
-//! 2. send every key of the range: with `raw-key-value` its stored records
+//! 2. once the writes that began before the range was marked moving have
+//!    ended (they are not tracked), send every key of the range: with `raw-key-value` its stored records
 //!    in write batches (`raw`); otherwise as typed commands, `migrate-pipeline-size`
 //!    (16) a pipeline, one reply each, any error aborts (`dump`); with
 //!    `migrate-speed` (4096, 0: no limit) a pipeline leaves at most every
@@ -111,6 +112,7 @@ pub fn start(shared: &Shared, range: SlotRange, dst: &str) -> Result<(), Reply> 
             return Err(err("Can't migrate slot which has been migrated"));
         }
         inner.running = Some(range);
+        migrator::Migrator::next_epoch(&mut inner);
         inner.state = MigrationState::Started;
         inner.dst = dst.to_string();
         inner.result = None;
@@ -223,6 +225,12 @@ fn migrate(
     l.call(&import_args(range, 0))
         .map_err(|e| format!("failed to set import status on destination node: {e}"))?;
     let carrier = &mut Carrier::choose(shared, l)?;
+    // A write that began before the range was marked moving is not
+    // tracked: the snapshot is read once every such write has ended.
+    shared
+        .cluster
+        .migrator
+        .drain_earlier_writes(Duration::from_secs(60))?;
     let keys = carrier.snapshot(shared, l, range)?;
     let m = &shared.cluster.migrator;
     let mut resent = 0;
