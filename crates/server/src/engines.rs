@@ -37,10 +37,10 @@ pub struct EngineSlot {
     /// INFO's `keyspace_hits` / `keyspace_misses`, counted by every
     /// engine the slot opens.
     lookups: Arc<KeyspaceLookups>,
-    /// Whether background expiry is held in every engine the slot opens
-    /// (a replica's: [`EngineSlot::hold_expiry`]), and the open store's
-    /// hold (taken without the engine's lock, which EXEC may hold).
-    expiry: Mutex<(bool, Arc<ExpiryHold>)>,
+    /// The open store's expiry hold, whose state every engine the slot
+    /// opens takes (a replica's: [`EngineSlot::hold_expiry`]); reached
+    /// without the engine's lock, which EXEC may hold.
+    expiry: Mutex<Arc<ExpiryHold>>,
 }
 
 fn closed() -> Reply {
@@ -61,7 +61,7 @@ impl EngineSlot {
             }),
             opener,
             lookups,
-            expiry: Mutex::new((false, hold)),
+            expiry: Mutex::new(hold),
         })
     }
 
@@ -70,9 +70,7 @@ impl EngineSlot {
     /// its master's `DEL` comes, not by this machine's clock
     /// ([`ExpiryHold`]).
     pub fn hold_expiry(&self, held: bool) {
-        let mut expiry = self.expiry.lock();
-        expiry.0 = held;
-        expiry.1.set(held);
+        self.expiry.lock().set(held);
     }
 
     /// The key lookups of the clients' read commands, in every namespace.
@@ -87,8 +85,8 @@ impl EngineSlot {
         engine.share_keyspace_lookups(self.lookups.clone());
         let mut expiry = self.expiry.lock();
         let hold = engine.store().expiry_hold();
-        hold.set(expiry.0);
-        expiry.1 = hold.clone();
+        hold.set(expiry.is_held());
+        *expiry = hold.clone();
         Ok(engine)
     }
 
