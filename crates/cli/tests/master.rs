@@ -811,6 +811,16 @@ fn the_stream_carries_redis_7_deterministic_forms() {
     expect(&mut replica, &["SET", "f", "3"]);
     run(&["CAD", "f", "3"]);
     expect(&mut replica, &["CAD", "f", "3"]);
+    // BITFIELD and SETBIT go as they came, and only when they changed
+    // the string (Redis counts no change for a field or bit set to what
+    // it held, nor for BITFIELD's reads).
+    run(&["BITFIELD", "bf", "SET", "u8", "0", "7"]);
+    expect(&mut replica, &["BITFIELD", "bf", "SET", "u8", "0", "7"]);
+    run(&["BITFIELD", "bf", "GET", "u8", "0"]);
+    run(&["BITFIELD", "bf", "SET", "u8", "0", "7", "GET", "i4", "4"]);
+    run(&["SETBIT", "bf", "5", "1"]);
+    run(&["SETBIT", "bf", "0", "1"]);
+    expect(&mut replica, &["SETBIT", "bf", "0", "1"]);
     run(&["RPUSH", "l", "a", "b"]);
     expect(&mut replica, &["RPUSH", "l", "a", "b"]);
     run(&["BLPOP", "l", "1"]);

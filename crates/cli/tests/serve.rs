@@ -282,6 +282,30 @@ fn watch_counts_only_the_keys_a_write_changed() {
         "out",
         &["SORT", "none", "STORE", "out"]
     ));
+    // BITFIELD's reads, and a field or bit written with what it held,
+    // change nothing.
+    assert!(aborts_watch(
+        &server,
+        "bf",
+        &["BITFIELD", "bf", "SET", "u4", "0", "9"]
+    ));
+    assert!(!aborts_watch(
+        &server,
+        "bf",
+        &["BITFIELD", "bf", "GET", "u4", "0"]
+    ));
+    assert!(!aborts_watch(
+        &server,
+        "bf",
+        &["BITFIELD", "bf", "SET", "u4", "0", "9"]
+    ));
+    assert!(!aborts_watch(&server, "bf", &["SETBIT", "bf", "0", "1"]));
+    assert!(aborts_watch(&server, "bf", &["SETBIT", "bf", "1", "1"]));
+    assert!(aborts_watch(
+        &server,
+        "bf",
+        &["BITFIELD", "bf", "INCRBY", "u4", "0", "1"]
+    ));
     let sorted: Vec<String> = command(&["LRANGE", "l", "0", "-1"]).query(&mut c).unwrap();
     assert_eq!(sorted, ["1", "2", "3"]);
     // FLUSHALL touches the watched keys that existed only.

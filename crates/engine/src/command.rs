@@ -127,25 +127,26 @@ impl Keys {
     }
 }
 
-/// The destinations among SORT's options: the argument after each
-/// `STORE`, skipping the values of `LIMIT`, `BY` and `GET` as SORT's parser
-/// does.
+/// SORT's destination, as Redis' `sortGetKeys` finds it: the argument
+/// after the last `STORE` (as SORT itself stores to the last), skipping
+/// the values of `LIMIT`, `BY` and `GET`; a `STORE` does not skip its own
+/// argument, so `STORE a STORE b` names `b`.
 fn sort_store_keys<'a, A: AsRef<[u8]>>(options: &'a [A], keys: &mut Vec<&'a [u8]>) {
     let is = |arg: &[u8], name: &str| arg.eq_ignore_ascii_case(name.as_bytes());
+    let mut store = None;
     let mut j = 0;
     while j < options.len() {
-        let left = options.len() - j - 1;
         let arg = options[j].as_ref();
-        if is(arg, "limit") && left >= 2 {
+        if is(arg, "limit") {
             j += 2;
-        } else if (is(arg, "by") || is(arg, "get")) && left >= 1 {
+        } else if is(arg, "by") || is(arg, "get") {
             j += 1;
-        } else if is(arg, "store") && left >= 1 {
-            keys.push(options[j + 1].as_ref());
-            j += 1;
+        } else if is(arg, "store") && j + 1 < options.len() {
+            store = Some(options[j + 1].as_ref());
         }
         j += 1;
     }
+    keys.extend(store);
 }
 
 /// A command's properties, as a set of bits.
@@ -420,6 +421,18 @@ mod tests {
         assert_eq!(Keys::Sort.of(&args), vec![&b"src"[..], b"dst"]);
         let args: Vec<&[u8]> = vec![b"sort", b"src", b"get", b"#", b"store"];
         assert_eq!(Keys::Sort.of(&args), vec![&b"src"[..]]);
+        // Redis' sortGetKeys: the last STORE only.
+        let args: Vec<&[u8]> = vec![
+            b"sort",
+            b"abc",
+            b"store",
+            b"invalid",
+            b"store",
+            b"stillbad",
+            b"store",
+            b"def",
+        ];
+        assert_eq!(Keys::Sort.of(&args), vec![&b"abc"[..], b"def"]);
     }
 
     #[test]

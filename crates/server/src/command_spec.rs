@@ -135,6 +135,28 @@ impl Spec {
         self.reply_shape.shape(args)
     }
 
+    /// [`Spec::may_have_changed`] knowing which of its keys the command
+    /// left unchanged (the engine's `unchanged`): a write that named keys
+    /// and left every one of them as it was changed nothing (BITFIELD
+    /// that only read, or wrote the values already there; SORT without
+    /// STORE; SMOVE within one set), as Redis counts no dirty change for
+    /// it, touches no WATCH and propagates nothing.
+    pub fn changed<A: AsRef<[u8]>>(
+        &self,
+        reply: &Reply,
+        args: &[A],
+        unchanged: &[Vec<u8>],
+    ) -> bool {
+        if !self.may_have_changed(reply) {
+            return false;
+        }
+        if unchanged.is_empty() {
+            return true;
+        }
+        let keys = self.keys.of(args);
+        keys.is_empty() || !keys.iter().all(|k| unchanged.iter().any(|u| u == k))
+    }
+
     /// Whether a write that replied `reply` may have changed its keys
     /// (WATCH counters are bumped, blocked clients served, the write
     /// propagated): not a read, nor an error, nil, an empty array (a pop

@@ -10,6 +10,7 @@
 pub use table::table;
 
 pub(crate) mod args;
+mod bitfield;
 mod dump;
 mod hashes;
 mod hyperloglog;

@@ -226,11 +226,17 @@ pub fn setbit<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
     };
     let mut value = live.as_ref().map(|m| m.value.clone()).unwrap_or_default();
     let byte = usize::try_from(offset >> 3).unwrap_or(usize::MAX);
-    if value.len() <= byte {
+    let grown = value.len() <= byte;
+    if grown {
         value.resize(byte + 1, 0);
     }
     let mask = 1u8 << (7 - (offset & 7));
     let old = value[byte] & mask != 0;
+    if live.is_some() && !grown && old == on {
+        // Redis counts no change for a bit set to what it was.
+        ctx.leave_unchanged(a[1]);
+        return Ok(Reply::Integer(i64::from(old)));
+    }
     if on {
         value[byte] |= mask;
     } else {

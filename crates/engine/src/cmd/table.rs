@@ -9,7 +9,9 @@ use crate::command::{Flags, Keys, Shape, ShapeRule, Table};
 use crate::store::KvStore;
 use redcodec_codec::Codec;
 
-use super::{dump, hashes, hyperloglog, keys, lists, scan, server, sets, sort, strings, zsets};
+use super::{
+    bitfield, dump, hashes, hyperloglog, keys, lists, scan, server, sets, sort, strings, zsets,
+};
 
 /// Reads (and the keyless commands): no flag the server acts on.
 const R: Flags = Flags::NONE;
@@ -38,6 +40,8 @@ pub fn table<C: Codec, S: KvStore>() -> Table<C, S> {
     t.add("bitcount", -2, Keys::First, R, strings::bitcount);
     t.add("bitpos", -3, Keys::First, R, strings::bitpos);
     t.add("bitop", -4, Keys::AfterFirst, W, strings::bitop);
+    t.add("bitfield", -2, Keys::First, W, bitfield::bitfield);
+    t.add("bitfield_ro", -2, Keys::First, R, bitfield::bitfield_ro);
     t.add("set", -3, Keys::First, W, strings::set);
     t.add("setnx", 3, Keys::First, W0, strings::setnx);
     t.add("setex", 4, Keys::First, W, strings::setex);

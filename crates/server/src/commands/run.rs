@@ -62,7 +62,7 @@ pub fn run_engine_spec(
         // Not an engine command: the engine's own reply (unknown).
         None => engine.execute_noting_unchanged(args),
     };
-    if spec.may_have_changed(&reply) {
+    if spec.changed(&reply, args, &unchanged) {
         session.wrote = true;
         shared.note_write();
         let mut keys = spec.keys_of(args);

@@ -154,7 +154,7 @@ impl ReplCore {
         let Some(spec) = crate::command_table::get(name) else {
             return;
         };
-        if !spec.may_have_changed(event.reply) {
+        if !spec.changed(event.reply, event.args, event.unchanged) {
             return;
         }
         let mut commands: Vec<Args> = event
