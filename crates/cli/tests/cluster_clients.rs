@@ -53,7 +53,7 @@ fn redis_py_redis_cluster_on_three_nodes() {
         assert!(size > 0, "{} holds no key", n.addr());
         total += size;
     }
-    assert_eq!(total, 300 + 2 + 1 + 50 + 40);
+    assert_eq!(total, 300 + 2 + 1 + 50 + 40 + 2);
 }
 
 fn redis_cli(port: u16, args: &[&str]) -> String {

@@ -198,6 +198,9 @@ impl Flags {
     pub const LANE: Flags = Flags(1 << 14);
     /// Names its script by SHA1 (EVALSHA, EVALSHA_RO), not by its body.
     pub const BY_SHA: Flags = Flags(1 << 15);
+    /// Reads the keyspace without naming a key (KEYS, SCAN, DBSIZE,
+    /// RANDOMKEY): a read-only command to Redis' COMMAND INFO.
+    pub const READS_KEYSPACE: Flags = Flags(1 << 16);
 
     /// Both sets of properties.
     pub const fn with(self, other: Flags) -> Flags {

@@ -54,8 +54,18 @@ def main():
     else:
         raise AssertionError("MSET over two slots went through")
     assert rc.cluster_keyslot("foo") == 12182
+    # Keys placed by a count, and a blocking pop whose last argument is
+    # its timeout: routed by COMMAND's entries (movablekeys, last key -2).
+    rc.zadd("{z}a", {"x": 1, "y": 2})
+    rc.zadd("{z}b", {"y": 3})
+    got = rc.zunion(["{z}a", "{z}b"], withscores=True)
+    assert [(m, float(s)) for m, s in got] == [("x", 1.0), ("y", 5.0)], got
+    assert rc.sintercard(2, ["{s}a", "{s}b"]) == 0
+    rc.rpush("{q}b", "job")
+    got = rc.blpop(["{q}a", "{q}b"], timeout=1)
+    assert list(got) == ["{q}b", "job"], got
     sizes = [rc.execute_command("DBSIZE", target_nodes=n) for n in rc.get_primaries()]
-    assert sum(sizes) == 300 + 2 + 1 + 50 + 40, sizes
+    assert sum(sizes) == 300 + 2 + 1 + 50 + 40 + 2, sizes
     print("redis-py RedisCluster: ok")
 
 

@@ -15,6 +15,8 @@ use super::{
 
 /// Reads (and the keyless commands): no flag the server acts on.
 const R: Flags = Flags::NONE;
+/// Reads of the whole keyspace (KEYS, SCAN…).
+const RK: Flags = Flags::READS_KEYSPACE;
 /// Writes: their keys bump WATCH counters and wake blocked clients.
 const W: Flags = Flags::WRITE;
 /// Writes whose reply 0 (or a negative one) says nothing changed.
@@ -324,13 +326,13 @@ pub fn table<C: Codec, S: KvStore>() -> Table<C, S> {
     t.add("copy", -3, Keys::FirstTwo, W, keys::copy);
     // SORT
     t.add("sort", -2, Keys::Sort, W, sort::sort);
-    t.add("sort_ro", -2, Keys::First, R, sort::sort_ro);
+    t.add("sort_ro", -2, Keys::Sort, R, sort::sort_ro);
     // SCAN
-    t.add("keys", 2, Keys::None, R, scan::keys);
-    t.add("scan", -2, Keys::None, R, scan::scan);
+    t.add("keys", 2, Keys::None, RK, scan::keys);
+    t.add("scan", -2, Keys::None, RK, scan::scan);
     // -1 for Kvrocks' `DBSIZE SCAN`; any other argument gets Redis' error.
-    t.add("dbsize", -1, Keys::None, R, scan::dbsize);
-    t.add("randomkey", 1, Keys::None, R, scan::randomkey);
+    t.add("dbsize", -1, Keys::None, RK, scan::dbsize);
+    t.add("randomkey", 1, Keys::None, RK, scan::randomkey);
     // Server and keyspace
     t.add("ping", -1, Keys::None, R, server::ping);
     t.add("echo", 2, Keys::None, Flags::LOADING, server::echo);

@@ -10,14 +10,14 @@ use super::subcommands;
 use crate::command_table;
 use crate::state::Shared;
 
-/// One command as COMMAND lists it: name, arity, key positions, whether
-/// it writes, and a container's subcommands.
+/// One command as COMMAND lists it: name, arity, key positions, its
+/// flags, and a container's subcommands.
 struct Entry {
     name: String,
     arity: i32,
     /// Redis' first key, last key and step.
     keys: (i64, i64, i64),
-    write: bool,
+    flags: Vec<&'static str>,
     subcommands: Vec<Entry>,
 }
 
@@ -36,16 +36,21 @@ fn entries() -> Vec<Entry> {
                         } else {
                             (0, 0, 0)
                         },
-                        write: false,
+                        flags: if s.key > 0 {
+                            vec!["readonly"]
+                        } else {
+                            Vec::new()
+                        },
                         subcommands: Vec::new(),
                     })
                     .collect()
             });
+            let keys = key_positions(&spec.keys);
             Entry {
                 name: spec.name.to_string(),
                 arity: spec.arity,
-                keys: key_positions(&spec.keys),
-                write: spec.has(Flags::WRITE),
+                keys,
+                flags: command_flags(spec, keys.0 > 0),
                 subcommands,
             }
         })
@@ -54,7 +59,8 @@ fn entries() -> Vec<Entry> {
     all
 }
 
-/// Redis' first key, last key and step for a key spec.
+/// Redis' first key, last key and step for a key spec (BLPOP's last key
+/// is the one before its timeout: -2).
 fn key_positions(keys: &Keys) -> (i64, i64, i64) {
     match keys {
         // A container's keys are its subcommands'.
@@ -62,10 +68,66 @@ fn key_positions(keys: &Keys) -> (i64, i64, i64) {
         Keys::First | Keys::DestNumKeys | Keys::Sort | Keys::GeoRadius => (1, 1, 1),
         Keys::NumKeys | Keys::CountSecond => (0, 0, 0),
         Keys::FirstTwo => (1, 2, 1),
-        Keys::All | Keys::AllButLast => (1, -1, 1),
+        Keys::All => (1, -1, 1),
+        Keys::AllButLast => (1, -2, 1),
         Keys::AfterFirst => (2, -1, 1),
         Keys::Every(step) => (1, -1, *step as i64),
     }
+}
+
+/// Whether the keys are found in the arguments rather than at fixed
+/// positions (a key count, `STORE`): Redis' `movablekeys`, which tells a
+/// cluster client to ask `COMMAND GETKEYS` (or parse the count itself)
+/// instead of trusting the first, last and step.
+fn movable(keys: &Keys) -> bool {
+    matches!(
+        keys,
+        Keys::NumKeys | Keys::CountSecond | Keys::DestNumKeys | Keys::Sort | Keys::GeoRadius
+    )
+}
+
+/// The flags of Redis' COMMAND INFO that the registry knows: `write` for
+/// the writes (the blocking pops included, as Redis flags them),
+/// `readonly` for the other commands with keys (or reading the whole
+/// keyspace) but WATCH and the scripts that may write, then those of
+/// `blocking`, `noscript`, `loading`, `admin`, `no_auth`, `no_multi`,
+/// `allow_busy` and `movablekeys` that apply. (Redis' `fast`, `denyoom`
+/// and the like are not kept: no flag is reported that is not known.)
+fn command_flags(spec: &crate::command_spec::Spec, has_keys: bool) -> Vec<&'static str> {
+    let mut flags = Vec::new();
+    if spec.container.is_some() && spec.arity != -1 {
+        // A container's flags are its subcommands' (COMMAND, which also
+        // runs alone, has its own).
+        return flags;
+    }
+    let movable = movable(&spec.keys);
+    if spec.has(Flags::WRITE) || spec.has(Flags::BLOCKING) || spec.has(Flags::SERVER_WRITE) {
+        flags.push("write");
+    } else if (has_keys || movable || spec.has(Flags::READS_KEYSPACE))
+        && !spec.has(Flags::MAY_WRITE)
+        && !spec.has(Flags::TRANSACTION)
+    {
+        // EVAL, EVALSHA and FCALL are neither (Redis flags them by what
+        // the script declares); their `_RO` forms are read-only.
+        flags.push("readonly");
+    }
+    for (flag, name) in [
+        (Flags::BLOCKING, "blocking"),
+        (Flags::NO_SCRIPT, "noscript"),
+        (Flags::LOADING, "loading"),
+        (Flags::ADMIN, "admin"),
+        (Flags::NO_AUTH, "no_auth"),
+        (Flags::NO_MULTI, "no_multi"),
+        (Flags::ALLOW_BUSY, "allow_busy"),
+    ] {
+        if spec.has(flag) {
+            flags.push(name);
+        }
+    }
+    if movable {
+        flags.push("movablekeys");
+    }
+    flags
 }
 
 /// The entry named `name` in any case: a command, or a subcommand as
@@ -88,17 +150,11 @@ fn find<'a>(all: &'a [Entry], name: &[u8]) -> Option<&'a Entry> {
 /// its subcommands' entries, as Redis 7.0 lists them.
 fn info_entry(e: &Entry) -> Reply {
     let (first, last, step) = e.keys;
-    let flag = if e.write {
-        "write"
-    } else if first > 0 {
-        "readonly"
-    } else {
-        "fast"
-    };
+    let flags = e.flags.iter().map(|f| Reply::Status((*f).into())).collect();
     Reply::Array(vec![
         Reply::bulk(e.name.as_str()),
         Reply::Integer(i64::from(e.arity)),
-        Reply::Array(vec![Reply::Status(flag.into())]),
+        Reply::Array(flags),
         Reply::Integer(first),
         Reply::Integer(last),
         Reply::Integer(step),

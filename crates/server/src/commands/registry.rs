@@ -330,10 +330,10 @@ fn server_specs() -> Vec<Spec> {
         server("asking", 1, Flags::NONE, |sh, se, _, _, _| {
             link_flag(sh, se, |l| l.asking = true)
         }),
-        server("readonly", 1, Flags::NONE, |sh, se, _, _, _| {
+        server("readonly", 1, Flags::LOADING, |sh, se, _, _, _| {
             link_flag(sh, se, |l| l.readonly = true)
         }),
-        server("readwrite", 1, Flags::NONE, |sh, se, _, _, _| {
+        server("readwrite", 1, Flags::LOADING, |sh, se, _, _, _| {
             link_flag(sh, se, |l| l.readonly = false)
         }),
         server(
@@ -417,7 +417,9 @@ fn server_specs() -> Vec<Spec> {
         server(
             "replconf",
             -1,
-            NS.with(Flags::ALLOW_BUSY).with(Flags::LOADING),
+            NS.with(Flags::ALLOW_BUSY)
+                .with(Flags::LOADING)
+                .with(Flags::ADMIN),
             |sh, se, _, _, a| crate::master::replconf(sh, se, a),
         )
         .in_stream(InStream::Replconf),
@@ -432,13 +434,13 @@ fn server_specs() -> Vec<Spec> {
         spec(
             "psync",
             -3,
-            Flags::NO_MULTI.with(NS),
+            Flags::NO_MULTI.with(NS).with(Flags::ADMIN),
             Run::ReplicaSync(Handover::Psync),
         ),
         spec(
             "sync",
             1,
-            Flags::NO_MULTI.with(NS),
+            Flags::NO_MULTI.with(NS).with(Flags::ADMIN),
             Run::ReplicaSync(Handover::Sync),
         ),
         blocking("blpop", -3, BlockingPop::List { left: true }).keyed(Keys::AllButLast),
