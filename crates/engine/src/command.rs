@@ -201,6 +201,9 @@ impl Flags {
     /// Reads the keyspace without naming a key (KEYS, SCAN, DBSIZE,
     /// RANDOMKEY): a read-only command to Redis' COMMAND INFO.
     pub const READS_KEYSPACE: Flags = Flags(1 << 16);
+    /// Runs on a RESP2 connection that is subscribed to channels (Redis'
+    /// `(P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET`).
+    pub const WHILE_SUBSCRIBED: Flags = Flags(1 << 17);
 
     /// Both sets of properties.
     pub const fn with(self, other: Flags) -> Flags {

@@ -195,9 +195,14 @@ pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>
                 Some(lines) => io.out.extend_from_slice(&lines),
                 None => break,
             },
+            messages = shared.pubsub.next(info.id), if session.subscriptions > 0 => match messages {
+                Some(messages) => io.out.extend_from_slice(&messages),
+                None => break,
+            },
         }
     }
     shared.monitors.stop(info.id);
+    shared.pubsub.forget(info.id);
     match io.replica.take() {
         Some((handed, args)) => {
             let info = info.clone();
@@ -364,6 +369,14 @@ async fn answer(
         Ok(moving) => moving,
         Err(e) => return Some(refuse(shared, session, Some(spec), &args, e)),
     };
+    // A subscribed RESP2 connection runs only what Redis allows there.
+    if session.subscribed_resp2() && !spec.has(Flags::WHILE_SUBSCRIBED) {
+        let e = Reply::Error(format!(
+            "ERR Can't execute '{}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context",
+            spec.name
+        ));
+        return Some(refuse(shared, session, Some(spec), &args, e));
+    }
     // A replica's refusals (READONLY, LOADING), after the redirections
     // as in Redis' processCommand.
     if let Some(e) = crate::replica::gate(shared, session, spec, &args) {

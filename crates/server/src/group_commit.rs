@@ -126,6 +126,7 @@ impl Gathered {
 fn groups_now(shared: &Shared, session: &Session) -> bool {
     session.authenticated
         && session.queued.is_none()
+        && !session.subscribed_resp2()
         && !shared.cluster.enabled()
         && !shared.replica.is_replica()
         && !shared.replica.is_loading()

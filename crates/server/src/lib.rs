@@ -13,6 +13,7 @@
 
 pub mod access;
 pub mod admission;
+mod client_feed;
 pub mod client_loop;
 pub mod clients;
 pub mod cluster;
@@ -38,6 +39,7 @@ pub mod namespace_replication;
 pub mod namespace_tokens;
 pub mod persistence;
 pub mod process;
+pub mod pubsub;
 pub mod replica;
 pub mod reply;
 pub mod runner;

@@ -6,26 +6,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
-use tokio::sync::Notify;
+
+use crate::client_feed::Feed;
 
 /// The most bytes a monitor may leave unread before it is disconnected.
 const MAX_PENDING: usize = 256 * 1024 * 1024;
-
-/// What waits for one monitor.
-#[derive(Default)]
-struct Feed {
-    /// Lines not yet written to it.
-    pending: Mutex<Pending>,
-    /// Wakes its connection when lines arrive.
-    ready: Notify,
-}
-
-#[derive(Default)]
-struct Pending {
-    bytes: Vec<u8>,
-    /// More than [`MAX_PENDING`] waited: the monitor is disconnected.
-    overflowed: bool,
-}
 
 /// The clients in MONITOR mode.
 #[derive(Default)]
@@ -43,7 +28,7 @@ impl Monitors {
         if by_client.contains_key(&id) {
             return false;
         }
-        by_client.insert(id, Arc::default());
+        by_client.insert(id, Arc::new(Feed::new(MAX_PENDING)));
         self.count.store(by_client.len(), Ordering::SeqCst);
         true
     }
@@ -69,34 +54,13 @@ impl Monitors {
         let Some(feed) = feed else {
             return std::future::pending().await;
         };
-        loop {
-            let ready = feed.ready.notified();
-            let taken = {
-                let mut pending = feed.pending.lock();
-                if pending.overflowed {
-                    return None;
-                }
-                std::mem::take(&mut pending.bytes)
-            };
-            if !taken.is_empty() {
-                return Some(taken);
-            }
-            ready.await;
-        }
+        feed.next().await
     }
 
     /// Sends `line` to every monitor.
     pub(crate) fn send(&self, line: &[u8]) {
         for feed in self.by_client.lock().values() {
-            let mut pending = feed.pending.lock();
-            if pending.bytes.len() + line.len() > MAX_PENDING {
-                pending.overflowed = true;
-                pending.bytes = Vec::new();
-            } else if !pending.overflowed {
-                pending.bytes.extend_from_slice(line);
-            }
-            drop(pending);
-            feed.ready.notify_one();
+            feed.push(line);
         }
     }
 }

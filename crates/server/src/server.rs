@@ -95,6 +95,7 @@ impl Server {
             command_stats,
             error_stats: ErrorStats::default(),
             monitors: Default::default(),
+            pubsub: Default::default(),
             saves: Arc::new(Saves::default()),
             run_id: random_hex40(),
             replica: crate::replica::Replica::new(&replid),

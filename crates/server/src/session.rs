@@ -62,6 +62,10 @@ pub struct Session {
     /// The reply already encoded, sent instead of the command's `Reply`
     /// (a script's RESP3 types: [`crate::scripting`]).
     pub raw_reply: Option<Vec<u8>>,
+    /// Its channels and patterns ([`crate::pubsub`]): under RESP2, a
+    /// connection with any runs only the commands allowed while
+    /// subscribed.
+    pub subscriptions: usize,
 }
 
 impl Session {
@@ -81,7 +85,14 @@ impl Session {
             wrote: false,
             ready_keys: None,
             raw_reply: None,
+            subscriptions: 0,
         }
+    }
+
+    /// Whether the connection is in RESP2's subscribed mode, where only
+    /// the (un)subscribe commands, PING, QUIT and RESET run.
+    pub fn subscribed_resp2(&self) -> bool {
+        self.subscriptions > 0 && self.protocol == Protocol::Resp2
     }
 
     /// Whether the connection works in the server's default namespace:

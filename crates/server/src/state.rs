@@ -42,6 +42,8 @@ pub struct Shared {
     pub command_stats: CommandStats,
     /// The clients in MONITOR mode.
     pub monitors: crate::monitors::Monitors,
+    /// Pub/Sub's channels, patterns and subscribers.
+    pub pubsub: crate::pubsub::PubSub,
     /// INFO errorstats and `total_error_replies`.
     pub error_stats: ErrorStats,
     /// SAVE, BGSAVE, LASTSAVE (shared with background saves).

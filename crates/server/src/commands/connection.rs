@@ -16,7 +16,15 @@ pub const REDIS_VERSION: &str = "7.0.15";
 const WRONGPASS: &str = "WRONGPASS invalid username-password pair or user is disabled.";
 
 /// `PING [message]`; `None` lets nothing else answer (never).
-pub fn ping(_session: &Session, args: &[Bytes]) -> Option<Reply> {
+pub fn ping(session: &Session, args: &[Bytes]) -> Option<Reply> {
+    if session.subscribed_resp2() && args.len() <= 2 {
+        // Redis' pingCommand for a subscribed RESP2 connection.
+        let message = args.get(1).map_or_else(Vec::new, |m| m.to_vec());
+        return Some(Reply::Array(vec![
+            Reply::bulk("pong"),
+            Reply::Bulk(message),
+        ]));
+    }
     Some(match args.len() {
         1 => Reply::Status("PONG".into()),
         2 => Reply::Bulk(args[1].to_vec()),
@@ -170,6 +178,9 @@ pub fn reset(shared: &Shared, session: &mut Session) -> Reply {
     session.discard(shared);
     session.unwatch(shared);
     shared.monitors.stop(session.info.id);
+    shared.pubsub.forget(session.info.id);
+    session.subscriptions = 0;
+    session.info.live.lock().subscriptions = (0, 0);
     session.set_protocol(Protocol::Resp2);
     session.namespace = shared.config.default_namespace.clone();
     session.set_db(0);

@@ -2,6 +2,7 @@
 //! other command to the engine.
 
 pub mod blocking;
+pub mod channels;
 pub mod client;
 pub mod command;
 pub mod config_commands;

@@ -33,7 +33,8 @@ use redcodec_formats::AnyCodec;
 
 use super::subcommands;
 use super::{
-    client, command, config_commands, connection, flush_all, info, memory, move_key, object, save,
+    channels, client, command, config_commands, connection, flush_all, info, memory, move_key,
+    object, save,
 };
 use crate::access::Access;
 use crate::command_roles::{
@@ -41,6 +42,7 @@ use crate::command_roles::{
 };
 pub use crate::command_spec::{Run, ServerHandler, Spec};
 pub use crate::command_table::Registry;
+use crate::pubsub::{Change, Kind};
 use crate::session::Session;
 use crate::spec_id::SpecId;
 use crate::state::Shared;
@@ -88,6 +90,7 @@ fn build() -> Registry {
             Some(engine) => {
                 engine.run = spec.run;
                 engine.in_stream = spec.in_stream;
+                engine.flags = engine.flags.with(spec.flags);
             }
             None => {
                 specs.insert(spec.name, spec);
@@ -214,13 +217,19 @@ const EVAL: Flags = Flags::LANE;
 const EVALSHA: Flags = Flags::LANE.with(Flags::BY_SHA);
 /// The blocking pops a script may not call.
 const BLOCK: Flags = Flags::BLOCKING.with(Flags::NO_SCRIPT);
+/// SUBSCRIBE and its kin: not in scripts, nor (as in Kvrocks) queued in
+/// a transaction; they run while subscribed and while loading.
+const SUBSCRIBE: Flags = Flags::NO_SCRIPT
+    .with(Flags::NO_MULTI)
+    .with(Flags::LOADING)
+    .with(Flags::WHILE_SUBSCRIBED);
 
 /// The commands the server answers itself (PING and ECHO keep the
 /// engine's arity, keys and flags: only their [`Run`] is taken).
 fn server_specs() -> Vec<Spec> {
     let sub = |subs: &'static [&'static str], then: Shape| ShapeRule::Subcommand { subs, then };
     vec![
-        server("ping", -1, Flags::NONE, |_, se, _, _, a| {
+        server("ping", -1, Flags::WHILE_SUBSCRIBED, |_, se, _, _, a| {
             connection::ping(se, a).unwrap_or_else(Reply::ok)
         })
         .in_stream(InStream::Skip),
@@ -248,6 +257,24 @@ fn server_specs() -> Vec<Spec> {
             NS.with(Flags::ADMIN).with(Flags::LOADING),
             |sh, se, _, _, _| crate::monitor::monitor(sh, se),
         ),
+        server("subscribe", -2, SUBSCRIBE, |sh, se, _, _, a| {
+            channels::change(sh, se, a, (Change::Subscribe, Kind::Channel))
+        }),
+        server("psubscribe", -2, SUBSCRIBE, |sh, se, _, _, a| {
+            channels::change(sh, se, a, (Change::Subscribe, Kind::Pattern))
+        }),
+        server("unsubscribe", -1, SUBSCRIBE, |sh, se, _, _, a| {
+            channels::change(sh, se, a, (Change::Unsubscribe, Kind::Channel))
+        }),
+        server("punsubscribe", -1, SUBSCRIBE, |sh, se, _, _, a| {
+            channels::change(sh, se, a, (Change::Unsubscribe, Kind::Pattern))
+        }),
+        server("publish", 3, Flags::LOADING, |sh, _, _, _, a| {
+            channels::publish(sh, a)
+        }),
+        server("pubsub", -2, Flags::LOADING, |sh, _, _, _, a| {
+            channels::pubsub(sh, a)
+        }),
         server("flushall", -1, Flags::WRITE, flush_all::flush_all),
         server("move", 3, Flags::WRITE, |sh, se, ac, _, a| {
             move_key::move_key(sh, se, ac, a)
@@ -261,7 +288,9 @@ fn server_specs() -> Vec<Spec> {
         server(
             "quit",
             -1,
-            TX.with(Flags::NO_AUTH).with(Flags::LOADING),
+            TX.with(Flags::NO_AUTH)
+                .with(Flags::LOADING)
+                .with(Flags::WHILE_SUBSCRIBED),
             |_, se, _, _, _| {
                 se.close = true;
                 Reply::ok()
@@ -270,7 +299,9 @@ fn server_specs() -> Vec<Spec> {
         server(
             "reset",
             1,
-            TX.with(Flags::NO_AUTH).with(Flags::LOADING),
+            TX.with(Flags::NO_AUTH)
+                .with(Flags::LOADING)
+                .with(Flags::WHILE_SUBSCRIBED),
             |sh, se, _, _, _| connection::reset(sh, se),
         ),
         server("role", 1, NS.with(Flags::LOADING), |sh, _, _, _, _| {

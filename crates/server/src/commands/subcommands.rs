@@ -1,5 +1,5 @@
 //! The container commands the server answers (CLIENT, COMMAND, CONFIG,
-//! FUNCTION, MEMORY, OBJECT) and the subcommands it serves, each with
+//! FUNCTION, MEMORY, OBJECT, PUBSUB) and the subcommands it serves, each with
 //! Redis 7.0.15's arity and its lines of Redis' `<CONTAINER> HELP`.
 //!
 //! This one table decides, before a command runs or is queued, what Redis
@@ -454,6 +454,38 @@ pub const CONTAINERS: &[Container] = &[
                     "REFCOUNT <key>",
                     "    Return the number of references of the value associated with the specified",
                     "    <key>.",
+                ],
+            ),
+            HELP,
+        ],
+    },
+    Container {
+        name: "pubsub",
+        help: &[],
+        subcommands: &[
+            sub(
+                "channels",
+                -2,
+                0,
+                &[
+                    "CHANNELS [<pattern>]",
+                    "    Return the currently active channels matching a <pattern> (default: '*').",
+                ],
+            ),
+            sub(
+                "numpat",
+                2,
+                0,
+                &["NUMPAT", "    Return number of subscriptions to patterns."],
+            ),
+            sub(
+                "numsub",
+                -2,
+                0,
+                &[
+                    "NUMSUB [<channel> ...]",
+                    "    Return the number of subscribers for the specified channels, excluding",
+                    "    pattern subscriptions(default: no channels).",
                 ],
             ),
             HELP,
