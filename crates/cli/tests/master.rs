@@ -821,6 +821,15 @@ fn the_stream_carries_redis_7_deterministic_forms() {
     run(&["SETBIT", "bf", "5", "1"]);
     run(&["SETBIT", "bf", "0", "1"]);
     expect(&mut replica, &["SETBIT", "bf", "0", "1"]);
+    // PFCOUNT goes when it stored the cardinality in the HLL's cache,
+    // as Redis sends it; not when the cache was valid.
+    run(&["PFADD", "hll", "a", "b"]);
+    expect(&mut replica, &["PFADD", "hll", "a", "b"]);
+    run(&["PFCOUNT", "hll"]);
+    expect(&mut replica, &["PFCOUNT", "hll"]);
+    run(&["PFCOUNT", "hll"]);
+    run(&["PFCOUNT", "hll", "nothing"]);
+    run(&["PFCOUNT", "nothing"]);
     run(&["RPUSH", "l", "a", "b"]);
     expect(&mut replica, &["RPUSH", "l", "a", "b"]);
     run(&["BLPOP", "l", "1"]);

@@ -204,6 +204,11 @@ impl Flags {
     /// Runs on a RESP2 connection that is subscribed to channels (Redis'
     /// `(P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET`).
     pub const WHILE_SUBSCRIBED: Flags = Flags(1 << 17);
+    /// A read that may store what it computed (PFCOUNT's cached
+    /// cardinality, Redis' `may_replicate`): when it stored something it
+    /// counts as a change (WATCH, replicas) like a write, while replicas
+    /// still serve it.
+    pub const MAY_REPLICATE: Flags = Flags(1 << 18);
 
     /// Both sets of properties.
     pub const fn with(self, other: Flags) -> Flags {

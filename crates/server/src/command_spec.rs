@@ -159,10 +159,11 @@ impl Spec {
 
     /// Whether a write that replied `reply` may have changed its keys
     /// (WATCH counters are bumped, blocked clients served, the write
-    /// propagated): not a read, nor an error, nil, an empty array (a pop
+    /// propagated): not a read (but one that may store what it computed,
+    /// PFCOUNT), nor an error, nil, an empty array (a pop
     /// from nothing), or 0 or less where that means nothing changed.
     pub fn may_have_changed(&self, reply: &Reply) -> bool {
-        if !self.has(Flags::WRITE) {
+        if !self.has(Flags::WRITE) && !self.has(Flags::MAY_REPLICATE) {
             return false;
         }
         match reply {

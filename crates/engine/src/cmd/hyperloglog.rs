@@ -59,15 +59,26 @@ pub fn pfadd<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdR
 
 /// PFCOUNT `key [key …]`: one key's cardinality (cached in its header
 /// when it was stale, as Redis writes it), or the union's of several.
+/// Only the cache's update counts as a change (every other path leaves
+/// its keys unchanged), which a master then sends to its replicas as
+/// Redis does.
 pub fn pfcount<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
+    let wrote_nothing = |ctx: &mut Ctx<'_, C, S>| {
+        for key in &a[1..] {
+            ctx.leave_unchanged(key);
+        }
+    };
     if a.len() > 2 {
+        wrote_nothing(ctx);
         let max = union(ctx, &a[1..])?.0;
         return Ok(Reply::Integer(hll::count_raw(&max) as i64));
     }
     let Some(mut meta) = live_hll(ctx, a[1])? else {
+        wrote_nothing(ctx);
         return Ok(Reply::Integer(0));
     };
     if let Some(card) = hll::cached(&meta.value) {
+        wrote_nothing(ctx);
         return Ok(Reply::Integer(card as i64));
     }
     let card = hll::count(&meta.value)?;

@@ -67,7 +67,13 @@ pub fn table<C: Codec, S: KvStore>() -> Table<C, S> {
     // HyperLogLog (strings holding Redis' HLL bytes). PFCOUNT stores the
     // cardinality it computed in the key's header, as Redis does.
     t.add("pfadd", -2, Keys::First, W, hyperloglog::pfadd);
-    t.add("pfcount", -2, Keys::All, R, hyperloglog::pfcount);
+    t.add(
+        "pfcount",
+        -2,
+        Keys::All,
+        Flags::MAY_REPLICATE,
+        hyperloglog::pfcount,
+    );
     t.add("pfmerge", -2, Keys::All, W, hyperloglog::pfmerge);
     // Kvrocks' own (served on every format: Redis has no such command)
     t.add("cas", -4, Keys::First, W0, strings::cas);
