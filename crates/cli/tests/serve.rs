@@ -1025,6 +1025,16 @@ fn publish_reaches_channel_and_pattern_subscribers_in_either_protocol() {
     );
     expect(&mut b, b"PUBLISH other x\r\n", b":1\r\n");
     receive(&mut c, b">3\r\n$7\r\nmessage\r\n$5\r\nother\r\n$1\r\nx\r\n");
+    // Back to RESP2: subscribed mode's PING, and messages as arrays.
+    c.write_all(b"HELLO 2\r\nPING\r\n").unwrap();
+    let mut hello = Vec::new();
+    while !hello.ends_with(b"*2\r\n$4\r\npong\r\n$0\r\n\r\n") {
+        let mut byte = [0u8; 1];
+        c.read_exact(&mut byte).unwrap();
+        hello.push(byte[0]);
+    }
+    expect(&mut b, b"PUBLISH other z\r\n", b":1\r\n");
+    receive(&mut c, b"*3\r\n$7\r\nmessage\r\n$5\r\nother\r\n$1\r\nz\r\n");
     expect(&mut b, b"PUBLISH nobody x\r\n", b":1\r\n");
     receive(
         &mut a,

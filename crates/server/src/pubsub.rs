@@ -229,6 +229,14 @@ impl PubSub {
         counts
     }
 
+    /// Client `id` switched protocols (HELLO): its next messages are
+    /// written in `protocol`.
+    pub fn set_protocol(&self, id: u64, protocol: Protocol) {
+        if let Some(sub) = self.inner.lock().clients.get_mut(&id) {
+            sub.protocol = protocol;
+        }
+    }
+
     /// Drops every subscription of client `id` (RESET, a disconnection).
     pub fn forget(&self, id: u64) {
         let mut r = self.inner.lock();

@@ -113,6 +113,10 @@ pub fn hello(shared: &Shared, session: &mut Session, args: &[Bytes]) -> Reply {
         }
     }
     session.set_protocol(protocol);
+    if session.subscriptions > 0 {
+        // Its messages from now on in the new protocol.
+        shared.pubsub.set_protocol(session.info.id, protocol);
+    }
     Reply::Array(vec![
         Reply::bulk("server"),
         Reply::bulk("redis"),
