@@ -317,6 +317,8 @@ pub fn table<C: Codec, S: KvStore>() -> Table<C, S> {
     t.add("del", -2, Keys::All, W0, keys::del);
     t.add("unlink", -2, Keys::All, W0, keys::del);
     t.add("exists", -2, Keys::All, R, keys::exists);
+    // TOUCH: the keys that exist, each time named (no access time is kept).
+    t.add("touch", -2, Keys::All, R, keys::exists);
     t.add("type", 2, Keys::First, R, keys::type_of);
     t.add("expire", -3, Keys::First, W0, keys::expire);
     t.add("pexpire", -3, Keys::First, W0, keys::pexpire);
