@@ -1001,15 +1001,20 @@ fn publish_reaches_channel_and_pattern_subscribers_in_either_protocol() {
         .query(&mut server.conn())
         .unwrap();
     assert!(list.contains(" flags=P db=0 sub=1 psub=1 "), "{list}");
+    // HELLO's map (its client id varies) is read up to the reply of the
+    // PING sent after it.
+    let hello_then_ping = |s: &mut TcpStream, hello: &[u8], pong: &[u8]| {
+        s.write_all(hello).unwrap();
+        s.write_all(b"PING\r\n").unwrap();
+        let mut got = Vec::new();
+        while !got.ends_with(pong) {
+            let mut byte = [0u8; 1];
+            s.read_exact(&mut byte).unwrap();
+            got.push(byte[0]);
+        }
+    };
     let mut c = connect();
-    // HELLO 3's map (its client id varies), then PING's reply ends it.
-    c.write_all(b"HELLO 3\r\nPING\r\n").unwrap();
-    let mut hello = Vec::new();
-    while !hello.ends_with(b"+PONG\r\n") {
-        let mut byte = [0u8; 1];
-        c.read_exact(&mut byte).unwrap();
-        hello.push(byte[0]);
-    }
+    hello_then_ping(&mut c, b"HELLO 3\r\n", b"+PONG\r\n");
     expect(
         &mut c,
         b"SUBSCRIBE other\r\n",
@@ -1026,13 +1031,7 @@ fn publish_reaches_channel_and_pattern_subscribers_in_either_protocol() {
     expect(&mut b, b"PUBLISH other x\r\n", b":1\r\n");
     receive(&mut c, b">3\r\n$7\r\nmessage\r\n$5\r\nother\r\n$1\r\nx\r\n");
     // Back to RESP2: subscribed mode's PING, and messages as arrays.
-    c.write_all(b"HELLO 2\r\nPING\r\n").unwrap();
-    let mut hello = Vec::new();
-    while !hello.ends_with(b"*2\r\n$4\r\npong\r\n$0\r\n\r\n") {
-        let mut byte = [0u8; 1];
-        c.read_exact(&mut byte).unwrap();
-        hello.push(byte[0]);
-    }
+    hello_then_ping(&mut c, b"HELLO 2\r\n", b"*2\r\n$4\r\npong\r\n$0\r\n\r\n");
     expect(&mut b, b"PUBLISH other z\r\n", b":1\r\n");
     receive(&mut c, b"*3\r\n$7\r\nmessage\r\n$5\r\nother\r\n$1\r\nz\r\n");
     expect(&mut b, b"PUBLISH nobody x\r\n", b":1\r\n");
