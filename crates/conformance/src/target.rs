@@ -319,6 +319,10 @@ impl Drop for RedisServer {
     }
 }
 
+/// A Pub/Sub message as a subscriber received it: its channel and its
+/// payload.
+pub type Message = (Vec<u8>, Vec<u8>);
+
 /// Any server speaking RESP2 on a loopback port (`redcodec serve`, for
 /// the scenarios of server commands such as scripting), under a name.
 pub struct ServerTarget {
@@ -348,10 +352,60 @@ impl Target for ServerTarget {
     }
 
     fn execute(&mut self, args: &[Vec<u8>]) -> Result<Reply, TargetError> {
+        self.send(args)?;
+        self.read_reply()
+    }
+
+    fn advance_ms(&mut self, ms: u64) {
+        std::thread::sleep(Duration::from_millis(ms));
+    }
+
+    fn expiry_caps(&self) -> ExpiryCaps {
+        ExpiryCaps::REDIS
+    }
+}
+
+impl ServerTarget {
+    /// Sends one command without reading its reply.
+    pub fn send(&mut self, args: &[Vec<u8>]) -> Result<(), TargetError> {
         let frame = OwnedFrame::Array(args.iter().cloned().map(OwnedFrame::BulkString).collect());
         let mut out = vec![0u8; frame.encode_len(false)];
         encode(&mut out, &frame, false).map_err(|e| TargetError::Protocol(e.to_string()))?;
         self.conn.write_all(&out)?;
+        Ok(())
+    }
+
+    /// To a RESP2 subscriber: the `(channel, message)` of every message
+    /// and pattern message it received before the reply to a PING sent
+    /// now (a server sends that reply after whatever it published
+    /// before).
+    pub fn messages(&mut self) -> Result<Vec<Message>, TargetError> {
+        self.send(&[b"PING".to_vec()])?;
+        let mut out = Vec::new();
+        loop {
+            let reply = self.read_reply()?;
+            let Reply::Array(items) = &reply else {
+                return Err(TargetError::Protocol(format!("a subscriber got {reply:?}")));
+            };
+            match items.as_slice() {
+                [Reply::Bulk(kind), Reply::Bulk(channel), Reply::Bulk(message)]
+                    if kind == b"message" =>
+                {
+                    out.push((channel.clone(), message.clone()));
+                }
+                [Reply::Bulk(kind), Reply::Bulk(_), Reply::Bulk(channel), Reply::Bulk(message)]
+                    if kind == b"pmessage" =>
+                {
+                    out.push((channel.clone(), message.clone()));
+                }
+                [Reply::Bulk(pong), Reply::Bulk(_)] if pong == b"pong" => return Ok(out),
+                _ => return Err(TargetError::Protocol(format!("a subscriber got {reply:?}"))),
+            }
+        }
+    }
+
+    /// Reads the next reply (or message, to a subscriber).
+    pub fn read_reply(&mut self) -> Result<Reply, TargetError> {
         loop {
             match decode(&self.buf) {
                 Ok(Some((frame, used))) => {
@@ -368,14 +422,6 @@ impl Target for ServerTarget {
             }
             self.buf.extend_from_slice(&chunk[..n]);
         }
-    }
-
-    fn advance_ms(&mut self, ms: u64) {
-        std::thread::sleep(Duration::from_millis(ms));
-    }
-
-    fn expiry_caps(&self) -> ExpiryCaps {
-        ExpiryCaps::REDIS
     }
 }
 

@@ -15,6 +15,7 @@ use crate::clock::Clock;
 #[cfg(feature = "rocksdb")]
 use crate::error::EngineError;
 use crate::event::CommandEvent;
+use crate::key_events::{AnnouncedExpiries, EventClasses, KeyEvent, KeyEventSink};
 use crate::locks::{Held, LockTable};
 #[cfg(feature = "rocksdb")]
 use crate::store::Store;
@@ -49,6 +50,15 @@ pub struct EngineCore<C: Codec, S: KvStore = DefaultStore> {
     /// Whether `observer` holds one: what every command checks, without
     /// the lock, before it gathers what the observer is told.
     pub(crate) observed: std::sync::atomic::AtomicBool,
+    /// Where keyspace notifications go, once a server installed it
+    /// ([`EngineCore::publish_key_events_to`]).
+    pub(crate) key_events: std::sync::OnceLock<Arc<dyn KeyEventSink>>,
+    /// The expired keys already announced ([`AnnouncedExpiries`]).
+    pub(crate) announced_expiries: Mutex<AnnouncedExpiries>,
+    /// Keys written with an expiry while `expired` events are published,
+    /// by the time they expire: what [`EngineCore::expire_watched_keys`]
+    /// deletes and announces once due.
+    pub(crate) expiry_watch: Mutex<std::collections::BTreeSet<(u64, Vec<u8>)>>,
 }
 
 /// Redis' default `proto-max-bulk-len`: 512 MB.
@@ -93,6 +103,29 @@ impl<C: Codec, S: KvStore> EngineCore<C, S> {
             max_bulk_len: AtomicU64::new(DEFAULT_MAX_BULK_LEN),
             observer: parking_lot::RwLock::new(None),
             observed: std::sync::atomic::AtomicBool::new(false),
+            key_events: std::sync::OnceLock::new(),
+            announced_expiries: Mutex::new(AnnouncedExpiries::default()),
+            expiry_watch: Mutex::new(std::collections::BTreeSet::new()),
+        }
+    }
+
+    /// Publishes the keyspace notifications of every later command to
+    /// `sink`; `false` (and `sink` unused) if one was installed before.
+    pub fn publish_key_events_to(&self, sink: Arc<dyn KeyEventSink>) -> bool {
+        self.key_events.set(sink).is_ok()
+    }
+
+    /// The classes of keyspace events published now (none without a sink).
+    pub fn key_event_classes(&self) -> EventClasses {
+        self.key_events
+            .get()
+            .map_or(EventClasses::NONE, |sink| sink.classes())
+    }
+
+    /// Hands one command's `events` to the sink, if any.
+    pub(crate) fn publish_key_events(&self, events: &[KeyEvent]) {
+        if let (false, Some(sink)) = (events.is_empty(), self.key_events.get()) {
+            sink.publish(events);
         }
     }
 

@@ -291,9 +291,11 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
         args: &[&[u8]],
     ) -> Result<(Reply, Vec<Vec<u8>>), CmdError> {
         let unchanged = ctx.take_unchanged();
+        let events = ctx.take_events();
         if !self.has_observer() {
             // Nobody to tell: nothing more to gather.
             ctx.commit_queued()?;
+            self.publish_key_events(&events);
             return Ok((reply, unchanged));
         }
         let expired = ctx.take_expired();
@@ -304,6 +306,7 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
             unchanged: &unchanged,
             expired: &expired,
         });
+        self.publish_key_events(&events);
         Ok((reply, unchanged))
     }
 }

@@ -16,6 +16,7 @@ use redcodec_codec::{
 
 use crate::core::EngineCore;
 use crate::error::{CmdError, CmdResult};
+use crate::key_events::{EventClasses, KeyEvent};
 use crate::lookups::KeyspaceLookups;
 use crate::reply::quote_bytes;
 use crate::store::{Batch, DefaultStore, GroupIter, KvIter, KvStore, StoreError};
@@ -86,6 +87,10 @@ pub struct Ctx<'e, C: Codec, S: KvStore = DefaultStore> {
     /// Where [`Ctx::live`] counts its lookups as Redis' `lookupKeyRead`
     /// does, for a client's read command.
     lookups: Option<&'e KeyspaceLookups>,
+    /// The keyspace notifications of the command so far ([`Ctx::notify`]).
+    events: RefCell<Vec<KeyEvent>>,
+    /// While set, [`Ctx::notify`] notes nothing ([`Ctx::without_events`]).
+    muted: Cell<bool>,
 }
 
 impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
@@ -101,6 +106,71 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
             unchanged: Vec::new(),
             expired: RefCell::new(Vec::new()),
             lookups: None,
+            events: RefCell::new(Vec::new()),
+            muted: Cell::new(false),
+        }
+    }
+
+    /// Runs `f` with [`Ctx::notify`] noting nothing: for a command that
+    /// announces its events itself, in Redis' order, and writes otherwise.
+    pub fn without_events<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        let was = self.muted.replace(true);
+        let out = f(self);
+        self.muted.set(was);
+        out
+    }
+
+    /// Notes the keyspace event `event` of `class` on `key`, where Redis
+    /// calls `notifyKeyspaceEvent`: published once the command committed,
+    /// if `notify-keyspace-events` asks for its class
+    /// ([`crate::key_events`]).
+    pub fn notify(&self, class: EventClasses, event: &'static str, key: &[u8]) {
+        if !self.muted.get() && self.eng.key_event_classes().publishes(class) {
+            self.events.borrow_mut().push(KeyEvent {
+                class,
+                event,
+                key: key.to_vec(),
+            });
+        }
+    }
+
+    /// Notes `del` on `key` if the collection `meta` describes was
+    /// emptied (Redis deletes an empty collection and announces it).
+    pub fn notify_if_emptied(&self, key: &[u8], meta: &Meta) {
+        if meta.data_type.is_collection() && meta.size == 0 {
+            self.notify(EventClasses::GENERIC, "del", key);
+        }
+    }
+
+    /// [`Ctx::met_expired`] for metadata a walk over the keyspace met dead
+    /// (expired, or an emptied collection).
+    pub(crate) fn met_expired_now(&self, key: &[u8], meta: &Meta) {
+        if meta.expired_at(self.expiry_now_ms()) {
+            self.met_expired(key, meta.expire_ms);
+        }
+    }
+
+    /// The events noted by [`Ctx::notify`].
+    pub(crate) fn take_events(&mut self) -> Vec<KeyEvent> {
+        std::mem::take(self.events.get_mut())
+    }
+
+    /// Notes that `key` was met expired at `expire_ms`: Redis deletes it
+    /// there and announces `expired`; here its record stays until removed,
+    /// and it is announced the first time it is met.
+    fn met_expired(&self, key: &[u8], expire_ms: u64) {
+        if !self.muted.get()
+            && self
+                .eng
+                .key_event_classes()
+                .publishes(EventClasses::EXPIRED)
+            && self
+                .eng
+                .announced_expiries
+                .lock()
+                .first_time(key, expire_ms)
+        {
+            self.notify(EventClasses::EXPIRED, "expired", key);
         }
     }
 
@@ -345,6 +415,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
             if !self.is_live(&meta) {
                 if meta.expire_ms != 0 && meta.expired_at(self.expiry_now_ms()) {
                     self.expired.borrow_mut().push(key.to_vec());
+                    self.met_expired(key, meta.expire_ms);
                 }
                 view.dead.push(meta);
             } else if view.live.is_none() {
@@ -407,6 +478,11 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
     /// expired); the other types' are, to be removed. Otherwise this is
     /// [`Ctx::view`].
     pub fn view_for_overwrite(&self, key: &[u8]) -> CmdResult<KeyView> {
+        // Whether the key was there, or expired, is announced.
+        let announced = EventClasses::NEW.with(EventClasses::EXPIRED);
+        if self.eng.key_event_classes().publishes(announced) {
+            return self.view(key);
+        }
         let caps = self.caps();
         if caps.meta_lookup == MetaLookup::Shared && caps.version_width != VersionWidth::None {
             return Ok(KeyView::default());
@@ -484,6 +560,9 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         let live = self.view(key)?.live;
         if let Some(lookups) = self.lookups {
             lookups.count(live.is_some());
+            if live.is_none() {
+                self.notify(EventClasses::KEY_MISS, "keymiss", key);
+            }
         }
         Ok(live)
     }
@@ -522,6 +601,9 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
             self.codec().meta_record(key, ty)?;
         }
         self.drop_shadowed(key)?;
+        if view.live.is_none() {
+            self.notify(EventClasses::NEW, "new", key);
+        }
         if let Some(live) = &view.live {
             let other_place =
                 self.caps().meta_lookup == MetaLookup::PerType && live.data_type != ty;
@@ -600,6 +682,17 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
     /// [`Meta::value`]: the value a client sent is encoded as it came.
     pub fn put_meta_with(&mut self, key: &[u8], meta: &Meta, string: &[u8]) -> CmdResult<()> {
         self.drop_shadowed(key)?;
+        if meta.expire_ms != 0
+            && self
+                .eng
+                .key_event_classes()
+                .publishes(EventClasses::EXPIRED)
+        {
+            self.eng
+                .expiry_watch
+                .lock()
+                .insert((meta.expire_ms, key.to_vec()));
+        }
         let record = self.codec().meta_record(key, meta.data_type)?;
         let value = self.codec().encode_meta_with(meta, string)?;
         self.batch.put(record.place, record.key, value);

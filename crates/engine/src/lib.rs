@@ -55,6 +55,7 @@ mod expiry;
 mod expiry_pin;
 mod fnv;
 mod geohash;
+pub mod key_events;
 mod locks;
 mod long_double;
 pub mod observe;

@@ -116,7 +116,13 @@ impl<'c, 'e, C: Codec, S: KvStore> KeyWalk<'c, 'e, C, S> {
                 let (place_type, value) = value_of_single.unwrap_or((None, Vec::new()));
                 self.ctx
                     .decode_meta(&min, place_type.unwrap_or(DataType::String), &value)
-                    .map(|meta| self.ctx.is_live(&meta).then_some(meta))
+                    .map(|meta| {
+                        let live = self.ctx.is_live(&meta);
+                        if !live && meta.expire_ms != 0 {
+                            self.ctx.met_expired_now(&min, &meta);
+                        }
+                        live.then_some(meta)
+                    })
                     .map_err(|_| ())
             } else {
                 self.ctx.view(&min).map(|view| view.live).map_err(|_| ())

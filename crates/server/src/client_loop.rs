@@ -253,6 +253,11 @@ async fn handle(
         }
         None => {}
     }
+    if answer.is_some() && !session.reply_goes_out() {
+        session.raw_reply = None;
+        session.silent = false;
+        return Stop::Continue;
+    }
     let sent = match answer {
         Some(Answer::One(reply)) => {
             if std::mem::take(&mut session.silent) {
@@ -296,6 +301,9 @@ async fn send_group(
     while !group.is_done() {
         for (reply, shape) in group_commit::run(shared, session, &mut group).await {
             shared.error_stats.note(&reply);
+            if !session.reply_goes_out() {
+                continue;
+            }
             if io.send(shared, session, reply, shape).await.is_err() {
                 return Stop::Close;
             }

@@ -6,12 +6,17 @@ use parking_lot::{MappedRwLockReadGuard, Mutex, RwLock, RwLockReadGuard, RwLockW
 use std::sync::Arc;
 
 use redcodec_engine::internals::lookups::KeyspaceLookups;
+use redcodec_engine::key_events::KeyEventSink;
 use redcodec_engine::store::ExpiryHold;
 use redcodec_engine::{Engine, EngineError, Reply};
 use redcodec_formats::AnyCodec;
 
 /// Opens the store in a namespace.
 pub type Opener = Box<dyn Fn(&str) -> Result<Engine<AnyCodec>, EngineError> + Send + Sync>;
+
+/// Where the keyspace notifications of the engine of a namespace go
+/// ([`crate::keyspace_events`]).
+pub type EventSinks = Box<dyn Fn(&str) -> Arc<dyn KeyEventSink> + Send + Sync>;
 
 /// The open engine and its namespace.
 pub struct Active {
@@ -34,6 +39,8 @@ pub type EngineGuard<'a> = RwLockWriteGuard<'a, Active>;
 pub struct EngineSlot {
     active: RwLock<Active>,
     opener: Opener,
+    /// The sink of each engine the slot opens.
+    sinks: EventSinks,
     /// INFO's `keyspace_hits` / `keyspace_misses`, counted by every
     /// engine the slot opens.
     lookups: Arc<KeyspaceLookups>,
@@ -49,10 +56,15 @@ fn closed() -> Reply {
 
 impl EngineSlot {
     /// Opens the engine in `namespace`.
-    pub fn open(opener: Opener, namespace: &str) -> Result<EngineSlot, EngineError> {
+    pub fn open(
+        opener: Opener,
+        sinks: EventSinks,
+        namespace: &str,
+    ) -> Result<EngineSlot, EngineError> {
         let lookups = Arc::new(KeyspaceLookups::default());
         let mut engine = opener(namespace)?;
         engine.share_keyspace_lookups(lookups.clone());
+        engine.publish_key_events_to(sinks(namespace));
         let hold = engine.store().expiry_hold().clone();
         Ok(EngineSlot {
             active: RwLock::new(Active {
@@ -60,6 +72,7 @@ impl EngineSlot {
                 engine: Some(engine),
             }),
             opener,
+            sinks,
             lookups,
             expiry: Mutex::new(hold),
         })
@@ -83,6 +96,7 @@ impl EngineSlot {
     fn open_in(&self, namespace: &str) -> Result<Engine<AnyCodec>, EngineError> {
         let mut engine = (self.opener)(namespace)?;
         engine.share_keyspace_lookups(self.lookups.clone());
+        engine.publish_key_events_to((self.sinks)(namespace));
         let mut expiry = self.expiry.lock();
         let hold = engine.store().expiry_hold();
         hold.set(expiry.is_held());

@@ -32,6 +32,7 @@ pub mod error_stats;
 pub mod frame;
 pub mod group_commit;
 pub mod held_feed;
+pub mod keyspace_events;
 pub mod master;
 pub mod monitor;
 pub mod monitors;

@@ -49,7 +49,21 @@ fn refused_tokens(config: &ServerConfig, cluster: bool) -> Option<&'static str> 
 impl Server {
     /// Opens the engine and binds the listening socket.
     pub async fn bind(config: ServerConfig, opener: Opener) -> Result<Server, ServerError> {
-        let engines = EngineSlot::open(opener, &config.default_namespace)?;
+        let pubsub = Arc::new(crate::pubsub::PubSub::default());
+        let keyspace_events = crate::keyspace_events::KeyspaceEvents::new(pubsub.clone());
+        let sinks = {
+            let events = keyspace_events.clone();
+            let by_index = config.namespaces == crate::config::NamespaceMode::DbIndex;
+            Box::new(move |namespace: &str| {
+                // The database a client of the namespace has selected.
+                let db = namespace
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|db| by_index && *db < 16);
+                events.sink(db.unwrap_or(0))
+            })
+        };
+        let engines = EngineSlot::open(opener, sinks, &config.default_namespace)?;
         let listener = TcpListener::bind((config.bind.as_str(), config.port)).await?;
         let mut settings = Settings::new(
             listener.local_addr()?.port(),
@@ -64,6 +78,11 @@ impl Server {
             .map(|(n, v)| (n.clone().into_bytes(), v.clone().into_bytes()))
             .collect();
         settings.set(&given).map_err(std::io::Error::other)?;
+        keyspace_events.configure(
+            settings
+                .value(crate::settings::KEYSPACE_EVENTS)
+                .unwrap_or(""),
+        );
         let max_bulk_len = AtomicI64::new(settings.max_bulk_len());
         let (shutdown, _) = watch::channel(false);
         let command_stats = CommandStats::new(
@@ -95,7 +114,8 @@ impl Server {
             command_stats,
             error_stats: ErrorStats::default(),
             monitors: Default::default(),
-            pubsub: Default::default(),
+            pubsub,
+            keyspace_events,
             saves: Arc::new(Saves::default()),
             run_id: random_hex40(),
             replica: crate::replica::Replica::new(&replid),
@@ -156,6 +176,7 @@ impl Server {
             SyncPolicy::Always => Some(tokio::spawn(sync_always(shared.clone()))),
             SyncPolicy::No => None,
         };
+        let expirer = tokio::spawn(expire_watched_keys(shared.clone()));
         let mut connections = JoinSet::new();
         loop {
             tokio::select! {
@@ -174,6 +195,7 @@ impl Server {
         crate::replica::finish(&shared).await;
         crate::master::restart::save_at_stop(&shared);
         signals.abort();
+        expirer.abort();
         if let Some(task) = syncer {
             task.abort();
         }
@@ -245,6 +267,36 @@ async fn sync_every_second(shared: Arc<Shared>) {
         if shared.dirty.swap(false, Ordering::Relaxed) {
             let s = shared.clone();
             let _ = tokio::task::spawn_blocking(move || s.engines.sync_wal()).await;
+        }
+    }
+}
+
+/// Redis' active expiry for the keys whose `expired` event is awaited:
+/// ten times a second (Redis' `hz`), the keys watched since they were
+/// written with an expiry while `notify-keyspace-events` publishes
+/// `expired` are deleted once due, and announced
+/// ([`redcodec_engine::EngineCore::expire_watched_keys`]).
+async fn expire_watched_keys(shared: Arc<Shared>) {
+    let mut tick = tokio::time::interval(Duration::from_millis(100));
+    loop {
+        tick.tick().await;
+        let watching = shared
+            .engines
+            .current()
+            .is_ok_and(|engine| engine.watches_expiries());
+        if !watching {
+            continue;
+        }
+        let s = shared.clone();
+        let pass = tokio::task::spawn_blocking(move || {
+            let engine = s.engines.current().map_err(|e| e.to_string())?;
+            engine.expire_watched_keys().map_err(|e| e.to_string())
+        });
+        match pass.await {
+            Ok(Ok(0)) => {}
+            Ok(Ok(_)) => shared.dirty.store(true, Ordering::Relaxed),
+            Ok(Err(e)) => eprintln!("redcodec serve: expiring watched keys: {e}"),
+            Err(_) => {}
         }
     }
 }

@@ -66,6 +66,24 @@ pub struct Session {
     /// connection with any runs only the commands allowed while
     /// subscribed.
     pub subscriptions: usize,
+    /// Which replies go out (CLIENT REPLY).
+    pub replies: ReplyMode,
+    /// The reply of this command is a push (Pub/Sub's confirmations),
+    /// sent whatever [`Session::replies`] says.
+    pub pushed: bool,
+}
+
+/// What CLIENT REPLY chose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplyMode {
+    /// Every reply is sent.
+    On,
+    /// None is, until CLIENT REPLY ON.
+    Off,
+    /// CLIENT REPLY SKIP ran: the next command's reply is not sent.
+    SkipNext,
+    /// This command's reply is not sent.
+    Skip,
 }
 
 impl Session {
@@ -86,7 +104,24 @@ impl Session {
             ready_keys: None,
             raw_reply: None,
             subscriptions: 0,
+            replies: ReplyMode::On,
+            pushed: false,
         }
+    }
+
+    /// Whether the reply of the command that just ran is sent (CLIENT
+    /// REPLY), and the mode moved on to the next command's, as Redis'
+    /// `resetClient` moves it.
+    pub fn reply_goes_out(&mut self) -> bool {
+        let pushed = std::mem::take(&mut self.pushed);
+        // CLIENT REPLY OFF and SKIP themselves are not answered.
+        let out = self.replies == ReplyMode::On || pushed;
+        self.replies = match self.replies {
+            ReplyMode::SkipNext => ReplyMode::Skip,
+            ReplyMode::Skip => ReplyMode::On,
+            other => other,
+        };
+        out
     }
 
     /// Whether the connection is in RESP2's subscribed mode, where only

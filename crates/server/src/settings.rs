@@ -37,6 +37,9 @@ const ENUMS: &[(&str, &[&str])] = &[
 /// Kvrocks' setting of namespace replication (`crate::namespace_replication`).
 pub const REPL_NAMESPACE_ENABLED: &str = "repl-namespace-enabled";
 
+/// The classes of keyspace notifications ([`crate::keyspace_events`]).
+pub const KEYSPACE_EVENTS: &str = "notify-keyspace-events";
+
 /// Settings that `CONFIG SET` refuses (they are fixed at start).
 const IMMUTABLE: &[&str] = &[
     "port",
@@ -83,7 +86,7 @@ impl Settings {
         put("zset-max-listpack-value", "64");
         put("lazyfree-lazy-user-del", "no");
         put("lazyfree-lazy-user-flush", "no");
-        put("notify-keyspace-events", "");
+        put(KEYSPACE_EVENTS, "");
         // Kvrocks' slot migration (`CLUSTERX MIGRATE`), with its defaults.
         put("migrate-speed", "4096");
         put("migrate-pipeline-size", "16");
@@ -137,7 +140,15 @@ impl Settings {
                     .iter()
                     .any(|p| redcodec_protocol::glob::matches(p.as_ref(), name.as_bytes(), true))
             })
-            .map(|(n, v)| (n.to_string(), v.clone()))
+            .map(|(n, v)| match *n {
+                // Kept as given (`A` with `n` is written back as `A`
+                // alone, as Redis writes it, but still publishes `new`).
+                KEYSPACE_EVENTS => (
+                    n.to_string(),
+                    crate::keyspace_events::normalized(v).unwrap_or_default(),
+                ),
+                _ => (n.to_string(), v.clone()),
+            })
             .collect()
     }
 
@@ -176,6 +187,15 @@ impl Settings {
                     None => {
                         return Err(format!(
                             "ERR CONFIG SET failed (possibly related to argument '{key}') - argument must be a memory value"
+                        ))
+                    }
+                }
+            } else if *key == KEYSPACE_EVENTS {
+                match crate::keyspace_events::normalized(&value) {
+                    Ok(_) => value,
+                    Err(e) => {
+                        return Err(format!(
+                            "ERR CONFIG SET failed (possibly related to argument '{key}') - {e}"
                         ))
                     }
                 }

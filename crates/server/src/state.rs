@@ -43,7 +43,9 @@ pub struct Shared {
     /// The clients in MONITOR mode.
     pub monitors: crate::monitors::Monitors,
     /// Pub/Sub's channels, patterns and subscribers.
-    pub pubsub: crate::pubsub::PubSub,
+    pub pubsub: Arc<crate::pubsub::PubSub>,
+    /// `notify-keyspace-events`, and where the engines' events go.
+    pub keyspace_events: Arc<crate::keyspace_events::KeyspaceEvents>,
     /// INFO errorstats and `total_error_replies`.
     pub error_stats: ErrorStats,
     /// SAVE, BGSAVE, LASTSAVE (shared with background saves).

@@ -10,6 +10,7 @@ use redcodec_codec::{Codec, DataType};
 
 use crate::cmd::args::is;
 use crate::error::{CmdError, CmdResult};
+use crate::key_events::EventClasses as Class;
 use crate::keyspace::Ctx;
 use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
@@ -191,7 +192,10 @@ fn run<C: Codec, S: KvStore>(
     // `lookupStringForBitCommand`: created, or grown with zero bytes, to
     // the last bit written; either counts as a change.
     let needed = usize::try_from(last_bit >> 3).map_or(usize::MAX, |b| b + 1);
-    let mut changed = live.is_none() || value.len() < needed;
+    let dirty = live.is_none() || value.len() < needed;
+    // Whether an operation wrote (`changes` in Redis: `setbit` is
+    // announced for those only).
+    let mut wrote = false;
     if value.len() < needed {
         value.resize(needed, 0);
     }
@@ -202,7 +206,7 @@ fn run<C: Codec, S: KvStore>(
             Action::Set(_) | Action::IncrBy(_) => {
                 let old = read(&value, op.offset, op.field);
                 apply(op, old).map(|(new, reply)| {
-                    changed |= new != old;
+                    wrote |= dirty || new != old;
                     store(&mut value, op.offset, op.field.bits, new as u64);
                     reply
                 })
@@ -210,10 +214,14 @@ fn run<C: Codec, S: KvStore>(
         };
         replies.push(reply.map_or(Reply::Nil, Reply::Integer));
     }
+    let changed = dirty || wrote;
     match live {
         _ if !changed => ctx.leave_unchanged(a[1]),
         Some(m) => rewrite(ctx, a[1], m, value)?,
         None => write(ctx, a[1], &view, &value, 0)?,
+    }
+    if wrote {
+        ctx.notify(Class::STRING, "setbit", a[1]);
     }
     Ok(Reply::Array(replies))
 }

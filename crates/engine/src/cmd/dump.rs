@@ -8,6 +8,7 @@ use redcodec_rdb as rdb;
 
 use crate::cmd::args::is;
 use crate::error::{CmdError, CmdResult};
+use crate::key_events::EventClasses as Class;
 use crate::keyspace::{Ctx, ExpireAt};
 use crate::number::int_arg;
 use crate::reply::Reply;
@@ -114,10 +115,16 @@ pub fn restore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cm
     if expire.ms != 0 && expire.ms <= ctx.expiry_now_ms() {
         if let Some(live) = &view.live {
             ctx.remove_key(key, live)?;
+            ctx.notify(Class::GENERIC, "del", key);
         }
         return Ok(Reply::ok());
     }
+    // Redis deletes a key it replaces and adds it anew.
+    if view.live.is_some() {
+        ctx.notify(Class::NEW, "new", key);
+    }
     write_value(ctx, key, &view, &from_payload_value(value), expire)?;
+    ctx.notify(Class::GENERIC, "restore", key);
     Ok(Reply::ok())
 }
 

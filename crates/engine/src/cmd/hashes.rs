@@ -8,6 +8,7 @@ use super::scan_args::scan_records;
 use crate::cmd::args::{is, random_count_with};
 use crate::cmd::kvrocks_args::{take_integer, LexRange};
 use crate::error::{CmdError, CmdResult};
+use crate::key_events::EventClasses as Class;
 use crate::keyspace::Ctx;
 use crate::long_double::LongDouble;
 use crate::number::{int_arg, parse_i64};
@@ -119,6 +120,7 @@ fn set_pairs<C: Codec, S: KvStore>(
         meta.size += added;
         ctx.save(key, &meta)?;
     }
+    ctx.notify(Class::HASH, "hset", key);
     Ok(added)
 }
 
@@ -138,6 +140,7 @@ pub fn hsetnx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
         return Ok(Reply::Integer(0));
     }
     set_field(ctx, key, &mut meta, field, a[3], false)?;
+    ctx.notify(Class::HASH, "hset", key);
     Ok(Reply::Integer(1))
 }
 
@@ -174,6 +177,8 @@ pub fn hdel<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRe
     if removed > 0 {
         meta.size = meta.size.saturating_sub(removed);
         ctx.save(key, &meta)?;
+        ctx.notify(Class::HASH, "hdel", key);
+        ctx.notify_if_emptied(key, &meta);
     }
     Ok(Reply::Integer(removed as i64))
 }
@@ -261,6 +266,7 @@ pub fn hincrby<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cm
             .ok_or_else(|| CmdError::other("ERR increment or decrement would overflow"))?;
         Ok(itoa::Buffer::new().format(next).as_bytes().to_vec())
     })?;
+    ctx.notify(Class::HASH, "hincrby", a[1]);
     // The text was just printed from an i64.
     Ok(Reply::Integer(parse_i64(&next).unwrap_or_default()))
 }
@@ -284,6 +290,7 @@ pub fn hincrbyfloat<C: Codec, S: KvStore>(
             .map_err(|_| CmdError::other("ERR increment would produce NaN or Infinity"))?;
         Ok(next.to_redis_string().into_bytes())
     })?;
+    ctx.notify(Class::HASH, "hincrbyfloat", a[1]);
     Ok(Reply::Bulk(next))
 }
 

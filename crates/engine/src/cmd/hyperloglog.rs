@@ -5,6 +5,7 @@ use crate::store::KvStore;
 use redcodec_codec::{Codec, DataType, Meta};
 
 use crate::error::{CmdError, CmdResult};
+use crate::key_events::EventClasses as Class;
 use crate::keyspace::Ctx;
 use crate::reply::Reply;
 use crate::types::hll::{self, HllError, REGISTERS};
@@ -54,6 +55,7 @@ pub fn pfadd<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdR
         Some(m) => rewrite(ctx, a[1], m, value)?,
         None => write(ctx, a[1], &view, &value, 0)?,
     }
+    ctx.notify(Class::STRING, "pfadd", a[1]);
     Ok(Reply::Integer(1))
 }
 
@@ -119,5 +121,6 @@ pub fn pfmerge<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cm
         Some(m) => rewrite(ctx, a[1], m, value)?,
         None => write(ctx, a[1], &view, &value, 0)?,
     }
+    ctx.notify(Class::STRING, "pfadd", a[1]);
     Ok(Reply::ok())
 }

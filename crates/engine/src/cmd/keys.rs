@@ -8,7 +8,8 @@ use redcodec_codec::Codec;
 use crate::cmd::args::is;
 use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
-use crate::keyspace::{Ctx, ExpireAt};
+use crate::key_events::EventClasses as Class;
+use crate::keyspace::{Ctx, ExpireAt, KeyView};
 use crate::number::int_arg;
 use crate::reply::Reply;
 use crate::value::{read_value, write_value};
@@ -23,6 +24,7 @@ pub fn del<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRes
         seen.push(key);
         if let Some(meta) = ctx.live(key)? {
             ctx.remove_key(key, &meta)?;
+            ctx.notify(Class::GENERIC, "del", key);
             removed += 1;
         }
     }
@@ -126,9 +128,11 @@ fn expire_generic<C: Codec, S: KvStore>(
     }
     if at <= ctx.expiry_now_ms() {
         ctx.remove_key(a[1], &meta)?;
+        ctx.notify(Class::GENERIC, "del", a[1]);
     } else {
         ctx.set_expire_at(&mut meta, given(at))?;
         ctx.put_meta(a[1], &meta)?;
+        ctx.notify(Class::GENERIC, "expire", a[1]);
     }
     Ok(Reply::Integer(1))
 }
@@ -195,6 +199,7 @@ pub fn persist<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cm
         Some(mut meta) if meta.expire_ms != 0 => {
             meta.expire_ms = 0;
             ctx.put_meta(a[1], &meta)?;
+            ctx.notify(Class::GENERIC, "persist", a[1]);
             Ok(Reply::Integer(1))
         }
         _ => Ok(Reply::Integer(0)),
@@ -221,8 +226,20 @@ fn rename_generic<C: Codec, S: KvStore>(
     }
     let value = read_value(ctx, src, &meta)?;
     ctx.remove_key(src, &meta)?;
+    replaced_as_new(ctx, dst, &view);
     write_value(ctx, dst, &view, &value, meta.expire_ms)?;
+    ctx.notify(Class::GENERIC, "rename_from", src);
+    ctx.notify(Class::GENERIC, "rename_to", dst);
     Ok(true)
+}
+
+/// Redis deletes a destination it replaces, then adds the key anew
+/// (`dbDelete`, `dbAdd`): `new` is announced for a key that existed too
+/// (for one that did not, the value written announces it).
+fn replaced_as_new<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, dst: &[u8], view: &KeyView) {
+    if view.live.is_some() {
+        ctx.notify(Class::NEW, "new", dst);
+    }
 }
 
 pub fn rename<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
@@ -276,7 +293,9 @@ pub fn copy<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRe
         return Ok(Reply::Integer(0));
     }
     let value = read_value(ctx, src, &meta)?;
+    replaced_as_new(ctx, dst, &view);
     write_value(ctx, dst, &view, &value, meta.expire_ms)?;
+    ctx.notify(Class::GENERIC, "copy_to", dst);
     Ok(Reply::Integer(1))
 }
 

@@ -12,14 +12,18 @@ use crate::types::random::Rng;
 use crate::walk::KeyWalk;
 
 pub fn keys<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    let mut out = Vec::new();
-    let mut walk = KeyWalk::new(ctx, None);
-    while let Some((key, _)) = walk.next()? {
-        if glob_match(a[1], &key) {
-            out.push(key);
+    // Redis' KEYS, DBSIZE and RANDOMKEY skip expired keys without
+    // deleting them: none is announced `expired` (SCAN's are).
+    ctx.without_events(|ctx| {
+        let mut out = Vec::new();
+        let mut walk = KeyWalk::new(ctx, None);
+        while let Some((key, _)) = walk.next()? {
+            if glob_match(a[1], &key) {
+                out.push(key);
+            }
         }
-    }
-    Ok(Reply::bulks(out))
+        Ok(Reply::bulks(out))
+    })
 }
 
 /// `DBSIZE`: the live keys, counted now. `DBSIZE SCAN` is Kvrocks' (it
@@ -32,28 +36,32 @@ pub fn dbsize<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
         [_, word] if is(word, "scan") => return Ok(Reply::ok()),
         _ => return Err(CmdError::WrongArity("dbsize".into())),
     }
-    let mut n = 0;
-    let mut walk = KeyWalk::new(ctx, None);
-    while walk.next()?.is_some() {
-        n += 1;
-    }
-    Ok(Reply::Integer(n))
+    ctx.without_events(|ctx| {
+        let mut n = 0;
+        let mut walk = KeyWalk::new(ctx, None);
+        while walk.next()?.is_some() {
+            n += 1;
+        }
+        Ok(Reply::Integer(n))
+    })
 }
 
 /// RANDOMKEY: one live key chosen uniformly (one pass, keeping the i-th
 /// key with probability 1/i), or nil in an empty keyspace.
 pub fn randomkey<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, _a: &[&[u8]]) -> CmdResult<Reply> {
     let mut rng = Rng::new(ctx.now_ms());
-    let mut chosen = None;
-    let mut seen = 0u64;
-    let mut walk = KeyWalk::new(ctx, None);
-    while let Some((key, _)) = walk.next()? {
-        seen += 1;
-        if rng.below(seen) == 0 {
-            chosen = Some(key);
+    ctx.without_events(|ctx| {
+        let mut chosen = None;
+        let mut seen = 0u64;
+        let mut walk = KeyWalk::new(ctx, None);
+        while let Some((key, _)) = walk.next()? {
+            seen += 1;
+            if rng.below(seen) == 0 {
+                chosen = Some(key);
+            }
         }
-    }
-    Ok(Reply::opt_bulk(chosen))
+        Ok(Reply::opt_bulk(chosen))
+    })
 }
 
 /// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]. Cursors are

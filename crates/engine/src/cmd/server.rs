@@ -57,5 +57,7 @@ fn delete_ranges<C: Codec, S: KvStore>(
             ctx.batch_mut().delete_range(&range);
         }
     }
+    // The expired keys announced are gone with the rest.
+    ctx.engine().announced_expiries.lock().clear();
     Ok(Reply::ok())
 }

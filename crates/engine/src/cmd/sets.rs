@@ -16,6 +16,7 @@ use super::stored::store_collection;
 use crate::cmd::args::{is, positive_arg};
 use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
+use crate::key_events::EventClasses as Class;
 use crate::keyspace::Ctx;
 use crate::number::parse_i64;
 use crate::reply::Reply;
@@ -94,6 +95,7 @@ pub fn sadd<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRe
     if added > 0 {
         meta.size += added;
         ctx.save(key, &meta)?;
+        ctx.notify(Class::SET, "sadd", key);
     }
     Ok(Reply::Integer(added as i64))
 }
@@ -111,6 +113,8 @@ pub fn srem<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRe
     }
     if !present.is_empty() {
         remove_members(ctx, key, &mut meta, &present)?;
+        ctx.notify(Class::SET, "srem", key);
+        ctx.notify_if_emptied(key, &meta);
     }
     Ok(Reply::Integer(present.len() as i64))
 }
@@ -173,6 +177,8 @@ fn spop_one<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, key: &[u8]) -> CmdRes
     let (id, _) = random_record(ctx, KIND, key, &meta)?;
     let member = record_name(key, id)?;
     remove_members(ctx, key, &mut meta, std::slice::from_ref(&member))?;
+    ctx.notify(Class::SET, "spop", key);
+    ctx.notify_if_emptied(key, &meta);
     Ok(Reply::bulk(member))
 }
 
@@ -192,8 +198,10 @@ fn spop_count<C: Codec, S: KvStore>(
         return Ok(Reply::Array(Vec::new()));
     }
     let members = read_all(ctx, key, &meta)?;
+    ctx.notify(Class::SET, "spop", key);
     if count as u64 >= meta.size {
         ctx.remove_key(key, &meta)?;
+        ctx.notify(Class::GENERIC, "del", key);
         return Ok(Reply::bulks(members));
     }
     let popped = random_pick(&mut Rng::new(ctx.now_ms()), members, count)?;
@@ -253,6 +261,8 @@ pub fn smove<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdR
         return Ok(Reply::Integer(1));
     }
     remove_members(ctx, src, &mut src_meta, &[member.to_vec()])?;
+    ctx.notify(Class::SET, "srem", src);
+    ctx.notify_if_emptied(src, &src_meta);
     let mut dst_meta = ctx.typed_or_create(dst, DataType::Set)?;
     if is_member(ctx, dst, &dst_meta, member)? {
         // Only the source changed.
@@ -262,6 +272,7 @@ pub fn smove<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdR
         ctx.codec().note_member(&mut dst_meta, member);
         dst_meta.size += 1;
         ctx.save(dst, &dst_meta)?;
+        ctx.notify(Class::SET, "sadd", dst);
     }
     Ok(Reply::Integer(1))
 }
@@ -427,9 +438,19 @@ fn store<C: Codec, S: KvStore>(
 ) -> CmdResult<Reply> {
     let dest = a[1];
     let members = combine(ctx, op, &a[2..])?;
-    store_collection(ctx, dest, DataType::Set, members.is_empty(), |ctx, meta| {
-        write_all(ValueMut::new(ctx, dest, meta), &members)
-    })
+    let event = match op {
+        SetOp::Inter => "sinterstore",
+        SetOp::Union => "sunionstore",
+        SetOp::Diff => "sdiffstore",
+    };
+    store_collection(
+        ctx,
+        dest,
+        DataType::Set,
+        event,
+        members.is_empty(),
+        |ctx, meta| write_all(ValueMut::new(ctx, dest, meta), &members),
+    )
 }
 
 variants! {

@@ -10,6 +10,7 @@ use redcodec_codec::{Codec, DataType};
 
 use crate::cmd::args::is;
 use crate::error::{CmdError, CmdResult};
+use crate::key_events::EventClasses as Class;
 use crate::keyspace::Ctx;
 use crate::number::{parse_f64, parse_i64};
 use crate::reply::Reply;
@@ -203,7 +204,14 @@ fn run<C: Codec, S: KvStore>(
         ctx.leave_unchanged(dest);
     }
     let list = Value::List(out.into_iter().map(Option::unwrap_or_default).collect());
-    write_value(ctx, dest, &view, &list, 0)?;
+    if stored > 0 || view.live.is_some() {
+        write_value(ctx, dest, &view, &list, 0)?;
+    }
+    if stored > 0 {
+        ctx.notify(Class::LIST, "sortstore", dest);
+    } else if view.live.is_some() {
+        ctx.notify(Class::GENERIC, "del", dest);
+    }
     Ok(Reply::Integer(stored))
 }
 

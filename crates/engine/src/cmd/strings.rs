@@ -7,6 +7,7 @@ use crate::cmd::args::is;
 use crate::cmd::kvrocks_args;
 use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
+use crate::key_events::EventClasses as Class;
 use crate::keyspace::{Ctx, ExpireAt, KeyView};
 use crate::long_double::LongDouble;
 use crate::number::{int_arg, parse_i64};
@@ -246,6 +247,7 @@ pub fn setbit<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
         Some(m) => rewrite(ctx, a[1], m, value)?,
         None => write(ctx, a[1], &view, &value, 0)?,
     }
+    ctx.notify(Class::STRING, "setbit", a[1]);
     Ok(Reply::Integer(i64::from(old)))
 }
 
@@ -427,6 +429,7 @@ pub fn bitop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdR
     if max_len == 0 {
         if let Some(live) = &view.live {
             ctx.remove_key(dest, live)?;
+            ctx.notify(Class::GENERIC, "del", dest);
         }
         return Ok(Reply::Integer(0));
     }
@@ -443,6 +446,7 @@ pub fn bitop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdR
         }
     }
     write(ctx, dest, &view, &out, 0)?;
+    ctx.notify(Class::STRING, "set", dest);
     Ok(Reply::Integer(max_len as i64))
 }
 
@@ -560,12 +564,27 @@ pub fn set<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRes
         Expiry::Keep => ExpireAt::absolute(view.live.as_ref().map_or(0, |m| m.expire_ms)),
     };
     if expire.ms != 0 && expire.ms <= ctx.expiry_now_ms() {
-        // Already expired: Redis deletes the key instead of storing it.
+        // Already expired: removed at once. Redis 7.0 stores it expired
+        // and announces it stored, then `expired` when it next meets the
+        // key; here all three are announced now.
         if let Some(live) = &view.live {
             ctx.remove_key(key, live)?;
+        } else {
+            ctx.notify(Class::NEW, "new", key);
         }
-    } else {
-        write(ctx, key, &view, value, expire)?;
+        ctx.notify(Class::STRING, "set", key);
+        ctx.notify(Class::GENERIC, "expire", key);
+        ctx.notify(Class::EXPIRED, "expired", key);
+        return Ok(if get {
+            Reply::opt_bulk(old)
+        } else {
+            Reply::ok()
+        });
+    }
+    write(ctx, key, &view, value, expire)?;
+    ctx.notify(Class::STRING, "set", key);
+    if matches!(expiry, Expiry::At(_)) {
+        ctx.notify(Class::GENERIC, "expire", key);
     }
     Ok(if get {
         Reply::opt_bulk(old)
@@ -580,6 +599,7 @@ pub fn setnx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdR
         return Ok(Reply::Integer(0));
     }
     write(ctx, a[1], &view, a[2], 0)?;
+    ctx.notify(Class::STRING, "set", a[1]);
     Ok(Reply::Integer(1))
 }
 
@@ -592,6 +612,8 @@ fn setex_with<C: Codec, S: KvStore>(
     let at = expiry_at(ctx.now_ms(), unit.as_bytes(), a[2], cmd)?;
     let view = ctx.view_for_overwrite(a[1])?;
     write(ctx, a[1], &view, a[3], at)?;
+    ctx.notify(Class::STRING, "set", a[1]);
+    ctx.notify(Class::GENERIC, "expire", a[1]);
     Ok(Reply::ok())
 }
 
@@ -626,10 +648,8 @@ fn mset_pairs<'a>(a: &[&'a [u8]], cmd: &str) -> CmdResult<Vec<(&'a [u8], &'a [u8
 }
 
 pub fn mset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
-    for (k, v) in mset_pairs(a, "mset")? {
-        let view = ctx.view_for_overwrite(k)?;
-        write(ctx, k, &view, v, 0)?;
-    }
+    let pairs = mset_pairs(a, "mset")?;
+    write_pairs(ctx, a, &pairs, Ctx::view_for_overwrite)?;
     Ok(Reply::ok())
 }
 
@@ -640,11 +660,46 @@ pub fn msetnx<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
             return Ok(Reply::Integer(0));
         }
     }
-    for (k, v) in pairs {
-        let view = ctx.view(k)?;
-        write(ctx, k, &view, v, 0)?;
-    }
+    write_pairs(ctx, a, &pairs, Ctx::view)?;
     Ok(Reply::Integer(1))
+}
+
+/// Writes MSET's and MSETNX's `pairs` (each key once, with its last
+/// value: [`mset_pairs`]) over what `view_of` shows of each key, and
+/// announces their events as Redis does: `set` for every pair of `a`, a
+/// key named twice included, and `new` the first time for a key that was
+/// absent.
+fn write_pairs<'e, C: Codec, S: KvStore>(
+    ctx: &mut Ctx<'e, C, S>,
+    a: &[&[u8]],
+    pairs: &[(&[u8], &[u8])],
+    view_of: impl Fn(&Ctx<'e, C, S>, &[u8]) -> CmdResult<KeyView>,
+) -> CmdResult<()> {
+    let mut views = Vec::with_capacity(pairs.len());
+    for (k, _) in pairs {
+        views.push(view_of(ctx, k)?);
+    }
+    let mut announced: Vec<&[u8]> = Vec::new();
+    for p in a[1..].chunks(2) {
+        let key = p[0];
+        if !announced.contains(&key) {
+            announced.push(key);
+            let absent = pairs
+                .iter()
+                .zip(&views)
+                .any(|((k, _), view)| *k == key && view.live.is_none());
+            if absent {
+                ctx.notify(Class::NEW, "new", key);
+            }
+        }
+        ctx.notify(Class::STRING, "set", key);
+    }
+    ctx.without_events(|ctx| {
+        pairs
+            .iter()
+            .zip(&views)
+            .try_for_each(|((k, v), view)| write(ctx, k, view, v, 0))
+    })
 }
 
 pub fn getset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdResult<Reply> {
@@ -655,6 +710,7 @@ pub fn getset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
         None => None,
     };
     write(ctx, a[1], &view, a[2], 0)?;
+    ctx.notify(Class::STRING, "set", a[1]);
     Ok(Reply::opt_bulk(old))
 }
 
@@ -662,6 +718,7 @@ pub fn getdel<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
     match read(ctx, a[1])? {
         Some(m) => {
             ctx.remove_key(a[1], &m)?;
+            ctx.notify(Class::GENERIC, "del", a[1]);
             Ok(Reply::bulk(m.value))
         }
         None => Ok(Reply::Nil),
@@ -683,6 +740,11 @@ pub fn cas<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRes
         Some(_) => {}
     }
     write(ctx, a[1], &view, a[3], at)?;
+    // Events as SET's (Kvrocks publishes none).
+    ctx.notify(Class::STRING, "set", a[1]);
+    if at.ms != 0 {
+        ctx.notify(Class::GENERIC, "expire", a[1]);
+    }
     Ok(Reply::Integer(1))
 }
 
@@ -695,6 +757,7 @@ pub fn cad<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRes
         Some(m) if m.value != a[2] => Ok(Reply::Integer(0)),
         Some(m) => {
             ctx.remove_key(a[1], &m)?;
+            ctx.notify(Class::GENERIC, "del", a[1]);
             Ok(Reply::Integer(1))
         }
     }
@@ -740,12 +803,17 @@ pub fn getex<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdR
             if meta.expire_ms != 0 {
                 meta.expire_ms = 0;
                 ctx.put_meta(a[1], &meta)?;
+                ctx.notify(Class::GENERIC, "persist", a[1]);
             }
         }
-        Expiry::At(t) if t.ms <= ctx.expiry_now_ms() => ctx.remove_key(a[1], &meta)?,
+        Expiry::At(t) if t.ms <= ctx.expiry_now_ms() => {
+            ctx.remove_key(a[1], &meta)?;
+            ctx.notify(Class::GENERIC, "del", a[1]);
+        }
         Expiry::At(t) => {
             ctx.set_expire_at(&mut meta, t)?;
             ctx.put_meta(a[1], &meta)?;
+            ctx.notify(Class::GENERIC, "expire", a[1]);
         }
     }
     Ok(Reply::bulk(value))
@@ -772,10 +840,12 @@ pub fn append<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cmd
             value.extend_from_slice(a[2]);
             let len = value.len();
             rewrite(ctx, a[1], m, value)?;
+            ctx.notify(Class::STRING, "append", a[1]);
             Ok(Reply::Integer(len as i64))
         }
         None => {
             write(ctx, a[1], &view, a[2], 0)?;
+            ctx.notify(Class::STRING, "append", a[1]);
             Ok(Reply::Integer(a[2].len() as i64))
         }
     }
@@ -803,6 +873,7 @@ fn incr_by<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, key: &[u8], by: i64) -
         Some(m) => rewrite(ctx, key, m, value)?,
         None => write(ctx, key, &view, &value, 0)?,
     }
+    ctx.notify(Class::STRING, "incrby", key);
     Ok(Reply::Integer(next))
 }
 
@@ -840,6 +911,7 @@ pub fn incrbyfloat<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -
         Some(m) => rewrite(ctx, a[1], m, text.clone().into_bytes())?,
         None => write(ctx, a[1], &view, text.as_bytes(), 0)?,
     }
+    ctx.notify(Class::STRING, "incrbyfloat", a[1]);
     Ok(Reply::bulk(text))
 }
 
@@ -893,6 +965,7 @@ pub fn setrange<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> C
         Some(m) => rewrite(ctx, a[1], m, value)?,
         None => write(ctx, a[1], &view, &value, 0)?,
     }
+    ctx.notify(Class::STRING, "setrange", a[1]);
     Ok(Reply::Integer(len))
 }
 

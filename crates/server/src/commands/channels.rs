@@ -32,6 +32,7 @@ fn confirmations(session: &mut Session, counts: Counts, out: Vec<u8>) -> Reply {
     session.subscriptions = counts.0 + counts.1;
     session.info.live.lock().subscriptions = counts;
     session.raw_reply = Some(out);
+    session.pushed = true;
     Reply::ok()
 }
 

@@ -5,7 +5,7 @@ use bytes::Bytes;
 use redcodec_engine::internals::number::parse_i64;
 use redcodec_engine::Reply;
 
-use crate::session::Session;
+use crate::session::{ReplyMode, Session};
 use crate::state::Shared;
 
 /// Sets the connection's name (no spaces or newlines, as Redis).
@@ -93,6 +93,7 @@ pub fn client(shared: &Shared, session: &mut Session, args: &[Bytes]) -> Reply {
         "kill" => kill_filtered(shared, session, &args[2..]),
         "unblock" if args.len() <= 4 => unblock(shared, args),
         "no-evict" | "no-touch" => on_off(&args[2]),
+        "reply" => reply(session, &args[2]),
         _ => super::subcommands::syntax_error(args),
     }
 }
@@ -218,4 +219,28 @@ fn unblock(shared: &Shared, args: &[Bytes]) -> Reply {
         waiter.op.timeout_reply()
     };
     Reply::Integer(i64::from(waiter.finish(reply)))
+}
+
+/// CLIENT REPLY ON|OFF|SKIP, as Redis 7.0's `clientCommand` takes it:
+/// ON answers OK; OFF and SKIP are not answered, OFF silences every later
+/// reply until ON, SKIP the next command's (ignored under OFF). Pub/Sub's
+/// confirmations and messages are pushes and go out whatever is chosen.
+fn reply(session: &mut Session, mode: &[u8]) -> Reply {
+    match String::from_utf8_lossy(mode).to_ascii_lowercase().as_str() {
+        "on" => {
+            session.replies = ReplyMode::On;
+            Reply::ok()
+        }
+        "off" => {
+            session.replies = ReplyMode::Off;
+            Reply::ok()
+        }
+        "skip" => {
+            if session.replies != ReplyMode::Off {
+                session.replies = ReplyMode::SkipNext;
+            }
+            Reply::ok()
+        }
+        _ => Reply::error("ERR syntax error"),
+    }
 }

@@ -49,6 +49,11 @@ pub fn config(shared: &Shared, args: &[Bytes]) -> Reply {
                         .max_bulk_len
                         .store(settings.max_bulk_len(), Ordering::SeqCst);
                     shared.repl.configure(&settings);
+                    shared.keyspace_events.configure(
+                        settings
+                            .value(crate::settings::KEYSPACE_EVENTS)
+                            .unwrap_or(""),
+                    );
                     crate::scripting::apply_threshold(&settings, &shared.scripts.control);
                     let switched = settings.value(replication) != Some(was.as_str());
                     drop(settings);

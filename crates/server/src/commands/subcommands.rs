@@ -126,6 +126,15 @@ pub const CONTAINERS: &[Container] = &[
                 ],
             ),
             sub(
+                "reply",
+                3,
+                0,
+                &[
+                    "REPLY (ON|OFF|SKIP)",
+                    "    Control the replies sent to the current connection.",
+                ],
+            ),
+            sub(
                 "setname",
                 3,
                 0,

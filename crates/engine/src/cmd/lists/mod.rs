@@ -11,6 +11,7 @@ use redcodec_codec::{Codec, DataType, Meta};
 use crate::cmd::args::{is, mpop_count, numkeys_block, resolve_range};
 use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
+use crate::key_events::EventClasses as Class;
 use crate::keyspace::Ctx;
 use crate::number::{int_arg, parse_i64};
 use crate::reply::Reply;
@@ -56,6 +57,28 @@ fn non_negative_arg(arg: &[u8], text: &str) -> CmdResult<u64> {
         .ok_or_else(|| CmdError::other(text))
 }
 
+/// The events of a push and of a pop at `side`.
+fn push_event(side: Side) -> &'static str {
+    match side {
+        Side::Left => "lpush",
+        Side::Right => "rpush",
+    }
+}
+
+/// See [`push_event`].
+fn pop_event(side: Side) -> &'static str {
+    match side {
+        Side::Left => "lpop",
+        Side::Right => "rpop",
+    }
+}
+
+/// Notes a pop's events: the pop, and `del` if it emptied the list.
+fn notify_pop<C: Codec, S: KvStore>(ctx: &Ctx<'_, C, S>, key: &[u8], meta: &Meta, side: Side) {
+    ctx.notify(Class::LIST, pop_event(side), key);
+    ctx.notify_if_emptied(key, meta);
+}
+
 fn push_generic<C: Codec, S: KvStore>(
     ctx: &mut Ctx<'_, C, S>,
     a: &[&[u8]],
@@ -73,6 +96,7 @@ fn push_generic<C: Codec, S: KvStore>(
     };
     Model::of(ctx)?.push(ValueMut::new(ctx, key, &mut meta), side, &a[2..])?;
     ctx.save(key, &meta)?;
+    ctx.notify(Class::LIST, push_event(side), key);
     Ok(len_reply(&meta))
 }
 
@@ -116,6 +140,7 @@ fn pop_generic<C: Codec, S: KvStore>(
     let n = count.unwrap_or(1).min(meta.size);
     let values = Model::of(ctx)?.pop(ValueMut::new(ctx, key, &mut meta), side, n)?;
     ctx.save(key, &meta)?;
+    notify_pop(ctx, key, &meta, side);
     Ok(match count {
         Some(_) => Reply::bulks(values),
         None => Reply::opt_bulk(values.into_iter().next()),
@@ -146,6 +171,7 @@ pub fn lmpop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdR
         let n = count.min(meta.size);
         let values = Model::of(ctx)?.pop(ValueMut::new(ctx, key, &mut meta), side, n)?;
         ctx.save(key, &meta)?;
+        notify_pop(ctx, key, &meta, side);
         return Ok(Reply::Array(vec![
             Reply::bulk(key.to_vec()),
             Reply::bulks(values),
@@ -192,6 +218,7 @@ pub fn lset<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRe
         return Err(CmdError::other("ERR index out of range"));
     };
     Model::of(ctx)?.set(ValueMut::new(ctx, key, &mut meta), pos, a[3])?;
+    ctx.notify(Class::LIST, "lset", key);
     Ok(Reply::ok())
 }
 
@@ -216,6 +243,7 @@ pub fn linsert<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> Cm
         return Ok(Reply::Integer(-1));
     }
     ctx.save(key, &meta)?;
+    ctx.notify(Class::LIST, "linsert", key);
     Ok(len_reply(&meta))
 }
 
@@ -235,6 +263,12 @@ pub fn lrem<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRe
         // (the sparse model clears its `sequential` flag, as Ardb does).
         ctx.save(key, &meta)?;
     }
+    if removed > 0 {
+        ctx.notify(Class::LIST, "lrem", key);
+        if removed == len {
+            ctx.notify(Class::GENERIC, "del", key);
+        }
+    }
     Ok(Reply::Integer(i64::try_from(removed).unwrap_or(i64::MAX)))
 }
 
@@ -244,8 +278,12 @@ pub fn ltrim<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdR
     let Some(mut meta) = read(ctx, key)? else {
         return Ok(Reply::ok());
     };
+    ctx.notify(Class::LIST, "ltrim", key);
     match resolve_range(start, stop, meta.size) {
-        None => ctx.remove_key(key, &meta)?,
+        None => {
+            ctx.remove_key(key, &meta)?;
+            ctx.notify(Class::GENERIC, "del", key);
+        }
         Some((0, stop)) if stop + 1 == meta.size => {}
         Some((start, stop)) => {
             Model::of(ctx)?.trim(ValueMut::new(ctx, key, &mut meta), start, stop)?;
@@ -407,6 +445,8 @@ fn move_element<C: Codec, S: KvStore>(
     model.push(ValueMut::new(ctx, dst, &mut dst_meta), to, &popped)?;
     ctx.save(src, &src_meta)?;
     ctx.save(dst, &dst_meta)?;
+    ctx.notify(Class::LIST, push_event(to), dst);
+    notify_pop(ctx, src, &src_meta, from);
     Ok(Reply::opt_bulk(popped.into_iter().next()))
 }
 
@@ -421,6 +461,9 @@ fn rotate<C: Codec, S: KvStore>(
     from: Side,
     to: Side,
 ) -> CmdResult<Reply> {
+    // Redis pops and pushes back: the push's event, then the pop's.
+    ctx.notify(Class::LIST, push_event(to), key);
+    ctx.notify(Class::LIST, pop_event(from), key);
     if from == to || meta.size == 1 {
         let pos = match from {
             Side::Left => 0,

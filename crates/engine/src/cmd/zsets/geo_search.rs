@@ -103,6 +103,12 @@ fn generic<C: Codec, S: KvStore>(
     form: Form,
 ) -> CmdResult<Reply> {
     let search = matches!(form, Form::Search { .. });
+    // The event of a stored result.
+    let stored = if search {
+        "geosearchstore"
+    } else {
+        "georadiusstore"
+    };
     let (src, mut store) = match form {
         Form::Search { store: true } => (a[2], Some(a[1])),
         _ => (a[1], None),
@@ -214,7 +220,7 @@ fn generic<C: Codec, S: KvStore>(
     }
     let (Some(meta), Some(center), Some((shape, conversion))) = (meta, center, shape) else {
         return match store {
-            Some(dest) => store_collection(ctx, dest, DataType::ZSet, true, |_, _| Ok(())),
+            Some(dest) => store_collection(ctx, dest, DataType::ZSet, stored, true, |_, _| Ok(())),
             None => Ok(Reply::Array(Vec::new())),
         };
     };
@@ -248,7 +254,7 @@ fn generic<C: Codec, S: KvStore>(
             .map(|f| (f.member, if storedist { f.distance } else { f.score }))
             .collect();
         let empty = members.is_empty();
-        return store_collection(ctx, dest, DataType::ZSet, empty, |ctx, meta| {
+        return store_collection(ctx, dest, DataType::ZSet, stored, empty, |ctx, meta| {
             write_all(ValueMut::new(ctx, dest, meta), &members)
         });
     }

@@ -7,6 +7,7 @@ use redcodec_codec::{Codec, Meta};
 use super::common::{scored_reply, zset};
 use crate::cmd::args::{is, random_count_with};
 use crate::error::{CmdError, CmdResult};
+use crate::key_events::EventClasses as Class;
 use crate::keyspace::Ctx;
 use crate::number::format_score;
 use crate::reply::Reply;
@@ -110,6 +111,8 @@ pub fn zrem<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdRe
     if removed > 0 {
         meta.size = meta.size.saturating_sub(removed);
         ctx.save(key, &meta)?;
+        ctx.notify(Class::ZSET, "zrem", key);
+        ctx.notify_if_emptied(key, &meta);
     }
     Ok(Reply::Integer(removed as i64))
 }

@@ -191,9 +191,14 @@ pub fn zrangestore<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -
     let (entries, _) = range_entries(ctx, &a[1..], None, None, true)?;
     let empty = entries.is_empty();
     let members: Members = entries.into_iter().map(|e| (e.member, e.score)).collect();
-    store_collection(ctx, dest, DataType::ZSet, empty, |ctx, meta| {
-        write_all(ValueMut::new(ctx, dest, meta), &members)
-    })
+    store_collection(
+        ctx,
+        dest,
+        DataType::ZSet,
+        "zrangestore",
+        empty,
+        |ctx, meta| write_all(ValueMut::new(ctx, dest, meta), &members),
+    )
 }
 
 /// The entries a ZRANGE-family request `a` (`a[1]` the key) selects, in

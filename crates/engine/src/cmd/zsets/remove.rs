@@ -9,6 +9,7 @@ use super::range::Span;
 use crate::cmd::args::{is, mpop_count, numkeys_block};
 use crate::cmd::variants::variants;
 use crate::error::{CmdError, CmdResult};
+use crate::key_events::EventClasses as Class;
 use crate::keyspace::Ctx;
 use crate::number::{format_score, int_arg, parse_i64};
 use crate::reply::Reply;
@@ -16,12 +17,14 @@ use crate::types::zset::bounds::{LexRange, ScoreRange};
 use crate::types::zset::order::{walk, Entry, Start, Window};
 use crate::types::zset::write::del_member;
 
-/// Queues the removal of `entries` from the set and its new size.
+/// Queues the removal of `entries` from the set and its new size, and
+/// announces `event`, then `del` if the set was emptied.
 fn remove_entries<C: Codec, S: KvStore>(
     ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     mut meta: Meta,
     entries: &[Entry],
+    event: &'static str,
 ) -> CmdResult<()> {
     if entries.is_empty() {
         return Ok(());
@@ -30,7 +33,19 @@ fn remove_entries<C: Codec, S: KvStore>(
         del_member(ctx, key, &meta, &e.member, e.score);
     }
     meta.size = meta.size.saturating_sub(entries.len() as u64);
-    ctx.save(key, &meta)
+    ctx.save(key, &meta)?;
+    ctx.notify(Class::ZSET, event, key);
+    ctx.notify_if_emptied(key, &meta);
+    Ok(())
+}
+
+/// The event of a pop from one end.
+fn pop_event(from_max: bool) -> &'static str {
+    if from_max {
+        "zpopmax"
+    } else {
+        "zpopmin"
+    }
 }
 
 /// The ZREMRANGEBY* commands: reads the range, then removes it.
@@ -38,6 +53,7 @@ fn remove_range<C: Codec, S: KvStore>(
     ctx: &mut Ctx<'_, C, S>,
     key: &[u8],
     span: Span,
+    event: &'static str,
 ) -> CmdResult<Reply> {
     let Some(meta) = zset(ctx, key)? else {
         return Ok(Reply::Integer(0));
@@ -46,17 +62,17 @@ fn remove_range<C: Codec, S: KvStore>(
     span.visit(ctx, key, &meta, false, Some(Window::ALL), |e| {
         entries.push(e);
     })?;
-    remove_entries(ctx, key, meta, &entries)?;
+    remove_entries(ctx, key, meta, &entries, event)?;
     Ok(Reply::Integer(entries.len() as i64))
 }
 
 variants! {
-    pub fn zremrangebyrank(ctx, a) =>
-        remove_range(ctx, a[1], Span::Rank(int_arg(a[2])?, int_arg(a[3])?));
-    pub fn zremrangebyscore(ctx, a) =>
-        remove_range(ctx, a[1], Span::Score(ScoreRange::parse(a[2], a[3])?));
-    pub fn zremrangebylex(ctx, a) =>
-        remove_range(ctx, a[1], Span::Lex(LexRange::parse(a[2], a[3])?));
+    pub fn zremrangebyrank(ctx, a) => remove_range(
+        ctx, a[1], Span::Rank(int_arg(a[2])?, int_arg(a[3])?), "zremrangebyrank");
+    pub fn zremrangebyscore(ctx, a) => remove_range(
+        ctx, a[1], Span::Score(ScoreRange::parse(a[2], a[3])?), "zremrangebyscore");
+    pub fn zremrangebylex(ctx, a) => remove_range(
+        ctx, a[1], Span::Lex(LexRange::parse(a[2], a[3])?), "zremrangebylex");
 }
 
 /// ZPOPMIN / ZPOPMAX's count: a non-negative integer, with the one error
@@ -86,7 +102,7 @@ fn pop<C: Codec, S: KvStore>(
     let entries = walk(ctx, key, &meta, Start::Edge, from_max)
         .take(usize::try_from(count).unwrap_or(usize::MAX))
         .collect::<CmdResult<Vec<_>>>()?;
-    remove_entries(ctx, key, meta, &entries)?;
+    remove_entries(ctx, key, meta, &entries, pop_event(from_max))?;
     Ok(entries_reply(entries, true))
 }
 
@@ -117,7 +133,7 @@ pub fn zmpop<C: Codec, S: KvStore>(ctx: &mut Ctx<'_, C, S>, a: &[&[u8]]) -> CmdR
         let entries = walk(ctx, key, &meta, Start::Edge, from_max)
             .take(usize::try_from(count).unwrap_or(usize::MAX))
             .collect::<CmdResult<Vec<_>>>()?;
-        remove_entries(ctx, key, meta, &entries)?;
+        remove_entries(ctx, key, meta, &entries, pop_event(from_max))?;
         let pairs = entries
             .into_iter()
             .map(|e| {

@@ -308,9 +308,19 @@ fn generic<C: Codec, S: KvStore>(
             return Ok(scored_reply(result, options.withscores));
         }
     };
-    store_collection(ctx, dest, DataType::ZSet, result.is_empty(), |ctx, meta| {
-        write_all(ValueMut::new(ctx, dest, meta), &result)
-    })
+    let event = match op {
+        SetOp::Union => "zunionstore",
+        SetOp::Inter => "zinterstore",
+        SetOp::Diff => "zdiffstore",
+    };
+    store_collection(
+        ctx,
+        dest,
+        DataType::ZSet,
+        event,
+        result.is_empty(),
+        |ctx, meta| write_all(ValueMut::new(ctx, dest, meta), &result),
+    )
 }
 
 variants! {

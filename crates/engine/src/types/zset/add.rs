@@ -7,6 +7,7 @@ use redcodec_codec::{Codec, DataType, Meta};
 
 use super::write::{member_key, put_member_at, score_at};
 use crate::error::{CmdError, CmdResult};
+use crate::key_events::EventClasses as Class;
 use crate::keyspace::Ctx;
 use crate::types::first_seen::FirstSeen;
 
@@ -180,6 +181,10 @@ pub(crate) fn add<C: Codec, S: KvStore>(
     }
     if touched.write(ctx, key, &mut meta)? {
         ctx.save(key, &meta)?;
+    }
+    if added + updated > 0 {
+        let event = if flags.incr { "zincr" } else { "zadd" };
+        ctx.notify(Class::ZSET, event, key);
     }
     Ok(if flags.incr {
         Added::Score(last)
