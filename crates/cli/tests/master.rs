@@ -461,6 +461,22 @@ fn redis_server_replicas_follow_every_format() {
             &mut r,
             &format!("{format}: after concurrent writes"),
         );
+        // A PUBLISH reaches the replica's subscribers through the stream.
+        let mut subscriber = replica.conn();
+        subscriber
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
+        let mut subscriber = subscriber.as_pubsub();
+        subscriber.subscribe("news").unwrap();
+        let _: i64 = redis::cmd("PUBLISH")
+            .arg("news")
+            .arg(format)
+            .query(&mut m)
+            .unwrap();
+        let message = subscriber.get_message().unwrap();
+        assert_eq!(message.get_channel_name(), "news");
+        assert_eq!(message.get_payload::<String>().unwrap(), format);
+        drop(subscriber);
         // The snapshot was read from a checkpoint, removed once written.
         let checkpoints: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
@@ -849,6 +865,13 @@ fn the_stream_carries_redis_7_deterministic_forms() {
     expect(&mut replica, &["INCR", "n"]);
     expect(&mut replica, &["SET", "d", "1"]);
     expect(&mut replica, &["EXEC"]);
+    // PUBLISH goes to the replicas, whose subscribers get it too.
+    redis::cmd("PUBLISH")
+        .arg("news")
+        .arg("hi")
+        .query::<i64>(&mut c)
+        .unwrap();
+    expect(&mut replica, &["PUBLISH", "news", "hi"]);
     let mut run = |args: &[&str]| -> Value {
         let mut cmd = redis::cmd(args[0]);
         for a in &args[1..] {

@@ -8,9 +8,9 @@
 //! subscriber that leaves more than 32 MiB unread is disconnected, Redis'
 //! hard `client-output-buffer-limit` of the pubsub class.
 //!
-//! Messages stay on the server they were published on: in cluster mode
-//! a node does not forward them to the others (Redis does, over its
-//! cluster bus), and a master does not send PUBLISH to its replicas.
+//! A master sends PUBLISH on to its replicas, as Redis does
+//! (`commands::channels::publish`). In cluster mode a node does not
+//! forward messages to the others (Redis does, over its cluster bus).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;

@@ -36,9 +36,19 @@ fn confirmations(session: &mut Session, counts: Counts, out: Vec<u8>) -> Reply {
     Reply::ok()
 }
 
-/// PUBLISH `channel message`: how many clients received it.
+/// PUBLISH `channel message`: how many clients received it. A master
+/// sends it on to its replicas, whose subscribers get it too, as Redis
+/// does (a replica sends its clients' PUBLISH nowhere).
 pub fn publish(shared: &Shared, args: &[Bytes]) -> Reply {
-    Reply::Integer(shared.pubsub.publish(&args[1], &args[2]) as i64)
+    let received = shared.pubsub.publish(&args[1], &args[2]);
+    if !shared.replica.is_replica() {
+        shared.repl.core.feed(&[vec![
+            b"PUBLISH".to_vec(),
+            args[1].to_vec(),
+            args[2].to_vec(),
+        ]]);
+    }
+    Reply::Integer(received as i64)
 }
 
 /// PUBSUB CHANNELS `[pattern]` | NUMSUB `[channel…]` | NUMPAT (the subcommand
