@@ -874,9 +874,10 @@ fn command_info_agrees_with_redis_server() {
     else {
         return;
     };
-    const KNOWN: [&str; 10] = [
+    const KNOWN: [&str; 11] = [
         "write",
         "readonly",
+        "pubsub",
         "movablekeys",
         "blocking",
         "noscript",
@@ -940,7 +941,14 @@ fn command_info_agrees_with_redis_server() {
         // inside MULTI (no_multi), as Kvrocks refuses them.
         let expected_exception = matches!(
             name.as_str(),
-            "dbsize" | "cluster" | "subscribe" | "psubscribe" | "unsubscribe" | "punsubscribe"
+            "dbsize"
+                | "cluster"
+                | "subscribe"
+                | "psubscribe"
+                | "ssubscribe"
+                | "unsubscribe"
+                | "punsubscribe"
+                | "sunsubscribe"
         );
         if row != redis_row && !expected_exception {
             differ.push(format!("{name}: redis {redis_row:?}, serve {row:?}"));

@@ -375,8 +375,8 @@ impl ServerTarget {
         Ok(())
     }
 
-    /// To a RESP2 subscriber: the `(channel, message)` of every message
-    /// and pattern message it received before the reply to a PING sent
+    /// To a RESP2 subscriber: the `(channel, message)` of every message,
+    /// pattern message and sharded message it received before the reply to a PING sent
     /// now (a server sends that reply after whatever it published
     /// before).
     pub fn messages(&mut self) -> Result<Vec<Message>, TargetError> {
@@ -389,7 +389,7 @@ impl ServerTarget {
             };
             match items.as_slice() {
                 [Reply::Bulk(kind), Reply::Bulk(channel), Reply::Bulk(message)]
-                    if kind == b"message" =>
+                    if kind == b"message" || kind == b"smessage" =>
                 {
                     out.push((channel.clone(), message.clone()));
                 }

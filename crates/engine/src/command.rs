@@ -209,6 +209,10 @@ impl Flags {
     /// counts as a change (WATCH, replicas) like a write, while replicas
     /// still serve it.
     pub const MAY_REPLICATE: Flags = Flags(1 << 18);
+    /// A Pub/Sub command (Redis' `pubsub` flag): the names a sharded one
+    /// takes (SSUBSCRIBE, SPUBLISH) route it in a cluster as keys do, but
+    /// it reads and writes no key.
+    pub const PUBSUB: Flags = Flags(1 << 19);
 
     /// Both sets of properties.
     pub const fn with(self, other: Flags) -> Flags {

@@ -52,18 +52,22 @@ impl Feed {
     pub(crate) async fn next(&self) -> Option<Vec<u8>> {
         loop {
             let ready = self.ready.notified();
-            let taken = {
-                let mut pending = self.pending.lock();
-                if pending.overflowed {
-                    return None;
-                }
-                std::mem::take(&mut pending.bytes)
-            };
+            let taken = self.take()?;
             if !taken.is_empty() {
                 return Some(taken);
             }
             ready.await;
         }
+    }
+
+    /// The bytes waiting now (perhaps none), without waiting; `None` once
+    /// it overflowed.
+    pub(crate) fn take(&self) -> Option<Vec<u8>> {
+        let mut pending = self.pending.lock();
+        if pending.overflowed {
+            return None;
+        }
+        Some(std::mem::take(&mut pending.bytes))
     }
 }
 
@@ -77,8 +81,12 @@ mod tests {
         feed.push(b"abc");
         feed.push(b"de");
         assert_eq!(feed.next().await.as_deref(), Some(&b"abcde"[..]));
+        assert_eq!(feed.take().as_deref(), Some(&b""[..]));
+        feed.push(b"12");
+        assert_eq!(feed.take().as_deref(), Some(&b"12"[..]));
         feed.push(b"123456");
         feed.push(b"789");
+        assert_eq!(feed.take(), None);
         assert_eq!(feed.next().await, None);
         feed.push(b"x");
         assert_eq!(feed.next().await, None);

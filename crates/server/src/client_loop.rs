@@ -133,6 +133,22 @@ pub async fn serve(shared: Arc<Shared>, stream: TcpStream, info: Arc<ClientInfo>
         let limits = Limits {
             max_bulk_len: shared.max_bulk_len.load(Ordering::Relaxed),
         };
+        // Messages and MONITOR lines that came before the requests just
+        // read go out before their replies, as from Redis' one buffer.
+        let waiting = [
+            shared.monitors.take(info.id),
+            if session.subscriptions > 0 {
+                shared.pubsub.take(info.id)
+            } else {
+                Some(Vec::new())
+            },
+        ];
+        for bytes in waiting {
+            match bytes {
+                Some(bytes) => io.out.extend_from_slice(&bytes),
+                None => break 'conn,
+            }
+        }
         loop {
             match take_request(&mut io.buf, &limits) {
                 Ok(Some(request)) => {

@@ -50,8 +50,9 @@ pub struct Live {
     pub blocked: Option<Arc<Waiter>>,
     /// `CLIENT SETINFO LIB-NAME`, `LIB-VER`.
     pub lib: (String, String),
-    /// Its channels and patterns (`sub=`, `psub=`).
-    pub subscriptions: (usize, usize),
+    /// Its channels, patterns and sharded channels (`sub=`, `psub=`,
+    /// `ssub=`).
+    pub subscriptions: (usize, usize, usize),
 }
 
 impl ClientInfo {
@@ -66,13 +67,13 @@ impl ClientInfo {
         let live = self.live.lock();
         let flags = match (&live.blocked, live.multi) {
             _ if self.master => "M",
-            _ if live.subscriptions != (0, 0) => "P",
+            _ if live.subscriptions != (0, 0, 0) => "P",
             (Some(_), _) => "b",
             (None, Some(_)) => "x",
             _ => "N",
         };
         format!(
-            "id={} addr={} laddr={} fd=8 name={} age={} idle={} flags={flags} db={} sub={} psub={} ssub=0 multi={} qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=1024 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
+            "id={} addr={} laddr={} fd=8 name={} age={} idle={} flags={flags} db={} sub={} psub={} ssub={} multi={} qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=1024 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
             self.id,
             self.addr,
             self.laddr,
@@ -82,6 +83,7 @@ impl ClientInfo {
             live.db,
             live.subscriptions.0,
             live.subscriptions.1,
+            live.subscriptions.2,
             live.multi.map_or(-1, |n| n as i64),
             live.last_cmd,
             live.resp,
@@ -129,7 +131,7 @@ impl Clients {
                 multi: None,
                 blocked: None,
                 lib: (String::new(), String::new()),
-                subscriptions: (0, 0),
+                subscriptions: (0, 0, 0),
             }),
             killed: AtomicBool::new(false),
             kill: Notify::new(),

@@ -57,6 +57,17 @@ impl Monitors {
         feed.next().await
     }
 
+    /// The lines waiting for client `id` now (perhaps none), without
+    /// waiting (see [`crate::pubsub::PubSub::take`]); `None` when it must
+    /// be disconnected.
+    pub fn take(&self, id: u64) -> Option<Vec<u8>> {
+        if self.count.load(Ordering::Relaxed) == 0 {
+            return Some(Vec::new());
+        }
+        let feed = self.by_client.lock().get(&id).cloned();
+        feed.map_or(Some(Vec::new()), |feed| feed.take())
+    }
+
     /// Sends `line` to every monitor.
     pub(crate) fn send(&self, line: &[u8]) {
         for feed in self.by_client.lock().values() {

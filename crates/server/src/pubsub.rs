@@ -1,6 +1,8 @@
 //! Pub/Sub as Redis 7.0 serves it on one server: SUBSCRIBE, PSUBSCRIBE,
 //! UNSUBSCRIBE, PUNSUBSCRIBE, PUBLISH and PUBSUB CHANNELS, NUMSUB and
-//! NUMPAT.
+//! NUMPAT; and the sharded channels of Redis 7 (SSUBSCRIBE, SUNSUBSCRIBE,
+//! SPUBLISH, PUBSUB SHARDCHANNELS and SHARDNUMSUB), names of their own,
+//! without patterns, counted apart in the confirmations.
 //!
 //! Each subscribed connection has a feed (`client_feed`): PUBLISH encodes the message
 //! in the subscriber's protocol (a RESP2 array, a RESP3 push) and appends
@@ -38,6 +40,8 @@ struct Registry {
     channels: HashMap<Name, HashSet<u64>>,
     /// Pattern → its subscribers.
     patterns: HashMap<Name, HashSet<u64>>,
+    /// Sharded channel → its subscribers.
+    shards: HashMap<Name, HashSet<u64>>,
     /// Client id → what it subscribed to.
     clients: HashMap<u64, Subscriber>,
 }
@@ -45,25 +49,38 @@ struct Registry {
 struct Subscriber {
     channels: HashSet<Name>,
     patterns: HashSet<Name>,
+    shards: HashSet<Name>,
     protocol: Protocol,
     feed: Arc<Feed>,
 }
 
 impl Subscriber {
+    /// Every subscription.
     fn count(&self) -> usize {
-        self.channels.len() + self.patterns.len()
+        self.channels.len() + self.patterns.len() + self.shards.len()
+    }
+
+    /// What a confirmation of `kind` counts: channels and patterns
+    /// together (`clientSubscriptionsCount`), or sharded channels alone.
+    fn count_of(&self, kind: Kind) -> usize {
+        match kind {
+            Kind::Channel | Kind::Pattern => self.channels.len() + self.patterns.len(),
+            Kind::Shard => self.shards.len(),
+        }
     }
 
     fn names(&mut self, kind: Kind) -> &mut HashSet<Name> {
         match kind {
             Kind::Channel => &mut self.channels,
             Kind::Pattern => &mut self.patterns,
+            Kind::Shard => &mut self.shards,
         }
     }
 }
 
-/// A client's subscriptions after a command: channels, patterns.
-pub type Counts = (usize, usize);
+/// A client's subscriptions after a command: channels, patterns, sharded
+/// channels.
+pub type Counts = (usize, usize, usize);
 
 /// Channels or patterns: which kind of subscription a command works on.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -72,6 +89,8 @@ pub enum Kind {
     Channel,
     /// PSUBSCRIBE, PUNSUBSCRIBE: glob-style patterns.
     Pattern,
+    /// SSUBSCRIBE, SUNSUBSCRIBE: sharded channels.
+    Shard,
 }
 
 impl Kind {
@@ -82,6 +101,8 @@ impl Kind {
             (Change::Subscribe, Kind::Pattern) => b"psubscribe",
             (Change::Unsubscribe, Kind::Channel) => b"unsubscribe",
             (Change::Unsubscribe, Kind::Pattern) => b"punsubscribe",
+            (Change::Subscribe, Kind::Shard) => b"ssubscribe",
+            (Change::Unsubscribe, Kind::Shard) => b"sunsubscribe",
         }
     }
 }
@@ -89,9 +110,9 @@ impl Kind {
 /// Whether a command adds subscriptions or drops them.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Change {
-    /// SUBSCRIBE, PSUBSCRIBE.
+    /// SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE.
     Subscribe,
-    /// UNSUBSCRIBE, PUNSUBSCRIBE.
+    /// UNSUBSCRIBE, PUNSUBSCRIBE, SUNSUBSCRIBE.
     Unsubscribe,
 }
 
@@ -130,6 +151,7 @@ impl Registry {
         match kind {
             Kind::Channel => &mut self.channels,
             Kind::Pattern => &mut self.patterns,
+            Kind::Shard => &mut self.shards,
         }
     }
 
@@ -138,6 +160,7 @@ impl Registry {
         let sub = self.clients.entry(id).or_insert_with(|| Subscriber {
             channels: HashSet::new(),
             patterns: HashSet::new(),
+            shards: HashSet::new(),
             protocol,
             feed: Arc::new(Feed::new(MAX_PENDING)),
         });
@@ -168,14 +191,14 @@ impl Registry {
         }
     }
 
-    fn count(&self, id: u64) -> usize {
-        self.clients.get(&id).map_or(0, Subscriber::count)
+    fn count(&self, id: u64, kind: Kind) -> usize {
+        self.clients.get(&id).map_or(0, |s| s.count_of(kind))
     }
 
     fn counts(&self, id: u64) -> Counts {
-        self.clients
-            .get(&id)
-            .map_or((0, 0), |s| (s.channels.len(), s.patterns.len()))
+        self.clients.get(&id).map_or((0, 0, 0), |s| {
+            (s.channels.len(), s.patterns.len(), s.shards.len())
+        })
     }
 
     /// Forgets client `id` once it holds no subscription.
@@ -215,14 +238,14 @@ impl PubSub {
             _ => names.iter().map(|n| n.as_ref().to_vec()).collect(),
         };
         if change == Change::Unsubscribe && names.is_empty() {
-            confirm(None, r.count(id));
+            confirm(None, r.count(id, kind));
         }
         for name in &names {
             match change {
                 Change::Subscribe => r.add(id, protocol, kind, name),
                 Change::Unsubscribe => r.drop_one(id, kind, name),
             }
-            confirm(Some(name), r.count(id));
+            confirm(Some(name), r.count(id, kind));
         }
         let counts = r.counts(id);
         r.tidy(id);
@@ -243,7 +266,11 @@ impl PubSub {
         let Some(sub) = r.clients.remove(&id) else {
             return;
         };
-        for (kind, names) in [(Kind::Channel, sub.channels), (Kind::Pattern, sub.patterns)] {
+        for (kind, names) in [
+            (Kind::Channel, sub.channels),
+            (Kind::Pattern, sub.patterns),
+            (Kind::Shard, sub.shards),
+        ] {
             let index = r.index(kind);
             for name in names {
                 if let Some(ids) = index.get_mut(&name) {
@@ -297,22 +324,45 @@ impl PubSub {
         received
     }
 
-    /// PUBSUB CHANNELS: the channels with a subscriber, those matching
-    /// `pattern` when given.
-    pub fn channels(&self, pattern: Option<&[u8]>) -> Vec<Name> {
+    /// SPUBLISH `channel` `message`: sent to the sharded channel's
+    /// subscribers (`smessage`); returns how many received it.
+    pub fn publish_shard(&self, channel: &[u8], message: &[u8]) -> usize {
         let r = self.inner.lock();
-        r.channels
+        let items = [
+            Item::Bulk(b"smessage"),
+            Item::Bulk(channel),
+            Item::Bulk(message),
+        ];
+        let mut bytes = Vec::new();
+        let mut received = 0;
+        let ids = r.shards.get(channel).into_iter().flatten();
+        for sub in ids.filter_map(|id| r.clients.get(id)) {
+            bytes.clear();
+            encode(sub.protocol, &items, &mut bytes);
+            sub.feed.push(&bytes);
+            received += 1;
+        }
+        received
+    }
+
+    /// PUBSUB CHANNELS (`Kind::Channel`) or SHARDCHANNELS
+    /// (`Kind::Shard`): the channels with a subscriber, those matching
+    /// `pattern` when given.
+    pub fn channels(&self, kind: Kind, pattern: Option<&[u8]>) -> Vec<Name> {
+        let mut r = self.inner.lock();
+        r.index(kind)
             .keys()
             .filter(|c| pattern.is_none_or(|p| redcodec_protocol::glob::matches(p, c, false)))
             .cloned()
             .collect()
     }
 
-    /// PUBSUB NUMSUB: the subscribers of `channel` (patterns not counted).
-    pub fn subscribers(&self, channel: &[u8]) -> usize {
+    /// PUBSUB NUMSUB (`Kind::Channel`) or SHARDNUMSUB (`Kind::Shard`):
+    /// the subscribers of `channel` (patterns not counted).
+    pub fn subscribers(&self, kind: Kind, channel: &[u8]) -> usize {
         self.inner
             .lock()
-            .channels
+            .index(kind)
             .get(channel)
             .map_or(0, HashSet::len)
     }
@@ -321,6 +371,15 @@ impl PubSub {
     /// counted once, as Redis counts them).
     pub fn patterns(&self) -> usize {
         self.inner.lock().patterns.len()
+    }
+
+    /// The messages waiting for client `id` now (perhaps none), taken
+    /// without waiting: its connection writes them before the replies to
+    /// the requests it reads next, as Redis' one output buffer orders
+    /// them. `None` when it must be disconnected (it fell too far behind).
+    pub fn take(&self, id: u64) -> Option<Vec<u8>> {
+        let feed = self.inner.lock().clients.get(&id).map(|s| s.feed.clone());
+        feed.map_or(Some(Vec::new()), |feed| feed.take())
     }
 
     /// Waits for the messages of client `id`: `Some(bytes)` to write,
@@ -349,7 +408,10 @@ mod tests {
     fn subscriptions_are_counted_per_client_and_messages_reach_channels_and_patterns() {
         let ps = PubSub::default();
         let mut out = Vec::new();
-        assert_eq!(ps.change(1, R2, SUB_C, &["a", "b", "a"], &mut out), (2, 0));
+        assert_eq!(
+            ps.change(1, R2, SUB_C, &["a", "b", "a"], &mut out),
+            (2, 0, 0)
+        );
         assert_eq!(
             out,
             b"*3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n\
@@ -359,38 +421,76 @@ mod tests {
         out.clear();
         assert_eq!(
             ps.change(2, Protocol::Resp3, SUB_P, &["a*"], &mut out),
-            (0, 1)
+            (0, 1, 0)
         );
         assert_eq!(out, b">3\r\n$10\r\npsubscribe\r\n$2\r\na*\r\n:1\r\n");
         assert_eq!(ps.publish(b"a", b"hi"), 2);
         assert_eq!(ps.publish(b"zz", b"hi"), 0);
-        assert_eq!(ps.subscribers(b"a"), 1);
+        assert_eq!(ps.subscribers(Kind::Channel, b"a"), 1);
         ps.change(3, R2, SUB_P, &["a*"], &mut Vec::new());
         assert_eq!(ps.patterns(), 1);
         assert_eq!(ps.publish(b"a", b"hi"), 3);
         ps.forget(3);
-        let mut channels = ps.channels(None);
+        let mut channels = ps.channels(Kind::Channel, None);
         channels.sort();
         assert_eq!(channels, [b"a".to_vec(), b"b".to_vec()]);
-        assert_eq!(ps.channels(Some(b"b*")), [b"b".to_vec()]);
+        assert_eq!(ps.channels(Kind::Channel, Some(b"b*")), [b"b".to_vec()]);
         ps.forget(2);
         assert_eq!(ps.patterns(), 0);
         assert_eq!(ps.publish(b"a", b"again"), 1);
     }
 
     #[test]
+    fn sharded_channels_are_apart_and_counted_apart() {
+        const SUB_S: (Change, Kind) = (Change::Subscribe, Kind::Shard);
+        const UNSUB_S: (Change, Kind) = (Change::Unsubscribe, Kind::Shard);
+        let ps = PubSub::default();
+        let mut out = Vec::new();
+        ps.change(1, R2, SUB_C, &["a"], &mut out);
+        out.clear();
+        assert_eq!(ps.change(1, R2, SUB_S, &["a", "b"], &mut out), (1, 0, 2));
+        assert_eq!(
+            out,
+            b"*3\r\n$10\r\nssubscribe\r\n$1\r\na\r\n:1\r\n\
+              *3\r\n$10\r\nssubscribe\r\n$1\r\nb\r\n:2\r\n"
+        );
+        // A channel's message does not reach the sharded one of that name.
+        assert_eq!(ps.publish(b"b", b"hi"), 0);
+        assert_eq!(ps.publish_shard(b"b", b"hi"), 1);
+        assert_eq!(ps.subscribers(Kind::Shard, b"a"), 1);
+        assert_eq!(ps.channels(Kind::Shard, Some(b"b")), [b"b".to_vec()]);
+        out.clear();
+        assert_eq!(
+            ps.change(1, R2, UNSUB_S, &[] as &[&str], &mut out),
+            (1, 0, 0)
+        );
+        assert_eq!(out.windows(12).filter(|w| w == b"sunsubscribe").count(), 2);
+        assert_eq!(ps.publish_shard(b"a", b"hi"), 0);
+        assert_eq!(ps.publish(b"a", b"hi"), 1);
+    }
+
+    #[test]
     fn unsubscribing_from_nothing_names_nil_and_everything_empties_the_client() {
         let ps = PubSub::default();
         let mut out = Vec::new();
-        assert_eq!(ps.change(1, R2, UNSUB_C, &[] as &[&str], &mut out), (0, 0));
+        assert_eq!(
+            ps.change(1, R2, UNSUB_C, &[] as &[&str], &mut out),
+            (0, 0, 0)
+        );
         assert_eq!(out, b"*3\r\n$11\r\nunsubscribe\r\n$-1\r\n:0\r\n");
         ps.change(1, R2, SUB_C, &["x"], &mut out);
         ps.change(1, R2, SUB_P, &["y*"], &mut out);
         out.clear();
-        assert_eq!(ps.change(1, R2, UNSUB_C, &[] as &[&str], &mut out), (0, 1));
+        assert_eq!(
+            ps.change(1, R2, UNSUB_C, &[] as &[&str], &mut out),
+            (0, 1, 0)
+        );
         assert_eq!(out, b"*3\r\n$11\r\nunsubscribe\r\n$1\r\nx\r\n:1\r\n");
         out.clear();
-        assert_eq!(ps.change(1, R2, UNSUB_P, &["nope", "y*"], &mut out), (0, 0));
+        assert_eq!(
+            ps.change(1, R2, UNSUB_P, &["nope", "y*"], &mut out),
+            (0, 0, 0)
+        );
         assert_eq!(
             out,
             b"*3\r\n$12\r\npunsubscribe\r\n$4\r\nnope\r\n:1\r\n\

@@ -1,7 +1,8 @@
 //! The Pub/Sub commands ([`crate::pubsub`]): SUBSCRIBE, PSUBSCRIBE,
-//! UNSUBSCRIBE, PUNSUBSCRIBE (one confirmation per name, written as they
-//! are: RESP2 arrays or RESP3 pushes), PUBLISH and PUBSUB CHANNELS,
-//! NUMSUB and NUMPAT.
+//! SSUBSCRIBE, UNSUBSCRIBE, PUNSUBSCRIBE, SUNSUBSCRIBE (one confirmation
+//! per name, written as they are: RESP2 arrays or RESP3 pushes), PUBLISH,
+//! SPUBLISH and PUBSUB CHANNELS, NUMSUB, NUMPAT, SHARDCHANNELS and
+//! SHARDNUMSUB.
 
 use bytes::Bytes;
 use redcodec_engine::Reply;
@@ -29,53 +30,78 @@ pub fn change(
 /// The confirmations go out as encoded; the reply stands for them in the
 /// statistics. CLIENT LIST shows the counts.
 fn confirmations(session: &mut Session, counts: Counts, out: Vec<u8>) -> Reply {
-    session.subscriptions = counts.0 + counts.1;
+    session.subscriptions = counts.0 + counts.1 + counts.2;
     session.info.live.lock().subscriptions = counts;
     session.raw_reply = Some(out);
     session.pushed = true;
     Reply::ok()
 }
 
-/// PUBLISH `channel message`: how many clients received it. A master
-/// sends it on to its replicas, whose subscribers get it too, as Redis
-/// does (a replica sends its clients' PUBLISH nowhere).
+/// PUBLISH `channel message`: how many clients received it.
 pub fn publish(shared: &Shared, args: &[Bytes]) -> Reply {
     let received = shared.pubsub.publish(&args[1], &args[2]);
-    if !shared.replica.is_replica() {
-        shared.repl.core.feed(&[vec![
-            b"PUBLISH".to_vec(),
-            args[1].to_vec(),
-            args[2].to_vec(),
-        ]]);
-    }
+    to_replicas(shared, b"PUBLISH", args);
     Reply::Integer(received as i64)
 }
 
-/// PUBSUB CHANNELS `[pattern]` | NUMSUB `[channel…]` | NUMPAT (the subcommand
-/// and its arity checked before).
+/// SPUBLISH `shardchannel message`: how many clients received it.
+pub fn spublish(shared: &Shared, args: &[Bytes]) -> Reply {
+    let received = shared.pubsub.publish_shard(&args[1], &args[2]);
+    to_replicas(shared, b"SPUBLISH", args);
+    Reply::Integer(received as i64)
+}
+
+/// A master sends PUBLISH and SPUBLISH (`command`, with the channel and
+/// message of `args`) on to its replicas, whose subscribers get the
+/// message too, as Redis does; a replica sends its clients' nowhere.
+fn to_replicas(shared: &Shared, command: &[u8], args: &[Bytes]) {
+    if !shared.replica.is_replica() {
+        shared
+            .repl
+            .core
+            .feed(&[vec![command.to_vec(), args[1].to_vec(), args[2].to_vec()]]);
+    }
+}
+
+/// PUBSUB CHANNELS | SHARDCHANNELS `[pattern]`, NUMSUB | SHARDNUMSUB
+/// `[channel…]`, NUMPAT (the subcommand and its arity checked before).
 pub fn pubsub(shared: &Shared, args: &[Bytes]) -> Reply {
     let ps = &shared.pubsub;
     match String::from_utf8_lossy(&args[1])
         .to_ascii_lowercase()
         .as_str()
     {
-        "channels" => Reply::Array(
-            ps.channels(args.get(2).map(|p| &p[..]))
-                .into_iter()
-                .map(Reply::Bulk)
-                .collect(),
-        ),
-        "numsub" => Reply::Array(
-            args[2..]
-                .iter()
-                .flat_map(|c| {
-                    [
-                        Reply::Bulk(c.to_vec()),
-                        Reply::Integer(ps.subscribers(c) as i64),
-                    ]
-                })
-                .collect(),
-        ),
+        sub @ ("channels" | "shardchannels") => {
+            let kind = if sub == "channels" {
+                Kind::Channel
+            } else {
+                Kind::Shard
+            };
+            Reply::Array(
+                ps.channels(kind, args.get(2).map(|p| &p[..]))
+                    .into_iter()
+                    .map(Reply::Bulk)
+                    .collect(),
+            )
+        }
+        sub @ ("numsub" | "shardnumsub") => {
+            let kind = if sub == "numsub" {
+                Kind::Channel
+            } else {
+                Kind::Shard
+            };
+            Reply::Array(
+                args[2..]
+                    .iter()
+                    .flat_map(|c| {
+                        [
+                            Reply::Bulk(c.to_vec()),
+                            Reply::Integer(ps.subscribers(kind, c) as i64),
+                        ]
+                    })
+                    .collect(),
+            )
+        }
         "numpat" => Reply::Integer(ps.patterns() as i64),
         _ => crate::commands::subcommands::container("pubsub")
             .expect("PUBSUB is a container")

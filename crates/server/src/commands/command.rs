@@ -106,6 +106,7 @@ fn command_flags(spec: &crate::command_spec::Spec, has_keys: bool) -> Vec<&'stat
     } else if (has_keys || movable || spec.has(Flags::READS_KEYSPACE))
         && !spec.has(Flags::MAY_WRITE)
         && !spec.has(Flags::TRANSACTION)
+        && !spec.has(Flags::PUBSUB)
     {
         // EVAL, EVALSHA and FCALL are neither (Redis flags them by what
         // the script declares); their `_RO` forms are read-only.
@@ -114,6 +115,7 @@ fn command_flags(spec: &crate::command_spec::Spec, has_keys: bool) -> Vec<&'stat
     for (flag, name) in [
         (Flags::BLOCKING, "blocking"),
         (Flags::NO_SCRIPT, "noscript"),
+        (Flags::PUBSUB, "pubsub"),
         (Flags::LOADING, "loading"),
         (Flags::ADMIN, "admin"),
         (Flags::NO_AUTH, "no_auth"),

@@ -184,7 +184,7 @@ pub fn reset(shared: &Shared, session: &mut Session) -> Reply {
     shared.monitors.stop(session.info.id);
     shared.pubsub.forget(session.info.id);
     session.subscriptions = 0;
-    session.info.live.lock().subscriptions = (0, 0);
+    session.info.live.lock().subscriptions = (0, 0, 0);
     session.set_protocol(Protocol::Resp2);
     session.namespace = shared.config.default_namespace.clone();
     session.set_db(0);

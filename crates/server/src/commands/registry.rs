@@ -222,7 +222,11 @@ const BLOCK: Flags = Flags::BLOCKING.with(Flags::NO_SCRIPT);
 const SUBSCRIBE: Flags = Flags::NO_SCRIPT
     .with(Flags::NO_MULTI)
     .with(Flags::LOADING)
-    .with(Flags::WHILE_SUBSCRIBED);
+    .with(Flags::WHILE_SUBSCRIBED)
+    .with(Flags::PUBSUB);
+
+/// PUBLISH, SPUBLISH, PUBSUB.
+const PUBLISH: Flags = Flags::LOADING.with(Flags::PUBSUB);
 
 /// The commands the server answers itself (PING and ECHO keep the
 /// engine's arity, keys and flags: only their [`Run`] is taken).
@@ -269,10 +273,22 @@ fn server_specs() -> Vec<Spec> {
         server("punsubscribe", -1, SUBSCRIBE, |sh, se, _, _, a| {
             channels::change(sh, se, a, (Change::Unsubscribe, Kind::Pattern))
         }),
-        server("publish", 3, Flags::LOADING, |sh, _, _, _, a| {
+        server("ssubscribe", -2, SUBSCRIBE, |sh, se, _, _, a| {
+            channels::change(sh, se, a, (Change::Subscribe, Kind::Shard))
+        })
+        .keyed(Keys::All),
+        server("sunsubscribe", -1, SUBSCRIBE, |sh, se, _, _, a| {
+            channels::change(sh, se, a, (Change::Unsubscribe, Kind::Shard))
+        })
+        .keyed(Keys::All),
+        server("publish", 3, PUBLISH, |sh, _, _, _, a| {
             channels::publish(sh, a)
         }),
-        server("pubsub", -2, Flags::LOADING, |sh, _, _, _, a| {
+        server("spublish", 3, PUBLISH, |sh, _, _, _, a| {
+            channels::spublish(sh, a)
+        })
+        .keyed(Keys::First),
+        server("pubsub", -2, PUBLISH, |sh, _, _, _, a| {
             channels::pubsub(sh, a)
         }),
         server("flushall", -1, Flags::WRITE, flush_all::flush_all),

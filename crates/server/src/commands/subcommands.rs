@@ -497,6 +497,24 @@ pub const CONTAINERS: &[Container] = &[
                     "    pattern subscriptions(default: no channels).",
                 ],
             ),
+            sub(
+                "shardchannels",
+                -2,
+                0,
+                &[
+                    "SHARDCHANNELS [<pattern>]",
+                    "    Return the currently active shard level channels matching a <pattern> (default: '*').",
+                ],
+            ),
+            sub(
+                "shardnumsub",
+                -2,
+                0,
+                &[
+                    "SHARDNUMSUB [<shardchannel> ...]",
+                    "    Return the number of subscribers for the specified shard level channel(s)",
+                ],
+            ),
             HELP,
         ],
     },

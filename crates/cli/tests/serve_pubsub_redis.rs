@@ -1,9 +1,13 @@
-//! Keyspace notifications served: `notify-keyspace-events` as CONFIG SET
-//! and GET take and answer it, and the messages a `PSUBSCRIBE __key*__:*`
-//! subscriber receives for commands sent by clients (reads that miss,
-//! MULTI/EXEC, a script), compared message for message with a running
-//! redis-server's. The events of every command of the corpus are
-//! compared, engine by engine, in crates/conformance/tests/keyspace_events.rs.
+//! Pub/Sub served, compared reply for reply and message for message with
+//! a running redis-server:
+//!
+//! - keyspace notifications: `notify-keyspace-events` as CONFIG SET and
+//!   GET take and answer it, and the messages a `PSUBSCRIBE __key*__:*`
+//!   subscriber receives for commands sent by clients (reads that miss,
+//!   MULTI/EXEC, a script). The events of every command of the corpus are
+//!   compared, engine by engine, in crates/conformance/tests/keyspace_events.rs;
+//! - the sharded channels of Redis 7: SSUBSCRIBE, SUNSUBSCRIBE, SPUBLISH
+//!   and PUBSUB SHARDCHANNELS / SHARDNUMSUB beside the other channels.
 //!
 //! Needs `redis-server` on PATH. Without it the test is skipped, unless
 //! `REDCODEC_REQUIRE_REDIS=1`, where it fails.
@@ -54,6 +58,66 @@ impl Side {
     fn run(&mut self, line: &[Vec<u8>]) -> (Reply, Vec<String>) {
         let reply = self.conn.execute(line).expect("command runs");
         (reply, received(&mut self.sub))
+    }
+
+    /// Sends `line` on the subscriber's connection; the `n` replies read.
+    fn on_subscriber(&mut self, line: &str, n: usize) -> Vec<Reply> {
+        self.sub.send(&words(line)).expect("sent");
+        (0..n)
+            .map(|_| self.sub.read_reply().expect("subscriber reads"))
+            .collect()
+    }
+}
+
+#[test]
+fn sharded_channels_answer_as_redis_server_answers() {
+    let Some(redis) = RedisServer::start_or_skip("sharded channels of serve") else {
+        return;
+    };
+    let (_tmp, serve) = Serve::on_fresh_store("kvrocks", &[]);
+    let port: u16 = serve.port().parse().expect("a port");
+    let mut sides = [Side::on("redis", redis.port()), Side::on("serve", port)];
+    // The subscriber (PSUBSCRIBE __key*__:* already) on the left, with
+    // the number of replies each request gets; the other connection's
+    // commands, with the messages they caused, on the right.
+    let steps: &[(&str, usize)] = &[
+        ("SSUBSCRIBE a b a", 3),
+        ("SUBSCRIBE a", 1),
+        ("SPUBLISH a hi", 0),
+        ("PUBLISH a hello", 0),
+        ("SPUBLISH b there", 0),
+        ("SPUBLISH nobody x", 0),
+        ("PUBSUB SHARDCHANNELS", 0),
+        ("PUBSUB SHARDCHANNELS a*", 0),
+        ("PUBSUB SHARDNUMSUB a b c", 0),
+        ("PUBSUB NUMSUB a b", 0),
+        ("PUBSUB CHANNELS", 0),
+        ("SUNSUBSCRIBE b", 1),
+        ("GET k", 1),
+        ("SUNSUBSCRIBE", 1),
+        ("SUNSUBSCRIBE", 1),
+        ("SPUBLISH a gone", 0),
+        ("UNSUBSCRIBE", 1),
+    ];
+    for (line, replies) in steps {
+        let [redis, serve] = &mut sides;
+        if *replies > 0 {
+            let want = redis.on_subscriber(line, *replies);
+            let got = serve.on_subscriber(line, *replies);
+            assert_eq!(got, want, "{line}");
+        } else {
+            let mut want = redis.run(&words(line));
+            let mut got = serve.run(&words(line));
+            // Channels come in hash order.
+            for (reply, _) in [&mut want, &mut got] {
+                if let Reply::Array(items) = reply {
+                    if line.contains("CHANNELS") {
+                        items.sort_by_key(|r| format!("{r:?}"));
+                    }
+                }
+            }
+            assert_eq!(got, want, "{line}");
+        }
     }
 }
 
