@@ -43,6 +43,13 @@ impl KeyspaceEvents {
         self.classes.store(classes.bits(), Ordering::Relaxed);
     }
 
+    /// Whether `expired` events are published now (keys written with an
+    /// expiry are then watched, and expired when due).
+    pub fn publishes_expired(&self) -> bool {
+        EventClasses::from_bits(self.classes.load(Ordering::Relaxed))
+            .publishes(EventClasses::EXPIRED)
+    }
+
     /// The sink of an engine serving database `db`.
     pub fn sink(self: &Arc<Self>, db: u32) -> Arc<dyn KeyEventSink> {
         Arc::new(DatabaseSink {

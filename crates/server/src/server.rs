@@ -280,16 +280,17 @@ async fn expire_watched_keys(shared: Arc<Shared>) {
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     loop {
         tick.tick().await;
-        let watching = shared
-            .engines
-            .current()
-            .is_ok_and(|engine| engine.watches_expiries());
-        if !watching {
+        if !shared.keyspace_events.publishes_expired() {
             continue;
         }
+        // On a blocking thread: the engine may be taken (a running script,
+        // a namespace being opened), and its keys' locks too.
         let s = shared.clone();
         let pass = tokio::task::spawn_blocking(move || {
             let engine = s.engines.current().map_err(|e| e.to_string())?;
+            if !engine.watches_expiries() {
+                return Ok(0);
+            }
             engine.expire_watched_keys().map_err(|e| e.to_string())
         });
         match pass.await {
