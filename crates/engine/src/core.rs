@@ -122,8 +122,19 @@ impl<C: Codec, S: KvStore> EngineCore<C, S> {
             .map_or(EventClasses::NONE, |sink| sink.classes())
     }
 
-    /// Hands one command's `events` to the sink, if any.
-    pub(crate) fn publish_key_events(&self, events: &[KeyEvent]) {
+    /// Hands one committed command's `events` to the sink, if any, and
+    /// records the expiries they announce (`(events, expiries)`, from
+    /// [`crate::keyspace::Ctx::take_events`]).
+    pub(crate) fn publish_key_events(
+        &self,
+        (events, expiries): &(Vec<KeyEvent>, Vec<(Vec<u8>, u64)>),
+    ) {
+        if !expiries.is_empty() {
+            let mut announced = self.announced_expiries.lock();
+            for (key, at) in expiries {
+                announced.first_time(key, *at);
+            }
+        }
         if let (false, Some(sink)) = (events.is_empty(), self.key_events.get()) {
             sink.publish(events);
         }

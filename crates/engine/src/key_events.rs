@@ -189,7 +189,12 @@ impl AnnouncedExpiries {
     /// How many are remembered.
     const CAPACITY: usize = 65_536;
 
-    /// Notes `key` expired at `expire_ms`; whether it was new.
+    /// Whether `key` expired at `expire_ms` was announced.
+    pub(crate) fn contains(&self, key: &[u8], expire_ms: u64) -> bool {
+        self.known.contains(&(key.to_vec(), expire_ms))
+    }
+
+    /// Notes `key` expired at `expire_ms` as announced; whether it was new.
     pub(crate) fn first_time(&mut self, key: &[u8], expire_ms: u64) -> bool {
         let entry = (key.to_vec(), expire_ms);
         if self.known.contains(&entry) {

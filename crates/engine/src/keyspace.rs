@@ -91,6 +91,9 @@ pub struct Ctx<'e, C: Codec, S: KvStore = DefaultStore> {
     events: RefCell<Vec<KeyEvent>>,
     /// While set, [`Ctx::notify`] notes nothing ([`Ctx::without_events`]).
     muted: Cell<bool>,
+    /// The expiries this command announces (`expired`), recorded as
+    /// announced once it committed ([`Ctx::take_events`]).
+    announcing: RefCell<Vec<(Vec<u8>, u64)>>,
 }
 
 impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
@@ -108,6 +111,7 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
             lookups: None,
             events: RefCell::new(Vec::new()),
             muted: Cell::new(false),
+            announcing: RefCell::new(Vec::new()),
         }
     }
 
@@ -150,28 +154,38 @@ impl<'e, C: Codec, S: KvStore> Ctx<'e, C, S> {
         }
     }
 
-    /// The events noted by [`Ctx::notify`].
-    pub(crate) fn take_events(&mut self) -> Vec<KeyEvent> {
-        std::mem::take(self.events.get_mut())
+    /// The events noted by [`Ctx::notify`], and the expiries they
+    /// announce, for [`EngineCore::publish_key_events`] once the command
+    /// committed (a command that fails announces nothing, and an expiry
+    /// it met is announced by the next command that meets it).
+    pub(crate) fn take_events(&mut self) -> (Vec<KeyEvent>, Vec<(Vec<u8>, u64)>) {
+        (
+            std::mem::take(self.events.get_mut()),
+            std::mem::take(self.announcing.get_mut()),
+        )
     }
 
     /// Notes that `key` was met expired at `expire_ms`: Redis deletes it
     /// there and announces `expired`; here its record stays until removed,
     /// and it is announced the first time it is met.
     fn met_expired(&self, key: &[u8], expire_ms: u64) {
-        if !self.muted.get()
-            && self
+        if self.muted.get()
+            || !self
                 .eng
                 .key_event_classes()
                 .publishes(EventClasses::EXPIRED)
-            && self
-                .eng
-                .announced_expiries
-                .lock()
-                .first_time(key, expire_ms)
         {
-            self.notify(EventClasses::EXPIRED, "expired", key);
+            return;
         }
+        let mut announcing = self.announcing.borrow_mut();
+        let met = |(k, at): &(Vec<u8>, u64)| k == key && *at == expire_ms;
+        if announcing.iter().any(met) || self.eng.announced_expiries.lock().contains(key, expire_ms)
+        {
+            return;
+        }
+        announcing.push((key.to_vec(), expire_ms));
+        drop(announcing);
+        self.notify(EventClasses::EXPIRED, "expired", key);
     }
 
     /// Makes [`Ctx::live`] count each lookup as a keyspace hit or miss in

@@ -152,3 +152,19 @@ fn nothing_is_gathered_or_watched_for_classes_switched_off() {
         }
     }
 }
+
+#[test]
+fn an_expiry_met_by_a_command_that_fails_is_announced_by_the_next() {
+    for &format in Format::ALL {
+        let (_dir, engine, clock, gather) = engine(format, "Ex");
+        run(&engine, "SET k v PX 100");
+        clock.advance_ms(2000);
+        // LSET meets the expired key, then fails: nothing is published.
+        assert!(engine.execute(&["LSET", "k", "0", "x"]).is_error());
+        assert!(gather.take().is_empty(), "{format}");
+        run(&engine, "GET k");
+        assert_eq!(gather.take(), ["expired k"], "{format}");
+        run(&engine, "GET k");
+        assert!(gather.take().is_empty(), "{format}");
+    }
+}
