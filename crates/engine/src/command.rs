@@ -213,6 +213,9 @@ impl Flags {
     /// takes (SSUBSCRIBE, SPUBLISH) route it in a cluster as keys do, but
     /// it reads and writes no key.
     pub const PUBSUB: Flags = Flags(1 << 19);
+    /// Publishes a message (PUBLISH, SPUBLISH): the message goes on to
+    /// replicas, Redis' `may_replicate`, so CLIENT PAUSE WRITE holds it.
+    pub const PUBLISH: Flags = Flags(1 << 20);
 
     /// Both sets of properties.
     pub const fn with(self, other: Flags) -> Flags {

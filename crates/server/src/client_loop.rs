@@ -406,6 +406,18 @@ async fn answer(
     if let Some(e) = crate::replica::gate(shared, session, spec, &args) {
         return Some(refuse(shared, session, Some(spec), &args, e));
     }
+    // CLIENT PAUSE holds the command here, after every check that
+    // refuses at once (Redis' BLOCKED_POSTPONE).
+    if crate::pause_gate::holds(shared, session, spec, &args) {
+        let write = crate::pause_gate::may_replicate(shared, session, spec, &args);
+        if !shared
+            .client_pause
+            .wait(&session.info, shutdown, write)
+            .await
+        {
+            return None;
+        }
+    }
     if session.queued.is_some() && !spec.has(Flags::TRANSACTION) {
         if spec.has(Flags::NO_MULTI) {
             let e = Reply::error("ERR Command not allowed inside a transaction");
@@ -469,6 +481,11 @@ async fn answer(
     let failed = matches!(&answer, Some(Answer::One(reply)) if reply.is_error());
     let took = started.elapsed().saturating_sub(waited);
     shared.command_stats.ran(spec.name, &args, took, failed);
+    if !matches!(spec.run, Run::Exec) {
+        shared
+            .slowlog
+            .note(&session.info, spec.redaction, &args, took);
+    }
     answer
 }
 

@@ -48,6 +48,8 @@ pub struct Live {
     pub multi: Option<usize>,
     /// The blocking command it waits in, if any.
     pub blocked: Option<Arc<Waiter>>,
+    /// Its command waits for the end of a CLIENT PAUSE.
+    pub paused: bool,
     /// `CLIENT SETINFO LIB-NAME`, `LIB-VER`.
     pub lib: (String, String),
     /// Its channels, patterns and sharded channels (`sub=`, `psub=`,
@@ -130,6 +132,7 @@ impl Clients {
                 resp: 2,
                 multi: None,
                 blocked: None,
+                paused: false,
                 lib: (String::new(), String::new()),
                 subscriptions: (0, 0, 0),
             }),
@@ -166,7 +169,10 @@ impl Clients {
         self.by_id
             .lock()
             .values()
-            .filter(|c| c.live.lock().blocked.is_some())
+            .filter(|c| {
+                let live = c.live.lock();
+                live.blocked.is_some() || live.paused
+            })
             .count()
     }
 }

@@ -91,6 +91,36 @@ pub enum Redaction {
     HelloAuth,
 }
 
+impl Redaction {
+    /// The positions of the secrets among `args` that Redis 7.0 redacts
+    /// (`redactClientCommandArgument`), for MONITOR and SLOWLOG.
+    pub fn positions<A: AsRef<[u8]>>(self, args: &[A]) -> Vec<usize> {
+        match self {
+            Redaction::Nothing => Vec::new(),
+            Redaction::Arguments => (1..args.len()).collect(),
+            Redaction::HelloAuth => {
+                // `helloCommand`'s walk: AUTH takes two words, SETNAME one.
+                let mut secrets = Vec::new();
+                let mut i = 2;
+                while i < args.len() {
+                    let more = args.len() - i - 1;
+                    let word = args[i].as_ref();
+                    if word.eq_ignore_ascii_case(b"auth") && more >= 2 {
+                        secrets.extend([i + 1, i + 2]);
+                        i += 2;
+                    } else if word.eq_ignore_ascii_case(b"setname") && more >= 1 {
+                        i += 1;
+                    } else {
+                        break;
+                    }
+                    i += 1;
+                }
+                secrets
+            }
+        }
+    }
+}
+
 /// What a replica does with a command of its master's stream
 /// ([`crate::replica::stream_apply`]).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

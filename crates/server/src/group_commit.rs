@@ -131,6 +131,7 @@ fn groups_now(shared: &Shared, session: &Session) -> bool {
         && !shared.replica.is_replica()
         && !shared.replica.is_loading()
         && shared.scripts.control().busy_error().is_none()
+        && !shared.client_pause.active()
 }
 
 /// The group `first` starts: `first` and the requests after it in `buf`
@@ -569,8 +570,10 @@ fn run_one(
         return (reply, shape);
     }
     let failed = reply.is_error();
+    let took = started.elapsed();
+    shared.command_stats.ran(spec.name, args, took, failed);
     shared
-        .command_stats
-        .ran(spec.name, args, started.elapsed(), failed);
+        .slowlog
+        .note(&session.info, spec.redaction, args, took);
     (reply, shape)
 }

@@ -21,7 +21,6 @@ use redcodec_engine::internals::dispatch::Flags;
 use redcodec_engine::Reply;
 use redcodec_protocol::cmdline::quote_bytes;
 
-use crate::command_roles::Redaction;
 use crate::command_spec::Spec;
 use crate::session::Session;
 use crate::state::Shared;
@@ -143,7 +142,7 @@ pub fn feed(shared: &Shared, session: &Session, spec: &Spec, args: &[Bytes]) {
         now.subsec_micros(),
         session.db
     );
-    let redacted = redacted(spec.redaction, args);
+    let redacted = spec.redaction.positions(args);
     for (i, arg) in args.iter().enumerate() {
         line.push(' ');
         if redacted.contains(&i) {
@@ -165,33 +164,6 @@ pub fn feed(shared: &Shared, session: &Session, spec: &Spec, args: &[Bytes]) {
     }
 }
 
-/// The positions of the secrets among `args` that Redis 7.0 redacts
-/// (`redactClientCommandArgument`).
-fn redacted(redaction: Redaction, args: &[Bytes]) -> Vec<usize> {
-    match redaction {
-        Redaction::Nothing => Vec::new(),
-        Redaction::Arguments => (1..args.len()).collect(),
-        Redaction::HelloAuth => {
-            // `helloCommand`'s walk: AUTH takes two words, SETNAME one.
-            let mut secrets = Vec::new();
-            let mut i = 2;
-            while i < args.len() {
-                let more = args.len() - i - 1;
-                if args[i].eq_ignore_ascii_case(b"auth") && more >= 2 {
-                    secrets.extend([i + 1, i + 2]);
-                    i += 2;
-                } else if args[i].eq_ignore_ascii_case(b"setname") && more >= 1 {
-                    i += 1;
-                } else {
-                    break;
-                }
-                i += 1;
-            }
-            secrets
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,7 +174,7 @@ mod tests {
     fn secrets_are_redacted_as_redis_does() {
         let of = |name: &str, words: &[&str]| {
             let spec = crate::commands::registry::get(name.as_bytes()).expect("a command");
-            redacted(spec.redaction, &args(words))
+            spec.redaction.positions(&args(words))
         };
         assert_eq!(of("auth", &["auth", "pw"]), [1]);
         assert_eq!(of("auth", &["AUTH", "u", "pw"]), [1, 2]);

@@ -171,7 +171,11 @@ impl CommandRunner for Caller<'_, '_, '_> {
             return Err(NOT_ALLOWED.to_string());
         }
         let writes = spec.has(Flags::WRITE) || spec.has(Flags::SERVER_WRITE);
-        if read_only && writes {
+        // Redis counts the may-replicate commands (PFCOUNT, PUBLISH) as
+        // writes here, so that read-only scripts run during CLIENT PAUSE
+        // WRITE.
+        let may_replicate = spec.has(Flags::MAY_REPLICATE) || spec.has(Flags::PUBLISH);
+        if read_only && (writes || may_replicate) {
             return Err(WRITE_IN_READ_ONLY.to_string());
         }
         // A replica's clients write nothing, through a script neither:

@@ -83,6 +83,8 @@ impl Server {
                 .value(crate::settings::KEYSPACE_EVENTS)
                 .unwrap_or(""),
         );
+        let slowlog = crate::slowlog::SlowLog::default();
+        settings.configure_slowlog(&slowlog);
         let max_bulk_len = AtomicI64::new(settings.max_bulk_len());
         let (shutdown, _) = watch::channel(false);
         let command_stats = CommandStats::new(
@@ -112,6 +114,8 @@ impl Server {
             admission: Default::default(),
             waiters: Waiters::default(),
             command_stats,
+            slowlog,
+            client_pause: Default::default(),
             error_stats: ErrorStats::default(),
             monitors: Default::default(),
             pubsub,

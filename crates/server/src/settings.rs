@@ -22,6 +22,8 @@ const INTEGERS: &[(&str, i64, i64)] = &[
     ("migrate-batch-rate-limit-mb", 0, i32::MAX as i64),
     ("repl-ping-replica-period", 1, i32::MAX as i64),
     ("max-replication-mb", 0, i32::MAX as i64),
+    (SLOWLOG_SLOWER_THAN, -1, i64::MAX),
+    (SLOWLOG_MAX_LEN, 0, i64::MAX),
 ];
 
 /// Settings that take one of a few names (Kvrocks' `EnumField`s: any case
@@ -39,6 +41,11 @@ pub const REPL_NAMESPACE_ENABLED: &str = "repl-namespace-enabled";
 
 /// The classes of keyspace notifications ([`crate::keyspace_events`]).
 pub const KEYSPACE_EVENTS: &str = "notify-keyspace-events";
+
+/// SLOWLOG's threshold in microseconds ([`crate::slowlog`]).
+pub const SLOWLOG_SLOWER_THAN: &str = "slowlog-log-slower-than";
+/// SLOWLOG's length.
+pub const SLOWLOG_MAX_LEN: &str = "slowlog-max-len";
 
 /// Settings that `CONFIG SET` refuses (they are fixed at start).
 const IMMUTABLE: &[&str] = &[
@@ -94,7 +101,8 @@ impl Settings {
         put("migrate-batch-size-kb", "16");
         put("migrate-batch-rate-limit-mb", "16");
         put("loglevel", "notice");
-        put("slowlog-log-slower-than", "10000");
+        put(SLOWLOG_SLOWER_THAN, "10000");
+        put(SLOWLOG_MAX_LEN, "128");
         put("latency-tracking", "no");
         put("lua-time-limit", "5000");
         put("busy-reply-threshold", "5000");
@@ -241,6 +249,14 @@ impl Settings {
         self.value(name)
             .and_then(|v| v.parse().ok())
             .unwrap_or(default)
+    }
+
+    /// Hands SLOWLOG its two settings.
+    pub fn configure_slowlog(&self, slowlog: &crate::slowlog::SlowLog) {
+        slowlog.configure(
+            self.integer(SLOWLOG_SLOWER_THAN, 10_000),
+            self.integer(SLOWLOG_MAX_LEN, 128),
+        );
     }
 
     /// `proto-max-bulk-len` as a number.

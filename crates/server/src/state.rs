@@ -40,6 +40,10 @@ pub struct Shared {
     pub waiters: Waiters,
     /// INFO commandstats and `total_commands_processed`.
     pub command_stats: CommandStats,
+    /// CLIENT PAUSE.
+    pub client_pause: crate::client_pause::ClientPause,
+    /// SLOWLOG's entries and settings.
+    pub slowlog: crate::slowlog::SlowLog,
     /// The clients in MONITOR mode.
     pub monitors: crate::monitors::Monitors,
     /// Pub/Sub's channels, patterns and subscribers.

@@ -4,6 +4,7 @@
 use bytes::Bytes;
 use redcodec_engine::internals::number::parse_i64;
 use redcodec_engine::Reply;
+use std::time::{Duration, Instant};
 
 use crate::session::{ReplyMode, Session};
 use crate::state::Shared;
@@ -92,6 +93,8 @@ pub fn client(shared: &Shared, session: &mut Session, args: &[Bytes]) -> Reply {
         }
         "kill" => kill_filtered(shared, session, &args[2..]),
         "unblock" if args.len() <= 4 => unblock(shared, args),
+        "pause" if args.len() <= 4 => client_pause(shared, args),
+        "unpause" => client_unpause(shared),
         "no-evict" | "no-touch" => on_off(&args[2]),
         "reply" => reply(session, &args[2]),
         _ => super::subcommands::syntax_error(args),
@@ -243,4 +246,31 @@ fn reply(session: &mut Session, mode: &[u8]) -> Reply {
         }
         _ => Reply::error("ERR syntax error"),
     }
+}
+
+/// CLIENT PAUSE `timeout [WRITE | ALL]` (the mode checked first, as Redis
+/// does).
+fn client_pause(shared: &Shared, args: &[Bytes]) -> Reply {
+    let all = match args.get(3) {
+        None => true,
+        Some(mode) if mode.eq_ignore_ascii_case(b"write") => false,
+        Some(mode) if mode.eq_ignore_ascii_case(b"all") => true,
+        Some(_) => return Reply::error("ERR CLIENT PAUSE mode must be WRITE or ALL"),
+    };
+    let ms = match parse_i64(&args[2]) {
+        None => return Reply::error("ERR timeout is not an integer or out of range"),
+        Some(ms) if ms < 0 => return Reply::error("ERR timeout is negative"),
+        Some(ms) => ms,
+    };
+    let until = Instant::now()
+        .checked_add(Duration::from_millis(ms as u64))
+        .unwrap_or_else(|| Instant::now() + Duration::from_secs(100 * 365 * 24 * 3600));
+    shared.client_pause.pause(until, all);
+    Reply::ok()
+}
+
+/// CLIENT UNPAUSE.
+fn client_unpause(shared: &Shared) -> Reply {
+    shared.client_pause.unpause();
+    Reply::ok()
 }

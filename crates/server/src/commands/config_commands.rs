@@ -55,6 +55,7 @@ pub fn config(shared: &Shared, args: &[Bytes]) -> Reply {
                             .unwrap_or(""),
                     );
                     crate::scripting::apply_threshold(&settings, &shared.scripts.control);
+                    settings.configure_slowlog(&shared.slowlog);
                     let switched = settings.value(replication) != Some(was.as_str());
                     drop(settings);
                     if switched {

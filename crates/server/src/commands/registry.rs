@@ -281,12 +281,18 @@ fn server_specs() -> Vec<Spec> {
             channels::change(sh, se, a, (Change::Unsubscribe, Kind::Shard))
         })
         .keyed(Keys::All),
-        server("publish", 3, PUBLISH, |sh, _, _, _, a| {
-            channels::publish(sh, a)
-        }),
-        server("spublish", 3, PUBLISH, |sh, _, _, _, a| {
-            channels::spublish(sh, a)
-        })
+        server(
+            "publish",
+            3,
+            PUBLISH.with(Flags::PUBLISH),
+            |sh, _, _, _, a| channels::publish(sh, a),
+        ),
+        server(
+            "spublish",
+            3,
+            PUBLISH.with(Flags::PUBLISH),
+            |sh, _, _, _, a| channels::spublish(sh, a),
+        )
         .keyed(Keys::First),
         server("pubsub", -2, PUBLISH, |sh, _, _, _, a| {
             channels::pubsub(sh, a)
@@ -431,6 +437,16 @@ fn server_specs() -> Vec<Spec> {
         server("compact", 1, NS.with(Flags::ADMIN), |sh, _, _, _, _| {
             save::compact(sh)
         }),
+        server("slowlog", -2, Flags::LOADING, |sh, _, _, _, a| {
+            sh.slowlog
+                .command(a)
+                .unwrap_or_else(|| subcommands::syntax_error(a))
+        })
+        .sub_flags(&[
+            ("get", Flags::ADMIN),
+            ("len", Flags::ADMIN),
+            ("reset", Flags::ADMIN),
+        ]),
         server("lastsave", 1, Flags::LOADING, |sh, _, _, _, _| {
             save::lastsave(sh)
         }),

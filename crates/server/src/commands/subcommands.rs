@@ -1,5 +1,5 @@
 //! The container commands the server answers (CLIENT, COMMAND, CONFIG,
-//! FUNCTION, MEMORY, OBJECT, PUBSUB) and the subcommands it serves, each with
+//! FUNCTION, MEMORY, OBJECT, PUBSUB, SLOWLOG) and the subcommands it serves, each with
 //! Redis 7.0.15's arity and its lines of Redis' `<CONTAINER> HELP`.
 //!
 //! This one table decides, before a command runs or is queued, what Redis
@@ -123,6 +123,21 @@ pub const CONTAINERS: &[Container] = &[
                     "    Return information about client connections. Options:",
                     "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
                     "      Return clients of specified type.",
+                ],
+            ),
+            sub(
+                "unpause",
+                2,
+                0,
+                &["UNPAUSE", "    Stop the current client pause, resuming traffic."],
+            ),
+            sub(
+                "pause",
+                -3,
+                0,
+                &[
+                    "PAUSE <timeout> [WRITE|ALL]",
+                    "    Suspend all, or just write, clients for <timeout> milliseconds.",
                 ],
             ),
             sub(
@@ -357,6 +372,27 @@ pub const CONTAINERS: &[Container] = &[
                     "      in case of functions name collision with another library).",
                 ],
             ),
+            HELP,
+        ],
+    },
+    Container {
+        name: "slowlog",
+        help: &[],
+        subcommands: &[
+            sub(
+                "get",
+                -2,
+                0,
+                &[
+                    "GET [<count>]",
+                    "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+                    "    Entries are made of:",
+                    "    id, timestamp, time in microseconds, arguments array, client IP and port,",
+                    "    client name",
+                ],
+            ),
+            sub("len", 2, 0, &["LEN", "    Return the length of the slowlog."]),
+            sub("reset", 2, 0, &["RESET", "    Reset the slowlog."]),
             HELP,
         ],
     },

@@ -81,11 +81,15 @@ pub fn exec(shared: &Shared, session: &mut Session) -> Answer {
                 None => run_sync(shared, session, &access, args),
             };
             let failed = reply.is_error();
+            let took = started.elapsed();
             // An unknown command counts in the total only.
             let name = spec.map_or("", |spec| spec.name);
-            shared
-                .command_stats
-                .ran(name, args, started.elapsed(), failed);
+            shared.command_stats.ran(name, args, took, failed);
+            if let Some(spec) = spec {
+                shared
+                    .slowlog
+                    .note(&session.info, spec.redaction, args, took);
+            }
             let shape = match (session.protocol, spec) {
                 (Protocol::Resp3, Some(spec)) => spec.shape(args),
                 _ => Shape::Plain,
