@@ -862,7 +862,8 @@ fn compact_answers_ok_and_keeps_the_data() {
 /// and the flags redcodec knows — `write`/`readonly` (a client that
 /// sends reads to replicas reads them), `movablekeys` (it then asks
 /// COMMAND GETKEYS), `blocking`, `noscript`, `loading`, `admin`,
-/// `no_auth`, `no_multi`, `allow_busy`. DBSIZE's arity differs on
+/// `no_auth`, `no_multi`, `allow_busy` — and the ACL categories (COMMAND
+/// LIST FILTERBY ACLCAT filters by them). DBSIZE's arity differs on
 /// purpose: Kvrocks' `DBSIZE SCAN` is served. Before, BLPOP's last key
 /// was its timeout, BLPOP was `readonly`, and no command was
 /// `movablekeys`.
@@ -887,7 +888,7 @@ fn command_info_agrees_with_redis_server() {
         "no_multi",
         "allow_busy",
     ];
-    type Row = (i64, i64, i64, i64, BTreeSet<String>);
+    type Row = (i64, i64, i64, i64, BTreeSet<String>, Vec<String>);
     let table = |c: &mut redis::Connection| -> BTreeMap<String, Row> {
         let Value::Array(entries) = redis::cmd("COMMAND").query::<Value>(c).unwrap() else {
             panic!("COMMAND is an array")
@@ -913,9 +914,20 @@ fn command_info_agrees_with_redis_server() {
                     .map(text)
                     .filter(|f| KNOWN.contains(&f.as_str()))
                     .collect();
+                let Value::Array(categories) = &f[6] else {
+                    panic!("{e:?}")
+                };
+                let categories = categories.iter().map(text).collect();
                 (
                     text(&f[0]),
-                    (int(&f[1]), int(&f[3]), int(&f[4]), int(&f[5]), flags),
+                    (
+                        int(&f[1]),
+                        int(&f[3]),
+                        int(&f[4]),
+                        int(&f[5]),
+                        flags,
+                        categories,
+                    ),
                 )
             })
             .collect()

@@ -1,11 +1,13 @@
-//! COMMAND, COMMAND COUNT|LIST|INFO|DOCS, from the command registry
-//! ([`super::registry`]).
+//! COMMAND, COMMAND COUNT|LIST|INFO|DOCS|GETKEYS, from the command
+//! registry ([`super::registry`]) and Redis' ACL categories
+//! ([`super::acl_categories`]).
 
 use bytes::Bytes;
 use redcodec_engine::internals::dispatch::{Flags, Keys};
 use redcodec_engine::internals::number::parse_i64;
 use redcodec_engine::Reply;
 
+use super::acl_categories::REDIS_CATEGORIES;
 use super::subcommands;
 use crate::command_table;
 use crate::state::Shared;
@@ -18,6 +20,8 @@ struct Entry {
     /// Redis' first key, last key and step.
     keys: (i64, i64, i64),
     flags: Vec<&'static str>,
+    /// Its ACL categories (`@write`, `@string`…).
+    categories: Vec<&'static str>,
     subcommands: Vec<Entry>,
 }
 
@@ -28,29 +32,36 @@ fn entries() -> Vec<Entry> {
             let subcommands = spec.container.map_or_else(Vec::new, |c| {
                 c.subcommands
                     .iter()
-                    .map(|s| Entry {
-                        name: format!("{}|{}", spec.name, s.name),
-                        arity: s.arity,
-                        keys: if s.key > 0 {
-                            (s.key, s.key, 1)
-                        } else {
-                            (0, 0, 0)
-                        },
-                        flags: if s.key > 0 {
+                    .map(|s| {
+                        let flags = if s.key > 0 {
                             vec!["readonly"]
                         } else {
                             Vec::new()
-                        },
-                        subcommands: Vec::new(),
+                        };
+                        let name = format!("{}|{}", spec.name, s.name);
+                        Entry {
+                            categories: categories(&name, &flags),
+                            name,
+                            arity: s.arity,
+                            keys: if s.key > 0 {
+                                (s.key, s.key, 1)
+                            } else {
+                                (0, 0, 0)
+                            },
+                            flags,
+                            subcommands: Vec::new(),
+                        }
                     })
                     .collect()
             });
             let keys = key_positions(&spec.keys);
+            let flags = command_flags(spec, keys.0 > 0);
             Entry {
                 name: spec.name.to_string(),
                 arity: spec.arity,
                 keys,
-                flags: command_flags(spec, keys.0 > 0),
+                categories: categories(spec.name, &flags),
+                flags,
                 subcommands,
             }
         })
@@ -132,6 +143,58 @@ fn command_flags(spec: &crate::command_spec::Spec, has_keys: bool) -> Vec<&'stat
     flags
 }
 
+/// The ACL categories of the command or subcommand `name`: Redis' own
+/// ([`acl_categories`]); for a command Redis does not have, those its
+/// `flags` imply, as Redis' `setImplicitACLCategories` adds them.
+fn categories(name: &str, flags: &[&str]) -> Vec<&'static str> {
+    if let Ok(at) = REDIS_CATEGORIES.binary_search_by(|(n, _)| (*n).cmp(name)) {
+        return REDIS_CATEGORIES[at].1.to_vec();
+    }
+    let mut implied: Vec<&'static str> = [
+        ("write", &["@write"][..]),
+        ("readonly", &["@read"]),
+        ("admin", &["@admin", "@dangerous"]),
+        ("pubsub", &["@pubsub"]),
+        ("blocking", &["@blocking"]),
+    ]
+    .iter()
+    .filter(|(flag, _)| flags.contains(flag))
+    .flat_map(|(_, cats)| cats.iter().copied())
+    .collect();
+    implied.push("@slow");
+    implied
+}
+
+/// COMMAND LIST `[FILTERBY MODULE name | ACLCAT category | PATTERN glob]`
+/// (Redis' `commandListCommand`): every command and subcommand, or those
+/// the filter keeps (no module is loaded here, so MODULE keeps none).
+fn list(all: &[Entry], options: &[Bytes]) -> Reply {
+    let keep: Box<dyn Fn(&Entry) -> bool> = match options {
+        [] => Box::new(|_| true),
+        [by, kind, arg] if by.eq_ignore_ascii_case(b"filterby") => {
+            match String::from_utf8_lossy(kind).to_ascii_lowercase().as_str() {
+                "module" => Box::new(|_| false),
+                "aclcat" => {
+                    let wanted = format!("@{}", String::from_utf8_lossy(arg));
+                    Box::new(move |e| e.categories.iter().any(|c| c.eq_ignore_ascii_case(&wanted)))
+                }
+                "pattern" => {
+                    Box::new(|e| redcodec_protocol::glob::matches(arg, e.name.as_bytes(), true))
+                }
+                _ => return Reply::error("ERR syntax error"),
+            }
+        }
+        _ => return Reply::error("ERR syntax error"),
+    };
+    Reply::Array(
+        all.iter()
+            .flat_map(|e| std::iter::once(e).chain(&e.subcommands))
+            .filter(|e| keep(e))
+            .map(|e| Reply::bulk(e.name.as_str()))
+            .collect(),
+    )
+}
+
 /// The entry named `name` in any case: a command, or a subcommand as
 /// `container|sub` (Redis' `lookupCommandBySds`).
 fn find<'a>(all: &'a [Entry], name: &[u8]) -> Option<&'a Entry> {
@@ -160,7 +223,12 @@ fn info_entry(e: &Entry) -> Reply {
         Reply::Integer(first),
         Reply::Integer(last),
         Reply::Integer(step),
-        Reply::Array(Vec::new()),
+        Reply::Array(
+            e.categories
+                .iter()
+                .map(|c| Reply::Status((*c).into()))
+                .collect(),
+        ),
         Reply::Array(Vec::new()),
         Reply::Array(Vec::new()),
         Reply::Array(e.subcommands.iter().map(info_entry).collect()),
@@ -197,12 +265,7 @@ pub fn command(_shared: &Shared, args: &[Bytes]) -> Reply {
     match String::from_utf8_lossy(sub).to_ascii_lowercase().as_str() {
         "count" => Reply::Integer(all.len() as i64),
         // Every command, each container followed by its subcommands.
-        "list" => Reply::Array(
-            all.iter()
-                .flat_map(|e| std::iter::once(e).chain(&e.subcommands))
-                .map(|e| Reply::bulk(e.name.as_str()))
-                .collect(),
-        ),
+        "list" => list(&all, &args[2..]),
         "info" if args.len() == 2 => Reply::Array(all.iter().map(info_entry).collect()),
         "info" => Reply::Array(
             args[2..]
@@ -252,4 +315,67 @@ fn getkeys(words: &[Bytes]) -> Reply {
         }
     }
     Reply::Array(spec.keys.of(&argv).into_iter().map(Reply::bulk).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::frame::args_of as args;
+
+    fn names(reply: Reply) -> Vec<String> {
+        let Reply::Array(items) = reply else {
+            panic!("an array: {reply:?}");
+        };
+        items
+            .into_iter()
+            .map(|i| match i {
+                Reply::Bulk(b) => String::from_utf8(b).expect("a name"),
+                other => panic!("a name: {other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn redis_categories_are_sorted_and_name_commands_served_here() {
+        crate::commands::install();
+        let all = entries();
+        for pair in REDIS_CATEGORIES.windows(2) {
+            assert!(pair[0].0 < pair[1].0, "{} before {}", pair[0].0, pair[1].0);
+        }
+        for (name, _) in REDIS_CATEGORIES {
+            assert!(
+                find(&all, name.as_bytes()).is_some(),
+                "{name} is not served"
+            );
+        }
+        let set = find(&all, b"set").expect("SET");
+        assert_eq!(set.categories, ["@write", "@string", "@slow"]);
+        // Kvrocks' CAS is not Redis': the categories its flags imply.
+        let cas = find(&all, b"cas").expect("CAS");
+        assert_eq!(cas.categories, ["@write", "@slow"]);
+    }
+
+    #[test]
+    fn command_list_filters_as_redis_does() {
+        crate::commands::install();
+        let all = entries();
+        let list = |words: &[&str]| list(&all, &args(words));
+        assert_eq!(names(list(&["filterby", "pattern", "set"])), ["set"]);
+        let config = names(list(&["FILTERBY", "PATTERN", "config|*re*"]));
+        assert_eq!(config, ["config|resetstat", "config|rewrite"]);
+        let scripting = names(list(&["filterby", "aclcat", "Scripting"]));
+        assert!(scripting.contains(&"eval".to_string()));
+        assert!(scripting.contains(&"script|kill".to_string()));
+        assert!(!scripting.contains(&"set".to_string()));
+        assert!(names(list(&["filterby", "aclcat", "nope"])).is_empty());
+        assert!(names(list(&["filterby", "module", "any"])).is_empty());
+        for bad in [
+            &["bad_arg"][..],
+            &["filterby", "bad_arg"],
+            &["filterby", "x", "y"],
+        ] {
+            assert_eq!(list(bad), Reply::error("ERR syntax error"));
+        }
+    }
 }

@@ -1,6 +1,7 @@
 //! The commands the server answers itself, and the hand-over of every
 //! other command to the engine.
 
+pub mod acl_categories;
 pub mod blocking;
 pub mod channels;
 pub mod client;
