@@ -9,7 +9,7 @@
 //! committed, its keys' locks still held. Without a sink, or with the
 //! event's class switched off, nothing is gathered.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 /// A set of event classes: the letters of `notify-keyspace-events`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -181,7 +181,9 @@ pub trait KeyEventSink: Send + Sync {
 /// access. Bounded: the oldest are forgotten first.
 #[derive(Default)]
 pub(crate) struct AnnouncedExpiries {
-    known: HashSet<(Vec<u8>, u64)>,
+    /// Each key's announced expiries (one, unless it expired, was set
+    /// again and expired again while remembered).
+    known: HashMap<Vec<u8>, Vec<u64>>,
     order: VecDeque<(Vec<u8>, u64)>,
 }
 
@@ -191,22 +193,28 @@ impl AnnouncedExpiries {
 
     /// Whether `key` expired at `expire_ms` was announced.
     pub(crate) fn contains(&self, key: &[u8], expire_ms: u64) -> bool {
-        self.known.contains(&(key.to_vec(), expire_ms))
+        self.known
+            .get(key)
+            .is_some_and(|expiries| expiries.contains(&expire_ms))
     }
 
     /// Notes `key` expired at `expire_ms` as announced; whether it was new.
     pub(crate) fn first_time(&mut self, key: &[u8], expire_ms: u64) -> bool {
-        let entry = (key.to_vec(), expire_ms);
-        if self.known.contains(&entry) {
+        if self.contains(key, expire_ms) {
             return false;
         }
         if self.order.len() == Self::CAPACITY {
-            if let Some(oldest) = self.order.pop_front() {
-                self.known.remove(&oldest);
+            if let Some((oldest, at)) = self.order.pop_front() {
+                if let Some(expiries) = self.known.get_mut(&oldest) {
+                    expiries.retain(|&e| e != at);
+                    if expiries.is_empty() {
+                        self.known.remove(&oldest);
+                    }
+                }
             }
         }
-        self.known.insert(entry.clone());
-        self.order.push_back(entry);
+        self.known.entry(key.to_vec()).or_default().push(expire_ms);
+        self.order.push_back((key.to_vec(), expire_ms));
         true
     }
 

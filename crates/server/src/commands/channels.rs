@@ -67,42 +67,32 @@ fn to_replicas(shared: &Shared, command: &[u8], args: &[Bytes]) {
 /// `[channel…]`, NUMPAT (the subcommand and its arity checked before).
 pub fn pubsub(shared: &Shared, args: &[Bytes]) -> Reply {
     let ps = &shared.pubsub;
-    match String::from_utf8_lossy(&args[1])
-        .to_ascii_lowercase()
-        .as_str()
-    {
-        sub @ ("channels" | "shardchannels") => {
-            let kind = if sub == "channels" {
-                Kind::Channel
-            } else {
-                Kind::Shard
-            };
-            Reply::Array(
-                ps.channels(kind, args.get(2).map(|p| &p[..]))
-                    .into_iter()
-                    .map(Reply::Bulk)
-                    .collect(),
-            )
-        }
-        sub @ ("numsub" | "shardnumsub") => {
-            let kind = if sub == "numsub" {
-                Kind::Channel
-            } else {
-                Kind::Shard
-            };
-            Reply::Array(
-                args[2..]
-                    .iter()
-                    .flat_map(|c| {
-                        [
-                            Reply::Bulk(c.to_vec()),
-                            Reply::Integer(ps.subscribers(kind, c) as i64),
-                        ]
-                    })
-                    .collect(),
-            )
-        }
-        "numpat" => Reply::Integer(ps.patterns() as i64),
+    let sub = String::from_utf8_lossy(&args[1]).to_ascii_lowercase();
+    // SHARDCHANNELS and SHARDNUMSUB: CHANNELS and NUMSUB of the sharded
+    // channels.
+    let (kind, sub) = match sub.strip_prefix("shard") {
+        Some(rest) => (Kind::Shard, rest),
+        None => (Kind::Channel, sub.as_str()),
+    };
+    match sub {
+        "channels" => Reply::Array(
+            ps.channels(kind, args.get(2).map(|p| &p[..]))
+                .into_iter()
+                .map(Reply::Bulk)
+                .collect(),
+        ),
+        "numsub" => Reply::Array(
+            args[2..]
+                .iter()
+                .flat_map(|c| {
+                    [
+                        Reply::Bulk(c.to_vec()),
+                        Reply::Integer(ps.subscribers(kind, c) as i64),
+                    ]
+                })
+                .collect(),
+        ),
+        "numpat" if kind == Kind::Channel => Reply::Integer(ps.patterns() as i64),
         _ => crate::commands::subcommands::container("pubsub")
             .expect("PUBSUB is a container")
             .help_reply(),
