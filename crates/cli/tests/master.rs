@@ -889,6 +889,63 @@ fn the_stream_carries_redis_7_deterministic_forms() {
     expect(&mut replica, &["SADD", "e", "new"]);
 }
 
+/// A replica with replicas of its own passes on its master's PUBLISH, as
+/// a Redis replica passes its master's stream on: a subscriber two links
+/// down gets the message.
+#[test]
+fn a_replica_passes_its_masters_publish_on_to_its_own_replicas() {
+    let (_top_dir, dir) = store_dir();
+    let top = Serve::start("kvrocks", &dir, &[]);
+    let (_middle_dir, dir) = store_dir();
+    let middle = Serve::start("kvrocks", &dir, &["--replicaof", &top.addr]);
+    let (_bottom_dir, dir) = store_dir();
+    let bottom = Serve::start("floyd", &dir, &["--replicaof", &middle.addr]);
+    let (mut t, mut m, mut b) = (top.conn(), middle.conn(), bottom.conn());
+    let _: () = redis::cmd("SET").arg("k").arg("v").query(&mut t).unwrap();
+    // (The middle replica's own stream counts its own offsets: the key
+    // arriving two links down says the chain is up.)
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while redis::cmd("GET")
+        .arg("k")
+        .query::<Option<String>>(&mut b)
+        .unwrap()
+        != Some("v".into())
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the key never reached the bottom replica"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut subscriber = bottom.conn();
+    subscriber
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut subscriber = subscriber.as_pubsub();
+    subscriber.subscribe("news").unwrap();
+    let _: i64 = redis::cmd("PUBLISH")
+        .arg("news")
+        .arg("two links down")
+        .query(&mut t)
+        .unwrap();
+    let message = subscriber.get_message().unwrap();
+    assert_eq!(message.get_channel_name(), "news");
+    assert_eq!(message.get_payload::<String>().unwrap(), "two links down");
+    // The middle replica's own clients' PUBLISH goes nowhere.
+    let _: i64 = redis::cmd("PUBLISH")
+        .arg("news")
+        .arg("from the middle")
+        .query(&mut m)
+        .unwrap();
+    let _: i64 = redis::cmd("PUBLISH")
+        .arg("news")
+        .arg("last")
+        .query(&mut t)
+        .unwrap();
+    let message = subscriber.get_message().unwrap();
+    assert_eq!(message.get_payload::<String>().unwrap(), "last");
+}
+
 #[test]
 fn wait_for_a_replica_that_never_comes_ends_at_timeout_or_shutdown() {
     let (_tmp, dir) = store_dir();

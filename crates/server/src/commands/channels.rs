@@ -38,24 +38,26 @@ fn confirmations(session: &mut Session, counts: Counts, out: Vec<u8>) -> Reply {
 }
 
 /// PUBLISH `channel message`: how many clients received it.
-pub fn publish(shared: &Shared, args: &[Bytes]) -> Reply {
+pub fn publish(shared: &Shared, session: &Session, args: &[Bytes]) -> Reply {
     let received = shared.pubsub.publish(&args[1], &args[2]);
-    to_replicas(shared, b"PUBLISH", args);
+    to_replicas(shared, session, b"PUBLISH", args);
     Reply::Integer(received as i64)
 }
 
 /// SPUBLISH `shardchannel message`: how many clients received it.
-pub fn spublish(shared: &Shared, args: &[Bytes]) -> Reply {
+pub fn spublish(shared: &Shared, session: &Session, args: &[Bytes]) -> Reply {
     let received = shared.pubsub.publish_shard(&args[1], &args[2]);
-    to_replicas(shared, b"SPUBLISH", args);
+    to_replicas(shared, session, b"SPUBLISH", args);
     Reply::Integer(received as i64)
 }
 
 /// A master sends PUBLISH and SPUBLISH (`command`, with the channel and
 /// message of `args`) on to its replicas, whose subscribers get the
-/// message too, as Redis does; a replica sends its clients' nowhere.
-fn to_replicas(shared: &Shared, command: &[u8], args: &[Bytes]) {
-    if !shared.replica.is_replica() {
+/// message too, as Redis does; a replica sends on those of its master's
+/// stream (`session` is then its link), as a Redis replica passes the
+/// stream on, and its clients' nowhere.
+fn to_replicas(shared: &Shared, session: &Session, command: &[u8], args: &[Bytes]) {
+    if !shared.replica.is_replica() || session.info.master {
         shared
             .repl
             .core

@@ -285,13 +285,13 @@ fn server_specs() -> Vec<Spec> {
             "publish",
             3,
             PUBLISH.with(Flags::PUBLISH),
-            |sh, _, _, _, a| channels::publish(sh, a),
+            |sh, se, _, _, a| channels::publish(sh, se, a),
         ),
         server(
             "spublish",
             3,
             PUBLISH.with(Flags::PUBLISH),
-            |sh, _, _, _, a| channels::spublish(sh, a),
+            |sh, se, _, _, a| channels::spublish(sh, se, a),
         )
         .keyed(Keys::First),
         server("pubsub", -2, PUBLISH, |sh, _, _, _, a| {
