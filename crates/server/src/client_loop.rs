@@ -385,30 +385,36 @@ async fn answer(
         let e = Reply::error("NOAUTH Authentication required.");
         return Some(refuse(shared, session, Some(spec), &args, e));
     }
-    if let Some(e) = crate::scripting::busy_gate(shared, session, spec, &args) {
-        return Some(refuse(shared, session, Some(spec), &args, e));
-    }
-    // Kvrocks' slot check (MOVED, CROSSSLOT…); held while the command runs.
-    let _moving = match shared.cluster.route(shared, session, spec, &args) {
-        Ok(moving) => moving,
-        Err(e) => return Some(refuse(shared, session, Some(spec), &args, e)),
-    };
-    // A subscribed RESP2 connection runs only what Redis allows there.
-    if session.subscribed_resp2() && !spec.has(Flags::WHILE_SUBSCRIBED) {
-        let e = Reply::Error(format!(
-            "ERR Can't execute '{}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context",
-            spec.name
-        ));
-        return Some(refuse(shared, session, Some(spec), &args, e));
-    }
-    // A replica's refusals (READONLY, LOADING), after the redirections
-    // as in Redis' processCommand.
-    if let Some(e) = crate::replica::gate(shared, session, spec, &args) {
-        return Some(refuse(shared, session, Some(spec), &args, e));
-    }
-    // CLIENT PAUSE holds the command here, after every check that
-    // refuses at once (Redis' BLOCKED_POSTPONE).
-    if crate::pause_gate::holds(shared, session, spec, &args) {
+    // The checks that refuse at once; a command CLIENT PAUSE holds takes
+    // them again once it goes on, as Redis processes it again (a slot
+    // may have moved meanwhile).
+    let _moving = loop {
+        if let Some(e) = crate::scripting::busy_gate(shared, session, spec, &args) {
+            return Some(refuse(shared, session, Some(spec), &args, e));
+        }
+        // Kvrocks' slot check (MOVED, CROSSSLOT…); held while the command runs.
+        let moving = match shared.cluster.route(shared, session, spec, &args) {
+            Ok(moving) => moving,
+            Err(e) => return Some(refuse(shared, session, Some(spec), &args, e)),
+        };
+        // A subscribed RESP2 connection runs only what Redis allows there.
+        if session.subscribed_resp2() && !spec.has(Flags::WHILE_SUBSCRIBED) {
+            let e = Reply::Error(format!(
+                "ERR Can't execute '{}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context",
+                spec.name
+            ));
+            return Some(refuse(shared, session, Some(spec), &args, e));
+        }
+        // A replica's refusals (READONLY, LOADING), after the redirections
+        // as in Redis' processCommand.
+        if let Some(e) = crate::replica::gate(shared, session, spec, &args) {
+            return Some(refuse(shared, session, Some(spec), &args, e));
+        }
+        // CLIENT PAUSE (Redis' BLOCKED_POSTPONE), with no slot held.
+        if !crate::pause_gate::holds(shared, session, spec, &args) {
+            break moving;
+        }
+        drop(moving);
         let write = crate::pause_gate::may_replicate(shared, session, spec, &args);
         if !shared
             .client_pause
@@ -417,7 +423,7 @@ async fn answer(
         {
             return None;
         }
-    }
+    };
     if session.queued.is_some() && !spec.has(Flags::TRANSACTION) {
         if spec.has(Flags::NO_MULTI) {
             let e = Reply::error("ERR Command not allowed inside a transaction");
