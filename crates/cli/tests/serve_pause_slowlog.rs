@@ -139,6 +139,44 @@ fn writes_wait_for_the_end_of_a_client_pause_and_reads_go_on() {
     assert!(asked.elapsed() >= Duration::from_millis(300));
 }
 
+/// Nothing expires in the background while writes are paused (a master
+/// would send its replicas a `DEL`, as Redis' pause prevents): a key due
+/// during the pause is announced `expired` only once it is lifted.
+#[test]
+fn nothing_expires_in_the_background_during_a_pause() {
+    let (_tmp, serve) = Serve::on_fresh_store("kvrocks", &[]);
+    let port: u16 = serve.port().parse().expect("a port");
+    let mut admin = ServerTarget::connect("serve", port).expect("connects");
+    let mut sub = ServerTarget::connect("serve", port).expect("connects");
+    assert_eq!(
+        run(&mut admin, "CONFIG SET notify-keyspace-events Ex"),
+        ok()
+    );
+    sub.send(&words("SUBSCRIBE __keyevent@0__:expired"))
+        .expect("sent");
+    sub.read_reply().expect("SUBSCRIBE answered");
+    assert_eq!(run(&mut admin, "SET k v PX 50"), ok());
+    assert_eq!(run(&mut admin, "CLIENT PAUSE 600000 WRITE"), ok());
+    // Long past its expiry, through several passes of the active expiry
+    // (ten a second): none deletes it while paused.
+    std::thread::sleep(Duration::from_millis(600));
+    assert!(sub.messages().expect("subscriber reads").is_empty());
+    assert_eq!(run(&mut admin, "CLIENT UNPAUSE"), ok());
+    let give_up = Instant::now() + Duration::from_secs(60);
+    loop {
+        let messages = sub.messages().expect("subscriber reads");
+        if !messages.is_empty() {
+            assert_eq!(
+                messages,
+                [(b"__keyevent@0__:expired".to_vec(), b"k".to_vec())]
+            );
+            break;
+        }
+        assert!(Instant::now() < give_up, "k never expired");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn a_pause_ends_by_itself_and_refuses_bad_arguments_as_redis_does() {
     let Some(mut both) = Both::start("CLIENT PAUSE of serve") else {

@@ -86,6 +86,12 @@ impl EngineSlot {
         self.expiry.lock().set(held);
     }
 
+    /// Holds background expiry until `until` (CLIENT PAUSE), or no longer
+    /// (`None`), in the open engine's store and in every one opened later.
+    pub fn pause_expiry(&self, until: Option<std::time::Instant>) {
+        self.expiry.lock().pause_until(until);
+    }
+
     /// The key lookups of the clients' read commands, in every namespace.
     pub fn keyspace_lookups(&self) -> &KeyspaceLookups {
         &self.lookups
@@ -99,7 +105,7 @@ impl EngineSlot {
         engine.publish_key_events_to((self.sinks)(namespace));
         let mut expiry = self.expiry.lock();
         let hold = engine.store().expiry_hold();
-        hold.set(expiry.is_held());
+        hold.take_state_of(&expiry);
         *expiry = hold.clone();
         Ok(engine)
     }

@@ -266,11 +266,16 @@ fn client_pause(shared: &Shared, args: &[Bytes]) -> Reply {
         .checked_add(Duration::from_millis(ms as u64))
         .unwrap_or_else(|| Instant::now() + Duration::from_secs(100 * 365 * 24 * 3600));
     shared.client_pause.pause(until, all);
+    // Nothing expires in the background meanwhile (no DEL reaches the
+    // replicas), until the pause, with the later end kept, is over.
+    let over = shared.client_pause.now().map(|p| p.until);
+    shared.engines.pause_expiry(over);
     Reply::ok()
 }
 
 /// CLIENT UNPAUSE.
 fn client_unpause(shared: &Shared) -> Reply {
     shared.client_pause.unpause();
+    shared.engines.pause_expiry(None);
     Reply::ok()
 }
