@@ -904,19 +904,7 @@ fn a_replica_passes_its_masters_publish_on_to_its_own_replicas() {
     let _: () = redis::cmd("SET").arg("k").arg("v").query(&mut t).unwrap();
     // (The middle replica's own stream counts its own offsets: the key
     // arriving two links down says the chain is up.)
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while redis::cmd("GET")
-        .arg("k")
-        .query::<Option<String>>(&mut b)
-        .unwrap()
-        != Some("v".into())
-    {
-        assert!(
-            Instant::now() < deadline,
-            "the key never reached the bottom replica"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_for_value(&mut b, "k", "v");
     let mut subscriber = bottom.conn();
     subscriber
         .set_read_timeout(Some(Duration::from_secs(60)))
@@ -944,6 +932,46 @@ fn a_replica_passes_its_masters_publish_on_to_its_own_replicas() {
         .unwrap();
     let message = subscriber.get_message().unwrap();
     assert_eq!(message.get_payload::<String>().unwrap(), "last");
+}
+
+/// Waits until `GET key` on `c` answers `value` (a replica still loading
+/// its first copy answers LOADING meanwhile).
+fn wait_for_value(c: &mut redis::Connection, key: &str, value: &str) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let got: Option<String> = redis::cmd("GET").arg(key).query(c).ok().flatten();
+        if got.as_deref() == Some(value) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{key} never read {value}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// CLIENT PAUSE WRITE on a replica holds its master's writes too, as in
+/// Redis 7.0: they are applied once the pause ends, while reads go on.
+#[test]
+fn a_paused_replica_applies_its_masters_writes_once_the_pause_ends() {
+    let (_master_dir, dir) = store_dir();
+    let master = Serve::start("kvrocks", &dir, &[]);
+    let (_replica_dir, dir) = store_dir();
+    let replica = Serve::start("blackwidow", &dir, &["--replicaof", &master.addr]);
+    let (mut m, mut r) = (master.conn(), replica.conn());
+    let _: () = redis::cmd("SET").arg("k").arg("1").query(&mut m).unwrap();
+    wait_for_value(&mut r, "k", "1");
+    let _: () = redis::cmd("CLIENT")
+        .arg("PAUSE")
+        .arg(600_000)
+        .arg("WRITE")
+        .query(&mut r)
+        .unwrap();
+    let _: () = redis::cmd("SET").arg("k").arg("2").query(&mut m).unwrap();
+    // Long enough for the write to arrive and be applied, were it not held.
+    std::thread::sleep(Duration::from_millis(500));
+    let held: String = redis::cmd("GET").arg("k").query(&mut r).unwrap();
+    assert_eq!(held, "1");
+    let _: () = redis::cmd("CLIENT").arg("UNPAUSE").query(&mut r).unwrap();
+    wait_for_value(&mut r, "k", "2");
 }
 
 #[test]

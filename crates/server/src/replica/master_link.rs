@@ -494,6 +494,17 @@ async fn stream(
             if args.is_empty() {
                 continue;
             }
+            // CLIENT PAUSE holds the master's writes as a client's, as in
+            // Redis 7.0: the offset applied stays until the pause ends
+            // (acknowledged meanwhile, so the master keeps the link).
+            if let Some(spec) = command_table::get(&args[0]) {
+                while crate::pause_gate::holds(shared, session, spec, &args) {
+                    tokio::select! {
+                        _ = tick.tick() => ack(conn, offset).await?,
+                        () = tokio::time::sleep(Duration::from_millis(20)) => {}
+                    }
+                }
+            }
             let args = match gather(shared, session, args, used, &mut conn.buf, &limits) {
                 Err(alone) => alone,
                 Ok(group) => {

@@ -82,7 +82,11 @@ pub(crate) fn gather(
     else {
         return Err(first);
     };
-    if session.queued.is_some() || session.namespace == SKIPPED_DB || shared.cluster.enabled() {
+    if session.queued.is_some()
+        || session.namespace == SKIPPED_DB
+        || shared.cluster.enabled()
+        || shared.client_pause.active()
+    {
         return Err(first);
     }
     let mut bytes: usize = first.iter().map(Bytes::len).sum();
