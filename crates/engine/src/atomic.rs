@@ -8,6 +8,7 @@ use redcodec_codec::{Codec, DataType};
 use crate::core::EngineCore;
 use crate::engine::Engine;
 use crate::error::EngineError;
+use crate::key_events::KeyEvent;
 use crate::store::{Group, KvStore};
 
 impl<C: Codec, S: KvStore> Engine<C, S> {
@@ -213,7 +214,7 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
     ) -> Result<Result<T, A>, EngineError> {
         let open = OpenGroup::open(self);
         let out = run(self);
-        let group = open.close();
+        let (group, events) = open.close();
         if out.is_err() {
             drop(group);
             drop(held);
@@ -228,6 +229,7 @@ impl<C: Codec, S: KvStore> Engine<C, S> {
                 self.store.write(group.into_batch())?;
             }
         }
+        self.publish_held_events(&events);
         committed();
         drop(held);
         Ok(out)
@@ -271,22 +273,25 @@ struct OpenGroup<'a, C: Codec, S: KvStore> {
 impl<'a, C: Codec, S: KvStore> OpenGroup<'a, C, S> {
     fn open(core: &'a EngineCore<C, S>) -> OpenGroup<'a, C, S> {
         let me = crate::locks::thread_id();
-        core.groups.lock().push((me, Group::new()));
+        core.groups.lock().push((me, Group::new(), Vec::new()));
         core.open_groups.fetch_add(1, Ordering::AcqRel);
         OpenGroup { core }
     }
 
-    /// Takes this thread's group out of the engine.
-    fn take(&self) -> Option<Group> {
+    /// Takes this thread's group, and the events it held, out of the
+    /// engine.
+    fn take(&self) -> Option<(Group, Vec<KeyEvent>)> {
         let me = crate::locks::thread_id();
         let mut groups = self.core.groups.lock();
-        let at = groups.iter().position(|(t, _)| *t == me)?;
+        let at = groups.iter().position(|(t, _, _)| *t == me)?;
         self.core.open_groups.fetch_sub(1, Ordering::AcqRel);
-        Some(groups.swap_remove(at).1)
+        let (_, group, events) = groups.swap_remove(at);
+        Some((group, events))
     }
 
-    /// The group's writes; the thread has no open group any more.
-    fn close(self) -> Group {
+    /// The group's writes and the events its commands announced; the
+    /// thread has no open group any more.
+    fn close(self) -> (Group, Vec<KeyEvent>) {
         self.take().unwrap_or_default()
     }
 }

@@ -34,8 +34,11 @@ pub struct EngineCore<C: Codec, S: KvStore = DefaultStore> {
     /// The writes of the open groups of commands
     /// ([`crate::Engine::atomically`], [`crate::Engine::atomically_on`]),
     /// each with the thread that opened it: only that thread (holding
-    /// every lock, or the locks of the group's keys) reads or adds to it.
-    pub(crate) groups: Mutex<Vec<(u64, Group)>>,
+    /// every lock, or the locks of the group's keys) reads or adds to it;
+    /// and the keyspace events of its commands, published once the
+    /// group's write is in the store (a subscriber that reads the key it
+    /// hears of then finds what the command wrote).
+    pub(crate) groups: Mutex<Vec<(u64, Group, Vec<KeyEvent>)>>,
     /// How many groups are open (reads skip [`EngineCore::groups`] while
     /// it is 0).
     pub(crate) open_groups: std::sync::atomic::AtomicUsize,
@@ -136,6 +139,33 @@ impl<C: Codec, S: KvStore> EngineCore<C, S> {
             }
         }
         if let (false, Some(sink)) = (events.is_empty(), self.key_events.get()) {
+            if !self.hold_in_group(events) {
+                sink.publish(events);
+            }
+        }
+    }
+
+    /// Holds `events` in the calling thread's open group until its write
+    /// (see [`EngineCore::groups`]); `false` outside a group.
+    fn hold_in_group(&self, events: &[KeyEvent]) -> bool {
+        if self.open_groups.load(Ordering::Acquire) == 0 {
+            return false;
+        }
+        let me = crate::locks::thread_id();
+        let mut groups = self.groups.lock();
+        match groups.iter_mut().find(|(t, _, _)| *t == me) {
+            Some((_, _, held)) => {
+                held.extend_from_slice(events);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Publishes the events a group held ([`EngineCore::hold_in_group`])
+    /// once its write is in the store.
+    pub(crate) fn publish_held_events(&self, events: &[KeyEvent]) {
+        if let (false, Some(sink)) = (events.is_empty(), self.key_events.get()) {
             sink.publish(events);
         }
     }
@@ -147,14 +177,17 @@ impl<C: Codec, S: KvStore> EngineCore<C, S> {
             return false;
         }
         let me = crate::locks::thread_id();
-        self.groups.lock().iter().any(|(t, _)| *t == me)
+        self.groups.lock().iter().any(|(t, _, _)| *t == me)
     }
 
     /// Runs `f` on the calling thread's open group, if any.
     pub(crate) fn with_group<R>(&self, f: impl FnOnce(&mut Group) -> R) -> Option<R> {
         let me = crate::locks::thread_id();
         let mut groups = self.groups.lock();
-        groups.iter_mut().find(|(t, _)| *t == me).map(|(_, g)| f(g))
+        groups
+            .iter_mut()
+            .find(|(t, _, _)| *t == me)
+            .map(|(_, g, _)| f(g))
     }
 
     /// The longest string a command may make (SETRANGE, APPEND, SETBIT's

@@ -168,3 +168,60 @@ fn an_expiry_met_by_a_command_that_fails_is_announced_by_the_next() {
         assert!(gather.take().is_empty(), "{format}");
     }
 }
+
+/// Records, at each publication, the store's latest sequence numbers.
+struct SequenceAtPublish {
+    engine: std::sync::OnceLock<std::sync::Weak<Engine<AnyCodec>>>,
+    seen: Mutex<Vec<Vec<u64>>>,
+}
+
+impl KeyEventSink for SequenceAtPublish {
+    fn classes(&self) -> EventClasses {
+        EventClasses::parse("KA").unwrap()
+    }
+
+    fn publish(&self, _events: &[KeyEvent]) {
+        let engine = self.engine.get().and_then(std::sync::Weak::upgrade);
+        let engine = engine.expect("the engine is alive while it publishes");
+        self.seen
+            .lock()
+            .unwrap()
+            .push(engine.store().latest_sequences());
+    }
+}
+
+/// A group's events go out once its write is in the store: a subscriber
+/// that reads the key it hears of finds what the command wrote (the
+/// pipelined commands a server groups commit together, after them).
+#[test]
+fn a_groups_events_are_published_once_its_write_is_in_the_store() {
+    for &format in Format::ALL {
+        let dir = tempfile::tempdir().unwrap();
+        let codec = format.codec(&FormatOptions::default()).unwrap();
+        let engine = Arc::new(Engine::open(codec, dir.path(), EngineOptions::default()).unwrap());
+        let sink = Arc::new(SequenceAtPublish {
+            engine: std::sync::OnceLock::new(),
+            seen: Mutex::new(Vec::new()),
+        });
+        let _ = sink.engine.set(Arc::downgrade(&engine));
+        assert!(engine.publish_key_events_to(sink.clone()));
+        let before = engine.store().latest_sequences();
+        engine
+            .atomically_on(
+                &[b"a", b"b"],
+                |e| {
+                    assert!(!e.execute(&["SET", "a", "1"]).is_error());
+                    assert!(!e.execute(&["SET", "b", "2"]).is_error());
+                },
+                || {},
+            )
+            .unwrap();
+        let after = engine.store().latest_sequences();
+        assert_ne!(before, after, "{format:?}: the group wrote");
+        let seen = std::mem::take(&mut *sink.seen.lock().unwrap());
+        assert!(!seen.is_empty(), "{format:?}: events published");
+        for at_publish in seen {
+            assert_eq!(at_publish, after, "{format:?}: published before the write");
+        }
+    }
+}

@@ -26,7 +26,7 @@ pub fn may_replicate(shared: &Shared, session: &Session, spec: &Spec, args: &[By
         return session.queued.as_ref().is_some_and(|queued| {
             queued.iter().any(|q| {
                 q.spec
-                    .map(crate::commands::registry::by_id)
+                    .map(|id| crate::command_table::table().by_id(id))
                     .is_some_and(|spec| may_replicate(shared, session, spec, &q.args))
             })
         });
