@@ -13,11 +13,13 @@
 //! function without `no-writes`; the `_RO` forms run) and an EXEC that
 //! queued one of those; `ALL` (the default) holds every command. A
 //! second pause keeps the stricter mode and the later end. A pause sent
-//! inside MULTI starts once EXEC has run the rest. Replicas' links are
-//! never held.
+//! inside MULTI starts once EXEC has run the rest. The connections of
+//! this server's own replicas are never held.
 //!
 //! This module keeps the pause and the wait; [`crate::pause_gate`] says
-//! which commands it holds and answers the two subcommands.
+//! which commands it holds, and [`crate::commands::client`] answers the
+//! two subcommands. A replica's link to its master is held as a client
+//! ([`crate::replica`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -75,18 +77,31 @@ impl ClientPause {
         self.state.send_replace(None);
     }
 
-    /// The pause in force now, if any.
+    /// The pause in force now, if any; one that ran out is forgotten
+    /// (the commands after it pay one atomic load again).
     pub fn now(&self) -> Option<Paused> {
         if !self.active.load(Ordering::Relaxed) {
             return None;
         }
-        (*self.state.borrow()).filter(|p| p.until > Instant::now())
+        let now = Instant::now();
+        let current = (*self.state.borrow()).filter(|p| p.until > now);
+        if current.is_none() {
+            self.state.send_if_modified(|state| {
+                let ended = state.is_some_and(|p| p.until <= now);
+                if ended {
+                    *state = None;
+                    self.active.store(false, Ordering::SeqCst);
+                }
+                ended
+            });
+        }
+        current
     }
 
-    /// Whether a pause is set (ended or not): pipelined commands are then
-    /// not gathered into groups, each is looked at alone.
+    /// Whether a pause is in force: pipelined commands are then not
+    /// gathered into groups, each is looked at alone.
     pub fn active(&self) -> bool {
-        self.active.load(Ordering::Relaxed)
+        self.now().is_some()
     }
 
     /// Waits while the pause holds the command (`held` says whether a
@@ -144,10 +159,12 @@ mod tests {
         pause.unpause();
         assert_eq!(pause.now(), None);
         assert!(!pause.active());
-        // A pause that has ended holds nothing, and a new one starts
-        // afresh.
+        // A pause that has ended holds nothing, is forgotten (pipelined
+        // writes are grouped again), and a new one starts afresh.
         pause.pause(Instant::now(), true);
         assert_eq!(pause.now(), None);
+        assert!(!pause.active());
+        assert!(!pause.active.load(Ordering::SeqCst));
         pause.pause(soon, false);
         assert_eq!(pause.now().map(|p| p.all), Some(false));
     }
