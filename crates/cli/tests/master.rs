@@ -462,20 +462,11 @@ fn redis_server_replicas_follow_every_format() {
             &format!("{format}: after concurrent writes"),
         );
         // A PUBLISH reaches the replica's subscribers through the stream.
-        let mut subscriber = replica.conn();
-        subscriber
-            .set_read_timeout(Some(Duration::from_secs(60)))
-            .unwrap();
+        let mut subscriber = for_subscriber(replica.conn());
         let mut subscriber = subscriber.as_pubsub();
         subscriber.subscribe("news").unwrap();
-        let _: i64 = redis::cmd("PUBLISH")
-            .arg("news")
-            .arg(format)
-            .query(&mut m)
-            .unwrap();
-        let message = subscriber.get_message().unwrap();
-        assert_eq!(message.get_channel_name(), "news");
-        assert_eq!(message.get_payload::<String>().unwrap(), format);
+        publish(&mut m, "news", format);
+        expect_message(&mut subscriber, "news", format);
         drop(subscriber);
         // The snapshot was read from a checkpoint, removed once written.
         let checkpoints: Vec<_> = std::fs::read_dir(&dir)
@@ -866,11 +857,7 @@ fn the_stream_carries_redis_7_deterministic_forms() {
     expect(&mut replica, &["SET", "d", "1"]);
     expect(&mut replica, &["EXEC"]);
     // PUBLISH goes to the replicas, whose subscribers get it too.
-    redis::cmd("PUBLISH")
-        .arg("news")
-        .arg("hi")
-        .query::<i64>(&mut c)
-        .unwrap();
+    publish(&mut c, "news", "hi");
     expect(&mut replica, &["PUBLISH", "news", "hi"]);
     let mut run = |args: &[&str]| -> Value {
         let mut cmd = redis::cmd(args[0]);
@@ -905,33 +892,37 @@ fn a_replica_passes_its_masters_publish_on_to_its_own_replicas() {
     // (The middle replica's own stream counts its own offsets: the key
     // arriving two links down says the chain is up.)
     wait_for_value(&mut b, "k", "v");
-    let mut subscriber = bottom.conn();
-    subscriber
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
+    let mut subscriber = for_subscriber(bottom.conn());
     let mut subscriber = subscriber.as_pubsub();
     subscriber.subscribe("news").unwrap();
-    let _: i64 = redis::cmd("PUBLISH")
-        .arg("news")
-        .arg("two links down")
-        .query(&mut t)
-        .unwrap();
-    let message = subscriber.get_message().unwrap();
-    assert_eq!(message.get_channel_name(), "news");
-    assert_eq!(message.get_payload::<String>().unwrap(), "two links down");
+    publish(&mut t, "news", "two links down");
+    expect_message(&mut subscriber, "news", "two links down");
     // The middle replica's own clients' PUBLISH goes nowhere.
+    publish(&mut m, "news", "from the middle");
+    publish(&mut t, "news", "last");
+    expect_message(&mut subscriber, "news", "last");
+}
+
+/// `c`, for a subscriber: its reads wait up to a minute for a message.
+fn for_subscriber(c: redis::Connection) -> redis::Connection {
+    c.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    c
+}
+
+/// PUBLISH `message` on `channel` through `c`.
+fn publish(c: &mut redis::Connection, channel: &str, message: &str) {
     let _: i64 = redis::cmd("PUBLISH")
-        .arg("news")
-        .arg("from the middle")
-        .query(&mut m)
+        .arg(channel)
+        .arg(message)
+        .query(c)
         .unwrap();
-    let _: i64 = redis::cmd("PUBLISH")
-        .arg("news")
-        .arg("last")
-        .query(&mut t)
-        .unwrap();
+}
+
+/// The next message `subscriber` gets is `payload` on `channel`.
+fn expect_message(subscriber: &mut redis::PubSub, channel: &str, payload: &str) {
     let message = subscriber.get_message().unwrap();
-    assert_eq!(message.get_payload::<String>().unwrap(), "last");
+    assert_eq!(message.get_channel_name(), channel);
+    assert_eq!(message.get_payload::<String>().unwrap(), payload);
 }
 
 /// Waits until `GET key` on `c` answers `value` (a replica still loading

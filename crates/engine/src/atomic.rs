@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 
 use redcodec_codec::{Codec, DataType};
 
-use crate::core::EngineCore;
+use crate::core::{EngineCore, ThreadGroup};
 use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::key_events::KeyEvent;
@@ -273,7 +273,11 @@ struct OpenGroup<'a, C: Codec, S: KvStore> {
 impl<'a, C: Codec, S: KvStore> OpenGroup<'a, C, S> {
     fn open(core: &'a EngineCore<C, S>) -> OpenGroup<'a, C, S> {
         let me = crate::locks::thread_id();
-        core.groups.lock().push((me, Group::new(), Vec::new()));
+        core.groups.lock().push(ThreadGroup {
+            thread: me,
+            writes: Group::new(),
+            events: Vec::new(),
+        });
         core.open_groups.fetch_add(1, Ordering::AcqRel);
         OpenGroup { core }
     }
@@ -283,10 +287,10 @@ impl<'a, C: Codec, S: KvStore> OpenGroup<'a, C, S> {
     fn take(&self) -> Option<(Group, Vec<KeyEvent>)> {
         let me = crate::locks::thread_id();
         let mut groups = self.core.groups.lock();
-        let at = groups.iter().position(|(t, _, _)| *t == me)?;
+        let at = groups.iter().position(|g| g.thread == me)?;
         self.core.open_groups.fetch_sub(1, Ordering::AcqRel);
-        let (_, group, events) = groups.swap_remove(at);
-        Some((group, events))
+        let group = groups.swap_remove(at);
+        Some((group.writes, group.events))
     }
 
     /// The group's writes and the events its commands announced; the

@@ -38,7 +38,7 @@ pub struct EngineCore<C: Codec, S: KvStore = DefaultStore> {
     /// and the keyspace events of its commands, published once the
     /// group's write is in the store (a subscriber that reads the key it
     /// hears of then finds what the command wrote).
-    pub(crate) groups: Mutex<Vec<(u64, Group, Vec<KeyEvent>)>>,
+    pub(crate) groups: Mutex<Vec<ThreadGroup>>,
     /// How many groups are open (reads skip [`EngineCore::groups`] while
     /// it is 0).
     pub(crate) open_groups: std::sync::atomic::AtomicUsize,
@@ -62,6 +62,16 @@ pub struct EngineCore<C: Codec, S: KvStore = DefaultStore> {
     /// by the time they expire: what [`EngineCore::expire_watched_keys`]
     /// deletes and announces once due.
     pub(crate) expiry_watch: Mutex<std::collections::BTreeSet<(u64, Vec<u8>)>>,
+}
+
+/// The open group of one thread ([`EngineCore::groups`]).
+pub(crate) struct ThreadGroup {
+    /// The thread that opened it.
+    pub(crate) thread: u64,
+    /// The writes of its commands so far.
+    pub(crate) writes: Group,
+    /// The keyspace events they announced, published after the write.
+    pub(crate) events: Vec<KeyEvent>,
 }
 
 /// Redis' default `proto-max-bulk-len`: 512 MB.
@@ -138,11 +148,16 @@ impl<C: Codec, S: KvStore> EngineCore<C, S> {
                 announced.first_time(key, *at);
             }
         }
-        if let (false, Some(sink)) = (events.is_empty(), self.key_events.get()) {
+        if let Some(sink) = self.sink_for(events) {
             if !self.hold_in_group(events) {
                 sink.publish(events);
             }
         }
+    }
+
+    /// The sink `events` go to: none when there are none, or no sink.
+    fn sink_for(&self, events: &[KeyEvent]) -> Option<&Arc<dyn KeyEventSink>> {
+        self.key_events.get().filter(|_| !events.is_empty())
     }
 
     /// Holds `events` in the calling thread's open group until its write
@@ -153,9 +168,9 @@ impl<C: Codec, S: KvStore> EngineCore<C, S> {
         }
         let me = crate::locks::thread_id();
         let mut groups = self.groups.lock();
-        match groups.iter_mut().find(|(t, _, _)| *t == me) {
-            Some((_, _, held)) => {
-                held.extend_from_slice(events);
+        match groups.iter_mut().find(|g| g.thread == me) {
+            Some(group) => {
+                group.events.extend_from_slice(events);
                 true
             }
             None => false,
@@ -165,7 +180,7 @@ impl<C: Codec, S: KvStore> EngineCore<C, S> {
     /// Publishes the events a group held ([`EngineCore::hold_in_group`])
     /// once its write is in the store.
     pub(crate) fn publish_held_events(&self, events: &[KeyEvent]) {
-        if let (false, Some(sink)) = (events.is_empty(), self.key_events.get()) {
+        if let Some(sink) = self.sink_for(events) {
             sink.publish(events);
         }
     }
@@ -177,7 +192,7 @@ impl<C: Codec, S: KvStore> EngineCore<C, S> {
             return false;
         }
         let me = crate::locks::thread_id();
-        self.groups.lock().iter().any(|(t, _, _)| *t == me)
+        self.groups.lock().iter().any(|g| g.thread == me)
     }
 
     /// Runs `f` on the calling thread's open group, if any.
@@ -186,8 +201,8 @@ impl<C: Codec, S: KvStore> EngineCore<C, S> {
         let mut groups = self.groups.lock();
         groups
             .iter_mut()
-            .find(|(t, _, _)| *t == me)
-            .map(|(_, g, _)| f(g))
+            .find(|g| g.thread == me)
+            .map(|g| f(&mut g.writes))
     }
 
     /// The longest string a command may make (SETRANGE, APPEND, SETBIT's

@@ -411,11 +411,10 @@ async fn answer(
             return Some(refuse(shared, session, Some(spec), &args, e));
         }
         // CLIENT PAUSE (Redis' BLOCKED_POSTPONE), with no slot held.
-        if !crate::pause_gate::holds(shared, session, spec, &args) {
+        let Some(write) = crate::pause_gate::held(shared, session, spec, &args) else {
             break moving;
-        }
+        };
         drop(moving);
-        let write = crate::pause_gate::may_replicate(shared, session, spec, &args);
         if !shared
             .client_pause
             .wait(&session.info, shutdown, write)
@@ -486,12 +485,7 @@ async fn answer(
     }
     let failed = matches!(&answer, Some(Answer::One(reply)) if reply.is_error());
     let took = started.elapsed().saturating_sub(waited);
-    shared.command_stats.ran(spec.name, &args, took, failed);
-    if !matches!(spec.run, Run::Exec) {
-        shared
-            .slowlog
-            .note(&session.info, spec.redaction, &args, took);
-    }
+    spec.ran(shared, &session.info, &args, took, failed);
     answer
 }
 

@@ -116,6 +116,31 @@ impl Spec {
         self.flags.has(flags)
     }
 
+    /// Whether it may reach the replicas without writing a key: Redis'
+    /// `CMD_MAY_REPLICATE` (PFCOUNT), and PUBLISH and SPUBLISH, which are
+    /// passed on to them. CLIENT PAUSE WRITE holds these, and read-only
+    /// scripts may not call them.
+    pub fn may_replicate(&self) -> bool {
+        self.has(Flags::MAY_REPLICATE) || self.has(Flags::PUBLISH)
+    }
+
+    /// Counts `args` of this command, run by `client` in `took` (INFO
+    /// commandstats), and logs it if it was slow (SLOWLOG). EXEC is
+    /// counted but not logged: the commands it ran are.
+    pub fn ran(
+        &self,
+        shared: &Shared,
+        client: &crate::clients::ClientInfo,
+        args: &[Bytes],
+        took: std::time::Duration,
+        failed: bool,
+    ) {
+        shared.command_stats.ran(self.name, args, took, failed);
+        if !matches!(self.run, Run::Exec) {
+            shared.slowlog.note(client, self.redaction, args, took);
+        }
+    }
+
     /// Whether the request `args` (name first) has every property of
     /// `flags`, its subcommand's included (CLIENT KILL is `admin`).
     pub fn request_has(&self, args: &[Bytes], flags: Flags) -> bool {

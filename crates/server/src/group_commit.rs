@@ -571,9 +571,6 @@ fn run_one(
     }
     let failed = reply.is_error();
     let took = started.elapsed();
-    shared.command_stats.ran(spec.name, args, took, failed);
-    shared
-        .slowlog
-        .note(&session.info, spec.redaction, args, took);
+    spec.ran(shared, &session.info, args, took, failed);
     (reply, shape)
 }

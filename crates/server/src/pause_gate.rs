@@ -9,19 +9,20 @@ use crate::command_spec::{Run, Spec};
 use crate::session::Session;
 use crate::state::Shared;
 
-/// Whether the command `args` of `spec` that `session` sends waits for
-/// the pause in force now.
-pub fn holds(shared: &Shared, session: &Session, spec: &Spec, args: &[Bytes]) -> bool {
-    shared
-        .client_pause
-        .now()
-        .is_some_and(|p| p.all || may_replicate(shared, session, spec, args))
+/// Whether the pause in force now holds the command `args` of `spec`
+/// that `session` sends: `None` if it goes on, `Some(write)` if it waits,
+/// `write` saying whether it may reach the replicas (what a WRITE pause
+/// holds; an ALL pause holds every command).
+pub fn held(shared: &Shared, session: &Session, spec: &Spec, args: &[Bytes]) -> Option<bool> {
+    let pause = shared.client_pause.now()?;
+    let write = may_replicate(shared, session, spec, args);
+    (pause.all || write).then_some(write)
 }
 
 /// Whether a command may reach the replicas (Redis' `CMD_WRITE |
 /// CMD_MAY_REPLICATE`, an EXEC's for what it queued, a script's for what
 /// it declares): what CLIENT PAUSE WRITE holds.
-pub fn may_replicate(shared: &Shared, session: &Session, spec: &Spec, args: &[Bytes]) -> bool {
+fn may_replicate(shared: &Shared, session: &Session, spec: &Spec, args: &[Bytes]) -> bool {
     if matches!(spec.run, Run::Exec) {
         return session.queued.as_ref().is_some_and(|queued| {
             queued.iter().any(|q| {
@@ -35,14 +36,9 @@ pub fn may_replicate(shared: &Shared, session: &Session, spec: &Spec, args: &[By
         return spec.has(Flags::MAY_WRITE) && script_may_write(shared, spec, args);
     }
     spec.request_has(args, Flags::WRITE)
-        || [
-            Flags::SERVER_WRITE,
-            Flags::BLOCKING,
-            Flags::MAY_REPLICATE,
-            Flags::PUBLISH,
-        ]
-        .iter()
-        .any(|f| spec.has(*f))
+        || spec.has(Flags::SERVER_WRITE)
+        || spec.has(Flags::BLOCKING)
+        || spec.may_replicate()
 }
 
 /// Whether EVAL, EVALSHA or FCALL `args` runs a script that may write,

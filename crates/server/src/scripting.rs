@@ -174,8 +174,7 @@ impl CommandRunner for Caller<'_, '_, '_> {
         // Redis counts the may-replicate commands (PFCOUNT, PUBLISH) as
         // writes here, so that read-only scripts run during CLIENT PAUSE
         // WRITE.
-        let may_replicate = spec.has(Flags::MAY_REPLICATE) || spec.has(Flags::PUBLISH);
-        if read_only && (writes || may_replicate) {
+        if read_only && (writes || spec.may_replicate()) {
             return Err(WRITE_IN_READ_ONLY.to_string());
         }
         // A replica's clients write nothing, through a script neither:

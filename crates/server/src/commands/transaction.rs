@@ -82,13 +82,10 @@ pub fn exec(shared: &Shared, session: &mut Session) -> Answer {
             };
             let failed = reply.is_error();
             let took = started.elapsed();
-            // An unknown command counts in the total only.
-            let name = spec.map_or("", |spec| spec.name);
-            shared.command_stats.ran(name, args, took, failed);
-            if let Some(spec) = spec {
-                shared
-                    .slowlog
-                    .note(&session.info, spec.redaction, args, took);
+            match spec {
+                Some(spec) => spec.ran(shared, &session.info, args, took, failed),
+                // An unknown command counts in the total only.
+                None => shared.command_stats.ran("", args, took, failed),
             }
             let shape = match (session.protocol, spec) {
                 (Protocol::Resp3, Some(spec)) => spec.shape(args),

@@ -498,7 +498,7 @@ async fn stream(
             // Redis 7.0: the offset applied stays until the pause ends
             // (acknowledged meanwhile, so the master keeps the link).
             if let Some(spec) = command_table::get(&args[0]) {
-                while crate::pause_gate::holds(shared, session, spec, &args) {
+                while crate::pause_gate::held(shared, session, spec, &args).is_some() {
                     tokio::select! {
                         _ = tick.tick() => ack(conn, offset).await?,
                         () = tokio::time::sleep(Duration::from_millis(20)) => {}
