@@ -11,6 +11,8 @@
 //!   spread over rounds or samples;
 //! - `charts`: horizontal bar charts as SVG; `page`: `report.html`, the
 //!   settings, goals, every chart beside its table, and notes, in one file;
+//! - [`growth`]: `compare --scale N,…`, point reads and writes timed in
+//!   generated stores of growing size;
 //! - [`migrate_bench`]: `redcodec migrate-bench`, a migration against a raw
 //!   RocksDB write of the same data, with peak memory.
 
@@ -24,6 +26,7 @@ mod charts;
 mod error;
 mod figure;
 mod format_run;
+pub mod growth;
 pub mod instructions;
 mod measure;
 pub mod migrate_bench;
@@ -69,6 +72,22 @@ pub struct CompareArgs {
     /// Directory for the CSV, JSON, SVG and HTML files.
     #[arg(long, default_value = "compare-out")]
     pub out: PathBuf,
+    /// Instead of the standard workload: time point reads and writes in
+    /// stores of these many records, `generate`'s dataset, each size in
+    /// turn (for example `100000,1000000,10000000`). The stores are made
+    /// in `--out`, one at a time.
+    #[arg(long, value_delimiter = ',')]
+    pub scale: Vec<u64>,
+    /// With `--scale`: commands timed of each kind in each store.
+    #[arg(long, default_value_t = 100_000, requires = "scale")]
+    pub ops: usize,
+    /// With `--scale`: read the stores past the page cache (RocksDB's direct
+    /// reads), as if they were far larger than memory.
+    #[arg(long, requires = "scale")]
+    pub direct_reads: bool,
+    /// With `--scale`: the block cache of the stores timed, in MiB.
+    #[arg(long, value_name = "MIB", requires = "scale", default_value_t = redcodec_engine::store::DEFAULT_BLOCK_CACHE_BYTES >> 20)]
+    pub block_cache_mb: usize,
 }
 
 /// Runs the comparison.
@@ -81,6 +100,16 @@ pub fn run(args: &CompareArgs) -> Result<(), CompareError> {
             .map(|f| f.trim().parse())
             .collect::<Result<_, _>>()?
     };
+    if !args.scale.is_empty() {
+        return growth::run(&growth::ScaleOptions {
+            formats,
+            sizes: args.scale.clone(),
+            ops: args.ops,
+            direct_reads: args.direct_reads,
+            block_cache_bytes: args.block_cache_mb << 20,
+            out: args.out.clone(),
+        });
+    }
     if args.keys == 0 || args.elements == 0 || args.big_hash == 0 || args.rounds == 0 {
         return Err(fail(
             "--keys, --elements, --big-hash and --rounds must be at least 1".into(),
@@ -184,13 +213,6 @@ pub fn run(args: &CompareArgs) -> Result<(), CompareError> {
     let page = args.out.join("report.html");
     std::fs::write(&page, page::html(&report, &drawn).into_string())?;
     files.push(page);
-    println!(
-        "Files: {}",
-        files
-            .iter()
-            .map(|f| f.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    report::print_files(&files);
     Ok(())
 }

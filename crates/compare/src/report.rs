@@ -768,7 +768,23 @@ impl CsvFiles<'_> {
     }
 }
 
-fn write_csv(path: &Path, header: &[&str], rows: &[Vec<String>]) -> Result<(), CompareError> {
+/// Prints the files a run wrote, on one line.
+pub(crate) fn print_files(files: &[std::path::PathBuf]) {
+    println!(
+        "Files: {}",
+        files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+}
+
+pub(crate) fn write_csv(
+    path: &Path,
+    header: &[&str],
+    rows: &[Vec<String>],
+) -> Result<(), CompareError> {
     let mut text = header.join(",");
     text.push('\n');
     for row in rows {

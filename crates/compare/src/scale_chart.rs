@@ -67,7 +67,7 @@ pub fn parse_runs(tsv: &str) -> Result<Vec<ScaleRun>, CompareError> {
 }
 
 /// `1M`, `10M`, `100k` records.
-fn size_name(records: u64) -> String {
+pub(crate) fn size_name(records: u64) -> String {
     match records {
         r if r >= 1_000_000 && r % 1_000_000 == 0 => format!("{}M records", r / 1_000_000),
         r if r >= 1_000 && r % 1_000 == 0 => format!("{}k records", r / 1_000),

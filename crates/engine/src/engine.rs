@@ -41,6 +41,9 @@ pub struct EngineOptions {
     /// Bytes of the store's read cache ([`redcodec_store::read_cache`];
     /// 0, the default: none).
     pub read_cache_bytes: usize,
+    /// Read the tables past the page cache
+    /// ([`redcodec_store::StoreOptions::direct_reads`]; off by default).
+    pub direct_reads: bool,
 }
 
 impl Default for EngineOptions {
@@ -51,6 +54,7 @@ impl Default for EngineOptions {
             compat: None,
             block_cache_bytes: redcodec_store::DEFAULT_BLOCK_CACHE_BYTES,
             read_cache_bytes: 0,
+            direct_reads: false,
         }
     }
 }
@@ -111,6 +115,7 @@ impl<C: Codec> Engine<C> {
             compat: options.compat,
             block_cache_bytes: options.block_cache_bytes,
             read_cache_bytes: options.read_cache_bytes,
+            direct_reads: options.direct_reads,
         };
         let store = Store::open(codec.clone(), options.clock.clone(), dir, store_options)?;
         let writes = options.mode.writes();

@@ -112,6 +112,7 @@ impl StoreSpec {
             compat,
             block_cache_bytes: self.block_cache_bytes,
             read_cache_bytes: self.read_cache_bytes,
+            direct_reads: false,
         };
         Ok(Engine::open(codec, &self.dir, options)?)
     }

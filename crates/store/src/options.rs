@@ -40,6 +40,11 @@ pub struct StoreOptions {
     /// found, or found absent ([`crate::read_cache`]; 0, the default:
     /// none). A read-only store has none.
     pub read_cache_bytes: usize,
+    /// Read the tables past the operating system's page cache (RocksDB's
+    /// `use_direct_reads`): every block the block cache misses comes from
+    /// the device, as in a store far larger than memory. For measurements
+    /// (`compare --scale … --direct-reads`); off by default.
+    pub direct_reads: bool,
 }
 
 /// The block cache a store gets unless told otherwise: 128 MiB, enough for
@@ -51,13 +56,15 @@ pub struct StoreOptions {
 pub const DEFAULT_BLOCK_CACHE_BYTES: usize = 128 << 20;
 
 impl StoreOptions {
-    /// Options with `mode`, no compat target, the default block cache and no read cache.
+    /// Options with `mode`, no compat target, the default block cache, no
+    /// read cache and reads through the page cache.
     pub fn new(mode: OpenMode) -> StoreOptions {
         StoreOptions {
             mode,
             compat: None,
             block_cache_bytes: DEFAULT_BLOCK_CACHE_BYTES,
             read_cache_bytes: 0,
+            direct_reads: false,
         }
     }
 }

@@ -228,6 +228,7 @@ impl Store {
                 Some(scratch) => {
                     let mut db_opts = Options::default();
                     db_opts.set_max_open_files(-1);
+                    db_opts.set_use_direct_reads(options.direct_reads);
                     let own = scratch.path().join(spec.dir);
                     Db::open_cf_descriptors_as_secondary(&db_opts, &path, &own, descriptors)
                 }
@@ -235,6 +236,7 @@ impl Store {
                     let mut db_opts = Options::default();
                     db_opts.create_if_missing(true);
                     db_opts.create_missing_column_families(true);
+                    db_opts.set_use_direct_reads(options.direct_reads);
                     // Two flushes at once (a quarter of the jobs; RocksDB's
                     // default of two jobs has one): a store's families fill
                     // their memtables together in a load, and its final

@@ -23,7 +23,7 @@ use crate::report::{Observer, Plan, Tally};
 use crate::sink::Sink;
 use crate::source::Limits;
 
-pub use shape::{Distribution, Mix, Shape};
+pub use shape::{Distribution, Mix, Rng, Shape};
 
 /// Why a dataset could not be generated.
 #[derive(Debug, thiserror::Error)]

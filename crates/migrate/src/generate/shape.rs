@@ -147,16 +147,19 @@ impl Default for Distribution {
     }
 }
 
-/// SplitMix64: small, fast and good enough for test data.
+/// SplitMix64: small, fast and good enough for test data (and for the
+/// keys `compare --scale` draws from a generated dataset).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Rng(u64);
+pub struct Rng(u64);
 
 impl Rng {
-    pub(crate) fn new(seed: u64) -> Rng {
+    /// A stream that starts from `seed`.
+    pub fn new(seed: u64) -> Rng {
         Rng(seed)
     }
 
-    pub(crate) fn next_u64(&mut self) -> u64 {
+    /// The next draw.
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -165,7 +168,7 @@ impl Rng {
     }
 
     /// Uniform in `[0, n)` (`n` > 0).
-    fn below(&mut self, n: u64) -> u64 {
+    pub fn below(&mut self, n: u64) -> u64 {
         ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
     }
 

@@ -91,6 +91,7 @@ fn read_only_like(core: &EngineCore<AnyCodec>) -> EngineOptions {
         compat: None,
         block_cache_bytes: core.store().options().block_cache_bytes,
         read_cache_bytes: 0,
+        direct_reads: false,
     }
 }
 
